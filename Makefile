@@ -1,0 +1,101 @@
+# trainbudget: plain GNU make.  `make`, `make demo`, `make test`, `make install`.
+# User CFLAGS/CPPFLAGS/LDFLAGS are added to ours, never replaced.
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/trainbudget
+CC      ?= cc
+BUILD   ?= build
+SAN     ?= build-san
+
+PKGS      = libcmark yaml-0.1
+HPDF_LIBS ?= -lhpdf
+
+TB_WARN   = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings
+ifeq ($(WERROR),1)
+TB_WARN  += -Werror
+endif
+TB_CFLAGS   = -std=c11 $(TB_WARN) -O2 -g $(CFLAGS)
+TB_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc \
+              -DTB_DATADIR='"$(DATADIR)"' $(CPPFLAGS) \
+              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+TB_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(HPDF_LIBS) -lm
+TEST_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
+
+SRC      = $(sort $(wildcard src/*.c))
+LIB_SRC  = $(filter-out src/main.c src/cli.c,$(SRC))
+TEST_SRC = $(sort $(wildcard tests/test_*.c))
+
+OBJ      = $(SRC:src/%.c=$(BUILD)/%.o)
+LIB_OBJ  = $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+TEST_OBJ = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
+
+BIN      = $(BUILD)/trainbudget
+TESTBIN  = $(BUILD)/tests/run
+
+.PHONY: all deps test-deps demo test unit check-cli check-san check-valgrind \
+        install uninstall clean fuzz bench validate coverage
+
+all: $(BIN)
+
+# The dependency check installs missing Debian packages when run as root,
+# otherwise it stops and prints the exact apt-get line.
+deps:
+	@sh .ci/deps build
+test-deps:
+	@sh .ci/deps test
+
+$(BUILD)/%.o: src/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c | test-deps
+	@mkdir -p $(@D)
+	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BIN): $(OBJ)
+	$(CC) $(TB_CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(TB_LIBS)
+
+$(TESTBIN): $(LIB_OBJ) $(TEST_OBJ)
+	$(CC) $(TB_CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(TEST_OBJ) $(TB_LIBS) $(TEST_LIBS)
+
+demo: $(BIN)
+	@mkdir -p out
+	$(BIN) report docs/examples/default-7b.yaml -o out --format md,html,pdf,json
+	@echo "demo: wrote the full report for the default scenario to out/ (default-7b.md, .html, .pdf, .json)"
+
+# The whole proof: unit tests, the CLI catalogue and golden files, the same
+# suite under ASan+UBSan in $(SAN)/, and the example reports under valgrind.
+test: unit check-cli check-san check-valgrind
+	@echo "make test: all checks passed"
+
+unit: $(BIN) $(TESTBIN)
+	$(TESTBIN) --jobs 2
+
+check-cli: $(BIN) | test-deps
+	@sh tests/cli.sh $(BIN)
+
+check-san: | test-deps
+	$(MAKE) --no-print-directory BUILD=$(SAN) \
+	  CFLAGS='$(CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+	  LDFLAGS='$(LDFLAGS) -fsanitize=address,undefined' $(SAN)/trainbudget $(SAN)/tests/run
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(SAN)/tests/run --jobs 2
+	ASAN_OPTIONS=detect_leaks=1 sh tests/cli.sh $(SAN)/trainbudget
+
+check-valgrind: $(BIN) | test-deps
+	@sh tests/valgrind.sh $(BIN)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/trainbudget
+	install -m 644 templates/* $(DESTDIR)$(DATADIR)/templates/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/trainbudget
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf $(BUILD) $(SAN) build-fuzz build-cov out
+
+-include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d)

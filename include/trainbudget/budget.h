@@ -1,0 +1,265 @@
+/* budget.h: everything trainbudget computes about one scenario.
+ *
+ * tb_budget_compute() is a pure function: no I/O, no allocation, no
+ * printing.  The result is plain data (fixed arrays, borrowed static
+ * strings), so a budget is cheap to make by the million and free to copy.
+ * Every headline figure has a derivation (tb_deriv): formula, the values
+ * substituted into it, the result with its unit, and its source.  Numbers
+ * are formatted by the report layer, never here.
+ *
+ * A figure that cannot be computed (activations of a count-only model) has
+ * its `known` flag false and a warning saying why; it is never NaN or inf.
+ */
+#ifndef TB_BUDGET_H
+#define TB_BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "trainbudget/inputs.h"
+
+/* ---- derivations ------------------------------------------------------ */
+
+#define TB_DERIV_VARS 10
+
+typedef struct tb_deriv_var {
+	const char *sym;        /* as it appears in the formula: "N", "D" */
+	const char *meaning;    /* "parameters", "training tokens" */
+	double value;
+	const char *unit;       /* "", "tokens", "B", "FLOP/s", ... */
+} tb_deriv_var;
+
+typedef struct tb_deriv {
+	const char *key;        /* "flops.total_6nd": the template's name */
+	const char *title;      /* "Training compute, 6ND rule" */
+	const char *sym;        /* result symbol: "C" */
+	/* Right-hand side.  Identifiers equal to a var's sym are replaced by
+	 * its value to give the substituted form: "6 * N * D". */
+	const char *formula;
+	const char *source;     /* "Kaplan et al. 2020, Sec. 2.1" */
+	int nvars;
+	tb_deriv_var vars[TB_DERIV_VARS];
+	double result;
+	const char *unit;
+} tb_deriv;
+
+#define TB_DERIVS_MAX 64
+
+/* ---- parameters ------------------------------------------------------- */
+
+typedef struct tb_params {
+	bool known_breakdown;   /* false for a count-only model */
+	double total, active;   /* active = per token (MoE routes a subset) */
+	double embedding;       /* input token embedding (+ learned positions) */
+	double attention;       /* q, k, v, o (+ their biases), all layers */
+	double mlp;             /* all experts, router included */
+	double router;
+	double norm;
+	double output;          /* 0 when tied */
+	double position;        /* learned position table, part of embedding */
+	double per_layer;       /* total / layers, embedding excluded */
+} tb_params;
+
+/* ---- compute ---------------------------------------------------------- */
+
+typedef struct tb_flops {
+	/* per token, training (forward + backward) */
+	double per_token_6n;        /* 6 * N_active */
+	double per_token_model;     /* operator-level, no recomputation */
+	double per_token_hardware;  /* + recomputation */
+	double total_6nd, total_model, total_hardware;
+	/* operator-level breakdown, forward, per token */
+	double fwd_matmul_per_token;    /* all linear layers, logits included */
+	double fwd_attention_per_token; /* score and context products */
+	double fwd_logits_per_token;    /* the vocabulary projection alone */
+	double recompute_per_token;     /* extra forward work under checkpointing */
+	double model_over_6n;           /* per_token_model / per_token_6n */
+} tb_flops;
+
+/* ---- memory ----------------------------------------------------------- */
+
+typedef struct tb_bytes_per_param {
+	double weights, gradients, master_weights, optimizer, total;
+} tb_bytes_per_param;
+
+/* One GPU's memory, line by line, in bytes. */
+typedef struct tb_mem_items {
+	double weights, gradients, master_weights, optimizer;
+	double activations, other, total;
+} tb_mem_items;
+
+typedef struct tb_zero_row {
+	int stage;
+	tb_mem_items bytes;
+	bool fits;
+} tb_zero_row;
+
+#define TB_ACT_ITEMS_MAX 24
+
+/* One tensor (or group) a layer keeps for backward. */
+typedef struct tb_act_item {
+	const char *name;       /* "attention: Q, K, V input" */
+	const char *shape;      /* "s*b*h", symbolic */
+	double bytes;           /* per layer, per micro-batch, per GPU */
+} tb_act_item;
+
+typedef struct tb_ckpt_row {
+	tb_checkpointing mode;
+	double activations_bytes;   /* per GPU, as in tb_memory */
+	double extra_flops_fraction;/* hardware / model - 1 */
+	double total_bytes;         /* per-GPU total under this mode */
+	bool fits;
+} tb_ckpt_row;
+
+typedef struct tb_memory {
+	tb_bytes_per_param bytes_per_param;
+	double model_states_bytes;          /* whole model, unsharded */
+
+	bool activations_known;
+	double activations_per_layer_bytes; /* one layer, one micro-batch, per GPU */
+	double activations_bytes;           /* per GPU: in-flight micro-batches, embeddings, logits */
+	double logits_bytes;                /* the cross-entropy buffer (s*b*V) */
+	double embedding_output_bytes;
+	int64_t inflight_microbatches;      /* 1F1B: min(pipeline, microbatches) on stage 0 */
+	int n_act_items;
+	tb_act_item act_items[TB_ACT_ITEMS_MAX];
+
+	int64_t layers_on_busiest_stage;
+	tb_mem_items per_gpu;               /* at the scenario's ZeRO stage */
+	double capacity_bytes;
+	bool fits;
+	double headroom_bytes;              /* capacity - total; negative when it does not fit */
+	int64_t max_micro_batch;            /* largest that fits; 0 if none */
+
+	tb_zero_row zero[4];
+	tb_ckpt_row checkpointing[3];       /* none, selective, full */
+
+	double kv_cache_bytes_per_token;
+	double kv_cache_bytes_per_sequence; /* at training seq_len */
+
+	/* The inverse question: the largest dense model whose model states fit
+	 * on hardware.count cards at this precision/optimizer, no sharding,
+	 * before activations. */
+	double max_params_unsharded;
+	double max_params_at_zero;          /* the same at the scenario's ZeRO stage */
+} tb_memory;
+
+/* ---- time, cost, energy ---------------------------------------------- */
+
+#define TB_GPU_SCAN_MAX 12
+
+typedef struct tb_gpu_scan_row {
+	int64_t gpus;
+	double seconds[3];      /* at mfu low, expected, high */
+	double cost[3];
+} tb_gpu_scan_row;
+
+typedef struct tb_time {
+	tb_dtype dtype;                 /* the peak used */
+	double peak_flops_per_gpu;      /* dense FLOP/s */
+	double mfu[3];                  /* low, expected, high */
+	double seconds[3];              /* index-aligned with mfu: low MFU = longest */
+	double gpu_hours[3];
+	double cost[3];
+	double energy_kwh[3];
+	char currency[8];
+
+	bool has_deadline;
+	double deadline_s;
+	bool meets_deadline;            /* at expected MFU */
+	double gpus_for_deadline;       /* at expected MFU, rounded up to whole data-parallel groups */
+	double tokens_in_deadline;      /* tokens the cluster trains before the deadline */
+
+	bool has_budget;
+	double budget;
+	bool within_budget;             /* at expected MFU */
+	double tokens_in_budget;
+
+	int n_gpu_scan;
+	tb_gpu_scan_row gpu_scan[TB_GPU_SCAN_MAX]; /* days against GPU count */
+
+	/* from `measured` */
+	bool has_measured_step;
+	double achieved_mfu, achieved_hfu;
+	double measured_seconds;        /* step time x steps */
+	bool has_measured_memory;
+	double measured_peak_bytes;
+	double memory_estimate_error;   /* (estimate - measured) / measured */
+} tb_time;
+
+/* ---- scaling laws ----------------------------------------------------- */
+
+typedef struct tb_fit {
+	const char *label;              /* "Hoffmann et al. 2022" / "Epoch AI 2024" */
+	double E, A, B, alpha, beta;
+} tb_fit;
+
+#define TB_PLANS_MAX 20
+
+typedef struct tb_plan_row {
+	char label[48];                 /* "compute-optimal", "2x tokens, same N" */
+	double params, tokens, flops;   /* flops = 6ND */
+	double seconds, cost;           /* at expected MFU */
+	double loss;                    /* Hoffmann fit */
+	double loss_epoch;              /* Epoch AI fit */
+	double lifetime_flops;          /* + 2N per inference token, when given */
+} tb_plan_row;
+
+typedef struct tb_optimum {
+	double compute_flops;
+	double params, tokens;          /* D = 20N rule */
+	double params_fit, tokens_fit;  /* Hoffmann Approach 3 */
+	double params_epoch, tokens_epoch;
+} tb_optimum;
+
+typedef struct tb_chinchilla {
+	/* for the run's compute C = 6 N D */
+	double compute_flops, optimal_params, optimal_tokens, tokens_per_param;
+	tb_optimum run;                 /* the same, with both fits */
+	double loss, loss_epoch;        /* predicted for the scenario as given */
+	bool has_deadline, has_budget;
+	tb_optimum deadline;            /* compute the cluster delivers by the deadline */
+	tb_optimum budget;              /* compute the budget buys */
+	int n_plans;
+	tb_plan_row plans[TB_PLANS_MAX];
+} tb_chinchilla;
+
+/* ---- levers ----------------------------------------------------------- */
+
+#define TB_LEVERS_MAX 12
+
+typedef struct tb_lever {
+	char label[64];                 /* "tokens -25%", "GPUs x2", "MFU 0.45" */
+	double seconds, cost;           /* at expected MFU */
+	double delta_seconds_frac;      /* relative to the scenario */
+	double delta_cost_frac;
+} tb_lever;
+
+/* ---- the budget ------------------------------------------------------- */
+
+#define TB_WARNINGS_MAX 16
+
+typedef struct tb_budget {
+	tb_params params;
+	tb_flops flops;
+	tb_memory memory;
+	tb_time time;
+	tb_chinchilla chinchilla;
+	int n_levers;
+	tb_lever levers[TB_LEVERS_MAX];
+	int n_derivs;
+	tb_deriv derivs[TB_DERIVS_MAX];
+	int n_warnings;
+	char warnings[TB_WARNINGS_MAX][200];
+} tb_budget;
+
+/* Computes the whole budget for checked inputs.  Writes only *out. */
+void tb_budget_compute(const tb_inputs *in, tb_budget *out);
+
+/* The derivation named `key`, or NULL.  Borrowed from b. */
+const tb_deriv *tb_budget_deriv(const tb_budget *b, const char *key);
+
+/* The Hoffmann et al. and Epoch AI Approach-3 constants. */
+extern const tb_fit tb_fit_hoffmann;
+extern const tb_fit tb_fit_epoch;
+
+#endif

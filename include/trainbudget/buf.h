@@ -1,0 +1,31 @@
+/* buf.h: a growable byte buffer, always NUL-terminated (git's strbuf).
+ * Storage is the caller's: tb_buf_init / tb_buf_release.  Allocation
+ * failure aborts (xalloc.h), so appends cannot fail. */
+#ifndef TB_BUF_H
+#define TB_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct tb_buf {
+	char *ptr;      /* NUL-terminated; never NULL after init */
+	size_t len;
+	size_t cap;
+} tb_buf;
+
+void tb_buf_init(tb_buf *b);
+void tb_buf_release(tb_buf *b);
+void tb_buf_grow(tb_buf *b, size_t extra);
+void tb_buf_put(tb_buf *b, const void *data, size_t len);
+void tb_buf_puts(tb_buf *b, const char *s);
+void tb_buf_putc(tb_buf *b, char c);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void tb_buf_printf(tb_buf *b, const char *fmt, ...);
+void tb_buf_vprintf(tb_buf *b, const char *fmt, va_list ap);
+void tb_buf_truncate(tb_buf *b, size_t len);
+/* Hands the string to the caller (free()); b is left empty and initialised. */
+char *tb_buf_detach(tb_buf *b, size_t *len_out);
+
+#endif

@@ -1,0 +1,139 @@
+/* inputs.h: a checked scenario, as the calculators see it.
+ *
+ * The scenario loader (scenario.h) fills this struct and guarantees every
+ * invariant written here; the calculators (budget.h) trust it and never
+ * validate again.  Plain data, no pointers to free: copy it freely.
+ *
+ * Units live in names: _bytes, _s, _flops (FLOP/s for peaks), _w (watts).
+ * Counts (tokens, parameters) are doubles: exact up to 2^53.
+ */
+#ifndef TB_INPUTS_H
+#define TB_INPUTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { TB_MLP_GATED, TB_MLP_PLAIN } tb_mlp;
+typedef enum { TB_NORM_RMSNORM, TB_NORM_LAYERNORM } tb_norm;
+typedef enum { TB_POS_ROPE, TB_POS_LEARNED, TB_POS_ALIBI, TB_POS_NONE } tb_positions;
+
+/* The numeric formats a GPU table lists peaks for. */
+typedef enum {
+	TB_DTYPE_FP32, TB_DTYPE_TF32, TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP8,
+	TB_DTYPE_COUNT
+} tb_dtype;
+
+typedef enum {
+	TB_PREC_FP32,       /* fp32 weights, grads, states; tf32 matmuls */
+	TB_PREC_BF16_MIXED, /* bf16 compute, fp32 master weights */
+	TB_PREC_FP16_MIXED, /* fp16 compute, fp32 master weights, loss scaling */
+	TB_PREC_BF16,       /* pure bf16: weights, grads and states in bf16 */
+	TB_PREC_FP8_MIXED   /* fp8 matmuls, bf16 weights+grads, fp32 master */
+} tb_precision;
+
+typedef enum {
+	TB_OPT_ADAMW, TB_OPT_ADAMW_8BIT, TB_OPT_ADAFACTOR,
+	TB_OPT_SGD, TB_OPT_SGD_MOMENTUM, TB_OPT_LION
+} tb_optimizer;
+
+typedef enum { TB_CKPT_NONE, TB_CKPT_SELECTIVE, TB_CKPT_FULL } tb_checkpointing;
+
+/* PaLM counts the whole score matrix (eager attention); Megatron halves it. */
+typedef enum { TB_ATTN_FLOPS_FULL, TB_ATTN_FLOPS_CAUSAL } tb_attention_flops;
+
+typedef struct tb_gpu {
+	char name[32];          /* "h100-sxm" */
+	char label[64];         /* "NVIDIA H100 SXM5 80GB" */
+	double peak_flops[TB_DTYPE_COUNT]; /* dense FLOP/s; 0 = unsupported */
+	double memory_bytes;
+	double bandwidth_bytes_per_s;
+	double tdp_w;
+	char source[160];
+} tb_gpu;
+
+typedef struct tb_model {
+	/* false: only a parameter count is known (`model.params` alone); the
+	 * shape fields below are then zero and activations cannot be estimated. */
+	bool has_shape;
+	double params_count;    /* set when !has_shape */
+	char preset[32];        /* "" when none */
+
+	int64_t layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab;
+	int64_t max_positions;  /* learned table size; 0 unless positions=learned */
+	int64_t experts;        /* routed experts per layer; 0 or 1 = dense */
+	int64_t experts_per_token;
+	tb_mlp mlp;
+	tb_norm norm;
+	tb_positions positions;
+	bool tied_embeddings;
+	bool bias;              /* biases on every linear layer */
+	bool qkv_bias;          /* biases on q, k, v only */
+} tb_model;
+
+typedef struct tb_training {
+	double tokens;
+	int64_t seq_len, global_batch, micro_batch;
+	tb_precision precision;
+	tb_optimizer optimizer;
+	tb_checkpointing checkpointing;
+	tb_attention_flops attention_flops;
+	bool flash_attention;
+	bool dropout;
+} tb_training;
+
+typedef struct tb_hardware {
+	tb_gpu gpu;
+	int64_t count;
+	double mfu[3];          /* low <= expected <= high, each in (0, 1] */
+	double price_per_gpu_hour;
+	char currency[8];
+	double pue;             /* >= 1; 1 when not given */
+	/* CUDA context, allocator fragmentation, NCCL buffers: a stated term. */
+	double overhead_bytes;
+} tb_hardware;
+
+typedef struct tb_parallelism {
+	int64_t tensor, pipeline, expert, data; /* data = count/(tensor*pipeline) */
+	bool sequence_parallel;
+	int zero;               /* 0..3 */
+} tb_parallelism;
+
+#define TB_OVERTRAIN_MAX 8
+
+typedef struct tb_plan {
+	bool has_deadline, has_budget, has_inference;
+	double deadline_s;
+	double budget;          /* in hardware.currency */
+	int n_overtrain;        /* >= 1; default {1, 2, 5} */
+	double overtrain[TB_OVERTRAIN_MAX];
+	double inference_tokens;
+} tb_plan;
+
+typedef struct tb_measured {
+	bool has_step_time, has_peak_memory;
+	double step_time_s;
+	double peak_memory_bytes;
+} tb_measured;
+
+typedef struct tb_inputs {
+	tb_model model;
+	tb_training training;
+	tb_hardware hardware;
+	tb_parallelism parallelism;
+	tb_plan plan;
+	tb_measured measured;
+} tb_inputs;
+
+/* Names as the scenario file spells them ("bf16-mixed", "adamw", ...). */
+const char *tb_precision_name(tb_precision p);
+const char *tb_optimizer_name(tb_optimizer o);
+const char *tb_checkpointing_name(tb_checkpointing c);
+const char *tb_mlp_name(tb_mlp m);
+const char *tb_norm_name(tb_norm n);
+const char *tb_positions_name(tb_positions p);
+const char *tb_dtype_name(tb_dtype d);
+
+/* The dtype whose peak bounds the matmuls at precision p. */
+tb_dtype tb_precision_compute_dtype(tb_precision p);
+
+#endif

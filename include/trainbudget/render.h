@@ -1,0 +1,42 @@
+/* render.h: the back ends.  One file each, one entry point each (cmark's
+ * cmark_render_html).  Each returns a string the caller frees, or writes
+ * into a tb_buf the caller owns; none computes a figure. */
+#ifndef TB_RENDER_H
+#define TB_RENDER_H
+
+#include <stddef.h>
+#include "trainbudget/budget.h"
+#include "trainbudget/buf.h"
+#include "trainbudget/chart.h"
+#include "trainbudget/diag.h"
+#include "trainbudget/report.h"
+#include "trainbudget/scenario.h"
+
+/* `trainbudget estimate`: the 20-second summary, verdict first. */
+char *tb_render_text(const tb_scenario *sc, const tb_budget *b);
+
+/* The budget as JSON (the contract in docs/json.md), SI units. */
+char *tb_render_json(const tb_scenario *sc, const tb_budget *b);
+
+/* GFM Markdown; charts are linked as `<svg_prefix><chart id>.svg`. */
+char *tb_render_md(const tb_report *r, const char *svg_prefix);
+
+/* One self-contained HTML page: embedded CSS, inline SVG. */
+char *tb_render_html(const tb_report *r);
+
+/* One chart as a standalone SVG document. */
+char *tb_render_svg(const tb_chart *c);
+
+typedef enum { TB_PAPER_A4, TB_PAPER_LETTER } tb_paper;
+
+typedef struct tb_pdf_options {
+	tb_paper paper;
+	const char *font_dir;   /* holds DejaVuSans*.ttf; NULL = the default */
+} tb_pdf_options;
+
+/* The sign-off PDF into `out`.  Returns 0, or -1 with errors in d (a
+ * libharu error, a missing font); `out` is then left empty. */
+int tb_render_pdf(const tb_report *r, const tb_pdf_options *opt,
+                  tb_buf *out, tb_diags *d);
+
+#endif

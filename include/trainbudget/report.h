@@ -1,0 +1,86 @@
+/* report.h: the report model every back end renders.
+ *
+ * A template (CommonMark) is parsed with cmark; placeholders are replaced
+ * on the tree, never in the source text, so scenario text comes out
+ * literally.  Tables, charts and derivations become CMARK_NODE_CUSTOM_BLOCK
+ * nodes whose user_data is a tb_block.  The model is built from a scenario
+ * and its budget and computes nothing itself beyond choosing and
+ * formatting what the budget holds. */
+#ifndef TB_REPORT_H
+#define TB_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cmark.h>
+#include "trainbudget/budget.h"
+#include "trainbudget/chart.h"
+#include "trainbudget/diag.h"
+#include "trainbudget/scenario.h"
+
+typedef struct tb_table {
+	size_t ncols, nrows;    /* nrows counts the header row (row 0) */
+	char **cells;           /* owned, row-major, UTF-8 plain text */
+	bool *numeric;          /* per column: right-aligned */
+	char *caption;          /* owned or NULL */
+} tb_table;
+
+typedef struct tb_derivation {
+	char *title;            /* "Training compute, 6ND rule" */
+	char *formula;          /* "C = 6 · N · D" */
+	char *substituted;      /* "C = 6 · 6.74 × 10⁹ · 1.00 × 10¹¹" */
+	char *result;           /* "C = 4.04 × 10²¹ FLOP" */
+	char *source;           /* "Kaplan et al. 2020, Sec. 2.1" */
+	char **where;           /* "N: parameters = 6.74 × 10⁹", owned */
+	size_t nwhere;
+} tb_derivation;
+
+typedef enum { TB_BLOCK_TABLE, TB_BLOCK_CHART, TB_BLOCK_DERIVATION } tb_block_kind;
+
+typedef struct tb_block {
+	tb_block_kind kind;
+	tb_table table;
+	tb_chart chart;
+	tb_derivation deriv;
+} tb_block;
+
+typedef enum { TB_OUTCOME_GOOD, TB_OUTCOME_WARN, TB_OUTCOME_BAD } tb_outcome;
+
+typedef struct tb_verdict_line {
+	tb_outcome outcome;
+	char *text;             /* one plain sentence */
+} tb_verdict_line;
+
+typedef struct tb_report_meta {
+	const char *title, *author, *date, *version, *sha256, *name;
+	const char *command;    /* the command that regenerates the document */
+	size_t nverdict;
+	const tb_verdict_line *verdict;  /* fits, deadline, cost */
+	size_t nkey;                     /* key figures: label/value pairs */
+	const char *const *key_labels;
+	const char *const *key_values;
+} tb_report_meta;
+
+typedef struct tb_report_options {
+	const char *template_path;  /* NULL: the built-in default report */
+	const char *template_text;  /* when set, used instead of reading the path */
+	size_t template_len;
+	const char *date;           /* YYYY-MM-DD: the scenario's, else SOURCE_DATE_EPOCH's */
+	const char *command;        /* for the reproducibility block */
+} tb_report_options;
+
+typedef struct tb_report tb_report;
+
+/* Builds the report; NULL with errors in d (unknown placeholder, filter or
+ * directive at TEMPLATE:LINE:COL).  Caller frees with tb_report_free.
+ * The scenario and budget must outlive the report. */
+tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
+                         const tb_report_options *opt, tb_diags *d);
+void tb_report_free(tb_report *r);
+
+cmark_node *tb_report_root(const tb_report *r);        /* borrowed */
+const tb_block *tb_report_block(cmark_node *node);     /* NULL if not ours */
+const tb_report_meta *tb_report_get_meta(const tb_report *r);
+size_t tb_report_nblocks(const tb_report *r);
+const tb_block *tb_report_block_at(const tb_report *r, size_t i);
+
+#endif

@@ -1,0 +1,47 @@
+/* scenario.h: a scenario file, loaded, checked and turned into inputs.
+ *
+ * YAML (libyaml) -> a tree keeping each value's file:line:col -> --set
+ * overrides applied on the tree -> checked tb_inputs.  Every problem goes
+ * to the diagnostics list in one pass; on any error the load returns NULL. */
+#ifndef TB_SCENARIO_H
+#define TB_SCENARIO_H
+
+#include <stddef.h>
+#include "trainbudget/diag.h"
+#include "trainbudget/inputs.h"
+
+typedef struct tb_scenario {
+	char *path;         /* as given; "-" for standard input, "<builtin>" */
+	char *name;         /* file stem: output files are NAME.md, NAME.pdf */
+	char *title;
+	char *author;       /* NULL when absent */
+	char *date;         /* "YYYY-MM-DD" or NULL */
+	char *notes;        /* Markdown, NULL when absent */
+	char *text;         /* the file verbatim */
+	size_t text_len;
+	char sha256[65];    /* of the file bytes, lowercase hex */
+	char **sets;        /* the --set KEY=VALUE strings applied, in order */
+	size_t nsets;
+	tb_inputs inputs;
+} tb_scenario;
+
+/* Loads `len` bytes of YAML named `path` (used in diagnostics, and to find
+ * hf_config relative to it); applies `nsets` "KEY=VALUE" overrides.
+ * Returns a scenario the caller frees with tb_scenario_free, or NULL with
+ * at least one error in d. */
+tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
+                              const char *const *sets, size_t nsets,
+                              tb_diags *d);
+
+/* Reads `path` ("-" = standard input) and calls tb_scenario_load. */
+tb_scenario *tb_scenario_load_file(const char *path,
+                                   const char *const *sets, size_t nsets,
+                                   tb_diags *d);
+
+/* The built-in question: "can we train a 7B model on 100B tokens in a
+ * month with 64 H100s?"  Borrowed, static YAML text. */
+const char *tb_scenario_default_text(void);
+
+void tb_scenario_free(tb_scenario *s);
+
+#endif

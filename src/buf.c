@@ -1,0 +1,99 @@
+#include "trainbudget/buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/xalloc.h"
+
+/* Shared empty string so an initialised buffer is valid without a malloc. */
+static char S_empty[1];
+
+void tb_buf_init(tb_buf *b)
+{
+	b->ptr = S_empty;
+	b->len = 0;
+	b->cap = 0;
+}
+
+void tb_buf_release(tb_buf *b)
+{
+	if (b->cap)
+		free(b->ptr);
+	tb_buf_init(b);
+}
+
+void tb_buf_grow(tb_buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap += cap / 2 + 64;
+	if (b->cap) {
+		b->ptr = tb_xrealloc(b->ptr, cap);
+	} else {
+		b->ptr = tb_xmalloc(cap);
+		b->ptr[0] = '\0';
+	}
+	b->cap = cap;
+}
+
+void tb_buf_put(tb_buf *b, const void *data, size_t len)
+{
+	if (!len)
+		return;
+	tb_buf_grow(b, len);
+	memcpy(b->ptr + b->len, data, len);
+	b->len += len;
+	b->ptr[b->len] = '\0';
+}
+
+void tb_buf_puts(tb_buf *b, const char *s)
+{
+	tb_buf_put(b, s, strlen(s));
+}
+
+void tb_buf_putc(tb_buf *b, char c)
+{
+	tb_buf_put(b, &c, 1);
+}
+
+void tb_buf_vprintf(tb_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n <= 0)
+		return;
+	tb_buf_grow(b, (size_t)n);
+	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void tb_buf_printf(tb_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tb_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void tb_buf_truncate(tb_buf *b, size_t len)
+{
+	if (len < b->len) {
+		b->len = len;
+		b->ptr[len] = '\0';
+	}
+}
+
+char *tb_buf_detach(tb_buf *b, size_t *len_out)
+{
+	char *s = b->cap ? b->ptr : tb_xstrdup("");
+	if (len_out)
+		*len_out = b->len;
+	tb_buf_init(b);
+	return s;
+}

@@ -1,0 +1,33 @@
+/* calc.h: the calculator steps, internal to the library.
+ *
+ * budget.c calls them in this order; each reads the inputs and what the
+ * earlier steps left in the budget, and writes its own part:
+ *   params -> flops -> memory -> timecost (time, cost, plan, levers, measured)
+ *   -> scaling (Chinchilla, plans).
+ * Pure: no I/O, no allocation. */
+#ifndef TB_CALC_H
+#define TB_CALC_H
+
+#include "trainbudget/budget.h"
+
+void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
+void tb_flops_compute(const tb_inputs *in, tb_budget *b);    /* flops.c */
+void tb_memory_compute(const tb_inputs *in, tb_budget *b);   /* memory.c */
+void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
+void tb_scaling_compute(const tb_inputs *in, tb_budget *b);  /* scaling.c */
+
+/* Derivation and warning helpers (budget.c).  Strings are borrowed and
+ * must be static.  Full arrays drop further entries silently: the array
+ * sizes in budget.h are chosen to hold every derivation the steps make. */
+tb_deriv *tb_budget_add_deriv(tb_budget *b, const char *key, const char *title,
+                              const char *sym, const char *formula,
+                              const char *source, double result,
+                              const char *unit);
+void tb_deriv_add_var(tb_deriv *d, const char *sym, const char *meaning,
+                      double value, const char *unit);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void tb_budget_warn(tb_budget *b, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,4 @@
+/* PLACEHOLDER: replaced by its owner; see include/trainbudget/. */
+#include "trainbudget/render.h"
+#include "trainbudget/xalloc.h"
+char *tb_render_json(const tb_scenario *sc, const tb_budget *b) { (void)sc; (void)b; return tb_xstrdup("{}\n"); }
