@@ -1,0 +1,3 @@
+/* PLACEHOLDER: replaced by its owner; see src/calc.h. */
+#include "calc.h"
+void tb_memory_compute(const tb_inputs *in, tb_budget *b) { (void)in; (void)b; }
