@@ -27,8 +27,10 @@ SRC      = $(sort $(wildcard src/*.c))
 LIB_SRC  = $(filter-out src/main.c src/cli.c,$(SRC))
 TEST_SRC = $(sort $(wildcard tests/test_*.c))
 
-OBJ      = $(SRC:src/%.c=$(BUILD)/%.o)
-LIB_OBJ  = $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+# The default template is compiled in, so the binary stands alone.
+GEN_OBJ  = $(BUILD)/gen/templates.o
+OBJ      = $(SRC:src/%.c=$(BUILD)/%.o) $(GEN_OBJ)
+LIB_OBJ  = $(LIB_SRC:src/%.c=$(BUILD)/%.o) $(GEN_OBJ)
 TEST_OBJ = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
 BIN      = $(BUILD)/trainbudget
@@ -53,6 +55,20 @@ $(BUILD)/%.o: src/%.c | deps
 $(BUILD)/tests/%.o: tests/%.c | test-deps
 	@mkdir -p $(@D)
 	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/templates.c: templates/report.md
+	@mkdir -p $(@D)
+	@{ echo '/* Generated from templates/ by the Makefile: do not edit. */'; \
+	   echo '#include <stddef.h>'; \
+	   echo 'extern const char tb_template_report_md[];'; \
+	   echo 'extern const size_t tb_template_report_md_len;'; \
+	   echo 'const char tb_template_report_md[] ='; \
+	   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	   echo ';'; \
+	   echo 'const size_t tb_template_report_md_len = sizeof tb_template_report_md - 1;'; } > $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -c $< -o $@
 
 $(BIN): $(OBJ)
 	$(CC) $(TB_CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(TB_LIBS)
