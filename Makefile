@@ -63,7 +63,7 @@ $(BUILD)/gen/templates.c: templates/report.md
 	   echo 'extern const char tb_template_report_md[];'; \
 	   echo 'extern const size_t tb_template_report_md_len;'; \
 	   echo 'const char tb_template_report_md[] ='; \
-	   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
 	   echo ';'; \
 	   echo 'const size_t tb_template_report_md_len = sizeof tb_template_report_md - 1;'; } > $@
 
