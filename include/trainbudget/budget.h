@@ -154,6 +154,10 @@ typedef struct tb_gpu_scan_row {
 } tb_gpu_scan_row;
 
 typedef struct tb_time {
+	/* false when the GPU lists no usable peak or there is no FLOP count:
+	 * seconds, GPU-hours, cost and energy are then unknown (JSON null). */
+	bool known;
+	bool energy_known;              /* false without a TDP */
 	tb_dtype dtype;                 /* the peak used */
 	double peak_flops_per_gpu;      /* dense FLOP/s */
 	double mfu[3];                  /* low, expected, high */
@@ -214,6 +218,8 @@ typedef struct tb_optimum {
 typedef struct tb_chinchilla {
 	/* for the run's compute C = 6 N D */
 	double compute_flops, optimal_params, optimal_tokens, tokens_per_param;
+	double scenario_tokens_per_param; /* D / N as planned */
+	bool loss_known;                /* N and D both positive */
 	tb_optimum run;                 /* the same, with both fits */
 	double loss, loss_epoch;        /* predicted for the scenario as given */
 	bool has_deadline, has_budget;
