@@ -37,7 +37,8 @@ BIN      = $(BUILD)/trainbudget
 TESTBIN  = $(BUILD)/tests/run
 
 .PHONY: all deps test-deps demo test unit check-cli check-san check-valgrind \
-        install uninstall clean fuzz bench validate coverage
+        install uninstall clean fuzz bench validate coverage \
+        fuzz-deps fuzz-build
 
 all: $(BIN)
 
@@ -102,6 +103,68 @@ check-san: | test-deps
 check-valgrind: $(BIN) | test-deps
 	@sh tests/valgrind.sh $(BIN)
 
+# ---- proof: fuzzing, coverage, benchmarks, validation (docs/testing.md) ----
+
+# libFuzzer with ASan+UBSan, clang-14 (Debian): one binary per target in
+# build-fuzz/, each run FUZZ_SECONDS on a corpus seeded from the repo.
+FUZZ         ?= build-fuzz
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS  = scenario hfconfig units template
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS   = -std=c11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
+                -fsanitize=fuzzer-no-link
+FUZZ_OBJ      = $(LIB_SRC:src/%.c=$(FUZZ)/obj/%.o) $(FUZZ)/obj/gen-templates.o
+FUZZ_BIN      = $(FUZZ_TARGETS:%=$(FUZZ)/fuzz_%)
+
+fuzz-deps:
+	@sh .ci/deps fuzz
+
+$(FUZZ)/obj/%.o: src/%.c | fuzz-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(TB_CPPFLAGS) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ)/obj/gen-templates.o: $(BUILD)/gen/templates.c | fuzz-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(TB_CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ) | fuzz-deps
+	$(FUZZ_CC) $(TB_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJ) \
+	  -o $@ $(TB_LIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: $(FUZZ_BIN)
+	@sh tests/fuzz/run.sh $(FUZZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# gcov line coverage of src/ from the unit tests and the CLI checks.
+COV ?= build-cov
+coverage: | test-deps
+	rm -rf $(COV)
+	$(MAKE) --no-print-directory BUILD=$(COV) \
+	  CFLAGS='$(CFLAGS) -O0 --coverage' LDFLAGS='$(LDFLAGS) --coverage' \
+	  $(COV)/trainbudget $(COV)/tests/run
+	-$(COV)/tests/run --jobs 2
+	-sh tests/cli.sh $(COV)/trainbudget
+	@sh tests/coverage.sh $(COV)
+
+# Calculators per second, and time and peak RSS of estimate/report per
+# example.  A measurement, never a test: it does not fail on speed.
+bench: $(BIN) | deps
+	@mkdir -p $(BUILD)/bench
+	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -O2 -o $(BUILD)/bench/bench tests/bench.c \
+	  $(LIB_OBJ) $(TB_LIBS)
+	$(BUILD)/bench/bench $(BIN) docs/performance.md
+
+# trainbudget against published figures: docs/validation.md; fails when an
+# error leaves its tolerance.
+validate: $(BIN) | deps
+	@mkdir -p $(BUILD)/validate
+	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -o $(BUILD)/validate/validate tests/validate.c \
+	  $(LIB_OBJ) $(TB_LIBS)
+	$(BUILD)/validate/validate docs/validation.md
+
+
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/trainbudget
@@ -114,4 +177,4 @@ uninstall:
 clean:
 	rm -rf $(BUILD) $(SAN) build-fuzz build-cov out
 
--include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(FUZZ)/obj/*.d)

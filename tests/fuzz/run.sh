@@ -1,0 +1,58 @@
+#!/bin/sh
+# Runs each libFuzzer target for SECONDS on a corpus seeded from the repo.
+#   sh tests/fuzz/run.sh DIR SECONDS TARGET...
+# Corpora persist in DIR/corpus/<target> (so campaigns add up); crashes go
+# to DIR/crashes/<target>/; each run's log to DIR/logs/<target>.log, whose
+# last lines (executions, coverage, features) are printed.  Exits 1 when a
+# target found a crash, so `make fuzz` fails.
+set -eu
+dir=$1
+secs=$2
+shift 2
+status=0
+
+# Seeds: what the repo already holds of each input language.
+seed() {
+	t=$1
+	c=$dir/corpus/$t
+	mkdir -p "$c"
+	case $t in
+	scenario) set -- docs/examples/*.yaml docs/examples/*/*.yaml tests/scenarios/*.yaml tests/fixtures/*.yaml ;;
+	hfconfig) set -- docs/examples/*.json docs/examples/*/*.json tests/fixtures/*.json tests/fixtures/*/*.json ;;
+	template) set -- templates/*.md tests/templates/*.md ;;
+	units)    set -- tests/fuzz/seeds/units/* ;;
+	esac
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		cp "$f" "$c/seed-$(echo "$f" | tr '/' '_')"
+	done
+}
+
+maxlen() {
+	case $1 in
+	units) echo 64 ;;
+	scenario|hfconfig) echo 8192 ;;
+	template) echo 16384 ;;
+	*) echo 4096 ;;
+	esac
+}
+
+for t in "$@"; do
+	seed "$t"
+	mkdir -p "$dir/crashes/$t" "$dir/logs"
+	dict=""
+	[ -f "tests/fuzz/$t.dict" ] && dict="-dict=tests/fuzz/$t.dict"
+	echo "fuzz: $t for ${secs}s (corpus $dir/corpus/$t)"
+	# shellcheck disable=SC2086
+	if ! nice "$dir/fuzz_$t" -max_total_time="$secs" -max_len="$(maxlen "$t")" \
+		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$dir/crashes/$t/" $dict \
+		"$dir/corpus/$t" >"$dir/logs/$t.log" 2>&1; then
+		status=1
+		echo "fuzz: $t FOUND A CRASH: see $dir/logs/$t.log and $dir/crashes/$t/" >&2
+	fi
+	grep -E '^(#[0-9]+.*(DONE|pulse)|stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units_added)' \
+		"$dir/logs/$t.log" | tail -n 4
+	echo "fuzz: $t corpus now $(ls "$dir/corpus/$t" | wc -l) files"
+done
+exit $status
