@@ -1,11 +1,309 @@
-/* PLACEHOLDER: replaced by its owner; see include/trainbudget/. */
+/* fmt.c: numbers for people.  The rules are listed in fmt.h; the code keeps
+ * one principle: round first, then choose the unit or form, so 999.7 GB
+ * becomes "1.00 TB" and never "1000 GB". */
 #include "trainbudget/fmt.h"
-void tb_fmt_sig(tb_buf *b, double v, int sig) { tb_buf_printf(b, "%.*g", sig, v); }
-void tb_fmt_sci(tb_buf *b, double v, int sig, bool ascii) { (void)ascii; tb_buf_printf(b, "%.*e", sig - 1, v); }
-void tb_fmt_bytes(tb_buf *b, double v) { tb_buf_printf(b, "%.3g GB", v / 1e9); }
-void tb_fmt_gib(tb_buf *b, double v) { tb_buf_printf(b, "%.3g GiB", v / 1073741824.0); }
-void tb_fmt_count(tb_buf *b, double v) { tb_buf_printf(b, "%.3g", v); }
-void tb_fmt_grouped(tb_buf *b, double v) { tb_buf_printf(b, "%.0f", v); }
-void tb_fmt_days(tb_buf *b, double s) { tb_buf_printf(b, "%.3g days", s / 86400); }
-void tb_fmt_money(tb_buf *b, double v, const char *c) { tb_buf_printf(b, "%.0f %s", v, c); }
-void tb_fmt_pct(tb_buf *b, double f) { tb_buf_printf(b, "%.3g%%", f * 100); }
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define S_NA "n/a"
+
+/* printf into a fixed buffer: 512 bytes hold %.0f of the largest double
+ * (309 digits) with its thousands separators; callers pass finite values
+ * only. */
+typedef struct { char s[512]; } S_str;
+
+static int S_clamp_sig(int sig)
+{
+	if (sig <= 0)
+		return 3;
+	return sig > 17 ? 17 : sig;
+}
+
+/* A printed "-0", "-0.0" or "-0.00" is a rounding artefact, never a
+ * figure: drop the sign. */
+static void S_fix_neg_zero(char *s)
+{
+	if (s[0] != '-')
+		return;
+	for (const char *p = s + 1; *p; p++)
+		if (*p != '0' && *p != '.')
+			return;
+	memmove(s, s + 1, strlen(s));
+}
+
+/* Decimal exponent of v after rounding to `sig` significant digits: %e
+ * rounds correctly, so 9.996 at 3 digits reports 1 ("1.00e+01"). */
+static int S_exp10(double v, int sig)
+{
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
+	const char *e = strchr(tmp, 'e');
+	return e ? atoi(e + 1) : 0;
+}
+
+/* v to `sig` significant digits, plain positional notation; trailing
+ * zeros are kept because they carry the precision ("80.0", "0.350"). */
+static void S_sig(S_str *o, double v, int sig)
+{
+	if (v == 0) {
+		snprintf(o->s, sizeof o->s, "0");
+		return;
+	}
+	int e = S_exp10(v, sig);
+	int dec = sig - 1 - e;
+	if (dec < 0) {
+		/* Digits left of the point beyond `sig` are not significant:
+		 * 123456 prints "123000".  The %e text is the rounded value. */
+		char tmp[64];
+		snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
+		v = strtod(tmp, NULL);
+		dec = 0;
+	}
+	snprintf(o->s, sizeof o->s, "%.*f", dec, v);
+	S_fix_neg_zero(o->s);
+}
+
+/* Whole units with thousands separators: "6,738,415,616". */
+static void S_grouped(S_str *o, double v)
+{
+	char digits[340];
+	snprintf(digits, sizeof digits, "%.0f", v);
+	S_fix_neg_zero(digits);
+	const char *d = digits;
+	char *w = o->s;
+	if (*d == '-')
+		*w++ = *d++;
+	size_t n = strlen(d);
+	for (size_t i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			*w++ = ',';
+		*w++ = d[i];
+	}
+	*w = '\0';
+}
+
+void tb_fmt_sig(tb_buf *b, double v, int sig)
+{
+	if (!isfinite(v)) {
+		tb_buf_puts(b, S_NA);
+		return;
+	}
+	S_str o;
+	S_sig(&o, v, S_clamp_sig(sig));
+	tb_buf_puts(b, o.s);
+}
+
+static const char *const S_superscript[10] = {
+	"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
+	"\u2075", "\u2076", "\u2077", "\u2078", "\u2079",
+};
+
+void tb_fmt_sci(tb_buf *b, double v, int sig, bool ascii)
+{
+	if (!isfinite(v)) {
+		tb_buf_puts(b, S_NA);
+		return;
+	}
+	sig = S_clamp_sig(sig);
+	int e = v == 0 ? 0 : S_exp10(v, sig);
+	if (e > -4 && e < 4) {
+		tb_fmt_sig(b, v, sig);
+		return;
+	}
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
+	char *ep = strchr(tmp, 'e');
+	if (ep)
+		*ep = '\0';
+	tb_buf_puts(b, tmp);
+	if (ascii) {
+		tb_buf_printf(b, "e%d", e);
+		return;
+	}
+	tb_buf_puts(b, " \u00d7 10");
+	char digits[16];
+	snprintf(digits, sizeof digits, "%d", e < 0 ? -e : e);
+	if (e < 0)
+		tb_buf_puts(b, "\u207b");
+	for (const char *p = digits; *p; p++)
+		tb_buf_puts(b, S_superscript[*p - '0']);
+}
+
+/* Shared by the decimal and binary byte scales: the unit is chosen after
+ * rounding, and the last unit absorbs anything larger. */
+static void S_scaled(tb_buf *b, double v, double step,
+                     const char *const *units, size_t nunits)
+{
+	if (!isfinite(v) || v < 0) {
+		/* A negative memory figure is always a bug upstream; showing it
+		 * would put a wrong number in front of someone signing. */
+		tb_buf_puts(b, S_NA);
+		return;
+	}
+	size_t u = 0;
+	double x = v;
+	while (u + 1 < nunits) {
+		S_str o;
+		S_sig(&o, x, 3);
+		if (x < step && strtod(o.s, NULL) < step)
+			break;
+		x /= step;
+		u++;
+	}
+	S_str o;
+	if (u == 0 && x == floor(x))
+		snprintf(o.s, sizeof o.s, "%.0f", x); /* "512 B", not "512.0 B" */
+	else
+		S_sig(&o, x, 3);
+	tb_buf_printf(b, "%s %s", o.s, units[u]);
+}
+
+void tb_fmt_bytes(tb_buf *b, double bytes)
+{
+	static const char *const units[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
+	S_scaled(b, bytes, 1000.0, units, sizeof units / sizeof units[0]);
+}
+
+void tb_fmt_gib(tb_buf *b, double bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	S_scaled(b, bytes, 1024.0, units, sizeof units / sizeof units[0]);
+}
+
+void tb_fmt_count(tb_buf *b, double v)
+{
+	static const char *const suffix[] = { "", "k", "M", "B", "T" };
+	if (!isfinite(v)) {
+		tb_buf_puts(b, S_NA);
+		return;
+	}
+	double a = fabs(v);
+	size_t u = 0;
+	while (u + 1 < sizeof suffix / sizeof suffix[0]) {
+		S_str o;
+		S_sig(&o, a, 3);
+		if (strtod(o.s, NULL) < 1000.0)
+			break;
+		a /= 1000.0;
+		u++;
+	}
+	S_str o;
+	if (u == 0 && a == floor(a))
+		snprintf(o.s, sizeof o.s, "%.0f", a); /* "8" GPUs, not "8.00" */
+	else
+		S_sig(&o, a, 3);
+	bool neg = v < 0 && strcmp(o.s, "0") != 0;
+	tb_buf_printf(b, "%s%s%s", neg ? "-" : "", o.s, suffix[u]);
+}
+
+void tb_fmt_grouped(tb_buf *b, double v)
+{
+	if (!isfinite(v)) {
+		tb_buf_puts(b, S_NA);
+		return;
+	}
+	S_str o;
+	S_grouped(&o, v);
+	tb_buf_puts(b, o.s);
+}
+
+/* Rounds x to `dec` decimals as printf would, to test unit boundaries. */
+static double S_round_dec(double x, int dec)
+{
+	char tmp[340];
+	snprintf(tmp, sizeof tmp, "%.*f", dec, x);
+	return strtod(tmp, NULL);
+}
+
+void tb_fmt_days(tb_buf *b, double seconds)
+{
+	if (!isfinite(seconds) || seconds < 0) {
+		tb_buf_puts(b, S_NA);
+		return;
+	}
+	double minutes = seconds / 60.0;
+	double hours = seconds / 3600.0;
+	double days = seconds / 86400.0;
+	if (S_round_dec(hours, 1) >= 24.0) {
+		if (S_round_dec(days, 1) >= 100.0) {
+			S_str o;
+			S_grouped(&o, days);
+			tb_buf_printf(b, "%s days", o.s);
+		} else {
+			tb_buf_printf(b, "%.1f days", days);
+		}
+	} else if (S_round_dec(minutes, 0) >= 60.0) {
+		tb_buf_printf(b, "%.1f hours", hours);
+	} else if (S_round_dec(seconds, 1) >= 60.0) {
+		double m = S_round_dec(minutes, 0);
+		tb_buf_printf(b, "%.0f minute%s", m, m == 1.0 ? "" : "s");
+	} else if (seconds == 0) {
+		tb_buf_puts(b, "0 s");
+	} else {
+		S_str o;
+		S_sig(&o, seconds, 2);
+		if (strtod(o.s, NULL) >= 10.0) /* "42 s" but "8.3 s" */
+			snprintf(o.s, sizeof o.s, "%.0f", seconds);
+		tb_buf_printf(b, "%s s", o.s);
+	}
+}
+
+void tb_fmt_money(tb_buf *b, double amount, const char *currency)
+{
+	if (!isfinite(amount)) {
+		tb_buf_puts(b, S_NA);
+		return;
+	}
+	const char *sym = NULL;
+	if (!currency || !*currency || !strcasecmp(currency, "USD") || !strcmp(currency, "$"))
+		sym = "$";
+	else if (!strcasecmp(currency, "EUR") || !strcmp(currency, "\u20ac"))
+		sym = "\u20ac";
+	else if (!strcasecmp(currency, "GBP") || !strcmp(currency, "\u00a3"))
+		sym = "\u00a3";
+
+	double a = fabs(amount);
+	const char *suffix = "";
+	S_str o;
+	if (S_round_dec(a, 2) < 1000.0) {
+		snprintf(o.s, sizeof o.s, "%.2f", a);
+	} else if (S_round_dec(a, 0) < 1e9) {
+		S_grouped(&o, a);
+	} else {
+		/* Past a billion the cents and units are noise in an estimate. */
+		double x = a / 1e9;
+		suffix = "B";
+		S_sig(&o, x, 3);
+		if (strtod(o.s, NULL) >= 1000.0) {
+			x /= 1000.0;
+			suffix = "T";
+			S_sig(&o, x, 3);
+		}
+	}
+	bool neg = amount < 0 && strspn(o.s, "0.,") != strlen(o.s);
+	if (sym)
+		tb_buf_printf(b, "%s%s%s%s", neg ? "-" : "", sym, o.s, suffix);
+	else
+		tb_buf_printf(b, "%s%s%s %s", neg ? "-" : "", o.s, suffix, currency);
+}
+
+void tb_fmt_pct(tb_buf *b, double fraction)
+{
+	if (!isfinite(fraction)) {
+		tb_buf_puts(b, S_NA);
+		return;
+	}
+	double p = fraction * 100.0;
+	S_str o;
+	if (fabs(S_round_dec(p, 1)) >= 10.0) {
+		snprintf(o.s, sizeof o.s, "%.0f", p);
+		S_fix_neg_zero(o.s);
+	} else {
+		S_sig(&o, p, 2);
+	}
+	tb_buf_printf(b, "%s%%", o.s);
+}

@@ -9,7 +9,35 @@
  *   tb_fmt_pct    35% / 2.7%
  *
  * Non-finite input never prints NaN or inf: it prints "n/a". The `ascii`
- * flag, where present, writes "4.20e21" instead of Unicode superscripts. */
+ * flag, where present, writes "4.20e21" instead of Unicode superscripts.
+ * A rounded zero never prints as "-0".  Values are rounded before the unit
+ * is chosen: 999.7e9 bytes is "1.00 TB", never "1000 GB".
+ *
+ * The rules, in full:
+ *   sig    `sig` significant digits (<= 0 means 3), trailing zeros kept:
+ *          "0.350", "80.0", "123000"; zero is "0".
+ *   sci    plain (as sig) when the decimal exponent is -3..3 ("123",
+ *          "0.350"); otherwise "4.20 × 10²¹" / "1.50 × 10⁻⁵", or with
+ *          ascii "4.20e21" / "1.50e-5".
+ *   bytes  B kB MB GB TB PB EB, 3 significant digits; whole bytes plain
+ *          ("512 B").  Negative bytes print "n/a" (never a negative memory
+ *          figure).  gib: the same with B KiB MiB GiB TiB PiB EiB.
+ *   count  plain below 1000 ("8", "12.5"), then 3 significant digits with
+ *          k M B T: "12.0k", "4.00M", "6.74B", "1.40T".
+ *   grouped  rounded to a whole number: "6,738,415,616".
+ *   days   >= 1 day "23.4 days" (one decimal; whole and grouped from 100
+ *          days: "1,234 days"); >= 1 hour "5.1 hours"; >= 1 minute
+ *          "42 minutes" / "1 minute"; below, 2 significant digits of
+ *          seconds: "8.3 s", "42 s", "0.35 s".  Negative: "n/a".
+ *   money  USD "$", EUR "€", GBP "£" before the figure, any other code
+ *          after it ("1,234 CHF"); NULL or "" means USD.  Below 1,000: two
+ *          decimals ("$2.50"); 1,000 up to 1e9: whole units grouped
+ *          ("$12,345,679": what someone signs should be exact to the
+ *          unit); from 1e9: 3 significant digits with B/T ("$1.23B").
+ *          Negative amounts: "-$1,234".
+ *   pct    a fraction (0.35) in percent: from 10% whole percents ("35%",
+ *          "100%"); below 10% two significant digits ("2.7%", "2.0%",
+ *          "0.35%"). */
 #ifndef TB_FMT_H
 #define TB_FMT_H
 

@@ -1,0 +1,191 @@
+/* Tests for fmt.c: the exact strings people read.  Expected strings are
+ * worked out by hand from the rules in fmt.h (and, where noted, from
+ * published figures: Llama 2 7B has 6,738,415,616 parameters per its model
+ * card and Hugging Face config). */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "trainbudget/buf.h"
+#include "trainbudget/fmt.h"
+
+/* Each helper formats into a fresh buffer and compares the whole string. */
+#define EXPECT_FMT(call, want)                                           \
+	do {                                                             \
+		tb_buf b_;                                               \
+		tb_buf_init(&b_);                                        \
+		tb_buf *b = &b_;                                         \
+		call;                                                    \
+		cr_expect_str_eq(b_.ptr, (want), "%s", #call);           \
+		tb_buf_release(&b_);                                     \
+	} while (0)
+
+Test(fmt, sig_keeps_significant_zeros)
+{
+	EXPECT_FMT(tb_fmt_sig(b, 0.35, 3), "0.350");
+	EXPECT_FMT(tb_fmt_sig(b, 80.0, 3), "80.0");
+	EXPECT_FMT(tb_fmt_sig(b, 123.456, 3), "123");
+	EXPECT_FMT(tb_fmt_sig(b, 9.996, 3), "10.0");
+	EXPECT_FMT(tb_fmt_sig(b, 123456, 3), "123000");
+	EXPECT_FMT(tb_fmt_sig(b, 2.0 / 3.0, 0), "0.667"); /* 0 means default 3 */
+	EXPECT_FMT(tb_fmt_sig(b, 0, 3), "0");
+}
+
+Test(fmt, never_nan_inf_or_negative_zero)
+{
+	EXPECT_FMT(tb_fmt_sig(b, NAN, 3), "n/a");
+	EXPECT_FMT(tb_fmt_sig(b, INFINITY, 3), "n/a");
+	EXPECT_FMT(tb_fmt_sci(b, -INFINITY, 3, false), "n/a");
+	EXPECT_FMT(tb_fmt_bytes(b, NAN), "n/a");
+	EXPECT_FMT(tb_fmt_gib(b, INFINITY), "n/a");
+	EXPECT_FMT(tb_fmt_count(b, NAN), "n/a");
+	EXPECT_FMT(tb_fmt_grouped(b, NAN), "n/a");
+	EXPECT_FMT(tb_fmt_days(b, INFINITY), "n/a");
+	EXPECT_FMT(tb_fmt_money(b, NAN, "USD"), "n/a");
+	EXPECT_FMT(tb_fmt_pct(b, NAN), "n/a");
+	EXPECT_FMT(tb_fmt_sig(b, -0.0001, 3), "-0.000100");
+	EXPECT_FMT(tb_fmt_sig(b, -0.0, 3), "0");
+	EXPECT_FMT(tb_fmt_grouped(b, -0.4), "0");
+	EXPECT_FMT(tb_fmt_pct(b, -0.0000001), "-0.000010%");
+	EXPECT_FMT(tb_fmt_pct(b, -0.0), "0%");
+	EXPECT_FMT(tb_fmt_count(b, -0.0), "0");
+	EXPECT_FMT(tb_fmt_money(b, -0.001, "USD"), "$0.00");
+}
+
+Test(fmt, sci_unicode)
+{
+	/* Chinchilla 70B: 6 x 70e9 x 1.4e12 = 5.88e23 FLOPs. */
+	EXPECT_FMT(tb_fmt_sci(b, 6 * 70e9 * 1.4e12, 3, false), "5.88 \u00d7 10\u00b2\u00b3");
+	EXPECT_FMT(tb_fmt_sci(b, 4.2e21, 3, false), "4.20 \u00d7 10\u00b2\u00b9");
+	EXPECT_FMT(tb_fmt_sci(b, 1.5e-5, 3, false), "1.50 \u00d7 10\u207b\u2075");
+	EXPECT_FMT(tb_fmt_sci(b, 1e4, 3, false), "1.00 \u00d7 10\u2074");
+	EXPECT_FMT(tb_fmt_sci(b, 9999.9, 3, false), "1.00 \u00d7 10\u2074");
+	EXPECT_FMT(tb_fmt_sci(b, -3.14159e10, 3, false), "-3.14 \u00d7 10\u00b9\u2070");
+	EXPECT_FMT(tb_fmt_sci(b, 1e100, 2, false), "1.0 \u00d7 10\u00b9\u2070\u2070");
+}
+
+Test(fmt, sci_plain_below_four_digits_of_exponent)
+{
+	EXPECT_FMT(tb_fmt_sci(b, 123, 3, false), "123");
+	EXPECT_FMT(tb_fmt_sci(b, 0.35, 3, false), "0.350");
+	EXPECT_FMT(tb_fmt_sci(b, 1234, 3, false), "1230");
+	EXPECT_FMT(tb_fmt_sci(b, 0.001, 3, false), "0.00100");
+	EXPECT_FMT(tb_fmt_sci(b, 0, 3, false), "0");
+}
+
+Test(fmt, sci_ascii)
+{
+	EXPECT_FMT(tb_fmt_sci(b, 4.2e21, 3, true), "4.20e21");
+	EXPECT_FMT(tb_fmt_sci(b, 1.5e-5, 3, true), "1.50e-5");
+	EXPECT_FMT(tb_fmt_sci(b, 123, 3, true), "123");
+}
+
+Test(fmt, bytes_decimal_units)
+{
+	EXPECT_FMT(tb_fmt_bytes(b, 80e9), "80.0 GB");
+	EXPECT_FMT(tb_fmt_bytes(b, 1.12e12), "1.12 TB");
+	/* Llama 2 7B weights in 16-bit: 6,738,415,616 x 2 bytes. */
+	EXPECT_FMT(tb_fmt_bytes(b, 6738415616.0 * 2), "13.5 GB");
+	EXPECT_FMT(tb_fmt_bytes(b, 16.6e9), "16.6 GB");
+	EXPECT_FMT(tb_fmt_bytes(b, 999.7e9), "1.00 TB");
+	EXPECT_FMT(tb_fmt_bytes(b, 512), "512 B");
+	EXPECT_FMT(tb_fmt_bytes(b, 0), "0 B");
+	EXPECT_FMT(tb_fmt_bytes(b, 1500), "1.50 kB");
+	EXPECT_FMT(tb_fmt_bytes(b, 2.5e15), "2.50 PB");
+	EXPECT_FMT(tb_fmt_bytes(b, -1), "n/a");
+}
+
+Test(fmt, gib_binary_units)
+{
+	/* An "80GB" H100 card has 80 GiB = 85,899,345,920 bytes. */
+	EXPECT_FMT(tb_fmt_gib(b, 85899345920.0), "80.0 GiB");
+	EXPECT_FMT(tb_fmt_gib(b, 80e9), "74.5 GiB");
+	EXPECT_FMT(tb_fmt_gib(b, 1024), "1.00 KiB");
+	EXPECT_FMT(tb_fmt_gib(b, 1023), "1023 B");
+	EXPECT_FMT(tb_fmt_gib(b, 1099511627776.0), "1.00 TiB");
+	EXPECT_FMT(tb_fmt_gib(b, -5), "n/a");
+}
+
+Test(fmt, count_suffixes)
+{
+	EXPECT_FMT(tb_fmt_count(b, 6738415616.0), "6.74B");
+	EXPECT_FMT(tb_fmt_count(b, 100e9), "100B");
+	EXPECT_FMT(tb_fmt_count(b, 1.4e12), "1.40T");
+	EXPECT_FMT(tb_fmt_count(b, 4e6), "4.00M");
+	EXPECT_FMT(tb_fmt_count(b, 12000), "12.0k");
+	EXPECT_FMT(tb_fmt_count(b, 999), "999");
+	EXPECT_FMT(tb_fmt_count(b, 8), "8");
+	EXPECT_FMT(tb_fmt_count(b, 12.5), "12.5");
+	EXPECT_FMT(tb_fmt_count(b, 999999), "1.00M");
+	EXPECT_FMT(tb_fmt_count(b, -2e9), "-2.00B");
+}
+
+Test(fmt, grouped)
+{
+	EXPECT_FMT(tb_fmt_grouped(b, 6738415616.0), "6,738,415,616");
+	EXPECT_FMT(tb_fmt_grouped(b, 999), "999");
+	EXPECT_FMT(tb_fmt_grouped(b, 1000), "1,000");
+	EXPECT_FMT(tb_fmt_grouped(b, 1234567.6), "1,234,568");
+	EXPECT_FMT(tb_fmt_grouped(b, -1234567), "-1,234,567");
+	EXPECT_FMT(tb_fmt_grouped(b, 0), "0");
+}
+
+Test(fmt, days_hours_minutes_seconds)
+{
+	EXPECT_FMT(tb_fmt_days(b, 23.4 * 86400), "23.4 days");
+	EXPECT_FMT(tb_fmt_days(b, 2.3 * 86400), "2.3 days");
+	EXPECT_FMT(tb_fmt_days(b, 1.5 * 86400), "1.5 days");
+	EXPECT_FMT(tb_fmt_days(b, 5.1 * 3600), "5.1 hours");
+	EXPECT_FMT(tb_fmt_days(b, 42 * 60), "42 minutes");
+	EXPECT_FMT(tb_fmt_days(b, 60), "1 minute");
+	EXPECT_FMT(tb_fmt_days(b, 8.3), "8.3 s");
+	EXPECT_FMT(tb_fmt_days(b, 42), "42 s");
+	EXPECT_FMT(tb_fmt_days(b, 0.35), "0.35 s");
+	EXPECT_FMT(tb_fmt_days(b, 0), "0 s");
+	EXPECT_FMT(tb_fmt_days(b, 1234.4 * 86400), "1,234 days");
+	EXPECT_FMT(tb_fmt_days(b, -1), "n/a");
+}
+
+Test(fmt, days_rounding_moves_to_the_next_unit)
+{
+	EXPECT_FMT(tb_fmt_days(b, 86400 - 60), "1.0 days");   /* 23.98 hours */
+	EXPECT_FMT(tb_fmt_days(b, 3600 - 10), "1.0 hours");   /* 59.8 minutes */
+	EXPECT_FMT(tb_fmt_days(b, 59.97), "1 minute");
+}
+
+Test(fmt, money)
+{
+	EXPECT_FMT(tb_fmt_money(b, 12345.4, "USD"), "$12,345");
+	EXPECT_FMT(tb_fmt_money(b, 2.5, "USD"), "$2.50");
+	EXPECT_FMT(tb_fmt_money(b, 999.999, "USD"), "$1,000");
+	EXPECT_FMT(tb_fmt_money(b, 12345678.9, "USD"), "$12,345,679");
+	EXPECT_FMT(tb_fmt_money(b, 1.234e9, "USD"), "$1.23B");
+	EXPECT_FMT(tb_fmt_money(b, 2.5e12, "USD"), "$2.50T");
+	EXPECT_FMT(tb_fmt_money(b, 1200000, "EUR"), "\u20ac1,200,000");
+	EXPECT_FMT(tb_fmt_money(b, 1234, "GBP"), "\u00a31,234");
+	EXPECT_FMT(tb_fmt_money(b, 1234, "CHF"), "1,234 CHF");
+	EXPECT_FMT(tb_fmt_money(b, 1234, NULL), "$1,234");
+	EXPECT_FMT(tb_fmt_money(b, -1234, "USD"), "-$1,234");
+}
+
+Test(fmt, pct)
+{
+	EXPECT_FMT(tb_fmt_pct(b, 0.35), "35%");
+	EXPECT_FMT(tb_fmt_pct(b, 0.027), "2.7%");
+	EXPECT_FMT(tb_fmt_pct(b, 0.0035), "0.35%");
+	EXPECT_FMT(tb_fmt_pct(b, 1.0), "100%");
+	EXPECT_FMT(tb_fmt_pct(b, 0.02), "2.0%");
+	EXPECT_FMT(tb_fmt_pct(b, 0.0996), "10%");
+	EXPECT_FMT(tb_fmt_pct(b, 0.354), "35%");
+	EXPECT_FMT(tb_fmt_pct(b, -0.25), "-25%");
+	EXPECT_FMT(tb_fmt_pct(b, 0), "0%");
+}
+
+Test(fmt, appends_to_existing_content)
+{
+	tb_buf b;
+	tb_buf_init(&b);
+	tb_buf_puts(&b, "total: ");
+	tb_fmt_bytes(&b, 80e9);
+	cr_expect_str_eq(b.ptr, "total: 80.0 GB");
+	tb_buf_release(&b);
+}
