@@ -1,3 +1,416 @@
-/* PLACEHOLDER: replaced by its owner; see src/calc.h. */
+/* timecost.c: wall clock, GPU-hours, money and energy; the deadline and
+ * budget questions; the GPU-count scan; levers; the measured run.
+ *
+ * Pure: reads the inputs and b->params/flops/memory, writes b->time and
+ * b->levers.  No I/O, no allocation, no snprintf (labels are fixed strings)
+ * so that a whole budget stays far under a microsecond.  Every division is
+ * guarded: a figure that cannot be computed is flagged, never NaN or inf. */
 #include "calc.h"
-void tb_timecost_compute(const tb_inputs *in, tb_budget *b) { (void)in; (void)b; }
+
+#include <math.h>
+#include <string.h>
+
+#define S_SECONDS_PER_HOUR 3600.0
+
+/* Peaks to try when the precision's own dtype has none, in order.  V100
+ * has no bf16 but runs the same matmuls in fp16 at its tensor-core rate;
+ * an fp8 recipe on a card without fp8 runs its matmuls in bf16. */
+static const tb_dtype S_fallback[TB_DTYPE_COUNT][3] = {
+	[TB_DTYPE_FP32] = { TB_DTYPE_FP32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
+	[TB_DTYPE_TF32] = { TB_DTYPE_TF32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
+	[TB_DTYPE_BF16] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP16 },
+	[TB_DTYPE_FP16] = { TB_DTYPE_FP16, TB_DTYPE_BF16, TB_DTYPE_BF16 },
+	[TB_DTYPE_FP8]  = { TB_DTYPE_FP8, TB_DTYPE_BF16, TB_DTYPE_FP16 },
+};
+
+static bool S_pos(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+/* a / b, or 0 when the quotient would not be a finite number. */
+static double S_div(double a, double b)
+{
+	if (b == 0 || !isfinite(a) || !isfinite(b))
+		return 0;
+	double q = a / b;
+	return isfinite(q) ? q : 0;
+}
+
+/* ceil(x) that forgives the last bits of rounding error: 64.0000000001
+ * GPUs is 64 GPUs, not 65. */
+static double S_ceil(double x)
+{
+	double r = nearbyint(x);
+	if (fabs(x - r) <= 1e-9 * fmax(1.0, fabs(x)))
+		return r;
+	return ceil(x);
+}
+
+/* GPUs come in whole model replicas: tensor x pipeline cards each. */
+static int64_t S_group(const tb_inputs *in)
+{
+	int64_t t = in->parallelism.tensor > 0 ? in->parallelism.tensor : 1;
+	int64_t p = in->parallelism.pipeline > 0 ? in->parallelism.pipeline : 1;
+	return t * p;
+}
+
+static double S_seconds(double flops, double gpus, double peak, double mfu)
+{
+	return S_div(flops, gpus * peak * mfu);
+}
+
+static double S_cost(double seconds, double gpus, double price)
+{
+	return seconds * gpus / S_SECONDS_PER_HOUR * price;
+}
+
+static void S_lever(tb_budget *b, const char *label, double seconds,
+                    double cost)
+{
+	if (b->n_levers >= TB_LEVERS_MAX)
+		return;
+	tb_lever *l = &b->levers[b->n_levers++];
+	memset(l, 0, sizeof *l);
+	size_t n = strlen(label);
+	if (n >= sizeof l->label)
+		n = sizeof l->label - 1;
+	memcpy(l->label, label, n);
+	l->seconds = seconds;
+	l->cost = cost;
+	l->delta_seconds_frac = S_div(seconds, b->time.seconds[1]) - 1;
+	/* A free cluster (price 0) has no cost to change. */
+	l->delta_cost_frac = b->time.cost[1] > 0 ? S_div(cost, b->time.cost[1]) - 1 : 0;
+}
+
+static const char *S_gpu_name(const tb_inputs *in)
+{
+	return in->hardware.gpu.name[0] ? in->hardware.gpu.name : "the GPU";
+}
+
+/* Chooses the peak for the precision; false when the card lists none. */
+static bool S_peak(const tb_inputs *in, tb_budget *b)
+{
+	tb_dtype want = tb_precision_compute_dtype(in->training.precision);
+	if ((unsigned)want >= TB_DTYPE_COUNT)
+		want = TB_DTYPE_BF16;
+	const tb_gpu *g = &in->hardware.gpu;
+	b->time.dtype = want;
+	for (int i = 0; i < 3; i++) {
+		tb_dtype d = S_fallback[want][i];
+		if (!S_pos(g->peak_flops[d]))
+			continue;
+		b->time.dtype = d;
+		b->time.peak_flops_per_gpu = g->peak_flops[d];
+		if (d != want)
+			tb_budget_warn(b, "%s lists no dense %s peak; time uses its %s peak instead",
+			               S_gpu_name(in), tb_dtype_name(want), tb_dtype_name(d));
+		return true;
+	}
+	tb_budget_warn(b, "%s lists no dense %s peak; time, cost and energy are unknown",
+	               S_gpu_name(in), tb_dtype_name(want));
+	return false;
+}
+
+static void S_derivs(const tb_inputs *in, tb_budget *b)
+{
+	const tb_time *t = &b->time;
+	const tb_hardware *hw = &in->hardware;
+	double n = (double)hw->count;
+	tb_deriv *d;
+
+	d = tb_budget_add_deriv(b, "time.seconds", "Wall clock at the expected MFU",
+	                        "t", "F / (n * P * u)",
+	                        "definition of MFU: Chowdhery et al. 2022 (PaLM), Sec. 4.1 and App. B",
+	                        t->seconds[1], "s");
+	if (d) {
+		tb_deriv_add_var(d, "F", "model FLOPs for the run", b->flops.total_model, "FLOP");
+		tb_deriv_add_var(d, "n", "GPUs", n, "");
+		tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
+		tb_deriv_add_var(d, "u", "expected MFU", t->mfu[1], "");
+	}
+	d = tb_budget_add_deriv(b, "time.gpu_hours", "GPU-hours at the expected MFU",
+	                        "H", "t * n / 3600", "definition", t->gpu_hours[1], "GPU-h");
+	if (d) {
+		tb_deriv_add_var(d, "t", "wall clock", t->seconds[1], "s");
+		tb_deriv_add_var(d, "n", "GPUs", n, "");
+	}
+	d = tb_budget_add_deriv(b, "time.cost", "Cost at the expected MFU", "K",
+	                        "H * p", "definition: GPU-hours times the hourly price",
+	                        t->cost[1], "currency");
+	if (d) {
+		tb_deriv_add_var(d, "H", "GPU-hours", t->gpu_hours[1], "GPU-h");
+		tb_deriv_add_var(d, "p", "price per GPU-hour", hw->price_per_gpu_hour, "currency");
+	}
+	if (t->energy_known) {
+		d = tb_budget_add_deriv(b, "time.energy", "Energy at the expected MFU", "W",
+		                        "T * H * PUE / 1000",
+		                        "upper bound: every GPU at its TDP for the whole run, facility overhead by PUE",
+		                        t->energy_kwh[1], "kWh");
+		if (d) {
+			tb_deriv_add_var(d, "T", "TDP per GPU", hw->gpu.tdp_w, "W");
+			tb_deriv_add_var(d, "H", "GPU-hours", t->gpu_hours[1], "GPU-h");
+			tb_deriv_add_var(d, "PUE", "power usage effectiveness",
+			                 hw->pue >= 1 ? hw->pue : 1, "");
+		}
+	}
+}
+
+static void S_basic(const tb_inputs *in, tb_budget *b)
+{
+	tb_time *t = &b->time;
+	const tb_hardware *hw = &in->hardware;
+	double n = (double)hw->count;
+	double pue = hw->pue >= 1 ? hw->pue : 1;
+
+	t->energy_known = S_pos(hw->gpu.tdp_w);
+	for (int i = 0; i < 3; i++) {
+		t->seconds[i] = S_seconds(b->flops.total_model, n, t->peak_flops_per_gpu, t->mfu[i]);
+		t->gpu_hours[i] = t->seconds[i] * n / S_SECONDS_PER_HOUR;
+		t->cost[i] = t->gpu_hours[i] * hw->price_per_gpu_hour;
+		/* W x h = Wh; /1000 = kWh. */
+		t->energy_kwh[i] = t->energy_known ? hw->gpu.tdp_w * t->gpu_hours[i] * pue / 1000 : 0;
+	}
+	if (!t->energy_known)
+		tb_budget_warn(b, "%s has no TDP; energy is unknown", S_gpu_name(in));
+	S_derivs(in, b);
+}
+
+static void S_deadline(const tb_inputs *in, tb_budget *b)
+{
+	tb_time *t = &b->time;
+	double rate = t->peak_flops_per_gpu * t->mfu[1];   /* FLOP/s per GPU */
+	double group = (double)S_group(in);
+
+	t->has_deadline = true;
+	t->deadline_s = in->plan.deadline_s;
+	t->meets_deadline = t->seconds[1] <= t->deadline_s;
+	double needed = S_div(b->flops.total_model, rate * t->deadline_s);
+	t->gpus_for_deadline = S_ceil(S_div(needed, group)) * group;
+	if (t->gpus_for_deadline < group)
+		t->gpus_for_deadline = group;
+	t->tokens_in_deadline = S_div((double)in->hardware.count * rate * t->deadline_s,
+	                              b->flops.per_token_model);
+
+	tb_deriv *d = tb_budget_add_deriv(b, "time.gpus_for_deadline",
+	                                  "GPUs needed to meet the deadline", "n_d",
+	                                  "ceil(F / (P * u * T_d * g)) * g",
+	                                  "wall-clock formula solved for n, whole tensor x pipeline groups",
+	                                  t->gpus_for_deadline, "GPUs");
+	if (d) {
+		tb_deriv_add_var(d, "F", "model FLOPs for the run", b->flops.total_model, "FLOP");
+		tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
+		tb_deriv_add_var(d, "u", "expected MFU", t->mfu[1], "");
+		tb_deriv_add_var(d, "T_d", "deadline", t->deadline_s, "s");
+		tb_deriv_add_var(d, "g", "GPUs per model replica (tensor x pipeline)", group, "");
+	}
+	d = tb_budget_add_deriv(b, "time.tokens_in_deadline",
+	                        "Tokens trainable by the deadline", "D_d",
+	                        "n * P * u * T_d / f",
+	                        "wall-clock formula solved for D", t->tokens_in_deadline, "tokens");
+	if (d) {
+		tb_deriv_add_var(d, "n", "GPUs", (double)in->hardware.count, "");
+		tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
+		tb_deriv_add_var(d, "u", "expected MFU", t->mfu[1], "");
+		tb_deriv_add_var(d, "T_d", "deadline", t->deadline_s, "s");
+		tb_deriv_add_var(d, "f", "model FLOPs per token", b->flops.per_token_model, "FLOP");
+	}
+}
+
+static void S_budget(const tb_inputs *in, tb_budget *b)
+{
+	tb_time *t = &b->time;
+	double price = in->hardware.price_per_gpu_hour;
+
+	t->has_budget = true;
+	t->budget = in->plan.budget;
+	t->within_budget = t->cost[1] <= t->budget;
+	if (!S_pos(price)) {
+		tb_budget_warn(b, "the price per GPU-hour is zero; any number of tokens fits the budget");
+		return;
+	}
+	/* Budget -> GPU-hours -> FLOPs -> tokens; the GPU count cancels. */
+	double gpu_s = t->budget / price * S_SECONDS_PER_HOUR;
+	t->tokens_in_budget = S_div(gpu_s * t->peak_flops_per_gpu * t->mfu[1],
+	                            b->flops.per_token_model);
+	tb_deriv *d = tb_budget_add_deriv(b, "time.tokens_in_budget",
+	                                  "Tokens the budget buys", "D_b",
+	                                  "M / p * 3600 * P * u / f",
+	                                  "cost formula solved for D", t->tokens_in_budget, "tokens");
+	if (d) {
+		tb_deriv_add_var(d, "M", "budget", t->budget, "currency");
+		tb_deriv_add_var(d, "p", "price per GPU-hour", price, "currency");
+		tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
+		tb_deriv_add_var(d, "u", "expected MFU", t->mfu[1], "");
+		tb_deriv_add_var(d, "f", "model FLOPs per token", b->flops.per_token_model, "FLOP");
+	}
+}
+
+/* Powers of two from count/8 to count*8, each a whole number of model
+ * replicas, for the days-against-GPUs chart. */
+static void S_scan(const tb_inputs *in, tb_budget *b)
+{
+	tb_time *t = &b->time;
+	int64_t group = S_group(in);
+	int64_t last = 0;
+	static const double mult[] = { 0.125, 0.25, 0.5, 1, 2, 4, 8 };
+
+	t->n_gpu_scan = 0;
+	for (size_t i = 0; i < sizeof mult / sizeof mult[0]; i++) {
+		double want = (double)in->hardware.count * mult[i];
+		int64_t g = (int64_t)nearbyint(want / (double)group) * group;
+		if (g < group)
+			g = group;
+		if (g <= last || t->n_gpu_scan >= TB_GPU_SCAN_MAX)
+			continue;
+		last = g;
+		tb_gpu_scan_row *r = &t->gpu_scan[t->n_gpu_scan++];
+		r->gpus = g;
+		for (int k = 0; k < 3; k++) {
+			r->seconds[k] = S_seconds(b->flops.total_model, (double)g,
+			                          t->peak_flops_per_gpu, t->mfu[k]);
+			r->cost[k] = S_cost(r->seconds[k], (double)g, in->hardware.price_per_gpu_hour);
+		}
+	}
+}
+
+static void S_levers(const tb_inputs *in, tb_budget *b)
+{
+	const tb_time *t = &b->time;
+	double f = b->flops.total_model;
+	double n = (double)in->hardware.count;
+	double peak = t->peak_flops_per_gpu;
+	double u = t->mfu[1];
+	double price = in->hardware.price_per_gpu_hour;
+	double s;
+
+	b->n_levers = 0;
+	/* Fewer tokens: FLOPs scale exactly with D. */
+	s = S_seconds(0.75 * f, n, peak, u);
+	S_lever(b, "tokens -25%", s, S_cost(s, n, price));
+	s = S_seconds(0.5 * f, n, peak, u);
+	S_lever(b, "tokens -50%", s, S_cost(s, n, price));
+	/* A smaller model: first order, FLOPs per token scale with N (the
+	 * attention term does not, so this slightly flatters the lever). */
+	if (b->params.active > 0) {
+		s = S_seconds(0.75 * f, n, peak, u);
+		S_lever(b, "params -25% (first order)", s, S_cost(s, n, price));
+		s = S_seconds(0.5 * f, n, peak, u);
+		S_lever(b, "params -50% (first order)", s, S_cost(s, n, price));
+	}
+	/* Perfect scaling assumed: the same MFU on twice the cards. */
+	s = S_seconds(f, 2 * n, peak, u);
+	S_lever(b, "GPUs x2", s, S_cost(s, 2 * n, price));
+	int64_t half = in->hardware.count / 2;
+	if (in->hardware.count % 2 == 0 && half >= S_group(in) && half % S_group(in) == 0) {
+		s = S_seconds(f, (double)half, peak, u);
+		S_lever(b, "GPUs /2", s, S_cost(s, (double)half, price));
+	}
+	if (u < 1) {
+		double u2 = fmin(1.0, u + 0.10);
+		s = S_seconds(f, n, peak, u2);
+		S_lever(b, "MFU +0.10", s, S_cost(s, n, price));
+	}
+	double fp8 = in->hardware.gpu.peak_flops[TB_DTYPE_FP8];
+	if (t->dtype != TB_DTYPE_FP8 && S_pos(fp8) && fp8 > peak) {
+		/* Same MFU against the fp8 peak: optimistic, since not every
+		 * matmul (attention core, logits) runs in fp8. */
+		s = S_seconds(f, n, fp8, u);
+		S_lever(b, "precision fp8", s, S_cost(s, n, price));
+	}
+}
+
+static void S_measured(const tb_inputs *in, tb_budget *b)
+{
+	tb_time *t = &b->time;
+	const tb_measured *m = &in->measured;
+
+	if (m->has_step_time) {
+		double tokens_per_step = (double)in->training.global_batch *
+		                         (double)in->training.seq_len;
+		double denom = m->step_time_s * (double)in->hardware.count * t->peak_flops_per_gpu;
+		if (!S_pos(tokens_per_step) || !S_pos(denom)) {
+			tb_budget_warn(b, "measured.step_time needs a global batch, a sequence length and a GPU peak; achieved MFU is unknown");
+		} else {
+			t->has_measured_step = true;
+			double model_step = b->flops.per_token_model * tokens_per_step;
+			double hw_step = b->flops.per_token_hardware * tokens_per_step;
+			t->achieved_mfu = S_div(model_step, denom);
+			t->achieved_hfu = S_div(hw_step, denom);
+			double steps = S_ceil(S_div(in->training.tokens, tokens_per_step));
+			t->measured_seconds = steps * m->step_time_s;
+			if (t->achieved_mfu > 1)
+				tb_budget_warn(b, "measured step time implies MFU above 1; check measured.step_time, the batch and the GPU peak");
+			tb_deriv *d = tb_budget_add_deriv(b, "time.achieved_mfu",
+			                                  "Achieved MFU from the measured step time", "MFU",
+			                                  "f * B * s / (t_step * n * P)",
+			                                  "Chowdhery et al. 2022 (PaLM), App. B",
+			                                  t->achieved_mfu, "");
+			if (d) {
+				tb_deriv_add_var(d, "f", "model FLOPs per token", b->flops.per_token_model, "FLOP");
+				tb_deriv_add_var(d, "B", "global batch", (double)in->training.global_batch, "sequences");
+				tb_deriv_add_var(d, "s", "sequence length", (double)in->training.seq_len, "tokens");
+				tb_deriv_add_var(d, "t_step", "measured step time", m->step_time_s, "s");
+				tb_deriv_add_var(d, "n", "GPUs", (double)in->hardware.count, "");
+				tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
+			}
+			d = tb_budget_add_deriv(b, "time.achieved_hfu",
+			                        "Achieved HFU (recomputation counted)", "HFU",
+			                        "f_hw * B * s / (t_step * n * P)",
+			                        "Chowdhery et al. 2022 (PaLM), App. B", t->achieved_hfu, "");
+			if (d) {
+				tb_deriv_add_var(d, "f_hw", "hardware FLOPs per token", b->flops.per_token_hardware, "FLOP");
+				tb_deriv_add_var(d, "B", "global batch", (double)in->training.global_batch, "sequences");
+				tb_deriv_add_var(d, "s", "sequence length", (double)in->training.seq_len, "tokens");
+				tb_deriv_add_var(d, "t_step", "measured step time", m->step_time_s, "s");
+				tb_deriv_add_var(d, "n", "GPUs", (double)in->hardware.count, "");
+				tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
+			}
+		}
+	}
+}
+
+static void S_measured_memory(const tb_inputs *in, tb_budget *b)
+{
+	tb_time *t = &b->time;
+	const tb_measured *m = &in->measured;
+
+	if (m->has_peak_memory && S_pos(m->peak_memory_bytes)) {
+		t->has_measured_memory = true;
+		t->measured_peak_bytes = m->peak_memory_bytes;
+		t->memory_estimate_error = S_div(b->memory.per_gpu.total - m->peak_memory_bytes,
+		                                 m->peak_memory_bytes);
+		if (!b->memory.activations_known)
+			tb_budget_warn(b, "the memory estimate compared with measured.peak_memory leaves out activations (unknown for this model)");
+	}
+}
+
+void tb_timecost_compute(const tb_inputs *in, tb_budget *b)
+{
+	tb_time *t = &b->time;
+	memset(t, 0, sizeof *t);
+	b->n_levers = 0;
+	memcpy(t->currency, in->hardware.currency, sizeof t->currency);
+	t->currency[sizeof t->currency - 1] = '\0';
+	for (int i = 0; i < 3; i++)
+		t->mfu[i] = in->hardware.mfu[i];
+
+	S_measured_memory(in, b);
+	bool peak = S_peak(in, b);
+	if (!S_pos(b->flops.total_model))
+		tb_budget_warn(b, "no model FLOP count; time, cost and energy are unknown");
+	bool mfu_ok = S_pos(t->mfu[0]) && S_pos(t->mfu[1]) && S_pos(t->mfu[2]);
+	t->known = peak && mfu_ok && in->hardware.count > 0 && S_pos(b->flops.total_model);
+	if (!t->known) {
+		t->energy_known = false;
+		return;
+	}
+	S_basic(in, b);
+	if (in->plan.has_deadline && S_pos(in->plan.deadline_s))
+		S_deadline(in, b);
+	if (in->plan.has_budget)
+		S_budget(in, b);
+	S_scan(in, b);
+	S_levers(in, b);
+	S_measured(in, b);
+}
