@@ -1,4 +1,5 @@
-/* fuzz_template.c: libFuzzer target for the template engine.
+/* fuzz_report.c: libFuzzer target for a user template through the whole
+ * report path (tb_report_new, then the Markdown and HTML back ends).
  *
  * The template is the fuzzed input; the scenario is the built-in default,
  * loaded once.  Each input goes through tb_report_new (which parses the

@@ -19,7 +19,7 @@ seed() {
 	case $t in
 	scenario) set -- docs/examples/*.yaml docs/examples/*/*.yaml tests/scenarios/*.yaml tests/fixtures/*.yaml ;;
 	hfconfig) set -- docs/examples/*.json docs/examples/*/*.json tests/fixtures/*.json tests/fixtures/*/*.json ;;
-	template) set -- templates/*.md tests/templates/*.md ;;
+	template|report) set -- templates/*.md tests/templates/*.md ;;
 	units)    set -- tests/fuzz/seeds/units/* ;;
 	esac
 	for f in "$@"; do
@@ -32,7 +32,7 @@ maxlen() {
 	case $1 in
 	units) echo 64 ;;
 	scenario|hfconfig) echo 8192 ;;
-	template) echo 16384 ;;
+	template|report) echo 16384 ;;
 	*) echo 4096 ;;
 	esac
 }
