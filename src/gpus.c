@@ -1,6 +1,104 @@
-/* PLACEHOLDER: replaced by its owner; see include/trainbudget/. */
+/* gpus.c: the built-in accelerator table.
+ *
+ * Peaks are dense FLOP/s: a vendor's "with sparsity" figure is twice the
+ * dense one, and an MFU against it would be half the truth.  fp32 is the
+ * plain (non-tensor) FP32 rate; tf32, bf16, fp16 and fp8 are tensor-core /
+ * matrix-unit rates with fp32 accumulate (what training uses: GeForce parts
+ * run fp16 accumulate at twice the rate, which training does not use).
+ * 0 means the format has no published peak on that part.
+ *
+ * Memory: NVIDIA and AMD sell HBM in decimal units ("80 GB" = 80e9 bytes);
+ * Google lists TPU v4 as 32 GiB (2^30 bytes).  Each entry follows its
+ * vendor's statement, recorded in its source string.
+ *
+ * tdp_w is the board power limit; TPUs have no published TDP: v4 uses the
+ * maximum measured chip power from the Cloud TPU docs, v5e/v5p are 0
+ * (unknown, energy cannot be estimated from the table). */
 #include "trainbudget/gpus.h"
+
 #include <string.h>
-size_t tb_gpus_count(void) { return 0; }
-const tb_gpu *tb_gpus_at(size_t i) { (void)i; return 0; }
-const tb_gpu *tb_gpus_find(const char *n) { (void)n; return 0; }
+
+#define T 1e12   /* TFLOP/s */
+#define GB 1e9
+#define GIB 1073741824.0
+
+/* Order of peak_flops: fp32, tf32, bf16, fp16, fp8. */
+static const tb_gpu S_gpus[] = {
+	{ "h100-sxm", "NVIDIA H100 SXM5 80GB",
+	  { 66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T },
+	  80 * GB, 3.35e12, 700,
+	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)" },
+	{ "h100-pcie", "NVIDIA H100 PCIe 80GB",
+	  { 51.2 * T, 378 * T, 756 * T, 756 * T, 1513 * T },
+	  80 * GB, 2.0e12, 350,
+	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)" },
+	{ "h200", "NVIDIA H200 SXM 141GB",
+	  { 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T },
+	  141 * GB, 4.8e12, 700,
+	  "NVIDIA H200 product page (sparse figures halved; GH100 compute)" },
+	{ "b200", "NVIDIA B200 (HGX B200, 1000 W)",
+	  { 75 * T, 1100 * T, 2250 * T, 2250 * T, 4500 * T },
+	  180 * GB, 8e12, 1000,
+	  "NVIDIA DGX/HGX B200 pages, per GPU = system / 8 (180 GB usable); "
+	  "fp32 600 TFLOPS / 8 from the HGX B200 table" },
+	{ "a100-40gb", "NVIDIA A100 SXM4 40GB",
+	  { 19.5 * T, 156 * T, 312 * T, 312 * T, 0 },
+	  40 * GB, 1.555e12, 400,
+	  "NVIDIA A100 40GB datasheet (2020); no FP8 on Ampere" },
+	{ "a100-80gb", "NVIDIA A100 SXM4 80GB",
+	  { 19.5 * T, 156 * T, 312 * T, 312 * T, 0 },
+	  80 * GB, 2.039e12, 400,
+	  "NVIDIA A100 80GB datasheet; no FP8 on Ampere" },
+	{ "v100-sxm2", "NVIDIA Tesla V100 SXM2 32GB",
+	  { 15.7 * T, 0, 0, 125 * T, 0 },
+	  32 * GB, 900 * GB, 300,
+	  "NVIDIA Tesla V100 datasheet (Tensor 125 TFLOPS is FP16; no BF16/TF32)" },
+	{ "l40s", "NVIDIA L40S 48GB",
+	  { 91.6 * T, 183 * T, 362.05 * T, 362.05 * T, 733 * T },
+	  48 * GB, 864 * GB, 350,
+	  "NVIDIA L40S datasheet (sparse figures halved)" },
+	{ "rtx-4090", "NVIDIA GeForce RTX 4090 24GB",
+	  { 82.6 * T, 82.6 * T, 165.2 * T, 165.2 * T, 330.3 * T },
+	  24 * GB, 1008 * GB, 450,
+	  "NVIDIA Ada Lovelace whitepaper, RTX 4090 (fp32-accumulate rates)" },
+	{ "mi300x", "AMD Instinct MI300X 192GB",
+	  { 163.4 * T, 653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T },
+	  192 * GB, 5.3e12, 750,
+	  "AMD Instinct MI300X data sheet (dense matrix rates)" },
+	{ "tpu-v4", "Google Cloud TPU v4",
+	  { 0, 0, 275 * T, 0, 0 },
+	  32 * GIB, 1200 * GB, 192,
+	  "Cloud TPU docs, TPU v4 (32 GiB; power = max measured 192 W)" },
+	{ "tpu-v5e", "Google Cloud TPU v5e",
+	  { 0, 0, 197 * T, 0, 0 },
+	  16 * GB, 819 * GB, 0,
+	  "Cloud TPU docs, TPU v5e (no published power)" },
+	{ "tpu-v5p", "Google Cloud TPU v5p",
+	  { 0, 0, 459 * T, 0, 0 },
+	  95 * GB, 2765 * GB, 0,
+	  "Cloud TPU docs, TPU v5p (no published power)" },
+};
+
+#undef T
+#undef GB
+#undef GIB
+
+size_t tb_gpus_count(void)
+{
+	return sizeof S_gpus / sizeof S_gpus[0];
+}
+
+const tb_gpu *tb_gpus_at(size_t i)
+{
+	return i < tb_gpus_count() ? &S_gpus[i] : NULL;
+}
+
+const tb_gpu *tb_gpus_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < tb_gpus_count(); i++)
+		if (strcmp(S_gpus[i].name, name) == 0)
+			return &S_gpus[i];
+	return NULL;
+}
