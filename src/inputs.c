@@ -1,10 +1,93 @@
-/* PLACEHOLDER: replaced by its owner; see include/trainbudget/. */
+/* inputs.c: the names the scenario file uses for each enum. */
 #include "trainbudget/inputs.h"
-const char *tb_precision_name(tb_precision p) { (void)p; return ""; }
-const char *tb_optimizer_name(tb_optimizer o) { (void)o; return ""; }
-const char *tb_checkpointing_name(tb_checkpointing c) { (void)c; return ""; }
-const char *tb_mlp_name(tb_mlp m) { (void)m; return ""; }
-const char *tb_norm_name(tb_norm n) { (void)n; return ""; }
-const char *tb_positions_name(tb_positions p) { (void)p; return ""; }
-const char *tb_dtype_name(tb_dtype d) { (void)d; return ""; }
-tb_dtype tb_precision_compute_dtype(tb_precision p) { (void)p; return TB_DTYPE_BF16; }
+
+const char *tb_precision_name(tb_precision p)
+{
+	switch (p) {
+	case TB_PREC_FP32: return "fp32";
+	case TB_PREC_BF16_MIXED: return "bf16-mixed";
+	case TB_PREC_FP16_MIXED: return "fp16-mixed";
+	case TB_PREC_BF16: return "bf16";
+	case TB_PREC_FP8_MIXED: return "fp8-mixed";
+	}
+	return "?";
+}
+
+const char *tb_optimizer_name(tb_optimizer o)
+{
+	switch (o) {
+	case TB_OPT_ADAMW: return "adamw";
+	case TB_OPT_ADAMW_8BIT: return "adamw-8bit";
+	case TB_OPT_ADAFACTOR: return "adafactor";
+	case TB_OPT_SGD: return "sgd";
+	case TB_OPT_SGD_MOMENTUM: return "sgd-momentum";
+	case TB_OPT_LION: return "lion";
+	}
+	return "?";
+}
+
+const char *tb_checkpointing_name(tb_checkpointing c)
+{
+	switch (c) {
+	case TB_CKPT_NONE: return "none";
+	case TB_CKPT_SELECTIVE: return "selective";
+	case TB_CKPT_FULL: return "full";
+	}
+	return "?";
+}
+
+const char *tb_mlp_name(tb_mlp m)
+{
+	switch (m) {
+	case TB_MLP_GATED: return "gated";
+	case TB_MLP_PLAIN: return "plain";
+	}
+	return "?";
+}
+
+const char *tb_norm_name(tb_norm n)
+{
+	switch (n) {
+	case TB_NORM_RMSNORM: return "rmsnorm";
+	case TB_NORM_LAYERNORM: return "layernorm";
+	}
+	return "?";
+}
+
+const char *tb_positions_name(tb_positions p)
+{
+	switch (p) {
+	case TB_POS_ROPE: return "rope";
+	case TB_POS_LEARNED: return "learned";
+	case TB_POS_ALIBI: return "alibi";
+	case TB_POS_NONE: return "none";
+	}
+	return "?";
+}
+
+const char *tb_dtype_name(tb_dtype d)
+{
+	switch (d) {
+	case TB_DTYPE_FP32: return "fp32";
+	case TB_DTYPE_TF32: return "tf32";
+	case TB_DTYPE_BF16: return "bf16";
+	case TB_DTYPE_FP16: return "fp16";
+	case TB_DTYPE_FP8: return "fp8";
+	case TB_DTYPE_COUNT: break;
+	}
+	return "?";
+}
+
+tb_dtype tb_precision_compute_dtype(tb_precision p)
+{
+	switch (p) {
+	/* fp32 training runs its matmuls on the tensor cores in TF32 (the
+	 * PyTorch/cuDNN default on Ampere and later): that peak bounds it. */
+	case TB_PREC_FP32: return TB_DTYPE_TF32;
+	case TB_PREC_BF16_MIXED: return TB_DTYPE_BF16;
+	case TB_PREC_BF16: return TB_DTYPE_BF16;
+	case TB_PREC_FP16_MIXED: return TB_DTYPE_FP16;
+	case TB_PREC_FP8_MIXED: return TB_DTYPE_FP8;
+	}
+	return TB_DTYPE_BF16;
+}

@@ -28,7 +28,8 @@ tb_units_status tb_units_parse_fraction(const char *s, double *out);
 /* A plain number, no unit (prices, multiples).  Must be finite and >= 0. */
 tb_units_status tb_units_parse_number(const char *s, double *out);
 
-/* "what was expected", for diagnostics: "a count such as 7B or 1.5T". */
+/* What is wrong, for diagnostics: "a negative value", "an unknown unit".
+ * The caller adds what was expected, which depends on the quantity. */
 const char *tb_units_status_str(tb_units_status st);
 
 #endif

@@ -1,0 +1,48 @@
+/* FIPS 180-4 / NIST CSRC example vectors for SHA-256. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "trainbudget/sha256.h"
+
+static void S_check(const char *msg, size_t len, const char *want)
+{
+	char hex[65];
+	tb_sha256_hex(msg, len, hex);
+	cr_assert_str_eq(hex, want);
+}
+
+Test(sha256, abc)
+{
+	S_check("abc", 3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+Test(sha256, empty)
+{
+	S_check("", 0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+Test(sha256, two_blocks_448_bits)
+{
+	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	S_check(m, strlen(m), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+Test(sha256, million_a)
+{
+	size_t n = 1000000;
+	char *m = malloc(n);
+	cr_assert(m);
+	memset(m, 'a', n);
+	S_check(m, n, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(m);
+}
+
+Test(sha256, boundary_55_56_64)
+{
+	/* 55 bytes fit the length in one padded block; 56 need a second. */
+	char m[64];
+	memset(m, 'a', sizeof m);
+	S_check(m, 55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+	S_check(m, 56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+	S_check(m, 64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+}
