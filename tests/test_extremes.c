@@ -1,0 +1,303 @@
+/* test_extremes.c: extreme but valid scenarios, end to end.
+ *
+ * Each scenario goes through the loader, the calculators and every back
+ * end.  What is pinned is not a figure but the project's promise for any
+ * valid input: every number in the budget is finite, memory is never
+ * negative, and no output prints NaN or inf.  The inputs are the corners
+ * of the issue's list: 1e30 tokens, 1 GPU, 100,000 GPUs, MFU 0.0001, one
+ * layer, a vocabulary of 2, a model known only by its parameter count. */
+#include <ctype.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <criterion/criterion.h>
+#include "trainbudget/budget.h"
+#include "trainbudget/buf.h"
+#include "trainbudget/diag.h"
+#include "trainbudget/render.h"
+#include "trainbudget/report.h"
+#include "trainbudget/scenario.h"
+
+/* A shaped 7B-class model on H100s: every extreme is a --set on top. */
+static const char S_base[] =
+	"title: extremes\n"
+	"date: 2024-01-01\n"
+	"model:\n"
+	"  layers: 32\n"
+	"  hidden: 4096\n"
+	"  heads: 32\n"
+	"  ffn_hidden: 11008\n"
+	"  vocab: 32000\n"
+	"training:\n"
+	"  tokens: 100B\n"
+	"  seq_len: 4096\n"
+	"  global_batch: 1024\n"
+	"  micro_batch: 1\n"
+	"hardware:\n"
+	"  gpu: h100-sxm\n"
+	"  count: 64\n"
+	"  price_per_gpu_hour: 2.50\n"
+	"plan:\n"
+	"  deadline: 30 days\n"
+	"  budget: 500000\n";
+
+static const char S_count_only[] =
+	"title: count only\n"
+	"date: 2024-01-01\n"
+	"model:\n"
+	"  params: 7B\n"
+	"training:\n"
+	"  tokens: 100B\n"
+	"hardware:\n"
+	"  gpu: h100-sxm\n"
+	"  count: 64\n";
+
+/* The smallest shape: one layer, one head of width 2, a vocabulary of 2. */
+static const char S_tiny[] =
+	"title: tiny\n"
+	"date: 2024-01-01\n"
+	"model:\n"
+	"  layers: 1\n"
+	"  hidden: 2\n"
+	"  heads: 1\n"
+	"  ffn_hidden: 2\n"
+	"  vocab: 2\n"
+	"training:\n"
+	"  tokens: 1\n"
+	"  seq_len: 1\n"
+	"  global_batch: 1\n"
+	"  micro_batch: 1\n"
+	"hardware:\n"
+	"  gpu: h100-sxm\n"
+	"  count: 1\n";
+
+static tb_budget S_b;   /* large: off the stack */
+
+#define FIN(x) cr_expect(isfinite((double)(x)), "%s = %g is not finite", #x, (double)(x))
+#define MEM(x) do { FIN(x); cr_expect((double)(x) >= 0, "%s = %g bytes is negative", #x, (double)(x)); } while (0)
+
+static void S_check_items(const tb_mem_items *m, const char *what)
+{
+	const double v[] = { m->weights, m->gradients, m->master_weights, m->optimizer,
+	                     m->activations, m->other, m->total };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		cr_expect(isfinite(v[i]) && v[i] >= 0,
+		          "%s item %zu = %g: not a finite non-negative byte count", what, i, v[i]);
+}
+
+static void S_check_budget(const tb_budget *b)
+{
+	const tb_params *p = &b->params;
+	FIN(p->total); FIN(p->active); FIN(p->embedding); FIN(p->attention);
+	FIN(p->mlp); FIN(p->router); FIN(p->norm); FIN(p->output);
+	FIN(p->position); FIN(p->per_layer);
+
+	const tb_flops *f = &b->flops;
+	FIN(f->per_token_6n); FIN(f->per_token_model); FIN(f->per_token_hardware);
+	FIN(f->total_6nd); FIN(f->total_model); FIN(f->total_hardware);
+	FIN(f->fwd_matmul_per_token); FIN(f->fwd_attention_per_token);
+	FIN(f->fwd_logits_per_token); FIN(f->recompute_per_token);
+	FIN(f->model_over_6n);
+
+	const tb_memory *m = &b->memory;
+	MEM(m->bytes_per_param.weights); MEM(m->bytes_per_param.gradients);
+	MEM(m->bytes_per_param.master_weights); MEM(m->bytes_per_param.optimizer);
+	MEM(m->bytes_per_param.total);
+	MEM(m->model_states_bytes);
+	MEM(m->activations_per_layer_bytes); MEM(m->activations_bytes);
+	MEM(m->logits_bytes); MEM(m->embedding_output_bytes);
+	cr_expect(m->n_act_items >= 0 && m->n_act_items <= TB_ACT_ITEMS_MAX);
+	for (int i = 0; i < m->n_act_items && i < TB_ACT_ITEMS_MAX; i++)
+		MEM(m->act_items[i].bytes);
+	S_check_items(&m->per_gpu, "memory.per_gpu");
+	MEM(m->capacity_bytes);
+	FIN(m->headroom_bytes);  /* negative by contract when it does not fit */
+	cr_expect(m->max_micro_batch >= 0);
+	for (int z = 0; z < 4; z++)
+		S_check_items(&m->zero[z].bytes, "memory.zero");
+	for (int c = 0; c < 3; c++) {
+		MEM(m->checkpointing[c].activations_bytes);
+		MEM(m->checkpointing[c].total_bytes);
+		FIN(m->checkpointing[c].extra_flops_fraction);
+	}
+	MEM(m->kv_cache_bytes_per_token); MEM(m->kv_cache_bytes_per_sequence);
+	MEM(m->max_params_unsharded); MEM(m->max_params_at_zero);
+
+	const tb_time *t = &b->time;
+	FIN(t->peak_flops_per_gpu);
+	for (int i = 0; i < 3; i++) {
+		FIN(t->mfu[i]); FIN(t->seconds[i]); FIN(t->gpu_hours[i]);
+		FIN(t->cost[i]); FIN(t->energy_kwh[i]);
+	}
+	FIN(t->deadline_s); FIN(t->gpus_for_deadline); FIN(t->tokens_in_deadline);
+	FIN(t->budget); FIN(t->tokens_in_budget);
+	cr_expect(t->n_gpu_scan >= 0 && t->n_gpu_scan <= TB_GPU_SCAN_MAX);
+	for (int i = 0; i < t->n_gpu_scan && i < TB_GPU_SCAN_MAX; i++)
+		for (int k = 0; k < 3; k++) {
+			FIN(t->gpu_scan[i].seconds[k]);
+			FIN(t->gpu_scan[i].cost[k]);
+		}
+	FIN(t->achieved_mfu); FIN(t->achieved_hfu); FIN(t->measured_seconds);
+	FIN(t->measured_peak_bytes); FIN(t->memory_estimate_error);
+
+	const tb_chinchilla *c = &b->chinchilla;
+	FIN(c->compute_flops); FIN(c->optimal_params); FIN(c->optimal_tokens);
+	FIN(c->tokens_per_param); FIN(c->loss); FIN(c->loss_epoch);
+	const tb_optimum *o[] = { &c->run, &c->deadline, &c->budget };
+	for (size_t i = 0; i < 3; i++) {
+		FIN(o[i]->compute_flops); FIN(o[i]->params); FIN(o[i]->tokens);
+		FIN(o[i]->params_fit); FIN(o[i]->tokens_fit);
+		FIN(o[i]->params_epoch); FIN(o[i]->tokens_epoch);
+	}
+	cr_expect(c->n_plans >= 0 && c->n_plans <= TB_PLANS_MAX);
+	for (int i = 0; i < c->n_plans && i < TB_PLANS_MAX; i++) {
+		const tb_plan_row *r = &c->plans[i];
+		FIN(r->params); FIN(r->tokens); FIN(r->flops); FIN(r->seconds);
+		FIN(r->cost); FIN(r->loss); FIN(r->loss_epoch); FIN(r->lifetime_flops);
+	}
+	cr_expect(b->n_levers >= 0 && b->n_levers <= TB_LEVERS_MAX);
+	for (int i = 0; i < b->n_levers && i < TB_LEVERS_MAX; i++) {
+		FIN(b->levers[i].seconds); FIN(b->levers[i].cost);
+		FIN(b->levers[i].delta_seconds_frac); FIN(b->levers[i].delta_cost_frac);
+	}
+	cr_expect(b->n_derivs >= 0 && b->n_derivs <= TB_DERIVS_MAX);
+	for (int i = 0; i < b->n_derivs && i < TB_DERIVS_MAX; i++) {
+		const tb_deriv *d = &b->derivs[i];
+		cr_expect(isfinite(d->result), "derivation %s = %g is not finite",
+		          d->key ? d->key : "?", d->result);
+		for (int v = 0; v < d->nvars && v < TB_DERIV_VARS; v++)
+			cr_expect(isfinite(d->vars[v].value), "derivation %s: %s = %g is not finite",
+			          d->key ? d->key : "?", d->vars[v].sym ? d->vars[v].sym : "?",
+			          d->vars[v].value);
+	}
+}
+
+/* "nan", "inf" or "infinity" as a word of their own (case-insensitive):
+ * "inference" or "information" in prose are fine. */
+static const char *S_find_nonfinite(const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (p > s && isalpha((unsigned char)p[-1]))
+			continue;
+		size_t n = 0;
+		if (strncasecmp(p, "infinity", 8) == 0)
+			n = 8;
+		else if (strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0)
+			n = 3;
+		if (n && !isalpha((unsigned char)p[n]))
+			return p;
+	}
+	return NULL;
+}
+
+/* A minus sign in front of a byte figure: "-3.2 GB", "−1.0 GiB". */
+static int S_has_negative_memory(const char *s)
+{
+	regex_t re;
+	int rc = regcomp(&re, "(-|\xe2\x88\x92)[0-9][0-9.,]* ?([kKMGTP]i?)?B([^A-Za-z]|$)",
+	                 REG_EXTENDED | REG_NOSUB);
+	cr_assert_eq(rc, 0);
+	int found = regexec(&re, s, 0, NULL, 0) == 0;
+	regfree(&re);
+	return found;
+}
+
+static void S_check_output(const char *what, const char *out)
+{
+	cr_assert_not_null(out, "%s: no output", what);
+	const char *bad = S_find_nonfinite(out);
+	cr_expect_null(bad, "%s prints a non-finite number: ...%.40s...", what,
+	               bad ? (bad - out > 20 ? bad - 20 : out) : "");
+	if (strcmp(what, "json") != 0)   /* JSON's headroom is signed by contract */
+		cr_expect(!S_has_negative_memory(out), "%s prints a negative memory figure", what);
+}
+
+static void S_run(const char *yaml, const char *const *sets, size_t nsets)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load("extreme.yaml", yaml, strlen(yaml), sets, nsets, &d);
+	char *msg = tb_diags_format(&d);
+	cr_assert_not_null(sc, "a valid extreme scenario was rejected:\n%s", msg);
+	free(msg);
+
+	memset(&S_b, 0xff, sizeof S_b);  /* a field left unwritten shows as NaN */
+	tb_budget_compute(&sc->inputs, &S_b);
+	S_check_budget(&S_b);
+
+	char *text = tb_render_text(sc, &S_b);
+	S_check_output("text", text);
+	free(text);
+	char *json = tb_render_json(sc, &S_b);
+	S_check_output("json", json);
+	free(json);
+
+	tb_report_options opt;
+	memset(&opt, 0, sizeof opt);
+	opt.date = "2024-01-01";
+	opt.command = "trainbudget report extreme.yaml";
+	tb_report *r = tb_report_new(sc, &S_b, &opt, &d);
+	msg = tb_diags_format(&d);
+	cr_assert_not_null(r, "the default report failed:\n%s", msg);
+	free(msg);
+	char *md = tb_render_md(r, "extreme-");
+	S_check_output("markdown", md);
+	free(md);
+	char *html = tb_render_html(r);
+	S_check_output("html", html);
+	free(html);
+	for (size_t i = 0; i < tb_report_nblocks(r); i++) {
+		const tb_block *blk = tb_report_block_at(r, i);
+		if (blk && blk->kind == TB_BLOCK_CHART) {
+			char *svg = tb_render_svg(&blk->chart);
+			S_check_output("svg", svg);
+			free(svg);
+		}
+	}
+	tb_buf pdf;
+	tb_buf_init(&pdf);
+	tb_pdf_options po = { TB_PAPER_A4, NULL };
+	int prc = tb_render_pdf(r, &po, &pdf, &d);
+	msg = tb_diags_format(&d);
+	cr_expect_eq(prc, 0, "the PDF failed:\n%s", msg);
+	cr_expect_gt(pdf.len, 0);
+	free(msg);
+	tb_buf_release(&pdf);
+	tb_report_free(r);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
+#define SETS(...) \
+	do { \
+		static const char *const sets_[] = { __VA_ARGS__ }; \
+		S_run(S_base, sets_, sizeof sets_ / sizeof sets_[0]); \
+	} while (0)
+
+Test(extremes, base_scenario) { S_run(S_base, NULL, 0); }
+Test(extremes, tokens_1e30) { SETS("training.tokens=1e30"); }
+Test(extremes, one_gpu) { SETS("hardware.count=1"); }
+Test(extremes, gpus_100k) { SETS("hardware.count=100000", "training.global_batch=100000"); }
+Test(extremes, mfu_1e_4) { SETS("hardware.mfu=0.0001"); }
+Test(extremes, mfu_range_tiny) { SETS("hardware.mfu=[0.0001, 0.0002, 1]"); }
+Test(extremes, one_layer) { SETS("model.layers=1"); }
+Test(extremes, vocab_2) { SETS("model.vocab=2"); }
+Test(extremes, worst_case_time) {
+	SETS("training.tokens=1e30", "hardware.count=1", "hardware.mfu=0.0001");
+}
+Test(extremes, huge_batch_full_ckpt) {
+	SETS("training.micro_batch=1024", "training.checkpointing=full",
+	     "training.flash_attention=false");
+}
+Test(extremes, zero3_100k_gpus) {
+	SETS("hardware.count=100000", "training.global_batch=100000", "parallelism.zero=3");
+}
+Test(extremes, count_only_model) { S_run(S_count_only, NULL, 0); }
+Test(extremes, count_only_1e15_params) {
+	static const char *const sets[] = { "model.params=1e15", "training.tokens=1e30" };
+	S_run(S_count_only, sets, 2);
+}
+Test(extremes, tiny_model) { S_run(S_tiny, NULL, 0); }
