@@ -16,6 +16,16 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b);   /* memory.c */
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
 void tb_scaling_compute(const tb_inputs *in, tb_budget *b);  /* scaling.c */
 
+/* Scaling-law pieces (scaling.c), exposed for tests and sweeps.
+ * Approach-3 closed form, Hoffmann et al. 2022 Eq. (4): for compute C = 6ND,
+ * N_opt = G (C/6)^a, D_opt = G^-1 (C/6)^b with G = (alpha A/(beta B))^(1/(alpha+beta)),
+ * a = beta/(alpha+beta), b = alpha/(alpha+beta).  Non-positive C gives 0s. */
+void tb_scaling_exponents(const tb_fit *f, double *a, double *b);
+void tb_scaling_optimum(const tb_fit *f, double compute_flops,
+                        double *params, double *tokens);
+/* L(N, D) = E + A/N^alpha + B/D^beta; 0 when N or D is not positive. */
+double tb_scaling_loss(const tb_fit *f, double params, double tokens);
+
 /* Derivation and warning helpers (budget.c).  Strings are borrowed and
  * must be static.  Full arrays drop further entries silently: the array
  * sizes in budget.h are chosen to hold every derivation the steps make. */

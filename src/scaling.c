@@ -1,3 +1,298 @@
-/* PLACEHOLDER: replaced by its owner; see src/calc.h. */
+/* scaling.c: Chinchilla compute-optimal allocation, predicted loss and the
+ * plans table.
+ *
+ * Pure: reads the inputs and what params/flops/timecost left in the budget,
+ * writes b->chinchilla.  Runs after timecost: plan rows borrow its seconds
+ * per FLOP so that they carry the scenario's attention overhead (model
+ * FLOPs / 6ND) and MFU.  No I/O, no allocation, no snprintf. */
 #include "calc.h"
-void tb_scaling_compute(const tb_inputs *in, tb_budget *b) { (void)in; (void)b; }
+
+#include <math.h>
+#include <string.h>
+
+static bool S_pos(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+static double S_div(double a, double b)
+{
+	if (b == 0 || !isfinite(a) || !isfinite(b))
+		return 0;
+	double q = a / b;
+	return isfinite(q) ? q : 0;
+}
+
+static bool S_fit_ok(const tb_fit *f)
+{
+	return S_pos(f->A) && S_pos(f->B) && S_pos(f->alpha) && S_pos(f->beta);
+}
+
+void tb_scaling_exponents(const tb_fit *f, double *a, double *b)
+{
+	double s = f->alpha + f->beta;
+	*a = S_div(f->beta, s);
+	*b = S_div(f->alpha, s);
+}
+
+void tb_scaling_optimum(const tb_fit *f, double compute_flops,
+                        double *params, double *tokens)
+{
+	*params = 0;
+	*tokens = 0;
+	if (!S_pos(compute_flops) || !S_fit_ok(f))
+		return;
+	double a, b;
+	tb_scaling_exponents(f, &a, &b);
+	double g = pow(f->alpha * f->A / (f->beta * f->B), 1.0 / (f->alpha + f->beta));
+	double c6 = compute_flops / 6;
+	double n = g * pow(c6, a);
+	double d = pow(c6, b) / g;
+	if (isfinite(n) && isfinite(d)) {
+		*params = n;
+		*tokens = d;
+	}
+}
+
+double tb_scaling_loss(const tb_fit *f, double params, double tokens)
+{
+	if (!S_pos(params) || !S_pos(tokens) || !S_fit_ok(f))
+		return 0;
+	double l = f->E + f->A / pow(params, f->alpha) + f->B / pow(tokens, f->beta);
+	return isfinite(l) ? l : 0;
+}
+
+/* Both rules for compute C: D = 20N (so C = 6 N 20N = 120 N^2) and the two
+ * Approach-3 fits. */
+static void S_optimum(double c, tb_optimum *o)
+{
+	memset(o, 0, sizeof *o);
+	if (!S_pos(c))
+		return;
+	o->compute_flops = c;
+	o->params = sqrt(c / 120);
+	o->tokens = 20 * o->params;
+	tb_scaling_optimum(&tb_fit_hoffmann, c, &o->params_fit, &o->tokens_fit);
+	tb_scaling_optimum(&tb_fit_epoch, c, &o->params_epoch, &o->tokens_epoch);
+}
+
+/* Writes k as digits ("2", "1.5", "10") into dst; no snprintf here. */
+static size_t S_put_k(char *dst, size_t cap, double k)
+{
+	char tmp[24];
+	size_t n = 0;
+	long tenths = lround(k * 10);
+	if (tenths < 0 || tenths > 9999999)
+		tenths = 0;
+	long whole = tenths / 10, frac = tenths % 10;
+	do {
+		tmp[n++] = (char)('0' + whole % 10);
+		whole /= 10;
+	} while (whole && n < 12);
+	size_t len = 0;
+	while (n && len + 1 < cap)
+		dst[len++] = tmp[--n];
+	if (frac && len + 3 < cap) {
+		dst[len++] = '.';
+		dst[len++] = (char)('0' + frac);
+	}
+	dst[len] = '\0';
+	return len;
+}
+
+static void S_label(char *dst, size_t cap, double k, const char *tail)
+{
+	size_t len = S_put_k(dst, cap, k);
+	while (*tail && len + 1 < cap)
+		dst[len++] = *tail++;
+	dst[len] = '\0';
+}
+
+typedef struct S_ctx {
+	const tb_inputs *in;
+	double s_per_flop;      /* seconds per 6ND FLOP at the expected MFU */
+	double cost_per_s;      /* the whole cluster's price per second */
+} S_ctx;
+
+static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d)
+{
+	tb_chinchilla *c = &b->chinchilla;
+	if (c->n_plans >= TB_PLANS_MAX)
+		return NULL;
+	tb_plan_row *r = &c->plans[c->n_plans++];
+	memset(r, 0, sizeof *r);
+	r->params = n;
+	r->tokens = d;
+	r->flops = 6 * n * d;
+	r->seconds = r->flops * x->s_per_flop;
+	r->cost = r->seconds * x->cost_per_s;
+	r->loss = tb_scaling_loss(&tb_fit_hoffmann, n, d);
+	r->loss_epoch = tb_scaling_loss(&tb_fit_epoch, n, d);
+	r->lifetime_flops = r->flops;
+	if (x->in->plan.has_inference && S_pos(x->in->plan.inference_tokens))
+		r->lifetime_flops += 2 * n * x->in->plan.inference_tokens;
+	return r;
+}
+
+static void S_copy(char *dst, size_t cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+static void S_plans(const tb_inputs *in, tb_budget *b)
+{
+	tb_chinchilla *c = &b->chinchilla;
+	S_ctx x = { in, 0, 0 };
+	/* Plans inherit the scenario's model-FLOPs-to-6ND ratio and MFU through
+	 * its own seconds per 6ND FLOP. */
+	if (b->time.known && S_pos(c->compute_flops)) {
+		x.s_per_flop = S_div(b->time.seconds[1], c->compute_flops);
+		x.cost_per_s = (double)in->hardware.count * in->hardware.price_per_gpu_hour / 3600;
+	}
+	double n = b->params.active, d = in->training.tokens;
+	tb_plan_row *r;
+
+	c->n_plans = 0;
+	if ((r = S_row(b, &x, n, d)))
+		S_copy(r->label, sizeof r->label, "as planned");
+	if ((r = S_row(b, &x, c->optimal_params, c->optimal_tokens)))
+		S_copy(r->label, sizeof r->label, "compute-optimal, 20 tokens/param");
+	if ((r = S_row(b, &x, c->run.params_fit, c->run.tokens_fit)))
+		S_copy(r->label, sizeof r->label, "compute-optimal, Hoffmann fit");
+
+	static const double dflt[] = { 1, 2, 5 };
+	const double *ks = in->plan.n_overtrain > 0 ? in->plan.overtrain : dflt;
+	int nk = in->plan.n_overtrain > 0 ? in->plan.n_overtrain : 3;
+	if (nk > TB_OVERTRAIN_MAX)
+		nk = TB_OVERTRAIN_MAX;
+	for (int i = 0; i < nk; i++) {
+		double k = ks[i];
+		if (!S_pos(k))
+			continue;
+		/* Fixed model size: k times the 20-tokens-per-parameter data. */
+		if (S_pos(n) && (r = S_row(b, &x, n, k * 20 * n)))
+			S_label(r->label, sizeof r->label, k, "x tokens, same N");
+		/* Fixed compute: a smaller model on more data; k = 1 is the
+		 * compute-optimal row already listed. */
+		if (k != 1 && S_pos(c->optimal_params)) {
+			double nk_params = c->optimal_params / sqrt(k);
+			double dk = S_div(c->compute_flops, 6 * nk_params);
+			if ((r = S_row(b, &x, nk_params, dk)))
+				S_label(r->label, sizeof r->label, k, "x over-trained, same C");
+		}
+	}
+}
+
+static void S_derivs(const tb_inputs *in, tb_budget *b)
+{
+	const tb_chinchilla *c = &b->chinchilla;
+	tb_deriv *d;
+
+	d = tb_budget_add_deriv(b, "chinchilla.compute", "Training compute for the scaling laws",
+	                        "C", "6 * N * D", "Kaplan et al. 2020, Sec. 2.1; Hoffmann et al. 2022",
+	                        c->compute_flops, "FLOP");
+	tb_deriv_add_var(d, "N", "active parameters", b->params.active, "");
+	tb_deriv_add_var(d, "D", "training tokens", in->training.tokens, "tokens");
+
+	d = tb_budget_add_deriv(b, "chinchilla.optimal_params",
+	                        "Compute-optimal parameters, 20 tokens per parameter", "N_opt",
+	                        "sqrt(C / 120)",
+	                        "Hoffmann et al. 2022, Table 3 (D = 20N, C = 6ND)",
+	                        c->optimal_params, "");
+	tb_deriv_add_var(d, "C", "training compute", c->compute_flops, "FLOP");
+
+	d = tb_budget_add_deriv(b, "chinchilla.params_fit",
+	                        "Compute-optimal parameters, Approach-3 fit", "N_opt",
+	                        "G * (C / 6)^a",
+	                        "Hoffmann et al. 2022, Eq. (4) with App. D.2 constants (unrounded)",
+	                        c->run.params_fit, "");
+	double ea, eb;
+	tb_scaling_exponents(&tb_fit_hoffmann, &ea, &eb);
+	tb_deriv_add_var(d, "G", "(alpha A / (beta B))^(1/(alpha+beta))",
+	                 S_fit_ok(&tb_fit_hoffmann)
+	                 ? pow(tb_fit_hoffmann.alpha * tb_fit_hoffmann.A /
+	                       (tb_fit_hoffmann.beta * tb_fit_hoffmann.B),
+	                       1.0 / (tb_fit_hoffmann.alpha + tb_fit_hoffmann.beta)) : 0,
+	                 "");
+	tb_deriv_add_var(d, "C", "training compute", c->compute_flops, "FLOP");
+	tb_deriv_add_var(d, "a", "beta / (alpha + beta)", ea, "");
+
+	if (c->loss_known) {
+		const tb_fit *f = &tb_fit_hoffmann;
+		d = tb_budget_add_deriv(b, "chinchilla.loss", "Predicted loss, Hoffmann fit", "L",
+		                        "E + A / N^alpha + B / D^beta",
+		                        "Hoffmann et al. 2022, Eq. (2), App. D.2 constants",
+		                        c->loss, "nats/token");
+		tb_deriv_add_var(d, "E", "irreducible loss", f->E, "");
+		tb_deriv_add_var(d, "A", "parameter term", f->A, "");
+		tb_deriv_add_var(d, "alpha", "parameter exponent", f->alpha, "");
+		tb_deriv_add_var(d, "B", "data term", f->B, "");
+		tb_deriv_add_var(d, "beta", "data exponent", f->beta, "");
+		tb_deriv_add_var(d, "N", "active parameters", b->params.active, "");
+		tb_deriv_add_var(d, "D", "training tokens", in->training.tokens, "tokens");
+		f = &tb_fit_epoch;
+		d = tb_budget_add_deriv(b, "chinchilla.loss_epoch", "Predicted loss, Epoch AI fit", "L",
+		                        "E + A / N^alpha + B / D^beta",
+		                        "Besiroglu et al. 2024 (Epoch AI replication), arXiv:2404.10102",
+		                        c->loss_epoch, "nats/token");
+		tb_deriv_add_var(d, "E", "irreducible loss", f->E, "");
+		tb_deriv_add_var(d, "A", "parameter term", f->A, "");
+		tb_deriv_add_var(d, "alpha", "parameter exponent", f->alpha, "");
+		tb_deriv_add_var(d, "B", "data term", f->B, "");
+		tb_deriv_add_var(d, "beta", "data exponent", f->beta, "");
+		tb_deriv_add_var(d, "N", "active parameters", b->params.active, "");
+		tb_deriv_add_var(d, "D", "training tokens", in->training.tokens, "tokens");
+	}
+}
+
+/* 6ND-equivalent compute the cluster delivers in `seconds` of its time:
+ * delivered model FLOPs divided by the scenario's model/6ND ratio, so that
+ * the plan that comes out really trains in that time. */
+static double S_delivered(const tb_inputs *in, const tb_budget *b, double gpu_seconds)
+{
+	double model = gpu_seconds * b->time.peak_flops_per_gpu * b->time.mfu[1];
+	double ratio = S_div(b->flops.total_model, b->flops.total_6nd);
+	if (!S_pos(ratio))
+		ratio = 1;
+	(void)in;
+	return S_div(model, ratio);
+}
+
+void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
+{
+	tb_chinchilla *c = &b->chinchilla;
+	memset(c, 0, sizeof *c);
+
+	double n = b->params.active, d = in->training.tokens;
+	c->compute_flops = S_pos(n) && S_pos(d) ? 6 * n * d : 0;
+	S_optimum(c->compute_flops, &c->run);
+	c->optimal_params = c->run.params;
+	c->optimal_tokens = c->run.tokens;
+	c->tokens_per_param = S_div(c->optimal_tokens, c->optimal_params);
+	c->scenario_tokens_per_param = S_div(d, n);
+	c->loss_known = S_pos(n) && S_pos(d) && S_fit_ok(&tb_fit_hoffmann);
+	if (c->loss_known) {
+		c->loss = tb_scaling_loss(&tb_fit_hoffmann, n, d);
+		c->loss_epoch = tb_scaling_loss(&tb_fit_epoch, n, d);
+	}
+	if (b->params.total > n * 1.000001 && S_pos(n))
+		tb_budget_warn(b, "scaling laws use the active parameters (%.3g of %.3g); the fits are for dense models",
+		               n, b->params.total);
+
+	if (b->time.known && in->plan.has_deadline && S_pos(in->plan.deadline_s)) {
+		c->has_deadline = true;
+		S_optimum(S_delivered(in, b, (double)in->hardware.count * in->plan.deadline_s),
+		          &c->deadline);
+	}
+	if (b->time.known && in->plan.has_budget && S_pos(in->hardware.price_per_gpu_hour)) {
+		c->has_budget = true;
+		S_optimum(S_delivered(in, b, in->plan.budget / in->hardware.price_per_gpu_hour * 3600),
+		          &c->budget);
+	}
+	S_plans(in, b);
+	S_derivs(in, b);
+}
