@@ -1,0 +1,722 @@
+/* template.c: the template language, applied to the cmark tree.
+ *
+ * Four passes over a parsed document, none recursive (a fuzzer will hand us
+ * ten thousand nested block quotes):
+ *   1. merge adjacent text nodes, because cmark splits text at every
+ *      potential delimiter (`_` in `per_gpu`) and a placeholder must be seen
+ *      whole;
+ *   2. pair the `{{#if}}`/`{{/if}}` markers inside each container and mark
+ *      what a false condition drops (nothing is freed yet);
+ *   3. expand directives and placeholders; inside dropped regions names are
+ *      only checked, so a template's errors do not depend on the scenario;
+ *   4. free what was replaced or dropped, deepest first. */
+#include "template.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/xalloc.h"
+
+/* user_data sentinels on nodes of the template tree (custom blocks made
+ * later own their user_data). */
+static char S_dropped_mark, S_marker_mark;
+
+typedef struct S_nodes {
+	cmark_node **v;
+	bool *dead;
+	size_t n, cap;
+} S_nodes;
+
+static void S_nodes_push(S_nodes *ns, cmark_node *n, bool dead)
+{
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? ns->cap * 2 : 64;
+		ns->v = tb_xrealloc(ns->v, ns->cap * sizeof *ns->v);
+		ns->dead = tb_xrealloc(ns->dead, ns->cap * sizeof *ns->dead);
+	}
+	ns->v[ns->n] = n;
+	ns->dead[ns->n] = dead;
+	ns->n++;
+}
+
+static void S_nodes_release(S_nodes *ns)
+{
+	free(ns->v);
+	free(ns->dead);
+	memset(ns, 0, sizeof *ns);
+}
+
+/* Pre-order, entering events only; `dead` is true inside a node marked
+ * dropped (cmark_iter gives leaves no exit event, hence the type test). */
+static void S_collect(cmark_node *root, S_nodes *out)
+{
+	cmark_iter *it = cmark_iter_new(root);
+	size_t dead_depth = 0;
+	cmark_event_type ev;
+	while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+		cmark_node *n = cmark_iter_get_node(it);
+		bool marked = cmark_node_get_user_data(n) == &S_dropped_mark;
+		cmark_node_type ty = cmark_node_get_type(n);
+		bool leaf = ty == CMARK_NODE_CODE_BLOCK || ty == CMARK_NODE_HTML_BLOCK ||
+		            ty == CMARK_NODE_THEMATIC_BREAK || ty == CMARK_NODE_TEXT ||
+		            ty == CMARK_NODE_SOFTBREAK || ty == CMARK_NODE_LINEBREAK ||
+		            ty == CMARK_NODE_CODE || ty == CMARK_NODE_HTML_INLINE;
+		if (ev == CMARK_EVENT_ENTER) {
+			S_nodes_push(out, n, dead_depth > 0 || marked);
+			if (marked && !leaf)
+				dead_depth++;
+		} else if (marked && dead_depth > 0) {
+			dead_depth--;
+		}
+	}
+	cmark_iter_free(it);
+}
+
+/* ---- UTF-8 ---------------------------------------------------------- */
+
+static size_t S_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	if (c < 0x80)
+		return c ? 1 : 0;
+	size_t len;
+	uint32_t cp;
+	if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+	else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+	else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+	else return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+void tb_template_put_utf8(tb_buf *out, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len) {
+		size_t k = S_utf8_len(u + i, len - i);
+		if (k == 0) {
+			tb_buf_puts(out, "\xEF\xBF\xBD");
+			i++;
+		} else {
+			tb_buf_put(out, s + i, k);
+			i += k;
+		}
+	}
+}
+
+/* ---- tags ------------------------------------------------------------ */
+
+typedef enum {
+	S_TAG_VALUE, S_TAG_DIRECTIVE,
+	S_TAG_IF, S_TAG_UNLESS, S_TAG_END_IF, S_TAG_END_UNLESS,
+	S_TAG_BAD
+} S_tag_kind;
+
+typedef struct S_tag {
+	S_tag_kind kind;
+	char name[128];         /* value name, condition or directive argument */
+	char filter[32];        /* "" when none */
+	char directive[16];     /* "table", "chart", "derivation" */
+	const char *why;        /* S_TAG_BAD: what was expected */
+} S_tag;
+
+static bool S_is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+}
+
+static bool S_is_space(char c) { return c == ' ' || c == '\t'; }
+
+/* Reads an identifier at s[*i] into dst (size cap); false when empty or too
+ * long. */
+static bool S_ident(const char *s, size_t n, size_t *i, char *dst, size_t cap)
+{
+	size_t st = *i;
+	while (*i < n && S_is_ident(s[*i]))
+		(*i)++;
+	size_t len = *i - st;
+	if (len == 0 || len >= cap)
+		return false;
+	memcpy(dst, s + st, len);
+	dst[len] = '\0';
+	return true;
+}
+
+static void S_skip_space(const char *s, size_t n, size_t *i)
+{
+	while (*i < n && S_is_space(s[*i]))
+		(*i)++;
+}
+
+static bool S_word_is(const char *s, size_t n, size_t i, const char *w)
+{
+	size_t wl = strlen(w);
+	return n - i >= wl && memcmp(s + i, w, wl) == 0 &&
+	       (n - i == wl || !S_is_ident(s[i + wl]));
+}
+
+/* Parses the text between "{{" and "}}". */
+static void S_parse_tag(const char *s, size_t n, S_tag *t)
+{
+	memset(t, 0, sizeof *t);
+	t->kind = S_TAG_BAD;
+	size_t i = 0;
+	S_skip_space(s, n, &i);
+	if (i < n && (s[i] == '#' || s[i] == '/')) {
+		bool open = s[i] == '#';
+		i++;
+		bool is_if = S_word_is(s, n, i, "if");
+		bool is_unless = S_word_is(s, n, i, "unless");
+		if (!is_if && !is_unless) {
+			t->why = open ? "expected '#if CONDITION' or '#unless CONDITION'"
+			              : "expected '/if' or '/unless'";
+			return;
+		}
+		i += is_if ? 2 : 6;
+		if (open) {
+			S_skip_space(s, n, &i);
+			if (!S_ident(s, n, &i, t->name, sizeof t->name)) {
+				t->why = "expected a condition name after '#if' or '#unless'";
+				return;
+			}
+		}
+		S_skip_space(s, n, &i);
+		if (i != n) {
+			t->why = open ? "expected '}}' after the condition name"
+			              : "expected '}}' after '/if' or '/unless'";
+			return;
+		}
+		t->kind = open ? (is_if ? S_TAG_IF : S_TAG_UNLESS)
+		               : (is_if ? S_TAG_END_IF : S_TAG_END_UNLESS);
+		return;
+	}
+	static const char *const dirs[] = { "table", "chart", "derivation" };
+	for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
+		if (S_word_is(s, n, i, dirs[k]) && i + strlen(dirs[k]) < n &&
+		    S_is_space(s[i + strlen(dirs[k])])) {
+			i += strlen(dirs[k]);
+			S_skip_space(s, n, &i);
+			strcpy(t->directive, dirs[k]);
+			if (!S_ident(s, n, &i, t->name, sizeof t->name)) {
+				t->why = "expected a name after the directive, as in '{{table memory.line_items}}'";
+				return;
+			}
+			S_skip_space(s, n, &i);
+			if (i != n) {
+				t->why = "expected '}}' after the directive's name";
+				return;
+			}
+			t->kind = S_TAG_DIRECTIVE;
+			return;
+		}
+	}
+	if (!S_ident(s, n, &i, t->name, sizeof t->name)) {
+		t->why = i < n || n == 0 || i == 0
+		         ? "expected a value name such as 'flops.total_6nd' (letters, digits, '_', '.', '-')"
+		         : "expected a value name";
+		return;
+	}
+	S_skip_space(s, n, &i);
+	if (i < n && s[i] == '|') {
+		i++;
+		S_skip_space(s, n, &i);
+		if (!S_ident(s, n, &i, t->filter, sizeof t->filter)) {
+			t->why = "expected a filter name after '|', such as 'sci' or 'bytes'";
+			return;
+		}
+		S_skip_space(s, n, &i);
+	}
+	if (i != n) {
+		t->why = "expected '}}' or '| FILTER' after the value name";
+		return;
+	}
+	t->kind = S_TAG_VALUE;
+}
+
+/* ---- the expansion state --------------------------------------------- */
+
+typedef struct S_ctx {
+	const char *text;
+	size_t len;
+	const char *file;
+	const tb_tpl_env *env;
+	tb_diags *d;
+	S_nodes to_free;        /* replaced paragraphs, freed after pass 3 */
+	S_nodes dropped;        /* pass 2's drops, freed last, in reverse */
+} S_ctx;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void S_error(S_ctx *c, size_t line, size_t col, const char *fmt, ...)
+{
+	tb_buf msg;
+	tb_buf_init(&msg);
+	va_list ap;
+	va_start(ap, fmt);
+	tb_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	tb_diags_add(c->d, TB_DIAG_ERROR, c->file, c->text, c->len, line, col,
+	             "%s", msg.ptr);
+	tb_buf_release(&msg);
+}
+
+static void S_hint(S_ctx *c, tb_buf *msg, const char *what, const char *word)
+{
+	const char *s = c->env->suggest ? c->env->suggest(c->env->ctx, what, word) : NULL;
+	if (s)
+		tb_buf_printf(msg, "; did you mean '%s'?", s);
+	else
+		tb_buf_puts(msg, "; see docs/templates.md for the list");
+}
+
+static void S_unknown(S_ctx *c, size_t line, size_t col, const char *what,
+                      const char *word, const char *extra)
+{
+	tb_buf msg;
+	tb_buf_init(&msg);
+	tb_buf_printf(&msg, "unknown %s '%s'", what, word);
+	if (extra)
+		tb_buf_printf(&msg, "; %s", extra);
+	S_hint(c, &msg, what, word);
+	S_error(c, line, col, "%s", msg.ptr);
+	tb_buf_release(&msg);
+}
+
+static void S_tag_text(tb_buf *b, const S_tag *t)
+{
+	switch (t->kind) {
+	case S_TAG_IF: tb_buf_printf(b, "{{#if %s}}", t->name); break;
+	case S_TAG_UNLESS: tb_buf_printf(b, "{{#unless %s}}", t->name); break;
+	case S_TAG_END_IF: tb_buf_puts(b, "{{/if}}"); break;
+	case S_TAG_END_UNLESS: tb_buf_puts(b, "{{/unless}}"); break;
+	case S_TAG_DIRECTIVE: tb_buf_printf(b, "{{%s %s}}", t->directive, t->name); break;
+	default: tb_buf_printf(b, "{{%s}}", t->name); break;
+	}
+}
+
+/* ---- pass 1: merge text ---------------------------------------------- */
+
+static void S_merge_text(cmark_node *root)
+{
+	S_nodes all = {0};
+	S_collect(root, &all);
+	tb_buf acc;
+	tb_buf_init(&acc);
+	/* Walk each parent's children: the text nodes freed here are never
+	 * parents themselves, so the collected list stays valid. */
+	for (size_t k = 0; k < all.n; k++) {
+		cmark_node *ch = cmark_node_first_child(all.v[k]);
+		while (ch) {
+			cmark_node *next = cmark_node_next(ch);
+			if (cmark_node_get_type(ch) != CMARK_NODE_TEXT || !next ||
+			    cmark_node_get_type(next) != CMARK_NODE_TEXT) {
+				ch = next;
+				continue;
+			}
+			tb_buf_truncate(&acc, 0);
+			const char *lit = cmark_node_get_literal(ch);
+			tb_buf_puts(&acc, lit ? lit : "");
+			while (next && cmark_node_get_type(next) == CMARK_NODE_TEXT) {
+				const char *l2 = cmark_node_get_literal(next);
+				tb_buf_puts(&acc, l2 ? l2 : "");
+				cmark_node *after = cmark_node_next(next);
+				cmark_node_free(next);
+				next = after;
+			}
+			cmark_node_set_literal(ch, acc.ptr);
+			ch = next;
+		}
+	}
+	tb_buf_release(&acc);
+	S_nodes_release(&all);
+}
+
+/* ---- pass 2: conditions ---------------------------------------------- */
+
+/* A paragraph holding one tag and nothing else: its tag in *t. */
+static bool S_lone_tag(cmark_node *para, S_tag *t, size_t *line, size_t *col)
+{
+	if (cmark_node_get_type(para) != CMARK_NODE_PARAGRAPH)
+		return false;
+	cmark_node *txt = cmark_node_first_child(para);
+	if (!txt || cmark_node_next(txt) || cmark_node_get_type(txt) != CMARK_NODE_TEXT)
+		return false;
+	const char *s = cmark_node_get_literal(txt);
+	if (!s)
+		return false;
+	size_t n = strlen(s), a = 0, z = n;
+	while (a < n && S_is_space(s[a]))
+		a++;
+	while (z > a && S_is_space(s[z - 1]))
+		z--;
+	if (z - a < 4 || memcmp(s + a, "{{", 2) != 0 || memcmp(s + z - 2, "}}", 2) != 0)
+		return false;
+	/* exactly one tag: no other "}}" inside */
+	for (size_t i = a + 2; i + 1 < z - 2; i++)
+		if (s[i] == '}' && s[i + 1] == '}')
+			return false;
+	S_parse_tag(s + a + 2, z - a - 4, t);
+	*line = (size_t)cmark_node_get_start_line(txt);
+	*col = (size_t)cmark_node_get_start_column(txt) + a;
+	return true;
+}
+
+typedef struct S_frame {
+	bool active, is_unless;
+	size_t line, col;
+	char name[128];
+} S_frame;
+
+static void S_conditions_in(S_ctx *c, cmark_node *container)
+{
+	S_frame *st = NULL;
+	size_t n = 0, cap = 0;
+	for (cmark_node *ch = cmark_node_first_child(container); ch; ch = cmark_node_next(ch)) {
+		bool active = n == 0 || st[n - 1].active;
+		S_tag t;
+		size_t line = 0, col = 0;
+		if (S_lone_tag(ch, &t, &line, &col) &&
+		    (t.kind == S_TAG_IF || t.kind == S_TAG_UNLESS)) {
+			int truth = 1;
+			tb_tpl_status s = c->env->condition(c->env->ctx, t.name, &truth);
+			if (s != TB_TPL_OK)
+				S_unknown(c, line, col, "condition", t.name, NULL);
+			if (n == cap) {
+				cap = cap ? cap * 2 : 4;
+				st = tb_xrealloc(st, cap * sizeof *st);
+			}
+			S_frame *f = &st[n++];
+			f->is_unless = t.kind == S_TAG_UNLESS;
+			f->active = active && (f->is_unless ? !truth : !!truth);
+			f->line = line;
+			f->col = col;
+			strcpy(f->name, t.name);
+			cmark_node_set_user_data(ch, &S_marker_mark);
+			S_nodes_push(&c->dropped, ch, false);
+		} else if (S_lone_tag(ch, &t, &line, &col) &&
+		           (t.kind == S_TAG_END_IF || t.kind == S_TAG_END_UNLESS)) {
+			bool unless = t.kind == S_TAG_END_UNLESS;
+			if (n == 0) {
+				S_error(c, line, col, "'%s' without an open '%s'; expected a matching marker earlier in the same block",
+				        unless ? "{{/unless}}" : "{{/if}}",
+				        unless ? "{{#unless ...}}" : "{{#if ...}}");
+			} else {
+				S_frame *f = &st[n - 1];
+				if (f->is_unless != unless)
+					S_error(c, line, col, "'%s' closes '{{#%s %s}}' opened at %zu:%zu; expected '%s'",
+					        unless ? "{{/unless}}" : "{{/if}}",
+					        f->is_unless ? "unless" : "if", f->name, f->line, f->col,
+					        f->is_unless ? "{{/unless}}" : "{{/if}}");
+				n--;
+			}
+			cmark_node_set_user_data(ch, &S_marker_mark);
+			S_nodes_push(&c->dropped, ch, false);
+		} else if (!active) {
+			cmark_node_set_user_data(ch, &S_dropped_mark);
+			S_nodes_push(&c->dropped, ch, false);
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		S_error(c, st[k].line, st[k].col,
+		        "unterminated '{{#%s %s}}'; expected '{{/%s}}' later in the same block",
+		        st[k].is_unless ? "unless" : "if", st[k].name,
+		        st[k].is_unless ? "unless" : "if");
+	free(st);
+}
+
+static void S_conditions(S_ctx *c, cmark_node *root)
+{
+	S_nodes all = {0};
+	S_collect(root, &all);
+	for (size_t k = 0; k < all.n; k++) {
+		cmark_node_type ty = cmark_node_get_type(all.v[k]);
+		if (ty == CMARK_NODE_DOCUMENT || ty == CMARK_NODE_BLOCK_QUOTE ||
+		    ty == CMARK_NODE_ITEM)
+			S_conditions_in(c, all.v[k]);
+	}
+	S_nodes_release(&all);
+}
+
+/* ---- pass 3: placeholders and directives ----------------------------- */
+
+typedef enum { S_IN_TEXT, S_IN_CODE, S_IN_CODE_BLOCK } S_where;
+
+/* cmark 0.30 does not say whether a code block was fenced: look. */
+static bool S_line_is_fence(const S_ctx *c, size_t line)
+{
+	size_t i = 0;
+	for (size_t l = 1; l < line && i < c->len; i++)
+		if (c->text[i] == '\n')
+			l++;
+	while (i < c->len && c->text[i] == ' ')
+		i++;
+	return i + 2 < c->len &&
+	       ((c->text[i] == '`' && c->text[i + 1] == '`' && c->text[i + 2] == '`') ||
+	        (c->text[i] == '~' && c->text[i + 1] == '~' && c->text[i + 2] == '~'));
+}
+
+/* Where a node's literal lies, so a byte offset in it becomes line:col.
+ * Advanced monotonically: many tags in one code block stay linear. */
+typedef struct S_posmap {
+	S_where w;
+	size_t line0, col0;
+	bool fenced;
+	size_t scanned, nl, bol;
+} S_posmap;
+
+static void S_posmap_init(S_posmap *pm, const S_ctx *c, cmark_node *n, S_where w)
+{
+	memset(pm, 0, sizeof *pm);
+	pm->w = w;
+	pm->line0 = (size_t)cmark_node_get_start_line(n);
+	pm->col0 = (size_t)cmark_node_get_start_column(n);
+	if (w == S_IN_CODE_BLOCK && pm->line0)
+		pm->fenced = S_line_is_fence(c, pm->line0);
+}
+
+static void S_pos(S_posmap *pm, const char *lit, size_t off, size_t *line, size_t *col)
+{
+	if (pm->w != S_IN_CODE_BLOCK) {
+		*line = pm->line0;
+		*col = pm->col0 ? pm->col0 + off + (pm->w == S_IN_CODE ? 1 : 0) : 0;
+		return;
+	}
+	for (; pm->scanned < off; pm->scanned++)
+		if (lit[pm->scanned] == '\n') {
+			pm->nl++;
+			pm->bol = pm->scanned + 1;
+		}
+	*line = pm->line0 ? pm->line0 + pm->nl + (pm->fenced ? 1 : 0) : 0;
+	*col = (pm->col0 ? pm->col0 : 1) + (off - pm->bol) + (pm->fenced ? 0 : 4);
+}
+
+static void S_put_value(tb_buf *cur, const char *v, S_where w)
+{
+	if (w == S_IN_CODE) {
+		tb_buf tmp;
+		tb_buf_init(&tmp);
+		tb_template_put_utf8(&tmp, v, strlen(v));
+		for (size_t i = 0; i < tmp.len; i++)
+			tb_buf_putc(cur, tmp.ptr[i] == '\n' || tmp.ptr[i] == '\r' ? ' ' : tmp.ptr[i]);
+		tb_buf_release(&tmp);
+	} else {
+		tb_template_put_utf8(cur, v, strlen(v));
+	}
+}
+
+/* Expands the placeholders of one literal.  In text, a value's newlines
+ * become hard line breaks (text nodes inserted before n), so a multi-line
+ * note keeps its lines without any of them being read as Markdown. */
+static void S_expand_literal(S_ctx *c, cmark_node *n, S_where w, bool dead)
+{
+	const char *lit0 = cmark_node_get_literal(n);
+	if (!lit0 || !strstr(lit0, "{{"))
+		return;
+	char *lit = tb_xstrdup(lit0);
+	size_t len = strlen(lit);
+	S_posmap pm;
+	S_posmap_init(&pm, c, n, w);
+	tb_buf cur, val;
+	tb_buf_init(&cur);
+	tb_buf_init(&val);
+	size_t i = 0;
+	while (i < len) {
+		const char *open = strstr(lit + i, "{{");
+		if (!open) {
+			tb_buf_put(&cur, lit + i, len - i);
+			break;
+		}
+		size_t o = (size_t)(open - lit);
+		tb_buf_put(&cur, lit + i, o - i);
+		size_t line, col;
+		S_pos(&pm, lit, o, &line, &col);
+		/* The tag ends on its own line; without "}}" there, the rest of
+		 * the line is literal (one error, and linear time). */
+		const char *eol = memchr(open + 2, '\n', len - o - 2);
+		size_t end = eol ? (size_t)(eol - lit) : len;
+		const char *close = NULL;
+		for (size_t j = o + 2; j + 1 < end; j++)
+			if (lit[j] == '}' && lit[j + 1] == '}') {
+				close = lit + j;
+				break;
+			}
+		if (!close) {
+			S_error(c, line, col, "unterminated '{{'; expected '}}' on the same line");
+			tb_buf_put(&cur, open, end - o);
+			i = end;
+			continue;
+		}
+		size_t inner = (size_t)(close - open) - 2;
+		S_tag t;
+		S_parse_tag(open + 2, inner, &t);
+		i = (size_t)(close - lit) + 2;
+		if (t.kind == S_TAG_BAD) {
+			S_error(c, line, col, "malformed placeholder '{{%.*s}}'; %s",
+			        (int)(inner > 60 ? 60 : inner), open + 2, t.why);
+			continue;
+		}
+		if (t.kind != S_TAG_VALUE) {
+			tb_buf tt;
+			tb_buf_init(&tt);
+			S_tag_text(&tt, &t);
+			if (w == S_IN_TEXT)
+				S_error(c, line, col, "'%s' must stand alone in its paragraph; expected a blank line before and after it", tt.ptr);
+			else
+				S_error(c, line, col, "'%s' cannot be used inside code; expected a value placeholder such as '{{flops.total_6nd}}'", tt.ptr);
+			tb_buf_release(&tt);
+			continue;
+		}
+		tb_buf_truncate(&val, 0);
+		tb_tpl_status s = c->env->value(c->env->ctx, t.name,
+		                                t.filter[0] ? t.filter : NULL, &val);
+		if (s == TB_TPL_UNKNOWN_NAME) {
+			S_unknown(c, line, col, "placeholder", t.name, NULL);
+			continue;
+		}
+		if (s == TB_TPL_UNKNOWN_FILTER) {
+			S_unknown(c, line, col, "filter", t.filter,
+			          "expected one of sci, bytes, gib, count, grouped, days, money, pct, plain");
+			continue;
+		}
+		if (s == TB_TPL_BAD_FILTER) {
+			S_error(c, line, col, "filter '%s' does not apply to '%s'; expected a number for numeric filters",
+			        t.filter, t.name);
+			continue;
+		}
+		if (dead)
+			continue;
+		if (w != S_IN_TEXT || !strchr(val.ptr, '\n')) {
+			S_put_value(&cur, val.ptr, w);
+			continue;
+		}
+		const char *p = val.ptr;
+		for (;;) {
+			const char *nl = strchr(p, '\n');
+			if (!nl) {
+				S_put_value(&cur, p, w);
+				break;
+			}
+			char *seg = tb_xstrndup(p, (size_t)(nl - p));
+			size_t sl = strlen(seg);
+			if (sl && seg[sl - 1] == '\r')
+				seg[sl - 1] = '\0';
+			S_put_value(&cur, seg, w);
+			free(seg);
+			cmark_node *tn = cmark_node_new(CMARK_NODE_TEXT);
+			cmark_node_set_literal(tn, cur.ptr);
+			cmark_node_insert_before(n, tn);
+			cmark_node_insert_before(n, cmark_node_new(CMARK_NODE_LINEBREAK));
+			tb_buf_truncate(&cur, 0);
+			p = nl + 1;
+		}
+	}
+	if (!dead)
+		cmark_node_set_literal(n, cur.ptr);
+	tb_buf_release(&cur);
+	tb_buf_release(&val);
+	free(lit);
+}
+
+static void S_directive(S_ctx *c, cmark_node *para, const S_tag *t,
+                        size_t line, size_t col, bool dead)
+{
+	cmark_node *into = dead ? NULL : cmark_node_new(CMARK_NODE_DOCUMENT);
+	tb_tpl_status s = c->env->directive(c->env->ctx, t->directive, t->name, into);
+	if (s != TB_TPL_OK) {
+		char what[48];
+		snprintf(what, sizeof what, "%s", t->directive);
+		S_unknown(c, line, col, what, t->name, NULL);
+	} else if (into) {
+		cmark_node *ch;
+		while ((ch = cmark_node_first_child(into)) != NULL)
+			cmark_node_insert_before(para, ch);
+		S_nodes_push(&c->to_free, para, false);
+	}
+	if (into)
+		cmark_node_free(into);
+}
+
+static void S_expand(S_ctx *c, cmark_node *root)
+{
+	S_nodes all = {0};
+	S_collect(root, &all);
+	for (size_t k = 0; k < all.n; k++) {
+		cmark_node *n = all.v[k];
+		bool dead = all.dead[k];
+		switch (cmark_node_get_type(n)) {
+		case CMARK_NODE_TEXT: {
+			cmark_node *par = cmark_node_parent(n);
+			if (par && cmark_node_get_user_data(par) == &S_marker_mark)
+				break;
+			S_tag t;
+			size_t line, col;
+			if (par && S_lone_tag(par, &t, &line, &col) && t.kind == S_TAG_DIRECTIVE) {
+				S_directive(c, par, &t, line, col, dead);
+				break;
+			}
+			S_expand_literal(c, n, S_IN_TEXT, dead);
+			break;
+		}
+		case CMARK_NODE_CODE:
+			S_expand_literal(c, n, S_IN_CODE, dead);
+			break;
+		case CMARK_NODE_CODE_BLOCK:
+			S_expand_literal(c, n, S_IN_CODE_BLOCK, dead);
+			break;
+		default:
+			break;
+		}
+	}
+	S_nodes_release(&all);
+}
+
+cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
+                               const tb_tpl_env *env, tb_diags *d)
+{
+	S_ctx c;
+	memset(&c, 0, sizeof c);
+	c.text = text ? text : "";
+	c.len = text ? len : 0;
+	c.file = file ? file : "<template>";
+	c.env = env;
+	c.d = d;
+	size_t errors0 = d->errors;
+
+	cmark_node *doc = cmark_parse_document(c.text, c.len,
+	                                       CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8);
+	if (!doc) {
+		S_error(&c, 0, 0, "the template could not be parsed; expected CommonMark text");
+		return NULL;
+	}
+	S_merge_text(doc);
+	S_conditions(&c, doc);
+	S_expand(&c, doc);
+
+	for (size_t k = 0; k < c.to_free.n; k++)
+		cmark_node_free(c.to_free.v[k]);
+	for (size_t k = c.dropped.n; k-- > 0;)
+		cmark_node_free(c.dropped.v[k]);
+	S_nodes_release(&c.to_free);
+	S_nodes_release(&c.dropped);
+
+	if (d->errors > errors0) {
+		cmark_node_free(doc);
+		return NULL;
+	}
+	return doc;
+}

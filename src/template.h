@@ -1,0 +1,58 @@
+/* template.h: the report template language, on the cmark tree.
+ *
+ * A template is a CommonMark document.  After cmark has parsed it, this
+ * engine walks the tree (never the source text) and
+ *   - replaces `{{name}}` / `{{name | filter}}` inside text, code spans and
+ *     code blocks with the value's text, so whatever a value holds comes
+ *     out literally in every back end;
+ *   - replaces a paragraph holding only `{{table X}}`, `{{chart X}}` or
+ *     `{{derivation X}}` with what the environment builds (custom blocks);
+ *   - keeps or drops the blocks between `{{#if C}}` / `{{#unless C}}` and
+ *     `{{/if}}` / `{{/unless}}`, each marker alone in its paragraph.
+ * Names, filters, conditions and directives belong to the caller (the
+ * environment below): the engine knows only the syntax, so it can be
+ * fuzzed alone.  It never recurses on the tree, so any input is safe. */
+#ifndef TB_TEMPLATE_H
+#define TB_TEMPLATE_H
+
+#include <stddef.h>
+#include <cmark.h>
+#include "trainbudget/buf.h"
+#include "trainbudget/diag.h"
+
+typedef enum {
+	TB_TPL_OK = 0,
+	TB_TPL_UNKNOWN_NAME,    /* no such value, condition or directive argument */
+	TB_TPL_UNKNOWN_FILTER,  /* the value exists; the filter does not */
+	TB_TPL_BAD_FILTER       /* the filter exists but does not apply to it */
+} tb_tpl_status;
+
+typedef struct tb_tpl_env {
+	void *ctx;
+	/* Appends the text of `name` through `filter` (NULL: the name's
+	 * default) to out. */
+	tb_tpl_status (*value)(void *ctx, const char *name, const char *filter,
+	                       tb_buf *out);
+	/* Sets *truth. */
+	tb_tpl_status (*condition)(void *ctx, const char *name, int *truth);
+	/* `kind` is "table", "chart" or "derivation".  Appends the blocks it
+	 * builds (custom blocks or plain paragraphs) to `into`, a document
+	 * node the engine then moves them out of. */
+	tb_tpl_status (*directive)(void *ctx, const char *kind, const char *arg,
+	                           cmark_node *into);
+	/* Optional: the closest known word, for "did you mean" (borrowed). */
+	const char *(*suggest)(void *ctx, const char *what, const char *word);
+} tb_tpl_env;
+
+/* Parses `len` bytes of template named `file` (for diagnostics) and expands
+ * it.  Returns the document (caller frees with cmark_node_free), or NULL
+ * with errors at FILE:LINE:COL in d.  Every error in the template is
+ * reported, not just the first. */
+cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
+                               const tb_tpl_env *env, tb_diags *d);
+
+/* Appends s to out with invalid UTF-8 replaced by U+FFFD and NUL-free:
+ * cmark's renderers stop at the first malformed byte. */
+void tb_template_put_utf8(tb_buf *out, const char *s, size_t len);
+
+#endif
