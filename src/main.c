@@ -1,3 +1,527 @@
-/* PLACEHOLDER: the CLI owner replaces this. */
+/* main.c: runs what the command line asks for.  The only file that prints
+ * or chooses an exit status; everything else returns data or diagnostics. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
-int main(void) { puts("trainbudget: not built yet"); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "trainbudget/budget.h"
+#include "trainbudget/buf.h"
+#include "trainbudget/diag.h"
+#include "trainbudget/fileio.h"
+#include "trainbudget/fmt.h"
+#include "trainbudget/gpus.h"
+#include "trainbudget/presets.h"
+#include "trainbudget/render.h"
+#include "trainbudget/report.h"
+#include "trainbudget/scenario.h"
+#include "trainbudget/version.h"
+#include "trainbudget/xalloc.h"
+
+#define S_DEFAULT_FONT_DIR "/usr/share/fonts/truetype/dejavu"
+
+/* ---- printing --------------------------------------------------------- */
+
+static void S_print_diags(const tb_diags *d)
+{
+	if (d->n == 0)
+		return;
+	char *s = tb_diags_format(d);
+	fputs(s, stderr);
+	free(s);
+}
+
+/* A report nobody receives is a failure: a full disk or a closed pipe on
+ * standard output must not exit 0. */
+static tb_exit S_finish_stdout(tb_exit rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "trainbudget: cannot write to standard output: %s\n",
+		        strerror(errno));
+		return TB_EXIT_OUTPUT;
+	}
+	return rc;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+/* NULL file: the built-in question. */
+static tb_scenario *S_load(const char *file, const tb_cli *cli, tb_diags *d)
+{
+	if (!file) {
+		const char *text = tb_scenario_default_text();
+		return tb_scenario_load("<builtin>", text, strlen(text), cli->sets,
+		                        cli->nsets, d);
+	}
+	char *text = NULL;
+	size_t len = 0;
+	if (tb_fileio_read(file, TB_FILEIO_READ_MAX_BYTES, &text, &len, d) != 0)
+		return NULL;
+	tb_scenario *sc = tb_scenario_load(file, text, len, cli->sets, cli->nsets, d);
+	free(text);
+	return sc;
+}
+
+/* ---- check ------------------------------------------------------------ */
+
+static tb_exit S_cmd_check(const tb_cli *cli)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	for (size_t i = 0; i < cli->nfiles; i++) {
+		size_t before = d.errors;
+		tb_scenario *sc = S_load(cli->files[i], cli, &d);
+		if (sc && d.errors == before)
+			printf("%s: ok\n", strcmp(cli->files[i], "-") == 0 ? "<stdin>" : cli->files[i]);
+		tb_scenario_free(sc);
+	}
+	S_print_diags(&d);
+	tb_exit rc = d.errors ? TB_EXIT_INPUT : TB_EXIT_OK;
+	tb_diags_release(&d);
+	return S_finish_stdout(rc);
+}
+
+/* ---- estimate --------------------------------------------------------- */
+
+static tb_exit S_cmd_estimate(const tb_cli *cli)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = S_load(cli->nfiles ? cli->files[0] : NULL, cli, &d);
+	S_print_diags(&d);
+	tb_diags_release(&d);
+	if (!sc)
+		return TB_EXIT_INPUT;
+	tb_budget *b = tb_xcalloc(1, sizeof *b);
+	tb_budget_compute(&sc->inputs, b);
+	char *out = cli->json ? tb_render_json(sc, b) : tb_render_text(sc, b);
+	fputs(out, stdout);
+	free(out);
+	free(b);
+	tb_scenario_free(sc);
+	return S_finish_stdout(TB_EXIT_OK);
+}
+
+/* ---- report ----------------------------------------------------------- */
+
+/* SOURCE_DATE_EPOCH as UTC YYYY-MM-DD (reproducible-builds.org).  Returns
+ * 0 and leaves out empty when unset; -1 when set but not a plain count of
+ * seconds, which must not silently become "no date" on a signed page. */
+static int S_source_date(char out[16])
+{
+	out[0] = '\0';
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	if (!s)
+		return 0;
+	if (!*s || strlen(s) > 12)
+		return -1;
+	long long v = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	if (v > 253402300799LL)     /* 9999-12-31T23:59:59Z */
+		return -1;
+	time_t t = (time_t)v;
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || strftime(out, 16, "%Y-%m-%d", &tm) == 0)
+		return -1;
+	return 0;
+}
+
+/* Quotes a word for a POSIX shell when it needs it, so the reproducibility
+ * line can be pasted back as it stands. */
+static void S_shell_word(tb_buf *b, const char *w)
+{
+	bool plain = *w != '\0';
+	for (const char *p = w; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		            "0123456789_-./=:,+@%", *p))
+			plain = false;
+	if (plain) {
+		tb_buf_puts(b, w);
+		return;
+	}
+	tb_buf_putc(b, '\'');
+	for (const char *p = w; *p; p++) {
+		if (*p == '\'')
+			tb_buf_puts(b, "'\\''");
+		else
+			tb_buf_putc(b, *p);
+	}
+	tb_buf_putc(b, '\'');
+}
+
+static char *S_command_line(const tb_cli *cli)
+{
+	tb_buf b;
+	tb_buf_init(&b);
+	tb_buf_puts(&b, "trainbudget report");
+	if (cli->nfiles) {
+		tb_buf_putc(&b, ' ');
+		S_shell_word(&b, cli->files[0]);
+	}
+	for (size_t i = 0; i < cli->nsets; i++) {
+		tb_buf_puts(&b, " --set ");
+		S_shell_word(&b, cli->sets[i]);
+	}
+	if (cli->template_path) {
+		tb_buf_puts(&b, " --template ");
+		S_shell_word(&b, cli->template_path);
+	}
+	if (cli->paper == TB_PAPER_LETTER)
+		tb_buf_puts(&b, " --paper letter");
+	return tb_buf_detach(&b, NULL);
+}
+
+/* The scenario's stem, unless it could escape the output directory or
+ * hide the file; then a fixed name. */
+static const char *S_output_name(const tb_scenario *sc, const char *file)
+{
+	const char *n = sc->name;
+	bool ok = n && *n && *n != '.' && *n != '<' && strlen(n) < 200;
+	for (const char *p = n; ok && *p; p++)
+		if (*p == '/' || *p == '\\' || (unsigned char)*p < 0x20)
+			ok = false;
+	if (ok)
+		return n;
+	if (file && strcmp(file, "-") == 0)
+		return "stdin";
+	return "default";
+}
+
+/* A chart id becomes part of a file name: keep it to [A-Za-z0-9_-]. */
+static bool S_safe_id(const char *id)
+{
+	if (!*id)
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
+			return false;
+	return true;
+}
+
+typedef struct S_outputs {
+	tb_outfile *files;
+	char **owned;           /* paths and contents to free */
+	size_t n, cap, nowned, owned_cap;
+} S_outputs;
+
+static char *S_own(S_outputs *o, char *p)
+{
+	if (o->nowned == o->owned_cap) {
+		o->owned_cap = o->owned_cap ? o->owned_cap * 2 : 16;
+		o->owned = tb_xrealloc(o->owned, o->owned_cap * sizeof *o->owned);
+	}
+	o->owned[o->nowned++] = p;
+	return p;
+}
+
+static void S_add_output(S_outputs *o, const char *dir, const char *name,
+                         const char *suffix, char *data, size_t len)
+{
+	tb_buf p;
+	tb_buf_init(&p);
+	tb_buf_puts(&p, dir);
+	if (p.len && p.ptr[p.len - 1] != '/')
+		tb_buf_putc(&p, '/');
+	tb_buf_printf(&p, "%s%s", name, suffix);
+	for (size_t i = 0; i < o->n; i++)
+		if (strcmp(o->files[i].path, p.ptr) == 0) {
+			/* The same chart twice in one template: one file. */
+			tb_buf_release(&p);
+			free(data);
+			return;
+		}
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 8;
+		o->files = tb_xrealloc(o->files, o->cap * sizeof *o->files);
+	}
+	tb_outfile *f = &o->files[o->n++];
+	f->path = S_own(o, tb_buf_detach(&p, NULL));
+	f->data = S_own(o, data);
+	f->len = len;
+}
+
+static void S_outputs_release(S_outputs *o)
+{
+	for (size_t i = 0; i < o->nowned; i++)
+		free(o->owned[i]);
+	free(o->owned);
+	free(o->files);
+	memset(o, 0, sizeof *o);
+}
+
+static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
+                               const tb_budget *b, const char *date,
+                               S_outputs *outs, tb_diags *d)
+{
+	const char *file = cli->nfiles ? cli->files[0] : NULL;
+	const char *name = S_output_name(sc, file);
+	const char *dir = cli->out_dir;
+	tb_exit rc = TB_EXIT_OK;
+
+	if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
+		char *command = S_command_line(cli);
+		tb_report_options ro;
+		memset(&ro, 0, sizeof ro);
+		ro.template_path = cli->template_path;
+		ro.date = *date ? date : NULL;
+		ro.command = command;
+		tb_report *r = tb_report_new(sc, b, &ro, d);
+		if (!r) {
+			free(command);
+			return TB_EXIT_INPUT;
+		}
+		if (cli->formats & TB_OUT_MD) {
+			tb_buf prefix;
+			tb_buf_init(&prefix);
+			tb_buf_printf(&prefix, "%s-", name);
+			char *md = tb_render_md(r, prefix.ptr);
+			S_add_output(outs, dir, name, ".md", md, strlen(md));
+			for (size_t i = 0; i < tb_report_nblocks(r); i++) {
+				const tb_block *blk = tb_report_block_at(r, i);
+				if (!blk || blk->kind != TB_BLOCK_CHART || !S_safe_id(blk->chart.id))
+					continue;
+				tb_buf suffix;
+				tb_buf_init(&suffix);
+				tb_buf_printf(&suffix, "-%s.svg", blk->chart.id);
+				char *svg = tb_render_svg(&blk->chart);
+				S_add_output(outs, dir, name, suffix.ptr, svg, strlen(svg));
+				tb_buf_release(&suffix);
+			}
+			tb_buf_release(&prefix);
+		}
+		if (cli->formats & TB_OUT_HTML) {
+			char *html = tb_render_html(r);
+			S_add_output(outs, dir, name, ".html", html, strlen(html));
+		}
+		if (cli->formats & TB_OUT_PDF) {
+			const char *fonts = getenv("TB_FONT_DIR");
+			tb_pdf_options po = { cli->paper, fonts && *fonts ? fonts : S_DEFAULT_FONT_DIR };
+			tb_buf pdf;
+			tb_buf_init(&pdf);
+			if (tb_render_pdf(r, &po, &pdf, d) != 0 || d->errors) {
+				tb_buf_release(&pdf);
+				rc = TB_EXIT_OUTPUT;
+			} else {
+				size_t len = 0;
+				char *data = tb_buf_detach(&pdf, &len);
+				S_add_output(outs, dir, name, ".pdf", data, len);
+			}
+		}
+		tb_report_free(r);
+		free(command);
+	}
+	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
+		char *json = tb_render_json(sc, b);
+		S_add_output(outs, dir, name, ".json", json, strlen(json));
+	}
+	return rc;
+}
+
+static tb_exit S_cmd_report(const tb_cli *cli)
+{
+	char date[16];
+	if (S_source_date(date) != 0) {
+		fprintf(stderr, "trainbudget report: SOURCE_DATE_EPOCH='%s' is not a date; "
+		        "expected whole seconds since 1970-01-01 UTC, e.g. 1767225600\n",
+		        getenv("SOURCE_DATE_EPOCH"));
+		return TB_EXIT_USAGE;
+	}
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = S_load(cli->nfiles ? cli->files[0] : NULL, cli, &d);
+	if (!sc) {
+		S_print_diags(&d);
+		tb_diags_release(&d);
+		return TB_EXIT_INPUT;
+	}
+	if (sc->date && *sc->date)
+		snprintf(date, sizeof date, "%s", sc->date);
+
+	tb_budget *b = tb_xcalloc(1, sizeof *b);
+	tb_budget_compute(&sc->inputs, b);
+	S_outputs outs;
+	memset(&outs, 0, sizeof outs);
+	size_t errors_before = d.errors;
+	tb_exit rc = S_render_report(cli, sc, b, date, &outs, &d);
+	if (rc == TB_EXIT_OK && d.errors > errors_before)
+		rc = TB_EXIT_INPUT;
+	/* Only now, with everything rendered, does anything touch the disk. */
+	if (rc == TB_EXIT_OK && outs.n > 0) {
+		if (tb_fileio_ensure_dir(cli->out_dir, &d) != 0 ||
+		    tb_fileio_write_all(outs.files, outs.n, &d) != 0)
+			rc = TB_EXIT_OUTPUT;
+	}
+	S_print_diags(&d);
+	if (rc == TB_EXIT_OUTPUT)
+		fputs("trainbudget report: no file was written\n", stderr);
+	if (rc == TB_EXIT_OK)
+		for (size_t i = 0; i < outs.n; i++)
+			printf("%s\n", outs.files[i].path);
+	S_outputs_release(&outs);
+	tb_diags_release(&d);
+	free(b);
+	tb_scenario_free(sc);
+	return S_finish_stdout(rc);
+}
+
+/* ---- gpus, models ----------------------------------------------------- */
+
+static void S_tflops(tb_buf *b, double flops_per_s)
+{
+	double t = flops_per_s / 1e12;
+	if (!(t > 0))
+		tb_buf_puts(b, "-");
+	else if (t >= 100)
+		tb_buf_printf(b, "%.0f", t);
+	else
+		tb_buf_printf(b, "%.1f", t);
+}
+
+static void S_memory(tb_buf *b, double bytes)
+{
+	double gib = bytes / 1073741824.0;
+	if (!(bytes > 0))
+		tb_buf_puts(b, "-");
+	else if (gib == (double)(long long)gib)
+		tb_buf_printf(b, "%.0f GiB", gib);
+	else
+		tb_buf_printf(b, "%.0f GB", bytes / 1e9);
+}
+
+static tb_exit S_cmd_gpus(void)
+{
+	enum { NCOL = 10 };
+	static const char *const head[NCOL] = {
+		"NAME", "LABEL", "MEMORY", "BF16", "FP16", "FP8", "TF32", "FP32",
+		"BANDWIDTH", "TDP"
+	};
+	static const tb_dtype dt[5] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP8,
+	                                TB_DTYPE_TF32, TB_DTYPE_FP32 };
+	size_t n = tb_gpus_count();
+	char **cells = tb_xcalloc((n + 1) * NCOL, sizeof *cells);
+	size_t width[NCOL] = { 0 };
+	for (size_t c = 0; c < NCOL; c++)
+		cells[c] = tb_xstrdup(head[c]);
+	for (size_t i = 0; i < n; i++) {
+		const tb_gpu *g = tb_gpus_at(i);
+		char **row = cells + (i + 1) * NCOL;
+		tb_buf b;
+		tb_buf_init(&b);
+		row[0] = tb_xstrdup(g->name);
+		row[1] = tb_xstrdup(g->label);
+		S_memory(&b, g->memory_bytes);
+		row[2] = tb_buf_detach(&b, NULL);
+		for (size_t k = 0; k < 5; k++) {
+			S_tflops(&b, g->peak_flops[dt[k]]);
+			row[3 + k] = tb_buf_detach(&b, NULL);
+		}
+		if (g->bandwidth_bytes_per_s > 0)
+			tb_buf_printf(&b, "%.2f TB/s", g->bandwidth_bytes_per_s / 1e12);
+		else
+			tb_buf_puts(&b, "-");
+		row[8] = tb_buf_detach(&b, NULL);
+		if (g->tdp_w > 0)
+			tb_buf_printf(&b, "%.0f W", g->tdp_w);
+		else
+			tb_buf_puts(&b, "-");
+		row[9] = tb_buf_detach(&b, NULL);
+	}
+	for (size_t i = 0; i <= n; i++)
+		for (size_t c = 0; c < NCOL; c++) {
+			size_t l = strlen(cells[i * NCOL + c]);
+			if (l > width[c])
+				width[c] = l;
+		}
+	for (size_t i = 0; i <= n; i++) {
+		for (size_t c = 0; c < NCOL; c++) {
+			const char *s = cells[i * NCOL + c];
+			/* Text left, numbers right, as a reader scans them. */
+			int w = (int)width[c];
+			if (c < 2)
+				printf("%-*s", c + 1 < NCOL ? w : 0, s);
+			else
+				printf("%*s", w, s);
+			fputs(c + 1 < NCOL ? "  " : "\n", stdout);
+		}
+	}
+	puts("\nBF16 to FP32: dense peak TFLOP/s (vendors' \"with sparsity\" figures halved);\n"
+	     "'-': not supported.  Use NAME as hardware.gpu in a scenario.");
+	for (size_t i = 0; i < (n + 1) * NCOL; i++)
+		free(cells[i]);
+	free(cells);
+	return S_finish_stdout(TB_EXIT_OK);
+}
+
+static tb_exit S_cmd_models(void)
+{
+	size_t n = tb_presets_count();
+	size_t wn = 4, wl = 5;
+	for (size_t i = 0; i < n; i++) {
+		const tb_preset *p = tb_presets_at(i);
+		if (strlen(p->name) > wn)
+			wn = strlen(p->name);
+		if (strlen(p->label) > wl)
+			wl = strlen(p->label);
+	}
+	printf("%-*s  %-*s  %17s  %s\n", (int)wn, "NAME", (int)wl, "LABEL",
+	       "PARAMETERS", "SOURCE");
+	for (size_t i = 0; i < n; i++) {
+		const tb_preset *p = tb_presets_at(i);
+		tb_buf b;
+		tb_buf_init(&b);
+		tb_fmt_grouped(&b, p->official_params);
+		printf("%-*s  %-*s  %17s  %s\n", (int)wn, p->name, (int)wl, p->label,
+		       b.ptr, p->source ? p->source : "");
+		tb_buf_release(&b);
+	}
+	return S_finish_stdout(TB_EXIT_OK);
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	tb_cli cli;
+	tb_buf err;
+	tb_buf_init(&err);
+	tb_exit rc = tb_cli_parse(argc, argv, &cli, &err);
+	if (rc != TB_EXIT_OK) {
+		fprintf(stderr, "%s\n", err.ptr);
+		tb_buf_release(&err);
+		tb_cli_release(&cli);
+		return rc;
+	}
+	tb_buf_release(&err);
+
+	if (cli.help) {
+		fputs(tb_cli_help(cli.help_cmd), stdout);
+		rc = S_finish_stdout(TB_EXIT_OK);
+	} else {
+		switch (cli.cmd) {
+		case TB_CMD_VERSION:
+			printf("trainbudget %s\n", TB_VERSION);
+			rc = S_finish_stdout(TB_EXIT_OK);
+			break;
+		case TB_CMD_CHECK: rc = S_cmd_check(&cli); break;
+		case TB_CMD_ESTIMATE: rc = S_cmd_estimate(&cli); break;
+		case TB_CMD_REPORT: rc = S_cmd_report(&cli); break;
+		case TB_CMD_GPUS: rc = S_cmd_gpus(); break;
+		case TB_CMD_MODELS: rc = S_cmd_models(); break;
+		case TB_CMD_HELP:
+		case TB_CMD_NONE:
+			fputs(tb_cli_help(TB_CMD_NONE), stdout);
+			rc = S_finish_stdout(TB_EXIT_OK);
+			break;
+		}
+	}
+	tb_cli_release(&cli);
+	return (int)rc;
+}

@@ -1,0 +1,513 @@
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/diag.h"
+#include "trainbudget/version.h"
+#include "trainbudget/xalloc.h"
+
+/* ---- the subcommand table -------------------------------------------- */
+
+typedef struct S_cmd_def {
+	const char *name;
+	tb_cmd cmd;
+	size_t min_files, max_files;
+	const char *help;
+} S_cmd_def;
+
+#define S_EXIT_CODES \
+	"Exit status:\n" \
+	"  0  success\n" \
+	"  1  invalid input: a scenario or template has errors (all are printed)\n" \
+	"  2  usage error: unknown command or option, bad option value\n" \
+	"  3  output error: a file could not be written (nothing is left behind)\n"
+
+#define S_SET_HELP \
+	"  --set KEY=VALUE     override a scenario value, repeatable:\n" \
+	"                      --set hardware.count=128 --set training.tokens=2T\n"
+
+static const char S_help_main[] =
+	"Usage: trainbudget <command> [options]\n"
+	"\n"
+	"Prices an LLM training run: parameters, FLOPs, per-GPU memory, time,\n"
+	"cost, energy and Chinchilla plans, from a YAML scenario file.\n"
+	"\n"
+	"Commands:\n"
+	"  check FILE...       validate scenario files and print every problem\n"
+	"  estimate [FILE]     print the budget (text or JSON)\n"
+	"  report [FILE]       write the report: Markdown, HTML, PDF, JSON\n"
+	"  gpus                list the built-in GPU table\n"
+	"  models              list the built-in model presets\n"
+	"  help [COMMAND]      show this help, or a command's\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help          show help (also after a command)\n"
+	"  --version           print the version\n"
+	"\n"
+	"FILE may be '-' for standard input.  Without FILE, estimate and report\n"
+	"use the built-in question: a 7B model on 100B tokens with 64 H100s\n"
+	"within 30 days.  The scenario format is described in docs/scenario.md.\n"
+	"\n"
+	S_EXIT_CODES;
+
+static const char S_help_check[] =
+	"Usage: trainbudget check [--set KEY=VALUE]... FILE...\n"
+	"\n"
+	"Validates each scenario file and prints every problem it finds, as\n"
+	"FILE:LINE:COL: error: what is wrong; what was expected.\n"
+	"\n"
+	"Options:\n"
+	S_SET_HELP
+	"  -h, --help          show this help\n"
+	"\n"
+	S_EXIT_CODES;
+
+static const char S_help_estimate[] =
+	"Usage: trainbudget estimate [FILE] [--format text|json] [--set KEY=VALUE]...\n"
+	"\n"
+	"Prints the budget for a scenario: the verdict first (fits in memory?\n"
+	"meets the deadline? cost), then parameters, compute, memory and time.\n"
+	"Without FILE, the built-in default scenario is used.\n"
+	"\n"
+	"Options:\n"
+	"  --format text|json  plain text for people (default) or JSON (SI units,\n"
+	"                      the keys are listed in docs/json.md)\n"
+	S_SET_HELP
+	"  -h, --help          show this help\n"
+	"\n"
+	S_EXIT_CODES;
+
+static const char S_help_report[] =
+	"Usage: trainbudget report [FILE] [-o DIR] [--format md,html,pdf,json]\n"
+	"                          [--template FILE] [--paper a4|letter]\n"
+	"                          [--set KEY=VALUE]...\n"
+	"\n"
+	"Writes the report for a scenario to DIR/NAME.md (with its charts as\n"
+	"DIR/NAME-*.svg), DIR/NAME.html, DIR/NAME.pdf and DIR/NAME.json, where\n"
+	"NAME is the scenario file's stem, and prints the paths written.  All\n"
+	"files are rendered first and written atomically: on any error no file\n"
+	"is written.  The date is the scenario's `date`, else SOURCE_DATE_EPOCH\n"
+	"(UTC), else none.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output DIR    directory for the files (default .; created if missing)\n"
+	"  --format LIST       comma-separated: md, html, pdf, json (default all)\n"
+	"  --template FILE     a CommonMark template instead of the built-in one\n"
+	"                      (see docs/templates.md)\n"
+	"  --paper a4|letter   PDF paper size (default a4)\n"
+	S_SET_HELP
+	"  -h, --help          show this help\n"
+	"\n"
+	"Environment:\n"
+	"  SOURCE_DATE_EPOCH   report date when the scenario has none\n"
+	"  TB_FONT_DIR         directory holding the DejaVu TrueType fonts\n"
+	"                      (default /usr/share/fonts/truetype/dejavu)\n"
+	"\n"
+	S_EXIT_CODES;
+
+static const char S_help_gpus[] =
+	"Usage: trainbudget gpus\n"
+	"\n"
+	"Lists the built-in GPU table: the names `hardware.gpu` accepts, memory,\n"
+	"dense (never sparse) peak TFLOP/s per data type, memory bandwidth and TDP.\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help          show this help\n";
+
+static const char S_help_models[] =
+	"Usage: trainbudget models\n"
+	"\n"
+	"Lists the built-in model presets (`model.preset`) with their official\n"
+	"parameter counts.\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help          show this help\n";
+
+static const S_cmd_def S_cmds[] = {
+	{ "check", TB_CMD_CHECK, 1, (size_t)-1, S_help_check },
+	{ "estimate", TB_CMD_ESTIMATE, 0, 1, S_help_estimate },
+	{ "gpus", TB_CMD_GPUS, 0, 0, S_help_gpus },
+	{ "help", TB_CMD_HELP, 0, 1, S_help_main },
+	{ "models", TB_CMD_MODELS, 0, 0, S_help_models },
+	{ "report", TB_CMD_REPORT, 0, 1, S_help_report },
+};
+#define S_NCMDS (sizeof S_cmds / sizeof S_cmds[0])
+
+static const S_cmd_def *S_cmd_find(const char *name)
+{
+	for (size_t i = 0; i < S_NCMDS; i++)
+		if (strcmp(S_cmds[i].name, name) == 0)
+			return &S_cmds[i];
+	return NULL;
+}
+
+static const S_cmd_def *S_cmd_of(tb_cmd cmd)
+{
+	for (size_t i = 0; i < S_NCMDS; i++)
+		if (S_cmds[i].cmd == cmd)
+			return &S_cmds[i];
+	return NULL;
+}
+
+const char *tb_cli_help(tb_cmd cmd)
+{
+	const S_cmd_def *c = S_cmd_of(cmd);
+	return c ? c->help : S_help_main;
+}
+
+const char *tb_cli_cmd_name(tb_cmd cmd)
+{
+	const S_cmd_def *c = S_cmd_of(cmd);
+	return c ? c->name : cmd == TB_CMD_VERSION ? "--version" : "";
+}
+
+/* ---- the option table, sorted by name -------------------------------- */
+
+typedef enum { S_OPT_FORMAT, S_OPT_HELP, S_OPT_OUTPUT, S_OPT_PAPER, S_OPT_SET,
+               S_OPT_TEMPLATE, S_OPT_VERSION } S_opt_id;
+
+#define S_IN(c) (1u << (c))
+
+typedef struct S_opt_def {
+	const char *name;       /* long form, with its dashes */
+	char short_name;        /* 0: none */
+	bool takes_arg;
+	unsigned cmds;          /* S_IN(tb_cmd) bits where it is accepted */
+	S_opt_id id;
+} S_opt_def;
+
+#define S_SCENARIO_CMDS (S_IN(TB_CMD_CHECK) | S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT))
+#define S_ALL_CMDS (S_SCENARIO_CMDS | S_IN(TB_CMD_GPUS) | S_IN(TB_CMD_MODELS) | \
+                    S_IN(TB_CMD_HELP) | S_IN(TB_CMD_NONE))
+
+static const S_opt_def S_opts[] = {
+	{ "--format", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT), S_OPT_FORMAT },
+	{ "--help", 'h', false, S_ALL_CMDS, S_OPT_HELP },
+	{ "--output", 'o', true, S_IN(TB_CMD_REPORT), S_OPT_OUTPUT },
+	{ "--paper", 0, true, S_IN(TB_CMD_REPORT), S_OPT_PAPER },
+	{ "--set", 0, true, S_SCENARIO_CMDS, S_OPT_SET },
+	{ "--template", 0, true, S_IN(TB_CMD_REPORT), S_OPT_TEMPLATE },
+	{ "--version", 0, false, S_IN(TB_CMD_NONE), S_OPT_VERSION },
+};
+#define S_NOPTS (sizeof S_opts / sizeof S_opts[0])
+
+/* ---- parsing ---------------------------------------------------------- */
+
+typedef struct S_state {
+	tb_cli *cli;
+	tb_buf *err;
+	const char *where;      /* "trainbudget report" for messages */
+	size_t files_cap, sets_cap;
+} S_state;
+
+static tb_exit S_usage(S_state *st, tb_cmd cmd)
+{
+	const char *name = tb_cli_cmd_name(cmd);
+	if (cmd != TB_CMD_NONE && cmd != TB_CMD_HELP && *name)
+		tb_buf_printf(st->err, "\nTry 'trainbudget %s --help'.", name);
+	else
+		tb_buf_puts(st->err, "\nTry 'trainbudget --help'.");
+	return TB_EXIT_USAGE;
+}
+
+static void S_push(const char ***arr, size_t *n, size_t *cap, const char *s)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		*arr = tb_xrealloc((void *)*arr, *cap * sizeof **arr);
+	}
+	(*arr)[(*n)++] = s;
+}
+
+static tb_exit S_unknown_option(S_state *st, const char *arg, size_t arglen)
+{
+	tb_cmd cmd = st->cli->cmd;
+	const char *cands[S_NOPTS];
+	size_t n = 0;
+	for (size_t i = 0; i < S_NOPTS; i++)
+		if (S_opts[i].cmds & S_IN(cmd))
+			cands[n++] = S_opts[i].name;
+	char word[64];
+	size_t wl = arglen < sizeof word - 1 ? arglen : sizeof word - 1;
+	memcpy(word, arg, wl);
+	word[wl] = '\0';
+	tb_buf_printf(st->err, "%s: unknown option '%s'", st->where, word);
+	const char *sug = tb_diags_suggest(word, cands, n);
+	/* An option another command takes is more helpful than a guess. */
+	const S_opt_def *elsewhere = NULL;
+	for (size_t i = 0; i < S_NOPTS; i++)
+		if (strcmp(S_opts[i].name, word) == 0)
+			elsewhere = &S_opts[i];
+	if (elsewhere)
+		tb_buf_printf(st->err, "; '%s' is not an option of this command", word);
+	else if (sug)
+		tb_buf_printf(st->err, "; did you mean '%s'?", sug);
+	else
+		tb_buf_puts(st->err, "; expected one of the options in --help");
+	return S_usage(st, cmd);
+}
+
+static tb_exit S_set_formats(S_state *st, const char *val)
+{
+	tb_cli *c = st->cli;
+	if (c->cmd == TB_CMD_ESTIMATE) {
+		if (strcmp(val, "text") == 0)
+			c->json = false;
+		else if (strcmp(val, "json") == 0)
+			c->json = true;
+		else {
+			static const char *const fm[] = { "text", "json" };
+			const char *sug = tb_diags_suggest(val, fm, 2);
+			tb_buf_printf(st->err, "%s: unknown format '%s'; expected text or json", st->where, val);
+			if (sug)
+				tb_buf_printf(st->err, " (did you mean '%s'?)", sug);
+			return S_usage(st, c->cmd);
+		}
+		return TB_EXIT_OK;
+	}
+	static const char *const names[] = { "md", "html", "pdf", "json" };
+	static const unsigned bits[] = { TB_OUT_MD, TB_OUT_HTML, TB_OUT_PDF, TB_OUT_JSON };
+	unsigned set = 0;
+	const char *p = val;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char word[32];
+		bool found = false;
+		if (len < sizeof word) {
+			memcpy(word, p, len);
+			word[len] = '\0';
+			for (size_t i = 0; i < 4; i++)
+				if (strcmp(word, names[i]) == 0) {
+					set |= bits[i];
+					found = true;
+				}
+		} else {
+			strcpy(word, "(too long)");
+		}
+		if (!found) {
+			tb_buf_printf(st->err, "%s: unknown format '%.*s' in --format; "
+			              "expected a comma-separated list of md, html, pdf, json",
+			              st->where, (int)(len > 40 ? 40 : len), p);
+			const char *sug = len < sizeof word ? tb_diags_suggest(word, names, 4) : NULL;
+			if (sug)
+				tb_buf_printf(st->err, " (did you mean '%s'?)", sug);
+			return S_usage(st, c->cmd);
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	c->formats = set;
+	return TB_EXIT_OK;
+}
+
+static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
+{
+	tb_cli *c = st->cli;
+	switch (o->id) {
+	case S_OPT_HELP:
+		c->help = true;
+		c->help_cmd = c->cmd == TB_CMD_HELP ? TB_CMD_NONE : c->cmd;
+		return TB_EXIT_OK;
+	case S_OPT_VERSION:
+		c->cmd = TB_CMD_VERSION;
+		return TB_EXIT_OK;
+	case S_OPT_FORMAT:
+		return S_set_formats(st, val);
+	case S_OPT_OUTPUT:
+		if (!*val) {
+			tb_buf_printf(st->err, "%s: -o needs a directory; expected -o DIR", st->where);
+			return S_usage(st, c->cmd);
+		}
+		c->out_dir = val;
+		return TB_EXIT_OK;
+	case S_OPT_PAPER:
+		if (strcmp(val, "a4") == 0 || strcmp(val, "A4") == 0)
+			c->paper = TB_PAPER_A4;
+		else if (strcmp(val, "letter") == 0)
+			c->paper = TB_PAPER_LETTER;
+		else {
+			tb_buf_printf(st->err, "%s: unknown paper size '%s'; expected a4 or letter",
+			              st->where, val);
+			return S_usage(st, c->cmd);
+		}
+		return TB_EXIT_OK;
+	case S_OPT_SET: {
+		const char *eq = strchr(val, '=');
+		if (!eq || eq == val) {
+			tb_buf_printf(st->err, "%s: --set '%s' has no KEY=VALUE; "
+			              "expected e.g. --set hardware.count=128", st->where, val);
+			return S_usage(st, c->cmd);
+		}
+		S_push(&c->sets, &c->nsets, &st->sets_cap, val);
+		return TB_EXIT_OK;
+	}
+	case S_OPT_TEMPLATE:
+		if (!*val) {
+			tb_buf_printf(st->err, "%s: --template needs a file; expected --template FILE",
+			              st->where);
+			return S_usage(st, c->cmd);
+		}
+		c->template_path = val;
+		return TB_EXIT_OK;
+	}
+	return TB_EXIT_OK;
+}
+
+/* One option at argv[*i]; takes its value from the next word if needed. */
+static tb_exit S_option(S_state *st, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+	const S_opt_def *o = NULL;
+	const char *val = NULL;
+	tb_cmd cmd = st->cli->cmd;
+
+	if (arg[1] == '-') {
+		const char *eq = strchr(arg, '=');
+		size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+		for (size_t k = 0; k < S_NOPTS; k++)
+			if (strlen(S_opts[k].name) == len && strncmp(S_opts[k].name, arg, len) == 0
+			    && (S_opts[k].cmds & S_IN(cmd)))
+				o = &S_opts[k];
+		if (!o)
+			return S_unknown_option(st, arg, len);
+		if (eq) {
+			if (!o->takes_arg) {
+				tb_buf_printf(st->err, "%s: option '%s' takes no value", st->where, o->name);
+				return S_usage(st, cmd);
+			}
+			val = eq + 1;
+		}
+	} else {
+		for (size_t k = 0; k < S_NOPTS; k++)
+			if (S_opts[k].short_name && S_opts[k].short_name == arg[1]
+			    && (S_opts[k].cmds & S_IN(cmd)))
+				o = &S_opts[k];
+		if (!o)
+			return S_unknown_option(st, arg, strlen(arg));
+		if (arg[2]) {
+			if (!o->takes_arg)
+				return S_unknown_option(st, arg, strlen(arg));
+			val = arg + 2;          /* -oDIR */
+		}
+	}
+	if (o->takes_arg && !val) {
+		if (*i + 1 >= argc) {
+			tb_buf_printf(st->err, "%s: option '%s' needs a value", st->where, o->name);
+			return S_usage(st, cmd);
+		}
+		val = argv[++*i];
+	}
+	return S_apply(st, o, val);
+}
+
+static void S_init(tb_cli *c)
+{
+	memset(c, 0, sizeof *c);
+	c->cmd = TB_CMD_NONE;
+	c->help_cmd = TB_CMD_NONE;
+	c->out_dir = ".";
+	c->formats = TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF | TB_OUT_JSON;
+	c->paper = TB_PAPER_A4;
+}
+
+void tb_cli_release(tb_cli *c)
+{
+	free((void *)c->files);
+	free((void *)c->sets);
+	S_init(c);
+}
+
+tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err)
+{
+	S_init(out);
+	S_state st = { out, err, "trainbudget", 0, 0 };
+	char where[64];
+	bool options_done = false;
+	const S_cmd_def *def = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (!options_done && strcmp(arg, "--") == 0) {
+			options_done = true;
+			continue;
+		}
+		if (!options_done && arg[0] == '-' && arg[1] != '\0') {
+			tb_exit rc = S_option(&st, argc, argv, &i);
+			if (rc != TB_EXIT_OK)
+				return rc;
+			/* --help and --version end parsing, as in git. */
+			if (out->help || out->cmd == TB_CMD_VERSION)
+				return TB_EXIT_OK;
+			continue;
+		}
+		if (!def) {
+			def = S_cmd_find(arg);
+			if (!def) {
+				const char *cands[S_NCMDS];
+				for (size_t k = 0; k < S_NCMDS; k++)
+					cands[k] = S_cmds[k].name;
+				const char *sug = tb_diags_suggest(arg, cands, S_NCMDS);
+				tb_buf_printf(err, "trainbudget: unknown command '%s'", arg);
+				if (sug)
+					tb_buf_printf(err, "; did you mean '%s'?", sug);
+				else
+					tb_buf_puts(err, "; expected check, estimate, report, gpus, models or help");
+				return S_usage(&st, TB_CMD_NONE);
+			}
+			out->cmd = def->cmd;
+			snprintf(where, sizeof where, "trainbudget %s", def->name);
+			st.where = where;
+			continue;
+		}
+		if (out->cmd == TB_CMD_HELP) {
+			const S_cmd_def *topic = S_cmd_find(arg);
+			if (!topic || out->nfiles) {
+				tb_buf_printf(err, "trainbudget help: no help for '%s'; "
+				              "expected one of check, estimate, report, gpus, models", arg);
+				return S_usage(&st, TB_CMD_NONE);
+			}
+			out->help_cmd = topic->cmd == TB_CMD_HELP ? TB_CMD_NONE : topic->cmd;
+			out->nfiles++;  /* counts topics; no array for help */
+			continue;
+		}
+		S_push(&out->files, &out->nfiles, &st.files_cap, arg);
+	}
+
+	if (out->cmd == TB_CMD_NONE) {
+		tb_buf_puts(err, "trainbudget: no command given; expected one of check, estimate, "
+		            "report, gpus, models, help");
+		return S_usage(&st, TB_CMD_NONE);
+	}
+	if (out->cmd == TB_CMD_HELP) {
+		out->help = true;
+		out->nfiles = 0;
+		return TB_EXIT_OK;
+	}
+	if (out->nfiles < def->min_files) {
+		tb_buf_printf(err, "%s: no scenario file given; expected at least one FILE ('-' for standard input)",
+		              st.where);
+		return S_usage(&st, out->cmd);
+	}
+	if (out->nfiles > def->max_files) {
+		if (def->max_files == 0)
+			tb_buf_printf(err, "%s: unexpected argument '%s'; expected no arguments",
+			              st.where, out->files[0]);
+		else
+			tb_buf_printf(err, "%s: unexpected argument '%s'; expected one FILE at most",
+			              st.where, out->files[def->max_files]);
+		return S_usage(&st, out->cmd);
+	}
+	size_t stdin_uses = 0;
+	for (size_t k = 0; k < out->nfiles; k++)
+		stdin_uses += strcmp(out->files[k], "-") == 0;
+	if (stdin_uses > 1) {
+		tb_buf_printf(err, "%s: '-' given %zu times; expected standard input once at most",
+		              st.where, stdin_uses);
+		return S_usage(&st, out->cmd);
+	}
+	return TB_EXIT_OK;
+}

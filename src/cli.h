@@ -1,0 +1,68 @@
+/* cli.h: argv to a tb_cli, the subcommand table, help texts, exit codes.
+ *
+ * Parsing only: nothing here reads a scenario, prints or exits.  main.c
+ * runs what the parse asks for (jq's main.c keeps its exit codes in an
+ * enum; curl's tool_getparam.c keeps its options in one sorted table). */
+#ifndef TB_CLI_H
+#define TB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "trainbudget/buf.h"
+#include "trainbudget/render.h"
+
+/* Documented in README.md and every --help: scripts depend on them. */
+typedef enum {
+	TB_EXIT_OK = 0,
+	TB_EXIT_INPUT = 1,      /* a scenario or template is invalid */
+	TB_EXIT_USAGE = 2,      /* the command line is wrong */
+	TB_EXIT_OUTPUT = 3      /* an output could not be produced or written */
+} tb_exit;
+
+typedef enum {
+	TB_CMD_NONE,            /* no subcommand: usage error */
+	TB_CMD_HELP,
+	TB_CMD_VERSION,
+	TB_CMD_CHECK,
+	TB_CMD_ESTIMATE,
+	TB_CMD_REPORT,
+	TB_CMD_GPUS,
+	TB_CMD_MODELS
+} tb_cmd;
+
+/* Report formats, a bit set in tb_cli.formats. */
+enum {
+	TB_OUT_MD = 1u << 0,
+	TB_OUT_HTML = 1u << 1,
+	TB_OUT_PDF = 1u << 2,
+	TB_OUT_JSON = 1u << 3
+};
+
+typedef struct tb_cli {
+	tb_cmd cmd;
+	bool help;              /* print the usage of `help_cmd` and stop */
+	tb_cmd help_cmd;        /* TB_CMD_NONE: the general usage */
+	const char **files;     /* owned array of borrowed argv strings */
+	size_t nfiles;
+	const char **sets;      /* owned array, "KEY=VALUE" borrowed from argv */
+	size_t nsets;
+	const char *out_dir;    /* report -o; "." by default */
+	unsigned formats;       /* report: TB_OUT_* bits */
+	bool json;              /* estimate --format json */
+	const char *template_path; /* NULL: the built-in template */
+	tb_paper paper;
+} tb_cli;
+
+/* Parses argv into *out (always initialised; release with tb_cli_release).
+ * Returns TB_EXIT_OK, or TB_EXIT_USAGE with a message in err: what is
+ * wrong, a did-you-mean when one is close, and where to get help. */
+tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err);
+void tb_cli_release(tb_cli *c);
+
+/* The --help text for `cmd` (TB_CMD_NONE: the overview).  Static. */
+const char *tb_cli_help(tb_cmd cmd);
+
+/* "report" for TB_CMD_REPORT; "" for TB_CMD_NONE. */
+const char *tb_cli_cmd_name(tb_cmd cmd);
+
+#endif
