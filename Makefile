@@ -154,7 +154,7 @@ bench: $(BIN) | deps
 	@mkdir -p $(BUILD)/bench
 	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -O2 -o $(BUILD)/bench/bench tests/bench.c \
 	  $(LIB_OBJ) $(TB_LIBS)
-	$(BUILD)/bench/bench $(BIN) docs/performance.md
+	$(BUILD)/bench/bench $(BIN) docs/performance.md "$(CC) $(TB_CFLAGS) -O2"
 
 # trainbudget against published figures: docs/validation.md; fails when an
 # error leaves its tolerance.

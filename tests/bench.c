@@ -1,0 +1,317 @@
+/* bench.c: how fast trainbudget is, and how much memory it takes.
+ *
+ *   bench BIN OUT.md "COMPILER AND FLAGS"
+ *
+ * (a) the calculators alone: tb_budget_compute over a grid of thousands of
+ *     scenarios (model preset, GPUs, tokens, precision, optimizer, ZeRO,
+ *     checkpointing), budgets per second on one core;
+ * (b) the program: wall time and peak RSS of `estimate`, `estimate
+ *     --format json` and a full report (md, html, json, pdf) for every
+ *     example, as separate processes (fork/exec, wait4 for the child's
+ *     ru_maxrss), after a warm-up, median of N runs.
+ * Writes the figures and the machine to OUT.md.  A measurement, not a
+ * test: it never fails on speed, only when it cannot measure. */
+#define _DEFAULT_SOURCE  /* wait4 */
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+#include "trainbudget/budget.h"
+#include "trainbudget/gpus.h"
+#include "trainbudget/inputs.h"
+#include "trainbudget/presets.h"
+
+#define GRID_N 8192
+#define RUNS 21
+#define WARMUP 3
+
+static double S_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int S_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* A hand-built base, so the calculators are measured without the loader. */
+static void S_base(tb_inputs *in)
+{
+	memset(in, 0, sizeof *in);
+	const tb_preset *p = tb_presets_find("llama-2-7b");
+	if (p)
+		in->model = p->model;
+	else {
+		in->model.has_shape = true;
+		in->model.layers = 32; in->model.hidden = 4096; in->model.heads = 32;
+		in->model.kv_heads = 32; in->model.head_dim = 128;
+		in->model.ffn_hidden = 11008; in->model.vocab = 32000;
+	}
+	in->training.tokens = 1e11;
+	in->training.seq_len = 4096;
+	in->training.global_batch = 1024;
+	in->training.micro_batch = 1;
+	in->training.precision = TB_PREC_BF16_MIXED;
+	in->training.optimizer = TB_OPT_ADAMW;
+	in->training.flash_attention = true;
+	const tb_gpu *g = tb_gpus_find("h100-sxm");
+	if (!g && tb_gpus_count() > 0)
+		g = tb_gpus_at(0);
+	if (g)
+		in->hardware.gpu = *g;
+	in->hardware.count = 64;
+	in->hardware.mfu[0] = 0.30; in->hardware.mfu[1] = 0.35; in->hardware.mfu[2] = 0.40;
+	in->hardware.price_per_gpu_hour = 2.5;
+	strcpy(in->hardware.currency, "USD");
+	in->hardware.pue = 1.0;
+	in->hardware.overhead_bytes = 2.0 * 1073741824.0;
+	in->parallelism.tensor = 1; in->parallelism.pipeline = 1;
+	in->parallelism.expert = 1; in->parallelism.data = 64;
+	in->plan.has_deadline = true; in->plan.deadline_s = 30 * 86400.0;
+	in->plan.has_budget = true; in->plan.budget = 1e6;
+	in->plan.n_overtrain = 3;
+	in->plan.overtrain[0] = 1; in->plan.overtrain[1] = 2; in->plan.overtrain[2] = 5;
+}
+
+static tb_inputs S_grid[GRID_N];
+static tb_budget S_out;
+
+/* Mixed-radix walk: each scenario differs from the last in several axes,
+ * so no branch predictor learns one path. */
+static size_t S_make_grid(void)
+{
+	static const int64_t gpus[] = { 1, 8, 64, 512, 4096, 16384 };
+	static const double tokens[] = { 1e9, 1e11, 2e12, 1.5e13 };
+	static const tb_precision prec[] = { TB_PREC_FP32, TB_PREC_BF16_MIXED,
+		TB_PREC_FP16_MIXED, TB_PREC_BF16, TB_PREC_FP8_MIXED };
+	static const tb_optimizer opt[] = { TB_OPT_ADAMW, TB_OPT_ADAMW_8BIT,
+		TB_OPT_ADAFACTOR, TB_OPT_SGD, TB_OPT_SGD_MOMENTUM, TB_OPT_LION };
+	static const tb_checkpointing ckpt[] = { TB_CKPT_NONE, TB_CKPT_SELECTIVE, TB_CKPT_FULL };
+	size_t npresets = tb_presets_count();
+	for (size_t i = 0; i < GRID_N; i++) {
+		tb_inputs *in = &S_grid[i];
+		size_t k = i;
+		S_base(in);
+		if (npresets) {
+			in->model = tb_presets_at(k % npresets)->model;
+			k /= npresets;
+		}
+		in->hardware.count = gpus[k % 6]; k /= 6;
+		in->parallelism.data = in->hardware.count;
+		in->training.tokens = tokens[k % 4]; k /= 4;
+		in->training.precision = prec[k % 5]; k /= 5;
+		in->training.optimizer = opt[k % 6]; k /= 6;
+		in->parallelism.zero = (int)(k % 4); k /= 4;
+		in->training.checkpointing = ckpt[k % 3];
+		if (in->hardware.count >= 8 && in->model.experts > 1)
+			in->parallelism.expert = 8 < in->model.experts ? 8 : in->model.experts;
+		else
+			in->parallelism.expert = 1;
+	}
+	return GRID_N;
+}
+
+/* Runs argv as a child with stdout/stderr to /dev/null.  Returns the wall
+ * time; *rss_kb gets the child's peak resident set. */
+static double S_run_child(char *const argv[], long *rss_kb, int *status)
+{
+	double t0 = S_now_s();
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	struct rusage ru;
+	int st = 0;
+	if (wait4(pid, &st, 0, &ru) < 0) {
+		perror("wait4");
+		exit(2);
+	}
+	double t = S_now_s() - t0;
+	*rss_kb = ru.ru_maxrss;
+	*status = st;
+	return t;
+}
+
+typedef struct {
+	double median_ms, min_ms;
+	long rss_kb;
+	int ok;
+} S_meas;
+
+static S_meas S_measure(char *const argv[])
+{
+	S_meas m = { 0, 0, 0, 1 };
+	double t[RUNS];
+	long rss;
+	int st;
+	for (int i = 0; i < WARMUP; i++)
+		S_run_child(argv, &rss, &st);
+	for (int i = 0; i < RUNS; i++) {
+		t[i] = S_run_child(argv, &rss, &st) * 1e3;
+		if (rss > m.rss_kb)
+			m.rss_kb = rss;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			m.ok = 0;
+	}
+	qsort(t, RUNS, sizeof t[0], S_cmp_double);
+	m.median_ms = t[RUNS / 2];
+	m.min_ms = t[0];
+	return m;
+}
+
+static void S_shell_line(const char *cmd, char *out, size_t cap)
+{
+	out[0] = '\0';
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return;
+	if (fgets(out, (int)cap, p)) {
+		size_t n = strlen(out);
+		while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+			out[--n] = '\0';
+	}
+	pclose(p);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: bench BIN OUT.md [\"compiler and flags\"]\n");
+		return 2;
+	}
+	const char *bin = argv[1], *outpath = argv[2];
+	const char *flags = argc > 3 ? argv[3] : "(not given)";
+
+	/* (a) the calculators */
+	size_t n = S_make_grid();
+	for (size_t i = 0; i < n; i++)          /* warm-up: caches, page faults */
+		tb_budget_compute(&S_grid[i], &S_out);
+	double best = 0, total_budgets = 0, total_s = 0;
+	for (int rep = 0; rep < 7; rep++) {
+		double t0 = S_now_s();
+		for (int pass = 0; pass < 4; pass++)
+			for (size_t i = 0; i < n; i++)
+				tb_budget_compute(&S_grid[i], &S_out);
+		double dt = S_now_s() - t0;
+		double rate = 4.0 * (double)n / dt;
+		if (rate > best)
+			best = rate;
+		total_budgets += 4.0 * (double)n;
+		total_s += dt;
+	}
+	double mean_rate = total_budgets / total_s;
+	printf("bench: calculators: %zu scenarios, best %.3g budgets/s, mean %.3g budgets/s\n",
+	       n, best, mean_rate);
+
+	/* (b) the program, per example */
+	glob_t g;
+	memset(&g, 0, sizeof g);
+	if (glob("docs/examples/*.yaml", 0, NULL, &g) != 0 || g.gl_pathc == 0)
+		fprintf(stderr, "bench: no docs/examples/*.yaml: only the calculators are measured\n");
+	char tmpl[] = "/tmp/tb-bench-XXXXXX";
+	char *tmp = mkdtemp(tmpl);
+	if (!tmp) {
+		perror("mkdtemp");
+		return 2;
+	}
+
+	FILE *o = fopen(outpath, "w");
+	if (!o) {
+		perror(outpath);
+		return 2;
+	}
+	char cpu[256], compiler[256], kernel[256];
+	S_shell_line("lscpu | sed -n 's/^Model name: *//p'", cpu, sizeof cpu);
+	S_shell_line("cc --version | head -n 1", compiler, sizeof compiler);
+	S_shell_line("uname -sr", kernel, sizeof kernel);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char date[32];
+	time_t now = time(NULL);
+	strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	fprintf(o, "# Performance\n\n"
+	        "Written by `make bench` (tests/bench.c); rerun it to refresh. A measurement, "
+	        "not a test: it never fails on speed.\n\n"
+	        "## Machine\n\n"
+	        "| | |\n|---|---|\n"
+	        "| CPU | %s |\n| Cores online | %ld (shared with other jobs while measured) |\n"
+	        "| Kernel | %s |\n| Compiler | %s |\n| Flags | `%s` |\n| Date | %s |\n\n",
+	        cpu[0] ? cpu : "unknown", ncpu, kernel, compiler, flags, date);
+	fprintf(o, "## The calculators alone\n\n"
+	        "`tb_budget_compute` over a grid of %zu scenarios (every model preset x 1 to 16,384 GPUs "
+	        "x 1e9 to 1.5e13 tokens x 5 precisions x 6 optimizers x ZeRO 0-3 x 3 checkpointing modes, "
+	        "walked in mixed radix), one core, after a warm-up pass; 7 repetitions of 4 passes.\n\n"
+	        "| Figure | Value | Aim |\n|---|---:|---:|\n"
+	        "| Budgets per second (best repetition) | %.3g | > 1e6 |\n"
+	        "| Budgets per second (mean) | %.3g | |\n"
+	        "| Time per budget (mean) | %.3g µs | < 1 µs |\n"
+	        "| Size of one tb_budget | %zu bytes | |\n\n",
+	        n, best, mean_rate, 1e6 / mean_rate, sizeof(tb_budget));
+
+	fprintf(o, "## The program, per example\n\n"
+	        "Each command run as its own process (fork/exec; output to /dev/null or a temporary "
+	        "directory), %d warm-up runs, then the median and the fastest of %d; peak RSS is the "
+	        "largest `ru_maxrss` of the child (wait4). Aims: a full report under 20 ms and 20 MB.\n\n"
+	        "| Example | Command | Median | Fastest | Peak RSS | Exit |\n"
+	        "|---|---|---:|---:|---:|---|\n", WARMUP, RUNS);
+	double worst_ms = 0;
+	long worst_kb = 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *f = g.gl_pathv[i];
+		const char *base = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+		char *c1[] = { (char *)bin, (char *)"estimate", f, NULL };
+		char *c2[] = { (char *)bin, (char *)"estimate", f, (char *)"--format", (char *)"json", NULL };
+		char *c3[] = { (char *)bin, (char *)"report", f, (char *)"-o", tmp,
+		               (char *)"--format", (char *)"md,html,json,pdf", NULL };
+		struct { const char *label; char **argv; int full; } cmds[] = {
+			{ "estimate", c1, 0 }, { "estimate --format json", c2, 0 },
+			{ "report --format md,html,json,pdf", c3, 1 },
+		};
+		for (size_t k = 0; k < 3; k++) {
+			S_meas m = S_measure(cmds[k].argv);
+			fprintf(o, "| %s | `%s` | %.2f ms | %.2f ms | %.1f MB | %s |\n", base, cmds[k].label,
+			        m.median_ms, m.min_ms, (double)m.rss_kb * 1024.0 / 1e6,
+			        m.ok ? "0" : "**non-zero**");
+			printf("bench: %s %s: median %.2f ms, peak RSS %.1f MB%s\n", base, cmds[k].label,
+			       m.median_ms, (double)m.rss_kb * 1024.0 / 1e6, m.ok ? "" : " (FAILED)");
+			if (cmds[k].full && m.median_ms > worst_ms)
+				worst_ms = m.median_ms;
+			if (cmds[k].full && m.rss_kb > worst_kb)
+				worst_kb = m.rss_kb;
+		}
+	}
+	if (g.gl_pathc)
+		fprintf(o, "\nSlowest full report: %.2f ms median (aim < 20 ms: %s); largest peak RSS "
+		        "%.1f MB (aim < 20 MB: %s).\n", worst_ms, worst_ms < 20 ? "met" : "**missed**",
+		        (double)worst_kb * 1024.0 / 1e6, worst_kb * 1024.0 / 1e6 < 20 ? "met" : "**missed**");
+	fprintf(o, "\nPeak RSS counts everything the process maps and touches: the C library, "
+	        "libyaml, cmark, libharu and the embedded DejaVu fonts for the PDF.\n");
+	fclose(o);
+	globfree(&g);
+	char rm[64];
+	snprintf(rm, sizeof rm, "rm -rf '%s'", tmp);
+	if (system(rm) != 0)
+		fprintf(stderr, "bench: could not remove %s\n", tmp);
+	printf("bench: wrote %s\n", outpath);
+	return 0;
+}
