@@ -133,6 +133,7 @@ typedef struct tb_memory {
 	tb_zero_row zero[4];
 	tb_ckpt_row checkpointing[3];       /* none, selective, full */
 
+	bool kv_cache_known;                /* false for a count-only model */
 	double kv_cache_bytes_per_token;
 	double kv_cache_bytes_per_sequence; /* at training seq_len */
 
