@@ -39,4 +39,12 @@ typedef struct tb_pdf_options {
 int tb_render_pdf(const tb_report *r, const tb_pdf_options *opt,
                   tb_buf *out, tb_diags *d);
 
+/* The core of tb_render_pdf over any cmark tree: `block` finds the tb_block
+ * of a custom block node (tb_report_block for a report), so tests can
+ * render a hand-made document and meta.  Same contract as tb_render_pdf. */
+typedef const tb_block *(*tb_pdf_block_fn)(cmark_node *node);
+int tb_render_pdf_tree(cmark_node *root, const tb_report_meta *meta,
+                       tb_pdf_block_fn block, const tb_pdf_options *opt,
+                       tb_buf *out, tb_diags *d);
+
 #endif

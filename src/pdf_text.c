@@ -1,0 +1,278 @@
+#include "pdf_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/xalloc.h"
+
+void tb_pdf_para_init(tb_pdf_para *p, double size_pt)
+{
+	memset(p, 0, sizeof *p);
+	p->size_pt = size_pt;
+	tb_buf_init(&p->text);
+}
+
+void tb_pdf_para_release(tb_pdf_para *p)
+{
+	tb_buf_release(&p->text);
+	free(p->pieces);
+	free(p->lines);
+	memset(p, 0, sizeof *p);
+}
+
+/* Length of the UTF-8 sequence starting at s (1 for a bad lead byte), and
+ * whether it is well formed. */
+static size_t S_seq_len(const unsigned char *s, size_t len, bool *ok)
+{
+	unsigned c = s[0];
+	size_t n;
+	if (c < 0x80)
+		n = 1;
+	else if (c >= 0xC2 && c <= 0xDF)
+		n = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4;
+	else {
+		*ok = false;
+		return 1;
+	}
+	if (n > len) {
+		*ok = false;
+		return 1;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80) {
+			*ok = false;
+			return 1;
+		}
+	}
+	/* overlong three-byte forms and UTF-16 surrogates */
+	if (n == 3 && ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))) {
+		*ok = false;
+		return 1;
+	}
+	*ok = true;
+	return n;
+}
+
+void tb_pdf_sanitize(tb_buf *out, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len) {
+		bool ok;
+		size_t n = S_seq_len(u + i, len - i, &ok);
+		if (!ok) {
+			tb_buf_putc(out, '?');
+		} else if (n == 4) {
+			/* outside the BMP: libharu's UTF-8 encoder stops at U+FFFF */
+			tb_buf_putc(out, '?');
+		} else if (n == 1 && (u[i] < 0x20 || u[i] == 0x7F)) {
+			tb_buf_putc(out, ' ');
+		} else {
+			tb_buf_put(out, s + i, n);
+		}
+		i += n;
+	}
+}
+
+size_t tb_pdf_utf8_floor(const char *s, size_t len, size_t max_bytes)
+{
+	if (max_bytes >= len)
+		return len;
+	size_t n = max_bytes;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+static tb_pdf_piece *S_push(tb_pdf_para *p)
+{
+	if (p->npieces == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		p->pieces = tb_xrealloc(p->pieces, p->cap * sizeof *p->pieces);
+	}
+	tb_pdf_piece *pc = &p->pieces[p->npieces++];
+	memset(pc, 0, sizeof *pc);
+	return pc;
+}
+
+static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len)
+{
+	tb_pdf_piece *pc = S_push(p);
+	pc->style = style;
+	pc->off = p->text.len;
+	tb_pdf_sanitize(&p->text, s, len);
+	pc->len = p->text.len - pc->off;
+	pc->space_before = p->pending_space && p->npieces > 1;
+	pc->newline = p->pending_newline;
+	p->pending_space = false;
+	p->pending_newline = false;
+}
+
+void tb_pdf_para_add(tb_pdf_para *p, unsigned style, const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			p->pending_space = true;
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < len && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' && s[j] != '\r')
+			j++;
+		S_add_word(p, style, s + i, j - i);
+		i = j;
+	}
+}
+
+void tb_pdf_para_add_verbatim(tb_pdf_para *p, unsigned style, const char *s,
+                              size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		size_t j = i;
+		while (j < len && s[j] != '\n')
+			j++;
+		tb_buf line;
+		tb_buf_init(&line);
+		for (size_t k = i; k < j; k++) {
+			if (s[k] == '\t')
+				tb_buf_puts(&line, "    ");
+			else if (s[k] != '\r')
+				tb_buf_putc(&line, s[k]);
+		}
+		if (line.len) {
+			S_add_word(p, style, line.ptr, line.len);
+		} else {
+			/* an empty line still takes a line: a zero-width piece */
+			S_add_word(p, style, "", 0);
+		}
+		tb_buf_release(&line);
+		if (j < len)
+			p->pending_newline = true;
+		i = j + 1;
+	}
+}
+
+void tb_pdf_para_add_break(tb_pdf_para *p)
+{
+	p->pending_newline = true;
+	p->pending_space = false;
+}
+
+static void S_emit(tb_pdf_para *p, size_t first, size_t end, double w)
+{
+	if (p->nlines == p->lcap) {
+		p->lcap = p->lcap ? p->lcap * 2 : 8;
+		p->lines = tb_xrealloc(p->lines, p->lcap * sizeof *p->lines);
+	}
+	p->lines[p->nlines].first = first;
+	p->lines[p->nlines].n = end - first;
+	p->lines[p->nlines].width_pt = w;
+	p->nlines++;
+}
+
+/* Splits piece k so that its first part is at most avail_pt wide (at least
+ * one character when `force`); returns false when nothing fits. */
+static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
+                    tb_pdf_measure_fn measure, void *ctx)
+{
+	tb_pdf_piece pc = p->pieces[k];
+	const char *s = p->text.ptr + pc.off;
+	/* Longest fitting prefix, found by walking characters: words are short
+	 * and this runs only for the rare word wider than a line. */
+	size_t best = 0, i = 0;
+	double best_w = 0;
+	while (i < pc.len) {
+		bool ok;
+		size_t n = S_seq_len((const unsigned char *)s + i, pc.len - i, &ok);
+		double w = measure(ctx, pc.style, p->size_pt, s, i + n);
+		if (w > avail_pt)
+			break;
+		i += n;
+		best = i;
+		best_w = w;
+	}
+	if (best == 0) {
+		if (!force)
+			return false;
+		bool ok;
+		best = S_seq_len((const unsigned char *)s, pc.len, &ok);
+		best_w = measure(ctx, pc.style, p->size_pt, s, best);
+	}
+	if (best >= pc.len)
+		return true;
+	S_push(p); /* room for one more; may move the array */
+	memmove(&p->pieces[k + 2], &p->pieces[k + 1],
+	        (p->npieces - k - 2) * sizeof *p->pieces);
+	tb_pdf_piece *a = &p->pieces[k], *b = &p->pieces[k + 1];
+	*b = pc;
+	a->len = best;
+	a->width_pt = best_w;
+	b->off = pc.off + best;
+	b->len = pc.len - best;
+	b->space_before = false;
+	b->newline = false;
+	b->width_pt = measure(ctx, pc.style, p->size_pt, p->text.ptr + b->off, b->len);
+	return true;
+}
+
+size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
+                          tb_pdf_measure_fn measure, void *ctx)
+{
+	p->nlines = 0;
+	for (size_t i = 0; i < p->npieces; i++) {
+		tb_pdf_piece *pc = &p->pieces[i];
+		pc->width_pt = measure(ctx, pc->style, p->size_pt, p->text.ptr + pc->off, pc->len);
+	}
+	size_t first = 0, i = 0;
+	double line_w = 0;
+	while (i < p->npieces) {
+		if (p->pieces[i].newline && i > first) {
+			S_emit(p, first, i, line_w);
+			first = i;
+			line_w = 0;
+		}
+		/* a word: pieces glued together without a space between them */
+		size_t j = i + 1;
+		while (j < p->npieces && !p->pieces[j].space_before && !p->pieces[j].newline)
+			j++;
+		double word_w = 0;
+		for (size_t k = i; k < j; k++)
+			word_w += p->pieces[k].width_pt;
+		double sp = 0;
+		if (i > first && p->pieces[i].space_before)
+			sp = measure(ctx, p->pieces[i].style, p->size_pt, " ", 1);
+		if (line_w + sp + word_w <= width_pt) {
+			line_w += sp + word_w;
+			i = j;
+			continue;
+		}
+		if (i > first) {
+			/* the space before a word that wraps is dropped */
+			S_emit(p, first, i, line_w);
+			first = i;
+			line_w = 0;
+			continue;
+		}
+		/* The word alone is wider than the line: cut it between characters. */
+		size_t k = i;
+		while (k < j && line_w + p->pieces[k].width_pt <= width_pt)
+			line_w += p->pieces[k++].width_pt;
+		if (S_split(p, k, width_pt - line_w, k == first, measure, ctx)) {
+			line_w += p->pieces[k].width_pt;
+			k++;
+		}
+		S_emit(p, first, k, line_w);
+		first = k;
+		i = k;
+		line_w = 0;
+	}
+	if (first < p->npieces)
+		S_emit(p, first, p->npieces, line_w);
+	return p->nlines;
+}

@@ -1,0 +1,74 @@
+/* pdf_text.h: line breaking for the PDF back end (render_pdf.c).
+ *
+ * libharu's HPDF_Page_TextRect breaks on multibyte text, so paragraphs are
+ * broken here.  The breaker knows nothing about libharu: widths come from
+ * a callback (render_pdf.c passes HPDF_Font_TextWidth), which keeps it
+ * testable with a fake font.  Text is UTF-8; breaks fall between words,
+ * and a word wider than the line is cut between characters, never inside
+ * one, so no text ever runs past the width it was given. */
+#ifndef TB_PDF_TEXT_H
+#define TB_PDF_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "trainbudget/buf.h"
+
+/* Style bits: the face is mono, else bold, else regular; italic is drawn
+ * as a slanted regular face so no fourth font is embedded. */
+enum { TB_PDF_BOLD = 1u, TB_PDF_ITALIC = 2u, TB_PDF_MONO = 4u };
+
+/* Width in points of `len` bytes of UTF-8 `s` in `style` at `size_pt`. */
+typedef double (*tb_pdf_measure_fn)(void *ctx, unsigned style, double size_pt,
+                                    const char *s, size_t len);
+
+typedef struct tb_pdf_piece {
+	unsigned style;
+	size_t off, len;        /* into the paragraph's text */
+	bool space_before;      /* a breakable space separates it from the previous piece */
+	bool newline;           /* a hard break comes before it */
+	double width_pt;
+} tb_pdf_piece;
+
+typedef struct tb_pdf_line {
+	size_t first, n;        /* pieces */
+	double width_pt;
+} tb_pdf_line;
+
+typedef struct tb_pdf_para {
+	double size_pt;
+	tb_buf text;            /* sanitized UTF-8: BMP only, no control characters */
+	tb_pdf_piece *pieces;
+	size_t npieces, cap;
+	tb_pdf_line *lines;
+	size_t nlines, lcap;
+	bool pending_space;     /* text so far ended in a space */
+	bool pending_newline;
+} tb_pdf_para;
+
+void tb_pdf_para_init(tb_pdf_para *p, double size_pt);
+void tb_pdf_para_release(tb_pdf_para *p);
+
+/* Adds running text: split into words at spaces, tabs and newlines. */
+void tb_pdf_para_add(tb_pdf_para *p, unsigned style, const char *s, size_t len);
+/* Adds text whose spaces matter (code): each line is kept as one piece and
+ * cut between characters only where it is too wide. */
+void tb_pdf_para_add_verbatim(tb_pdf_para *p, unsigned style, const char *s,
+                              size_t len);
+void tb_pdf_para_add_break(tb_pdf_para *p);
+
+/* Breaks into lines no wider than width_pt; returns the number of lines
+ * (at least 1 when there is any text).  May be called again with another
+ * width. */
+size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
+                          tb_pdf_measure_fn measure, void *ctx);
+
+/* Copies `len` bytes of UTF-8 into `out`, replacing invalid sequences and
+ * characters outside the Basic Multilingual Plane (which libharu cannot
+ * show) with '?', and control characters with spaces. */
+void tb_pdf_sanitize(tb_buf *out, const char *s, size_t len);
+
+/* Length of the longest prefix of s[0..len) that ends on a character
+ * boundary and is at most max_bytes long. */
+size_t tb_pdf_utf8_floor(const char *s, size_t len, size_t max_bytes);
+
+#endif
