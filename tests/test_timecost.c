@@ -1,0 +1,283 @@
+/* test_timecost.c: wall clock, money, energy, deadline, budget, levers and
+ * the measured run, pinned to published figures (Narayanan et al. 2021,
+ * Chowdhery et al. 2022) or to arithmetic worked out in the comments. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "calc.h"
+
+static double rel(double got, double want)
+{
+	return fabs(got - want) / fabs(want);
+}
+
+/* 7B on 100B tokens (6ND = 4.2e21 FLOPs) on 64 H100 SXM (989.4 TFLOP/s
+ * dense bf16, 700 W) at MFU 0.25/0.35/0.45, $2 per GPU-hour, PUE 1.2. */
+static void setup(tb_inputs *in, tb_budget *b)
+{
+	memset(in, 0, sizeof *in);
+	memset(b, 0, sizeof *b);
+	strcpy(in->hardware.gpu.name, "h100-sxm");
+	in->hardware.gpu.peak_flops[TB_DTYPE_TF32] = 494.7e12;
+	in->hardware.gpu.peak_flops[TB_DTYPE_BF16] = 989.4e12;
+	in->hardware.gpu.peak_flops[TB_DTYPE_FP16] = 989.4e12;
+	in->hardware.gpu.peak_flops[TB_DTYPE_FP8] = 1978.9e12;
+	in->hardware.gpu.tdp_w = 700;
+	in->hardware.count = 64;
+	in->hardware.mfu[0] = 0.25;
+	in->hardware.mfu[1] = 0.35;
+	in->hardware.mfu[2] = 0.45;
+	in->hardware.price_per_gpu_hour = 2;
+	strcpy(in->hardware.currency, "USD");
+	in->hardware.pue = 1.2;
+	in->training.tokens = 100e9;
+	in->training.precision = TB_PREC_BF16_MIXED;
+	in->training.seq_len = 4096;
+	in->training.global_batch = 256;
+	in->parallelism.tensor = 1;
+	in->parallelism.pipeline = 1;
+	b->params.total = b->params.active = 7e9;
+	b->flops.per_token_6n = b->flops.per_token_model = 42e9;
+	b->flops.per_token_hardware = 56e9;
+	b->flops.total_6nd = b->flops.total_model = 4.2e21;
+	b->flops.total_hardware = 5.6e21;
+	b->flops.model_over_6n = 1;
+}
+
+static bool has_warning(const tb_budget *b, const char *needle)
+{
+	for (int i = 0; i < b->n_warnings; i++)
+		if (strstr(b->warnings[i], needle))
+			return true;
+	return false;
+}
+
+Test(timecost, seven_b_on_64_h100)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	tb_timecost_compute(&in, &b);
+	const tb_time *t = &b.time;
+	cr_assert(t->known);
+	cr_expect_eq(t->dtype, TB_DTYPE_BF16);
+	/* 4.2e21 / (64 x 989.4e12 x 0.35) = 189,508.8 s = 2.19 days. */
+	cr_expect(rel(t->seconds[1], 189508.8) < 1e-6, "got %g s", t->seconds[1]);
+	/* x 64 / 3600 = 3,369.0 GPU-h; x $2 = $6,738.1. */
+	cr_expect(rel(t->gpu_hours[1], 3369.045) < 1e-6);
+	cr_expect(rel(t->cost[1], 6738.09) < 1e-5);
+	/* 700 W x 3,369.0 h x 1.2 / 1000 = 2,830.0 kWh. */
+	cr_expect(rel(t->energy_kwh[1], 2829.998) < 1e-5);
+	/* Low MFU is the longest run. */
+	cr_expect(t->seconds[0] > t->seconds[1] && t->seconds[1] > t->seconds[2]);
+	cr_expect(rel(t->seconds[0] / t->seconds[2], 0.45 / 0.25) < 1e-12);
+	cr_expect_str_eq(t->currency, "USD");
+	cr_expect(tb_budget_deriv(&b, "time.seconds") != NULL);
+	cr_expect(tb_budget_deriv(&b, "time.energy") != NULL);
+}
+
+Test(timecost, wall_clock_halves_when_gpus_double)
+{
+	tb_inputs in;
+	tb_budget b1, b2;
+	setup(&in, &b1);
+	b2 = b1;
+	tb_timecost_compute(&in, &b1);
+	in.hardware.count = 128;
+	tb_timecost_compute(&in, &b2);
+	for (int i = 0; i < 3; i++) {
+		cr_expect(rel(b2.time.seconds[i], b1.time.seconds[i] / 2) < 1e-12);
+		cr_expect(rel(b2.time.cost[i], b1.time.cost[i]) < 1e-12, "same GPU-hours");
+	}
+}
+
+Test(timecost, megatron_gpt3_34_days)
+{
+	/* Narayanan et al. 2021 Sec. 5.1, Eq. (4): time = 8TP/(nX); GPT-3
+	 * (P = 175e9) on T = 300e9 tokens, n = 1024 A100 at X = 140 TFLOP/s
+	 * each: "about 34 days".  8TP counts full recomputation (4 passes). */
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	memset(in.hardware.gpu.peak_flops, 0, sizeof in.hardware.gpu.peak_flops);
+	in.hardware.gpu.peak_flops[TB_DTYPE_BF16] = 312e12;
+	in.hardware.count = 1024;
+	for (int i = 0; i < 3; i++)
+		in.hardware.mfu[i] = 140e12 / 312e12;
+	b.flops.total_model = 8 * 300e9 * 175e9;
+	tb_timecost_compute(&in, &b);
+	cr_expect(fabs(b.time.seconds[1] / 86400 - 34) < 0.5, "got %g days",
+	          b.time.seconds[1] / 86400);
+}
+
+Test(timecost, v100_falls_back_to_fp16_peak)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	memset(in.hardware.gpu.peak_flops, 0, sizeof in.hardware.gpu.peak_flops);
+	strcpy(in.hardware.gpu.name, "v100-sxm2");
+	in.hardware.gpu.peak_flops[TB_DTYPE_FP32] = 15.7e12;
+	in.hardware.gpu.peak_flops[TB_DTYPE_FP16] = 125e12;
+	tb_timecost_compute(&in, &b);
+	cr_assert(b.time.known);
+	cr_expect_eq(b.time.dtype, TB_DTYPE_FP16);
+	cr_expect_eq(b.time.peak_flops_per_gpu, 125e12);
+	cr_expect(has_warning(&b, "v100-sxm2"), "the fallback is explained");
+	/* No fp8 peak: no fp8 lever. */
+	for (int i = 0; i < b.n_levers; i++)
+		cr_expect(strstr(b.levers[i].label, "fp8") == NULL);
+}
+
+Test(timecost, no_peak_is_unknown_not_nan)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	memset(in.hardware.gpu.peak_flops, 0, sizeof in.hardware.gpu.peak_flops);
+	in.hardware.gpu.peak_flops[TB_DTYPE_FP32] = 15e12;
+	tb_timecost_compute(&in, &b);
+	cr_expect(!b.time.known);
+	cr_expect(b.n_warnings >= 1);
+	for (int i = 0; i < 3; i++)
+		cr_expect(isfinite(b.time.seconds[i]) && isfinite(b.time.cost[i]));
+}
+
+Test(timecost, deadline_gpus_round_up_to_replicas)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	/* 5e19 FLOPs at 1e15 x 0.5 FLOP/s per GPU in 1000 s needs exactly 100
+	 * GPUs; replicas of tensor 4 x pipeline 2 = 8 make that 104. */
+	memset(in.hardware.gpu.peak_flops, 0, sizeof in.hardware.gpu.peak_flops);
+	in.hardware.gpu.peak_flops[TB_DTYPE_BF16] = 1e15;
+	in.hardware.mfu[1] = 0.5;
+	in.hardware.count = 64;
+	in.parallelism.tensor = 4;
+	in.parallelism.pipeline = 2;
+	in.plan.has_deadline = true;
+	in.plan.deadline_s = 1000;
+	b.flops.total_model = 5e19;
+	b.flops.per_token_model = 1e9;
+	tb_timecost_compute(&in, &b);
+	cr_expect(!b.time.meets_deadline, "64 GPUs take 1562.5 s");
+	cr_expect_eq(b.time.gpus_for_deadline, 104);
+	/* 64 x 5e14 FLOP/s x 1000 s / 1e9 FLOP per token = 3.2e10 tokens. */
+	cr_expect(rel(b.time.tokens_in_deadline, 3.2e10) < 1e-12);
+	in.plan.deadline_s = 2000;
+	tb_timecost_compute(&in, &b);
+	cr_expect(b.time.meets_deadline);
+	cr_expect_eq(b.time.gpus_for_deadline, 56, "50 GPUs, rounded up to 7 replicas of 8");
+}
+
+Test(timecost, budget_tokens)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	in.plan.has_budget = true;
+	in.plan.budget = 5000;
+	tb_timecost_compute(&in, &b);
+	cr_expect(!b.time.within_budget, "$6,738 > $5,000");
+	/* $5,000 / $2 = 2,500 GPU-h = 9e6 GPU-s x 989.4e12 x 0.35 / 42e9. */
+	cr_expect(rel(b.time.tokens_in_budget, 9e6 * 989.4e12 * 0.35 / 42e9) < 1e-12);
+	in.plan.budget = 7000;
+	tb_timecost_compute(&in, &b);
+	cr_expect(b.time.within_budget);
+}
+
+Test(timecost, gpu_scan_powers_of_two_in_replicas)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	in.parallelism.tensor = 8;
+	tb_timecost_compute(&in, &b);
+	static const int64_t want[] = { 8, 16, 32, 64, 128, 256, 512 };
+	cr_assert_eq(b.time.n_gpu_scan, 7);
+	for (int i = 0; i < 7; i++) {
+		cr_expect_eq(b.time.gpu_scan[i].gpus, want[i]);
+		cr_expect(rel(b.time.gpu_scan[i].seconds[1] * (double)want[i],
+		              b.time.seconds[1] * 64) < 1e-12);
+	}
+}
+
+static const tb_lever *lever(const tb_budget *b, const char *label)
+{
+	for (int i = 0; i < b->n_levers; i++)
+		if (strcmp(b->levers[i].label, label) == 0)
+			return &b->levers[i];
+	return NULL;
+}
+
+Test(timecost, levers)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	tb_timecost_compute(&in, &b);
+	const tb_lever *l = lever(&b, "tokens -25%");
+	cr_assert(l);
+	cr_expect(fabs(l->delta_seconds_frac + 0.25) < 1e-12);
+	cr_expect(fabs(l->delta_cost_frac + 0.25) < 1e-12);
+	cr_assert((l = lever(&b, "GPUs x2")));
+	cr_expect(fabs(l->delta_seconds_frac + 0.5) < 1e-12);
+	cr_expect(fabs(l->delta_cost_frac) < 1e-12);
+	cr_assert((l = lever(&b, "GPUs /2")));
+	cr_expect(fabs(l->delta_seconds_frac - 1) < 1e-12);
+	cr_assert((l = lever(&b, "MFU +0.10")));
+	cr_expect(fabs(l->delta_seconds_frac - (0.35 / 0.45 - 1)) < 1e-12);
+	cr_assert((l = lever(&b, "precision fp8")));
+	cr_expect(rel(l->seconds, b.time.seconds[1] * 989.4 / 1978.9) < 1e-12);
+	/* MFU already at 1: no lever past it. */
+	in.hardware.mfu[1] = in.hardware.mfu[2] = 1;
+	tb_timecost_compute(&in, &b);
+	cr_expect(lever(&b, "MFU +0.10") == NULL);
+}
+
+Test(timecost, measured_palm_540b_mfu)
+{
+	/* PaLM 540B (Chowdhery et al. 2022, Sec. 4.1, App. B): 238.3K tokens/s
+	 * on 6144 TPU v4 (275 TFLOP/s bf16) is 46.2% MFU, with model FLOPs
+	 * per token 6N + 12LHQT, N = 540.35e9, L = 118, H = 48, Q = 256,
+	 * T = 2048.  A batch of 2048 sequences is 4,194,304 tokens a step. */
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	memset(in.hardware.gpu.peak_flops, 0, sizeof in.hardware.gpu.peak_flops);
+	in.hardware.gpu.peak_flops[TB_DTYPE_BF16] = 275e12;
+	in.hardware.count = 6144;
+	in.training.seq_len = 2048;
+	in.training.global_batch = 2048;
+	in.training.tokens = 780e9;
+	b.flops.per_token_model = 6 * 540.35e9 + 12.0 * 118 * 48 * 256 * 2048;
+	b.flops.per_token_hardware = b.flops.per_token_model;
+	b.flops.total_model = b.flops.per_token_model * in.training.tokens;
+	in.measured.has_step_time = true;
+	in.measured.step_time_s = 2048.0 * 2048 / 238.3e3;
+	tb_timecost_compute(&in, &b);
+	cr_assert(b.time.has_measured_step);
+	cr_expect(fabs(b.time.achieved_mfu - 0.462) < 0.0005, "got %g", b.time.achieved_mfu);
+	/* 780e9 tokens at 238.3K tokens/s = 3.27e6 s (to a whole step). */
+	cr_expect(rel(b.time.measured_seconds, 780e9 / 238.3e3) < 1e-5);
+}
+
+Test(timecost, measured_hfu_and_memory)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	in.measured.has_step_time = true;
+	/* 256 x 4096 tokens x 42e9 FLOPs / (64 x 989.4e12) at 40% = 1.7386 s. */
+	in.measured.step_time_s = 256.0 * 4096 * 42e9 / (64 * 989.4e12 * 0.40);
+	in.measured.has_peak_memory = true;
+	in.measured.peak_memory_bytes = 50e9;
+	b.memory.per_gpu.total = 60e9;
+	b.memory.activations_known = true;
+	tb_timecost_compute(&in, &b);
+	cr_expect(rel(b.time.achieved_mfu, 0.40) < 1e-12);
+	cr_expect(rel(b.time.achieved_hfu, 0.40 * 56 / 42) < 1e-12);
+	cr_expect(rel(b.time.memory_estimate_error, 0.2) < 1e-12, "estimate 20% high");
+}
