@@ -1,0 +1,251 @@
+#!/bin/sh
+# The command line, end to end: sh tests/cli.sh BIN (from the repo root).
+# Prints a line per check and "N passed, M failed"; exits 1 on any failure.
+# Then runs every tests/cli-*.sh other parts of the project add, with BIN.
+set -u
+
+BIN=${1:?usage: sh tests/cli.sh BIN}
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+[ -x "$BIN" ] || { echo "cli.sh: $BIN is not an executable" >&2; exit 1; }
+
+pass=0
+fail=0
+T=$(mktemp -d "${TMPDIR:-/tmp}/tb-cli.XXXXXX")
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+
+ok() { pass=$((pass + 1)); echo "ok   - $1"; }
+no() {
+	fail=$((fail + 1))
+	echo "FAIL - $1"
+	shift
+	for line in "$@"; do echo "       $line"; done
+}
+
+# run CMD...: stdout to $T/out, stderr to $T/err, status to $rc.
+run() {
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+
+# expect_rc WANT DESC CMD...
+expect_rc() {
+	want=$1 desc=$2
+	shift 2
+	run "$@"
+	if [ "$rc" -eq "$want" ]; then
+		ok "$desc (exit $want)"
+	else
+		no "$desc: exit $rc, expected $want" "stderr: $(head -n 3 "$T/err")"
+	fi
+}
+
+# first_err_is TEXT DESC: the first stderr line of the last run.
+first_err_is() {
+	got=$(head -n 1 "$T/err")
+	if [ "$got" = "$1" ]; then ok "$2"; else no "$2" "got:      $got" "expected: $1"; fi
+}
+
+empty_dir() { [ -z "$(ls -A "$1" 2>/dev/null)" ]; }
+
+# json_seconds FILE: time.seconds[1] (expected MFU) from the estimate JSON.
+json_seconds() {
+	tr -d ' \n\t' <"$1" | sed -n 's/.*"time":{[^}]*"seconds":\[[^],]*,\([^],]*\),.*/\1/p'
+}
+
+version=$(sed -n 's/^#define TB_VERSION "\(.*\)"$/\1/p' include/trainbudget/version.h)
+examples=$(ls docs/examples/*.yaml 2>/dev/null)
+first_example=$(echo "$examples" | head -n 1)
+
+# ---- version and help --------------------------------------------------
+expect_rc 0 "--version" "$BIN" --version
+[ "$(cat "$T/out")" = "trainbudget $version" ] && ok "--version prints 'trainbudget $version'" \
+	|| no "--version prints 'trainbudget $version'" "got: $(cat "$T/out")"
+
+expect_rc 0 "--help" "$BIN" --help
+grep -q '^Usage: trainbudget <command>' "$T/out" && grep -q '^  3  output error' "$T/out" \
+	&& ok "--help shows usage and the exit codes" || no "--help shows usage and the exit codes"
+expect_rc 0 "help" "$BIN" help
+for c in check estimate report gpus models; do
+	expect_rc 0 "$c --help" "$BIN" $c --help
+	grep -q "^Usage: trainbudget $c" "$T/out" && ok "$c --help prints its usage" \
+		|| no "$c --help prints its usage" "got: $(head -n 1 "$T/out")"
+	expect_rc 0 "help $c" "$BIN" help $c
+	expect_rc 0 "$c -h" "$BIN" $c -h
+done
+
+# ---- usage errors: exit 2, a message, where to get help ----------------
+W=$T/w
+mkdir "$W"
+expect_rc 2 "no command" "$BIN"
+expect_rc 2 "unknown command" "$BIN" estimat
+first_err_is "trainbudget: unknown command 'estimat'; did you mean 'estimate'?" "unknown command suggests"
+expect_rc 2 "unknown option" "$BIN" estimate --formt json
+first_err_is "trainbudget estimate: unknown option '--formt'; did you mean '--format'?" "unknown option suggests"
+sed -n 2p "$T/err" | grep -q "^Try 'trainbudget estimate --help'.$" \
+	&& ok "usage errors say where help is" || no "usage errors say where help is" "$(cat "$T/err")"
+expect_rc 2 "unknown option --formt=json" "$BIN" estimate --formt=json
+expect_rc 2 "option of another command" "$BIN" gpus --set a=1
+expect_rc 2 "estimate --format xml" "$BIN" estimate --format xml
+expect_rc 2 "report --format md,docx" "$BIN" report --format md,docx -o "$W"
+expect_rc 2 "report --paper a3" "$BIN" report --paper a3 -o "$W"
+expect_rc 2 "--set without =" "$BIN" estimate --set hardware.count
+expect_rc 2 "--set with no value word" "$BIN" estimate --set
+expect_rc 2 "check without FILE" "$BIN" check
+expect_rc 2 "estimate with two files" "$BIN" estimate a.yaml b.yaml
+expect_rc 2 "gpus with an argument" "$BIN" gpus extra
+expect_rc 2 "stdin twice" "$BIN" check - -
+expect_rc 2 "--version after a command" "$BIN" report --version
+empty_dir "$W" && ok "usage errors write nothing" || no "usage errors write nothing" "$(ls -A "$W")"
+SOURCE_DATE_EPOCH=yesterday expect_rc 2 "invalid SOURCE_DATE_EPOCH" "$BIN" report -o "$W"
+first_err_is "trainbudget report: SOURCE_DATE_EPOCH='yesterday' is not a date; expected whole seconds since 1970-01-01 UTC, e.g. 1767225600" \
+	"invalid SOURCE_DATE_EPOCH is explained"
+empty_dir "$W" && ok "invalid SOURCE_DATE_EPOCH writes nothing" || no "invalid SOURCE_DATE_EPOCH writes nothing"
+
+# ---- tables ------------------------------------------------------------
+expect_rc 0 "gpus" "$BIN" gpus
+grep -q '^h100-sxm ' "$T/out" && grep -q '^NAME ' "$T/out" \
+	&& ok "gpus lists h100-sxm under a header" || no "gpus lists h100-sxm under a header"
+# H100 SXM: 989.4 dense BF16 TFLOP/s (NVIDIA datasheet: 1,979 with sparsity).
+grep '^h100-sxm ' "$T/out" | grep -q ' 989 ' && ok "gpus shows the H100's dense BF16 peak" \
+	|| no "gpus shows the H100's dense BF16 peak" "$(grep '^h100-sxm ' "$T/out")"
+expect_rc 0 "models" "$BIN" models
+# Official count from meta-llama/Llama-2-7b-hf.
+grep '^llama-2-7b ' "$T/out" | grep -q '6,738,415,616' && ok "models shows Llama-2-7B's 6,738,415,616" \
+	|| no "models shows Llama-2-7B's 6,738,415,616" "$(grep '^llama-2-7b' "$T/out")"
+
+# ---- check ---------------------------------------------------------------
+if [ -n "$examples" ]; then
+	for f in $examples; do
+		expect_rc 0 "check $f" "$BIN" check "$f"
+	done
+	# shellcheck disable=SC2086
+	expect_rc 0 "check every example at once" "$BIN" check $examples
+else
+	no "docs/examples/*.yaml exist"
+fi
+expect_rc 1 "check a missing file" "$BIN" check "$T/nope.yaml"
+first_err_is "$T/nope.yaml: error: cannot open: No such file or directory; expected a readable file" \
+	"a missing file is named"
+expect_rc 1 "check a directory" "$BIN" check "$T"
+
+for f in tests/scenarios/bad-*.yaml; do
+	[ -e "$f" ] || continue
+	want=$(sed -n '1s/^# expect: //p' "$f")
+	if [ -z "$want" ]; then
+		no "$f starts with '# expect: <first diagnostic line>'"
+		continue
+	fi
+	expect_rc 1 "check $f" "$BIN" check "$f"
+	first_err_is "$want" "$f: first diagnostic"
+	mkdir "$T/bad"
+	expect_rc 1 "report $f" "$BIN" report "$f" -o "$T/bad"
+	empty_dir "$T/bad" && ok "report $f writes nothing" || no "report $f writes nothing" "$(ls -A "$T/bad")"
+	rm -rf "$T/bad"
+done
+
+# ---- estimate, --set, stdin --------------------------------------------
+expect_rc 0 "estimate (built-in scenario)" "$BIN" estimate
+[ -s "$T/out" ] && ok "estimate prints a summary" || no "estimate prints a summary"
+expect_rc 0 "estimate --format json" "$BIN" estimate --format json
+head -c 1 "$T/out" | grep -q '{' && ok "estimate --format json prints an object" \
+	|| no "estimate --format json prints an object" "$(head -c 80 "$T/out")"
+
+run "$BIN" estimate --format json --set hardware.count=64
+s64=$(json_seconds "$T/out")
+run "$BIN" estimate --format=json --set=hardware.count=128
+s128=$(json_seconds "$T/out")
+# Wall clock = FLOPs / (GPUs x peak x MFU): twice the GPUs, half the time.
+if [ -n "$s64" ] && [ -n "$s128" ] &&
+   awk -v a="$s64" -v b="$s128" 'BEGIN { r = a / b; exit !(b > 0 && r > 1.999999 && r < 2.000001) }'; then
+	ok "--set hardware.count=128 halves time.seconds ($s64 -> $s128)"
+else
+	no "--set hardware.count=128 halves time.seconds" "64 GPUs: '$s64'  128 GPUs: '$s128'"
+fi
+run "$BIN" estimate --format json --set training.tokens=200B --set training.tokens=100B --set hardware.count=64
+s_last=$(json_seconds "$T/out")
+[ -n "$s_last" ] && [ "$s_last" = "$s64" ] && ok "repeated --set: the last one wins" \
+	|| no "repeated --set: the last one wins" "'$s_last' vs '$s64'"
+expect_rc 1 "--set of an unknown key" "$BIN" estimate --set hardware.cuont=8
+
+if [ -n "$first_example" ]; then
+	expect_rc 0 "check - reads standard input" sh -c '"$1" check - <"$2"' sh "$BIN" "$first_example"
+	run "$BIN" estimate "$first_example" --format json
+	cp "$T/out" "$T/from-file.json"
+	run sh -c '"$1" estimate - --format json <"$2"' sh "$BIN" "$first_example"
+	if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$T/from-file.json"; then
+		ok "estimate - gives the same JSON as the file"
+	else
+		no "estimate - gives the same JSON as the file" "exit $rc"
+	fi
+	rm -f "$T/out" "$T/err" "$T/from-file.json"
+fi
+expect_rc 1 "check - with bad YAML on stdin" sh -c 'printf "title: [unclosed\n" | "$1" check -' sh "$BIN"
+
+# ---- report: outputs, atomicity, exit 3 --------------------------------
+rm -f "$T/out" "$T/err"
+mkdir "$T/r"
+SOURCE_DATE_EPOCH=1767225600 expect_rc 0 "report (built-in) -o DIR" "$BIN" report -o "$T/r"
+n_written=$(wc -l <"$T/out")
+n_files=$(ls -A "$T/r" | wc -l)
+[ "$n_written" -ge 4 ] && [ "$n_written" -eq "$n_files" ] \
+	&& ok "report prints each path it wrote ($n_written)" \
+	|| no "report prints each path it wrote" "printed $n_written, found $n_files"
+for ext in md html pdf json; do
+	ls "$T/r"/*."$ext" >/dev/null 2>&1 && ok "report wrote a .$ext" || no "report wrote a .$ext"
+done
+ls -A "$T/r" | grep -q '^\.' && no "report leaves no temporary files" "$(ls -A "$T/r")" \
+	|| ok "report leaves no temporary files"
+mkdir "$T/r2"
+SOURCE_DATE_EPOCH=1767225600 run "$BIN" report -o "$T/r2"
+if [ "$rc" -eq 0 ] && diff -r "$T/r" "$T/r2" >/dev/null; then
+	ok "two report runs give identical bytes"
+else
+	no "two report runs give identical bytes" "$(diff -rq "$T/r" "$T/r2" | head -n 3)"
+fi
+rm -rf "$T/r" "$T/r2"
+
+mkdir "$T/j"
+expect_rc 0 "report --format json" "$BIN" report --format json -o "$T/j"
+[ "$(ls -A "$T/j" | wc -l)" -eq 1 ] && ls "$T/j"/*.json >/dev/null 2>&1 \
+	&& ok "--format json writes only the JSON" || no "--format json writes only the JSON" "$(ls -A "$T/j")"
+rm -rf "$T/j"
+
+: >"$T/plain-file"
+expect_rc 3 "report -o into a regular file" "$BIN" report -o "$T/plain-file"
+grep -q 'is not a directory' "$T/err" && ok "exit 3 says why" || no "exit 3 says why" "$(cat "$T/err")"
+expect_rc 3 "report -o under a regular file" "$BIN" report -o "$T/plain-file/sub"
+rm -f "$T/plain-file"
+
+# A directory squatting on one target makes the last rename fail: the files
+# already renamed must go too, so nothing from the run is left.
+mkdir "$T/sq"
+run "$BIN" report --format md,json -o "$T/sq" --set hardware.count=64
+names=$(sed 's|.*/||' "$T/out")
+rm -rf "$T/sq"/*
+last=$(echo "$names" | grep '\.json$')
+if [ -n "$last" ]; then
+	mkdir "$T/sq/$last"
+	expect_rc 3 "report with a directory in the way of $last" "$BIN" report --format md,json -o "$T/sq"
+	[ "$(ls -A "$T/sq")" = "$last" ] && ok "a failed write leaves no output file" \
+		|| no "a failed write leaves no output file" "$(ls -A "$T/sq")"
+else
+	no "report --format md,json names a .json file" "$(cat "$T/out" "$T/err")"
+fi
+rm -rf "$T/sq"
+
+# Writing to a full device fails with exit 3, not silently.
+if [ -w /dev/full ]; then
+	run sh -c '"$1" gpus >/dev/full' sh "$BIN"
+	[ "$rc" -eq 3 ] && ok "a failed write to standard output exits 3" \
+		|| no "a failed write to standard output exits 3" "exit $rc"
+fi
+
+# ---- the other parts' CLI checks --------------------------------------
+for s in tests/cli-*.sh; do
+	[ -e "$s" ] || continue
+	echo "---- $s"
+	if sh "$s" "$BIN"; then ok "$s"; else no "$s"; fi
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
