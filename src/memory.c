@@ -1,3 +1,503 @@
-/* PLACEHOLDER: replaced by its owner; see src/calc.h. */
+/* memory.c: bytes per GPU, line by line.
+ *
+ * Model states follow Rajbhandari et al. 2020 (ZeRO): weights, gradients,
+ * fp32 master weights and optimizer moments, each sharded over the
+ * data-parallel group from its own ZeRO stage on.  Tensor, pipeline and
+ * expert parallelism divide the model before that; the busiest pipeline
+ * stage is reported, since the first stage to run out of memory stops
+ * the run.
+ *
+ * Activations are an inventory of the tensors one layer keeps for
+ * backward (Korthikanti et al. 2022, Sec. 4.1).  Under that paper's
+ * assumptions the inventory sums to its Table 2 exactly; the same items,
+ * sized from the real shapes, cover gated MLPs, GQA, no dropout and
+ * flash attention.  Every item is linear in the micro-batch b, which
+ * makes the largest micro-batch that fits a cheap search. */
 #include "calc.h"
-void tb_memory_compute(const tb_inputs *in, tb_budget *b) { (void)in; (void)b; }
+
+static const char S_src_zero[] =
+	"Rajbhandari et al. 2020 (ZeRO), arXiv:1910.02054, Sec. 3.1 and 5.1, Fig. 1";
+static const char S_src_act[] =
+	"Korthikanti et al. 2022, arXiv:2205.05198, Sec. 4.1 and Table 2 (inventory generalised)";
+
+/* Parameters held by one GPU of one pipeline stage: the dense part is
+ * sharded by ZeRO over the whole data-parallel group, routed experts only
+ * over the replicas of the same expert (data / expert). */
+typedef struct {
+	double dense, expert;
+} S_share;
+
+static double S_max(double a, double b) { return a > b ? a : b; }
+
+static double S_div(double a, double b) { return b > 0 ? a / b : 0; }
+
+static int64_t S_pos(int64_t v) { return v > 0 ? v : 1; }
+
+static void S_bytes_per_param(const tb_inputs *in, tb_bytes_per_param *bp,
+                              double adafactor_per_param)
+{
+	double moment = 4;      /* fp32 moments unless the run is pure bf16 */
+	switch (in->training.precision) {
+	case TB_PREC_FP32:
+		bp->weights = 4; bp->gradients = 4; bp->master_weights = 0;
+		break;
+	case TB_PREC_BF16:
+		bp->weights = 2; bp->gradients = 2; bp->master_weights = 0;
+		moment = 2;
+		break;
+	case TB_PREC_BF16_MIXED:
+	case TB_PREC_FP16_MIXED:
+	case TB_PREC_FP8_MIXED: /* fp8 casts happen per matmul; storage as bf16-mixed */
+	default:
+		bp->weights = 2; bp->gradients = 2; bp->master_weights = 4;
+		break;
+	}
+	switch (in->training.optimizer) {
+	case TB_OPT_ADAMW:        bp->optimizer = 2 * moment; break;
+	case TB_OPT_ADAMW_8BIT:   bp->optimizer = 2; break;
+	case TB_OPT_ADAFACTOR:    bp->optimizer = adafactor_per_param * moment; break;
+	case TB_OPT_SGD:          bp->optimizer = 0; break;
+	case TB_OPT_SGD_MOMENTUM: bp->optimizer = moment; break;
+	case TB_OPT_LION:         bp->optimizer = moment; break;
+	default:                  bp->optimizer = 2 * moment; break;
+	}
+	bp->total = bp->weights + bp->gradients + bp->master_weights + bp->optimizer;
+}
+
+/* Adafactor keeps one row and one column vector per matrix (its second
+ * moment, factored) and a full second moment for vectors; no first moment
+ * (beta1 = 0, Shazeer & Stern 2018, Sec. 3-4).  Returns state elements per
+ * parameter, or 0 when the shape is unknown. */
+static double S_adafactor_elems_per_param(const tb_model *m, double total)
+{
+	if (!m->has_shape || total <= 0)
+		return 0;
+	double L = (double)m->layers, h = (double)m->hidden;
+	double H = (double)m->heads, K = (double)m->kv_heads;
+	double dh = (double)m->head_dim, f = (double)m->ffn_hidden;
+	double V = (double)m->vocab;
+	double E = m->experts > 1 ? (double)m->experts : 1;
+	double nmat = m->mlp == TB_MLP_GATED ? 3 : 2;
+	double s = V + h;                                   /* embedding */
+	if (m->positions == TB_POS_LEARNED)
+		s += (double)m->max_positions + h;
+	if (!m->tied_embeddings)
+		s += V + h;
+	double layer = (h + H * dh) + 2 * (h + K * dh) + (H * dh + h);
+	layer += E * nmat * (h + f);
+	if (E > 1)
+		layer += h + E;
+	double vec_per_layer = (m->norm == TB_NORM_LAYERNORM ? 4 : 2) * h;
+	if (m->bias)
+		vec_per_layer += (H + 2 * K) * dh + h + E * ((nmat - 1) * f + h);
+	else if (m->qkv_bias)
+		vec_per_layer += (H + 2 * K) * dh;
+	s += L * (layer + vec_per_layer);
+	s += m->norm == TB_NORM_LAYERNORM ? 2 * h : h;
+	return s / total;
+}
+
+/* One layer's activations for micro-batch 1 under `mode`; fills the
+ * inventory when items != NULL. */
+static double S_act_layer(const tb_inputs *in, tb_checkpointing mode,
+                          tb_act_item *items, int *n)
+{
+	const tb_model *m = &in->model;
+	const tb_training *tr = &in->training;
+	double s = (double)tr->seq_len, bsz = 1;
+	double h = (double)m->hidden, a = (double)m->heads;
+	double K = (double)m->kv_heads, dh = (double)m->head_dim;
+	double f = (double)m->ffn_hidden;
+	double t = (double)S_pos(in->parallelism.tensor);
+	double rep = in->parallelism.sequence_parallel ? 1 / t : 1;
+	double k = m->experts > 1 && m->experts_per_token > 1 ? (double)m->experts_per_token : 1;
+	double sbh = s * bsz * h;
+	double total = 0;
+	int cnt = 0;
+
+#define S_ITEM(nm, shp, val) do { \
+		double v_ = (val); \
+		total += v_; \
+		if (items && cnt < TB_ACT_ITEMS_MAX) { \
+			items[cnt].name = (nm); items[cnt].shape = (shp); \
+			items[cnt].bytes = v_; cnt++; \
+		} \
+	} while (0)
+
+	if (mode == TB_CKPT_FULL) {
+		/* Table 2 keeps the layer input, 2sbh, whatever the parallelism */
+		S_ITEM("layer input (checkpoint)", "2*s*b*h", 2 * sbh);
+	} else {
+		S_ITEM("attention norm: input", "2*s*b*h", 2 * sbh * rep);
+		S_ITEM("attention: QKV projection input", "2*s*b*h", 2 * sbh * rep);
+		S_ITEM("attention: Q and K", "2*s*b*(a+k_h)*d/t", 2 * s * bsz * (a + K) * dh / t);
+		S_ITEM("attention: V", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
+		if (tr->flash_attention) {
+			S_ITEM("attention: softmax statistics (fp32, flash)", "4*a*s*b/t",
+			       4 * a * s * bsz / t);
+		} else if (mode == TB_CKPT_NONE) {
+			S_ITEM("attention: softmax output", "2*a*s^2*b/t", 2 * a * s * s * bsz / t);
+			if (tr->dropout) {
+				S_ITEM("attention: softmax dropout mask", "a*s^2*b/t", a * s * s * bsz / t);
+				S_ITEM("attention: dropout output", "2*a*s^2*b/t", 2 * a * s * s * bsz / t);
+			}
+		}
+		S_ITEM("attention: output projection input", "2*s*b*a*d/t", 2 * s * bsz * a * dh / t);
+		if (tr->dropout)
+			S_ITEM("attention: output dropout mask", "s*b*h", sbh * rep);
+		S_ITEM("MLP norm: input", "2*s*b*h", 2 * sbh * rep);
+		S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep * k);
+		if (m->mlp == TB_MLP_GATED) {
+			S_ITEM("MLP: gate and up outputs", "4*s*b*f/t (x k)", 4 * s * bsz * f / t * k);
+			S_ITEM("MLP: gated product (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * f / t * k);
+		} else {
+			S_ITEM("MLP: activation input", "2*s*b*f/t (x k)", 2 * s * bsz * f / t * k);
+			S_ITEM("MLP: activation output (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * f / t * k);
+		}
+		if (tr->dropout)
+			S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
+		if (m->experts > 1)
+			S_ITEM("MoE: router logits (fp32)", "4*s*b*E", 4 * s * bsz * (double)m->experts);
+	}
+#undef S_ITEM
+	if (n)
+		*n = cnt;
+	return total;
+}
+
+/* ZeRO: stage >= 1 shards master weights and moments, >= 2 gradients,
+ * >= 3 weights. */
+static void S_states(const tb_bytes_per_param *bp, S_share p, int zero,
+                     double d_dense, double d_expert, tb_mem_items *out)
+{
+	double w = p.dense / (zero >= 3 ? d_dense : 1) + p.expert / (zero >= 3 ? d_expert : 1);
+	double g = p.dense / (zero >= 2 ? d_dense : 1) + p.expert / (zero >= 2 ? d_expert : 1);
+	double o = p.dense / (zero >= 1 ? d_dense : 1) + p.expert / (zero >= 1 ? d_expert : 1);
+	out->weights = bp->weights * w;
+	out->gradients = bp->gradients * g;
+	out->master_weights = bp->master_weights * o;
+	out->optimizer = bp->optimizer * o;
+}
+
+static void S_total(tb_mem_items *it)
+{
+	it->total = it->weights + it->gradients + it->master_weights
+	            + it->optimizer + it->activations + it->other;
+}
+
+typedef struct {
+	double first_states, last_states; /* model states at the scenario's ZeRO stage */
+	double act_layer_b1;    /* per layer, micro-batch 1 */
+	double ws_b1;           /* full recompute: one layer rebuilt in backward */
+	double emb_b1, logits_b1;
+	double layers;
+	int64_t p, d, gb;
+	double other;
+} S_fitctx;
+
+static int64_t S_inflight(int64_t p, int64_t gb, int64_t mb, int64_t d)
+{
+	if (p <= 1)
+		return 1;
+	int64_t per = mb * d;
+	int64_t nmb = per > 0 ? gb / per : 1;
+	if (nmb < 1)
+		nmb = 1;
+	return nmb < p ? nmb : p;
+}
+
+/* Activations of the first and last stage for micro-batch mb. */
+static void S_stage_act(const S_fitctx *c, int64_t mb, double *first, double *last)
+{
+	double b = (double)mb;
+	double inflight = (double)S_inflight(c->p, c->gb, mb, c->d);
+	double layers_b = c->layers * c->act_layer_b1 * b;
+	if (c->p <= 1) {
+		*first = *last = layers_b + c->emb_b1 * b + c->logits_b1 * b + c->ws_b1 * b;
+		return;
+	}
+	*first = layers_b * inflight + c->emb_b1 * b * inflight + c->ws_b1 * b;
+	*last = layers_b + c->logits_b1 * b + c->ws_b1 * b;
+}
+
+static double S_total_at(const S_fitctx *c, int64_t mb)
+{
+	double fa, la;
+	S_stage_act(c, mb, &fa, &la);
+	return S_max(c->first_states + fa, c->last_states + la) + c->other;
+}
+
+void tb_memory_compute(const tb_inputs *in, tb_budget *b)
+{
+	const tb_model *m = &in->model;
+	const tb_training *tr = &in->training;
+	const tb_parallelism *par = &in->parallelism;
+	tb_memory *mem = &b->memory;
+	const tb_params *pp = &b->params;
+
+	int64_t t = S_pos(par->tensor), p = S_pos(par->pipeline);
+	int64_t e = S_pos(par->expert), d = S_pos(par->data);
+	int zero = par->zero < 0 ? 0 : par->zero > 3 ? 3 : par->zero;
+	double dd = (double)d;
+	double de = S_max(1, (double)d / (double)e);
+
+	double ada = in->training.optimizer == TB_OPT_ADAFACTOR
+	             ? S_adafactor_elems_per_param(m, pp->total) : 0;
+	S_bytes_per_param(in, &mem->bytes_per_param, ada);
+	const tb_bytes_per_param *bp = &mem->bytes_per_param;
+	if (tr->optimizer == TB_OPT_ADAFACTOR && !m->has_shape)
+		tb_budget_warn(b, "Adafactor state taken as 0 bytes/parameter: its factored "
+		                  "second moment needs the matrix shapes (it is well under 1%% of "
+		                  "the parameters for matrices wider than 1000)");
+	mem->model_states_bytes = pp->total * bp->total;
+
+	tb_deriv *dv = tb_budget_add_deriv(b, "memory.bytes_per_param",
+		"Model-state bytes per parameter", "B_p", "w + g + m + o", S_src_zero,
+		bp->total, "B");
+	tb_deriv_add_var(dv, "w", "weights", bp->weights, "B");
+	tb_deriv_add_var(dv, "g", "gradients", bp->gradients, "B");
+	tb_deriv_add_var(dv, "m", "fp32 master weights", bp->master_weights, "B");
+	tb_deriv_add_var(dv, "o", "optimizer state", bp->optimizer, "B");
+
+	dv = tb_budget_add_deriv(b, "memory.model_states",
+		"Model states, whole model, unsharded", "M_states", "N * B_p", S_src_zero,
+		mem->model_states_bytes, "B");
+	tb_deriv_add_var(dv, "N", "parameters", pp->total, "");
+	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
+
+	/* ---- partition: the first and the last pipeline stage ---------- */
+	S_share first = {0, 0}, last = {0, 0};
+	int64_t layers_stage = 0;
+	if (m->has_shape && pp->known_breakdown) {
+		double L = (double)m->layers;
+		layers_stage = (m->layers + p - 1) / p;
+		double E = m->experts > 1 ? (double)m->experts : 1;
+		double final_norm = m->norm == TB_NORM_LAYERNORM ? 2 * (double)m->hidden : (double)m->hidden;
+		double layer_norms = S_div(pp->norm - final_norm, L);
+		double layer_expert = E > 1 ? S_div(pp->mlp - pp->router, L) : 0;
+		double layer_dense = S_div(pp->attention + pp->router, L) + layer_norms
+		                     + (E > 1 ? 0 : S_div(pp->mlp, L));
+		double ls = (double)layers_stage;
+		double body_dense = ls * layer_dense / (double)t;
+		double body_expert = ls * layer_expert / ((double)t * (double)e);
+		first.dense = body_dense + pp->embedding / (double)t;
+		first.expert = body_expert;
+		/* a tied head is a second copy on the last stage when p > 1 */
+		double head = m->tied_embeddings ? (p > 1 ? (double)m->vocab * (double)m->hidden : 0)
+		                                 : pp->output;
+		last.dense = body_dense + (head + final_norm) / (double)t;
+		last.expert = body_expert;
+		if (p <= 1) {
+			first.dense += (head + final_norm) / (double)t;
+			last = first;
+		}
+	} else {
+		first.dense = last.dense = S_div(pp->total, (double)(t * p));
+	}
+	mem->layers_on_busiest_stage = layers_stage;
+
+	/* ---- activations ------------------------------------------------ */
+	S_fitctx c = {0};
+	c.p = p;
+	c.d = d;
+	c.gb = tr->global_batch;
+	c.layers = (double)layers_stage;
+	c.other = in->hardware.overhead_bytes;
+
+	tb_mem_items fs = {0}, ls_items = {0};
+	S_states(bp, first, zero, dd, de, &fs);
+	S_states(bp, last, zero, dd, de, &ls_items);
+	c.first_states = fs.weights + fs.gradients + fs.master_weights + fs.optimizer;
+	c.last_states = ls_items.weights + ls_items.gradients + ls_items.master_weights + ls_items.optimizer;
+
+	int64_t mb = S_pos(tr->micro_batch);
+	double s = (double)tr->seq_len, h = (double)m->hidden, V = (double)m->vocab;
+	mem->activations_known = m->has_shape;
+	mem->inflight_microbatches = S_inflight(p, tr->global_batch, mb, d);
+	double act_first = 0, act_last = 0;
+	if (m->has_shape) {
+		c.act_layer_b1 = S_act_layer(in, tr->checkpointing, mem->act_items, &mem->n_act_items);
+		if (tr->checkpointing == TB_CKPT_FULL)
+			c.ws_b1 = S_act_layer(in, TB_CKPT_NONE, NULL, NULL);
+		c.emb_b1 = 2 * s * h;
+		/* fp32 logits for the cross-entropy, vocabulary-parallel over t */
+		c.logits_b1 = 4 * s * V / (double)t;
+		for (int i = 0; i < mem->n_act_items; i++)
+			mem->act_items[i].bytes *= (double)mb;
+		mem->activations_per_layer_bytes = c.act_layer_b1 * (double)mb;
+		S_stage_act(&c, mb, &act_first, &act_last);
+	} else {
+		tb_budget_warn(b, "activations and KV cache unknown: the model has only a "
+		                  "parameter count; give its shape (layers, hidden, heads, ...) "
+		                  "to estimate them");
+	}
+
+	/* the busiest stage decides */
+	bool first_busier = c.first_states + act_first >= c.last_states + act_last;
+	mem->per_gpu = first_busier ? fs : ls_items;
+	mem->per_gpu.activations = first_busier ? act_first : act_last;
+	mem->per_gpu.other = c.other;
+	S_total(&mem->per_gpu);
+	mem->activations_bytes = mem->per_gpu.activations;
+	if (m->has_shape) {
+		double bb = (double)mb;
+		mem->logits_bytes = (p <= 1 || !first_busier) ? c.logits_b1 * bb : 0;
+		mem->embedding_output_bytes = (p <= 1 || first_busier)
+			? c.emb_b1 * bb * (double)mem->inflight_microbatches : 0;
+	}
+
+	mem->capacity_bytes = in->hardware.gpu.memory_bytes;
+	mem->fits = mem->per_gpu.total <= mem->capacity_bytes;
+	mem->headroom_bytes = mem->capacity_bytes - mem->per_gpu.total;
+
+	/* largest micro-batch: total is non-decreasing in b (b x in-flight
+	 * count never falls), so bisect */
+	mem->max_micro_batch = 0;
+	if (m->has_shape) {
+		int64_t hi = S_pos(tr->global_batch / d);
+		if (S_total_at(&c, 1) <= mem->capacity_bytes) {
+			int64_t lo = 1;
+			if (S_total_at(&c, hi) <= mem->capacity_bytes) {
+				lo = hi;
+			} else {
+				while (hi - lo > 1) {
+					int64_t mid = lo + (hi - lo) / 2;
+					if (S_total_at(&c, mid) <= mem->capacity_bytes)
+						lo = mid;
+					else
+						hi = mid;
+				}
+			}
+			mem->max_micro_batch = lo;
+		}
+	}
+
+	/* ---- ZeRO rows ------------------------------------------------------ */
+	for (int z = 0; z < 4; z++) {
+		tb_zero_row *r = &mem->zero[z];
+		tb_mem_items a1 = {0}, a2 = {0};
+		S_states(bp, first, z, dd, de, &a1);
+		S_states(bp, last, z, dd, de, &a2);
+		a1.activations = act_first;
+		a2.activations = act_last;
+		a1.other = a2.other = c.other;
+		S_total(&a1);
+		S_total(&a2);
+		r->stage = z;
+		r->bytes = a1.total >= a2.total ? a1 : a2;
+		r->fits = r->bytes.total <= mem->capacity_bytes;
+	}
+
+	/* ---- checkpointing rows -------------------------------------------- */
+	const tb_flops *fl = &b->flops;
+	for (int i = 0; i < 3; i++) {
+		tb_checkpointing mode = (tb_checkpointing)i;
+		tb_ckpt_row *r = &mem->checkpointing[i];
+		r->mode = mode;
+		double re = 0;
+		if (mode == TB_CKPT_SELECTIVE)
+			re = m->has_shape ? fl->fwd_attention_per_token : 0;
+		else if (mode == TB_CKPT_FULL)
+			re = fl->fwd_matmul_per_token - fl->fwd_logits_per_token + fl->fwd_attention_per_token;
+		r->extra_flops_fraction = S_div(re, fl->per_token_model);
+		if (m->has_shape) {
+			S_fitctx cc = c;
+			cc.act_layer_b1 = S_act_layer(in, mode, NULL, NULL);
+			cc.ws_b1 = mode == TB_CKPT_FULL ? S_act_layer(in, TB_CKPT_NONE, NULL, NULL) : 0;
+			double fa, la;
+			S_stage_act(&cc, mb, &fa, &la);
+			double ft = c.first_states + fa, lt = c.last_states + la;
+			r->activations_bytes = ft >= lt ? fa : la;
+			r->total_bytes = S_max(ft, lt) + c.other;
+		} else {
+			r->activations_bytes = 0;
+			r->total_bytes = S_max(c.first_states, c.last_states) + c.other;
+		}
+		r->fits = r->total_bytes <= mem->capacity_bytes;
+	}
+
+	/* ---- KV cache ------------------------------------------------------- */
+	mem->kv_cache_known = m->has_shape;
+	if (m->has_shape) {
+		/* K and V, bf16, every layer */
+		mem->kv_cache_bytes_per_token = 2.0 * (double)m->layers * (double)m->kv_heads
+		                                * (double)m->head_dim * 2;
+		mem->kv_cache_bytes_per_sequence = mem->kv_cache_bytes_per_token * s;
+	}
+
+	/* ---- the inverse question ----------------------------------------- */
+	double usable = in->hardware.gpu.memory_bytes - in->hardware.overhead_bytes;
+	if (usable < 0)
+		usable = 0;
+	double G = (double)(in->hardware.count > 0 ? in->hardware.count : 1);
+	mem->max_params_unsharded = S_div(G * usable, bp->total);
+	double per_param_gpu = bp->weights / (zero >= 3 ? dd : 1)
+	                       + bp->gradients / (zero >= 2 ? dd : 1)
+	                       + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1);
+	mem->max_params_at_zero = S_div(usable * (double)(t * p), per_param_gpu);
+
+	/* ---- derivations ----------------------------------------------------- */
+	if (m->has_shape) {
+		double sbh = s * (double)mb * h;
+		dv = tb_budget_add_deriv(b, "memory.activations_per_layer",
+			"Activations per layer, one micro-batch, per GPU", "A_l",
+			"s * b * h * c", S_src_act, mem->activations_per_layer_bytes, "B");
+		tb_deriv_add_var(dv, "s", "sequence length", s, "tokens");
+		tb_deriv_add_var(dv, "b", "micro-batch", (double)mb, "sequences");
+		tb_deriv_add_var(dv, "h", "hidden size", h, "");
+		tb_deriv_add_var(dv, "c", "bytes per s*b*h element, summed over the inventory",
+		                 S_div(mem->activations_per_layer_bytes, sbh), "B");
+
+		dv = tb_budget_add_deriv(b, "memory.logits",
+			"Logits / cross-entropy buffer (fp32)", "A_logits", "4 * s * b * V / t",
+			"fp32 logits kept for the cross-entropy backward; vocabulary-parallel over t",
+			c.logits_b1 * (double)mb, "B");
+		tb_deriv_add_var(dv, "s", "sequence length", s, "tokens");
+		tb_deriv_add_var(dv, "b", "micro-batch", (double)mb, "sequences");
+		tb_deriv_add_var(dv, "V", "vocabulary", V, "tokens");
+		tb_deriv_add_var(dv, "t", "tensor-parallel size", (double)t, "");
+
+		dv = tb_budget_add_deriv(b, "memory.activations",
+			"Activations per GPU, busiest pipeline stage", "A",
+			"L_s * A_l * n_mb + A_emb + A_logits + A_ws",
+			"Korthikanti et al. 2022, Eq. (5) and App. B; 1F1B in-flight micro-batches",
+			mem->activations_bytes, "B");
+		tb_deriv_add_var(dv, "L_s", "layers on the stage", (double)layers_stage, "");
+		tb_deriv_add_var(dv, "A_l", "activations per layer", mem->activations_per_layer_bytes, "B");
+		tb_deriv_add_var(dv, "n_mb", "micro-batches in flight on this stage",
+		                 first_busier ? (double)mem->inflight_microbatches : 1, "");
+		tb_deriv_add_var(dv, "A_emb", "embedding output", mem->embedding_output_bytes, "B");
+		tb_deriv_add_var(dv, "A_logits", "logits buffer", mem->logits_bytes, "B");
+		tb_deriv_add_var(dv, "A_ws", "full recompute: one layer rebuilt", c.ws_b1 * (double)mb, "B");
+
+		dv = tb_budget_add_deriv(b, "memory.kv_cache_per_token",
+			"KV cache per token (bf16)", "KV", "2 * L * K * d * 2",
+			"K and V per layer, 2 bytes each (serving the trained model)",
+			mem->kv_cache_bytes_per_token, "B");
+		tb_deriv_add_var(dv, "L", "layers", (double)m->layers, "");
+		tb_deriv_add_var(dv, "K", "key/value heads", (double)m->kv_heads, "");
+		tb_deriv_add_var(dv, "d", "head dimension", (double)m->head_dim, "");
+	}
+
+	dv = tb_budget_add_deriv(b, "memory.per_gpu_total",
+		"Memory per GPU, busiest stage", "M_gpu", "W + G + M + O + A + X",
+		S_src_zero, mem->per_gpu.total, "B");
+	tb_deriv_add_var(dv, "W", "weights", mem->per_gpu.weights, "B");
+	tb_deriv_add_var(dv, "G", "gradients", mem->per_gpu.gradients, "B");
+	tb_deriv_add_var(dv, "M", "master weights", mem->per_gpu.master_weights, "B");
+	tb_deriv_add_var(dv, "O", "optimizer state", mem->per_gpu.optimizer, "B");
+	tb_deriv_add_var(dv, "A", "activations", mem->per_gpu.activations, "B");
+	tb_deriv_add_var(dv, "X", "overhead (CUDA context, allocator, NCCL)", mem->per_gpu.other, "B");
+
+	dv = tb_budget_add_deriv(b, "memory.max_params_unsharded",
+		"Largest dense model whose states fit, no sharding", "N_max",
+		"G * (C - X) / B_p", S_src_zero, mem->max_params_unsharded, "");
+	tb_deriv_add_var(dv, "G", "GPUs", G, "");
+	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
+	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
+	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
+
+	if (m->has_shape && !mem->fits && mem->max_micro_batch == 0)
+		tb_budget_warn(b, "does not fit even at micro-batch 1: shard further (ZeRO, "
+		                  "tensor or pipeline parallelism) or recompute activations");
+}
