@@ -66,6 +66,10 @@ static tb_tpl_status S_directive(void *ctx, const char *kind, const char *arg,
 	(void)ctx;
 	if (!S_known(arg))
 		return TB_TPL_UNKNOWN_NAME;
+	/* In a region a false condition drops, the engine only checks the
+	 * name and passes no document. */
+	if (!into)
+		return TB_TPL_OK;
 	cmark_node *n;
 	if (strcmp(kind, "table") == 0) {
 		n = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK);
