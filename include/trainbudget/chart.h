@@ -22,6 +22,15 @@ typedef enum {
 
 typedef enum { TB_ANCHOR_START, TB_ANCHOR_MIDDLE, TB_ANCHOR_END } tb_anchor;
 
+/* What a primitive is part of: back ends may ignore it (SVG writes it as a
+ * class), tests use it to find bars and lines. */
+typedef enum {
+	TB_ROLE_NONE, TB_ROLE_BACKGROUND, TB_ROLE_TITLE, TB_ROLE_LEGEND,
+	TB_ROLE_GRID, TB_ROLE_AXIS, TB_ROLE_TICK_LABEL, TB_ROLE_AXIS_LABEL,
+	TB_ROLE_BAR, TB_ROLE_LINE, TB_ROLE_MARKER, TB_ROLE_REF,
+	TB_ROLE_REF_LABEL, TB_ROLE_VALUE_LABEL, TB_ROLE_FRAME, TB_ROLE_NO_DATA
+} tb_prim_role;
+
 typedef struct tb_prim {
 	tb_prim_kind kind;
 	double x, y, w, h, x2, y2;
@@ -32,7 +41,12 @@ typedef struct tb_prim {
 	double font_size;
 	tb_anchor anchor;
 	bool bold;
-	double rotate_deg;      /* counter-clockwise, about (x, y): -90 or 0 */
+	double rotate_deg;      /* counter-clockwise, about (x, y): -90 or 0.
+	                         * As SVG's rotate() in y-down space: -90 turns
+	                         * text to read bottom to top (the y label). */
+	/* Added by chart.c; text is drawn in `fill`. */
+	tb_prim_role role;
+	int series;             /* series index (bars, lines, markers, legend); -1 */
 } tb_prim;
 
 typedef struct tb_chart {
@@ -42,6 +56,8 @@ typedef struct tb_chart {
 	double width_pt, height_pt;
 	size_t n, cap;
 	tb_prim *prims;         /* owned */
+	/* The plot area (inside the axes), in the same coordinates. */
+	double plot_x_pt, plot_y_pt, plot_w_pt, plot_h_pt;
 } tb_chart;
 
 /* ---- what a chart shows ---------------------------------------------- */
@@ -58,15 +74,18 @@ typedef enum {
 
 typedef struct tb_chart_series {
 	char name[40];
-	tb_rgb color;
+	tb_rgb color;               /* {0,0,0}: tb_chart_palette(index) */
 	double values[TB_CHART_MAX_CATS];
 } tb_chart_series;
 
 typedef struct tb_chart_ref {   /* a reference line with a label */
-	bool vertical;              /* false: horizontal at y = value */
+	bool vertical;              /* false: horizontal at y = value (data
+	                             * units, before y_scale); true: at x =
+	                             * value (lines), or at category index
+	                             * `value` (bars, 0-based centre) */
 	double value;
 	char label[48];
-	tb_rgb color;
+	tb_rgb color;               /* {0,0,0}: vermilion */
 } tb_chart_ref;
 
 typedef struct tb_chart_spec {
@@ -88,9 +107,28 @@ typedef struct tb_chart_spec {
 
 /* Lays out `spec` into `out` (initialised here; release with
  * tb_chart_release).  Never fails: empty or non-finite data gives an empty
- * frame with a "no data" label. */
+ * frame with a "no data" label.  Values that are non-finite or negative
+ * (or <= 0 on a log axis) are skipped: no bar, a break in the line.  A
+ * width or height that is not finite or below 120 x 90 pt gives 480 x 300.
+ * Deterministic: the same spec gives the same primitives.
+ *
+ * The y axis starts at 0 (linear) and has 4-7 ticks in 1-2-5 steps of
+ * value / y_scale, labelled "<number> <y_unit>"; log_y puts ticks at
+ * decades; log_x (lines) at powers of two.  Stacked bars carry their
+ * total above the bar.  A legend (one swatch per named series) sits in
+ * rows between the title and the plot. */
 void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
                      double height_pt, tb_chart *out);
 void tb_chart_release(tb_chart *c);
+
+/* Colour-blind-safe series colours (Okabe and Ito 2008), in the order
+ * blue, orange, bluish green, vermilion, sky blue, reddish purple, yellow,
+ * black; i wraps around. */
+tb_rgb tb_chart_palette(size_t i);
+
+/* The layout's estimate of a string's width: 0.55 x font size per
+ * character (UTF-8 code points), close to DejaVu Sans' average advance for
+ * digits and lower case.  Back ends with real metrics may measure instead. */
+double tb_chart_text_width_pt(const char *utf8, double font_size_pt);
 
 #endif
