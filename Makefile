@@ -4,6 +4,7 @@
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/trainbudget
+DOCDIR  ?= $(PREFIX)/share/doc/trainbudget
 CC      ?= cc
 BUILD   ?= build
 SAN     ?= build-san
@@ -77,10 +78,11 @@ $(BIN): $(OBJ)
 $(TESTBIN): $(LIB_OBJ) $(TEST_OBJ)
 	$(CC) $(TB_CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(TEST_OBJ) $(TB_LIBS) $(TEST_LIBS)
 
+# The default scenario is docs/examples/default-7b.yaml (the built-in one
+# when that file is absent); the binary lists every path it wrote.
 demo: $(BIN)
-	@mkdir -p out
-	$(BIN) report docs/examples/default-7b.yaml -o out --format md,html,pdf,json
-	@echo "demo: wrote the full report for the default scenario to out/ (default-7b.md, .html, .pdf, .json)"
+	$(BIN) report $(wildcard docs/examples/default-7b.yaml) -o out --format md,html,pdf,json
+	@echo "demo: the report for the default scenario is in $(CURDIR)/out/ (files listed above)"
 
 # The whole proof: unit tests, the CLI catalogue and golden files, the same
 # suite under ASan+UBSan in $(SAN)/, and the example reports under valgrind.
@@ -165,14 +167,17 @@ validate: $(BIN) | deps
 	$(BUILD)/validate/validate docs/validation.md
 
 
+# The binary stands alone (the default template is compiled in); the
+# templates and docs are installed as starting points for users' own.
 install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates $(DESTDIR)$(DOCDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/trainbudget
 	install -m 644 templates/* $(DESTDIR)$(DATADIR)/templates/
+	install -m 644 README.md LICENSE $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/trainbudget
-	rm -rf $(DESTDIR)$(DATADIR)
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf $(BUILD) $(SAN) build-fuzz build-cov out
