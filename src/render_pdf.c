@@ -741,7 +741,7 @@ static void S_heading(S_pdf *st, cmark_node *n)
 		if (o) {
 			HPDF_Destination dst = HPDF_Page_CreateDestination(st->page);
 			if (dst) {
-				HPDF_Destination_SetXYZ(dst, 0, (HPDF_REAL)(st->y + 4), 0);
+				HPDF_Destination_SetFitH(dst, (HPDF_REAL)(st->y + 4));
 				HPDF_Outline_SetDestination(o, dst);
 			}
 		}
@@ -982,7 +982,9 @@ static void S_signoff(S_pdf *st)
 		S_simple_para(st, TB_PDF_BOLD, 8.5, S_black, rows[i].label, 0);
 		tb_pdf_para p;
 		tb_pdf_para_init(&p, 8);
-		tb_pdf_para_add_verbatim(&p, TB_PDF_MONO, rows[i].value, strlen(rows[i].value));
+		/* only machine text in mono: the face is embedded only when used */
+		tb_pdf_para_add_verbatim(&p, i == 1 ? 0 : TB_PDF_MONO, rows[i].value,
+		                         strlen(rows[i].value));
 		S_para_opts po = {x + 10, w - 10, false, false, S_black, true};
 		S_draw_para(st, &p, &po);
 		tb_pdf_para_release(&p);

@@ -1,0 +1,517 @@
+/* Tests for the PDF back end (render_pdf.c) and its line breaker
+ * (pdf_text.c).  Documents are hand-made: a cmark tree parsed from
+ * Markdown here, with tables and charts spliced in as custom blocks, and a
+ * hand-made meta, so these tests do not depend on the report model.  The
+ * PDFs are read back with poppler's pdftotext/pdffonts/pdfinfo, which
+ * know nothing of our code. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pdf_text.h"
+#include "trainbudget/render.h"
+#include "trainbudget/xalloc.h"
+
+/* ---- the line breaker, with a fake font: every character 1 pt wide ---- */
+
+static double S_chars(void *ctx, unsigned style, double size_pt, const char *s, size_t len)
+{
+	(void)ctx;
+	(void)style;
+	(void)size_pt;
+	double n = 0;
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+static char *S_line(const tb_pdf_para *p, size_t li)
+{
+	tb_buf b;
+	tb_buf_init(&b);
+	const tb_pdf_line *ln = &p->lines[li];
+	for (size_t k = ln->first; k < ln->first + ln->n; k++) {
+		if (k > ln->first && p->pieces[k].space_before)
+			tb_buf_putc(&b, ' ');
+		tb_buf_put(&b, p->text.ptr + p->pieces[k].off, p->pieces[k].len);
+	}
+	return tb_buf_detach(&b, NULL);
+}
+
+static void S_expect_lines(tb_pdf_para *p, double width, const char *const *want, size_t n)
+{
+	cr_assert_eq(tb_pdf_para_layout(p, width, S_chars, NULL), n);
+	for (size_t i = 0; i < n; i++) {
+		char *got = S_line(p, i);
+		cr_expect_str_eq(got, want[i], "line %zu", i);
+		cr_expect_leq(p->lines[i].width_pt, width);
+		free(got);
+	}
+}
+
+Test(render_pdf, breaks_between_words)
+{
+	tb_pdf_para p;
+	tb_pdf_para_init(&p, 10);
+	tb_pdf_para_add(&p, 0, "aaa bbb  ccc\tdd", 15);
+	const char *want[] = {"aaa bbb", "ccc dd"};
+	S_expect_lines(&p, 7, want, 2);
+	tb_pdf_para_release(&p);
+}
+
+Test(render_pdf, counts_characters_not_bytes)
+{
+	/* "×" is two bytes: a byte-counting breaker would wrap after one word */
+	tb_pdf_para p;
+	tb_pdf_para_init(&p, 10);
+	const char *s = "\xC3\x97\xC3\x97 \xE2\x89\x88\xE2\x89\x88 ab";
+	tb_pdf_para_add(&p, 0, s, strlen(s));
+	const char *want[] = {"\xC3\x97\xC3\x97 \xE2\x89\x88\xE2\x89\x88", "ab"};
+	S_expect_lines(&p, 5, want, 2);
+	tb_pdf_para_release(&p);
+}
+
+Test(render_pdf, cuts_long_words_between_characters)
+{
+	tb_pdf_para p;
+	tb_pdf_para_init(&p, 10);
+	/* five Greek alphas (two bytes each) in a two-character line */
+	const char *s = "x \xCE\xB1\xCE\xB1\xCE\xB1\xCE\xB1\xCE\xB1";
+	tb_pdf_para_add(&p, 0, s, strlen(s));
+	const char *want[] = {"x", "\xCE\xB1\xCE\xB1", "\xCE\xB1\xCE\xB1", "\xCE\xB1"};
+	S_expect_lines(&p, 2, want, 4);
+	tb_pdf_para_release(&p);
+}
+
+Test(render_pdf, glued_styles_wrap_together)
+{
+	/* "**bold**," is one word in two styles: the comma never starts a line */
+	tb_pdf_para p;
+	tb_pdf_para_init(&p, 10);
+	tb_pdf_para_add(&p, 0, "aaaa ", 5);
+	tb_pdf_para_add(&p, TB_PDF_BOLD, "bb", 2);
+	tb_pdf_para_add(&p, 0, ", c", 3);
+	const char *want[] = {"aaaa", "bb, c"};
+	S_expect_lines(&p, 6, want, 2);
+	tb_pdf_para_release(&p);
+}
+
+Test(render_pdf, verbatim_keeps_spaces_and_lines)
+{
+	tb_pdf_para p;
+	tb_pdf_para_init(&p, 10);
+	const char *s = "a  b\n\n\tc";
+	tb_pdf_para_add_verbatim(&p, TB_PDF_MONO, s, strlen(s));
+	const char *want[] = {"a  b", "", "    c"};
+	S_expect_lines(&p, 40, want, 3);
+	tb_pdf_para_release(&p);
+}
+
+Test(render_pdf, sanitize_keeps_bmp_only)
+{
+	tb_buf b;
+	tb_buf_init(&b);
+	/* € stays; an emoji (outside the BMP), a stray continuation byte and a
+	 * truncated sequence become '?'; a control character a space */
+	const char in[] = "\xE2\x82\xAC \xF0\x9F\x98\x80 \x80 a\x01" "b \xE2\x82";
+	tb_pdf_sanitize(&b, in, sizeof in - 1);
+	cr_expect_str_eq(b.ptr, "\xE2\x82\xAC ? ? a b ??");
+	tb_buf_release(&b);
+	cr_expect_eq(tb_pdf_utf8_floor("a\xC3\x97" "b", 4, 2), 1);
+	cr_expect_eq(tb_pdf_utf8_floor("a\xC3\x97" "b", 4, 3), 3);
+}
+
+/* ---- whole documents ----------------------------------------------------- */
+
+static const tb_block *S_lookup(cmark_node *n)
+{
+	if (cmark_node_get_type(n) != CMARK_NODE_CUSTOM_BLOCK)
+		return NULL;
+	return cmark_node_get_user_data(n);
+}
+
+/* Replaces each paragraph that reads exactly `mark` with a custom block
+ * carrying `b`. */
+static void S_splice(cmark_node *root, const char *mark, tb_block *b)
+{
+	cmark_node *c = cmark_node_first_child(root);
+	while (c) {
+		cmark_node *next = cmark_node_next(c);
+		cmark_node *t = cmark_node_first_child(c);
+		if (cmark_node_get_type(c) == CMARK_NODE_PARAGRAPH && t &&
+		    cmark_node_get_type(t) == CMARK_NODE_TEXT &&
+		    strcmp(cmark_node_get_literal(t), mark) == 0) {
+			cmark_node *cb = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK);
+			cmark_node_set_user_data(cb, b);
+			cmark_node_replace(c, cb);
+			cmark_node_free(c);
+		}
+		c = next;
+	}
+}
+
+static const tb_verdict_line S_verdicts[3] = {
+	{TB_OUTCOME_GOOD, (char *)"Fits in memory: 61.2 GB of 80 GB per GPU."},
+	{TB_OUTCOME_WARN, (char *)"Meets the deadline only above 45% MFU."},
+	{TB_OUTCOME_BAD, (char *)"Costs \xE2\x82\xAC" "1.2M to \xE2\x82\xAC" "1.9M, over the budget."},
+};
+static const char *const S_key_labels[2] = {"Training compute", "Per-GPU memory"};
+static const char *const S_key_values[2] = {"4.20 \xC3\x97 10\xC2\xB2\xC2\xB9 FLOP", "61.2 GB"};
+
+static tb_report_meta S_meta(const char *title)
+{
+	tb_report_meta m;
+	memset(&m, 0, sizeof m);
+	m.title = title;
+	m.author = "Ada Lovelace";
+	m.date = "2025-03-14";
+	m.version = "9.8.7";
+	m.sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	m.command = "trainbudget report docs/examples/default-7b.yaml -o out --format pdf";
+	m.nverdict = 3;
+	m.verdict = S_verdicts;
+	m.nkey = 2;
+	m.key_labels = S_key_labels;
+	m.key_values = S_key_values;
+	return m;
+}
+
+/* Writes `pdf` to a temporary file; returns its path (free it, unlink it). */
+static char *S_write(const tb_buf *pdf)
+{
+	char *path = tb_xstrdup("/tmp/tb-test-pdf-XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, pdf->ptr, pdf->len), (ssize_t)pdf->len);
+	close(fd);
+	return path;
+}
+
+/* Output of a shell command, stderr discarded. */
+static char *S_cmd(const char *tool, const char *path, const char *rest)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s %s %s", tool, path, rest);
+	FILE *f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	tb_buf b;
+	tb_buf_init(&b);
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		tb_buf_put(&b, chunk, n);
+	pclose(f);
+	return tb_buf_detach(&b, NULL);
+}
+
+static size_t S_count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static int S_render_md(const char *md, const tb_report_meta *m, tb_paper paper,
+                       tb_block *blocks, const char *const *marks, size_t nblocks,
+                       tb_buf *out, tb_diags *d)
+{
+	cmark_node *root = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
+	for (size_t i = 0; i < nblocks; i++)
+		S_splice(root, marks[i], &blocks[i]);
+	tb_pdf_options opt = {paper, NULL};
+	int rc = tb_render_pdf_tree(root, m, S_lookup, &opt, out, d);
+	cmark_node_free(root);
+	return rc;
+}
+
+static const char S_doc_md[] =
+	"# The title\n\n"
+	"## Compute\n\n"
+	"Training takes *about* **4.20 \xC3\x97 10\xC2\xB2\xC2\xB9 FLOP**, "
+	"which is \xE2\x89\x88 6ND with `N = 6.74B`.\n\n"
+	"### Operator count\n\n"
+	"- first point\n- second point \xE2\x89\xA4 10 \xC2\xB5s\n\n"
+	"1. one\n2. two\n\n"
+	"```\nC = 6 * N * D\n```\n\n"
+	"## Memory\n\n"
+	"TABLE\n\n"
+	"CHART\n";
+
+static void S_fill_table(tb_table *t, size_t nrows)
+{
+	memset(t, 0, sizeof *t);
+	t->ncols = 3;
+	t->nrows = nrows;
+	t->cells = tb_xcalloc(nrows * 3, sizeof *t->cells);
+	t->numeric = tb_xcalloc(3, sizeof *t->numeric);
+	t->numeric[2] = true;
+	t->cells[0] = tb_xstrdup("Item");
+	t->cells[1] = tb_xstrdup("Note");
+	t->cells[2] = tb_xstrdup("Bytes");
+	for (size_t r = 1; r < nrows; r++) {
+		char s[64];
+		snprintf(s, sizeof s, "row%zu", r);
+		t->cells[r * 3] = tb_xstrdup(s);
+		t->cells[r * 3 + 1] = tb_xstrdup(r == 1 ? "a note long enough that it must wrap inside "
+		                                          "its cell rather than run over the margin "
+		                                          "of the page, with an unbreakable "
+		                                          "word_that_goes_on_and_on_and_on_and_on_and_on_"
+		                                          "and_on_and_on_and_on_and_on_and_on_and_on_and_on"
+		                                        : "short");
+		snprintf(s, sizeof s, "%zu", r * 1000);
+		t->cells[r * 3 + 2] = tb_xstrdup(s);
+	}
+	t->caption = tb_xstrdup("Memory by line item");
+}
+
+static void S_free_table(tb_table *t)
+{
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->numeric);
+	free(t->caption);
+}
+
+static void S_fill_chart(tb_chart *c)
+{
+	memset(c, 0, sizeof *c);
+	c->width_pt = 480;
+	c->height_pt = 260;
+	c->n = 4;
+	c->prims = tb_xcalloc(4, sizeof *c->prims);
+	c->prims[0] = (tb_prim){.kind = TB_PRIM_RECT, .x = 60, .y = 40, .w = 40, .h = 180,
+	                        .fill = {31, 119, 180}};
+	c->prims[1] = (tb_prim){.kind = TB_PRIM_LINE, .x = 50, .y = 60, .x2 = 460, .y2 = 60,
+	                        .stroke = {200, 0, 0}, .stroke_w = 1.5, .dashed = true};
+	c->prims[2] = (tb_prim){.kind = TB_PRIM_TEXT, .x = 460, .y = 55, .text = "Capacity 80 GB",
+	                        .font_size = 9, .anchor = TB_ANCHOR_END};
+	c->prims[3] = (tb_prim){.kind = TB_PRIM_TEXT, .x = 20, .y = 130, .text = "Memory per GPU",
+	                        .font_size = 9, .anchor = TB_ANCHOR_MIDDLE, .rotate_deg = -90};
+}
+
+static void S_fixture(tb_block b[2], size_t nrows)
+{
+	memset(b, 0, 2 * sizeof *b);
+	b[0].kind = TB_BLOCK_TABLE;
+	S_fill_table(&b[0].table, nrows);
+	b[1].kind = TB_BLOCK_CHART;
+	S_fill_chart(&b[1].chart);
+}
+
+static void S_fixture_free(tb_block b[2])
+{
+	S_free_table(&b[0].table);
+	free(b[1].chart.prims);
+}
+
+static const char *const S_marks[2] = {"TABLE", "CHART"};
+
+Test(render_pdf, document_text_reads_back)
+{
+	tb_block b[2];
+	S_fixture(b, 4);
+	tb_report_meta m = S_meta("A 7B model on 64 H100s");
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 2, &out, &d), 0);
+	cr_assert_eq(d.errors, 0);
+	cr_assert(out.len > 1000);
+	cr_expect_eq(memcmp(out.ptr, "%PDF-", 5), 0);
+	char *path = S_write(&out);
+	char *text = S_cmd("pdftotext -layout", path, "- 2>/dev/null");
+	/* the symbols the issue names, through the embedded fonts */
+	cr_expect(strstr(text, "4.20 \xC3\x97 10\xC2\xB2\xC2\xB9 FLOP"), "%s", text);
+	cr_expect(strstr(text, "\xE2\x89\x88 6ND"));
+	cr_expect(strstr(text, "\xE2\x89\xA4 10 \xC2\xB5s"));
+	cr_expect(strstr(text, "\xE2\x82\xAC" "1.2M"));
+	/* numbered headings; the leading H1 is the title, not section 1 */
+	cr_expect(strstr(text, "1 Compute"));
+	cr_expect(strstr(text, "1.1 Operator count"));
+	cr_expect(strstr(text, "2 Memory"));
+	cr_expect(strstr(text, "The title") == NULL);
+	/* first page and last page */
+	cr_expect(strstr(text, "A 7B model on 64 H100s"));
+	cr_expect(strstr(text, "Ada Lovelace"));
+	cr_expect(strstr(text, "Capacity 80 GB"));
+	cr_expect(strstr(text, "Requester"));
+	cr_expect(strstr(text, "Approver"));
+	cr_expect(strstr(text, m.command));
+	cr_expect(strstr(text, m.sha256));
+	/* footer on every page: version and the first 12 hex digits */
+	char *pages = S_cmd("pdfinfo", path, "2>/dev/null | sed -n 's/^Pages: *//p'");
+	size_t npages = strtoul(pages, NULL, 10);
+	cr_expect_geq(npages, 2);
+	char want[64];
+	snprintf(want, sizeof want, "Page %zu of %zu", npages, npages);
+	cr_expect(strstr(text, want));
+	cr_expect_eq(S_count(text, "trainbudget 9.8.7 \xC2\xB7 scenario 0123456789ab"), npages);
+	/* info dictionary */
+	char *info = S_cmd("pdfinfo", path, "2>/dev/null");
+	cr_expect(strstr(info, "A 7B model on 64 H100s"));
+	cr_expect(strstr(info, "Creator:         trainbudget 9.8.7"));
+	cr_expect(strstr(info, "Author:          Ada Lovelace"));
+	cr_expect(strstr(info, "A4"));
+	unlink(path);
+	free(info);
+	free(pages);
+	free(text);
+	free(path);
+	tb_buf_release(&out);
+	tb_diags_release(&d);
+	S_fixture_free(b);
+}
+
+Test(render_pdf, byte_identical_and_dated_from_the_report)
+{
+	tb_block b[2];
+	S_fixture(b, 4);
+	tb_report_meta m = S_meta("Same twice");
+	tb_buf one, two;
+	tb_buf_init(&one);
+	tb_buf_init(&two);
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 2, &one, &d), 0);
+	sleep(1); /* a clock-dated document would differ now */
+	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 2, &two, &d), 0);
+	cr_assert_eq(one.len, two.len);
+	cr_expect_eq(memcmp(one.ptr, two.ptr, one.len), 0);
+	char *path = S_write(&one);
+	char *info = S_cmd("pdfinfo -isodates", path, "2>/dev/null");
+	cr_expect(strstr(info, "2025-03-14"), "%s", info);
+	unlink(path);
+	free(info);
+	free(path);
+	tb_buf_release(&one);
+	tb_buf_release(&two);
+	tb_diags_release(&d);
+	S_fixture_free(b);
+}
+
+Test(render_pdf, fonts_embedded_and_only_those_used)
+{
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_report_meta m = S_meta("Fonts");
+	m.sha256 = ""; /* the reproducibility block then needs no monospace hash */
+	m.command = "";
+	const char *md = "## Plain\n\nNo code here.\n";
+	cr_assert_eq(S_render_md(md, &m, TB_PAPER_A4, NULL, NULL, 0, &out, &d), 0);
+	char *path = S_write(&out);
+	char *fonts = S_cmd("pdffonts", path, "2>/dev/null | tail -n +3");
+	cr_expect_eq(S_count(fonts, "\n"), 2, "%s", fonts);
+	cr_expect_eq(S_count(fonts, " yes yes yes "), 2, "%s", fonts);
+	cr_expect(strstr(fonts, "Mono") == NULL);
+	unlink(path);
+	free(fonts);
+	free(path);
+	tb_buf_release(&out);
+
+	/* with code, the mono face joins, embedded too */
+	tb_buf_init(&out);
+	md = "## Code\n\nUse `x`.\n";
+	cr_assert_eq(S_render_md(md, &m, TB_PAPER_A4, NULL, NULL, 0, &out, &d), 0);
+	path = S_write(&out);
+	fonts = S_cmd("pdffonts", path, "2>/dev/null | tail -n +3");
+	cr_expect_eq(S_count(fonts, " yes yes yes "), 3, "%s", fonts);
+	cr_expect(strstr(fonts, "DejaVuSansMono"));
+	unlink(path);
+	free(fonts);
+	free(path);
+	tb_buf_release(&out);
+	tb_diags_release(&d);
+}
+
+Test(render_pdf, letter_paper)
+{
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_report_meta m = S_meta("Letter");
+	cr_assert_eq(S_render_md("Text.\n", &m, TB_PAPER_LETTER, NULL, NULL, 0, &out, &d), 0);
+	char *path = S_write(&out);
+	char *info = S_cmd("pdfinfo", path, "2>/dev/null");
+	cr_expect(strstr(info, "612 x 792 pts (letter)"), "%s", info);
+	unlink(path);
+	free(info);
+	free(path);
+	tb_buf_release(&out);
+	tb_diags_release(&d);
+}
+
+Test(render_pdf, missing_font_is_a_clear_error)
+{
+	cmark_node *root = cmark_parse_document("Text.\n", 6, CMARK_OPT_DEFAULT);
+	tb_report_meta m = S_meta("No fonts");
+	tb_pdf_options opt = {TB_PAPER_A4, "/nonexistent/fonts"};
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_expect_eq(tb_render_pdf_tree(root, &m, S_lookup, &opt, &out, &d), -1);
+	cr_expect_eq(out.len, 0);
+	cr_assert_geq(d.errors, 1);
+	cr_expect_str_eq(d.items[0].file, "/nonexistent/fonts/DejaVuSans.ttf");
+	cr_expect(strstr(d.items[0].msg, "fonts-dejavu-core"), "%s", d.items[0].msg);
+	cmark_node_free(root);
+	tb_buf_release(&out);
+	tb_diags_release(&d);
+}
+
+/* Every word pdftotext finds lies inside the page's margins (54 pt on A4). */
+Test(render_pdf, long_table_repeats_header_and_stays_in_margins)
+{
+	tb_block b[2];
+	S_fixture(b, 150);
+	tb_report_meta m = S_meta("A title that is long enough to wrap onto a second line on the "
+	                          "first page and to be cut short in the running header of the "
+	                          "following pages of the document");
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_assert_eq(S_render_md("## Big\n\nTABLE\n", &m, TB_PAPER_A4, b, S_marks, 1, &out, &d), 0);
+	char *path = S_write(&out);
+	char *text = S_cmd("pdftotext -layout", path, "- 2>/dev/null");
+	char *pages = S_cmd("pdfinfo", path, "2>/dev/null | sed -n 's/^Pages: *//p'");
+	size_t npages = strtoul(pages, NULL, 10);
+	cr_assert_geq(npages, 4); /* 150 rows + the sign-off page */
+	/* the header row ("Item ... Note ... Bytes") on every page the table
+	 * touches: all but the sign-off page */
+	cr_expect_eq(S_count(text, "Bytes"), npages - 1, "%s", text);
+	cr_expect(strstr(text, "row149"));
+	/* the running header is cut with an ellipsis */
+	cr_expect(strstr(text, "\xE2\x80\xA6"));
+	char *bbox = S_cmd("pdftotext -bbox", path, "- 2>/dev/null");
+	size_t words = 0;
+	for (const char *p = strstr(bbox, "<word xMin=\""); p; p = strstr(p + 1, "<word xMin=\"")) {
+		double x0, y0, x1, y1;
+		cr_assert_eq(sscanf(p, "<word xMin=\"%lf\" yMin=\"%lf\" xMax=\"%lf\" yMax=\"%lf\"",
+		                    &x0, &y0, &x1, &y1), 4);
+		cr_expect_geq(x0, 53.5, "word at x %g", x0);
+		cr_expect_leq(x1, 595.276 - 53.5, "word ends at x %g: %.60s", x1, p);
+		cr_expect_geq(y0, 20);
+		cr_expect_leq(y1, 841.89 - 20);
+		words++;
+	}
+	cr_expect_gt(words, 400);
+	unlink(path);
+	free(bbox);
+	free(pages);
+	free(text);
+	free(path);
+	tb_buf_release(&out);
+	tb_diags_release(&d);
+	S_fixture_free(b);
+}
