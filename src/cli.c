@@ -82,6 +82,7 @@ static const char S_help_estimate[] =
 static const char S_help_report[] =
 	"Usage: trainbudget report [FILE] [-o DIR] [--format md,html,pdf,json]\n"
 	"                          [--template FILE] [--paper a4|letter]\n"
+	"                          [--font-dir DIR]\n"
 	"                          [--set KEY=VALUE]...\n"
 	"\n"
 	"Writes the report for a scenario to DIR/NAME.md (with its charts as\n"
@@ -97,13 +98,15 @@ static const char S_help_report[] =
 	"  --template FILE     a CommonMark template instead of the built-in one\n"
 	"                      (see docs/templates.md)\n"
 	"  --paper a4|letter   PDF paper size (default a4)\n"
+	"  --font-dir DIR      where DejaVuSans.ttf, DejaVuSans-Bold.ttf and\n"
+	"                      DejaVuSansMono.ttf are (default: TB_FONT_DIR, else\n"
+	"                      /usr/share/fonts/truetype/dejavu)\n"
 	S_SET_HELP
 	"  -h, --help          show this help\n"
 	"\n"
 	"Environment:\n"
 	"  SOURCE_DATE_EPOCH   report date when the scenario has none\n"
 	"  TB_FONT_DIR         directory holding the DejaVu TrueType fonts\n"
-	"                      (default /usr/share/fonts/truetype/dejavu)\n"
 	"\n"
 	S_EXIT_CODES;
 
@@ -165,7 +168,7 @@ const char *tb_cli_cmd_name(tb_cmd cmd)
 
 /* ---- the option table, sorted by name -------------------------------- */
 
-typedef enum { S_OPT_FORMAT, S_OPT_HELP, S_OPT_OUTPUT, S_OPT_PAPER, S_OPT_SET,
+typedef enum { S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_HELP, S_OPT_OUTPUT, S_OPT_PAPER, S_OPT_SET,
                S_OPT_TEMPLATE, S_OPT_VERSION } S_opt_id;
 
 #define S_IN(c) (1u << (c))
@@ -183,6 +186,7 @@ typedef struct S_opt_def {
                     S_IN(TB_CMD_HELP) | S_IN(TB_CMD_NONE))
 
 static const S_opt_def S_opts[] = {
+	{ "--font-dir", 0, true, S_IN(TB_CMD_REPORT), S_OPT_FONT_DIR },
 	{ "--format", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT), S_OPT_FORMAT },
 	{ "--help", 'h', false, S_ALL_CMDS, S_OPT_HELP },
 	{ "--output", 'o', true, S_IN(TB_CMD_REPORT), S_OPT_OUTPUT },
@@ -317,6 +321,14 @@ static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
 		return TB_EXIT_OK;
 	case S_OPT_FORMAT:
 		return S_set_formats(st, val);
+	case S_OPT_FONT_DIR:
+		if (!*val) {
+			tb_buf_printf(st->err, "%s: --font-dir needs a directory; expected --font-dir DIR",
+			              st->where);
+			return S_usage(st, c->cmd);
+		}
+		c->font_dir = val;
+		return TB_EXIT_OK;
 	case S_OPT_OUTPUT:
 		if (!*val) {
 			tb_buf_printf(st->err, "%s: -o needs a directory; expected -o DIR", st->where);

@@ -51,6 +51,7 @@ typedef struct tb_cli {
 	bool json;              /* estimate --format json */
 	const char *template_path; /* NULL: the built-in template */
 	tb_paper paper;
+	const char *font_dir;   /* --font-dir; NULL: TB_FONT_DIR, else the default */
 } tb_cli;
 
 /* Parses argv into *out (always initialised; release with tb_cli_release).

@@ -302,7 +302,7 @@ static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
 			S_add_output(outs, dir, name, ".html", html, strlen(html));
 		}
 		if (cli->formats & TB_OUT_PDF) {
-			const char *fonts = getenv("TB_FONT_DIR");
+			const char *fonts = cli->font_dir ? cli->font_dir : getenv("TB_FONT_DIR");
 			tb_pdf_options po = { cli->paper, fonts && *fonts ? fonts : S_DEFAULT_FONT_DIR };
 			tb_buf pdf;
 			tb_buf_init(&pdf);

@@ -216,6 +216,13 @@ grep -q 'is not a directory' "$T/err" && ok "exit 3 says why" || no "exit 3 says
 expect_rc 3 "report -o under a regular file" "$BIN" report -o "$T/plain-file/sub"
 rm -f "$T/plain-file"
 
+# A PDF that cannot be drawn (no fonts) is an output error, and the other
+# formats of the run are not written either.
+expect_rc 3 "report without fonts" "$BIN" report --format md,pdf --font-dir "$T/no-fonts" -o "$T/nf"
+[ ! -e "$T/nf" ] || empty_dir "$T/nf" && ok "a failed PDF leaves no file" \
+	|| no "a failed PDF leaves no file" "$(ls -A "$T/nf")"
+rm -rf "$T/nf"
+
 # A directory squatting on one target makes the last rename fail: the files
 # already renamed must go too, so nothing from the run is left.
 mkdir "$T/sq"
