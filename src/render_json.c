@@ -1,4 +1,641 @@
-/* PLACEHOLDER: replaced by its owner; see include/trainbudget/. */
+/* render_json.c: the budget as JSON, the contract documented key by key in
+ * docs/json.md.
+ *
+ * SI units throughout (counts, FLOP, bytes, seconds).  A figure the budget
+ * marks unknown is null, and a warning says why.  Output is a pure function
+ * of the scenario and the budget: numbers print in the shortest form that
+ * reads back to the same double, keys in a fixed order, so the same input
+ * gives byte-identical JSON. */
 #include "trainbudget/render.h"
-#include "trainbudget/xalloc.h"
-char *tb_render_json(const tb_scenario *sc, const tb_budget *b) { (void)sc; (void)b; return tb_xstrdup("{}\n"); }
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/version.h"
+
+#define S_DEPTH_MAX 16
+
+typedef struct S_json {
+	tb_buf *out;
+	int depth;
+	bool first[S_DEPTH_MAX];
+	bool inline_[S_DEPTH_MAX];  /* short number arrays on one line */
+} S_json;
+
+/* Strings are UTF-8; anything that is not (a stray byte in a title) becomes
+ * U+FFFD so the document stays valid JSON. */
+static size_t S_utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned min;
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2;
+		min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3;
+		min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	unsigned cp = c & (0x3Fu >> (n - 1));
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3Fu);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+static void S_string(tb_buf *out, const char *s)
+{
+	tb_buf_putc(out, '"');
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			tb_buf_putc(out, '\\');
+			tb_buf_putc(out, (char)c);
+			p++;
+		} else if (c < 0x20 || c == 0x7F) {
+			switch (c) {
+			case '\n': tb_buf_puts(out, "\\n"); break;
+			case '\r': tb_buf_puts(out, "\\r"); break;
+			case '\t': tb_buf_puts(out, "\\t"); break;
+			case '\b': tb_buf_puts(out, "\\b"); break;
+			case '\f': tb_buf_puts(out, "\\f"); break;
+			default: tb_buf_printf(out, "\\u%04x", c); break;
+			}
+			p++;
+		} else if (c < 0x80) {
+			tb_buf_putc(out, (char)c);
+			p++;
+		} else {
+			size_t n = S_utf8_len(p);
+			if (n) {
+				tb_buf_put(out, p, n);
+				p += n;
+			} else {
+				tb_buf_puts(out, "\\ufffd");
+				p++;
+			}
+		}
+	}
+	tb_buf_putc(out, '"');
+}
+
+/* Shortest of %.15g/%.16g/%.17g that reads back exactly; whole numbers
+ * below 2^53 as integers.  Non-finite is null (the calculators never
+ * produce one; this is the last guard). */
+static void S_number(tb_buf *out, double v)
+{
+	if (!isfinite(v)) {
+		tb_buf_puts(out, "null");
+		return;
+	}
+	if (v == 0) {
+		tb_buf_putc(out, '0');
+		return;
+	}
+	if (v == trunc(v) && fabs(v) < 9007199254740992.0) {
+		tb_buf_printf(out, "%.0f", v);
+		return;
+	}
+	char s[40];
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(s, sizeof s, "%.*g", prec, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	tb_buf_puts(out, s);
+}
+
+static void S_indent(S_json *j)
+{
+	tb_buf_putc(j->out, '\n');
+	for (int i = 0; i < j->depth; i++)
+		tb_buf_puts(j->out, "  ");
+}
+
+/* Separator and key before a value; key NULL inside arrays. */
+static void S_pre(S_json *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (!j->first[j->depth])
+			tb_buf_putc(j->out, ',');
+		j->first[j->depth] = false;
+		if (j->inline_[j->depth]) {
+			if (j->out->ptr[j->out->len - 1] == ',')
+				tb_buf_putc(j->out, ' ');
+		} else {
+			S_indent(j);
+		}
+	}
+	if (key) {
+		S_string(j->out, key);
+		tb_buf_puts(j->out, ": ");
+	}
+}
+
+static void S_open(S_json *j, const char *key, char brace, bool inl)
+{
+	S_pre(j, key);
+	tb_buf_putc(j->out, brace);
+	if (j->depth + 1 < S_DEPTH_MAX)
+		j->depth++;
+	j->first[j->depth] = true;
+	j->inline_[j->depth] = inl;
+}
+
+static void S_close(S_json *j, char brace)
+{
+	bool empty = j->first[j->depth];
+	bool inl = j->inline_[j->depth];
+	j->depth--;
+	if (!empty && !inl)
+		S_indent(j);
+	tb_buf_putc(j->out, brace);
+}
+
+static void S_obj(S_json *j, const char *key) { S_open(j, key, '{', false); }
+static void S_obj_end(S_json *j) { S_close(j, '}'); }
+static void S_arr(S_json *j, const char *key) { S_open(j, key, '[', false); }
+static void S_arr_inline(S_json *j, const char *key) { S_open(j, key, '[', true); }
+static void S_arr_end(S_json *j) { S_close(j, ']'); }
+
+static void S_num(S_json *j, const char *key, double v)
+{
+	S_pre(j, key);
+	S_number(j->out, v);
+}
+
+static void S_null(S_json *j, const char *key)
+{
+	S_pre(j, key);
+	tb_buf_puts(j->out, "null");
+}
+
+/* v when known, else null. */
+static void S_numk(S_json *j, const char *key, double v, bool known)
+{
+	if (known)
+		S_num(j, key, v);
+	else
+		S_null(j, key);
+}
+
+static void S_bool(S_json *j, const char *key, bool v)
+{
+	S_pre(j, key);
+	tb_buf_puts(j->out, v ? "true" : "false");
+}
+
+static void S_str(S_json *j, const char *key, const char *s)
+{
+	S_pre(j, key);
+	if (s)
+		S_string(j->out, s);
+	else
+		tb_buf_puts(j->out, "null");
+}
+
+static void S_nums3(S_json *j, const char *key, const double v[3], bool known)
+{
+	if (!known) {
+		S_null(j, key);
+		return;
+	}
+	S_arr_inline(j, key);
+	for (int i = 0; i < 3; i++)
+		S_num(j, NULL, v[i]);
+	S_arr_end(j);
+}
+
+/* ---- sections ---------------------------------------------------------- */
+
+static void S_inputs(S_json *j, const tb_inputs *in)
+{
+	const tb_model *m = &in->model;
+	S_obj(j, "inputs");
+	S_obj(j, "model");
+	S_bool(j, "has_shape", m->has_shape);
+	S_str(j, "preset", m->preset[0] ? m->preset : NULL);
+	if (!m->has_shape) {
+		S_num(j, "params", m->params_count);
+	} else {
+		S_num(j, "layers", (double)m->layers);
+		S_num(j, "hidden", (double)m->hidden);
+		S_num(j, "heads", (double)m->heads);
+		S_num(j, "kv_heads", (double)m->kv_heads);
+		S_num(j, "head_dim", (double)m->head_dim);
+		S_num(j, "ffn_hidden", (double)m->ffn_hidden);
+		S_num(j, "vocab", (double)m->vocab);
+		S_num(j, "max_positions", (double)m->max_positions);
+		S_num(j, "experts", (double)m->experts);
+		S_num(j, "experts_per_token", (double)m->experts_per_token);
+		S_str(j, "mlp", tb_mlp_name(m->mlp));
+		S_str(j, "norm", tb_norm_name(m->norm));
+		S_str(j, "positions", tb_positions_name(m->positions));
+		S_bool(j, "tied_embeddings", m->tied_embeddings);
+		S_bool(j, "bias", m->bias);
+		S_bool(j, "qkv_bias", m->qkv_bias);
+	}
+	S_obj_end(j);
+
+	const tb_training *t = &in->training;
+	S_obj(j, "training");
+	S_num(j, "tokens", t->tokens);
+	S_num(j, "seq_len", (double)t->seq_len);
+	S_num(j, "global_batch", (double)t->global_batch);
+	S_num(j, "micro_batch", (double)t->micro_batch);
+	S_str(j, "precision", tb_precision_name(t->precision));
+	S_str(j, "optimizer", tb_optimizer_name(t->optimizer));
+	S_str(j, "checkpointing", tb_checkpointing_name(t->checkpointing));
+	S_str(j, "attention_flops", t->attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
+	S_bool(j, "flash_attention", t->flash_attention);
+	S_bool(j, "dropout", t->dropout);
+	S_obj_end(j);
+
+	const tb_hardware *h = &in->hardware;
+	S_obj(j, "hardware");
+	S_obj(j, "gpu");
+	S_str(j, "name", h->gpu.name);
+	S_str(j, "label", h->gpu.label);
+	S_obj(j, "peak_flops");
+	for (int d = 0; d < TB_DTYPE_COUNT; d++)
+		S_numk(j, tb_dtype_name((tb_dtype)d), h->gpu.peak_flops[d], h->gpu.peak_flops[d] > 0);
+	S_obj_end(j);
+	S_num(j, "memory_bytes", h->gpu.memory_bytes);
+	S_num(j, "bandwidth_bytes_per_s", h->gpu.bandwidth_bytes_per_s);
+	S_numk(j, "tdp_w", h->gpu.tdp_w, h->gpu.tdp_w > 0);
+	S_str(j, "source", h->gpu.source);
+	S_obj_end(j);
+	S_num(j, "count", (double)h->count);
+	S_nums3(j, "mfu", h->mfu, true);
+	S_num(j, "price_per_gpu_hour", h->price_per_gpu_hour);
+	S_str(j, "currency", h->currency);
+	S_num(j, "pue", h->pue);
+	S_num(j, "overhead_bytes", h->overhead_bytes);
+	S_obj_end(j);
+
+	const tb_parallelism *p = &in->parallelism;
+	S_obj(j, "parallelism");
+	S_num(j, "tensor", (double)p->tensor);
+	S_num(j, "pipeline", (double)p->pipeline);
+	S_num(j, "expert", (double)p->expert);
+	S_num(j, "data", (double)p->data);
+	S_bool(j, "sequence_parallel", p->sequence_parallel);
+	S_num(j, "zero", p->zero);
+	S_obj_end(j);
+
+	const tb_plan *pl = &in->plan;
+	S_obj(j, "plan");
+	S_numk(j, "deadline_s", pl->deadline_s, pl->has_deadline);
+	S_numk(j, "budget", pl->budget, pl->has_budget);
+	S_arr_inline(j, "overtrain");
+	for (int i = 0; i < pl->n_overtrain && i < TB_OVERTRAIN_MAX; i++)
+		S_num(j, NULL, pl->overtrain[i]);
+	S_arr_end(j);
+	S_numk(j, "inference_tokens", pl->inference_tokens, pl->has_inference);
+	S_obj_end(j);
+
+	const tb_measured *me = &in->measured;
+	S_obj(j, "measured");
+	S_numk(j, "step_time_s", me->step_time_s, me->has_step_time);
+	S_numk(j, "peak_memory_bytes", me->peak_memory_bytes, me->has_peak_memory);
+	S_obj_end(j);
+	S_obj_end(j);
+}
+
+static void S_parameters(S_json *j, const tb_params *p)
+{
+	bool k = p->known_breakdown;
+	S_obj(j, "parameters");
+	S_num(j, "total", p->total);
+	S_num(j, "active", p->active);
+	S_numk(j, "embedding", p->embedding, k);
+	S_numk(j, "attention", p->attention, k);
+	S_numk(j, "mlp", p->mlp, k);
+	S_numk(j, "norm", p->norm, k);
+	S_numk(j, "output", p->output, k);
+	S_numk(j, "router", p->router, k);
+	S_numk(j, "position", p->position, k);
+	S_numk(j, "per_layer", p->per_layer, k);
+	S_obj_end(j);
+}
+
+static void S_flops(S_json *j, const tb_flops *f)
+{
+	S_obj(j, "flops");
+	S_num(j, "per_token_6n", f->per_token_6n);
+	S_num(j, "per_token_model", f->per_token_model);
+	S_num(j, "per_token_hardware", f->per_token_hardware);
+	S_num(j, "total_6nd", f->total_6nd);
+	S_num(j, "total_model", f->total_model);
+	S_num(j, "total_hardware", f->total_hardware);
+	S_num(j, "fwd_matmul_per_token", f->fwd_matmul_per_token);
+	S_num(j, "fwd_attention_per_token", f->fwd_attention_per_token);
+	S_num(j, "fwd_logits_per_token", f->fwd_logits_per_token);
+	S_num(j, "recompute_per_token", f->recompute_per_token);
+	S_num(j, "model_over_6n", f->model_over_6n);
+	S_obj_end(j);
+}
+
+/* One GPU's line items.  Without activations the total is unknown; it is
+ * still known not to fit when the known part alone exceeds capacity. */
+static void S_items(S_json *j, const tb_mem_items *m, bool act, double capacity,
+                    bool fits)
+{
+	S_num(j, "weights", m->weights);
+	S_num(j, "gradients", m->gradients);
+	S_num(j, "master_weights", m->master_weights);
+	S_num(j, "optimizer", m->optimizer);
+	S_numk(j, "activations", m->activations, act);
+	S_num(j, "other", m->other);
+	S_numk(j, "total", m->total, act);
+	if (act) {
+		S_bool(j, "fits", fits);
+	} else {
+		double known = m->weights + m->gradients + m->master_weights +
+		               m->optimizer + m->other;
+		if (capacity > 0 && known > capacity)
+			S_bool(j, "fits", false);
+		else
+			S_null(j, "fits");
+	}
+}
+
+static void S_memory(S_json *j, const tb_memory *m)
+{
+	bool act = m->activations_known;
+	S_obj(j, "memory");
+	S_obj(j, "bytes_per_param");
+	S_num(j, "weights", m->bytes_per_param.weights);
+	S_num(j, "gradients", m->bytes_per_param.gradients);
+	S_num(j, "master_weights", m->bytes_per_param.master_weights);
+	S_num(j, "optimizer", m->bytes_per_param.optimizer);
+	S_num(j, "total", m->bytes_per_param.total);
+	S_obj_end(j);
+	S_num(j, "model_states_bytes", m->model_states_bytes);
+	S_numk(j, "activations_per_layer_bytes", m->activations_per_layer_bytes, act);
+	S_numk(j, "activations_bytes", m->activations_bytes, act);
+	S_numk(j, "logits_bytes", m->logits_bytes, act);
+	S_numk(j, "embedding_output_bytes", m->embedding_output_bytes, act);
+	S_numk(j, "inflight_microbatches", (double)m->inflight_microbatches, act);
+	S_arr(j, "activation_items");
+	for (int i = 0; act && i < m->n_act_items && i < TB_ACT_ITEMS_MAX; i++) {
+		S_obj(j, NULL);
+		S_str(j, "name", m->act_items[i].name);
+		S_str(j, "shape", m->act_items[i].shape);
+		S_num(j, "bytes", m->act_items[i].bytes);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+	S_num(j, "layers_on_busiest_stage", (double)m->layers_on_busiest_stage);
+
+	S_obj(j, "per_gpu");
+	S_items(j, &m->per_gpu, act, m->capacity_bytes, m->fits);
+	S_num(j, "capacity", m->capacity_bytes);
+	S_numk(j, "headroom", m->headroom_bytes, act);
+	S_numk(j, "max_micro_batch", (double)m->max_micro_batch, act);
+	S_obj_end(j);
+
+	S_arr(j, "zero");
+	for (int z = 0; z < 4; z++) {
+		S_obj(j, NULL);
+		S_num(j, "stage", m->zero[z].stage);
+		S_items(j, &m->zero[z].bytes, act, m->capacity_bytes, m->zero[z].fits);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+
+	static const char *const ck[3] = { "none", "selective", "full" };
+	S_arr(j, "checkpointing");
+	for (int c = 0; c < 3; c++) {
+		const tb_ckpt_row *r = &m->checkpointing[c];
+		S_obj(j, NULL);
+		S_str(j, "mode", ck[c]);
+		S_numk(j, "activations_bytes", r->activations_bytes, act);
+		S_num(j, "extra_flops_fraction", r->extra_flops_fraction);
+		S_numk(j, "total_bytes", r->total_bytes, act);
+		if (act)
+			S_bool(j, "fits", r->fits);
+		else
+			S_null(j, "fits");
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+
+	S_numk(j, "kv_cache_bytes_per_token", m->kv_cache_bytes_per_token, m->kv_cache_known);
+	S_numk(j, "kv_cache_bytes_per_sequence", m->kv_cache_bytes_per_sequence, m->kv_cache_known);
+	S_num(j, "max_params_unsharded", m->max_params_unsharded);
+	S_num(j, "max_params_at_zero", m->max_params_at_zero);
+	S_obj_end(j);
+}
+
+static void S_time(S_json *j, const tb_time *t)
+{
+	bool k = t->known;
+	S_obj(j, "time");
+	S_str(j, "dtype", tb_dtype_name(t->dtype));
+	S_numk(j, "peak_flops_per_gpu", t->peak_flops_per_gpu, t->peak_flops_per_gpu > 0);
+	S_nums3(j, "mfu", t->mfu, true);
+	S_nums3(j, "seconds", t->seconds, k);
+	S_nums3(j, "gpu_hours", t->gpu_hours, k);
+	S_nums3(j, "cost", t->cost, k);
+	S_nums3(j, "energy_kwh", t->energy_kwh, k && t->energy_known);
+	S_str(j, "currency", t->currency);
+
+	S_numk(j, "deadline_s", t->deadline_s, t->has_deadline);
+	if (t->has_deadline)
+		S_bool(j, "meets_deadline", t->meets_deadline);
+	else
+		S_null(j, "meets_deadline");
+	S_numk(j, "gpus_for_deadline", t->gpus_for_deadline, t->has_deadline);
+	S_numk(j, "tokens_in_deadline", t->tokens_in_deadline, t->has_deadline);
+
+	S_numk(j, "budget", t->budget, t->has_budget);
+	if (t->has_budget)
+		S_bool(j, "within_budget", t->within_budget);
+	else
+		S_null(j, "within_budget");
+	S_numk(j, "tokens_in_budget", t->tokens_in_budget, t->has_budget && t->tokens_in_budget > 0);
+
+	S_arr(j, "gpu_scan");
+	for (int i = 0; k && i < t->n_gpu_scan && i < TB_GPU_SCAN_MAX; i++) {
+		S_obj(j, NULL);
+		S_num(j, "gpus", (double)t->gpu_scan[i].gpus);
+		S_nums3(j, "seconds", t->gpu_scan[i].seconds, true);
+		S_nums3(j, "cost", t->gpu_scan[i].cost, true);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+
+	S_obj(j, "measured");
+	S_numk(j, "achieved_mfu", t->achieved_mfu, t->has_measured_step);
+	S_numk(j, "achieved_hfu", t->achieved_hfu, t->has_measured_step);
+	S_numk(j, "seconds", t->measured_seconds, t->has_measured_step);
+	S_numk(j, "peak_memory_bytes", t->measured_peak_bytes, t->has_measured_memory);
+	S_numk(j, "memory_estimate_error", t->memory_estimate_error, t->has_measured_memory);
+	S_obj_end(j);
+	S_obj_end(j);
+}
+
+static void S_levers(S_json *j, const tb_budget *b)
+{
+	S_arr(j, "levers");
+	for (int i = 0; b->time.known && i < b->n_levers && i < TB_LEVERS_MAX; i++) {
+		const tb_lever *l = &b->levers[i];
+		S_obj(j, NULL);
+		S_str(j, "label", l->label);
+		S_num(j, "seconds", l->seconds);
+		S_num(j, "cost", l->cost);
+		S_num(j, "delta_seconds_frac", l->delta_seconds_frac);
+		S_num(j, "delta_cost_frac", l->delta_cost_frac);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+}
+
+static void S_optimum(S_json *j, const char *key, const tb_optimum *o, bool known)
+{
+	if (!known) {
+		S_null(j, key);
+		return;
+	}
+	S_obj(j, key);
+	S_num(j, "compute_flops", o->compute_flops);
+	S_obj(j, "twenty_tokens_per_param");
+	S_num(j, "params", o->params);
+	S_num(j, "tokens", o->tokens);
+	S_obj_end(j);
+	S_obj(j, "hoffmann");
+	S_num(j, "params", o->params_fit);
+	S_num(j, "tokens", o->tokens_fit);
+	S_obj_end(j);
+	S_obj(j, "epoch");
+	S_num(j, "params", o->params_epoch);
+	S_num(j, "tokens", o->tokens_epoch);
+	S_obj_end(j);
+	S_obj_end(j);
+}
+
+static void S_chinchilla(S_json *j, const tb_budget *b)
+{
+	const tb_chinchilla *c = &b->chinchilla;
+	bool tk = b->time.known;
+	S_obj(j, "chinchilla");
+	S_num(j, "compute_flops", c->compute_flops);
+	S_num(j, "optimal_params", c->optimal_params);
+	S_num(j, "optimal_tokens", c->optimal_tokens);
+	S_num(j, "tokens_per_param", c->tokens_per_param);
+	S_num(j, "scenario_tokens_per_param", c->scenario_tokens_per_param);
+	S_numk(j, "loss", c->loss, c->loss_known);
+	S_numk(j, "loss_epoch", c->loss_epoch, c->loss_known);
+	S_optimum(j, "run", &c->run, c->compute_flops > 0);
+	S_optimum(j, "deadline", &c->deadline, c->has_deadline);
+	S_optimum(j, "budget", &c->budget, c->has_budget);
+	S_arr(j, "plans");
+	for (int i = 0; i < c->n_plans && i < TB_PLANS_MAX; i++) {
+		const tb_plan_row *r = &c->plans[i];
+		S_obj(j, NULL);
+		S_str(j, "label", r->label);
+		S_num(j, "params", r->params);
+		S_num(j, "tokens", r->tokens);
+		S_num(j, "flops", r->flops);
+		S_numk(j, "seconds", r->seconds, tk);
+		S_numk(j, "cost", r->cost, tk);
+		S_numk(j, "loss", r->loss, r->loss > 0);
+		S_numk(j, "loss_epoch", r->loss_epoch, r->loss_epoch > 0);
+		S_num(j, "lifetime_flops", r->lifetime_flops);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+	S_obj_end(j);
+}
+
+static void S_fit(S_json *j, const tb_fit *f)
+{
+	S_obj(j, NULL);
+	S_str(j, "label", f->label);
+	S_num(j, "E", f->E);
+	S_num(j, "A", f->A);
+	S_num(j, "B", f->B);
+	S_num(j, "alpha", f->alpha);
+	S_num(j, "beta", f->beta);
+	S_obj_end(j);
+}
+
+static void S_derivs(S_json *j, const tb_budget *b)
+{
+	S_arr(j, "derivations");
+	for (int i = 0; i < b->n_derivs && i < TB_DERIVS_MAX; i++) {
+		const tb_deriv *d = &b->derivs[i];
+		S_obj(j, NULL);
+		S_str(j, "key", d->key);
+		S_str(j, "title", d->title);
+		S_str(j, "symbol", d->sym);
+		S_str(j, "formula", d->formula);
+		S_num(j, "result", d->result);
+		S_str(j, "unit", d->unit);
+		S_str(j, "source", d->source);
+		S_arr(j, "vars");
+		for (int v = 0; v < d->nvars && v < TB_DERIV_VARS; v++) {
+			S_obj(j, NULL);
+			S_str(j, "symbol", d->vars[v].sym);
+			S_str(j, "meaning", d->vars[v].meaning);
+			S_num(j, "value", d->vars[v].value);
+			S_str(j, "unit", d->vars[v].unit);
+			S_obj_end(j);
+		}
+		S_arr_end(j);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+}
+
+char *tb_render_json(const tb_scenario *sc, const tb_budget *b)
+{
+	tb_buf out;
+	tb_buf_init(&out);
+	S_json j;
+	memset(&j, 0, sizeof j);
+	j.out = &out;
+
+	S_obj(&j, NULL);
+	S_str(&j, "version", TB_VERSION);
+	S_obj(&j, "scenario");
+	S_str(&j, "title", sc ? sc->title : NULL);
+	S_str(&j, "sha256", sc ? sc->sha256 : NULL);
+	S_str(&j, "name", sc ? sc->name : NULL);
+	S_str(&j, "author", sc ? sc->author : NULL);
+	S_str(&j, "date", sc ? sc->date : NULL);
+	S_obj_end(&j);
+	if (sc)
+		S_inputs(&j, &sc->inputs);
+	S_parameters(&j, &b->params);
+	S_flops(&j, &b->flops);
+	S_memory(&j, &b->memory);
+	S_time(&j, &b->time);
+	S_levers(&j, b);
+	S_chinchilla(&j, b);
+	S_arr(&j, "fits");
+	S_fit(&j, &tb_fit_hoffmann);
+	S_fit(&j, &tb_fit_epoch);
+	S_arr_end(&j);
+	S_derivs(&j, b);
+	S_arr(&j, "warnings");
+	for (int i = 0; i < b->n_warnings && i < TB_WARNINGS_MAX; i++)
+		S_str(&j, NULL, b->warnings[i]);
+	S_arr_end(&j);
+	S_obj_end(&j);
+	tb_buf_putc(&out, '\n');
+	return tb_buf_detach(&out, NULL);
+}
