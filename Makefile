@@ -47,7 +47,9 @@ all: $(BIN)
 # otherwise it stops and prints the exact apt-get line.
 deps:
 	@sh .ci/deps build
-test-deps:
+# After deps, never beside it: two apt-get runs under make -j would fight
+# over the dpkg lock.
+test-deps: deps
 	@sh .ci/deps test
 
 $(BUILD)/%.o: src/%.c | deps
