@@ -183,7 +183,7 @@ static char *S_command_line(const tb_cli *cli)
 static const char *S_output_name(const tb_scenario *sc, const char *file)
 {
 	const char *n = sc->name;
-	bool ok = n && *n && *n != '.' && *n != '<' && strlen(n) < 200;
+	bool ok = n && *n && *n != '.' && *n != '<' && strcmp(n, "-") != 0 && strlen(n) < 200;
 	for (const char *p = n; ok && *p; p++)
 		if (*p == '/' || *p == '\\' || (unsigned char)*p < 0x20)
 			ok = false;
