@@ -134,12 +134,28 @@ static size_t S_distance(const char *a, const char *b)
 	return row[lb];
 }
 
+/* A candidate's first '-' segment: "h100" for "h100-sxm", so a user who
+ * types the family name (or a near miss of it) is pointed at a variant. */
+static size_t S_stem_distance(const char *word, const char *cand)
+{
+	const char *dash = strchr(cand, '-');
+	if (!dash || dash == cand || (size_t)(dash - cand) > 63)
+		return (size_t)-1;
+	char stem[64];
+	memcpy(stem, cand, (size_t)(dash - cand));
+	stem[dash - cand] = '\0';
+	return S_distance(word, stem);
+}
+
 const char *tb_diags_suggest(const char *word, const char *const *cands, size_t n)
 {
 	const char *best = NULL;
 	size_t best_d = (size_t)-1;
 	for (size_t i = 0; i < n; i++) {
 		size_t dist = S_distance(word, cands[i]);
+		size_t sd = S_stem_distance(word, cands[i]);
+		if (sd < dist)
+			dist = sd;
 		if (dist < best_d) {
 			best_d = dist;
 			best = cands[i];
