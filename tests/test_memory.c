@@ -1,0 +1,375 @@
+/* test_memory.c: per-GPU memory against ZeRO (Rajbhandari et al. 2020,
+ * Fig. 1, Table 1, Sec. 3.1) and Korthikanti et al. 2022 (Table 2 under
+ * their assumptions for the four Table 3 models, Sec. 5 savings, App. B),
+ * figures from ../shared/reference/published.yaml. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "calc.h"
+
+#define GIB 1073741824.0
+
+static double rel(double got, double want)
+{
+	return fabs(got - want) / fabs(want);
+}
+
+static tb_budget B;
+
+static void base(tb_inputs *in)
+{
+	memset(in, 0, sizeof *in);
+	in->training.precision = TB_PREC_BF16_MIXED;
+	in->training.optimizer = TB_OPT_ADAMW;
+	in->training.micro_batch = 1;
+	in->training.global_batch = 1;
+	in->training.seq_len = 2048;
+	in->training.tokens = 1e9;
+	in->training.dropout = true;
+	in->parallelism.tensor = in->parallelism.pipeline = 1;
+	in->parallelism.expert = in->parallelism.data = 1;
+	in->hardware.count = 1;
+	in->hardware.gpu.memory_bytes = 80e9;
+}
+
+static void count_only(tb_inputs *in, double n)
+{
+	in->model.has_shape = false;
+	in->model.params_count = n;
+}
+
+/* GPT-style shape as Korthikanti assume it: MHA, plain 4h MLP, 2 LayerNorms */
+static void gpt(tb_inputs *in, int64_t L, int64_t h, int64_t a, int64_t V)
+{
+	in->model.has_shape = true;
+	in->model.layers = L; in->model.hidden = h; in->model.heads = a;
+	in->model.kv_heads = a; in->model.head_dim = h / a; in->model.ffn_hidden = 4 * h;
+	in->model.vocab = V; in->model.mlp = TB_MLP_PLAIN;
+	in->model.norm = TB_NORM_LAYERNORM; in->model.positions = TB_POS_LEARNED;
+	in->model.max_positions = 2048;
+}
+
+static void run(const tb_inputs *in)
+{
+	memset(&B, 0, sizeof B);
+	tb_params_compute(in, &B);
+	tb_flops_compute(in, &B);
+	tb_memory_compute(in, &B);
+}
+
+static double states(const tb_mem_items *m)
+{
+	return m->weights + m->gradients + m->master_weights + m->optimizer;
+}
+
+Test(memory, zero_figure_1)
+{
+	tb_inputs in;
+	base(&in);
+	count_only(&in, 7.5e9);
+	in.parallelism.data = 64;
+	in.hardware.count = 64;
+	run(&in);
+	const double want[4] = { 120, 31.4, 16.6, 1.9 };
+	for (int z = 0; z < 4; z++)
+		cr_expect(fabs(states(&B.memory.zero[z].bytes) / 1e9 - want[z]) <= 0.05,
+		          "stage %d: %.4f GB, paper %.1f", z, states(&B.memory.zero[z].bytes) / 1e9, want[z]);
+	/* K = 12: master weights + two moments */
+	cr_expect(B.memory.bytes_per_param.master_weights + B.memory.bytes_per_param.optimizer == 12);
+}
+
+Test(memory, zero_table_1)
+{
+	const double nd[] = { 1, 4, 16, 64, 256, 1024 };
+	const double os[] = { 120, 52.5, 35.625, 31.4062, 30.3516, 30.0879 };
+	const double osg[] = { 120, 41.25, 21.5625, 16.6406, 15.4102, 15.1025 };
+	const double osgp[] = { 120, 30, 7.5, 1.875, 0.4688, 0.1172 };
+	for (int i = 0; i < 6; i++) {
+		tb_inputs in;
+		base(&in);
+		count_only(&in, 7.5e9);
+		in.parallelism.data = (int64_t)nd[i];
+		run(&in);
+		cr_expect(rel(states(&B.memory.zero[1].bytes) / 1e9, os[i]) < 0.01, "Nd %g P_os", nd[i]);
+		cr_expect(rel(states(&B.memory.zero[2].bytes) / 1e9, osg[i]) < 0.01, "Nd %g P_os+g", nd[i]);
+		cr_expect(rel(states(&B.memory.zero[3].bytes) / 1e9, osgp[i]) < 0.01, "Nd %g P_os+g+p", nd[i]);
+	}
+}
+
+Test(memory, zero_gpt2_1_5b_and_70b)
+{
+	tb_inputs in;
+	base(&in);
+	count_only(&in, 1.5e9);
+	run(&in);
+	cr_expect(B.memory.model_states_bytes == 24e9);      /* "at least 24 GB" */
+	cr_expect(B.memory.per_gpu.weights == 3e9);          /* "the meager 3 GB" */
+	count_only(&in, 70e9);
+	run(&in);
+	cr_expect(B.memory.model_states_bytes == 1.12e12);   /* 1.12 TB */
+}
+
+Test(memory, each_zero_stage_removes_its_component)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 24, 2048, 16, 50257);
+	in.parallelism.data = 8;
+	run(&in);
+	const tb_mem_items *z = &B.memory.zero[0].bytes;
+	for (int s = 1; s < 4; s++) {
+		const tb_mem_items *p = &B.memory.zero[s - 1].bytes, *c = &B.memory.zero[s].bytes;
+		/* exactly one more group is divided by Nd; the rest are unchanged */
+		if (s == 1) {
+			cr_expect(rel(c->optimizer, z->optimizer / 8) < 1e-12);
+			cr_expect(rel(c->master_weights, z->master_weights / 8) < 1e-12);
+			cr_expect(c->gradients == p->gradients && c->weights == p->weights);
+		} else if (s == 2) {
+			cr_expect(rel(c->gradients, z->gradients / 8) < 1e-12);
+			cr_expect(c->optimizer == p->optimizer && c->weights == p->weights);
+		} else {
+			cr_expect(rel(c->weights, z->weights / 8) < 1e-12);
+			cr_expect(c->optimizer == p->optimizer && c->gradients == p->gradients);
+		}
+		cr_expect(c->activations == p->activations && c->other == p->other);
+	}
+}
+
+Test(memory, bytes_per_param_by_precision_and_optimizer)
+{
+	struct { tb_precision p; tb_optimizer o; double w, g, m, opt; } t[] = {
+		{ TB_PREC_BF16_MIXED, TB_OPT_ADAMW, 2, 2, 4, 8 },
+		{ TB_PREC_FP16_MIXED, TB_OPT_ADAMW, 2, 2, 4, 8 },
+		{ TB_PREC_FP32, TB_OPT_ADAMW, 4, 4, 0, 8 },
+		{ TB_PREC_BF16, TB_OPT_ADAMW, 2, 2, 0, 4 },
+		{ TB_PREC_FP8_MIXED, TB_OPT_ADAMW, 2, 2, 4, 8 },
+		{ TB_PREC_BF16_MIXED, TB_OPT_ADAMW_8BIT, 2, 2, 4, 2 },
+		{ TB_PREC_BF16_MIXED, TB_OPT_SGD, 2, 2, 4, 0 },
+		{ TB_PREC_BF16_MIXED, TB_OPT_SGD_MOMENTUM, 2, 2, 4, 4 },
+		{ TB_PREC_BF16_MIXED, TB_OPT_LION, 2, 2, 4, 4 },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		tb_inputs in;
+		base(&in);
+		count_only(&in, 1e9);
+		in.training.precision = t[i].p;
+		in.training.optimizer = t[i].o;
+		run(&in);
+		const tb_bytes_per_param *b = &B.memory.bytes_per_param;
+		cr_expect(b->weights == t[i].w && b->gradients == t[i].g &&
+		          b->master_weights == t[i].m && b->optimizer == t[i].opt,
+		          "case %zu: %g %g %g %g", i, b->weights, b->gradients,
+		          b->master_weights, b->optimizer);
+		cr_expect(b->total == t[i].w + t[i].g + t[i].m + t[i].opt);
+	}
+}
+
+/* A hand-sized model: L=1, h=4, one head of 4, f=8, V=10, RMSNorm, untied.
+ * Params: emb 40 + attn 64 + mlp 64 + norms 8 + final 4 + head 40 = 220.
+ * Adafactor rows+cols: emb 14 + q,k,v,o 4*8 + up,down 2*12 + norms 12 +
+ * head 14 = 96 fp32 values. */
+Test(memory, adafactor_factored_state)
+{
+	tb_inputs in;
+	base(&in);
+	in.model.has_shape = true;
+	in.model.layers = 1; in.model.hidden = 4; in.model.heads = 1; in.model.kv_heads = 1;
+	in.model.head_dim = 4; in.model.ffn_hidden = 8; in.model.vocab = 10;
+	in.model.mlp = TB_MLP_PLAIN; in.model.norm = TB_NORM_RMSNORM;
+	in.training.optimizer = TB_OPT_ADAFACTOR;
+	run(&in);
+	cr_assert(B.params.total == 220);
+	cr_expect(rel(B.memory.bytes_per_param.optimizer, 96.0 * 4 / 220) < 1e-12,
+	          "%g", B.memory.bytes_per_param.optimizer);
+}
+
+/* Korthikanti Table 3 models under every Table 2 row (GiB per layer). */
+typedef struct {
+	char name[8];
+	int64_t b, h, a, L;
+	double none, tp, tpsp, tp_sel, tpsp_sel, full;
+} kcase;
+
+static const kcase K[] = {
+	{ "22B", 4, 6144, 64, 48, 6.59375, 1.234375, 0.82421875, 0.609375, 0.19921875, 0.09375 },
+	{ "175B", 1, 12288, 96, 96, 2.671875, 0.5390625, 0.333984375, 0.3046875, 0.099609375, 0.046875 },
+	{ "530B", 1, 20480, 128, 105, 3.828125, 0.8203125, 0.478515625, 0.5078125, 0.166015625, 0.078125 },
+	{ "1T", 1, 25600, 160, 128, 4.78515625, 1.025390625, 0.59814453125, 0.634765625, 0.20751953125, 0.09765625 },
+};
+
+static double act_layer(const kcase *k, int64_t t, bool sp, tb_checkpointing ck)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, k->L, k->h, k->a, 51200);
+	in.training.micro_batch = k->b;
+	in.training.global_batch = k->b;
+	in.training.checkpointing = ck;
+	in.parallelism.tensor = t;
+	in.parallelism.sequence_parallel = sp;
+	run(&in);
+	return B.memory.activations_per_layer_bytes / GIB;
+}
+
+Test(memory, korthikanti_table_2)
+{
+	for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
+		const kcase *k = &K[i];
+		double got;
+		got = act_layer(k, 1, false, TB_CKPT_NONE);
+		cr_expect(rel(got, k->none) < 1e-6, "%s none: %.9g vs %.9g", k->name, got, k->none);
+		got = act_layer(k, 8, false, TB_CKPT_NONE);
+		cr_expect(rel(got, k->tp) < 1e-6, "%s tp: %.9g vs %.9g", k->name, got, k->tp);
+		got = act_layer(k, 8, true, TB_CKPT_NONE);
+		cr_expect(rel(got, k->tpsp) < 1e-6, "%s tp+sp: %.9g vs %.9g", k->name, got, k->tpsp);
+		got = act_layer(k, 8, false, TB_CKPT_SELECTIVE);
+		cr_expect(rel(got, k->tp_sel) < 1e-6, "%s tp sel: %.9g vs %.9g", k->name, got, k->tp_sel);
+		got = act_layer(k, 8, true, TB_CKPT_SELECTIVE);
+		cr_expect(rel(got, k->tpsp_sel) < 1e-6, "%s tp+sp sel: %.9g vs %.9g", k->name, got, k->tpsp_sel);
+		got = act_layer(k, 8, true, TB_CKPT_FULL);
+		cr_expect(rel(got, k->full) < 1e-6, "%s full: %.9g vs %.9g", k->name, got, k->full);
+	}
+}
+
+Test(memory, korthikanti_selective_savings)
+{
+	/* GPT-3 70%, MT-NLG 65% of activation memory saved (Sec. 5) */
+	double g_none = act_layer(&K[1], 1, false, TB_CKPT_NONE);
+	double g_sel = act_layer(&K[1], 1, false, TB_CKPT_SELECTIVE);
+	double m_none = act_layer(&K[2], 1, false, TB_CKPT_NONE);
+	double m_sel = act_layer(&K[2], 1, false, TB_CKPT_SELECTIVE);
+	cr_expect(fabs(100 * (1 - g_sel / g_none) - 70) <= 0.5, "%.2f", 100 * (1 - g_sel / g_none));
+	cr_expect(fabs(100 * (1 - m_sel / m_none) - 65) <= 0.5, "%.2f", 100 * (1 - m_sel / m_none));
+}
+
+Test(memory, korthikanti_appendix_b_sbhp)
+{
+	/* 530B, p = 35, 280 micro-batches of 1: the first stage keeps 35 */
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 105, 20480, 128, 51200);
+	in.training.global_batch = 280;
+	in.parallelism.tensor = 8;
+	in.parallelism.pipeline = 35;
+	in.parallelism.sequence_parallel = true;
+	in.training.checkpointing = TB_CKPT_SELECTIVE;
+	in.hardware.count = 280;
+	in.hardware.gpu.memory_bytes = 80e9;
+	run(&in);
+	cr_expect(B.memory.inflight_microbatches == 35);
+	cr_expect(fabs(B.memory.embedding_output_bytes / GIB - 2.73) <= 0.01,
+	          "%.4f GiB", B.memory.embedding_output_bytes / GIB);
+	cr_expect(B.memory.layers_on_busiest_stage == 3);
+}
+
+Test(memory, flash_gqa_gated_no_dropout)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 32, 4096, 32, 32000);
+	in.model.kv_heads = 8;
+	in.model.mlp = TB_MLP_GATED;
+	in.model.ffn_hidden = 14336;
+	in.training.dropout = false;
+	in.training.flash_attention = true;
+	run(&in);
+	/* by hand: s b = 2048; norms 2*2h + qkv in 2h + Q,K 2(h + h/4) + V 2(h/4)
+	 * + out in 2h + mlp in 2h + 3 * 2f, in bytes per token; + 4 a bytes stats */
+	double h = 4096, f = 14336, s = 2048, a = 32;
+	double want = s * (4 * h + 2 * h + 2 * (h + h / 4) + 2 * (h / 4) + 2 * h + 2 * h + 6 * f)
+	              + 4 * a * s;
+	cr_expect(B.memory.activations_per_layer_bytes == want, "%.0f vs %.0f",
+	          B.memory.activations_per_layer_bytes, want);
+	double sum = 0;
+	for (int i = 0; i < B.memory.n_act_items; i++)
+		sum += B.memory.act_items[i].bytes;
+	cr_expect(sum == want);
+}
+
+Test(memory, llama_kv_cache)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 32, 4096, 32, 32000);
+	run(&in);
+	cr_expect(B.memory.kv_cache_known);
+	cr_expect(B.memory.kv_cache_bytes_per_token == 524288);   /* Llama-2-7B: 0.5 MiB */
+	in.model.kv_heads = 8;
+	run(&in);
+	cr_expect(B.memory.kv_cache_bytes_per_token == 131072);   /* Llama-3-8B: 128 KiB */
+	cr_expect(B.memory.kv_cache_bytes_per_sequence == 131072.0 * 2048);
+}
+
+Test(memory, inverse_question_8_h100)
+{
+	tb_inputs in;
+	base(&in);
+	count_only(&in, 7e9);
+	in.hardware.count = 8;
+	in.parallelism.data = 8;
+	run(&in);
+	cr_expect(B.memory.max_params_unsharded == 40e9, "%g", B.memory.max_params_unsharded);
+	/* plain data parallelism, no ZeRO: every card holds the whole model */
+	cr_expect(B.memory.max_params_at_zero == 5e9, "%g", B.memory.max_params_at_zero);
+	in.parallelism.zero = 3;
+	run(&in);
+	cr_expect(B.memory.max_params_at_zero == 40e9);
+	in.hardware.overhead_bytes = 5e9;
+	run(&in);
+	cr_expect(B.memory.max_params_unsharded == 37.5e9);
+}
+
+Test(memory, count_only_is_unknown_not_nan)
+{
+	tb_inputs in;
+	base(&in);
+	count_only(&in, 7e9);
+	run(&in);
+	cr_expect(!B.memory.activations_known);
+	cr_expect(!B.memory.kv_cache_known);
+	cr_expect(B.memory.activations_bytes == 0);
+	cr_expect(B.n_warnings >= 1);
+	bool said = false;
+	for (int i = 0; i < B.n_warnings; i++)
+		said |= strstr(B.warnings[i], "activations") != NULL;
+	cr_expect(said);
+	cr_expect(isfinite(B.memory.per_gpu.total) && B.memory.per_gpu.total > 0);
+}
+
+Test(memory, max_micro_batch_is_the_edge)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 24, 2048, 16, 50257);
+	in.training.global_batch = 512;
+	in.hardware.gpu.memory_bytes = 40e9;
+	in.hardware.overhead_bytes = 2e9;
+	run(&in);
+	int64_t mb = B.memory.max_micro_batch;
+	cr_assert(mb >= 1 && mb < 512, "%lld", (long long)mb);
+	in.training.micro_batch = mb;
+	run(&in);
+	cr_expect(B.memory.fits);
+	in.training.micro_batch = mb + 1;
+	run(&in);
+	cr_expect(!B.memory.fits);
+	cr_expect(B.memory.headroom_bytes < 0);
+	cr_expect(B.memory.per_gpu.other == 2e9);
+}
+
+Test(memory, pipeline_busiest_stage_and_inflight)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 30, 4096, 32, 128000);
+	in.parallelism.pipeline = 4;
+	in.training.global_batch = 2;
+	run(&in);
+	cr_expect(B.memory.layers_on_busiest_stage == 8);   /* ceil(30/4) */
+	cr_expect(B.memory.inflight_microbatches == 2);      /* min(p, 2 micro-batches) */
+	/* the full-recompute row keeps 2sbh per layer */
+	cr_expect(B.memory.checkpointing[2].activations_bytes < B.memory.checkpointing[0].activations_bytes);
+	cr_expect(B.memory.checkpointing[2].extra_flops_fraction > 0.25);
+	cr_expect(B.memory.checkpointing[0].extra_flops_fraction == 0);
+}
