@@ -224,6 +224,9 @@ static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
 size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
                           tb_pdf_measure_fn measure, void *ctx)
 {
+	/* a width computed as natural + padding - padding may round below
+	 * the natural width: allow for it rather than wrap */
+	width_pt += 1e-6;
 	p->nlines = 0;
 	for (size_t i = 0; i < p->npieces; i++) {
 		tb_pdf_piece *pc = &p->pieces[i];

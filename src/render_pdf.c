@@ -390,13 +390,29 @@ static void S_grid_release(S_grid *g)
 	free(g->row_h);
 }
 
-/* Natural width of each column (no wrapping), padding included. */
-static double S_grid_natural(S_pdf *st, S_grid *g, double *nat)
+/* The widest unbreakable word of a laid-out paragraph. */
+static double S_max_word(const tb_pdf_para *p)
+{
+	double best = 0, w = 0;
+	for (size_t i = 0; i < p->npieces; i++) {
+		if (p->pieces[i].space_before || p->pieces[i].newline)
+			w = 0;
+		w += p->pieces[i].width_pt;
+		if (w > best)
+			best = w;
+	}
+	return best;
+}
+
+/* Natural width of each column (no wrapping) and the least it can take
+ * without cutting a word, padding included.  Numbers never wrap. */
+static double S_grid_natural(S_pdf *st, S_grid *g, double *nat, double *least)
 {
 	const tb_table *t = g->t;
 	double sum = 0;
 	for (size_t c = 0; c < t->ncols; c++) {
 		nat[c] = 0;
+		least[c] = 0;
 		for (size_t r = 0; r < t->nrows; r++) {
 			tb_pdf_para *p = &g->cells[r * t->ncols + c];
 			p->size_pt = g->size_pt;
@@ -404,54 +420,45 @@ static double S_grid_natural(S_pdf *st, S_grid *g, double *nat)
 			for (size_t i = 0; i < p->nlines; i++)
 				if (p->lines[i].width_pt > nat[c])
 					nat[c] = p->lines[i].width_pt;
+			double mw = r > 0 && t->numeric && t->numeric[c] ? nat[c] : S_max_word(p);
+			if (mw > least[c])
+				least[c] = mw;
 		}
 		nat[c] += 2 * S_CELL_PAD_X;
+		least[c] += 2 * S_CELL_PAD_X;
 		sum += nat[c];
 	}
 	return sum;
 }
 
-/* Column widths within `avail`: shrink the type to 7 pt first, then give
- * narrow columns what they need and share the rest by natural width, and
- * let the cells wrap (cut between characters as a last resort). */
+/* Column widths within `avail`: shrink the type to 7 pt first; then give
+ * each column the least it needs and share what is left by how much more
+ * each would like; only when even that is too wide do cells cut words. */
 static void S_grid_fit(S_pdf *st, S_grid *g, double avail)
 {
 	const tb_table *t = g->t;
-	double *nat = tb_xcalloc(t->ncols ? t->ncols : 1, sizeof *nat);
-	double sum = S_grid_natural(st, g, nat);
+	size_t nc = t->ncols ? t->ncols : 1;
+	double *nat = tb_xcalloc(nc, sizeof *nat);
+	double *least = tb_xcalloc(nc, sizeof *least);
+	double sum = S_grid_natural(st, g, nat, least);
 	while (sum > avail && g->size_pt > 7.01) {
 		g->size_pt = g->size_pt - 0.5 < 7 ? 7 : g->size_pt - 0.5;
-		sum = S_grid_natural(st, g, nat);
+		sum = S_grid_natural(st, g, nat, least);
 	}
+	double sum_least = 0;
+	for (size_t c = 0; c < t->ncols; c++)
+		sum_least += least[c];
 	if (sum <= avail) {
 		memcpy(g->col_w, nat, t->ncols * sizeof *nat);
+	} else if (sum_least <= avail) {
+		double extra = avail - sum_least, want = sum - sum_least;
+		for (size_t c = 0; c < t->ncols; c++)
+			g->col_w[c] = least[c] + (want > 0 ? extra * (nat[c] - least[c]) / want : 0);
 	} else {
-		bool *fixed = tb_xcalloc(t->ncols ? t->ncols : 1, sizeof *fixed);
-		double left = avail;
-		size_t nfree = t->ncols;
-		bool changed = true;
-		while (changed && nfree) {
-			changed = false;
-			double fair = left / (double)nfree;
-			for (size_t c = 0; c < t->ncols; c++) {
-				if (!fixed[c] && nat[c] <= fair) {
-					fixed[c] = true;
-					g->col_w[c] = nat[c];
-					left -= nat[c];
-					nfree--;
-					changed = true;
-				}
-			}
-		}
-		double rest = 0;
 		for (size_t c = 0; c < t->ncols; c++)
-			if (!fixed[c])
-				rest += nat[c];
-		for (size_t c = 0; c < t->ncols; c++)
-			if (!fixed[c])
-				g->col_w[c] = rest > 0 ? left * nat[c] / rest : left / (double)nfree;
-		free(fixed);
+			g->col_w[c] = avail * least[c] / sum_least;
 	}
+	free(least);
 	free(nat);
 	for (size_t r = 0; r < t->nrows; r++) {
 		double h = 0;
@@ -562,12 +569,15 @@ static void S_chart(S_pdf *st, const tb_chart *ch)
 		case TB_PRIM_RECT:
 			if (!(pr->w > 0) || !(pr->h > 0))
 				break;
+			/* colours first: libharu refuses them once a path is open */
 			S_fill_rgb(p, pr->fill);
-			HPDF_Page_Rectangle(p, (HPDF_REAL)x, (HPDF_REAL)(y - pr->h * s),
-			                    (HPDF_REAL)(pr->w * s), (HPDF_REAL)(pr->h * s));
 			if (pr->stroke_w > 0) {
 				S_stroke_rgb(p, pr->stroke);
 				HPDF_Page_SetLineWidth(p, (HPDF_REAL)(pr->stroke_w * s));
+			}
+			HPDF_Page_Rectangle(p, (HPDF_REAL)x, (HPDF_REAL)(y - pr->h * s),
+			                    (HPDF_REAL)(pr->w * s), (HPDF_REAL)(pr->h * s));
+			if (pr->stroke_w > 0) {
 				HPDF_Page_FillStroke(p);
 			} else {
 				HPDF_Page_Fill(p);
@@ -856,9 +866,9 @@ static void S_title_block(S_pdf *st, const char *title)
 	tb_buf b;
 	tb_buf_init(&b);
 	if (m->author && m->author[0])
-		tb_buf_printf(&b, "Author: %s    ", m->author);
+		tb_buf_printf(&b, "Author: %s \xC2\xB7 ", m->author);
 	if (m->date && m->date[0])
-		tb_buf_printf(&b, "Date: %s    ", m->date);
+		tb_buf_printf(&b, "Date: %s \xC2\xB7 ", m->date);
 	tb_buf_printf(&b, "trainbudget %s", m->version && m->version[0] ? m->version : TB_VERSION);
 	S_simple_para(st, 0, 9.5, S_grey, b.ptr, 1);
 	if (m->sha256 && m->sha256[0]) {
@@ -960,13 +970,15 @@ static void S_signoff(S_pdf *st)
 		st->y -= 22;
 		for (int f = 0; f < 3; f++) {
 			double base = st->y - 14;
+			if (f == 1)
+				base -= 10; /* room to sign */
 			S_label(st, x + 6, base, 0, S_BODY_PT, S_grey, fields[f]);
 			S_stroke_rgb(st->page, S_grey);
 			HPDF_Page_SetLineWidth(st->page, 0.6f);
 			HPDF_Page_MoveTo(st->page, (HPDF_REAL)(x + 70), (HPDF_REAL)(base - 2));
 			HPDF_Page_LineTo(st->page, (HPDF_REAL)(x + w * 0.75), (HPDF_REAL)(base - 2));
 			HPDF_Page_Stroke(st->page);
-			st->y -= 20;
+			st->y -= f == 1 ? 30 : 20;
 		}
 		st->y -= 8;
 	}
