@@ -1,4 +1,358 @@
-/* PLACEHOLDER: replaced by its owner; see include/trainbudget/. */
+/* render_text.c: what `trainbudget estimate` prints.
+ *
+ * A summary a person reads in 20 seconds: the verdict first (fits in
+ * memory? meets the deadline? what it costs), then the three budgets
+ * (compute, memory per GPU against capacity, time and money across the MFU
+ * range), Chinchilla in two lines, and the warnings.  Always under 40
+ * lines.  Figures come from the budget and are formatted by fmt.h: this
+ * file chooses and lays out, it never computes a figure. */
 #include "trainbudget/render.h"
-#include "trainbudget/xalloc.h"
-char *tb_render_text(const tb_scenario *sc, const tb_budget *b) { (void)sc; (void)b; return tb_xstrdup(""); }
+
+#include <string.h>
+
+#include "trainbudget/fmt.h"
+
+#define S_LINES_MAX 39
+#define S_COL 14
+
+typedef struct S_text {
+	tb_buf out;
+	tb_buf cell;    /* scratch for one formatted figure */
+	int lines;
+} S_text;
+
+/* Display width of UTF-8 text: one column per code point is right for
+ * everything fmt.h writes (×, superscripts, €, £). */
+static size_t S_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+static void S_pad(tb_buf *b, const char *s, size_t width, bool right)
+{
+	size_t w = S_width(s);
+	if (right)
+		for (; w < width; w++)
+			tb_buf_putc(b, ' ');
+	tb_buf_puts(b, s);
+	if (!right)
+		for (; w < width; w++)
+			tb_buf_putc(b, ' ');
+}
+
+static void S_nl(S_text *t)
+{
+	tb_buf_putc(&t->out, '\n');
+	t->lines++;
+}
+
+/* The scratch cell, emptied: format one figure into it. */
+static tb_buf *S_c(S_text *t)
+{
+	tb_buf_truncate(&t->cell, 0);
+	return &t->cell;
+}
+
+static void S_put_cell(S_text *t, size_t width, bool right)
+{
+	S_pad(&t->out, t->cell.ptr, width, right);
+}
+
+static const char *S_zero_name(int z)
+{
+	static const char *const names[] = { "no ZeRO", "ZeRO-1", "ZeRO-2", "ZeRO-3" };
+	return z >= 0 && z <= 3 ? names[z] : "ZeRO";
+}
+
+static void S_verdict(S_text *t, const tb_inputs *in, const tb_budget *b)
+{
+	const tb_memory *m = &b->memory;
+	const tb_time *tm = &b->time;
+	tb_buf *o = &t->out;
+
+	tb_buf_puts(o, "Fits in memory?  ");
+	if (!m->activations_known) {
+		double known = m->per_gpu.weights + m->per_gpu.gradients +
+		               m->per_gpu.master_weights + m->per_gpu.optimizer + m->per_gpu.other;
+		tb_buf_puts(o, known > m->capacity_bytes ? "NO: " : "UNKNOWN: ");
+		tb_fmt_bytes(S_c(t), known);
+		tb_buf_printf(o, "%s per GPU before activations (unknown for this model), ", t->cell.ptr);
+	} else {
+		tb_buf_puts(o, m->fits ? "YES: " : "NO: ");
+		tb_fmt_bytes(S_c(t), m->per_gpu.total);
+		tb_buf_printf(o, "%s per GPU, ", t->cell.ptr);
+	}
+	tb_fmt_bytes(S_c(t), m->capacity_bytes);
+	tb_buf_printf(o, "%s available (%s)", t->cell.ptr, S_zero_name(in->parallelism.zero));
+	S_nl(t);
+	if (m->activations_known && !m->fits) {
+		/* The cheapest fix the budget already priced, if any. */
+		const char *hint = NULL;
+		double bytes = 0;
+		if (m->checkpointing[TB_CKPT_SELECTIVE].fits) {
+			hint = "selective checkpointing";
+			bytes = m->checkpointing[TB_CKPT_SELECTIVE].total_bytes;
+		} else if (m->checkpointing[TB_CKPT_FULL].fits) {
+			hint = "full checkpointing";
+			bytes = m->checkpointing[TB_CKPT_FULL].total_bytes;
+		} else {
+			for (int z = in->parallelism.zero + 1; z <= 3 && !hint; z++)
+				if (z >= 0 && m->zero[z].fits) {
+					hint = S_zero_name(z);
+					bytes = m->zero[z].bytes.total;
+				}
+		}
+		if (hint) {
+			tb_fmt_bytes(S_c(t), bytes);
+			tb_buf_printf(o, "                 with %s it fits: %s per GPU", hint, t->cell.ptr);
+			S_nl(t);
+		}
+	}
+
+	tb_buf_puts(o, "Meets deadline?  ");
+	if (!tm->known) {
+		tb_buf_puts(o, "UNKNOWN: no time estimate (see warnings)");
+	} else if (!tm->has_deadline) {
+		tb_fmt_days(S_c(t), tm->seconds[1]);
+		tb_buf_printf(o, "no deadline set; %s at ", t->cell.ptr);
+		tb_fmt_pct(S_c(t), tm->mfu[1]);
+		tb_buf_printf(o, "%s MFU", t->cell.ptr);
+	} else {
+		tb_buf_puts(o, tm->meets_deadline ? "YES: " : "NO: ");
+		tb_fmt_days(S_c(t), tm->seconds[1]);
+		tb_buf_printf(o, "%s at ", t->cell.ptr);
+		tb_fmt_pct(S_c(t), tm->mfu[1]);
+		tb_buf_printf(o, "%s MFU against ", t->cell.ptr);
+		tb_fmt_days(S_c(t), tm->deadline_s);
+		tb_buf_puts(o, t->cell.ptr);
+		if (!tm->meets_deadline) {
+			tb_fmt_grouped(S_c(t), tm->gpus_for_deadline);
+			tb_buf_printf(o, "; needs %s GPUs", t->cell.ptr);
+		}
+	}
+	S_nl(t);
+
+	tb_buf_puts(o, "Cost:            ");
+	if (!tm->known) {
+		tb_buf_puts(o, "UNKNOWN");
+	} else {
+		tb_fmt_money(S_c(t), tm->cost[1], tm->currency);
+		tb_buf_printf(o, "%s expected (", t->cell.ptr);
+		tb_fmt_money(S_c(t), tm->cost[2], tm->currency);
+		tb_buf_printf(o, "%s to ", t->cell.ptr);
+		tb_fmt_money(S_c(t), tm->cost[0], tm->currency);
+		tb_buf_printf(o, "%s over the MFU range)", t->cell.ptr);
+		if (tm->has_budget) {
+			tb_buf_puts(o, tm->within_budget ? "; within " : "; OVER ");
+			tb_fmt_money(S_c(t), tm->budget, tm->currency);
+			tb_buf_puts(o, t->cell.ptr);
+		}
+	}
+	S_nl(t);
+}
+
+static void S_compute(S_text *t, const tb_budget *b)
+{
+	tb_buf *o = &t->out;
+	tb_buf_puts(o, "Compute");
+	S_nl(t);
+	tb_buf_puts(o, "  parameters  ");
+	tb_fmt_count(S_c(t), b->params.total);
+	tb_buf_puts(o, t->cell.ptr);
+	if (b->params.active < b->params.total) {
+		tb_fmt_count(S_c(t), b->params.active);
+		tb_buf_printf(o, " total, %s active per token", t->cell.ptr);
+	}
+	S_nl(t);
+	tb_buf_puts(o, "  6ND         ");
+	tb_fmt_sci(S_c(t), b->flops.total_6nd, 3, false);
+	tb_buf_printf(o, "%s FLOP; operator-level ", t->cell.ptr);
+	tb_fmt_sci(S_c(t), b->flops.total_model, 3, false);
+	tb_buf_printf(o, "%s; with recomputation ", t->cell.ptr);
+	tb_fmt_sci(S_c(t), b->flops.total_hardware, 3, false);
+	tb_buf_puts(o, t->cell.ptr);
+	S_nl(t);
+}
+
+static void S_mem_line(S_text *t, const char *label, double bytes, bool known)
+{
+	tb_buf_puts(&t->out, "  ");
+	S_pad(&t->out, label, 16, false);
+	if (known)
+		tb_fmt_bytes(S_c(t), bytes);
+	else
+		tb_buf_puts(S_c(t), "unknown");
+	S_put_cell(t, 10, true);
+	S_nl(t);
+}
+
+static void S_memory(S_text *t, const tb_inputs *in, const tb_budget *b)
+{
+	const tb_memory *m = &b->memory;
+	const tb_mem_items *g = &m->per_gpu;
+	tb_buf *o = &t->out;
+	tb_buf_printf(o, "Memory per GPU (%s, %s, %s)", tb_precision_name(in->training.precision),
+	              tb_optimizer_name(in->training.optimizer), S_zero_name(in->parallelism.zero));
+	S_nl(t);
+	S_mem_line(t, "weights", g->weights, true);
+	S_mem_line(t, "gradients", g->gradients, true);
+	S_mem_line(t, "master weights", g->master_weights, true);
+	S_mem_line(t, "optimizer", g->optimizer, true);
+	S_mem_line(t, "activations", g->activations, m->activations_known);
+	S_mem_line(t, "other", g->other, true);
+	tb_buf_puts(o, "  ");
+	S_pad(o, "total", 16, false);
+	if (m->activations_known)
+		tb_fmt_bytes(S_c(t), g->total);
+	else
+		tb_buf_puts(S_c(t), "unknown");
+	S_put_cell(t, 10, true);
+	tb_fmt_bytes(S_c(t), m->capacity_bytes);
+	tb_buf_printf(o, " of %s", t->cell.ptr);
+	if (m->activations_known) {
+		tb_fmt_bytes(S_c(t), m->headroom_bytes >= 0 ? m->headroom_bytes : -m->headroom_bytes);
+		tb_buf_printf(o, m->headroom_bytes >= 0 ? " (%s free)" : " (over by %s)", t->cell.ptr);
+	}
+	S_nl(t);
+}
+
+static void S_row3(S_text *t, const char *label, const double v[3],
+                   void (*fmt)(tb_buf *, double))
+{
+	tb_buf_puts(&t->out, "  ");
+	S_pad(&t->out, label, 10, false);
+	for (int i = 0; i < 3; i++) {
+		fmt(S_c(t), v[i]);
+		S_put_cell(t, S_COL, true);
+	}
+	S_nl(t);
+}
+
+static void S_kwh(tb_buf *b, double kwh)
+{
+	tb_fmt_grouped(b, kwh);
+	tb_buf_puts(b, " kWh");
+}
+
+static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
+{
+	const tb_time *tm = &b->time;
+	tb_buf *o = &t->out;
+	tb_buf_printf(o, "Time and money (%lld x %s", (long long)in->hardware.count,
+	              in->hardware.gpu.name[0] ? in->hardware.gpu.name : "GPU");
+	if (tm->peak_flops_per_gpu > 0) {
+		/* Peaks are quoted in TFLOP/s on every datasheet. */
+		tb_fmt_sig(S_c(t), tm->peak_flops_per_gpu / 1e12, 4);
+		tb_buf_printf(o, ", %s peak %s TFLOP/s", tb_dtype_name(tm->dtype), t->cell.ptr);
+	}
+	tb_buf_putc(o, ')');
+	S_nl(t);
+	if (!tm->known) {
+		tb_buf_puts(o, "  unknown: see warnings");
+		S_nl(t);
+		return;
+	}
+	S_row3(t, "MFU", tm->mfu, tb_fmt_pct);
+	S_row3(t, "time", tm->seconds, tb_fmt_days);
+	S_row3(t, "GPU-hours", tm->gpu_hours, tb_fmt_grouped);
+	tb_buf_puts(o, "  ");
+	S_pad(o, "cost", 10, false);
+	for (int i = 0; i < 3; i++) {
+		tb_fmt_money(S_c(t), tm->cost[i], tm->currency);
+		S_put_cell(t, S_COL, true);
+	}
+	S_nl(t);
+	if (tm->energy_known)
+		S_row3(t, "energy", tm->energy_kwh, S_kwh);
+	if (tm->has_deadline) {
+		tb_fmt_count(S_c(t), tm->tokens_in_deadline);
+		tb_buf_printf(o, "  by the deadline: %s tokens; ", t->cell.ptr);
+		tb_fmt_grouped(S_c(t), tm->gpus_for_deadline);
+		tb_buf_printf(o, "%s GPUs would meet it", t->cell.ptr);
+		S_nl(t);
+	}
+	if (tm->has_budget && tm->tokens_in_budget > 0) {
+		tb_fmt_money(S_c(t), tm->budget, tm->currency);
+		tb_buf_printf(o, "  the budget of %s buys ", t->cell.ptr);
+		tb_fmt_count(S_c(t), tm->tokens_in_budget);
+		tb_buf_printf(o, "%s tokens", t->cell.ptr);
+		S_nl(t);
+	}
+}
+
+static void S_chinchilla(S_text *t, const tb_budget *b)
+{
+	const tb_chinchilla *c = &b->chinchilla;
+	tb_buf *o = &t->out;
+	if (!(c->compute_flops > 0))
+		return;
+	tb_buf_puts(o, "Chinchilla  for ");
+	tb_fmt_sci(S_c(t), c->compute_flops, 3, false);
+	tb_buf_printf(o, "%s FLOP the optimum is ", t->cell.ptr);
+	tb_fmt_count(S_c(t), c->optimal_params);
+	tb_buf_printf(o, "%s params on ", t->cell.ptr);
+	tb_fmt_count(S_c(t), c->optimal_tokens);
+	tb_buf_printf(o, "%s tokens (20/param; Hoffmann fit ", t->cell.ptr);
+	tb_fmt_count(S_c(t), c->run.params_fit);
+	tb_buf_printf(o, "%s on ", t->cell.ptr);
+	tb_fmt_count(S_c(t), c->run.tokens_fit);
+	tb_buf_printf(o, "%s)", t->cell.ptr);
+	S_nl(t);
+	tb_buf_puts(o, "  this run  ");
+	tb_fmt_sig(S_c(t), c->scenario_tokens_per_param, 3);
+	tb_buf_printf(o, "%s tokens/param", t->cell.ptr);
+	if (c->loss_known) {
+		tb_fmt_sig(S_c(t), c->loss, 3);
+		tb_buf_printf(o, "; predicted loss %s (Hoffmann), ", t->cell.ptr);
+		tb_fmt_sig(S_c(t), c->loss_epoch, 3);
+		tb_buf_printf(o, "%s (Epoch AI)", t->cell.ptr);
+	}
+	S_nl(t);
+}
+
+char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
+{
+	static const tb_inputs none;
+	const tb_inputs *in = sc ? &sc->inputs : &none;
+	S_text t;
+	tb_buf_init(&t.out);
+	tb_buf_init(&t.cell);
+	t.lines = 0;
+
+	/* A title is one line here: its control characters become spaces. */
+	for (const char *p = sc && sc->title ? sc->title : "trainbudget estimate"; *p; p++)
+		tb_buf_putc(&t.out, (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p);
+	S_nl(&t);
+	S_nl(&t);
+	S_verdict(&t, in, b);
+	S_nl(&t);
+	S_compute(&t, b);
+	S_nl(&t);
+	S_memory(&t, in, b);
+	S_nl(&t);
+	S_time(&t, in, b);
+	S_nl(&t);
+	S_chinchilla(&t, b);
+
+	if (b->n_warnings > 0) {
+		S_nl(&t);
+		tb_buf_puts(&t.out, "Warnings");
+		S_nl(&t);
+		for (int i = 0; i < b->n_warnings && i < TB_WARNINGS_MAX; i++) {
+			int left = b->n_warnings - i;
+			if (t.lines + 1 >= S_LINES_MAX && left > 1) {
+				tb_buf_printf(&t.out, "  ... and %d more (see --format json)", left);
+				S_nl(&t);
+				break;
+			}
+			tb_buf_printf(&t.out, "  - %s", b->warnings[i]);
+			S_nl(&t);
+		}
+	}
+	tb_buf_release(&t.cell);
+	return tb_buf_detach(&t.out, NULL);
+}
