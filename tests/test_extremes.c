@@ -289,7 +289,8 @@ Test(extremes, worst_case_time) {
 	SETS("training.tokens=1e30", "hardware.count=1", "hardware.mfu=0.0001");
 }
 Test(extremes, huge_batch_full_ckpt) {
-	SETS("training.micro_batch=1024", "training.checkpointing=full",
+	SETS("training.micro_batch=1024", "training.global_batch=65536",
+	     "training.checkpointing=full",
 	     "training.flash_attention=false");
 }
 Test(extremes, zero3_100k_gpus) {
