@@ -1,0 +1,135 @@
+/* test_budget.c: the orchestrator, the derivation list and warnings, on a
+ * Llama-2-7B scenario whose headline figures are known independently. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "calc.h"
+#include "trainbudget/gpus.h"
+
+static tb_budget B;
+
+static void llama7b(tb_inputs *in)
+{
+	memset(in, 0, sizeof *in);
+	tb_model *m = &in->model;
+	m->has_shape = true;
+	m->layers = 32; m->hidden = 4096; m->heads = 32; m->kv_heads = 32;
+	m->head_dim = 128; m->ffn_hidden = 11008; m->vocab = 32000;
+	m->mlp = TB_MLP_GATED; m->norm = TB_NORM_RMSNORM; m->positions = TB_POS_ROPE;
+	in->training.tokens = 100e9;
+	in->training.seq_len = 4096;
+	in->training.global_batch = 256;
+	in->training.micro_batch = 1;
+	in->training.precision = TB_PREC_BF16_MIXED;
+	in->training.optimizer = TB_OPT_ADAMW;
+	in->training.flash_attention = true;
+	in->hardware.gpu = *tb_gpus_find("h100-sxm");
+	in->hardware.count = 64;
+	in->hardware.mfu[0] = 0.25; in->hardware.mfu[1] = 0.35; in->hardware.mfu[2] = 0.45;
+	in->hardware.price_per_gpu_hour = 2;
+	strcpy(in->hardware.currency, "USD");
+	in->hardware.pue = 1;
+	in->hardware.overhead_bytes = 3e9;
+	in->parallelism.tensor = in->parallelism.pipeline = in->parallelism.expert = 1;
+	in->parallelism.data = 64;
+	in->parallelism.zero = 1;
+	in->plan.n_overtrain = 1;
+	in->plan.overtrain[0] = 1;
+}
+
+Test(budget, compute_runs_every_step)
+{
+	tb_inputs in;
+	llama7b(&in);
+	memset(&B, 0xff, sizeof B);          /* compute must zero first */
+	tb_budget_compute(&in, &B);
+	cr_expect(B.params.total == 6738415616.0);
+	cr_expect(B.flops.total_6nd == 6 * 6738415616.0 * 100e9);
+	cr_expect(B.memory.model_states_bytes == 16 * 6738415616.0);
+	cr_expect(B.memory.activations_known);
+	cr_expect(B.n_warnings >= 0 && B.n_warnings <= TB_WARNINGS_MAX);
+	cr_expect(B.n_derivs > 5 && B.n_derivs <= TB_DERIVS_MAX);
+}
+
+Test(budget, derivations_by_key)
+{
+	tb_inputs in;
+	llama7b(&in);
+	tb_budget_compute(&in, &B);
+	const char *keys[] = {
+		"params.total", "flops.total_6nd", "flops.total_model", "flops.total_hardware",
+		"memory.model_states", "memory.activations_per_layer", "memory.per_gpu_total",
+		"memory.kv_cache_per_token",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const tb_deriv *d = tb_budget_deriv(&B, keys[i]);
+		cr_assert(d, "%s missing", keys[i]);
+		cr_expect(d->formula && d->formula[0] && d->source && d->source[0], "%s", keys[i]);
+		cr_expect(d->nvars >= 1, "%s has no variables", keys[i]);
+		cr_expect(isfinite(d->result), "%s", keys[i]);
+		/* every var symbol appears in the formula it substitutes into */
+		for (int v = 0; v < d->nvars; v++)
+			cr_expect(strstr(d->formula, d->vars[v].sym) != NULL, "%s: %s not in %s",
+			          keys[i], d->vars[v].sym, d->formula);
+	}
+	cr_expect(tb_budget_deriv(&B, "params.total")->result == 6738415616.0);
+	cr_expect(tb_budget_deriv(&B, "memory.model_states")->result == B.memory.model_states_bytes);
+	cr_expect_null(tb_budget_deriv(&B, "no.such.key"));
+	cr_expect_null(tb_budget_deriv(NULL, "params.total"));
+}
+
+Test(budget, deriv_list_caps_silently)
+{
+	memset(&B, 0, sizeof B);
+	for (int i = 0; i < TB_DERIVS_MAX + 5; i++) {
+		tb_deriv *d = tb_budget_add_deriv(&B, "k", "t", "x", "a", "s", i, "");
+		cr_assert(d);
+		for (int v = 0; v < TB_DERIV_VARS + 3; v++)
+			tb_deriv_add_var(d, "a", "m", v, "");
+	}
+	cr_expect(B.n_derivs == TB_DERIVS_MAX);
+	cr_expect(B.derivs[0].nvars == TB_DERIV_VARS);
+	cr_expect(B.derivs[TB_DERIVS_MAX - 1].result == TB_DERIVS_MAX - 1);
+}
+
+Test(budget, warnings_cap_and_truncate)
+{
+	memset(&B, 0, sizeof B);
+	char longer[400];
+	memset(longer, 'x', sizeof longer - 1);
+	longer[sizeof longer - 1] = 0;
+	for (int i = 0; i < TB_WARNINGS_MAX + 3; i++)
+		tb_budget_warn(&B, "w%d %s", i, longer);
+	cr_expect(B.n_warnings == TB_WARNINGS_MAX);
+	cr_expect(strlen(B.warnings[0]) == sizeof B.warnings[0] - 1);
+	cr_expect(strncmp(B.warnings[0], "w0 x", 4) == 0);
+}
+
+Test(budget, count_only_has_no_nan)
+{
+	tb_inputs in;
+	llama7b(&in);
+	memset(&in.model, 0, sizeof in.model);
+	in.model.params_count = 7e9;
+	tb_budget_compute(&in, &B);
+	cr_expect(B.flops.total_6nd == 4.2e21);
+	cr_expect(!B.memory.activations_known);
+	for (int i = 0; i < B.n_derivs; i++) {
+		cr_expect(isfinite(B.derivs[i].result), "%s", B.derivs[i].key);
+		for (int v = 0; v < B.derivs[i].nvars; v++)
+			cr_expect(isfinite(B.derivs[i].vars[v].value), "%s", B.derivs[i].key);
+	}
+	cr_expect(B.memory.per_gpu.total >= 0 && B.memory.headroom_bytes == B.memory.capacity_bytes - B.memory.per_gpu.total);
+}
+
+Test(budget, fit_constants)
+{
+	/* Hoffmann App. D.2 (unrounded, from the TeX source) and Epoch AI 2024 */
+	cr_expect(tb_fit_hoffmann.E == 1.69337 && tb_fit_hoffmann.A == 406.401 &&
+	          tb_fit_hoffmann.B == 410.723);
+	cr_expect(tb_fit_hoffmann.alpha == 0.33917084 && tb_fit_hoffmann.beta == 0.2849083);
+	cr_expect(tb_fit_epoch.E == 1.8172 && tb_fit_epoch.A == 482.01 && tb_fit_epoch.B == 2085.43);
+	cr_expect(tb_fit_epoch.alpha == 0.3478 && tb_fit_epoch.beta == 0.3658);
+}
