@@ -1,0 +1,106 @@
+#!/bin/sh
+# The sign-off PDF of every example scenario, checked with tools that know
+# nothing of our code: qpdf's structural check, pdffonts (every font
+# embedded), pdftotext against a golden text, two runs byte for byte, and
+# the demo under 300 KB.  Also US Letter and a title long enough to wrap.
+#   sh tests/cli-pdf.sh BIN            check
+#   UPDATE_GOLDEN=1 sh tests/cli-pdf.sh BIN   rewrite tests/golden/*.pdf.txt
+set -eu
+BIN=${1:?usage: sh tests/cli-pdf.sh BIN}
+for t in qpdf pdffonts pdftotext pdfinfo; do
+	command -v "$t" >/dev/null || { echo "cli-pdf: $t missing (qpdf, poppler-utils)" >&2; exit 1; }
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/tb-pdf.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+# reports are dated from the scenario, else from SOURCE_DATE_EPOCH: pin it
+SOURCE_DATE_EPOCH=1735689600
+export SOURCE_DATE_EPOCH
+fails=0
+n=0
+fail() { echo "cli-pdf: FAIL - $1" >&2; fails=$((fails + 1)); }
+ok() { echo "ok   - $1"; }
+
+# Structure, fonts, determinism; $1 the PDF, $2 how it was made, $3 the rerun.
+check_pdf() {
+	if qpdf --check "$1" >"$T/qpdf.txt" 2>&1; then ok "qpdf --check $2"; else fail "qpdf --check $2: $(tail -3 "$T/qpdf.txt")"; fi
+	# pdffonts: two header lines, then a line per font ending in
+	# "emb sub uni object ID": emb is the fifth field from the end
+	fonts=$(pdffonts "$1" 2>/dev/null | tail -n +3)
+	if [ -n "$fonts" ] && ! printf '%s\n' "$fonts" | awk '{ if ($(NF-4) != "yes") bad = 1 } END { exit bad }'; then
+		fail "a font is not embedded in $2: $fonts"
+	else
+		ok "every font embedded in $2"
+	fi
+	if cmp -s "$1" "$3"; then ok "two runs byte-identical: $2"; else fail "two runs differ: $2"; fi
+}
+
+for f in docs/examples/*.yaml; do
+	[ -e "$f" ] || continue
+	name=$(basename "$f" .yaml)
+	n=$((n + 1))
+	mkdir -p "$T/a" "$T/b"
+	if ! "$BIN" report "$f" -o "$T/a" --format pdf >/dev/null 2>"$T/err.txt"; then
+		fail "report $f --format pdf: $(cat "$T/err.txt")"
+		continue
+	fi
+	"$BIN" report "$f" -o "$T/b" --format pdf >/dev/null 2>&1 || true
+	pdf="$T/a/$name.pdf"
+	[ -s "$pdf" ] || { fail "no $name.pdf written"; continue; }
+	check_pdf "$pdf" "$name.pdf" "$T/b/$name.pdf"
+	pdftotext -layout "$pdf" "$T/$name.txt" 2>/dev/null
+	golden="tests/golden/$name.pdf.txt"
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		mkdir -p tests/golden
+		cp "$T/$name.txt" "$golden"
+		ok "wrote $golden"
+	elif [ ! -f "$golden" ]; then
+		fail "$golden missing (UPDATE_GOLDEN=1 sh tests/cli-pdf.sh BIN writes it)"
+	elif cmp -s "$T/$name.txt" "$golden"; then
+		ok "pdftotext $name.pdf matches $golden"
+	else
+		fail "pdftotext $name.pdf differs from $golden:
+$(diff "$golden" "$T/$name.txt" | head -20)"
+	fi
+	if [ "$name" = default-7b ]; then
+		size=$(wc -c <"$pdf")
+		if [ "$size" -lt 307200 ]; then ok "demo PDF is $size bytes (< 300 KB)"; else fail "demo PDF is $size bytes; expected < 300 KB"; fi
+	fi
+done
+[ "$n" -gt 0 ] || echo "cli-pdf: note - no docs/examples/*.yaml yet"
+
+demo=docs/examples/default-7b.yaml
+if [ -e "$demo" ]; then
+	# US Letter: the page size changes, the checks hold
+	mkdir -p "$T/l1" "$T/l2"
+	if "$BIN" report "$demo" -o "$T/l1" --format pdf --paper letter >/dev/null 2>"$T/err.txt"; then
+		"$BIN" report "$demo" -o "$T/l2" --format pdf --paper letter >/dev/null 2>&1 || true
+		check_pdf "$T/l1/default-7b.pdf" "default-7b.pdf (letter)" "$T/l2/default-7b.pdf"
+		pdfinfo "$T/l1/default-7b.pdf" 2>/dev/null | grep -q '612 x 792 pts (letter)' \
+			&& ok "--paper letter gives 612 x 792 pt pages" || fail "--paper letter page size"
+	else
+		fail "--paper letter: $(cat "$T/err.txt")"
+	fi
+	# A title long enough to wrap on page 1 and be cut in the running header
+	long="A very long title for a training run that has to wrap onto more than one line on the first page of the sign-off document, with symbols × ≈ ≤ € µ²"
+	mkdir -p "$T/t"
+	if "$BIN" report "$demo" -o "$T/t" --format pdf --set "title=$long" >/dev/null 2>"$T/err.txt"; then
+		pdftotext "$T/t/default-7b.pdf" "$T/t.txt" 2>/dev/null
+		tr '\n' ' ' <"$T/t.txt" | grep -q 'symbols × ≈ ≤ € µ²' \
+			&& ok "a long title wraps and keeps its symbols" || fail "long title text"
+		grep -q '…' "$T/t.txt" && ok "the running header cuts a long title with an ellipsis" \
+			|| fail "running header of a long title"
+	else
+		fail "--set title=...: $(cat "$T/err.txt")"
+	fi
+	# A missing font is a clear error, and no PDF is left behind
+	mkdir -p "$T/nf"
+	if "$BIN" report "$demo" -o "$T/nf" --format pdf --font-dir "$T/none" >/dev/null 2>"$T/err.txt"; then
+		fail "--font-dir to an empty place should fail"
+	else
+		grep -q 'DejaVuSans.ttf' "$T/err.txt" && ok "a missing font is named in the error" \
+			|| fail "missing font error: $(cat "$T/err.txt")"
+		[ ! -e "$T/nf/default-7b.pdf" ] && ok "no PDF left after a font error" || fail "a PDF was left after a font error"
+	fi
+fi
+
+[ "$fails" -eq 0 ]
