@@ -493,7 +493,7 @@ static void S_grid_row(S_pdf *st, S_grid *g, size_t r, double x0)
 		tb_pdf_para *cp = &g->cells[r * t->ncols + c];
 		double lead = S_lead(cp);
 		double base = st->y - S_CELL_PAD_Y - cp->size_pt * S_ASCENT - (lead - cp->size_pt) / 2;
-		bool right = t->numeric && t->numeric[c] && r > 0;
+		bool right = t->numeric && t->numeric[c];
 		for (size_t i = 0; i < cp->nlines; i++) {
 			S_draw_line(st, cp, i, x + S_CELL_PAD_X, g->col_w[c] - 2 * S_CELL_PAD_X,
 			            right, S_black, base);
