@@ -154,14 +154,16 @@ const char *tb_diags_suggest(const char *word, const char *const *cands, size_t 
 	for (size_t i = 0; i < n; i++) {
 		size_t dist = S_distance(word, cands[i]);
 		size_t sd = S_stem_distance(word, cands[i]);
-		if (sd < dist)
-			dist = sd;
-		if (dist < best_d) {
-			best_d = dist;
+		/* Ties go to a whole-name match: 'bf17' -> 'bf16', not 'bf16-mixed'. */
+		size_t score = dist * 2 < sd * 2 + 1 ? dist * 2 : sd * 2 + 1;
+		if (dist == (size_t)-1 && sd == (size_t)-1)
+			continue;
+		if (score < best_d) {
+			best_d = score;
 			best = cands[i];
 		}
 	}
 	size_t len = strlen(word);
 	size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
-	return best && best_d <= limit ? best : NULL;
+	return best && best_d / 2 <= limit ? best : NULL;
 }

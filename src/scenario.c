@@ -645,7 +645,7 @@ static const char *S_status_phrase(tb_units_status st)
 	case TB_UNITS_NEGATIVE: return "is negative";
 	case TB_UNITS_ZERO: return "is zero";
 	case TB_UNITS_RANGE: return "is out of range (too large, NaN or infinite)";
-	case TB_UNITS_FRACTION: return "is outside [0, 1]";
+	case TB_UNITS_FRACTION: return "is outside (0, 1]";
 	}
 	return "is invalid";
 }
@@ -679,7 +679,10 @@ static bool S_quant(S_ctx *c, const S_node *n, const char *name, S_qkind kind,
 		return false;
 	}
 	if (max > 0 && v > max) {
-		S_err(c, n, "%s '%s' is too large (above %g); expected %s", name, S_show(s, sh), max, expected);
+		if (kind == S_Q_COUNT && max <= 1e9)   /* whole numbers: `expected` states the range */
+			S_err(c, n, "%s '%s' is too large; expected %s", name, S_show(s, sh), expected);
+		else
+			S_err(c, n, "%s '%s' is too large (the limit is %.4g); expected %s", name, S_show(s, sh), max, expected);
 		return false;
 	}
 	*out = v;
