@@ -664,7 +664,8 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 	if (out->title[0]) {
 		char t[sizeof out->title + 4];
 		S_copy(t, sizeof t, out->title, sizeof out->title);
-		S_fit(t, sizeof t, width_pt - 2 * S_PAD, S_TITLE_PT);
+		/* Bold faces run about 15% wider than the estimate's regular. */
+		S_fit(t, sizeof t, (width_pt - 2 * S_PAD) / 1.15, S_TITLE_PT);
 		tb_prim *p = S_text(out, TB_ROLE_TITLE, S_PAD, top + S_TITLE_PT, t,
 		                    S_TITLE_PT, TB_ANCHOR_START, S_TEXT);
 		p->bold = true;
