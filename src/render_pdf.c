@@ -994,9 +994,9 @@ static void S_signoff(S_pdf *st)
 		S_simple_para(st, TB_PDF_BOLD, 8.5, S_black, rows[i].label, 0);
 		tb_pdf_para p;
 		tb_pdf_para_init(&p, 8);
-		/* only machine text in mono: the face is embedded only when used */
-		tb_pdf_para_add_verbatim(&p, i == 1 ? 0 : TB_PDF_MONO, rows[i].value,
-		                         strlen(rows[i].value));
+		/* only machine text in mono: the face is embedded only when used;
+		 * the command wraps between its words, not inside them */
+		tb_pdf_para_add(&p, i == 1 ? 0 : TB_PDF_MONO, rows[i].value, strlen(rows[i].value));
 		S_para_opts po = {x + 10, w - 10, false, false, S_black, true};
 		S_draw_para(st, &p, &po);
 		tb_pdf_para_release(&p);
@@ -1209,7 +1209,6 @@ static int S_render(S_pdf *st, cmark_node *root, const tb_pdf_options *opt, tb_b
 			return -1;
 		}
 	}
-	/* a read that ended in EOF sets the sticky error too: not a failure */
 	tb_buf_put(out, pdf.ptr, pdf.len);
 	tb_buf_release(&pdf);
 	return 0;
