@@ -159,6 +159,12 @@ static void S_scaled(tb_buf *b, double v, double step,
 		snprintf(o.s, sizeof o.s, "%.0f", x); /* "512 B", not "512.0 B" */
 	else
 		S_sig(&o, x, 3);
+	if (u + 1 == nunits && strtod(o.s, NULL) >= 1000.0) {
+		/* Past the last unit: powers of ten read better than 13 digits. */
+		tb_fmt_sci(b, v, 3, false);
+		tb_buf_printf(b, " %s", units[0]);
+		return;
+	}
 	tb_buf_printf(b, "%s %s", o.s, units[u]);
 }
 
@@ -197,6 +203,10 @@ void tb_fmt_count(tb_buf *b, double v)
 	else
 		S_sig(&o, a, 3);
 	bool neg = v < 0 && strcmp(o.s, "0") != 0;
+	if (strtod(o.s, NULL) >= 1000.0) {
+		tb_fmt_sci(b, v, 3, false); /* beyond 999T: "1.00 × 10³⁰" */
+		return;
+	}
 	tb_buf_printf(b, "%s%s%s", neg ? "-" : "", o.s, suffix[u]);
 }
 
@@ -229,7 +239,10 @@ void tb_fmt_days(tb_buf *b, double seconds)
 	double hours = seconds / 3600.0;
 	double days = seconds / 86400.0;
 	if (S_round_dec(hours, 1) >= 24.0) {
-		if (S_round_dec(days, 1) >= 100.0) {
+		if (S_round_dec(days, 0) >= 1e6) {
+			tb_fmt_sci(b, days, 3, false);
+			tb_buf_puts(b, " days");
+		} else if (S_round_dec(days, 1) >= 100.0) {
 			S_str o;
 			S_grouped(&o, days);
 			tb_buf_printf(b, "%s days", o.s);
@@ -282,6 +295,14 @@ void tb_fmt_money(tb_buf *b, double amount, const char *currency)
 			x /= 1000.0;
 			suffix = "T";
 			S_sig(&o, x, 3);
+		}
+		if (strtod(o.s, NULL) >= 1000.0) {
+			tb_buf b2;
+			tb_buf_init(&b2);
+			tb_fmt_sci(&b2, a, 3, false);
+			snprintf(o.s, sizeof o.s, "%s", b2.ptr);
+			tb_buf_release(&b2);
+			suffix = "";
 		}
 	}
 	bool neg = amount < 0 && strspn(o.s, "0.,") != strlen(o.s);

@@ -180,6 +180,18 @@ Test(fmt, pct)
 	EXPECT_FMT(tb_fmt_pct(b, 0), "0%");
 }
 
+Test(fmt, beyond_the_largest_unit)
+{
+	EXPECT_FMT(tb_fmt_count(b, 1e30), "1.00 \u00d7 10\u00b3\u2070");
+	EXPECT_FMT(tb_fmt_count(b, 999e12), "999T");
+	EXPECT_FMT(tb_fmt_bytes(b, 2e21), "2.00 \u00d7 10\u00b2\u00b9 B");
+	EXPECT_FMT(tb_fmt_bytes(b, 999e18), "999 EB");
+	EXPECT_FMT(tb_fmt_money(b, 1e30, "USD"), "$1.00 \u00d7 10\u00b3\u2070");
+	EXPECT_FMT(tb_fmt_money(b, 999e12, "USD"), "$999T");
+	EXPECT_FMT(tb_fmt_days(b, 86400e7), "1.00 \u00d7 10\u2077 days");
+	EXPECT_FMT(tb_fmt_days(b, 86400.0 * 999999), "999,999 days");
+}
+
 Test(fmt, appends_to_existing_content)
 {
 	tb_buf b;

@@ -37,7 +37,10 @@
  *          Negative amounts: "-$1,234".
  *   pct    a fraction (0.35) in percent: from 10% whole percents ("35%",
  *          "100%"); below 10% two significant digits ("2.7%", "2.0%",
- *          "0.35%"). */
+ *          "0.35%").
+ *   beyond the largest unit (1000 EB, 1000T, $1000T, a million days) the
+ *          figure goes to the sci form: "2.00 × 10²¹ B", "1.00 × 10³⁰",
+ *          "$1.00 × 10³⁰", "1.00 × 10⁷ days". */
 #ifndef TB_FMT_H
 #define TB_FMT_H
 
