@@ -561,7 +561,8 @@ static void S_tab_own(S_tab *tb, char *s)
 	tb->col = (tb->col + 1) % t->ncols;
 }
 
-static void S_tab_str(S_tab *tb, const char *s) { S_tab_own(tb, tb_xstrdup(s && *s ? s : "n/a")); }
+/* NULL is a figure the budget lacks ("n/a"); "" is a cell left blank. */
+static void S_tab_str(S_tab *tb, const char *s) { S_tab_own(tb, tb_xstrdup(s ? s : "n/a")); }
 static void S_tab_num(S_tab *tb, const tb_report *r, S_filter f, double v)
 {
 	S_tab_own(tb, S_fmts(f, v, S_currency(r)));
@@ -633,8 +634,14 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	S_tab_str(&tb, "Sequence length");
 	S_tab_num(&tb, r, S_F_GROUPED, (double)in->training.seq_len);
 	S_tab_str(&tb, "Micro-batch / global batch (sequences)");
-	S_tab_fmt(&tb, "%lld / %lld", (long long)in->training.micro_batch,
-	          (long long)in->training.global_batch);
+	{
+		tb_buf o;
+		tb_buf_init(&o);
+		S_fmt(&o, S_F_GROUPED, (double)in->training.micro_batch, NULL);
+		tb_buf_puts(&o, " / ");
+		S_fmt(&o, S_F_GROUPED, (double)in->training.global_batch, NULL);
+		S_tab_own(&tb, tb_buf_detach(&o, NULL));
+	}
 	S_tab_str(&tb, "Training tokens");
 	S_tab_num(&tb, r, S_F_COUNT, in->training.tokens);
 	S_tab_str(&tb, "Activation checkpointing");
@@ -773,7 +780,7 @@ static void S_table_activations(tb_report *r, tb_table *t)
 	S_tab_str(&tb, "Logits / cross-entropy buffer");
 	S_tab_str(&tb, "s*b*V");
 	S_tab_num(&tb, r, S_F_BYTES, m->logits_bytes);
-	S_tab_fmt(&tb, "Per GPU (%lld layers, %lld micro-batches in flight)",
+	S_tab_fmt(&tb, "Per GPU (layers: %lld; micro-batches in flight: %lld)",
 	          (long long)m->layers_on_busiest_stage, (long long)m->inflight_microbatches);
 	S_tab_str(&tb, "");
 	S_tab_num(&tb, r, S_F_BYTES, m->activations_bytes);
@@ -1176,13 +1183,17 @@ static const S_chart_def S_charts[] = {
  * absent from a budget (a count-only model has no activation derivation) is
  * "not computed", not a template error. */
 static const char *const S_deriv_keys[] = {
-	"parameters.total", "parameters.active", "flops.per_token_6n",
-	"flops.total_6nd", "flops.per_token_model", "flops.total_model",
-	"flops.total_hardware", "memory.bytes_per_param", "memory.model_states_bytes",
-	"memory.activations_per_layer_bytes", "memory.activations_bytes",
-	"memory.per_gpu.total", "time.seconds.expected", "time.cost.expected",
-	"time.energy_kwh.expected", "time.gpus_for_deadline",
-	"chinchilla.optimal_params", "chinchilla.optimal_tokens", "chinchilla.loss",
+	"chinchilla.compute", "chinchilla.loss", "chinchilla.loss_epoch",
+	"chinchilla.optimal_params", "chinchilla.params_fit",
+	"flops.fwd_attention_per_token", "flops.per_token_model", "flops.total_6nd",
+	"flops.total_hardware", "flops.total_model", "memory.activations",
+	"memory.activations_per_layer", "memory.bytes_per_param",
+	"memory.kv_cache_per_token", "memory.logits", "memory.max_params_unsharded",
+	"memory.model_states", "memory.per_gpu_total", "params.active",
+	"params.attention_per_layer", "params.mlp_per_layer", "params.total",
+	"time.achieved_hfu", "time.achieved_mfu", "time.cost", "time.energy",
+	"time.gpu_hours", "time.gpus_for_deadline", "time.seconds",
+	"time.tokens_in_budget", "time.tokens_in_deadline",
 };
 
 #define S_NDERIV_KEYS (sizeof S_deriv_keys / sizeof S_deriv_keys[0])

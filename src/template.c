@@ -225,9 +225,7 @@ static void S_parse_tag(const char *s, size_t n, S_tag *t)
 		}
 	}
 	if (!S_ident(s, n, &i, t->name, sizeof t->name)) {
-		t->why = i < n || n == 0 || i == 0
-		         ? "expected a value name such as 'flops.total_6nd' (letters, digits, '_', '.', '-')"
-		         : "expected a value name";
+		t->why = "expected a value name such as 'flops.total_6nd' (letters, digits, '_', '.', '-')";
 		return;
 	}
 	S_skip_space(s, n, &i);
@@ -257,6 +255,7 @@ typedef struct S_ctx {
 	tb_diags *d;
 	S_nodes to_free;        /* replaced paragraphs, freed after pass 3 */
 	S_nodes dropped;        /* pass 2's drops, freed last, in reverse */
+	size_t *bol, nbol;      /* line start offsets, built when first needed */
 } S_ctx;
 
 #if defined(__GNUC__)
@@ -457,12 +456,25 @@ static void S_conditions(S_ctx *c, cmark_node *root)
 typedef enum { S_IN_TEXT, S_IN_CODE, S_IN_CODE_BLOCK } S_where;
 
 /* cmark 0.30 does not say whether a code block was fenced: look. */
-static bool S_line_is_fence(const S_ctx *c, size_t line)
+static bool S_line_is_fence(S_ctx *c, size_t line)
 {
-	size_t i = 0;
-	for (size_t l = 1; l < line && i < c->len; i++)
-		if (c->text[i] == '\n')
-			l++;
+	if (!c->bol) {
+		/* line starts, built once: many code blocks stay linear */
+		size_t cap = 16;
+		c->bol = tb_xmalloc(cap * sizeof *c->bol);
+		c->bol[c->nbol++] = 0;
+		for (size_t j = 0; j < c->len; j++)
+			if (c->text[j] == '\n') {
+				if (c->nbol == cap) {
+					cap *= 2;
+					c->bol = tb_xrealloc(c->bol, cap * sizeof *c->bol);
+				}
+				c->bol[c->nbol++] = j + 1;
+			}
+	}
+	if (line == 0 || line > c->nbol)
+		return false;
+	size_t i = c->bol[line - 1];
 	while (i < c->len && c->text[i] == ' ')
 		i++;
 	return i + 2 < c->len &&
@@ -479,7 +491,7 @@ typedef struct S_posmap {
 	size_t scanned, nl, bol;
 } S_posmap;
 
-static void S_posmap_init(S_posmap *pm, const S_ctx *c, cmark_node *n, S_where w)
+static void S_posmap_init(S_posmap *pm, S_ctx *c, cmark_node *n, S_where w)
 {
 	memset(pm, 0, sizeof *pm);
 	pm->w = w;
@@ -502,7 +514,8 @@ static void S_pos(S_posmap *pm, const char *lit, size_t off, size_t *line, size_
 			pm->bol = pm->scanned + 1;
 		}
 	*line = pm->line0 ? pm->line0 + pm->nl + (pm->fenced ? 1 : 0) : 0;
-	*col = (pm->col0 ? pm->col0 : 1) + (off - pm->bol) + (pm->fenced ? 0 : 4);
+	/* cmark starts an indented block at its content */
+	*col = (pm->col0 ? pm->col0 : 1) + (off - pm->bol);
 }
 
 static void S_put_value(tb_buf *cur, const char *v, S_where w)
@@ -600,6 +613,10 @@ static void S_expand_literal(S_ctx *c, cmark_node *n, S_where w, bool dead)
 		}
 		if (dead)
 			continue;
+		/* a note's final newline would become a dangling line break */
+		while (w == S_IN_TEXT && val.len &&
+		       (val.ptr[val.len - 1] == '\n' || val.ptr[val.len - 1] == '\r'))
+			tb_buf_truncate(&val, val.len - 1);
 		if (w != S_IN_TEXT || !strchr(val.ptr, '\n')) {
 			S_put_value(&cur, val.ptr, w);
 			continue;
@@ -713,6 +730,7 @@ cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
 		cmark_node_free(c.dropped.v[k]);
 	S_nodes_release(&c.to_free);
 	S_nodes_release(&c.dropped);
+	free(c.bol);
 
 	if (d->errors > errors0) {
 		cmark_node_free(doc);
