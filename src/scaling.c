@@ -62,9 +62,58 @@ double tb_scaling_loss(const tb_fit *f, double params, double tokens)
 	return isfinite(l) ? l : 0;
 }
 
+/* A fit's closed-form constants, worked out once per budget: pow() is
+ * most of this step's time. */
+typedef struct S_fc {
+	const tb_fit *f;
+	bool ok;
+	double g, a;            /* G and a of Eq. 4 */
+} S_fc;
+
+static S_fc S_fc_make(const tb_fit *f)
+{
+	S_fc fc = { f, S_fit_ok(f), 0, 0 };
+	if (fc.ok) {
+		double b;
+		tb_scaling_exponents(f, &fc.a, &b);
+		fc.g = pow(f->alpha * f->A / (f->beta * f->B), 1.0 / (f->alpha + f->beta));
+		fc.ok = isfinite(fc.g) && fc.g > 0;
+	}
+	return fc;
+}
+
+/* N_opt = G (C/6)^a and D_opt = (C/6)/N_opt, the same as G^-1 (C/6)^b
+ * because a + b = 1. */
+static void S_fc_optimum(const S_fc *fc, double c, double *n, double *d)
+{
+	*n = *d = 0;
+	if (!fc->ok || !S_pos(c))
+		return;
+	double nn = fc->g * pow(c / 6, fc->a);
+	double dd = S_div(c / 6, nn);
+	if (S_pos(nn) && S_pos(dd)) {
+		*n = nn;
+		*d = dd;
+	}
+}
+
+/* L from ln N and ln D: exp() is several times cheaper than pow(). */
+static double S_fc_loss(const S_fc *fc, double ln_n, double ln_d)
+{
+	if (!fc->ok)
+		return 0;
+	const tb_fit *f = fc->f;
+	double l = f->E + f->A * exp(-f->alpha * ln_n) + f->B * exp(-f->beta * ln_d);
+	return isfinite(l) ? l : 0;
+}
+
+typedef struct S_fits {
+	S_fc hoffmann, epoch;
+} S_fits;
+
 /* Both rules for compute C: D = 20N (so C = 6 N 20N = 120 N^2) and the two
  * Approach-3 fits. */
-static void S_optimum(double c, tb_optimum *o)
+static void S_optimum(const S_fits *fits, double c, tb_optimum *o)
 {
 	memset(o, 0, sizeof *o);
 	if (!S_pos(c))
@@ -72,8 +121,8 @@ static void S_optimum(double c, tb_optimum *o)
 	o->compute_flops = c;
 	o->params = sqrt(c / 120);
 	o->tokens = 20 * o->params;
-	tb_scaling_optimum(&tb_fit_hoffmann, c, &o->params_fit, &o->tokens_fit);
-	tb_scaling_optimum(&tb_fit_epoch, c, &o->params_epoch, &o->tokens_epoch);
+	S_fc_optimum(&fits->hoffmann, c, &o->params_fit, &o->tokens_fit);
+	S_fc_optimum(&fits->epoch, c, &o->params_epoch, &o->tokens_epoch);
 }
 
 /* Writes k as digits ("2", "1.5", "10") into dst; no snprintf here. */
@@ -110,6 +159,7 @@ static void S_label(char *dst, size_t cap, double k, const char *tail)
 
 typedef struct S_ctx {
 	const tb_inputs *in;
+	const S_fits *fits;
 	double s_per_flop;      /* seconds per 6ND FLOP at the expected MFU */
 	double cost_per_s;      /* the whole cluster's price per second */
 } S_ctx;
@@ -126,8 +176,11 @@ static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d)
 	r->flops = 6 * n * d;
 	r->seconds = r->flops * x->s_per_flop;
 	r->cost = r->seconds * x->cost_per_s;
-	r->loss = tb_scaling_loss(&tb_fit_hoffmann, n, d);
-	r->loss_epoch = tb_scaling_loss(&tb_fit_epoch, n, d);
+	if (S_pos(n) && S_pos(d)) {
+		double ln_n = log(n), ln_d = log(d);
+		r->loss = S_fc_loss(&x->fits->hoffmann, ln_n, ln_d);
+		r->loss_epoch = S_fc_loss(&x->fits->epoch, ln_n, ln_d);
+	}
 	r->lifetime_flops = r->flops;
 	if (x->in->plan.has_inference && S_pos(x->in->plan.inference_tokens))
 		r->lifetime_flops += 2 * n * x->in->plan.inference_tokens;
@@ -143,10 +196,10 @@ static void S_copy(char *dst, size_t cap, const char *s)
 	dst[n] = '\0';
 }
 
-static void S_plans(const tb_inputs *in, tb_budget *b)
+static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 {
 	tb_chinchilla *c = &b->chinchilla;
-	S_ctx x = { in, 0, 0 };
+	S_ctx x = { in, fits, 0, 0 };
 	/* Plans inherit the scenario's model-FLOPs-to-6ND ratio and MFU through
 	 * its own seconds per 6ND FLOP. */
 	if (b->time.known && S_pos(c->compute_flops)) {
@@ -187,7 +240,7 @@ static void S_plans(const tb_inputs *in, tb_budget *b)
 	}
 }
 
-static void S_derivs(const tb_inputs *in, tb_budget *b)
+static void S_derivs(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 {
 	const tb_chinchilla *c = &b->chinchilla;
 	tb_deriv *d;
@@ -210,16 +263,9 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	                        "G * (C / 6)^a",
 	                        "Hoffmann et al. 2022, Eq. (4) with App. D.2 constants (unrounded)",
 	                        c->run.params_fit, "");
-	double ea, eb;
-	tb_scaling_exponents(&tb_fit_hoffmann, &ea, &eb);
-	tb_deriv_add_var(d, "G", "(alpha A / (beta B))^(1/(alpha+beta))",
-	                 S_fit_ok(&tb_fit_hoffmann)
-	                 ? pow(tb_fit_hoffmann.alpha * tb_fit_hoffmann.A /
-	                       (tb_fit_hoffmann.beta * tb_fit_hoffmann.B),
-	                       1.0 / (tb_fit_hoffmann.alpha + tb_fit_hoffmann.beta)) : 0,
-	                 "");
+	tb_deriv_add_var(d, "G", "(alpha A / (beta B))^(1/(alpha+beta))", fits->hoffmann.g, "");
 	tb_deriv_add_var(d, "C", "training compute", c->compute_flops, "FLOP");
-	tb_deriv_add_var(d, "a", "beta / (alpha + beta)", ea, "");
+	tb_deriv_add_var(d, "a", "beta / (alpha + beta)", fits->hoffmann.a, "");
 
 	if (c->loss_known) {
 		const tb_fit *f = &tb_fit_hoffmann;
@@ -266,18 +312,19 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 {
 	tb_chinchilla *c = &b->chinchilla;
 	memset(c, 0, sizeof *c);
+	S_fits fits = { S_fc_make(&tb_fit_hoffmann), S_fc_make(&tb_fit_epoch) };
 
 	double n = b->params.active, d = in->training.tokens;
 	c->compute_flops = S_pos(n) && S_pos(d) ? 6 * n * d : 0;
-	S_optimum(c->compute_flops, &c->run);
+	S_optimum(&fits, c->compute_flops, &c->run);
 	c->optimal_params = c->run.params;
 	c->optimal_tokens = c->run.tokens;
 	c->tokens_per_param = S_div(c->optimal_tokens, c->optimal_params);
 	c->scenario_tokens_per_param = S_div(d, n);
 	c->loss_known = S_pos(n) && S_pos(d) && S_fit_ok(&tb_fit_hoffmann);
 	if (c->loss_known) {
-		c->loss = tb_scaling_loss(&tb_fit_hoffmann, n, d);
-		c->loss_epoch = tb_scaling_loss(&tb_fit_epoch, n, d);
+		c->loss = S_fc_loss(&fits.hoffmann, log(n), log(d));
+		c->loss_epoch = S_fc_loss(&fits.epoch, log(n), log(d));
 	}
 	if (b->params.total > n * 1.000001 && S_pos(n))
 		tb_budget_warn(b, "scaling laws use the active parameters (%.3g of %.3g); the fits are for dense models",
@@ -285,14 +332,14 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 
 	if (b->time.known && in->plan.has_deadline && S_pos(in->plan.deadline_s)) {
 		c->has_deadline = true;
-		S_optimum(S_delivered(in, b, (double)in->hardware.count * in->plan.deadline_s),
+		S_optimum(&fits, S_delivered(in, b, (double)in->hardware.count * in->plan.deadline_s),
 		          &c->deadline);
 	}
 	if (b->time.known && in->plan.has_budget && S_pos(in->hardware.price_per_gpu_hour)) {
 		c->has_budget = true;
-		S_optimum(S_delivered(in, b, in->plan.budget / in->hardware.price_per_gpu_hour * 3600),
+		S_optimum(&fits, S_delivered(in, b, in->plan.budget / in->hardware.price_per_gpu_hour * 3600),
 		          &c->budget);
 	}
-	S_plans(in, b);
-	S_derivs(in, b);
+	S_plans(in, &fits, b);
+	S_derivs(in, &fits, b);
 }
