@@ -659,8 +659,16 @@ static void S_derivation(S_pdf *st, const tb_derivation *dv)
 			if (dv->where[i])
 				tb_buf_printf(&b, "  %s\n", dv->where[i]);
 	}
-	double lead = 8.0 * S_LEAD;
-	S_need(st, (dv->title ? 9.5 * S_LEAD : 0) + 3 * lead);
+	/* a derivation is read as a whole: keep it on one page when it fits */
+	tb_pdf_para probe;
+	tb_pdf_para_init(&probe, 8.0);
+	tb_pdf_para_add_verbatim(&probe, TB_PDF_MONO, b.ptr, b.len ? b.len - 1 : 0);
+	double h = (double)tb_pdf_para_layout(&probe, S_body_w(st) - 8, S_measure, st) *
+	           S_lead(&probe) + 16;
+	tb_pdf_para_release(&probe);
+	h += (dv->title ? 9.0 * S_LEAD + 2 : 0) + (dv->source ? 2 * 8.0 * S_LEAD : 0);
+	double page_h = st->top - st->bottom;
+	S_need(st, h < page_h ? h : 3 * 8.0 * S_LEAD);
 	if (dv->title)
 		S_simple_para(st, TB_PDF_BOLD, 9.0, S_black, dv->title, 2);
 	if (b.len)
