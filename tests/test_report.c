@@ -1,0 +1,244 @@
+/* test_report.c: the report model over real scenarios.  Figures pinned
+ * here are known independently of the code: Llama-2-7B's official
+ * parameter count, 6ND for it on 100B tokens, 16 bytes per parameter for
+ * mixed-precision AdamW (ZeRO paper, Sec. 3.1), an 80 GB H100. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/budget.h"
+#include "trainbudget/report.h"
+#include "trainbudget/scenario.h"
+
+typedef struct fixture {
+	tb_scenario *sc;
+	tb_budget b;
+	tb_diags d;
+	tb_report *r;
+} fixture;
+
+static void S_load(fixture *f, const char *path)
+{
+	memset(f, 0, sizeof *f);
+	tb_diags_init(&f->d);
+	f->sc = tb_scenario_load_file(path, NULL, 0, &f->d);
+	cr_assert_not_null(f->sc, "cannot load %s", path);
+	tb_budget_compute(&f->sc->inputs, &f->b);
+}
+
+static tb_report *S_report(fixture *f, const char *tpl)
+{
+	tb_report_options o;
+	memset(&o, 0, sizeof o);
+	o.date = "2026-01-02";
+	o.command = "trainbudget report x.yaml";
+	if (tpl) {
+		o.template_text = tpl;
+		o.template_len = strlen(tpl);
+		o.template_path = "user.md";
+	}
+	f->r = tb_report_new(f->sc, &f->b, &o, &f->d);
+	return f->r;
+}
+
+static void S_done(fixture *f)
+{
+	tb_report_free(f->r);
+	tb_scenario_free(f->sc);
+	tb_diags_release(&f->d);
+}
+
+static const tb_block *S_table_with(const tb_report *r, const char *head0)
+{
+	for (size_t i = 0; i < tb_report_nblocks(r); i++) {
+		const tb_block *b = tb_report_block_at(r, i);
+		if (b->kind == TB_BLOCK_TABLE && b->table.nrows > 0 &&
+		    strcmp(b->table.cells[0], head0) == 0)
+			return b;
+	}
+	return NULL;
+}
+
+static const char *S_cell(const tb_table *t, const char *row0, size_t col)
+{
+	for (size_t r = 1; r < t->nrows; r++)
+		if (strcmp(t->cells[r * t->ncols], row0) == 0)
+			return t->cells[r * t->ncols + col];
+	return NULL;
+}
+
+Test(report, default_template_builds_every_section)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report *r = S_report(&f, NULL);
+	cr_assert_not_null(r);
+	cr_assert_eq(f.d.errors, 0);
+	/* three charts, in the report's order */
+	const char *ids[3];
+	size_t nc = 0;
+	for (size_t i = 0; i < tb_report_nblocks(r); i++) {
+		const tb_block *b = tb_report_block_at(r, i);
+		if (b->kind == TB_BLOCK_CHART && nc < 3)
+			ids[nc++] = b->chart.id;
+	}
+	cr_assert_eq(nc, 3);
+	cr_assert_str_eq(ids[0], "zero");
+	cr_assert_str_eq(ids[1], "gpu-scan");
+	cr_assert_str_eq(ids[2], "plans");
+	/* every custom block in the tree is one of the report's blocks */
+	size_t seen = 0;
+	cmark_iter *it = cmark_iter_new(tb_report_root(r));
+	cmark_event_type ev;
+	while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE)
+		if (ev == CMARK_EVENT_ENTER && tb_report_block(cmark_iter_get_node(it)))
+			seen++;
+	cmark_iter_free(it);
+	cr_assert_eq(seen, tb_report_nblocks(r));
+	S_done(&f);
+}
+
+Test(report, parameters_table_has_the_official_llama2_7b_count)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report *r = S_report(&f, "{{table parameters}}\n");
+	cr_assert_not_null(r);
+	const tb_block *b = S_table_with(r, "Component");
+	cr_assert_not_null(b);
+	cr_assert_str_eq(S_cell(&b->table, "Total", 2), "6,738,415,616");
+	cr_assert(b->table.numeric[1] && b->table.numeric[2] && !b->table.numeric[0]);
+	S_done(&f);
+}
+
+Test(report, bytes_per_parameter_for_mixed_precision_adamw)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report *r = S_report(&f, "{{table memory.line_items}}\n");
+	cr_assert_not_null(r);
+	const tb_table *t = &S_table_with(r, "Line item")->table;
+	cr_assert_str_eq(S_cell(t, "Weights", 1), "2");
+	cr_assert_str_eq(S_cell(t, "Gradients", 1), "2");
+	cr_assert_str_eq(S_cell(t, "Master weights (fp32)", 1), "4");
+	cr_assert_str_eq(S_cell(t, "Optimizer state", 1), "8");
+	cr_assert_str_eq(S_cell(t, "Model states", 1), "16");
+	/* 16 B x 6,738,415,616 = 107.8 GB */
+	cr_assert_str_eq(S_cell(t, "Model states", 2), "108 GB");
+	S_done(&f);
+}
+
+Test(report, six_nd_derivation_for_7b_on_100b_tokens)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report *r = S_report(&f, "{{derivation flops.total_6nd}}\n");
+	cr_assert_not_null(r);
+	cr_assert_eq(tb_report_nblocks(r), 1);
+	const tb_derivation *d = &tb_report_block_at(r, 0)->deriv;
+	/* 6 x 6,738,415,616 x 1e11 = 4.04e21 */
+	cr_assert(strstr(d->result, "4.04 × 10²¹") != NULL, "%s", d->result);
+	cr_assert(strstr(d->substituted, "6.74 × 10⁹") != NULL, "%s", d->substituted);
+	cr_assert(strstr(d->substituted, "1.00 × 10¹¹") != NULL, "%s", d->substituted);
+	cr_assert(strchr(d->substituted, 'N') == NULL, "N left unsubstituted: %s", d->substituted);
+	cr_assert(d->source[0] != '\0');
+	cr_assert_geq(d->nwhere, 2);
+	S_done(&f);
+}
+
+Test(report, verdict_says_a_7b_without_sharding_does_not_fit_80gb)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report *r = S_report(&f, "x\n");
+	const tb_report_meta *m = tb_report_get_meta(r);
+	cr_assert_eq(m->nverdict, 3);
+	/* 108 GB of model states alone exceed an 80 GB card at ZeRO 0 */
+	cr_assert_eq(m->verdict[0].outcome, TB_OUTCOME_BAD);
+	cr_assert(strstr(m->verdict[0].text, "80.0 GB") != NULL, "%s", m->verdict[0].text);
+	cr_assert_str_eq(m->date, "2026-01-02");
+	cr_assert_str_eq(m->command, "trainbudget report x.yaml");
+	cr_assert_eq(strlen(m->sha256), 64);
+	cr_assert_geq(m->nkey, 6);
+	cr_assert_str_eq(m->key_labels[0], "Parameters");
+	cr_assert_str_eq(m->key_values[0], "6.74B");
+	S_done(&f);
+}
+
+Test(report, conditions_follow_the_scenario)
+{
+	fixture f;
+	S_load(&f, "docs/examples/mixtral-8x7b.yaml");
+	tb_report *r = S_report(&f, "{{#if moe}}\n\n{{table parameters}}\n\n{{/if}}\n\n"
+	                            "{{#unless moe}}\n\n{{table flops}}\n\n{{/unless}}\n");
+	cr_assert_not_null(r);
+	cr_assert_eq(tb_report_nblocks(r), 1);
+	cr_assert_not_null(S_table_with(r, "Component"));
+	S_done(&f);
+}
+
+Test(report, unknown_placeholder_is_an_error_at_file_line_col)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report *r = S_report(&f, "# Title\n\nMemory: {{memory.per_gpu.totl | bytes}}\n");
+	cr_assert_null(r);
+	cr_assert_eq(f.d.errors, 1);
+	cr_assert_str_eq(f.d.items[0].file, "user.md");
+	cr_assert_eq(f.d.items[0].line, 3);
+	cr_assert_eq(f.d.items[0].col, 9);
+	cr_assert_str_eq(f.d.items[0].msg, "unknown placeholder 'memory.per_gpu.totl'; did you mean 'memory.per_gpu.total'?");
+	S_done(&f);
+}
+
+Test(report, unknown_filter_and_directive_are_errors)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report *r = S_report(&f, "{{flops.total_6nd | scii}}\n\n{{chart zeros}}\n\n{{derivation flops.nope}}\n\n{{title | bytes}}\n");
+	cr_assert_null(r);
+	cr_assert_eq(f.d.errors, 4);
+	cr_assert_str_eq(f.d.items[0].msg, "unknown filter 'scii'; expected one of sci, bytes, gib, count, grouped, days, money, pct, plain; did you mean 'sci'?");
+	cr_assert_str_eq(f.d.items[1].msg, "unknown chart 'zeros'; did you mean 'zero'?");
+	cr_assert_eq(f.d.items[2].line, 5);
+	cr_assert_str_eq(f.d.items[3].msg, "unknown placeholder 'title'; see docs/templates.md for the list");
+	S_done(&f);
+}
+
+Test(report, text_filter_on_a_text_value_is_an_error)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report *r = S_report(&f, "{{scenario.title | bytes}}\n");
+	cr_assert_null(r);
+	cr_assert_str_eq(f.d.items[0].msg, "filter 'bytes' does not apply to 'scenario.title'; expected a number for numeric filters");
+	S_done(&f);
+}
+
+Test(report, missing_template_file_is_an_error)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report_options o;
+	memset(&o, 0, sizeof o);
+	o.template_path = "tests/no-such-template.md";
+	f.r = tb_report_new(f.sc, &f.b, &o, &f.d);
+	cr_assert_null(f.r);
+	cr_assert_eq(f.d.errors, 1);
+	cr_assert_str_eq(f.d.items[0].file, "tests/no-such-template.md");
+	cr_assert(strstr(f.d.items[0].msg, "cannot read the template") == f.d.items[0].msg);
+	S_done(&f);
+}
+
+Test(report, never_a_negative_memory_figure)
+{
+	fixture f;
+	S_load(&f, "docs/examples/does-not-fit.yaml");
+	tb_report *r = S_report(&f, "{{memory.headroom}} {{memory.shortfall}}\n\n{{table memory.per_gpu}}\n");
+	cr_assert_not_null(r);
+	const tb_table *t = &S_table_with(r, "Per GPU")->table;
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		cr_assert(t->cells[i][0] != '-', "negative cell %s", t->cells[i]);
+	cr_assert_not_null(S_cell(t, "Shortfall", 1));
+	S_done(&f);
+}
