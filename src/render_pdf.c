@@ -455,8 +455,23 @@ static void S_grid_fit(S_pdf *st, S_grid *g, double avail)
 		for (size_t c = 0; c < t->ncols; c++)
 			g->col_w[c] = least[c] + (want > 0 ? extra * (nat[c] - least[c]) / want : 0);
 	} else {
-		for (size_t c = 0; c < t->ncols; c++)
-			g->col_w[c] = avail * least[c] / sum_least;
+		/* too many columns even for whole words: numbers keep theirs (a cut
+		 * number misleads), text columns share the rest and cut words */
+		double num = 0, text = 0;
+		for (size_t c = 0; c < t->ncols; c++) {
+			if (t->numeric && t->numeric[c])
+				num += least[c];
+			else
+				text += least[c];
+		}
+		bool keep_num = num < avail * 0.8 && text > 0;
+		for (size_t c = 0; c < t->ncols; c++) {
+			bool is_num = t->numeric && t->numeric[c];
+			if (!keep_num)
+				g->col_w[c] = avail * least[c] / sum_least;
+			else
+				g->col_w[c] = is_num ? least[c] : (avail - num) * least[c] / text;
+		}
 	}
 	free(least);
 	free(nat);
