@@ -272,7 +272,7 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 		tb_fmt_count(S_c(t), tm->tokens_in_deadline);
 		tb_buf_printf(o, "  by the deadline: %s tokens; ", t->cell.ptr);
 		tb_fmt_grouped(S_c(t), tm->gpus_for_deadline);
-		tb_buf_printf(o, "%s GPUs would meet it", t->cell.ptr);
+		tb_buf_printf(o, "%s GPUs would meet it on compute", t->cell.ptr);
 		S_nl(t);
 	}
 	if (tm->has_budget && tm->tokens_in_budget > 0) {

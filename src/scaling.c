@@ -298,14 +298,16 @@ static void S_derivs(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 /* 6ND-equivalent compute the cluster delivers in `seconds` of its time:
  * delivered model FLOPs divided by the scenario's model/6ND ratio, so that
  * the plan that comes out really trains in that time. */
-static double S_delivered(const tb_inputs *in, const tb_budget *b, double gpu_seconds)
+static double S_ratio(const tb_budget *b)
+{
+	double ratio = S_div(b->flops.total_model, b->flops.total_6nd);
+	return S_pos(ratio) ? ratio : 1;
+}
+
+static double S_delivered(const tb_budget *b, double gpu_seconds)
 {
 	double model = gpu_seconds * b->time.peak_flops_per_gpu * b->time.mfu[1];
-	double ratio = S_div(b->flops.total_model, b->flops.total_6nd);
-	if (!S_pos(ratio))
-		ratio = 1;
-	(void)in;
-	return S_div(model, ratio);
+	return S_div(model, S_ratio(b));
 }
 
 void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
@@ -332,14 +334,26 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 
 	if (b->time.known && in->plan.has_deadline && S_pos(in->plan.deadline_s)) {
 		c->has_deadline = true;
-		S_optimum(&fits, S_delivered(in, b, (double)in->hardware.count * in->plan.deadline_s),
+		S_optimum(&fits, S_delivered(b, (double)in->hardware.count * in->plan.deadline_s),
 		          &c->deadline);
 	}
 	if (b->time.known && in->plan.has_budget && S_pos(in->hardware.price_per_gpu_hour)) {
 		c->has_budget = true;
-		S_optimum(&fits, S_delivered(in, b, in->plan.budget / in->hardware.price_per_gpu_hour * 3600),
+		S_optimum(&fits, S_delivered(b, in->plan.budget / in->hardware.price_per_gpu_hour * 3600),
 		          &c->budget);
 	}
 	S_plans(in, &fits, b);
 	S_derivs(in, &fits, b);
+	if (c->has_deadline) {
+		tb_deriv *dv = tb_budget_add_deriv(b, "chinchilla.deadline_compute",
+		                                   "Compute the cluster delivers by the deadline (6ND-equivalent)",
+		                                   "C_d", "n * P * u * T_d / r",
+		                                   "wall-clock formula; r converts model FLOPs to 6ND",
+		                                   c->deadline.compute_flops, "FLOP");
+		tb_deriv_add_var(dv, "n", "GPUs", (double)in->hardware.count, "");
+		tb_deriv_add_var(dv, "P", "dense peak per GPU", b->time.peak_flops_per_gpu, "FLOP/s");
+		tb_deriv_add_var(dv, "u", "expected MFU", b->time.mfu[1], "");
+		tb_deriv_add_var(dv, "T_d", "deadline", in->plan.deadline_s, "s");
+		tb_deriv_add_var(dv, "r", "model FLOPs / 6ND", S_ratio(b), "");
+	}
 }

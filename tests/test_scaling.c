@@ -273,3 +273,22 @@ Test(scaling, zero_everything_is_finite)
 	}
 	cr_expect(isfinite(c->optimal_params) && isfinite(c->tokens_per_param));
 }
+
+Test(scaling, deadline_optimum_trains_in_the_deadline)
+{
+	/* With attention making model FLOPs 1.14x 6ND, the deadline optimum
+	 * is sized so its model FLOPs, not its 6ND, fill the deadline. */
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b, 6.74e9, 100e9);
+	b.flops.per_token_model = 1.14 * 6 * 6.74e9;
+	b.flops.total_model = 1.14 * 6 * 6.74e9 * 100e9;
+	in.plan.has_deadline = true;
+	in.plan.deadline_s = 10 * 86400.0;
+	run(&in, &b);
+	double delivered = 64 * 989.4e12 * 0.35 * 10 * 86400.0;
+	cr_expect(rel(b.chinchilla.deadline.compute_flops * 1.14, delivered) < 1e-9);
+	const tb_deriv *d = tb_budget_deriv(&b, "chinchilla.deadline_compute");
+	cr_assert(d);
+	cr_expect(rel(d->result, delivered / 1.14) < 1e-9);
+}

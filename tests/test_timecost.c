@@ -281,3 +281,29 @@ Test(timecost, measured_hfu_and_memory)
 	cr_expect(rel(b.time.achieved_hfu, 0.40 * 56 / 42) < 1e-12);
 	cr_expect(rel(b.time.memory_estimate_error, 0.2) < 1e-12, "estimate 20% high");
 }
+
+Test(timecost, no_tdp_energy_unknown)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	in.hardware.gpu.tdp_w = 0;
+	tb_timecost_compute(&in, &b);
+	cr_expect(b.time.known, "time and cost do not need a TDP");
+	cr_expect(!b.time.energy_known);
+	cr_expect(has_warning(&b, "energy is unknown"));
+	cr_expect(tb_budget_deriv(&b, "time.energy") == NULL);
+}
+
+Test(timecost, pue_scales_energy_only)
+{
+	tb_inputs in;
+	tb_budget b1, b2;
+	setup(&in, &b1);
+	b2 = b1;
+	tb_timecost_compute(&in, &b1);
+	in.hardware.pue = 1.5;
+	tb_timecost_compute(&in, &b2);
+	cr_expect(rel(b2.time.energy_kwh[1], b1.time.energy_kwh[1] * 1.5 / 1.2) < 1e-12);
+	cr_expect_eq(b2.time.cost[1], b1.time.cost[1]);
+}
