@@ -13,7 +13,7 @@
 #include "trainbudget/fmt.h"
 
 #define S_LINES_MAX 39
-#define S_COL 14
+#define S_COL 15
 
 typedef struct S_text {
 	tb_buf out;
@@ -232,10 +232,19 @@ static void S_row3(S_text *t, const char *label, const double v[3],
 	S_nl(t);
 }
 
+/* Energy in the unit a facility bill uses, kept narrow enough for a column. */
 static void S_kwh(tb_buf *b, double kwh)
 {
-	tb_fmt_grouped(b, kwh);
-	tb_buf_puts(b, " kWh");
+	if (kwh >= 1e6) {
+		tb_fmt_sig(b, kwh / 1e6, 3);
+		tb_buf_puts(b, " GWh");
+	} else if (kwh >= 1e4) {
+		tb_fmt_sig(b, kwh / 1e3, 3);
+		tb_buf_puts(b, " MWh");
+	} else {
+		tb_fmt_grouped(b, kwh);
+		tb_buf_puts(b, " kWh");
+	}
 }
 
 static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)

@@ -329,8 +329,8 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 		c->loss_epoch = S_fc_loss(&fits.epoch, log(n), log(d));
 	}
 	if (b->params.total > n * 1.000001 && S_pos(n))
-		tb_budget_warn(b, "scaling laws use the active parameters (%.3g of %.3g); the fits are for dense models",
-		               n, b->params.total);
+		tb_budget_warn(b, "scaling laws use the active parameters (%.1fB of %.1fB); the fits are for dense models",
+		               n / 1e9, b->params.total / 1e9);
 
 	if (b->time.known && in->plan.has_deadline && S_pos(in->plan.deadline_s)) {
 		c->has_deadline = true;
