@@ -251,7 +251,8 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 {
 	const tb_time *tm = &b->time;
 	tb_buf *o = &t->out;
-	tb_buf_printf(o, "Time and money (%lld x %s", (long long)in->hardware.count,
+	tb_fmt_grouped(S_c(t), (double)in->hardware.count);
+	tb_buf_printf(o, "Time and money (%s x %s", t->cell.ptr,
 	              in->hardware.gpu.name[0] ? in->hardware.gpu.name : "GPU");
 	if (tm->peak_flops_per_gpu > 0) {
 		/* Peaks are quoted in TFLOP/s on every datasheet. */
