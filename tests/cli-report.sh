@@ -1,0 +1,125 @@
+#!/bin/sh
+# Markdown and HTML reports of every example scenario, end to end:
+#   - golden files, byte for byte: tests/golden/NAME.md, NAME.html and
+#     NAME-<chart>.svg;
+#   - determinism: two runs give identical files (json included);
+#   - a hostile title comes out as literal text in Markdown and HTML;
+#   - a user template with an unknown placeholder fails at FILE:LINE:COL,
+#     exits 1 and writes nothing.
+#   sh tests/cli-report.sh BIN                  check
+#   UPDATE_GOLDEN=1 sh tests/cli-report.sh BIN  rewrite the golden files
+set -eu
+BIN=${1:?usage: sh tests/cli-report.sh BIN}
+T=$(mktemp -d "${TMPDIR:-/tmp}/tb-report.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+# reports are dated from the scenario, else from SOURCE_DATE_EPOCH: pin it
+SOURCE_DATE_EPOCH=1735689600
+export SOURCE_DATE_EPOCH
+fails=0
+fail() { echo "cli-report: FAIL - $1" >&2; fails=$((fails + 1)); }
+ok() { echo "ok   - $1"; }
+
+# ---- golden files and determinism ------------------------------------
+for f in docs/examples/*.yaml; do
+	[ -e "$f" ] || continue
+	name=$(basename "$f" .yaml)
+	rm -rf "$T/a" "$T/b"
+	mkdir -p "$T/a" "$T/b"
+	if ! "$BIN" report "$f" -o "$T/a" --format md,html,json >/dev/null 2>"$T/err.txt"; then
+		fail "report $f: $(cat "$T/err.txt")"
+		continue
+	fi
+	"$BIN" report "$f" -o "$T/b" --format md,html,json >/dev/null 2>&1 || true
+	same=1
+	for out in "$T/a"/*; do
+		b="$T/b/$(basename "$out")"
+		cmp -s "$out" "$b" || { same=0; fail "two runs differ: $(basename "$out")"; }
+	done
+	[ "$same" = 1 ] && ok "two runs byte-identical: $name"
+	if grep -l -i -E '(^|[^a-z])(nan|-?inf)([^a-z]|$)' "$T/a/$name.md" "$T/a/$name.html" >/dev/null 2>&1; then
+		fail "$name: NaN or inf printed"
+	fi
+	for out in "$T/a/$name.md" "$T/a/$name.html" "$T/a/$name"-*.svg; do
+		[ -e "$out" ] || continue
+		base=$(basename "$out")
+		golden="tests/golden/$base"
+		if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+			mkdir -p tests/golden
+			cp "$out" "$golden"
+			ok "wrote $golden"
+		elif [ ! -f "$golden" ]; then
+			fail "$golden missing (UPDATE_GOLDEN=1 sh tests/cli-report.sh BIN writes it)"
+		elif cmp -s "$out" "$golden"; then
+			ok "$base matches $golden"
+		else
+			fail "$base differs from $golden:"
+			diff -u "$golden" "$out" | head -20 >&2 || true
+		fi
+	done
+	# a golden chart the report no longer draws is stale
+	for golden in tests/golden/"$name"-*.svg; do
+		[ -e "$golden" ] || continue
+		[ -e "$T/a/$(basename "$golden")" ] || fail "$golden is no longer written"
+	done
+done
+
+# ---- the hostile title -------------------------------------------------
+hostile='<script>alert(1)</script> **x** [l](javascript:alert(2))'
+mkdir -p "$T/h"
+sed "s|^title:.*|title: '$hostile'|" docs/examples/default-7b.yaml >"$T/h/hostile.yaml"
+if "$BIN" report "$T/h/hostile.yaml" -o "$T/h" --format md,html >/dev/null 2>"$T/err.txt"; then
+	html="$T/h/hostile.html"
+	md="$T/h/hostile.md"
+	if grep -q '<script' "$html"; then fail "hostile title: <script in the HTML"; else ok "hostile title: no <script in the HTML"; fi
+	if grep -q 'href="javascript' "$html"; then fail "hostile title: a javascript: link in the HTML"; else ok "hostile title: no link in the HTML"; fi
+	if grep -qF '<h1>&lt;script&gt;alert(1)&lt;/script&gt; **x** [l](javascript:alert(2))</h1>' "$html"; then
+		ok "hostile title: literal text in the HTML heading"
+	else
+		fail "hostile title: the HTML heading is not the literal title"
+	fi
+	# every Markdown metacharacter of the title backslash-escaped
+	want_md='# \<script\>alert(1)\</script\> \*\*x\*\* \[l\](javascript:alert(2))'
+	if [ "$(head -1 "$md")" = "$want_md" ]; then ok "hostile title: escaped in the Markdown heading"; else fail "hostile title: Markdown heading is '$(head -1 "$md")'"; fi
+	# what a Markdown reader makes of it, with cmark's own command when present
+	if command -v cmark >/dev/null; then
+		if cmark "$md" | grep -qF '<h1>&lt;script&gt;alert(1)&lt;/script&gt; **x** [l](javascript:alert(2))</h1>'; then
+			ok "hostile title: the Markdown reads back as the literal title"
+		else
+			fail "hostile title: the Markdown does not read back as the literal title"
+		fi
+	fi
+else
+	fail "report of the hostile title failed: $(cat "$T/err.txt")"
+fi
+
+# ---- a user template with an error ------------------------------------
+mkdir -p "$T/t"
+printf '# {{scenario.title}}\n\nMemory: {{memory.per_gpu.totl | bytes}}\n' >"$T/t/bad.md"
+set +e
+"$BIN" report docs/examples/default-7b.yaml --template "$T/t/bad.md" -o "$T/t/out" --format md,html >/dev/null 2>"$T/err.txt"
+rc=$?
+set -e
+first=$(head -1 "$T/err.txt")
+want="$T/t/bad.md:3:9: error: unknown placeholder 'memory.per_gpu.totl'; did you mean 'memory.per_gpu.total'?"
+if [ "$rc" = 1 ] && [ "$first" = "$want" ]; then
+	ok "template error at FILE:LINE:COL, exit 1"
+else
+	fail "template error: rc=$rc, first line '$first', expected '$want'"
+fi
+if [ -n "$(ls -A "$T/t/out" 2>/dev/null)" ]; then fail "template error left files behind"; else ok "template error leaves nothing behind"; fi
+
+# ---- a user template that works ----------------------------------------
+printf '# {{scenario.title}}\n\n{{#if deadline}}\n\nDeadline {{time.deadline_s | days}}.\n\n{{/if}}\n\n{{chart zero}}\n' >"$T/t/good.md"
+mkdir -p "$T/t/good"
+if "$BIN" report docs/examples/default-7b.yaml --template "$T/t/good.md" -o "$T/t/good" --format md >/dev/null 2>"$T/err.txt" &&
+   grep -q '^Deadline 30' "$T/t/good/default-7b.md" && [ -s "$T/t/good/default-7b-zero.svg" ]; then
+	ok "user template with a condition and a chart"
+else
+	fail "user template: $(cat "$T/err.txt")"
+fi
+
+if [ "$fails" -gt 0 ]; then
+	echo "cli-report: $fails failure(s)" >&2
+	exit 1
+fi
+echo "cli-report: all checks passed"
