@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "pdf_text.h"
+#include "trainbudget/budget.h"
 #include "trainbudget/render.h"
+#include "trainbudget/scenario.h"
 #include "trainbudget/xalloc.h"
 
 /* ---- the line breaker, with a fake font: every character 1 pt wide ---- */
@@ -514,4 +516,48 @@ Test(render_pdf, long_table_repeats_header_and_stays_in_margins)
 	tb_buf_release(&out);
 	tb_diags_release(&d);
 	S_fixture_free(b);
+}
+
+/* Through the real report model: the default example, a hostile title
+ * printed literally, sections numbered in template order, every table and
+ * chart reaching the page. */
+Test(render_pdf, default_report_end_to_end)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load_file("docs/examples/default-7b.yaml", NULL, 0, &d);
+	cr_assert_not_null(sc);
+	free(sc->title);
+	sc->title = tb_xstrdup("<b>x</b> **not bold** \xE2\x82\xAC");
+	tb_budget b;
+	tb_budget_compute(&sc->inputs, &b);
+	tb_report_options o;
+	memset(&o, 0, sizeof o);
+	o.date = "2026-01-02";
+	o.command = "trainbudget report docs/examples/default-7b.yaml";
+	tb_report *r = tb_report_new(sc, &b, &o, &d);
+	cr_assert_not_null(r);
+	tb_pdf_options po = {TB_PAPER_A4, NULL};
+	tb_buf out;
+	tb_buf_init(&out);
+	cr_assert_eq(tb_render_pdf(r, &po, &out, &d), 0);
+	char *path = S_write(&out);
+	char *text = S_cmd("pdftotext -layout", path, "- 2>/dev/null");
+	cr_expect(strstr(text, "<b>x</b> **not bold** \xE2\x82\xAC"), "%s", text);
+	cr_expect(strstr(text, "Requester"));
+	cr_expect(strstr(text, sc->sha256));
+	/* the ZeRO chart's stages, drawn from the chart model */
+	cr_expect(strstr(text, "ZeRO-3"));
+	/* the outline: a bookmark per top-level section, titled as printed */
+	char *outline = S_cmd("qpdf --json --json-key=outlines", path, "2>/dev/null");
+	cr_expect(strstr(outline, "\"title\": \"1 Verdict\""), "%s", outline);
+	cr_expect(strstr(outline, "\"title\": \"Sign-off\""), "%s", outline);
+	unlink(path);
+	free(outline);
+	free(text);
+	free(path);
+	tb_buf_release(&out);
+	tb_report_free(r);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
 }
