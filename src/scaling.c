@@ -162,6 +162,7 @@ typedef struct S_ctx {
 	const S_fits *fits;
 	double s_per_flop;      /* seconds per 6ND FLOP at the expected MFU */
 	double cost_per_s;      /* the whole cluster's price per second */
+	double n0, ln_n0;       /* the scenario's N: most rows share it */
 } S_ctx;
 
 static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d)
@@ -177,7 +178,7 @@ static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d)
 	r->seconds = r->flops * x->s_per_flop;
 	r->cost = r->seconds * x->cost_per_s;
 	if (S_pos(n) && S_pos(d)) {
-		double ln_n = log(n), ln_d = log(d);
+		double ln_n = n == x->n0 ? x->ln_n0 : log(n), ln_d = log(d);
 		r->loss = S_fc_loss(&x->fits->hoffmann, ln_n, ln_d);
 		r->loss_epoch = S_fc_loss(&x->fits->epoch, ln_n, ln_d);
 	}
@@ -199,7 +200,8 @@ static void S_copy(char *dst, size_t cap, const char *s)
 static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 {
 	tb_chinchilla *c = &b->chinchilla;
-	S_ctx x = { in, fits, 0, 0 };
+	S_ctx x = { in, fits, 0, 0, b->params.active,
+	            S_pos(b->params.active) ? log(b->params.active) : 0 };
 	/* Plans inherit the scenario's model-FLOPs-to-6ND ratio and MFU through
 	 * its own seconds per 6ND FLOP. */
 	if (b->time.known && S_pos(c->compute_flops)) {

@@ -266,10 +266,11 @@ static void S_scan(const tb_inputs *in, tb_budget *b)
 		last = g;
 		tb_gpu_scan_row *r = &t->gpu_scan[t->n_gpu_scan++];
 		r->gpus = g;
+		/* Time scales as 1/GPUs; GPU-hours, hence cost, do not change. */
+		double scale = (double)in->hardware.count / (double)g;
 		for (int k = 0; k < 3; k++) {
-			r->seconds[k] = S_seconds(b->flops.total_model, (double)g,
-			                          t->peak_flops_per_gpu, t->mfu[k]);
-			r->cost[k] = S_cost(r->seconds[k], (double)g, in->hardware.price_per_gpu_hour);
+			r->seconds[k] = t->seconds[k] * scale;
+			r->cost[k] = t->cost[k];
 		}
 	}
 }
