@@ -1337,7 +1337,7 @@ static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
 	const S_node *tr = S_section_map(c, root, "training");
 	const S_node *trkey = S_get_key(root, "training");
 	if (tr && (n = S_get(tr, "tokens"))) {
-		if (!S_quant(c, n, "training.tokens", S_Q_COUNT, "a token count such as 100B or 1.5T", false, 1e18, &t->tokens))
+		if (!S_quant(c, n, "training.tokens", S_Q_COUNT, "a token count such as 100B or 1.5T", false, 1e30, &t->tokens))
 			ok = false;
 	} else {
 		S_err(c, tr ? trkey : root, "missing key 'training.tokens'; expected a token count such as 100B or 1.5T");
@@ -1448,7 +1448,7 @@ static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
 				ok = false;
 		}
 		if ((n = S_get(pn, "inference_tokens"))) {
-			if (S_quant(c, n, "plan.inference_tokens", S_Q_COUNT, "a token count such as 2T", false, 1e20, &pl->inference_tokens))
+			if (S_quant(c, n, "plan.inference_tokens", S_Q_COUNT, "a token count such as 2T", false, 1e30, &pl->inference_tokens))
 				pl->has_inference = true;
 			else
 				ok = false;
