@@ -1,15 +1,60 @@
 #!/bin/sh
-# Runs the example reports under valgrind: zero errors, zero leaks.
+# Runs trainbudget under valgrind (memcheck): zero errors, zero leaks.
+#   sh tests/valgrind.sh BIN
+# Covers the paths a user takes: every example through `estimate` (text and
+# JSON) and a full report (md, html, json, pdf), the built-in default, and
+# the error paths, which free what they half-built: every malformed
+# scenario in tests/scenarios/ and every malformed template in
+# tests/templates/.  Criterion's workers hide ASan leak reports, so this is
+# where leaks are caught.  Exits 1 on the first run with an error or leak,
+# printing valgrind's report.
 set -eu
 bin=$1
-command -v valgrind >/dev/null || { echo "valgrind missing" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "valgrind missing (Debian: valgrind)" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 n=0
+fail=0
+
+# Runs BIN with the given arguments; the exit status of trainbudget itself
+# does not matter here (error paths exit 1), only valgrind's verdict (99).
+vg() {
+	rc=0
+	valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+		--errors-for-leak-kinds=definite,indirect,possible --track-origins=yes \
+		--log-file="$out/vg.log" "$bin" "$@" >/dev/null 2>&1 </dev/null || rc=$?
+	n=$((n + 1))
+	if [ "$rc" -eq 99 ] || [ -s "$out/vg.log" ]; then
+		echo "valgrind: FAIL: $bin $*" >&2
+		cat "$out/vg.log" >&2
+		fail=$((fail + 1))
+	fi
+}
+
+examples=0
 for f in docs/examples/*.yaml; do
 	[ -e "$f" ] || continue
-	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
-		"$bin" report "$f" -o "$out" --format md,html,json,pdf >/dev/null
-	n=$((n + 1))
+	examples=$((examples + 1))
+	vg estimate "$f"
+	vg estimate "$f" --format json
+	vg report "$f" -o "$out/r" --format md,html,json,pdf
 done
-echo "valgrind: $n example reports, 0 errors, 0 leaks"
+if [ "$examples" -eq 0 ]; then
+	echo "valgrind: no docs/examples/*.yaml: nothing to check" >&2
+	exit 1
+fi
+vg estimate
+vg check docs/examples/*.yaml
+for f in tests/scenarios/bad-*.yaml; do
+	[ -e "$f" ] || continue
+	vg check "$f"
+done
+for t in tests/templates/bad-*.md; do
+	[ -e "$t" ] || continue
+	vg report docs/examples/default-7b.yaml --template "$t" -o "$out/bad"
+done
+if [ "$fail" -ne 0 ]; then
+	echo "valgrind: $fail of $n runs had memory errors or leaks" >&2
+	exit 1
+fi
+echo "valgrind: $n runs ($examples examples: estimate, JSON, full report; malformed scenarios and templates): 0 errors, 0 leaks"
