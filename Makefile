@@ -101,8 +101,8 @@ check-san: | test-deps
 	$(MAKE) --no-print-directory BUILD=$(SAN) \
 	  CFLAGS='$(CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
 	  LDFLAGS='$(LDFLAGS) -fsanitize=address,undefined' $(SAN)/trainbudget $(SAN)/tests/run
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(SAN)/tests/run --jobs 2
-	ASAN_OPTIONS=detect_leaks=1 sh tests/cli.sh $(SAN)/trainbudget
+	ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 $(SAN)/tests/run --jobs 2
+	ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 sh tests/cli.sh $(SAN)/trainbudget
 
 check-valgrind: $(BIN) | test-deps
 	@sh tests/valgrind.sh $(BIN)
