@@ -1,0 +1,43 @@
+#!/bin/sh
+# The malformed-template catalogue: every tests/templates/bad-*.md starts
+# with `<!-- expect: FIRST DIAGNOSTIC LINE -->`; rendering the default
+# example through it must exit 1, print exactly that line first on stderr,
+# and write nothing.  Run by tests/cli.sh as `sh tests/cli-templates.sh BIN`.
+set -u
+BIN=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+n=0
+for t in tests/templates/bad-*.md; do
+	[ -e "$t" ] || continue
+	n=$((n + 1))
+	want=$(sed -n '1s/^<!-- expect: \(.*\) -->$/\1/p' "$t")
+	if [ -z "$want" ]; then
+		echo "not ok - $t: first line must be '<!-- expect: <first diagnostic line> -->'"
+		fail=$((fail + 1))
+		continue
+	fi
+	mkdir "$T/o"
+	rc=0
+	"$BIN" report docs/examples/default-7b.yaml --template "$t" -o "$T/o" >"$T/out" 2>"$T/err" || rc=$?
+	got=$(head -n 1 "$T/err")
+	left=$(ls -A "$T/o")
+	if [ "$rc" -eq 1 ] && [ "$got" = "$want" ] && [ -z "$left" ]; then
+		pass=$((pass + 1))
+	else
+		echo "not ok - $t"
+		[ "$rc" -eq 1 ] || echo "    exit $rc, expected 1"
+		[ "$got" = "$want" ] || printf '    first line: %s\n    expected:   %s\n' "$got" "$want"
+		[ -z "$left" ] || echo "    left behind: $left"
+		fail=$((fail + 1))
+	fi
+	rm -rf "$T/o"
+done
+if [ "$n" -eq 0 ]; then
+	echo "not ok - no tests/templates/bad-*.md"
+	exit 1
+fi
+echo "cli-templates: $pass of $n malformed templates give their exact first diagnostic, exit 1, no output"
+[ "$fail" -eq 0 ]
