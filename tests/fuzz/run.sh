@@ -2,7 +2,8 @@
 # Runs each libFuzzer target for SECONDS on a corpus seeded from the repo.
 #   sh tests/fuzz/run.sh DIR SECONDS TARGET...
 # Corpora persist in DIR/corpus/<target> (so campaigns add up); crashes go
-# to DIR/crashes/<target>/; each run's log to DIR/logs/<target>.log, whose
+# to DIR/crashes/<target>/ (a crash kept for good goes to
+# tests/fuzz/regress/<target>/, replayed before each run); each run's log to DIR/logs/<target>.log, whose
 # last lines (executions, coverage, features) are printed.  Exits 1 when a
 # target found a crash, so `make fuzz` fails.
 set -eu
@@ -42,6 +43,17 @@ for t in "$@"; do
 	mkdir -p "$dir/crashes/$t" "$dir/logs"
 	dict=""
 	[ -f "tests/fuzz/$t.dict" ] && dict="-dict=tests/fuzz/$t.dict"
+	# Every input that once crashed a target is replayed first.
+	reg=$(ls tests/fuzz/regress/"$t"/* 2>/dev/null || true)
+	if [ -n "$reg" ]; then
+		# shellcheck disable=SC2086
+		if "$dir/fuzz_$t" $reg >"$dir/logs/$t.regress.log" 2>&1; then
+			echo "fuzz: $t: $(echo "$reg" | wc -l) regression inputs replayed, none fails"
+		else
+			status=1
+			echo "fuzz: $t: a REGRESSION input fails again: see $dir/logs/$t.regress.log" >&2
+		fi
+	fi
 	echo "fuzz: $t for ${secs}s (corpus $dir/corpus/$t)"
 	# shellcheck disable=SC2086
 	if ! nice "$dir/fuzz_$t" -max_total_time="$secs" -max_len="$(maxlen "$t")" \
