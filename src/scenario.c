@@ -1387,6 +1387,9 @@ static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
 		ok = false;
 	}
 	S_load_mfu(c, hw ? S_get(hw, "mfu") : NULL, h->mfu, &ok);
+	sc->mfu_assumed = !hw || !S_get(hw, "mfu");
+	sc->gpu_assumed = !hw || !S_get(hw, "gpu");
+	sc->price_assumed = !hw || !S_get(hw, "price_per_gpu_hour");
 	h->price_per_gpu_hour = 2.00;
 	snprintf(h->currency, sizeof h->currency, "USD");
 	h->pue = 1.0;

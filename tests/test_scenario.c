@@ -174,6 +174,9 @@ Test(scenario, defaults_documented)
 	cr_assert_eq(in->model.head_dim, 128);
 	cr_assert_eq(in->model.kv_heads, 32);
 	cr_assert_null(sc->author);
+	cr_assert(sc->price_assumed);
+	cr_assert(sc->mfu_assumed);
+	cr_assert(!sc->gpu_assumed);
 	cr_assert_str_eq(sc->name, "mem");
 	cr_assert_str_eq(sc->title, "t");
 	tb_scenario_free(sc);
@@ -191,6 +194,7 @@ Test(scenario, mfu_forms)
 	cr_assert_eq(sc->inputs.hardware.mfu[0], 0.4);
 	cr_assert_eq(sc->inputs.hardware.mfu[1], 0.4);
 	cr_assert_eq(sc->inputs.hardware.mfu[2], 0.4);
+	cr_assert(!sc->mfu_assumed);
 	tb_scenario_free(sc);
 	tb_diags_release(&d);
 	sc = S_load_text(S_base, two, 1, &d);

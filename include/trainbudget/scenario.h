@@ -6,6 +6,7 @@
 #ifndef TB_SCENARIO_H
 #define TB_SCENARIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "trainbudget/diag.h"
 #include "trainbudget/inputs.h"
@@ -23,6 +24,11 @@ typedef struct tb_scenario {
 	char **sets;        /* the --set KEY=VALUE strings applied, in order */
 	size_t nsets;
 	tb_inputs inputs;
+	/* Inputs the loader defaulted rather than the user gave, so a report
+	 * can label them as assumptions. */
+	bool price_assumed;     /* hardware.price_per_gpu_hour absent: 2.00 USD */
+	bool mfu_assumed;       /* hardware.mfu absent: [0.25, 0.35, 0.45] */
+	bool gpu_assumed;       /* hardware.gpu absent: h100-sxm */
 } tb_scenario;
 
 /* Loads `len` bytes of YAML named `path` (used in diagnostics, and to find
