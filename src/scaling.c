@@ -67,16 +67,17 @@ double tb_scaling_loss(const tb_fit *f, double params, double tokens)
 typedef struct S_fc {
 	const tb_fit *f;
 	bool ok;
-	double g, a;            /* G and a of Eq. 4 */
+	double g, ln_g, a;      /* G, ln G and a of Eq. 4 */
 } S_fc;
 
 static S_fc S_fc_make(const tb_fit *f)
 {
-	S_fc fc = { f, S_fit_ok(f), 0, 0 };
+	S_fc fc = { f, S_fit_ok(f), 0, 0, 0 };
 	if (fc.ok) {
 		double b;
 		tb_scaling_exponents(f, &fc.a, &b);
-		fc.g = pow(f->alpha * f->A / (f->beta * f->B), 1.0 / (f->alpha + f->beta));
+		fc.ln_g = log(f->alpha * f->A / (f->beta * f->B)) / (f->alpha + f->beta);
+		fc.g = exp(fc.ln_g);
 		fc.ok = isfinite(fc.g) && fc.g > 0;
 	}
 	return fc;
@@ -84,12 +85,12 @@ static S_fc S_fc_make(const tb_fit *f)
 
 /* N_opt = G (C/6)^a and D_opt = (C/6)/N_opt, the same as G^-1 (C/6)^b
  * because a + b = 1. */
-static void S_fc_optimum(const S_fc *fc, double c, double *n, double *d)
+static void S_fc_optimum(const S_fc *fc, double c, double ln_c6, double *n, double *d)
 {
 	*n = *d = 0;
 	if (!fc->ok || !S_pos(c))
 		return;
-	double nn = fc->g * pow(c / 6, fc->a);
+	double nn = fc->g * exp(fc->a * ln_c6);
 	double dd = S_div(c / 6, nn);
 	if (S_pos(nn) && S_pos(dd)) {
 		*n = nn;
@@ -97,13 +98,18 @@ static void S_fc_optimum(const S_fc *fc, double c, double *n, double *d)
 	}
 }
 
-/* L from ln N and ln D: exp() is several times cheaper than pow(). */
-static double S_fc_loss(const S_fc *fc, double ln_n, double ln_d)
+/* The two terms of L, A/N^alpha and B/D^beta, from logarithms: exp() is
+ * cheaper than pow(), and the plans share most of their logarithms. */
+static double S_fc_nterm(const S_fc *fc, double ln_n)
+{
+	return fc->ok ? fc->f->A * exp(-fc->f->alpha * ln_n) : 0;
+}
+
+static double S_fc_loss(const S_fc *fc, double nterm, double ln_d)
 {
 	if (!fc->ok)
 		return 0;
-	const tb_fit *f = fc->f;
-	double l = f->E + f->A * exp(-f->alpha * ln_n) + f->B * exp(-f->beta * ln_d);
+	double l = fc->f->E + nterm + fc->f->B * exp(-fc->f->beta * ln_d);
 	return isfinite(l) ? l : 0;
 }
 
@@ -121,8 +127,9 @@ static void S_optimum(const S_fits *fits, double c, tb_optimum *o)
 	o->compute_flops = c;
 	o->params = sqrt(c / 120);
 	o->tokens = 20 * o->params;
-	S_fc_optimum(&fits->hoffmann, c, &o->params_fit, &o->tokens_fit);
-	S_fc_optimum(&fits->epoch, c, &o->params_epoch, &o->tokens_epoch);
+	double ln_c6 = log(c / 6);
+	S_fc_optimum(&fits->hoffmann, c, ln_c6, &o->params_fit, &o->tokens_fit);
+	S_fc_optimum(&fits->epoch, c, ln_c6, &o->params_epoch, &o->tokens_epoch);
 }
 
 /* Writes k as digits ("2", "1.5", "10") into dst; no snprintf here. */
@@ -162,10 +169,14 @@ typedef struct S_ctx {
 	const S_fits *fits;
 	double s_per_flop;      /* seconds per 6ND FLOP at the expected MFU */
 	double cost_per_s;      /* the whole cluster's price per second */
-	double n0, ln_n0;       /* the scenario's N: most rows share it */
+	double n0;              /* the scenario's N: most rows share it, */
+	double nterm0[2];       /* and its A/N^alpha for both fits */
 } S_ctx;
 
-static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d)
+/* One plan; ln_n and ln_d are the caller's, who can mostly derive them
+ * without calling log(). */
+static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d,
+                          double ln_n, double ln_d)
 {
 	tb_chinchilla *c = &b->chinchilla;
 	if (c->n_plans >= TB_PLANS_MAX)
@@ -178,9 +189,11 @@ static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d)
 	r->seconds = r->flops * x->s_per_flop;
 	r->cost = r->seconds * x->cost_per_s;
 	if (S_pos(n) && S_pos(d)) {
-		double ln_n = n == x->n0 ? x->ln_n0 : log(n), ln_d = log(d);
-		r->loss = S_fc_loss(&x->fits->hoffmann, ln_n, ln_d);
-		r->loss_epoch = S_fc_loss(&x->fits->epoch, ln_n, ln_d);
+		bool same = n == x->n0;
+		double th = same ? x->nterm0[0] : S_fc_nterm(&x->fits->hoffmann, ln_n);
+		double te = same ? x->nterm0[1] : S_fc_nterm(&x->fits->epoch, ln_n);
+		r->loss = S_fc_loss(&x->fits->hoffmann, th, ln_d);
+		r->loss_epoch = S_fc_loss(&x->fits->epoch, te, ln_d);
 	}
 	r->lifetime_flops = r->flops;
 	if (x->in->plan.has_inference && S_pos(x->in->plan.inference_tokens))
@@ -200,23 +213,31 @@ static void S_copy(char *dst, size_t cap, const char *s)
 static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 {
 	tb_chinchilla *c = &b->chinchilla;
-	S_ctx x = { in, fits, 0, 0, b->params.active,
-	            S_pos(b->params.active) ? log(b->params.active) : 0 };
+	double n = b->params.active, d = in->training.tokens;
+	bool nd = S_pos(n) && S_pos(d);
+	double ln_n = nd ? log(n) : 0, ln_d = nd ? log(d) : 0;
+	double ln_c6 = ln_n + ln_d;             /* C/6 = N D */
+	S_ctx x = { in, fits, 0, 0, n,
+	            { S_fc_nterm(&fits->hoffmann, ln_n), S_fc_nterm(&fits->epoch, ln_n) } };
 	/* Plans inherit the scenario's model-FLOPs-to-6ND ratio and MFU through
 	 * its own seconds per 6ND FLOP. */
 	if (b->time.known && S_pos(c->compute_flops)) {
 		x.s_per_flop = S_div(b->time.seconds[1], c->compute_flops);
 		x.cost_per_s = (double)in->hardware.count * in->hardware.price_per_gpu_hour / 3600;
 	}
-	double n = b->params.active, d = in->training.tokens;
 	tb_plan_row *r;
 
+	/* ln N and ln D of each plan from the scenario's: C/6 = N D, the
+	 * 20-token optimum has N^2 = (C/6)/20, the fit's N = G (C/6)^a. */
+	double ln_n20 = 0.5 * (ln_c6 - log(20.0));
+	double ln_nfit = fits->hoffmann.ln_g + fits->hoffmann.a * ln_c6;
+
 	c->n_plans = 0;
-	if ((r = S_row(b, &x, n, d)))
+	if ((r = S_row(b, &x, n, d, ln_n, ln_d)))
 		S_copy(r->label, sizeof r->label, "as planned");
-	if ((r = S_row(b, &x, c->optimal_params, c->optimal_tokens)))
+	if ((r = S_row(b, &x, c->optimal_params, c->optimal_tokens, ln_n20, ln_c6 - ln_n20)))
 		S_copy(r->label, sizeof r->label, "compute-optimal, 20 tokens/param");
-	if ((r = S_row(b, &x, c->run.params_fit, c->run.tokens_fit)))
+	if ((r = S_row(b, &x, c->run.params_fit, c->run.tokens_fit, ln_nfit, ln_c6 - ln_nfit)))
 		S_copy(r->label, sizeof r->label, "compute-optimal, Hoffmann fit");
 
 	static const double dflt[] = { 1, 2, 5 };
@@ -229,14 +250,16 @@ static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 		if (!S_pos(k))
 			continue;
 		/* Fixed model size: k times the 20-tokens-per-parameter data. */
-		if (S_pos(n) && (r = S_row(b, &x, n, k * 20 * n)))
+		double ln_k = log(k);
+		if (S_pos(n) && (r = S_row(b, &x, n, k * 20 * n, ln_n, ln_k + log(20.0) + ln_n)))
 			S_label(r->label, sizeof r->label, k, "x tokens, same N");
 		/* Fixed compute: a smaller model on more data; k = 1 is the
 		 * compute-optimal row already listed. */
 		if (k != 1 && S_pos(c->optimal_params)) {
 			double nk_params = c->optimal_params / sqrt(k);
 			double dk = S_div(c->compute_flops, 6 * nk_params);
-			if ((r = S_row(b, &x, nk_params, dk)))
+			double ln_nk = ln_n20 - 0.5 * ln_k;
+			if ((r = S_row(b, &x, nk_params, dk, ln_nk, ln_c6 - ln_nk)))
 				S_label(r->label, sizeof r->label, k, "x over-trained, same C");
 		}
 	}
@@ -326,10 +349,6 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 	c->tokens_per_param = S_div(c->optimal_tokens, c->optimal_params);
 	c->scenario_tokens_per_param = S_div(d, n);
 	c->loss_known = S_pos(n) && S_pos(d) && S_fit_ok(&tb_fit_hoffmann);
-	if (c->loss_known) {
-		c->loss = S_fc_loss(&fits.hoffmann, log(n), log(d));
-		c->loss_epoch = S_fc_loss(&fits.epoch, log(n), log(d));
-	}
 	if (b->params.total > n * 1.000001 && S_pos(n))
 		tb_budget_warn(b, "scaling laws use the active parameters (%.1fB of %.1fB); the fits are for dense models",
 		               n / 1e9, b->params.total / 1e9);
@@ -345,6 +364,11 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 		          &c->budget);
 	}
 	S_plans(in, &fits, b);
+	/* The first plan is the scenario as given. */
+	if (c->loss_known && c->n_plans > 0) {
+		c->loss = c->plans[0].loss;
+		c->loss_epoch = c->plans[0].loss_epoch;
+	}
 	S_derivs(in, &fits, b);
 	if (c->has_deadline) {
 		tb_deriv *dv = tb_budget_add_deriv(b, "chinchilla.deadline_compute",
