@@ -20,7 +20,7 @@ static const char S_css[] =
 	"*{box-sizing:border-box}\n"
 	"body{margin:0;color:var(--fg);background:#fff;"
 	"font:16px/1.55 system-ui,-apple-system,\"Segoe UI\",Roboto,\"DejaVu Sans\",sans-serif}\n"
-	"main{max-width:62rem;margin:0 auto;padding:2rem 1.5rem 4rem}\n"
+	"main{max-width:72rem;margin:0 auto;padding:2rem 1.5rem 4rem}\n"
 	"h1{font-size:2rem;line-height:1.2;margin:0 0 .6rem}\n"
 	"h2{font-size:1.4rem;margin:2.4rem 0 .7rem;padding-bottom:.25rem;"
 	"border-bottom:1px solid var(--rule)}\n"
@@ -36,6 +36,7 @@ static const char S_css[] =
 	"text-align:left;vertical-align:top}\n"
 	"th{border-bottom:2px solid #8c959f;font-weight:600;color:var(--head)}\n"
 	"th.num,td.num{text-align:right;white-space:nowrap}\n"
+	"td:first-child{min-width:12rem}\n"
 	"tbody tr:nth-child(even){background:#f6f8fa}\n"
 	"td.good{color:var(--good);font-weight:700}\n"
 	"td.warn{color:var(--warn);font-weight:700}\n"
@@ -143,9 +144,13 @@ static void S_html_chart(tb_buf *o, const tb_chart *c)
 		tb_buf_puts(o, "</p>\n");
 	}
 	free(svg);
-	tb_buf_puts(o, "<figcaption>");
-	S_esc(o, c->title);
-	tb_buf_puts(o, "</figcaption>\n</figure>");
+	/* the SVG draws its own title; a caption only stands in for a missing one */
+	if (!p) {
+		tb_buf_puts(o, "<figcaption>");
+		S_esc(o, c->title);
+		tb_buf_puts(o, "</figcaption>\n");
+	}
+	tb_buf_puts(o, "</figure>");
 }
 
 static void S_html_deriv(tb_buf *o, const tb_derivation *d)

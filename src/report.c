@@ -889,24 +889,29 @@ static void S_table_optimum(tb_report *r, tb_table *t)
 {
 	const tb_chinchilla *ch = &r->b->chinchilla;
 	S_tab tb;
-	static const char *const h[] = { "Compute", "FLOPs", "Parameters (D = 20N)", "Tokens (D = 20N)",
-	                                 "Parameters (Hoffmann fit)", "Tokens (Hoffmann fit)",
-	                                 "Parameters (Epoch AI fit)", "Tokens (Epoch AI fit)", NULL };
-	S_tab_init(&tb, t, NULL, h, "lrrrrrrr");
+	static const char *const h[] = { "Compute", "FLOPs", "Method", "Parameters", "Tokens", NULL };
+	S_tab_init(&tb, t, NULL, h, "lrlrr");
 	const tb_optimum *rows[3] = { &ch->run, ch->has_deadline ? &ch->deadline : NULL,
 	                              ch->has_budget ? &ch->budget : NULL };
 	static const char *const labels[] = { "This run", "Within the deadline", "Within the budget" };
 	for (int i = 0; i < 3; i++) {
-		if (!rows[i])
+		const tb_optimum *o = rows[i];
+		if (!o)
 			continue;
-		S_tab_str(&tb, labels[i]);
-		S_tab_num(&tb, r, S_F_SCI, rows[i]->compute_flops);
-		S_tab_num(&tb, r, S_F_COUNT, rows[i]->params);
-		S_tab_num(&tb, r, S_F_COUNT, rows[i]->tokens);
-		S_tab_num(&tb, r, S_F_COUNT, rows[i]->params_fit);
-		S_tab_num(&tb, r, S_F_COUNT, rows[i]->tokens_fit);
-		S_tab_num(&tb, r, S_F_COUNT, rows[i]->params_epoch);
-		S_tab_num(&tb, r, S_F_COUNT, rows[i]->tokens_epoch);
+		static const char *const methods[] = { "D = 20N", "Hoffmann et al. 2022 fit",
+		                                       "Epoch AI 2024 fit" };
+		double np[3] = { o->params, o->params_fit, o->params_epoch };
+		double nt[3] = { o->tokens, o->tokens_fit, o->tokens_epoch };
+		for (int k = 0; k < 3; k++) {
+			S_tab_str(&tb, k == 0 ? labels[i] : "");
+			if (k == 0)
+				S_tab_num(&tb, r, S_F_SCI, o->compute_flops);
+			else
+				S_tab_str(&tb, "");
+			S_tab_str(&tb, methods[k]);
+			S_tab_num(&tb, r, S_F_COUNT, np[k]);
+			S_tab_num(&tb, r, S_F_COUNT, nt[k]);
+		}
 	}
 }
 
