@@ -241,10 +241,11 @@ int main(int argc, char **argv)
 		perror(outpath);
 		return 2;
 	}
-	char cpu[256], compiler[256], kernel[256];
+	char cpu[256], compiler[256], kernel[256], load[256];
 	S_shell_line("lscpu | sed -n 's/^Model name: *//p'", cpu, sizeof cpu);
 	S_shell_line("cc --version | head -n 1", compiler, sizeof compiler);
 	S_shell_line("uname -sr", kernel, sizeof kernel);
+	S_shell_line("cut -d' ' -f1-3 /proc/loadavg", load, sizeof load);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	char date[32];
 	time_t now = time(NULL);
@@ -255,8 +256,9 @@ int main(int argc, char **argv)
 	        "## Machine\n\n"
 	        "| | |\n|---|---|\n"
 	        "| CPU | %s |\n| Cores online | %ld (shared with other jobs while measured) |\n"
+	        "| Load average (1, 5, 15 min) at the start | %s |\n"
 	        "| Kernel | %s |\n| Compiler | %s |\n| Flags | `%s` |\n| Date | %s |\n\n",
-	        cpu[0] ? cpu : "unknown", ncpu, kernel, compiler, flags, date);
+	        cpu[0] ? cpu : "unknown", ncpu, load[0] ? load : "unknown", kernel, compiler, flags, date);
 	fprintf(o, "## The calculators alone\n\n"
 	        "`tb_budget_compute` over a grid of %zu scenarios (every model preset x 1 to 16,384 GPUs "
 	        "x 1e9 to 1.5e13 tokens x 5 precisions x 6 optimizers x ZeRO 0-3 x 3 checkpointing modes, "
