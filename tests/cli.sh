@@ -219,6 +219,15 @@ grep -q 'is not a directory' "$T/err" && ok "exit 3 says why" || no "exit 3 says
 expect_rc 3 "report -o under a regular file" "$BIN" report -o "$T/plain-file/sub"
 rm -f "$T/plain-file"
 
+# A template error is invalid input: exit 1, located, nothing written.
+printf '# Title\n\nSome {{no.such.figure}} text.\n' >"$T/bad-template.md"
+mkdir "$T/bt"
+expect_rc 1 "report --template with an unknown placeholder" "$BIN" report --template "$T/bad-template.md" -o "$T/bt"
+head -n 1 "$T/err" | grep -q "^$T/bad-template.md:3:6: error: " && ok "the template error points at 3:6" \
+	|| no "the template error points at 3:6" "$(head -n 1 "$T/err")"
+empty_dir "$T/bt" && ok "a template error writes nothing" || no "a template error writes nothing" "$(ls -A "$T/bt")"
+rm -rf "$T/bt" "$T/bad-template.md"
+
 # A PDF that cannot be drawn (no fonts) is an output error, and the other
 # formats of the run are not written either.
 expect_rc 3 "report without fonts" "$BIN" report --format md,pdf --font-dir "$T/no-fonts" -o "$T/nf"
