@@ -55,11 +55,12 @@ for t in "$@"; do
 		fi
 	fi
 	echo "fuzz: $t for ${secs}s (corpus $dir/corpus/$t)"
+	echo "fuzz-run: target=$t seconds=$secs max_len=$(maxlen "$t") date=$(date -u +%Y-%m-%dT%H:%MZ)" >"$dir/logs/$t.log"
 	# shellcheck disable=SC2086
 	if ! nice "$dir/fuzz_$t" -max_total_time="$secs" -max_len="$(maxlen "$t")" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$dir/crashes/$t/" $dict \
-		"$dir/corpus/$t" >"$dir/logs/$t.log" 2>&1; then
+		"$dir/corpus/$t" >>"$dir/logs/$t.log" 2>&1; then
 		status=1
 		echo "fuzz: $t FOUND A CRASH: see $dir/logs/$t.log and $dir/crashes/$t/" >&2
 	fi
