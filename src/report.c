@@ -664,8 +664,14 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		S_tab_own(&tb, tb_buf_detach(&o, NULL));
 	}
 	S_tab_str(&tb, "GPU");
-	S_tab_fmt(&tb, "%lld × %s", (long long)in->hardware.count,
-	          in->hardware.gpu.label[0] ? in->hardware.gpu.label : in->hardware.gpu.name);
+	{
+		tb_buf o;
+		tb_buf_init(&o);
+		S_fmt(&o, S_F_GROUPED, (double)in->hardware.count, NULL);
+		tb_buf_printf(&o, " × %s", in->hardware.gpu.label[0] ? in->hardware.gpu.label
+		                                                    : in->hardware.gpu.name);
+		S_tab_own(&tb, tb_buf_detach(&o, NULL));
+	}
 	S_tab_str(&tb, "Dense peak per GPU");
 	{
 		tb_buf o;
@@ -1441,19 +1447,24 @@ static void S_verdict(tb_report *r)
 		S_fmt(&o, S_F_DAYS, tm->seconds[1], NULL);
 		tb_buf_puts(&o, " at ");
 		S_fmt(&o, S_F_PCT, tm->mfu[1], NULL);
-		tb_buf_printf(&o, " MFU on %lld GPUs.", (long long)in->hardware.count);
+		tb_buf_puts(&o, " MFU on ");
+		S_fmt(&o, S_F_GROUPED, (double)in->hardware.count, NULL);
+		tb_buf_puts(&o, " GPUs.");
 	}
 	r->verdict[n].outcome = oc;
 	r->verdict[n++].text = tb_buf_detach(&o, NULL);
 
 	/* cost: seconds[0] is the low MFU, so cost[2] is the cheapest */
-	tb_buf_puts(&o, "Costs ");
-	S_fmt(&o, S_F_MONEY, tm->cost[2], cur);
-	tb_buf_puts(&o, " to ");
-	S_fmt(&o, S_F_MONEY, tm->cost[0], cur);
-	tb_buf_puts(&o, " (");
-	S_fmt(&o, S_F_MONEY, tm->cost[1], cur);
-	tb_buf_puts(&o, " expected)");
+	char *lo = S_fmts(S_F_MONEY, tm->cost[2], cur);
+	char *hi = S_fmts(S_F_MONEY, tm->cost[0], cur);
+	char *ex = S_fmts(S_F_MONEY, tm->cost[1], cur);
+	if (strcmp(lo, hi) == 0)
+		tb_buf_printf(&o, "Costs %s", ex);  /* a single MFU: no range */
+	else
+		tb_buf_printf(&o, "Costs %s to %s (%s expected)", lo, hi, ex);
+	free(lo);
+	free(hi);
+	free(ex);
 	if (tm->has_budget) {
 		oc = tm->within_budget ? TB_OUTCOME_GOOD : TB_OUTCOME_BAD;
 		tb_buf_puts(&o, tm->within_budget ? ", within the budget of " : ", over the budget of ");
