@@ -13,12 +13,13 @@ total=0
 hit=0
 for src in src/*.c; do
 	base=$(basename "$src" .c)
-	obj=$dir/$base.o
 	[ -f "$dir/$base.gcno" ] || { printf '%-22s %s\n' "$src" "not built" >>"$out"; continue; }
 	# gcov prints "File 'src/x.c'" then "Lines executed:P% of N" per file;
 	# keep the one for the source itself, not its headers.
-	line=$( (cd "$dir/gcov" && gcov -o "$OLDPWD/$dir" "$OLDPWD/$src" 2>/dev/null) |
+	# From the repository root, where the .gcno files say the sources are.
+	line=$(gcov -n -o "$dir" "$src" 2>/dev/null |
 		awk -v f="$src" '/^File /{cur=$2} /^Lines executed/{ if (index(cur, f)) { print; exit } }')
+	gcov -t -o "$dir" "$src" >"$dir/gcov/$base.c.gcov" 2>/dev/null || true
 	pct=$(echo "$line" | sed -n 's/^Lines executed:\([0-9.]*\)% of \([0-9]*\)$/\1/p')
 	n=$(echo "$line" | sed -n 's/^Lines executed:\([0-9.]*\)% of \([0-9]*\)$/\2/p')
 	if [ -z "$n" ]; then
@@ -30,7 +31,6 @@ for src in src/*.c; do
 	total=$((total + n))
 	hit=$((hit + h))
 	printf '%-22s %6.2f%% of %5d lines\n' "$src" "$pct" "$n" >>"$out"
-	: "$obj"
 done
 awk -v h="$hit" -v t="$total" 'BEGIN { printf "%-22s %6.2f%% of %5d lines\n", "TOTAL", (t ? 100 * h / t : 0), t }' >>"$out"
 cat "$out"
