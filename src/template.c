@@ -505,7 +505,8 @@ static void S_pos(S_posmap *pm, const char *lit, size_t off, size_t *line, size_
 {
 	if (pm->w != S_IN_CODE_BLOCK) {
 		*line = pm->line0;
-		*col = pm->col0 ? pm->col0 + off + (pm->w == S_IN_CODE ? 1 : 0) : 0;
+		/* cmark starts a code span at its content, past the backticks */
+		*col = pm->col0 ? pm->col0 + off : 0;
 		return;
 	}
 	for (; pm->scanned < off; pm->scanned++)
