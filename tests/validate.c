@@ -250,7 +250,7 @@ static void S_zero_figure1(void)
 		S_add(fig, S_ref(path), states / 1e9, "GB", 0, 0.05,
 		      "Rajbhandari et al. 2020 (ZeRO), Figure 1; published.yaml zero.figure1");
 	}
-	S_note("printed to one decimal; tolerance is that rounding");
+	S_note("Printed to one decimal; tolerance is that rounding");
 }
 
 static void S_zero_gpt2(void)
@@ -278,7 +278,7 @@ static void S_chinchilla_table3(void)
 		S_add(fig, c, S_b.flops.total_6nd, "FLOP", 1, 0.05,
 		      "Hoffmann et al. 2022, Table 3; published.yaml chinchilla.table3");
 		if (i == 3)
-			S_note("the paper's 1.5T tokens for 67B is rounded (6ND/C = 1.047)");
+			S_note("The paper's 1.5T tokens for 67B is rounded (6ND/C = 1.047)");
 	}
 }
 
@@ -353,7 +353,7 @@ static void S_gpt3_flops(void)
 	S_add("GPT-3 175B training compute (175B params x 300B tokens, 6ND)", 3.14e23,
 	      S_b.flops.total_6nd, "FLOP", 1, 0.01,
 	      "Brown et al. 2020 (GPT-3), arXiv:2005.14165, Table D.1 (3.14E+23 total train compute)");
-	S_note("the paper's figure is 6ND with N and D as listed in Table D.1");
+	S_note("The paper's figure is 6ND with N and D as listed in Table D.1");
 }
 
 static void S_palm_mfu(void)
@@ -371,7 +371,7 @@ static void S_palm_mfu(void)
 		return;
 	S_add("PaLM 540B model FLOPs utilization from 238.3K tokens/s on 6144 TPU v4", 0.462,
 	      S_b.time.achieved_mfu, "", 0, 0.005, "%s", S_src_palm);
-	S_note("model FLOPs per token 6N + 12LHQT (PaLM App. B; published.yaml palm.mfu_formula), "
+	S_note("Model FLOPs per token 6N + 12LHQT (PaLM App. B; published.yaml palm.mfu_formula), "
 	       "N from the Table 1 shape, Q = 256; peak 275 TFLOP/s bf16");
 	S_add("PaLM 540B parameters from the Table 1 shape", S_ref("palm.table1/expected.rows.2.params_B") * 1e9,
 	      S_b.params.total, "params", 1, 0.005, "%s", "Chowdhery et al. 2022, Table 1; published.yaml palm.table1");
@@ -382,8 +382,9 @@ static void S_palm_mfu(void)
  * reconstructs the family. */
 static void S_llama2(void)
 {
-	static const struct { const char *preset; double hours; } m[] = {
-		{ "llama-2-7b", 184320 }, { "llama-2-13b", 368640 }, { "llama-2-70b", 1720320 },
+	static const struct { const char *preset, *label; double hours; } m[] = {
+		{ "llama-2-7b", "7B", 184320 }, { "llama-2-13b", "13B", 368640 },
+		{ "llama-2-70b", "70B", 1720320 },
 	};
 	double implied[3], mean = 0;
 	for (int i = 0; i < 3; i++) {
@@ -401,10 +402,10 @@ static void S_llama2(void)
 		          "  mfu: %.6f\nparallelism:\n  tensor: 8\n", m[i].preset, mean) != 0)
 			return;
 		snprintf(fig, sizeof fig, "Llama 2 %s pre-training GPU-hours, 2T tokens, A100-80GB",
-		         m[i].preset + 8);
+		         m[i].label);
 		S_add(fig, m[i].hours, S_b.time.gpu_hours[1], "GPU-h", 1, 0.10,
 		      "Touvron et al. 2023 (Llama 2), arXiv:2307.09288, Table 2 (Sec. 2.2.1)");
-		S_note("one MFU for the family, %.3f (the mean of the implied %.3f, %.3f, %.3f), "
+		S_note("One MFU for the family, %.3f (the mean of the implied %.3f, %.3f, %.3f), "
 		       "on 312 TFLOP/s bf16", mean, implied[0], implied[1], implied[2]);
 	}
 }
@@ -446,21 +447,32 @@ static void S_deepseek(void)
 	S_add("DeepSeek-V3 total H800 GPU-hours (adds 119K context extension, 5K post-training)",
 	      2788e3, S_b.time.gpu_hours[1] + 124e3, "GPU-h", 1, 0.10,
 	      "DeepSeek-AI 2024 (DeepSeek-V3), arXiv:2412.19437, Table 1");
-	S_note("the 124K of later stages are taken from the table, not estimated");
+	S_note("The 124K of later stages are taken from the table, not estimated");
 }
 
 /* ---- output ----------------------------------------------------------- */
 
+/* GPU-hours grouped in thousands (184,320), the rest to 4 significant
+ * digits; fractions as percentages. */
 static void S_num(FILE *o, double v, const char *unit)
 {
-	if (!isfinite(v))
+	if (!isfinite(v)) {
 		fputs("n/a", o);
-	else if (unit[0] == '\0')
+	} else if (unit[0] == '\0') {
 		fprintf(o, "%.2f%%", v * 100);
-	else if (fabs(v) >= 1e5 || (fabs(v) < 1e-2 && v != 0))
+	} else if (strcmp(unit, "GPU-h") == 0 && v >= 0 && v < 1e12) {
+		char d[32], g[48];
+		int n = snprintf(d, sizeof d, "%.0f", v), k = 0;
+		for (int i = 0; i < n; i++) {
+			if (i && (n - i) % 3 == 0)
+				g[k++] = ',';
+			g[k++] = d[i];
+		}
+		g[k] = '\0';
+		fprintf(o, "%s %s", g, unit);
+	} else {
 		fprintf(o, "%.4g %s", v, unit);
-	else
-		fprintf(o, "%.4g %s", v, unit);
+	}
 }
 
 static int S_write(const char *path, const char *refsrc)
