@@ -6,6 +6,7 @@
 #include "calc.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +24,11 @@ const tb_fit tb_fit_epoch = {
 
 void tb_budget_compute(const tb_inputs *in, tb_budget *out)
 {
-	memset(out, 0, sizeof *out);
+	/* The derivation and warning arrays are most of the struct (about
+	 * 27 KB) and are only read up to their counts, so zeroing them would
+	 * cost more than the calculators themselves. */
+	memset(out, 0, offsetof(tb_budget, derivs));
+	out->n_warnings = 0;
 	tb_params_compute(in, out);
 	tb_flops_compute(in, out);
 	tb_memory_compute(in, out);
@@ -43,7 +48,7 @@ const tb_deriv *tb_budget_deriv(const tb_budget *b, const char *key)
 
 /* A full list hands back a scratch entry, so the steps never need to check
  * for NULL; what they write there is dropped. */
-static tb_deriv S_scratch_deriv;
+static _Thread_local tb_deriv S_scratch_deriv;
 
 tb_deriv *tb_budget_add_deriv(tb_budget *b, const char *key, const char *title,
                               const char *sym, const char *formula,

@@ -1269,15 +1269,6 @@ static void S_derivation(tb_derivation *dv, const tb_deriv *src)
 	tb_buf_release(&o);
 }
 
-static const tb_deriv *S_find_deriv(const tb_budget *b, const char *key)
-{
-	int n = b->n_derivs < TB_DERIVS_MAX ? b->n_derivs : TB_DERIVS_MAX;
-	for (int i = 0; i < n; i++)
-		if (b->derivs[i].key && strcmp(b->derivs[i].key, key) == 0)
-			return &b->derivs[i];
-	return NULL;
-}
-
 /* ---- directives ------------------------------------------------------ */
 
 static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *arg,
@@ -1326,7 +1317,7 @@ static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *ar
 				S_note_para(into, "No derivations were recorded for this scenario.");
 			return TB_TPL_OK;
 		}
-		const tb_deriv *dv = S_find_deriv(b, arg);
+		const tb_deriv *dv = tb_budget_deriv(b, arg);
 		if (!dv) {
 			size_t k = 0;
 			while (k < S_NDERIV_KEYS && strcmp(S_deriv_keys[k], arg) != 0)
