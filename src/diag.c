@@ -1,6 +1,7 @@
 #include "trainbudget/diag.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,12 +80,43 @@ static const char *S_level_name(tb_diag_level l)
 	return "error";
 }
 
+/* Readers scan a file top to bottom, so diagnostics print in source order
+ * per file (files in the order they first appear), whatever pass of the
+ * loader found them.  Stable: equal positions keep their order. */
+static bool S_before(const tb_diags *d, size_t i, size_t j)
+{
+	const tb_diag *a = &d->items[i], *b = &d->items[j];
+	if (strcmp(a->file, b->file) != 0) {
+		for (size_t k = 0; k < d->n; k++) {
+			if (strcmp(d->items[k].file, a->file) == 0)
+				return true;
+			if (strcmp(d->items[k].file, b->file) == 0)
+				return false;
+		}
+	}
+	if (a->line != b->line)
+		return a->line < b->line;
+	if (a->col != b->col)
+		return a->col < b->col;
+	return i < j;
+}
+
 char *tb_diags_format(const tb_diags *d)
 {
 	tb_buf b;
 	tb_buf_init(&b);
+	size_t *order = tb_xcalloc(d->n, sizeof *order);
 	for (size_t i = 0; i < d->n; i++) {
-		const tb_diag *g = &d->items[i];
+		/* insertion sort: a scenario has tens of diagnostics, not millions */
+		size_t k = i;
+		while (k > 0 && S_before(d, i, order[k - 1])) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
+	for (size_t o = 0; o < d->n; o++) {
+		const tb_diag *g = &d->items[order[o]];
 		tb_buf_puts(&b, g->file);
 		if (g->line) {
 			tb_buf_printf(&b, ":%zu", g->line);
@@ -101,6 +133,7 @@ char *tb_diags_format(const tb_diags *d)
 			tb_buf_puts(&b, "^\n");
 		}
 	}
+	free(order);
 	if (d->errors)
 		tb_buf_printf(&b, "%zu error%s\n", d->errors, d->errors == 1 ? "" : "s");
 	return tb_buf_detach(&b, NULL);

@@ -329,6 +329,12 @@ static S_node *S_parse(S_ctx *c, const S_src *src, const char *text, size_t len,
 			if (top && top->node->kind == S_MAP && !top->pending_key) {
 				/* A collection as a key: report it and drop its contents. */
 				S_err(c, n, "%s used as a key; expected a plain key name", S_kind_name(n));
+				/* A placeholder key takes the value that follows, so
+				 * the keys after it stay keys. */
+				S_node *k = S_node_new(c, S_SCALAR, src, line, col);
+				k->str = tb_xstrdup("");
+				k->dup = true;
+				S_attach(c, top, &root, k);
 				S_node_free(n);
 				kept = false;
 				skip_depth = 1;
@@ -780,6 +786,15 @@ static char *S_string(S_ctx *c, const S_node *n, const char *name, size_t max_le
 		return NULL;
 	}
 	return tb_xstrdup(s);
+}
+
+/* A section present but not a mapping (already reported by S_section_map):
+ * the keys it should hold are not "missing", so nothing more is said. */
+static bool S_section_broken(const S_node *root, const char *name)
+{
+	const S_node *n = S_get(root, name);
+	return n && n->kind != S_MAP &&
+	       !(n->kind == S_SCALAR && !n->quoted && n->str[0] == '\0');
 }
 
 /* The section mapping `name`, or NULL (reporting a non-mapping). */
@@ -1350,7 +1365,8 @@ static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
 		if (!S_quant(c, n, "training.tokens", S_Q_COUNT, "a token count such as 100B or 1.5T", false, 1e30, &t->tokens))
 			ok = false;
 	} else {
-		S_err(c, tr ? trkey : root, "missing key 'training.tokens'; expected a token count such as 100B or 1.5T");
+		if (!S_section_broken(root, "training"))
+			S_err(c, tr ? trkey : root, "missing key 'training.tokens'; expected a token count such as 100B or 1.5T");
 		ok = false;
 	}
 	int e;
@@ -1383,7 +1399,8 @@ static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
 		if (!S_int(c, n, "hardware.count", 1, 100000000, &h->count))
 			ok = false;
 	} else {
-		S_err(c, hw ? hwkey : root, "missing key 'hardware.count'; expected the number of GPUs such as 64");
+		if (!S_section_broken(root, "hardware"))
+			S_err(c, hw ? hwkey : root, "missing key 'hardware.count'; expected the number of GPUs such as 64");
 		ok = false;
 	}
 	S_load_mfu(c, hw ? S_get(hw, "mfu") : NULL, h->mfu, &ok);
