@@ -55,3 +55,26 @@ Test(diag, suggest)
 	cr_assert_str_eq(tb_diags_suggest("bf16-mixd", prec, 5), "bf16-mixed");
 	cr_assert_null(tb_diags_suggest("x", prec, 0));
 }
+
+/* A reader scans top to bottom: the loader's passes may find line 9 before
+ * line 2, but they print in source order, files in first-seen order. */
+Test(diag, source_order_per_file)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_diags_add(&d, TB_DIAG_ERROR, "a.yaml", NULL, 0, 9, 3, "nine");
+	tb_diags_add(&d, TB_DIAG_ERROR, "b.json", NULL, 0, 1, 1, "other file");
+	tb_diags_add(&d, TB_DIAG_ERROR, "a.yaml", NULL, 0, 2, 5, "two-five");
+	tb_diags_add(&d, TB_DIAG_ERROR, "a.yaml", NULL, 0, 2, 1, "two-one");
+	tb_diags_add(&d, TB_DIAG_ERROR, "a.yaml", NULL, 0, 2, 1, "two-one again");
+	char *s = tb_diags_format(&d);
+	cr_assert_str_eq(s,
+	                 "a.yaml:2:1: error: two-one\n"
+	                 "a.yaml:2:1: error: two-one again\n"
+	                 "a.yaml:2:5: error: two-five\n"
+	                 "a.yaml:9:3: error: nine\n"
+	                 "b.json:1:1: error: other file\n"
+	                 "5 errors\n");
+	free(s);
+	tb_diags_release(&d);
+}
