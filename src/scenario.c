@@ -1308,9 +1308,14 @@ static bool S_valid_date(const char *s)
 	for (int i = 0; i < 10; i++)
 		if (i != 4 && i != 7 && !isdigit((unsigned char)s[i]))
 			return false;
+	int yr = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
 	int mo = (s[5] - '0') * 10 + (s[6] - '0');
 	int day = (s[8] - '0') * 10 + (s[9] - '0');
-	return mo >= 1 && mo <= 12 && day >= 1 && day <= 31;
+	static const int S_mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (mo < 1 || mo > 12 || day < 1)
+		return false;
+	bool leap = (yr % 4 == 0 && yr % 100 != 0) || yr % 400 == 0;
+	return day <= S_mdays[mo - 1] + (mo == 2 && leap);
 }
 
 static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
