@@ -26,8 +26,12 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out)
 {
 	/* The derivation and warning arrays are most of the struct (about
 	 * 27 KB) and are only read up to their counts, so zeroing them would
-	 * cost more than the calculators themselves. */
-	memset(out, 0, offsetof(tb_budget, derivs));
+	 * cost more than the calculators themselves.  The steps from timecost
+	 * on clear their own parts (tb_time, the fixed part of tb_chinchilla)
+	 * and write every plan and lever row whole, so only params, flops and
+	 * memory are cleared here. */
+	memset(out, 0, offsetof(tb_budget, time));
+	out->n_derivs = 0;
 	out->n_warnings = 0;
 	tb_params_compute(in, out);
 	tb_flops_compute(in, out);
@@ -84,6 +88,15 @@ void tb_budget_warn(tb_budget *b, const char *fmt, ...)
 {
 	if (b->n_warnings >= TB_WARNINGS_MAX)
 		return;
+	/* Most warnings are fixed sentences: copy them without vsnprintf. */
+	if (!strchr(fmt, '%')) {
+		size_t n = strlen(fmt);
+		if (n >= sizeof b->warnings[0])
+			n = sizeof b->warnings[0] - 1;
+		memcpy(b->warnings[b->n_warnings], fmt, n);
+		b->warnings[b->n_warnings++][n] = '\0';
+		return;
+	}
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(b->warnings[b->n_warnings], sizeof b->warnings[0], fmt, ap);

@@ -315,10 +315,21 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	mem->activations_known = m->has_shape;
 	mem->inflight_microbatches = S_inflight(p, tr->global_batch, mb, d);
 	double act_first = 0, act_last = 0;
+	/* One layer at micro-batch 1 under each mode, worked out once: the
+	 * scenario's mode fills the inventory, the others feed the
+	 * checkpointing rows, and "none" is also full recompute's working set. */
+	double act_mode_b1[3] = { 0, 0, 0 };
+	int ck = (unsigned)tr->checkpointing <= TB_CKPT_FULL ? (int)tr->checkpointing : TB_CKPT_NONE;
 	if (m->has_shape) {
-		c.act_layer_b1 = S_act_layer(in, tr->checkpointing, mem->act_items, &mem->n_act_items);
-		if (tr->checkpointing == TB_CKPT_FULL)
-			c.ws_b1 = S_act_layer(in, TB_CKPT_NONE, NULL, NULL);
+		for (int i = 0; i < 3; i++) {
+			bool mine = i == ck;
+			act_mode_b1[i] = S_act_layer(in, (tb_checkpointing)i,
+			                             mine ? mem->act_items : NULL,
+			                             mine ? &mem->n_act_items : NULL);
+		}
+		c.act_layer_b1 = act_mode_b1[ck];
+		if (ck == TB_CKPT_FULL)
+			c.ws_b1 = act_mode_b1[TB_CKPT_NONE];
 		c.emb_b1 = 2 * s * h;
 		/* fp32 logits for the cross-entropy, vocabulary-parallel over t */
 		c.logits_b1 = 4 * s * V / (double)t;
@@ -402,8 +413,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		r->extra_flops_fraction = S_div(re, fl->per_token_model);
 		if (m->has_shape) {
 			S_fitctx cc = c;
-			cc.act_layer_b1 = S_act_layer(in, mode, NULL, NULL);
-			cc.ws_b1 = mode == TB_CKPT_FULL ? S_act_layer(in, TB_CKPT_NONE, NULL, NULL) : 0;
+			cc.act_layer_b1 = act_mode_b1[mode];
+			cc.ws_b1 = mode == TB_CKPT_FULL ? act_mode_b1[TB_CKPT_NONE] : 0;
 			double fa, la;
 			S_stage_act(&cc, mb, &fa, &la);
 			double ft = c.first_states + fa, lt = c.last_states + la;

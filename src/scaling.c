@@ -117,9 +117,23 @@ typedef struct S_fits {
 	S_fc hoffmann, epoch;
 } S_fits;
 
+/* Both fits are constants, so their closed-form constants are worked out
+ * once per thread rather than once per budget (two log() and two exp()). */
+static const S_fits *S_fits_get(void)
+{
+	static _Thread_local S_fits fits;
+	static _Thread_local bool ready;
+	if (!ready) {
+		fits.hoffmann = S_fc_make(&tb_fit_hoffmann);
+		fits.epoch = S_fc_make(&tb_fit_epoch);
+		ready = true;
+	}
+	return &fits;
+}
+
 /* Both rules for compute C: D = 20N (so C = 6 N 20N = 120 N^2) and the two
  * Approach-3 fits. */
-static void S_optimum(const S_fits *fits, double c, tb_optimum *o)
+static void S_optimum_ln(const S_fits *fits, double c, double ln_c6, tb_optimum *o)
 {
 	memset(o, 0, sizeof *o);
 	if (!S_pos(c))
@@ -127,9 +141,13 @@ static void S_optimum(const S_fits *fits, double c, tb_optimum *o)
 	o->compute_flops = c;
 	o->params = sqrt(c / 120);
 	o->tokens = 20 * o->params;
-	double ln_c6 = log(c / 6);
 	S_fc_optimum(&fits->hoffmann, c, ln_c6, &o->params_fit, &o->tokens_fit);
 	S_fc_optimum(&fits->epoch, c, ln_c6, &o->params_epoch, &o->tokens_epoch);
+}
+
+static void S_optimum(const S_fits *fits, double c, tb_optimum *o)
+{
+	S_optimum_ln(fits, c, S_pos(c) ? log(c / 6) : 0, o);
 }
 
 /* Writes k as digits ("2", "1.5", "10") into dst; no snprintf here. */
@@ -156,12 +174,51 @@ static size_t S_put_k(char *dst, size_t cap, double k)
 	return len;
 }
 
-static void S_label(char *dst, size_t cap, double k, const char *tail)
+/* Appends s at dst[len]; returns the new length.  Truncates at cap - 1. */
+static size_t S_put_str(char *dst, size_t cap, size_t len, const char *s)
 {
-	size_t len = S_put_k(dst, cap, k);
-	while (*tail && len + 1 < cap)
-		dst[len++] = *tail++;
+	size_t n = strlen(s);
+	if (len + n >= cap)
+		n = len < cap - 1 ? cap - 1 - len : 0;
+	memcpy(dst + len, s, n);
+	len += n;
 	dst[len] = '\0';
+	return len;
+}
+
+/* ", 40 tokens/param (2x Chinchilla)": the plan's tokens per parameter
+ * and the multiple of the 20-token rule it is, so that a reader never has
+ * to ask "1x of what?".  The text depends only on k, and sweeps reuse the
+ * same few multiples, so it is kept per slot and remade when k changes. */
+typedef struct S_tail {
+	double k;
+	size_t len;
+	char text[40];
+} S_tail;
+
+static const S_tail *S_tail_for(int slot, double k)
+{
+	static _Thread_local S_tail tails[TB_OVERTRAIN_MAX];
+	S_tail *t = &tails[slot];
+	if (t->len == 0 || t->k != k) {
+		size_t cap = sizeof t->text;
+		size_t len = S_put_str(t->text, cap, 0, ", ");
+		len += S_put_k(t->text + len, cap - len, 20 * k);
+		len = S_put_str(t->text, cap, len, " tokens/param (");
+		if (k != 1) {
+			len += S_put_k(t->text + len, cap - len, k);
+			len = S_put_str(t->text, cap, len, "x ");
+		}
+		t->len = S_put_str(t->text, cap, len, "Chinchilla)");
+		t->k = k;
+	}
+	return t;
+}
+
+/* "N fixed" or "C fixed", then the tail. */
+static void S_label(char *dst, size_t cap, const char *fixed, const S_tail *t)
+{
+	S_put_str(dst, cap, S_put_str(dst, cap, 0, fixed), t->text);
 }
 
 typedef struct S_ctx {
@@ -182,7 +239,8 @@ static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d,
 	if (c->n_plans >= TB_PLANS_MAX)
 		return NULL;
 	tb_plan_row *r = &c->plans[c->n_plans++];
-	memset(r, 0, sizeof *r);
+	r->label[0] = '\0';
+	r->loss = r->loss_epoch = 0;
 	r->params = n;
 	r->tokens = d;
 	r->flops = 6 * n * d;
@@ -229,7 +287,8 @@ static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 
 	/* ln N and ln D of each plan from the scenario's: C/6 = N D, the
 	 * 20-token optimum has N^2 = (C/6)/20, the fit's N = G (C/6)^a. */
-	double ln_n20 = 0.5 * (ln_c6 - log(20.0));
+	const double ln_20 = 2.995732273553991;     /* log(20) */
+	double ln_n20 = 0.5 * (ln_c6 - ln_20);
 	double ln_nfit = fits->hoffmann.ln_g + fits->hoffmann.a * ln_c6;
 
 	c->n_plans = 0;
@@ -251,8 +310,9 @@ static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 			continue;
 		/* Fixed model size: k times the 20-tokens-per-parameter data. */
 		double ln_k = log(k);
-		if (S_pos(n) && (r = S_row(b, &x, n, k * 20 * n, ln_n, ln_k + log(20.0) + ln_n)))
-			S_label(r->label, sizeof r->label, k, "x tokens, same N");
+		const S_tail *tail = S_tail_for(i, k);
+		if (S_pos(n) && (r = S_row(b, &x, n, k * 20 * n, ln_n, ln_k + ln_20 + ln_n)))
+			S_label(r->label, sizeof r->label, "N fixed", tail);
 		/* Fixed compute: a smaller model on more data; k = 1 is the
 		 * compute-optimal row already listed. */
 		if (k != 1 && S_pos(c->optimal_params)) {
@@ -260,7 +320,7 @@ static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 			double dk = S_div(c->compute_flops, 6 * nk_params);
 			double ln_nk = ln_n20 - 0.5 * ln_k;
 			if ((r = S_row(b, &x, nk_params, dk, ln_nk, ln_c6 - ln_nk)))
-				S_label(r->label, sizeof r->label, k, "x over-trained, same C");
+				S_label(r->label, sizeof r->label, "C fixed", tail);
 		}
 	}
 }
@@ -338,12 +398,15 @@ static double S_delivered(const tb_budget *b, double gpu_seconds)
 void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 {
 	tb_chinchilla *c = &b->chinchilla;
-	memset(c, 0, sizeof *c);
-	S_fits fits = { S_fc_make(&tb_fit_hoffmann), S_fc_make(&tb_fit_epoch) };
+	/* the plan rows are written whole by S_row */
+	memset(c, 0, offsetof(tb_chinchilla, plans));
+	const S_fits *fits = S_fits_get();
 
 	double n = b->params.active, d = in->training.tokens;
 	c->compute_flops = S_pos(n) && S_pos(d) ? 6 * n * d : 0;
-	S_optimum(&fits, c->compute_flops, &c->run);
+	/* ln(C/6) = ln N + ln D: no log of the product needed */
+	S_optimum_ln(fits, c->compute_flops,
+	             c->compute_flops > 0 ? log(n) + log(d) : 0, &c->run);
 	c->optimal_params = c->run.params;
 	c->optimal_tokens = c->run.tokens;
 	c->tokens_per_param = S_div(c->optimal_tokens, c->optimal_params);
@@ -355,21 +418,21 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 
 	if (b->time.known && in->plan.has_deadline && S_pos(in->plan.deadline_s)) {
 		c->has_deadline = true;
-		S_optimum(&fits, S_delivered(b, (double)in->hardware.count * in->plan.deadline_s),
+		S_optimum(fits, S_delivered(b, (double)in->hardware.count * in->plan.deadline_s),
 		          &c->deadline);
 	}
 	if (b->time.known && in->plan.has_budget && S_pos(in->hardware.price_per_gpu_hour)) {
 		c->has_budget = true;
-		S_optimum(&fits, S_delivered(b, in->plan.budget / in->hardware.price_per_gpu_hour * 3600),
+		S_optimum(fits, S_delivered(b, in->plan.budget / in->hardware.price_per_gpu_hour * 3600),
 		          &c->budget);
 	}
-	S_plans(in, &fits, b);
+	S_plans(in, fits, b);
 	/* The first plan is the scenario as given. */
 	if (c->loss_known && c->n_plans > 0) {
 		c->loss = c->plans[0].loss;
 		c->loss_epoch = c->plans[0].loss_epoch;
 	}
-	S_derivs(in, &fits, b);
+	S_derivs(in, fits, b);
 	if (c->has_deadline) {
 		tb_deriv *dv = tb_budget_add_deriv(b, "chinchilla.deadline_compute",
 		                                   "Compute the cluster delivers by the deadline (6ND-equivalent)",

@@ -60,27 +60,24 @@ static double S_seconds(double flops, double gpus, double peak, double mfu)
 	return S_div(flops, gpus * peak * mfu);
 }
 
-static double S_cost(double seconds, double gpus, double price)
-{
-	return seconds * gpus / S_SECONDS_PER_HOUR * price;
-}
-
-static void S_lever(tb_budget *b, const char *label, double seconds,
-                    double cost)
+/* A lever scales the expected run's wall clock by rs and its cost by rc:
+ * time is F / (n P u) and cost is time x n x price, so every lever below
+ * is a ratio of the scenario's own figures (closed form, no re-derivation). */
+static void S_lever(tb_budget *b, const char *label, double rs, double rc)
 {
 	if (b->n_levers >= TB_LEVERS_MAX)
 		return;
 	tb_lever *l = &b->levers[b->n_levers++];
-	memset(l, 0, sizeof *l);
 	size_t n = strlen(label);
 	if (n >= sizeof l->label)
 		n = sizeof l->label - 1;
 	memcpy(l->label, label, n);
-	l->seconds = seconds;
-	l->cost = cost;
-	l->delta_seconds_frac = S_div(seconds, b->time.seconds[1]) - 1;
+	l->label[n] = '\0';
+	l->seconds = b->time.seconds[1] * rs;
+	l->cost = b->time.cost[1] * rc;
+	l->delta_seconds_frac = b->time.seconds[1] > 0 ? rs - 1 : 0;
 	/* A free cluster (price 0) has no cost to change. */
-	l->delta_cost_frac = b->time.cost[1] > 0 ? S_div(cost, b->time.cost[1]) - 1 : 0;
+	l->delta_cost_frac = b->time.cost[1] > 0 ? rc - 1 : 0;
 }
 
 static const char *S_gpu_name(const tb_inputs *in)
@@ -278,46 +275,35 @@ static void S_scan(const tb_inputs *in, tb_budget *b)
 static void S_levers(const tb_inputs *in, tb_budget *b)
 {
 	const tb_time *t = &b->time;
-	double f = b->flops.total_model;
-	double n = (double)in->hardware.count;
 	double peak = t->peak_flops_per_gpu;
 	double u = t->mfu[1];
-	double price = in->hardware.price_per_gpu_hour;
-	double s;
 
 	b->n_levers = 0;
-	/* Fewer tokens: FLOPs scale exactly with D. */
-	s = S_seconds(0.75 * f, n, peak, u);
-	S_lever(b, "tokens -25%", s, S_cost(s, n, price));
-	s = S_seconds(0.5 * f, n, peak, u);
-	S_lever(b, "tokens -50%", s, S_cost(s, n, price));
+	/* Fewer tokens: FLOPs, hence time and cost, scale exactly with D. */
+	S_lever(b, "tokens -25%", 0.75, 0.75);
+	S_lever(b, "tokens -50%", 0.5, 0.5);
 	/* A smaller model: first order, FLOPs per token scale with N (the
 	 * attention term does not, so this slightly flatters the lever). */
 	if (b->params.active > 0) {
-		s = S_seconds(0.75 * f, n, peak, u);
-		S_lever(b, "params -25% (first order)", s, S_cost(s, n, price));
-		s = S_seconds(0.5 * f, n, peak, u);
-		S_lever(b, "params -50% (first order)", s, S_cost(s, n, price));
+		S_lever(b, "params -25% (first order)", 0.75, 0.75);
+		S_lever(b, "params -50% (first order)", 0.5, 0.5);
 	}
-	/* Perfect scaling assumed: the same MFU on twice the cards. */
-	s = S_seconds(f, 2 * n, peak, u);
-	S_lever(b, "GPUs x2", s, S_cost(s, 2 * n, price));
+	/* Perfect scaling assumed: the same MFU on twice the cards halves the
+	 * time and leaves the GPU-hours, hence the cost, unchanged. */
+	S_lever(b, "GPUs x2", 0.5, 1);
 	int64_t half = in->hardware.count / 2;
-	if (in->hardware.count % 2 == 0 && half >= S_group(in) && half % S_group(in) == 0) {
-		s = S_seconds(f, (double)half, peak, u);
-		S_lever(b, "GPUs /2", s, S_cost(s, (double)half, price));
-	}
+	if (in->hardware.count % 2 == 0 && half >= S_group(in) && half % S_group(in) == 0)
+		S_lever(b, "GPUs /2", 2, 1);
 	if (u < 1) {
-		double u2 = fmin(1.0, u + 0.10);
-		s = S_seconds(f, n, peak, u2);
-		S_lever(b, "MFU +0.10", s, S_cost(s, n, price));
+		double r = u / fmin(1.0, u + 0.10);
+		S_lever(b, "MFU +0.10", r, r);
 	}
 	double fp8 = in->hardware.gpu.peak_flops[TB_DTYPE_FP8];
 	if (t->dtype != TB_DTYPE_FP8 && S_pos(fp8) && fp8 > peak) {
 		/* Same MFU against the fp8 peak: optimistic, since not every
 		 * matmul (attention core, logits) runs in fp8. */
-		s = S_seconds(f, n, fp8, u);
-		S_lever(b, "precision fp8", s, S_cost(s, n, price));
+		double r = peak / fp8;
+		S_lever(b, "precision fp8", r, r);
 	}
 }
 

@@ -207,7 +207,7 @@ Test(scaling, plans_overtrained_rows)
 	int same_n = 0, same_c = 0;
 	for (int i = 3; i < c->n_plans; i++) {
 		const tb_plan_row *r = &c->plans[i];
-		if (strstr(r->label, "same N")) {
+		if (strncmp(r->label, "N fixed, ", 9) == 0) {
 			same_n++;
 			cr_expect(rel(r->params, 7e9) < 1e-12);
 			double k = r->tokens / (20 * 7e9);
@@ -221,8 +221,35 @@ Test(scaling, plans_overtrained_rows)
 	}
 	cr_expect_eq(same_n, 3);
 	cr_expect_eq(same_c, 2);
-	cr_expect_str_eq(c->plans[5].label, "2x over-trained, same C");
+	/* Labels say what is fixed and the tokens per parameter, so a reader
+	 * can check them: the 7B scenario's "N fixed" k = 1 plan trains on
+	 * 20 x 7e9 = 140B tokens, not the scenario's 100B. */
+	cr_expect_str_eq(c->plans[3].label, "N fixed, 20 tokens/param (Chinchilla)");
+	cr_expect(rel(c->plans[3].tokens, 140e9) < 1e-12);
+	cr_expect_str_eq(c->plans[4].label, "N fixed, 40 tokens/param (2x Chinchilla)");
+	cr_expect(rel(c->plans[4].tokens, 280e9) < 1e-12);
+	cr_expect_str_eq(c->plans[5].label, "C fixed, 40 tokens/param (2x Chinchilla)");
 	cr_expect(rel(c->plans[5].tokens / c->plans[5].params, 40) < 1e-9);
+	cr_expect_str_eq(c->plans[7].label, "C fixed, 100 tokens/param (5x Chinchilla)");
+	cr_expect(rel(c->plans[7].tokens / c->plans[7].params, 100) < 1e-9);
+}
+
+Test(scaling, plan_labels_for_fractional_multiples)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b, 7e9, 100e9);
+	in.plan.n_overtrain = 2;
+	in.plan.overtrain[0] = 0.5;
+	in.plan.overtrain[1] = 1.5;
+	run(&in, &b);
+	const tb_chinchilla *c = &b.chinchilla;
+	cr_assert_eq(c->n_plans, 7);
+	/* 0.5 x 20 = 10 and 1.5 x 20 = 30 tokens per parameter */
+	cr_expect_str_eq(c->plans[3].label, "N fixed, 10 tokens/param (0.5x Chinchilla)");
+	cr_expect_str_eq(c->plans[4].label, "C fixed, 10 tokens/param (0.5x Chinchilla)");
+	cr_expect_str_eq(c->plans[6].label, "C fixed, 30 tokens/param (1.5x Chinchilla)");
+	cr_expect(rel(c->plans[6].tokens / c->plans[6].params, 30) < 1e-9);
 }
 
 Test(scaling, deadline_compute_is_cluster_throughput)
