@@ -454,7 +454,10 @@ static void S_alt(S_ctx *k)
 	};
 	tb_buf b;
 	tb_buf_init(&b);
-	tb_buf_puts(&b, kinds[sp->kind <= TB_CHART_LINES ? sp->kind : 0]);
+	if (sp->y_zoom && sp->kind == TB_CHART_GROUPED_BARS && !sp->log_y)
+		tb_buf_puts(&b, "Dot chart (y axis not from 0)");
+	else
+		tb_buf_puts(&b, kinds[sp->kind <= TB_CHART_LINES ? sp->kind : 0]);
 	if (sp->y_label[0]) {
 		char t[sizeof sp->y_label];
 		S_copy(t, sizeof t, sp->y_label, sizeof sp->y_label);
@@ -518,6 +521,34 @@ static void S_bars(S_ctx *k)
 				if (tb_chart_text_width_pt(lab, S_SMALL_PT) <= band)
 					S_text(k->c, TB_ROLE_VALUE_LABEL, cx, top - 3, lab,
 					       S_SMALL_PT, TB_ANCHOR_MIDDLE, S_TEXT);
+			}
+		} else if (sp->y_zoom) {
+			/* dots on a zoomed axis: a bar's length would lie */
+			double gw = band * 0.8;
+			double bw = gw / (double)k->nseries;
+			for (size_t s = 0; s < k->nseries; s++) {
+				double v;
+				if (!S_yval(k, sp->series[s].values[i], &v))
+					continue;
+				double x = cx - gw / 2 + bw * ((double)s + 0.5);
+				double y = S_ymap(k, v);
+				tb_prim *m = S_push(k->c, TB_PRIM_CIRCLE, TB_ROLE_MARKER);
+				m->x = x;
+				m->y = y;
+				m->w = 3.2;
+				m->fill = k->colors[s];
+				m->stroke = S_WHITE;
+				m->stroke_w = 0.8;
+				m->series = (int)s;
+				char lab[80];
+				tb_buf b;
+				tb_buf_init(&b);
+				tb_fmt_sig(&b, sp->series[s].values[i] / k->y_scale, 3);
+				S_copy(lab, sizeof lab, b.ptr, b.len);
+				tb_buf_release(&b);
+				if (tb_chart_text_width_pt(lab, S_SMALL_PT * 0.85) <= bw + 2)
+					S_text(k->c, TB_ROLE_VALUE_LABEL, x, y - 6, lab,
+					       S_SMALL_PT * 0.85, TB_ANCHOR_MIDDLE, S_TEXT);
 			}
 		} else {
 			double gw = band * 0.8;
@@ -692,6 +723,9 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 	if (have) {
 		if (sp->log_y)
 			S_log10_axis(&k.y, ylo, yhi);
+		else if (sp->y_zoom && ylo > 0)
+			/* room above the top dot for its number */
+			S_nice(&k.y, ylo - (yhi - ylo) * 0.15, yhi + (yhi - ylo) * 0.25 + 1e-9 * yhi);
 		else
 			S_nice(&k.y, 0, sp->kind == TB_CHART_STACKED_BARS ? yhi * 1.04 : yhi);
 		if (sp->kind == TB_CHART_LINES) {
@@ -823,6 +857,15 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 	S_line(out, TB_ROLE_AXIS, k.px, k.py, k.px, k.py + k.ph, S_AXIS, 0.8);
 	S_line(out, TB_ROLE_AXIS, k.px, k.py + k.ph, k.px + k.pw, k.py + k.ph,
 	       S_AXIS, 0.8);
+	if (!k.y.log && k.y.lo > 0) {
+		/* a cut axis says so: the usual break mark, and in words */
+		double by = k.py + k.ph - 7;
+		S_rect(out, TB_ROLE_AXIS, k.px - 4, by - 3, 8, 5, S_WHITE);
+		S_line(out, TB_ROLE_AXIS, k.px - 4, by + 1, k.px + 4, by - 2, S_AXIS, 0.8);
+		S_line(out, TB_ROLE_AXIS, k.px - 4, by + 4, k.px + 4, by + 1, S_AXIS, 0.8);
+		S_text(out, TB_ROLE_AXIS_LABEL, k.px + 6, k.py + k.ph - 4,
+		       "y axis does not start at 0", S_SMALL_PT, TB_ANCHOR_START, S_MUTED);
+	}
 
 	if (xtitle[0]) {
 		S_fit(xtitle, sizeof xtitle, k.pw, S_AXIS_PT);

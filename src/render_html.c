@@ -200,6 +200,8 @@ char *tb_render_html(const tb_report *r)
 			case TB_BLOCK_TABLE: S_html_table(&o, &blk->table); break;
 			case TB_BLOCK_CHART: S_html_chart(&o, &blk->chart); break;
 			case TB_BLOCK_DERIVATION: S_html_deriv(&o, &blk->deriv); break;
+			case TB_BLOCK_TITLE:    /* its children are the content */
+			case TB_BLOCK_VERDICT: break;
 			}
 			cmark_node_set_on_enter(n, o.ptr);
 			cmark_node_set_on_exit(n, "");

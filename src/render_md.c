@@ -174,6 +174,8 @@ char *tb_render_md(const tb_report *r, const char *svg_prefix)
 		case TB_BLOCK_TABLE: S_md_table(&o, &blk->table); break;
 		case TB_BLOCK_CHART: S_md_chart(&o, &blk->chart, svg_prefix); break;
 		case TB_BLOCK_DERIVATION: S_md_deriv(&o, &blk->deriv); break;
+		case TB_BLOCK_TITLE:    /* its children are the content */
+		case TB_BLOCK_VERDICT: break;
 		}
 		/* cmark adds the blank lines around a custom block itself */
 		while (o.len && o.ptr[o.len - 1] == '\n')

@@ -59,7 +59,8 @@ typedef struct S_pdf {
 	double marker_x;
 	int base_level;                 /* heading level numbered "1" */
 	int counters[7];
-	bool skip_title;                /* the tree's first H1 repeats meta->title */
+	cmark_node *title_node;         /* a leading H1: the title, unnumbered */
+	bool verdict_drawn;             /* the next numbered section opens a page */
 } S_pdf;
 
 static void S_error_handler(HPDF_STATUS error_no, HPDF_STATUS detail_no, void *user)
@@ -756,6 +757,13 @@ static void S_heading(S_pdf *st, cmark_node *n)
 	p.pending_space = true;
 	S_inlines(&p, n, TB_PDF_BOLD);
 	double before = depth == 1 ? 12 : 8;
+	/* the verdict's section is the summary a signer reads first: it
+	 * keeps its page to itself, and the next section starts a new one */
+	if (depth == 1 && st->verdict_drawn) {
+		st->verdict_drawn = false;
+		if (!S_page_empty(st))
+			S_new_page(st);
+	}
 	size_t nl = tb_pdf_para_layout(&p, S_body_w(st), S_measure, st);
 	double h = before + (double)nl * S_lead(&p) + 4;
 	S_need(st, h + S_min_height(st, cmark_node_next(n)));
@@ -806,12 +814,25 @@ static void S_list(S_pdf *st, cmark_node *n)
 	st->y -= 3;
 }
 
+static void S_title_block(S_pdf *st);
+static void S_verdict(S_pdf *st);
+
 static void S_block(S_pdf *st, cmark_node *n)
 {
 	if (!S_ok(st))
 		return;
 	switch (cmark_node_get_type(n)) {
 	case CMARK_NODE_HEADING:
+		if (n == st->title_node) {
+			tb_pdf_para p;
+			tb_pdf_para_init(&p, 19);
+			S_inlines(&p, n, TB_PDF_BOLD);
+			S_para_opts o = {S_body_x(st), S_body_w(st), false, false, S_black, true};
+			S_draw_para(st, &p, &o);
+			tb_pdf_para_release(&p);
+			st->y -= 8;
+			break;
+		}
 		S_heading(st, n);
 		break;
 	case CMARK_NODE_PARAGRAPH: {
@@ -861,12 +882,18 @@ static void S_block(S_pdf *st, cmark_node *n)
 			S_children(st, n);
 			break;
 		}
-		if (b->kind == TB_BLOCK_TABLE)
-			S_table(st, &b->table);
-		else if (b->kind == TB_BLOCK_CHART)
-			S_chart(st, &b->chart);
-		else
-			S_derivation(st, &b->deriv);
+		switch (b->kind) {
+		case TB_BLOCK_TABLE: S_table(st, &b->table); break;
+		case TB_BLOCK_CHART: S_chart(st, &b->chart); break;
+		case TB_BLOCK_DERIVATION: S_derivation(st, &b->deriv); break;
+		/* drawn from the meta in place of their children (the same
+		 * content as tables), which would say it all again */
+		case TB_BLOCK_TITLE: S_title_block(st); break;
+		case TB_BLOCK_VERDICT:
+			S_verdict(st);
+			st->verdict_drawn = true;
+			break;
+		}
 		break;
 	}
 	default:
@@ -882,10 +909,11 @@ static const char *S_str(const char *s)
 	return s ? s : "";
 }
 
-static void S_title_block(S_pdf *st, const char *title)
+static void S_title_block(S_pdf *st)
 {
 	const tb_report_meta *m = st->meta;
-	S_simple_para(st, TB_PDF_BOLD, 19, S_black, title[0] ? title : "Training budget", 4);
+	const char *title = m->title && m->title[0] ? m->title : "Training budget";
+	S_simple_para(st, TB_PDF_BOLD, 19, S_black, title, 4);
 	tb_buf b;
 	tb_buf_init(&b);
 	if (m->author && m->author[0])
@@ -900,6 +928,7 @@ static void S_title_block(S_pdf *st, const char *title)
 		tb_pdf_para p;
 		tb_pdf_para_init(&p, 7.5);
 		tb_pdf_para_add(&p, 0, "Scenario SHA-256:", 17);
+		p.pending_space = true;
 		tb_pdf_para_add(&p, TB_PDF_MONO, m->sha256, strlen(m->sha256));
 		S_para_opts o = {S_body_x(st), S_body_w(st), false, false, S_grey, true};
 		S_draw_para(st, &p, &o);
@@ -918,7 +947,6 @@ static void S_verdict(S_pdf *st)
 	const tb_report_meta *m = st->meta;
 	if (!m->nverdict && !m->nkey)
 		return;
-	S_simple_para(st, TB_PDF_BOLD, 12, S_black, "Verdict", 3);
 	double x = S_body_x(st), w = S_body_w(st);
 	for (size_t i = 0; i < m->nverdict; i++) {
 		const tb_verdict_line *v = &m->verdict[i];
@@ -1113,7 +1141,8 @@ static void S_info(S_pdf *st)
 	}
 }
 
-/* The tree's title: a first-level heading that opens the document. */
+/* The tree's title: a first-level heading that opens the document, drawn
+ * unnumbered in title type (a template without {{title_block}}). */
 static cmark_node *S_title_node(cmark_node *root)
 {
 	cmark_node *first = root ? cmark_node_first_child(root) : NULL;
@@ -1126,21 +1155,7 @@ static cmark_node *S_title_node(cmark_node *root)
 static void S_layout(S_pdf *st, cmark_node *root)
 {
 	cmark_node *title_node = S_title_node(root);
-	tb_buf title;
-	tb_buf_init(&title);
-	if (st->meta->title && st->meta->title[0]) {
-		tb_buf_puts(&title, st->meta->title);
-	} else if (title_node) {
-		tb_pdf_para p;
-		tb_pdf_para_init(&p, 10);
-		S_inlines(&p, title_node, 0);
-		for (size_t i = 0; i < p.npieces; i++) {
-			if (i && p.pieces[i].space_before)
-				tb_buf_putc(&title, ' ');
-			tb_buf_put(&title, p.text.ptr + p.pieces[i].off, p.pieces[i].len);
-		}
-		tb_pdf_para_release(&p);
-	}
+	st->title_node = title_node;
 	/* number the shallowest remaining heading level "1" */
 	st->base_level = 7;
 	if (root) {
@@ -1154,13 +1169,9 @@ static void S_layout(S_pdf *st, cmark_node *root)
 		st->base_level = 1;
 
 	S_new_page(st);
-	S_title_block(st, title.ptr);
-	S_verdict(st);
-	tb_buf_release(&title);
 	if (root) {
 		for (cmark_node *c = cmark_node_first_child(root); c && S_ok(st); c = cmark_node_next(c))
-			if (c != title_node)
-				S_block(st, c);
+			S_block(st, c);
 	}
 	if (S_ok(st))
 		S_signoff(st);

@@ -1151,15 +1151,83 @@ static void S_chart_gpu_scan(const tb_report *r, tb_chart_spec *s)
 	}
 }
 
+/* Replaces every `from` in b with `to`. */
+static void S_replace(tb_buf *b, const char *from, const char *to)
+{
+	size_t fl = strlen(from);
+	tb_buf o;
+	tb_buf_init(&o);
+	for (size_t i = 0; i < b->len;) {
+		if (b->len - i >= fl && memcmp(b->ptr + i, from, fl) == 0) {
+			tb_buf_puts(&o, to);
+			i += fl;
+		} else {
+			tb_buf_putc(&o, b->ptr[i++]);
+		}
+	}
+	tb_buf_truncate(b, 0);
+	tb_buf_put(b, o.ptr, o.len);
+	tb_buf_release(&o);
+}
+
+/* A plan's chart label: its table name in fewer words, so eight of them
+ * fit under the bars ("N fixed, 40 tokens/param (2x Chinchilla)" becomes
+ * "N fixed D/N=40").  Only words change; the table keeps the full names. */
+static void S_plan_short(char *dst, size_t cap, const char *label)
+{
+	tb_buf b;
+	tb_buf_init(&b);
+	int depth = 0;
+	for (const char *p = label; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth > 0)
+			depth--;
+		else if (!depth)
+			tb_buf_putc(&b, *p);
+	}
+	S_replace(&b, "compute-optimal", "optimal");
+	S_replace(&b, " tokens/param", "\x01");
+	S_replace(&b, "Hoffmann fit", "Hoffmann");
+	S_replace(&b, "over-trained", "over");
+	S_replace(&b, ", ", " ");
+	/* "40\x01" (40 tokens per parameter) reads D/N=40 */
+	tb_buf o;
+	tb_buf_init(&o);
+	for (size_t i = 0; i < b.len; i++) {
+		if (b.ptr[i] != '\x01') {
+			tb_buf_putc(&o, b.ptr[i]);
+			continue;
+		}
+		size_t j = o.len;
+		while (j > 0 && ((o.ptr[j - 1] >= '0' && o.ptr[j - 1] <= '9') || o.ptr[j - 1] == '.'))
+			j--;
+		char num[24];
+		S_copy(num, sizeof num, o.ptr + j);
+		tb_buf_truncate(&o, j);
+		if (num[0])
+			tb_buf_printf(&o, "D/N=%s", num);
+		else
+			tb_buf_puts(&o, "tok/param");
+	}
+	while (o.len && o.ptr[o.len - 1] == ' ')
+		tb_buf_truncate(&o, o.len - 1);
+	S_copy(dst, cap, o.len ? o.ptr : label);
+	tb_buf_release(&o);
+	tb_buf_release(&b);
+}
+
 static void S_chart_plans(const tb_report *r, tb_chart_spec *s)
 {
 	const tb_chinchilla *ch = &r->b->chinchilla;
 	s->kind = TB_CHART_GROUPED_BARS;
 	S_copy(s->id, sizeof s->id, "plans");
 	S_copy(s->title, sizeof s->title, "Predicted loss: compute-optimal against over-trained plans");
-	S_copy(s->x_label, sizeof s->x_label, "Plan");
+	S_copy(s->x_label, sizeof s->x_label, "Plan (D/N: training tokens per parameter)");
 	S_copy(s->y_label, sizeof s->y_label, "Predicted loss (nats/token)");
 	s->y_scale = 1;
+	/* the plans differ by hundredths of a nat: an axis from 0 hides that */
+	s->y_zoom = true;
 	int n = ch->n_plans < TB_PLANS_MAX ? ch->n_plans : TB_PLANS_MAX;
 	if (n > TB_CHART_MAX_CATS)
 		n = TB_CHART_MAX_CATS;
@@ -1169,7 +1237,7 @@ static void S_chart_plans(const tb_report *r, tb_chart_spec *s)
 	for (int i = 0; i < n; i++) {
 		char label[sizeof ch->plans[i].label + 1];
 		S_copy(label, sizeof label, ch->plans[i].label);
-		S_copy(s->cats[i], sizeof s->cats[i], label);
+		S_plan_short(s->cats[i], sizeof s->cats[i], label);
 		s->series[0].values[i] = ch->plans[i].loss;
 		s->series[1].values[i] = ch->plans[i].loss_epoch;
 	}
@@ -1269,6 +1337,74 @@ static void S_derivation(tb_derivation *dv, const tb_deriv *src)
 	tb_buf_release(&o);
 }
 
+/* ---- title and verdict blocks ------------------------------------------ */
+
+/* Inline content built as nodes, never parsed: a title holding Markdown
+ * comes out literally.  One line: newlines become spaces. */
+static void S_add_text(cmark_node *parent, cmark_node_type wrap, const char *s)
+{
+	tb_buf t;
+	tb_buf_init(&t);
+	tb_template_put_utf8(&t, s ? s : "", s ? strlen(s) : 0);
+	for (size_t i = 0; i < t.len; i++)
+		if (t.ptr[i] == '\n' || t.ptr[i] == '\r')
+			t.ptr[i] = ' ';
+	cmark_node *n = cmark_node_new(wrap == CMARK_NODE_CODE ? CMARK_NODE_CODE : CMARK_NODE_TEXT);
+	cmark_node_set_literal(n, t.ptr);
+	tb_buf_release(&t);
+	if (wrap == CMARK_NODE_STRONG) {
+		cmark_node *w = cmark_node_new(CMARK_NODE_STRONG);
+		cmark_node_append_child(w, n);
+		n = w;
+	}
+	cmark_node_append_child(parent, n);
+}
+
+/* The title heading and its byline, as the default template wrote them
+ * before {{title_block}} existed: Markdown and HTML are unchanged. */
+static void S_block_title(tb_report *r, cmark_node *into)
+{
+	const tb_scenario *sc = r->sc;
+	S_block_new(r, TB_BLOCK_TITLE, into);
+	cmark_node *node = cmark_node_last_child(into);
+	cmark_node *h = cmark_node_new(CMARK_NODE_HEADING);
+	cmark_node_set_heading_level(h, 1);
+	S_add_text(h, CMARK_NODE_TEXT, r->meta.title && *r->meta.title ? r->meta.title : "n/a");
+	cmark_node_append_child(node, h);
+	if (sc->author && *sc->author) {
+		cmark_node *p = cmark_node_new(CMARK_NODE_PARAGRAPH);
+		S_add_text(p, CMARK_NODE_STRONG, "Author:");
+		S_add_text(p, CMARK_NODE_TEXT, " ");
+		S_add_text(p, CMARK_NODE_TEXT, sc->author);
+		cmark_node_append_child(node, p);
+	}
+	cmark_node *p = cmark_node_new(CMARK_NODE_PARAGRAPH);
+	S_add_text(p, CMARK_NODE_STRONG, "Date:");
+	S_add_text(p, CMARK_NODE_TEXT, " ");
+	S_add_text(p, CMARK_NODE_TEXT, r->date);
+	S_add_text(p, CMARK_NODE_TEXT, " \xC2\xB7 ");
+	S_add_text(p, CMARK_NODE_STRONG, "Tool:");
+	S_add_text(p, CMARK_NODE_TEXT, " trainbudget " TB_VERSION " \xC2\xB7 ");
+	S_add_text(p, CMARK_NODE_STRONG, "Scenario:");
+	S_add_text(p, CMARK_NODE_TEXT, " ");
+	S_add_text(p, CMARK_NODE_CODE, sc->name && *sc->name ? sc->name : "n/a");
+	S_add_text(p, CMARK_NODE_TEXT, ", SHA-256 ");
+	S_add_text(p, CMARK_NODE_CODE, sc->sha256[0] ? sc->sha256 : "n/a");
+	cmark_node_append_child(node, p);
+}
+
+/* The verdict and key-figure tables, inside one block the PDF draws as its
+ * coloured verdict box. */
+static void S_block_verdict(tb_report *r, cmark_node *into)
+{
+	S_block_new(r, TB_BLOCK_VERDICT, into);
+	cmark_node *node = cmark_node_last_child(into);
+	tb_block *t1 = S_block_new(r, TB_BLOCK_TABLE, node);
+	S_table_verdict(r, &t1->table);
+	tb_block *t2 = S_block_new(r, TB_BLOCK_TABLE, node);
+	S_table_key(r, &t2->table);
+}
+
 /* ---- directives ------------------------------------------------------ */
 
 static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *arg,
@@ -1302,6 +1438,16 @@ static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *ar
 				return TB_TPL_OK;
 			}
 		return TB_TPL_UNKNOWN_NAME;
+	}
+	if (strcmp(kind, "block") == 0) {
+		bool title = strcmp(arg, "title_block") == 0;
+		if (!title && strcmp(arg, "verdict") != 0)
+			return TB_TPL_UNKNOWN_NAME;
+		if (into && title)
+			S_block_title(r, into);
+		else if (into)
+			S_block_verdict(r, into);
+		return TB_TPL_OK;
 	}
 	if (strcmp(kind, "derivation") == 0) {
 		const tb_budget *b = r->b;
@@ -1344,13 +1490,15 @@ static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *ar
 static const char *S_env_suggest(void *ctx, const char *what, const char *word)
 {
 	const tb_report *r = ctx;
-	const char *cands[S_NVALUES + S_NTEXT + TB_DERIVS_MAX + S_NDERIV_KEYS];
+	const char *cands[S_NVALUES + S_NTEXT + 2 + TB_DERIVS_MAX + S_NDERIV_KEYS];
 	size_t n = 0;
 	if (strcmp(what, "placeholder") == 0) {
 		for (size_t k = 0; k < S_NVALUES; k++)
 			cands[n++] = S_values[k].name;
 		for (size_t k = 0; k < S_NTEXT; k++)
 			cands[n++] = S_text_names[k];
+		cands[n++] = "title_block";
+		cands[n++] = "verdict";
 	} else if (strcmp(what, "filter") == 0) {
 		for (size_t k = 0; k < S_F_NFILTERS; k++)
 			cands[n++] = S_filter_names[k];

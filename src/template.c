@@ -206,6 +206,14 @@ static void S_parse_tag(const char *s, size_t n, S_tag *t)
 	}
 	static const char *const dirs[] = { "table", "chart", "derivation" };
 	for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
+		size_t z = n;
+		while (z > i && S_is_space(s[z - 1]))
+			z--;
+		if (S_word_is(s, n, i, dirs[k]) && i + strlen(dirs[k]) == z) {
+			/* "{{table}}": a directive missing its name, not a value */
+			t->why = "expected a name after the directive, as in '{{table memory.line_items}}'";
+			return;
+		}
 		if (S_word_is(s, n, i, dirs[k]) && i + strlen(dirs[k]) < n &&
 		    S_is_space(s[i + strlen(dirs[k])])) {
 			i += strlen(dirs[k]);
@@ -598,6 +606,11 @@ static void S_expand_literal(S_ctx *c, cmark_node *n, S_where w, bool dead)
 		tb_buf_truncate(&val, 0);
 		tb_tpl_status s = c->env->value(c->env->ctx, t.name,
 		                                t.filter[0] ? t.filter : NULL, &val);
+		if (s == TB_TPL_UNKNOWN_NAME && !t.filter[0] &&
+		    c->env->directive(c->env->ctx, "block", t.name, NULL) == TB_TPL_OK) {
+			S_error(c, line, col, "'{{%s}}' must stand alone in its paragraph; expected a blank line before and after it", t.name);
+			continue;
+		}
 		if (s == TB_TPL_UNKNOWN_NAME) {
 			S_unknown(c, line, col, "placeholder", t.name, NULL);
 			continue;
@@ -684,6 +697,15 @@ static void S_expand(S_ctx *c, cmark_node *root)
 			S_tag t;
 			size_t line, col;
 			if (par && S_lone_tag(par, &t, &line, &col) && t.kind == S_TAG_DIRECTIVE) {
+				S_directive(c, par, &t, line, col, dead);
+				break;
+			}
+			/* a bare `{{NAME}}` alone may name a block ({{verdict}}):
+			 * the environment says, so the engine stays syntax only */
+			if (par && S_lone_tag(par, &t, &line, &col) && t.kind == S_TAG_VALUE &&
+			    !t.filter[0] &&
+			    c->env->directive(c->env->ctx, "block", t.name, NULL) == TB_TPL_OK) {
+				strcpy(t.directive, "block");
 				S_directive(c, par, &t, line, col, dead);
 				break;
 			}

@@ -6,7 +6,8 @@
  *     code blocks with the value's text, so whatever a value holds comes
  *     out literally in every back end;
  *   - replaces a paragraph holding only `{{table X}}`, `{{chart X}}` or
- *     `{{derivation X}}` with what the environment builds (custom blocks);
+ *     `{{derivation X}}`, or a bare `{{NAME}}` the environment knows as a
+ *     block (`{{verdict}}`), with what the environment builds;
  *   - keeps or drops the blocks between `{{#if C}}` / `{{#unless C}}` and
  *     `{{/if}}` / `{{/unless}}`, each marker alone in its paragraph.
  * Names, filters, conditions and directives belong to the caller (the
@@ -37,7 +38,10 @@ typedef struct tb_tpl_env {
 	tb_tpl_status (*condition)(void *ctx, const char *name, int *truth);
 	/* `kind` is "table", "chart" or "derivation".  Appends the blocks it
 	 * builds (custom blocks or plain paragraphs) to `into`, a document
-	 * node the engine then moves them out of. */
+	 * node the engine then moves them out of.  `into` is NULL when the
+	 * engine only asks whether the directive exists.  A paragraph holding
+	 * only `{{NAME}}` (no filter) is first offered as kind "block" with
+	 * arg NAME; TB_TPL_UNKNOWN_NAME makes it an ordinary placeholder. */
 	tb_tpl_status (*directive)(void *ctx, const char *kind, const char *arg,
 	                           cmark_node *into);
 	/* Optional: the closest known word, for "did you mean" (borrowed). */

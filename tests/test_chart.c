@@ -529,3 +529,38 @@ Test(chart, deterministic)
 	tb_chart_release(&b);
 	tb_chart_release(NULL);
 }
+
+/* Losses 2.06 .. 2.21: a zoomed axis spans about the data in 1-2-5 steps
+ * (2.00 .. 2.30 by 0.05), marks itself as cut, and draws dots, not bars
+ * from a baseline that is not zero; a dot at 2.15 sits half-way between
+ * the 2.10 and 2.20 ticks. */
+Test(chart, zoomed_axis_draws_dots_and_says_it_is_cut)
+{
+	tb_chart_spec s;
+	S_spec(&s, TB_CHART_GROUPED_BARS, 3, 1);
+	s.y_zoom = true;
+	s.series[0].values[0] = 2.06;
+	s.series[0].values[1] = 2.15;
+	s.series[0].values[2] = 2.21;
+	tb_chart c;
+	tb_chart_layout(&s, 480, 300, &c);
+	cr_expect_eq(S_count(&c, TB_PRIM_RECT, TB_ROLE_BAR), 0);
+	cr_assert_eq(S_count(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER), 3);
+	const tb_prim *t0 = S_find_text(&c, "2.00");
+	const tb_prim *t1 = S_find_text(&c, "2.10");
+	const tb_prim *t2 = S_find_text(&c, "2.20");
+	cr_assert(t0 && t1 && t2);
+	cr_expect_null(S_find_text(&c, "0"));
+	/* the dot at 2.15 level with the 2.15 tick (labels sit 0.35 em low) */
+	const tb_prim *dot = S_find(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER, 1);
+	const tb_prim *tick = S_find_text(&c, "2.15");
+	cr_assert_not_null(tick);
+	cr_expect_eq(tick->role, TB_ROLE_TICK_LABEL);
+	cr_expect(fabs(dot->y + tick->font_size * 0.35 - tick->y) < 1e-6, "%g vs %g", dot->y, tick->y);
+	cr_expect(t1->y > dot->y && dot->y > t2->y);
+	cr_expect_not_null(S_find_text(&c, "y axis does not start at 0"));
+	/* each dot carries its value */
+	size_t labels = S_count(&c, TB_PRIM_TEXT, TB_ROLE_VALUE_LABEL);
+	cr_expect_eq(labels, 3);
+	tb_chart_release(&c);
+}

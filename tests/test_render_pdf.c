@@ -232,7 +232,8 @@ static int S_render_md(const char *md, const tb_report_meta *m, tb_paper paper,
 }
 
 static const char S_doc_md[] =
-	"# The title\n\n"
+	"TITLE\n\n"
+	"VERDICT\n\n"
 	"## Compute\n\n"
 	"Training takes *about* **4.20 \xC3\x97 10\xC2\xB2\xC2\xB9 FLOP**, "
 	"which is \xE2\x89\x88 6ND with `N = 6.74B`.\n\n"
@@ -297,33 +298,35 @@ static void S_fill_chart(tb_chart *c)
 	                        .font_size = 9, .anchor = TB_ANCHOR_MIDDLE, .rotate_deg = -90};
 }
 
-static void S_fixture(tb_block b[2], size_t nrows)
+static void S_fixture(tb_block b[4], size_t nrows)
 {
-	memset(b, 0, 2 * sizeof *b);
+	memset(b, 0, 4 * sizeof *b);
 	b[0].kind = TB_BLOCK_TABLE;
 	S_fill_table(&b[0].table, nrows);
 	b[1].kind = TB_BLOCK_CHART;
 	S_fill_chart(&b[1].chart);
+	b[2].kind = TB_BLOCK_TITLE;
+	b[3].kind = TB_BLOCK_VERDICT;
 }
 
-static void S_fixture_free(tb_block b[2])
+static void S_fixture_free(tb_block b[4])
 {
 	S_free_table(&b[0].table);
 	free(b[1].chart.prims);
 }
 
-static const char *const S_marks[2] = {"TABLE", "CHART"};
+static const char *const S_marks[4] = {"TABLE", "CHART", "TITLE", "VERDICT"};
 
 Test(render_pdf, document_text_reads_back)
 {
-	tb_block b[2];
+	tb_block b[4];
 	S_fixture(b, 4);
 	tb_report_meta m = S_meta("A 7B model on 64 H100s");
 	tb_buf out;
 	tb_buf_init(&out);
 	tb_diags d;
 	tb_diags_init(&d);
-	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 2, &out, &d), 0);
+	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 4, &out, &d), 0);
 	cr_assert_eq(d.errors, 0);
 	cr_assert(out.len > 1000);
 	cr_expect_eq(memcmp(out.ptr, "%PDF-", 5), 0);
@@ -334,14 +337,21 @@ Test(render_pdf, document_text_reads_back)
 	cr_expect(strstr(text, "\xE2\x89\x88 6ND"));
 	cr_expect(strstr(text, "\xE2\x89\xA4 10 \xC2\xB5s"));
 	cr_expect(strstr(text, "\xE2\x82\xAC" "1.2M"));
-	/* numbered headings; the leading H1 is the title, not section 1 */
+	/* numbered headings */
 	cr_expect(strstr(text, "1 Compute"));
 	cr_expect(strstr(text, "1.1 Operator count"));
 	cr_expect(strstr(text, "2 Memory"));
-	cr_expect(strstr(text, "The title") == NULL);
-	/* first page and last page */
+	/* the title block and verdict box where the tree puts them, once */
 	cr_expect(strstr(text, "A 7B model on 64 H100s"));
-	cr_expect(strstr(text, "Ada Lovelace"));
+	cr_expect_eq(S_count(text, "Ada Lovelace"), 1);
+	cr_expect_eq(S_count(text, "Meets the deadline only above 45% MFU."), 1);
+	cr_expect(strstr(text, "CHECK"));
+	cr_expect_eq(S_count(text, "Per-GPU memory"), 1);
+	/* the verdict's page stands alone: "1 Compute" opens page 2 */
+	char *p2 = strchr(text, '\f');
+	cr_assert_not_null(p2);
+	cr_expect(strstr(text, "1 Compute") > p2);
+	/* last page */
 	cr_expect(strstr(text, "Capacity 80 GB"));
 	cr_expect(strstr(text, "Requester"));
 	cr_expect(strstr(text, "Approver"));
@@ -371,9 +381,34 @@ Test(render_pdf, document_text_reads_back)
 	S_fixture_free(b);
 }
 
+/* A template without {{title_block}} and {{verdict}} gets neither: the
+ * template decides.  Its leading H1 is then the title, drawn unnumbered. */
+Test(render_pdf, no_title_or_verdict_block_draws_neither)
+{
+	tb_report_meta m = S_meta("Running header only");
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	const char *md = "# My own title\n\n## First\n\nText.\n";
+	cr_assert_eq(S_render_md(md, &m, TB_PAPER_A4, NULL, NULL, 0, &out, &d), 0);
+	char *path = S_write(&out);
+	char *text = S_cmd("pdftotext -layout", path, "- 2>/dev/null");
+	cr_expect(strstr(text, "My own title"), "%s", text);
+	cr_expect(strstr(text, "1 My own title") == NULL, "%s", text);
+	cr_expect(strstr(text, "1 First"), "%s", text);
+	cr_expect(strstr(text, "Ada Lovelace") == NULL, "%s", text);
+	cr_expect(strstr(text, "Meets the deadline") == NULL, "%s", text);
+	unlink(path);
+	free(text);
+	free(path);
+	tb_buf_release(&out);
+	tb_diags_release(&d);
+}
+
 Test(render_pdf, byte_identical_and_dated_from_the_report)
 {
-	tb_block b[2];
+	tb_block b[4];
 	S_fixture(b, 4);
 	tb_report_meta m = S_meta("Same twice");
 	tb_buf one, two;
@@ -381,9 +416,9 @@ Test(render_pdf, byte_identical_and_dated_from_the_report)
 	tb_buf_init(&two);
 	tb_diags d;
 	tb_diags_init(&d);
-	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 2, &one, &d), 0);
+	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 4, &one, &d), 0);
 	sleep(1); /* a clock-dated document would differ now */
-	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 2, &two, &d), 0);
+	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 4, &two, &d), 0);
 	cr_assert_eq(one.len, two.len);
 	cr_expect_eq(memcmp(one.ptr, two.ptr, one.len), 0);
 	char *path = S_write(&one);
@@ -474,7 +509,7 @@ Test(render_pdf, missing_font_is_a_clear_error)
 /* Every word pdftotext finds lies inside the page's margins (54 pt on A4). */
 Test(render_pdf, long_table_repeats_header_and_stays_in_margins)
 {
-	tb_block b[2];
+	tb_block b[4];
 	S_fixture(b, 150);
 	tb_report_meta m = S_meta("A title that is long enough to wrap onto a second line on the "
 	                          "first page and to be cut short in the running header of the "
@@ -548,6 +583,12 @@ Test(render_pdf, default_report_end_to_end)
 	cr_expect(strstr(text, sc->sha256));
 	/* the ZeRO chart's stages, drawn from the chart model */
 	cr_expect(strstr(text, "ZeRO-3"));
+	/* the title block, verdict and key figures once each: the box, not
+	 * the tables that stand in for it in Markdown and HTML */
+	cr_expect_eq(S_count(text, "Author: trainbudget examples"), 1, "%s", text);
+	cr_expect_eq(S_count(text, "Key figure"), 1, "%s", text);
+	cr_expect_eq(S_count(text, "Meets the deadline"), 1, "%s", text);
+	cr_expect(strstr(text, "Outcome") == NULL, "%s", text);
 	/* the outline: a bookmark per top-level section, titled as printed */
 	char *outline = S_cmd("qpdf --json --json-key=outlines", path, "2>/dev/null");
 	cr_expect(strstr(outline, "\"title\": \"1 Verdict\""), "%s", outline);

@@ -165,6 +165,32 @@ Test(report, verdict_says_a_7b_without_sharding_does_not_fit_80gb)
 	S_done(&f);
 }
 
+/* {{title_block}} and {{verdict}} alone are blocks of their own kinds,
+ * holding the content Markdown and HTML show: the title heading with its
+ * byline, then the verdict and key-figure tables. */
+Test(report, title_block_and_verdict_directives)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	tb_report *r = S_report(&f, "{{title_block}}\n\n## V\n\n{{verdict}}\n");
+	cr_assert_not_null(r);
+	cmark_node *root = tb_report_root(r);
+	cmark_node *t = cmark_node_first_child(root);
+	cr_assert_eq(tb_report_block(t)->kind, TB_BLOCK_TITLE);
+	cmark_node *h = cmark_node_first_child(t);
+	cr_assert_eq(cmark_node_get_type(h), CMARK_NODE_HEADING);
+	cr_assert_eq(cmark_node_get_heading_level(h), 1);
+	cr_assert_str_eq(cmark_node_get_literal(cmark_node_first_child(h)),
+	                 "7B on 100B tokens in a month with 64 x H100");
+	cmark_node *v = cmark_node_last_child(root);
+	cr_assert_eq(tb_report_block(v)->kind, TB_BLOCK_VERDICT);
+	cmark_node *v1 = cmark_node_first_child(v);
+	cr_assert_eq(tb_report_block(v1)->kind, TB_BLOCK_TABLE);
+	cr_assert_str_eq(tb_report_block(v1)->table.cells[0], "Outcome");
+	cr_assert_str_eq(tb_report_block(cmark_node_next(v1))->table.cells[0], "Key figure");
+	S_done(&f);
+}
+
 Test(report, conditions_follow_the_scenario)
 {
 	fixture f;

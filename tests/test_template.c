@@ -50,12 +50,13 @@ static int S_directives_built;
 static tb_tpl_status S_dir(void *ctx, const char *kind, const char *arg, cmark_node *into)
 {
 	(void)ctx;
-	if (strcmp(kind, "table") != 0 || strcmp(arg, "t1") != 0)
+	bool block = strcmp(kind, "block") == 0 && strcmp(arg, "b1") == 0;
+	if (!block && (strcmp(kind, "table") != 0 || strcmp(arg, "t1") != 0))
 		return TB_TPL_UNKNOWN_NAME;
 	if (into) {
 		S_directives_built++;
 		cmark_node *cb = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK);
-		cmark_node_set_on_enter(cb, "[TABLE t1]");
+		cmark_node_set_on_enter(cb, block ? "[BLOCK b1]" : "[TABLE t1]");
 		cmark_node_set_on_exit(cb, "");
 		cmark_node_append_child(into, cb);
 	}
@@ -189,6 +190,25 @@ Test(template, directive_inline_is_an_error)
 	char *out = S_run("See {{table t1}} here\n", &diag);
 	cr_assert_null(out);
 	cr_assert_str_eq(diag, "T.md:1:5: '{{table t1}}' must stand alone in its paragraph; "
+	                       "expected a blank line before and after it");
+	free(diag);
+}
+
+/* A bare {{NAME}} alone is a block when the environment says so (the
+ * report's {{title_block}} and {{verdict}}); otherwise a value. */
+Test(template, bare_block_name_alone_becomes_a_block)
+{
+	char *out = S_run("Before\n\n{{b1}}\n\n{{a.b_c}}\n\nAfter\n", NULL);
+	cr_assert_str_eq(out, "Before\n\n[BLOCK b1]\n\n42\n\nAfter\n");
+	free(out);
+}
+
+Test(template, bare_block_name_inline_is_an_error)
+{
+	char *diag;
+	char *out = S_run("See {{b1}} here\n", &diag);
+	cr_assert_null(out);
+	cr_assert_str_eq(diag, "T.md:1:5: '{{b1}}' must stand alone in its paragraph; "
 	                       "expected a blank line before and after it");
 	free(diag);
 }

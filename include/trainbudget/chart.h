@@ -103,6 +103,12 @@ typedef struct tb_chart_spec {
 	tb_chart_series series[TB_CHART_MAX_SERIES];
 	size_t nrefs;
 	tb_chart_ref refs[TB_CHART_MAX_REFS];
+	/* Linear y only: the axis spans the data (1-2-5 ticks around it)
+	 * instead of starting at 0, so close values can be told apart.  Bars
+	 * from a cut baseline would mislead, so bar kinds draw a dot per value
+	 * with its number beside it; the y axis carries a break mark at its
+	 * foot and the plot says "y axis does not start at 0". */
+	bool y_zoom;
 } tb_chart_spec;
 
 /* Lays out `spec` into `out` (initialised here; release with
@@ -112,7 +118,7 @@ typedef struct tb_chart_spec {
  * width or height that is not finite or below 120 x 90 pt gives 480 x 300.
  * Deterministic: the same spec gives the same primitives.
  *
- * The y axis starts at 0 (linear) and has 4-7 ticks in 1-2-5 steps of
+ * The y axis starts at 0 (linear; see y_zoom) and has 4-7 ticks in 1-2-5 steps of
  * value / y_scale, labelled "<number> <y_unit>"; log_y puts ticks at
  * decades; log_x (lines) at powers of two.  Stacked bars carry their
  * total above the bar.  A legend (one swatch per named series) sits in

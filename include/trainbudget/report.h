@@ -34,7 +34,17 @@ typedef struct tb_derivation {
 	size_t nwhere;
 } tb_derivation;
 
-typedef enum { TB_BLOCK_TABLE, TB_BLOCK_CHART, TB_BLOCK_DERIVATION } tb_block_kind;
+/* TB_BLOCK_TITLE and TB_BLOCK_VERDICT come from the stand-alone template
+ * directives {{title_block}} and {{verdict}}.  Their cmark children are
+ * ordinary content (the title heading and its byline; the verdict and
+ * key-figure tables), which Markdown and HTML render as they are; the PDF
+ * draws its own title block and coloured verdict box from tb_report_meta
+ * in their place instead, so a template decides where they go and nothing
+ * is drawn twice. */
+typedef enum {
+	TB_BLOCK_TABLE, TB_BLOCK_CHART, TB_BLOCK_DERIVATION,
+	TB_BLOCK_TITLE, TB_BLOCK_VERDICT
+} tb_block_kind;
 
 typedef struct tb_block {
 	tb_block_kind kind;
