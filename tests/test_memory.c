@@ -373,3 +373,45 @@ Test(memory, pipeline_busiest_stage_and_inflight)
 	cr_expect(B.memory.checkpointing[2].extra_flops_fraction > 0.25);
 	cr_expect(B.memory.checkpointing[0].extra_flops_fraction == 0);
 }
+
+/* Llama 3.1 405B as the Llama 3 paper trained it (arXiv:2407.21783, Table 4
+ * and Sec. 3.3.2): TP 8 with sequence parallelism, PP 16, DP 128, s = 8192,
+ * micro-batch 1, 16 sequences per data-parallel rank, no activation
+ * checkpointing, flash attention, no dropout.  Derived by hand from the
+ * inventory (Korthikanti Sec. 4.1 items sized for GQA and SwiGLU), in
+ * units of sbh/t = 8192 x 16384 / 8 = 16,777,216 bytes:
+ *   two norm inputs 2 + 2, QKV input 2, MLP input 2, output-projection
+ *   input 2, Q and K 2(a + k_h)d/h = 2 x 136 x 128 / 16384 = 2.125,
+ *   V 2 k_h d / h = 0.125, SwiGLU gate and up 4f/h = 13, their product
+ *   2f/h = 6.5: 31.75 x 16,777,216 = 532,676,608 B, plus the fp32
+ *   softmax statistics 4as/t = 524,288 B: 533,200,896 B per layer.
+ * Stage 0 holds ceil(126/16) = 8 layers for min(p, m) = min(16, 16) = 16
+ * micro-batches (Korthikanti Eq. 5): 128 x 533,200,896 = 68,249,714,688 B,
+ * plus the embedding output 2sh per micro-batch in flight,
+ * 2 x 8192 x 16384 x 16 = 4,294,967,296 B: 72,544,681,984 B. */
+Test(memory, llama_405b_as_meta_trained_it)
+{
+	tb_inputs in;
+	base(&in);
+	in.model.has_shape = true;
+	in.model.layers = 126; in.model.hidden = 16384; in.model.heads = 128;
+	in.model.kv_heads = 8; in.model.head_dim = 128; in.model.ffn_hidden = 53248;
+	in.model.vocab = 128256; in.model.mlp = TB_MLP_GATED;
+	in.model.norm = TB_NORM_RMSNORM; in.model.positions = TB_POS_ROPE;
+	in.training.seq_len = 8192;
+	in.training.global_batch = 2048;
+	in.training.dropout = false;
+	in.training.flash_attention = true;
+	in.training.checkpointing = TB_CKPT_NONE;
+	in.hardware.count = 16384;
+	in.parallelism.tensor = 8; in.parallelism.pipeline = 16;
+	in.parallelism.data = 128; in.parallelism.sequence_parallel = true;
+	in.parallelism.zero = 2;
+	run(&in);
+	cr_expect_eq(B.memory.layers_on_busiest_stage, 8);
+	cr_expect_eq(B.memory.inflight_microbatches, 16);
+	cr_expect(rel(B.memory.activations_per_layer_bytes, 533200896.0) < 1e-12,
+	          "%.0f", B.memory.activations_per_layer_bytes);
+	cr_expect(rel(B.memory.activations_bytes, 72544681984.0) < 1e-12,
+	          "%.0f", B.memory.activations_bytes);
+}
