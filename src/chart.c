@@ -608,6 +608,22 @@ static void S_lines(S_ctx *k)
 	}
 }
 
+/* Does a text box (left x, baseline y, width w, size pt) touch a value
+ * label already laid out?  Value labels are centred on their x. */
+static bool S_hits_label(const tb_chart *c, double x, double y, double w, double pt)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const tb_prim *p = &c->prims[i];
+		if (p->kind != TB_PRIM_TEXT || p->role != TB_ROLE_VALUE_LABEL)
+			continue;
+		double pw = tb_chart_text_width_pt(p->text, p->font_size);
+		double l = p->x - pw / 2, r = p->x + pw / 2;
+		if (x < r + 2 && l < x + w + 2 && y - pt < p->y + 1 && p->y - p->font_size < y + 1)
+			return true;
+	}
+	return false;
+}
+
 static void S_refs(S_ctx *k)
 {
 	const tb_chart_spec *sp = k->sp;
@@ -625,10 +641,32 @@ static void S_refs(S_ctx *k)
 			                    y, col, 1.4);
 			l->dashed = true;
 			S_fit(label, sizeof label, k->pw - 8, S_SMALL_PT);
-			/* Above the line, unless that leaves the plot. */
-			double ty = y - 4 < k->py + S_SMALL_PT ? y + S_SMALL_PT + 3 : y - 4;
-			S_text(k->c, TB_ROLE_REF_LABEL, k->px + k->pw - 4, ty, label,
-			       S_SMALL_PT, TB_ANCHOR_END, col);
+			/* Above the line, unless that leaves the plot; then below.
+			 * Clear of the value labels: right end first, else left. */
+			double above = y - 4, below = y + S_SMALL_PT + 3;
+			double w = tb_chart_text_width_pt(label, S_SMALL_PT);
+			double tries[4][2] = {
+				{ k->px + k->pw - 4 - w, above }, { k->px + k->pw - 4 - w, below },
+				{ k->px + 4, above }, { k->px + 4, below },
+			};
+			size_t pick = 0;
+			for (size_t t = 0; t < 4; t++) {
+				double tx = tries[t][0], ty = tries[t][1];
+				if (ty - S_SMALL_PT < k->py || ty > k->py + k->ph)
+					continue;
+				if (!S_hits_label(k->c, tx, ty, w, S_SMALL_PT)) {
+					pick = t;
+					break;
+				}
+			}
+			if (tries[pick][1] - S_SMALL_PT < k->py)
+				pick = 1; /* the old rule: below when above leaves the plot */
+			/* the right-hand places keep an end anchor, so a face wider
+			 * than the estimate still ends inside the plot */
+			bool at_right = pick < 2;
+			S_text(k->c, TB_ROLE_REF_LABEL, at_right ? k->px + k->pw - 4 : tries[pick][0],
+			       tries[pick][1], label, S_SMALL_PT,
+			       at_right ? TB_ANCHOR_END : TB_ANCHOR_START, col);
 		} else {
 			double x;
 			if (sp->kind == TB_CHART_LINES) {

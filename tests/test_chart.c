@@ -564,3 +564,34 @@ Test(chart, zoomed_axis_draws_dots_and_says_it_is_cut)
 	cr_expect_eq(labels, 3);
 	tb_chart_release(&c);
 }
+
+/* A capacity line just under a stacked total: its label moves clear of
+ * the total (below the line, or to the left end) instead of covering it. */
+Test(chart, reference_label_clears_stack_totals)
+{
+	tb_chart_spec s;
+	S_spec(&s, TB_CHART_STACKED_BARS, 4, 2);
+	for (size_t i = 0; i < 4; i++) {
+		s.series[0].values[i] = 40;
+		s.series[1].values[i] = 38;
+	}
+	s.nrefs = 1;
+	s.refs[0].value = 80;
+	strcpy(s.refs[0].label, "capacity 80.0 GB");
+	tb_chart c;
+	tb_chart_layout(&s, 480, 300, &c);
+	const tb_prim *ref = S_find(&c, TB_PRIM_TEXT, TB_ROLE_REF_LABEL, 0);
+	cr_assert_not_null(ref);
+	double rw = tb_chart_text_width_pt(ref->text, ref->font_size);
+	double rl = ref->anchor == TB_ANCHOR_END ? ref->x - rw : ref->x;
+	for (size_t i = 0; i < c.n; i++) {
+		const tb_prim *p = &c.prims[i];
+		if (p->kind != TB_PRIM_TEXT || p->role != TB_ROLE_VALUE_LABEL)
+			continue;
+		double pw = tb_chart_text_width_pt(p->text, p->font_size);
+		bool x_overlap = rl < p->x + pw / 2 && p->x - pw / 2 < rl + rw;
+		bool y_overlap = ref->y - ref->font_size < p->y && p->y - p->font_size < ref->y;
+		cr_expect(!(x_overlap && y_overlap), "\"%s\" covers \"%s\"", ref->text, p->text);
+	}
+	tb_chart_release(&c);
+}
