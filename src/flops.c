@@ -6,9 +6,10 @@
  * 6 FLOPs per weight in a matmul, plus the attention score (Q K^T) and
  * context (P V) products, which have no weights: 2*T*H*d each per token
  * per layer forward over the full T x T square (PaLM App. B), or half of
- * it under the causal convention (Megatron).  Norms, softmax, activations
- * and biases are elementwise and left out, as in both papers.  The input
- * embedding is a lookup, not a matmul; the output projection is a matmul
+ * it under the causal convention (FlashAttention counts only the lower
+ * triangle; Megatron-LM, Narayanan et al. 2021 Eq. (3), counts the full
+ * square like PaLM).  Norms, softmax, activations and biases are
+ * elementwise and left out, as in both papers.  The input embedding is a lookup, not a matmul; the output projection is a matmul
  * even when its matrix is tied to the embedding. */
 #include "calc.h"
 
@@ -75,7 +76,7 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		tb_deriv *d = tb_budget_add_deriv(b, "flops.fwd_attention_per_token",
 			"Attention score and context FLOPs per token, forward", "F_attn",
 			"c * 4 * L * H * d * T",
-			"PaLM App. B (full square, c = 1); Megatron causal convention c = 1/2",
+			"PaLM App. B (full square, c = 1); causal c = 1/2 as FlashAttention (Dao et al. 2022) counts",
 			fl->fwd_attention_per_token, "FLOP");
 		tb_deriv_add_var(d, "c", "1 full square, 1/2 causal", half, "");
 		tb_deriv_add_var(d, "L", "layers", L, "");
