@@ -9,8 +9,9 @@
  * it under the causal convention (FlashAttention counts only the lower
  * triangle; Megatron-LM, Narayanan et al. 2021 Eq. (3), counts the full
  * square like PaLM).  Norms, softmax, activations and biases are
- * elementwise and left out, as in both papers.  The input embedding is a lookup, not a matmul; the output projection is a matmul
- * even when its matrix is tied to the embedding. */
+ * elementwise and left out, as in both papers.  The input embedding is
+ * a lookup, not a matmul; the output projection is a matmul even when its
+ * matrix is tied to the embedding. */
 #include "calc.h"
 
 static const char S_src_6nd[] =
