@@ -72,18 +72,6 @@ tb_deriv *tb_budget_add_deriv(tb_budget *b, const char *key, const char *title,
 	return d;
 }
 
-void tb_deriv_add_var(tb_deriv *d, const char *sym, const char *meaning,
-                      double value, const char *unit)
-{
-	if (!d || d->nvars >= TB_DERIV_VARS)
-		return;
-	tb_deriv_var *v = &d->vars[d->nvars++];
-	v->sym = sym;
-	v->meaning = meaning;
-	v->value = value;
-	v->unit = unit;
-}
-
 void tb_budget_warn(tb_budget *b, const char *fmt, ...)
 {
 	if (b->n_warnings >= TB_WARNINGS_MAX)

@@ -33,8 +33,20 @@ tb_deriv *tb_budget_add_deriv(tb_budget *b, const char *key, const char *title,
                               const char *sym, const char *formula,
                               const char *source, double result,
                               const char *unit);
-void tb_deriv_add_var(tb_deriv *d, const char *sym, const char *meaning,
-                      double value, const char *unit);
+/* Inline: the steps add a few hundred vars per budget, and a call across
+ * files costs more than the four stores it makes. */
+static inline void tb_deriv_add_var(tb_deriv *d, const char *sym,
+                                    const char *meaning, double value,
+                                    const char *unit)
+{
+	if (d->nvars >= TB_DERIV_VARS)
+		return;
+	tb_deriv_var *v = &d->vars[d->nvars++];
+	v->sym = sym;
+	v->meaning = meaning;
+	v->value = value;
+	v->unit = unit;
+}
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif

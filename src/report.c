@@ -342,7 +342,7 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	case 14: *txt = tb_optimizer_name(in->training.optimizer); break;
 	case 15: *txt = tb_checkpointing_name(in->training.checkpointing); break;
 	case 16: *txt = in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL
-		         ? "causal (Megatron: half the score matrix)"
+		         ? "causal (FlashAttention: the lower triangle, half the score matrix)"
 		         : "full (PaLM: the whole score matrix)"; break;
 	case 17: *txt = in->hardware.gpu.name; break;
 	case 18: *txt = in->hardware.gpu.label; break;
@@ -650,7 +650,7 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	S_tab_str(&tb, S_yesno(in->training.flash_attention));
 	S_tab_str(&tb, "Attention FLOPs convention");
 	S_tab_str(&tb, in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL
-	               ? "causal (Megatron: half the score matrix)"
+	               ? "causal (FlashAttention: the lower triangle, half the score matrix)"
 	               : "full (PaLM: the whole score matrix)");
 	S_tab_str(&tb, "MFU range (low / expected / high)");
 	{
