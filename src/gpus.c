@@ -7,9 +7,11 @@
  * run fp16 accumulate at twice the rate, which training does not use).
  * 0 means the format has no published peak on that part.
  *
- * Memory: NVIDIA and AMD sell HBM in decimal units ("80 GB" = 80e9 bytes);
- * Google lists TPU v4 as 32 GiB (2^30 bytes).  Each entry follows its
- * vendor's statement, recorded in its source string.
+ * Memory: the vendor's figure as the reference data reads it ("80 GB" =
+ * 80e9 bytes for NVIDIA and AMD; TPU v4 32 GiB).  The physical HBM is
+ * binary (an H100 reports 81,559 MiB = 85.5e9 bytes), so the table errs on
+ * the safe side by up to 7%; docs/formulas.md says how to plan against the
+ * physical figure instead.
  *
  * tdp_w is the board power limit; TPUs have no published TDP: v4 uses the
  * maximum measured chip power from the Cloud TPU docs, v5e/v5p are 0
