@@ -545,8 +545,10 @@ static void S_chinchilla(S_json *j, const tb_budget *b)
 	S_arr(j, "plans");
 	for (int i = 0; i < c->n_plans && i < TB_PLANS_MAX; i++) {
 		const tb_plan_row *r = &c->plans[i];
+		char label[64];
+		tb_plan_label(r, false, label, sizeof label);
 		S_obj(j, NULL);
-		S_str(j, "label", r->label);
+		S_str(j, "label", label);
 		S_num(j, "params", r->params);
 		S_num(j, "tokens", r->tokens);
 		S_num(j, "flops", r->flops);

@@ -935,8 +935,8 @@ static void S_table_plans(tb_report *r, tb_table *t)
 	int n = ch->n_plans < TB_PLANS_MAX ? ch->n_plans : TB_PLANS_MAX;
 	for (int i = 0; i < n; i++) {
 		const tb_plan_row *p = &ch->plans[i];
-		char label[sizeof p->label + 1];
-		S_copy(label, sizeof label, p->label);
+		char label[64];
+		tb_plan_label(p, false, label, sizeof label);
 		S_tab_str(&tb, label);
 		S_tab_num(&tb, r, S_F_COUNT, p->params);
 		S_tab_num(&tb, r, S_F_COUNT, p->tokens);
@@ -1151,72 +1151,6 @@ static void S_chart_gpu_scan(const tb_report *r, tb_chart_spec *s)
 	}
 }
 
-/* Replaces every `from` in b with `to`. */
-static void S_replace(tb_buf *b, const char *from, const char *to)
-{
-	size_t fl = strlen(from);
-	tb_buf o;
-	tb_buf_init(&o);
-	for (size_t i = 0; i < b->len;) {
-		if (b->len - i >= fl && memcmp(b->ptr + i, from, fl) == 0) {
-			tb_buf_puts(&o, to);
-			i += fl;
-		} else {
-			tb_buf_putc(&o, b->ptr[i++]);
-		}
-	}
-	tb_buf_truncate(b, 0);
-	tb_buf_put(b, o.ptr, o.len);
-	tb_buf_release(&o);
-}
-
-/* A plan's chart label: its table name in fewer words, so eight of them
- * fit under the bars ("N fixed, 40 tokens/param (2x Chinchilla)" becomes
- * "N fixed D/N=40").  Only words change; the table keeps the full names. */
-static void S_plan_short(char *dst, size_t cap, const char *label)
-{
-	tb_buf b;
-	tb_buf_init(&b);
-	int depth = 0;
-	for (const char *p = label; *p; p++) {
-		if (*p == '(')
-			depth++;
-		else if (*p == ')' && depth > 0)
-			depth--;
-		else if (!depth)
-			tb_buf_putc(&b, *p);
-	}
-	S_replace(&b, "compute-optimal", "optimal");
-	S_replace(&b, " tokens/param", "\x01");
-	S_replace(&b, "Hoffmann fit", "Hoffmann");
-	S_replace(&b, "over-trained", "over");
-	S_replace(&b, ", ", " ");
-	/* "40\x01" (40 tokens per parameter) reads D/N=40 */
-	tb_buf o;
-	tb_buf_init(&o);
-	for (size_t i = 0; i < b.len; i++) {
-		if (b.ptr[i] != '\x01') {
-			tb_buf_putc(&o, b.ptr[i]);
-			continue;
-		}
-		size_t j = o.len;
-		while (j > 0 && ((o.ptr[j - 1] >= '0' && o.ptr[j - 1] <= '9') || o.ptr[j - 1] == '.'))
-			j--;
-		char num[24];
-		S_copy(num, sizeof num, o.ptr + j);
-		tb_buf_truncate(&o, j);
-		if (num[0])
-			tb_buf_printf(&o, "D/N=%s", num);
-		else
-			tb_buf_puts(&o, "tok/param");
-	}
-	while (o.len && o.ptr[o.len - 1] == ' ')
-		tb_buf_truncate(&o, o.len - 1);
-	S_copy(dst, cap, o.len ? o.ptr : label);
-	tb_buf_release(&o);
-	tb_buf_release(&b);
-}
-
 static void S_chart_plans(const tb_report *r, tb_chart_spec *s)
 {
 	const tb_chinchilla *ch = &r->b->chinchilla;
@@ -1235,9 +1169,7 @@ static void S_chart_plans(const tb_report *r, tb_chart_spec *s)
 	S_series(s, "Hoffmann et al. 2022 fit");
 	S_series(s, "Epoch AI 2024 fit");
 	for (int i = 0; i < n; i++) {
-		char label[sizeof ch->plans[i].label + 1];
-		S_copy(label, sizeof label, ch->plans[i].label);
-		S_plan_short(s->cats[i], sizeof s->cats[i], label);
+		tb_plan_label(&ch->plans[i], true, s->cats[i], sizeof s->cats[i]);
 		s->series[0].values[i] = ch->plans[i].loss;
 		s->series[1].values[i] = ch->plans[i].loss_epoch;
 	}

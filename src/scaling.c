@@ -8,6 +8,7 @@
 #include "calc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static bool S_pos(double v)
@@ -150,77 +151,6 @@ static void S_optimum(const S_fits *fits, double c, tb_optimum *o)
 	S_optimum_ln(fits, c, S_pos(c) ? log(c / 6) : 0, o);
 }
 
-/* Writes k as digits ("2", "1.5", "10") into dst; no snprintf here. */
-static size_t S_put_k(char *dst, size_t cap, double k)
-{
-	char tmp[24];
-	size_t n = 0;
-	long tenths = lround(k * 10);
-	if (tenths < 0 || tenths > 9999999)
-		tenths = 0;
-	long whole = tenths / 10, frac = tenths % 10;
-	do {
-		tmp[n++] = (char)('0' + whole % 10);
-		whole /= 10;
-	} while (whole && n < 12);
-	size_t len = 0;
-	while (n && len + 1 < cap)
-		dst[len++] = tmp[--n];
-	if (frac && len + 3 < cap) {
-		dst[len++] = '.';
-		dst[len++] = (char)('0' + frac);
-	}
-	dst[len] = '\0';
-	return len;
-}
-
-/* Appends s at dst[len]; returns the new length.  Truncates at cap - 1. */
-static size_t S_put_str(char *dst, size_t cap, size_t len, const char *s)
-{
-	size_t n = strlen(s);
-	if (len + n >= cap)
-		n = len < cap - 1 ? cap - 1 - len : 0;
-	memcpy(dst + len, s, n);
-	len += n;
-	dst[len] = '\0';
-	return len;
-}
-
-/* ", 40 tokens/param (2x Chinchilla)": the plan's tokens per parameter
- * and the multiple of the 20-token rule it is, so that a reader never has
- * to ask "1x of what?".  The text depends only on k, and sweeps reuse the
- * same few multiples, so it is kept per slot and remade when k changes. */
-typedef struct S_tail {
-	double k;
-	size_t len;
-	char text[40];
-} S_tail;
-
-static const S_tail *S_tail_for(int slot, double k)
-{
-	static _Thread_local S_tail tails[TB_OVERTRAIN_MAX];
-	S_tail *t = &tails[slot];
-	if (t->len == 0 || t->k != k) {
-		size_t cap = sizeof t->text;
-		size_t len = S_put_str(t->text, cap, 0, ", ");
-		len += S_put_k(t->text + len, cap - len, 20 * k);
-		len = S_put_str(t->text, cap, len, " tokens/param (");
-		if (k != 1) {
-			len += S_put_k(t->text + len, cap - len, k);
-			len = S_put_str(t->text, cap, len, "x ");
-		}
-		t->len = S_put_str(t->text, cap, len, "Chinchilla)");
-		t->k = k;
-	}
-	return t;
-}
-
-/* "N fixed" or "C fixed", then the tail. */
-static void S_label(char *dst, size_t cap, const char *fixed, const S_tail *t)
-{
-	S_put_str(dst, cap, S_put_str(dst, cap, 0, fixed), t->text);
-}
-
 typedef struct S_ctx {
 	const tb_inputs *in;
 	const S_fits *fits;
@@ -232,14 +162,15 @@ typedef struct S_ctx {
 
 /* One plan; ln_n and ln_d are the caller's, who can mostly derive them
  * without calling log(). */
-static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d,
-                          double ln_n, double ln_d)
+static void S_row(tb_budget *b, const S_ctx *x, tb_plan_kind kind,
+                  double multiple, double n, double d, double ln_n, double ln_d)
 {
 	tb_chinchilla *c = &b->chinchilla;
 	if (c->n_plans >= TB_PLANS_MAX)
-		return NULL;
+		return;
 	tb_plan_row *r = &c->plans[c->n_plans++];
-	r->label[0] = '\0';
+	r->kind = kind;
+	r->multiple = multiple;
 	r->loss = r->loss_epoch = 0;
 	r->params = n;
 	r->tokens = d;
@@ -256,16 +187,6 @@ static tb_plan_row *S_row(tb_budget *b, const S_ctx *x, double n, double d,
 	r->lifetime_flops = r->flops;
 	if (x->in->plan.has_inference && S_pos(x->in->plan.inference_tokens))
 		r->lifetime_flops += 2 * n * x->in->plan.inference_tokens;
-	return r;
-}
-
-static void S_copy(char *dst, size_t cap, const char *s)
-{
-	size_t n = strlen(s);
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, s, n);
-	dst[n] = '\0';
 }
 
 static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
@@ -283,7 +204,6 @@ static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 		x.s_per_flop = S_div(b->time.seconds[1], c->compute_flops);
 		x.cost_per_s = (double)in->hardware.count * in->hardware.price_per_gpu_hour / 3600;
 	}
-	tb_plan_row *r;
 
 	/* ln N and ln D of each plan from the scenario's: C/6 = N D, the
 	 * 20-token optimum has N^2 = (C/6)/20, the fit's N = G (C/6)^a. */
@@ -292,12 +212,11 @@ static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 	double ln_nfit = fits->hoffmann.ln_g + fits->hoffmann.a * ln_c6;
 
 	c->n_plans = 0;
-	if ((r = S_row(b, &x, n, d, ln_n, ln_d)))
-		S_copy(r->label, sizeof r->label, "as planned");
-	if ((r = S_row(b, &x, c->optimal_params, c->optimal_tokens, ln_n20, ln_c6 - ln_n20)))
-		S_copy(r->label, sizeof r->label, "compute-optimal, 20 tokens/param");
-	if ((r = S_row(b, &x, c->run.params_fit, c->run.tokens_fit, ln_nfit, ln_c6 - ln_nfit)))
-		S_copy(r->label, sizeof r->label, "compute-optimal, Hoffmann fit");
+	S_row(b, &x, TB_PLAN_AS_PLANNED, 0, n, d, ln_n, ln_d);
+	S_row(b, &x, TB_PLAN_OPTIMAL_20, 1, c->optimal_params, c->optimal_tokens,
+	      ln_n20, ln_c6 - ln_n20);
+	S_row(b, &x, TB_PLAN_OPTIMAL_FIT, 0, c->run.params_fit, c->run.tokens_fit,
+	      ln_nfit, ln_c6 - ln_nfit);
 
 	static const double dflt[] = { 1, 2, 5 };
 	const double *ks = in->plan.n_overtrain > 0 ? in->plan.overtrain : dflt;
@@ -310,17 +229,15 @@ static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 			continue;
 		/* Fixed model size: k times the 20-tokens-per-parameter data. */
 		double ln_k = log(k);
-		const S_tail *tail = S_tail_for(i, k);
-		if (S_pos(n) && (r = S_row(b, &x, n, k * 20 * n, ln_n, ln_k + ln_20 + ln_n)))
-			S_label(r->label, sizeof r->label, "N fixed", tail);
+		if (S_pos(n))
+			S_row(b, &x, TB_PLAN_N_FIXED, k, n, k * 20 * n, ln_n, ln_k + ln_20 + ln_n);
 		/* Fixed compute: a smaller model on more data; k = 1 is the
 		 * compute-optimal row already listed. */
 		if (k != 1 && S_pos(c->optimal_params)) {
 			double nk_params = c->optimal_params / sqrt(k);
 			double dk = S_div(c->compute_flops, 6 * nk_params);
 			double ln_nk = ln_n20 - 0.5 * ln_k;
-			if ((r = S_row(b, &x, nk_params, dk, ln_nk, ln_c6 - ln_nk)))
-				S_label(r->label, sizeof r->label, "C fixed", tail);
+			S_row(b, &x, TB_PLAN_C_FIXED, k, nk_params, dk, ln_nk, ln_c6 - ln_nk);
 		}
 	}
 }
@@ -444,5 +361,40 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(dv, "u", "expected MFU", b->time.mfu[1], "");
 		tb_deriv_add_var(dv, "T_d", "deadline", in->plan.deadline_s, "s");
 		tb_deriv_add_var(dv, "r", "model FLOPs / 6ND", S_ratio(b), "");
+	}
+}
+
+/* Names are made here, on demand, rather than in the calculators: a sweep
+ * of a million budgets never reads them. */
+void tb_plan_label(const tb_plan_row *r, bool brief, char *dst, size_t cap)
+{
+	if (!dst || cap == 0)
+		return;
+	double tpp = 20 * r->multiple;      /* tokens per parameter */
+	switch (r->kind) {
+	case TB_PLAN_AS_PLANNED:
+		snprintf(dst, cap, "as planned");
+		break;
+	case TB_PLAN_OPTIMAL_20:
+		snprintf(dst, cap, brief ? "optimal D/N=20" : "compute-optimal, 20 tokens/param");
+		break;
+	case TB_PLAN_OPTIMAL_FIT:
+		snprintf(dst, cap, brief ? "optimal Hoffmann" : "compute-optimal, Hoffmann fit");
+		break;
+	case TB_PLAN_N_FIXED:
+	case TB_PLAN_C_FIXED: {
+		const char *fixed = r->kind == TB_PLAN_N_FIXED ? "N fixed" : "C fixed";
+		if (brief)
+			snprintf(dst, cap, "%s D/N=%.3g", fixed, tpp);
+		else if (r->multiple == 1)
+			snprintf(dst, cap, "%s, %.3g tokens/param (Chinchilla)", fixed, tpp);
+		else
+			snprintf(dst, cap, "%s, %.3g tokens/param (%.3gx Chinchilla)", fixed,
+			         tpp, r->multiple);
+		break;
+	}
+	default:
+		snprintf(dst, cap, "plan");
+		break;
 	}
 }

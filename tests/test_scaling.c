@@ -189,6 +189,14 @@ Test(scaling, fit_optimum_minimises_loss_at_fixed_compute)
 	cr_expect(fabs(tb_scaling_loss(&hoff_unrounded, 1e30, 1e40) - 1.69337) < 1e-3);
 }
 
+/* A plan's name, as people read it in the report and the JSON. */
+static void S_expect_label(const tb_plan_row *r, const char *want)
+{
+	char got[64];
+	tb_plan_label(r, false, got, sizeof got);
+	cr_expect_str_eq(got, want);
+}
+
 Test(scaling, plans_overtrained_rows)
 {
 	tb_inputs in;
@@ -201,20 +209,20 @@ Test(scaling, plans_overtrained_rows)
 	/* as planned, 20 tokens/param, Hoffmann fit, then per k: same N (and
 	 * same C for k != 1): 3 + 1 + 2 + 2. */
 	cr_assert_eq(c->n_plans, 8);
-	cr_expect_str_eq(c->plans[0].label, "as planned");
+	cr_expect_eq(c->plans[0].kind, TB_PLAN_AS_PLANNED);
 	cr_expect(rel(c->plans[0].seconds, b.time.seconds[1]) < 1e-12);
 	cr_expect(rel(c->plans[0].lifetime_flops, 4.2e21 + 2 * 7e9 * 1e12) < 1e-12);
 	int same_n = 0, same_c = 0;
 	for (int i = 3; i < c->n_plans; i++) {
 		const tb_plan_row *r = &c->plans[i];
-		if (strncmp(r->label, "N fixed, ", 9) == 0) {
+		if (r->kind == TB_PLAN_N_FIXED) {
 			same_n++;
 			cr_expect(rel(r->params, 7e9) < 1e-12);
 			double k = r->tokens / (20 * 7e9);
 			cr_expect(fabs(k - 1) < 1e-9 || fabs(k - 2) < 1e-9 || fabs(k - 5) < 1e-9);
 		} else {
 			same_c++;
-			cr_expect(rel(r->flops, 4.2e21) < 1e-9, "%s spends the same compute", r->label);
+			cr_expect(rel(r->flops, 4.2e21) < 1e-9, "plan %d spends the same compute", i);
 			/* Epoch's optimum sits near 20 tokens/param: more costs loss. */
 			cr_expect(r->loss_epoch > c->plans[1].loss_epoch, "over-training at fixed C costs loss");
 		}
@@ -224,13 +232,13 @@ Test(scaling, plans_overtrained_rows)
 	/* Labels say what is fixed and the tokens per parameter, so a reader
 	 * can check them: the 7B scenario's "N fixed" k = 1 plan trains on
 	 * 20 x 7e9 = 140B tokens, not the scenario's 100B. */
-	cr_expect_str_eq(c->plans[3].label, "N fixed, 20 tokens/param (Chinchilla)");
+	S_expect_label(&c->plans[3], "N fixed, 20 tokens/param (Chinchilla)");
 	cr_expect(rel(c->plans[3].tokens, 140e9) < 1e-12);
-	cr_expect_str_eq(c->plans[4].label, "N fixed, 40 tokens/param (2x Chinchilla)");
+	S_expect_label(&c->plans[4], "N fixed, 40 tokens/param (2x Chinchilla)");
 	cr_expect(rel(c->plans[4].tokens, 280e9) < 1e-12);
-	cr_expect_str_eq(c->plans[5].label, "C fixed, 40 tokens/param (2x Chinchilla)");
+	S_expect_label(&c->plans[5], "C fixed, 40 tokens/param (2x Chinchilla)");
 	cr_expect(rel(c->plans[5].tokens / c->plans[5].params, 40) < 1e-9);
-	cr_expect_str_eq(c->plans[7].label, "C fixed, 100 tokens/param (5x Chinchilla)");
+	S_expect_label(&c->plans[7], "C fixed, 100 tokens/param (5x Chinchilla)");
 	cr_expect(rel(c->plans[7].tokens / c->plans[7].params, 100) < 1e-9);
 }
 
@@ -246,10 +254,16 @@ Test(scaling, plan_labels_for_fractional_multiples)
 	const tb_chinchilla *c = &b.chinchilla;
 	cr_assert_eq(c->n_plans, 7);
 	/* 0.5 x 20 = 10 and 1.5 x 20 = 30 tokens per parameter */
-	cr_expect_str_eq(c->plans[3].label, "N fixed, 10 tokens/param (0.5x Chinchilla)");
-	cr_expect_str_eq(c->plans[4].label, "C fixed, 10 tokens/param (0.5x Chinchilla)");
-	cr_expect_str_eq(c->plans[6].label, "C fixed, 30 tokens/param (1.5x Chinchilla)");
+	S_expect_label(&c->plans[3], "N fixed, 10 tokens/param (0.5x Chinchilla)");
+	S_expect_label(&c->plans[4], "C fixed, 10 tokens/param (0.5x Chinchilla)");
+	S_expect_label(&c->plans[6], "C fixed, 30 tokens/param (1.5x Chinchilla)");
 	cr_expect(rel(c->plans[6].tokens / c->plans[6].params, 30) < 1e-9);
+	/* the chart's short names */
+	char brief[32];
+	tb_plan_label(&c->plans[4], true, brief, sizeof brief);
+	cr_expect_str_eq(brief, "C fixed D/N=10");
+	tb_plan_label(&c->plans[1], true, brief, sizeof brief);
+	cr_expect_str_eq(brief, "optimal D/N=20");
 }
 
 Test(scaling, deadline_compute_is_cluster_throughput)

@@ -200,8 +200,17 @@ typedef struct tb_fit {
 
 #define TB_PLANS_MAX 20
 
+typedef enum {
+	TB_PLAN_AS_PLANNED,             /* the scenario itself */
+	TB_PLAN_OPTIMAL_20,             /* the run's compute at D = 20N */
+	TB_PLAN_OPTIMAL_FIT,            /* the run's compute, Hoffmann Approach 3 */
+	TB_PLAN_N_FIXED,                /* the scenario's N on multiple x 20N tokens */
+	TB_PLAN_C_FIXED                 /* the run's compute at multiple x 20 tokens/param */
+} tb_plan_kind;
+
 typedef struct tb_plan_row {
-	char label[48];                 /* "compute-optimal", "2x tokens, same N" */
+	tb_plan_kind kind;
+	double multiple;                /* of the 20-tokens-per-parameter rule */
 	double params, tokens, flops;   /* flops = 6ND */
 	double seconds, cost;           /* at expected MFU */
 	double loss;                    /* Hoffmann fit */
@@ -264,6 +273,11 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out);
 
 /* The derivation named `key`, or NULL.  Borrowed from b. */
 const tb_deriv *tb_budget_deriv(const tb_budget *b, const char *key);
+
+/* A plan's name for people, written into dst (at most cap bytes, always
+ * terminated): "N fixed, 40 tokens/param (2x Chinchilla)"; with `brief`,
+ * a chart label such as "N fixed D/N=40". */
+void tb_plan_label(const tb_plan_row *r, bool brief, char *dst, size_t cap);
 
 /* The Hoffmann et al. and Epoch AI Approach-3 constants. */
 extern const tb_fit tb_fit_hoffmann;
