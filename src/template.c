@@ -12,6 +12,7 @@
  *   4. free what was replaced or dropped, deepest first. */
 #include "template.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -461,25 +462,58 @@ static void S_conditions(S_ctx *c, cmark_node *root)
 
 /* ---- pass 3: placeholders and directives ----------------------------- */
 
-typedef enum { S_IN_TEXT, S_IN_CODE, S_IN_CODE_BLOCK } S_where;
+typedef enum { S_IN_TEXT, S_IN_CODE, S_IN_CODE_BLOCK, S_IN_LINK } S_where;
+
+/* memmem is a GNU extension; C11 has none. */
+static const char *S_memmem(const char *hay, size_t n, const char *needle, size_t m)
+{
+	if (m == 0 || m > n)
+		return NULL;
+	for (const char *p = hay; (p = memchr(p, needle[0], n - (size_t)(p - hay) - m + 1)); p++)
+		if (memcmp(p, needle, m) == 0)
+			return p;
+	return NULL;
+}
+
+/* Line start offsets, built once when first needed: many code blocks and
+ * links stay linear. */
+static void S_bol_build(S_ctx *c)
+{
+	if (c->bol)
+		return;
+	size_t cap = 16;
+	c->bol = tb_xmalloc(cap * sizeof *c->bol);
+	c->bol[c->nbol++] = 0;
+	for (size_t j = 0; j < c->len; j++)
+		if (c->text[j] == '\n') {
+			if (c->nbol == cap) {
+				cap *= 2;
+				c->bol = tb_xrealloc(c->bol, cap * sizeof *c->bol);
+			}
+			c->bol[c->nbol++] = j + 1;
+		}
+}
+
+/* The 1-based line and column of byte offset `off` in the template. */
+static void S_line_col(S_ctx *c, size_t off, size_t *line, size_t *col)
+{
+	S_bol_build(c);
+	size_t lo = 0, hi = c->nbol;    /* last line start <= off */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->bol[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*line = lo + 1;
+	*col = off - c->bol[lo] + 1;
+}
 
 /* cmark 0.30 does not say whether a code block was fenced: look. */
 static bool S_line_is_fence(S_ctx *c, size_t line)
 {
-	if (!c->bol) {
-		/* line starts, built once: many code blocks stay linear */
-		size_t cap = 16;
-		c->bol = tb_xmalloc(cap * sizeof *c->bol);
-		c->bol[c->nbol++] = 0;
-		for (size_t j = 0; j < c->len; j++)
-			if (c->text[j] == '\n') {
-				if (c->nbol == cap) {
-					cap *= 2;
-					c->bol = tb_xrealloc(c->bol, cap * sizeof *c->bol);
-				}
-				c->bol[c->nbol++] = j + 1;
-			}
-	}
+	S_bol_build(c);
 	if (line == 0 || line > c->nbol)
 		return false;
 	size_t i = c->bol[line - 1];
@@ -529,7 +563,7 @@ static void S_pos(S_posmap *pm, const char *lit, size_t off, size_t *line, size_
 
 static void S_put_value(tb_buf *cur, const char *v, S_where w)
 {
-	if (w == S_IN_CODE) {
+	if (w == S_IN_CODE || w == S_IN_LINK) {
 		tb_buf tmp;
 		tb_buf_init(&tmp);
 		tb_template_put_utf8(&tmp, v, strlen(v));
@@ -539,6 +573,57 @@ static void S_put_value(tb_buf *cur, const char *v, S_where w)
 	} else {
 		tb_template_put_utf8(cur, v, strlen(v));
 	}
+}
+
+/* Checks one tag (`inner` bytes at `tag`, inside its braces) found at
+ * line:col, and puts its value in *val.  False when it is not a value to
+ * insert; an error has then been reported. */
+static bool S_eval_tag(S_ctx *c, const char *tag, size_t inner, size_t line,
+                       size_t col, S_where w, tb_buf *val)
+{
+	S_tag t;
+	S_parse_tag(tag, inner, &t);
+	if (t.kind == S_TAG_BAD) {
+		S_error(c, line, col, "malformed placeholder '{{%.*s}}'; %s",
+		        (int)(inner > 60 ? 60 : inner), tag, t.why);
+		return false;
+	}
+	if (t.kind != S_TAG_VALUE) {
+		tb_buf tt;
+		tb_buf_init(&tt);
+		S_tag_text(&tt, &t);
+		if (w == S_IN_TEXT)
+			S_error(c, line, col, "'%s' must stand alone in its paragraph; expected a blank line before and after it", tt.ptr);
+		else if (w == S_IN_LINK)
+			S_error(c, line, col, "'%s' cannot be used inside a link destination or title; expected a value placeholder such as '{{scenario.name}}'", tt.ptr);
+		else
+			S_error(c, line, col, "'%s' cannot be used inside code; expected a value placeholder such as '{{flops.total_6nd}}'", tt.ptr);
+		tb_buf_release(&tt);
+		return false;
+	}
+	tb_buf_truncate(val, 0);
+	tb_tpl_status s = c->env->value(c->env->ctx, t.name,
+	                                t.filter[0] ? t.filter : NULL, val);
+	if (s == TB_TPL_UNKNOWN_NAME && !t.filter[0] &&
+	    c->env->directive(c->env->ctx, "block", t.name, NULL) == TB_TPL_OK) {
+		S_error(c, line, col, "'{{%s}}' must stand alone in its paragraph; expected a blank line before and after it", t.name);
+		return false;
+	}
+	if (s == TB_TPL_UNKNOWN_NAME) {
+		S_unknown(c, line, col, "placeholder", t.name, NULL);
+		return false;
+	}
+	if (s == TB_TPL_UNKNOWN_FILTER) {
+		S_unknown(c, line, col, "filter", t.filter,
+		          "expected one of sci, bytes, gib, count, grouped, days, money, pct, plain");
+		return false;
+	}
+	if (s == TB_TPL_BAD_FILTER) {
+		S_error(c, line, col, "filter '%s' does not apply to '%s'; expected a number for numeric filters",
+		        t.filter, t.name);
+		return false;
+	}
+	return true;
 }
 
 /* Expands the placeholders of one literal.  In text, a value's newlines
@@ -584,47 +669,9 @@ static void S_expand_literal(S_ctx *c, cmark_node *n, S_where w, bool dead)
 			continue;
 		}
 		size_t inner = (size_t)(close - open) - 2;
-		S_tag t;
-		S_parse_tag(open + 2, inner, &t);
 		i = (size_t)(close - lit) + 2;
-		if (t.kind == S_TAG_BAD) {
-			S_error(c, line, col, "malformed placeholder '{{%.*s}}'; %s",
-			        (int)(inner > 60 ? 60 : inner), open + 2, t.why);
+		if (!S_eval_tag(c, open + 2, inner, line, col, w, &val))
 			continue;
-		}
-		if (t.kind != S_TAG_VALUE) {
-			tb_buf tt;
-			tb_buf_init(&tt);
-			S_tag_text(&tt, &t);
-			if (w == S_IN_TEXT)
-				S_error(c, line, col, "'%s' must stand alone in its paragraph; expected a blank line before and after it", tt.ptr);
-			else
-				S_error(c, line, col, "'%s' cannot be used inside code; expected a value placeholder such as '{{flops.total_6nd}}'", tt.ptr);
-			tb_buf_release(&tt);
-			continue;
-		}
-		tb_buf_truncate(&val, 0);
-		tb_tpl_status s = c->env->value(c->env->ctx, t.name,
-		                                t.filter[0] ? t.filter : NULL, &val);
-		if (s == TB_TPL_UNKNOWN_NAME && !t.filter[0] &&
-		    c->env->directive(c->env->ctx, "block", t.name, NULL) == TB_TPL_OK) {
-			S_error(c, line, col, "'{{%s}}' must stand alone in its paragraph; expected a blank line before and after it", t.name);
-			continue;
-		}
-		if (s == TB_TPL_UNKNOWN_NAME) {
-			S_unknown(c, line, col, "placeholder", t.name, NULL);
-			continue;
-		}
-		if (s == TB_TPL_UNKNOWN_FILTER) {
-			S_unknown(c, line, col, "filter", t.filter,
-			          "expected one of sci, bytes, gib, count, grouped, days, money, pct, plain");
-			continue;
-		}
-		if (s == TB_TPL_BAD_FILTER) {
-			S_error(c, line, col, "filter '%s' does not apply to '%s'; expected a number for numeric filters",
-			        t.filter, t.name);
-			continue;
-		}
 		if (dead)
 			continue;
 		/* a note's final newline would become a dangling line break */
@@ -682,6 +729,74 @@ static void S_directive(S_ctx *c, cmark_node *para, const S_tag *t,
 		cmark_node_free(into);
 }
 
+/* The schemes cmark's safe HTML renderer empties (its scanners.re), so a
+ * value put into a link cannot make one in the Markdown output either. */
+static bool S_dangerous_url(const char *u)
+{
+	static const char *const bad[] = { "javascript:", "vbscript:", "file:", "data:" };
+	while (*u == ' ' || *u == '\t')
+		u++;
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		size_t n = strlen(bad[k]), i = 0;
+		while (i < n && u[i] && tolower((unsigned char)u[i]) == bad[k][i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+/* A link's or image's destination and title.  cmark keeps no position for
+ * them, so each tag is found in the source from the link's start.  The
+ * value goes in as one line; cmark's safe renderer still vets the final
+ * URL (javascript: and the like come out empty), and escapes it. */
+static void S_expand_link(S_ctx *c, cmark_node *n, bool dead)
+{
+	S_bol_build(c);
+	size_t line0 = (size_t)cmark_node_get_start_line(n);
+	size_t col0 = (size_t)cmark_node_get_start_column(n);
+	size_t from = line0 >= 1 && line0 <= c->nbol && col0 >= 1
+	              ? c->bol[line0 - 1] + col0 - 1 : 0;
+	for (int part = 0; part < 2; part++) {
+		const char *s0 = part ? cmark_node_get_title(n) : cmark_node_get_url(n);
+		if (!s0 || !strstr(s0, "{{"))
+			continue;
+		size_t len = strlen(s0);
+		tb_buf cur, val;
+		tb_buf_init(&cur);
+		tb_buf_init(&val);
+		size_t i = 0;
+		while (i < len) {
+			const char *open = strstr(s0 + i, "{{");
+			const char *close = open ? strstr(open + 2, "}}") : NULL;
+			if (!close) {
+				tb_buf_put(&cur, s0 + i, len - i);
+				break;
+			}
+			tb_buf_put(&cur, s0 + i, (size_t)(open - (s0 + i)));
+			size_t tag_len = (size_t)(close - open) + 2;
+			i = (size_t)(close - s0) + 2;
+			size_t line = line0, col = col0;
+			const char *at = from < c->len
+			                 ? S_memmem(c->text + from, c->len - from, open, tag_len) : NULL;
+			if (at) {
+				from = (size_t)(at - c->text) + tag_len;
+				S_line_col(c, (size_t)(at - c->text), &line, &col);
+			}
+			if (S_eval_tag(c, open + 2, tag_len - 4, line, col, S_IN_LINK, &val) && !dead)
+				S_put_value(&cur, val.ptr, S_IN_LINK);
+		}
+		if (!dead) {
+			if (part)
+				cmark_node_set_title(n, cur.ptr);
+			else
+				cmark_node_set_url(n, S_dangerous_url(cur.ptr) ? "" : cur.ptr);
+		}
+		tb_buf_release(&cur);
+		tb_buf_release(&val);
+	}
+}
+
 static void S_expand(S_ctx *c, cmark_node *root)
 {
 	S_nodes all = {0};
@@ -717,6 +832,10 @@ static void S_expand(S_ctx *c, cmark_node *root)
 			break;
 		case CMARK_NODE_CODE_BLOCK:
 			S_expand_literal(c, n, S_IN_CODE_BLOCK, dead);
+			break;
+		case CMARK_NODE_LINK:
+		case CMARK_NODE_IMAGE:
+			S_expand_link(c, n, dead);
 			break;
 		default:
 			break;

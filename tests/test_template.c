@@ -22,6 +22,8 @@ static tb_tpl_status S_value(void *ctx, const char *name, const char *filter, tb
 		v = "# not a heading\n- not a list\n";
 	else if (strcmp(name, "braces") == 0)
 		v = "{{a.b_c}}";
+	else if (strcmp(name, "js") == 0)
+		v = " JavaScript:alert(3)";
 	if (!v)
 		return TB_TPL_UNKNOWN_NAME;
 	if (filter && strcmp(filter, "up") != 0 && strcmp(filter, "plain") != 0)
@@ -129,6 +131,30 @@ Test(template, placeholder_in_heading_code_span_and_code_block)
 	char *out = S_run("# T {{a.b_c}}\n\n`x = {{a.b_c}}`\n\n```\ny = {{a.b_c}}\n```\n", NULL);
 	/* cmark writes an empty info string as a space after the fence */
 	cr_assert_str_eq(out, "# T 42\n\n`x = 42`\n\n``` \ny = 42\n```\n");
+	free(out);
+}
+
+Test(template, placeholders_in_link_destinations_and_titles)
+{
+	char *out = S_run("See [x](https://w/{{a.b_c}} \"n {{a.b_c}}\") ![i]({{a.b_c}}.svg)\n", NULL);
+	cr_assert_str_eq(out, "See [x](https://w/42 \"n 42\") ![i](42.svg)\n");
+	free(out);
+	/* cmark keeps no position for a destination: the tag is found in the
+	 * source, column of its "{{" */
+	char *diag = NULL;
+	out = S_run("# T\n\nSee [run](x/{{nosuch}}) now.\n", &diag);
+	cr_assert_null(out);
+	cr_assert_not_null(diag);
+	cr_assert(strncmp(diag, "T.md:3:13: unknown placeholder 'nosuch'", 39) == 0, "%s", diag);
+	free(diag);
+}
+
+Test(template, a_value_cannot_make_a_dangerous_link)
+{
+	/* as a destination "JavaScript:..." is emptied, in Markdown as
+	 * cmark's safe renderer does in HTML */
+	char *out = S_run("[x]({{js}})\n", NULL);
+	cr_assert_str_eq(out, "[x]()\n");
 	free(out);
 }
 
