@@ -14,6 +14,7 @@ make -s --no-print-directory -o "$BIN" BIN="$BIN" install DESTDIR="$D" PREFIX=/o
 "$D/opt/tb/bin/trainbudget" --version | grep -q '^trainbudget ' || fail "the installed binary runs"
 [ -f "$D/opt/tb/share/trainbudget/templates/report.md" ] || fail "templates installed"
 [ -f "$D/opt/tb/share/doc/trainbudget/LICENSE" ] || fail "LICENSE installed"
+[ -f "$D/opt/tb/share/trainbudget/fonts/DejaVuSansMono.ttf" ] || fail "the PDF's subset fonts installed"
 echo "ok   - make install DESTDIR PREFIX=/opt/tb"
 
 make -s --no-print-directory uninstall DESTDIR="$D" PREFIX=/opt/tb >/dev/null \
