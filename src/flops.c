@@ -35,7 +35,7 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		fl->fwd_logits_per_token = 0;
 		fl->recompute_per_token = in->training.checkpointing == TB_CKPT_FULL
 		                          ? fl->fwd_matmul_per_token : 0;
-		tb_budget_warn(b, "operator-level FLOPs use 6N: the model has only a "
+		tb_budget_warn(b, "Operator-level FLOPs use 6N: the model has only a "
 		                  "parameter count, so the attention term is not known");
 	} else {
 		double L = (double)m->layers, h = (double)m->hidden;

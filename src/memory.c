@@ -338,7 +338,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		mem->activations_per_layer_bytes = c.act_layer_b1 * (double)mb;
 		S_stage_act(&c, mb, &act_first, &act_last);
 	} else {
-		tb_budget_warn(b, "activations and KV cache unknown: the model has only a "
+		tb_budget_warn(b, "Activations and KV cache unknown: the model has only a "
 		                  "parameter count; give its shape (layers, hidden, heads, ...) "
 		                  "to estimate them");
 	}
@@ -509,6 +509,6 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
 
 	if (m->has_shape && !mem->fits && mem->max_micro_batch == 0)
-		tb_budget_warn(b, "does not fit even at micro-batch 1: shard further (ZeRO, "
+		tb_budget_warn(b, "Does not fit even at micro-batch 1: shard further (ZeRO, "
 		                  "tensor or pipeline parallelism) or recompute activations");
 }

@@ -330,7 +330,7 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 	c->scenario_tokens_per_param = S_div(d, n);
 	c->loss_known = S_pos(n) && S_pos(d) && S_fit_ok(&tb_fit_hoffmann);
 	if (b->params.total > n * 1.000001 && S_pos(n))
-		tb_budget_warn(b, "scaling laws use the active parameters (%.1fB of %.1fB); the fits are for dense models",
+		tb_budget_warn(b, "Scaling laws use the active parameters (%.1fB of %.1fB); the fits are for dense models",
 		               n / 1e9, b->params.total / 1e9);
 
 	if (b->time.known && in->plan.has_deadline && S_pos(in->plan.deadline_s)) {

@@ -223,7 +223,7 @@ static void S_budget(const tb_inputs *in, tb_budget *b)
 	t->budget = in->plan.budget;
 	t->within_budget = t->cost[1] <= t->budget;
 	if (!S_pos(price)) {
-		tb_budget_warn(b, "the price per GPU-hour is zero; any number of tokens fits the budget");
+		tb_budget_warn(b, "The price per GPU-hour is zero; any number of tokens fits the budget");
 		return;
 	}
 	/* Budget -> GPU-hours -> FLOPs -> tokens; the GPU count cancels. */
@@ -317,7 +317,7 @@ static void S_measured(const tb_inputs *in, tb_budget *b)
 		                         (double)in->training.seq_len;
 		double denom = m->step_time_s * (double)in->hardware.count * t->peak_flops_per_gpu;
 		if (!S_pos(tokens_per_step) || !S_pos(denom)) {
-			tb_budget_warn(b, "measured.step_time needs a global batch, a sequence length and a GPU peak; achieved MFU is unknown");
+			tb_budget_warn(b, "The key measured.step_time needs a global batch, a sequence length and a GPU peak; achieved MFU is unknown");
 		} else {
 			t->has_measured_step = true;
 			double model_step = b->flops.per_token_model * tokens_per_step;
@@ -327,7 +327,7 @@ static void S_measured(const tb_inputs *in, tb_budget *b)
 			double steps = S_ceil(S_div(in->training.tokens, tokens_per_step));
 			t->measured_seconds = steps * m->step_time_s;
 			if (t->achieved_mfu > 1)
-				tb_budget_warn(b, "measured step time implies MFU above 1; check measured.step_time, the batch and the GPU peak");
+				tb_budget_warn(b, "Measured step time implies MFU above 1; check measured.step_time, the batch and the GPU peak");
 			tb_deriv *d = tb_budget_add_deriv(b, "time.achieved_mfu",
 			                                  "Achieved MFU from the measured step time", "MFU",
 			                                  "f * B * s / (t_step * n * P)",
@@ -368,7 +368,7 @@ static void S_measured_memory(const tb_inputs *in, tb_budget *b)
 		t->memory_estimate_error = S_div(b->memory.per_gpu.total - m->peak_memory_bytes,
 		                                 m->peak_memory_bytes);
 		if (!b->memory.activations_known)
-			tb_budget_warn(b, "the memory estimate compared with measured.peak_memory leaves out activations (unknown for this model)");
+			tb_budget_warn(b, "The memory estimate compared with measured.peak_memory leaves out activations (unknown for this model)");
 	}
 }
 
@@ -385,7 +385,7 @@ void tb_timecost_compute(const tb_inputs *in, tb_budget *b)
 	S_measured_memory(in, b);
 	bool peak = S_peak(in, b);
 	if (!S_pos(b->flops.total_model))
-		tb_budget_warn(b, "no model FLOP count; time, cost and energy are unknown");
+		tb_budget_warn(b, "No model FLOP count; time, cost and energy are unknown");
 	bool mfu_ok = S_pos(t->mfu[0]) && S_pos(t->mfu[1]) && S_pos(t->mfu[2]);
 	t->known = peak && mfu_ok && in->hardware.count > 0 && S_pos(b->flops.total_model);
 	if (!t->known) {

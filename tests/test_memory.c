@@ -332,7 +332,7 @@ Test(memory, count_only_is_unknown_not_nan)
 	cr_expect(B.n_warnings >= 1);
 	bool said = false;
 	for (int i = 0; i < B.n_warnings; i++)
-		said |= strstr(B.warnings[i], "activations") != NULL;
+		said |= strstr(B.warnings[i], "Activations") != NULL;
 	cr_expect(said);
 	cr_expect(isfinite(B.memory.per_gpu.total) && B.memory.per_gpu.total > 0);
 }
