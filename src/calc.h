@@ -8,6 +8,9 @@
 #ifndef TB_CALC_H
 #define TB_CALC_H
 
+#include <math.h>
+#include <stdbool.h>
+
 #include "trainbudget/budget.h"
 
 void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
@@ -25,6 +28,23 @@ void tb_scaling_optimum(const tb_fit *f, double compute_flops,
                         double *params, double *tokens);
 /* L(N, D) = E + A/N^alpha + B/D^beta; 0 when N or D is not positive. */
 double tb_scaling_loss(const tb_fit *f, double params, double tokens);
+
+/* A positive, finite number: the test every input and quotient passes
+ * before it is used. */
+static inline bool tb_calc_pos(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+/* a / b, or 0 when the quotient would not be a finite number: a budget
+ * never holds NaN or inf, whatever the inputs. */
+static inline double tb_calc_div(double a, double b)
+{
+	if (b == 0 || !isfinite(a) || !isfinite(b))
+		return 0;
+	double q = a / b;
+	return isfinite(q) ? q : 0;
+}
 
 /* Derivation and warning helpers (budget.c).  Strings are borrowed and
  * must be static.  Full arrays drop further entries silently: the array

@@ -11,29 +11,16 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool S_pos(double v)
-{
-	return v > 0 && isfinite(v);
-}
-
-static double S_div(double a, double b)
-{
-	if (b == 0 || !isfinite(a) || !isfinite(b))
-		return 0;
-	double q = a / b;
-	return isfinite(q) ? q : 0;
-}
-
 static bool S_fit_ok(const tb_fit *f)
 {
-	return S_pos(f->A) && S_pos(f->B) && S_pos(f->alpha) && S_pos(f->beta);
+	return tb_calc_pos(f->A) && tb_calc_pos(f->B) && tb_calc_pos(f->alpha) && tb_calc_pos(f->beta);
 }
 
 void tb_scaling_exponents(const tb_fit *f, double *a, double *b)
 {
 	double s = f->alpha + f->beta;
-	*a = S_div(f->beta, s);
-	*b = S_div(f->alpha, s);
+	*a = tb_calc_div(f->beta, s);
+	*b = tb_calc_div(f->alpha, s);
 }
 
 void tb_scaling_optimum(const tb_fit *f, double compute_flops,
@@ -41,7 +28,7 @@ void tb_scaling_optimum(const tb_fit *f, double compute_flops,
 {
 	*params = 0;
 	*tokens = 0;
-	if (!S_pos(compute_flops) || !S_fit_ok(f))
+	if (!tb_calc_pos(compute_flops) || !S_fit_ok(f))
 		return;
 	double a, b;
 	tb_scaling_exponents(f, &a, &b);
@@ -57,7 +44,7 @@ void tb_scaling_optimum(const tb_fit *f, double compute_flops,
 
 double tb_scaling_loss(const tb_fit *f, double params, double tokens)
 {
-	if (!S_pos(params) || !S_pos(tokens) || !S_fit_ok(f))
+	if (!tb_calc_pos(params) || !tb_calc_pos(tokens) || !S_fit_ok(f))
 		return 0;
 	double l = f->E + f->A / pow(params, f->alpha) + f->B / pow(tokens, f->beta);
 	return isfinite(l) ? l : 0;
@@ -89,11 +76,11 @@ static S_fc S_fc_make(const tb_fit *f)
 static void S_fc_optimum(const S_fc *fc, double c, double ln_c6, double *n, double *d)
 {
 	*n = *d = 0;
-	if (!fc->ok || !S_pos(c))
+	if (!fc->ok || !tb_calc_pos(c))
 		return;
 	double nn = fc->g * exp(fc->a * ln_c6);
-	double dd = S_div(c / 6, nn);
-	if (S_pos(nn) && S_pos(dd)) {
+	double dd = tb_calc_div(c / 6, nn);
+	if (tb_calc_pos(nn) && tb_calc_pos(dd)) {
 		*n = nn;
 		*d = dd;
 	}
@@ -137,7 +124,7 @@ static const S_fits *S_fits_get(void)
 static void S_optimum_ln(const S_fits *fits, double c, double ln_c6, tb_optimum *o)
 {
 	memset(o, 0, sizeof *o);
-	if (!S_pos(c))
+	if (!tb_calc_pos(c))
 		return;
 	o->compute_flops = c;
 	o->params = sqrt(c / 120);
@@ -148,7 +135,7 @@ static void S_optimum_ln(const S_fits *fits, double c, double ln_c6, tb_optimum 
 
 static void S_optimum(const S_fits *fits, double c, tb_optimum *o)
 {
-	S_optimum_ln(fits, c, S_pos(c) ? log(c / 6) : 0, o);
+	S_optimum_ln(fits, c, tb_calc_pos(c) ? log(c / 6) : 0, o);
 }
 
 typedef struct S_ctx {
@@ -177,7 +164,7 @@ static void S_row(tb_budget *b, const S_ctx *x, tb_plan_kind kind,
 	r->flops = 6 * n * d;
 	r->seconds = r->flops * x->s_per_flop;
 	r->cost = r->seconds * x->cost_per_s;
-	if (S_pos(n) && S_pos(d)) {
+	if (tb_calc_pos(n) && tb_calc_pos(d)) {
 		bool same = n == x->n0;
 		double th = same ? x->nterm0[0] : S_fc_nterm(&x->fits->hoffmann, ln_n);
 		double te = same ? x->nterm0[1] : S_fc_nterm(&x->fits->epoch, ln_n);
@@ -185,7 +172,7 @@ static void S_row(tb_budget *b, const S_ctx *x, tb_plan_kind kind,
 		r->loss_epoch = S_fc_loss(&x->fits->epoch, te, ln_d);
 	}
 	r->lifetime_flops = r->flops;
-	if (x->in->plan.has_inference && S_pos(x->in->plan.inference_tokens))
+	if (x->in->plan.has_inference && tb_calc_pos(x->in->plan.inference_tokens))
 		r->lifetime_flops += 2 * n * x->in->plan.inference_tokens;
 }
 
@@ -193,15 +180,15 @@ static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 {
 	tb_chinchilla *c = &b->chinchilla;
 	double n = b->params.active, d = in->training.tokens;
-	bool nd = S_pos(n) && S_pos(d);
+	bool nd = tb_calc_pos(n) && tb_calc_pos(d);
 	double ln_n = nd ? log(n) : 0, ln_d = nd ? log(d) : 0;
 	double ln_c6 = ln_n + ln_d;             /* C/6 = N D */
 	S_ctx x = { in, fits, 0, 0, n,
 	            { S_fc_nterm(&fits->hoffmann, ln_n), S_fc_nterm(&fits->epoch, ln_n) } };
 	/* Plans inherit the scenario's model-FLOPs-to-6ND ratio and MFU through
 	 * its own seconds per 6ND FLOP. */
-	if (b->time.known && S_pos(c->compute_flops)) {
-		x.s_per_flop = S_div(b->time.seconds[1], c->compute_flops);
+	if (b->time.known && tb_calc_pos(c->compute_flops)) {
+		x.s_per_flop = tb_calc_div(b->time.seconds[1], c->compute_flops);
 		x.cost_per_s = (double)in->hardware.count * in->hardware.price_per_gpu_hour / 3600;
 	}
 
@@ -225,17 +212,17 @@ static void S_plans(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 		nk = TB_OVERTRAIN_MAX;
 	for (int i = 0; i < nk; i++) {
 		double k = ks[i];
-		if (!S_pos(k))
+		if (!tb_calc_pos(k))
 			continue;
 		/* Fixed model size: k times the 20-tokens-per-parameter data. */
 		double ln_k = log(k);
-		if (S_pos(n))
+		if (tb_calc_pos(n))
 			S_row(b, &x, TB_PLAN_N_FIXED, k, n, k * 20 * n, ln_n, ln_k + ln_20 + ln_n);
 		/* Fixed compute: a smaller model on more data; k = 1 is the
 		 * compute-optimal row already listed. */
-		if (k != 1 && S_pos(c->optimal_params)) {
+		if (k != 1 && tb_calc_pos(c->optimal_params)) {
 			double nk_params = c->optimal_params / sqrt(k);
-			double dk = S_div(c->compute_flops, 6 * nk_params);
+			double dk = tb_calc_div(c->compute_flops, 6 * nk_params);
 			double ln_nk = ln_n20 - 0.5 * ln_k;
 			S_row(b, &x, TB_PLAN_C_FIXED, k, nk_params, dk, ln_nk, ln_c6 - ln_nk);
 		}
@@ -302,14 +289,14 @@ static void S_derivs(const tb_inputs *in, const S_fits *fits, tb_budget *b)
  * the plan that comes out really trains in that time. */
 static double S_ratio(const tb_budget *b)
 {
-	double ratio = S_div(b->flops.total_model, b->flops.total_6nd);
-	return S_pos(ratio) ? ratio : 1;
+	double ratio = tb_calc_div(b->flops.total_model, b->flops.total_6nd);
+	return tb_calc_pos(ratio) ? ratio : 1;
 }
 
 static double S_delivered(const tb_budget *b, double gpu_seconds)
 {
 	double model = gpu_seconds * b->time.peak_flops_per_gpu * b->time.mfu[1];
-	return S_div(model, S_ratio(b));
+	return tb_calc_div(model, S_ratio(b));
 }
 
 void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
@@ -320,25 +307,25 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 	const S_fits *fits = S_fits_get();
 
 	double n = b->params.active, d = in->training.tokens;
-	c->compute_flops = S_pos(n) && S_pos(d) ? 6 * n * d : 0;
+	c->compute_flops = tb_calc_pos(n) && tb_calc_pos(d) ? 6 * n * d : 0;
 	/* ln(C/6) = ln N + ln D: no log of the product needed */
 	S_optimum_ln(fits, c->compute_flops,
 	             c->compute_flops > 0 ? log(n) + log(d) : 0, &c->run);
 	c->optimal_params = c->run.params;
 	c->optimal_tokens = c->run.tokens;
-	c->tokens_per_param = S_div(c->optimal_tokens, c->optimal_params);
-	c->scenario_tokens_per_param = S_div(d, n);
-	c->loss_known = S_pos(n) && S_pos(d) && S_fit_ok(&tb_fit_hoffmann);
-	if (b->params.total > n * 1.000001 && S_pos(n))
+	c->tokens_per_param = tb_calc_div(c->optimal_tokens, c->optimal_params);
+	c->scenario_tokens_per_param = tb_calc_div(d, n);
+	c->loss_known = tb_calc_pos(n) && tb_calc_pos(d) && S_fit_ok(&tb_fit_hoffmann);
+	if (b->params.total > n * 1.000001 && tb_calc_pos(n))
 		tb_budget_warn(b, "Scaling laws use the active parameters (%.1fB of %.1fB); the fits are for dense models",
 		               n / 1e9, b->params.total / 1e9);
 
-	if (b->time.known && in->plan.has_deadline && S_pos(in->plan.deadline_s)) {
+	if (b->time.known && in->plan.has_deadline && tb_calc_pos(in->plan.deadline_s)) {
 		c->has_deadline = true;
 		S_optimum(fits, S_delivered(b, (double)in->hardware.count * in->plan.deadline_s),
 		          &c->deadline);
 	}
-	if (b->time.known && in->plan.has_budget && S_pos(in->hardware.price_per_gpu_hour)) {
+	if (b->time.known && in->plan.has_budget && tb_calc_pos(in->hardware.price_per_gpu_hour)) {
 		c->has_budget = true;
 		S_optimum(fits, S_delivered(b, in->plan.budget / in->hardware.price_per_gpu_hour * 3600),
 		          &c->budget);

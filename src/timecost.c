@@ -23,20 +23,6 @@ static const tb_dtype S_fallback[TB_DTYPE_COUNT][3] = {
 	[TB_DTYPE_FP8]  = { TB_DTYPE_FP8, TB_DTYPE_BF16, TB_DTYPE_FP16 },
 };
 
-static bool S_pos(double v)
-{
-	return v > 0 && isfinite(v);
-}
-
-/* a / b, or 0 when the quotient would not be a finite number. */
-static double S_div(double a, double b)
-{
-	if (b == 0 || !isfinite(a) || !isfinite(b))
-		return 0;
-	double q = a / b;
-	return isfinite(q) ? q : 0;
-}
-
 /* ceil(x) that forgives the last bits of rounding error: 64.0000000001
  * GPUs is 64 GPUs, not 65. */
 static double S_ceil(double x)
@@ -57,7 +43,7 @@ static int64_t S_group(const tb_inputs *in)
 
 static double S_seconds(double flops, double gpus, double peak, double mfu)
 {
-	return S_div(flops, gpus * peak * mfu);
+	return tb_calc_div(flops, gpus * peak * mfu);
 }
 
 /* A lever scales the expected run's wall clock by rs and its cost by rc:
@@ -95,7 +81,7 @@ static bool S_peak(const tb_inputs *in, tb_budget *b)
 	b->time.dtype = want;
 	for (int i = 0; i < 3; i++) {
 		tb_dtype d = S_fallback[want][i];
-		if (!S_pos(g->peak_flops[d]))
+		if (!tb_calc_pos(g->peak_flops[d]))
 			continue;
 		b->time.dtype = d;
 		b->time.peak_flops_per_gpu = g->peak_flops[d];
@@ -160,7 +146,7 @@ static void S_basic(const tb_inputs *in, tb_budget *b)
 	double n = (double)hw->count;
 	double pue = hw->pue >= 1 ? hw->pue : 1;
 
-	t->energy_known = S_pos(hw->gpu.tdp_w);
+	t->energy_known = tb_calc_pos(hw->gpu.tdp_w);
 	for (int i = 0; i < 3; i++) {
 		t->seconds[i] = S_seconds(b->flops.total_model, n, t->peak_flops_per_gpu, t->mfu[i]);
 		t->gpu_hours[i] = t->seconds[i] * n / S_SECONDS_PER_HOUR;
@@ -182,11 +168,11 @@ static void S_deadline(const tb_inputs *in, tb_budget *b)
 	t->has_deadline = true;
 	t->deadline_s = in->plan.deadline_s;
 	t->meets_deadline = t->seconds[1] <= t->deadline_s;
-	double needed = S_div(b->flops.total_model, rate * t->deadline_s);
-	t->gpus_for_deadline = S_ceil(S_div(needed, group)) * group;
+	double needed = tb_calc_div(b->flops.total_model, rate * t->deadline_s);
+	t->gpus_for_deadline = S_ceil(tb_calc_div(needed, group)) * group;
 	if (t->gpus_for_deadline < group)
 		t->gpus_for_deadline = group;
-	t->tokens_in_deadline = S_div((double)in->hardware.count * rate * t->deadline_s,
+	t->tokens_in_deadline = tb_calc_div((double)in->hardware.count * rate * t->deadline_s,
 	                              b->flops.per_token_model);
 
 	tb_deriv *d = tb_budget_add_deriv(b, "time.gpus_for_deadline",
@@ -222,13 +208,13 @@ static void S_budget(const tb_inputs *in, tb_budget *b)
 	t->has_budget = true;
 	t->budget = in->plan.budget;
 	t->within_budget = t->cost[1] <= t->budget;
-	if (!S_pos(price)) {
+	if (!tb_calc_pos(price)) {
 		tb_budget_warn(b, "The price per GPU-hour is zero; any number of tokens fits the budget");
 		return;
 	}
 	/* Budget -> GPU-hours -> FLOPs -> tokens; the GPU count cancels. */
 	double gpu_s = t->budget / price * S_SECONDS_PER_HOUR;
-	t->tokens_in_budget = S_div(gpu_s * t->peak_flops_per_gpu * t->mfu[1],
+	t->tokens_in_budget = tb_calc_div(gpu_s * t->peak_flops_per_gpu * t->mfu[1],
 	                            b->flops.per_token_model);
 	tb_deriv *d = tb_budget_add_deriv(b, "time.tokens_in_budget",
 	                                  "Tokens the budget buys", "D_b",
@@ -299,7 +285,7 @@ static void S_levers(const tb_inputs *in, tb_budget *b)
 		S_lever(b, "MFU +0.10", r, r);
 	}
 	double fp8 = in->hardware.gpu.peak_flops[TB_DTYPE_FP8];
-	if (t->dtype != TB_DTYPE_FP8 && S_pos(fp8) && fp8 > peak) {
+	if (t->dtype != TB_DTYPE_FP8 && tb_calc_pos(fp8) && fp8 > peak) {
 		/* Same MFU against the fp8 peak: optimistic, since not every
 		 * matmul (attention core, logits) runs in fp8. */
 		double r = peak / fp8;
@@ -316,15 +302,15 @@ static void S_measured(const tb_inputs *in, tb_budget *b)
 		double tokens_per_step = (double)in->training.global_batch *
 		                         (double)in->training.seq_len;
 		double denom = m->step_time_s * (double)in->hardware.count * t->peak_flops_per_gpu;
-		if (!S_pos(tokens_per_step) || !S_pos(denom)) {
+		if (!tb_calc_pos(tokens_per_step) || !tb_calc_pos(denom)) {
 			tb_budget_warn(b, "The key measured.step_time needs a global batch, a sequence length and a GPU peak; achieved MFU is unknown");
 		} else {
 			t->has_measured_step = true;
 			double model_step = b->flops.per_token_model * tokens_per_step;
 			double hw_step = b->flops.per_token_hardware * tokens_per_step;
-			t->achieved_mfu = S_div(model_step, denom);
-			t->achieved_hfu = S_div(hw_step, denom);
-			double steps = S_ceil(S_div(in->training.tokens, tokens_per_step));
+			t->achieved_mfu = tb_calc_div(model_step, denom);
+			t->achieved_hfu = tb_calc_div(hw_step, denom);
+			double steps = S_ceil(tb_calc_div(in->training.tokens, tokens_per_step));
 			t->measured_seconds = steps * m->step_time_s;
 			if (t->achieved_mfu > 1)
 				tb_budget_warn(b, "Measured step time implies MFU above 1; check measured.step_time, the batch and the GPU peak");
@@ -362,10 +348,10 @@ static void S_measured_memory(const tb_inputs *in, tb_budget *b)
 	tb_time *t = &b->time;
 	const tb_measured *m = &in->measured;
 
-	if (m->has_peak_memory && S_pos(m->peak_memory_bytes)) {
+	if (m->has_peak_memory && tb_calc_pos(m->peak_memory_bytes)) {
 		t->has_measured_memory = true;
 		t->measured_peak_bytes = m->peak_memory_bytes;
-		t->memory_estimate_error = S_div(b->memory.per_gpu.total - m->peak_memory_bytes,
+		t->memory_estimate_error = tb_calc_div(b->memory.per_gpu.total - m->peak_memory_bytes,
 		                                 m->peak_memory_bytes);
 		if (!b->memory.activations_known)
 			tb_budget_warn(b, "The memory estimate compared with measured.peak_memory leaves out activations (unknown for this model)");
@@ -384,16 +370,16 @@ void tb_timecost_compute(const tb_inputs *in, tb_budget *b)
 
 	S_measured_memory(in, b);
 	bool peak = S_peak(in, b);
-	if (!S_pos(b->flops.total_model))
+	if (!tb_calc_pos(b->flops.total_model))
 		tb_budget_warn(b, "No model FLOP count; time, cost and energy are unknown");
-	bool mfu_ok = S_pos(t->mfu[0]) && S_pos(t->mfu[1]) && S_pos(t->mfu[2]);
-	t->known = peak && mfu_ok && in->hardware.count > 0 && S_pos(b->flops.total_model);
+	bool mfu_ok = tb_calc_pos(t->mfu[0]) && tb_calc_pos(t->mfu[1]) && tb_calc_pos(t->mfu[2]);
+	t->known = peak && mfu_ok && in->hardware.count > 0 && tb_calc_pos(b->flops.total_model);
 	if (!t->known) {
 		t->energy_known = false;
 		return;
 	}
 	S_basic(in, b);
-	if (in->plan.has_deadline && S_pos(in->plan.deadline_s))
+	if (in->plan.has_deadline && tb_calc_pos(in->plan.deadline_s))
 		S_deadline(in, b);
 	if (in->plan.has_budget)
 		S_budget(in, b);
