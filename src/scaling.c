@@ -257,31 +257,30 @@ static void S_derivs(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 	tb_deriv_add_var(d, "a", "beta / (alpha + beta)", fits->hoffmann.a, "");
 
 	if (c->loss_known) {
-		const tb_fit *f = &tb_fit_hoffmann;
-		d = tb_budget_add_deriv(b, "chinchilla.loss", "Predicted loss, Hoffmann fit", "L",
-		                        "E + A / N^alpha + B / D^beta",
-		                        "Hoffmann et al. 2022, Eq. (2), App. D.2 constants",
-		                        c->loss, "nats/token");
-		tb_deriv_add_var(d, "E", "irreducible loss", f->E, "");
-		tb_deriv_add_var(d, "A", "parameter term", f->A, "");
-		tb_deriv_add_var(d, "alpha", "parameter exponent", f->alpha, "");
-		tb_deriv_add_var(d, "B", "data term", f->B, "");
-		tb_deriv_add_var(d, "beta", "data exponent", f->beta, "");
-		tb_deriv_add_var(d, "N", "active parameters", b->params.active, "");
-		tb_deriv_add_var(d, "D", "training tokens", in->training.tokens, "tokens");
-		f = &tb_fit_epoch;
-		d = tb_budget_add_deriv(b, "chinchilla.loss_epoch", "Predicted loss, Epoch AI fit", "L",
-		                        "E + A / N^alpha + B / D^beta",
-		                        "Besiroglu et al. 2024 (Epoch AI replication), arXiv:2404.10102",
-		                        c->loss_epoch, "nats/token");
-		tb_deriv_add_var(d, "E", "irreducible loss", f->E, "");
-		tb_deriv_add_var(d, "A", "parameter term", f->A, "");
-		tb_deriv_add_var(d, "alpha", "parameter exponent", f->alpha, "");
-		tb_deriv_add_var(d, "B", "data term", f->B, "");
-		tb_deriv_add_var(d, "beta", "data exponent", f->beta, "");
-		tb_deriv_add_var(d, "N", "active parameters", b->params.active, "");
-		tb_deriv_add_var(d, "D", "training tokens", in->training.tokens, "tokens");
+		static const struct {
+			const tb_fit *fit;
+			const char *key, *title, *source;
+		} losses[2] = {
+			{ &tb_fit_hoffmann, "chinchilla.loss", "Predicted loss, Hoffmann fit",
+			  "Hoffmann et al. 2022, Eq. (2), App. D.2 constants" },
+			{ &tb_fit_epoch, "chinchilla.loss_epoch", "Predicted loss, Epoch AI fit",
+			  "Besiroglu et al. 2024 (Epoch AI replication), arXiv:2404.10102" },
+		};
+		for (int k = 0; k < 2; k++) {
+			const tb_fit *f = losses[k].fit;
+			d = tb_budget_add_deriv(b, losses[k].key, losses[k].title, "L",
+			                        "E + A / N^alpha + B / D^beta", losses[k].source,
+			                        k ? c->loss_epoch : c->loss, "nats/token");
+			tb_deriv_add_var(d, "E", "irreducible loss", f->E, "");
+			tb_deriv_add_var(d, "A", "parameter term", f->A, "");
+			tb_deriv_add_var(d, "alpha", "parameter exponent", f->alpha, "");
+			tb_deriv_add_var(d, "B", "data term", f->B, "");
+			tb_deriv_add_var(d, "beta", "data exponent", f->beta, "");
+			tb_deriv_add_var(d, "N", "active parameters", b->params.active, "");
+			tb_deriv_add_var(d, "D", "training tokens", in->training.tokens, "tokens");
+		}
 	}
+}
 }
 
 /* 6ND-equivalent compute the cluster delivers in `seconds` of its time:
