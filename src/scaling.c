@@ -281,7 +281,6 @@ static void S_derivs(const tb_inputs *in, const S_fits *fits, tb_budget *b)
 		}
 	}
 }
-}
 
 /* 6ND-equivalent compute the cluster delivers in `seconds` of its time:
  * delivered model FLOPs divided by the scenario's model/6ND ratio, so that
