@@ -547,8 +547,15 @@ static void S_chinchilla(S_json *j, const tb_budget *b)
 		const tb_plan_row *r = &c->plans[i];
 		char label[64];
 		tb_plan_label(r, false, label, sizeof label);
+		static const char *const kinds[] = {
+			[TB_PLAN_AS_PLANNED] = "as_planned", [TB_PLAN_OPTIMAL_20] = "optimal_20",
+			[TB_PLAN_OPTIMAL_FIT] = "optimal_fit", [TB_PLAN_N_FIXED] = "n_fixed",
+			[TB_PLAN_C_FIXED] = "c_fixed",
+		};
 		S_obj(j, NULL);
 		S_str(j, "label", label);
+		S_str(j, "kind", (unsigned)r->kind < sizeof kinds / sizeof kinds[0] ? kinds[r->kind] : "plan");
+		S_num(j, "multiple", r->multiple);
 		S_num(j, "params", r->params);
 		S_num(j, "tokens", r->tokens);
 		S_num(j, "flops", r->flops);

@@ -194,7 +194,7 @@ Test(render_json, well_formed_with_contract_keys)
 		"time", "mfu", "seconds", "gpu_hours", "cost", "energy_kwh", "currency",
 		"deadline_s", "meets_deadline", "gpus_for_deadline",
 		"chinchilla", "compute_flops", "optimal_params", "optimal_tokens",
-		"tokens_per_param", "plans", "label", "params", "tokens", "loss",
+		"tokens_per_param", "plans", "label", "kind", "multiple", "params", "tokens", "loss",
 		"warnings", "derivations", "levers", "gpu_scan",
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
