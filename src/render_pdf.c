@@ -722,6 +722,15 @@ static double S_min_height(S_pdf *st, cmark_node *n)
 	}
 	case CMARK_NODE_HEADING:
 		return 40;
+	case CMARK_NODE_PARAGRAPH: {
+		/* a sentence that introduces a table or chart ("What each change
+		 * does:") stays with its start, or the heading is left alone */
+		cmark_node *next = cmark_node_next(n);
+		double h = 3 * S_BODY_PT * S_LEAD;
+		if (next && cmark_node_get_type(next) == CMARK_NODE_CUSTOM_BLOCK)
+			h += S_min_height(st, next);
+		return h;
+	}
 	default:
 		return 3 * S_BODY_PT * S_LEAD;
 	}
