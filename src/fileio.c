@@ -14,29 +14,22 @@
 
 /* ---- reading ---------------------------------------------------------- */
 
-int tb_fileio_read(const char *path, size_t max_bytes, char **out,
-                   size_t *len_out, tb_diags *d)
+char *tb_fileio_slurp(const char *path, size_t max_bytes, size_t *len_out)
 {
 	int is_stdin = strcmp(path, "-") == 0;
-	const char *name = is_stdin ? "<stdin>" : path;
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
-	if (fd < 0) {
-		tb_diags_add(d, TB_DIAG_ERROR, name, NULL, 0, 0, 0,
-		             "cannot open: %s; expected a readable file", strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return NULL;
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		tb_diags_add(d, TB_DIAG_ERROR, name, NULL, 0, 0, 0,
-		             "is a directory; expected a file");
 		if (!is_stdin)
 			close(fd);
-		return -1;
+		errno = EISDIR;
+		return NULL;
 	}
-
 	tb_buf b;
 	tb_buf_init(&b);
-	int rc = 0;
+	int err = 0;
 	for (;;) {
 		/* Read one byte past the cap, so "exactly max" and "more" differ. */
 		size_t want = 65536;
@@ -47,9 +40,7 @@ int tb_fileio_read(const char *path, size_t max_bytes, char **out,
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
-			tb_diags_add(d, TB_DIAG_ERROR, name, NULL, 0, 0, 0,
-			             "cannot read: %s; expected a readable file", strerror(errno));
-			rc = -1;
+			err = errno;
 			break;
 		}
 		if (got == 0)
@@ -57,19 +48,41 @@ int tb_fileio_read(const char *path, size_t max_bytes, char **out,
 		b.len += (size_t)got;
 		b.ptr[b.len] = '\0';
 		if (b.len > max_bytes) {
-			tb_diags_add(d, TB_DIAG_ERROR, name, NULL, 0, 0, 0,
-			             "file too large; expected at most %zu bytes", max_bytes);
-			rc = -1;
+			err = EFBIG;
 			break;
 		}
 	}
 	if (!is_stdin)
 		close(fd);
-	if (rc != 0) {
+	if (err) {
 		tb_buf_release(&b);
+		errno = err;
+		return NULL;
+	}
+	return tb_buf_detach(&b, len_out);
+}
+
+int tb_fileio_read(const char *path, size_t max_bytes, char **out,
+                   size_t *len_out, tb_diags *d)
+{
+	size_t len = 0;
+	char *text = tb_fileio_slurp(path, max_bytes, &len);
+	if (!text) {
+		const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+		if (errno == EFBIG)
+			tb_diags_add(d, TB_DIAG_ERROR, name, NULL, 0, 0, 0,
+			             "file too large; expected at most %zu bytes", max_bytes);
+		else if (errno == EISDIR)
+			tb_diags_add(d, TB_DIAG_ERROR, name, NULL, 0, 0, 0,
+			             "is a directory; expected a file");
+		else
+			tb_diags_add(d, TB_DIAG_ERROR, name, NULL, 0, 0, 0,
+			             "cannot %s: %s; expected a readable file",
+			             errno == EIO || errno == EINVAL ? "read" : "open", strerror(errno));
 		return -1;
 	}
-	*out = tb_buf_detach(&b, len_out);
+	*out = text;
+	*len_out = len;
 	return 0;
 }
 

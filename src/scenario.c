@@ -22,6 +22,7 @@
 #include <yaml.h>
 
 #include "trainbudget/buf.h"
+#include "trainbudget/fileio.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/hfconfig.h"
 #include "trainbudget/presets.h"
@@ -833,36 +834,6 @@ static char *S_dir_join(const char *scenario_path, const char *rel)
 	return tb_buf_detach(&b, NULL);
 }
 
-/* Reads a whole file, refusing more than max bytes.  Returns NULL with
- * errno set (EFBIG when too large). */
-static char *S_read_file(const char *path, size_t max, size_t *len_out)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!f)
-		return NULL;
-	tb_buf b;
-	tb_buf_init(&b);
-	char chunk[65536];
-	size_t got;
-	bool too_big = false;
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (b.len + got > max) {
-			too_big = true;
-			break;
-		}
-		tb_buf_put(&b, chunk, got);
-	}
-	int err = ferror(f) ? errno : 0;
-	if (f != stdin)
-		fclose(f);
-	if (too_big || err) {
-		tb_buf_release(&b);
-		errno = too_big ? EFBIG : (err ? err : EIO);
-		return NULL;
-	}
-	return tb_buf_detach(&b, len_out);
-}
-
 /* Whether a preset or a config.json was loaded into *m. */
 static bool S_model_base(S_ctx *c, const S_node *mm, tb_model *m, bool *failed)
 {
@@ -906,7 +877,7 @@ static bool S_model_base(S_ctx *c, const S_node *mm, tb_model *m, bool *failed)
 		}
 		char *path = S_dir_join(c->scenario_path, rel);
 		size_t len = 0;
-		char *text = S_read_file(path, S_MAX_HF_BYTES, &len);
+		char *text = tb_fileio_slurp(path, S_MAX_HF_BYTES, &len);
 		if (!text) {
 			char sh[48];
 			S_err(c, hn, "cannot read hf_config '%s' (%s); expected a config.json path relative to the scenario file",
@@ -1690,7 +1661,7 @@ tb_scenario *tb_scenario_load_file(const char *path,
                                    tb_diags *d)
 {
 	size_t len = 0;
-	char *text = S_read_file(path, S_MAX_FILE_BYTES, &len);
+	char *text = tb_fileio_slurp(path, S_MAX_FILE_BYTES, &len);
 	if (!text) {
 		tb_diags_add(d, TB_DIAG_ERROR, strcmp(path, "-") == 0 ? "<stdin>" : path, NULL, 0, 0, 0,
 		             "cannot read the scenario (%s); expected a readable YAML file",

@@ -17,8 +17,12 @@
 #define TB_FILEIO_READ_MAX_BYTES ((size_t)16 << 20)
 
 /* Reads all of `path` ("-" = standard input) into a NUL-terminated string
- * the caller frees.  More than `max_bytes` is an error.  Returns 0, or -1
- * with an error in d (*out and *len_out are then untouched). */
+ * the caller frees; NULL with errno set (EFBIG past `max_bytes`, EISDIR for
+ * a directory) for callers that report the error in their own words. */
+char *tb_fileio_slurp(const char *path, size_t max_bytes, size_t *len_out);
+
+/* The same, with the error in d as "what is wrong; what was expected".
+ * Returns 0, or -1 (*out and *len_out are then untouched). */
 int tb_fileio_read(const char *path, size_t max_bytes, char **out,
                    size_t *len_out, tb_diags *d);
 
