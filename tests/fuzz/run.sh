@@ -66,6 +66,6 @@ for t in "$@"; do
 	fi
 	grep -E '^(#[0-9]+.*(DONE|pulse)|stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units_added)' \
 		"$dir/logs/$t.log" | tail -n 4
-	echo "fuzz: $t corpus now $(ls "$dir/corpus/$t" | wc -l) files"
+	echo "fuzz: $t corpus now $(find "$dir/corpus/$t" -type f | wc -l) files"
 done
 exit $status
