@@ -17,7 +17,7 @@
 static const char S_src_6nd[] =
 	"Kaplan et al. 2020, arXiv:2001.08361, Sec. 2.1 (C = 6ND)";
 static const char S_src_op[] =
-	"PaLM (Chowdhery et al. 2022) App. B: 6N + 12LHQT; Narayanan et al. 2021 Eq. (3)";
+	"PaLM (Chowdhery et al. 2022) App. B: 6N + 12LHQT; Korthikanti et al. 2022 App. A Eq. (7)";
 
 void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 {
@@ -116,7 +116,7 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 	d = tb_budget_add_deriv(b, "flops.total_hardware",
 		"Training compute with recomputation (hardware FLOPs)", "C_hw",
 		"(F_tok + F_re) * D",
-		"Korthikanti et al. 2022, arXiv:2205.05198, Sec. 5 and App. A",
+		"Korthikanti et al. 2022, arXiv:2205.05198, Sec. 5; Narayanan et al. 2021 Eq. (3) (full)",
 		fl->total_hardware, "FLOP");
 	tb_deriv_add_var(d, "F_tok", "model FLOPs per token", fl->per_token_model, "FLOP");
 	tb_deriv_add_var(d, "F_re", "recomputed forward FLOPs per token", fl->recompute_per_token, "FLOP");
