@@ -494,7 +494,7 @@ static void S_levers(S_json *j, const tb_budget *b)
 	for (int i = 0; b->time.known && i < b->n_levers && i < TB_LEVERS_MAX; i++) {
 		const tb_lever *l = &b->levers[i];
 		S_obj(j, NULL);
-		S_str(j, "label", l->label);
+		S_str(j, "label", l->label ? l->label : "");
 		S_num(j, "seconds", l->seconds);
 		S_num(j, "cost", l->cost);
 		S_num(j, "delta_seconds_frac", l->delta_seconds_frac);

@@ -959,9 +959,7 @@ static void S_table_levers(tb_report *r, tb_table *t)
 	int n = b->n_levers < TB_LEVERS_MAX ? b->n_levers : TB_LEVERS_MAX;
 	for (int i = 0; i < n; i++) {
 		const tb_lever *l = &b->levers[i];
-		char label[sizeof l->label + 1];
-		S_copy(label, sizeof label, l->label);
-		S_tab_str(&tb, label);
+		S_tab_str(&tb, l->label ? l->label : "");
 		S_tab_num(&tb, r, S_F_DAYS, l->seconds);
 		char *p = S_fmts(S_F_PCT, l->delta_seconds_frac, NULL);
 		S_tab_fmt(&tb, "%s%s", l->delta_seconds_frac > 0 ? "+" : "", p);

@@ -54,11 +54,7 @@ static void S_lever(tb_budget *b, const char *label, double rs, double rc)
 	if (b->n_levers >= TB_LEVERS_MAX)
 		return;
 	tb_lever *l = &b->levers[b->n_levers++];
-	size_t n = strlen(label);
-	if (n >= sizeof l->label)
-		n = sizeof l->label - 1;
-	memcpy(l->label, label, n);
-	l->label[n] = '\0';
+	l->label = label;
 	l->seconds = b->time.seconds[1] * rs;
 	l->cost = b->time.cost[1] * rc;
 	l->delta_seconds_frac = b->time.seconds[1] > 0 ? rs - 1 : 0;

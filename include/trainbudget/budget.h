@@ -244,7 +244,7 @@ typedef struct tb_chinchilla {
 #define TB_LEVERS_MAX 12
 
 typedef struct tb_lever {
-	char label[64];                 /* "tokens -25%", "GPUs x2", "MFU 0.45" */
+	const char *label;              /* static: "tokens -25%", "GPUs x2", "MFU +0.10" */
 	double seconds, cost;           /* at expected MFU */
 	double delta_seconds_frac;      /* relative to the scenario */
 	double delta_cost_frac;
