@@ -319,6 +319,10 @@ void tb_fmt_pct(tb_buf *b, double fraction)
 		return;
 	}
 	double p = fraction * 100.0;
+	if (!isfinite(p)) {     /* a finite fraction past 1.8e306 */
+		tb_buf_puts(b, S_NA);
+		return;
+	}
 	S_str o;
 	if (fabs(S_round_dec(p, 1)) >= 10.0) {
 		snprintf(o.s, sizeof o.s, "%.0f", p);

@@ -1483,17 +1483,27 @@ static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
 	tb_measured *me = &in->measured;
 	const S_node *mn = S_section_map(c, root, "measured");
 	if (mn) {
+		/* A measurement below these floors is a unit slip (ms for s, MB
+		 * for GB), and would turn into an MFU or an error of 1e300. */
 		if ((n = S_get(mn, "step_time"))) {
-			if (S_quant(c, n, "measured.step_time", S_Q_DURATION, "a duration such as 1.8 s", false, 1e7, &me->step_time_s))
-				me->has_step_time = true;
-			else
+			if (!S_quant(c, n, "measured.step_time", S_Q_DURATION, "a duration such as 1.8 s", false, 1e7, &me->step_time_s)) {
 				ok = false;
+			} else if (me->step_time_s < 1e-3) {
+				S_err(c, n, "measured.step_time is under a millisecond; expected a training step's time such as 1.8 s");
+				ok = false;
+			} else {
+				me->has_step_time = true;
+			}
 		}
 		if ((n = S_get(mn, "peak_memory"))) {
-			if (S_quant(c, n, "measured.peak_memory", S_Q_BYTES, "a size such as 71 GiB", false, 1e15, &me->peak_memory_bytes))
-				me->has_peak_memory = true;
-			else
+			if (!S_quant(c, n, "measured.peak_memory", S_Q_BYTES, "a size such as 71 GiB", false, 1e15, &me->peak_memory_bytes)) {
 				ok = false;
+			} else if (me->peak_memory_bytes < 1048576.0) {
+				S_err(c, n, "measured.peak_memory is under 1 MiB; expected a GPU's peak such as 71 GiB");
+				ok = false;
+			} else {
+				me->has_peak_memory = true;
+			}
 		}
 	}
 

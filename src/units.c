@@ -39,6 +39,7 @@ static const S_unit S_byte_units[] = {
 };
 
 static const S_unit S_duration_units[] = {
+	{ "ms", -3, 0 }, { "msec", -3, 0 },
 	{ "s", 0, 1 }, { "sec", 0, 1 }, { "secs", 0, 1 }, { "second", 0, 1 },
 	{ "seconds", 0, 1 }, { "min", 0, 60 }, { "mins", 0, 60 },
 	{ "minute", 0, 60 }, { "minutes", 0, 60 }, { "h", 0, 3600 },

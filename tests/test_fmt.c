@@ -42,6 +42,7 @@ Test(fmt, never_nan_inf_or_negative_zero)
 	EXPECT_FMT(tb_fmt_days(b, INFINITY), "n/a");
 	EXPECT_FMT(tb_fmt_money(b, NAN, "USD"), "n/a");
 	EXPECT_FMT(tb_fmt_pct(b, NAN), "n/a");
+	EXPECT_FMT(tb_fmt_pct(b, 1.28e308), "n/a");  /* finite, but x100 is not */
 	EXPECT_FMT(tb_fmt_sig(b, -0.0001, 3), "-0.000100");
 	EXPECT_FMT(tb_fmt_sig(b, -0.0, 3), "0");
 	EXPECT_FMT(tb_fmt_grouped(b, -0.4), "0");

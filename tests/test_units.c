@@ -56,6 +56,8 @@ ParameterizedTestParameters(units, table)
 		{ "720h", 2, TB_UNITS_OK, 720 * 3600.0 },
 		{ "1.8 s", 2, TB_UNITS_OK, 1.8 },
 		{ "90min", 2, TB_UNITS_OK, 5400 },
+		{ "350 ms", 2, TB_UNITS_OK, 0.35 },
+		{ "1.5msec", 2, TB_UNITS_OK, 0.0015 },
 		{ "2w", 2, TB_UNITS_OK, 14 * 86400.0 },
 		{ "45", 2, TB_UNITS_OK, 45 },
 		{ "1 day", 2, TB_UNITS_OK, 86400 },

@@ -2,7 +2,7 @@
  *
  *   counts     7B  1.5T  4M  6.7e9  7_000_000_000  12k
  *   bytes      80GB (1e9)  80GiB (2^30)  512MB  1.5TiB  -- kept distinct
- *   durations  30d  30 days  720h  1.8 s  90min  2w
+ *   durations  30d  30 days  720h  1.8 s  350 ms  90min  2w
  *   fractions  0.35  35%
  *
  * A value out goes through a pointer only on TB_UNITS_OK (curl's
