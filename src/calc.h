@@ -46,6 +46,26 @@ static inline double tb_calc_div(double a, double b)
 	return isfinite(q) ? q : 0;
 }
 
+/* Extra forward FLOPs per token that checkpointing `mode` recomputes:
+ * selective redoes the attention core (scores, softmax, context;
+ * Korthikanti et al. 2022 Sec. 5), full one more forward of the layers but
+ * not of the logits (Narayanan et al. 2021 Eq. (3)).  A count-only model
+ * has no attention or logits term, so full recomputes its 2N. */
+static inline double tb_calc_recompute_per_token(const tb_flops *fl,
+                                                 tb_checkpointing mode)
+{
+	switch (mode) {
+	case TB_CKPT_SELECTIVE:
+		return fl->fwd_attention_per_token;
+	case TB_CKPT_FULL:
+		return fl->fwd_matmul_per_token - fl->fwd_logits_per_token +
+		       fl->fwd_attention_per_token;
+	case TB_CKPT_NONE:
+	default:
+		return 0;
+	}
+}
+
 /* Derivation and warning helpers (budget.c).  Strings are borrowed and
  * must be static.  Full arrays drop further entries silently: the array
  * sizes in budget.h are chosen to hold every derivation the steps make. */

@@ -33,8 +33,6 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		fl->fwd_matmul_per_token = 2 * b->params.active;
 		fl->fwd_attention_per_token = 0;
 		fl->fwd_logits_per_token = 0;
-		fl->recompute_per_token = in->training.checkpointing == TB_CKPT_FULL
-		                          ? fl->fwd_matmul_per_token : 0;
 		tb_budget_warn(b, "Operator-level FLOPs use 6N: the model has only a "
 		                  "parameter count, so the attention term is not known");
 	} else {
@@ -58,22 +56,6 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		fl->fwd_matmul_per_token = 2 * L * (attn_w + mlp_w) + fl->fwd_logits_per_token;
 		fl->fwd_attention_per_token = half * 4 * L * H * dh * T;
 
-		switch (in->training.checkpointing) {
-		case TB_CKPT_NONE:
-			fl->recompute_per_token = 0;
-			break;
-		case TB_CKPT_SELECTIVE:
-			/* only the attention core (scores, softmax, context) */
-			fl->recompute_per_token = fl->fwd_attention_per_token;
-			break;
-		case TB_CKPT_FULL:
-			/* one more forward of the layers; the logits are not redone */
-			fl->recompute_per_token = fl->fwd_matmul_per_token
-			                          - fl->fwd_logits_per_token
-			                          + fl->fwd_attention_per_token;
-			break;
-		}
-
 		tb_deriv *d = tb_budget_add_deriv(b, "flops.fwd_attention_per_token",
 			"Attention score and context FLOPs per token, forward", "F_attn",
 			"c * 4 * L * H * d * T",
@@ -87,6 +69,7 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 	}
 
 	fl->per_token_model = 3 * (fl->fwd_matmul_per_token + fl->fwd_attention_per_token);
+	fl->recompute_per_token = tb_calc_recompute_per_token(fl, in->training.checkpointing);
 	fl->per_token_hardware = fl->per_token_model + fl->recompute_per_token;
 	fl->total_6nd = fl->per_token_6n * D;
 	fl->total_model = fl->per_token_model * D;

@@ -405,12 +405,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		tb_checkpointing mode = (tb_checkpointing)i;
 		tb_ckpt_row *r = &mem->checkpointing[i];
 		r->mode = mode;
-		double re = 0;
-		if (mode == TB_CKPT_SELECTIVE)
-			re = m->has_shape ? fl->fwd_attention_per_token : 0;
-		else if (mode == TB_CKPT_FULL)
-			re = fl->fwd_matmul_per_token - fl->fwd_logits_per_token + fl->fwd_attention_per_token;
-		r->extra_flops_fraction = S_div(re, fl->per_token_model);
+		r->extra_flops_fraction = S_div(tb_calc_recompute_per_token(fl, mode),
+		                                fl->per_token_model);
 		if (m->has_shape) {
 			S_fitctx cc = c;
 			cc.act_layer_b1 = act_mode_b1[mode];
