@@ -359,6 +359,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 
 	mem->capacity_bytes = in->hardware.gpu.memory_bytes;
 	mem->fits = mem->per_gpu.total <= mem->capacity_bytes;
+	mem->fits_known = mem->activations_known || !mem->fits;
 	mem->headroom_bytes = mem->capacity_bytes - mem->per_gpu.total;
 
 	/* largest micro-batch: total is non-decreasing in b (b x in-flight
@@ -397,6 +398,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		r->stage = z;
 		r->bytes = a1.total >= a2.total ? a1 : a2;
 		r->fits = r->bytes.total <= mem->capacity_bytes;
+		r->fits_known = mem->activations_known || !r->fits;
 	}
 
 	/* ---- checkpointing rows -------------------------------------------- */
@@ -421,6 +423,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 			r->total_bytes = S_max(c.first_states, c.last_states) + c.other;
 		}
 		r->fits = r->total_bytes <= mem->capacity_bytes;
+		r->fits_known = mem->activations_known || !r->fits;
 	}
 
 	/* ---- KV cache ------------------------------------------------------- */

@@ -348,10 +348,10 @@ static void S_flops(S_json *j, const tb_flops *f)
 	S_obj_end(j);
 }
 
-/* One GPU's line items.  Without activations the total is unknown; it is
- * still known not to fit when the known part alone exceeds capacity. */
-static void S_items(S_json *j, const tb_mem_items *m, bool act, double capacity,
-                    bool fits)
+/* One GPU's line items.  Without activations the total is unknown, and
+ * `fits` is null unless the budget knows the answer anyway. */
+static void S_items(S_json *j, const tb_mem_items *m, bool act, bool fits,
+                    bool fits_known)
 {
 	S_num(j, "weights", m->weights);
 	S_num(j, "gradients", m->gradients);
@@ -360,16 +360,10 @@ static void S_items(S_json *j, const tb_mem_items *m, bool act, double capacity,
 	S_numk(j, "activations", m->activations, act);
 	S_num(j, "other", m->other);
 	S_numk(j, "total", m->total, act);
-	if (act) {
+	if (fits_known)
 		S_bool(j, "fits", fits);
-	} else {
-		double known = m->weights + m->gradients + m->master_weights +
-		               m->optimizer + m->other;
-		if (capacity > 0 && known > capacity)
-			S_bool(j, "fits", false);
-		else
-			S_null(j, "fits");
-	}
+	else
+		S_null(j, "fits");
 }
 
 static void S_memory(S_json *j, const tb_memory *m)
@@ -401,7 +395,7 @@ static void S_memory(S_json *j, const tb_memory *m)
 	S_num(j, "layers_on_busiest_stage", (double)m->layers_on_busiest_stage);
 
 	S_obj(j, "per_gpu");
-	S_items(j, &m->per_gpu, act, m->capacity_bytes, m->fits);
+	S_items(j, &m->per_gpu, act, m->fits, m->fits_known);
 	S_num(j, "capacity", m->capacity_bytes);
 	S_numk(j, "headroom", m->headroom_bytes, act);
 	S_numk(j, "max_micro_batch", (double)m->max_micro_batch, act);
@@ -411,7 +405,7 @@ static void S_memory(S_json *j, const tb_memory *m)
 	for (int z = 0; z < 4; z++) {
 		S_obj(j, NULL);
 		S_num(j, "stage", m->zero[z].stage);
-		S_items(j, &m->zero[z].bytes, act, m->capacity_bytes, m->zero[z].fits);
+		S_items(j, &m->zero[z].bytes, act, m->zero[z].fits, m->zero[z].fits_known);
 		S_obj_end(j);
 	}
 	S_arr_end(j);
@@ -425,7 +419,7 @@ static void S_memory(S_json *j, const tb_memory *m)
 		S_numk(j, "activations_bytes", r->activations_bytes, act);
 		S_num(j, "extra_flops_fraction", r->extra_flops_fraction);
 		S_numk(j, "total_bytes", r->total_bytes, act);
-		if (act)
+		if (r->fits_known)
 			S_bool(j, "fits", r->fits);
 		else
 			S_null(j, "fits");

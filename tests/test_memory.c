@@ -337,6 +337,24 @@ Test(memory, count_only_is_unknown_not_nan)
 	cr_expect(isfinite(B.memory.per_gpu.total) && B.memory.per_gpu.total > 0);
 }
 
+/* Without activations "fits" is an answer only when the known items alone
+ * overflow the card: 7B at 16 B/param is 112 GB of states on an 80 GB card,
+ * a definite no; 1B (16 GB) could go either way. */
+Test(memory, count_only_fits_only_when_known)
+{
+	tb_inputs in;
+	base(&in);
+	in.hardware.gpu.memory_bytes = 80e9;
+	count_only(&in, 7e9);
+	run(&in);
+	cr_expect(!B.memory.fits && B.memory.fits_known);
+	cr_expect(!B.memory.zero[0].fits && B.memory.zero[0].fits_known);
+	count_only(&in, 1e9);
+	run(&in);
+	cr_expect(!B.memory.fits_known, "16 GB of states plus unknown activations");
+	cr_expect(!B.memory.checkpointing[0].fits_known);
+}
+
 Test(memory, max_micro_batch_is_the_edge)
 {
 	tb_inputs in;

@@ -87,10 +87,13 @@ typedef struct tb_mem_items {
 	double activations, other, total;
 } tb_mem_items;
 
+/* `fits_known`, here and below: whether `fits` is an answer.  Without an
+ * activation estimate (a count-only model) it is one only when the known
+ * items alone exceed the card: then the run does not fit. */
 typedef struct tb_zero_row {
 	int stage;
 	tb_mem_items bytes;
-	bool fits;
+	bool fits, fits_known;
 } tb_zero_row;
 
 #define TB_ACT_ITEMS_MAX 24
@@ -107,7 +110,7 @@ typedef struct tb_ckpt_row {
 	double activations_bytes;   /* per GPU, as in tb_memory */
 	double extra_flops_fraction;/* hardware / model - 1 */
 	double total_bytes;         /* per-GPU total under this mode */
-	bool fits;
+	bool fits, fits_known;
 } tb_ckpt_row;
 
 typedef struct tb_memory {
@@ -126,7 +129,7 @@ typedef struct tb_memory {
 	int64_t layers_on_busiest_stage;
 	tb_mem_items per_gpu;               /* at the scenario's ZeRO stage */
 	double capacity_bytes;
-	bool fits;
+	bool fits, fits_known;
 	double headroom_bytes;              /* capacity - total; negative when it does not fit */
 	int64_t max_micro_batch;            /* largest that fits; 0 if none */
 
