@@ -41,6 +41,39 @@ static int64_t S_group(const tb_inputs *in)
 	return t * p;
 }
 
+/* Micro-batches in one global batch: the most data-parallel replicas a
+ * step can use (the loader checks global_batch = dp x micro_batch x k). */
+static int64_t S_microbatches(const tb_inputs *in)
+{
+	int64_t mb = in->training.micro_batch > 0 ? in->training.micro_batch : 1;
+	int64_t n = in->training.global_batch / mb;
+	return n > 0 ? n : 1;
+}
+
+/* Whether `gpus` is a count the scenario could run on: whole replicas, and
+ * a data-parallel size that divides the global batch's micro-batches. */
+static bool S_valid_count(const tb_inputs *in, int64_t gpus)
+{
+	int64_t g = S_group(in);
+	return gpus >= g && gpus % g == 0 && S_microbatches(in) % (gpus / g) == 0;
+}
+
+/* The smallest divisor of n that is at least d0, or 0 when d0 > n. */
+static int64_t S_divisor_at_least(int64_t n, int64_t d0)
+{
+	int64_t best = 0;
+	for (int64_t i = 1; i <= n / i; i++) {
+		if (n % i)
+			continue;
+		int64_t j = n / i;
+		if (i >= d0 && (!best || i < best))
+			best = i;
+		if (j >= d0 && (!best || j < best))
+			best = j;
+	}
+	return best;
+}
+
 static double S_seconds(double flops, double gpus, double peak, double mfu)
 {
 	return tb_calc_div(flops, gpus * peak * mfu);
@@ -165,16 +198,29 @@ static void S_deadline(const tb_inputs *in, tb_budget *b)
 	t->deadline_s = in->plan.deadline_s;
 	t->meets_deadline = t->seconds[1] <= t->deadline_s;
 	double needed = tb_calc_div(b->flops.total_model, rate * t->deadline_s);
-	t->gpus_for_deadline = S_ceil(tb_calc_div(needed, group)) * group;
-	if (t->gpus_for_deadline < group)
-		t->gpus_for_deadline = group;
+	double replicas = S_ceil(tb_calc_div(needed, group));
+	if (replicas < 1)
+		replicas = 1;
+	/* Round up to a data-parallel size the global batch divides into, so
+	 * the count is one the scenario can be run with. */
+	int64_t nmb = S_microbatches(in);
+	int64_t dp = replicas <= (double)nmb ? S_divisor_at_least(nmb, (int64_t)replicas) : 0;
+	if (dp > 0) {
+		t->gpus_for_deadline = (double)dp * group;
+	} else {
+		t->gpus_for_deadline = replicas * group;
+		tb_budget_warn(b, "Meeting the deadline needs %.0f data-parallel replicas, more than the "
+		               "%lld micro-batches in a global batch; raise training.global_batch",
+		               replicas, (long long)nmb);
+	}
 	t->tokens_in_deadline = tb_calc_div((double)in->hardware.count * rate * t->deadline_s,
 	                              b->flops.per_token_model);
 
 	tb_deriv *d = tb_budget_add_deriv(b, "time.gpus_for_deadline",
 	                                  "GPUs needed to meet the deadline", "n_d",
 	                                  "ceil(F / (P * u * T_d * g)) * g",
-	                                  "wall-clock formula solved for n, whole tensor x pipeline groups",
+	                                  "wall-clock formula solved for n, in whole tensor x pipeline groups, "
+	                                  "rounded up to a data-parallel size that divides the global batch",
 	                                  t->gpus_for_deadline, "GPUs");
 	if (d) {
 		tb_deriv_add_var(d, "F", "model FLOPs for the run", b->flops.total_model, "FLOP");
@@ -225,8 +271,8 @@ static void S_budget(const tb_inputs *in, tb_budget *b)
 	}
 }
 
-/* Powers of two from count/8 to count*8, each a whole number of model
- * replicas, for the days-against-GPUs chart. */
+/* Powers of two from count/8 to count*8, each a count the scenario could
+ * run on, for the days-against-GPUs chart. */
 static void S_scan(const tb_inputs *in, tb_budget *b)
 {
 	tb_time *t = &b->time;
@@ -240,7 +286,7 @@ static void S_scan(const tb_inputs *in, tb_budget *b)
 		int64_t g = (int64_t)nearbyint(want / (double)group) * group;
 		if (g < group)
 			g = group;
-		if (g <= last || t->n_gpu_scan >= TB_GPU_SCAN_MAX)
+		if (g <= last || t->n_gpu_scan >= TB_GPU_SCAN_MAX || !S_valid_count(in, g))
 			continue;
 		last = g;
 		tb_gpu_scan_row *r = &t->gpu_scan[t->n_gpu_scan++];
@@ -272,9 +318,9 @@ static void S_levers(const tb_inputs *in, tb_budget *b)
 	}
 	/* Perfect scaling assumed: the same MFU on twice the cards halves the
 	 * time and leaves the GPU-hours, hence the cost, unchanged. */
-	S_lever(b, "GPUs x2", 0.5, 1);
-	int64_t half = in->hardware.count / 2;
-	if (in->hardware.count % 2 == 0 && half >= S_group(in) && half % S_group(in) == 0)
+	if (S_valid_count(in, 2 * in->hardware.count))
+		S_lever(b, "GPUs x2", 0.5, 1);
+	if (in->hardware.count % 2 == 0 && S_valid_count(in, in->hardware.count / 2))
 		S_lever(b, "GPUs /2", 2, 1);
 	if (u < 1) {
 		double r = u / fmin(1.0, u + 0.10);

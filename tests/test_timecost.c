@@ -163,13 +163,20 @@ Test(timecost, deadline_gpus_round_up_to_replicas)
 	b.flops.per_token_model = 1e9;
 	tb_timecost_compute(&in, &b);
 	cr_expect(!b.time.meets_deadline, "64 GPUs take 1562.5 s");
+	/* 13 replicas, but a data-parallel size must divide the 256
+	 * micro-batches of a global batch: 16 replicas, 128 GPUs. */
+	cr_expect_eq(b.time.gpus_for_deadline, 128);
+	in.training.global_batch = 208;         /* 13 x 16: 13 replicas run */
+	tb_timecost_compute(&in, &b);
 	cr_expect_eq(b.time.gpus_for_deadline, 104);
+	in.training.global_batch = 256;
+	tb_timecost_compute(&in, &b);
 	/* 64 x 5e14 FLOP/s x 1000 s / 1e9 FLOP per token = 3.2e10 tokens. */
 	cr_expect(rel(b.time.tokens_in_deadline, 3.2e10) < 1e-12);
 	in.plan.deadline_s = 2000;
 	tb_timecost_compute(&in, &b);
 	cr_expect(b.time.meets_deadline);
-	cr_expect_eq(b.time.gpus_for_deadline, 56, "50 GPUs, rounded up to 7 replicas of 8");
+	cr_expect_eq(b.time.gpus_for_deadline, 64, "50 GPUs: 7 replicas of 8, then 8 to divide 256");
 }
 
 Test(timecost, budget_tokens)
