@@ -947,9 +947,11 @@ static void S_title_block(S_pdf *st)
 	st->y -= 10;
 }
 
-static const tb_rgb S_tint[3] = {{226, 244, 230}, {255, 243, 214}, {252, 226, 226}};
-static const tb_rgb S_edge[3] = {{46, 125, 50}, {191, 120, 0}, {183, 28, 28}};
-static const char *const S_outcome_word[3] = {"YES", "CHECK", "NO"};
+/* GOOD, WARN, BAD, NONE: a finding with nothing to judge it against is
+ * grey and says N/A, never a green YES */
+static const tb_rgb S_tint[4] = {{226, 244, 230}, {255, 243, 214}, {252, 226, 226}, {238, 238, 238}};
+static const tb_rgb S_edge[4] = {{46, 125, 50}, {191, 120, 0}, {183, 28, 28}, {97, 97, 97}};
+static const char *const S_outcome_word[4] = {"YES", "CHECK", "NO", "N/A"};
 
 static void S_verdict(S_pdf *st)
 {
@@ -959,7 +961,8 @@ static void S_verdict(S_pdf *st)
 	double x = S_body_x(st), w = S_body_w(st);
 	for (size_t i = 0; i < m->nverdict; i++) {
 		const tb_verdict_line *v = &m->verdict[i];
-		int k = v->outcome == TB_OUTCOME_GOOD ? 0 : v->outcome == TB_OUTCOME_WARN ? 1 : 2;
+		int k = v->outcome == TB_OUTCOME_GOOD ? 0 : v->outcome == TB_OUTCOME_WARN ? 1
+		        : v->outcome == TB_OUTCOME_BAD ? 2 : 3;
 		tb_pdf_para p;
 		tb_pdf_para_init(&p, 10);
 		const char *text = S_str(v->text);

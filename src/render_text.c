@@ -68,7 +68,8 @@ static const char *S_zero_name(int z)
 	return z >= 0 && z <= 3 ? names[z] : "ZeRO";
 }
 
-static void S_verdict(S_text *t, const tb_inputs *in, const tb_budget *b)
+static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
+                      const tb_budget *b)
 {
 	const tb_memory *m = &b->memory;
 	const tb_time *tm = &b->time;
@@ -122,13 +123,22 @@ static void S_verdict(S_text *t, const tb_inputs *in, const tb_budget *b)
 		tb_fmt_pct(S_c(t), tm->mfu[1]);
 		tb_buf_printf(o, "%s MFU", t->cell.ptr);
 	} else {
-		tb_buf_puts(o, tm->meets_deadline ? "YES: " : "NO: ");
+		/* the report's rule: met at the expected MFU but not at the low
+		 * end (seconds[0], the longest) is a risk, not a YES */
+		bool risk = tm->meets_deadline && tm->seconds[0] > tm->deadline_s;
+		tb_buf_puts(o, !tm->meets_deadline ? "NO: " : risk ? "AT RISK: " : "YES: ");
 		tb_fmt_days(S_c(t), tm->seconds[1]);
 		tb_buf_printf(o, "%s at ", t->cell.ptr);
 		tb_fmt_pct(S_c(t), tm->mfu[1]);
 		tb_buf_printf(o, "%s MFU against ", t->cell.ptr);
 		tb_fmt_days(S_c(t), tm->deadline_s);
 		tb_buf_puts(o, t->cell.ptr);
+		if (risk) {
+			tb_fmt_days(S_c(t), tm->seconds[0]);
+			tb_buf_printf(o, "; %s at ", t->cell.ptr);
+			tb_fmt_pct(S_c(t), tm->mfu[0]);
+			tb_buf_printf(o, "%s MFU", t->cell.ptr);
+		}
 		if (!tm->meets_deadline) {
 			tb_fmt_grouped(S_c(t), tm->gpus_for_deadline);
 			tb_buf_printf(o, "; needs %s GPUs", t->cell.ptr);
@@ -147,12 +157,22 @@ static void S_verdict(S_text *t, const tb_inputs *in, const tb_budget *b)
 		tb_fmt_money(S_c(t), tm->cost[0], tm->currency);
 		tb_buf_printf(o, "%s over the MFU range)", t->cell.ptr);
 		if (tm->has_budget) {
-			tb_buf_puts(o, tm->within_budget ? "; within " : "; OVER ");
+			/* cost[0] is the low MFU: the most the run may cost */
+			bool risk = tm->within_budget && tm->cost[0] > tm->budget;
+			tb_buf_puts(o, !tm->within_budget ? "; OVER " : risk ? "; AT RISK: within " : "; within ");
 			tb_fmt_money(S_c(t), tm->budget, tm->currency);
 			tb_buf_puts(o, t->cell.ptr);
+			if (risk)
+				tb_buf_puts(o, " only at the expected MFU");
 		}
 	}
 	S_nl(t);
+	if (sc && sc->price_assumed) {
+		tb_fmt_money(S_c(t), in->hardware.price_per_gpu_hour, tm->currency);
+		tb_buf_printf(o, "                 at an assumed %s per GPU-hour (not in the scenario)",
+		              t->cell.ptr);
+		S_nl(t);
+	}
 }
 
 static void S_compute(S_text *t, const tb_budget *b)
@@ -338,7 +358,7 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 		tb_buf_putc(&t.out, (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p);
 	S_nl(&t);
 	S_nl(&t);
-	S_verdict(&t, in, b);
+	S_verdict(&t, sc, in, b);
 	S_nl(&t);
 	S_compute(&t, b);
 	S_nl(&t);

@@ -261,6 +261,7 @@ static const S_value_def S_values[] = {
 	BD("chinchilla.optimal_params", chinchilla.optimal_params, S_F_COUNT),
 	BD("chinchilla.optimal_tokens", chinchilla.optimal_tokens, S_F_COUNT),
 	BD("chinchilla.tokens_per_param", chinchilla.tokens_per_param, S_F_PLAIN),
+	BD("chinchilla.scenario_tokens_per_param", chinchilla.scenario_tokens_per_param, S_F_PLAIN),
 	BD("chinchilla.params_fit", chinchilla.run.params_fit, S_F_COUNT),
 	BD("chinchilla.tokens_fit", chinchilla.run.tokens_fit, S_F_COUNT),
 	BD("chinchilla.params_epoch", chinchilla.run.params_epoch, S_F_COUNT),
@@ -286,12 +287,55 @@ static const char *const S_text_names[] = {
 	"training.checkpointing", "training.attention_flops", "hardware.gpu",
 	"hardware.gpu_label", "hardware.gpu_source", "hardware.currency",
 	"time.dtype", "memory.fits", "memory.headroom", "memory.shortfall",
-	"flops.recompute_fraction",
+	"flops.recompute_fraction", "memory.per_gpu.known",
 };
 
 #define S_NTEXT (sizeof S_text_names / sizeof S_text_names[0])
 
 static const char *S_yesno(bool v) { return v ? "yes" : "no"; }
+
+/* What a GPU holds that does not depend on activations: model states and
+ * the runtime overhead. */
+static double S_known_bytes(const tb_mem_items *m)
+{
+	return m->weights + m->gradients + m->master_weights + m->optimizer + m->other;
+}
+
+/* Does it fit?  Without activations only a NO is an answer: when states and
+ * overhead alone exceed the card, activations cannot make it fit. */
+typedef enum { S_FIT_YES, S_FIT_NO, S_FIT_UNKNOWN } S_fit;
+
+static S_fit S_fit_of(bool act_known, double known_bytes, double total_bytes,
+                      double capacity_bytes)
+{
+	if (act_known)
+		return total_bytes <= capacity_bytes ? S_FIT_YES : S_FIT_NO;
+	return known_bytes > capacity_bytes ? S_FIT_NO : S_FIT_UNKNOWN;
+}
+
+static const char *S_fits_word(bool act_known, double known_bytes, double total_bytes,
+                               double capacity_bytes)
+{
+	static const char *const words[] = { "yes", "no", "unknown" };
+	return words[S_fit_of(act_known, known_bytes, total_bytes, capacity_bytes)];
+}
+
+/* Figures that include activations, or follow from a total that does:
+ * "n/a" for a count-only model rather than a total missing a term. */
+static const char *const S_act_names[] = {
+	"memory.activations_per_layer_bytes", "memory.activations_bytes",
+	"memory.logits_bytes", "memory.embedding_output_bytes",
+	"memory.per_gpu.activations", "memory.per_gpu.total", "memory.headroom",
+	"memory.shortfall", "memory.max_micro_batch",
+};
+
+static bool S_needs_activations(const char *name)
+{
+	for (size_t k = 0; k < sizeof S_act_names / sizeof S_act_names[0]; k++)
+		if (strcmp(S_act_names[k], name) == 0)
+			return true;
+	return false;
+}
 
 /* Fills *num and returns true for numbers; sets *txt for text. */
 static bool S_lookup(const tb_report *r, const char *name, double *num,
@@ -349,7 +393,8 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	case 19: *txt = in->hardware.gpu.source; break;
 	case 20: *txt = S_currency(r); break;
 	case 21: *txt = tb_dtype_name(b->time.dtype); break;
-	case 22: *txt = S_yesno(b->memory.fits); break;
+	case 22: *txt = S_fits_word(b->memory.activations_known, S_known_bytes(&b->memory.per_gpu),
+	                            b->memory.per_gpu.total, b->memory.capacity_bytes); break;
 	/* never a negative memory figure: the two sides are separate names */
 	case 23: *num = b->memory.headroom_bytes > 0 ? b->memory.headroom_bytes : 0;
 		*deflt = S_F_BYTES; return true;
@@ -361,6 +406,7 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 		*deflt = S_F_PCT;
 		return true;
 	}
+	case 26: *num = S_known_bytes(&b->memory.per_gpu); *deflt = S_F_BYTES; return true;
 	default: break;
 	}
 	return false;
@@ -389,6 +435,14 @@ static tb_tpl_status S_env_value(void *ctx, const char *name, const char *filter
 		return TB_TPL_UNKNOWN_NAME;
 	if (filter && !S_filter_find(filter, &f))
 		return TB_TPL_UNKNOWN_FILTER;
+	if (!r->b->memory.activations_known && S_needs_activations(name)) {
+		/* a shortfall the states alone make is still a shortfall */
+		if (strcmp(name, "memory.shortfall") == 0 && num > 0)
+			S_fmt(out, filter ? f : deflt, num, S_currency(r));
+		else
+			tb_buf_puts(out, "n/a");
+		return TB_TPL_OK;
+	}
 	if (!is_num) {
 		if (filter && strcmp(filter, "plain") != 0)
 			return TB_TPL_BAD_FILTER;
@@ -407,9 +461,17 @@ static const char *const S_cond_names[] = {
 	"within_budget", "activations_known", "inference", "breakdown",
 	"warnings", "tied_embeddings", "flash_attention", "pipeline", "tensor",
 	"zero", "levers", "plans", "gpu_scan", "derivations", "mixed_precision",
+	"does_not_fit", "fit_unknown",
 };
 
 #define S_NCOND (sizeof S_cond_names / sizeof S_cond_names[0])
+
+static S_fit S_mem_fit(const tb_budget *b)
+{
+	const tb_memory *m = &b->memory;
+	return S_fit_of(m->activations_known, S_known_bytes(&m->per_gpu), m->per_gpu.total,
+	                m->capacity_bytes);
+}
 
 static tb_tpl_status S_env_condition(void *ctx, const char *name, int *truth)
 {
@@ -431,7 +493,8 @@ static tb_tpl_status S_env_condition(void *ctx, const char *name, int *truth)
 	case 6: t = r->sc->notes && *r->sc->notes; break;
 	case 7: t = r->sc->author && *r->sc->author; break;
 	case 8: t = r->date && strcmp(r->date, "undated") != 0; break;
-	case 9: t = b->memory.fits; break;
+	/* fits: a definite yes; does_not_fit: a definite no; else fit_unknown */
+	case 9: t = S_mem_fit(b) == S_FIT_YES; break;
 	case 10: t = b->time.meets_deadline; break;
 	case 11: t = b->time.within_budget; break;
 	case 12: t = b->memory.activations_known; break;
@@ -448,6 +511,8 @@ static tb_tpl_status S_env_condition(void *ctx, const char *name, int *truth)
 	case 23: t = b->time.n_gpu_scan > 0; break;
 	case 24: t = b->n_derivs > 0; break;
 	case 25: t = in->training.precision != TB_PREC_FP32 && in->training.precision != TB_PREC_BF16; break;
+	case 26: t = S_mem_fit(b) == S_FIT_NO; break;
+	case 27: t = S_mem_fit(b) == S_FIT_UNKNOWN; break;
 	default: return TB_TPL_UNKNOWN_NAME;
 	}
 	*truth = t;
@@ -584,7 +649,13 @@ static void S_tab_fmt(S_tab *tb, const char *fmt, ...)
 
 static const char *S_outcome_name(tb_outcome o)
 {
-	return o == TB_OUTCOME_GOOD ? "GOOD" : o == TB_OUTCOME_WARN ? "WARN" : "BAD";
+	switch (o) {
+	case TB_OUTCOME_GOOD: return "GOOD";
+	case TB_OUTCOME_WARN: return "WARN";
+	case TB_OUTCOME_BAD: return "BAD";
+	case TB_OUTCOME_NONE: break;
+	}
+	return "N/A";
 }
 
 static void S_table_verdict(tb_report *r, tb_table *t)
@@ -661,6 +732,8 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 				tb_buf_puts(&o, " / ");
 			S_fmt(&o, S_F_PCT, in->hardware.mfu[i], NULL);
 		}
+		if (r->sc->mfu_assumed)
+			tb_buf_puts(&o, " (default range, not in the scenario)");
 		S_tab_own(&tb, tb_buf_detach(&o, NULL));
 	}
 	S_tab_str(&tb, "GPU");
@@ -670,6 +743,8 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		S_fmt(&o, S_F_GROUPED, (double)in->hardware.count, NULL);
 		tb_buf_printf(&o, " × %s", in->hardware.gpu.label[0] ? in->hardware.gpu.label
 		                                                    : in->hardware.gpu.name);
+		if (r->sc->gpu_assumed)
+			tb_buf_puts(&o, " (assumed: not in the scenario)");
 		S_tab_own(&tb, tb_buf_detach(&o, NULL));
 	}
 	S_tab_str(&tb, "Dense peak per GPU");
@@ -683,7 +758,15 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	S_tab_str(&tb, "GPU memory");
 	S_tab_num(&tb, r, S_F_BYTES, in->hardware.gpu.memory_bytes);
 	S_tab_str(&tb, "Price per GPU-hour");
-	S_tab_num(&tb, r, S_F_MONEY, in->hardware.price_per_gpu_hour);
+	{
+		tb_buf o;
+		tb_buf_init(&o);
+		S_fmt(&o, S_F_MONEY, in->hardware.price_per_gpu_hour, S_currency(r));
+		tb_buf_puts(&o, " per GPU-hour");
+		if (r->sc->price_assumed)
+			tb_buf_puts(&o, " (assumed: not in the scenario)");
+		S_tab_own(&tb, tb_buf_detach(&o, NULL));
+	}
 	S_tab_str(&tb, "Runtime overhead per GPU (CUDA context, allocator)");
 	S_tab_num(&tb, r, S_F_BYTES, in->hardware.overhead_bytes);
 }
@@ -771,6 +854,12 @@ static void S_table_activations(tb_report *r, tb_table *t)
 	S_tab tb;
 	static const char *const h[] = { "Tensor kept for backward", "Shape", "Bytes per layer", NULL };
 	S_tab_init(&tb, t, "Per layer, per micro-batch, per GPU", h, "llr");
+	if (!m->activations_known) {
+		S_tab_str(&tb, "Per GPU (unknown for a model given only by its parameter count)");
+		S_tab_str(&tb, "");
+		S_tab_str(&tb, "n/a");
+		return;
+	}
 	int n = m->n_act_items < TB_ACT_ITEMS_MAX ? m->n_act_items : TB_ACT_ITEMS_MAX;
 	for (int i = 0; i < n; i++) {
 		S_tab_str(&tb, m->act_items[i].name);
@@ -798,24 +887,45 @@ static void S_table_per_gpu(tb_report *r, tb_table *t)
 	S_tab tb;
 	static const char *const h[] = { "Per GPU", "Bytes", "Of capacity", NULL };
 	S_tab_init(&tb, t, NULL, h, "lrr");
-	struct { const char *label; double v; } rows[] = {
-		{ "Weights", m->per_gpu.weights }, { "Gradients", m->per_gpu.gradients },
-		{ "Master weights", m->per_gpu.master_weights },
-		{ "Optimizer state", m->per_gpu.optimizer },
-		{ "Activations", m->per_gpu.activations },
-		{ "Other (CUDA context, allocator, buffers)", m->per_gpu.other },
-		{ "Total", m->per_gpu.total }, { "Capacity", m->capacity_bytes },
+	bool act = m->activations_known;
+	double known = S_known_bytes(&m->per_gpu);
+	struct { const char *label; double v; bool known; } rows[] = {
+		{ "Weights", m->per_gpu.weights, true }, { "Gradients", m->per_gpu.gradients, true },
+		{ "Master weights", m->per_gpu.master_weights, true },
+		{ "Optimizer state", m->per_gpu.optimizer, true },
+		{ "Activations", m->per_gpu.activations, act },
+		{ "Other (CUDA context, allocator, buffers)", m->per_gpu.other, true },
+		/* without activations the sum is a floor, and says so */
+		{ act ? "Total" : "Total without activations", act ? m->per_gpu.total : known, true },
+		{ "Capacity", m->capacity_bytes, true },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		S_tab_str(&tb, rows[i].label);
+		if (!rows[i].known) {
+			S_tab_str(&tb, "n/a");
+			S_tab_str(&tb, "n/a");
+			continue;
+		}
 		S_tab_num(&tb, r, S_F_BYTES, rows[i].v);
 		if (m->capacity_bytes > 0)
 			S_tab_num(&tb, r, S_F_PCT, rows[i].v / m->capacity_bytes);
 		else
 			S_tab_str(&tb, "n/a");
 	}
-	S_tab_str(&tb, m->fits ? "Headroom" : "Shortfall");
-	S_tab_num(&tb, r, S_F_BYTES, fabs(m->headroom_bytes));
+	switch (S_mem_fit(r->b)) {
+	case S_FIT_YES:
+		S_tab_str(&tb, "Headroom");
+		S_tab_num(&tb, r, S_F_BYTES, m->capacity_bytes - m->per_gpu.total);
+		break;
+	case S_FIT_NO:
+		S_tab_str(&tb, act ? "Shortfall" : "Shortfall before activations");
+		S_tab_num(&tb, r, S_F_BYTES, (act ? m->per_gpu.total : known) - m->capacity_bytes);
+		break;
+	case S_FIT_UNKNOWN:
+		S_tab_str(&tb, "Headroom");
+		S_tab_str(&tb, "n/a");
+		break;
+	}
 	S_tab_str(&tb, "");
 }
 
@@ -823,19 +933,27 @@ static void S_table_zero(tb_report *r, tb_table *t)
 {
 	const tb_memory *m = &r->b->memory;
 	S_tab tb;
+	bool act = m->activations_known;
 	static const char *const h[] = { "ZeRO stage", "Weights", "Gradients", "Optimizer state",
 	                                 "Activations", "Other", "Total", "Fits", NULL };
-	S_tab_init(&tb, t, "Per GPU", h, "lrrrrrrl");
+	static const char *const h_noact[] = { "ZeRO stage", "Weights", "Gradients",
+	                                       "Optimizer state", "Activations", "Other",
+	                                       "Total without activations", "Fits", NULL };
+	S_tab_init(&tb, t, "Per GPU", act ? h : h_noact, "lrrrrrrl");
 	for (int i = 0; i < 4; i++) {
 		const tb_zero_row *z = &m->zero[i];
+		double known = S_known_bytes(&z->bytes);
 		S_tab_fmt(&tb, "%d%s", i, i == r->sc->inputs.parallelism.zero ? " (this run)" : "");
 		S_tab_num(&tb, r, S_F_BYTES, z->bytes.weights);
 		S_tab_num(&tb, r, S_F_BYTES, z->bytes.gradients);
 		S_tab_num(&tb, r, S_F_BYTES, z->bytes.master_weights + z->bytes.optimizer);
-		S_tab_num(&tb, r, S_F_BYTES, z->bytes.activations);
+		if (act)
+			S_tab_num(&tb, r, S_F_BYTES, z->bytes.activations);
+		else
+			S_tab_str(&tb, "n/a");
 		S_tab_num(&tb, r, S_F_BYTES, z->bytes.other);
-		S_tab_num(&tb, r, S_F_BYTES, z->bytes.total);
-		S_tab_str(&tb, S_yesno(z->fits));
+		S_tab_num(&tb, r, S_F_BYTES, act ? z->bytes.total : known);
+		S_tab_str(&tb, S_fits_word(act, known, z->bytes.total, m->capacity_bytes));
 	}
 }
 
@@ -850,10 +968,19 @@ static void S_table_checkpointing(tb_report *r, tb_table *t)
 		const tb_ckpt_row *c = &m->checkpointing[i];
 		S_tab_fmt(&tb, "%s%s", tb_checkpointing_name((tb_checkpointing)i),
 		          i == (int)r->sc->inputs.training.checkpointing ? " (this run)" : "");
-		S_tab_num(&tb, r, S_F_BYTES, c->activations_bytes);
+		if (m->activations_known) {
+			S_tab_num(&tb, r, S_F_BYTES, c->activations_bytes);
+			S_tab_num(&tb, r, S_F_PCT, c->extra_flops_fraction);
+			S_tab_num(&tb, r, S_F_BYTES, c->total_bytes);
+			S_tab_str(&tb, S_yesno(c->fits));
+			continue;
+		}
+		/* checkpointing changes only activations: the states and overhead
+		 * are those of the scenario's own ZeRO stage */
+		S_tab_str(&tb, "n/a");
 		S_tab_num(&tb, r, S_F_PCT, c->extra_flops_fraction);
-		S_tab_num(&tb, r, S_F_BYTES, c->total_bytes);
-		S_tab_str(&tb, S_yesno(c->fits));
+		S_tab_str(&tb, "n/a");
+		S_tab_str(&tb, S_fits_word(false, S_known_bytes(&m->per_gpu), 0, m->capacity_bytes));
 	}
 }
 
@@ -991,12 +1118,19 @@ static void S_table_measured(tb_report *r, tb_table *t)
 	}
 	if (in->measured.has_peak_memory) {
 		S_tab_str(&tb, "Peak memory per GPU");
-		S_tab_num(&tb, r, S_F_BYTES, b->memory.per_gpu.total);
+		if (b->memory.activations_known)
+			S_tab_num(&tb, r, S_F_BYTES, b->memory.per_gpu.total);
+		else
+			S_tab_str(&tb, "n/a");
 		S_tab_num(&tb, r, S_F_BYTES, b->time.measured_peak_bytes);
 		S_tab_str(&tb, "Estimate error ((estimate - measured) / measured)");
-		char *p = S_fmts(S_F_PCT, b->time.memory_estimate_error, NULL);
-		S_tab_fmt(&tb, "%s%s", b->time.memory_estimate_error > 0 ? "+" : "", p);
-		free(p);
+		if (b->memory.activations_known) {
+			char *p = S_fmts(S_F_PCT, b->time.memory_estimate_error, NULL);
+			S_tab_fmt(&tb, "%s%s", b->time.memory_estimate_error > 0 ? "+" : "", p);
+			free(p);
+		} else {
+			S_tab_str(&tb, "n/a");
+		}
 		S_tab_str(&tb, "");
 	}
 }
@@ -1215,7 +1349,15 @@ static void S_num(tb_buf *o, double v)
 static bool S_id_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static bool S_id_char(char c) { return S_id_start(c) || (c >= '0' && c <= '9'); }
 
-static void S_derivation(tb_derivation *dv, const tb_deriv *src)
+/* The calculators write "currency" for money; the reader sees the code. */
+static const char *S_unit(const char *unit, const char *currency)
+{
+	if (unit && strcmp(unit, "currency") == 0)
+		return currency && *currency ? currency : "USD";
+	return unit;
+}
+
+static void S_derivation(tb_derivation *dv, const tb_deriv *src, const char *currency)
 {
 	const char *sym = src->sym ? src->sym : "";
 	const char *formula = src->formula ? src->formula : "";
@@ -1241,17 +1383,32 @@ static void S_derivation(tb_derivation *dv, const tb_deriv *src)
 				break;
 			}
 		}
-		if (hit >= 0)
-			S_num(&o, src->vars[hit].value);
-		else
+		if (hit >= 0) {
+			/* "6.74 × 10⁹" before ^ must be one operand: parenthesise it */
+			tb_buf v;
+			tb_buf_init(&v);
+			S_num(&v, src->vars[hit].value);
+			size_t k = j;
+			while (formula[k] == ' ')
+				k++;
+			bool wrap = formula[k] == '^' &&
+			            (strchr(v.ptr, ' ') || strstr(v.ptr, "\xC3\x97") || v.ptr[0] == '-');
+			if (wrap)
+				tb_buf_putc(&o, '(');
+			tb_buf_puts(&o, v.ptr);
+			if (wrap)
+				tb_buf_putc(&o, ')');
+			tb_buf_release(&v);
+		} else
 			tb_buf_put(&o, formula + i, j - i);
 		i = j;
 	}
 	dv->substituted = tb_buf_detach(&o, NULL);
 	tb_buf_printf(&o, "%s = ", sym);
 	S_num(&o, src->result);
-	if (src->unit && *src->unit)
-		tb_buf_printf(&o, " %s", src->unit);
+	const char *unit = S_unit(src->unit, currency);
+	if (unit && *unit)
+		tb_buf_printf(&o, " %s", unit);
 	dv->result = tb_buf_detach(&o, NULL);
 	dv->source = tb_xstrdup(src->source ? src->source : "");
 	dv->nwhere = (size_t)nv;
@@ -1260,8 +1417,9 @@ static void S_derivation(tb_derivation *dv, const tb_deriv *src)
 		const tb_deriv_var *v = &src->vars[k];
 		tb_buf_printf(&o, "%s: %s = ", v->sym ? v->sym : "?", v->meaning ? v->meaning : "");
 		S_num(&o, v->value);
-		if (v->unit && *v->unit)
-			tb_buf_printf(&o, " %s", v->unit);
+		const char *vu = S_unit(v->unit, currency);
+		if (vu && *vu)
+			tb_buf_printf(&o, " %s", vu);
 		dv->where[k] = tb_buf_detach(&o, NULL);
 	}
 	tb_buf_release(&o);
@@ -1321,6 +1479,20 @@ static void S_block_title(tb_report *r, cmark_node *into)
 	S_add_text(p, CMARK_NODE_TEXT, ", SHA-256 ");
 	S_add_text(p, CMARK_NODE_CODE, sc->sha256[0] ? sc->sha256 : "n/a");
 	cmark_node_append_child(node, p);
+	/* The hash is of the file as written; --set changed what was priced.
+	 * Outside the title block, so the PDF (which draws its own title block
+	 * from the meta) shows it on the first page too. */
+	if (sc->nsets > 0) {
+		cmark_node *q = cmark_node_new(CMARK_NODE_PARAGRAPH);
+		S_add_text(q, CMARK_NODE_STRONG, "Overrides:");
+		for (size_t i = 0; i < sc->nsets; i++) {
+			S_add_text(q, CMARK_NODE_TEXT, i ? ", " : " ");
+			S_add_text(q, CMARK_NODE_CODE, sc->sets[i] ? sc->sets[i] : "");
+		}
+		S_add_text(q, CMARK_NODE_TEXT, " (applied with --set after the file was read: "
+		           "the SHA-256 is of the file without them)");
+		cmark_node_append_child(into, q);
+	}
 }
 
 /* The verdict and key-figure tables, inside one block the PDF draws as its
@@ -1387,7 +1559,7 @@ static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *ar
 			int n = b->n_derivs < TB_DERIVS_MAX ? b->n_derivs : TB_DERIVS_MAX;
 			for (int i = 0; i < n; i++) {
 				tb_block *blk = S_block_new(r, TB_BLOCK_DERIVATION, into);
-				S_derivation(&blk->deriv, &b->derivs[i]);
+				S_derivation(&blk->deriv, &b->derivs[i], S_currency(r));
 			}
 			if (n == 0)
 				S_note_para(into, "No derivations were recorded for this scenario.");
@@ -1409,7 +1581,7 @@ static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *ar
 		}
 		if (into) {
 			tb_block *blk = S_block_new(r, TB_BLOCK_DERIVATION, into);
-			S_derivation(&blk->deriv, dv);
+			S_derivation(&blk->deriv, dv, S_currency(r));
 		}
 		return TB_TPL_OK;
 	}
@@ -1466,10 +1638,18 @@ static void S_verdict(tb_report *r)
 	/* memory */
 	const tb_memory *m = &b->memory;
 	tb_outcome oc;
-	if (!m->activations_known) {
+	if (!m->activations_known && S_mem_fit(b) == S_FIT_NO) {
+		/* the states alone overflow the card: no activations make it fit */
+		oc = TB_OUTCOME_BAD;
+		tb_buf_puts(&o, "Does not fit in memory: model states and overhead alone need ");
+		S_fmt(&o, S_F_BYTES, S_known_bytes(&m->per_gpu), NULL);
+		tb_buf_puts(&o, " per GPU, but the card holds ");
+		S_fmt(&o, S_F_BYTES, m->capacity_bytes, NULL);
+		tb_buf_puts(&o, "; activations (unknown for a model given only by its parameter count) come on top.");
+	} else if (!m->activations_known) {
 		oc = TB_OUTCOME_WARN;
 		tb_buf_puts(&o, "Memory: model states and overhead need ");
-		S_fmt(&o, S_F_BYTES, m->per_gpu.total, NULL);
+		S_fmt(&o, S_F_BYTES, S_known_bytes(&m->per_gpu), NULL);
 		tb_buf_puts(&o, " per GPU of ");
 		S_fmt(&o, S_F_BYTES, m->capacity_bytes, NULL);
 		tb_buf_puts(&o, "; activations are unknown for a model given only by its parameter count.");
@@ -1496,7 +1676,9 @@ static void S_verdict(tb_report *r)
 	/* time */
 	const tb_time *tm = &b->time;
 	if (tm->has_deadline) {
-		oc = tm->meets_deadline ? TB_OUTCOME_GOOD : TB_OUTCOME_BAD;
+		/* seconds[0] is the low MFU: the longest the run may take */
+		bool risk = tm->meets_deadline && tm->seconds[0] > tm->deadline_s;
+		oc = !tm->meets_deadline ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
 		tb_buf_puts(&o, tm->meets_deadline ? "Meets the deadline of " : "Misses the deadline of ");
 		S_fmt(&o, S_F_DAYS, tm->deadline_s, NULL);
 		tb_buf_puts(&o, ": training takes ");
@@ -1504,6 +1686,13 @@ static void S_verdict(tb_report *r)
 		tb_buf_puts(&o, " at ");
 		S_fmt(&o, S_F_PCT, tm->mfu[1], NULL);
 		tb_buf_puts(&o, " MFU");
+		if (risk) {
+			tb_buf_puts(&o, ", but ");
+			S_fmt(&o, S_F_DAYS, tm->seconds[0], NULL);
+			tb_buf_puts(&o, " at the low end of the range (");
+			S_fmt(&o, S_F_PCT, tm->mfu[0], NULL);
+			tb_buf_puts(&o, " MFU), which misses it");
+		}
 		if (!tm->meets_deadline && tm->gpus_for_deadline > 0) {
 			tb_buf_puts(&o, "; meeting it takes ");
 			S_fmt(&o, S_F_GROUPED, tm->gpus_for_deadline, NULL);
@@ -1511,7 +1700,7 @@ static void S_verdict(tb_report *r)
 		}
 		tb_buf_puts(&o, ".");
 	} else {
-		oc = TB_OUTCOME_GOOD;
+		oc = TB_OUTCOME_NONE;
 		tb_buf_puts(&o, "No deadline set: training takes ");
 		S_fmt(&o, S_F_DAYS, tm->seconds[1], NULL);
 		tb_buf_puts(&o, " at ");
@@ -1535,11 +1724,19 @@ static void S_verdict(tb_report *r)
 	free(hi);
 	free(ex);
 	if (tm->has_budget) {
-		oc = tm->within_budget ? TB_OUTCOME_GOOD : TB_OUTCOME_BAD;
+		/* cost[0] is the low MFU: the most the run may cost */
+		bool risk = tm->within_budget && tm->cost[0] > tm->budget;
+		oc = !tm->within_budget ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
 		tb_buf_puts(&o, tm->within_budget ? ", within the budget of " : ", over the budget of ");
 		S_fmt(&o, S_F_MONEY, tm->budget, cur);
+		if (risk) {
+			tb_buf_puts(&o, " at the expected MFU but over it at the low end (");
+			S_fmt(&o, S_F_PCT, tm->mfu[0], NULL);
+			tb_buf_puts(&o, " MFU)");
+		}
 	} else {
-		oc = TB_OUTCOME_GOOD;
+		oc = TB_OUTCOME_NONE;   /* nothing to judge the cost against */
+		tb_buf_puts(&o, "; no budget set");
 	}
 	tb_buf_puts(&o, ".");
 	r->verdict[n].outcome = oc;
@@ -1571,7 +1768,11 @@ static void S_key_figures(tb_report *r)
 	S_fmt(&o, S_F_SCI, b->flops.total_model, NULL);
 	tb_buf_puts(&o, " FLOP");
 	S_key(r, "Training compute (model FLOPs)", tb_buf_detach(&o, NULL));
-	S_key(r, "Memory per GPU", S_fmts(S_F_BYTES, b->memory.per_gpu.total, NULL));
+	if (b->memory.activations_known)
+		S_key(r, "Memory per GPU", S_fmts(S_F_BYTES, b->memory.per_gpu.total, NULL));
+	else
+		S_key(r, "Memory per GPU without activations",
+		      S_fmts(S_F_BYTES, S_known_bytes(&b->memory.per_gpu), NULL));
 	S_key(r, "Wall clock (expected MFU)", S_fmts(S_F_DAYS, b->time.seconds[1], NULL));
 	S_key(r, "GPU-hours (expected MFU)", S_fmts(S_F_GROUPED, b->time.gpu_hours[1], NULL));
 	S_key(r, "Cost (expected MFU)", S_fmts(S_F_MONEY, b->time.cost[1], cur));

@@ -53,7 +53,9 @@ typedef struct tb_block {
 	tb_derivation deriv;
 } tb_block;
 
-typedef enum { TB_OUTCOME_GOOD, TB_OUTCOME_WARN, TB_OUTCOME_BAD } tb_outcome;
+/* NONE: a finding with nothing to judge it against (no deadline set, no
+ * budget set): neither a pass nor a warning. */
+typedef enum { TB_OUTCOME_GOOD, TB_OUTCOME_WARN, TB_OUTCOME_BAD, TB_OUTCOME_NONE } tb_outcome;
 
 typedef struct tb_verdict_line {
 	tb_outcome outcome;
