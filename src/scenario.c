@@ -777,7 +777,11 @@ static bool S_enum(S_ctx *c, const S_node *n, const char *name,
 	return ok;
 }
 
-static char *S_string(S_ctx *c, const S_node *n, const char *name, size_t max_len)
+/* A string value.  `one_line`: a title or a name, which lands in headings,
+ * PDF running headers and tables, so control characters (a newline, a
+ * bell) are refused rather than printed. */
+static char *S_string(S_ctx *c, const S_node *n, const char *name, size_t max_len,
+                      bool one_line)
 {
 	const char *s = S_scalar(c, n, name, "a string");
 	if (!s)
@@ -786,6 +790,12 @@ static char *S_string(S_ctx *c, const S_node *n, const char *name, size_t max_le
 		S_err(c, n, "%s is %zu bytes long; expected at most %zu", name, strlen(s), max_len);
 		return NULL;
 	}
+	for (const unsigned char *p = (const unsigned char *)s; one_line && *p; p++)
+		if (*p < 0x20 || *p == 0x7f) {
+			S_err(c, n, "%s holds a control character (0x%02x); expected one line of text",
+			      name, *p);
+			return NULL;
+		}
 	return tb_xstrdup(s);
 }
 
@@ -1110,22 +1120,25 @@ static bool S_inline_gpu(S_ctx *c, const S_node *g, tb_gpu *gpu)
 	bool ok = true;
 	const S_node *n;
 	if ((n = S_get(g, "name"))) {
-		const char *s = S_scalar(c, n, "hardware.gpu.name", "a short name such as my-gpu");
+		char *s = S_string(c, n, "hardware.gpu.name", sizeof gpu->name - 1, true);
 		if (s)
-			snprintf(gpu->name, sizeof gpu->name, "%s", s);
+			memcpy(gpu->name, s, strlen(s) + 1);
 		else
 			ok = false;
+		free(s);
 	} else {
 		S_err(c, g, "missing key 'hardware.gpu.name'; expected a name for the inline GPU");
 		ok = false;
 	}
 	if ((n = S_get(g, "label"))) {
-		const char *s = S_scalar(c, n, "hardware.gpu.label", "a descriptive label");
+		char *s = S_string(c, n, "hardware.gpu.label", sizeof gpu->label - 1, true);
 		if (s)
-			snprintf(gpu->label, sizeof gpu->label, "%s", s);
+			memcpy(gpu->label, s, strlen(s) + 1);
 		else
 			ok = false;
+		free(s);
 	} else {
+		/* a name is at most 31 bytes: this fits the 64 of the label */
 		snprintf(gpu->label, sizeof gpu->label, "%s (inline)", gpu->name);
 	}
 	snprintf(gpu->source, sizeof gpu->source, "inline in the scenario file");
@@ -1299,7 +1312,7 @@ static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
 
 	/* title and the free-text keys */
 	if ((n = S_get(root, "title"))) {
-		sc->title = S_string(c, n, "title", 200);
+		sc->title = S_string(c, n, "title", 200, true);
 		if (sc->title && !sc->title[0]) {
 			S_err(c, n, "title is empty; expected a one-line description of the run");
 			free(sc->title);
@@ -1309,9 +1322,9 @@ static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
 		S_err(c, root, "missing key 'title'; expected a one-line description of the run");
 	}
 	if ((n = S_get(root, "author")))
-		sc->author = S_string(c, n, "author", 200);
+		sc->author = S_string(c, n, "author", 200, true);
 	if ((n = S_get(root, "notes")))
-		sc->notes = S_string(c, n, "notes", 65536);
+		sc->notes = S_string(c, n, "notes", 65536, false);
 	if ((n = S_get(root, "date"))) {
 		const char *s = S_scalar(c, n, "date", "a date as YYYY-MM-DD");
 		if (s && S_valid_date(s))
@@ -1546,11 +1559,21 @@ static void S_load(S_ctx *c, const S_node *root, tb_scenario *sc)
 			      (long long)par->expert, (long long)m->experts, (long long)par->data);
 	}
 	tb_dtype dt = tb_precision_compute_dtype(t->precision);
-	if (!(h->gpu.peak_flops[dt] > 0)) {
+	/* fp32 training runs on plain FP32 units where there are no TF32 tensor
+	 * cores (V100); no other format can stand in for a missing one. */
+	bool fp32_fallback = dt == TB_DTYPE_TF32 && h->gpu.peak_flops[TB_DTYPE_FP32] > 0;
+	if (!(h->gpu.peak_flops[dt] > 0) && !fp32_fallback) {
 		const S_node *prn = tr ? S_get(tr, "precision") : NULL;
 		S_err(c, prn ? prn : (hw && S_get(hw, "gpu") ? S_get(hw, "gpu") : root),
 		      "GPU '%s' has no %s peak for training.precision %s; expected a precision the GPU supports",
 		      h->gpu.name, tb_dtype_name(dt), tb_precision_name(t->precision));
+	}
+	if (h->gpu.memory_bytes > 0 && h->overhead_bytes >= h->gpu.memory_bytes) {
+		const S_node *on = hw ? S_get(hw, "overhead") : NULL;
+		S_err(c, on ? on : (hw && S_get(hw, "gpu") ? S_get(hw, "gpu") : root),
+		      "hardware.overhead (%.3g GB) leaves nothing of the GPU's %.3g GB; "
+		      "expected the CUDA context and allocator reserve, a few GiB",
+		      h->overhead_bytes / 1e9, h->gpu.memory_bytes / 1e9);
 	}
 	(void)mm;
 }

@@ -410,6 +410,11 @@ void tb_timecost_compute(const tb_inputs *in, tb_budget *b)
 	for (int i = 0; i < 3; i++)
 		t->mfu[i] = in->hardware.mfu[i];
 
+	double step_tokens = (double)in->training.seq_len * (double)in->training.global_batch;
+	if (step_tokens > 0 && in->training.tokens < step_tokens)
+		tb_budget_warn(b, "training.tokens (%.3g) is less than one optimizer step of "
+		               "seq_len x global_batch = %.3g tokens", in->training.tokens, step_tokens);
+
 	S_measured_memory(in, b);
 	bool peak = S_peak(in, b);
 	if (!tb_calc_pos(b->flops.total_model))
