@@ -20,68 +20,67 @@
 
 #include <string.h>
 
-#define T 1e12   /* TFLOP/s */
 #define GB 1e9
 #define GIB 1073741824.0
 
-/* Order of peak_flops: fp32, tf32, bf16, fp16, fp8. */
+/* Order of peak_flops: fp32, tf32, bf16, fp16, fp8, in FLOP/s written as
+ * TFLOP/s e12 literals: 66.9 * 1e12 would round to 66900000000000.01. */
 static const tb_gpu S_gpus[] = {
 	{ "h100-sxm", "NVIDIA H100 SXM5 80GB",
-	  { 66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T },
+	  { 66.9e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
 	  80 * GB, 3.35e12, 700,
 	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)" },
 	{ "h100-pcie", "NVIDIA H100 PCIe 80GB",
-	  { 51.2 * T, 378 * T, 756 * T, 756 * T, 1513 * T },
+	  { 51.2e12, 378e12, 756e12, 756e12, 1513e12 },
 	  80 * GB, 2.0e12, 350,
 	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)" },
 	{ "h200", "NVIDIA H200 SXM 141GB",
-	  { 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T },
+	  { 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
 	  141 * GB, 4.8e12, 700,
 	  "NVIDIA H200 product page (sparse figures halved; GH100 compute)" },
 	{ "b200", "NVIDIA B200 (HGX B200, 1000 W)",
-	  { 75 * T, 1100 * T, 2250 * T, 2250 * T, 4500 * T },
+	  { 75e12, 1100e12, 2250e12, 2250e12, 4500e12 },
 	  180 * GB, 8e12, 1000,
 	  "NVIDIA DGX/HGX B200 pages, per GPU = system / 8 (180 GB usable); "
 	  "fp32 600 TFLOPS / 8 from the HGX B200 table" },
 	{ "a100-40gb", "NVIDIA A100 SXM4 40GB",
-	  { 19.5 * T, 156 * T, 312 * T, 312 * T, 0 },
+	  { 19.5e12, 156e12, 312e12, 312e12, 0 },
 	  40 * GB, 1.555e12, 400,
 	  "NVIDIA A100 40GB datasheet (2020); no FP8 on Ampere" },
 	{ "a100-80gb", "NVIDIA A100 SXM4 80GB",
-	  { 19.5 * T, 156 * T, 312 * T, 312 * T, 0 },
+	  { 19.5e12, 156e12, 312e12, 312e12, 0 },
 	  80 * GB, 2.039e12, 400,
 	  "NVIDIA A100 80GB datasheet; no FP8 on Ampere" },
 	{ "v100-sxm2", "NVIDIA Tesla V100 SXM2 32GB",
-	  { 15.7 * T, 0, 0, 125 * T, 0 },
+	  { 15.7e12, 0, 0, 125e12, 0 },
 	  32 * GB, 900 * GB, 300,
 	  "NVIDIA Tesla V100 datasheet (Tensor 125 TFLOPS is FP16; no BF16/TF32)" },
 	{ "l40s", "NVIDIA L40S 48GB",
-	  { 91.6 * T, 183 * T, 362.05 * T, 362.05 * T, 733 * T },
+	  { 91.6e12, 183e12, 362.05e12, 362.05e12, 733e12 },
 	  48 * GB, 864 * GB, 350,
 	  "NVIDIA L40S datasheet (sparse figures halved)" },
 	{ "rtx-4090", "NVIDIA GeForce RTX 4090 24GB",
-	  { 82.6 * T, 82.6 * T, 165.2 * T, 165.2 * T, 330.3 * T },
+	  { 82.6e12, 82.6e12, 165.2e12, 165.2e12, 330.3e12 },
 	  24 * GB, 1008 * GB, 450,
 	  "NVIDIA Ada Lovelace whitepaper, RTX 4090 (fp32-accumulate rates)" },
 	{ "mi300x", "AMD Instinct MI300X 192GB",
-	  { 163.4 * T, 653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T },
+	  { 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12 },
 	  192 * GB, 5.3e12, 750,
 	  "AMD Instinct MI300X data sheet (dense matrix rates)" },
 	{ "tpu-v4", "Google Cloud TPU v4",
-	  { 0, 0, 275 * T, 0, 0 },
+	  { 0, 0, 275e12, 0, 0 },
 	  32 * GIB, 1200 * GB, 192,
 	  "Cloud TPU docs, TPU v4 (32 GiB; power = max measured 192 W)" },
 	{ "tpu-v5e", "Google Cloud TPU v5e",
-	  { 0, 0, 197 * T, 0, 0 },
+	  { 0, 0, 197e12, 0, 0 },
 	  16 * GB, 819 * GB, 0,
 	  "Cloud TPU docs, TPU v5e (no published power)" },
 	{ "tpu-v5p", "Google Cloud TPU v5p",
-	  { 0, 0, 459 * T, 0, 0 },
+	  { 0, 0, 459e12, 0, 0 },
 	  95 * GB, 2765 * GB, 0,
 	  "Cloud TPU docs, TPU v5p (no published power)" },
 };
 
-#undef T
 #undef GB
 #undef GIB
 

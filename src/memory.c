@@ -500,7 +500,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "X", "overhead (CUDA context, allocator, NCCL)", mem->per_gpu.other, "B");
 
 	dv = tb_budget_add_deriv(b, "memory.max_params_unsharded",
-		"Largest dense model whose states fit, no sharding", "N_max",
+		"Largest dense model whose states fit, split across all G cards", "N_max",
 		"G * (C - X) / B_p", S_src_zero, mem->max_params_unsharded, "");
 	tb_deriv_add_var(dv, "G", "GPUs", G, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");

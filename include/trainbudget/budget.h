@@ -141,8 +141,9 @@ typedef struct tb_memory {
 	double kv_cache_bytes_per_sequence; /* at training seq_len */
 
 	/* The inverse question: the largest dense model whose model states fit
-	 * on hardware.count cards at this precision/optimizer, no sharding,
-	 * before activations. */
+	 * on hardware.count cards at this precision/optimizer when split evenly
+	 * across them (tensor/pipeline parallel, no ZeRO replication savings
+	 * beyond that), before activations: 8 x 80 GB at 16 B/param is 40B. */
 	double max_params_unsharded;
 	double max_params_at_zero;          /* the same at the scenario's ZeRO stage */
 } tb_memory;

@@ -1,8 +1,9 @@
 /* hfconfig.h: Hugging Face config.json, read with libyaml (JSON is YAML
  * 1.2 flow syntax for the files HF writes).  Family conventions applied:
- * HF defaults for absent fields (tie_word_embeddings is true), head_dim
- * apart from hidden/heads, gating implied by model_type, GPT-2's
- * n_embd/n_layer/n_head/n_inner. */
+ * each transformers config class's defaults for absent fields
+ * (tie_word_embeddings: true for GPT-2 and Gemma, false for Llama,
+ * Mistral, Mixtral and Qwen2), head_dim apart from hidden/heads, gating
+ * implied by model_type, GPT-2's n_embd/n_layer/n_head/n_inner. */
 #ifndef TB_HFCONFIG_H
 #define TB_HFCONFIG_H
 
