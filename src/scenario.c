@@ -65,13 +65,16 @@ typedef struct S_ctx {
 	const char *scenario_path;
 	bool parse_failed;      /* the last S_parse hit a syntax error */
 	bool quiet;             /* a trial parse: report nothing */
+	size_t suppressed;      /* errors a quiet parse did not report */
 } S_ctx;
 
 static void S_errv(S_ctx *c, const S_src *src, size_t line, size_t col,
                    const char *fmt, va_list ap)
 {
-	if (c->quiet)
+	if (c->quiet) {
+		c->suppressed++;
 		return;
+	}
 	tb_buf b;
 	tb_buf_init(&b);
 	tb_buf_vprintf(&b, fmt, ap);
@@ -212,12 +215,8 @@ static bool S_attach(S_ctx *c, S_frame *top, S_node **root, S_node *n)
 		return true;
 	}
 	if (!top->pending_key) {
-		if (n->kind != S_SCALAR) {
-			S_err(c, n, "%s used as a key; expected a plain key name", S_kind_name(n));
-			n->kind = S_SCALAR;     /* keep it as a placeholder key */
-			n->str = tb_xstrdup("");
-			n->dup = true;
-		}
+		/* Keys are scalars here: S_parse turns a collection used as a
+		 * key into a scalar placeholder before it attaches it. */
 		long prev = S_find(p, n->str);
 		if (prev >= 0 && !n->dup) {
 			S_err(c, n, "duplicate key '%s' (first at line %zu); expected each key once",
@@ -1605,7 +1604,7 @@ tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
 		len = 0;
 	size_t errors0 = d->errors;
 	const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	S_ctx c = { d, 0, path, false, false };
+	S_ctx c = { d, 0, path, false, false, 0 };
 	S_src file_src = { shown, text, len, 0 };
 
 	S_node *root = NULL;
@@ -1631,6 +1630,7 @@ tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
 		 * harmless; only when the parse fails are tabs in indentation
 		 * named as the cause, since libyaml's own words are obscure. */
 		c.quiet = true;
+		c.suppressed = 0;
 		root = S_parse(&c, &file_src, text, len, true);
 		c.quiet = false;
 		if (c.parse_failed) {
@@ -1638,7 +1638,9 @@ tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
 			if (S_check_tabs(&c, &file_src, text, len) == 0)
 				S_node_free(S_parse(&c, &file_src, text, len, false));
 			c.parse_failed = true;
-		} else {
+		} else if (c.suppressed) {
+			/* the tree is fine, but what the quiet pass found (a
+			 * duplicate key) must still be said */
 			S_node_free(root);
 			root = S_parse(&c, &file_src, text, len, false);
 		}
