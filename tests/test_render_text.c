@@ -124,3 +124,50 @@ Test(render_text, unknown_time_no_nan)
 	cr_expect(strstr(s, "lists no dense bf16 peak") != NULL, "the warning explains it");
 	free(s);
 }
+
+/* The fixture's run: 2.19 days and $6,738 at 35% MFU, 3.07 days and $9,433
+ * at 25%.  A deadline or budget met only at the expected MFU is a risk. */
+Test(render_text, deadline_and_budget_at_risk_at_low_mfu)
+{
+	tb_scenario sc;
+	static tb_budget b;
+	fixture(&sc, &b);
+	sc.inputs.plan.deadline_s = 2.6 * 86400;
+	sc.inputs.plan.has_budget = true;
+	sc.inputs.plan.budget = 8000;
+	tb_timecost_compute(&sc.inputs, &b);
+	char *s = tb_render_text(&sc, &b);
+	cr_expect(strstr(s, "Meets deadline?  AT RISK: 2.2 days at 35% MFU against 2.6 days; "
+	                    "3.1 days at 25% MFU\n") != NULL, "%s", s);
+	cr_expect(strstr(s, "; AT RISK: within $8,000 only at the expected MFU\n") != NULL, "%s", s);
+	free(s);
+}
+
+Test(render_text, assumed_price_is_said)
+{
+	tb_scenario sc;
+	static tb_budget b;
+	fixture(&sc, &b);
+	sc.price_assumed = true;
+	char *s = tb_render_text(&sc, &b);
+	cr_expect(strstr(s, "at an assumed $2.00 per GPU-hour (not in the scenario)\n") != NULL,
+	          "%s", s);
+	free(s);
+}
+
+/* Count-only: states and overhead (14 + 14 + 20 GB here) above the 40 GB
+ * card are a definite NO, whatever the activations. */
+Test(render_text, count_only_states_over_capacity_is_no)
+{
+	tb_scenario sc;
+	static tb_budget b;
+	fixture(&sc, &b);
+	b.memory.activations_known = false;
+	b.memory.per_gpu.activations = 0;
+	b.memory.per_gpu.optimizer = 20e9;
+	b.memory.capacity_bytes = 40e9;
+	char *s = tb_render_text(&sc, &b);
+	cr_expect(strstr(s, "Fits in memory?  NO: 48.0 GB per GPU before activations") != NULL,
+	          "%s", s);
+	free(s);
+}

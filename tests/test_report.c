@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trainbudget/budget.h"
+#include "trainbudget/render.h"
 #include "trainbudget/report.h"
 #include "trainbudget/scenario.h"
 
@@ -266,5 +267,162 @@ Test(report, never_a_negative_memory_figure)
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
 		cr_assert(t->cells[i][0] != '-', "negative cell %s", t->cells[i]);
 	cr_assert_not_null(S_cell(t, "Shortfall", 1));
+	S_done(&f);
+}
+
+/* A scenario from text, with --set overrides. */
+static void S_load_text(fixture *f, const char *yaml, const char *const *sets, size_t nsets)
+{
+	memset(f, 0, sizeof *f);
+	tb_diags_init(&f->d);
+	char *full = NULL;
+	size_t n = strlen(yaml) + 16;
+	full = malloc(n);
+	snprintf(full, n, "title: t\n%s", yaml);
+	f->sc = tb_scenario_load("x.yaml", full, strlen(full), sets, nsets, &f->d);
+	free(full);
+	cr_assert_not_null(f->sc);
+	tb_budget_compute(&f->sc->inputs, &f->b);
+}
+
+static char *S_md(fixture *f, const char *tpl)
+{
+	tb_report *r = S_report(f, tpl);
+	cr_assert_not_null(r);
+	return tb_render_md(r, "");
+}
+
+Test(report, chinchilla_sentence_uses_the_scenarios_tokens_per_param)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	char *md = S_md(&f, NULL);
+	/* 100B tokens / 6,738,415,616 parameters = 14.8; the optimum is 20 */
+	cr_expect(strstr(md, "This scenario trains\n14.8 tokens per parameter") != NULL, "%s", md);
+	free(md);
+	S_done(&f);
+}
+
+/* 1B parameters, 16 bytes each (ZeRO paper Sec. 3.1) = 16 GB, under 80 GB:
+ * without activations whether it fits is unknown, never "0 B" or "yes". */
+Test(report, count_only_model_prints_na_and_unknown)
+{
+	fixture f;
+	S_load_text(&f, "model: {params: 1B}\ntraining: {tokens: 20B}\nhardware: {count: 8}\n",
+	            NULL, 0);
+	char *md = S_md(&f, "{{table memory.per_gpu}}\n\n{{table memory.zero}}\n\n"
+	                    "{{table memory.checkpointing}}\n\n{{memory.per_gpu.activations}} "
+	                    "{{memory.headroom}} {{memory.fits}}\n");
+	cr_expect(strstr(md, "| Activations | n/a | n/a |") != NULL, "%s", md);
+	cr_expect(strstr(md, "| Total without activations |") != NULL, "%s", md);
+	cr_expect(strstr(md, "| Headroom | n/a |") != NULL, "%s", md);
+	cr_expect(strstr(md, "| Total without activations | Fits |") != NULL, "%s", md);
+	cr_expect(strstr(md, "| 0 (this run) | 2.00 GB | 2.00 GB | 12.0 GB | n/a |") != NULL, "%s", md);
+	cr_expect(strstr(md, "| none (this run) | n/a | 0% | n/a | unknown |") != NULL, "%s", md);
+	cr_expect(strstr(md, "n/a n/a unknown") != NULL, "%s", md);
+	cr_expect(strstr(md, "| yes |") == NULL && strstr(md, " 0 B") == NULL, "%s", md);
+	const tb_report_meta *m = tb_report_get_meta(f.r);
+	cr_expect_eq(m->verdict[0].outcome, TB_OUTCOME_WARN);
+	free(md);
+	S_done(&f);
+}
+
+/* 70B x 16 bytes = 1.12 TB of model states on one 80 GB card: NO, as
+ * `estimate` and the JSON say, activations or not. */
+Test(report, count_only_model_whose_states_overflow_does_not_fit)
+{
+	fixture f;
+	S_load_text(&f, "model: {params: 70B}\ntraining: {tokens: 1T}\nhardware: {count: 8}\n",
+	            NULL, 0);
+	char *md = S_md(&f, "{{table memory.zero}}\n\n{{memory.fits}}\n");
+	const tb_report_meta *m = tb_report_get_meta(f.r);
+	cr_expect_eq(m->verdict[0].outcome, TB_OUTCOME_BAD);
+	cr_expect(strncmp(m->verdict[0].text, "Does not fit in memory: model states and overhead "
+	                  "alone need 1.12 TB per GPU, but the card holds 80.0 GB", 99) == 0,
+	          "%s", m->verdict[0].text);
+	cr_expect(strstr(md, "| 0 (this run) |") && strstr(md, "| no |\n"), "%s", md);
+	cr_expect(strstr(md, "\nno\n") != NULL, "%s", md);
+	free(md);
+	S_done(&f);
+}
+
+/* 6 x 7e9 x 1e11 = 4.2e21 FLOP on 64 H100 (989.4 TFLOP/s dense bf16):
+ * 2.19 days and $6,738 at 35% MFU, 3.07 days and $9,433 at 25%. */
+static const char S_risk_yaml[] =
+	"model: {params: 7B}\ntraining: {tokens: 100B}\n"
+	"hardware: {gpu: h100-sxm, count: 64, mfu: [0.25, 0.35, 0.45], price_per_gpu_hour: 2}\n"
+	"plan: {deadline: 2.6d, budget: 8000}\n";
+
+Test(report, deadline_and_budget_met_only_at_expected_mfu_warn)
+{
+	fixture f;
+	S_load_text(&f, S_risk_yaml, NULL, 0);
+	cr_assert_not_null(S_report(&f, "x\n"));
+	const tb_report_meta *m = tb_report_get_meta(f.r);
+	cr_expect_eq(m->verdict[1].outcome, TB_OUTCOME_WARN);
+	cr_expect_str_eq(m->verdict[1].text, "Meets the deadline of 2.6 days: training takes "
+	                 "2.2 days at 35% MFU, but 3.1 days at the low end of the range "
+	                 "(25% MFU), which misses it.");
+	cr_expect_eq(m->verdict[2].outcome, TB_OUTCOME_WARN);
+	cr_expect(strstr(m->verdict[2].text, "within the budget of $8,000 at the expected MFU "
+	                 "but over it at the low end (25% MFU).") != NULL, "%s", m->verdict[2].text);
+	S_done(&f);
+}
+
+Test(report, no_deadline_is_neutral_not_good)
+{
+	fixture f;
+	S_load_text(&f, "model: {params: 7B}\ntraining: {tokens: 100B}\nhardware: {count: 64}\n", NULL, 0);
+	char *md = S_md(&f, "{{verdict}}\n");
+	const tb_report_meta *m = tb_report_get_meta(f.r);
+	cr_expect_eq(m->verdict[1].outcome, TB_OUTCOME_NONE);
+	cr_expect(strncmp(m->verdict[1].text, "No deadline set: training takes ", 32) == 0);
+	cr_expect(strstr(md, "| N/A | No deadline set: training takes ") != NULL, "%s", md);
+	free(md);
+	S_done(&f);
+}
+
+Test(report, assumed_inputs_are_labelled)
+{
+	fixture f;
+	S_load_text(&f, "model: {params: 7B}\ntraining: {tokens: 100B}\nhardware: {count: 64}\n", NULL, 0);
+	char *md = S_md(&f, "{{table assumptions}}\n");
+	cr_expect(strstr(md, "| Price per GPU-hour | \\$2.00 per GPU-hour (assumed: not in the "
+	                 "scenario) |") != NULL, "%s", md);
+	cr_expect(strstr(md, "| 25% / 35% / 45% (default range, not in the scenario) |") != NULL,
+	          "%s", md);
+	free(md);
+	S_done(&f);
+}
+
+Test(report, overrides_are_listed_under_the_title)
+{
+	fixture f;
+	static const char *const sets[] = { "hardware.count=128" };
+	S_load_text(&f, "model: {params: 7B}\ntraining: {tokens: 100B}\nhardware: {count: 64}\n", sets, 1);
+	char *md = S_md(&f, "{{title_block}}\n\n## Next\n");
+	const char *hash = strstr(md, "SHA-256 `");
+	const char *ov = strstr(md, "**Overrides:** `hardware.count=128` (applied with --set");
+	const char *next = strstr(md, "## Next");
+	cr_expect(hash && ov && next && hash < ov && ov < next, "%s", md);
+	free(md);
+	S_done(&f);
+}
+
+Test(report, derivation_units_name_the_currency_and_powers_are_parenthesised)
+{
+	fixture f;
+	S_load(&f, "docs/examples/default-7b.yaml");
+	cr_assert_not_null(S_report(&f, "{{derivation time.cost}}\n\n"
+	                                "{{derivation chinchilla.loss_epoch}}\n"));
+	const tb_derivation *cost = &tb_report_block_at(f.r, 0)->deriv;
+	cr_expect(strstr(cost->result, " USD") != NULL && strstr(cost->result, "currency") == NULL,
+	          "%s", cost->result);
+	for (size_t i = 0; i < cost->nwhere; i++)
+		cr_expect(strstr(cost->where[i], "currency") == NULL, "%s", cost->where[i]);
+	/* Epoch AI 2024: A = 482.01, alpha = 0.3478; N = 6.74e9 */
+	const tb_derivation *loss = &tb_report_block_at(f.r, 1)->deriv;
+	cr_expect(strstr(loss->substituted, "482 / (6.74 × 10⁹)^0.348") != NULL, "%s",
+	          loss->substituted);
 	S_done(&f);
 }
