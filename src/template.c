@@ -319,40 +319,8 @@ static void S_tag_text(tb_buf *b, const S_tag *t)
 
 /* ---- pass 1: merge text ---------------------------------------------- */
 
-static void S_merge_text(cmark_node *root)
-{
-	S_nodes all = {0};
-	S_collect(root, &all);
-	tb_buf acc;
-	tb_buf_init(&acc);
-	/* Walk each parent's children: the text nodes freed here are never
-	 * parents themselves, so the collected list stays valid. */
-	for (size_t k = 0; k < all.n; k++) {
-		cmark_node *ch = cmark_node_first_child(all.v[k]);
-		while (ch) {
-			cmark_node *next = cmark_node_next(ch);
-			if (cmark_node_get_type(ch) != CMARK_NODE_TEXT || !next ||
-			    cmark_node_get_type(next) != CMARK_NODE_TEXT) {
-				ch = next;
-				continue;
-			}
-			tb_buf_truncate(&acc, 0);
-			const char *lit = cmark_node_get_literal(ch);
-			tb_buf_puts(&acc, lit ? lit : "");
-			while (next && cmark_node_get_type(next) == CMARK_NODE_TEXT) {
-				const char *l2 = cmark_node_get_literal(next);
-				tb_buf_puts(&acc, l2 ? l2 : "");
-				cmark_node *after = cmark_node_next(next);
-				cmark_node_free(next);
-				next = after;
-			}
-			cmark_node_set_literal(ch, acc.ptr);
-			ch = next;
-		}
-	}
-	tb_buf_release(&acc);
-	S_nodes_release(&all);
-}
+/* cmark may leave a placeholder split over adjacent text nodes (at `_`,
+ * `*`, `[`): cmark_consolidate_text_nodes() joins them first. */
 
 /* ---- pass 2: conditions ---------------------------------------------- */
 
@@ -862,7 +830,7 @@ cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
 		S_error(&c, 0, 0, "the template could not be parsed; expected CommonMark text");
 		return NULL;
 	}
-	S_merge_text(doc);
+	cmark_consolidate_text_nodes(doc);
 	S_conditions(&c, doc);
 	S_expand(&c, doc);
 
