@@ -157,14 +157,39 @@ static int S_write_temp(const tb_outfile *f, char **tmp, tb_diags *d)
 	return 0;
 }
 
+/* A hard link to the file a rename is about to replace, so a run that
+ * fails half-way can put the previous report back.  NULL when there is
+ * no such file, or the file system has no hard links. */
+static char *S_keep_old(const char *path)
+{
+	static unsigned serial;
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	tb_buf b;
+	tb_buf_init(&b);
+	tb_buf_put(&b, path, dirlen);
+	tb_buf_printf(&b, ".%s.old-%ld-%u", path + dirlen, (long)getpid(), serial++);
+	if (link(path, b.ptr) != 0) {
+		tb_buf_release(&b);
+		return NULL;
+	}
+	return tb_buf_detach(&b, NULL);
+}
+
 int tb_fileio_write_all(const tb_outfile *files, size_t n, tb_diags *d)
 {
 	char **tmps = tb_xcalloc(n ? n : 1, sizeof *tmps);
+	char **olds = tb_xcalloc(n ? n : 1, sizeof *olds);
 	size_t renamed = 0;
 	int rc = 0;
 
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = S_write_temp(&files[i], &tmps[i], d);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		olds[i] = S_keep_old(files[i].path);
 
 	for (; rc == 0 && renamed < n; renamed++) {
 		if (rename(tmps[renamed], files[renamed].path) != 0) {
@@ -177,16 +202,23 @@ int tb_fileio_write_all(const tb_outfile *files, size_t n, tb_diags *d)
 	}
 
 	if (rc != 0) {
-		/* All or nothing: the targets this call already renamed go too,
-		 * so no one signs a report whose companions are from another run. */
+		/* All or nothing: what this call already renamed is undone (the
+		 * previous run's file back in place, or none), so no one signs a
+		 * report whose companions are from another run. */
 		for (size_t i = 0; i < renamed; i++)
-			unlink(files[i].path);
+			if (!olds[i] || rename(olds[i], files[i].path) != 0)
+				unlink(files[i].path);
 		for (size_t i = renamed; i < n; i++)
 			if (tmps[i])
 				unlink(tmps[i]);
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (olds[i])
+			unlink(olds[i]);    /* gone already when it was put back */
+		free(olds[i]);
 		free(tmps[i]);
+	}
+	free(olds);
 	free(tmps);
 	return rc;
 }

@@ -275,6 +275,30 @@ Test(fileio, rename_failing_removes_what_was_moved)
 	tb_diags_release(&d);
 }
 
+Test(fileio, rename_failing_puts_the_previous_report_back)
+{
+	/* The report a reviewer signed yesterday survives a rerun that fails
+	 * half-way: the first rename is undone from the kept hard link. */
+	char a[512], b[512];
+	S_path(a, sizeof a, "r.pdf");
+	S_path(b, sizeof b, "r.json");
+	tb_outfile old = { a, "signed v1", 9 };
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_assert_eq(tb_fileio_write_all(&old, 1, &d), 0);
+	cr_assert_eq(mkdir(b, 0777), 0);
+	tb_outfile files[] = {
+		{ a, "draft v2", 8 },
+		{ b, "{}", 2 },
+	};
+	cr_assert_eq(tb_fileio_write_all(files, 2, &d), -1);
+	char *t = S_slurp("r.pdf");
+	cr_assert_str_eq(t, "signed v1");
+	free(t);
+	cr_assert_eq(S_entries(), 2, "the old report and the directory in the way, no leftovers");
+	tb_diags_release(&d);
+}
+
 Test(fileio, outputs_honour_the_umask)
 {
 	/* A mkstemp()-style 0600 would hide reports from colleagues. */

@@ -4,7 +4,8 @@
  * fails with a message instead of exhausting memory.  Writing takes the
  * whole set of outputs a command produces: each goes to a temporary file in
  * its target directory and is renamed into place only after every one of
- * them was written, so a failed run leaves no output file, old or partial.
+ * them was written, so a failed run leaves no new or partial output file,
+ * and a file it was replacing is put back as it was.
  * Errors go to the diagnostics list as "what is wrong; what was expected";
  * nothing here prints or exits. */
 #ifndef TB_FILEIO_H
