@@ -156,10 +156,12 @@ static void S_splice(cmark_node *root, const char *mark, tb_block *b)
 	}
 }
 
-static const tb_verdict_line S_verdicts[3] = {
+static const tb_verdict_line S_verdicts[4] = {
 	{TB_OUTCOME_GOOD, (char *)"Fits in memory: 61.2 GB of 80 GB per GPU."},
 	{TB_OUTCOME_WARN, (char *)"Meets the deadline only above 45% MFU."},
 	{TB_OUTCOME_BAD, (char *)"Costs \xE2\x82\xAC" "1.2M to \xE2\x82\xAC" "1.9M, over the budget."},
+	/* nothing to judge against: labelled N/A, never a green YES */
+	{TB_OUTCOME_NONE, (char *)"No deadline set: training takes 2.2 days."},
 };
 static const char *const S_key_labels[2] = {"Training compute", "Per-GPU memory"};
 static const char *const S_key_values[2] = {"4.20 \xC3\x97 10\xC2\xB2\xC2\xB9 FLOP", "61.2 GB"};
@@ -174,7 +176,7 @@ static tb_report_meta S_meta(const char *title)
 	m.version = "9.8.7";
 	m.sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 	m.command = "trainbudget report docs/examples/default-7b.yaml -o out --format pdf";
-	m.nverdict = 3;
+	m.nverdict = 4;
 	m.verdict = S_verdicts;
 	m.nkey = 2;
 	m.key_labels = S_key_labels;
@@ -346,6 +348,10 @@ Test(render_pdf, document_text_reads_back)
 	cr_expect_eq(S_count(text, "Ada Lovelace"), 1);
 	cr_expect_eq(S_count(text, "Meets the deadline only above 45% MFU."), 1);
 	cr_expect(strstr(text, "CHECK"));
+	cr_expect(strstr(text, "N/A") && strstr(text, "No deadline set: training takes 2.2 days."),
+	          "%s", text);
+	cr_expect(strstr(text, "YES") == NULL || strstr(text, "YES") < strstr(text, "CHECK"),
+	          "only the GOOD line says YES");
 	cr_expect_eq(S_count(text, "Per-GPU memory"), 1);
 	/* the verdict's page stands alone: "1 Compute" opens page 2 */
 	char *p2 = strchr(text, '\f');
