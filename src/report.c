@@ -301,23 +301,20 @@ static double S_known_bytes(const tb_mem_items *m)
 	return m->weights + m->gradients + m->master_weights + m->optimizer + m->other;
 }
 
-/* Does it fit?  Without activations only a NO is an answer: when states and
- * overhead alone exceed the card, activations cannot make it fit. */
+/* Does it fit?  The budget says whether its answer is one (fits_known):
+ * without activations only a NO is, when states and overhead alone
+ * exceed the card. */
 typedef enum { S_FIT_YES, S_FIT_NO, S_FIT_UNKNOWN } S_fit;
 
-static S_fit S_fit_of(bool act_known, double known_bytes, double total_bytes,
-                      double capacity_bytes)
+static S_fit S_fit_of(bool fits, bool fits_known)
 {
-	if (act_known)
-		return total_bytes <= capacity_bytes ? S_FIT_YES : S_FIT_NO;
-	return known_bytes > capacity_bytes ? S_FIT_NO : S_FIT_UNKNOWN;
+	return !fits_known ? S_FIT_UNKNOWN : fits ? S_FIT_YES : S_FIT_NO;
 }
 
-static const char *S_fits_word(bool act_known, double known_bytes, double total_bytes,
-                               double capacity_bytes)
+static const char *S_fits_word(bool fits, bool fits_known)
 {
 	static const char *const words[] = { "yes", "no", "unknown" };
-	return words[S_fit_of(act_known, known_bytes, total_bytes, capacity_bytes)];
+	return words[S_fit_of(fits, fits_known)];
 }
 
 /* Figures that include activations, or follow from a total that does:
@@ -393,8 +390,7 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	case 19: *txt = in->hardware.gpu.source; break;
 	case 20: *txt = S_currency(r); break;
 	case 21: *txt = tb_dtype_name(b->time.dtype); break;
-	case 22: *txt = S_fits_word(b->memory.activations_known, S_known_bytes(&b->memory.per_gpu),
-	                            b->memory.per_gpu.total, b->memory.capacity_bytes); break;
+	case 22: *txt = S_fits_word(b->memory.fits, b->memory.fits_known); break;
 	/* never a negative memory figure: the two sides are separate names */
 	case 23: *num = b->memory.headroom_bytes > 0 ? b->memory.headroom_bytes : 0;
 		*deflt = S_F_BYTES; return true;
@@ -469,8 +465,7 @@ static const char *const S_cond_names[] = {
 static S_fit S_mem_fit(const tb_budget *b)
 {
 	const tb_memory *m = &b->memory;
-	return S_fit_of(m->activations_known, S_known_bytes(&m->per_gpu), m->per_gpu.total,
-	                m->capacity_bytes);
+	return S_fit_of(m->fits, m->fits_known);
 }
 
 static tb_tpl_status S_env_condition(void *ctx, const char *name, int *truth)
@@ -953,7 +948,7 @@ static void S_table_zero(tb_report *r, tb_table *t)
 			S_tab_str(&tb, "n/a");
 		S_tab_num(&tb, r, S_F_BYTES, z->bytes.other);
 		S_tab_num(&tb, r, S_F_BYTES, act ? z->bytes.total : known);
-		S_tab_str(&tb, S_fits_word(act, known, z->bytes.total, m->capacity_bytes));
+		S_tab_str(&tb, S_fits_word(z->fits, z->fits_known));
 	}
 }
 
@@ -972,7 +967,7 @@ static void S_table_checkpointing(tb_report *r, tb_table *t)
 			S_tab_num(&tb, r, S_F_BYTES, c->activations_bytes);
 			S_tab_num(&tb, r, S_F_PCT, c->extra_flops_fraction);
 			S_tab_num(&tb, r, S_F_BYTES, c->total_bytes);
-			S_tab_str(&tb, S_yesno(c->fits));
+			S_tab_str(&tb, S_fits_word(c->fits, c->fits_known));
 			continue;
 		}
 		/* checkpointing changes only activations: the states and overhead
@@ -980,7 +975,7 @@ static void S_table_checkpointing(tb_report *r, tb_table *t)
 		S_tab_str(&tb, "n/a");
 		S_tab_num(&tb, r, S_F_PCT, c->extra_flops_fraction);
 		S_tab_str(&tb, "n/a");
-		S_tab_str(&tb, S_fits_word(false, S_known_bytes(&m->per_gpu), 0, m->capacity_bytes));
+		S_tab_str(&tb, S_fits_word(c->fits, c->fits_known));
 	}
 }
 
