@@ -41,6 +41,7 @@ static const char S_css[] =
 	"td.good{color:var(--good);font-weight:700}\n"
 	"td.warn{color:var(--warn);font-weight:700}\n"
 	"td.bad{color:var(--bad);font-weight:700}\n"
+	"td.na{color:#57606a;font-weight:700}\n"
 	"code,pre{font-family:\"DejaVu Sans Mono\",Menlo,Consolas,monospace;font-size:.88em}\n"
 	"code{background:var(--code);padding:.1em .3em;border-radius:3px;word-break:break-all}\n"
 	"pre{background:var(--code);border:1px solid var(--rule);border-radius:6px;"
@@ -85,6 +86,8 @@ static const char *S_outcome_class(const char *s)
 		return "warn";
 	if (strcmp(s, "BAD") == 0)
 		return "bad";
+	if (strcmp(s, "N/A") == 0)
+		return "na";
 	return NULL;
 }
 
