@@ -1203,14 +1203,15 @@ static void S_chart_zero(const tb_report *r, tb_chart_spec *s)
 	S_series(s, "Weights");
 	S_series(s, "Gradients");
 	S_series(s, "Optimizer state (master + moments)");
-	S_series(s, "Activations");
+	/* unknown activations draw no bar at all, rather than one of 0 B */
+	S_series(s, m->activations_known ? "Activations" : "Activations (unknown)");
 	S_series(s, "Other");
 	for (int i = 0; i < 4; i++) {
 		const tb_mem_items *z = &m->zero[i].bytes;
 		s->series[0].values[i] = z->weights;
 		s->series[1].values[i] = z->gradients;
 		s->series[2].values[i] = z->master_weights + z->optimizer;
-		s->series[3].values[i] = z->activations;
+		s->series[3].values[i] = m->activations_known ? z->activations : NAN;
 		s->series[4].values[i] = z->other;
 	}
 	if (m->capacity_bytes > 0) {
