@@ -77,10 +77,9 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 
 	tb_buf_puts(o, "Fits in memory?  ");
 	if (!m->activations_known) {
-		double known = m->per_gpu.weights + m->per_gpu.gradients +
-		               m->per_gpu.master_weights + m->per_gpu.optimizer + m->per_gpu.other;
-		tb_buf_puts(o, known > m->capacity_bytes ? "NO: " : "UNKNOWN: ");
-		tb_fmt_bytes(S_c(t), known);
+		/* the total then holds the known items only */
+		tb_buf_puts(o, m->fits_known ? "NO: " : "UNKNOWN: ");
+		tb_fmt_bytes(S_c(t), m->per_gpu.total);
 		tb_buf_printf(o, "%s per GPU before activations (unknown for this model), ", t->cell.ptr);
 	} else {
 		tb_buf_puts(o, m->fits ? "YES: " : "NO: ");
