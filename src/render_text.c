@@ -8,6 +8,7 @@
  * file chooses and lays out, it never computes a figure. */
 #include "trainbudget/render.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "trainbudget/fmt.h"
@@ -150,11 +151,13 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		tb_buf_puts(o, "UNKNOWN");
 	} else {
 		tb_fmt_money(S_c(t), tm->cost[1], tm->currency);
-		tb_buf_printf(o, "%s expected (", t->cell.ptr);
-		tb_fmt_money(S_c(t), tm->cost[2], tm->currency);
-		tb_buf_printf(o, "%s to ", t->cell.ptr);
-		tb_fmt_money(S_c(t), tm->cost[0], tm->currency);
-		tb_buf_printf(o, "%s over the MFU range)", t->cell.ptr);
+		tb_buf_printf(o, "%s expected", t->cell.ptr);
+		if (tm->cost[0] != tm->cost[2]) {   /* an MFU range, not one value */
+			tb_fmt_money(S_c(t), tm->cost[2], tm->currency);
+			tb_buf_printf(o, " (%s to ", t->cell.ptr);
+			tb_fmt_money(S_c(t), tm->cost[0], tm->currency);
+			tb_buf_printf(o, "%s over the MFU range)", t->cell.ptr);
+		}
 		if (tm->has_budget) {
 			/* cost[0] is the low MFU: the most the run may cost */
 			bool risk = tm->within_budget && tm->cost[0] > tm->budget;
@@ -313,6 +316,41 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 	}
 }
 
+/* A real run, when the scenario gives one: what it says about the MFU
+ * assumed and the memory estimate. */
+static void S_measured(S_text *t, const tb_budget *b)
+{
+	const tb_time *tm = &b->time;
+	if (!tm->has_measured_step && !tm->has_measured_memory)
+		return;
+	tb_buf *o = &t->out;
+	S_nl(t);
+	tb_buf_puts(o, "Measured");
+	if (tm->has_measured_step) {
+		tb_buf_puts(o, "    achieved MFU ");
+		tb_fmt_pct(S_c(t), tm->achieved_mfu);
+		tb_buf_printf(o, "%s (HFU ", t->cell.ptr);
+		tb_fmt_pct(S_c(t), tm->achieved_hfu);
+		tb_buf_printf(o, "%s) against ", t->cell.ptr);
+		tb_fmt_pct(S_c(t), tm->mfu[1]);
+		tb_buf_printf(o, "%s assumed; the whole run ", t->cell.ptr);
+		tb_fmt_days(S_c(t), tm->measured_seconds);
+		tb_buf_puts(o, t->cell.ptr);
+	}
+	if (tm->has_measured_memory) {
+		if (tm->has_measured_step) {
+			S_nl(t);
+			tb_buf_puts(o, "        ");
+		}
+		tb_buf_puts(o, "    peak memory ");
+		tb_fmt_gib(S_c(t), tm->measured_peak_bytes);
+		tb_buf_printf(o, "%s; the estimate is ", t->cell.ptr);
+		tb_fmt_pct(S_c(t), fabs(tm->memory_estimate_error));
+		tb_buf_printf(o, "%s %s", t->cell.ptr, tm->memory_estimate_error >= 0 ? "over" : "under");
+	}
+	S_nl(t);
+}
+
 static void S_chinchilla(S_text *t, const tb_budget *b)
 {
 	const tb_chinchilla *c = &b->chinchilla;
@@ -366,6 +404,7 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 	S_time(&t, in, b);
 	S_nl(&t);
 	S_chinchilla(&t, b);
+	S_measured(&t, b);
 
 	if (b->n_warnings > 0) {
 		S_nl(&t);

@@ -177,3 +177,36 @@ Test(render_text, count_only_states_over_capacity_is_no)
 	          "%s", s);
 	free(s);
 }
+
+/* A measured run gets its own lines; the figures are the budget's (set by
+ * hand here), only their wording is the renderer's. */
+Test(render_text, measured_run_is_summarised)
+{
+	tb_scenario sc;
+	static tb_budget b;
+	fixture(&sc, &b);
+	b.time.has_measured_step = true;
+	b.time.achieved_mfu = 0.46;
+	b.time.achieved_hfu = 0.48;
+	b.time.measured_seconds = 181 * 86400.0;
+	b.time.has_measured_memory = true;
+	b.time.measured_peak_bytes = 38 * 1073741824.0;
+	b.time.memory_estimate_error = -0.14;
+	char *s = tb_render_text(&sc, &b);
+	cr_expect(strstr(s, "Measured    achieved MFU 46% (HFU 48%) against 35% assumed; "
+	                    "the whole run 181 days\n") != NULL, "%s", s);
+	cr_expect(strstr(s, "peak memory 38.0 GiB; the estimate is 14% under\n") != NULL, "%s", s);
+	free(s);
+}
+
+/* One MFU value: one cost, not a range from a figure to itself. */
+Test(render_text, single_mfu_prints_one_cost)
+{
+	tb_scenario sc;
+	static tb_budget b;
+	fixture(&sc, &b);
+	b.time.cost[0] = b.time.cost[2] = b.time.cost[1];
+	char *s = tb_render_text(&sc, &b);
+	cr_expect(strstr(s, "over the MFU range") == NULL, "%s", s);
+	free(s);
+}
