@@ -294,13 +294,6 @@ static const char *const S_text_names[] = {
 
 static const char *S_yesno(bool v) { return v ? "yes" : "no"; }
 
-/* What a GPU holds that does not depend on activations: model states and
- * the runtime overhead. */
-static double S_known_bytes(const tb_mem_items *m)
-{
-	return m->weights + m->gradients + m->master_weights + m->optimizer + m->other;
-}
-
 /* Does it fit?  The budget says whether its answer is one (fits_known):
  * without activations only a NO is, when states and overhead alone
  * exceed the card. */
@@ -402,7 +395,7 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 		*deflt = S_F_PCT;
 		return true;
 	}
-	case 26: *num = S_known_bytes(&b->memory.per_gpu); *deflt = S_F_BYTES; return true;
+	case 26: *num = b->memory.per_gpu.total - b->memory.per_gpu.activations; *deflt = S_F_BYTES; return true;
 	default: break;
 	}
 	return false;
@@ -883,7 +876,6 @@ static void S_table_per_gpu(tb_report *r, tb_table *t)
 	static const char *const h[] = { "Per GPU", "Bytes", "Of capacity", NULL };
 	S_tab_init(&tb, t, NULL, h, "lrr");
 	bool act = m->activations_known;
-	double known = S_known_bytes(&m->per_gpu);
 	struct { const char *label; double v; bool known; } rows[] = {
 		{ "Weights", m->per_gpu.weights, true }, { "Gradients", m->per_gpu.gradients, true },
 		{ "Master weights", m->per_gpu.master_weights, true },
@@ -891,7 +883,7 @@ static void S_table_per_gpu(tb_report *r, tb_table *t)
 		{ "Activations", m->per_gpu.activations, act },
 		{ "Other (CUDA context, allocator, buffers)", m->per_gpu.other, true },
 		/* without activations the sum is a floor, and says so */
-		{ act ? "Total" : "Total without activations", act ? m->per_gpu.total : known, true },
+		{ act ? "Total" : "Total without activations", m->per_gpu.total, true },
 		{ "Capacity", m->capacity_bytes, true },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -914,7 +906,7 @@ static void S_table_per_gpu(tb_report *r, tb_table *t)
 		break;
 	case S_FIT_NO:
 		S_tab_str(&tb, act ? "Shortfall" : "Shortfall before activations");
-		S_tab_num(&tb, r, S_F_BYTES, (act ? m->per_gpu.total : known) - m->capacity_bytes);
+		S_tab_num(&tb, r, S_F_BYTES, m->per_gpu.total - m->capacity_bytes);
 		break;
 	case S_FIT_UNKNOWN:
 		S_tab_str(&tb, "Headroom");
@@ -937,7 +929,6 @@ static void S_table_zero(tb_report *r, tb_table *t)
 	S_tab_init(&tb, t, "Per GPU", act ? h : h_noact, "lrrrrrrl");
 	for (int i = 0; i < 4; i++) {
 		const tb_zero_row *z = &m->zero[i];
-		double known = S_known_bytes(&z->bytes);
 		S_tab_fmt(&tb, "%d%s", i, i == r->sc->inputs.parallelism.zero ? " (this run)" : "");
 		S_tab_num(&tb, r, S_F_BYTES, z->bytes.weights);
 		S_tab_num(&tb, r, S_F_BYTES, z->bytes.gradients);
@@ -947,7 +938,7 @@ static void S_table_zero(tb_report *r, tb_table *t)
 		else
 			S_tab_str(&tb, "n/a");
 		S_tab_num(&tb, r, S_F_BYTES, z->bytes.other);
-		S_tab_num(&tb, r, S_F_BYTES, act ? z->bytes.total : known);
+		S_tab_num(&tb, r, S_F_BYTES, z->bytes.total);
 		S_tab_str(&tb, S_fits_word(z->fits, z->fits_known));
 	}
 }
@@ -1638,14 +1629,14 @@ static void S_verdict(tb_report *r)
 		/* the states alone overflow the card: no activations make it fit */
 		oc = TB_OUTCOME_BAD;
 		tb_buf_puts(&o, "Does not fit in memory: model states and overhead alone need ");
-		S_fmt(&o, S_F_BYTES, S_known_bytes(&m->per_gpu), NULL);
+		S_fmt(&o, S_F_BYTES, m->per_gpu.total, NULL);
 		tb_buf_puts(&o, " per GPU, but the card holds ");
 		S_fmt(&o, S_F_BYTES, m->capacity_bytes, NULL);
 		tb_buf_puts(&o, "; activations (unknown for a model given only by its parameter count) come on top.");
 	} else if (!m->activations_known) {
 		oc = TB_OUTCOME_WARN;
 		tb_buf_puts(&o, "Memory: model states and overhead need ");
-		S_fmt(&o, S_F_BYTES, S_known_bytes(&m->per_gpu), NULL);
+		S_fmt(&o, S_F_BYTES, m->per_gpu.total, NULL);
 		tb_buf_puts(&o, " per GPU of ");
 		S_fmt(&o, S_F_BYTES, m->capacity_bytes, NULL);
 		tb_buf_puts(&o, "; activations are unknown for a model given only by its parameter count.");
@@ -1768,7 +1759,7 @@ static void S_key_figures(tb_report *r)
 		S_key(r, "Memory per GPU", S_fmts(S_F_BYTES, b->memory.per_gpu.total, NULL));
 	else
 		S_key(r, "Memory per GPU without activations",
-		      S_fmts(S_F_BYTES, S_known_bytes(&b->memory.per_gpu), NULL));
+		      S_fmts(S_F_BYTES, b->memory.per_gpu.total, NULL));
 	S_key(r, "Wall clock (expected MFU)", S_fmts(S_F_DAYS, b->time.seconds[1], NULL));
 	S_key(r, "GPU-hours (expected MFU)", S_fmts(S_F_GROUPED, b->time.gpu_hours[1], NULL));
 	S_key(r, "Cost (expected MFU)", S_fmts(S_F_MONEY, b->time.cost[1], cur));

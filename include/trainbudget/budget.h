@@ -81,7 +81,8 @@ typedef struct tb_bytes_per_param {
 	double weights, gradients, master_weights, optimizer, total;
 } tb_bytes_per_param;
 
-/* One GPU's memory, line by line, in bytes. */
+/* One GPU's memory, line by line, in bytes.  Without an activation
+ * estimate, activations is 0 and total holds the known items only. */
 typedef struct tb_mem_items {
 	double weights, gradients, master_weights, optimizer;
 	double activations, other, total;
