@@ -4,13 +4,15 @@
  * earlier steps left in the budget, and writes its own part:
  *   params -> flops -> memory -> timecost (time, cost, plan, levers, measured)
  *   -> scaling (Chinchilla, plans).
- * Pure: no I/O, no allocation. */
+ * Pure: no I/O, no allocation.  The steps record their derivations and
+ * warnings through deriv.h, included here. */
 #ifndef TB_CALC_H
 #define TB_CALC_H
 
 #include <math.h>
 #include <stdbool.h>
 
+#include "deriv.h"
 #include "trainbudget/budget.h"
 
 void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
@@ -65,31 +67,5 @@ static inline double tb_calc_recompute_per_token(const tb_flops *fl,
 		return 0;
 	}
 }
-
-/* Derivation and warning helpers (budget.c).  Strings are borrowed and
- * must be static.  Full arrays drop further entries silently: the array
- * sizes in budget.h are chosen to hold every derivation the steps make. */
-tb_deriv *tb_budget_add_deriv(tb_budget *b, const char *key, const char *title,
-                              const char *sym, const char *formula,
-                              const char *source, double result,
-                              const char *unit);
-/* Inline: the steps add a few hundred vars per budget, and a call across
- * files costs more than the four stores it makes. */
-static inline void tb_deriv_add_var(tb_deriv *d, const char *sym,
-                                    const char *meaning, double value,
-                                    const char *unit)
-{
-	if (d->nvars >= TB_DERIV_VARS)
-		return;
-	tb_deriv_var *v = &d->vars[d->nvars++];
-	v->sym = sym;
-	v->meaning = meaning;
-	v->value = value;
-	v->unit = unit;
-}
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-void tb_budget_warn(tb_budget *b, const char *fmt, ...);
 
 #endif

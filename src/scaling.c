@@ -11,6 +11,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Approach-3 constants.  Hoffmann's are the unrounded ones from the paper's
+ * TeX source (exp(6.0073404) = 406.401, ...): the rounded alpha/beta move
+ * the Gopher-budget optimum from 40B to 32B, which the paper does not say.
+ * Hoffmann et al. 2022, arXiv:2203.15556, App. D.2 Eq. (10);
+ * Besiroglu et al. 2024, arXiv:2404.10102 (Epoch AI replication). */
+const tb_fit tb_fit_hoffmann = {
+	"Hoffmann et al. 2022", 1.69337, 406.401, 410.723, 0.33917084, 0.2849083
+};
+const tb_fit tb_fit_epoch = {
+	"Epoch AI 2024", 1.8172, 482.01, 2085.43, 0.3478, 0.3658
+};
+
 static bool S_fit_ok(const tb_fit *f)
 {
 	return tb_calc_pos(f->A) && tb_calc_pos(f->B) && tb_calc_pos(f->alpha) && tb_calc_pos(f->beta);

@@ -13,7 +13,7 @@ static double rel(double got, double want)
 }
 
 /* Published constants, written out here so the test does not trust the
- * copy in budget.c. */
+ * copy in scaling.c. */
 static const tb_fit hoff_unrounded = { "h", 1.69337, 406.401, 410.723, 0.33917084, 0.2849083 };
 static const tb_fit hoff_rounded = { "h2", 1.69, 406.4, 410.7, 0.34, 0.28 };
 static const tb_fit epoch = { "e", 1.8172, 482.01, 2085.43, 0.3478, 0.3658 };
@@ -332,4 +332,14 @@ Test(scaling, deadline_optimum_trains_in_the_deadline)
 	const tb_deriv *d = tb_budget_deriv(&b, "chinchilla.deadline_compute");
 	cr_assert(d);
 	cr_expect(rel(d->result, delivered / 1.14) < 1e-9);
+}
+
+Test(scaling, fit_constants)
+{
+	/* Hoffmann App. D.2 (unrounded, from the TeX source) and Epoch AI 2024 */
+	cr_expect(tb_fit_hoffmann.E == 1.69337 && tb_fit_hoffmann.A == 406.401 &&
+	          tb_fit_hoffmann.B == 410.723);
+	cr_expect(tb_fit_hoffmann.alpha == 0.33917084 && tb_fit_hoffmann.beta == 0.2849083);
+	cr_expect(tb_fit_epoch.E == 1.8172 && tb_fit_epoch.A == 482.01 && tb_fit_epoch.B == 2085.43);
+	cr_expect(tb_fit_epoch.alpha == 0.3478 && tb_fit_epoch.beta == 0.3658);
 }

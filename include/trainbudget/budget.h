@@ -276,7 +276,7 @@ typedef struct tb_budget {
 /* Computes the whole budget for checked inputs.  Writes only *out. */
 void tb_budget_compute(const tb_inputs *in, tb_budget *out);
 
-/* The derivation named `key`, or NULL.  Borrowed from b. */
+/* The derivation named `key`, or NULL.  Borrowed from b (deriv.c). */
 const tb_deriv *tb_budget_deriv(const tb_budget *b, const char *key);
 
 /* A plan's name for people, written into dst (at most cap bytes, always
@@ -284,7 +284,7 @@ const tb_deriv *tb_budget_deriv(const tb_budget *b, const char *key);
  * a chart label such as "N fixed D/N=40". */
 void tb_plan_label(const tb_plan_row *r, bool brief, char *dst, size_t cap);
 
-/* The Hoffmann et al. and Epoch AI Approach-3 constants. */
+/* The Hoffmann et al. and Epoch AI Approach-3 constants (scaling.c). */
 extern const tb_fit tb_fit_hoffmann;
 extern const tb_fit tb_fit_epoch;
 
