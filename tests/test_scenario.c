@@ -250,6 +250,9 @@ ParameterizedTestParameters(scenario, set_errors)
 		{ "hardware.mfu=[0.5, 0.3]", "<--set>:1:14: error: hardware.mfu range [0.5, 0.3] is reversed; expected [low, high] with low <= high" },
 		{ "training.tokens=", "<--set>:1:17: error: --set 'training.tokens' has no value; expected KEY=VALUE" },
 		{ "training=5", "<--set>:1:1: error: --set 'training' names a whole section; expected training.KEY" },
+		{ "hardware.gpu.memroy=1", "<--set>:1:14: error: unknown key 'hardware.gpu.memroy'; did you mean 'hardware.gpu.memory'?" },
+		{ "hardware.gpu.zzzzz=1", "<--set>:1:14: error: unknown key 'hardware.gpu.zzzzz'; expected a GPU field such as memory or bf16" },
+		{ "hardware.count.x=1", "<--set>:1:16: error: 'hardware.count' has no sub-keys; expected hardware.count=VALUE" },
 	};
 	return cr_make_param_array(S_set_case, cases, sizeof cases / sizeof *cases);
 }

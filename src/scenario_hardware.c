@@ -1,0 +1,310 @@
+/* scenario_hardware.c: the hardware section: the GPU (a name from the
+ * table, or an inline mapping with its own peaks), the count, the MFU
+ * assumption, price, currency, PUE and the per-GPU memory overhead; and
+ * the checks of the GPU against the training precision. */
+#include "scenario_sections.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/gpus.h"
+
+static const char *const S_keys[] = {
+	"gpu", "count", "mfu", "price_per_gpu_hour", "currency", "pue", "overhead",
+};
+static const char *const S_gpu_keys[] = {
+	"name", "label", "memory", "bf16", "fp16", "fp8", "tf32", "fp32",
+	"bandwidth", "tdp",
+};
+static const tb_scenario_subsection S_subs[] = {
+	{ "gpu", S_gpu_keys, TB_N(S_gpu_keys), "a GPU field such as memory or bf16" },
+};
+
+static void S_lower(char *dst, size_t cap, const char *src)
+{
+	size_t i = 0;
+	for (; src[i] && i + 1 < cap; i++)
+		dst[i] = (char)tolower((unsigned char)src[i]);
+	dst[i] = '\0';
+}
+
+/* Prepares a unit string for the units parser: drops a trailing "/s"
+ * (bandwidth) or "W" (power) the user may write. */
+static const char *S_strip_unit(const char *s, const char *suffix, char *buf, size_t cap)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	if (n >= k && n < cap && strcmp(s + n - k, suffix) == 0) {
+		memcpy(buf, s, n - k);
+		buf[n - k] = '\0';
+		return buf;
+	}
+	return s;
+}
+
+static bool S_inline_gpu(tb_yaml_ctx *c, const tb_yaml_node *g, tb_gpu *gpu)
+{
+	memset(gpu, 0, sizeof *gpu);
+	bool ok = true;
+	const tb_yaml_node *n;
+	if ((n = tb_yaml_get(g, "name"))) {
+		char *s = tb_yaml_string(c, n, "hardware.gpu.name", sizeof gpu->name - 1, true);
+		if (s)
+			memcpy(gpu->name, s, strlen(s) + 1);
+		else
+			ok = false;
+		free(s);
+	} else {
+		tb_yaml_err(c, g, "missing key 'hardware.gpu.name'; expected a name for the inline GPU");
+		ok = false;
+	}
+	if ((n = tb_yaml_get(g, "label"))) {
+		char *s = tb_yaml_string(c, n, "hardware.gpu.label", sizeof gpu->label - 1, true);
+		if (s)
+			memcpy(gpu->label, s, strlen(s) + 1);
+		else
+			ok = false;
+		free(s);
+	} else {
+		/* a name is at most 31 bytes: this fits the 64 of the label */
+		snprintf(gpu->label, sizeof gpu->label, "%s (inline)", gpu->name);
+	}
+	snprintf(gpu->source, sizeof gpu->source, "inline in the scenario file");
+	if ((n = tb_yaml_get(g, "memory"))) {
+		if (!tb_yaml_quant(c, n, "hardware.gpu.memory", TB_YAML_Q_BYTES, "a size such as 80GB or 80GiB", false, 1e15, &gpu->memory_bytes))
+			ok = false;
+	} else {
+		tb_yaml_err(c, g, "missing key 'hardware.gpu.memory'; expected the GPU's memory such as 80GB");
+		ok = false;
+	}
+	static const char *const peak_keys[TB_DTYPE_COUNT] = { "fp32", "tf32", "bf16", "fp16", "fp8" };
+	for (int i = 0; i < TB_DTYPE_COUNT; i++) {
+		if (!(n = tb_yaml_get(g, peak_keys[i])))
+			continue;
+		char name[32];
+		snprintf(name, sizeof name, "hardware.gpu.%s", peak_keys[i]);
+		char buf[96];
+		const char *s = n->kind == TB_YAML_SCALAR ? S_strip_unit(n->str, "FLOP/s", buf, sizeof buf) : NULL;
+		if (s && s != n->str) {
+			tb_yaml_node tmp = *n;
+			tmp.str = (char *)buf;
+			if (!tb_yaml_quant(c, &tmp, name, TB_YAML_Q_COUNT, "dense FLOP/s such as 989T or 989e12", true, 1e18, &gpu->peak_flops[i]))
+				ok = false;
+		} else if (!tb_yaml_quant(c, n, name, TB_YAML_Q_COUNT, "dense FLOP/s such as 989T or 989e12", true, 1e18, &gpu->peak_flops[i])) {
+			ok = false;
+		}
+	}
+	if ((n = tb_yaml_get(g, "bandwidth"))) {
+		char buf[96];
+		tb_yaml_node tmp = *n;
+		if (n->kind == TB_YAML_SCALAR)
+			tmp.str = (char *)S_strip_unit(n->str, "/s", buf, sizeof buf);
+		if (!tb_yaml_quant(c, &tmp, "hardware.gpu.bandwidth", TB_YAML_Q_BYTES, "bytes per second such as 3.35TB", true, 1e15, &gpu->bandwidth_bytes_per_s))
+			ok = false;
+	}
+	if ((n = tb_yaml_get(g, "tdp"))) {
+		char buf[96];
+		tb_yaml_node tmp = *n;
+		if (n->kind == TB_YAML_SCALAR)
+			tmp.str = (char *)S_strip_unit(n->str, "W", buf, sizeof buf);
+		if (!tb_yaml_quant(c, &tmp, "hardware.gpu.tdp", TB_YAML_Q_NUMBER, "watts such as 700", true, 1e5, &gpu->tdp_w))
+			ok = false;
+	}
+	return ok;
+}
+
+static void S_load_gpu(tb_yaml_ctx *c, const tb_yaml_node *root, const tb_yaml_node *hw, tb_gpu *gpu, bool *ok)
+{
+	const tb_yaml_node *g = hw ? tb_yaml_get(hw, "gpu") : NULL;
+	if (g && g->kind == TB_YAML_MAP) {
+		if (!S_inline_gpu(c, g, gpu))
+			*ok = false;
+		return;
+	}
+	const char *name = "h100-sxm";
+	if (g) {
+		name = tb_yaml_scalar(c, g, "hardware.gpu", "a GPU name from `trainbudget gpus` or an inline mapping");
+		if (!name) {
+			*ok = false;
+			return;
+		}
+	}
+	char lower[64];
+	S_lower(lower, sizeof lower, name);
+	const tb_gpu *found = tb_gpus_find(name);
+	if (!found)
+		found = tb_gpus_find(lower);
+	if (found) {
+		*gpu = *found;
+		return;
+	}
+	const char *names[128];
+	size_t n = 0;
+	for (size_t i = 0; i < tb_gpus_count() && n < TB_N(names); i++)
+		names[n++] = tb_gpus_at(i)->name;
+	const char *sugg = tb_diags_suggest(lower, names, n);
+	char sh[48];
+	if (!g)
+		tb_yaml_err(c, hw ? tb_yaml_get_key(root, "hardware") : root,
+		            "the default GPU 'h100-sxm' is not in the GPU table; expected hardware.gpu");
+	else if (sugg)
+		tb_yaml_err(c, g, "unknown GPU '%s'; did you mean '%s'?", tb_yaml_show(name, sh), sugg);
+	else
+		tb_yaml_err(c, g, "unknown GPU '%s'; expected a name from `trainbudget gpus` or an inline mapping", tb_yaml_show(name, sh));
+	*ok = false;
+}
+
+static void S_load_mfu(tb_yaml_ctx *c, const tb_yaml_node *n, double mfu[3], bool *ok)
+{
+	mfu[0] = 0.25;
+	mfu[1] = 0.35;
+	mfu[2] = 0.45;
+	if (!n)
+		return;
+	const char *expected = "a fraction in (0, 1] such as 0.35 or 35%";
+	double v[3] = { 0, 0, 0 };
+	size_t count = 0;
+	if (n->kind == TB_YAML_SEQ) {
+		if (n->n < 2 || n->n > 3) {
+			tb_yaml_err(c, n, "hardware.mfu has %zu values; expected a number, [low, high] or [low, expected, high]", n->n);
+			*ok = false;
+			return;
+		}
+		count = n->n;
+		for (size_t i = 0; i < count; i++) {
+			if (!tb_yaml_quant(c, n->vals[i], "hardware.mfu", TB_YAML_Q_FRACTION, expected, true, 0, &v[i])) {
+				*ok = false;
+				return;
+			}
+		}
+	} else {
+		if (!tb_yaml_quant(c, n, "hardware.mfu", TB_YAML_Q_FRACTION, expected, true, 0, &v[0])) {
+			*ok = false;
+			return;
+		}
+		count = 1;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (!(v[i] > 0)) {
+			tb_yaml_err(c, count == 1 ? n : n->vals[i], "hardware.mfu '%s' is outside (0, 1]; expected %s",
+			            count == 1 ? n->str : n->vals[i]->str, expected);
+			*ok = false;
+			return;
+		}
+	}
+	if (count == 1) {
+		mfu[0] = mfu[1] = mfu[2] = v[0];
+	} else if (count == 2) {
+		mfu[0] = v[0];
+		mfu[2] = v[1];
+		mfu[1] = (v[0] + v[1]) / 2;
+	} else {
+		mfu[0] = v[0];
+		mfu[1] = v[1];
+		mfu[2] = v[2];
+	}
+	if (mfu[0] > mfu[2]) {
+		tb_yaml_err(c, n, "hardware.mfu range [%g, %g] is reversed; expected [low, high] with low <= high", mfu[0], mfu[2]);
+		*ok = false;
+	} else if (mfu[1] < mfu[0] || mfu[1] > mfu[2]) {
+		tb_yaml_err(c, n, "hardware.mfu expected value %g lies outside [%g, %g]; expected [low, expected, high] in order",
+		            mfu[1], mfu[0], mfu[2]);
+		*ok = false;
+	}
+}
+
+static void S_load(tb_scenario_loader *l)
+{
+	tb_yaml_ctx *c = l->c;
+	const tb_yaml_node *root = l->root, *n;
+	tb_scenario *sc = l->sc;
+	tb_inputs *in = &sc->inputs;
+	bool ok = true;
+
+	tb_hardware *h = &in->hardware;
+	const tb_yaml_node *hw = tb_yaml_get_map(c, root, "hardware");
+	const tb_yaml_node *hwkey = tb_yaml_get_key(root, "hardware");
+	S_load_gpu(c, root, hw, &h->gpu, &ok);
+	if (hw && (n = tb_yaml_get(hw, "count"))) {
+		if (!tb_yaml_int(c, n, "hardware.count", 1, 100000000, &h->count))
+			ok = false;
+	} else {
+		if (!tb_yaml_map_broken(root, "hardware"))
+			tb_yaml_err(c, hw ? hwkey : root, "missing key 'hardware.count'; expected the number of GPUs such as 64");
+		ok = false;
+	}
+	S_load_mfu(c, hw ? tb_yaml_get(hw, "mfu") : NULL, h->mfu, &ok);
+	sc->mfu_assumed = !hw || !tb_yaml_get(hw, "mfu");
+	sc->gpu_assumed = !hw || !tb_yaml_get(hw, "gpu");
+	sc->price_assumed = !hw || !tb_yaml_get(hw, "price_per_gpu_hour");
+	h->price_per_gpu_hour = 2.00;
+	snprintf(h->currency, sizeof h->currency, "USD");
+	h->pue = 1.0;
+	h->overhead_bytes = 2.0 * 1073741824.0;
+	if (hw) {
+		if ((n = tb_yaml_get(hw, "price_per_gpu_hour")) &&
+		    !tb_yaml_quant(c, n, "hardware.price_per_gpu_hour", TB_YAML_Q_NUMBER, "a price per GPU-hour such as 2.50", true, 1e6, &h->price_per_gpu_hour))
+			ok = false;
+		if ((n = tb_yaml_get(hw, "currency"))) {
+			const char *s = tb_yaml_scalar(c, n, "hardware.currency", "a currency code such as USD or EUR");
+			bool good = s && strlen(s) >= 1 && strlen(s) < sizeof h->currency;
+			for (size_t i = 0; good && s[i]; i++)
+				good = isalpha((unsigned char)s[i]) || s[i] == '$';
+			if (good)
+				snprintf(h->currency, sizeof h->currency, "%s", s);
+			else {
+				if (s) {
+					char sh[48];
+					tb_yaml_err(c, n, "hardware.currency '%s' is not a currency code; expected a code such as USD or EUR", tb_yaml_show(s, sh));
+				}
+				ok = false;
+			}
+		}
+		if ((n = tb_yaml_get(hw, "pue"))) {
+			if (!tb_yaml_quant(c, n, "hardware.pue", TB_YAML_Q_NUMBER, "a power usage effectiveness from 1 to 3 such as 1.2", false, 3, &h->pue))
+				ok = false;
+			else if (h->pue < 1) {
+				tb_yaml_err(c, n, "hardware.pue '%s' is below 1; expected a power usage effectiveness from 1 to 3 such as 1.2", n->str);
+				ok = false;
+			}
+		}
+		if ((n = tb_yaml_get(hw, "overhead")) &&
+		    !tb_yaml_quant(c, n, "hardware.overhead", TB_YAML_Q_BYTES, "a size such as 2GiB", true, 1e15, &h->overhead_bytes))
+			ok = false;
+	}
+	if (!ok)
+		l->ok = false;
+}
+
+const tb_scenario_section tb_scenario_section_hardware = {
+	"hardware", S_keys, TB_N(S_keys), S_subs, TB_N(S_subs), S_load,
+};
+
+bool tb_scenario_check_hardware(tb_scenario_loader *l)
+{
+	tb_yaml_ctx *c = l->c;
+	const tb_yaml_node *root = l->root;
+	const tb_training *t = &l->sc->inputs.training;
+	const tb_hardware *h = &l->sc->inputs.hardware;
+	const tb_yaml_node *tr = tb_yaml_child_map(root, "training");
+	const tb_yaml_node *hw = tb_yaml_child_map(root, "hardware");
+	tb_dtype dt = tb_precision_compute_dtype(t->precision);
+	/* fp32 training runs on plain FP32 units where there are no TF32 tensor
+	 * cores (V100); no other format can stand in for a missing one. */
+	bool fp32_fallback = dt == TB_DTYPE_TF32 && h->gpu.peak_flops[TB_DTYPE_FP32] > 0;
+	if (!(h->gpu.peak_flops[dt] > 0) && !fp32_fallback) {
+		const tb_yaml_node *prn = tr ? tb_yaml_get(tr, "precision") : NULL;
+		tb_yaml_err(c, prn ? prn : (hw && tb_yaml_get(hw, "gpu") ? tb_yaml_get(hw, "gpu") : root),
+		            "GPU '%s' has no %s peak for training.precision %s; expected a precision the GPU supports",
+		            h->gpu.name, tb_dtype_name(dt), tb_precision_name(t->precision));
+	}
+	if (h->gpu.memory_bytes > 0 && h->overhead_bytes >= h->gpu.memory_bytes) {
+		const tb_yaml_node *on = hw ? tb_yaml_get(hw, "overhead") : NULL;
+		tb_yaml_err(c, on ? on : (hw && tb_yaml_get(hw, "gpu") ? tb_yaml_get(hw, "gpu") : root),
+		            "hardware.overhead (%.3g GB) leaves nothing of the GPU's %.3g GB; "
+		            "expected the CUDA context and allocator reserve, a few GiB",
+		            h->overhead_bytes / 1e9, h->gpu.memory_bytes / 1e9);
+	}
+	return true;
+}

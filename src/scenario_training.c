@@ -1,0 +1,70 @@
+/* scenario_training.c: the training section: tokens (required), the
+ * sequence, the batch, precision, optimizer, checkpointing and attention
+ * options, each with its documented default. */
+#include "scenario_sections.h"
+
+static const char *const S_keys[] = {
+	"tokens", "seq_len", "global_batch", "micro_batch", "precision",
+	"optimizer", "checkpointing", "flash_attention", "dropout",
+	"attention_flops",
+};
+
+static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
+static const char *const S_opt_names[] = { "adamw", "adamw-8bit", "adafactor", "sgd", "sgd-momentum", "lion" };
+static const char *const S_ckpt_names[] = { "none", "selective", "full" };
+static const char *const S_attn_names[] = { "full", "causal" };
+
+static void S_load(tb_scenario_loader *l)
+{
+	tb_yaml_ctx *c = l->c;
+	const tb_yaml_node *root = l->root, *n;
+	tb_inputs *in = &l->sc->inputs;
+	bool ok = true;
+
+	tb_training *t = &in->training;
+	t->seq_len = 4096;
+	t->global_batch = 1024;
+	t->micro_batch = 1;
+	t->precision = TB_PREC_BF16_MIXED;
+	t->optimizer = TB_OPT_ADAMW;
+	t->checkpointing = TB_CKPT_NONE;
+	t->attention_flops = TB_ATTN_FLOPS_FULL;
+	t->flash_attention = true;
+	t->dropout = false;
+	const tb_yaml_node *tr = tb_yaml_get_map(c, root, "training");
+	const tb_yaml_node *trkey = tb_yaml_get_key(root, "training");
+	if (tr && (n = tb_yaml_get(tr, "tokens"))) {
+		if (!tb_yaml_quant(c, n, "training.tokens", TB_YAML_Q_COUNT, "a token count such as 100B or 1.5T", false, 1e30, &t->tokens))
+			ok = false;
+	} else {
+		if (!tb_yaml_map_broken(root, "training"))
+			tb_yaml_err(c, tr ? trkey : root, "missing key 'training.tokens'; expected a token count such as 100B or 1.5T");
+		ok = false;
+	}
+	int e;
+	if (tr) {
+		if ((n = tb_yaml_get(tr, "seq_len")) && !tb_yaml_int(c, n, "training.seq_len", 1, 100000000, &t->seq_len)) ok = false;
+		if ((n = tb_yaml_get(tr, "global_batch")) && !tb_yaml_int(c, n, "training.global_batch", 1, 1000000000, &t->global_batch)) ok = false;
+		if ((n = tb_yaml_get(tr, "micro_batch")) && !tb_yaml_int(c, n, "training.micro_batch", 1, 10000000, &t->micro_batch)) ok = false;
+		if ((n = tb_yaml_get(tr, "precision"))) {
+			if (tb_yaml_enum(c, n, "training.precision", S_prec_names, TB_N(S_prec_names), &e)) t->precision = (tb_precision)e; else ok = false;
+		}
+		if ((n = tb_yaml_get(tr, "optimizer"))) {
+			if (tb_yaml_enum(c, n, "training.optimizer", S_opt_names, TB_N(S_opt_names), &e)) t->optimizer = (tb_optimizer)e; else ok = false;
+		}
+		if ((n = tb_yaml_get(tr, "checkpointing"))) {
+			if (tb_yaml_enum(c, n, "training.checkpointing", S_ckpt_names, TB_N(S_ckpt_names), &e)) t->checkpointing = (tb_checkpointing)e; else ok = false;
+		}
+		if ((n = tb_yaml_get(tr, "attention_flops"))) {
+			if (tb_yaml_enum(c, n, "training.attention_flops", S_attn_names, TB_N(S_attn_names), &e)) t->attention_flops = (tb_attention_flops)e; else ok = false;
+		}
+		if ((n = tb_yaml_get(tr, "flash_attention")) && !tb_yaml_bool(c, n, "training.flash_attention", &t->flash_attention)) ok = false;
+		if ((n = tb_yaml_get(tr, "dropout")) && !tb_yaml_bool(c, n, "training.dropout", &t->dropout)) ok = false;
+	}
+	if (!ok)
+		l->ok = false;
+}
+
+const tb_scenario_section tb_scenario_section_training = {
+	"training", S_keys, TB_N(S_keys), NULL, 0, S_load,
+};
