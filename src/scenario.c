@@ -39,7 +39,7 @@ static const tb_scenario_section *const S_sections[] = {
 };
 
 /* The checks across sections, in order; each may stop the rest. */
-static bool (*const S_checks[])(tb_scenario_loader *) = {
+static tb_scenario_check *const S_checks[] = {
 	tb_scenario_check_layout,
 	tb_scenario_check_hardware,
 };
@@ -273,16 +273,17 @@ static void S_load_meta(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *s
 
 static void S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	tb_scenario_loader l = { c, root, sc, true };
 	S_check_all_keys(c, root);
 	S_load_meta(c, root, sc);
+	bool ok = true;
 	for (size_t i = 0; i < TB_N(S_sections); i++)
-		S_sections[i]->load(&l);
+		if (!S_sections[i]->load(c, root, sc))
+			ok = false;
 	/* Contradictions between sections, checked once each part is valid. */
-	if (!l.ok)
+	if (!ok)
 		return;
 	for (size_t i = 0; i < TB_N(S_checks); i++)
-		if (!S_checks[i](&l))
+		if (!S_checks[i](c, root, sc))
 			return;
 }
 

@@ -43,6 +43,20 @@ static const char *S_strip_unit(const char *s, const char *suffix, char *buf, si
 	return s;
 }
 
+/* A quantity that may carry a unit the units parser does not know, such as
+ * "989T FLOP/s" or "700W": the suffix is dropped first.  Zero is allowed (a
+ * card without that format). */
+static bool S_quant_unit(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name,
+                         const char *suffix, tb_yaml_qkind kind, const char *expected,
+                         double max, double *out)
+{
+	char buf[96];
+	tb_yaml_node tmp = *n;
+	if (n->kind == TB_YAML_SCALAR)
+		tmp.str = (char *)S_strip_unit(n->str, suffix, buf, sizeof buf);
+	return tb_yaml_quant(c, &tmp, name, kind, expected, true, max, out);
+}
+
 static bool S_inline_gpu(tb_yaml_ctx *c, const tb_yaml_node *g, tb_gpu *gpu)
 {
 	memset(gpu, 0, sizeof *gpu);
@@ -84,33 +98,15 @@ static bool S_inline_gpu(tb_yaml_ctx *c, const tb_yaml_node *g, tb_gpu *gpu)
 			continue;
 		char name[32];
 		snprintf(name, sizeof name, "hardware.gpu.%s", peak_keys[i]);
-		char buf[96];
-		const char *s = n->kind == TB_YAML_SCALAR ? S_strip_unit(n->str, "FLOP/s", buf, sizeof buf) : NULL;
-		if (s && s != n->str) {
-			tb_yaml_node tmp = *n;
-			tmp.str = (char *)buf;
-			if (!tb_yaml_quant(c, &tmp, name, TB_YAML_Q_COUNT, "dense FLOP/s such as 989T or 989e12", true, 1e18, &gpu->peak_flops[i]))
-				ok = false;
-		} else if (!tb_yaml_quant(c, n, name, TB_YAML_Q_COUNT, "dense FLOP/s such as 989T or 989e12", true, 1e18, &gpu->peak_flops[i])) {
-			ok = false;
-		}
-	}
-	if ((n = tb_yaml_get(g, "bandwidth"))) {
-		char buf[96];
-		tb_yaml_node tmp = *n;
-		if (n->kind == TB_YAML_SCALAR)
-			tmp.str = (char *)S_strip_unit(n->str, "/s", buf, sizeof buf);
-		if (!tb_yaml_quant(c, &tmp, "hardware.gpu.bandwidth", TB_YAML_Q_BYTES, "bytes per second such as 3.35TB", true, 1e15, &gpu->bandwidth_bytes_per_s))
+		if (!S_quant_unit(c, n, name, "FLOP/s", TB_YAML_Q_COUNT, "dense FLOP/s such as 989T or 989e12", 1e18, &gpu->peak_flops[i]))
 			ok = false;
 	}
-	if ((n = tb_yaml_get(g, "tdp"))) {
-		char buf[96];
-		tb_yaml_node tmp = *n;
-		if (n->kind == TB_YAML_SCALAR)
-			tmp.str = (char *)S_strip_unit(n->str, "W", buf, sizeof buf);
-		if (!tb_yaml_quant(c, &tmp, "hardware.gpu.tdp", TB_YAML_Q_NUMBER, "watts such as 700", true, 1e5, &gpu->tdp_w))
-			ok = false;
-	}
+	if ((n = tb_yaml_get(g, "bandwidth")) &&
+	    !S_quant_unit(c, n, "hardware.gpu.bandwidth", "/s", TB_YAML_Q_BYTES, "bytes per second such as 3.35TB", 1e15, &gpu->bandwidth_bytes_per_s))
+		ok = false;
+	if ((n = tb_yaml_get(g, "tdp")) &&
+	    !S_quant_unit(c, n, "hardware.gpu.tdp", "W", TB_YAML_Q_NUMBER, "watts such as 700", 1e5, &gpu->tdp_w))
+		ok = false;
 	return ok;
 }
 
@@ -214,12 +210,10 @@ static void S_load_mfu(tb_yaml_ctx *c, const tb_yaml_node *n, double mfu[3], boo
 	}
 }
 
-static void S_load(tb_scenario_loader *l)
+static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	tb_yaml_ctx *c = l->c;
-	const tb_yaml_node *root = l->root, *n;
-	tb_scenario *sc = l->sc;
 	tb_inputs *in = &sc->inputs;
+	const tb_yaml_node *n;
 	bool ok = true;
 
 	tb_hardware *h = &in->hardware;
@@ -273,20 +267,17 @@ static void S_load(tb_scenario_loader *l)
 		    !tb_yaml_quant(c, n, "hardware.overhead", TB_YAML_Q_BYTES, "a size such as 2GiB", true, 1e15, &h->overhead_bytes))
 			ok = false;
 	}
-	if (!ok)
-		l->ok = false;
+	return ok;
 }
 
 const tb_scenario_section tb_scenario_section_hardware = {
 	"hardware", S_keys, TB_N(S_keys), S_subs, TB_N(S_subs), S_load,
 };
 
-bool tb_scenario_check_hardware(tb_scenario_loader *l)
+bool tb_scenario_check_hardware(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	tb_yaml_ctx *c = l->c;
-	const tb_yaml_node *root = l->root;
-	const tb_training *t = &l->sc->inputs.training;
-	const tb_hardware *h = &l->sc->inputs.hardware;
+	const tb_training *t = &sc->inputs.training;
+	const tb_hardware *h = &sc->inputs.hardware;
 	const tb_yaml_node *tr = tb_yaml_child_map(root, "training");
 	const tb_yaml_node *hw = tb_yaml_child_map(root, "hardware");
 	tb_dtype dt = tb_precision_compute_dtype(t->precision);

@@ -267,9 +267,12 @@ static void S_load_model(tb_yaml_ctx *c, const tb_yaml_node *root, tb_model *m)
 		m->has_shape = false;
 }
 
-static void S_load(tb_scenario_loader *l)
+/* A bad model leaves has_shape false, which the checks across sections
+ * read; it does not stop them. */
+static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	S_load_model(l->c, l->root, &l->sc->inputs.model);
+	S_load_model(c, root, &sc->inputs.model);
+	return true;
 }
 
 const tb_scenario_section tb_scenario_section_model = {

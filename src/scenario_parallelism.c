@@ -8,11 +8,10 @@ static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero",
 };
 
-static void S_load(tb_scenario_loader *l)
+static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	tb_yaml_ctx *c = l->c;
-	const tb_yaml_node *root = l->root, *n;
-	tb_inputs *in = &l->sc->inputs;
+	tb_inputs *in = &sc->inputs;
+	const tb_yaml_node *n;
 	bool ok = true;
 
 	tb_parallelism *par = &in->parallelism;
@@ -27,19 +26,16 @@ static void S_load(tb_scenario_loader *l)
 		if ((n = tb_yaml_get(pm, "zero")) && !tb_yaml_int(c, n, "parallelism.zero", 0, 3, &zero)) ok = false;
 	}
 	par->zero = (int)zero;
-	if (!ok)
-		l->ok = false;
+	return ok;
 }
 
 const tb_scenario_section tb_scenario_section_parallelism = {
 	"parallelism", S_keys, TB_N(S_keys), NULL, 0, S_load,
 };
 
-bool tb_scenario_check_layout(tb_scenario_loader *l)
+bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	tb_yaml_ctx *c = l->c;
-	const tb_yaml_node *root = l->root;
-	tb_inputs *in = &l->sc->inputs;
+	tb_inputs *in = &sc->inputs;
 	const tb_training *t = &in->training;
 	const tb_hardware *h = &in->hardware;
 	tb_parallelism *par = &in->parallelism;

@@ -6,11 +6,10 @@ static const char *const S_keys[] = {
 	"deadline", "budget", "overtrain", "inference_tokens",
 };
 
-static void S_load(tb_scenario_loader *l)
+static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	tb_yaml_ctx *c = l->c;
-	const tb_yaml_node *root = l->root, *n;
-	tb_inputs *in = &l->sc->inputs;
+	tb_inputs *in = &sc->inputs;
+	const tb_yaml_node *n;
 	bool ok = true;
 
 	tb_plan *pl = &in->plan;
@@ -57,8 +56,7 @@ static void S_load(tb_scenario_loader *l)
 			}
 		}
 	}
-	if (!ok)
-		l->ok = false;
+	return ok;
 }
 
 const tb_scenario_section tb_scenario_section_plan = {

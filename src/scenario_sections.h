@@ -20,15 +20,6 @@
 #include "trainbudget/scenario.h"
 #include "yamltree.h"
 
-/* What every section reads from and writes to. */
-typedef struct tb_scenario_loader {
-	tb_yaml_ctx *c;
-	const tb_yaml_node *root;   /* the scenario: a mapping */
-	tb_scenario *sc;            /* written: sc->inputs, the *_assumed flags */
-	bool ok;                    /* cleared by a bad value in a section: the
-	                             * checks across sections then say nothing */
-} tb_scenario_loader;
-
 /* A key that holds a mapping of keys of its own, such as hardware.gpu. */
 typedef struct tb_scenario_subsection {
 	const char *name;           /* "gpu" */
@@ -44,10 +35,11 @@ typedef struct tb_scenario_section {
 	size_t n;
 	const tb_scenario_subsection *subs;
 	size_t nsubs;
-	/* Sets the section's defaults, then reads what the file gives (the
-	 * section may be absent).  Reports through l->c; clears l->ok on a bad
-	 * value that a check across sections would trip over. */
-	void (*load)(tb_scenario_loader *l);
+	/* Sets the section's defaults in sc->inputs, then reads what the file
+	 * gives (the section may be absent) from root, the whole scenario.
+	 * Reports through c; returns false on a bad value that a check across
+	 * sections would trip over. */
+	bool (*load)(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc);
 } tb_scenario_section;
 
 extern const tb_scenario_section tb_scenario_section_model;       /* scenario_model.c */
@@ -58,9 +50,10 @@ extern const tb_scenario_section tb_scenario_section_plan;        /* scenario_pl
 extern const tb_scenario_section tb_scenario_section_measured;    /* scenario_measured.c */
 
 /* Checks across sections, run in scenario.c's order once every section
- * loaded with l->ok.  Each returns false when the checks after it would
- * only repeat its error. */
-bool tb_scenario_check_layout(tb_scenario_loader *l);    /* scenario_parallelism.c */
-bool tb_scenario_check_hardware(tb_scenario_loader *l);  /* scenario_hardware.c */
+ * loaded cleanly.  Each returns false when the checks after it would only
+ * repeat its error. */
+typedef bool tb_scenario_check(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc);
+tb_scenario_check tb_scenario_check_layout;    /* scenario_parallelism.c */
+tb_scenario_check tb_scenario_check_hardware;  /* scenario_hardware.c */
 
 #endif

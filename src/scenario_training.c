@@ -14,11 +14,10 @@ static const char *const S_opt_names[] = { "adamw", "adamw-8bit", "adafactor", "
 static const char *const S_ckpt_names[] = { "none", "selective", "full" };
 static const char *const S_attn_names[] = { "full", "causal" };
 
-static void S_load(tb_scenario_loader *l)
+static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	tb_yaml_ctx *c = l->c;
-	const tb_yaml_node *root = l->root, *n;
-	tb_inputs *in = &l->sc->inputs;
+	tb_inputs *in = &sc->inputs;
+	const tb_yaml_node *n;
 	bool ok = true;
 
 	tb_training *t = &in->training;
@@ -61,8 +60,7 @@ static void S_load(tb_scenario_loader *l)
 		if ((n = tb_yaml_get(tr, "flash_attention")) && !tb_yaml_bool(c, n, "training.flash_attention", &t->flash_attention)) ok = false;
 		if ((n = tb_yaml_get(tr, "dropout")) && !tb_yaml_bool(c, n, "training.dropout", &t->dropout)) ok = false;
 	}
-	if (!ok)
-		l->ok = false;
+	return ok;
 }
 
 const tb_scenario_section tb_scenario_section_training = {
