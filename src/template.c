@@ -50,8 +50,18 @@ static void S_nodes_release(S_nodes *ns)
 	memset(ns, 0, sizeof *ns);
 }
 
+/* cmark_iter gives these no exit event. */
+static bool S_is_leaf(cmark_node *n)
+{
+	cmark_node_type ty = cmark_node_get_type(n);
+	return ty == CMARK_NODE_CODE_BLOCK || ty == CMARK_NODE_HTML_BLOCK ||
+	       ty == CMARK_NODE_THEMATIC_BREAK || ty == CMARK_NODE_TEXT ||
+	       ty == CMARK_NODE_SOFTBREAK || ty == CMARK_NODE_LINEBREAK ||
+	       ty == CMARK_NODE_CODE || ty == CMARK_NODE_HTML_INLINE;
+}
+
 /* Pre-order, entering events only; `dead` is true inside a node marked
- * dropped (cmark_iter gives leaves no exit event, hence the type test). */
+ * dropped. */
 static void S_collect(cmark_node *root, S_nodes *out)
 {
 	cmark_iter *it = cmark_iter_new(root);
@@ -60,11 +70,7 @@ static void S_collect(cmark_node *root, S_nodes *out)
 	while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
 		cmark_node *n = cmark_iter_get_node(it);
 		bool marked = cmark_node_get_user_data(n) == &S_dropped_mark;
-		cmark_node_type ty = cmark_node_get_type(n);
-		bool leaf = ty == CMARK_NODE_CODE_BLOCK || ty == CMARK_NODE_HTML_BLOCK ||
-		            ty == CMARK_NODE_THEMATIC_BREAK || ty == CMARK_NODE_TEXT ||
-		            ty == CMARK_NODE_SOFTBREAK || ty == CMARK_NODE_LINEBREAK ||
-		            ty == CMARK_NODE_CODE || ty == CMARK_NODE_HTML_INLINE;
+		bool leaf = S_is_leaf(n);
 		if (ev == CMARK_EVENT_ENTER) {
 			S_nodes_push(out, n, dead_depth > 0 || marked);
 			if (marked && !leaf)
@@ -812,6 +818,46 @@ static void S_expand(S_ctx *c, cmark_node *root)
 	S_nodes_release(&all);
 }
 
+/* ---- depth --------------------------------------------------------- */
+
+/* The first node (pre-order) deeper than TB_TEMPLATE_MAX_DEPTH, or NULL. */
+static cmark_node *S_too_deep(cmark_node *root)
+{
+	cmark_iter *it = cmark_iter_new(root);
+	size_t depth = 0;   /* of the container being walked; the document's is 0 */
+	cmark_node *found = NULL;
+	cmark_event_type ev;
+	while (!found && (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+		cmark_node *n = cmark_iter_get_node(it);
+		if (n == root)
+			continue;
+		if (ev == CMARK_EVENT_EXIT)
+			depth--;
+		else if (depth + 1 > TB_TEMPLATE_MAX_DEPTH)
+			found = n;
+		else if (!S_is_leaf(n))
+			depth++;
+	}
+	cmark_iter_free(it);
+	return found;
+}
+
+/* Reports a tree nested too deep; false when it is not.  A node a
+ * directive built has no position: its nearest placed ancestor stands in. */
+static bool S_depth_error(S_ctx *c, cmark_node *root, const char *after)
+{
+	cmark_node *n = S_too_deep(root);
+	if (!n)
+		return false;
+	while (cmark_node_parent(n) && cmark_node_get_start_line(n) <= 0)
+		n = cmark_node_parent(n);
+	int line = cmark_node_get_start_line(n), col = cmark_node_get_start_column(n);
+	S_error(c, line > 0 ? (size_t)line : 0, col > 0 ? (size_t)col : 0,
+	        "nesting deeper than %d levels%s; expected at most %d nested block quotes, "
+	        "lists, emphases and links", TB_TEMPLATE_MAX_DEPTH, after, TB_TEMPLATE_MAX_DEPTH);
+	return true;
+}
+
 cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
                                const tb_tpl_env *env, tb_diags *d)
 {
@@ -830,6 +876,12 @@ cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
 		S_error(&c, 0, 0, "the template could not be parsed; expected CommonMark text");
 		return NULL;
 	}
+	/* Deeper input is refused before anything walks it: the back ends
+	 * may recurse, and the Markdown's line prefixes grow with depth. */
+	if (S_depth_error(&c, doc, "")) {
+		cmark_node_free(doc);
+		return NULL;
+	}
 	cmark_consolidate_text_nodes(doc);
 	S_conditions(&c, doc);
 	S_expand(&c, doc);
@@ -840,6 +892,9 @@ cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
 		cmark_node_free(c.dropped.v[k]);
 	S_nodes_release(&c.to_free);
 	S_nodes_release(&c.dropped);
+
+	if (d->errors == errors0)
+		S_depth_error(&c, doc, " once its tables and blocks are built");
 	free(c.bol);
 
 	if (d->errors > errors0) {

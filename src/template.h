@@ -21,6 +21,17 @@
 #include "trainbudget/buf.h"
 #include "trainbudget/diag.h"
 
+/* The deepest a document this engine returns may nest: a node's depth is
+ * the number of its ancestors below the document (a paragraph at the top
+ * level is 1, its text 2; each block quote, list, item, emphasis or link
+ * adds one).  Deeper templates are refused with an error at the first node
+ * past the limit, so every back end (the PDF's recursive layout included)
+ * can rely on it: a back end given any other tree must refuse deeper ones
+ * itself.  32 leaves room for any report a person writes (the default one
+ * nests 5 deep) while bounding the Markdown renderer's per-line prefixes,
+ * which grow with depth on every lazy continuation line. */
+#define TB_TEMPLATE_MAX_DEPTH 32
+
 typedef enum {
 	TB_TPL_OK = 0,
 	TB_TPL_UNKNOWN_NAME,    /* no such value, condition or directive argument */
@@ -51,7 +62,8 @@ typedef struct tb_tpl_env {
 /* Parses `len` bytes of template named `file` (for diagnostics) and expands
  * it.  Returns the document (caller frees with cmark_node_free), or NULL
  * with errors at FILE:LINE:COL in d.  Every error in the template is
- * reported, not just the first. */
+ * reported, not just the first.  The document returned nests at most
+ * TB_TEMPLATE_MAX_DEPTH deep. */
 cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
                                const tb_tpl_env *env, tb_diags *d);
 

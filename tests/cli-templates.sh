@@ -40,4 +40,28 @@ if [ "$n" -eq 0 ]; then
 	exit 1
 fi
 echo "cli-templates: $pass of $n malformed templates give their exact first diagnostic, exit 1, no output"
+
+# ---- generated hostile templates, too big to keep as files --------------
+# hostile NAME FORMAT WANT: renders $T/NAME.md in FORMAT; exit 1, WANT as
+# the first line (without the file name), nothing written.
+hostile() {
+	mkdir "$T/o"
+	rc=0
+	"$BIN" report docs/examples/default-7b.yaml --template "$T/$1.md" --format "$2" -o "$T/o" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	got=$(head -n 1 "$T/err" | sed "s|^$T/||")
+	if [ "$rc" -eq 1 ] && [ "$got" = "$3" ] && [ -z "$(ls -A "$T/o")" ]; then
+		echo "ok   - $1 as $2: refused"
+	else
+		echo "not ok - $1 as $2: exit $rc, first line: $got"
+		echo "    expected: $3"
+		fail=$((fail + 1))
+	fi
+	rm -rf "$T/o"
+}
+# 30,000 nested block quotes (a stack overflow in the PDF once)
+awk 'BEGIN { s = ""; for (i = 0; i < 30000; i++) s = s "> "; print s "x" }' >"$T/deep.md"
+for f in md html pdf; do
+	hostile deep "$f" "deep.md:1:65: error: nesting deeper than 32 levels; expected at most 32 nested block quotes, lists, emphases and links"
+done
 [ "$fail" -eq 0 ]

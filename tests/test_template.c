@@ -53,6 +53,19 @@ static tb_tpl_status S_dir(void *ctx, const char *kind, const char *arg, cmark_n
 {
 	(void)ctx;
 	bool block = strcmp(kind, "block") == 0 && strcmp(arg, "b1") == 0;
+	if (strcmp(kind, "block") == 0 && strcmp(arg, "b2") == 0) {
+		/* a block with content of its own, as the report's title block */
+		if (into) {
+			cmark_node *cb = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK);
+			cmark_node *p = cmark_node_new(CMARK_NODE_PARAGRAPH);
+			cmark_node *t = cmark_node_new(CMARK_NODE_TEXT);
+			cmark_node_set_literal(t, "inside");
+			cmark_node_append_child(p, t);
+			cmark_node_append_child(cb, p);
+			cmark_node_append_child(into, cb);
+		}
+		return TB_TPL_OK;
+	}
 	if (!block && (strcmp(kind, "table") != 0 || strcmp(arg, "t1") != 0))
 		return TB_TPL_UNKNOWN_NAME;
 	if (into) {
@@ -331,19 +344,81 @@ Test(template, hostile_inputs_never_crash)
 	}
 }
 
-Test(template, deep_nesting_is_linear)
+/* `> ` repeated `quotes` times, then `tail` and a newline. */
+static char *S_quoted(size_t quotes, const char *tail)
 {
-	/* 20,000 nested block quotes: no recursion in the engine */
-	size_t n = 20000;
-	char *src = malloc(n + 16);
-	memset(src, '>', n);
-	strcpy(src + n, " {{a.b_c}}\n");
-	tb_diags d;
-	tb_diags_init(&d);
-	cmark_node *doc = tb_template_expand(src, strlen(src), "T.md", &S_env, &d);
-	cr_assert_not_null(doc);
-	cmark_node_free(doc);
-	tb_diags_release(&d);
+	char *src = malloc(2 * quotes + strlen(tail) + 2);
+	for (size_t i = 0; i < quotes; i++)
+		memcpy(src + 2 * i, "> ", 2);
+	strcpy(src + 2 * quotes, tail);
+	strcat(src, "\n");
+	return src;
+}
+
+Test(template, nesting_up_to_the_limit_renders)
+{
+	/* 30 block quotes, the paragraph at 31, its text at 32 */
+	char *src = S_quoted(TB_TEMPLATE_MAX_DEPTH - 2, "{{a.b_c}}");
+	char *diag = NULL;
+	char *out = S_run(src, &diag);
+	cr_assert_not_null(out, "%s", diag ? diag : "");
+	cr_assert(strstr(out, "> 42\n") != NULL, "%s", out);
+	free(out);
+	free(src);
+}
+
+Test(template, nesting_past_the_limit_is_refused_where_it_starts)
+{
+	char *src = S_quoted(TB_TEMPLATE_MAX_DEPTH - 1, "x");
+	char *diag = NULL;
+	cr_assert_null(S_run(src, &diag));
+	/* the text, 33 deep, starts after 31 "> " */
+	cr_assert_str_eq(diag, "T.md:1:63: nesting deeper than 32 levels; expected at most 32 "
+	                       "nested block quotes, lists, emphases and links");
+	free(diag);
+	free(src);
+}
+
+Test(template, deep_nesting_of_any_kind_is_refused_quickly)
+{
+	/* 20,000 of each opener (and its closer): refused, and nothing walks
+	 * the tree recursively on the way */
+	static const struct { const char *open, *close; } unit[] = {
+		{ "> ", "" }, { "- ", "" }, { "1. ", "" }, { "> - ", "" },
+		{ "*", "*" }, { "![", "](u)" },
+	};
+	for (size_t u = 0; u < sizeof unit / sizeof unit[0]; u++) {
+		size_t n = 20000, ol = strlen(unit[u].open), cl = strlen(unit[u].close);
+		char *src = malloc(n * (ol + cl) + 4);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++, k += ol)
+			memcpy(src + k, unit[u].open, ol);
+		src[k++] = 'x';
+		for (size_t i = 0; i < n; i++, k += cl)
+			memcpy(src + k, unit[u].close, cl);
+		src[k] = '\0';
+		tb_diags d;
+		tb_diags_init(&d);
+		cmark_node *doc = tb_template_expand(src, k, "T.md", &S_env, &d);
+		cr_assert_null(doc, "'%s' was not refused", unit[u].open);
+		cr_assert_eq(d.errors, 1);
+		cr_assert(strstr(d.items[0].msg, "nesting deeper than 32 levels") == d.items[0].msg,
+		          "%s", d.items[0].msg);
+		tb_diags_release(&d);
+		free(src);
+	}
+}
+
+Test(template, blocks_built_past_the_limit_are_refused)
+{
+	/* b2 builds a block holding a paragraph: 30 quotes, then 3 levels */
+	char *src = S_quoted(TB_TEMPLATE_MAX_DEPTH - 2, "{{b2}}");
+	char *diag = NULL;
+	cr_assert_null(S_run(src, &diag));
+	cr_assert_str_eq(diag, "T.md:1:59: nesting deeper than 32 levels once its tables and "
+	                       "blocks are built; expected at most 32 nested block quotes, lists, "
+	                       "emphases and links");
+	free(diag);
 	free(src);
 }
 
