@@ -1,0 +1,189 @@
+/* report_build.h: what the report model's files share; internal to the
+ * library.
+ *
+ * report.c holds the entry points and the section table; each section
+ * family (report_summary.c, report_compute.c, report_memory.c,
+ * report_time.c, report_scaling.c) defines a tb_rsection listing its
+ * tables and charts; report_values.c holds the placeholders and
+ * conditions, report_deriv.c the derivation blocks.  A new section is a
+ * new file defining a tb_rsection plus a line in report.c's table; its
+ * placeholders are lines in report_values.c's name table.
+ *
+ * The helpers here (report_build.c) are the report's own: tb_rfmt* format
+ * a figure for people, tb_rtab_* fill a table row by row, tb_rchart_*
+ * set up a chart spec.  Everything selects and formats; nothing computes
+ * a figure the budget does not hold. */
+#ifndef TB_REPORT_BUILD_H
+#define TB_REPORT_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trainbudget/buf.h"
+#include "template.h"
+#include "trainbudget/report.h"
+
+#define TB_REPORT_KEY_MAX 10
+
+struct tb_report {
+	const tb_scenario *sc;
+	const tb_budget *b;
+	cmark_node *root;
+	tb_block **blocks;
+	size_t nblocks, cap;
+	tb_report_meta meta;
+	tb_verdict_line verdict[3];
+	char *key_labels[TB_REPORT_KEY_MAX];
+	char *key_values[TB_REPORT_KEY_MAX];
+	char *date, *command;
+	char short_hash[13];
+};
+
+/* ---- formatting ------------------------------------------------------ */
+
+/* The template filters, in the order their names are listed. */
+typedef enum {
+	TB_RF_SCI, TB_RF_BYTES, TB_RF_GIB, TB_RF_COUNT, TB_RF_GROUPED, TB_RF_DAYS,
+	TB_RF_MONEY, TB_RF_PCT, TB_RF_PLAIN, TB_RF_NFILTERS
+} tb_rfilter;
+
+/* "sci", "bytes", ...; NULL past the last. */
+const char *tb_rfilter_name(size_t i);
+bool tb_rfilter_find(const char *name, tb_rfilter *f);
+
+/* Appends v as filter f shows it; "n/a" when v is not finite.  currency
+ * (NULL: USD) only for money. */
+void tb_rfmt(tb_buf *o, tb_rfilter f, double v, const char *currency);
+/* The same as a string the caller frees. */
+char *tb_rfmts(tb_rfilter f, double v, const char *currency);
+/* A printf string the caller frees. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+char *tb_rstrf(const char *fmt, ...);
+/* Copies into a fixed array without cutting a UTF-8 sequence in half. */
+void tb_rcopy(char *dst, size_t cap, const char *src);
+/* The currency code the figures are in. */
+const char *tb_rcurrency(const tb_report *r);
+const char *tb_ryesno(bool v);
+
+/* Does it fit?  The budget says whether its answer is one (fits_known):
+ * without activations only a NO is, when states and overhead alone
+ * exceed the card. */
+typedef enum { TB_RFIT_YES, TB_RFIT_NO, TB_RFIT_UNKNOWN } tb_rfit;
+tb_rfit tb_rfit_of(bool fits, bool fits_known);
+tb_rfit tb_rmem_fit(const tb_budget *b);
+const char *tb_rfits_word(bool fits, bool fits_known);   /* yes, no, unknown */
+
+/* ---- blocks ---------------------------------------------------------- */
+
+/* A block owned by r, appended to `into` as a custom cmark node. */
+tb_block *tb_rblock_new(tb_report *r, tb_block_kind kind, cmark_node *into);
+void tb_rblock_free(tb_block *blk);
+/* An emphasised paragraph of plain text: "not computed for this scenario". */
+void tb_rnote(cmark_node *into, const char *text);
+
+/* ---- tables ---------------------------------------------------------- */
+
+/* Fills a tb_table cell by cell, row-major. */
+typedef struct tb_rtab {
+	tb_table *t;
+	const tb_report *r;     /* for the currency of money cells */
+	size_t cap, col;
+	tb_buf cell;            /* the cell tb_rtab_begin opened */
+} tb_rtab;
+
+/* Starts table t: `align` has one letter per column ('r' right-aligns a
+ * numeric column, anything else left); the column headers follow, ended
+ * by NULL (so a header given as NULL ends the table there). */
+#if defined(__GNUC__)
+__attribute__((sentinel))
+#endif
+void tb_rtab_init(tb_rtab *tb, tb_table *t, const tb_report *r, const char *caption,
+                  const char *align, ...);
+/* Takes ownership of s. */
+void tb_rtab_own(tb_rtab *tb, char *s);
+/* NULL is a figure the budget lacks ("n/a"); "" is a cell left blank. */
+void tb_rtab_str(tb_rtab *tb, const char *s);
+void tb_rtab_num(tb_rtab *tb, tb_rfilter f, double v);
+/* A cell written piece by piece: append to the buffer tb_rtab_begin
+ * returns, then tb_rtab_end puts it in the table. */
+tb_buf *tb_rtab_begin(tb_rtab *tb);
+void tb_rtab_end(tb_rtab *tb);
+/* A change: "+12%" or "-3%". */
+void tb_rtab_delta(tb_rtab *tb, double frac);
+/* v / total as a share, or "n/a" without a total. */
+void tb_rtab_share(tb_rtab *tb, double v, double total);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void tb_rtab_fmt(tb_rtab *tb, const char *fmt, ...);
+
+/* ---- charts ---------------------------------------------------------- */
+
+/* Clears s and sets what every chart states; y_unit may be "". */
+void tb_rchart_init(tb_chart_spec *s, tb_chart_kind kind, const char *id,
+                    const char *title, const char *x_label, const char *y_label,
+                    const char *y_unit, double y_scale);
+/* Adds a series in the report's palette. */
+void tb_rchart_series(tb_chart_spec *s, const char *name);
+/* Sets s->ncats to n rows of a budget array of `max`, and to at most
+ * TB_CHART_MAX_CATS; returns it. */
+size_t tb_rchart_ncats(tb_chart_spec *s, int n, int max);
+/* Adds a reference line at `value` with no label yet; NULL (nothing
+ * added) when the chart holds TB_CHART_MAX_REFS already. */
+tb_chart_ref *tb_rchart_add_ref(tb_chart_spec *s, double value, tb_rgb color);
+/* The same, labelled "PREFIX<shown as filter f>": "capacity 80 GB". */
+tb_chart_ref *tb_rchart_ref(tb_chart_spec *s, double value, const char *prefix,
+                            tb_rfilter f, double shown, tb_rgb color);
+/* The dark grey of reference lines that are not a limit. */
+extern const tb_rgb tb_rchart_ref_grey;
+
+/* ---- sections -------------------------------------------------------- */
+
+typedef struct tb_rtable_def {
+	const char *name;       /* {{table NAME}} */
+	void (*build)(tb_report *r, tb_table *t);
+} tb_rtable_def;
+
+typedef struct tb_rchart_def {
+	const char *name;       /* {{chart NAME}} */
+	void (*build)(const tb_report *r, tb_chart_spec *s);
+} tb_rchart_def;
+
+/* A family of report sections: its tables and charts. */
+typedef struct tb_rsection {
+	const tb_rtable_def *tables;
+	size_t ntables;
+	const tb_rchart_def *charts;
+	size_t ncharts;
+} tb_rsection;
+
+extern const tb_rsection tb_rsection_summary;   /* report_summary.c */
+extern const tb_rsection tb_rsection_compute;   /* report_compute.c */
+extern const tb_rsection tb_rsection_memory;    /* report_memory.c */
+extern const tb_rsection tb_rsection_time;      /* report_time.c */
+extern const tb_rsection tb_rsection_scaling;   /* report_scaling.c */
+
+/* report_summary.c: the verdict lines and key figures (r->meta), and the
+ * {{title_block}} and {{verdict}} blocks. */
+void tb_rsummary_meta(tb_report *r);
+void tb_rsummary_title_block(tb_report *r, cmark_node *into);
+void tb_rsummary_verdict_block(tb_report *r, cmark_node *into);
+
+/* ---- placeholders and conditions (report_values.c) ------------------- */
+
+tb_tpl_status tb_rvalue(void *ctx, const char *name, const char *filter, tb_buf *out);
+tb_tpl_status tb_rcondition(void *ctx, const char *name, int *truth);
+/* Their names, for "did you mean"; NULL past the last. */
+const char *tb_rvalue_name(size_t i);
+const char *tb_rcondition_name(size_t i);
+
+/* ---- derivations (report_deriv.c) ------------------------------------ */
+
+/* Fills a derivation block from the budget's record. */
+void tb_rderiv_fill(tb_derivation *dv, const tb_deriv *src, const char *currency);
+/* A key the calculators document; NULL past the last. */
+const char *tb_rderiv_key(size_t i);
+
+#endif

@@ -1,0 +1,389 @@
+/* report_summary.c: what a reader sees first: the verdict lines and key
+ * figures (the report's meta, which the PDF draws as its own title block
+ * and verdict box), the {{title_block}} and {{verdict}} blocks, the
+ * assumptions behind every figure, and the budget's warnings. */
+#include "report_build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/version.h"
+#include "trainbudget/xalloc.h"
+
+static const char *S_outcome_name(tb_outcome o)
+{
+	switch (o) {
+	case TB_OUTCOME_GOOD: return "GOOD";
+	case TB_OUTCOME_WARN: return "WARN";
+	case TB_OUTCOME_BAD: return "BAD";
+	case TB_OUTCOME_NONE: break;
+	}
+	return "N/A";
+}
+
+static void S_table_verdict(tb_report *r, tb_table *t)
+{
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, NULL, "ll", "Outcome", "Finding", NULL);
+	for (size_t i = 0; i < r->meta.nverdict; i++) {
+		tb_rtab_str(&tb, S_outcome_name(r->verdict[i].outcome));
+		tb_rtab_str(&tb, r->verdict[i].text);
+	}
+}
+
+static void S_table_key(tb_report *r, tb_table *t)
+{
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, NULL, "lr", "Key figure", "Value", NULL);
+	for (size_t i = 0; i < r->meta.nkey; i++) {
+		tb_rtab_str(&tb, r->key_labels[i]);
+		tb_rtab_str(&tb, r->key_values[i]);
+	}
+}
+
+static void S_table_assumptions(tb_report *r, tb_table *t)
+{
+	const tb_inputs *in = &r->sc->inputs;
+	const tb_budget *b = r->b;
+	tb_rtab tb;
+	tb_buf *o;
+	tb_rtab_init(&tb, t, r, NULL, "ll", "Setting", "Value", NULL);
+	tb_rtab_str(&tb, "Precision");
+	tb_rtab_fmt(&tb, "%s (matmuls in %s)", tb_precision_name(in->training.precision),
+	            tb_dtype_name(b->time.dtype));
+	tb_rtab_str(&tb, "Optimizer");
+	tb_rtab_str(&tb, tb_optimizer_name(in->training.optimizer));
+	tb_rtab_str(&tb, "Parallelism (TP × PP × DP)");
+	tb_rtab_fmt(&tb, "%lld × %lld × %lld%s", (long long)in->parallelism.tensor,
+	            (long long)in->parallelism.pipeline, (long long)in->parallelism.data,
+	            in->parallelism.sequence_parallel ? ", sequence parallel" : "");
+	if (in->model.experts > 1) {
+		tb_rtab_str(&tb, "Expert parallelism");
+		tb_rtab_fmt(&tb, "%lld", (long long)in->parallelism.expert);
+	}
+	tb_rtab_str(&tb, "ZeRO stage");
+	tb_rtab_fmt(&tb, "%d", in->parallelism.zero);
+	tb_rtab_str(&tb, "Sequence length");
+	tb_rtab_num(&tb, TB_RF_GROUPED, (double)in->training.seq_len);
+	tb_rtab_str(&tb, "Micro-batch / global batch (sequences)");
+	o = tb_rtab_begin(&tb);
+	tb_rfmt(o, TB_RF_GROUPED, (double)in->training.micro_batch, NULL);
+	tb_buf_puts(o, " / ");
+	tb_rfmt(o, TB_RF_GROUPED, (double)in->training.global_batch, NULL);
+	tb_rtab_end(&tb);
+	tb_rtab_str(&tb, "Training tokens");
+	tb_rtab_num(&tb, TB_RF_COUNT, in->training.tokens);
+	tb_rtab_str(&tb, "Activation checkpointing");
+	tb_rtab_str(&tb, tb_checkpointing_name(in->training.checkpointing));
+	tb_rtab_str(&tb, "Flash attention");
+	tb_rtab_str(&tb, tb_ryesno(in->training.flash_attention));
+	tb_rtab_str(&tb, "Attention FLOPs convention");
+	tb_rtab_str(&tb, in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL
+	                 ? "causal (FlashAttention: the lower triangle, half the score matrix)"
+	                 : "full (PaLM: the whole score matrix)");
+	tb_rtab_str(&tb, "MFU range (low / expected / high)");
+	o = tb_rtab_begin(&tb);
+	for (int i = 0; i < 3; i++) {
+		if (i)
+			tb_buf_puts(o, " / ");
+		tb_rfmt(o, TB_RF_PCT, in->hardware.mfu[i], NULL);
+	}
+	if (r->sc->mfu_assumed)
+		tb_buf_puts(o, " (default range, not in the scenario)");
+	tb_rtab_end(&tb);
+	tb_rtab_str(&tb, "GPU");
+	o = tb_rtab_begin(&tb);
+	tb_rfmt(o, TB_RF_GROUPED, (double)in->hardware.count, NULL);
+	const tb_gpu *gpu = &in->hardware.gpu;
+	tb_buf_printf(o, " × %s", gpu->label[0] ? gpu->label : gpu->name);
+	if (r->sc->gpu_assumed)
+		tb_buf_puts(o, " (assumed: not in the scenario)");
+	tb_rtab_end(&tb);
+	tb_rtab_str(&tb, "Dense peak per GPU");
+	o = tb_rtab_begin(&tb);
+	tb_rfmt(o, TB_RF_SCI, b->time.peak_flops_per_gpu, NULL);
+	tb_buf_printf(o, " FLOP/s (%s)", tb_dtype_name(b->time.dtype));
+	tb_rtab_end(&tb);
+	tb_rtab_str(&tb, "GPU memory");
+	tb_rtab_num(&tb, TB_RF_BYTES, in->hardware.gpu.memory_bytes);
+	tb_rtab_str(&tb, "Price per GPU-hour");
+	o = tb_rtab_begin(&tb);
+	tb_rfmt(o, TB_RF_MONEY, in->hardware.price_per_gpu_hour, tb_rcurrency(r));
+	tb_buf_puts(o, " per GPU-hour");
+	if (r->sc->price_assumed)
+		tb_buf_puts(o, " (assumed: not in the scenario)");
+	tb_rtab_end(&tb);
+	tb_rtab_str(&tb, "Runtime overhead per GPU (CUDA context, allocator)");
+	tb_rtab_num(&tb, TB_RF_BYTES, in->hardware.overhead_bytes);
+}
+
+static void S_table_warnings(tb_report *r, tb_table *t)
+{
+	const tb_budget *b = r->b;
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, NULL, "l", "Warning", NULL);
+	int n = b->n_warnings < TB_WARNINGS_MAX ? b->n_warnings : TB_WARNINGS_MAX;
+	for (int i = 0; i < n; i++) {
+		char w[sizeof b->warnings[0] + 1];
+		tb_rcopy(w, sizeof w, b->warnings[i]);
+		tb_rtab_str(&tb, w);
+	}
+}
+
+static const tb_rtable_def S_tables[] = {
+	{ "verdict", S_table_verdict },
+	{ "key_figures", S_table_key },
+	{ "assumptions", S_table_assumptions },
+	{ "warnings", S_table_warnings },
+};
+
+const tb_rsection tb_rsection_summary = {
+	S_tables, sizeof S_tables / sizeof S_tables[0], NULL, 0,
+};
+
+/* ---- meta: verdict and key figures ------------------------------------ */
+
+static void S_verdict(tb_report *r)
+{
+	const tb_budget *b = r->b;
+	const tb_inputs *in = &r->sc->inputs;
+	const char *cur = tb_rcurrency(r);
+	size_t n = 0;
+	tb_buf o;
+	tb_buf_init(&o);
+
+	/* memory */
+	const tb_memory *m = &b->memory;
+	tb_outcome oc;
+	if (!m->activations_known && tb_rmem_fit(b) == TB_RFIT_NO) {
+		/* the states alone overflow the card: no activations make it fit */
+		oc = TB_OUTCOME_BAD;
+		tb_buf_puts(&o, "Does not fit in memory: model states and overhead alone need ");
+		tb_rfmt(&o, TB_RF_BYTES, m->per_gpu.total, NULL);
+		tb_buf_puts(&o, " per GPU, but the card holds ");
+		tb_rfmt(&o, TB_RF_BYTES, m->capacity_bytes, NULL);
+		tb_buf_puts(&o, "; activations (unknown for a model given only by its parameter count) come on top.");
+	} else if (!m->activations_known) {
+		oc = TB_OUTCOME_WARN;
+		tb_buf_puts(&o, "Memory: model states and overhead need ");
+		tb_rfmt(&o, TB_RF_BYTES, m->per_gpu.total, NULL);
+		tb_buf_puts(&o, " per GPU of ");
+		tb_rfmt(&o, TB_RF_BYTES, m->capacity_bytes, NULL);
+		tb_buf_puts(&o, "; activations are unknown for a model given only by its parameter count.");
+	} else if (m->fits) {
+		oc = TB_OUTCOME_GOOD;
+		tb_buf_puts(&o, "Fits in memory: ");
+		tb_rfmt(&o, TB_RF_BYTES, m->per_gpu.total, NULL);
+		tb_buf_puts(&o, " per GPU of ");
+		tb_rfmt(&o, TB_RF_BYTES, m->capacity_bytes, NULL);
+		tb_buf_puts(&o, ", leaving ");
+		tb_rfmt(&o, TB_RF_BYTES, m->headroom_bytes > 0 ? m->headroom_bytes : 0, NULL);
+		tb_buf_puts(&o, " headroom.");
+	} else {
+		oc = TB_OUTCOME_BAD;
+		tb_buf_puts(&o, "Does not fit in memory: needs ");
+		tb_rfmt(&o, TB_RF_BYTES, m->per_gpu.total, NULL);
+		tb_buf_puts(&o, " per GPU, but the card holds ");
+		tb_rfmt(&o, TB_RF_BYTES, m->capacity_bytes, NULL);
+		tb_buf_puts(&o, ".");
+	}
+	r->verdict[n].outcome = oc;
+	r->verdict[n++].text = tb_buf_detach(&o, NULL);
+
+	/* time */
+	const tb_time *tm = &b->time;
+	if (tm->has_deadline) {
+		/* seconds[0] is the low MFU: the longest the run may take */
+		bool risk = tm->meets_deadline && tm->seconds[0] > tm->deadline_s;
+		oc = !tm->meets_deadline ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
+		tb_buf_puts(&o, tm->meets_deadline ? "Meets the deadline of " : "Misses the deadline of ");
+		tb_rfmt(&o, TB_RF_DAYS, tm->deadline_s, NULL);
+		tb_buf_puts(&o, ": training takes ");
+		tb_rfmt(&o, TB_RF_DAYS, tm->seconds[1], NULL);
+		tb_buf_puts(&o, " at ");
+		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
+		tb_buf_puts(&o, " MFU");
+		if (risk) {
+			tb_buf_puts(&o, ", but ");
+			tb_rfmt(&o, TB_RF_DAYS, tm->seconds[0], NULL);
+			tb_buf_puts(&o, " at the low end of the range (");
+			tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
+			tb_buf_puts(&o, " MFU), which misses it");
+		}
+		if (!tm->meets_deadline && tm->gpus_for_deadline > 0) {
+			tb_buf_puts(&o, "; meeting it takes ");
+			tb_rfmt(&o, TB_RF_GROUPED, tm->gpus_for_deadline, NULL);
+			tb_buf_puts(&o, " GPUs");
+		}
+		tb_buf_puts(&o, ".");
+	} else {
+		oc = TB_OUTCOME_NONE;
+		tb_buf_puts(&o, "No deadline set: training takes ");
+		tb_rfmt(&o, TB_RF_DAYS, tm->seconds[1], NULL);
+		tb_buf_puts(&o, " at ");
+		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
+		tb_buf_puts(&o, " MFU on ");
+		tb_rfmt(&o, TB_RF_GROUPED, (double)in->hardware.count, NULL);
+		tb_buf_puts(&o, " GPUs.");
+	}
+	r->verdict[n].outcome = oc;
+	r->verdict[n++].text = tb_buf_detach(&o, NULL);
+
+	/* cost: seconds[0] is the low MFU, so cost[2] is the cheapest */
+	char *lo = tb_rfmts(TB_RF_MONEY, tm->cost[2], cur);
+	char *hi = tb_rfmts(TB_RF_MONEY, tm->cost[0], cur);
+	char *ex = tb_rfmts(TB_RF_MONEY, tm->cost[1], cur);
+	if (strcmp(lo, hi) == 0)
+		tb_buf_printf(&o, "Costs %s", ex);  /* a single MFU: no range */
+	else
+		tb_buf_printf(&o, "Costs %s to %s (%s expected)", lo, hi, ex);
+	free(lo);
+	free(hi);
+	free(ex);
+	if (tm->has_budget) {
+		/* cost[0] is the low MFU: the most the run may cost */
+		bool risk = tm->within_budget && tm->cost[0] > tm->budget;
+		oc = !tm->within_budget ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
+		tb_buf_puts(&o, tm->within_budget ? ", within the budget of " : ", over the budget of ");
+		tb_rfmt(&o, TB_RF_MONEY, tm->budget, cur);
+		if (risk) {
+			tb_buf_puts(&o, " at the expected MFU but over it at the low end (");
+			tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
+			tb_buf_puts(&o, " MFU)");
+		}
+	} else {
+		oc = TB_OUTCOME_NONE;   /* nothing to judge the cost against */
+		tb_buf_puts(&o, "; no budget set");
+	}
+	tb_buf_puts(&o, ".");
+	r->verdict[n].outcome = oc;
+	r->verdict[n++].text = tb_buf_detach(&o, NULL);
+	r->meta.nverdict = n;
+	r->meta.verdict = r->verdict;
+}
+
+static void S_key(tb_report *r, const char *label, char *value)
+{
+	size_t n = r->meta.nkey;
+	if (n >= TB_REPORT_KEY_MAX) {
+		free(value);
+		return;
+	}
+	r->key_labels[n] = tb_xstrdup(label);
+	r->key_values[n] = value;
+	r->meta.nkey = n + 1;
+}
+
+static void S_key_figures(tb_report *r)
+{
+	const tb_budget *b = r->b;
+	const char *cur = tb_rcurrency(r);
+	S_key(r, "Parameters", tb_rfmts(TB_RF_COUNT, b->params.total, NULL));
+	S_key(r, "Training tokens", tb_rfmts(TB_RF_COUNT, r->sc->inputs.training.tokens, NULL));
+	tb_buf o;
+	tb_buf_init(&o);
+	tb_rfmt(&o, TB_RF_SCI, b->flops.total_model, NULL);
+	tb_buf_puts(&o, " FLOP");
+	S_key(r, "Training compute (model FLOPs)", tb_buf_detach(&o, NULL));
+	if (b->memory.activations_known)
+		S_key(r, "Memory per GPU", tb_rfmts(TB_RF_BYTES, b->memory.per_gpu.total, NULL));
+	else
+		S_key(r, "Memory per GPU without activations",
+		      tb_rfmts(TB_RF_BYTES, b->memory.per_gpu.total, NULL));
+	S_key(r, "Wall clock (expected MFU)", tb_rfmts(TB_RF_DAYS, b->time.seconds[1], NULL));
+	S_key(r, "GPU-hours (expected MFU)", tb_rfmts(TB_RF_GROUPED, b->time.gpu_hours[1], NULL));
+	S_key(r, "Cost (expected MFU)", tb_rfmts(TB_RF_MONEY, b->time.cost[1], cur));
+	tb_rfmt(&o, TB_RF_GROUPED, b->time.energy_kwh[1], NULL);
+	tb_buf_puts(&o, " kWh");
+	S_key(r, "Energy (expected MFU)", tb_buf_detach(&o, NULL));
+	r->meta.key_labels = (const char *const *)r->key_labels;
+	r->meta.key_values = (const char *const *)r->key_values;
+}
+
+void tb_rsummary_meta(tb_report *r)
+{
+	S_verdict(r);
+	S_key_figures(r);
+}
+
+/* ---- title and verdict blocks ------------------------------------------ */
+
+/* Inline content built as nodes, never parsed: a title holding Markdown
+ * comes out literally.  One line: newlines become spaces. */
+static void S_add_text(cmark_node *parent, cmark_node_type wrap, const char *s)
+{
+	tb_buf t;
+	tb_buf_init(&t);
+	tb_template_put_utf8(&t, s ? s : "", s ? strlen(s) : 0);
+	for (size_t i = 0; i < t.len; i++)
+		if (t.ptr[i] == '\n' || t.ptr[i] == '\r')
+			t.ptr[i] = ' ';
+	cmark_node *n = cmark_node_new(wrap == CMARK_NODE_CODE ? CMARK_NODE_CODE : CMARK_NODE_TEXT);
+	cmark_node_set_literal(n, t.ptr);
+	tb_buf_release(&t);
+	if (wrap == CMARK_NODE_STRONG) {
+		cmark_node *w = cmark_node_new(CMARK_NODE_STRONG);
+		cmark_node_append_child(w, n);
+		n = w;
+	}
+	cmark_node_append_child(parent, n);
+}
+
+/* The title heading and its byline, as the default template wrote them
+ * before {{title_block}} existed: Markdown and HTML are unchanged. */
+void tb_rsummary_title_block(tb_report *r, cmark_node *into)
+{
+	const tb_scenario *sc = r->sc;
+	tb_rblock_new(r, TB_BLOCK_TITLE, into);
+	cmark_node *node = cmark_node_last_child(into);
+	cmark_node *h = cmark_node_new(CMARK_NODE_HEADING);
+	cmark_node_set_heading_level(h, 1);
+	S_add_text(h, CMARK_NODE_TEXT, r->meta.title && *r->meta.title ? r->meta.title : "n/a");
+	cmark_node_append_child(node, h);
+	if (sc->author && *sc->author) {
+		cmark_node *p = cmark_node_new(CMARK_NODE_PARAGRAPH);
+		S_add_text(p, CMARK_NODE_STRONG, "Author:");
+		S_add_text(p, CMARK_NODE_TEXT, " ");
+		S_add_text(p, CMARK_NODE_TEXT, sc->author);
+		cmark_node_append_child(node, p);
+	}
+	cmark_node *p = cmark_node_new(CMARK_NODE_PARAGRAPH);
+	S_add_text(p, CMARK_NODE_STRONG, "Date:");
+	S_add_text(p, CMARK_NODE_TEXT, " ");
+	S_add_text(p, CMARK_NODE_TEXT, r->date);
+	S_add_text(p, CMARK_NODE_TEXT, " \xC2\xB7 ");
+	S_add_text(p, CMARK_NODE_STRONG, "Tool:");
+	S_add_text(p, CMARK_NODE_TEXT, " trainbudget " TB_VERSION " \xC2\xB7 ");
+	S_add_text(p, CMARK_NODE_STRONG, "Scenario:");
+	S_add_text(p, CMARK_NODE_TEXT, " ");
+	S_add_text(p, CMARK_NODE_CODE, sc->name && *sc->name ? sc->name : "n/a");
+	S_add_text(p, CMARK_NODE_TEXT, ", SHA-256 ");
+	S_add_text(p, CMARK_NODE_CODE, sc->sha256[0] ? sc->sha256 : "n/a");
+	cmark_node_append_child(node, p);
+	/* The hash is of the file as written; --set changed what was priced.
+	 * Outside the title block, so the PDF (which draws its own title block
+	 * from the meta) shows it on the first page too. */
+	if (sc->nsets > 0) {
+		cmark_node *q = cmark_node_new(CMARK_NODE_PARAGRAPH);
+		S_add_text(q, CMARK_NODE_STRONG, "Overrides:");
+		for (size_t i = 0; i < sc->nsets; i++) {
+			S_add_text(q, CMARK_NODE_TEXT, i ? ", " : " ");
+			S_add_text(q, CMARK_NODE_CODE, sc->sets[i] ? sc->sets[i] : "");
+		}
+		S_add_text(q, CMARK_NODE_TEXT, " (applied with --set after the file was read: "
+		           "the SHA-256 is of the file without them)");
+		cmark_node_append_child(into, q);
+	}
+}
+
+/* The verdict and key-figure tables, inside one block the PDF draws as its
+ * coloured verdict box. */
+void tb_rsummary_verdict_block(tb_report *r, cmark_node *into)
+{
+	tb_rblock_new(r, TB_BLOCK_VERDICT, into);
+	cmark_node *node = cmark_node_last_child(into);
+	tb_block *t1 = tb_rblock_new(r, TB_BLOCK_TABLE, node);
+	S_table_verdict(r, &t1->table);
+	tb_block *t2 = tb_rblock_new(r, TB_BLOCK_TABLE, node);
+	S_table_key(r, &t2->table);
+}
