@@ -1,0 +1,501 @@
+/* risk.c: Monte Carlo over the MFU band, the price band and the failures.
+ *
+ * The model is in risk.h and docs/formulas.md.  Everything here is written
+ * out rather than taken from a library so that the figures are the same on
+ * every machine: the generator (xoshiro256**), the Poisson sampler (PTRS),
+ * the inverse normal CDF (Acklam) and the sort. */
+#include "trainbudget/risk.h"
+
+#include <math.h>
+#include <string.h>
+
+#define S_SECONDS_PER_DAY 86400.0
+#define S_SECONDS_PER_HOUR 3600.0
+#define S_SQRT2 1.41421356237309504880
+#define S_SQRT2PI 2.50662827463100050242
+#define S_LN_SQRT2PI 0.91893853320467274178
+
+/* ---- the generator ------------------------------------------------------- */
+
+static uint64_t S_splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static uint64_t S_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+void tb_rng_seed(tb_rng *r, uint64_t seed)
+{
+	uint64_t x = seed;
+	for (int i = 0; i < 4; i++)
+		r->s[i] = S_splitmix64(&x);
+}
+
+uint64_t tb_rng_next(tb_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t out = S_rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = S_rotl(s[3], 45);
+	return out;
+}
+
+double tb_rng_uniform(tb_rng *r)
+{
+	/* The top 53 bits, centred in their slot: (k + 0.5) / 2^53 is never
+	 * 0 or 1, so log() and the inverse CDFs need no guard. */
+	return ((double)(tb_rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+/* log(k!) : exact sums below 16, Stirling's series above (error < 1e-12). */
+static double S_log_factorial(double k)
+{
+	if (k < 16) {
+		double s = 0;
+		for (int i = 2; i <= (int)k; i++)
+			s += log((double)i);
+		return s;
+	}
+	double n = k + 1, n2 = n * n;
+	return (n - 0.5) * log(n) - n + S_LN_SQRT2PI +
+	       (1.0 / 12 - (1.0 / 360 - 1.0 / (1260 * n2)) / n2) / n;
+}
+
+double tb_rng_poisson(tb_rng *r, double mean)
+{
+	if (!(mean > 0) || !isfinite(mean))
+		return 0;
+	if (mean < 10) {
+		/* Inversion: walk the CDF from 0. */
+		double u = tb_rng_uniform(r);
+		double p = exp(-mean), cdf = p;
+		double k = 0;
+		while (u > cdf && k < 200) {
+			k += 1;
+			p *= mean / k;
+			cdf += p;
+		}
+		return k;
+	}
+	/* Hoermann 1993, "The transformed rejection method for generating
+	 * Poisson random variables", Insurance: Mathematics and Economics
+	 * 12(1): the PTRS algorithm, exact for mean >= 10. */
+	double slam = sqrt(mean), loglam = log(mean);
+	double b = 0.931 + 2.53 * slam;
+	double a = -0.059 + 0.02483 * b;
+	double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+	double vr = 0.9277 - 3.6224 / (b - 2);
+	for (;;) {
+		double u = tb_rng_uniform(r) - 0.5;
+		double v = tb_rng_uniform(r);
+		double us = 0.5 - fabs(u);
+		double k = floor((2 * a / us + b) * u + mean + 0.43);
+		if (us >= 0.07 && v <= vr)
+			return k;
+		if (k < 0 || (us < 0.013 && v > us))
+			continue;
+		if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <=
+		    -mean + k * loglam - S_log_factorial(k))
+			return k;
+	}
+}
+
+/* ---- the normal law ----------------------------------------------------- */
+
+double tb_risk_normal_cdf(double x)
+{
+	return 0.5 * erfc(-x / S_SQRT2);
+}
+
+/* Acklam's algorithm (relative error 1.15e-9), then one Halley step on
+ * erfc, which brings it to the precision of erfc itself. */
+double tb_risk_normal_quantile(double p)
+{
+	static const double a[6] = {
+		-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+		1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00
+	};
+	static const double b[5] = {
+		-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+		6.680131188771972e+01, -1.328068155288572e+01
+	};
+	static const double c[6] = {
+		-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+		-2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00
+	};
+	static const double d[4] = {
+		7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+		3.754408661907416e+00
+	};
+	const double plow = 0.02425;
+	if (!(p > 0))
+		return -HUGE_VAL;
+	if (!(p < 1))
+		return HUGE_VAL;
+	double x;
+	if (p < plow) {
+		double q = sqrt(-2 * log(p));
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	} else if (p <= 1 - plow) {
+		double q = p - 0.5, t = q * q;
+		x = (((((a[0] * t + a[1]) * t + a[2]) * t + a[3]) * t + a[4]) * t + a[5]) * q /
+		    (((((b[0] * t + b[1]) * t + b[2]) * t + b[3]) * t + b[4]) * t + 1);
+	} else {
+		double q = sqrt(-2 * log1p(-p));
+		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	}
+	/* Halley: the error of the CDF, in the tail that keeps its digits. */
+	double e = x <= 0 ? 0.5 * erfc(-x / S_SQRT2) - p
+	                  : (1 - p) - 0.5 * erfc(x / S_SQRT2);
+	double u = e * S_SQRT2PI * exp(x * x / 2);
+	return x - u / (1 + x * u / 2);
+}
+
+/* ---- distributions ------------------------------------------------------ */
+
+tb_dist tb_dist_fixed(double v)
+{
+	tb_dist d = { TB_DIST_FIXED, v, v, v, v, v };
+	return d;
+}
+
+tb_dist tb_dist_triangular(double low, double mode, double high)
+{
+	tb_dist d = { TB_DIST_TRIANGULAR, low, mode, high, low, high };
+	return d;
+}
+
+tb_dist tb_dist_normal(double mean, double sd, double lo, double hi)
+{
+	tb_dist d = { TB_DIST_NORMAL, mean, sd, 0, lo, hi };
+	return d;
+}
+
+tb_dist tb_dist_lognormal(double median, double sigma, double lo, double hi)
+{
+	tb_dist d = { TB_DIST_LOGNORMAL, median, sigma, 0, lo, hi };
+	return d;
+}
+
+static double S_clamp(double x, double lo, double hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* The normal law in standard units z, cut to [za, zb]: the p-quantile
+ * and the CDF, each through the tail that keeps its digits. */
+static double S_trunc_quantile(double za, double zb, double p)
+{
+	if (za > 0) {
+		/* Both ends in the upper tail: work with Q(z) = Phi(-z). */
+		double qa = tb_risk_normal_cdf(-za), qb = tb_risk_normal_cdf(-zb);
+		return -tb_risk_normal_quantile(qb + (1 - p) * (qa - qb));
+	}
+	double pa = tb_risk_normal_cdf(za), pb = tb_risk_normal_cdf(zb);
+	return tb_risk_normal_quantile(pa + p * (pb - pa));
+}
+
+static double S_trunc_cdf(double za, double zb, double z)
+{
+	if (z <= za)
+		return 0;
+	if (z >= zb)
+		return 1;
+	if (za > 0) {
+		double qa = tb_risk_normal_cdf(-za), qb = tb_risk_normal_cdf(-zb);
+		return (qa - tb_risk_normal_cdf(-z)) / (qa - qb);
+	}
+	double pa = tb_risk_normal_cdf(za), pb = tb_risk_normal_cdf(zb);
+	return (tb_risk_normal_cdf(z) - pa) / (pb - pa);
+}
+
+/* The law's location and spread in standard units, or false when it is
+ * degenerate (its single value is then in *only). */
+static bool S_standard(const tb_dist *d, double *za, double *zb, double *only)
+{
+	double lo = d->lo, hi = d->hi;
+	if (!(lo <= hi))
+		hi = lo;
+	if (d->kind == TB_DIST_NORMAL) {
+		*only = S_clamp(d->a, lo, hi);
+		if (!(d->b > 0) || !isfinite(d->b) || lo == hi)
+			return false;
+		*za = (lo - d->a) / d->b;
+		*zb = (hi - d->a) / d->b;
+	} else {
+		*only = S_clamp(d->a, lo, hi);
+		if (!(d->a > 0) || !(d->b > 0) || !isfinite(d->b) || lo == hi)
+			return false;
+		*za = lo > 0 ? (log(lo) - log(d->a)) / d->b : -HUGE_VAL;
+		*zb = (log(hi) - log(d->a)) / d->b;
+	}
+	/* A band cut away entirely (both ends on one side, far out) has no
+	 * mass left: take the nearer end. */
+	if (!(tb_risk_normal_cdf(*zb) - tb_risk_normal_cdf(*za) > 0) &&
+	    !(tb_risk_normal_cdf(-*za) - tb_risk_normal_cdf(-*zb) > 0)) {
+		*only = *zb <= 0 ? hi : lo;
+		return false;
+	}
+	return true;
+}
+
+double tb_dist_quantile(const tb_dist *d, double p)
+{
+	p = S_clamp(p, 0x1.0p-60, 1 - 0x1.0p-53);
+	switch (d->kind) {
+	case TB_DIST_TRIANGULAR: {
+		double a = d->a, m = d->b, c = d->c;
+		if (!(c > a))
+			return a;
+		double fm = (m - a) / (c - a);
+		if (p < fm)
+			return a + sqrt(p * (c - a) * (m - a));
+		return c - sqrt((1 - p) * (c - a) * (c - m));
+	}
+	case TB_DIST_NORMAL:
+	case TB_DIST_LOGNORMAL: {
+		double za, zb, only;
+		if (!S_standard(d, &za, &zb, &only))
+			return only;
+		double z = S_trunc_quantile(za, zb, p);
+		double x = d->kind == TB_DIST_NORMAL ? d->a + d->b * z : d->a * exp(d->b * z);
+		return S_clamp(x, d->lo, d->hi);
+	}
+	case TB_DIST_FIXED:
+	default:
+		return d->a;
+	}
+}
+
+double tb_dist_cdf(const tb_dist *d, double x)
+{
+	switch (d->kind) {
+	case TB_DIST_TRIANGULAR: {
+		double a = d->a, m = d->b, c = d->c;
+		if (!(c > a))
+			return x < a ? 0 : 1;
+		if (x <= a)
+			return 0;
+		if (x >= c)
+			return 1;
+		if (x <= m)
+			return (x - a) * (x - a) / ((c - a) * (m - a));
+		return 1 - (c - x) * (c - x) / ((c - a) * (c - m));
+	}
+	case TB_DIST_NORMAL:
+	case TB_DIST_LOGNORMAL: {
+		double za, zb, only;
+		if (!S_standard(d, &za, &zb, &only))
+			return x < only ? 0 : 1;
+		double z;
+		if (d->kind == TB_DIST_NORMAL)
+			z = (x - d->a) / d->b;
+		else
+			z = x > 0 ? (log(x) - log(d->a)) / d->b : -HUGE_VAL;
+		return S_trunc_cdf(za, zb, z);
+	}
+	case TB_DIST_FIXED:
+	default:
+		return x < d->a ? 0 : 1;
+	}
+}
+
+/* ---- order statistics --------------------------------------------------- */
+
+static void S_swap(double *x, double *y)
+{
+	double t = *x;
+	*x = *y;
+	*y = t;
+}
+
+/* Quicksort, median of three, insertion sort below 16; recursion on the
+ * smaller side only, so the depth stays under log2(n). */
+static void S_sort(double *v, long n)
+{
+	while (n > 16) {
+		long mid = n / 2;
+		if (v[mid] < v[0])
+			S_swap(&v[mid], &v[0]);
+		if (v[n - 1] < v[0])
+			S_swap(&v[n - 1], &v[0]);
+		if (v[n - 1] < v[mid])
+			S_swap(&v[n - 1], &v[mid]);
+		double pivot = v[mid];
+		long i = 0, j = n - 1;
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i >= j)
+				break;
+			S_swap(&v[i], &v[j]);
+			i++;
+			j--;
+		}
+		/* [0, j] <= pivot <= [j + 1, n) */
+		long left = j + 1, right = n - left;
+		if (left < right) {
+			S_sort(v, left);
+			v += left;
+			n = right;
+		} else {
+			S_sort(v + left, right);
+			n = left;
+		}
+	}
+	for (long i = 1; i < n; i++) {
+		double x = v[i];
+		long j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* The q-quantile of sorted v, linear between order statistics (Hyndman
+ * and Fan 1996, type 7: what R and NumPy give by default). */
+static double S_quantile(const double *v, int n, double q)
+{
+	double h = (n - 1) * q;
+	int lo = (int)floor(h);
+	if (lo >= n - 1)
+		return v[n - 1];
+	return v[lo] + (h - lo) * (v[lo + 1] - v[lo]);
+}
+
+static void S_summary(const double *v, int n, double cdf[TB_RISK_CDF_POINTS],
+                      double *hist_lo, double *hist_hi, double hist[TB_RISK_BINS])
+{
+	for (int i = 0; i < TB_RISK_CDF_POINTS; i++)
+		cdf[i] = S_quantile(v, n, (double)i / (TB_RISK_CDF_POINTS - 1));
+	*hist_lo = v[0];
+	*hist_hi = v[n - 1];
+	for (int i = 0; i < TB_RISK_BINS; i++)
+		hist[i] = 0;
+	double width = (*hist_hi - *hist_lo) / TB_RISK_BINS;
+	for (int i = 0; i < n; i++) {
+		int k = width > 0 ? (int)((v[i] - *hist_lo) / width) : 0;
+		if (k >= TB_RISK_BINS)
+			k = TB_RISK_BINS - 1;
+		if (k < 0)
+			k = 0;
+		hist[k] += 1.0 / n;
+	}
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+static _Thread_local double S_days[TB_RISK_SAMPLES_MAX];
+static _Thread_local double S_cost[TB_RISK_SAMPLES_MAX];
+
+static bool S_pos(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+/* U_1 + ... + U_n for n uniforms on (0, 1): summed while few, else from
+ * the normal limit mean n/2, variance n/12 (cut to [0, n]). */
+static double S_uniform_sum(tb_rng *r, double n)
+{
+	if (n <= 16) {
+		double s = 0;
+		for (int i = 0; i < (int)n; i++)
+			s += tb_rng_uniform(r);
+		return s;
+	}
+	double z = tb_risk_normal_quantile(tb_rng_uniform(r));
+	return S_clamp(n / 2 + sqrt(n / 12) * z, 0, n);
+}
+
+void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
+{
+	memset(out, 0, sizeof *out);
+	int n = in->samples > 0 ? in->samples : TB_RISK_SAMPLES;
+	if (n > TB_RISK_SAMPLES_MAX)
+		n = TB_RISK_SAMPLES_MAX;
+	out->samples = n;
+	out->seed = in->seed ? in->seed : TB_RISK_SEED;
+	out->has_deadline = in->has_deadline;
+	out->has_budget = in->has_budget;
+	out->finishes = in->failure_overhead < 1;
+
+	double rate = in->gpus * in->peak_flops_per_gpu;   /* FLOP/s at MFU 1 */
+	if (!S_pos(in->flops) || !S_pos(rate) || !out->finishes)
+		return;
+	double lambda = S_pos(in->failure_rate_per_s) ? in->failure_rate_per_s : 0;
+	double ckpt = in->checkpoint_overhead > 0 ? in->checkpoint_overhead : 0;
+	double keep = 1 - (in->failure_overhead > 0 ? in->failure_overhead : 0);
+	double restart = in->restart_s > 0 ? in->restart_s : 0;
+	double segment = in->segment_s > 0 ? in->segment_s : 0;
+	double gpu_h_per_s = in->gpus / S_SECONDS_PER_HOUR;
+
+	/* One stream per source of uncertainty, so that the MFU and price
+	 * draws of sample i are the same in every scenario, however many
+	 * numbers the failures of another scenario consumed. */
+	tb_rng rng_mfu, rng_price, rng_fail;
+	tb_rng_seed(&rng_mfu, out->seed);
+	tb_rng_seed(&rng_price, out->seed ^ UINT64_C(0x5052494345));      /* "PRICE" */
+	tb_rng_seed(&rng_fail, out->seed ^ UINT64_C(0x4641494c53));       /* "FAILS" */
+	double sum_days = 0, sum_cost = 0, sum_failures = 0;
+	int meets = 0, within = 0;
+	for (int i = 0; i < n; i++) {
+		/* Stratified: slice i of the MFU band's probability. */
+		double u = tb_dist_quantile(&in->mfu, (i + tb_rng_uniform(&rng_mfu)) / n);
+		double price = tb_dist_quantile(&in->price, tb_rng_uniform(&rng_price));
+		if (!S_pos(u)) {
+			out->known = false;
+			return;
+		}
+		double wc = in->flops / (rate * u) * (1 + ckpt);
+		double t = wc;
+		if (lambda > 0) {
+			double failures = tb_rng_poisson(&rng_fail, lambda * wc / keep);
+			t += failures * restart + segment * S_uniform_sum(&rng_fail, failures);
+			sum_failures += failures;
+		}
+		double cost = t * gpu_h_per_s * (price > 0 ? price : 0);
+		if (!isfinite(t) || !isfinite(cost))
+			return;
+		S_days[i] = t / S_SECONDS_PER_DAY;
+		S_cost[i] = cost;
+		sum_days += S_days[i];
+		sum_cost += cost;
+		meets += in->has_deadline && t <= in->deadline_s;
+		within += in->has_budget && cost <= in->budget;
+	}
+	out->known = isfinite(sum_days) && isfinite(sum_cost);
+	if (!out->known)
+		return;
+	out->days_mean = sum_days / n;
+	out->cost_mean = sum_cost / n;
+	out->failures_mean = sum_failures / n;
+	out->p_meets_deadline = in->has_deadline ? (double)meets / n : 0;
+	out->p_within_budget = in->has_budget ? (double)within / n : 0;
+
+	S_sort(S_days, n);
+	S_sort(S_cost, n);
+	out->days_p10 = S_quantile(S_days, n, 0.10);
+	out->days_p50 = S_quantile(S_days, n, 0.50);
+	out->days_p90 = S_quantile(S_days, n, 0.90);
+	out->cost_p10 = S_quantile(S_cost, n, 0.10);
+	out->cost_p50 = S_quantile(S_cost, n, 0.50);
+	out->cost_p90 = S_quantile(S_cost, n, 0.90);
+	out->budget_p90 = out->cost_p90;
+	S_summary(S_days, n, out->days_cdf, &out->days_hist_lo, &out->days_hist_hi, out->days_hist);
+	S_summary(S_cost, n, out->cost_cdf, &out->cost_hist_lo, &out->cost_hist_hi, out->cost_hist);
+}
