@@ -15,6 +15,42 @@
 #include "deriv.h"
 #include "trainbudget/budget.h"
 
+/* A shaped model reduced to what the calculators count (params.c).
+ * Layers come in kinds that differ only in a few terms (dense or MoE MLP,
+ * global or local attention); each term is given per layer of its kind,
+ * with the number of layers of that kind.  `_w` counts matrix weights
+ * (2 FLOP per token each, forward), `_v` vectors (biases and norm scales:
+ * no matmul), `_rc` the sum of rows + columns over the matrices (the
+ * state Adafactor keeps).  For a plain decoder every count equals the
+ * formula params.c used before the kinds existed. */
+typedef struct tb_arch {
+	double L, L_moe, L_dense, L_local;
+	double E, k;            /* routed experts per MoE layer, per token; 1, 1 dense */
+	double h, V;
+	double attn_w, attn_v, attn_rc;
+	double dense_w, dense_v, dense_rc;      /* a dense MLP of ffn_hidden */
+	double expert_w, expert_v, expert_rc;   /* one routed expert */
+	double shared_w, shared_v, shared_rc;   /* shared expert(s) and their gate */
+	double router_w, router_v, router_rc;
+	double norm_v;          /* the norms of one layer */
+	double final_norm;
+	double H;               /* query heads */
+	double d_qk, d_v;       /* per-head width of the scores and of the values */
+	double f_dense, f_expert, f_shared;     /* MLP widths */
+	double mlp_mats;        /* matrices per MLP: 3 gated, 2 plain */
+	double kv_elems;        /* cached elements per token per layer (K and V, or MLA's latent) */
+	double window;          /* local span in tokens; 0 = none */
+	bool mla, chunked;
+} tb_arch;
+
+void tb_calc_arch(const tb_model *m, tb_arch *a);             /* params.c */
+
+/* Keys per query a layer's scores span over a sequence of T tokens: the
+ * whole square (c = 1) or its causal half (c = 1/2) for a global layer;
+ * for a local one, the band it can see (docs/formulas.md, Compute). */
+double tb_calc_keys_global(double T, bool causal);           /* flops.c */
+double tb_calc_keys_local(const tb_arch *a, double T, bool causal);
+
 void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
 void tb_flops_compute(const tb_inputs *in, tb_budget *b);    /* flops.c */
 void tb_memory_compute(const tb_inputs *in, tb_budget *b);   /* memory.c */

@@ -16,8 +16,36 @@
 
 static const char S_src_6nd[] =
 	"Kaplan et al. 2020, arXiv:2001.08361, Sec. 2.1 (C = 6ND)";
+static const char S_src_local[] =
+	"PaLM App. B per layer, with d_qk + d_v for 2d (MLA: DeepSeek-V2, arXiv:2405.04434); "
+	"local layers count the keys they can see (docs/formulas.md, Compute)";
 static const char S_src_op[] =
 	"PaLM (Chowdhery et al. 2022) App. B: 6N + 12LHQT; Korthikanti et al. 2022 App. A Eq. (7)";
+
+double tb_calc_keys_global(double T, bool causal)
+{
+	return causal ? T / 2 : T;
+}
+
+/* A sliding window of w sees min(i, w) keys at position i: over T tokens
+ * that is the band T*w - w^2/2 (the triangle of the first w positions
+ * cut off), w - w^2/(2T) per query; "full" counts the whole strip of w
+ * per query, as MaxText does for Gemma 2's local layers.  Chunks of C
+ * attend within themselves: n = floor(T/C) full chunks and a rest r give
+ * n*C^2 + r^2 pairs in full, half of that causal.  Both meet the global
+ * count when the span reaches T. */
+double tb_calc_keys_local(const tb_arch *a, double T, bool causal)
+{
+	double w = a->window;
+	if (w <= 0 || w >= T || T <= 0)
+		return tb_calc_keys_global(T, causal);
+	if (a->chunked) {
+		double n = floor(T / w), r = T - n * w;
+		double pairs = n * w * w + r * r;
+		return (causal ? pairs / 2 : pairs) / T;
+	}
+	return causal ? w - w * w / (2 * T) : w;
+}
 
 void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 {
@@ -36,36 +64,48 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		tb_budget_warn(b, "Operator-level FLOPs use 6N: the model has only a "
 		                  "parameter count, so the attention term is not known");
 	} else {
-		double L = (double)m->layers, h = (double)m->hidden;
-		double H = (double)m->heads, K = (double)m->kv_heads;
-		double dh = (double)m->head_dim, f = (double)m->ffn_hidden;
-		double V = (double)m->vocab, T = (double)in->training.seq_len;
-		double k = 1, router = 0;
-		if (m->experts > 1) {
-			k = (double)m->experts_per_token;
-			if (k < 1)
-				k = 1;
-			router = h * (double)m->experts;
+		tb_arch a;
+		tb_calc_arch(m, &a);
+		double T = (double)in->training.seq_len;
+		bool causal = in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL;
+		double kg = tb_calc_keys_global(T, causal);
+		double kl = a.L_local > 0 ? tb_calc_keys_local(&a, T, causal) : 0;
+		double layers_w = a.L * a.attn_w + a.L_dense * a.dense_w +
+		                  a.L_moe * (a.k * a.expert_w + a.shared_w + a.router_w);
+
+		fl->fwd_logits_per_token = 2 * a.V * a.h;
+		fl->fwd_matmul_per_token = 2 * layers_w + fl->fwd_logits_per_token;
+		/* scores: d_qk per key; context: d_v per key; 2 FLOP each */
+		fl->fwd_attention_per_token = 2 * a.H * (a.d_qk + a.d_v) *
+		                              ((a.L - a.L_local) * kg + a.L_local * kl);
+
+		tb_deriv *d;
+		if (a.L_local <= 0 && !a.mla) {
+			d = tb_budget_add_deriv(b, "flops.fwd_attention_per_token",
+				"Attention score and context FLOPs per token, forward", "F_attn",
+				"c * 4 * L * H * d * T",
+				"PaLM App. B (full square, c = 1); causal c = 1/2 as FlashAttention (Dao et al. 2022) counts",
+				fl->fwd_attention_per_token, "FLOP");
+			tb_deriv_add_var(d, "c", "1 full square, 1/2 causal", causal ? 0.5 : 1, "");
+			tb_deriv_add_var(d, "L", "layers", a.L, "");
+			tb_deriv_add_var(d, "H", "query heads", a.H, "");
+			tb_deriv_add_var(d, "d", "head dimension", a.d_qk, "");
+			tb_deriv_add_var(d, "T", "sequence length", T, "tokens");
+		} else {
+			d = tb_budget_add_deriv(b, "flops.fwd_attention_per_token",
+				"Attention score and context FLOPs per token, forward", "F_attn",
+				"2 * H * (d_qk + d_v) * ((L - L_w) * c * T + L_w * T_w)",
+				S_src_local, fl->fwd_attention_per_token, "FLOP");
+			tb_deriv_add_var(d, "H", "query heads", a.H, "");
+			tb_deriv_add_var(d, "d_qk", "per-head query/key width", a.d_qk, "");
+			tb_deriv_add_var(d, "d_v", "per-head value width", a.d_v, "");
+			tb_deriv_add_var(d, "L", "layers", a.L, "");
+			tb_deriv_add_var(d, "L_w", a.chunked ? "layers attending within chunks"
+			                                   : "layers with a sliding window", a.L_local, "");
+			tb_deriv_add_var(d, "c", "1 full square, 1/2 causal", causal ? 0.5 : 1, "");
+			tb_deriv_add_var(d, "T", "sequence length", T, "tokens");
+			tb_deriv_add_var(d, "T_w", "keys per query in a local layer", kl, "tokens");
 		}
-		double nmat = m->mlp == TB_MLP_GATED ? 3 : 2;
-		double attn_w = h * (H + 2 * K) * dh + H * dh * h;
-		double mlp_w = k * nmat * h * f + router;
-		double half = in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL ? 0.5 : 1;
-
-		fl->fwd_logits_per_token = 2 * V * h;
-		fl->fwd_matmul_per_token = 2 * L * (attn_w + mlp_w) + fl->fwd_logits_per_token;
-		fl->fwd_attention_per_token = half * 4 * L * H * dh * T;
-
-		tb_deriv *d = tb_budget_add_deriv(b, "flops.fwd_attention_per_token",
-			"Attention score and context FLOPs per token, forward", "F_attn",
-			"c * 4 * L * H * d * T",
-			"PaLM App. B (full square, c = 1); causal c = 1/2 as FlashAttention (Dao et al. 2022) counts",
-			fl->fwd_attention_per_token, "FLOP");
-		tb_deriv_add_var(d, "c", "1 full square, 1/2 causal", half, "");
-		tb_deriv_add_var(d, "L", "layers", L, "");
-		tb_deriv_add_var(d, "H", "query heads", H, "");
-		tb_deriv_add_var(d, "d", "head dimension", dh, "");
-		tb_deriv_add_var(d, "T", "sequence length", T, "tokens");
 	}
 
 	fl->per_token_model = 3 * (fl->fwd_matmul_per_token + fl->fwd_attention_per_token);

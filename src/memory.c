@@ -15,6 +15,8 @@
  * makes the largest micro-batch that fits a cheap search. */
 #include "calc.h"
 
+#include <string.h>
+
 static const char S_src_zero[] =
 	"Rajbhandari et al. 2020 (ZeRO), arXiv:1910.02054, Sec. 3.1 and 5.1, Fig. 1";
 static const char S_src_act[] =
@@ -68,38 +70,29 @@ static void S_bytes_per_param(const tb_inputs *in, tb_bytes_per_param *bp,
  * moment, factored) and a full second moment for vectors; no first moment
  * (beta1 = 0, Shazeer & Stern 2018, Sec. 3-4).  Returns state elements per
  * parameter, or 0 when the shape is unknown. */
-static double S_adafactor_elems_per_param(const tb_model *m, double total)
+static double S_adafactor_elems_per_param(const tb_model *m, const tb_arch *a, double total)
 {
 	if (!m->has_shape || total <= 0)
 		return 0;
-	double L = (double)m->layers, h = (double)m->hidden;
-	double H = (double)m->heads, K = (double)m->kv_heads;
-	double dh = (double)m->head_dim, f = (double)m->ffn_hidden;
-	double V = (double)m->vocab;
-	double E = m->experts > 1 ? (double)m->experts : 1;
-	double nmat = m->mlp == TB_MLP_GATED ? 3 : 2;
+	double h = a->h, V = a->V;
 	double s = V + h;                                   /* embedding */
 	if (m->positions == TB_POS_LEARNED)
 		s += (double)m->max_positions + h;
 	if (!m->tied_embeddings)
 		s += V + h;
-	double layer = (h + H * dh) + 2 * (h + K * dh) + (H * dh + h);
-	layer += E * nmat * (h + f);
-	if (E > 1)
-		layer += h + E;
-	double vec_per_layer = (m->norm == TB_NORM_LAYERNORM ? 4 : 2) * h;
-	if (m->bias)
-		vec_per_layer += (H + 2 * K) * dh + h + E * ((nmat - 1) * f + h);
-	else if (m->qkv_bias)
-		vec_per_layer += (H + 2 * K) * dh;
-	s += L * (layer + vec_per_layer);
-	s += m->norm == TB_NORM_LAYERNORM ? 2 * h : h;
+	s += a->L * (a->attn_rc + a->attn_v + a->norm_v);
+	s += a->L_dense * (a->dense_rc + a->dense_v);
+	s += a->L_moe * (a->E * (a->expert_rc + a->expert_v) + a->shared_rc + a->shared_v +
+	                 a->router_rc + a->router_v);
+	s += a->final_norm;
 	return s / total;
 }
 
 /* One layer's activations for micro-batch 1 under `mode`; fills the
- * inventory when items != NULL. */
-static double S_act_layer(const tb_inputs *in, tb_checkpointing mode,
+ * inventory when items != NULL.  Layers of different kinds (dense or MoE
+ * MLP, global or local attention) are averaged: an item present in only
+ * some layers is weighted by their share, and its shape says so. */
+static double S_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointing mode,
                           tb_act_item *items, int *n)
 {
 	const tb_model *m = &in->model;
@@ -114,6 +107,10 @@ static double S_act_layer(const tb_inputs *in, tb_checkpointing mode,
 	double sbh = s * bsz * h;
 	double total = 0;
 	int cnt = 0;
+	/* the pre-existing inventory, unchanged for a plain decoder */
+	bool plain_mlp = ar->L_moe <= 0 ||
+	                 (ar->L_dense <= 0 && ar->f_shared <= 0 && ar->f_expert == f);
+	bool sandwich = m->norms_per_layer >= 4;
 
 #define S_ITEM(nm, shp, val) do { \
 		double v_ = (val); \
@@ -130,34 +127,98 @@ static double S_act_layer(const tb_inputs *in, tb_checkpointing mode,
 	} else {
 		S_ITEM("attention norm: input", "2*s*b*h", 2 * sbh * rep);
 		S_ITEM("attention: QKV projection input", "2*s*b*h", 2 * sbh * rep);
-		S_ITEM("attention: Q and K", "2*s*b*(a+k_h)*d/t", 2 * s * bsz * (a + K) * dh / t);
-		S_ITEM("attention: V", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
+		if (ar->mla) {
+			/* the latents come from replicated down-projections: not split by t */
+			double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
+			if (rq > 0) {
+				S_ITEM("MLA: query latent, norm input", "2*s*b*r_q", 2 * s * bsz * rq);
+				S_ITEM("MLA: query latent, up-projection input", "2*s*b*r_q", 2 * s * bsz * rq);
+			}
+			S_ITEM("MLA: key/value latent, norm input", "2*s*b*r_kv", 2 * s * bsz * rkv);
+			S_ITEM("MLA: key/value latent, up-projection input", "2*s*b*r_kv", 2 * s * bsz * rkv);
+			S_ITEM("attention: Q and K", "4*s*b*a*d_qk/t", 4 * s * bsz * a * ar->d_qk / t);
+			S_ITEM("attention: V", "2*s*b*a*d_v/t", 2 * s * bsz * a * ar->d_v / t);
+		} else {
+			if (m->qk_norm != TB_QKNORM_NONE)
+				S_ITEM("attention: q/k norm inputs", "2*s*b*(a+k_h)*d/t",
+				       2 * s * bsz * (a + K) * dh / t);
+			S_ITEM("attention: Q and K", "2*s*b*(a+k_h)*d/t", 2 * s * bsz * (a + K) * dh / t);
+			S_ITEM("attention: V", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
+		}
 		if (tr->flash_attention) {
 			S_ITEM("attention: softmax statistics (fp32, flash)", "4*a*s*b/t",
 			       4 * a * s * bsz / t);
-		} else if (mode == TB_CKPT_NONE) {
+		} else if (mode == TB_CKPT_NONE && ar->L_local <= 0) {
 			S_ITEM("attention: softmax output", "2*a*s^2*b/t", 2 * a * s * s * bsz / t);
 			if (tr->dropout) {
 				S_ITEM("attention: softmax dropout mask", "a*s^2*b/t", a * s * s * bsz / t);
 				S_ITEM("attention: dropout output", "2*a*s^2*b/t", 2 * a * s * s * bsz / t);
 			}
+		} else if (mode == TB_CKPT_NONE) {
+			/* a local layer keeps the scores of the keys it sees */
+			double span = ar->window < s ? ar->window : s;
+			double skv = ((ar->L - ar->L_local) * s + ar->L_local * span) / ar->L;
+			S_ITEM("attention: softmax output", "2*a*s*s_kv*b/t (s_kv: mean keys kept)",
+			       2 * a * s * skv * bsz / t);
+			if (tr->dropout) {
+				S_ITEM("attention: softmax dropout mask", "a*s*s_kv*b/t", a * s * skv * bsz / t);
+				S_ITEM("attention: dropout output", "2*a*s*s_kv*b/t", 2 * a * s * skv * bsz / t);
+			}
 		}
-		S_ITEM("attention: output projection input", "2*s*b*a*d/t", 2 * s * bsz * a * dh / t);
+		if (ar->mla)
+			S_ITEM("attention: output projection input", "2*s*b*a*d_v/t", 2 * s * bsz * a * ar->d_v / t);
+		else
+			S_ITEM("attention: output projection input", "2*s*b*a*d/t", 2 * s * bsz * a * dh / t);
 		if (tr->dropout)
 			S_ITEM("attention: output dropout mask", "s*b*h", sbh * rep);
+		if (sandwich)
+			S_ITEM("post-attention norm: input", "2*s*b*h", 2 * sbh * rep);
 		S_ITEM("MLP norm: input", "2*s*b*h", 2 * sbh * rep);
-		S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep * k);
-		if (m->mlp == TB_MLP_GATED) {
-			S_ITEM("MLP: gate and up outputs", "4*s*b*f/t (x k)", 4 * s * bsz * f / t * k);
-			S_ITEM("MLP: gated product (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * f / t * k);
+		if (plain_mlp) {
+			double fm = ar->L_moe > 0 ? ar->f_expert : f;
+			S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep * k);
+			if (m->mlp == TB_MLP_GATED) {
+				S_ITEM("MLP: gate and up outputs", "4*s*b*f/t (x k)", 4 * s * bsz * fm / t * k);
+				S_ITEM("MLP: gated product (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * fm / t * k);
+			} else {
+				S_ITEM("MLP: activation input", "2*s*b*f/t (x k)", 2 * s * bsz * fm / t * k);
+				S_ITEM("MLP: activation output (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * fm / t * k);
+			}
+			if (tr->dropout)
+				S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
+			if (m->experts > 1)
+				S_ITEM("MoE: router logits (fp32)", "4*s*b*E", 4 * s * bsz * (double)m->experts);
 		} else {
-			S_ITEM("MLP: activation input", "2*s*b*f/t (x k)", 2 * s * bsz * f / t * k);
-			S_ITEM("MLP: activation output (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * f / t * k);
+			double wd = ar->L_dense / ar->L, wm = ar->L_moe / ar->L;
+			double fe = ar->f_expert, fs = ar->f_shared;
+			bool gated = m->mlp == TB_MLP_GATED;
+			if (wd > 0) {
+				S_ITEM("dense MLP: first linear input", "2*s*b*h x L_d/L", 2 * sbh * rep * wd);
+				S_ITEM(gated ? "dense MLP: gate and up outputs" : "dense MLP: activation input",
+				       gated ? "4*s*b*f/t x L_d/L" : "2*s*b*f/t x L_d/L",
+				       (gated ? 4 : 2) * s * bsz * f / t * wd);
+				S_ITEM(gated ? "dense MLP: gated product (down input)" : "dense MLP: activation output",
+				       "2*s*b*f/t x L_d/L", 2 * s * bsz * f / t * wd);
+			}
+			if (fs > 0) {
+				/* the router's input, also the shared expert's */
+				S_ITEM("MoE: router and shared-expert input", "2*s*b*h x L_moe/L", 2 * sbh * rep * wm);
+				S_ITEM(gated ? "MoE: shared expert gate and up outputs" : "MoE: shared expert activation input",
+				       gated ? "4*s*b*f_s/t x L_moe/L" : "2*s*b*f_s/t x L_moe/L",
+				       (gated ? 4 : 2) * s * bsz * fs / t * wm);
+				S_ITEM("MoE: shared expert down input", "2*s*b*f_s/t x L_moe/L", 2 * s * bsz * fs / t * wm);
+			}
+			S_ITEM("MoE: routed copies of the input", "2*s*b*h*k x L_moe/L", 2 * sbh * rep * k * wm);
+			S_ITEM(gated ? "MoE: experts' gate and up outputs" : "MoE: experts' activation input",
+			       gated ? "4*s*b*f_e/t*k x L_moe/L" : "2*s*b*f_e/t*k x L_moe/L",
+			       (gated ? 4 : 2) * s * bsz * fe / t * k * wm);
+			S_ITEM("MoE: experts' down input", "2*s*b*f_e/t*k x L_moe/L", 2 * s * bsz * fe / t * k * wm);
+			S_ITEM("MoE: router logits (fp32)", "4*s*b*E x L_moe/L", 4 * s * bsz * ar->E * wm);
+			if (tr->dropout)
+				S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
 		}
-		if (tr->dropout)
-			S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
-		if (m->experts > 1)
-			S_ITEM("MoE: router logits (fp32)", "4*s*b*E", 4 * s * bsz * (double)m->experts);
+		if (sandwich)
+			S_ITEM("post-MLP norm: input", "2*s*b*h", 2 * sbh * rep);
 	}
 #undef S_ITEM
 	if (n)
@@ -241,8 +302,13 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	double dd = (double)d;
 	double de = S_max(1, (double)d / (double)e);
 
+	tb_arch ar;
+	if (m->has_shape)
+		tb_calc_arch(m, &ar);
+	else
+		memset(&ar, 0, sizeof ar);
 	double ada = in->training.optimizer == TB_OPT_ADAFACTOR
-	             ? S_adafactor_elems_per_param(m, pp->total) : 0;
+	             ? S_adafactor_elems_per_param(m, &ar, pp->total) : 0;
 	S_bytes_per_param(in, &mem->bytes_per_param, ada);
 	const tb_bytes_per_param *bp = &mem->bytes_per_param;
 	if (tr->optimizer == TB_OPT_ADAFACTOR && !m->has_shape)
@@ -271,12 +337,13 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	if (m->has_shape && pp->known_breakdown) {
 		double L = (double)m->layers;
 		layers_stage = (m->layers + p - 1) / p;
-		double E = m->experts > 1 ? (double)m->experts : 1;
 		double final_norm = m->norm == TB_NORM_LAYERNORM ? 2 * (double)m->hidden : (double)m->hidden;
 		double layer_norms = S_div(pp->norm - final_norm, L);
-		double layer_expert = E > 1 ? S_div(pp->mlp - pp->router, L) : 0;
-		double layer_dense = S_div(pp->attention + pp->router, L) + layer_norms
-		                     + (E > 1 ? 0 : S_div(pp->mlp, L));
+		/* routed experts are split by expert parallelism, the rest (dense
+		 * MLPs, shared experts, routers) is not; a stage is taken to hold
+		 * the model's mix of layer kinds */
+		double layer_expert = S_div(pp->experts, L);
+		double layer_dense = S_div(pp->attention + (pp->mlp - pp->experts), L) + layer_norms;
 		double ls = (double)layers_stage;
 		double body_dense = ls * layer_dense / (double)t;
 		double body_expert = ls * layer_expert / ((double)t * (double)e);
@@ -323,7 +390,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	if (m->has_shape) {
 		for (int i = 0; i < 3; i++) {
 			bool mine = i == ck;
-			act_mode_b1[i] = S_act_layer(in, (tb_checkpointing)i,
+			act_mode_b1[i] = S_act_layer(in, &ar, (tb_checkpointing)i,
 			                             mine ? mem->act_items : NULL,
 			                             mine ? &mem->n_act_items : NULL);
 		}
@@ -429,10 +496,12 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	/* ---- KV cache ------------------------------------------------------- */
 	mem->kv_cache_known = m->has_shape;
 	if (m->has_shape) {
-		/* K and V, bf16, every layer */
-		mem->kv_cache_bytes_per_token = 2.0 * (double)m->layers * (double)m->kv_heads
-		                                * (double)m->head_dim * 2;
-		mem->kv_cache_bytes_per_sequence = mem->kv_cache_bytes_per_token * s;
+		/* bf16, every layer: K and V, or MLA's latent and rope key; a local
+		 * layer keeps at most its span of tokens */
+		double span = ar.L_local > 0 && ar.window < s ? ar.window : s;
+		mem->kv_cache_bytes_per_token = 2.0 * ar.L * ar.kv_elems;
+		mem->kv_cache_bytes_per_sequence = 2.0 * ar.kv_elems *
+		                                   ((ar.L - ar.L_local) * s + ar.L_local * span);
 	}
 
 	/* ---- the inverse question ----------------------------------------- */
@@ -480,13 +549,36 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(dv, "A_logits", "logits buffer", mem->logits_bytes, "B");
 		tb_deriv_add_var(dv, "A_ws", "full recompute: one layer rebuilt", c.ws_b1 * (double)mb, "B");
 
-		dv = tb_budget_add_deriv(b, "memory.kv_cache_per_token",
-			"KV cache per token (bf16)", "KV", "2 * L * K * d * 2",
-			"K and V per layer, 2 bytes each (serving the trained model)",
-			mem->kv_cache_bytes_per_token, "B");
-		tb_deriv_add_var(dv, "L", "layers", (double)m->layers, "");
-		tb_deriv_add_var(dv, "K", "key/value heads", (double)m->kv_heads, "");
-		tb_deriv_add_var(dv, "d", "head dimension", (double)m->head_dim, "");
+		if (ar.mla) {
+			dv = tb_budget_add_deriv(b, "memory.kv_cache_per_token",
+				"KV cache per token (bf16, multi-head latent attention)", "KV",
+				"L * (r_kv + d_r) * 2",
+				"DeepSeek-V2, arXiv:2405.04434, Sec. 2.1.2 and Table 1: the latent and the shared rope key",
+				mem->kv_cache_bytes_per_token, "B");
+			tb_deriv_add_var(dv, "L", "layers", ar.L, "");
+			tb_deriv_add_var(dv, "r_kv", "key/value latent rank", (double)m->kv_lora_rank, "");
+			tb_deriv_add_var(dv, "d_r", "rope key width", (double)m->qk_rope_dim, "");
+		} else {
+			dv = tb_budget_add_deriv(b, "memory.kv_cache_per_token",
+				"KV cache per token (bf16)", "KV", "2 * L * K * d * 2",
+				"K and V per layer, 2 bytes each (serving the trained model)",
+				mem->kv_cache_bytes_per_token, "B");
+			tb_deriv_add_var(dv, "L", "layers", (double)m->layers, "");
+			tb_deriv_add_var(dv, "K", "key/value heads", (double)m->kv_heads, "");
+			tb_deriv_add_var(dv, "d", "head dimension", (double)m->head_dim, "");
+		}
+		if (ar.L_local > 0) {
+			dv = tb_budget_add_deriv(b, "memory.kv_cache_per_sequence",
+				"KV cache per sequence (bf16; local layers keep their span)", "KV_seq",
+				"KV / L * ((L - L_w) * T + L_w * min(T, w))",
+				"a local layer attends to at most w tokens, so it caches at most w",
+				mem->kv_cache_bytes_per_sequence, "B");
+			tb_deriv_add_var(dv, "KV", "KV cache per token, every layer", mem->kv_cache_bytes_per_token, "B");
+			tb_deriv_add_var(dv, "L", "layers", ar.L, "");
+			tb_deriv_add_var(dv, "L_w", "local layers", ar.L_local, "");
+			tb_deriv_add_var(dv, "T", "sequence length", s, "tokens");
+			tb_deriv_add_var(dv, "w", ar.chunked ? "chunk" : "window", ar.window, "tokens");
+		}
 	}
 
 	dv = tb_budget_add_deriv(b, "memory.per_gpu_total",

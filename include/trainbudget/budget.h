@@ -50,13 +50,18 @@ typedef struct tb_params {
 	bool known_breakdown;   /* false for a count-only model */
 	double total, active;   /* active = per token (MoE routes a subset) */
 	double embedding;       /* input token embedding (+ learned positions) */
-	double attention;       /* q, k, v, o (+ their biases), all layers */
-	double mlp;             /* all experts, router included */
-	double router;
-	double norm;
+	double attention;       /* q, k, v, o (+ biases, q/k norms, MLA latent norms), all layers */
+	double mlp;             /* dense MLPs, all experts, shared experts, routers */
+	double router;          /* router matrices and biases, part of mlp */
+	double experts;         /* routed experts alone, part of mlp (expert parallelism splits them) */
+	double norm;            /* the layers' norms and the final one */
 	double output;          /* 0 when tied */
 	double position;        /* learned position table, part of embedding */
-	double per_layer;       /* total / layers, embedding excluded */
+	double per_layer;       /* the layers' parameters / layers (a mean when layers differ) */
+	/* Multi-token-prediction modules (DeepSeek-V3), which share the
+	 * embedding and the head: not in total, active, FLOPs or memory, as the
+	 * official counts leave them out and Hugging Face's model ignores them. */
+	double mtp;
 } tb_params;
 
 /* ---- compute ---------------------------------------------------------- */

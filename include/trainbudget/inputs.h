@@ -16,6 +16,15 @@
 typedef enum { TB_MLP_GATED, TB_MLP_PLAIN } tb_mlp;
 typedef enum { TB_NORM_RMSNORM, TB_NORM_LAYERNORM } tb_norm;
 typedef enum { TB_POS_ROPE, TB_POS_LEARNED, TB_POS_ALIBI, TB_POS_NONE } tb_positions;
+/* Normalisation of queries and keys before the scores: none, one vector of
+ * head_dim shared by every head (Qwen 3, Gemma 3), or one vector over all
+ * heads (OLMo 2: H*d for q, K*d for k).  Llama 4's qk norm has no weight
+ * and counts as none. */
+typedef enum { TB_QKNORM_NONE, TB_QKNORM_HEAD, TB_QKNORM_FULL } tb_qk_norm;
+/* How the local layers bound their keys: a sliding window of the last
+ * `window` tokens (Mistral, Gemma 2/3, Phi-3), or fixed chunks of `window`
+ * tokens attended within (Llama 4). */
+typedef enum { TB_LOCAL_SLIDING, TB_LOCAL_CHUNKED } tb_local_attn;
 
 /* The numeric formats a GPU table lists peaks for. */
 typedef enum {
@@ -68,6 +77,27 @@ typedef struct tb_model {
 	bool tied_embeddings;
 	bool bias;              /* biases on every linear layer */
 	bool qkv_bias;          /* biases on q, k, v only */
+
+	/* Architecture details, all zero for the plain decoder above (every
+	 * preset before them): the calculators then reduce to the formulas
+	 * they had before.  docs/formulas.md has each one's counts. */
+	tb_qk_norm qk_norm;
+	int64_t norms_per_layer;   /* norm vectors per layer; 0 means 2 (Gemma 2/3: 4, pre and post) */
+	int64_t window;            /* local attention span in tokens; 0 = every layer global */
+	int64_t window_layers;     /* layers that use it (the rest attend globally) */
+	tb_local_attn local_attn;
+	/* Multi-head latent attention (DeepSeek-V2/V3), on when kv_lora_rank > 0:
+	 * q through a q_lora_rank latent (0: one h x H*(dn+dr) matrix), k and v
+	 * through a kv_lora_rank latent plus one shared rope key of dr. */
+	int64_t q_lora_rank, kv_lora_rank;
+	int64_t qk_nope_dim, qk_rope_dim, v_head_dim;
+	/* Mixture-of-experts structure beyond Mixtral's (experts > 1 only). */
+	int64_t expert_ffn_hidden; /* a routed expert's width; 0 = ffn_hidden */
+	int64_t dense_layers;      /* layers with a dense MLP of ffn_hidden instead of experts */
+	int64_t shared_ffn_hidden; /* always-on shared expert(s), their total width; 0 = none */
+	bool shared_expert_gate;   /* Qwen2-MoE: a sigmoid gate (h x 1) on the shared expert */
+	bool router_bias;          /* one bias per expert on the router (DeepSeek-V3) */
+	int64_t mtp_modules;       /* multi-token-prediction modules: counted apart, never in N */
 } tb_model;
 
 typedef struct tb_training {
