@@ -57,7 +57,7 @@ void tb_calc_arch(const tb_model *m, tb_arch *a)
 		a->attn_w += h * (rkv + dr) + rkv * H * (dn + dv) + H * dv * h;
 		a->attn_v += rkv;
 		a->attn_rc += (h + rkv + dr) + (rkv + H * (dn + dv)) + (H * dv + h);
-		if (m->bias || m->qkv_bias)  /* DeepSeek's attention_bias: q_a, kv_a and o */
+		if (m->bias || m->qkv_bias || m->attn_bias)  /* DeepSeek's attention_bias: q_a, kv_a and o */
 			a->attn_v += (rq > 0 ? rq : 0) + rkv + dr + h;
 		a->d_qk = dq;
 		a->d_v = dv;
@@ -67,7 +67,7 @@ void tb_calc_arch(const tb_model *m, tb_arch *a)
 		/* q (h x H*d), k and v (h x K*d), o (H*d x h) */
 		a->attn_w = h * (H + 2 * K) * d + H * d * h;
 		a->attn_rc = (h + H * d) + 2 * (h + K * d) + (H * d + h);
-		if (m->bias)
+		if (m->bias || m->attn_bias)
 			a->attn_v = (H + 2 * K) * d + h;
 		else if (m->qkv_bias)
 			a->attn_v = (H + 2 * K) * d;
@@ -81,10 +81,11 @@ void tb_calc_arch(const tb_model *m, tb_arch *a)
 
 	/* ---- MLPs ----------------------------------------------------------- */
 	double nm = m->mlp == TB_MLP_GATED ? 3 : 2;
+	bool mb = m->bias || m->mlp_bias;
 	a->mlp_mats = nm;
 	a->f_dense = f;
 	a->dense_w = nm * h * f;
-	a->dense_v = m->bias ? (nm - 1) * f + h : 0;
+	a->dense_v = mb ? (nm - 1) * f + h : 0;
 	a->dense_rc = nm * (h + f);
 	if (moe) {
 		double fe = m->expert_ffn_hidden > 0 ? (double)m->expert_ffn_hidden : f;
@@ -92,11 +93,11 @@ void tb_calc_arch(const tb_model *m, tb_arch *a)
 		a->f_expert = fe;
 		a->f_shared = fs;
 		a->expert_w = nm * h * fe;
-		a->expert_v = m->bias ? (nm - 1) * fe + h : 0;
+		a->expert_v = mb ? (nm - 1) * fe + h : 0;
 		a->expert_rc = nm * (h + fe);
 		if (fs > 0) {
 			a->shared_w = nm * h * fs;
-			a->shared_v = m->bias ? (nm - 1) * fs + h : 0;
+			a->shared_v = mb ? (nm - 1) * fs + h : 0;
 			a->shared_rc = nm * (h + fs);
 			if (m->shared_expert_gate) {
 				a->shared_w += h;
@@ -118,7 +119,7 @@ void tb_calc_arch(const tb_model *m, tb_arch *a)
 static bool S_plain(const tb_model *m)
 {
 	bool moe = m->experts > 1;
-	return m->kv_lora_rank <= 0 && m->qk_norm == TB_QKNORM_NONE &&
+	return m->kv_lora_rank <= 0 && m->qk_norm == TB_QKNORM_NONE && !m->attn_bias && !m->mlp_bias &&
 	       (m->norms_per_layer == 0 || m->norms_per_layer == 2) &&
 	       (!moe || ((m->expert_ffn_hidden == 0 || m->expert_ffn_hidden == m->ffn_hidden) &&
 	                 m->dense_layers == 0 && m->shared_ffn_hidden == 0 && !m->router_bias));
@@ -323,12 +324,11 @@ void tb_params_compute(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(d, "P_layer", "one transformer layer, as the last one", layer, "");
 		tb_deriv_add_var(d, "h", "hidden size", h, "");
 		tb_deriv_add_var(d, "P_norm_f", "one norm", a.final_norm, "");
-		tb_budget_warn(b, "The model's %lld multi-token-prediction module%s (%.2fB parameters) "
-		                  "%s not counted: parameters, FLOPs and memory are the main model's, "
-		                  "as its official count is; training with %s adds about %.1f%% to the "
-		                  "layers' parameters",
+		tb_budget_warn(b, "%lld multi-token-prediction module%s (%.2fB parameters) not counted: "
+		                  "parameters, FLOPs and memory are the main model's, as in its official "
+		                  "count (training %s adds about %.1f%%)",
 		               (long long)m->mtp_modules, m->mtp_modules == 1 ? "" : "s", p->mtp / 1e9,
-		               m->mtp_modules == 1 ? "is" : "are", m->mtp_modules == 1 ? "it" : "them",
+		               m->mtp_modules == 1 ? "it" : "them",
 		               100 * p->mtp / (p->attention + p->mlp + L * a.norm_v));
 	}
 }

@@ -77,6 +77,8 @@ typedef struct tb_model {
 	bool tied_embeddings;
 	bool bias;              /* biases on every linear layer */
 	bool qkv_bias;          /* biases on q, k, v only */
+	bool attn_bias;         /* biases on q, k, v and o (Llama-style attention_bias) */
+	bool mlp_bias;          /* biases on the MLP's matrices only (Llama-style mlp_bias) */
 
 	/* Architecture details, all zero for the plain decoder above (every
 	 * preset before them): the calculators then reduce to the formulas
