@@ -230,3 +230,114 @@ Test(flops, no_nan_for_empty_inputs)
 	cr_expect(B.flops.model_over_6n == 0);
 	cr_expect(isfinite(B.flops.per_token_model));
 }
+
+/* ---- local attention and MLA ------------------------------------------ */
+
+/* Gemma-2-9B (config.json: 42 layers, 16 heads of 256, window 4096 on
+ * every other layer) at 8,192 tokens.  MaxText's
+ * calculate_gemma2_tflops_training_per_device counts, per local/global
+ * pair of layers and per sequence, 4*T^2*H*d + 4*T*min(w, T)*H*d before
+ * halving for causality: the full-square convention here is that count. */
+static void gemma2_9b(tb_inputs *in, int64_t T)
+{
+	base(in);
+	shape(in, 42, 3584, 16, 8, 256, 14336, 256000, T);
+	in->model.mlp = TB_MLP_GATED;
+	in->model.norm = TB_NORM_RMSNORM;
+	in->model.norms_per_layer = 4;
+	in->model.tied_embeddings = true;
+	in->model.window = 4096;
+	in->model.window_layers = 21;
+	in->training.tokens = 1e9;
+}
+
+Test(flops, local_layers_as_maxtext_counts_them)
+{
+	tb_inputs in;
+	double T = 8192, H = 16, d = 256, w = 4096;
+	gemma2_9b(&in, 8192);
+	run(&in, &B);
+	double maxtext_per_seq = 21 * (4 * T * T * H * d + 4 * T * w * H * d);
+	cr_expect(B.flops.fwd_attention_per_token == maxtext_per_seq / T, "%.6g vs %.6g",
+	          B.flops.fwd_attention_per_token, maxtext_per_seq / T);
+
+	/* causal: a window sees min(i, w) keys at position i; MaxText halves
+	 * the band as well, which counts a band that is already one-sided
+	 * twice over.  The exact mean, summed here, against w - w^2/(2T). */
+	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
+	run(&in, &B);
+	double keys = 0;
+	for (double i = 1; i <= T; i++)
+		keys += i < w ? i : w;
+	keys /= T;
+	double want = 2 * H * 2 * d * (21 * T / 2 + 21 * keys);
+	cr_expect(rel(B.flops.fwd_attention_per_token, want) < 1e-4, "%.6g vs %.6g",
+	          B.flops.fwd_attention_per_token, want);
+
+	/* a window as long as the sequence is no window */
+	gemma2_9b(&in, 4096);
+	run(&in, &B);
+	cr_expect(B.flops.fwd_attention_per_token == 4.0 * 42 * 16 * 256 * 4096);
+}
+
+Test(flops, chunked_attention_llama4)
+{
+	/* Llama 4 attends within chunks of 8,192 tokens on its rope layers
+	 * (three of every four) and over the whole sequence on the others */
+	tb_inputs in;
+	base(&in);
+	shape(&in, 48, 5120, 40, 8, 128, 16384, 202048, 20000);
+	in.model.mlp = TB_MLP_GATED;
+	in.model.window = 8192;
+	in.model.window_layers = 36;
+	in.model.local_attn = TB_LOCAL_CHUNKED;
+	in.training.tokens = 1e9;
+	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
+	run(&in, &B);
+	double T = 20000, C = 8192, keys = 0;
+	for (double i = 0; i < T; i++)
+		keys += fmod(i, C) + 1;
+	keys /= T;
+	double want = 2 * 40 * 2 * 128 * (12 * T / 2 + 36 * keys);
+	cr_expect(rel(B.flops.fwd_attention_per_token, want) < 1e-3, "%.6g vs %.6g",
+	          B.flops.fwd_attention_per_token, want);
+}
+
+/* DeepSeek-V2 (config.json: 60 layers, h 5120, 128 heads, q latent 1536,
+ * kv latent 512, 128 + 64 query/key and 128 value widths, 160 experts of
+ * 1536, 6 routed and 2 shared, the first layer dense of 12,288). */
+static void deepseek_v2(tb_inputs *in)
+{
+	base(in);
+	shape(in, 60, 5120, 128, 128, 192, 12288, 102400, 4096);
+	in->model.mlp = TB_MLP_GATED;
+	in->model.norm = TB_NORM_RMSNORM;
+	in->model.q_lora_rank = 1536;
+	in->model.kv_lora_rank = 512;
+	in->model.qk_nope_dim = 128;
+	in->model.qk_rope_dim = 64;
+	in->model.v_head_dim = 128;
+	in->model.experts = 160;
+	in->model.experts_per_token = 6;
+	in->model.expert_ffn_hidden = 1536;
+	in->model.shared_ffn_hidden = 2 * 1536;
+	in->model.dense_layers = 1;
+	in->training.tokens = 1e9;
+}
+
+Test(flops, mla_scores_context_and_two_per_weight)
+{
+	tb_inputs in;
+	deepseek_v2(&in);
+	run(&in, &B);
+	/* scores over d_n + d_r = 192 per head, context over d_v = 128 */
+	cr_expect(B.flops.fwd_attention_per_token == 2.0 * 60 * 128 * (192 + 128) * 4096);
+	/* every active matrix weight (the embedding lookup and the vectors
+	 * aside) costs 2 FLOP per token forward: Kaplan et al. 2020, Sec. 2.1 */
+	double h = 5120, V = 102400;
+	double vectors = 60 * (2 * h + 1536 + 512) + h;
+	double want = 2 * (B.params.active - V * h - vectors);
+	cr_expect(B.flops.fwd_matmul_per_token == want, "%.0f vs %.0f", B.flops.fwd_matmul_per_token, want);
+	/* the paper's "21B activated" (input embedding aside) */
+	cr_expect(fabs(B.params.active - V * h - 21e9) < 0.5e9, "%.0f", B.params.active - V * h);
+}

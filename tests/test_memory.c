@@ -433,3 +433,100 @@ Test(memory, llama_405b_as_meta_trained_it)
 	cr_expect(rel(B.memory.activations_bytes, 72544681984.0) < 1e-12,
 	          "%.0f", B.memory.activations_bytes);
 }
+
+/* ---- MLA, local layers, layer kinds ------------------------------------ */
+
+static void deepseek_v2(tb_inputs *in)
+{
+	base(in);
+	in->model.has_shape = true;
+	in->model.layers = 60; in->model.hidden = 5120; in->model.heads = 128;
+	in->model.kv_heads = 128; in->model.head_dim = 192; in->model.ffn_hidden = 12288;
+	in->model.vocab = 102400; in->model.mlp = TB_MLP_GATED;
+	in->model.q_lora_rank = 1536; in->model.kv_lora_rank = 512;
+	in->model.qk_nope_dim = 128; in->model.qk_rope_dim = 64; in->model.v_head_dim = 128;
+	in->model.experts = 160; in->model.experts_per_token = 6;
+	in->model.expert_ffn_hidden = 1536; in->model.shared_ffn_hidden = 3072;
+	in->model.dense_layers = 1;
+	in->training.dropout = false;
+	in->hardware.gpu.memory_bytes = 1e15;
+}
+
+Test(memory, mla_kv_cache_deepseek_v2_table_1)
+{
+	/* DeepSeek-V2, arXiv:2405.04434, Table 1: MLA caches (d_c + d_h^R) l
+	 * = (9/2) d_h l elements per token, "equal to GQA with only 2.25
+	 * groups"; d_c = 4 d_h = 512, d_h^R = d_h / 2 = 64, l = 60 */
+	tb_inputs in;
+	deepseek_v2(&in);
+	run(&in);
+	double dh = 128, l = 60;
+	cr_expect(B.memory.kv_cache_bytes_per_token == 2 * 4.5 * dh * l);
+	cr_expect(B.memory.kv_cache_bytes_per_token == 2 * l * 2.25 * dh * 2);
+	cr_expect(B.memory.kv_cache_bytes_per_sequence == B.memory.kv_cache_bytes_per_token * 2048);
+	/* MHA over the same 128 heads would cache 2 n_h d_h l: 56.9 times more */
+	cr_expect(rel(2.0 * 128 * dh * l * 2 / B.memory.kv_cache_bytes_per_token, 256 / 4.5) < 1e-12);
+}
+
+Test(memory, mla_latents_are_not_split_by_tensor_parallelism)
+{
+	tb_inputs in;
+	deepseek_v2(&in);
+	in.training.flash_attention = true;
+	in.parallelism.tensor = 8;
+	run(&in);
+	double s = 2048, t = 8, a = 128;
+	double kv_latent = -1, qk = -1, sum = 0;
+	for (int i = 0; i < B.memory.n_act_items; i++) {
+		const tb_act_item *it = &B.memory.act_items[i];
+		sum += it->bytes;
+		if (strcmp(it->name, "MLA: key/value latent, up-projection input") == 0)
+			kv_latent = it->bytes;
+		if (strcmp(it->name, "attention: Q and K") == 0)
+			qk = it->bytes;
+	}
+	cr_expect(kv_latent == 2 * s * 512);            /* replicated down-projection */
+	cr_expect(qk == 4 * s * a * 192 / t);
+	cr_expect(sum == B.memory.activations_per_layer_bytes);
+	/* the MLP items are the mean over 1 dense and 59 MoE layers */
+	double h = 5120, wm = 59.0 / 60, wd = 1.0 / 60;
+	double mlp = 2 * s * h * wd + 6 * s * 12288 / t * wd            /* dense */
+	           + 2 * s * h * wm + 6 * s * 3072 / t * wm             /* router and shared */
+	           + 2 * s * h * 6 * wm + 6 * s * 1536 / t * 6 * wm     /* routed copies */
+	           + 4 * s * 160 * wm;                                  /* router logits */
+	double attn = 2 * 2 * s * h + 2 * 2 * s * 1536 + 2 * 2 * s * 512
+	            + 4 * s * a * 192 / t + 2 * s * a * 128 / t + 4 * a * s / t
+	            + 2 * s * a * 128 / t;
+	double want = attn + 2 * s * h + mlp;
+	cr_expect(rel(B.memory.activations_per_layer_bytes, want) < 1e-12, "%.0f vs %.0f",
+	          B.memory.activations_per_layer_bytes, want);
+}
+
+Test(memory, local_layers_cap_kv_cache_and_scores)
+{
+	/* Gemma-2-9B at 8,192 tokens: 21 local layers keep 4,096 tokens */
+	tb_inputs in;
+	base(&in);
+	in.model.has_shape = true;
+	in.model.layers = 42; in.model.hidden = 3584; in.model.heads = 16;
+	in.model.kv_heads = 8; in.model.head_dim = 256; in.model.ffn_hidden = 14336;
+	in.model.vocab = 256000; in.model.mlp = TB_MLP_GATED; in.model.tied_embeddings = true;
+	in.model.norms_per_layer = 4; in.model.window = 4096; in.model.window_layers = 21;
+	in.training.seq_len = 8192;
+	in.training.dropout = false;
+	run(&in);
+	double per_layer = 2 * 8 * 256 * 2.0;
+	cr_expect(B.memory.kv_cache_bytes_per_token == 42 * per_layer);
+	cr_expect(B.memory.kv_cache_bytes_per_sequence == per_layer * (21 * 8192.0 + 21 * 4096.0));
+	/* no flash: the scores kept are the band's, a mean of 6,144 keys */
+	double scores = -1, post = 0;
+	for (int i = 0; i < B.memory.n_act_items; i++) {
+		if (strcmp(B.memory.act_items[i].name, "attention: softmax output") == 0)
+			scores = B.memory.act_items[i].bytes;
+		if (strstr(B.memory.act_items[i].name, "post-") == B.memory.act_items[i].name)
+			post += B.memory.act_items[i].bytes;
+	}
+	cr_expect(scores == 2 * 16 * 8192.0 * 6144);
+	/* Gemma's post-attention and post-MLP norms keep their inputs too */
+	cr_expect(post == 2 * 2 * 8192.0 * 3584);
+}
