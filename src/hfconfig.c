@@ -729,6 +729,7 @@ int tb_hfconfig_parse(const char *path, const char *text, size_t len,
 
 	m.has_shape = true;
 	m.experts_per_token = 1;
+	m.vision_not_counted = c->prefix[0] != '\0';
 	if (fam == F_GPT2)
 		S_gpt2(c, &m);
 	else

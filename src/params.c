@@ -306,6 +306,9 @@ void tb_params_compute(const tb_inputs *in, tb_budget *b)
 	else
 		S_derive_extended(b, m, &a);
 
+	if (m->vision_not_counted)
+		tb_budget_warn(b, "Language model only: the config's vision encoder and projector are "
+		                  "not counted in parameters, FLOPs or memory");
 	if (m->mtp_modules > 0) {
 		/* Each module: a layer like the last one, a projection of the
 		 * concatenated [embedding; hidden] (2h x h) and three norms (of

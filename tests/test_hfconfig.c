@@ -229,6 +229,7 @@ Test(hfconfig, gemma_3_4b_text_model_exact)
 	cr_expect_eq(m.vocab, 262208);
 	cr_expect_eq(m.window, 1024);
 	cr_expect_eq(m.window_layers, 29);      /* 34 layers, 5 global */
+	cr_expect(m.vision_not_counted);
 	tb_params p = S_count(&m)->params;
 	/* google/gemma-3-4b-it: 4,300,079,472 with the vision tower, whose
 	 * SigLIP encoder (from vision_config: patch embedding 678,528, position
@@ -348,6 +349,7 @@ Test(hfconfig, llama_4_scout_text_model_exact)
 	cr_expect_eq(m.local_attn, TB_LOCAL_CHUNKED);
 	cr_expect_eq(m.window, 8192);
 	cr_expect_eq(m.window_layers, 36);      /* rope layers; every 4th is NoPE and global */
+	cr_expect(m.vision_not_counted);
 	tb_params p = S_count(&m)->params;
 	/* meta-llama/Llama-4-Scout-17B-16E(-Instruct): 108,641,793,536 ("109B"),
 	 * with the vision encoder (34 layers of 23,807,872, embeddings and

@@ -100,6 +100,7 @@ typedef struct tb_model {
 	bool shared_expert_gate;   /* Qwen2-MoE: a sigmoid gate (h x 1) on the shared expert */
 	bool router_bias;          /* one bias per expert on the router (DeepSeek-V3) */
 	int64_t mtp_modules;       /* multi-token-prediction modules: counted apart, never in N */
+	bool vision_not_counted;   /* a multimodal config: only its language model is counted */
 } tb_model;
 
 typedef struct tb_training {
