@@ -375,6 +375,17 @@ tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
 		} else if (root->kind != TB_YAML_MAP) {
 			tb_yaml_err(&c, root, "the scenario is %s; expected a mapping with title, model, training and hardware",
 			            tb_yaml_kind_name(root));
+		} else if (tb_yaml_get(root, "model_type") && !tb_yaml_get(root, "model")) {
+			/* JSON is YAML: a config.json reads as a mapping whose every
+			 * key is unknown.  Say what the file is and where it goes. */
+			const char *base = strrchr(shown, '/');
+			base = base ? base + 1 : shown;
+			char sh[48];
+			tb_yaml_err(&c, tb_yaml_get_key(root, "model_type"),
+			            "this is a Hugging Face config.json (it has model_type), not a scenario; "
+			            "expected a scenario that uses it as model.hf_config, such as "
+			            "model: {hf_config: %s}",
+			            tb_yaml_show(shown[0] == '<' ? "config.json" : base, sh));
 		} else {
 			S_load(&c, root, sc);
 		}

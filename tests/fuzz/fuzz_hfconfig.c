@@ -27,7 +27,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = tb_hfconfig_parse("config.json", text, size, &m, &d);
 	if (rc == 0) {
 		if (!m.has_shape || m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 ||
-		    m.vocab <= 0)
+		    m.vocab <= 0 || m.head_dim <= 0 || m.kv_heads <= 0 ||
+		    m.heads % m.kv_heads != 0 || m.window < 0 || m.window_layers < 0 ||
+		    m.window_layers > m.layers || m.dense_layers < 0 ||
+		    m.dense_layers > m.layers || m.experts_per_token < 1 ||
+		    (m.experts > 1 && m.experts_per_token > m.experts) ||
+		    m.kv_lora_rank < 0 || m.q_lora_rank < 0 || m.mtp_modules < 0)
 			abort();
 	} else if (d.errors == 0) {
 		abort();

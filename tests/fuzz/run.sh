@@ -19,7 +19,7 @@ seed() {
 	mkdir -p "$c"
 	case $t in
 	scenario) set -- docs/examples/*.yaml docs/examples/*/*.yaml tests/scenarios/*.yaml tests/fixtures/*.yaml ;;
-	hfconfig) set -- docs/examples/*.json tests/scenarios/*.json tests/fixtures/*.json tests/fuzz/seeds/hfconfig/* ;;
+	hfconfig) set -- docs/examples/*.json tests/scenarios/*.json tests/fixtures/*.json tests/fixtures/hf/*.json tests/fuzz/seeds/hfconfig/* ;;
 	template|report) set -- templates/*.md tests/templates/*.md ;;
 	units)    set -- tests/fuzz/seeds/units/* ;;
 	esac
