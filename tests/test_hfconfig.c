@@ -10,6 +10,7 @@
 #include "calc.h"
 #include "trainbudget/fileio.h"
 #include "trainbudget/hfconfig.h"
+#include "trainbudget/presets.h"
 
 static int S_parse(const char *json, tb_model *m, tb_diags *d)
 {
@@ -439,5 +440,24 @@ Test(hfconfig, unknown_types_never_suggest_a_neighbour)
 		cr_expect_str_eq(got, cases[i].want, "case %zu", i);
 		free(got);
 		tb_diags_release(&d);
+	}
+}
+
+/* The presets built from these configs are the configs' models. */
+Test(hfconfig, presets_match_their_configs)
+{
+	static const struct { char preset[32], file[40]; } pairs[] = {
+		{ "qwen3-8b", "qwen3-8b.json" }, { "gemma-2-9b", "gemma-2-9b.json" },
+		{ "phi-3-mini", "phi-3-mini-4k.json" }, { "olmo-2-7b", "olmo-2-1124-7b.json" },
+		{ "qwen1.5-moe-a2.7b", "qwen1.5-moe-a2.7b.json" },
+		{ "deepseek-v2-lite", "deepseek-v2-lite.json" }, { "deepseek-v3", "deepseek-v3.json" },
+	};
+	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+		const tb_preset *p = tb_presets_find(pairs[i].preset);
+		cr_assert(p, "%s", pairs[i].preset);
+		tb_model m = S_fixture(pairs[i].file);
+		tb_model pm = p->model;
+		snprintf(pm.preset, sizeof pm.preset, "%s", "");
+		cr_expect(memcmp(&m, &pm, sizeof m) == 0, "%s differs from %s", pairs[i].preset, pairs[i].file);
 	}
 }
