@@ -91,9 +91,13 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 $(BIN): $(OBJ) $(FONTS)
 	$(CC) $(TB_CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(TB_LIBS)
 
-$(BUILD)/fonts/%.ttf: $(FONT_SRC)/%.ttf | deps
+# The Debian font is not a prerequisite: on a fresh machine it does not exist
+# until `deps` has installed it, and make, having looked for it before then,
+# would give up with "No rule to make target" (the first `make demo` did).
+# A static pattern rule with only the order-only `deps` always applies.
+$(FONTS): $(BUILD)/fonts/%.ttf: | deps
 	@mkdir -p $(@D)
-	SOURCE_DATE_EPOCH=0 /usr/bin/python3 -m fontTools.subset $< --output-file=$@.tmp \
+	SOURCE_DATE_EPOCH=0 /usr/bin/python3 -m fontTools.subset $(FONT_SRC)/$*.ttf --output-file=$@.tmp \
 	  --unicodes='$(FONT_RANGES)' --no-hinting --drop-tables+=FFTM 2>/dev/null
 	@mv $@.tmp $@
 
