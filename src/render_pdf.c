@@ -293,11 +293,27 @@ static void S_draw_para(S_pdf *st, tb_pdf_para *p, const S_para_opts *o)
 	}
 }
 
+/* The inlines under `n`, walked with cmark's iterator rather than by
+ * recursion: a template can nest emphasis and links as deep as it likes,
+ * and the style in force is kept on a stack of our own. */
 static void S_inlines(tb_pdf_para *p, cmark_node *n, unsigned style)
 {
-	for (cmark_node *c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
+	cmark_iter *it = cmark_iter_new(n);
+	unsigned *stack = NULL;
+	size_t depth = 0, cap = 0;
+	cmark_event_type ev;
+	while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+		cmark_node *c = cmark_iter_get_node(it);
+		if (c == n)
+			continue;
 		const char *lit = cmark_node_get_literal(c);
-		switch (cmark_node_get_type(c)) {
+		cmark_node_type type = cmark_node_get_type(c);
+		if (ev == CMARK_EVENT_EXIT) {
+			if (depth)
+				style = stack[--depth];
+			continue;
+		}
+		switch (type) {
 		case CMARK_NODE_TEXT:
 		case CMARK_NODE_HTML_INLINE:
 			if (lit)
@@ -313,17 +329,21 @@ static void S_inlines(tb_pdf_para *p, cmark_node *n, unsigned style)
 		case CMARK_NODE_LINEBREAK:
 			tb_pdf_para_add_break(p);
 			break;
-		case CMARK_NODE_EMPH:
-			S_inlines(p, c, style | TB_PDF_ITALIC);
-			break;
-		case CMARK_NODE_STRONG:
-			S_inlines(p, c, style | TB_PDF_BOLD);
-			break;
-		default: /* links, images (their alt text), custom inlines */
-			S_inlines(p, c, style);
+		default: /* emphasis, links, images (their alt text), custom inlines */
+			if (depth == cap) {
+				cap = cap ? cap * 2 : 16;
+				stack = tb_xrealloc(stack, cap * sizeof *stack);
+			}
+			stack[depth++] = style;
+			if (type == CMARK_NODE_EMPH)
+				style |= TB_PDF_ITALIC;
+			else if (type == CMARK_NODE_STRONG)
+				style |= TB_PDF_BOLD;
 			break;
 		}
 	}
+	free(stack);
+	cmark_iter_free(it);
 }
 
 static double S_body_x(const S_pdf *st)
@@ -736,14 +756,6 @@ static double S_min_height(S_pdf *st, cmark_node *n)
 	}
 }
 
-static void S_block(S_pdf *st, cmark_node *n);
-
-static void S_children(S_pdf *st, cmark_node *n)
-{
-	for (cmark_node *c = cmark_node_first_child(n); c; c = cmark_node_next(c))
-		S_block(st, c);
-}
-
 static void S_heading(S_pdf *st, cmark_node *n)
 {
 	int level = cmark_node_get_heading_level(n);
@@ -804,25 +816,6 @@ static void S_heading(S_pdf *st, cmark_node *n)
 	tb_buf_release(&num);
 }
 
-static void S_list(S_pdf *st, cmark_node *n)
-{
-	bool ordered = cmark_node_get_list_type(n) == CMARK_ORDERED_LIST;
-	int num = cmark_node_get_list_start(n);
-	double saved = st->indent;
-	for (cmark_node *it = cmark_node_first_child(n); it; it = cmark_node_next(it)) {
-		if (ordered)
-			snprintf(st->marker, sizeof st->marker, "%d.", num++);
-		else
-			snprintf(st->marker, sizeof st->marker, "\xE2\x80\xA2"); /* bullet */
-		st->marker_x = st->left + saved + 2;
-		st->indent = saved + (ordered ? 18 : 13);
-		S_children(st, it);
-		st->marker[0] = '\0';
-		st->indent = saved;
-	}
-	st->y -= 3;
-}
-
 static void S_title_block(S_pdf *st);
 static void S_verdict(S_pdf *st);
 
@@ -859,16 +852,6 @@ static void S_block(S_pdf *st, cmark_node *n)
 		st->y -= tight ? 1.5 : 5;
 		break;
 	}
-	case CMARK_NODE_LIST:
-		S_list(st, n);
-		break;
-	case CMARK_NODE_BLOCK_QUOTE: {
-		double saved = st->indent;
-		st->indent += 14;
-		S_children(st, n);
-		st->indent = saved;
-		break;
-	}
 	case CMARK_NODE_CODE_BLOCK:
 	case CMARK_NODE_HTML_BLOCK: {
 		const char *lit = cmark_node_get_literal(n);
@@ -887,10 +870,8 @@ static void S_block(S_pdf *st, cmark_node *n)
 		break;
 	case CMARK_NODE_CUSTOM_BLOCK: {
 		const tb_block *b = st->block ? st->block(n) : NULL;
-		if (!b) {
-			S_children(st, n);
+		if (!b)
 			break;
-		}
 		switch (b->kind) {
 		case TB_BLOCK_TABLE: S_table(st, &b->table); break;
 		case TB_BLOCK_CHART: S_chart(st, &b->chart); break;
@@ -906,9 +887,97 @@ static void S_block(S_pdf *st, cmark_node *n)
 		break;
 	}
 	default:
-		S_children(st, n);
 		break;
 	}
+}
+
+/* Whether the walk goes into a node's children: quotes, lists, items and
+ * custom blocks that are not ours.  Everything else is drawn whole. */
+static bool S_is_container(const S_pdf *st, cmark_node *n)
+{
+	switch (cmark_node_get_type(n)) {
+	case CMARK_NODE_DOCUMENT:
+	case CMARK_NODE_BLOCK_QUOTE:
+	case CMARK_NODE_LIST:
+	case CMARK_NODE_ITEM:
+		return true;
+	case CMARK_NODE_CUSTOM_BLOCK:
+		return !(st->block && st->block(n));
+	default:
+		return false;
+	}
+}
+
+/* What a container changed, put back when the walk leaves it. */
+typedef struct S_frame {
+	double indent;
+	int num;              /* a list's next item number */
+} S_frame;
+
+/* Quotes and lists indent by a step a level, but never past this share of
+ * the body's width: deeper levels draw at the deepest indent. */
+#define S_MAX_INDENT_SHARE 0.4
+
+/* The block tree, walked with cmark's iterator rather than by recursion, so
+ * a template that nests quotes or lists thousands deep renders instead of
+ * overflowing the stack. */
+static void S_walk(S_pdf *st, cmark_node *root)
+{
+	cmark_iter *it = cmark_iter_new(root);
+	S_frame *stack = NULL;
+	size_t depth = 0, cap = 0;
+	double max_base = (st->right - st->left) * S_MAX_INDENT_SHARE;
+	cmark_event_type ev;
+	while (S_ok(st) && (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+		cmark_node *n = cmark_iter_get_node(it);
+		if (n == root)
+			continue;
+		if (!S_is_container(st, n)) {
+			if (ev == CMARK_EVENT_ENTER) {
+				S_block(st, n);
+				/* its inlines were drawn with it */
+				if (cmark_node_first_child(n))
+					cmark_iter_reset(it, n, CMARK_EVENT_EXIT);
+			}
+			continue;
+		}
+		cmark_node_type type = cmark_node_get_type(n);
+		if (ev == CMARK_EVENT_EXIT) {
+			if (depth)
+				st->indent = stack[--depth].indent;
+			if (type == CMARK_NODE_ITEM)
+				st->marker[0] = '\0';
+			else if (type == CMARK_NODE_LIST)
+				st->y -= 3;
+			continue;
+		}
+		if (depth == cap) {
+			cap = cap ? cap * 2 : 16;
+			stack = tb_xrealloc(stack, cap * sizeof *stack);
+		}
+		S_frame *f = &stack[depth++];
+		f->indent = st->indent;
+		f->num = 0;
+		double base = st->indent < max_base ? st->indent : max_base;
+		if (type == CMARK_NODE_BLOCK_QUOTE) {
+			st->indent = base + 14;
+		} else if (type == CMARK_NODE_LIST) {
+			f->num = cmark_node_get_list_start(n);
+		} else if (type == CMARK_NODE_ITEM) {
+			/* the frame below is the list's */
+			S_frame *list = depth >= 2 ? &stack[depth - 2] : NULL;
+			cmark_node *up = cmark_node_parent(n);
+			bool ordered = up && cmark_node_get_list_type(up) == CMARK_ORDERED_LIST;
+			if (ordered)
+				snprintf(st->marker, sizeof st->marker, "%d.", list ? list->num++ : 1);
+			else
+				snprintf(st->marker, sizeof st->marker, "\xE2\x80\xA2"); /* bullet */
+			st->marker_x = st->left + base + 2;
+			st->indent = base + (ordered ? 18 : 13);
+		}
+	}
+	free(stack);
+	cmark_iter_free(it);
 }
 
 /* ---- first and last page ----------------------------------------------- */
@@ -1181,10 +1250,8 @@ static void S_layout(S_pdf *st, cmark_node *root)
 		st->base_level = 1;
 
 	S_new_page(st);
-	if (root) {
-		for (cmark_node *c = cmark_node_first_child(root); c && S_ok(st); c = cmark_node_next(c))
-			S_block(st, c);
-	}
+	if (root)
+		S_walk(st, root);
 	if (S_ok(st))
 		S_signoff(st);
 }

@@ -92,6 +92,21 @@ if [ -e "$demo" ]; then
 	else
 		fail "--set title=...: $(cat "$T/err.txt")"
 	fi
+	# Any nesting depth renders (the walk is iterative, not recursive):
+	# 30,000 quotes, 20,000 list levels, emphasis 20,000 deep
+	python3 -c "print('> '*30000+'x')" >"$T/deep-quote.md"
+	python3 -c "print('- '*20000+'x')" >"$T/deep-list.md"
+	python3 -c "print(''.join('*a **b ' for i in range(20000)) + 'deepest' + ''.join('** d*' for i in range(20000)))" >"$T/deep-emph.md"
+	for q in deep-quote deep-list deep-emph; do
+		mkdir -p "$T/$q"
+		if "$BIN" report "$demo" --template "$T/$q.md" -o "$T/$q" --format pdf >/dev/null 2>"$T/err.txt"; then
+			pdftotext "$T/$q/default-7b.pdf" "$T/$q.txt" 2>/dev/null
+			if grep -q -e '^x$' -e '• x$' -e deepest "$T/$q.txt"; then ok "a template nested thousands deep renders ($q.md)"
+			else fail "$q.md: the innermost text is missing"; fi
+		else
+			fail "$q.md: $(head -c 300 "$T/err.txt")"
+		fi
+	done
 	# A missing font is a clear error, and no PDF is left behind
 	mkdir -p "$T/nf"
 	if "$BIN" report "$demo" -o "$T/nf" --format pdf --font-dir "$T/none" >/dev/null 2>"$T/err.txt"; then

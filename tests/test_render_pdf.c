@@ -412,6 +412,40 @@ Test(render_pdf, no_title_or_verdict_block_draws_neither)
 	tb_diags_release(&d);
 }
 
+/* Quotes, lists and emphasis nested thousands deep render: the walks are
+ * iterative, so no depth overflows the stack (a recursive walk did). */
+Test(render_pdf, any_nesting_depth_renders)
+{
+	tb_report_meta m = S_meta("Deep");
+	tb_buf md;
+	tb_buf_init(&md);
+	for (int i = 0; i < 20000; i++)
+		tb_buf_puts(&md, "> ");
+	tb_buf_puts(&md, "- - 1. *a **b deepest** c*\n");
+	for (int i = 0; i < 5000; i++)
+		tb_buf_puts(&md, "*a ");
+	tb_buf_puts(&md, "inner");
+	for (int i = 0; i < 5000; i++)
+		tb_buf_puts(&md, "*");
+	tb_buf_puts(&md, "\n");
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_assert_eq(S_render_md(md.ptr, &m, TB_PAPER_A4, NULL, NULL, 0, &out, &d), 0);
+	cr_expect_eq(d.errors, 0);
+	char *path = S_write(&out);
+	char *text = S_cmd("pdftotext", path, "- 2>/dev/null");
+	cr_expect(strstr(text, "deepest"), "%s", text);
+	cr_expect(strstr(text, "inner"), "%s", text);
+	unlink(path);
+	free(text);
+	free(path);
+	tb_buf_release(&out);
+	tb_buf_release(&md);
+	tb_diags_release(&d);
+}
+
 Test(render_pdf, byte_identical_and_dated_from_the_report)
 {
 	tb_block b[4];
