@@ -9,8 +9,7 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?= build-san
 
-PKGS      = libcmark yaml-0.1
-HPDF_LIBS ?= -lhpdf
+PKGS      = libcmark yaml-0.1 zlib
 
 TB_WARN   = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings
@@ -21,7 +20,7 @@ TB_CFLAGS   = -std=c11 $(TB_WARN) -O2 -g $(CFLAGS)
 TB_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc \
               -DTB_DATADIR='"$(DATADIR)"' $(CPPFLAGS) \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-TB_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(HPDF_LIBS) -lm
+TB_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 TEST_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
 
 SRC      = $(sort $(wildcard src/*.c))
@@ -37,17 +36,19 @@ TEST_OBJ = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 BIN      = $(BUILD)/trainbudget
 TESTBIN  = $(BUILD)/tests/run
 
-# The PDF embeds DejaVu subset to the scripts and symbols a report uses:
-# libharu 2.3.0 spends its time (and the file its bytes) on every code
-# point a TrueType font maps, so the subsets make a PDF about 3x faster and
-# 4x smaller.  Made from Debian's fonts-dejavu-core with fontTools (a build
-# tool, not a run-time dependency); the binary finds them in fonts/ beside
-# it, or in $(DATADIR)/fonts once installed.  SOURCE_DATE_EPOCH keeps the
-# subsets' timestamps, and so the PDFs, byte-identical between builds.
+# The PDF draws with DejaVu subset to the scripts and symbols a report
+# uses (Latin, Greek, Cyrillic, Hebrew, Arabic with the joined forms the
+# shaper picks, punctuation, arrows, maths, boxes): each run reads the faces
+# whole, so small files load fast, and the PDF embeds only the glyphs it
+# draws.  Other scripts come from fallback fonts found at run time
+# (src/render_pdf.c).  Made from Debian's fonts-dejavu-core with fontTools
+# (a build tool, not a run-time dependency); the binary finds them in fonts/
+# beside it, or in $(DATADIR)/fonts once installed.  SOURCE_DATE_EPOCH
+# keeps the subsets byte-identical between builds.
 FONT_SRC   ?= /usr/share/fonts/truetype/dejavu
 FONT_FACES  = DejaVuSans DejaVuSans-Bold DejaVuSansMono
 FONTS       = $(FONT_FACES:%=$(BUILD)/fonts/%.ttf)
-FONT_RANGES = U+0020-007E,U+00A0-024F,U+0370-03FF,U+0400-052F,U+1E00-1EFF,U+2000-23FF,U+2500-25FF,U+FFFD
+FONT_RANGES = U+0020-007E,U+00A0-024F,U+0370-03FF,U+0400-052F,U+0590-06FF,U+1E00-1EFF,U+2000-23FF,U+2500-25FF,U+FB1D-FB4F,U+FE70-FEFF,U+FFFD
 
 .PHONY: all deps test-deps demo test unit check-cli check-san check-valgrind \
         install uninstall clean fuzz bench validate coverage \
@@ -94,8 +95,9 @@ $(BIN): $(OBJ) $(FONTS)
 # The Debian font is not a prerequisite: on a fresh machine it does not exist
 # until `deps` has installed it, and make, having looked for it before then,
 # would give up with "No rule to make target" (the first `make demo` did).
-# A static pattern rule with only the order-only `deps` always applies.
-$(FONTS): $(BUILD)/fonts/%.ttf: | deps
+# A static pattern rule with only the order-only `deps` always applies;
+# the Makefile (FONT_RANGES) is its one prerequisite.
+$(FONTS): $(BUILD)/fonts/%.ttf: Makefile | deps
 	@mkdir -p $(@D)
 	SOURCE_DATE_EPOCH=0 /usr/bin/python3 -m fontTools.subset $(FONT_SRC)/$*.ttf --output-file=$@.tmp \
 	  --unicodes='$(FONT_RANGES)' --no-hinting --drop-tables+=FFTM 2>/dev/null

@@ -66,9 +66,6 @@ void tb_pdf_sanitize(tb_buf *out, const char *s, size_t len)
 		size_t n = S_seq_len(u + i, len - i, &ok);
 		if (!ok) {
 			tb_buf_putc(out, '?');
-		} else if (n == 4) {
-			/* outside the BMP: libharu's UTF-8 encoder stops at U+FFFF */
-			tb_buf_putc(out, '?');
 		} else if (n == 1 && (u[i] < 0x20 || u[i] == 0x7F)) {
 			tb_buf_putc(out, ' ');
 		} else {
@@ -278,4 +275,250 @@ size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
 	if (first < p->npieces)
 		S_emit(p, first, p->npieces, line_w);
 	return p->nlines;
+}
+
+/* ---- cells: shaping and bidi ------------------------------------------ */
+
+void tb_pdf_cells_release(tb_pdf_cells *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof *c);
+}
+
+static tb_pdf_cell *S_cell(tb_pdf_cells *c)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->v = tb_xrealloc(c->v, c->cap * sizeof *c->v);
+	}
+	tb_pdf_cell *e = &c->v[c->n++];
+	memset(e, 0, sizeof *e);
+	return e;
+}
+
+void tb_pdf_cells_add(tb_pdf_cells *c, unsigned style, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len) {
+		bool ok;
+		size_t n = S_seq_len(u + i, len - i, &ok);
+		uint32_t cp = '?';
+		if (ok) {
+			cp = n == 1 ? u[i] : n == 2 ? (u[i] & 0x1Fu) : n == 3 ? (u[i] & 0x0Fu) : (u[i] & 0x07u);
+			for (size_t k = 1; k < n; k++)
+				cp = cp << 6 | (u[i + k] & 0x3Fu);
+		}
+		tb_pdf_cell *e = S_cell(c);
+		e->cp = e->uni[0] = cp;
+		e->nuni = 1;
+		e->style = style;
+		i += n;
+	}
+}
+
+bool tb_pdf_ignorable(uint32_t cp)
+{
+	return cp == 0x00AD || cp == 0x034F || cp == 0x061C || (cp >= 0x200B && cp <= 0x200F) ||
+	       (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) ||
+	       (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFEFF || (cp >= 0xE0000 && cp <= 0xE0FFF);
+}
+
+/* Arabic letters U+0621..U+064A: the first of their presentation forms
+ * (isolated, final, initial, medial follow in that order) and how they
+ * join: 'R' only to the letter before, 'D' on both sides, 'U' not at all. */
+static const struct { uint16_t form; char join; } S_arabic[0x64B - 0x621] = {
+	{0xFE80, 'U'}, {0xFE81, 'R'}, {0xFE83, 'R'}, {0xFE85, 'R'}, {0xFE87, 'R'}, /* 0621-0625 */
+	{0xFE89, 'D'}, {0xFE8D, 'R'}, {0xFE8F, 'D'}, {0xFE93, 'R'}, {0xFE95, 'D'}, /* 0626-062A */
+	{0xFE99, 'D'}, {0xFE9D, 'D'}, {0xFEA1, 'D'}, {0xFEA5, 'D'}, {0xFEA9, 'R'}, /* 062B-062F */
+	{0xFEAB, 'R'}, {0xFEAD, 'R'}, {0xFEAF, 'R'}, {0xFEB1, 'D'}, {0xFEB5, 'D'}, /* 0630-0634 */
+	{0xFEB9, 'D'}, {0xFEBD, 'D'}, {0xFEC1, 'D'}, {0xFEC5, 'D'}, {0xFEC9, 'D'}, /* 0635-0639 */
+	{0xFECD, 'D'}, {0, 'U'}, {0, 'U'}, {0, 'U'}, {0, 'U'}, {0, 'U'},          /* 063A-063F */
+	{0, 'C'}, {0xFED1, 'D'}, {0xFED5, 'D'}, {0xFED9, 'D'}, {0xFEDD, 'D'},      /* 0640-0644 */
+	{0xFEE1, 'D'}, {0xFEE5, 'D'}, {0xFEE9, 'D'}, {0xFEED, 'R'}, {0xFEEF, 'R'}, /* 0645-0649 */
+	{0xFEF1, 'D'},                                                             /* 064A */
+};
+
+static char S_join(uint32_t cp)
+{
+	if (cp >= 0x621 && cp < 0x64B)
+		return S_arabic[cp - 0x621].join;
+	if ((cp >= 0x64B && cp <= 0x65F) || cp == 0x670)
+		return 'T'; /* harakat: transparent */
+	return 'U';
+}
+
+/* Lam followed by an alef: one ligature glyph (isolated form; +1 final). */
+static uint32_t S_lam_alef(uint32_t alef)
+{
+	switch (alef) {
+	case 0x622: return 0xFEF5;
+	case 0x623: return 0xFEF7;
+	case 0x625: return 0xFEF9;
+	case 0x627: return 0xFEFB;
+	default: return 0;
+	}
+}
+
+void tb_pdf_cells_shape(tb_pdf_cells *c)
+{
+	bool any = false;
+	for (size_t i = 0; i < c->n && !any; i++)
+		any = c->v[i].cp >= 0x621 && c->v[i].cp < 0x671;
+	if (!any)
+		return;
+	size_t out = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		tb_pdf_cell e = c->v[i];
+		char t = S_join(e.cp);
+		if (t != 'D' && t != 'R') {
+			c->v[out++] = e;
+			continue;
+		}
+		/* neighbours, skipping transparent marks; the one before has
+		 * already been shaped, so judge it by its original letter */
+		size_t p = out;
+		while (p > 0 && S_join(c->v[p - 1].uni[0]) == 'T')
+			p--;
+		char tp = p > 0 && c->v[p - 1].nuni == 1 ? S_join(c->v[p - 1].uni[0]) : 'U';
+		size_t nx = i + 1;
+		while (nx < c->n && S_join(c->v[nx].cp) == 'T')
+			nx++;
+		char tn = nx < c->n ? S_join(c->v[nx].cp) : 'U';
+		bool before = (tp == 'D' || tp == 'C');
+		if (e.cp == 0x644 && nx == i + 1 && nx < c->n && S_lam_alef(c->v[nx].cp)) {
+			e.cp = S_lam_alef(c->v[nx].cp) + (before ? 1 : 0);
+			e.uni[1] = c->v[nx].cp;
+			e.nuni = 2;
+			c->v[out++] = e;
+			i = nx;
+			continue;
+		}
+		bool after = t == 'D' && (tn == 'D' || tn == 'R' || tn == 'C');
+		unsigned form = before && after ? 3 : before ? 1 : after ? 2 : 0;
+		e.cp = S_arabic[e.cp - 0x621].form + form;
+		c->v[out++] = e;
+	}
+	c->n = out;
+}
+
+/* Strong right-to-left: Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan
+ * and their presentation forms, and the RTL blocks of the SMP. */
+static bool S_is_rtl(uint32_t cp)
+{
+	return (cp >= 0x0590 && cp <= 0x08FF && !(cp >= 0x0660 && cp <= 0x0669) &&
+	        !(cp >= 0x06F0 && cp <= 0x06F9) && !(cp >= 0x064B && cp <= 0x065F)) ||
+	       (cp >= 0xFB1D && cp <= 0xFDFF) || (cp >= 0xFE70 && cp <= 0xFEFE) ||
+	       (cp >= 0x10800 && cp <= 0x10FFF) || (cp >= 0x1E800 && cp <= 0x1EFFF);
+}
+
+static bool S_is_digit(uint32_t cp)
+{
+	return (cp >= '0' && cp <= '9') || (cp >= 0x0660 && cp <= 0x0669) ||
+	       (cp >= 0x06F0 && cp <= 0x06F9);
+}
+
+/* Neither strong direction: spaces, punctuation, symbols, combining marks. */
+static bool S_is_neutral(uint32_t cp)
+{
+	if (cp < 0x80)
+		return !((cp >= 'A' && cp <= 'Z') || (cp >= 'a' && cp <= 'z') || S_is_digit(cp));
+	return (cp >= 0x00A0 && cp <= 0x00BF) || cp == 0x00D7 || cp == 0x00F7 ||
+	       (cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x064B && cp <= 0x065F) ||
+	       (cp >= 0x2000 && cp <= 0x2BFF) || (cp >= 0x3000 && cp <= 0x3003) ||
+	       (cp >= 0xFE10 && cp <= 0xFE6F) || (cp >= 0x1F000 && cp <= 0x1FAFF);
+}
+
+bool tb_pdf_cells_has_rtl(const tb_pdf_cells *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (S_is_rtl(c->v[i].cp))
+			return true;
+	return false;
+}
+
+static uint32_t S_mirror(uint32_t cp)
+{
+	static const uint32_t pairs[][2] = {
+		{'(', ')'}, {'[', ']'}, {'{', '}'}, {'<', '>'}, {0xAB, 0xBB}, {0x2039, 0x203A},
+		{0x2264, 0x2265},
+	};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		if (cp == pairs[i][0])
+			return pairs[i][1];
+		if (cp == pairs[i][1])
+			return pairs[i][0];
+	}
+	return cp;
+}
+
+static void S_reverse(tb_pdf_cell *v, size_t a, size_t b)
+{
+	while (a + 1 < b) {
+		tb_pdf_cell t = v[a];
+		v[a] = v[b - 1];
+		v[b - 1] = t;
+		a++;
+		b--;
+	}
+}
+
+void tb_pdf_cells_reorder(tb_pdf_cells *c)
+{
+	tb_pdf_cell *v = c->v;
+	size_t n = c->n;
+	/* strong types: 'L', 'R', or 'N' neutral, 'E' a digit */
+	char *t = tb_xmalloc(n ? n : 1);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t cp = v[i].uni[0];
+		t[i] = S_is_rtl(v[i].cp) || S_is_rtl(cp) ? 'R' : S_is_digit(cp) ? 'E'
+		       : S_is_neutral(cp) ? 'N' : 'L';
+	}
+	/* W2/W7: a digit takes the direction of the strong type before it:
+	 * 'r' after R (kept left to right one level up), 'l' otherwise */
+	char last = 'L';
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] == 'L' || t[i] == 'R')
+			last = t[i];
+		else if (t[i] == 'E')
+			t[i] = last == 'R' ? 'r' : 'l';
+	}
+	/* N1/N2: neutrals between two right-to-left sides (numbers there
+	 * count as right-to-left) go with them, else with the paragraph */
+	for (size_t i = 0; i < n;) {
+		if (t[i] != 'N') {
+			v[i].level = t[i] == 'R' ? 1 : t[i] == 'r' ? 2 : 0;
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < n && t[j] == 'N')
+			j++;
+		bool rb = i > 0 && (t[i - 1] == 'R' || t[i - 1] == 'r');
+		bool ra = j < n && (t[j] == 'R' || t[j] == 'r');
+		for (size_t k = i; k < j; k++)
+			v[k].level = rb && ra ? 1 : 0;
+		i = j;
+	}
+	/* L1: trailing whitespace goes to the paragraph's level */
+	for (size_t i = n; i > 0 && (v[i - 1].cp == ' ' || v[i - 1].gap); i--)
+		v[i - 1].level = 0;
+	/* L4 and L2: mirror, then reverse from the highest level down */
+	for (size_t i = 0; i < n; i++)
+		if (v[i].level == 1)
+			v[i].cp = S_mirror(v[i].cp);
+	for (unsigned lvl = 2; lvl >= 1; lvl--) {
+		for (size_t i = 0; i < n;) {
+			if (v[i].level < lvl) {
+				i++;
+				continue;
+			}
+			size_t j = i;
+			while (j < n && v[j].level >= lvl)
+				j++;
+			S_reverse(v, i, j);
+			i = j;
+		}
+	}
+	free(t);
 }

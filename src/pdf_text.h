@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "trainbudget/buf.h"
 
 /* Style bits: the face is mono, else bold, else regular; italic is drawn
@@ -62,10 +63,43 @@ void tb_pdf_para_add_break(tb_pdf_para *p);
 size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
                           tb_pdf_measure_fn measure, void *ctx);
 
-/* Copies `len` bytes of UTF-8 into `out`, replacing invalid sequences and
- * characters outside the Basic Multilingual Plane (which libharu cannot
- * show) with '?', and control characters with spaces. */
+/* Copies `len` bytes of UTF-8 into `out`, replacing invalid sequences
+ * with '?' and control characters with spaces. */
 void tb_pdf_sanitize(tb_buf *out, const char *s, size_t len);
+
+/* ---- from text to what is drawn ----------------------------------------
+ * A run of text becomes cells, one per character drawn: Arabic letters
+ * take their joined forms (Unicode's presentation forms, which DejaVu
+ * draws), and right-to-left runs are put in the order they are seen. */
+
+typedef struct tb_pdf_cell {
+	uint32_t cp;            /* the character drawn */
+	uint32_t uni[2];        /* the text it stands for (two for a ligature) */
+	unsigned char nuni;
+	unsigned char level;    /* bidi embedding level: 0 LTR, 1 RTL, 2 a number in RTL */
+	bool gap;               /* a space only advanced over, never drawn */
+	unsigned style;
+} tb_pdf_cell;
+
+typedef struct tb_pdf_cells {
+	tb_pdf_cell *v;
+	size_t n, cap;
+} tb_pdf_cells;
+
+void tb_pdf_cells_release(tb_pdf_cells *c);
+/* Appends the characters of sanitized UTF-8 s[0..len) in `style`. */
+void tb_pdf_cells_add(tb_pdf_cells *c, unsigned style, const char *s, size_t len);
+/* Joins Arabic letters (logical order in, logical order out). */
+void tb_pdf_cells_shape(tb_pdf_cells *c);
+/* Whether any cell is right-to-left; then tb_pdf_cells_reorder is needed. */
+bool tb_pdf_cells_has_rtl(const tb_pdf_cells *c);
+/* Unicode's bidi algorithm for a left-to-right paragraph without explicit
+ * embeddings: levels resolved, runs reversed into visual order, brackets
+ * in right-to-left runs mirrored. */
+void tb_pdf_cells_reorder(tb_pdf_cells *c);
+/* Characters that draw nothing (joiners, variation selectors, bidi
+ * marks): skipped when no font has a glyph for them. */
+bool tb_pdf_ignorable(uint32_t cp);
 
 /* Length of the longest prefix of s[0..len) that ends on a character
  * boundary and is at most max_bytes long. */

@@ -1,24 +1,29 @@
 /* render_pdf.c: the sign-off PDF, laid out over the report's cmark tree
- * and drawn with libharu.
+ * and written by our own small PDF writer (pdf_write.c) with embedded
+ * TrueType subsets (pdf_font.c).
  *
  * One pass lays out and draws the body onto pages kept in an array; a
  * second pass writes the running header and "page N of M" footer, which
- * need the page count.  Nothing here computes a figure: text, tables and
- * chart primitives come from the report model as they are.
+ * need the page count; then the objects are written.  Nothing here
+ * computes a figure: text, tables and chart primitives come from the
+ * report model as they are.
  *
- * libharu errors are sticky and reported through a callback: the callback
- * records the first one (no longjmp) and each phase checks it. */
+ * Every character is drawn or the document is refused: a character the
+ * report's face lacks is looked for in the regular face, then in fallback
+ * fonts found on the system (CJK, emoji); one no font has stops the PDF
+ * with an error naming it, so text never vanishes from a signed page. */
 #include "trainbudget/render.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <hpdf.h>
-
+#include "pdf_font.h"
 #include "pdf_text.h"
+#include "pdf_write.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
 
@@ -29,6 +34,9 @@
 #define S_ASCENT 0.93      /* DejaVu's ascent: first baseline below the top */
 #define S_ITALIC_SKEW 0.2  /* synthetic oblique: tan(11 deg) */
 #define S_PI 3.14159265358979323846
+/* zlib level for every stream: level 6 saves 1-2% of the file over level
+ * 1 and costs twice the time; the demo stays far inside the 300 KB aim */
+#define S_DEFLATE_LEVEL 6
 
 enum { S_REGULAR, S_BOLD, S_MONO, S_NFACES };
 
@@ -36,23 +44,76 @@ static const char *const S_face_file[S_NFACES] = {
 	"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf",
 };
 
+/* Where fallback fonts are looked for, in order, when neither the face
+ * nor the regular face draws a character: each file's name is tried in
+ * the font folder first, then at the path Debian installs it to. */
+static const char *const S_system_fallbacks[] = {
+	/* fonts-dejavu-core: the full faces (Armenian, Georgian, N'Ko, more
+	 * symbols) beyond the subsets the build makes */
+	"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+	/* fonts-droid-fallback: Chinese, Japanese, Korean */
+	"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+	/* fonts-wqy-microhei, fonts-wqy-zenhei, fonts-arphic-uming: CJK */
+	"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+	"/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+	"/usr/share/fonts/truetype/arphic/uming.ttc",
+	/* fonts-symbola: emoji and symbols, in outline */
+	"/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
+	/* fonts-freefont-ttf: many scripts */
+	"/usr/share/fonts/truetype/freefont/FreeSerif.ttf",
+	NULL,
+};
+
+#define S_MAX_FONTS 24
+
+typedef struct S_font_slot {
+	tb_pdf_font *f;
+	bool tried;             /* a load was attempted */
+	char *path;             /* fallbacks: the path to try */
+	unsigned obj;           /* the Type0 font's object number, when written */
+} S_font_slot;
+
+typedef struct S_page {
+	tb_buf c;               /* the content stream */
+	uint32_t fonts;         /* bit i: font i is used on the page */
+	unsigned obj;
+} S_page;
+
+typedef struct S_outline_item {
+	char *title;            /* sanitized UTF-8 */
+	size_t page;
+	double top;             /* NAN: the whole page */
+} S_outline_item;
+
+/* A cache of characters already looked up, per style: which font draws it
+ * with which glyph, and how wide. */
+#define S_CACHE_SIZE 4096
+typedef struct S_glyph_hit {
+	uint32_t key;           /* (face << 21 | cp) + 1; 0 empty */
+	unsigned char font;
+	uint16_t gid;
+	int16_t width;
+} S_glyph_hit;
+
 typedef struct S_pdf {
-	HPDF_Doc doc;
-	HPDF_STATUS err, err_detail;    /* the first libharu error */
 	bool failed;                    /* an error already reported in d */
 	tb_diags *d;
 	const char *font_dir;
-	HPDF_Font font[S_NFACES];       /* loaded on first use: only faces used are embedded */
-	HPDF_Encoder utf8;
+	S_font_slot fonts[S_MAX_FONTS]; /* the faces, then the fallbacks */
+	size_t nfonts;
+	S_glyph_hit cache[S_CACHE_SIZE];
+	tb_pdf_cells cells;             /* scratch for measuring */
 	const tb_report_meta *meta;
 	tb_pdf_block_fn block;
 
 	double page_w, page_h;
 	double left, right, top, bottom; /* the body's box */
-	HPDF_Page page;
+	S_page *page;
 	double y;                       /* top of the next thing drawn */
-	HPDF_Page *pages;
+	S_page **pages;
 	size_t npages, pcap;
+	S_outline_item *outline;
+	size_t noutline, ocap;
 
 	double indent;                  /* lists and quotes */
 	char marker[16];                /* list marker waiting for its item's first line */
@@ -63,67 +124,169 @@ typedef struct S_pdf {
 	bool verdict_drawn;             /* the next numbered section opens a page */
 } S_pdf;
 
-static void S_error_handler(HPDF_STATUS error_no, HPDF_STATUS detail_no, void *user)
-{
-	S_pdf *st = user;
-	if (!st->err) {
-		st->err = error_no;
-		st->err_detail = detail_no;
-	}
-}
-
 static bool S_ok(const S_pdf *st)
 {
-	return !st->err && !st->failed;
+	return !st->failed;
 }
 
-/* ---- fonts and text ---------------------------------------------------- */
+/* ---- fonts ------------------------------------------------------------- */
 
-static HPDF_Font S_font(S_pdf *st, unsigned style)
+static int S_face(unsigned style)
 {
-	int face = (style & TB_PDF_MONO) ? S_MONO : (style & TB_PDF_BOLD) ? S_BOLD : S_REGULAR;
-	if (st->font[face] || st->failed)
-		return st->font[face];
-	tb_buf path;
-	tb_buf_init(&path);
-	tb_buf_printf(&path, "%s/%s", st->font_dir, S_face_file[face]);
-	/* libharu reports a missing file as a bare error number: check first
-	 * so the message names the file. */
-	FILE *f = fopen(path.ptr, "rb");
-	if (!f) {
-		tb_diags_add(st->d, TB_DIAG_ERROR, path.ptr, NULL, 0, 0, 0,
-		             "cannot read font: %s; expected the DejaVu fonts "
-		             "(Debian package fonts-dejavu-core) or --font-dir naming "
-		             "a folder with %s, %s and %s",
-		             strerror(errno), S_face_file[0], S_face_file[1], S_face_file[2]);
-		st->failed = true;
+	return (style & TB_PDF_MONO) ? S_MONO : (style & TB_PDF_BOLD) ? S_BOLD : S_REGULAR;
+}
+
+/* Font i, loaded on first use: only fonts a page uses are read, and only
+ * those text used are embedded.  A face that cannot be read is an error;
+ * a fallback that cannot be read is passed over. */
+static tb_pdf_font *S_font_at(S_pdf *st, size_t i)
+{
+	S_font_slot *s = &st->fonts[i];
+	if (s->tried || st->failed)
+		return s->f;
+	s->tried = true;
+	char why[160];
+	if (i < S_NFACES) {
+		tb_buf path;
+		tb_buf_init(&path);
+		tb_buf_printf(&path, "%s/%s", st->font_dir, S_face_file[i]);
+		s->f = tb_pdf_font_load(path.ptr, why, sizeof why);
+		if (!s->f) {
+			tb_diags_add(st->d, TB_DIAG_ERROR, path.ptr, NULL, 0, 0, 0,
+			             "cannot read font: %s; expected the DejaVu fonts "
+			             "(Debian package fonts-dejavu-core) or --font-dir naming "
+			             "a folder with %s, %s and %s", why,
+			             S_face_file[0], S_face_file[1], S_face_file[2]);
+			st->failed = true;
+		}
 		tb_buf_release(&path);
-		return NULL;
+		return s->f;
 	}
-	fclose(f);
-	const char *name = HPDF_LoadTTFontFromFile(st->doc, path.ptr, HPDF_TRUE);
-	if (name)
-		st->font[face] = HPDF_GetFont(st->doc, name, "UTF-8");
-	if (!st->font[face]) {
-		tb_diags_add(st->d, TB_DIAG_ERROR, path.ptr, NULL, 0, 0, 0,
-		             "libharu could not load this TrueType font (error 0x%04X); "
-		             "expected a DejaVu TrueType file",
-		             (unsigned)st->err);
-		st->failed = true;
+	/* the font folder's copy first, then the system's */
+	const char *base = strrchr(s->path, '/');
+	base = base ? base + 1 : s->path;
+	tb_buf local;
+	tb_buf_init(&local);
+	tb_buf_printf(&local, "%s/%s", st->font_dir, base);
+	if (strcmp(local.ptr, s->path) != 0)
+		s->f = tb_pdf_font_load(local.ptr, why, sizeof why);
+	if (!s->f)
+		s->f = tb_pdf_font_load(s->path, why, sizeof why);
+	tb_buf_release(&local);
+	return s->f;
+}
+
+static void S_fonts_init(S_pdf *st, const tb_pdf_options *opt)
+{
+	st->nfonts = S_NFACES;
+	const char *const *list = opt && opt->fallback_fonts ? opt->fallback_fonts
+	                          : S_system_fallbacks;
+	for (size_t i = 0; list[i] && st->nfonts < S_MAX_FONTS; i++)
+		st->fonts[st->nfonts++].path = tb_xstrdup(list[i]);
+}
+
+static void S_fonts_release(S_pdf *st)
+{
+	for (size_t i = 0; i < st->nfonts; i++) {
+		tb_pdf_font_free(st->fonts[i].f);
+		free(st->fonts[i].path);
 	}
-	tb_buf_release(&path);
-	return st->font[face];
+}
+
+/* Which Debian package draws code point cp: for the error message. */
+static const char *S_package_for(uint32_t cp)
+{
+	if ((cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) ||
+	    (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF) ||
+	    (cp >= 0x20000 && cp <= 0x3FFFF) || (cp >= 0x1100 && cp <= 0x11FF))
+		return "fonts-droid-fallback (Chinese, Japanese, Korean)";
+	if ((cp >= 0x1F000 && cp <= 0x1FAFF) || (cp >= 0x2600 && cp <= 0x27BF))
+		return "fonts-symbola (emoji and symbols)";
+	return "fonts-freefont-ttf or another TrueType font that covers it";
+}
+
+/* A character no font draws: the document is refused, naming it. */
+static void S_missing(S_pdf *st, uint32_t cp, const tb_pdf_cells *c)
+{
+	if (st->failed)
+		return;
+	tb_buf ctx;
+	tb_buf_init(&ctx);
+	for (size_t i = 0; i < c->n && i < 60; i++) {
+		uint32_t u = c->v[i].uni[0];
+		char b[4];
+		size_t n = u < 0x80 ? 1 : u < 0x800 ? 2 : u < 0x10000 ? 3 : 4;
+		if (n == 1) b[0] = (char)u;
+		else if (n == 2) { b[0] = (char)(0xC0 | u >> 6); b[1] = (char)(0x80 | (u & 0x3F)); }
+		else if (n == 3) { b[0] = (char)(0xE0 | u >> 12); b[1] = (char)(0x80 | ((u >> 6) & 0x3F)); b[2] = (char)(0x80 | (u & 0x3F)); }
+		else { b[0] = (char)(0xF0 | u >> 18); b[1] = (char)(0x80 | ((u >> 12) & 0x3F)); b[2] = (char)(0x80 | ((u >> 6) & 0x3F)); b[3] = (char)(0x80 | (u & 0x3F)); }
+		tb_buf_put(&ctx, b, n);
+	}
+	if (c->n > 60)
+		tb_buf_puts(&ctx, "\xE2\x80\xA6");
+	tb_diags_add(st->d, TB_DIAG_ERROR, "pdf", NULL, 0, 0, 0,
+	             "no font can draw U+%04X in \"%s\", so the PDF would lose it; "
+	             "expected a font that covers it: install Debian's %s (looked for "
+	             "in --font-dir, then where Debian puts it), or leave pdf out of --format",
+	             (unsigned)cp, ctx.ptr, S_package_for(cp));
+	tb_buf_release(&ctx);
+	st->failed = true;
+}
+
+/* The font and glyph that draw `cp` in `style`: the style's face, the
+ * regular face, then the fallbacks.  False when none has it. */
+static bool S_glyph(S_pdf *st, unsigned style, uint32_t cp, S_glyph_hit *out)
+{
+	int face = S_face(style);
+	uint32_t key = ((uint32_t)face << 21 | cp) + 1;
+	S_glyph_hit *h = &st->cache[(cp * 2654435761u ^ (uint32_t)face) % S_CACHE_SIZE];
+	if (h->key == key) {
+		*out = *h;
+		return true;
+	}
+	for (size_t i = 0; i < st->nfonts; i++) {
+		if (i != (size_t)face && (i < S_NFACES && i != S_REGULAR))
+			continue;
+		size_t fi = i == 0 ? (size_t)face : i == (size_t)face ? S_REGULAR : i;
+		tb_pdf_font *f = S_font_at(st, fi);
+		if (!f)
+			continue;
+		unsigned gid = tb_pdf_font_glyph(f, cp);
+		if (!gid)
+			continue;
+		h->key = key;
+		h->font = (unsigned char)fi;
+		h->gid = (uint16_t)gid;
+		h->width = (int16_t)tb_pdf_font_width(f, gid);
+		*out = *h;
+		return true;
+	}
+	return false;
+}
+
+/* Width in thousandths of the font size of cells[a..b), in the order
+ * given; reports a character no font has. */
+static long S_cells_width(S_pdf *st, const tb_pdf_cells *c, size_t a, size_t b)
+{
+	long w = 0;
+	for (size_t i = a; i < b; i++) {
+		S_glyph_hit g;
+		if (S_glyph(st, c->v[i].style, c->v[i].cp, &g))
+			w += g.width;
+		else if (!tb_pdf_ignorable(c->v[i].cp))
+			S_missing(st, c->v[i].cp, c);
+	}
+	return w;
 }
 
 static double S_measure(void *ctx, unsigned style, double size_pt, const char *s,
                         size_t len)
 {
 	S_pdf *st = ctx;
-	HPDF_Font font = S_font(st, style);
-	if (!font || !len)
-		return font ? 0 : (double)len * size_pt * 0.6;
-	HPDF_TextWidth tw = HPDF_Font_TextWidth(font, (const HPDF_BYTE *)s, (HPDF_UINT)len);
-	return tw.width * size_pt / 1000.0;
+	st->cells.n = 0;
+	tb_pdf_cells_add(&st->cells, style, s, len);
+	tb_pdf_cells_shape(&st->cells);
+	return (double)S_cells_width(st, &st->cells, 0, st->cells.n) * size_pt / 1000.0;
 }
 
 static double S_width(S_pdf *st, unsigned style, double size_pt, const char *s)
@@ -131,14 +294,83 @@ static double S_width(S_pdf *st, unsigned style, double size_pt, const char *s)
 	return S_measure(st, style, size_pt, s, strlen(s));
 }
 
-static void S_fill_rgb(HPDF_Page page, tb_rgb c)
+/* ---- drawing operators ------------------------------------------------- */
+
+static void S_num(S_page *p, double v)
 {
-	HPDF_Page_SetRGBFill(page, c.r / 255.0f, c.g / 255.0f, c.b / 255.0f);
+	tb_pdfw_num(&p->c, v);
+	tb_buf_putc(&p->c, ' ');
 }
 
-static void S_stroke_rgb(HPDF_Page page, tb_rgb c)
+static void S_op(S_page *p, const char *op)
 {
-	HPDF_Page_SetRGBStroke(page, c.r / 255.0f, c.g / 255.0f, c.b / 255.0f);
+	tb_buf_puts(&p->c, op);
+	tb_buf_putc(&p->c, '\n');
+}
+
+static void S_rgb(S_page *p, tb_rgb c, const char *op)
+{
+	S_num(p, c.r / 255.0);
+	S_num(p, c.g / 255.0);
+	S_num(p, c.b / 255.0);
+	S_op(p, op);
+}
+
+static void S_fill_rgb(S_page *p, tb_rgb c)
+{
+	S_rgb(p, c, "rg");
+}
+
+static void S_stroke_rgb(S_page *p, tb_rgb c)
+{
+	S_rgb(p, c, "RG");
+}
+
+static void S_rect(S_page *p, double x, double y, double w, double h)
+{
+	S_num(p, x);
+	S_num(p, y);
+	S_num(p, w);
+	S_num(p, h);
+	S_op(p, "re");
+}
+
+static void S_move_to(S_page *p, double x, double y)
+{
+	S_num(p, x);
+	S_num(p, y);
+	S_op(p, "m");
+}
+
+static void S_line_to(S_page *p, double x, double y)
+{
+	S_num(p, x);
+	S_num(p, y);
+	S_op(p, "l");
+}
+
+static void S_line_width(S_page *p, double w)
+{
+	S_num(p, w);
+	S_op(p, "w");
+}
+
+/* A circle as four Bezier arcs (kappa = 4(sqrt 2 - 1)/3). */
+static void S_circle(S_page *p, double x, double y, double r)
+{
+	double k = 0.5522847498 * r;
+	S_move_to(p, x - r, y);
+	double pts[4][6] = {
+		{x - r, y + k, x - k, y + r, x, y + r},
+		{x + k, y + r, x + r, y + k, x + r, y},
+		{x + r, y - k, x + k, y - r, x, y - r},
+		{x - k, y - r, x - r, y - k, x - r, y},
+	};
+	for (int i = 0; i < 4; i++) {
+		for (int j = 0; j < 6; j++)
+			S_num(p, pts[i][j]);
+		S_op(p, "c");
+	}
 }
 
 static const tb_rgb S_black = {26, 26, 26};
@@ -146,27 +378,109 @@ static const tb_rgb S_grey = {96, 96, 96};
 static const tb_rgb S_rule = {170, 170, 170};
 static const tb_rgb S_shade = {243, 244, 246};
 
+/* Draws cells[a..b) (visual order, one style) with the left end of the
+ * baseline at (x, y), turned `angle_rad` counter-clockwise about it; a
+ * gap cell is advanced over, never drawn.  Returns the width drawn, in
+ * points. */
+static double S_show(S_pdf *st, double x, double y, double size_pt, tb_rgb color,
+                     const tb_pdf_cells *c, size_t a, size_t b, double angle_rad)
+{
+	if (a >= b || !S_ok(st))
+		return 0;
+	S_page *p = st->page;
+	unsigned style = c->v[a].style;
+	S_fill_rgb(p, color);
+	S_op(p, "BT");
+	double co = cos(angle_rad), sn = sin(angle_rad);
+	double skew = (style & TB_PDF_ITALIC) ? S_ITALIC_SKEW : 0;
+	S_num(p, co);
+	S_num(p, sn);
+	S_num(p, skew * co - sn);
+	S_num(p, skew * sn + co);
+	S_num(p, x);
+	S_num(p, y);
+	S_op(p, "Tm");
+	int font = -1;
+	bool open = false;
+	long w = 0;
+	for (size_t i = a; i < b; i++) {
+		const tb_pdf_cell *e = &c->v[i];
+		S_glyph_hit g;
+		if (!S_glyph(st, e->style, e->cp, &g)) {
+			if (!tb_pdf_ignorable(e->cp))
+				S_missing(st, e->cp, c);
+			continue;
+		}
+		if (e->gap) {
+			/* move the text position without drawing: a negative
+			 * adjustment in a TJ array advances */
+			if (open)
+				tb_buf_puts(&p->c, "> Tj\n");
+			open = false;
+			tb_buf_printf(&p->c, "[%d] TJ\n", -g.width);
+			w += g.width;
+			continue;
+		}
+		if (g.font != font) {
+			if (open)
+				tb_buf_puts(&p->c, "> Tj\n");
+			open = false;
+			font = g.font;
+			p->fonts |= 1u << font;
+			tb_buf_printf(&p->c, "/F%d ", font + 1);
+			S_num(p, size_pt);
+			S_op(p, "Tf");
+		}
+		if (!open)
+			tb_buf_putc(&p->c, '<');
+		open = true;
+		unsigned cid = tb_pdf_font_cid(st->fonts[font].f, g.gid, e->uni, e->nuni);
+		tb_buf_printf(&p->c, "%04X", cid);
+		w += g.width;
+	}
+	if (open)
+		tb_buf_puts(&p->c, "> Tj\n");
+	S_op(p, "ET");
+	return (double)w * size_pt / 1000.0;
+}
+
+/* Draws the cells, in logical order, as a line: joined, put in visual
+ * order, and shown a run of one style at a time from x. */
+static void S_show_line(S_pdf *st, double x, double y, double size_pt, tb_rgb color,
+                        tb_pdf_cells *c, double angle_rad)
+{
+	tb_pdf_cells_shape(c);
+	if (tb_pdf_cells_has_rtl(c))
+		tb_pdf_cells_reorder(c);
+	double co = cos(angle_rad), sn = sin(angle_rad);
+	double adv = 0;
+	size_t k = 0;
+	while (k < c->n) {
+		size_t j = k + 1;
+		while (j < c->n && c->v[j].style == c->v[k].style && !c->v[j].gap)
+			j++;
+		/* a gap cell at a style change is its own run: advance only */
+		if (c->v[k].gap) {
+			adv += (double)S_cells_width(st, c, k, k + 1) * size_pt / 1000.0;
+			k++;
+			continue;
+		}
+		adv += S_show(st, x + adv * co, y + adv * sn, size_pt, color, c, k, j, angle_rad);
+		k = j;
+	}
+}
+
 /* Draws `len` bytes of sanitized UTF-8 with its left end of baseline at
  * (x, y); `angle_rad` turns it counter-clockwise about that point. */
 static void S_text_at(S_pdf *st, double x, double y, unsigned style, double size_pt,
                       tb_rgb color, const char *s, size_t len, double angle_rad)
 {
-	HPDF_Font font = S_font(st, style);
-	if (!font || !len)
+	if (!len)
 		return;
-	char *z = tb_xstrndup(s, len);
-	HPDF_Page p = st->page;
-	S_fill_rgb(p, color);
-	HPDF_Page_BeginText(p);
-	HPDF_Page_SetFontAndSize(p, font, (HPDF_REAL)size_pt);
-	double c = cos(angle_rad), sn = sin(angle_rad);
-	double skew = (style & TB_PDF_ITALIC) ? S_ITALIC_SKEW : 0;
-	HPDF_Page_SetTextMatrix(p, (HPDF_REAL)c, (HPDF_REAL)sn,
-	                        (HPDF_REAL)(skew * c - sn), (HPDF_REAL)(skew * sn + c),
-	                        (HPDF_REAL)x, (HPDF_REAL)y);
-	HPDF_Page_ShowText(p, z);
-	HPDF_Page_EndText(p);
-	free(z);
+	tb_pdf_cells c = {0};
+	tb_pdf_cells_add(&c, style, s, len);
+	S_show_line(st, x, y, size_pt, color, &c, angle_rad);
+	tb_pdf_cells_release(&c);
 }
 
 /* Sanitizes then draws a NUL-terminated string. */
@@ -184,18 +498,31 @@ static void S_label(S_pdf *st, double x, double y, unsigned style, double size_p
 
 static void S_new_page(S_pdf *st)
 {
-	HPDF_Page p = HPDF_AddPage(st->doc);
-	if (!p)
-		return;
-	HPDF_Page_SetWidth(p, (HPDF_REAL)st->page_w);
-	HPDF_Page_SetHeight(p, (HPDF_REAL)st->page_h);
 	if (st->npages == st->pcap) {
 		st->pcap = st->pcap ? st->pcap * 2 : 16;
 		st->pages = tb_xrealloc(st->pages, st->pcap * sizeof *st->pages);
 	}
+	S_page *p = tb_xcalloc(1, sizeof *p);
+	tb_buf_init(&p->c);
 	st->pages[st->npages++] = p;
 	st->page = p;
 	st->y = st->top;
+}
+
+/* A bookmark to the current page, at `top` (NAN: the whole page). */
+static void S_bookmark(S_pdf *st, const char *title, double top)
+{
+	if (st->noutline == st->ocap) {
+		st->ocap = st->ocap ? st->ocap * 2 : 16;
+		st->outline = tb_xrealloc(st->outline, st->ocap * sizeof *st->outline);
+	}
+	S_outline_item *o = &st->outline[st->noutline++];
+	tb_buf t;
+	tb_buf_init(&t);
+	tb_pdf_sanitize(&t, title, strlen(title));
+	o->title = tb_buf_detach(&t, NULL);
+	o->page = st->npages - 1;
+	o->top = top;
 }
 
 static bool S_page_empty(const S_pdf *st)
@@ -226,34 +553,25 @@ static double S_lead(const tb_pdf_para *p)
 	return p->size_pt * S_LEAD;
 }
 
-/* Draws line `li` with its baseline at `base`. */
+/* Draws line `li` with its baseline at `base`: its pieces become cells in
+ * logical order, a space between two pieces of one style drawn, one at a
+ * change of style only advanced over (in the second style's width). */
 static void S_draw_line(S_pdf *st, const tb_pdf_para *p, size_t li, double x0,
                         double width, bool right, tb_rgb color, double base)
 {
 	const tb_pdf_line *ln = &p->lines[li];
 	double x = x0 + (right ? width - ln->width_pt : 0);
-	tb_buf run;
-	tb_buf_init(&run);
-	size_t k = ln->first, end = ln->first + ln->n;
-	while (k < end) {
-		unsigned style = p->pieces[k].style;
-		tb_buf_truncate(&run, 0);
-		double lead_sp = 0;
-		if (k > ln->first && p->pieces[k].space_before)
-			lead_sp = S_measure(st, style, p->size_pt, " ", 1);
-		size_t j = k;
-		while (j < end && p->pieces[j].style == style) {
-			if (j > k && p->pieces[j].space_before)
-				tb_buf_putc(&run, ' ');
-			tb_buf_put(&run, p->text.ptr + p->pieces[j].off, p->pieces[j].len);
-			j++;
+	tb_pdf_cells c = {0};
+	for (size_t k = ln->first; k < ln->first + ln->n; k++) {
+		const tb_pdf_piece *pc = &p->pieces[k];
+		if (k > ln->first && pc->space_before) {
+			tb_pdf_cells_add(&c, pc->style, " ", 1);
+			c.v[c.n - 1].gap = pc->style != p->pieces[k - 1].style;
 		}
-		x += lead_sp;
-		S_text_at(st, x, base, style, p->size_pt, color, run.ptr, run.len, 0);
-		x += S_measure(st, style, p->size_pt, run.ptr, run.len);
-		k = j;
+		tb_pdf_cells_add(&c, pc->style, p->text.ptr + pc->off, pc->len);
 	}
-	tb_buf_release(&run);
+	S_show_line(st, x, base, p->size_pt, color, &c, 0);
+	tb_pdf_cells_release(&c);
 }
 
 static void S_draw_marker(S_pdf *st, double base, double size_pt)
@@ -278,9 +596,9 @@ static void S_draw_para(S_pdf *st, tb_pdf_para *p, const S_para_opts *o)
 			double band_h = lead + (top_of_band ? pad : 0) +
 			                (i + 1 == p->nlines ? pad : 0) + (top_of_band ? 0 : 0.5);
 			S_fill_rgb(st->page, S_shade);
-			HPDF_Page_Rectangle(st->page, (HPDF_REAL)o->x, (HPDF_REAL)(band_top - band_h),
-			                    (HPDF_REAL)o->width, (HPDF_REAL)band_h);
-			HPDF_Page_Fill(st->page);
+			S_rect(st->page, o->x, (band_top - band_h),
+			                    o->width, band_h);
+			S_op(st->page, "f");
 			if (top_of_band)
 				st->y -= pad;
 		}
@@ -517,12 +835,12 @@ static void S_grid_row(S_pdf *st, S_grid *g, size_t r, double x0)
 	double w = 0;
 	for (size_t c = 0; c < t->ncols; c++)
 		w += g->col_w[c];
-	HPDF_Page p = st->page;
+	S_page *p = st->page;
 	if (r == 0 || r % 2 == 0) {
 		tb_rgb bg = r == 0 ? (tb_rgb){228, 231, 236} : (tb_rgb){247, 248, 250};
 		S_fill_rgb(p, bg);
-		HPDF_Page_Rectangle(p, (HPDF_REAL)x0, (HPDF_REAL)(st->y - h), (HPDF_REAL)w, (HPDF_REAL)h);
-		HPDF_Page_Fill(p);
+		S_rect(p, x0, (st->y - h), w, h);
+		S_op(p, "f");
 	}
 	double x = x0;
 	for (size_t c = 0; c < t->ncols; c++) {
@@ -538,10 +856,10 @@ static void S_grid_row(S_pdf *st, S_grid *g, size_t r, double x0)
 		x += g->col_w[c];
 	}
 	S_stroke_rgb(p, r == 0 ? S_grey : S_rule);
-	HPDF_Page_SetLineWidth(p, r == 0 ? 0.8f : 0.3f);
-	HPDF_Page_MoveTo(p, (HPDF_REAL)x0, (HPDF_REAL)(st->y - h));
-	HPDF_Page_LineTo(p, (HPDF_REAL)(x0 + w), (HPDF_REAL)(st->y - h));
-	HPDF_Page_Stroke(p);
+	S_line_width(p, r == 0 ? 0.8 : 0.3);
+	S_move_to(p, x0, (st->y - h));
+	S_line_to(p, (x0 + w), (st->y - h));
+	S_op(p, "S");
 	st->y -= h;
 }
 
@@ -597,7 +915,7 @@ static void S_chart(S_pdf *st, const tb_chart *ch)
 	S_need(st, h + 6);
 	double x0 = S_body_x(st) + (avail - ch->width_pt * s) / 2;
 	double top = st->y;
-	HPDF_Page p = st->page;
+	S_page *p = st->page;
 	for (size_t i = 0; i < ch->n; i++) {
 		const tb_prim *pr = &ch->prims[i];
 		double x = x0 + pr->x * s, y = top - pr->y * s;
@@ -605,40 +923,39 @@ static void S_chart(S_pdf *st, const tb_chart *ch)
 		case TB_PRIM_RECT:
 			if (!(pr->w > 0) || !(pr->h > 0))
 				break;
-			/* colours first: libharu refuses them once a path is open */
+			/* colours first: PDF allows no colour operator inside a path */
 			S_fill_rgb(p, pr->fill);
 			if (pr->stroke_w > 0) {
 				S_stroke_rgb(p, pr->stroke);
-				HPDF_Page_SetLineWidth(p, (HPDF_REAL)(pr->stroke_w * s));
+				S_line_width(p, (pr->stroke_w * s));
 			}
-			HPDF_Page_Rectangle(p, (HPDF_REAL)x, (HPDF_REAL)(y - pr->h * s),
-			                    (HPDF_REAL)(pr->w * s), (HPDF_REAL)(pr->h * s));
+			S_rect(p, x, (y - pr->h * s),
+			                    (pr->w * s), (pr->h * s));
 			if (pr->stroke_w > 0) {
-				HPDF_Page_FillStroke(p);
+				S_op(p, "B");
 			} else {
-				HPDF_Page_Fill(p);
+				S_op(p, "f");
 			}
 			break;
 		case TB_PRIM_LINE: {
 			S_stroke_rgb(p, pr->stroke);
-			HPDF_Page_SetLineWidth(p, (HPDF_REAL)((pr->stroke_w > 0 ? pr->stroke_w : 1) * s));
+			S_line_width(p, ((pr->stroke_w > 0 ? pr->stroke_w : 1) * s));
 			if (pr->dashed) {
-				static const HPDF_UINT16 dash[2] = {4, 3};
-				HPDF_Page_SetDash(p, dash, 2, 0);
+				S_op(p, "[4 3] 0 d");
 			}
-			HPDF_Page_MoveTo(p, (HPDF_REAL)x, (HPDF_REAL)y);
-			HPDF_Page_LineTo(p, (HPDF_REAL)(x0 + pr->x2 * s), (HPDF_REAL)(top - pr->y2 * s));
-			HPDF_Page_Stroke(p);
+			S_move_to(p, x, y);
+			S_line_to(p, (x0 + pr->x2 * s), (top - pr->y2 * s));
+			S_op(p, "S");
 			if (pr->dashed)
-				HPDF_Page_SetDash(p, NULL, 0, 0);
+				S_op(p, "[] 0 d");
 			break;
 		}
 		case TB_PRIM_CIRCLE:
 			if (!(pr->w > 0))
 				break;
 			S_fill_rgb(p, pr->fill);
-			HPDF_Page_Circle(p, (HPDF_REAL)x, (HPDF_REAL)y, (HPDF_REAL)(pr->w * s));
-			HPDF_Page_Fill(p);
+			S_circle(p, x, y, (pr->w * s));
+			S_op(p, "f");
 			break;
 		case TB_PRIM_TEXT: {
 			char text[sizeof pr->text + 1];
@@ -799,14 +1116,7 @@ static void S_heading(S_pdf *st, cmark_node *n)
 				tb_buf_putc(&title, ' ');
 			tb_buf_put(&title, p.text.ptr + p.pieces[i].off, p.pieces[i].len);
 		}
-		HPDF_Outline o = HPDF_CreateOutline(st->doc, NULL, title.ptr, st->utf8);
-		if (o) {
-			HPDF_Destination dst = HPDF_Page_CreateDestination(st->page);
-			if (dst) {
-				HPDF_Destination_SetFitH(dst, (HPDF_REAL)(st->y + 4));
-				HPDF_Outline_SetDestination(o, dst);
-			}
-		}
+		S_bookmark(st, title.ptr, st->y + 4);
 		tb_buf_release(&title);
 	}
 	S_para_opts o = {S_body_x(st), S_body_w(st), false, false, S_black, true};
@@ -862,10 +1172,10 @@ static void S_block(S_pdf *st, cmark_node *n)
 	case CMARK_NODE_THEMATIC_BREAK:
 		S_need(st, 12);
 		S_stroke_rgb(st->page, S_rule);
-		HPDF_Page_SetLineWidth(st->page, 0.5f);
-		HPDF_Page_MoveTo(st->page, (HPDF_REAL)S_body_x(st), (HPDF_REAL)(st->y - 6));
-		HPDF_Page_LineTo(st->page, (HPDF_REAL)st->right, (HPDF_REAL)(st->y - 6));
-		HPDF_Page_Stroke(st->page);
+		S_line_width(st->page, 0.5);
+		S_move_to(st->page, S_body_x(st), (st->y - 6));
+		S_line_to(st->page, st->right, (st->y - 6));
+		S_op(st->page, "S");
 		st->y -= 12;
 		break;
 	case CMARK_NODE_CUSTOM_BLOCK: {
@@ -1041,11 +1351,11 @@ static void S_verdict(S_pdf *st)
 		double h = (double)nl * S_lead(&p) + 10;
 		S_need(st, h);
 		S_fill_rgb(st->page, S_tint[k]);
-		HPDF_Page_Rectangle(st->page, (HPDF_REAL)x, (HPDF_REAL)(st->y - h), (HPDF_REAL)w, (HPDF_REAL)h);
-		HPDF_Page_Fill(st->page);
+		S_rect(st->page, x, (st->y - h), w, h);
+		S_op(st->page, "f");
 		S_fill_rgb(st->page, S_edge[k]);
-		HPDF_Page_Rectangle(st->page, (HPDF_REAL)x, (HPDF_REAL)(st->y - h), 4, (HPDF_REAL)h);
-		HPDF_Page_Fill(st->page);
+		S_rect(st->page, x, (st->y - h), 4, h);
+		S_op(st->page, "f");
 		double base = st->y - 5 - 10 * S_ASCENT - (S_lead(&p) - 10) / 2;
 		/* the outcome in words too: the page may be printed in grey */
 		S_label(st, x + 10, base, TB_PDF_BOLD, 9, S_edge[k], S_outcome_word[k]);
@@ -1085,12 +1395,7 @@ static void S_signoff(S_pdf *st)
 	if (!S_page_empty(st))
 		S_new_page(st);
 	S_simple_para(st, TB_PDF_BOLD, 14.5, S_black, "Sign-off", 6);
-	HPDF_Outline o = HPDF_CreateOutline(st->doc, NULL, "Sign-off", st->utf8);
-	if (o) {
-		HPDF_Destination dst = HPDF_Page_CreateDestination(st->page);
-		if (dst)
-			HPDF_Outline_SetDestination(o, dst);
-	}
+	S_bookmark(st, "Sign-off", NAN);
 	S_simple_para(st, 0, S_BODY_PT, S_black,
 	              "By signing, each person confirms they have read this estimate "
 	              "and the assumptions it rests on.", 10);
@@ -1106,10 +1411,10 @@ static void S_signoff(S_pdf *st)
 				base -= 10; /* room to sign */
 			S_label(st, x + 6, base, 0, S_BODY_PT, S_grey, fields[f]);
 			S_stroke_rgb(st->page, S_grey);
-			HPDF_Page_SetLineWidth(st->page, 0.6f);
-			HPDF_Page_MoveTo(st->page, (HPDF_REAL)(x + 70), (HPDF_REAL)(base - 2));
-			HPDF_Page_LineTo(st->page, (HPDF_REAL)(x + w * 0.75), (HPDF_REAL)(base - 2));
-			HPDF_Page_Stroke(st->page);
+			S_line_width(st->page, 0.6);
+			S_move_to(st->page, (x + 70), (base - 2));
+			S_line_to(st->page, (x + w * 0.75), (base - 2));
+			S_op(st->page, "S");
 			st->y -= f == 1 ? 30 : 20;
 		}
 		st->y -= 8;
@@ -1170,10 +1475,10 @@ static void S_furniture(S_pdf *st)
 			double hy = st->top + 22;
 			S_text_at(st, st->left, hy, 0, size, S_grey, title.ptr, title.len, 0);
 			S_stroke_rgb(st->page, S_rule);
-			HPDF_Page_SetLineWidth(st->page, 0.4f);
-			HPDF_Page_MoveTo(st->page, (HPDF_REAL)st->left, (HPDF_REAL)(hy - 5));
-			HPDF_Page_LineTo(st->page, (HPDF_REAL)st->right, (HPDF_REAL)(hy - 5));
-			HPDF_Page_Stroke(st->page);
+			S_line_width(st->page, 0.4);
+			S_move_to(st->page, st->left, (hy - 5));
+			S_line_to(st->page, st->right, (hy - 5));
+			S_op(st->page, "S");
 		}
 		S_text_at(st, st->left, fy, 0, size, S_grey, foot.ptr, foot.len, 0);
 		tb_buf_truncate(&num, 0);
@@ -1188,38 +1493,39 @@ static void S_furniture(S_pdf *st)
 
 /* ---- the document -------------------------------------------------------- */
 
-static void S_info(S_pdf *st)
+static void S_info_text(tb_buf *b, const char *key, const char *s)
+{
+	tb_buf t;
+	tb_buf_init(&t);
+	tb_pdf_sanitize(&t, s, strlen(s));
+	tb_buf_printf(b, " /%s ", key);
+	tb_pdfw_text(b, t.ptr, t.len);
+	tb_buf_release(&t);
+}
+
+/* The document information dictionary, dated from the report, never the
+ * clock, so runs are byte-identical. */
+static void S_info(S_pdf *st, tb_buf *b)
 {
 	const tb_report_meta *m = st->meta;
-	tb_buf b;
-	tb_buf_init(&b);
-	if (m->title && m->title[0]) {
-		tb_pdf_sanitize(&b, m->title, strlen(m->title));
-		HPDF_SetInfoAttr(st->doc, HPDF_INFO_TITLE, b.ptr);
-	}
-	if (m->author && m->author[0]) {
-		tb_buf_truncate(&b, 0);
-		tb_pdf_sanitize(&b, m->author, strlen(m->author));
-		HPDF_SetInfoAttr(st->doc, HPDF_INFO_AUTHOR, b.ptr);
-	}
-	HPDF_SetInfoAttr(st->doc, HPDF_INFO_SUBJECT, "LLM training compute budget for sign-off");
-	tb_buf_truncate(&b, 0);
-	tb_buf_printf(&b, "trainbudget %s", m->version && m->version[0] ? m->version : TB_VERSION);
-	HPDF_SetInfoAttr(st->doc, HPDF_INFO_CREATOR, b.ptr);
-	tb_buf_release(&b);
-	/* dated from the report, never the clock, so runs are byte-identical */
+	tb_buf_puts(b, "<<");
+	if (m->title && m->title[0])
+		S_info_text(b, "Title", m->title);
+	if (m->author && m->author[0])
+		S_info_text(b, "Author", m->author);
+	S_info_text(b, "Subject", "LLM training compute budget for sign-off");
+	tb_buf v;
+	tb_buf_init(&v);
+	tb_buf_printf(&v, "trainbudget %s", m->version && m->version[0] ? m->version : TB_VERSION);
+	S_info_text(b, "Creator", v.ptr);
+	tb_buf_release(&v);
 	int y, mo, dd;
 	if (m->date && sscanf(m->date, "%4d-%2d-%2d", &y, &mo, &dd) == 3 &&
-	    mo >= 1 && mo <= 12 && dd >= 1 && dd <= 31) {
-		HPDF_Date dt;
-		memset(&dt, 0, sizeof dt);
-		dt.year = y;
-		dt.month = mo;
-		dt.day = dd;
-		dt.ind = 'Z';
-		HPDF_SetInfoDateAttr(st->doc, HPDF_INFO_CREATION_DATE, dt);
-		HPDF_SetInfoDateAttr(st->doc, HPDF_INFO_MOD_DATE, dt);
+	    y >= 0 && y <= 9999 && mo >= 1 && mo <= 12 && dd >= 1 && dd <= 31) {
+		tb_buf_printf(b, " /CreationDate (D:%04d%02d%02d000000Z) /ModDate (D:%04d%02d%02d000000Z)",
+		              y, mo, dd, y, mo, dd);
 	}
+	tb_buf_puts(b, " >>");
 }
 
 /* The tree's title: a first-level heading that opens the document, drawn
@@ -1256,27 +1562,101 @@ static void S_layout(S_pdf *st, cmark_node *root)
 		S_signoff(st);
 }
 
-static void S_fail(S_pdf *st, const char *phase)
+/* Every object, numbered and written: catalog, pages, fonts, outline. */
+static void S_save(S_pdf *st, tb_buf *out)
 {
-	if (st->failed)
-		return;
-	tb_diags_add(st->d, TB_DIAG_ERROR, "pdf", NULL, 0, 0, 0,
-	             "libharu failed while %s (error 0x%04X, detail %u); "
-	             "expected a complete PDF document",
-	             phase, (unsigned)st->err, (unsigned)st->err_detail);
-	st->failed = true;
+	tb_pdfw w;
+	tb_pdfw_init(&w, S_DEFLATE_LEVEL);
+	unsigned catalog = tb_pdfw_alloc(&w), pages = tb_pdfw_alloc(&w), info = tb_pdfw_alloc(&w);
+	unsigned outlines = st->noutline ? tb_pdfw_alloc(&w) : 0;
+	for (size_t i = 0; i < st->nfonts; i++)
+		if (st->fonts[i].f && tb_pdf_font_used(st->fonts[i].f))
+			st->fonts[i].obj = tb_pdfw_alloc(&w);
+	for (size_t i = 0; i < st->npages; i++)
+		st->pages[i]->obj = tb_pdfw_alloc(&w);
+	tb_buf b;
+	tb_buf_init(&b);
+
+	tb_buf_printf(&b, "<< /Type /Catalog /Pages %u 0 R", pages);
+	if (outlines)
+		tb_buf_printf(&b, " /Outlines %u 0 R /PageMode /UseOutlines", outlines);
+	tb_buf_puts(&b, " >>");
+	tb_pdfw_obj(&w, catalog, b.ptr, b.len);
+
+	tb_buf_truncate(&b, 0);
+	tb_buf_puts(&b, "<< /Type /Pages /Kids [");
+	for (size_t i = 0; i < st->npages; i++)
+		tb_buf_printf(&b, "%s%u 0 R", i ? " " : "", st->pages[i]->obj);
+	tb_buf_printf(&b, "] /Count %zu /MediaBox [0 0 ", st->npages);
+	tb_pdfw_num(&b, st->page_w);
+	tb_buf_putc(&b, ' ');
+	tb_pdfw_num(&b, st->page_h);
+	tb_buf_puts(&b, "] >>");
+	tb_pdfw_obj(&w, pages, b.ptr, b.len);
+
+	tb_buf_truncate(&b, 0);
+	S_info(st, &b);
+	tb_pdfw_obj(&w, info, b.ptr, b.len);
+
+	for (size_t i = 0; i < st->npages; i++) {
+		S_page *p = st->pages[i];
+		unsigned content = tb_pdfw_alloc(&w);
+		tb_buf_truncate(&b, 0);
+		tb_buf_printf(&b, "<< /Type /Page /Parent %u 0 R /Resources << /ProcSet [/PDF /Text]",
+		              pages);
+		if (p->fonts) {
+			tb_buf_puts(&b, " /Font <<");
+			for (size_t f = 0; f < st->nfonts; f++)
+				if (p->fonts & (1u << f))
+					tb_buf_printf(&b, " /F%zu %u 0 R", f + 1, st->fonts[f].obj);
+			tb_buf_puts(&b, " >>");
+		}
+		tb_buf_printf(&b, " >> /Contents %u 0 R >>", content);
+		tb_pdfw_obj(&w, p->obj, b.ptr, b.len);
+		tb_pdfw_stream(&w, content, "", p->c.ptr, p->c.len, true);
+	}
+
+	if (outlines) {
+		unsigned first = w.nobj + 1;
+		for (size_t i = 0; i < st->noutline; i++)
+			tb_pdfw_alloc(&w);
+		tb_buf_truncate(&b, 0);
+		tb_buf_printf(&b, "<< /Type /Outlines /First %u 0 R /Last %u 0 R /Count %zu >>",
+		              first, first + (unsigned)st->noutline - 1, st->noutline);
+		tb_pdfw_obj(&w, outlines, b.ptr, b.len);
+		for (size_t i = 0; i < st->noutline; i++) {
+			const S_outline_item *o = &st->outline[i];
+			tb_buf_truncate(&b, 0);
+			tb_buf_puts(&b, "<< /Title ");
+			tb_pdfw_text(&b, o->title, strlen(o->title));
+			tb_buf_printf(&b, " /Parent %u 0 R", outlines);
+			if (i > 0)
+				tb_buf_printf(&b, " /Prev %u 0 R", first + (unsigned)i - 1);
+			if (i + 1 < st->noutline)
+				tb_buf_printf(&b, " /Next %u 0 R", first + (unsigned)i + 1);
+			tb_buf_printf(&b, " /Dest [%u 0 R ", st->pages[o->page]->obj);
+			if (isnan(o->top)) {
+				tb_buf_puts(&b, "/Fit]");
+			} else {
+				tb_buf_puts(&b, "/FitH ");
+				tb_pdfw_num(&b, o->top);
+				tb_buf_putc(&b, ']');
+			}
+			tb_buf_puts(&b, " >>");
+			tb_pdfw_obj(&w, first + (unsigned)i, b.ptr, b.len);
+		}
+	}
+
+	for (size_t i = 0; i < st->nfonts; i++)
+		if (st->fonts[i].obj)
+			tb_pdf_font_write(st->fonts[i].f, &w, st->fonts[i].obj);
+	tb_buf_release(&b);
+	tb_pdfw_finish(&w, catalog, info, out);
+	tb_pdfw_release(&w);
 }
 
 static int S_render(S_pdf *st, cmark_node *root, const tb_pdf_options *opt, tb_buf *out)
 {
-	if (HPDF_SetCompressionMode(st->doc, HPDF_COMP_ALL) != HPDF_OK ||
-	    HPDF_UseUTFEncodings(st->doc) != HPDF_OK ||
-	    HPDF_SetCurrentEncoder(st->doc, "UTF-8") != HPDF_OK) {
-		S_fail(st, "setting up the document");
-		return -1;
-	}
-	st->utf8 = HPDF_GetEncoder(st->doc, "UTF-8");
-	HPDF_SetPageMode(st->doc, HPDF_PAGE_MODE_USE_OUTLINE);
 	bool letter = opt && opt->paper == TB_PAPER_LETTER;
 	st->page_w = letter ? 612 : 595.276;
 	st->page_h = letter ? 792 : 841.89;
@@ -1284,46 +1664,18 @@ static int S_render(S_pdf *st, cmark_node *root, const tb_pdf_options *opt, tb_b
 	st->right = st->page_w - S_MARGIN_PT;
 	st->top = st->page_h - S_MARGIN_PT - 6;
 	st->bottom = S_MARGIN_PT + 6;
-	/* the fonts every document uses, first, so a missing one fails early */
-	S_font(st, 0);
-	S_font(st, TB_PDF_BOLD);
-	if (!S_ok(st)) {
-		S_fail(st, "loading fonts");
+	/* the faces every document uses, first, so a missing one fails early */
+	S_font_at(st, S_REGULAR);
+	S_font_at(st, S_BOLD);
+	if (!S_ok(st))
 		return -1;
-	}
-	S_info(st);
 	S_layout(st, root);
-	if (!S_ok(st)) {
-		S_fail(st, "laying out pages");
+	if (!S_ok(st))
 		return -1;
-	}
 	S_furniture(st);
-	if (!S_ok(st)) {
-		S_fail(st, "writing headers and footers");
+	if (!S_ok(st))
 		return -1;
-	}
-	if (HPDF_SaveToStream(st->doc) != HPDF_OK || !S_ok(st)) {
-		S_fail(st, "saving the document");
-		return -1;
-	}
-	HPDF_ResetStream(st->doc);
-	tb_buf pdf;
-	tb_buf_init(&pdf);
-	for (;;) {
-		HPDF_BYTE chunk[8192];
-		HPDF_UINT32 n = sizeof chunk;
-		HPDF_STATUS rc = HPDF_ReadFromStream(st->doc, chunk, &n);
-		tb_buf_put(&pdf, chunk, n);
-		if (rc == HPDF_STREAM_EOF)
-			break;
-		if (rc != HPDF_OK) {
-			S_fail(st, "reading the document back");
-			tb_buf_release(&pdf);
-			return -1;
-		}
-	}
-	tb_buf_put(out, pdf.ptr, pdf.len);
-	tb_buf_release(&pdf);
+	S_save(st, out);
 	return 0;
 }
 
@@ -1332,21 +1684,24 @@ int tb_render_pdf_tree(cmark_node *root, const tb_report_meta *meta,
                        tb_buf *out, tb_diags *d)
 {
 	static const tb_report_meta empty_meta;
-	S_pdf st;
-	memset(&st, 0, sizeof st);
-	st.d = d;
-	st.meta = meta ? meta : &empty_meta;
-	st.block = block;
-	st.font_dir = opt && opt->font_dir ? opt->font_dir : S_DEFAULT_FONT_DIR;
-	st.doc = HPDF_New(S_error_handler, &st);
-	if (!st.doc) {
-		tb_diags_add(d, TB_DIAG_ERROR, "pdf", NULL, 0, 0, 0,
-		             "libharu could not create a document; expected memory for it");
-		return -1;
+	S_pdf *st = tb_xcalloc(1, sizeof *st);
+	st->d = d;
+	st->meta = meta ? meta : &empty_meta;
+	st->block = block;
+	st->font_dir = opt && opt->font_dir ? opt->font_dir : S_DEFAULT_FONT_DIR;
+	S_fonts_init(st, opt);
+	int rc = S_render(st, root, opt, out);
+	S_fonts_release(st);
+	for (size_t i = 0; i < st->npages; i++) {
+		tb_buf_release(&st->pages[i]->c);
+		free(st->pages[i]);
 	}
-	int rc = S_render(&st, root, opt, out);
-	HPDF_Free(st.doc);
-	free(st.pages);
+	free(st->pages);
+	for (size_t i = 0; i < st->noutline; i++)
+		free(st->outline[i].title);
+	free(st->outline);
+	tb_pdf_cells_release(&st->cells);
+	free(st);
 	return rc;
 }
 

@@ -227,7 +227,7 @@ static int S_render_md(const char *md, const tb_report_meta *m, tb_paper paper,
 	cmark_node *root = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
 	for (size_t i = 0; i < nblocks; i++)
 		S_splice(root, marks[i], &blocks[i]);
-	tb_pdf_options opt = {paper, NULL};
+	tb_pdf_options opt = {paper, NULL, NULL};
 	int rc = tb_render_pdf_tree(root, m, S_lookup, &opt, out, d);
 	cmark_node_free(root);
 	return rc;
@@ -531,7 +531,7 @@ Test(render_pdf, missing_font_is_a_clear_error)
 {
 	cmark_node *root = cmark_parse_document("Text.\n", 6, CMARK_OPT_DEFAULT);
 	tb_report_meta m = S_meta("No fonts");
-	tb_pdf_options opt = {TB_PAPER_A4, "/nonexistent/fonts"};
+	tb_pdf_options opt = {TB_PAPER_A4, "/nonexistent/fonts", NULL};
 	tb_buf out;
 	tb_buf_init(&out);
 	tb_diags d;
@@ -612,7 +612,7 @@ Test(render_pdf, default_report_end_to_end)
 	o.command = "trainbudget report docs/examples/default-7b.yaml";
 	tb_report *r = tb_report_new(sc, &b, &o, &d);
 	cr_assert_not_null(r);
-	tb_pdf_options po = {TB_PAPER_A4, NULL};
+	tb_pdf_options po = {TB_PAPER_A4, NULL, NULL};
 	tb_buf out;
 	tb_buf_init(&out);
 	cr_assert_eq(tb_render_pdf(r, &po, &out, &d), 0);

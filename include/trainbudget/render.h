@@ -32,10 +32,14 @@ typedef enum { TB_PAPER_A4, TB_PAPER_LETTER } tb_paper;
 typedef struct tb_pdf_options {
 	tb_paper paper;
 	const char *font_dir;   /* holds DejaVuSans*.ttf; NULL = the default */
+	/* Fonts tried in order for characters the DejaVu faces lack: a
+	 * NULL-terminated list of TrueType files (an empty list: none); NULL =
+	 * the places Debian's CJK and emoji font packages install to. */
+	const char *const *fallback_fonts;
 } tb_pdf_options;
 
 /* The sign-off PDF into `out`.  Returns 0, or -1 with errors in d (a
- * libharu error, a missing font); `out` is then left empty. */
+ * missing font, a character no font can draw); `out` is then left empty. */
 int tb_render_pdf(const tb_report *r, const tb_pdf_options *opt,
                   tb_buf *out, tb_diags *d);
 

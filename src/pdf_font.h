@@ -1,0 +1,49 @@
+/* pdf_font.h: TrueType fonts for the PDF back end: which glyph draws a
+ * character, how wide it is, and the embedded subset of the glyphs a
+ * document used, with a ToUnicode map so text can be searched and copied.
+ *
+ * A font is read whole and parsed once; nothing is built per code point,
+ * so loading a face costs a file read.  Only fonts with TrueType outlines
+ * (a glyf table) can be embedded; a .ttc gives its first face.
+ *
+ * A document shows text as 2-byte CIDs: each distinct (glyph, text) pair a
+ * document draws gets the next CID, so the ToUnicode map gives back exactly
+ * the characters that were drawn, even where one glyph serves several. */
+#ifndef TB_PDF_FONT_H
+#define TB_PDF_FONT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "pdf_write.h"
+
+typedef struct tb_pdf_font tb_pdf_font;
+
+/* Loads the font file at `path`; NULL with a reason in why[] (a sentence
+ * without the path) when it cannot be read or is not a TrueType font. */
+tb_pdf_font *tb_pdf_font_load(const char *path, char *why, size_t why_len);
+void tb_pdf_font_free(tb_pdf_font *f);
+
+/* The glyph that draws code point `cp`, 0 when the font has none. */
+unsigned tb_pdf_font_glyph(const tb_pdf_font *f, uint32_t cp);
+
+/* Advance width of glyph `gid` in thousandths of the font size, rounded
+ * down: the widths the document's /W array gives viewers. */
+int tb_pdf_font_width(const tb_pdf_font *f, unsigned gid);
+
+/* The CID that draws glyph `gid` for the text uni[0..nuni) (1 or 2 code
+ * points: a ligature stands for two); assigns the next one on first use. */
+unsigned tb_pdf_font_cid(tb_pdf_font *f, unsigned gid, const uint32_t *uni, size_t nuni);
+
+/* Whether any CID was assigned: a font no text used is not embedded. */
+bool tb_pdf_font_used(const tb_pdf_font *f);
+
+/* The font's PostScript name (from its name table, else "Font"). */
+const char *tb_pdf_font_name(const tb_pdf_font *f);
+
+/* Writes the font as objects of `w`: a Type0 font numbered `type0` (which
+ * pages name in their resources) with its CIDFontType2, descriptor,
+ * embedded subset, CID-to-glyph map and ToUnicode CMap. */
+void tb_pdf_font_write(tb_pdf_font *f, tb_pdfw *w, unsigned type0);
+
+#endif

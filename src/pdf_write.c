@@ -1,0 +1,170 @@
+#include "pdf_write.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "trainbudget/sha256.h"
+#include "trainbudget/xalloc.h"
+
+void tb_pdfw_init(tb_pdfw *w, int deflate_level)
+{
+	memset(w, 0, sizeof *w);
+	tb_buf_init(&w->out);
+	w->level = deflate_level;
+	/* the second line's high bytes mark the file as binary for transfers */
+	tb_buf_puts(&w->out, "%PDF-1.4\n%\xE2\xE3\xCF\xD3\n");
+}
+
+void tb_pdfw_release(tb_pdfw *w)
+{
+	tb_buf_release(&w->out);
+	free(w->offset);
+	memset(w, 0, sizeof *w);
+}
+
+unsigned tb_pdfw_alloc(tb_pdfw *w)
+{
+	if (w->nobj + 1 >= w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->offset = tb_xrealloc(w->offset, w->cap * sizeof *w->offset);
+	}
+	w->nobj++;
+	w->offset[w->nobj] = 0;
+	return w->nobj;
+}
+
+static void S_begin(tb_pdfw *w, unsigned num)
+{
+	w->offset[num] = w->out.len;
+	tb_buf_printf(&w->out, "%u 0 obj\n", num);
+}
+
+void tb_pdfw_obj(tb_pdfw *w, unsigned num, const char *body, size_t len)
+{
+	S_begin(w, num);
+	tb_buf_put(&w->out, body, len);
+	tb_buf_puts(&w->out, "\nendobj\n");
+}
+
+void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
+                    const void *data, size_t len, bool deflate)
+{
+	unsigned char *z = NULL;
+	uLongf zlen = 0;
+	if (deflate && len > 0) {
+		zlen = compressBound((uLong)len);
+		z = tb_xmalloc(zlen);
+		if (compress2(z, &zlen, data, (uLong)len, w->level) != Z_OK) {
+			/* only memory can fail here: store the bytes as they are */
+			free(z);
+			z = NULL;
+		}
+	}
+	S_begin(w, num);
+	tb_buf_printf(&w->out, "<< /Length %zu%s%s%s >>\nstream\n",
+	              z ? (size_t)zlen : len, z ? " /Filter /FlateDecode" : "",
+	              dict[0] ? " " : "", dict);
+	if (z)
+		tb_buf_put(&w->out, z, zlen);
+	else
+		tb_buf_put(&w->out, data, len);
+	tb_buf_puts(&w->out, "\nendstream\nendobj\n");
+	free(z);
+}
+
+void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
+{
+	char id[65];
+	tb_sha256_hex(w->out.ptr, w->out.len, id);
+	id[32] = '\0';
+	size_t xref = w->out.len;
+	tb_buf_printf(&w->out, "xref\n0 %u\n0000000000 65535 f \n", w->nobj + 1);
+	for (unsigned i = 1; i <= w->nobj; i++)
+		tb_buf_printf(&w->out, "%010zu 00000 n \n", w->offset[i]);
+	tb_buf_printf(&w->out, "trailer\n<< /Size %u /Root %u 0 R", w->nobj + 1, root);
+	if (info)
+		tb_buf_printf(&w->out, " /Info %u 0 R", info);
+	tb_buf_printf(&w->out, " /ID [<%s> <%s>] >>\nstartxref\n%zu\n%%%%EOF\n", id, id, xref);
+	tb_buf_put(out, w->out.ptr, w->out.len);
+	tb_buf_truncate(&w->out, 0);
+}
+
+void tb_pdfw_num(tb_buf *b, double v)
+{
+	if (!isfinite(v))
+		v = 0;
+	char s[64];
+	snprintf(s, sizeof s, "%.3f", v);
+	size_t n = strlen(s);
+	while (n > 0 && s[n - 1] == '0')
+		n--;
+	if (n > 0 && s[n - 1] == '.')
+		n--;
+	s[n] = '\0';
+	tb_buf_puts(b, strcmp(s, "-0") == 0 ? "0" : s);
+}
+
+/* The next code point of valid UTF-8 at s (advancing *i). */
+static uint32_t S_next(const unsigned char *s, size_t len, size_t *i)
+{
+	uint32_t c = s[*i];
+	size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+	if (*i + n > len) {
+		*i = len;
+		return 0xFFFD;
+	}
+	if (n == 2)
+		c &= 0x1F;
+	else if (n == 3)
+		c &= 0x0F;
+	else if (n == 4)
+		c &= 0x07;
+	for (size_t k = 1; k < n; k++)
+		c = (c << 6) | (s[*i + k] & 0x3F);
+	*i += n;
+	return c;
+}
+
+void tb_pdfw_text(tb_buf *b, const char *s, size_t len)
+{
+	bool ascii = true;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7E)
+			ascii = false;
+	if (ascii) {
+		tb_buf_putc(b, '(');
+		for (size_t i = 0; i < len; i++) {
+			if (s[i] == '(' || s[i] == ')' || s[i] == '\\')
+				tb_buf_putc(b, '\\');
+			tb_buf_putc(b, s[i]);
+		}
+		tb_buf_putc(b, ')');
+		return;
+	}
+	tb_buf_puts(b, "<FEFF");
+	size_t i = 0;
+	while (i < len) {
+		uint32_t c = S_next((const unsigned char *)s, len, &i);
+		if (c >= 0x10000) {
+			c -= 0x10000;
+			tb_buf_printf(b, "%04X%04X", 0xD800 + (unsigned)(c >> 10),
+			              0xDC00 + (unsigned)(c & 0x3FF));
+		} else {
+			tb_buf_printf(b, "%04X", (unsigned)c);
+		}
+	}
+	tb_buf_putc(b, '>');
+}
+
+void tb_pdfw_name(tb_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		char c = *s;
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')
+			tb_buf_putc(b, c);
+	}
+}

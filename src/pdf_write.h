@@ -1,0 +1,50 @@
+/* pdf_write.h: the bytes of a PDF file, for the PDF back end.
+ *
+ * Objects are numbered first (tb_pdfw_alloc), so they can refer to each
+ * other, and written in any order; tb_pdfw_finish adds the cross-reference
+ * table and the trailer.  Nothing depends on the clock or the machine: the
+ * same objects give the same bytes, and the file's /ID is a hash of them. */
+#ifndef TB_PDF_WRITE_H
+#define TB_PDF_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trainbudget/buf.h"
+
+typedef struct tb_pdfw {
+	tb_buf out;
+	size_t *offset;         /* by object number; 0 = not written yet */
+	unsigned nobj, cap;     /* numbers 1..nobj are allocated */
+	int level;              /* zlib level for streams */
+} tb_pdfw;
+
+void tb_pdfw_init(tb_pdfw *w, int deflate_level);
+void tb_pdfw_release(tb_pdfw *w);
+
+/* A new object number. */
+unsigned tb_pdfw_alloc(tb_pdfw *w);
+
+/* Writes object `num` with `body` (a dictionary, an array, ...). */
+void tb_pdfw_obj(tb_pdfw *w, unsigned num, const char *body, size_t len);
+
+/* Writes object `num` as a stream of `len` bytes, deflated when `deflate`;
+ * `dict` holds the dictionary's other entries ("/Length1 123") or "". */
+void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
+                    const void *data, size_t len, bool deflate);
+
+/* The cross-reference table and trailer; moves the file into `out`.
+ * Every allocated number must have been written. */
+void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out);
+
+/* A number as PDF writes it: at most 3 decimals, no trailing zeros. */
+void tb_pdfw_num(tb_buf *b, double v);
+
+/* A text string (titles, bookmarks): a literal when printable ASCII, else
+ * UTF-16BE with a byte-order mark, in hex.  `s` is valid UTF-8. */
+void tb_pdfw_text(tb_buf *b, const char *s, size_t len);
+
+/* A PDF name's characters: letters, digits and '-' kept, others dropped. */
+void tb_pdfw_name(tb_buf *b, const char *s);
+
+#endif
