@@ -25,6 +25,11 @@ check_pdf() {
 	if qpdf --check "$1" >"$T/qpdf.txt" 2>&1; then ok "qpdf --check $2"; else fail "qpdf --check $2: $(tail -3 "$T/qpdf.txt")"; fi
 	# pdffonts: two header lines, then a line per font ending in
 	# "emb sub uni object ID": emb is the fifth field from the end
+	# poppler says nothing on stderr about a valid file: any warning fails
+	# (libharu's CID-range ToUnicode maps drew 38 a file)
+	pdffonts "$1" >/dev/null 2>"$T/poppler.txt"
+	pdftotext "$1" /dev/null 2>>"$T/poppler.txt"
+	if [ -s "$T/poppler.txt" ]; then fail "poppler warns about $2: $(sort -u "$T/poppler.txt" | head -3)"; else ok "poppler reads $2 without a warning"; fi
 	fonts=$(pdffonts "$1" 2>/dev/null | tail -n +3)
 	if [ -n "$fonts" ] && ! printf '%s\n' "$fonts" | awk '{ if ($(NF-4) != "yes") bad = 1 } END { exit bad }'; then
 		fail "a font is not embedded in $2: $fonts"
@@ -91,6 +96,27 @@ if [ -e "$demo" ]; then
 			|| fail "running header of a long title"
 	else
 		fail "--set title=...: $(cat "$T/err.txt")"
+	fi
+	# Scripts DejaVu lacks come from fallback fonts (.ci/deps test installs
+	# fonts-droid-fallback and fonts-symbola); right-to-left text and
+	# Arabic from DejaVu itself
+	if [ -r /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf ] &&
+	   [ -r /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf ]; then
+		mkdir -p "$T/s1" "$T/s2"
+		title="训练预算 日本語 שלום مرحبا 🚀"
+		if "$BIN" report "$demo" -o "$T/s1" --format pdf --set "title=$title" --set "author=山田太郎" >/dev/null 2>"$T/err.txt"; then
+			"$BIN" report "$demo" -o "$T/s2" --format pdf --set "title=$title" --set "author=山田太郎" >/dev/null 2>&1 || true
+			check_pdf "$T/s1/default-7b.pdf" "a CJK, Hebrew, Arabic and emoji title" "$T/s2/default-7b.pdf"
+			pdftotext "$T/s1/default-7b.pdf" "$T/s.txt" 2>/dev/null
+			for w in 训练预算 日本語 שלום مرحبا 🚀 山田太郎; do
+				grep -q "$w" "$T/s.txt" && ok "the title's $w is drawn and reads back" || fail "$w missing from the PDF's text"
+			done
+			pdffonts "$T/s1/default-7b.pdf" 2>/dev/null | grep -q DroidSansFallback && ok "the CJK fallback font is embedded" || fail "no DroidSansFallback in pdffonts"
+		else
+			fail "a CJK title: $(cat "$T/err.txt")"
+		fi
+	else
+		echo "cli-pdf: note - fonts-droid-fallback or fonts-symbola missing: fallback fonts not checked (sh .ci/deps test)"
 	fi
 	# Any nesting depth renders (the walk is iterative, not recursive):
 	# 30,000 quotes, 20,000 list levels, emphasis 20,000 deep

@@ -113,18 +113,106 @@ Test(render_pdf, verbatim_keeps_spaces_and_lines)
 	tb_pdf_para_release(&p);
 }
 
-Test(render_pdf, sanitize_keeps_bmp_only)
+Test(render_pdf, sanitize_keeps_every_plane)
 {
 	tb_buf b;
 	tb_buf_init(&b);
-	/* € stays; an emoji (outside the BMP), a stray continuation byte and a
-	 * truncated sequence become '?'; a control character a space */
+	/* an emoji (outside the BMP) stays, for a fallback font to draw or
+	 * the document to refuse; a stray continuation byte and a truncated
+	 * sequence become '?'; a control character a space */
 	const char in[] = "\xE2\x82\xAC \xF0\x9F\x98\x80 \x80 a\x01" "b \xE2\x82";
 	tb_pdf_sanitize(&b, in, sizeof in - 1);
-	cr_expect_str_eq(b.ptr, "\xE2\x82\xAC ? ? a b ??");
+	cr_expect_str_eq(b.ptr, "\xE2\x82\xAC \xF0\x9F\x98\x80 ? a b ??");
 	tb_buf_release(&b);
 	cr_expect_eq(tb_pdf_utf8_floor("a\xC3\x97" "b", 4, 2), 1);
 	cr_expect_eq(tb_pdf_utf8_floor("a\xC3\x97" "b", 4, 3), 3);
+}
+
+/* ---- shaping and bidi, against the Unicode tables ----------------------- */
+
+static void S_cells_of(tb_pdf_cells *c, const char *s)
+{
+	c->n = 0;
+	tb_pdf_cells_add(c, 0, s, strlen(s));
+}
+
+/* Arabic joins with Unicode's presentation forms (Arabic Presentation
+ * Forms-B chart): beh is initial, medial, final; alef only joins to the
+ * letter before; lam + alef is one ligature. */
+Test(render_pdf, arabic_letters_join)
+{
+	tb_pdf_cells c = {0};
+	S_cells_of(&c, "\xD8\xA8\xD8\xA8\xD8\xA8"); /* beh beh beh */
+	tb_pdf_cells_shape(&c);
+	cr_assert_eq(c.n, 3);
+	cr_expect_eq(c.v[0].cp, 0xFE91); /* initial */
+	cr_expect_eq(c.v[1].cp, 0xFE92); /* medial */
+	cr_expect_eq(c.v[2].cp, 0xFE90); /* final */
+	cr_expect_eq(c.v[0].uni[0], 0x0628); /* the text stays the letter */
+	S_cells_of(&c, "\xD8\xA7\xD8\xA8 \xD8\xA8"); /* alef beh, space, beh */
+	tb_pdf_cells_shape(&c);
+	cr_expect_eq(c.v[0].cp, 0xFE8D); /* alef alone: it never joins forward */
+	cr_expect_eq(c.v[1].cp, 0xFE8F); /* beh isolated */
+	cr_expect_eq(c.v[3].cp, 0xFE8F);
+	S_cells_of(&c, "\xD8\xA8\xD9\x84\xD8\xA7"); /* beh lam alef */
+	tb_pdf_cells_shape(&c);
+	cr_assert_eq(c.n, 2);
+	cr_expect_eq(c.v[0].cp, 0xFE91);
+	cr_expect_eq(c.v[1].cp, 0xFEFC); /* lam-alef, final */
+	cr_expect_eq(c.v[1].nuni, 2);
+	cr_expect_eq(c.v[1].uni[0], 0x0644);
+	cr_expect_eq(c.v[1].uni[1], 0x0627);
+	S_cells_of(&c, "abc");
+	tb_pdf_cells_shape(&c);
+	cr_expect_eq(c.v[0].cp, 'a');
+	tb_pdf_cells_release(&c);
+}
+
+static char *S_visual(tb_pdf_cells *c)
+{
+	tb_buf b;
+	tb_buf_init(&b);
+	for (size_t i = 0; i < c->n; i++) {
+		uint32_t u = c->v[i].cp;
+		if (u < 0x80)
+			tb_buf_putc(&b, (char)u);
+		else if (u >= 0x5D0 && u <= 0x5EA)
+			tb_buf_putc(&b, (char)('A' + (u - 0x5D0))); /* Hebrew as capitals */
+		else
+			tb_buf_putc(&b, '?');
+	}
+	return tb_buf_detach(&b, NULL);
+}
+
+/* The Unicode bidi algorithm's own examples, Hebrew written as capitals:
+ * a right-to-left run reverses, numbers in it keep their order, neutrals
+ * between two RTL sides join them, brackets mirror, and trailing spaces
+ * stay at the end. */
+Test(render_pdf, right_to_left_runs_in_visual_order)
+{
+	tb_pdf_cells c = {0};
+	struct { const char *in, *want; } cases[] = {
+		/* alef bet gimel */
+		{"car \xD7\x90\xD7\x91\xD7\x92 x", "car CBA x"},
+		/* two RTL words and a number: "alef bet 12 gimel" */
+		{"\xD7\x90\xD7\x91 12 \xD7\x92", "C 12 BA"},
+		/* brackets inside an RTL run mirror */
+		{"\xD7\x90 (\xD7\x91) \xD7\x92", "C (B) A"},
+		{"abc ", "abc "},
+		{"\xD7\x90\xD7\x91 ", "BA "},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		S_cells_of(&c, cases[i].in);
+		cr_expect(tb_pdf_cells_has_rtl(&c) == (strcmp(cases[i].in, "abc ") != 0));
+		tb_pdf_cells_reorder(&c);
+		char *got = S_visual(&c);
+		cr_expect_str_eq(got, cases[i].want, "case %zu", i);
+		free(got);
+	}
+	tb_pdf_cells_release(&c);
+	cr_expect(tb_pdf_ignorable(0x200D));  /* zero-width joiner */
+	cr_expect(tb_pdf_ignorable(0xFE0F));  /* emoji presentation selector */
+	cr_expect(!tb_pdf_ignorable('a'));
 }
 
 /* ---- whole documents ----------------------------------------------------- */
@@ -544,6 +632,133 @@ Test(render_pdf, missing_font_is_a_clear_error)
 	cmark_node_free(root);
 	tb_buf_release(&out);
 	tb_diags_release(&d);
+}
+
+/* Renders `md` with meta `m` and the given fallback fonts. */
+static int S_render_fb(const char *md, const tb_report_meta *m, const char *const *fallbacks,
+                       tb_buf *out, tb_diags *d)
+{
+	cmark_node *root = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
+	static tb_block title = {.kind = TB_BLOCK_TITLE};
+	S_splice(root, "TITLE", &title);
+	tb_pdf_options opt = {TB_PAPER_A4, NULL, fallbacks};
+	int rc = tb_render_pdf_tree(root, m, S_lookup, &opt, out, d);
+	cmark_node_free(root);
+	return rc;
+}
+
+#define S_DROID "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"
+#define S_SYMBOLA "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"
+
+/* Chinese, Japanese, Hebrew, Arabic and an emoji in the title, the author
+ * and the body: each drawn (the fallback fonts embedded), read back by
+ * poppler without a warning, and the right-to-left text in its order. */
+Test(render_pdf, other_scripts_drawn_with_fallback_fonts)
+{
+	if (access(S_DROID, R_OK) != 0 || access(S_SYMBOLA, R_OK) != 0)
+		cr_skip_test("fonts-droid-fallback and fonts-symbola are not installed (.ci/deps test)");
+	const char *const fb[] = {S_DROID, S_SYMBOLA, NULL};
+	tb_report_meta m = S_meta("\xE8\xAE\xAD\xE7\xBB\x83\xE9\xA2\x84\xE7\xAE\x97 " /* 训练预算 */
+	                          "\xF0\x9F\x9A\x80");                                /* rocket */
+	m.author = "\xE5\xB1\xB1\xE7\x94\xB0\xE5\xA4\xAA\xE9\x83\x8E";              /* 山田太郎 */
+	const char *md = "TITLE\n\n## Scripts\n\n"
+	                 "Hebrew \xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D and Arabic "      /* שלום */
+	                 "\xD9\x85\xD8\xB1\xD8\xAD\xD8\xA8\xD8\xA7 end.\n";        /* مرحبا */
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_assert_eq(S_render_fb(md, &m, fb, &out, &d), 0, "%s", d.n ? d.items[0].msg : "");
+	char *path = S_write(&out);
+	char *text = S_cmd("pdftotext", path, "- 2>&1");
+	cr_expect(strstr(text, "\xE8\xAE\xAD\xE7\xBB\x83\xE9\xA2\x84\xE7\xAE\x97 \xF0\x9F\x9A\x80"), "%s", text);
+	cr_expect(strstr(text, "\xE5\xB1\xB1\xE7\x94\xB0\xE5\xA4\xAA\xE9\x83\x8E"), "%s", text);
+	cr_expect(strstr(text, "\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D"), "%s", text);
+	cr_expect(strstr(text, "\xD9\x85\xD8\xB1\xD8\xAD\xD8\xA8\xD8\xA7"), "%s", text);
+	cr_expect(strstr(text, "Warning") == NULL && strstr(text, "Error") == NULL, "%s", text);
+	char *fonts = S_cmd("pdffonts", path, "2>&1");
+	cr_expect(strstr(fonts, "DroidSansFallback"), "%s", fonts);
+	cr_expect(strstr(fonts, "Symbola"), "%s", fonts);
+	/* Hebrew drawn right to left: -bbox lists a word's glyphs in the order
+	 * they were drawn, so shalom comes out as final mem first */
+	char *bbox = S_cmd("pdftotext -bbox", path, "- 2>/dev/null");
+	cr_expect(strstr(bbox, ">\xD7\x9D\xD7\x95\xD7\x9C\xD7\xA9</word>") != NULL, "%s", bbox);
+	unlink(path);
+	free(bbox);
+	free(fonts);
+	free(text);
+	free(path);
+	tb_buf_release(&out);
+	tb_diags_release(&d);
+}
+
+/* Without a font for them, CJK text and an emoji are refused by name,
+ * never drawn blank; no PDF comes out.  A title made only of such
+ * characters would otherwise print as nothing. */
+Test(render_pdf, characters_no_font_draws_are_refused)
+{
+	const char *const none[] = {NULL};
+	const char *titles[] = {"\xE4\xB8\xAD\xE6\x96\x87", "\xF0\x9F\x9A\x80"};
+	const char *want[] = {"U+4E2D", "U+1F680"};
+	const char *pkg[] = {"fonts-droid-fallback", "fonts-symbola"};
+	for (int i = 0; i < 2; i++) {
+		tb_report_meta m = S_meta(titles[i]);
+		tb_buf out;
+		tb_buf_init(&out);
+		tb_diags d;
+		tb_diags_init(&d);
+		cr_expect_eq(S_render_fb("TITLE\n\nText.\n", &m, none, &out, &d), -1);
+		cr_expect_eq(out.len, 0);
+		cr_assert_geq(d.errors, 1);
+		cr_expect(strstr(d.items[0].msg, want[i]), "%s", d.items[0].msg);
+		cr_expect(strstr(d.items[0].msg, pkg[i]), "%s", d.items[0].msg);
+		cr_expect(strstr(d.items[0].msg, titles[i]), "%s", d.items[0].msg);
+		tb_buf_release(&out);
+		tb_diags_release(&d);
+	}
+	/* an author in a script no font has is refused too, from the info line */
+	tb_report_meta m = S_meta("Plain");
+	m.author = "\xE4\xB8\xAD";
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	cmark_node *root = cmark_parse_document("T\n", 2, CMARK_OPT_DEFAULT);
+	tb_block b = {.kind = TB_BLOCK_TITLE};
+	S_splice(root, "T", &b);
+	tb_pdf_options opt = {TB_PAPER_A4, NULL, none};
+	cr_expect_eq(tb_render_pdf_tree(root, &m, S_lookup, &opt, &out, &d), -1);
+	cr_expect(d.errors >= 1 && strstr(d.items[0].msg, "U+4E2D"));
+	cmark_node_free(root);
+	tb_buf_release(&out);
+	tb_diags_release(&d);
+}
+
+/* The ToUnicode map is bfchar/bfrange (libharu wrote a CID-range map
+ * poppler warns about): poppler reads the whole document without a word
+ * on stderr, and the text comes back. */
+Test(render_pdf, poppler_reads_without_warnings)
+{
+	tb_block b[4];
+	S_fixture(b, 4);
+	tb_report_meta m = S_meta("Warnings \xE2\x89\x88 none");
+	tb_buf out;
+	tb_buf_init(&out);
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_assert_eq(S_render_md(S_doc_md, &m, TB_PAPER_A4, b, S_marks, 4, &out, &d), 0);
+	char *path = S_write(&out);
+	char *fonts_err = S_cmd("pdffonts", path, "2>&1 >/dev/null");
+	cr_expect_str_eq(fonts_err, "");
+	char *text_err = S_cmd("pdftotext", path, "/dev/null 2>&1");
+	cr_expect_str_eq(text_err, "");
+	unlink(path);
+	free(fonts_err);
+	free(text_err);
+	free(path);
+	tb_buf_release(&out);
+	tb_diags_release(&d);
+	S_fixture_free(b);
 }
 
 /* Every word pdftotext finds lies inside the page's margins (54 pt on A4). */
