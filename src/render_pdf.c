@@ -51,8 +51,10 @@ static const char *const S_system_fallbacks[] = {
 	/* fonts-dejavu-core: the full faces (Armenian, Georgian, N'Ko, more
 	 * symbols) beyond the subsets the build makes */
 	"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-	/* fonts-droid-fallback: Chinese, Japanese, Korean */
+	/* fonts-droid-fallback: Chinese, Japanese (few Korean syllables) */
 	"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+	/* fonts-nanum: Korean */
+	"/usr/share/fonts/truetype/nanum/NanumGothic.ttf",
 	/* fonts-wqy-microhei, fonts-wqy-zenhei, fonts-arphic-uming: CJK */
 	"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
 	"/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
@@ -196,10 +198,13 @@ static void S_fonts_release(S_pdf *st)
 /* Which Debian package draws code point cp: for the error message. */
 static const char *S_package_for(uint32_t cp)
 {
-	if ((cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) ||
+	if ((cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0x1100 && cp <= 0x11FF) ||
+	    (cp >= 0x3130 && cp <= 0x318F))
+		return "fonts-nanum (Korean)";
+	if ((cp >= 0x2E80 && cp <= 0x9FFF) ||
 	    (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF) ||
-	    (cp >= 0x20000 && cp <= 0x3FFFF) || (cp >= 0x1100 && cp <= 0x11FF))
-		return "fonts-droid-fallback (Chinese, Japanese, Korean)";
+	    (cp >= 0x20000 && cp <= 0x3FFFF))
+		return "fonts-droid-fallback (Chinese, Japanese)";
 	if ((cp >= 0x1F000 && cp <= 0x1FAFF) || (cp >= 0x2600 && cp <= 0x27BF))
 		return "fonts-symbola (emoji and symbols)";
 	return "fonts-freefont-ttf or another TrueType font that covers it";
