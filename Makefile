@@ -140,7 +140,7 @@ check-valgrind: $(BIN) | test-deps
 FUZZ         ?= build-fuzz
 FUZZ_CC      ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = scenario hfconfig units template report
+FUZZ_TARGETS  = scenario hfconfig units template report pdf
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS   = -std=c11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
                 -fsanitize=fuzzer-no-link
@@ -164,7 +164,7 @@ $(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ) | fuzz-deps
 
 fuzz-build: $(FUZZ_BIN)
 
-fuzz: $(FUZZ_BIN)
+fuzz: $(FUZZ_BIN) $(FONTS)
 	@sh tests/fuzz/run.sh $(FUZZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # gcov line coverage of src/ from the unit tests and the CLI checks.

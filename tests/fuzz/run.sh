@@ -22,6 +22,7 @@ seed() {
 	hfconfig) set -- docs/examples/*.json tests/scenarios/*.json tests/fixtures/*.json tests/fixtures/hf/*.json tests/fuzz/seeds/hfconfig/* ;;
 	template|report) set -- templates/*.md tests/templates/*.md ;;
 	units)    set -- tests/fuzz/seeds/units/* ;;
+	pdf)      set -- tests/fuzz/seeds/pdf/* templates/*.md ;;
 	esac
 	for f in "$@"; do
 		[ -f "$f" ] || continue
