@@ -1,11 +1,18 @@
+/* diag.c: collect, locate, print, count (jq's locfile).
+ *
+ * Everything kept is small and escaped when it arrives: a window of the
+ * line, not the line; the first TB_DIAGS_MAX_SHOWN diagnostics in source
+ * order, not all of them.  A one-line file of 9,000 unknown keys once made
+ * 1.2 GB of errors, each quoting the whole 89 KB line. */
 #include "trainbudget/diag.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "trainbudget/buf.h"
 #include "trainbudget/xalloc.h"
 
 void tb_diags_init(tb_diags *d)
@@ -13,62 +20,303 @@ void tb_diags_init(tb_diags *d)
 	memset(d, 0, sizeof *d);
 }
 
+static void S_diag_release(tb_diag *g)
+{
+	free(g->file);
+	free(g->msg);
+	free(g->source_line);
+	free(g->caret);
+}
+
 void tb_diags_release(tb_diags *d)
 {
-	for (size_t i = 0; i < d->n; i++) {
-		free(d->items[i].file);
-		free(d->items[i].msg);
-		free(d->items[i].source_line);
-	}
+	for (size_t i = 0; i < d->n; i++)
+		S_diag_release(&d->items[i]);
 	free(d->items);
+	for (size_t i = 0; i < d->nfiles; i++)
+		free(d->files[i]);
+	free(d->files);
 	tb_diags_init(d);
 }
 
-/* Copies line `line` (1-based) of text, without its newline. */
-static char *S_line_of(const char *text, size_t len, size_t line)
+/* ---- escaping ---------------------------------------------------------- */
+
+/* The length of the UTF-8 sequence at s (at most n bytes) and its code
+ * point; 0 when it is not well-formed (overlong, surrogate, truncated). */
+static size_t S_utf8(const unsigned char *s, size_t n, uint32_t *cp)
 {
-	if (!text || line == 0)
-		return NULL;
-	size_t i = 0;
-	for (size_t l = 1; l < line; l++) {
+	unsigned c = s[0];
+	size_t len;
+	uint32_t v;
+	if (c >= 0xC2 && c <= 0xDF) { len = 2; v = c & 0x1F; }
+	else if (c >= 0xE0 && c <= 0xEF) { len = 3; v = c & 0x0F; }
+	else if (c >= 0xF0 && c <= 0xF4) { len = 4; v = c & 0x07; }
+	else return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
+	    (v >= 0xD800 && v <= 0xDFFF))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* Code points a terminal acts on or that reorder what is shown: the C1
+ * controls (U+009B is a CSI on its own) and the bidirectional controls
+ * ("Trojan Source", CVE-2021-42574). */
+static bool S_invisible(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+	       (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* Appends the character at s (escaped as needed) to out when out is not
+ * NULL; returns the bytes it takes and sets *width to the columns it shows
+ * as (tabs count 1; the caret line copies them). */
+static size_t S_put_char(tb_buf *out, const unsigned char *s, size_t n,
+                         const char *keep, size_t *width)
+{
+	unsigned c = s[0];
+	char esc[16];
+	if (c < 0x80) {
+		if ((c < 0x20 || c == 0x7f) && !(c != 0 && strchr(keep, (int)c))) {
+			*width = (size_t)snprintf(esc, sizeof esc, "\\x%02x", c);
+			if (out)
+				tb_buf_puts(out, esc);
+		} else {
+			*width = 1;
+			if (out)
+				tb_buf_putc(out, (char)c);
+		}
+		return 1;
+	}
+	uint32_t cp = 0;
+	size_t k = S_utf8(s, n, &cp);
+	if (k == 0) {
+		*width = (size_t)snprintf(esc, sizeof esc, "\\x%02x", c);
+		if (out)
+			tb_buf_puts(out, esc);
+		return 1;
+	}
+	if (S_invisible(cp)) {
+		*width = (size_t)snprintf(esc, sizeof esc, "\\u{%x}", (unsigned)cp);
+		if (out)
+			tb_buf_puts(out, esc);
+	} else {
+		*width = 1;
+		if (out)
+			tb_buf_put(out, (const char *)s, k);
+	}
+	return k;
+}
+
+void tb_diags_escape(tb_buf *out, const char *s, size_t len, const char *keep)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t w;
+	for (size_t i = 0; i < len;)
+		i += S_put_char(out, u + i, len - i, keep ? keep : "", &w);
+}
+
+/* ---- the source window --------------------------------------------------- */
+
+/* The byte span of line `line` (1-based) of text, without its line end;
+ * false when the text has no such line.  Starts from where the last call
+ * ended when it can, so many diagnostics in source order stay linear. */
+static bool S_find_line(tb_diags *d, const char *text, size_t len, size_t line,
+                        size_t *start, size_t *end)
+{
+	size_t i = 0, l = 1;
+	if (d->lc_text == text && d->lc_len == len && d->lc_line <= line && d->lc_off <= len &&
+	    (d->lc_off == 0 || text[d->lc_off - 1] == '\n')) {
+		i = d->lc_off;
+		l = d->lc_line;
+	}
+	for (; l < line; l++) {
 		const char *nl = memchr(text + i, '\n', len - i);
 		if (!nl)
-			return NULL;
+			return false;
 		i = (size_t)(nl - text) + 1;
 	}
+	d->lc_text = text;
+	d->lc_len = len;
+	d->lc_line = line;
+	d->lc_off = i;
 	size_t j = i;
 	while (j < len && text[j] != '\n' && text[j] != '\r')
 		j++;
-	return tb_xstrndup(text + i, j - i);
+	*start = i;
+	*end = j;
+	return true;
+}
+
+/* Keeps the characters of s[0..n) within TB_DIAGS_WINDOW of column col
+ * (1-based, in characters; past the end means just after it), escaped,
+ * with "..." where the line was cut; and the caret line under it. */
+static void S_window(const char *s, size_t n, size_t col, char **line_out, char **caret_out)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, ch = 0, w;
+	/* the caret's character index, at most just past the last one */
+	while (i < n && ch + 1 < col) {
+		i += S_put_char(NULL, u + i, n - i, "\t", &w);
+		ch++;
+	}
+	size_t target = ch;
+	size_t first = target > TB_DIAGS_WINDOW ? target - TB_DIAGS_WINDOW : 0;
+	size_t last = target + TB_DIAGS_WINDOW;  /* exclusive */
+	tb_buf line, caret;
+	tb_buf_init(&line);
+	tb_buf_init(&caret);
+	if (first > 0) {
+		tb_buf_puts(&line, "...");
+		tb_buf_puts(&caret, "   ");
+	}
+	for (i = 0, ch = 0; i < n && ch < first; ch++)
+		i += S_put_char(NULL, u + i, n - i, "\t", &w);
+	for (; i < n && ch < last; ch++) {
+		size_t k = S_put_char(&line, u + i, n - i, "\t", &w);
+		if (ch < target) {
+			if (u[i] == '\t')
+				tb_buf_putc(&caret, '\t');
+			else
+				for (size_t j = 0; j < w; j++)
+					tb_buf_putc(&caret, ' ');
+		}
+		i += k;
+	}
+	if (i < n)
+		tb_buf_puts(&line, "...");
+	tb_buf_putc(&caret, '^');
+	*line_out = tb_buf_detach(&line, NULL);
+	*caret_out = tb_buf_detach(&caret, NULL);
+}
+
+/* ---- adding ---------------------------------------------------------------- */
+
+static size_t S_file_seq(tb_diags *d, const char *file)
+{
+	for (size_t i = 0; i < d->nfiles; i++)
+		if (strcmp(d->files[i], file) == 0)
+			return i;
+	d->files = tb_xrealloc(d->files, (d->nfiles + 1) * sizeof *d->files);
+	d->files[d->nfiles] = tb_xstrdup(file);
+	return d->nfiles++;
+}
+
+/* Readers scan a file top to bottom, so diagnostics print in source order
+ * per file (files in the order they first appear), whatever pass of the
+ * loader found them.  Stable: equal positions keep their order. */
+static bool S_before(const tb_diag *a, const tb_diag *b)
+{
+	if (a->file_seq != b->file_seq)
+		return a->file_seq < b->file_seq;
+	if (a->line != b->line)
+		return a->line < b->line;
+	if (a->col != b->col)
+		return a->col < b->col;
+	return a->seq < b->seq;
+}
+
+static void S_count_hidden(tb_diags *d, tb_diag_level level)
+{
+	if (level == TB_DIAG_ERROR)
+		d->hidden_errors++;
+	else if (level == TB_DIAG_WARNING)
+		d->hidden_warnings++;
+	else
+		d->hidden_notes++;
+}
+
+/* At most TB_DIAGS_MAX_MSG bytes of a message: its head and its tail
+ * (which says what was expected), cut between characters. */
+static void S_cap_message(tb_buf *raw)
+{
+	if (raw->len <= TB_DIAGS_MAX_MSG)
+		return;
+	size_t head = TB_DIAGS_MAX_MSG * 3 / 5, tail = raw->len - TB_DIAGS_MAX_MSG * 2 / 5;
+	while (head > 0 && ((unsigned char)raw->ptr[head] & 0xC0) == 0x80)
+		head--;
+	while (tail < raw->len && ((unsigned char)raw->ptr[tail] & 0xC0) == 0x80)
+		tail++;
+	tb_buf capped;
+	tb_buf_init(&capped);
+	tb_buf_put(&capped, raw->ptr, head);
+	tb_buf_puts(&capped, " ... ");
+	tb_buf_put(&capped, raw->ptr + tail, raw->len - tail);
+	tb_buf_release(raw);
+	*raw = capped;
 }
 
 void tb_diags_add(tb_diags *d, tb_diag_level level, const char *file,
                   const char *text, size_t text_len, size_t line, size_t col,
                   const char *fmt, ...)
 {
-	if (d->n == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 8;
-		d->items = tb_xrealloc(d->items, d->cap * sizeof *d->items);
-	}
-	tb_buf msg;
-	tb_buf_init(&msg);
-	va_list ap;
-	va_start(ap, fmt);
-	tb_buf_vprintf(&msg, fmt, ap);
-	va_end(ap);
-
-	tb_diag *g = &d->items[d->n++];
-	g->level = level;
-	g->file = tb_xstrdup(file ? file : "trainbudget");
-	g->line = line;
-	g->col = col;
-	g->msg = tb_buf_detach(&msg, NULL);
-	g->source_line = S_line_of(text, text_len, line);
 	if (level == TB_DIAG_ERROR)
 		d->errors++;
 	else if (level == TB_DIAG_WARNING)
 		d->warnings++;
+
+	tb_buf fname;
+	tb_buf_init(&fname);
+	const char *f = file ? file : "trainbudget";
+	tb_diags_escape(&fname, f, strlen(f), NULL);
+	tb_diag key;
+	memset(&key, 0, sizeof key);
+	key.level = level;
+	key.line = line;
+	key.col = col;
+	key.file_seq = S_file_seq(d, fname.ptr);
+	key.seq = d->seq++;
+
+	/* Full: the new one is kept only if it comes before the last kept. */
+	tb_diag *slot = NULL;
+	if (d->n < TB_DIAGS_MAX_SHOWN) {
+		if (d->n == d->cap) {
+			d->cap = d->cap ? d->cap * 2 : 8;
+			d->items = tb_xrealloc(d->items, d->cap * sizeof *d->items);
+		}
+		slot = &d->items[d->n++];
+	} else {
+		size_t worst = 0;
+		for (size_t i = 1; i < d->n; i++)
+			if (S_before(&d->items[worst], &d->items[i]))
+				worst = i;
+		if (!S_before(&key, &d->items[worst])) {
+			S_count_hidden(d, level);
+			tb_buf_release(&fname);
+			return;
+		}
+		slot = &d->items[worst];
+		S_count_hidden(d, slot->level);
+		S_diag_release(slot);
+	}
+
+	tb_buf raw, msg;
+	tb_buf_init(&raw);
+	tb_buf_init(&msg);
+	va_list ap;
+	va_start(ap, fmt);
+	tb_buf_vprintf(&raw, fmt, ap);
+	va_end(ap);
+	S_cap_message(&raw);
+	tb_diags_escape(&msg, raw.ptr, raw.len, NULL);
+	tb_buf_release(&raw);
+
+	*slot = key;
+	slot->file = tb_buf_detach(&fname, NULL);
+	slot->msg = tb_buf_detach(&msg, NULL);
+	size_t ls, le;
+	if (text && line && col && S_find_line(d, text, text_len, line, &ls, &le))
+		S_window(text + ls, le - ls, col, &slot->source_line, &slot->caret);
 }
+
+/* ---- printing -------------------------------------------------------------- */
 
 static const char *S_level_name(tb_diag_level l)
 {
@@ -80,43 +328,30 @@ static const char *S_level_name(tb_diag_level l)
 	return "error";
 }
 
-/* Readers scan a file top to bottom, so diagnostics print in source order
- * per file (files in the order they first appear), whatever pass of the
- * loader found them.  Stable: equal positions keep their order. */
-static bool S_before(const tb_diags *d, size_t i, size_t j)
+static void S_plural(tb_buf *b, size_t n, const char *what, bool *first)
 {
-	const tb_diag *a = &d->items[i], *b = &d->items[j];
-	if (strcmp(a->file, b->file) != 0) {
-		for (size_t k = 0; k < d->n; k++) {
-			if (strcmp(d->items[k].file, a->file) == 0)
-				return true;
-			if (strcmp(d->items[k].file, b->file) == 0)
-				return false;
-		}
-	}
-	if (a->line != b->line)
-		return a->line < b->line;
-	if (a->col != b->col)
-		return a->col < b->col;
-	return i < j;
+	if (n == 0)
+		return;
+	tb_buf_printf(b, "%s%zu %s%s", *first ? "" : " and ", n, what, n == 1 ? "" : "s");
+	*first = false;
 }
 
 char *tb_diags_format(const tb_diags *d)
 {
 	tb_buf b;
 	tb_buf_init(&b);
-	size_t *order = tb_xcalloc(d->n, sizeof *order);
+	const tb_diag **order = tb_xcalloc(d->n ? d->n : 1, sizeof *order);
 	for (size_t i = 0; i < d->n; i++) {
-		/* insertion sort: a scenario has tens of diagnostics, not millions */
+		/* insertion sort: at most TB_DIAGS_MAX_SHOWN */
 		size_t k = i;
-		while (k > 0 && S_before(d, i, order[k - 1])) {
+		while (k > 0 && S_before(&d->items[i], order[k - 1])) {
 			order[k] = order[k - 1];
 			k--;
 		}
-		order[k] = i;
+		order[k] = &d->items[i];
 	}
 	for (size_t o = 0; o < d->n; o++) {
-		const tb_diag *g = &d->items[order[o]];
+		const tb_diag *g = order[o];
 		tb_buf_puts(&b, g->file);
 		if (g->line) {
 			tb_buf_printf(&b, ":%zu", g->line);
@@ -124,20 +359,24 @@ char *tb_diags_format(const tb_diags *d)
 				tb_buf_printf(&b, ":%zu", g->col);
 		}
 		tb_buf_printf(&b, ": %s: %s\n", S_level_name(g->level), g->msg);
-		if (g->source_line && g->col) {
-			tb_buf_printf(&b, "    %s\n    ", g->source_line);
-			/* Keep tabs so the caret lines up under a tabbed line. */
-			size_t n = strlen(g->source_line);
-			for (size_t c = 1; c < g->col; c++)
-				tb_buf_putc(&b, c - 1 < n && g->source_line[c - 1] == '\t' ? '\t' : ' ');
-			tb_buf_puts(&b, "^\n");
-		}
+		if (g->source_line && g->caret)
+			tb_buf_printf(&b, "    %s\n    %s\n", g->source_line, g->caret);
 	}
 	free(order);
+	if (d->hidden_errors + d->hidden_warnings + d->hidden_notes) {
+		bool first = true;
+		S_plural(&b, d->hidden_errors, "more error", &first);
+		S_plural(&b, d->hidden_warnings, "more warning", &first);
+		S_plural(&b, d->hidden_notes, "more note", &first);
+		tb_buf_printf(&b, " not shown (the first %d in source order are)\n",
+		              TB_DIAGS_MAX_SHOWN);
+	}
 	if (d->errors)
 		tb_buf_printf(&b, "%zu error%s\n", d->errors, d->errors == 1 ? "" : "s");
 	return tb_buf_detach(&b, NULL);
 }
+
+/* ---- suggestions ------------------------------------------------------------ */
 
 static size_t S_min3(size_t a, size_t b, size_t c)
 {

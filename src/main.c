@@ -79,6 +79,17 @@ static void S_print_diags(const tb_diags *d)
 	free(s);
 }
 
+/* Text from the command line or a file, printed so that control
+ * characters show as escapes instead of acting on the terminal. */
+static void S_put_escaped(FILE *f, const char *s, const char *keep)
+{
+	tb_buf b;
+	tb_buf_init(&b);
+	tb_diags_escape(&b, s, strlen(s), keep);
+	fputs(b.ptr, f);
+	tb_buf_release(&b);
+}
+
 /* A report nobody receives is a failure: a full disk or a closed pipe on
  * standard output must not exit 0. */
 static tb_exit S_finish_stdout(tb_exit rc)
@@ -119,8 +130,10 @@ static tb_exit S_cmd_check(const tb_cli *cli)
 	for (size_t i = 0; i < cli->nfiles; i++) {
 		size_t before = d.errors;
 		tb_scenario *sc = S_load(cli->files[i], cli, &d);
-		if (sc && d.errors == before)
-			printf("%s: ok\n", strcmp(cli->files[i], "-") == 0 ? "<stdin>" : cli->files[i]);
+		if (sc && d.errors == before) {
+			S_put_escaped(stdout, strcmp(cli->files[i], "-") == 0 ? "<stdin>" : cli->files[i], NULL);
+			fputs(": ok\n", stdout);
+		}
 		tb_scenario_free(sc);
 	}
 	S_print_diags(&d);
@@ -377,9 +390,10 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 {
 	char date[16];
 	if (S_source_date(date) != 0) {
-		fprintf(stderr, "trainbudget report: SOURCE_DATE_EPOCH='%s' is not a date; "
-		        "expected whole seconds since 1970-01-01 UTC, e.g. 1767225600\n",
-		        getenv("SOURCE_DATE_EPOCH"));
+		fputs("trainbudget report: SOURCE_DATE_EPOCH='", stderr);
+		S_put_escaped(stderr, getenv("SOURCE_DATE_EPOCH"), NULL);
+		fputs("' is not a date; expected whole seconds since 1970-01-01 UTC, e.g. 1767225600\n",
+		      stderr);
 		return TB_EXIT_USAGE;
 	}
 	tb_diags d;
@@ -411,8 +425,10 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	if (rc == TB_EXIT_OUTPUT)
 		fputs("trainbudget report: no file was written\n", stderr);
 	if (rc == TB_EXIT_OK)
-		for (size_t i = 0; i < outs.n; i++)
-			printf("%s\n", outs.files[i].path);
+		for (size_t i = 0; i < outs.n; i++) {
+			S_put_escaped(stdout, outs.files[i].path, NULL);
+			fputc('\n', stdout);
+		}
 	S_outputs_release(&outs);
 	tb_diags_release(&d);
 	free(b);
@@ -542,7 +558,8 @@ int main(int argc, char **argv)
 	tb_buf_init(&err);
 	tb_exit rc = tb_cli_parse(argc, argv, &cli, &err);
 	if (rc != TB_EXIT_OK) {
-		fprintf(stderr, "%s\n", err.ptr);
+		S_put_escaped(stderr, err.ptr, "\n");
+		fputc('\n', stderr);
 		tb_buf_release(&err);
 		tb_cli_release(&cli);
 		return rc;

@@ -390,9 +390,15 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 	tb_buf_init(&t.cell);
 	t.lines = 0;
 
-	/* A title is one line here: its control characters become spaces. */
+	/* A title is one line here: its line ends and other C0 controls
+	 * become spaces; anything else a terminal would act on (a
+	 * bidirectional override, a byte that is not UTF-8) shows escaped. */
+	tb_buf one;
+	tb_buf_init(&one);
 	for (const char *p = sc && sc->title ? sc->title : "trainbudget estimate"; *p; p++)
-		tb_buf_putc(&t.out, (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p);
+		tb_buf_putc(&one, (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p);
+	tb_diags_escape(&t.out, one.ptr, one.len, NULL);
+	tb_buf_release(&one);
 	S_nl(&t);
 	S_nl(&t);
 	S_verdict(&t, sc, in, b);
@@ -417,7 +423,8 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 				S_nl(&t);
 				break;
 			}
-			tb_buf_printf(&t.out, "  - %s", b->warnings[i]);
+			tb_buf_puts(&t.out, "  - ");
+			tb_diags_escape(&t.out, b->warnings[i], strlen(b->warnings[i]), NULL);
 			S_nl(&t);
 		}
 	}

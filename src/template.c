@@ -558,8 +558,11 @@ static bool S_eval_tag(S_ctx *c, const char *tag, size_t inner, size_t line,
 	S_tag t;
 	S_parse_tag(tag, inner, &t);
 	if (t.kind == S_TAG_BAD) {
-		S_error(c, line, col, "malformed placeholder '{{%.*s}}'; %s",
-		        (int)(inner > 60 ? 60 : inner), tag, t.why);
+		/* quote at most 60 bytes, cut between characters */
+		size_t shown = inner > 60 ? 60 : inner;
+		while (shown < inner && shown > 0 && ((unsigned char)tag[shown] & 0xC0) == 0x80)
+			shown--;
+		S_error(c, line, col, "malformed placeholder '{{%.*s}}'; %s", (int)shown, tag, t.why);
 		return false;
 	}
 	if (t.kind != S_TAG_VALUE) {
