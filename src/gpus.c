@@ -103,3 +103,81 @@ const tb_gpu *tb_gpus_find(const char *name)
 			return &S_gpus[i];
 	return NULL;
 }
+
+/* ---- nodes: what the step-time model needs beyond the card ----------- *
+ *
+ * Links per GPU, one direction (interconnect.yaml in the shared reference
+ * set, from ml-engineering network/README.md): NVLink 3 300 GB/s (A100),
+ * NVLink 4 450 GB/s (H100/H200), NVLink 5 900 GB/s (B200); network
+ * 200 Gb/s per GPU on DGX A100 (HDR), 400 Gb/s on DGX H100/B200 (NDR).
+ * Achieved fractions: nccl-tests all_reduce bus bandwidth 235 of 300 GB/s
+ * on an 8 x A100 node (0.783); 8 x B200, 4 GiB: 740.64 of 900 GB/s in one
+ * node (0.823) and 377.34 GB/s over 4 nodes, against 8 x 50 GB/s of
+ * network per node (0.943).  Matmul ceilings: ml-engineering's Maximum
+ * Achievable Matmul FLOPS (best shape) over the dense peak: A100 bf16
+ * 271.2/312 = 0.869, H100 bf16 794.5/989 = 0.803, H100 fp8 1402.6/1979 =
+ * 0.709, MI300X bf16 668.4/1300 = 0.514.  Flash attention: FlashAttention-2
+ * (Dao 2023, arXiv:2307.08691) reaches 50-73% of the A100 peak (0.55 taken
+ * for forward + backward); on H100 it runs at about 362 TFLOP/s (Shah et
+ * al. 2024, FlashAttention-3, arXiv:2407.08608, Fig. 5, head dim 128),
+ * 0.37 of the peak. */
+static const tb_gpu_node S_nodes[] = {
+	{ "h100-sxm", 8, 450e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	  "DGX H100: 8 GPUs, NVLink 4 450 GB/s, 400 Gb/s per GPU (interconnect.yaml); "
+	  "MAMF 794.5/989 bf16, 1402.6/1979 fp8; FA2 on H100 (FA3 paper); "
+	  "NVLink fraction as A100 (assumed)" },
+	{ "h100-pcie", 8, 64e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	  "assumed: PCIe Gen5 x16 64 GB/s between cards (NVLink bridges pair only two), "
+	  "400 Gb/s per GPU; fractions as H100 SXM" },
+	{ "h200", 8, 450e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	  "HGX H200: 8 GPUs, NVLink 4 (interconnect.yaml), 400 Gb/s per GPU; "
+	  "same GH100 compute as H100: its MAMF and FA2 fractions" },
+	{ "b200", 8, 900e9, 50e9, 0.803, 0.709, 0.37, 0.823, 0.943,
+	  "DGX B200: 8 GPUs, NVLink 5 900 GB/s, 400 Gb/s per GPU; all-reduce 740.64 of "
+	  "900 GB/s in one node, 377.34 GB/s over 4 (interconnect.yaml); matmul and "
+	  "attention fractions assumed as H100 (no published MAMF)" },
+	{ "a100-40gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943,
+	  "DGX A100: 8 GPUs, NVLink 3 300 GB/s, HDR 200 Gb/s per GPU; nccl all_reduce "
+	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)" },
+	{ "a100-80gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943,
+	  "DGX A100: 8 GPUs, NVLink 3 300 GB/s, HDR 200 Gb/s per GPU; nccl all_reduce "
+	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)" },
+	{ "v100-sxm2", 8, 150e9, 6.25e9, 0.869, 0, 0.55, 0.783, 0.943,
+	  "DGX-1V: 8 GPUs, NVLink 2 300 GB/s both directions (V100 datasheet), 4 x 100 Gb/s "
+	  "EDR per node; fractions assumed as A100" },
+	{ "l40s", 8, 32e9, 25e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	  "assumed: no NVLink, PCIe Gen4 x16 32 GB/s, 200 Gb/s per GPU; fractions as H100" },
+	{ "rtx-4090", 8, 32e9, 1.5625e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	  "assumed: no NVLink, PCIe Gen4 x16 32 GB/s, 100 Gb/s per node of 8; "
+	  "fractions as H100" },
+	{ "mi300x", 8, 448e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943,
+	  "AMD MI300X platform: 8 GPUs, 7 Infinity Fabric links of 64 GB/s each way, "
+	  "400 Gb/s per GPU (assumed); MAMF 668.4/1300 bf16 (interconnect.yaml); "
+	  "attention and link fractions assumed as H100/A100" },
+	{ "tpu-v4", 4, 150e9, 150e9, 0.869, 0, 0.55, 0.783, 0.943,
+	  "assumed: 4 chips per host; interchip interconnect 2400 Gb/s per chip (Cloud TPU "
+	  "docs) halved for one direction, inside and between hosts (a torus, no NIC); "
+	  "fractions as A100" },
+	{ "tpu-v5e", 4, 100e9, 100e9, 0.869, 0, 0.55, 0.783, 0.943,
+	  "assumed: 4 chips per host; interchip interconnect 1600 Gb/s per chip (Cloud TPU "
+	  "docs) halved for one direction; fractions as A100" },
+	{ "tpu-v5p", 4, 300e9, 300e9, 0.869, 0, 0.55, 0.783, 0.943,
+	  "assumed: 4 chips per host; interchip interconnect 4800 Gb/s per chip (Cloud TPU "
+	  "docs) halved for one direction; fractions as A100" },
+};
+
+/* A card the table does not know (an inline GPU): a PCIe server. */
+static const tb_gpu_node S_node_generic = {
+	"generic", 8, 32e9, 12.5e9, 0.80, 0, 0.37, 0.783, 0.943,
+	"assumed for a card not in the table: 8 per node, PCIe Gen4 x16 32 GB/s, "
+	"100 Gb/s per GPU, fractions as H100; set hardware.node to override"
+};
+
+const tb_gpu_node *tb_gpus_node(const char *name)
+{
+	if (name)
+		for (size_t i = 0; i < sizeof S_nodes / sizeof S_nodes[0]; i++)
+			if (strcmp(S_nodes[i].name, name) == 0)
+				return &S_nodes[i];
+	return &S_node_generic;
+}

@@ -10,4 +10,25 @@ size_t tb_gpus_count(void);
 const tb_gpu *tb_gpus_at(size_t i);            /* borrowed, static */
 const tb_gpu *tb_gpus_find(const char *name);  /* NULL when unknown */
 
+/* What the step-time model (perf.h) needs beyond the card itself: the node
+ * it usually comes in, its links, and the fractions of peak that measured
+ * kernels reach.  One row per card of the table above, each with its
+ * sources; a figure nobody publishes is an assumption and the source says so. */
+typedef struct tb_gpu_node {
+	char name[32];              /* the card, as in the table above */
+	int64_t gpus;               /* per node */
+	double nvlink_bytes_per_s;  /* per GPU, one direction; PCIe where no NVLink */
+	double network_bytes_per_s; /* per GPU, one direction */
+	double matmul_ceiling;      /* best achievable 16-bit GEMM, fraction of dense peak */
+	double matmul_ceiling_fp8;  /* the same in fp8; 0 = as 16-bit */
+	double attention_fraction;  /* flash attention, of the 16-bit peak */
+	double nvlink_fraction;     /* achieved all-reduce bus bandwidth / link */
+	double network_fraction;
+	char source[320];
+} tb_gpu_node;
+
+/* The node row of card `name`, or the generic row (name "generic") for a
+ * card the table does not know.  Never NULL; borrowed, static. */
+const tb_gpu_node *tb_gpus_node(const char *name);
+
 #endif

@@ -114,6 +114,14 @@ typedef struct tb_training {
 	bool dropout;
 } tb_training;
 
+/* A node of the cluster, for the step-time model: what the cards share.
+ * 0 in a field = the GPU table's node figure for the card (gpus.h). */
+typedef struct tb_node {
+	int64_t gpus;               /* GPUs per node */
+	double nvlink_bytes_per_s;  /* per GPU, one direction, inside the node */
+	double network_bytes_per_s; /* per GPU, one direction, between nodes */
+} tb_node;
+
 typedef struct tb_hardware {
 	tb_gpu gpu;
 	int64_t count;
@@ -123,10 +131,14 @@ typedef struct tb_hardware {
 	double pue;             /* >= 1; 1 when not given */
 	/* CUDA context, allocator fragmentation, NCCL buffers: a stated term. */
 	double overhead_bytes;
+	tb_node node;
 } tb_hardware;
 
 typedef struct tb_parallelism {
-	int64_t tensor, pipeline, expert, data; /* data = count/(tensor*pipeline) */
+	int64_t tensor, pipeline, expert, data; /* data = count/(tensor*pipeline*context) */
+	/* Interleaved stages per pipeline rank and context-parallel size;
+	 * 0 is taken as 1 (a scenario that does not set them). */
+	int64_t virtual_pipeline, context;
 	bool sequence_parallel;
 	int zero;               /* 0..3 */
 } tb_parallelism;

@@ -1,0 +1,185 @@
+/* perf.h: the step-time model.  From the model's shape, the batch, the
+ * parallel layout and the hardware it predicts the time of one optimizer
+ * step, the MFU and HFU that follow, and where the time goes.
+ *
+ * Pure: no I/O, no allocation, no global state; a prediction costs about a
+ * microsecond, because a layout search makes millions of them.  Its input
+ * is its own plain struct (tb_perf_input), so a search can vary one field
+ * and predict again without a scenario; tb_perf_input_from() fills one from
+ * a checked scenario.  Every term and constant is in docs/formulas.md with
+ * its source; the fitted constants and the measured error band come from
+ * `make validate` (docs/validation.md).
+ *
+ * Units in names: _s seconds, _bytes, _flops (FLOP/s for rates, FLOP for
+ * counts: the name says which), _per_s rates. */
+#ifndef TB_PERF_H
+#define TB_PERF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "trainbudget/inputs.h"
+
+/* The step-time breakdown, in the order reports list it.  The names are
+ * the JSON keys of perf.breakdown_s. */
+typedef enum {
+	TB_PERF_COMPUTE,    /* forward + backward work of the busiest stage */
+	TB_PERF_RECOMPUTE,  /* forward work redone under checkpointing */
+	TB_PERF_TP_COMM,    /* exposed tensor-parallel collectives */
+	TB_PERF_CP_COMM,    /* exposed context-parallel key/value exchange */
+	TB_PERF_EP_COMM,    /* expert all-to-all */
+	TB_PERF_PP_COMM,    /* pipeline point-to-point sends */
+	TB_PERF_BUBBLE,     /* pipeline fill and drain */
+	TB_PERF_DP_COMM,    /* exposed data-parallel / ZeRO collectives */
+	TB_PERF_OPTIMIZER,  /* the optimizer step */
+	TB_PERF_OTHER,      /* fixed per-layer overheads (kernel launches) */
+	TB_PERF_TERMS
+} tb_perf_term;
+
+/* "compute", "recompute", "tp_comm", ...; "?" out of range. */
+const char *tb_perf_term_name(int term);
+
+/* The collectives a layout issues. */
+typedef enum {
+	TB_COLL_ALL_REDUCE,
+	TB_COLL_REDUCE_SCATTER,
+	TB_COLL_ALL_GATHER,
+	TB_COLL_ALL_TO_ALL,
+	TB_COLL_P2P          /* one send between two GPUs */
+} tb_coll;
+
+/* What the model needs to know about a card and its node.  Rates are per
+ * GPU; link rates are one direction. */
+typedef struct tb_perf_hw {
+	double peak_flops;            /* dense, in the matmuls' dtype */
+	double attention_peak_flops;  /* dense bf16/fp16: attention stays there under fp8 */
+	double matmul_ceiling;        /* best achievable fraction of peak_flops */
+	double attention_fraction;    /* flash attention, forward + backward, of its peak */
+	double hbm_bytes_per_s;
+	int64_t gpus_per_node;
+	double nvlink_bytes_per_s;    /* inside a node (PCIe where no NVLink) */
+	double network_bytes_per_s;   /* between nodes */
+	double nvlink_fraction;       /* achieved bus bandwidth / link, large messages */
+	double network_fraction;
+} tb_perf_hw;
+
+/* The constants fitted on the published runs (docs/validation.md says on
+ * which, and with what held-out error).  Passed in, so the fit can vary
+ * them; tb_perf_fitted holds the values in use. */
+typedef struct tb_perf_consts {
+	/* A GEMM of M x N x K runs at ceiling / (1 + D0/M + D0/N + D0/K):
+	 * each dimension near D0 (tile and wave quantization) costs speed. */
+	double matmul_dim_half;
+	/* A collective's achieved fraction is x / (x + x0) of its large-
+	 * message figure, x being the bytes each rank contributes. */
+	double coll_chunk_half_bytes;
+	double mem_fraction;          /* of HBM bandwidth, memory-bound kernels */
+	double layer_overhead_s;      /* per layer, per micro-batch, forward+backward */
+	double nvlink_latency_s;      /* per collective inside a node */
+	double network_latency_s;     /* per doubling of the nodes a collective spans */
+} tb_perf_consts;
+
+extern const tb_perf_consts tb_perf_fitted;
+
+/* The measured error of the prediction on the runs it was not fitted on
+ * (docs/validation.md): relative step-time error (predicted - published) /
+ * published, low and high ends.  The MFU band divides by 1 + these. */
+#define TB_PERF_ERR_LOW  (-0.20)
+#define TB_PERF_ERR_HIGH (0.20)
+
+typedef struct tb_perf_input {
+	/* model: a dense or mixture-of-experts decoder */
+	int64_t layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab;
+	int64_t experts;              /* routed experts per layer; 0 or 1 = dense */
+	int64_t experts_per_token;
+	bool gated_mlp;               /* three MLP matrices (SwiGLU) instead of two */
+	bool dropout;                 /* attention and residual dropout */
+	/* MFU convention: attention FLOPs over the causal half (FlashAttention,
+	 * Megatron-LM today) or the full square (PaLM, Narayanan et al. Eq. 3) */
+	bool causal_attention_flops;
+
+	/* batch, in sequences */
+	int64_t seq_len, global_batch, micro_batch;
+
+	/* layout: GPUs = tensor x context x data x pipeline; experts are
+	 * spread over `expert` of the context x data ranks */
+	int64_t tensor, pipeline, virtual_pipeline, context, expert, data;
+	int zero;                     /* 0..3 */
+	bool sequence_parallel;
+	tb_checkpointing checkpointing;
+	bool flash_attention;
+	/* The overlap rule (docs/formulas.md): with overlap_dp the gradient
+	 * reduction hides behind the last micro-batch's backward and ZeRO-3's
+	 * gathers behind each forward and backward; with overlap_tp the
+	 * tensor-parallel collectives hide behind the layer's matmuls.
+	 * Whatever does not fit behind them is exposed. */
+	bool overlap_dp, overlap_tp;
+
+	/* precision, as bytes */
+	double matmul_bytes;          /* one matmul operand element: 1 fp8, 2 bf16, 4 fp32 */
+	double act_bytes;             /* activations and their collectives */
+	double param_bytes;           /* weights as ZeRO-3 gathers them */
+	double grad_bytes;            /* gradients as the data-parallel reduction sends them */
+	double optimizer_bytes_per_param; /* HBM traffic of one parameter's update */
+
+	tb_perf_hw hw;
+} tb_perf_input;
+
+typedef struct tb_perf_result {
+	bool ok;                      /* false: why says why; every figure is 0 */
+	const char *why;              /* static; "" when ok */
+
+	double step_s;
+	double tokens_per_s_per_gpu;
+	double mfu, hfu;              /* model / hardware FLOPs over step x GPUs x peak */
+	double tflops_per_gpu;        /* hardware FLOP/s per GPU, in TFLOP/s (HFU x peak) */
+	double breakdown_s[TB_PERF_TERMS]; /* sums to step_s */
+
+	/* what the derivations show */
+	int64_t gpus, microbatches;
+	int64_t stage_layers[3];      /* first, busiest middle, last stage */
+	int busiest_stage;            /* 0 first, 1 middle, 2 last */
+	double bubble_fraction;       /* (p-1)/(v m) */
+	double model_flops_per_step, hardware_flops_per_step;
+	double layer_fwd_flops;       /* one layer, one micro-batch, one GPU, executed */
+	double matmul_fraction;       /* achieved, the layer's matmuls, of peak */
+	double layer_fwd_s, layer_bwd_s, layer_recompute_s; /* compute of one layer */
+	double layer_mem_s;           /* of which memory-bound, forward + backward */
+	double tp_bytes, tp_s;        /* one collective; per layer and micro-batch */
+	double cp_bytes, ep_bytes;
+	double pp_bytes, pp_s;        /* one send */
+	double dp_bytes, dp_s;        /* one step's reduction (ZeRO-3: one micro-batch's) */
+	double stage_microbatch_s;    /* one micro-batch through the busiest stage */
+	double optimizer_params;      /* parameters each GPU updates */
+} tb_perf_result;
+
+/* Predicts one step.  k = NULL uses tb_perf_fitted.  Never NaN or inf:
+ * an input it cannot time gives ok = false and a reason. */
+void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
+                     tb_perf_result *out);
+
+/* One collective over n GPUs, per_node of them in each node, moving
+ * `bytes` (the buffer NCCL is handed; for all-to-all, what each GPU holds
+ * for all the others; for p2p, the message).  Latency plus bytes x ring
+ * factor over the slowest link: NVLink inside a node; between nodes the
+ * per_node members send through their own network ports at once. */
+double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
+                            int64_t per_node, const tb_perf_hw *hw,
+                            const tb_perf_consts *k);
+
+/* 1F1B fill and drain over the ideal time: (p-1)/(v m). */
+double tb_perf_bubble_fraction(int64_t pipeline, int64_t virtual_pipeline,
+                               int64_t microbatches);
+
+/* One GEMM (M x K by K x N) at its shape's achieved fraction, or at the
+ * memory bound when its operands take longer to move. */
+double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
+                        const tb_perf_hw *hw, const tb_perf_consts *c);
+
+/* Fills a perf input from a checked scenario: the model's shape, the
+ * batch, the layout, the precision's byte sizes and the card's figures
+ * (the scenario's hardware.node fields where set, else the GPU table's
+ * node figures, else generic ones).  A count-only model leaves layers 0,
+ * which tb_perf_predict refuses with a reason. */
+void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out);
+
+#endif

@@ -1,0 +1,735 @@
+/* perf.c: the step-time model (perf.h; every term in docs/formulas.md).
+ *
+ * One prediction times a single layer of the model once (all layers share
+ * a shape), the embedding and the logits once, for one micro-batch on one
+ * GPU, and assembles the step from them: the busiest pipeline stage runs m
+ * micro-batches, the 1F1B schedule adds (p-1)/v of them as fill and drain,
+ * then the pipeline sends, the exposed data-parallel reduction and the
+ * optimizer step.  About forty divisions and a handful of log2/ceil: no
+ * loops over layers, stages or GPUs, so a search can afford millions.
+ *
+ * Never NaN or inf: inputs are checked first, and every quotient below has
+ * a positive denominator once they pass. */
+#include "trainbudget/perf.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "trainbudget/gpus.h"
+
+/* Fitted by `make validate` on the fit half of the published runs
+ * (tests/validate_perf.c, docs/validation.md). */
+const tb_perf_consts tb_perf_fitted = {
+	.matmul_dim_half = 64,
+	.coll_chunk_half_bytes = 256e3,
+	.mem_fraction = 0.80,
+	.layer_overhead_s = 20e-6,
+	.nvlink_latency_s = 10e-6,
+	.network_latency_s = 15e-6,
+};
+
+static const char *const S_term_names[TB_PERF_TERMS] = {
+	"compute", "recompute", "tp_comm", "cp_comm", "ep_comm",
+	"pp_comm", "bubble", "dp_comm", "optimizer", "other",
+};
+
+const char *tb_perf_term_name(int term)
+{
+	return term >= 0 && term < TB_PERF_TERMS ? S_term_names[term] : "?";
+}
+
+static bool S_pos(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+static double S_max0(double v)
+{
+	return v > 0 ? v : 0;
+}
+
+static int64_t S_clamp(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* ---- building blocks ------------------------------------------------- */
+
+double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
+                        const tb_perf_hw *hw, const tb_perf_consts *c)
+{
+	if (!S_pos(m) || !S_pos(n) || !S_pos(k) || !hw || !c)
+		return 0;
+	double d0 = c->matmul_dim_half;
+	double frac = hw->matmul_ceiling / (1 + d0 / m + d0 / n + d0 / k);
+	double compute_s = 2 * m * n * k / (hw->peak_flops * frac);
+	double memory_s = (m * k + k * n + m * n) * elem_bytes /
+	                  (hw->hbm_bytes_per_s * c->mem_fraction);
+	return compute_s > memory_s ? compute_s : memory_s;
+}
+
+double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
+                            int64_t per_node, const tb_perf_hw *hw,
+                            const tb_perf_consts *k)
+{
+	if (!S_pos(bytes) || n <= 1 || !hw || !k)
+		return 0;
+	int64_t g = S_clamp(per_node, 1, n);
+	double nodes = ceil((double)n / (double)g);
+	double chunk = kind == TB_COLL_P2P ? bytes : bytes / (double)n;
+	double size_frac = chunk / (chunk + k->coll_chunk_half_bytes);
+	double nvl = hw->nvlink_bytes_per_s * hw->nvlink_fraction * size_frac;
+	double net = hw->network_bytes_per_s * hw->network_fraction * size_frac;
+	if (net > nvl)
+		net = nvl;      /* a node's own links are never the slower ones */
+	double latency_s = k->nvlink_latency_s;
+	if (nodes > 1)
+		latency_s += k->network_latency_s * ceil(log2(nodes));
+	double dn = (double)n;
+
+	switch (kind) {
+	case TB_COLL_P2P:
+		return latency_s + bytes / (nodes > 1 ? net : nvl);
+	case TB_COLL_ALL_TO_ALL:
+		/* (g-1)/n of the buffer stays in the node; the rest leaves
+		 * through the GPU's own port. */
+		return latency_s + (double)(g - 1) / dn * bytes / nvl +
+		       (dn - (double)g) / dn * bytes / net;
+	case TB_COLL_ALL_REDUCE:
+	case TB_COLL_REDUCE_SCATTER:
+	case TB_COLL_ALL_GATHER:
+	default: {
+		/* A ring's slowest hop: NVLink in a node; across nodes the g
+		 * members of a node cross the boundary on their g ports at once. */
+		double link = nvl;
+		if (nodes > 1 && (double)g * net < nvl)
+			link = (double)g * net;
+		double factor = (dn - 1) / dn;
+		if (kind == TB_COLL_ALL_REDUCE)
+			factor *= 2;
+		return latency_s + factor * bytes / link;
+	}
+	}
+}
+
+double tb_perf_bubble_fraction(int64_t pipeline, int64_t virtual_pipeline,
+                               int64_t microbatches)
+{
+	if (pipeline <= 1)
+		return 0;
+	double v = virtual_pipeline > 1 ? (double)virtual_pipeline : 1;
+	double m = microbatches > 1 ? (double)microbatches : 1;
+	return (double)(pipeline - 1) / (v * m);
+}
+
+/* ---- one prediction -------------------------------------------------- */
+
+/* The normalized layout and shapes every part below reads. */
+typedef struct S_ctx {
+	const tb_perf_input *in;
+	const tb_perf_consts *k;
+	const tb_perf_hw *hw;
+	double t, p, v, c, e, d;        /* layout sizes as doubles */
+	int64_t ti, ci, ei, di, pi, gpn;
+	double b, s, tok;               /* micro-batch, sequence, tokens per GPU */
+	double h, hq, hkv, hd, f, V, E, kt;
+	double nmat;                    /* MLP input matrices: 2 gated, 1 plain */
+	bool moe;
+	double mem_bw;                  /* achieved HBM bytes/s */
+} S_ctx;
+
+/* Time of one micro-batch through one layer, and through the extras. */
+typedef struct S_layer {
+	double mm_f;                    /* matmuls, forward */
+	double attn_f, attn_b;          /* attention core */
+	double mem_f, mem_b;            /* memory-bound kernels */
+	double fwd, bwd, recompute;
+	double tp, cp, ep;              /* exposed communication */
+	double tp_one;                  /* one tensor-parallel collective */
+	double flops_f;                 /* executed forward FLOPs */
+	double mm_flops_f;
+} S_layer;
+
+static double S_mm(const S_ctx *x, double m, double n, double k)
+{
+	return tb_perf_matmul_s(m, n, k, x->in->matmul_bytes, x->hw, x->k);
+}
+
+static double S_coll(const S_ctx *x, tb_coll kind, double bytes, int64_t n,
+                     int64_t per_node)
+{
+	return tb_perf_collective_s(kind, bytes, n, per_node, x->hw, x->k);
+}
+
+/* Members of a group per node, the group's ranks `stride` apart
+ * (Megatron-LM's order: tensor innermost, then context, expert, data,
+ * pipeline outermost). */
+static int64_t S_per_node(const S_ctx *x, int64_t stride, int64_t n)
+{
+	if (stride < 1)
+		stride = 1;
+	return S_clamp(x->gpn / stride, 1, n);
+}
+
+static void S_layer_time(const S_ctx *x, S_layer *L)
+{
+	const tb_perf_input *in = x->in;
+	double tok = x->tok, t = x->t, h = x->h, ab = in->act_bytes;
+	memset(L, 0, sizeof *L);
+
+	/* matmuls: QKV, output projection, MLP (or router + local experts) */
+	L->mm_f = S_mm(x, tok, (x->hq + 2 * x->hkv) / t, h) + S_mm(x, tok, h, x->hq / t);
+	L->mm_flops_f = 2 * tok * (h * (x->hq + 2 * x->hkv) + x->hq * h) / t;
+	double act_elems;               /* MLP activation-function inputs */
+	double moe_perm_bytes = 0;
+	if (x->moe) {
+		double local = x->E / x->e;
+		double rows = tok * x->kt * x->e / x->E;   /* tokens per local expert */
+		L->mm_f += S_mm(x, tok, x->E, h);
+		L->mm_f += local * (S_mm(x, rows, x->nmat * x->f / t, h) +
+		                    S_mm(x, rows, h, x->f / t));
+		L->mm_flops_f += 2 * tok * (x->E * h + x->kt * (x->nmat + 1) * x->f * h / t);
+		act_elems = tok * x->kt * x->f / t;
+		/* dispatch and combine: gather and scatter the routed rows */
+		moe_perm_bytes = 4 * tok * x->kt * h * ab;
+	} else {
+		L->mm_f += S_mm(x, tok, x->nmat * x->f / t, h) + S_mm(x, tok, h, x->f / t);
+		L->mm_flops_f += 2 * tok * (x->nmat + 1) * x->f * h / t;
+		act_elems = tok * x->f / t;
+	}
+
+	/* attention core over this rank's heads and queries, all keys */
+	double heads = (double)in->heads / t;
+	double q = x->s / x->c;
+	double full_flops = 4 * x->b * heads * q * x->s * x->hd;
+	double score_fwd_bytes = 0, score_bwd_bytes = 0;
+	if (in->flash_attention) {
+		/* causal blocks above the diagonal are skipped; the backward
+		 * recomputes the scores: 2.5x the forward's matmul FLOPs */
+		double exec = full_flops / 2;
+		L->attn_f = exec / (x->hw->attention_peak_flops * x->hw->attention_fraction);
+		L->attn_b = 2.5 * L->attn_f;
+		L->flops_f += exec;
+	} else {
+		double bmm = x->b * heads;
+		double core = bmm * (S_mm(x, q, x->s, x->hd) + S_mm(x, q, x->hd, x->s));
+		double elems = bmm * q * x->s;
+		/* softmax reads and writes the scores; dropout reads, writes and
+		 * keeps a one-byte mask; backward reads one more tensor each */
+		score_fwd_bytes = elems * (2 * ab + (in->dropout ? 2 * ab + 1 : 0));
+		score_bwd_bytes = elems * (3 * ab + (in->dropout ? 2 * ab + 1 : 0));
+		L->attn_f = core + score_fwd_bytes / x->mem_bw;
+		L->attn_b = 2 * core + score_bwd_bytes / x->mem_bw;
+		L->flops_f += full_flops;
+	}
+	L->flops_f += L->mm_flops_f;
+
+	/* memory-bound kernels: two norms (read + write), two residual adds
+	 * (read two, write one) with their dropout masks, the activation
+	 * function (read one or two, write one); over tokens/t under
+	 * sequence parallelism.  Backward moves about twice the bytes. */
+	double tok_n = in->sequence_parallel ? tok / t : tok;
+	double ew = tok_n * h * (4 * ab + 6 * ab + (in->dropout ? 2 : 0)) +
+	            act_elems * ab * (x->nmat + 1) + moe_perm_bytes;
+	L->mem_f = ew / x->mem_bw;
+	L->mem_b = 2 * ew / x->mem_bw;
+
+	L->fwd = L->mm_f + L->attn_f + L->mem_f;
+	L->bwd = 2 * L->mm_f + L->attn_b + L->mem_b;
+	switch (in->checkpointing) {
+	case TB_CKPT_FULL:
+		L->recompute = L->fwd;
+		break;
+	case TB_CKPT_SELECTIVE:
+		/* the attention core again; flash attention already recomputes
+		 * it inside its backward */
+		L->recompute = in->flash_attention ? 0 : L->attn_f;
+		break;
+	case TB_CKPT_NONE:
+	default:
+		L->recompute = 0;
+		break;
+	}
+	bool full = in->checkpointing == TB_CKPT_FULL;
+
+	/* tensor parallel: two all-reduces forward, two backward (reduce-
+	 * scatter + all-gather under sequence parallelism); full
+	 * recomputation repeats the forward's */
+	if (x->ti > 1) {
+		double bytes = tok * h * ab;
+		int64_t g = S_per_node(x, 1, x->ti);
+		L->tp_one = in->sequence_parallel
+			? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
+			  S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g)
+			: S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
+		double total = L->tp_one * (4 + (full ? 2 : 0));
+		double hide = in->overlap_tp ? L->mm_f * (3 + (full ? 1 : 0)) : 0;
+		L->tp = S_max0(total - hide);
+	}
+
+	/* context parallel: a ring passes each rank's K and V chunk c-1
+	 * times forward, K, V and their gradients backward, behind the
+	 * attention core */
+	if (x->ci > 1) {
+		double bytes = 2 * x->b * q * (x->hkv / t) * ab;
+		int64_t g = S_per_node(x, x->ti, x->ci);
+		double hop = S_coll(x, TB_COLL_P2P, bytes, 2, g >= x->ci ? 2 : 1);
+		double f_s = (x->c - 1) * hop, b_s = 2 * (x->c - 1) * hop;
+		L->cp = S_max0(f_s - L->attn_f) + S_max0(b_s - L->attn_b);
+		if (full)
+			L->cp += S_max0(f_s - L->attn_f);
+	}
+
+	/* expert parallel: all-to-all dispatch and combine, each way */
+	if (x->moe && x->ei > 1) {
+		double bytes = tok * x->kt * h * ab;
+		int64_t g = S_per_node(x, x->ti * x->ci, x->ei);
+		L->ep = S_coll(x, TB_COLL_ALL_TO_ALL, bytes, x->ei, g) * (4 + (full ? 2 : 0));
+	}
+}
+
+/* Dense and expert parameters of one layer on one GPU. */
+static void S_layer_params(const S_ctx *x, double *dense, double *expert)
+{
+	double h = x->h;
+	double attn = h * (x->hq + 2 * x->hkv) + x->hq * h;
+	double mlp = (x->nmat + 1) * x->f * h;
+	if (x->moe) {
+		*dense = (attn + x->E * h) / x->t + 2 * h;
+		*expert = x->E / x->e * mlp / x->t;
+	} else {
+		*dense = (attn + mlp) / x->t + 2 * h;
+		*expert = 0;
+	}
+}
+
+/* Model FLOPs per token as flops.c counts them (PaLM App. B), and the
+ * forward FLOPs checkpointing recomputes. */
+static void S_model_flops(const S_ctx *x, double *model, double *recompute)
+{
+	const tb_perf_input *in = x->in;
+	double L = (double)in->layers, h = x->h;
+	double attn_w = h * (x->hq + 2 * x->hkv) + x->hq * h;
+	double mlp_w = x->moe ? x->kt * (x->nmat + 1) * h * x->f + h * x->E
+	                      : (x->nmat + 1) * h * x->f;
+	double logits = 2 * x->V * h;
+	double mm = 2 * L * (attn_w + mlp_w) + logits;
+	double attn = (in->causal_attention_flops ? 0.5 : 1) * 4 * L * x->hq * x->s;
+	*model = 3 * (mm + attn);
+	switch (in->checkpointing) {
+	case TB_CKPT_FULL: *recompute = mm - logits + attn; break;
+	case TB_CKPT_SELECTIVE: *recompute = attn; break;
+	case TB_CKPT_NONE: default: *recompute = 0; break;
+	}
+}
+
+static const char *S_check(const tb_perf_input *in)
+{
+	if (in->layers <= 0 || in->hidden <= 0 || in->heads <= 0 || in->ffn_hidden <= 0)
+		return "the model has no shape (layers, hidden size, heads, MLP width)";
+	if (in->seq_len <= 0 || in->global_batch <= 0 || in->micro_batch <= 0)
+		return "the batch is not set (sequence length, global batch, micro-batch)";
+	if (in->pipeline > in->layers)
+		return "more pipeline stages than layers";
+	if (in->experts > 1 && in->expert > in->experts)
+		return "more expert-parallel ranks than experts";
+	const tb_perf_hw *hw = &in->hw;
+	if (!S_pos(hw->peak_flops) || !S_pos(hw->attention_peak_flops) ||
+	    !S_pos(hw->matmul_ceiling) || !S_pos(hw->attention_fraction) ||
+	    !S_pos(hw->hbm_bytes_per_s))
+		return "the GPU lists no usable peak or memory bandwidth";
+	if (hw->gpus_per_node < 1 || !S_pos(hw->nvlink_bytes_per_s) ||
+	    !S_pos(hw->network_bytes_per_s) || !S_pos(hw->nvlink_fraction) ||
+	    !S_pos(hw->network_fraction))
+		return "the node's links are not known";
+	if (!S_pos(in->matmul_bytes) || !S_pos(in->act_bytes) ||
+	    !S_pos(in->param_bytes) || !S_pos(in->grad_bytes) ||
+	    !S_pos(in->optimizer_bytes_per_param))
+		return "the precision's byte sizes are not set";
+	return NULL;
+}
+
+static int64_t S_at_least_1(int64_t v)
+{
+	return v > 1 ? v : 1;
+}
+
+/* The layers of the first, the busiest middle and the last stage: an even
+ * split, the remainder on the middle stages first (they carry neither the
+ * embedding nor the logits), then on the first. */
+static void S_split(int64_t layers, int64_t p, int64_t out[3])
+{
+	if (p <= 1) {
+		out[0] = out[1] = out[2] = layers;
+		return;
+	}
+	int64_t base = layers / p, r = layers % p;
+	int64_t middle = p - 2;
+	int64_t on_middle = r < middle ? r : middle;
+	out[0] = base + (r - on_middle > 0 ? 1 : 0);
+	out[1] = middle > 0 ? base + (on_middle > 0 ? 1 : 0) : 0;
+	out[2] = base;
+}
+
+void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
+                     tb_perf_result *out)
+{
+	memset(out, 0, sizeof *out);
+	out->why = "";
+	if (!k)
+		k = &tb_perf_fitted;
+	const char *bad = S_check(in);
+	if (bad) {
+		out->why = bad;
+		return;
+	}
+
+	S_ctx x;
+	memset(&x, 0, sizeof x);
+	x.in = in;
+	x.k = k;
+	x.hw = &in->hw;
+	x.ti = S_at_least_1(in->tensor);
+	x.pi = S_at_least_1(in->pipeline);
+	x.ci = S_at_least_1(in->context);
+	x.ei = S_at_least_1(in->expert);
+	x.di = S_at_least_1(in->data);
+	x.gpn = S_at_least_1(in->hw.gpus_per_node);
+	x.t = (double)x.ti; x.p = (double)x.pi; x.c = (double)x.ci;
+	x.e = (double)x.ei; x.d = (double)x.di;
+	x.v = x.pi > 1 ? (double)S_at_least_1(in->virtual_pipeline) : 1;
+	x.b = (double)in->micro_batch;
+	x.s = (double)in->seq_len;
+	x.tok = x.b * x.s / x.c;
+	x.h = (double)in->hidden;
+	x.hd = in->head_dim > 0 ? (double)in->head_dim : x.h / (double)in->heads;
+	x.hq = (double)in->heads * x.hd;
+	x.hkv = (double)(in->kv_heads > 0 ? in->kv_heads : in->heads) * x.hd;
+	x.f = (double)in->ffn_hidden;
+	x.V = in->vocab > 0 ? (double)in->vocab : 0;
+	x.moe = in->experts > 1;
+	x.E = x.moe ? (double)in->experts : 1;
+	x.kt = x.moe ? (double)S_at_least_1(in->experts_per_token) : 1;
+	if (!x.moe)
+		x.e = 1, x.ei = 1;
+	x.nmat = in->gated_mlp ? 2 : 1;
+	x.mem_bw = in->hw.hbm_bytes_per_s * k->mem_fraction;
+	if (!S_pos(x.mem_bw) || !S_pos(k->matmul_dim_half + 1)) {
+		out->why = "the model's constants are not usable";
+		return;
+	}
+
+	S_layer L;
+	S_layer_time(&x, &L);
+	double ab = in->act_bytes;
+
+	/* embedding (first stage): rows read and written, gradient rows
+	 * accumulated; with tensor parallelism its output is all-reduced */
+	double embed_s = 4 * x.tok * x.h * ab / x.mem_bw;
+	double embed_tp = x.ti > 1 ? L.tp_one : 0;
+	/* logits (last stage): the vocabulary GEMM forward and backward, the
+	 * fp32 cross-entropy over V/t columns (four passes) */
+	double logits_s = 0, logits_tp = 0;
+	if (x.V > 0) {
+		logits_s = 3 * S_mm(&x, x.tok, x.V / x.t, x.h) +
+		           16 * x.tok * x.V / x.t / x.mem_bw;
+		logits_tp = x.ti > 1 && in->sequence_parallel ? L.tp_one : 0;
+	}
+
+	int64_t n[3];
+	S_split(in->layers, x.pi, n);
+	double layer_total = L.fwd + L.bwd + L.recompute + L.tp + L.cp + L.ep +
+	                     k->layer_overhead_s;
+	double stage_s[3];
+	stage_s[0] = (double)n[0] * layer_total + embed_s + embed_tp +
+	             (x.pi == 1 ? logits_s + logits_tp : 0);
+	stage_s[1] = (double)n[1] * layer_total;
+	stage_s[2] = (double)n[2] * layer_total + logits_s + logits_tp;
+	int busy = 0;
+	if (x.pi > 1) {
+		if (stage_s[1] > stage_s[busy])
+			busy = 1;
+		if (stage_s[2] > stage_s[busy])
+			busy = 2;
+	}
+	double nb = (double)n[busy];
+	double extra_compute = 0, extra_tp = 0;
+	if (busy == 0) {
+		extra_compute += embed_s;
+		extra_tp += embed_tp;
+	}
+	if (busy == 2 || x.pi == 1) {
+		extra_compute += logits_s;
+		extra_tp += logits_tp;
+	}
+
+	int64_t mb_ranks = in->micro_batch * x.di;
+	int64_t m = (in->global_batch + mb_ranks - 1) / mb_ranks;
+	if (m < 1)
+		m = 1;
+	double dm = (double)m;
+
+	double *br = out->breakdown_s;
+	br[TB_PERF_COMPUTE] = dm * (nb * (L.fwd + L.bwd) + extra_compute);
+	br[TB_PERF_RECOMPUTE] = dm * nb * L.recompute;
+	br[TB_PERF_TP_COMM] = dm * (nb * L.tp + extra_tp);
+	br[TB_PERF_CP_COMM] = dm * nb * L.cp;
+	br[TB_PERF_EP_COMM] = dm * nb * L.ep;
+	br[TB_PERF_OTHER] = dm * nb * k->layer_overhead_s;
+	double per_mb = stage_s[busy];
+	out->bubble_fraction = tb_perf_bubble_fraction(x.pi, (int64_t)x.v, m);
+	br[TB_PERF_BUBBLE] = out->bubble_fraction * dm * per_mb;
+
+	/* pipeline: each micro-batch crosses each of the stage's v chunk
+	 * boundaries forward and backward; 1/t of the activation is sent
+	 * (scatter-gather, or sequence parallelism), gathered again over the
+	 * tensor-parallel group when not sequence parallel */
+	if (x.pi > 1) {
+		double bytes = x.tok * x.h * ab / x.t;
+		int64_t stride = x.ti * x.ci * x.di;
+		double one = S_coll(&x, TB_COLL_P2P, bytes, 2, stride < x.gpn ? 2 : 1);
+		if (x.ti > 1 && !in->sequence_parallel)
+			one += S_coll(&x, TB_COLL_ALL_GATHER, bytes * x.t, x.ti,
+			              S_per_node(&x, 1, x.ti));
+		out->pp_bytes = bytes;
+		out->pp_s = one;
+		br[TB_PERF_PP_COMM] = dm * x.v * 2 * one;
+	}
+
+	/* data parallel, with the overlap rule of perf.h */
+	double dense1, expert1;
+	S_layer_params(&x, &dense1, &expert1);
+	double dense = nb * dense1, expert = nb * expert1;
+	double vocab_p = x.V * x.h / x.t;
+	if (busy == 0)
+		dense += vocab_p;
+	if (busy == 2 || x.pi == 1)
+		dense += vocab_p;
+	int64_t n_dp = x.ci * x.di;
+	int64_t n_edp = S_at_least_1(n_dp / x.ei);
+	int64_t g_dp = S_per_node(&x, x.ti, n_dp);
+	int64_t g_edp = S_per_node(&x, x.ti * x.ci * x.ei, n_edp);
+	double fwd_mb = nb * L.fwd, bwd_mb = nb * (L.bwd + L.recompute);
+	double dp = 0, dp_one = 0;
+	if (n_dp > 1) {
+		double gb = in->grad_bytes, pb = in->param_bytes;
+		double ar = S_coll(&x, TB_COLL_ALL_REDUCE, dense * gb, n_dp, g_dp) +
+		            S_coll(&x, TB_COLL_ALL_REDUCE, expert * gb, n_edp, g_edp);
+		double rs = S_coll(&x, TB_COLL_REDUCE_SCATTER, dense * gb, n_dp, g_dp) +
+		            S_coll(&x, TB_COLL_REDUCE_SCATTER, expert * gb, n_edp, g_edp);
+		double ag = S_coll(&x, TB_COLL_ALL_GATHER, dense * pb, n_dp, g_dp) +
+		            S_coll(&x, TB_COLL_ALL_GATHER, expert * pb, n_edp, g_edp);
+		bool ov = in->overlap_dp;
+		out->dp_bytes = (dense + expert) * gb;
+		switch (in->zero) {
+		case 0:
+			dp_one = ar;
+			dp = ov ? S_max0(ar - bwd_mb) : ar;
+			break;
+		case 1:
+			dp_one = rs + ag;
+			dp = ov ? S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb) : rs + ag;
+			break;
+		case 2:
+			dp_one = rs + ag;
+			dp = ov ? dm * S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb)
+			        : dm * rs + ag;
+			break;
+		default: {
+			/* ZeRO-3: gather for the forward, again for the backward,
+			 * reduce-scatter the gradients, every micro-batch; the
+			 * first layer's gather cannot hide */
+			double first = nb > 0 ? ag / nb : ag;
+			dp_one = 2 * ag + rs;
+			out->dp_bytes = (dense + expert) * (2 * pb + gb);
+			double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag + rs - bwd_mb)
+			                : 2 * ag + rs;
+			dp = dm * per;
+			break;
+		}
+		}
+	}
+	out->dp_s = dp_one;
+	br[TB_PERF_DP_COMM] = dp;
+
+	/* optimizer: every parameter this GPU updates, at HBM speed */
+	double upd = dense / (in->zero >= 1 ? (double)n_dp : 1) +
+	             expert / (in->zero >= 1 ? (double)n_edp : 1);
+	out->optimizer_params = upd;
+	br[TB_PERF_OPTIMIZER] = upd * in->optimizer_bytes_per_param / x.mem_bw;
+
+	double step = 0;
+	for (int i = 0; i < TB_PERF_TERMS; i++)
+		step += br[i];
+	if (!S_pos(step)) {
+		memset(out, 0, sizeof *out);
+		out->why = "the step time could not be computed";
+		return;
+	}
+
+	double per_tok_model, per_tok_re;
+	S_model_flops(&x, &per_tok_model, &per_tok_re);
+	double tokens = (double)in->global_batch * x.s;
+	double gpus = x.t * x.p * x.c * x.d;
+	double peak = in->hw.peak_flops;
+
+	out->ok = true;
+	out->step_s = step;
+	out->gpus = x.ti * x.pi * x.ci * x.di;
+	out->microbatches = m;
+	out->stage_layers[0] = n[0];
+	out->stage_layers[1] = n[1];
+	out->stage_layers[2] = n[2];
+	out->busiest_stage = busy;
+	out->tokens_per_s_per_gpu = tokens / step / gpus;
+	out->model_flops_per_step = per_tok_model * tokens;
+	out->hardware_flops_per_step = (per_tok_model + per_tok_re) * tokens;
+	out->mfu = out->model_flops_per_step / (step * gpus * peak);
+	out->hfu = out->hardware_flops_per_step / (step * gpus * peak);
+	out->tflops_per_gpu = out->hfu * peak / 1e12;
+	out->layer_fwd_flops = L.flops_f;
+	out->matmul_fraction = L.mm_f > 0 ? L.mm_flops_f / (L.mm_f * in->hw.peak_flops) : 0;
+	out->layer_fwd_s = L.fwd;
+	out->layer_bwd_s = L.bwd;
+	out->layer_recompute_s = L.recompute;
+	out->layer_mem_s = L.mem_f + L.mem_b;
+	out->tp_bytes = x.ti > 1 ? x.tok * x.h * ab : 0;
+	out->tp_s = L.tp_one;
+	out->cp_bytes = x.ci > 1 ? 2 * x.b * (x.s / x.c) * (x.hkv / x.t) * ab : 0;
+	out->ep_bytes = x.moe && x.ei > 1 ? x.tok * x.kt * x.h * ab : 0;
+	out->stage_microbatch_s = per_mb;
+}
+
+/* ---- from a checked scenario ----------------------------------------- */
+
+/* Optimizer-state bytes per parameter in fp32 (adamw: m and v). */
+static double S_state_bytes(tb_optimizer o)
+{
+	switch (o) {
+	case TB_OPT_ADAMW: return 8;
+	case TB_OPT_ADAMW_8BIT: return 2;
+	case TB_OPT_ADAFACTOR: return 0;   /* factored: rows + columns, not per parameter */
+	case TB_OPT_SGD: return 0;
+	case TB_OPT_SGD_MOMENTUM: return 4;
+	case TB_OPT_LION: return 4;
+	}
+	return 8;
+}
+
+static double S_peak(const tb_gpu *g, tb_dtype want, tb_dtype *used)
+{
+	static const tb_dtype order[TB_DTYPE_COUNT][3] = {
+		[TB_DTYPE_FP32] = { TB_DTYPE_FP32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
+		[TB_DTYPE_TF32] = { TB_DTYPE_TF32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
+		[TB_DTYPE_BF16] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP16 },
+		[TB_DTYPE_FP16] = { TB_DTYPE_FP16, TB_DTYPE_BF16, TB_DTYPE_BF16 },
+		[TB_DTYPE_FP8]  = { TB_DTYPE_FP8, TB_DTYPE_BF16, TB_DTYPE_FP16 },
+	};
+	if ((unsigned)want >= TB_DTYPE_COUNT)
+		want = TB_DTYPE_BF16;
+	for (int i = 0; i < 3; i++)
+		if (S_pos(g->peak_flops[order[want][i]])) {
+			*used = order[want][i];
+			return g->peak_flops[order[want][i]];
+		}
+	*used = want;
+	return 0;
+}
+
+void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
+{
+	memset(out, 0, sizeof *out);
+	const tb_model *m = &in->model;
+	if (m->has_shape) {
+		out->layers = m->layers;
+		out->hidden = m->hidden;
+		out->heads = m->heads;
+		out->kv_heads = m->kv_heads;
+		out->head_dim = m->head_dim;
+		out->ffn_hidden = m->ffn_hidden;
+		out->vocab = m->vocab;
+		out->experts = m->experts;
+		out->experts_per_token = m->experts_per_token;
+		out->gated_mlp = m->mlp == TB_MLP_GATED;
+	}
+	const tb_training *tr = &in->training;
+	out->dropout = tr->dropout;
+	out->causal_attention_flops = tr->attention_flops == TB_ATTN_FLOPS_CAUSAL;
+	out->seq_len = tr->seq_len;
+	out->global_batch = tr->global_batch;
+	out->micro_batch = tr->micro_batch > 0 ? tr->micro_batch : 1;
+	out->checkpointing = tr->checkpointing;
+	out->flash_attention = tr->flash_attention;
+
+	const tb_parallelism *pa = &in->parallelism;
+	out->tensor = S_at_least_1(pa->tensor);
+	out->pipeline = S_at_least_1(pa->pipeline);
+	out->virtual_pipeline = S_at_least_1(pa->virtual_pipeline);
+	out->context = S_at_least_1(pa->context);
+	out->expert = S_at_least_1(pa->expert);
+	int64_t group = out->tensor * out->pipeline * out->context;
+	out->data = pa->data > 0 ? pa->data
+	          : S_at_least_1(in->hardware.count / (group > 0 ? group : 1));
+	out->zero = pa->zero;
+	out->sequence_parallel = pa->sequence_parallel;
+	/* Today's frameworks overlap the gradient reduction and ZeRO-3's
+	 * gathers (PyTorch DDP buckets, FSDP prefetch, Megatron-LM
+	 * --overlap-grad-reduce); tensor-parallel overlap is opt-in. */
+	out->overlap_dp = true;
+	out->overlap_tp = false;
+
+	/* bytes: fp32 trains in fp32; mixed precision keeps fp32 master
+	 * weights and reduces fp32 gradients (Megatron-LM's main_grad, FSDP's
+	 * fp32 reduce); pure bf16 keeps everything in bf16; fp8 multiplies
+	 * fp8 operands and keeps bf16 weights */
+	double master = 4, grad = 4, weight = 2, state_scale = 1;
+	out->matmul_bytes = 2;
+	out->act_bytes = 2;
+	switch (tr->precision) {
+	case TB_PREC_FP32:
+		out->matmul_bytes = out->act_bytes = 4;
+		weight = 4, master = 0;
+		break;
+	case TB_PREC_FP16_MIXED:
+		grad = 2;
+		break;
+	case TB_PREC_BF16:
+		master = 0, grad = 2, state_scale = 0.5;
+		break;
+	case TB_PREC_FP8_MIXED:
+		out->matmul_bytes = 1;
+		break;
+	case TB_PREC_BF16_MIXED:
+	default:
+		break;
+	}
+	out->param_bytes = weight;
+	out->grad_bytes = grad;
+	/* an update reads and writes the states and the master copy, reads
+	 * the gradient twice (norm, then step) and writes the weights */
+	double states = S_state_bytes(tr->optimizer) * state_scale;
+	out->optimizer_bytes_per_param = master > 0
+		? 2 * (master + states) + 2 * grad + weight
+		: 2 * (weight + states) + 2 * grad;
+
+	const tb_gpu *g = &in->hardware.gpu;
+	const tb_gpu_node *node = tb_gpus_node(g->name);
+	tb_dtype used;
+	tb_perf_hw *hw = &out->hw;
+	hw->peak_flops = S_peak(g, tb_precision_compute_dtype(tr->precision), &used);
+	tb_dtype at_used;
+	hw->attention_peak_flops = S_peak(g, tr->precision == TB_PREC_FP32
+	                                     ? TB_DTYPE_TF32 : TB_DTYPE_BF16, &at_used);
+	hw->matmul_ceiling = used == TB_DTYPE_FP8 && node->matmul_ceiling_fp8 > 0
+	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
+	hw->attention_fraction = node->attention_fraction;
+	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
+	const tb_node *nd = &in->hardware.node;
+	hw->gpus_per_node = nd->gpus > 0 ? nd->gpus : node->gpus;
+	hw->nvlink_bytes_per_s = nd->nvlink_bytes_per_s > 0 ? nd->nvlink_bytes_per_s
+	                                                    : node->nvlink_bytes_per_s;
+	hw->network_bytes_per_s = nd->network_bytes_per_s > 0 ? nd->network_bytes_per_s
+	                                                      : node->network_bytes_per_s;
+	hw->nvlink_fraction = node->nvlink_fraction;
+	hw->network_fraction = node->network_fraction;
+}
