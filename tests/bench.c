@@ -26,6 +26,7 @@
 #include "trainbudget/budget.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/inputs.h"
+#include "trainbudget/perf.h"
 #include "trainbudget/presets.h"
 
 #define GRID_N 8192
@@ -118,6 +119,31 @@ static size_t S_make_grid(void)
 			in->parallelism.expert = 8 < in->model.experts ? 8 : in->model.experts;
 		else
 			in->parallelism.expert = 1;
+	}
+	return GRID_N;
+}
+
+/* The step-time model's grid: the calculators' scenarios, each with one
+ * of 48 layouts (tensor 1-8, pipeline 1-16, interleaving, ZeRO, micro-
+ * batch), as a layout search would walk them. */
+static tb_perf_input S_pgrid[GRID_N];
+static tb_perf_result S_pout;
+
+static size_t S_make_perf_grid(void)
+{
+	static const int64_t tp[] = { 1, 2, 4, 8 };
+	static const int64_t pp[] = { 1, 4, 16 };
+	static const int64_t mb[] = { 1, 2, 4, 8 };
+	for (size_t i = 0; i < GRID_N; i++) {
+		tb_inputs in = S_grid[i];
+		size_t k = i / 7;
+		in.parallelism.tensor = tp[k % 4]; k /= 4;
+		in.parallelism.pipeline = pp[k % 3]; k /= 3;
+		in.parallelism.virtual_pipeline = in.parallelism.pipeline > 1 ? 1 + (int64_t)(k % 2) : 1;
+		in.training.micro_batch = mb[(k / 2) % 4];
+		in.hardware.count = 1024;
+		in.parallelism.data = 1024 / (in.parallelism.tensor * in.parallelism.pipeline);
+		tb_perf_input_from(&in, &S_pgrid[i]);
 	}
 	return GRID_N;
 }
@@ -224,6 +250,30 @@ int main(int argc, char **argv)
 	printf("bench: calculators: %zu scenarios, best %.3g budgets/s, mean %.3g budgets/s\n",
 	       n, best, mean_rate);
 
+	/* (a') the step-time model */
+	size_t pn = S_make_perf_grid();
+	size_t refused = 0;
+	for (size_t i = 0; i < pn; i++) {
+		tb_perf_predict(&S_pgrid[i], NULL, &S_pout);
+		refused += !S_pout.ok;
+	}
+	double pbest = 0, ptotal = 0, ptime = 0;
+	for (int rep = 0; rep < 7; rep++) {
+		double t0 = S_now_s();
+		for (int pass = 0; pass < 16; pass++)
+			for (size_t i = 0; i < pn; i++)
+				tb_perf_predict(&S_pgrid[i], NULL, &S_pout);
+		double dt = S_now_s() - t0;
+		double rate = 16.0 * (double)pn / dt;
+		if (rate > pbest)
+			pbest = rate;
+		ptotal += 16.0 * (double)pn;
+		ptime += dt;
+	}
+	double pmean = ptotal / ptime;
+	printf("bench: step-time model: %zu layouts (%zu refused), best %.3g predictions/s, mean %.3g\n",
+	       pn, refused, pbest, pmean);
+
 	/* (b) the program, per example */
 	glob_t g;
 	memset(&g, 0, sizeof g);
@@ -269,6 +319,19 @@ int main(int argc, char **argv)
 	        "| Time per budget (mean) | %.3g µs | < 1 µs |\n"
 	        "| Size of one tb_budget | %zu bytes | |\n\n",
 	        n, best, mean_rate, 1e6 / mean_rate, sizeof(tb_budget));
+
+	fprintf(o, "## The step-time model alone\n\n"
+	        "`tb_perf_predict` (src/perf.c) over the same %zu scenarios, each given one of 48 "
+	        "layouts on 1,024 GPUs (tensor 1-8, pipeline 1-16, interleaving 1-2, micro-batch 1-8; "
+	        "%zu of them refused, e.g. more stages than layers or a count-only model: a refusal "
+	        "costs less than a prediction), one core, after a warm-up pass; 7 repetitions of 16 "
+	        "passes. The layout search of the next issue calls it once per candidate.\n\n"
+	        "| Figure | Value | Aim |\n|---|---:|---:|\n"
+	        "| Predictions per second (best repetition) | %.3g | > 5e5 |\n"
+	        "| Predictions per second (mean) | %.3g | |\n"
+	        "| Time per prediction (mean) | %.3g µs | < 2 µs |\n"
+	        "| Size of one tb_perf_input / tb_perf_result | %zu / %zu bytes | |\n\n",
+	        pn, refused, pbest, pmean, 1e6 / pmean, sizeof(tb_perf_input), sizeof(tb_perf_result));
 
 	fprintf(o, "## The program, per example\n\n"
 	        "Each command run as its own process (fork/exec; output to /dev/null or a temporary "

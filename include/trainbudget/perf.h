@@ -82,9 +82,10 @@ extern const tb_perf_consts tb_perf_fitted;
 
 /* The measured error of the prediction on the runs it was not fitted on
  * (docs/validation.md): relative step-time error (predicted - published) /
- * published, low and high ends.  The MFU band divides by 1 + these. */
-#define TB_PERF_ERR_LOW  (-0.20)
-#define TB_PERF_ERR_HIGH (0.20)
+ * published, low and high ends.  A predicted MFU u stands for u x (1 + low) to
+ * u x (1 + high): the MFU scales as 1 / step time. */
+#define TB_PERF_ERR_LOW  (-0.44)
+#define TB_PERF_ERR_HIGH (0.08)
 
 typedef struct tb_perf_input {
 	/* model: a dense or mixture-of-experts decoder */
@@ -161,7 +162,8 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
  * `bytes` (the buffer NCCL is handed; for all-to-all, what each GPU holds
  * for all the others; for p2p, the message).  Latency plus bytes x ring
  * factor over the slowest link: NVLink inside a node; between nodes the
- * per_node members send through their own network ports at once. */
+ * per_node members send through their own network ports at once.
+ * k = NULL uses tb_perf_fitted, here and below. */
 double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
                             int64_t per_node, const tb_perf_hw *hw,
                             const tb_perf_consts *k);
