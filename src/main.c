@@ -1,6 +1,8 @@
 /* main.c: runs what the command line asks for.  The only file that prints
  * or chooses an exit status; everything else returns data or diagnostics. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,13 +92,44 @@ static void S_put_escaped(FILE *f, const char *s, const char *keep)
 	tb_buf_release(&b);
 }
 
+/* Set when the program started with standard output closed (`>&-`). */
+static bool S_stdout_closed;
+
+/* A descriptor 0-2 closed at start is opened on /dev/null, so no file the
+ * program opens later becomes "standard output" by accident (and receives
+ * the list of paths).  A closed standard output is remembered: nobody
+ * receives what the command prints, which is an output error. */
+static void S_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		if (fd == STDOUT_FILENO)
+			S_stdout_closed = true;
+		int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (got >= 0 && got != fd) {
+			dup2(got, fd);
+			close(got);
+		}
+	}
+}
+
+static bool S_stdout_reported;
+
+static void S_stdout_error(int err)
+{
+	fprintf(stderr, "trainbudget: cannot write to standard output: %s\n", strerror(err));
+	S_stdout_reported = true;
+}
+
 /* A report nobody receives is a failure: a full disk or a closed pipe on
  * standard output must not exit 0. */
 static tb_exit S_finish_stdout(tb_exit rc)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "trainbudget: cannot write to standard output: %s\n",
-		        strerror(errno));
+	int err = EBADF;
+	if (S_stdout_closed || (err = 0, fflush(stdout) != 0) || ferror(stdout)) {
+		if (!S_stdout_reported)
+			S_stdout_error(err ? err : errno);
 		return TB_EXIT_OUTPUT;
 	}
 	return rc;
@@ -265,8 +298,8 @@ static bool S_safe_id(const char *id)
 }
 
 typedef struct S_outputs {
-	tb_outfile *files;
-	char **owned;           /* paths and contents to free */
+	tb_outfile *files;      /* names inside the output directory */
+	char **owned;           /* names and contents to free */
 	size_t n, cap, nowned, owned_cap;
 } S_outputs;
 
@@ -280,17 +313,14 @@ static char *S_own(S_outputs *o, char *p)
 	return p;
 }
 
-static void S_add_output(S_outputs *o, const char *dir, const char *name,
-                         const char *suffix, char *data, size_t len)
+static void S_add_output(S_outputs *o, const char *name, const char *suffix,
+                         char *data, size_t len)
 {
 	tb_buf p;
 	tb_buf_init(&p);
-	tb_buf_puts(&p, dir);
-	if (p.len && p.ptr[p.len - 1] != '/')
-		tb_buf_putc(&p, '/');
 	tb_buf_printf(&p, "%s%s", name, suffix);
 	for (size_t i = 0; i < o->n; i++)
-		if (strcmp(o->files[i].path, p.ptr) == 0) {
+		if (strcmp(o->files[i].name, p.ptr) == 0) {
 			/* The same chart twice in one template: one file. */
 			tb_buf_release(&p);
 			free(data);
@@ -301,9 +331,21 @@ static void S_add_output(S_outputs *o, const char *dir, const char *name,
 		o->files = tb_xrealloc(o->files, o->cap * sizeof *o->files);
 	}
 	tb_outfile *f = &o->files[o->n++];
-	f->path = S_own(o, tb_buf_detach(&p, NULL));
+	f->name = S_own(o, tb_buf_detach(&p, NULL));
 	f->data = S_own(o, data);
 	f->len = len;
+}
+
+/* DIR/NAME as the user gave DIR, for the list of paths written. */
+static void S_print_path(const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+	tb_buf p;
+	tb_buf_init(&p);
+	tb_buf_printf(&p, "%s%s%s", dir, len && dir[len - 1] != '/' ? "/" : "", name);
+	S_put_escaped(stdout, p.ptr, NULL);
+	fputc('\n', stdout);
+	tb_buf_release(&p);
 }
 
 static void S_outputs_release(S_outputs *o)
@@ -321,7 +363,6 @@ static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
 {
 	const char *file = cli->nfiles ? cli->files[0] : NULL;
 	const char *name = S_output_name(sc, file);
-	const char *dir = cli->out_dir;
 	tb_exit rc = TB_EXIT_OK;
 
 	if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
@@ -341,7 +382,7 @@ static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
 			tb_buf_init(&prefix);
 			tb_buf_printf(&prefix, "%s-", name);
 			char *md = tb_render_md(r, prefix.ptr);
-			S_add_output(outs, dir, name, ".md", md, strlen(md));
+			S_add_output(outs, name, ".md", md, strlen(md));
 			for (size_t i = 0; i < tb_report_nblocks(r); i++) {
 				const tb_block *blk = tb_report_block_at(r, i);
 				if (!blk || blk->kind != TB_BLOCK_CHART || !S_safe_id(blk->chart.id))
@@ -350,14 +391,14 @@ static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
 				tb_buf_init(&suffix);
 				tb_buf_printf(&suffix, "-%s.svg", blk->chart.id);
 				char *svg = tb_render_svg(&blk->chart);
-				S_add_output(outs, dir, name, suffix.ptr, svg, strlen(svg));
+				S_add_output(outs, name, suffix.ptr, svg, strlen(svg));
 				tb_buf_release(&suffix);
 			}
 			tb_buf_release(&prefix);
 		}
 		if (cli->formats & TB_OUT_HTML) {
 			char *html = tb_render_html(r);
-			S_add_output(outs, dir, name, ".html", html, strlen(html));
+			S_add_output(outs, name, ".html", html, strlen(html));
 		}
 		if (cli->formats & TB_OUT_PDF) {
 			tb_buf fontdir;
@@ -373,7 +414,7 @@ static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
 			} else {
 				size_t len = 0;
 				char *data = tb_buf_detach(&pdf, &len);
-				S_add_output(outs, dir, name, ".pdf", data, len);
+				S_add_output(outs, name, ".pdf", data, len);
 			}
 		}
 		tb_report_free(r);
@@ -381,8 +422,41 @@ static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
 	}
 	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
 		char *json = tb_render_json(sc, b);
-		S_add_output(outs, dir, name, ".json", json, strlen(json));
+		S_add_output(outs, name, ".json", json, strlen(json));
 	}
+	return rc;
+}
+
+/* Replaces the set NAME in the output directory, then prints each path;
+ * when the paths cannot be delivered the previous set is put back, so
+ * exit 3 always means "nothing changed".  *sig: a signal caught while the
+ * directory was held, for the caller to re-raise. */
+static tb_exit S_write_report(const tb_cli *cli, const char *name, const S_outputs *outs,
+                              tb_diags *d, int *sig)
+{
+	*sig = 0;
+	if (S_stdout_closed) {
+		S_stdout_error(EBADF);
+		return TB_EXIT_OUTPUT;
+	}
+	tb_exit rc = TB_EXIT_OUTPUT;
+	tb_fileio_set *set = tb_fileio_set_begin(cli->out_dir, d);
+	if (set && tb_fileio_set_commit(set, name, outs->files, outs->n, d) == 0) {
+		for (size_t i = 0; i < outs->n; i++)
+			S_print_path(cli->out_dir, outs->files[i].name);
+		tb_buf manifest;
+		tb_buf_init(&manifest);
+		tb_buf_printf(&manifest, "%s.sha256", name);
+		S_print_path(cli->out_dir, manifest.ptr);
+		tb_buf_release(&manifest);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			S_stdout_error(errno);
+			tb_fileio_set_rollback(set, d);
+		} else {
+			rc = TB_EXIT_OK;
+		}
+	}
+	*sig = tb_fileio_set_end(set);
 	return rc;
 }
 
@@ -416,23 +490,26 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	if (rc == TB_EXIT_OK && d.errors > errors_before)
 		rc = TB_EXIT_INPUT;
 	/* Only now, with everything rendered, does anything touch the disk. */
-	if (rc == TB_EXIT_OK && outs.n > 0) {
-		if (tb_fileio_ensure_dir(cli->out_dir, &d) != 0 ||
-		    tb_fileio_write_all(outs.files, outs.n, &d) != 0)
-			rc = TB_EXIT_OUTPUT;
-	}
+	int sig = 0;
+	if (rc == TB_EXIT_OK && outs.n > 0)
+		rc = S_write_report(cli, S_output_name(sc, cli->nfiles ? cli->files[0] : NULL),
+		                    &outs, &d, &sig);
 	S_print_diags(&d);
-	if (rc == TB_EXIT_OUTPUT)
+	if (rc == TB_EXIT_OUTPUT && !sig)
 		fputs("trainbudget report: no file was written\n", stderr);
-	if (rc == TB_EXIT_OK)
-		for (size_t i = 0; i < outs.n; i++) {
-			S_put_escaped(stdout, outs.files[i].path, NULL);
-			fputc('\n', stdout);
-		}
 	S_outputs_release(&outs);
 	tb_diags_release(&d);
 	free(b);
 	tb_scenario_free(sc);
+	if (sig) {
+		/* Interrupted: the directory is back as it was (or, when the
+		 * signal came during the commit, holds the new set whole).  Die of
+		 * the signal, as the sender expects. */
+		fflush(stdout);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return (tb_exit)(128 + sig);
+	}
 	return S_finish_stdout(rc);
 }
 
@@ -553,6 +630,7 @@ static tb_exit S_cmd_models(void)
 
 int main(int argc, char **argv)
 {
+	S_std_fds();
 	tb_cli cli;
 	tb_buf err;
 	tb_buf_init(&err);

@@ -209,8 +209,9 @@ rm -rf "$T/r" "$T/r2"
 
 mkdir "$T/j"
 expect_rc 0 "report --format json" "$BIN" report --format json -o "$T/j"
-[ "$(ls -A "$T/j" | wc -l)" -eq 1 ] && ls "$T/j"/*.json >/dev/null 2>&1 \
-	&& ok "--format json writes only the JSON" || no "--format json writes only the JSON" "$(ls -A "$T/j")"
+[ "$(ls -A "$T/j" | tr '\n' ' ')" = "default.json default.sha256 " ] \
+	&& ok "--format json writes only the JSON and its manifest" \
+	|| no "--format json writes only the JSON and its manifest" "$(ls -A "$T/j")"
 rm -rf "$T/j"
 
 : >"$T/plain-file"

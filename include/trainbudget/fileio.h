@@ -1,13 +1,25 @@
 /* fileio.h: whole files in, sets of files out, nothing half-written.
  *
  * Reading takes a size cap, so a mistaken argument (a disk image, /dev/zero)
- * fails with a message instead of exhausting memory.  Writing takes the
- * whole set of outputs a command produces: each goes to a temporary file in
- * its target directory and is renamed into place only after every one of
- * them was written, so a failed run leaves no new or partial output file,
- * and a file it was replacing is put back as it was.
+ * fails with a message instead of exhausting memory.
+ *
+ * Writing replaces a whole set of outputs in one directory, as one step
+ * that other runs, failures and signals cannot split:
+ *   - runs writing into the same directory take turns (an advisory lock
+ *     on the directory, released however the process ends);
+ *   - every file goes to a temporary beside its target first, and only when
+ *     all are written are they renamed into place;
+ *   - the set is named: NAME.sha256 lists each file with its SHA-256
+ *     (`sha256sum -c` reads it), and a file the previous NAME.sha256 listed
+ *     that this set does not contain (a chart the template no longer draws,
+ *     a format not asked for) is removed in the same step, so the directory
+ *     never holds a mix of two runs;
+ *   - until the set is ended, a failed rename, a caller that finds it cannot
+ *     deliver (standard output closed) or SIGHUP, SIGINT, SIGQUIT or SIGTERM
+ *     puts the previous set back exactly as it was, with no temporary left.
  * Errors go to the diagnostics list as "what is wrong; what was expected";
- * nothing here prints or exits. */
+ * nothing here prints or exits (a caught signal is returned, for main.c to
+ * re-raise). */
 #ifndef TB_FILEIO_H
 #define TB_FILEIO_H
 
@@ -27,23 +39,54 @@ char *tb_fileio_slurp(const char *path, size_t max_bytes, size_t *len_out);
 int tb_fileio_read(const char *path, size_t max_bytes, char **out,
                    size_t *len_out, tb_diags *d);
 
-/* One output: its path and its bytes (both borrowed). */
+/* One output: a file name inside the output directory (no '/', not hidden)
+ * and its bytes.  All borrowed. */
 typedef struct tb_outfile {
-	const char *path;
+	const char *name;
 	const char *data;
 	size_t len;
 } tb_outfile;
 
-/* Writes every file or none.  All contents go to temporaries first
- * (".NAME.tmp-PID-N" beside each target, created with mode 0666 less the
- * umask); only when all are complete are they renamed over their targets.
- * If a write or a rename fails, every temporary and every target already
- * renamed by this call is removed, and -1 is returned with an error in d
- * naming the file and the system's reason.  Returns 0 on success. */
-int tb_fileio_write_all(const tb_outfile *files, size_t n, tb_diags *d);
+/* An output directory held for one set; opaque. */
+typedef struct tb_fileio_set tb_fileio_set;
 
-/* Makes sure `dir` is a directory, creating it (one level) when missing.
- * Returns 0, or -1 with an error in d ("'x' is not a directory"). */
-int tb_fileio_ensure_dir(const char *dir, tb_diags *d);
+/* Makes `dir` ready and takes it: creates it when missing (one level; a
+ * run creating it at the same moment is not an error), then waits until no
+ * other run is writing into it.  From here until tb_fileio_set_end, the
+ * signals above are recorded instead of ending the process (those ignored
+ * on entry stay ignored), and SIGPIPE and SIGXFSZ are ignored so a closed
+ * pipe or a size limit is an error that can be undone.  Leftover
+ * temporaries of runs that were killed outright (SIGKILL) are removed.
+ * Returns NULL with an error in d, or NULL and no error when a signal came
+ * while waiting (tb_fileio_signal() says which).  One set at a time. */
+tb_fileio_set *tb_fileio_set_begin(const char *dir, tb_diags *d);
+
+/* Replaces the set called `name` with `files` (NULL name: no NAME.sha256
+ * and nothing removed; the files are still replaced all or nothing).  A
+ * file that already exists keeps its permission bits; a new one gets 0666
+ * less the umask.  Returns 0 with the new set in place and the previous
+ * one still recoverable by tb_fileio_set_rollback, or -1 with the directory
+ * as it was (an error in d, or none when a signal came first). */
+int tb_fileio_set_commit(tb_fileio_set *s, const char *name,
+                         const tb_outfile *files, size_t n, tb_diags *d);
+
+/* Puts back the set a successful commit replaced, byte for byte and inode
+ * for inode.  A restore that fails is reported in d, and the previous file
+ * is then kept under its hidden name rather than lost. */
+void tb_fileio_set_rollback(tb_fileio_set *s, tb_diags *d);
+
+/* Keeps what was committed (and not rolled back), lets the directory go,
+ * restores signal handling and frees s (NULL does nothing).  Signals are
+ * held from commit to here, so one that comes in between finds the new set
+ * complete.  Returns the signal caught since begin, or 0. */
+int tb_fileio_set_end(tb_fileio_set *s);
+
+/* The signal the last begin or end caught, or 0. */
+int tb_fileio_signal(void);
+
+/* begin, commit and end in one call: 0, or -1 with an error in d (or a
+ * caught signal). */
+int tb_fileio_write_set(const char *dir, const char *name,
+                        const tb_outfile *files, size_t n, tb_diags *d);
 
 #endif
