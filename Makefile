@@ -120,13 +120,21 @@ test: unit check-cli check-san check-valgrind
 unit: $(BIN) $(TESTBIN)
 	$(TESTBIN) --jobs 2
 
-check-cli: $(BIN) | test-deps
+check-cli: $(BIN) $(BUILD)/tests/fault.so | test-deps
 	@sh tests/cli.sh $(BIN)
+
+# System-call faults for tests/cli-concurrency.sh (LD_PRELOAD, never linked
+# into trainbudget): a slowed output stage, no flock(), no link().  Built
+# without the caller's CFLAGS, so a sanitizer build can preload it too.
+$(BUILD)/tests/fault.so: tests/fault.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(TB_WARN) -O2 -fPIC -shared -o $@ $< -ldl
 
 check-san: | test-deps
 	$(MAKE) --no-print-directory BUILD=$(SAN) \
 	  CFLAGS='$(CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
-	  LDFLAGS='$(LDFLAGS) -fsanitize=address,undefined' $(SAN)/trainbudget $(SAN)/tests/run
+	  LDFLAGS='$(LDFLAGS) -fsanitize=address,undefined' $(SAN)/trainbudget $(SAN)/tests/run \
+	  $(SAN)/tests/fault.so
 	ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 $(SAN)/tests/run --jobs 2
 	ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 sh tests/cli.sh $(SAN)/trainbudget
 
@@ -173,7 +181,7 @@ coverage: | test-deps
 	rm -rf $(COV)
 	$(MAKE) --no-print-directory BUILD=$(COV) \
 	  CFLAGS='$(CFLAGS) -O0 --coverage' LDFLAGS='$(LDFLAGS) --coverage' \
-	  $(COV)/trainbudget $(COV)/tests/run
+	  $(COV)/trainbudget $(COV)/tests/run $(COV)/tests/fault.so
 	-$(COV)/tests/run --jobs 2
 	-sh tests/cli.sh $(COV)/trainbudget
 	@sh tests/coverage.sh $(COV)

@@ -205,7 +205,28 @@ if [ "$rc" -eq 0 ] && diff -r "$T/r" "$T/r2" >/dev/null; then
 else
 	no "two report runs give identical bytes" "$(diff -rq "$T/r" "$T/r2" | head -n 3)"
 fi
-rm -rf "$T/r" "$T/r2"
+if command -v sha256sum >/dev/null; then
+	(cd "$T/r" && sha256sum -c --quiet default.sha256) >/dev/null 2>&1 \
+		&& [ "$(wc -l <"$T/r/default.sha256")" -eq $((n_files - 1)) ] \
+		&& ok "default.sha256 lists every other file, and sha256sum -c agrees" \
+		|| no "default.sha256 lists every other file, and sha256sum -c agrees" "$(cat "$T/r/default.sha256")"
+fi
+# A regenerated file keeps its mode; a new one follows the umask.
+chmod 600 "$T/r/default.pdf"
+(umask 027 && SOURCE_DATE_EPOCH=1767225600 "$BIN" report -o "$T/r" >/dev/null 2>&1)
+(umask 027 && "$BIN" report --format json -o "$T/r3" >/dev/null 2>&1)
+[ "$(stat -c %a "$T/r/default.pdf")" = 600 ] && [ "$(stat -c %a "$T/r/default.md")" = 644 ] \
+	&& [ "$(stat -c %a "$T/r3/default.json")" = 640 ] \
+	&& ok "a regenerated file keeps its mode (600, 644); a new one follows the umask (640)" \
+	|| no "regenerated files keep their mode, new ones follow the umask" \
+		"$(stat -c '%a %n' "$T/r/default.pdf" "$T/r/default.md" "$T/r3/default.json")"
+# A rerun with fewer charts and formats leaves no file of the previous run.
+printf '# {{scenario.title}}\n\n{{chart zero}}\n' >"$T/one-chart.md"
+run "$BIN" report --format md --template "$T/one-chart.md" -o "$T/r"
+[ "$rc" -eq 0 ] && [ "$(ls -A "$T/r" | tr '\n' ' ')" = "default-zero.svg default.md default.sha256 " ] \
+	&& ok "a rerun with one chart and one format removes the previous run's other files" \
+	|| no "a rerun with one chart and one format removes the previous run's other files" "$(ls -A "$T/r")"
+rm -rf "$T/r" "$T/r2" "$T/r3" "$T/one-chart.md"
 
 mkdir "$T/j"
 expect_rc 0 "report --format json" "$BIN" report --format json -o "$T/j"

@@ -1,0 +1,159 @@
+/* fault.so: system-call faults for tests/cli-concurrency.sh, by LD_PRELOAD.
+ * Never linked into trainbudget.
+ *
+ *   TB_FAULT_DELAY_US=N   sleep 0 to 2N microseconds (N on average, drawn
+ *                         anew each time) before each open, rename, link
+ *                         and unlink (and their *at forms), so that
+ *                         concurrent runs overlap inside the output stage,
+ *                         in an order that changes from call to call, and
+ *                         a signal sent at a random moment often lands in
+ *                         it (it is well under a millisecond otherwise)
+ *   TB_FAULT_NOFLOCK=1    flock() fails with ENOLCK, as on NFS, so the
+ *                         lock-file fallback is used
+ *   TB_FAULT_NOLINK=1     link() fails with EPERM, as on FAT or some FUSE
+ *                         file systems, so previous versions are kept by
+ *                         renaming them aside instead */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* dlsym returns an object pointer; copying its bytes into a function
+ * pointer is the conversion ISO C leaves to POSIX. */
+#define S_NEXT(fn, name) \
+	do { \
+		if (!fn) { \
+			void *p_ = dlsym(RTLD_NEXT, name); \
+			memcpy(&fn, &p_, sizeof p_); \
+		} \
+	} while (0)
+
+static void S_delay(void)
+{
+	static unsigned long state;
+	const char *v = getenv("TB_FAULT_DELAY_US");
+	long us = v ? strtol(v, NULL, 10) : 0;
+	if (us <= 0)
+		return;
+	if (!state)
+		state = (unsigned long)getpid() * 2654435761UL + 1;
+	/* a 64-bit LCG (Knuth's MMIX constants): enough to vary the order */
+	state = state * 6364136223846793005UL + 1442695040888963407UL;
+	us = (long)((state >> 33) % (unsigned long)(2 * us + 1));
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	/* An interrupted sleep is a signal arriving: let the call go on. */
+	nanosleep(&ts, NULL);
+}
+
+static int S_on(const char *name)
+{
+	const char *v = getenv(name);
+	return v && strcmp(v, "1") == 0;
+}
+
+int openat(int dirfd, const char *path, int flags, ...);
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	static int (*next)(int, const char *, int, ...);
+	S_NEXT(next, "openat");
+	mode_t mode = 0;
+	if (flags & O_CREAT) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, unsigned);
+		va_end(ap);
+	}
+	S_delay();
+	return next(dirfd, path, flags, mode);
+}
+
+int open(const char *path, int flags, ...);
+int open(const char *path, int flags, ...)
+{
+	static int (*next)(const char *, int, ...);
+	S_NEXT(next, "open");
+	mode_t mode = 0;
+	if (flags & O_CREAT) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, unsigned);
+		va_end(ap);
+	}
+	S_delay();
+	return next(path, flags, mode);
+}
+
+int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+	static int (*next)(int, const char *, int, const char *);
+	S_NEXT(next, "renameat");
+	S_delay();
+	return next(olddirfd, oldpath, newdirfd, newpath);
+}
+
+int rename(const char *oldpath, const char *newpath)
+{
+	static int (*next)(const char *, const char *);
+	S_NEXT(next, "rename");
+	S_delay();
+	return next(oldpath, newpath);
+}
+
+int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+	static int (*next)(int, const char *, int, const char *, int);
+	S_NEXT(next, "linkat");
+	S_delay();
+	if (S_on("TB_FAULT_NOLINK")) {
+		errno = EPERM;
+		return -1;
+	}
+	return next(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+
+int link(const char *oldpath, const char *newpath)
+{
+	static int (*next)(const char *, const char *);
+	S_NEXT(next, "link");
+	S_delay();
+	if (S_on("TB_FAULT_NOLINK")) {
+		errno = EPERM;
+		return -1;
+	}
+	return next(oldpath, newpath);
+}
+
+int unlinkat(int dirfd, const char *path, int flags)
+{
+	static int (*next)(int, const char *, int);
+	S_NEXT(next, "unlinkat");
+	S_delay();
+	return next(dirfd, path, flags);
+}
+
+int unlink(const char *path)
+{
+	static int (*next)(const char *);
+	S_NEXT(next, "unlink");
+	S_delay();
+	return next(path);
+}
+
+int flock(int fd, int op)
+{
+	static int (*next)(int, int);
+	S_NEXT(next, "flock");
+	if (S_on("TB_FAULT_NOFLOCK")) {
+		errno = ENOLCK;
+		return -1;
+	}
+	return next(fd, op);
+}
