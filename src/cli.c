@@ -22,7 +22,7 @@ typedef struct S_cmd_def {
 	"  0  success\n" \
 	"  1  invalid input: a scenario or template has errors (all are printed)\n" \
 	"  2  usage error: unknown command or option, bad option value\n" \
-	"  3  output error: a file could not be written (nothing is left behind)\n"
+	"  3  output error: a file could not be written (nothing is changed)\n"
 
 #define S_SET_HELP \
 	"  --set KEY=VALUE     override a scenario value, repeatable:\n" \
@@ -87,10 +87,12 @@ static const char S_help_report[] =
 	"\n"
 	"Writes the report for a scenario to DIR/NAME.md (with its charts as\n"
 	"DIR/NAME-*.svg), DIR/NAME.html, DIR/NAME.pdf and DIR/NAME.json, where\n"
-	"NAME is the scenario file's stem, and prints the paths written.  All\n"
-	"files are rendered first and written atomically: on any error no file\n"
-	"is written.  The date is the scenario's `date`, else SOURCE_DATE_EPOCH\n"
-	"(UTC), else none.\n"
+	"NAME is the scenario file's stem, and DIR/NAME.sha256 listing them, and\n"
+	"prints the paths written.  The set replaces the previous run's as a\n"
+	"whole (its files that this run does not write are removed); runs into\n"
+	"one DIR take turns; on any error, or SIGINT/SIGTERM before the last\n"
+	"step, the previous files stay as they were.  The date is the\n"
+	"scenario's `date`, else SOURCE_DATE_EPOCH (UTC), else none.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output DIR    directory for the files (default .; created if\n"

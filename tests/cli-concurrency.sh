@@ -9,10 +9,13 @@
 #      round a directory none of them has created yet): three rounds in
 #      four, two variants that write the same file names (a mix shows as
 #      files of different runs), every fourth the five of different shapes
-#      (a mix shows as stale files): every run exits 0, and the directory then holds
-#      exactly one reference set, byte for byte, and no hidden file.
+#      (a mix shows as stale files).  Every run exits 0, and the directory
+#      then holds exactly one reference set, byte for byte, and no hidden
+#      file.
 #   2. Runs killed by SIGINT or SIGTERM after a random delay: the directory
-#      holds the previous set or the new one, whole, and no hidden file.
+#      holds the previous set or the new one, whole, and no hidden file;
+#      the previous one when the signal came before the renames began, the
+#      new one when after.
 #   3. Standard output closed, a broken pipe, a full device: exit 3 and the
 #      previous set.
 # BIN's directory holding tests/fault.so (make check-cli builds it), the
@@ -96,6 +99,7 @@ for v in 1 2 3 4 5 6 7 8; do
 	fi
 	t=$(($(now_ms) - t0))
 	[ "$t" -gt "$longest" ] && longest=$t
+	eval "dur_$v=$t"
 	ls -A "$T/ref/$v" >"$T/ref/$v.list"
 done
 # a different number in each variant's JSON, so the sets differ in content
@@ -170,19 +174,26 @@ fi
 
 # ---- 2. interrupted runs -------------------------------------------------
 # Each run replaces the previous variant's set with the next one's; the
-# signal comes after a random delay up to 1.2 times the longest run.
+# signal comes after a random delay up to 1.2 times that variant's run
+# alone (so about half the signals come inside the output stage).  With
+# the fault library's log, each kill is also placed: before the output
+# stage, while the temporaries were written (the previous set must stay),
+# or once the renames had begun (the new set must be whole).
 D=$T/kill
 mkdir -p "$D"
 cp "$T/ref/1/"* "$D/"
 cur=1 finished=0 kept_old=0 got_new=0 kbad=0 i=1
-max_ms=$((longest * 12 / 10 + 5))
+at_render=0 at_stage=0 at_commit=0
 while [ "$i" -le "$KILLS" ]; do
 	next=$((cur % NV + 1))
 	# every third run without hard links (previous versions renamed aside)
 	extra=
-	[ -n "$FAULT" ] && [ $((i % 3)) = 0 ] && extra=TB_FAULT_NOLINK=1
+	[ -n "$FAULT" ] && extra=TB_FAULT_LOG=$T/kill.log
+	[ -n "$FAULT" ] && [ $((i % 3)) = 0 ] && extra="$extra TB_FAULT_NOLINK=1"
+	rm -f "$T/kill.log"
 	set -- $SIGS
 	[ $((i % 2)) = 0 ] && [ $# = 2 ] && sig=$2 || sig=$1
+	eval "max_ms=\$((dur_$next * 12 / 10 + 5))"
 	delay=$(awk -v s="$SEED" -v i="$i" -v m="$max_ms" 'BEGIN { srand(s * 1000 + i); printf "%.3f", rand() * m / 1000 }')
 	# A simple command, so $! is trainbudget itself (env execs it), not a
 	# subshell that a signal would end while the run goes on.
@@ -195,19 +206,31 @@ while [ "$i" -le "$KILLS" ]; do
 	wait "$pid" 2>/dev/null
 	rc=$?
 	w=$(which_set "$D")
-	case $rc:$w in
-	0:"$next") finished=$((finished + 1)) ;;
-	130:"$cur"|143:"$cur") kept_old=$((kept_old + 1)) ;;
-	130:"$next"|143:"$next") got_new=$((got_new + 1)) ;;
+	stage=unknown
+	if [ -n "$FAULT" ]; then
+		stage=render
+		grep -q '^openat \.trainbudget-.*\.tmp$' "$T/kill.log" 2>/dev/null && stage=staging
+		grep -q '^renameat ' "$T/kill.log" 2>/dev/null && stage=commit
+	fi
+	case $rc:$w:$stage in
+	0:"$next":*) finished=$((finished + 1)) ;;
+	130:"$cur":render|143:"$cur":render) kept_old=$((kept_old + 1)) at_render=$((at_render + 1)) ;;
+	130:"$cur":staging|143:"$cur":staging) kept_old=$((kept_old + 1)) at_stage=$((at_stage + 1)) ;;
+	130:"$next":commit|143:"$next":commit) got_new=$((got_new + 1)) at_commit=$((at_commit + 1)) ;;
+	130:"$cur":unknown|143:"$cur":unknown) kept_old=$((kept_old + 1)) ;;
+	130:"$next":unknown|143:"$next":unknown) got_new=$((got_new + 1)) ;;
 	*) kbad=$((kbad + 1))
-	   fail "kill $i (SIG$sig after $delay s, variant $cur -> $next): exit $rc, directory holds $w: $(ls -A "$D" | tr '\n' ' ') $(head -2 "$T/kill.err")" ;;
+	   fail "kill $i (SIG$sig after $delay s, variant $cur -> $next): exit $rc, reached $stage, directory holds $w: $(ls -A "$D" | tr '\n' ' ') $(head -2 "$T/kill.err")" ;;
 	esac
 	case $w in [1-8]) cur=$w ;; *) rm -rf "$D"; mkdir "$D"; cp "$T/ref/1/"* "$D/"; cur=1 ;; esac
 	i=$((i + 1))
 done
-kills=$((KILLS))
-[ "$kbad" = 0 ] && ok "$kills signals at random moments: $kept_old interrupted with the previous set whole, $got_new interrupted with the new set whole, $finished finished first; never a mix or a hidden file"
+kills=$KILLS
+[ "$kbad" = 0 ] && ok "$kills signals at random moments: $kept_old interrupted with the previous set whole ($at_render before the output stage, $at_stage while writing temporaries), $got_new with the new set whole (during the renames), $finished finished first; never a mix or a hidden file"
 [ "$kept_old" -gt 0 ] || fail "no signal interrupted a run (delays too long?)"
+if [ -n "$FAULT" ] && [ "$KILLS" -ge 20 ] && [ "$at_stage" = 0 ]; then
+	fail "no signal landed while temporaries were written: the check proves little"
+fi
 
 # ---- 3. nowhere to print the paths -------------------------------------
 # The list of paths is part of the result: when it cannot be delivered
@@ -242,8 +265,10 @@ wait
 	|| fail "a broken pipe: exit $rc, directory holds $(which_set "$D"): $(cat "$T/err")"
 
 secs=$(( ($(now_ms) - t_start + 500) / 1000 ))
+placed="($at_render before the output stage, $at_stage while writing), new set $got_new (in the renames)"
+[ -n "$FAULT" ] || placed="(not placed: no fault library), new set $got_new"
 echo "figures: $runs concurrent runs in $ROUNDS+2 rounds of 2 or 5; $kills kills (SIG$(echo "$SIGS" | sed 's/ /, SIG/')," \
-	"seed $SEED, delays 0-$max_ms ms): $kept_old previous set, $got_new new set, $finished finished;" \
+	"seed $SEED, delays up to 1.2 x each run alone): previous set $kept_old $placed, finished $finished;" \
 	"output stage slowed ${DELAY_US} us per call; ${secs} s"
 if [ "$fails" -gt 0 ]; then
 	echo "cli-concurrency: $fails failure(s) (TB_SEED=$SEED to replay)" >&2

@@ -12,7 +12,10 @@
  *                         lock-file fallback is used
  *   TB_FAULT_NOLINK=1     link() fails with EPERM, as on FAT or some FUSE
  *                         file systems, so previous versions are kept by
- *                         renaming them aside instead */
+ *                         renaming them aside instead
+ *   TB_FAULT_LOG=FILE     append "CALL PATH" to FILE before each of those
+ *                         calls, so a test can tell how far a run it
+ *                         killed had gone */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -53,6 +56,23 @@ static void S_delay(void)
 	nanosleep(&ts, NULL);
 }
 
+static void S_log(const char *call, const char *path)
+{
+	static int (*real_open)(const char *, int, ...);
+	const char *log = getenv("TB_FAULT_LOG");
+	if (!log || !*log)
+		return;
+	S_NEXT(real_open, "open");
+	int fd = real_open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return;
+	char line[1024];
+	int n = snprintf(line, sizeof line, "%s %s\n", call, path);
+	if (n > 0)
+		(void)!write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	close(fd);
+}
+
 static int S_on(const char *name)
 {
 	const char *v = getenv(name);
@@ -71,6 +91,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 		mode = (mode_t)va_arg(ap, unsigned);
 		va_end(ap);
 	}
+	S_log("openat", path);
 	S_delay();
 	return next(dirfd, path, flags, mode);
 }
@@ -87,6 +108,7 @@ int open(const char *path, int flags, ...)
 		mode = (mode_t)va_arg(ap, unsigned);
 		va_end(ap);
 	}
+	S_log("open", path);
 	S_delay();
 	return next(path, flags, mode);
 }
@@ -95,6 +117,7 @@ int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpat
 {
 	static int (*next)(int, const char *, int, const char *);
 	S_NEXT(next, "renameat");
+	S_log("renameat", oldpath);
 	S_delay();
 	return next(olddirfd, oldpath, newdirfd, newpath);
 }
@@ -103,6 +126,7 @@ int rename(const char *oldpath, const char *newpath)
 {
 	static int (*next)(const char *, const char *);
 	S_NEXT(next, "rename");
+	S_log("rename", oldpath);
 	S_delay();
 	return next(oldpath, newpath);
 }
@@ -111,6 +135,7 @@ int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
 {
 	static int (*next)(int, const char *, int, const char *, int);
 	S_NEXT(next, "linkat");
+	S_log("linkat", oldpath);
 	S_delay();
 	if (S_on("TB_FAULT_NOLINK")) {
 		errno = EPERM;
@@ -123,6 +148,7 @@ int link(const char *oldpath, const char *newpath)
 {
 	static int (*next)(const char *, const char *);
 	S_NEXT(next, "link");
+	S_log("link", oldpath);
 	S_delay();
 	if (S_on("TB_FAULT_NOLINK")) {
 		errno = EPERM;
@@ -135,6 +161,7 @@ int unlinkat(int dirfd, const char *path, int flags)
 {
 	static int (*next)(int, const char *, int);
 	S_NEXT(next, "unlinkat");
+	S_log("unlinkat", path);
 	S_delay();
 	return next(dirfd, path, flags);
 }
@@ -143,6 +170,7 @@ int unlink(const char *path)
 {
 	static int (*next)(const char *);
 	S_NEXT(next, "unlink");
+	S_log("unlink", path);
 	S_delay();
 	return next(path);
 }
