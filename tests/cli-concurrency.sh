@@ -197,7 +197,10 @@ while [ "$i" -le "$KILLS" ]; do
 	set -- $SIGS
 	[ $((i % 2)) = 0 ] && [ $# = 2 ] && sig=$2 || sig=$1
 	eval "max_ms=\$((dur_$next * 12 / 10 + 5))"
-	delay=$(awk -v s="$SEED" -v i="$i" -v m="$max_ms" 'BEGIN { srand(s * 1000 + i); printf "%.3f", rand() * m / 1000 }')
+	# the i-th number of one sequence (mawk's srand() of nearby or large
+	# seeds gives nearby or equal first numbers)
+	delay=$(awk -v s="$SEED" -v i="$i" -v m="$max_ms" \
+		'BEGIN { srand(s % 1000003); for (k = 0; k < i; k++) r = rand(); printf "%.3f", r * m / 1000 }')
 	# A simple command, so $! is trainbudget itself (env execs it), not a
 	# subshell that a signal would end while the run goes on.
 	# shellcheck disable=SC2046,SC2086
