@@ -23,6 +23,7 @@ seed() {
 	template|report) set -- templates/*.md tests/templates/*.md ;;
 	units)    set -- tests/fuzz/seeds/units/* ;;
 	pdf)      set -- tests/fuzz/seeds/pdf/* templates/*.md ;;
+	manifest) set -- tests/fuzz/seeds/manifest/* ;;
 	esac
 	for f in "$@"; do
 		[ -f "$f" ] || continue
