@@ -17,6 +17,7 @@
 #include "report_build.h"
 #include "template.h"
 #include "templates.h"
+#include "trainbudget/fileio.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
 
@@ -184,30 +185,22 @@ static const char *S_env_suggest(void *ctx, const char *what, const char *word)
 
 /* ---- the report ------------------------------------------------------ */
 
+/* The template file, read with a cap: `--template /dev/zero` once read
+ * until memory ran out.  "-" is a file of that name here (standard input,
+ * if anything, is the scenario). */
 static char *S_read_file(const char *path, size_t *len, tb_diags *d)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	char *text = tb_fileio_slurp(strcmp(path, "-") == 0 ? "./-" : path,
+	                             TB_TEMPLATE_MAX_BYTES, len);
+	if (!text && errno == EFBIG)
+		tb_diags_add(d, TB_DIAG_ERROR, path, NULL, 0, 0, 0,
+		             "the template is larger than %zu MiB; expected a CommonMark file "
+		             "of a few kilobytes", TB_TEMPLATE_MAX_BYTES >> 20);
+	else if (!text)
 		tb_diags_add(d, TB_DIAG_ERROR, path, NULL, 0, 0, 0,
 		             "cannot read the template: %s; expected a readable CommonMark file",
 		             strerror(errno));
-		return NULL;
-	}
-	tb_buf o;
-	tb_buf_init(&o);
-	char chunk[8192];
-	size_t got;
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-		tb_buf_put(&o, chunk, got);
-	bool bad = ferror(f) != 0;
-	fclose(f);
-	if (bad) {
-		tb_diags_add(d, TB_DIAG_ERROR, path, NULL, 0, 0, 0,
-		             "cannot read the template: read error; expected a readable CommonMark file");
-		tb_buf_release(&o);
-		return NULL;
-	}
-	return tb_buf_detach(&o, len);
+	return text;
 }
 
 tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,

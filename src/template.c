@@ -12,7 +12,8 @@
  *   4. free what was replaced or dropped, deepest first. */
 #include "template.h"
 
-#include <ctype.h>
+#include "linkdest.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -271,6 +272,8 @@ typedef struct S_ctx {
 	S_nodes to_free;        /* replaced paragraphs, freed after pass 3 */
 	S_nodes dropped;        /* pass 2's drops, freed last, in reverse */
 	size_t *bol, nbol;      /* line start offsets, built when first needed */
+	size_t raw_html, raw_html_line, raw_html_col;   /* raw HTML other than comments */
+	size_t blocks, value_bytes;     /* against TB_TEMPLATE_MAX_BLOCKS, _VALUE_BYTES */
 } S_ctx;
 
 #if defined(__GNUC__)
@@ -581,6 +584,17 @@ static bool S_eval_tag(S_ctx *c, const char *tag, size_t inner, size_t line,
 	tb_buf_truncate(val, 0);
 	tb_tpl_status s = c->env->value(c->env->ctx, t.name,
 	                                t.filter[0] ? t.filter : NULL, val);
+	if (s == TB_TPL_OK && c->value_bytes <= TB_TEMPLATE_MAX_VALUE_BYTES) {
+		c->value_bytes += val->len;
+		if (c->value_bytes > TB_TEMPLATE_MAX_VALUE_BYTES) {
+			S_error(c, line, col, "the values placed so far come to more than %zu MiB; "
+			        "expected a template that places a large value such as "
+			        "'{{scenario.text}}' once", TB_TEMPLATE_MAX_VALUE_BYTES >> 20);
+			return false;
+		}
+	} else if (s == TB_TPL_OK) {
+		return false;   /* said once */
+	}
 	if (s == TB_TPL_UNKNOWN_NAME && !t.filter[0] &&
 	    c->env->directive(c->env->ctx, "block", t.name, NULL) == TB_TPL_OK) {
 		S_error(c, line, col, "'{{%s}}' must stand alone in its paragraph; expected a blank line before and after it", t.name);
@@ -690,6 +704,13 @@ static void S_expand_literal(S_ctx *c, cmark_node *n, S_where w, bool dead)
 static void S_directive(S_ctx *c, cmark_node *para, const S_tag *t,
                         size_t line, size_t col, bool dead)
 {
+	if (++c->blocks > TB_TEMPLATE_MAX_BLOCKS) {
+		if (c->blocks == TB_TEMPLATE_MAX_BLOCKS + 1)
+			S_error(c, line, col, "more than %d tables, charts, derivations and blocks; "
+			        "expected at most %d in one report", TB_TEMPLATE_MAX_BLOCKS,
+			        TB_TEMPLATE_MAX_BLOCKS);
+		return;
+	}
 	cmark_node *into = dead ? NULL : cmark_node_new(CMARK_NODE_DOCUMENT);
 	tb_tpl_status s = c->env->directive(c->env->ctx, t->directive, t->name, into);
 	if (s != TB_TPL_OK) {
@@ -706,27 +727,11 @@ static void S_directive(S_ctx *c, cmark_node *para, const S_tag *t,
 		cmark_node_free(into);
 }
 
-/* The schemes cmark's safe HTML renderer empties (its scanners.re), so a
- * value put into a link cannot make one in the Markdown output either. */
-static bool S_dangerous_url(const char *u)
-{
-	static const char *const bad[] = { "javascript:", "vbscript:", "file:", "data:" };
-	while (*u == ' ' || *u == '\t')
-		u++;
-	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-		size_t n = strlen(bad[k]), i = 0;
-		while (i < n && u[i] && tolower((unsigned char)u[i]) == bad[k][i])
-			i++;
-		if (i == n)
-			return true;
-	}
-	return false;
-}
-
 /* A link's or image's destination and title.  cmark keeps no position for
- * them, so each tag is found in the source from the link's start.  The
- * value goes in as one line; cmark's safe renderer still vets the final
- * URL (javascript: and the like come out empty), and escapes it. */
+ * them, so each tag is found in the source from the link's start.  A value
+ * goes in as one line; in a destination, percent-encoded and kept from
+ * supplying a scheme (linkdest.h), after which S_check_link judges the
+ * whole destination. */
 static void S_expand_link(S_ctx *c, cmark_node *n, bool dead)
 {
 	S_bol_build(c);
@@ -760,18 +765,93 @@ static void S_expand_link(S_ctx *c, cmark_node *n, bool dead)
 				from = (size_t)(at - c->text) + tag_len;
 				S_line_col(c, (size_t)(at - c->text), &line, &col);
 			}
-			if (S_eval_tag(c, open + 2, tag_len - 4, line, col, S_IN_LINK, &val) && !dead)
+			if (!S_eval_tag(c, open + 2, tag_len - 4, line, col, S_IN_LINK, &val) || dead)
+				continue;
+			if (part) {
 				S_put_value(&cur, val.ptr, S_IN_LINK);
+			} else {
+				tb_buf one;
+				tb_buf_init(&one);
+				S_put_value(&one, val.ptr, S_IN_LINK);
+				tb_linkdest_put_value(&cur, cur.ptr, one.ptr);
+				tb_buf_release(&one);
+			}
 		}
 		if (!dead) {
 			if (part)
 				cmark_node_set_title(n, cur.ptr);
 			else
-				cmark_node_set_url(n, S_dangerous_url(cur.ptr) ? "" : cur.ptr);
+				cmark_node_set_url(n, cur.ptr);
 		}
 		tb_buf_release(&cur);
 		tb_buf_release(&val);
 	}
+}
+
+/* Reports a destination linkdest.h does not allow; false when it is
+ * allowed.  `shown` is what the message quotes. */
+static bool S_link_refused(S_ctx *c, cmark_node *n, const char *url, const char *shown)
+{
+	char scheme[32];
+	if (tb_linkdest_allowed(url, scheme, sizeof scheme))
+		return false;
+	size_t len = strlen(shown), cut = len > 60 ? 60 : len;
+	while (cut < len && cut > 0 && ((unsigned char)shown[cut] & 0xC0) == 0x80)
+		cut--;
+	const char *what = cmark_node_get_type(n) == CMARK_NODE_IMAGE ? "image" : "link";
+	size_t line = (size_t)cmark_node_get_start_line(n), col = (size_t)cmark_node_get_start_column(n);
+	if (scheme[0])
+		S_error(c, line, col, "%s destination '%.*s%s' is a '%s:' link once decoded; "
+		        "expected an http, https or mailto URL or a relative path",
+		        what, (int)cut, shown, cut < len ? "..." : "", scheme);
+	else
+		S_error(c, line, col, "%s destination '%.*s%s' is still encoded after 16 rounds of "
+		        "decoding; expected an http, https or mailto URL or a relative path",
+		        what, (int)cut, shown, cut < len ? "..." : "");
+	return true;
+}
+
+/* Every link and image destination, as the template wrote it (each
+ * placeholder standing for a plain word, so the verdict does not depend
+ * on the scenario) and, when expanded, as it came out. */
+static void S_check_link(S_ctx *c, cmark_node *n, const char *as_written, bool dead)
+{
+	tb_buf t;
+	tb_buf_init(&t);
+	for (const char *p = as_written; *p;) {
+		const char *open = strstr(p, "{{");
+		const char *close = open ? strstr(open + 2, "}}") : NULL;
+		if (!close) {
+			tb_buf_puts(&t, p);
+			break;
+		}
+		tb_buf_put(&t, p, (size_t)(open - p));
+		tb_buf_putc(&t, 'x');
+		p = close + 2;
+	}
+	if (!S_link_refused(c, n, t.ptr, as_written) && !dead) {
+		const char *url = cmark_node_get_url(n);
+		S_link_refused(c, n, url ? url : "", url ? url : "");
+	}
+	tb_buf_release(&t);
+}
+
+/* Raw HTML is dropped from every format (cmark's safe HTML renderer drops
+ * it from the HTML; its Markdown renderer would copy it): comments
+ * silently, anything else with one warning. */
+static void S_raw_html(S_ctx *c, cmark_node *n, bool dead)
+{
+	const char *lit = cmark_node_get_literal(n);
+	while (lit && (*lit == ' ' || *lit == '\t' || *lit == '\n'))
+		lit++;
+	if (!lit || strncmp(lit, "<!--", 4) != 0) {
+		if (c->raw_html++ == 0) {
+			c->raw_html_line = (size_t)cmark_node_get_start_line(n);
+			c->raw_html_col = (size_t)cmark_node_get_start_column(n);
+		}
+	}
+	if (!dead)
+		S_nodes_push(&c->to_free, n, false);
 }
 
 static void S_expand(S_ctx *c, cmark_node *root)
@@ -811,8 +891,17 @@ static void S_expand(S_ctx *c, cmark_node *root)
 			S_expand_literal(c, n, S_IN_CODE_BLOCK, dead);
 			break;
 		case CMARK_NODE_LINK:
-		case CMARK_NODE_IMAGE:
+		case CMARK_NODE_IMAGE: {
+			const char *u = cmark_node_get_url(n);
+			char *as_written = tb_xstrdup(u ? u : "");
 			S_expand_link(c, n, dead);
+			S_check_link(c, n, as_written, dead);
+			free(as_written);
+			break;
+		}
+		case CMARK_NODE_HTML_BLOCK:
+		case CMARK_NODE_HTML_INLINE:
+			S_raw_html(c, n, dead);
 			break;
 		default:
 			break;
@@ -873,6 +962,11 @@ cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
 	c.d = d;
 	size_t errors0 = d->errors;
 
+	if (c.len > TB_TEMPLATE_MAX_BYTES) {
+		S_error(&c, 0, 0, "the template is larger than %zu MiB; expected a CommonMark file "
+		        "of a few kilobytes", TB_TEMPLATE_MAX_BYTES >> 20);
+		return NULL;
+	}
 	cmark_node *doc = cmark_parse_document(c.text, c.len,
 	                                       CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8);
 	if (!doc) {
@@ -888,6 +982,10 @@ cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
 	cmark_consolidate_text_nodes(doc);
 	S_conditions(&c, doc);
 	S_expand(&c, doc);
+	if (c.raw_html)
+		tb_diags_add(d, TB_DIAG_WARNING, c.file, c.text, c.len, c.raw_html_line, c.raw_html_col,
+		             "raw HTML is dropped from every format (%zu place%s); expected Markdown",
+		             c.raw_html, c.raw_html == 1 ? "" : "s");
 
 	for (size_t k = 0; k < c.to_free.n; k++)
 		cmark_node_free(c.to_free.v[k]);

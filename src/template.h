@@ -32,6 +32,16 @@
  * which grow with depth on every lazy continuation line. */
 #define TB_TEMPLATE_MAX_DEPTH 32
 
+/* What one template may ask for, so that no template makes an output
+ * without bound: its own size (the default report is 4 KB; as a scenario
+ * has 4 MiB), the tables, charts, derivations and blocks it places (each
+ * may render to tens of kilobytes: the default report places 24), and the
+ * bytes of the values it places (one `{{scenario.text}}` may be a whole
+ * 4 MiB scenario).  Past any of them the template is refused. */
+#define TB_TEMPLATE_MAX_BYTES ((size_t)1 << 20)
+#define TB_TEMPLATE_MAX_BLOCKS 256
+#define TB_TEMPLATE_MAX_VALUE_BYTES ((size_t)16 << 20)
+
 typedef enum {
 	TB_TPL_OK = 0,
 	TB_TPL_UNKNOWN_NAME,    /* no such value, condition or directive argument */
@@ -63,7 +73,8 @@ typedef struct tb_tpl_env {
  * it.  Returns the document (caller frees with cmark_node_free), or NULL
  * with errors at FILE:LINE:COL in d.  Every error in the template is
  * reported, not just the first.  The document returned nests at most
- * TB_TEMPLATE_MAX_DEPTH deep. */
+ * TB_TEMPLATE_MAX_DEPTH deep; a template over the limits above is
+ * refused. */
 cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
                                const tb_tpl_env *env, tb_diags *d);
 

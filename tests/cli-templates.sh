@@ -64,4 +64,41 @@ awk 'BEGIN { s = ""; for (i = 0; i < 30000; i++) s = s "> "; print s "x" }' >"$T
 for f in md html pdf; do
 	hostile deep "$f" "deep.md:1:65: error: nesting deeper than 32 levels; expected at most 32 nested block quotes, lists, emphases and links"
 done
+
+# A size limit like a scenario's: /dev/zero once read until memory ran out.
+rm -rf "$T/o"; mkdir "$T/o"
+rc=0
+"$BIN" report docs/examples/default-7b.yaml --template /dev/zero -o "$T/o" >"$T/out" 2>"$T/err" || rc=$?
+if [ "$rc" -eq 1 ] && [ "$(head -n 1 "$T/err")" = "/dev/zero: error: the template is larger than 1 MiB; expected a CommonMark file of a few kilobytes" ] &&
+	[ -z "$(ls -A "$T/o")" ]; then
+	echo "ok   - --template /dev/zero: refused"
+else
+	echo "not ok - --template /dev/zero: exit $rc, $(head -n 1 "$T/err")"
+	fail=$((fail + 1))
+fi
+rm -rf "$T/o"
+
+# A value in a link destination never makes a dangerous link, however it is
+# encoded: the issue's title, written by the scenario, comes out relative.
+printf '# Report\n\n[t]({{scenario.title}}) [u](https://wiki.example/{{scenario.title}})\n' >"$T/link.md"
+for title in '&#106;avascript:alert(1)' 'javascript:alert(1)' 'JaVa&Tab;ScRiPt&colon;x' '%6Aavascript:x'; do
+	rm -rf "$T/o"
+	rc=0
+	"$BIN" report docs/examples/default-7b.yaml --set "title=\"$title\"" --template "$T/link.md" \
+		--format md,html -o "$T/o" >"$T/out" 2>"$T/err" || rc=$?
+	md=$(sed -n 3p "$T/o"/default-7b.md 2>/dev/null)
+	case $md in
+	"[t](./"*") [u](https://wiki.example/"*")")
+		if grep -q 'href="\(\./\|https://wiki\.example/\)' "$T/o"/default-7b.html && [ "$rc" -eq 0 ]; then
+			echo "ok   - title '$title' in a link: $md"
+		else
+			echo "not ok - title '$title' in a link: exit $rc, HTML links $(grep -o 'href="[^"]*"' "$T/o"/default-7b.html)"
+			fail=$((fail + 1))
+		fi ;;
+	*)
+		echo "not ok - title '$title' in a link: exit $rc, $md $(head -n 1 "$T/err")"
+		fail=$((fail + 1)) ;;
+	esac
+done
+rm -rf "$T/o"
 [ "$fail" -eq 0 ]

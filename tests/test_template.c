@@ -2,6 +2,7 @@
  * so these tests pin the syntax and the tree handling, not the figures. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,38 @@
 #include "trainbudget/diag.h"
 
 /* ---- the fake environment -------------------------------------------- */
+
+/* Values meant for link destinations, by number: every way of hiding a
+ * scheme that the link rule decodes, and a few honest URLs. */
+static const char *const S_link_values[] = {
+	"&#106;avascript:alert(1)", "javascript:alert(1)", " JavaScript:alert(3)",
+	"java\tscript:x", "java\nscript:x", "&#x6A;avascript:x", "&#106avascript:x",
+	"javascript&colon;alert(1)", "%6Aavascript:x", "&amp;#106;avascript:x",
+	"vbscript:x", "data:text/html,<script>alert(1)</script>", "file:///etc/passwd",
+	"JAVASCRIPT:x", "\xe2\x80\xaejavascript:x", "javascript\x01:x", ":x", "java script:x",
+	"https://ok.example/a b?c=(1)", "mailto:a@b.example", "llama-7b", "HTTP://OK.EXAMPLE/",
+};
+
+/* A value of one MiB of 'x'. */
+static const char *S_mib(void)
+{
+	static char *v;
+	if (!v) {
+		v = malloc(((size_t)1 << 20) + 1);
+		memset(v, 'x', (size_t)1 << 20);
+		v[(size_t)1 << 20] = '\0';
+	}
+	return v;
+}
+
+static const char *S_link_value(const char *num)
+{
+	char *end;
+	long i = strtol(num, &end, 10);
+	if (*end || i < 0 || (size_t)i >= sizeof S_link_values / sizeof S_link_values[0])
+		return NULL;
+	return S_link_values[i];
+}
 
 static tb_tpl_status S_value(void *ctx, const char *name, const char *filter, tb_buf *out)
 {
@@ -24,6 +57,10 @@ static tb_tpl_status S_value(void *ctx, const char *name, const char *filter, tb
 		v = "{{a.b_c}}";
 	else if (strcmp(name, "js") == 0)
 		v = " JavaScript:alert(3)";
+	else if (strcmp(name, "mib") == 0)
+		v = S_mib();
+	else if (strncmp(name, "v.", 2) == 0 && S_link_value(name + 2))
+		v = S_link_value(name + 2);
 	if (!v)
 		return TB_TPL_UNKNOWN_NAME;
 	if (filter && strcmp(filter, "up") != 0 && strcmp(filter, "plain") != 0)
@@ -164,11 +201,141 @@ Test(template, placeholders_in_link_destinations_and_titles)
 
 Test(template, a_value_cannot_make_a_dangerous_link)
 {
-	/* as a destination "JavaScript:..." is emptied, in Markdown as
-	 * cmark's safe renderer does in HTML */
-	char *out = S_run("[x]({{js}})\n", NULL);
-	cr_assert_str_eq(out, "[x]()\n");
+	/* the issue's repro: an entity-encoded scheme, as a title */
+	char *out = S_run("[t]({{v.0}})\n", NULL);
+	cr_assert_str_eq(out, "[t](./%26#106;avascript:alert%281%29)\n");
 	free(out);
+	out = S_run("[x]({{js}})\n", NULL);
+	cr_assert_str_eq(out, "[x](./%20JavaScript:alert%283%29)\n");
+	free(out);
+	/* honest URLs keep their shape; what is not URL text is encoded */
+	out = S_run("[a]({{v.18}}) [b]({{v.19}}) [c](https://w.example/{{v.20}}) [d]({{v.21}})\n", NULL);
+	cr_assert_str_eq(out, "[a](https://ok.example/a%20b?c=%281%29) [b](mailto:a@b.example) "
+	                      "[c](https://w.example/llama-7b) [d](HTTP://OK.EXAMPLE/)\n");
+	free(out);
+}
+
+/* Each value, alone in a destination: the Markdown written, parsed again
+ * by cmark and then decoded as a careless renderer might (entities again,
+ * percent-escapes, spaces out, lower case), never names a scheme other
+ * than http, https or mailto. */
+Test(template, no_value_hides_a_scheme_from_any_decoder)
+{
+	for (size_t i = 0; i < sizeof S_link_values / sizeof S_link_values[0]; i++) {
+		char src[64];
+		snprintf(src, sizeof src, "[t]({{v.%zu}})\n", i);
+		char *diag = NULL;
+		char *md = S_run(src, &diag);
+		cr_assert_not_null(md, "value %zu refused: %s", i, diag ? diag : "");
+		free(diag);
+		cmark_node *doc = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
+		cmark_node *link = cmark_node_first_child(cmark_node_first_child(doc));
+		cr_assert_eq(cmark_node_get_type(link), CMARK_NODE_LINK, "value %zu: %s", i, md);
+		const char *url = cmark_node_get_url(link);
+		/* a value brings no reference and no escape of its own */
+		cr_assert(strchr(url, '&') == NULL, "value %zu: %s", i, url);
+		for (const char *p = strchr(url, '%'); p; p = strchr(p + 1, '%'))
+			cr_assert(p[1] && p[2] && strchr("0123456789ABCDEF", p[1]) && strchr("0123456789ABCDEF", p[2]),
+			          "value %zu: %s", i, url);
+		/* decode it all and find the scheme */
+		char dec[512];
+		size_t k = 0;
+		for (const char *p = url; *p && k + 1 < sizeof dec; p++) {
+			int hi, lo;
+			if (*p == '%' && sscanf(p + 1, "%1x%1x", (unsigned *)&hi, (unsigned *)&lo) == 2) {
+				dec[k++] = (char)(hi * 16 + lo);
+				p += 2;
+			} else {
+				dec[k++] = *p;
+			}
+		}
+		dec[k] = '\0';
+		char flat[512];
+		k = 0;
+		for (const char *p = dec; *p; p++)
+			if ((unsigned char)*p > 0x20 && *p != 0x7f)
+				flat[k++] = (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p);
+		flat[k] = '\0';
+		/* &#106; and &colon; after decoding: no '&' survives, checked above,
+		 * but the percent-decoded text may hold one again */
+		size_t end = strcspn(flat, ":/?#");
+		if (flat[end] == ':' && !strstr(flat, "&")) {
+			cr_assert(strncmp(flat, "http:", 5) == 0 || strncmp(flat, "https:", 6) == 0 ||
+			          strncmp(flat, "mailto:", 7) == 0, "value %zu gives '%s'", i, flat);
+		} else if (flat[end] == ':') {
+			/* a reference revealed by percent-decoding: only after "./" */
+			cr_assert(strncmp(flat, "./", 2) == 0, "value %zu gives '%s'", i, flat);
+		}
+		cmark_node_free(doc);
+		free(md);
+	}
+}
+
+/* What a template writes itself is held to the same rule: an error. */
+typedef struct link_case {
+	char src[96];
+	char want[220];
+} link_case;
+
+ParameterizedTestParameters(template, dangerous_links_in_the_template)
+{
+	static link_case cases[] = {
+		{ "[x](javascript:alert(1))\n", "T.md:1:1: link destination 'javascript:alert(1)' is a 'javascript:' link once decoded; expected an http, https or mailto URL or a relative path" },
+		{ "a [x](&#106;avascript:alert(1))\n", "T.md:1:3: link destination 'javascript:alert(1)' is a 'javascript:' link once decoded; expected an http, https or mailto URL or a relative path" },
+		{ "[x](&amp;#106;avascript:alert(1))\n", "T.md:1:1: link destination '&#106;avascript:alert(1)' is a 'javascript:' link once decoded; expected an http, https or mailto URL or a relative path" },
+		{ "<javascript:alert(2)>\n", "T.md:1:1: link destination 'javascript:alert(2)' is a 'javascript:' link once decoded; expected an http, https or mailto URL or a relative path" },
+		{ "[x](java%09script:x)\n", "T.md:1:1: link destination 'java%09script:x' is a 'javascript:' link once decoded; expected an http, https or mailto URL or a relative path" },
+		{ "[x](JAVA&Tab;SCRIPT&colon;x)\n", "T.md:1:1: link destination 'JAVA\\x09SCRIPT:x' is a 'javascript:' link once decoded; expected an http, https or mailto URL or a relative path" },
+		{ "![i](data:image/png;base64,AAAA)\n", "T.md:1:1: image destination 'data:image/png;base64,AAAA' is a 'data:' link once decoded; expected an http, https or mailto URL or a relative path" },
+		{ "[x]({{a.b_c}}:foo)\n", "T.md:1:1: link destination '{{a.b_c}}:foo' is a 'x:' link once decoded; expected an http, https or mailto URL or a relative path" },
+		{ "{{#if no}}\n\n[x](vbscript:x)\n\n{{/if}}\n", "T.md:3:1: link destination 'vbscript:x' is a 'vbscript:' link once decoded; expected an http, https or mailto URL or a relative path" },
+		{ "[x](&amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;#106;x:y)\n", "T.md:1:1: link destination '&amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp;amp...' is still encoded after 16 rounds of decoding; expected an http, https or mailto URL or a relative path" },
+	};
+	return cr_make_param_array(link_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(link_case *c, template, dangerous_links_in_the_template)
+{
+	char *diag;
+	char *out = S_run(c->src, &diag);
+	cr_assert_null(out, "expected an error for %s", c->src);
+	cr_assert_str_eq(diag, c->want);
+	free(diag);
+}
+
+Test(template, honest_links_in_the_template_pass)
+{
+	char *diag = NULL;
+	char *out = S_run("[a](https://x.example/?a=1&amp;b=2) [b](mailto:x@y.example) [c](#top) "
+	                  "[d](../r/7b.html) [e](//cdn.example/x) [f](HTTPS://X.EXAMPLE) "
+	                  "[g](./a:b) [h](?q=a:b) <https://auto.example>\n", &diag);
+	cr_assert_not_null(out, "%s", diag ? diag : "");
+	free(out);
+}
+
+/* Raw HTML would be copied into the Markdown: it is dropped, with one
+ * warning for what is not a comment. */
+Test(template, raw_html_is_dropped_with_a_warning)
+{
+	const char *src = "<!-- a note -->\n\ntext <b onclick=\"x\">bold</b>\n\n"
+	                  "<a href=\"javascript:alert(1)\">x</a>\n";
+	tb_diags d;
+	tb_diags_init(&d);
+	cmark_node *doc = tb_template_expand(src, strlen(src), "T.md", &S_env, &d);
+	cr_assert_not_null(doc);
+	char *md = cmark_render_commonmark(doc, CMARK_OPT_DEFAULT, 0);
+	cr_assert_str_eq(md, "text bold\n\nx\n");
+	free(md);
+	char *h = cmark_render_html(doc, CMARK_OPT_DEFAULT);
+	cr_assert_str_eq(h, "<p>text bold</p>\n<p>x</p>\n");
+	free(h);
+	cmark_node_free(doc);
+	cr_assert_eq(d.errors, 0);
+	cr_assert_eq(d.warnings, 1);
+	cr_assert_eq(d.items[0].line, 3);
+	cr_assert_eq(d.items[0].col, 6);
+	cr_assert_str_eq(d.items[0].msg, "raw HTML is dropped from every format (4 places); expected Markdown");
+	tb_diags_release(&d);
 }
 
 Test(template, values_are_not_rescanned)
@@ -420,6 +587,66 @@ Test(template, blocks_built_past_the_limit_are_refused)
 	                       "emphases and links");
 	free(diag);
 	free(src);
+}
+
+/* ---- limits: no template makes an output without bound ----------------- */
+
+Test(template, a_template_over_the_size_limit_is_refused)
+{
+	size_t n = TB_TEMPLATE_MAX_BYTES + 1;
+	char *src = malloc(n);
+	memset(src, 'a', n);
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_assert_null(tb_template_expand(src, n, "T.md", &S_env, &d));
+	cr_assert_eq(d.errors, 1);
+	cr_assert_str_eq(d.items[0].msg, "the template is larger than 1 MiB; expected a CommonMark file of a few kilobytes");
+	tb_diags_release(&d);
+	/* exactly the limit is fine */
+	tb_diags_init(&d);
+	cmark_node *doc = tb_template_expand(src, n - 1, "T.md", &S_env, &d);
+	cr_assert_not_null(doc);
+	cmark_node_free(doc);
+	tb_diags_release(&d);
+	free(src);
+}
+
+Test(template, at_most_256_blocks)
+{
+	tb_buf src;
+	tb_buf_init(&src);
+	for (int i = 0; i < TB_TEMPLATE_MAX_BLOCKS; i++)
+		tb_buf_puts(&src, "{{table t1}}\n\n");
+	char *diag = NULL;
+	char *out = S_run(src.ptr, &diag);
+	cr_assert_not_null(out, "%s", diag ? diag : "");
+	free(out);
+	/* one more, inside a dropped region: still counted (errors do not
+	 * depend on the scenario) */
+	tb_buf_puts(&src, "{{#if no}}\n\n{{table t1}}\n\n{{/if}}\n");
+	out = S_run(src.ptr, &diag);
+	cr_assert_null(out);
+	cr_assert_str_eq(diag, "T.md:515:1: more than 256 tables, charts, derivations and blocks; expected at most 256 in one report");
+	free(diag);
+	tb_buf_release(&src);
+}
+
+Test(template, at_most_16_mib_of_values)
+{
+	tb_buf src;
+	tb_buf_init(&src);
+	for (int i = 0; i < 16; i++)
+		tb_buf_puts(&src, "`{{mib}}`\n\n");
+	char *diag = NULL;
+	char *out = S_run(src.ptr, &diag);
+	cr_assert_not_null(out, "%s", diag ? diag : "");
+	free(out);
+	tb_buf_puts(&src, "x {{a.b_c}}\n");
+	out = S_run(src.ptr, &diag);
+	cr_assert_null(out);
+	cr_assert_str_eq(diag, "T.md:33:3: the values placed so far come to more than 16 MiB; expected a template that places a large value such as '{{scenario.text}}' once");
+	free(diag);
+	tb_buf_release(&src);
 }
 
 Test(template, invalid_utf8_in_values_is_replaced)
