@@ -378,14 +378,14 @@ static bool S_in_list(S_cfg *c, const S_field *f, int64_t i, const char *key)
 typedef enum {
 	F_DEEPSEEK_V2, F_DEEPSEEK_V3, F_GEMMA, F_GEMMA2, F_GEMMA3, F_GEMMA3_TEXT,
 	F_GPT2, F_LLAMA, F_LLAMA4, F_LLAMA4_TEXT, F_MISTRAL, F_MIXTRAL, F_OLMO2,
-	F_PHI3, F_QWEN2, F_QWEN2_MOE, F_QWEN3, F_COUNT
+	F_PHI3, F_QWEN2, F_QWEN2_MOE, F_QWEN3, F_QWEN3_MOE, F_COUNT
 } S_family;
 
 /* Sorted, as the error message lists them. */
 static const char *const S_types[F_COUNT] = {
 	"deepseek_v2", "deepseek_v3", "gemma", "gemma2", "gemma3", "gemma3_text",
 	"gpt2", "llama", "llama4", "llama4_text", "mistral", "mixtral", "olmo2",
-	"phi3", "qwen2", "qwen2_moe", "qwen3",
+	"phi3", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
 };
 
 static char *S_type_list(void)
@@ -430,7 +430,7 @@ static void S_windows(S_cfg *c, S_family fam, tb_model *m)
 		if (S_int(c, "sliding_window", 1, 100000000, &w))
 			n = L;
 		break;
-	case F_QWEN2: case F_QWEN2_MOE: case F_QWEN3: {
+	case F_QWEN2: case F_QWEN2_MOE: case F_QWEN3: case F_QWEN3_MOE: {
 		bool use = false;
 		S_bool(c, "use_sliding_window", &use);
 		if (!use || !S_int(c, "sliding_window", 1, 100000000, &w))
@@ -503,7 +503,7 @@ static void S_windows(S_cfg *c, S_family fam, tb_model *m)
 static int64_t S_moe_layers(S_cfg *c, S_family fam, int64_t L)
 {
 	int64_t n = 0;
-	if (fam == F_QWEN2_MOE) {
+	if (fam == F_QWEN2_MOE || fam == F_QWEN3_MOE) {
 		const S_field *only = S_list(c, "mlp_only_layers");
 		int64_t step = S_def(c, "decoder_sparse_step", 1, 1000000, 1);
 		for (int64_t i = 0; i < L && !c->failed; i++)
@@ -570,14 +570,14 @@ static void S_decoder(S_cfg *c, S_family fam, tb_model *m)
 	m->mlp_bias = mlp_bias && (fam == F_LLAMA || fam == F_MISTRAL);
 
 	/* head dimension: the class default, then hidden / heads */
-	int64_t hd_default = fam == F_QWEN3 || llama4 ? 128 : fam == F_GEMMA2 || gemma3 ? 256 : 0;
+	int64_t hd_default = fam == F_QWEN3 || fam == F_QWEN3_MOE || llama4 ? 128 : fam == F_GEMMA2 || gemma3 ? 256 : 0;
 	m->head_dim = hd_default;
 	S_int(c, "head_dim", 1, 100000, &m->head_dim);
 	if (c->failed)
 		return;
 
 	switch (fam) {
-	case F_QWEN3: case F_GEMMA3: case F_GEMMA3_TEXT:
+	case F_QWEN3: case F_QWEN3_MOE: case F_GEMMA3: case F_GEMMA3_TEXT:
 		m->qk_norm = TB_QKNORM_HEAD;
 		break;
 	case F_OLMO2:
@@ -623,6 +623,13 @@ static void S_decoder(S_cfg *c, S_family fam, tb_model *m)
 		m->expert_ffn_hidden = S_def(c, "moe_intermediate_size", 1, 10000000, 1408);
 		m->shared_ffn_hidden = S_def(c, "shared_expert_intermediate_size", 0, 10000000, 5632);
 		m->shared_expert_gate = m->shared_ffn_hidden > 0;
+		break;
+	case F_QWEN3_MOE:
+		/* Qwen3MoeConfig: no shared expert */
+		ekey = "num_experts";
+		E = S_def(c, ekey, 0, 100000, 128);
+		k = S_def(c, "num_experts_per_tok", 1, 100000, 8);
+		m->expert_ffn_hidden = S_def(c, "moe_intermediate_size", 1, 10000000, 768);
 		break;
 	case F_DEEPSEEK_V2: case F_DEEPSEEK_V3: {
 		ekey = "n_routed_experts";

@@ -114,7 +114,7 @@ static char *S_first(const tb_diags *d)
 }
 
 #define S_TYPES "deepseek_v2, deepseek_v3, gemma, gemma2, gemma3, gemma3_text, gpt2, llama, " \
-                "llama4, llama4_text, mistral, mixtral, olmo2, phi3, qwen2, qwen2_moe or qwen3"
+                "llama4, llama4_text, mistral, mixtral, olmo2, phi3, qwen2, qwen2_moe, qwen3 or qwen3_moe"
 
 Test(hfconfig, errors_point_into_the_file)
 {
@@ -192,6 +192,22 @@ Test(hfconfig, qwen3_8b_exact)
 	/* the card: "Number of Parameters (Non-Embedding): 6.95B" */
 	double non_emb = p.total - p.embedding - p.output;
 	cr_expect(fabs(non_emb - 6.95e9) <= 0.005e9, "%.0f", non_emb);
+}
+
+Test(hfconfig, qwen3_30b_a3b_exact)
+{
+	tb_model m = S_fixture("qwen3-30b-a3b.json");
+	cr_expect_eq(m.experts, 128);
+	cr_expect_eq(m.experts_per_token, 8);
+	cr_expect_eq(m.expert_ffn_hidden, 768);
+	cr_expect_eq(m.shared_ffn_hidden, 0);
+	cr_expect_eq(m.dense_layers, 0);
+	cr_expect_eq(m.qk_norm, TB_QKNORM_HEAD);
+	tb_params p = S_count(&m)->params;
+	/* Qwen/Qwen3-30B-A3B: 30,532,122,624; card: "3.3B activated", its
+	 * last digit cut (3.35B here) */
+	cr_expect(p.total == 30532122624.0, "%.0f", p.total);
+	cr_expect(p.active >= 3.3e9 && p.active < 3.4e9, "%.0f", p.active);
 }
 
 Test(hfconfig, gemma_2_9b_exact)
@@ -408,9 +424,9 @@ Test(hfconfig, layer_types_and_lists_are_read)
 Test(hfconfig, unknown_types_never_suggest_a_neighbour)
 {
 	static const struct { const char *json; const char *want; } cases[] = {
-		/* qwen3_moe, deepseek_v4, gemma4, llama5: close names, other formulas */
-		{ "{\"model_type\": \"qwen3_moe\"}",
-		  "cfg.json:1:16: error: unsupported model_type 'qwen3_moe'; expected one of " S_TYPES },
+		/* qwen3_next, deepseek_v4, gemma4: close names, other formulas */
+		{ "{\"model_type\": \"qwen3_next\"}",
+		  "cfg.json:1:16: error: unsupported model_type 'qwen3_next'; expected one of " S_TYPES },
 		{ "{\"model_type\": \"deepseek_v4\"}",
 		  "cfg.json:1:16: error: unsupported model_type 'deepseek_v4'; expected one of " S_TYPES },
 		{ "{\"model_type\": \"gemma4\"}",
