@@ -103,7 +103,9 @@ static double S_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointi
 	double f = (double)m->ffn_hidden;
 	double t = (double)S_pos(in->parallelism.tensor);
 	double rep = in->parallelism.sequence_parallel ? 1 / t : 1;
-	double k = m->experts > 1 && m->experts_per_token > 1 ? (double)m->experts_per_token : 1;
+	/* routed copies only where there are experts (a config's MoE layers
+	 * can all be overridden away: layers below first_k_dense_replace) */
+	double k = ar->L_moe > 0 && m->experts_per_token > 1 ? (double)m->experts_per_token : 1;
 	double sbh = s * bsz * h;
 	double total = 0;
 	int cnt = 0;
@@ -186,7 +188,7 @@ static double S_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointi
 			}
 			if (tr->dropout)
 				S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
-			if (m->experts > 1)
+			if (ar->L_moe > 0)
 				S_ITEM("MoE: router logits (fp32)", "4*s*b*E", 4 * s * bsz * (double)m->experts);
 		} else {
 			double wd = ar->L_dense / ar->L, wm = ar->L_moe / ar->L;
