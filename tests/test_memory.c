@@ -530,3 +530,21 @@ Test(memory, local_layers_cap_kv_cache_and_scores)
 	/* Gemma's post-attention and post-MLP norms keep their inputs too */
 	cr_expect(post == 2 * 2 * 8192.0 * 3584);
 }
+
+Test(memory, no_routed_items_without_moe_layers)
+{
+	/* --set model.layers=1 on DeepSeek-V2 leaves only its dense layer */
+	tb_inputs in;
+	deepseek_v2(&in);
+	in.model.layers = 1;
+	in.training.flash_attention = true;
+	run(&in);
+	double s = 2048, h = 5120;
+	for (int i = 0; i < B.memory.n_act_items; i++) {
+		const tb_act_item *it = &B.memory.act_items[i];
+		cr_expect(strstr(it->name, "router") == NULL, "%s", it->name);
+		if (strcmp(it->name, "MLP: first linear input") == 0)
+			cr_expect(it->bytes == 2 * s * h, "%s: %.0f", it->name, it->bytes);
+	}
+	cr_expect(B.params.active == B.params.total);
+}
