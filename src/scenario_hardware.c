@@ -1,7 +1,8 @@
 /* scenario_hardware.c: the hardware section: the GPU (a name from the
  * table, or an inline mapping with its own peaks), the count, the MFU
- * assumption, price, currency, PUE and the per-GPU memory overhead; and
- * the checks of the GPU against the training precision. */
+ * assumption, price, currency, PUE, the per-GPU memory overhead, and the
+ * failure rate, checkpoint bandwidth and restart time; and the checks of
+ * the GPU against the training precision. */
 #include "scenario_sections.h"
 
 #include <ctype.h>
@@ -9,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/goodput.h"
 #include "trainbudget/gpus.h"
 
 static const char *const S_keys[] = {
 	"gpu", "count", "mfu", "price_per_gpu_hour", "currency", "pue", "overhead",
+	"failures_per_node_day", "checkpoint_bandwidth", "restart_time",
 };
 static const char *const S_gpu_keys[] = {
 	"name", "label", "memory", "bf16", "fp16", "fp8", "tf32", "fp32",
@@ -236,6 +239,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	snprintf(h->currency, sizeof h->currency, "USD");
 	h->pue = 1.0;
 	h->overhead_bytes = 2.0 * 1073741824.0;
+	h->failures_per_node_day = TB_GOODPUT_FAILURES_PER_NODE_DAY;
+	h->checkpoint_bytes_per_s = TB_GOODPUT_WRITE_BYTES_PER_S_PER_NODE;
+	h->restart_s = TB_GOODPUT_RESTART_S;
 	if (hw) {
 		if ((n = tb_yaml_get(hw, "price_per_gpu_hour")) &&
 		    !tb_yaml_quant(c, n, "hardware.price_per_gpu_hour", TB_YAML_Q_NUMBER, "a price per GPU-hour such as 2.50", true, 1e6, &h->price_per_gpu_hour))
@@ -265,6 +271,27 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		}
 		if ((n = tb_yaml_get(hw, "overhead")) &&
 		    !tb_yaml_quant(c, n, "hardware.overhead", TB_YAML_Q_BYTES, "a size such as 2GiB", true, 1e15, &h->overhead_bytes))
+			ok = false;
+		if ((n = tb_yaml_get(hw, "failures_per_node_day")) &&
+		    !tb_yaml_quant(c, n, "hardware.failures_per_node_day", TB_YAML_Q_NUMBER,
+		                   "failures per node per day such as 0.0038 (0: none)", true, 1000,
+		                   &h->failures_per_node_day))
+			ok = false;
+		if ((n = tb_yaml_get(hw, "checkpoint_bandwidth"))) {
+			/* Bytes as a rate: "1GB/s" or "1GB"; never zero. */
+			char buf[96];
+			tb_yaml_node tmp = *n;
+			if (n->kind == TB_YAML_SCALAR)
+				tmp.str = (char *)S_strip_unit(n->str, "/s", buf, sizeof buf);
+			if (!tb_yaml_quant(c, &tmp, "hardware.checkpoint_bandwidth", TB_YAML_Q_BYTES,
+			                   "bytes per second per node such as 1GB/s", false, 1e15,
+			                   &h->checkpoint_bytes_per_s))
+				ok = false;
+		}
+		if ((n = tb_yaml_get(hw, "restart_time")) &&
+		    !tb_yaml_quant(c, n, "hardware.restart_time", TB_YAML_Q_DURATION,
+		                   "a duration such as 10min (0: an instant restart)", true, 30 * 86400.0,
+		                   &h->restart_s))
 			ok = false;
 	}
 	return ok;

@@ -1,12 +1,13 @@
 /* scenario_training.c: the training section: tokens (required), the
  * sequence, the batch, precision, optimizer, checkpointing and attention
- * options, each with its documented default. */
+ * options, and the interval between saves of the model states, each with
+ * its documented default. */
 #include "scenario_sections.h"
 
 static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "micro_batch", "precision",
 	"optimizer", "checkpointing", "flash_attention", "dropout",
-	"attention_flops",
+	"attention_flops", "checkpoint_interval",
 };
 
 static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
@@ -59,6 +60,11 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		}
 		if ((n = tb_yaml_get(tr, "flash_attention")) && !tb_yaml_bool(c, n, "training.flash_attention", &t->flash_attention)) ok = false;
 		if ((n = tb_yaml_get(tr, "dropout")) && !tb_yaml_bool(c, n, "training.dropout", &t->dropout)) ok = false;
+		if ((n = tb_yaml_get(tr, "checkpoint_interval")) &&
+		    !tb_yaml_quant(c, n, "training.checkpoint_interval", TB_YAML_Q_DURATION,
+		                   "a duration of compute between two saves such as 30min", false, 365 * 86400.0,
+		                   &t->checkpoint_interval_s))
+			ok = false;
 	}
 	return ok;
 }

@@ -112,6 +112,9 @@ typedef struct tb_training {
 	tb_attention_flops attention_flops;
 	bool flash_attention;
 	bool dropout;
+	/* Compute between two saves of the model states to storage (not
+	 * activation checkpointing); 0: Young's optimum (goodput.h). */
+	double checkpoint_interval_s;
 } tb_training;
 
 /* A node of the cluster, for the step-time model: what the cards share.
@@ -132,6 +135,12 @@ typedef struct tb_hardware {
 	/* CUDA context, allocator fragmentation, NCCL buffers: a stated term. */
 	double overhead_bytes;
 	tb_node node;
+	/* Failures and checkpoints (goodput.h; the defaults and their sources
+	 * are there): failures per node per day (>= 0), checkpoint write
+	 * bandwidth per node (> 0), time to restart after a failure (>= 0). */
+	double failures_per_node_day;
+	double checkpoint_bytes_per_s;
+	double restart_s;
 } tb_hardware;
 
 typedef struct tb_parallelism {
