@@ -24,5 +24,6 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out)
 	tb_flops_compute(in, out);
 	tb_memory_compute(in, out);
 	tb_timecost_compute(in, out);
+	tb_goodput_step(in, out);
 	tb_scaling_compute(in, out);
 }

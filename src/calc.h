@@ -3,6 +3,7 @@
  * budget.c calls them in this order; each reads the inputs and what the
  * earlier steps left in the budget, and writes its own part:
  *   params -> flops -> memory -> timecost (time, cost, plan, levers, measured)
+ *   -> goodput (failures, checkpoints, the figures with losses, the verdicts)
  *   -> scaling (Chinchilla, plans).
  * Pure: no I/O, no allocation.  The steps record their derivations and
  * warnings through deriv.h, included here. */
@@ -55,6 +56,7 @@ void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
 void tb_flops_compute(const tb_inputs *in, tb_budget *b);    /* flops.c */
 void tb_memory_compute(const tb_inputs *in, tb_budget *b);   /* memory.c */
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
+void tb_goodput_step(const tb_inputs *in, tb_budget *b);     /* goodput.c */
 void tb_scaling_compute(const tb_inputs *in, tb_budget *b);  /* scaling.c */
 
 /* Scaling-law pieces (scaling.c), exposed for tests and sweeps.

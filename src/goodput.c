@@ -1,9 +1,13 @@
 /* goodput.c: failures, checkpoints and the share of wall clock that trains.
  *
- * The model and its sources are in goodput.h and docs/formulas.md.  Pure:
- * no I/O, no allocation; every input is checked for sign and finiteness
- * here, since the module is also called with hand-made inputs. */
+ * The model and its sources are in goodput.h and docs/formulas.md; the
+ * budget step at the end feeds it from the inputs and the memory model,
+ * and turns tb_time's figures into ones with losses, which the verdicts
+ * use.  Pure: no I/O, no allocation; every input is checked for sign and
+ * finiteness here, since the model is also called with hand-made inputs. */
 #include "trainbudget/goodput.h"
+
+#include "calc.h"
 
 #include <float.h>
 #include <math.h>
@@ -118,4 +122,148 @@ void tb_goodput_compute(const tb_goodput_in *in, tb_goodput *g)
 		g->fraction = g->checkpoint_s = g->wall_s = 0;
 		g->expected_failures = g->lost_s = 0;
 	}
+}
+
+/* ---- the budget step ------------------------------------------------------ */
+
+static const char S_src_rate[] =
+	"Dubey et al. 2024 (Llama 3), arXiv:2407.21783, Sec. 3.3.4: 419 unexpected interruptions "
+	"in 54 days on 2,048 nodes; any node stops a synchronous job";
+static const char S_src_ckpt[] =
+	"the memory model's bytes per parameter (weights, fp32 master weights, optimizer state); "
+	"gradients are not saved";
+static const char S_src_young[] =
+	"Young 1974, CACM 17(9); never under one optimizer step";
+static const char S_src_first_order[] =
+	"first order in the failure rate: Young 1974; Daly 2006, FGCS 22(3)";
+
+static void S_derivs(const tb_inputs *in, tb_budget *b, double step_s)
+{
+	const tb_goodput *g = &b->goodput;
+	const tb_bytes_per_param *bp = &b->memory.bytes_per_param;
+	tb_deriv *d;
+
+	if (g->failures) {
+		d = tb_budget_add_deriv(b, "goodput.mtbf", "Mean time between failures of the job",
+		                        "M", "86400 / (r * k)", S_src_rate, g->mtbf_s, "s");
+		tb_deriv_add_var(d, "r", "failures per node per day", in->hardware.failures_per_node_day, "");
+		tb_deriv_add_var(d, "k", "nodes (8 GPUs each, rounded up)", g->nodes, "");
+	}
+	d = tb_budget_add_deriv(b, "goodput.checkpoint_bytes", "Checkpoint size", "S",
+	                        "N * (w + m + o)", S_src_ckpt, g->checkpoint_bytes, "B");
+	tb_deriv_add_var(d, "N", "parameters", b->params.total, "");
+	tb_deriv_add_var(d, "w", "weight bytes per parameter", bp->weights, "B");
+	tb_deriv_add_var(d, "m", "fp32 master weight bytes per parameter", bp->master_weights, "B");
+	tb_deriv_add_var(d, "o", "optimizer state bytes per parameter", bp->optimizer, "B");
+
+	d = tb_budget_add_deriv(b, "goodput.checkpoint_save", "Time to save a checkpoint", "t_s",
+	                        "S / (k * B)", "every node writes its shard at once",
+	                        g->checkpoint_save_s, "s");
+	tb_deriv_add_var(d, "S", "checkpoint size", g->checkpoint_bytes, "B");
+	tb_deriv_add_var(d, "k", "nodes", g->nodes, "");
+	tb_deriv_add_var(d, "B", "write bandwidth per node", in->hardware.checkpoint_bytes_per_s, "B/s");
+
+	if (!g->failures)
+		return;
+	if (!g->interval_from_user) {
+		d = tb_budget_add_deriv(b, "goodput.checkpoint_interval",
+		                        "Checkpoint interval (Young's optimum)", "t_c",
+		                        "max(sqrt(2 * t_s * M), t_step)", S_src_young,
+		                        g->checkpoint_interval_s, "s");
+		tb_deriv_add_var(d, "t_s", "time to save a checkpoint", g->checkpoint_save_s, "s");
+		tb_deriv_add_var(d, "M", "mean time between failures", g->mtbf_s, "s");
+		tb_deriv_add_var(d, "t_step", "one optimizer step at the expected MFU", step_s, "s");
+	}
+	d = tb_budget_add_deriv(b, "goodput.lost_per_failure", "Time lost per failure", "l",
+	                        "(t_c + t_s) / 2 + t_r",
+	                        "half an interval and its save redone on average, then the restart",
+	                        g->lost_per_failure_s, "s");
+	tb_deriv_add_var(d, "t_c", "checkpoint interval", g->checkpoint_interval_s, "s");
+	tb_deriv_add_var(d, "t_s", "time to save a checkpoint", g->checkpoint_save_s, "s");
+	tb_deriv_add_var(d, "t_r", "restart time", g->restart_s, "s");
+	if (!g->progress)
+		return;
+	d = tb_budget_add_deriv(b, "goodput.fraction", "Goodput: the share of wall clock that trains",
+	                        "f", "(1 - l / M) / (1 + t_s / t_c)", S_src_first_order,
+	                        g->fraction, "");
+	tb_deriv_add_var(d, "l", "time lost per failure", g->lost_per_failure_s, "s");
+	tb_deriv_add_var(d, "M", "mean time between failures", g->mtbf_s, "s");
+	tb_deriv_add_var(d, "t_s", "time to save a checkpoint", g->checkpoint_save_s, "s");
+	tb_deriv_add_var(d, "t_c", "checkpoint interval", g->checkpoint_interval_s, "s");
+	if (b->losses.known) {
+		d = tb_budget_add_deriv(b, "goodput.seconds",
+		                        "Wall clock at the expected MFU, with failures and checkpoints",
+		                        "T", "t / f", "definition of the goodput fraction",
+		                        b->losses.seconds[1], "s");
+		tb_deriv_add_var(d, "t", "pure compute wall clock", b->time.seconds[1], "s");
+		tb_deriv_add_var(d, "f", "goodput fraction", g->fraction, "");
+	}
+}
+
+static void S_warnings(const tb_inputs *in, tb_budget *b, double step_s)
+{
+	const tb_goodput *g = &b->goodput;
+	if (g->failures && !g->progress) {
+		tb_budget_warn(b, "A failure every %.3g minutes (%.0f nodes) against %.3g minutes lost per "
+		               "failure: a synchronous run never finishes; shorten hardware.restart_time "
+		               "or use fewer GPUs",
+		               g->mtbf_s / 60, g->nodes, g->lost_per_failure_s / 60);
+	} else if (g->failure_overhead > 0.1) {
+		tb_budget_warn(b, "Failures cost %.0f%% of the wall clock; the first-order failure model "
+		               "overstates losses this large (docs/formulas.md)",
+		               100 * g->failure_overhead);
+	}
+	if (g->interval_from_user && step_s > 0 && in->training.checkpoint_interval_s < step_s)
+		tb_budget_warn(b, "training.checkpoint_interval (%.3g s) is shorter than one optimizer "
+		               "step (%.3g s at the expected MFU); a checkpoint can only be taken "
+		               "between steps", in->training.checkpoint_interval_s, step_s);
+}
+
+void tb_goodput_step(const tb_inputs *in, tb_budget *b)
+{
+	tb_time *t = &b->time;
+	tb_losses *l = &b->losses;
+	memset(l, 0, sizeof *l);
+	memset(&b->risk, 0, sizeof b->risk);
+	b->risk_mfu = tb_dist_fixed(0);
+
+	/* One optimizer step of compute at the expected MFU: the shortest
+	 * interval a checkpoint can be taken at. */
+	double step_tokens = (double)in->training.global_batch * (double)in->training.seq_len;
+	double steps = tb_calc_div(in->training.tokens, step_tokens);
+	double step_s = t->known && steps >= 1 ? t->seconds[1] / steps : 0;
+
+	const tb_bytes_per_param *bp = &b->memory.bytes_per_param;
+	tb_goodput_in gi = {
+		.gpus = (double)in->hardware.count,
+		.gpus_per_node = TB_GOODPUT_GPUS_PER_NODE,
+		.failures_per_node_day = in->hardware.failures_per_node_day,
+		.checkpoint_bytes = tb_goodput_checkpoint_bytes(b->params.total, bp->weights,
+		                                                bp->master_weights, bp->optimizer),
+		.write_bytes_per_s_per_node = in->hardware.checkpoint_bytes_per_s,
+		.restart_s = in->hardware.restart_s,
+		.interval_s = in->training.checkpoint_interval_s,
+		.step_s = step_s,
+		.compute_s = t->known ? t->seconds[1] : 0,
+	};
+	tb_goodput_compute(&gi, &b->goodput);
+	const tb_goodput *g = &b->goodput;
+
+	l->known = t->known && g->progress && g->fraction > 0;
+	if (l->known) {
+		for (int i = 0; i < 3; i++) {
+			l->seconds[i] = tb_calc_div(t->seconds[i], g->fraction);
+			l->gpu_hours[i] = tb_calc_div(t->gpu_hours[i], g->fraction);
+			l->cost[i] = tb_calc_div(t->cost[i], g->fraction);
+			l->energy_kwh[i] = tb_calc_div(t->energy_kwh[i], g->fraction);
+		}
+	}
+	/* The verdicts count the losses; a run that never finishes meets
+	 * nothing. */
+	if (t->has_deadline)
+		t->meets_deadline = l->known && l->seconds[1] <= t->deadline_s;
+	if (t->has_budget)
+		t->within_budget = l->known && l->cost[1] <= t->budget;
+	S_derivs(in, b, step_s);
+	S_warnings(in, b, step_s);
 }

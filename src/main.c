@@ -188,6 +188,7 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 		return TB_EXIT_INPUT;
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	tb_budget_compute(&sc->inputs, b);
+	tb_budget_compute_risk(&sc->inputs, b);
 	char *out = cli->json ? tb_render_json(sc, b) : tb_render_text(sc, b);
 	fputs(out, stdout);
 	free(out);
@@ -483,6 +484,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	tb_budget_compute(&sc->inputs, b);
+	tb_budget_compute_risk(&sc->inputs, b);
 	S_outputs outs;
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;

@@ -261,6 +261,7 @@ static void S_inputs(S_json *j, const tb_inputs *in)
 	S_str(j, "attention_flops", t->attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
 	S_bool(j, "flash_attention", t->flash_attention);
 	S_bool(j, "dropout", t->dropout);
+	S_numk(j, "checkpoint_interval_s", t->checkpoint_interval_s, t->checkpoint_interval_s > 0);
 	S_obj_end(j);
 
 	const tb_hardware *h = &in->hardware;
@@ -283,6 +284,9 @@ static void S_inputs(S_json *j, const tb_inputs *in)
 	S_str(j, "currency", h->currency);
 	S_num(j, "pue", h->pue);
 	S_num(j, "overhead_bytes", h->overhead_bytes);
+	S_num(j, "failures_per_node_day", h->failures_per_node_day);
+	S_num(j, "checkpoint_bytes_per_s", h->checkpoint_bytes_per_s);
+	S_num(j, "restart_s", h->restart_s);
 	S_obj_end(j);
 
 	const tb_parallelism *p = &in->parallelism;
@@ -482,6 +486,83 @@ static void S_time(S_json *j, const tb_time *t)
 	S_obj_end(j);
 }
 
+static void S_goodput(S_json *j, const tb_budget *b)
+{
+	const tb_goodput *g = &b->goodput;
+	const tb_losses *l = &b->losses;
+	bool f = g->failures, w = b->time.known && g->progress;
+	S_obj(j, "goodput");
+	S_num(j, "nodes", g->nodes);
+	S_numk(j, "failure_rate_per_s", g->failure_rate_per_s, f);
+	S_numk(j, "mtbf_s", g->mtbf_s, f);
+	S_num(j, "checkpoint_bytes", g->checkpoint_bytes);
+	S_num(j, "write_bytes_per_s", g->write_bytes_per_s);
+	S_num(j, "checkpoint_save_s", g->checkpoint_save_s);
+	S_numk(j, "checkpoint_interval_s", g->checkpoint_interval_s, g->checkpoint_interval_s > 0);
+	S_str(j, "checkpoint_interval_source",
+	      g->interval_from_user ? "scenario" : g->interval_is_step ? "one step"
+	      : g->checkpoint_interval_s > 0 ? "young" : "none");
+	S_num(j, "restart_s", g->restart_s);
+	S_numk(j, "lost_per_failure_s", g->lost_per_failure_s, f);
+	S_bool(j, "finishes", g->progress);
+	S_numk(j, "expected_failures", g->expected_failures, w);
+	S_numk(j, "checkpoint_s", g->checkpoint_s, w);
+	S_numk(j, "lost_s", g->lost_s, w);
+	S_numk(j, "fraction", g->fraction, g->progress);
+	S_nums3(j, "seconds", l->seconds, l->known);
+	S_nums3(j, "gpu_hours", l->gpu_hours, l->known);
+	S_nums3(j, "cost", l->cost, l->known);
+	S_nums3(j, "energy_kwh", l->energy_kwh, l->known && b->time.energy_known);
+	S_obj_end(j);
+}
+
+static void S_cdf(S_json *j, const char *key, const double *v, bool known)
+{
+	if (!known) {
+		S_null(j, key);
+		return;
+	}
+	S_arr_inline(j, key);
+	for (int i = 0; i < TB_RISK_CDF_POINTS; i++)
+		S_num(j, NULL, v[i]);
+	S_arr_end(j);
+}
+
+static void S_risk(S_json *j, const tb_budget *b)
+{
+	const tb_risk *r = &b->risk;
+	bool k = r->known;
+	static const char *const kinds[] = { "fixed", "triangular", "normal", "lognormal" };
+	const tb_dist *u = &b->risk_mfu;
+	S_obj(j, "risk");
+	S_num(j, "samples", r->samples);
+	char seed[24];   /* a 64-bit seed does not survive a JSON number */
+	snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)r->seed);
+	S_str(j, "seed", seed);
+	S_obj(j, "mfu_band");
+	S_str(j, "kind", (unsigned)u->kind < 4 ? kinds[u->kind] : "fixed");
+	S_num(j, "a", u->a);
+	S_num(j, "b", u->b);
+	S_num(j, "c", u->c);
+	S_obj_end(j);
+	S_bool(j, "finishes", r->finishes);
+	S_numk(j, "days_p10", r->days_p10, k);
+	S_numk(j, "days_p50", r->days_p50, k);
+	S_numk(j, "days_p90", r->days_p90, k);
+	S_numk(j, "days_mean", r->days_mean, k);
+	S_numk(j, "cost_p10", r->cost_p10, k);
+	S_numk(j, "cost_p50", r->cost_p50, k);
+	S_numk(j, "cost_p90", r->cost_p90, k);
+	S_numk(j, "cost_mean", r->cost_mean, k);
+	S_numk(j, "failures_mean", r->failures_mean, k);
+	S_numk(j, "p_meets_deadline", r->p_meets_deadline, r->has_deadline && (k || !r->finishes));
+	S_numk(j, "p_within_budget", r->p_within_budget, r->has_budget && (k || !r->finishes));
+	S_numk(j, "budget_p90", r->budget_p90, k);
+	S_cdf(j, "days_percentiles", r->days_cdf, k);
+	S_cdf(j, "cost_percentiles", r->cost_cdf, k);
+	S_obj_end(j);
+}
+
 static void S_levers(S_json *j, const tb_budget *b)
 {
 	S_arr(j, "levers");
@@ -627,6 +708,8 @@ char *tb_render_json(const tb_scenario *sc, const tb_budget *b)
 	S_flops(&j, &b->flops);
 	S_memory(&j, &b->memory);
 	S_time(&j, &b->time);
+	S_goodput(&j, b);
+	S_risk(&j, b);
 	S_levers(&j, b);
 	S_chinchilla(&j, b);
 	S_arr(&j, "fits");

@@ -1,10 +1,13 @@
-/* risk.c: Monte Carlo over the MFU band, the price band and the failures.
+/* risk.c: Monte Carlo over the MFU band, the price band and the failures,
+ * and the budget's confidence figures built on it (at the end).
  *
  * The model is in risk.h and docs/formulas.md.  Everything here is written
  * out rather than taken from a library so that the figures are the same on
  * every machine: the generator (xoshiro256**), the Poisson sampler (PTRS),
  * the inverse normal CDF (Acklam) and the sort. */
 #include "trainbudget/risk.h"
+
+#include "trainbudget/budget.h"
 
 #include <math.h>
 #include <string.h>
@@ -520,4 +523,43 @@ void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
 	out->budget_p90 = out->cost_p90;
 	S_summary(S_days, n, out->days_cdf, &out->days_hist_lo, &out->days_hist_hi, out->days_hist);
 	S_summary(S_cost, n, out->cost_cdf, &out->cost_hist_lo, &out->cost_hist_hi, out->cost_hist);
+}
+
+/* ---- the budget's confidence figures ---------------------------------- */
+
+/* The MFU band.  The scenario's [low, expected, high] is a three-point
+ * estimate: a triangle.  Hook: when the step-time model (issue 11) has
+ * predicted an MFU with a measured error band and the scenario gives no
+ * MFU, that band goes here instead (a lognormal around the prediction
+ * with the validation's spread, or a triangle on perf.mfu_band). */
+static tb_dist S_mfu_band(const tb_inputs *in)
+{
+	const double *u = in->hardware.mfu;
+	return tb_dist_triangular(u[0], u[1], u[2]);
+}
+
+void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b)
+{
+	const tb_time *t = &b->time;
+	const tb_goodput *g = &b->goodput;
+	b->risk_mfu = S_mfu_band(in);
+	tb_risk_in ri;
+	memset(&ri, 0, sizeof ri);
+	ri.flops = t->known ? b->flops.total_model : 0;
+	ri.gpus = (double)in->hardware.count;
+	ri.peak_flops_per_gpu = t->peak_flops_per_gpu;
+	ri.mfu = b->risk_mfu;
+	/* The price is one number in a scenario: fixed.  A price band would
+	 * go here as a triangle, like the MFU. */
+	ri.price = tb_dist_fixed(in->hardware.price_per_gpu_hour);
+	ri.checkpoint_overhead = g->checkpoint_overhead;
+	ri.failure_rate_per_s = g->failure_rate_per_s;
+	ri.failure_overhead = g->failure_overhead;
+	ri.restart_s = g->restart_s;
+	ri.segment_s = g->segment_s;
+	ri.has_deadline = t->has_deadline;
+	ri.deadline_s = t->deadline_s;
+	ri.has_budget = t->has_budget;
+	ri.budget = t->budget;
+	tb_risk_compute(&ri, &b->risk);
 }

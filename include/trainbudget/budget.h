@@ -15,7 +15,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "trainbudget/goodput.h"
 #include "trainbudget/inputs.h"
+#include "trainbudget/risk.h"
 
 /* ---- derivations ------------------------------------------------------ */
 
@@ -180,13 +182,16 @@ typedef struct tb_time {
 
 	bool has_deadline;
 	double deadline_s;
-	bool meets_deadline;            /* at expected MFU */
+	/* At the expected MFU, including what failures and checkpoints lose
+	 * (tb_losses below; set by goodput.c): the verdict.  Likewise
+	 * within_budget. */
+	bool meets_deadline;
 	double gpus_for_deadline;       /* at expected MFU, rounded up to whole data-parallel groups */
 	double tokens_in_deadline;      /* tokens the cluster trains before the deadline */
 
 	bool has_budget;
 	double budget;
-	bool within_budget;             /* at expected MFU */
+	bool within_budget;             /* at expected MFU, with losses */
 	double tokens_in_budget;
 
 	int n_gpu_scan;
@@ -260,6 +265,19 @@ typedef struct tb_lever {
 	double delta_cost_frac;
 } tb_lever;
 
+/* ---- failures, checkpoints and confidence ----------------------------- */
+
+/* tb_time's figures again, including the time failures and checkpoints
+ * lose: t / f with f the goodput fraction (goodput.h).  The verdicts use
+ * these. */
+typedef struct tb_losses {
+	bool known;                     /* the time is known and the run finishes */
+	double seconds[3];              /* index-aligned with time.mfu */
+	double gpu_hours[3];
+	double cost[3];
+	double energy_kwh[3];           /* 0 when the GPU has no TDP */
+} tb_losses;
+
 /* ---- the budget ------------------------------------------------------- */
 
 #define TB_WARNINGS_MAX 16
@@ -270,6 +288,13 @@ typedef struct tb_budget {
 	tb_memory memory;
 	tb_time time;
 	tb_chinchilla chinchilla;
+	tb_goodput goodput;             /* at the expected MFU */
+	tb_losses losses;
+	/* The MFU band the confidence figures draw from, and the figures;
+	 * filled by tb_budget_compute_risk, not tb_budget_compute
+	 * (risk.known is false until then). */
+	tb_dist risk_mfu;
+	tb_risk risk;
 	int n_levers;
 	tb_lever levers[TB_LEVERS_MAX];
 	int n_derivs;
@@ -278,8 +303,16 @@ typedef struct tb_budget {
 	char warnings[TB_WARNINGS_MAX][200];
 } tb_budget;
 
-/* Computes the whole budget for checked inputs.  Writes only *out. */
+/* Computes the whole budget for checked inputs, except the confidence
+ * figures.  Writes only *out. */
 void tb_budget_compute(const tb_inputs *in, tb_budget *out);
+
+/* Adds the confidence figures (b->risk_mfu, b->risk: percentiles of days
+ * and cost, the chance of meeting the deadline and the budget) to a budget
+ * tb_budget_compute made from the same inputs.  Apart because it draws
+ * TB_RISK_SAMPLES runs: about 0.3 ms, against a microsecond for the rest,
+ * so a sweep over millions of scenarios can leave it out (risk.c). */
+void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b);
 
 /* The derivation named `key`, or NULL.  Borrowed from b (deriv.c). */
 const tb_deriv *tb_budget_deriv(const tb_budget *b, const char *key);

@@ -31,6 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tb_diags_release(&d);
 	if (S_sc)
 		tb_budget_compute(&S_sc->inputs, &S_budget);
+		tb_budget_compute_risk(&S_sc->inputs, &S_budget);
 	return 0;
 }
 

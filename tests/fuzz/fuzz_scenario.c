@@ -59,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(msg);
 	if (sc) {
 		tb_budget_compute(&sc->inputs, &S_budget);
+		tb_budget_compute_risk(&sc->inputs, &S_budget);
 		char *t = tb_render_text(sc, &S_budget);
 		char *j = tb_render_json(sc, &S_budget);
 		if (j && S_json_has_nonfinite(j))
