@@ -332,3 +332,17 @@ void tb_fmt_pct(tb_buf *b, double fraction)
 	}
 	tb_buf_printf(b, "%s%%", o.s);
 }
+
+void tb_fmt_prob(tb_buf *b, double p)
+{
+	if (!isfinite(p) || p < 0 || p > 1) {
+		tb_buf_puts(b, S_NA);
+		return;
+	}
+	if (p >= 0.995)
+		tb_buf_puts(b, "over 99%");
+	else if (p < 0.005)
+		tb_buf_puts(b, "under 1%");
+	else
+		tb_buf_printf(b, "%.0f%%", fmin(99, fmax(1, floor(100 * p + 0.5))));
+}

@@ -114,58 +114,72 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		}
 	}
 
+	/* The verdicts count failures and checkpoints (b->losses).  Met at
+	 * the expected MFU but with less than a 90% chance is a risk, not a
+	 * YES; without the confidence figures, missing at the low MFU is. */
+	const tb_losses *l = &b->losses;
+	const tb_risk *rk = &b->risk;
 	tb_buf_puts(o, "Meets deadline?  ");
 	if (!tm->known) {
 		tb_buf_puts(o, "UNKNOWN: no time estimate (see warnings)");
+	} else if (!l->known) {
+		tb_buf_puts(o, tm->has_deadline ? "NO: " : "");
+		tb_buf_puts(o, "failures come faster than the run recovers: it never finishes");
 	} else if (!tm->has_deadline) {
-		tb_fmt_days(S_c(t), tm->seconds[1]);
+		tb_fmt_days(S_c(t), l->seconds[1]);
 		tb_buf_printf(o, "no deadline set; %s at ", t->cell.ptr);
 		tb_fmt_pct(S_c(t), tm->mfu[1]);
-		tb_buf_printf(o, "%s MFU", t->cell.ptr);
+		tb_buf_printf(o, "%s MFU with failures and checkpoints", t->cell.ptr);
 	} else {
-		/* the report's rule: met at the expected MFU but not at the low
-		 * end (seconds[0], the longest) is a risk, not a YES */
-		bool risk = tm->meets_deadline && tm->seconds[0] > tm->deadline_s;
-		tb_buf_puts(o, !tm->meets_deadline ? "NO: " : risk ? "AT RISK: " : "YES: ");
-		tb_fmt_days(S_c(t), tm->seconds[1]);
-		tb_buf_printf(o, "%s at ", t->cell.ptr);
+		bool risk = tm->meets_deadline &&
+		            (rk->known ? rk->p_meets_deadline < 0.9 : l->seconds[0] > tm->deadline_s);
+		tb_buf_puts(o, !tm->meets_deadline ? "NO" : risk ? "AT RISK" : "YES");
+		if (rk->known) {
+			tb_fmt_prob(S_c(t), rk->p_meets_deadline);
+			tb_buf_printf(o, " (%s likely)", t->cell.ptr);
+		}
+		tb_fmt_days(S_c(t), l->seconds[1]);
+		tb_buf_printf(o, ": %s at ", t->cell.ptr);
 		tb_fmt_pct(S_c(t), tm->mfu[1]);
-		tb_buf_printf(o, "%s MFU against ", t->cell.ptr);
+		tb_buf_printf(o, "%s MFU with losses against ", t->cell.ptr);
 		tb_fmt_days(S_c(t), tm->deadline_s);
 		tb_buf_puts(o, t->cell.ptr);
-		if (risk) {
-			tb_fmt_days(S_c(t), tm->seconds[0]);
-			tb_buf_printf(o, "; %s at ", t->cell.ptr);
-			tb_fmt_pct(S_c(t), tm->mfu[0]);
-			tb_buf_printf(o, "%s MFU", t->cell.ptr);
+		if (rk->known) {
+			tb_fmt_days(S_c(t), rk->days_p90 * 86400);
+			tb_buf_printf(o, "; P90 %s", t->cell.ptr);
 		}
 		if (!tm->meets_deadline) {
 			tb_fmt_grouped(S_c(t), tm->gpus_for_deadline);
-			tb_buf_printf(o, "; needs %s GPUs", t->cell.ptr);
+			tb_buf_printf(o, "; %s GPUs would on compute", t->cell.ptr);
 		}
 	}
 	S_nl(t);
 
 	tb_buf_puts(o, "Cost:            ");
-	if (!tm->known) {
+	if (!tm->known || !l->known) {
 		tb_buf_puts(o, "UNKNOWN");
 	} else {
-		tb_fmt_money(S_c(t), tm->cost[1], tm->currency);
-		tb_buf_printf(o, "%s expected", t->cell.ptr);
-		if (tm->cost[0] != tm->cost[2]) {   /* an MFU range, not one value */
-			tb_fmt_money(S_c(t), tm->cost[2], tm->currency);
+		tb_fmt_money(S_c(t), l->cost[1], tm->currency);
+		tb_buf_printf(o, "%s expected with losses", t->cell.ptr);
+		if (rk->known) {
+			tb_fmt_money(S_c(t), rk->cost_p90, tm->currency);
+			tb_buf_printf(o, ", P90 %s", t->cell.ptr);
+		} else if (l->cost[0] != l->cost[2]) {   /* an MFU range, not one value */
+			tb_fmt_money(S_c(t), l->cost[2], tm->currency);
 			tb_buf_printf(o, " (%s to ", t->cell.ptr);
-			tb_fmt_money(S_c(t), tm->cost[0], tm->currency);
+			tb_fmt_money(S_c(t), l->cost[0], tm->currency);
 			tb_buf_printf(o, "%s over the MFU range)", t->cell.ptr);
 		}
 		if (tm->has_budget) {
-			/* cost[0] is the low MFU: the most the run may cost */
-			bool risk = tm->within_budget && tm->cost[0] > tm->budget;
+			bool risk = tm->within_budget &&
+			            (rk->known ? rk->p_within_budget < 0.9 : l->cost[0] > tm->budget);
 			tb_buf_puts(o, !tm->within_budget ? "; OVER " : risk ? "; AT RISK: within " : "; within ");
 			tb_fmt_money(S_c(t), tm->budget, tm->currency);
 			tb_buf_puts(o, t->cell.ptr);
-			if (risk)
-				tb_buf_puts(o, " only at the expected MFU");
+			if (rk->known) {
+				tb_fmt_prob(S_c(t), rk->p_within_budget);
+				tb_buf_printf(o, " (%s likely)", t->cell.ptr);
+			}
 		}
 	}
 	S_nl(t);
@@ -269,6 +283,64 @@ static void S_kwh(tb_buf *b, double kwh)
 	}
 }
 
+static void S_money3(S_text *t, const char *label, const double v[3], const char *currency)
+{
+	tb_buf_puts(&t->out, "  ");
+	S_pad(&t->out, label, 10, false);
+	for (int i = 0; i < 3; i++) {
+		tb_fmt_money(S_c(t), v[i], currency);
+		S_put_cell(t, S_COL, true);
+	}
+	S_nl(t);
+}
+
+/* Two lines: what failures and checkpoints cost, and the spread. */
+static void S_goodput(S_text *t, const tb_budget *b)
+{
+	const tb_goodput *g = &b->goodput;
+	const tb_risk *rk = &b->risk;
+	const char *cur = b->time.currency;
+	tb_buf *o = &t->out;
+	tb_buf_puts(o, "  failures: ");
+	if (g->failures) {
+		tb_fmt_days(S_c(t), g->mtbf_s);
+		tb_buf_printf(o, "one every %s", t->cell.ptr);
+	} else {
+		tb_buf_puts(o, "none assumed");
+	}
+	tb_fmt_bytes(S_c(t), g->checkpoint_bytes);
+	tb_buf_printf(o, "; checkpoints of %s", t->cell.ptr);
+	if (g->checkpoint_interval_s > 0) {
+		tb_fmt_days(S_c(t), g->checkpoint_save_s);
+		tb_buf_printf(o, " take %s", t->cell.ptr);
+		tb_fmt_days(S_c(t), g->checkpoint_interval_s);
+		tb_buf_printf(o, " every %s", t->cell.ptr);
+	} else {
+		tb_buf_puts(o, " not needed");
+	}
+	if (g->progress) {
+		/* three digits: 99.7%, not a rounded 100% */
+		tb_fmt_sig(S_c(t), 100 * g->fraction, 3);
+		tb_buf_printf(o, "; goodput %s%%", t->cell.ptr);
+	}
+	S_nl(t);
+	if (!rk->known)
+		return;
+	tb_buf_puts(o, "  P10/P50/P90: ");
+	const double d[3] = { rk->days_p10, rk->days_p50, rk->days_p90 };
+	const double c[3] = { rk->cost_p10, rk->cost_p50, rk->cost_p90 };
+	for (int i = 0; i < 3; i++) {
+		tb_fmt_days(S_c(t), d[i] * 86400);
+		tb_buf_printf(o, "%s%s", i ? " / " : "", t->cell.ptr);
+	}
+	tb_buf_puts(o, "; ");
+	for (int i = 0; i < 3; i++) {
+		tb_fmt_money(S_c(t), c[i], cur);
+		tb_buf_printf(o, "%s%s", i ? " / " : "", t->cell.ptr);
+	}
+	S_nl(t);
+}
+
 static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 {
 	const tb_time *tm = &b->time;
@@ -288,18 +360,18 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 		S_nl(t);
 		return;
 	}
+	const tb_losses *l = &b->losses;
 	S_row3(t, "MFU", tm->mfu, tb_fmt_pct);
 	S_row3(t, "time", tm->seconds, tb_fmt_days);
+	if (l->known)
+		S_row3(t, "+ losses", l->seconds, tb_fmt_days);
 	S_row3(t, "GPU-hours", tm->gpu_hours, tb_fmt_grouped);
-	tb_buf_puts(o, "  ");
-	S_pad(o, "cost", 10, false);
-	for (int i = 0; i < 3; i++) {
-		tb_fmt_money(S_c(t), tm->cost[i], tm->currency);
-		S_put_cell(t, S_COL, true);
-	}
-	S_nl(t);
+	S_money3(t, "cost", tm->cost, tm->currency);
+	if (l->known)
+		S_money3(t, "+ losses", l->cost, tm->currency);
 	if (tm->energy_known)
 		S_row3(t, "energy", tm->energy_kwh, S_kwh);
+	S_goodput(t, b);
 	if (tm->has_deadline) {
 		tb_fmt_count(S_c(t), tm->tokens_in_deadline);
 		tb_buf_printf(o, "  by the deadline: %s tokens; ", t->cell.ptr);

@@ -29,6 +29,7 @@ static const tb_rsection *const S_sections[] = {
 	&tb_rsection_memory,
 	&tb_rsection_time,
 	&tb_rsection_scaling,
+	&tb_rsection_risk,
 };
 
 #define S_NSECTIONS (sizeof S_sections / sizeof S_sections[0])

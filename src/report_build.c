@@ -15,7 +15,7 @@
 /* ---- formatting ------------------------------------------------------ */
 
 static const char *const S_filter_names[TB_RF_NFILTERS] = {
-	"sci", "bytes", "gib", "count", "grouped", "days", "money", "pct", "plain"
+	"sci", "bytes", "gib", "count", "grouped", "days", "money", "pct", "plain", "prob"
 };
 
 void tb_rfmt(tb_buf *o, tb_rfilter f, double v, const char *currency)
@@ -33,6 +33,7 @@ void tb_rfmt(tb_buf *o, tb_rfilter f, double v, const char *currency)
 	case TB_RF_DAYS: tb_fmt_days(o, v); break;
 	case TB_RF_MONEY: tb_fmt_money(o, v, currency && *currency ? currency : "USD"); break;
 	case TB_RF_PCT: tb_fmt_pct(o, v); break;
+	case TB_RF_PROB: tb_fmt_prob(o, v); break;
 	case TB_RF_PLAIN:
 	case TB_RF_NFILTERS:
 		if (fabs(v) >= 1e6 || (v != 0 && fabs(v) < 1e-3))

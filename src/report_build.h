@@ -3,7 +3,7 @@
  *
  * report.c holds the entry points and the section table; each section
  * family (report_summary.c, report_compute.c, report_memory.c,
- * report_time.c, report_scaling.c) defines a tb_rsection listing its
+ * report_time.c, report_scaling.c, report_risk.c) defines a tb_rsection listing its
  * tables and charts; report_values.c holds the placeholders and
  * conditions, report_deriv.c the derivation blocks.  A new section is a
  * new file defining a tb_rsection plus a line in report.c's table; its
@@ -44,7 +44,7 @@ struct tb_report {
 /* The template filters, in the order their names are listed. */
 typedef enum {
 	TB_RF_SCI, TB_RF_BYTES, TB_RF_GIB, TB_RF_COUNT, TB_RF_GROUPED, TB_RF_DAYS,
-	TB_RF_MONEY, TB_RF_PCT, TB_RF_PLAIN, TB_RF_NFILTERS
+	TB_RF_MONEY, TB_RF_PCT, TB_RF_PLAIN, TB_RF_PROB, TB_RF_NFILTERS
 } tb_rfilter;
 
 /* "sci", "bytes", ...; NULL past the last. */
@@ -164,6 +164,7 @@ extern const tb_rsection tb_rsection_compute;   /* report_compute.c */
 extern const tb_rsection tb_rsection_memory;    /* report_memory.c */
 extern const tb_rsection tb_rsection_time;      /* report_time.c */
 extern const tb_rsection tb_rsection_scaling;   /* report_scaling.c */
+extern const tb_rsection tb_rsection_risk;      /* report_risk.c */
 
 /* report_summary.c: the verdict lines and key figures (r->meta), and the
  * {{title_block}} and {{verdict}} blocks. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/fmt.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
 
@@ -190,28 +191,50 @@ static void S_verdict(tb_report *r)
 	r->verdict[n].outcome = oc;
 	r->verdict[n++].text = tb_buf_detach(&o, NULL);
 
-	/* time */
+	/* time: the verdicts count failures and checkpoints (b->losses), and
+	 * give the chance of meeting each limit when the confidence figures
+	 * are there.  Met at the expected MFU but with less than a 90% chance
+	 * is a warning; without the chance, missing at the low MFU is. */
 	const tb_time *tm = &b->time;
-	if (tm->has_deadline) {
-		/* seconds[0] is the low MFU: the longest the run may take */
-		bool risk = tm->meets_deadline && tm->seconds[0] > tm->deadline_s;
+	const tb_losses *l = &b->losses;
+	const tb_risk *rk = &b->risk;
+	if (!l->known) {
+		oc = tm->has_deadline ? TB_OUTCOME_BAD : TB_OUTCOME_NONE;
+		tb_buf_puts(&o, tm->has_deadline ? "Misses the deadline of " : "No deadline set");
+		if (tm->has_deadline)
+			tb_rfmt(&o, TB_RF_DAYS, tm->deadline_s, NULL);
+		tb_buf_puts(&o, ": failures come faster than the run can restart and redo its work, "
+		                "so it never finishes (see the warnings).");
+	} else if (tm->has_deadline) {
+		bool risk = tm->meets_deadline &&
+		            (rk->known ? rk->p_meets_deadline < 0.9 : l->seconds[0] > tm->deadline_s);
 		oc = !tm->meets_deadline ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
 		tb_buf_puts(&o, tm->meets_deadline ? "Meets the deadline of " : "Misses the deadline of ");
 		tb_rfmt(&o, TB_RF_DAYS, tm->deadline_s, NULL);
+		if (rk->known) {
+			tb_buf_puts(&o, tm->meets_deadline ? " with " : " (meets it with ");
+			tb_fmt_prob(&o, rk->p_meets_deadline);
+			tb_buf_puts(&o, tm->meets_deadline ? " probability" : " probability)");
+		}
 		tb_buf_puts(&o, ": training takes ");
-		tb_rfmt(&o, TB_RF_DAYS, tm->seconds[1], NULL);
+		tb_rfmt(&o, TB_RF_DAYS, l->seconds[1], NULL);
 		tb_buf_puts(&o, " at ");
 		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
-		tb_buf_puts(&o, " MFU");
-		if (risk) {
+		tb_buf_puts(&o, " MFU with failures and checkpoints (");
+		tb_rfmt(&o, TB_RF_DAYS, tm->seconds[1], NULL);
+		tb_buf_puts(&o, " of compute)");
+		if (rk->known) {
+			tb_buf_puts(&o, "; P90 ");
+			tb_rfmt(&o, TB_RF_DAYS, rk->days_p90 * 86400, NULL);
+		} else if (risk) {
 			tb_buf_puts(&o, ", but ");
-			tb_rfmt(&o, TB_RF_DAYS, tm->seconds[0], NULL);
+			tb_rfmt(&o, TB_RF_DAYS, l->seconds[0], NULL);
 			tb_buf_puts(&o, " at the low end of the range (");
 			tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
 			tb_buf_puts(&o, " MFU), which misses it");
 		}
 		if (!tm->meets_deadline && tm->gpus_for_deadline > 0) {
-			tb_buf_puts(&o, "; meeting it takes ");
+			tb_buf_puts(&o, "; on compute alone, meeting it takes ");
 			tb_rfmt(&o, TB_RF_GROUPED, tm->gpus_for_deadline, NULL);
 			tb_buf_puts(&o, " GPUs");
 		}
@@ -219,43 +242,64 @@ static void S_verdict(tb_report *r)
 	} else {
 		oc = TB_OUTCOME_NONE;
 		tb_buf_puts(&o, "No deadline set: training takes ");
-		tb_rfmt(&o, TB_RF_DAYS, tm->seconds[1], NULL);
+		tb_rfmt(&o, TB_RF_DAYS, l->seconds[1], NULL);
 		tb_buf_puts(&o, " at ");
 		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
 		tb_buf_puts(&o, " MFU on ");
 		tb_rfmt(&o, TB_RF_GROUPED, (double)in->hardware.count, NULL);
-		tb_buf_puts(&o, " GPUs.");
+		tb_buf_puts(&o, " GPUs with failures and checkpoints");
+		if (rk->known) {
+			tb_buf_puts(&o, " (P90 ");
+			tb_rfmt(&o, TB_RF_DAYS, rk->days_p90 * 86400, NULL);
+			tb_buf_puts(&o, ")");
+		}
+		tb_buf_puts(&o, ".");
 	}
 	r->verdict[n].outcome = oc;
 	r->verdict[n++].text = tb_buf_detach(&o, NULL);
 
-	/* cost: seconds[0] is the low MFU, so cost[2] is the cheapest */
-	char *lo = tb_rfmts(TB_RF_MONEY, tm->cost[2], cur);
-	char *hi = tb_rfmts(TB_RF_MONEY, tm->cost[0], cur);
-	char *ex = tb_rfmts(TB_RF_MONEY, tm->cost[1], cur);
-	if (strcmp(lo, hi) == 0)
-		tb_buf_printf(&o, "Costs %s", ex);  /* a single MFU: no range */
-	else
-		tb_buf_printf(&o, "Costs %s to %s (%s expected)", lo, hi, ex);
-	free(lo);
-	free(hi);
-	free(ex);
-	if (tm->has_budget) {
-		/* cost[0] is the low MFU: the most the run may cost */
-		bool risk = tm->within_budget && tm->cost[0] > tm->budget;
-		oc = !tm->within_budget ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
-		tb_buf_puts(&o, tm->within_budget ? ", within the budget of " : ", over the budget of ");
-		tb_rfmt(&o, TB_RF_MONEY, tm->budget, cur);
-		if (risk) {
-			tb_buf_puts(&o, " at the expected MFU but over it at the low end (");
-			tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
-			tb_buf_puts(&o, " MFU)");
-		}
+	/* cost, with losses: seconds[0] is the low MFU, so cost[2] is the
+	 * cheapest */
+	if (!l->known) {
+		oc = tm->has_budget ? TB_OUTCOME_BAD : TB_OUTCOME_NONE;
+		tb_buf_puts(&o, "The cost is unbounded: the run never finishes.");
 	} else {
-		oc = TB_OUTCOME_NONE;   /* nothing to judge the cost against */
-		tb_buf_puts(&o, "; no budget set");
+		char *lo = tb_rfmts(TB_RF_MONEY, l->cost[2], cur);
+		char *hi = tb_rfmts(TB_RF_MONEY, l->cost[0], cur);
+		char *ex = tb_rfmts(TB_RF_MONEY, l->cost[1], cur);
+		if (strcmp(lo, hi) == 0)
+			tb_buf_printf(&o, "Costs %s", ex);  /* a single MFU: no range */
+		else
+			tb_buf_printf(&o, "Costs %s to %s (%s expected)", lo, hi, ex);
+		free(lo);
+		free(hi);
+		free(ex);
+		tb_buf_puts(&o, " with failures and checkpoints");
+		if (rk->known) {
+			tb_buf_puts(&o, "; P90 cost ");
+			tb_rfmt(&o, TB_RF_MONEY, rk->cost_p90, cur);
+		}
+		if (tm->has_budget) {
+			bool risk = tm->within_budget &&
+			            (rk->known ? rk->p_within_budget < 0.9 : l->cost[0] > tm->budget);
+			oc = !tm->within_budget ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
+			tb_buf_puts(&o, tm->within_budget ? ", within the budget of " : ", over the budget of ");
+			tb_rfmt(&o, TB_RF_MONEY, tm->budget, cur);
+			if (rk->known) {
+				tb_buf_puts(&o, tm->within_budget ? " with " : " (within it with ");
+				tb_fmt_prob(&o, rk->p_within_budget);
+				tb_buf_puts(&o, tm->within_budget ? " probability" : " probability)");
+			} else if (risk) {
+				tb_buf_puts(&o, " at the expected MFU but over it at the low end (");
+				tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
+				tb_buf_puts(&o, " MFU)");
+			}
+		} else {
+			oc = TB_OUTCOME_NONE;   /* nothing to judge the cost against */
+			tb_buf_puts(&o, "; no budget set");
+		}
+		tb_buf_puts(&o, ".");
 	}
-	tb_buf_puts(&o, ".");
 	r->verdict[n].outcome = oc;
 	r->verdict[n++].text = tb_buf_detach(&o, NULL);
 	r->meta.nverdict = n;
@@ -291,8 +335,12 @@ static void S_key_figures(tb_report *r)
 		S_key(r, "Memory per GPU without activations",
 		      tb_rfmts(TB_RF_BYTES, b->memory.per_gpu.total, NULL));
 	S_key(r, "Wall clock (expected MFU)", tb_rfmts(TB_RF_DAYS, b->time.seconds[1], NULL));
+	S_key(r, "With failures and checkpoints", b->losses.known
+	      ? tb_rfmts(TB_RF_DAYS, b->losses.seconds[1], NULL) : tb_rstrf("never finishes"));
 	S_key(r, "GPU-hours (expected MFU)", tb_rfmts(TB_RF_GROUPED, b->time.gpu_hours[1], NULL));
 	S_key(r, "Cost (expected MFU)", tb_rfmts(TB_RF_MONEY, b->time.cost[1], cur));
+	if (b->losses.known)
+		S_key(r, "Cost with failures and checkpoints", tb_rfmts(TB_RF_MONEY, b->losses.cost[1], cur));
 	tb_rfmt(&o, TB_RF_GROUPED, b->time.energy_kwh[1], NULL);
 	tb_buf_puts(&o, " kWh");
 	S_key(r, "Energy (expected MFU)", tb_buf_detach(&o, NULL));

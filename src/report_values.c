@@ -148,6 +148,34 @@ static const S_value_def S_values[] = {
 	BD("time.measured_seconds", time.measured_seconds, TB_RF_DAYS),
 	BD("time.measured_peak_bytes", time.measured_peak_bytes, TB_RF_BYTES),
 	BD("time.memory_estimate_error", time.memory_estimate_error, TB_RF_PCT),
+	/* failures, checkpoints and confidence */
+	ID("hardware.failures_per_node_day", hardware.failures_per_node_day, TB_RF_PLAIN),
+	ID("hardware.restart_s", hardware.restart_s, TB_RF_DAYS),
+	ID("training.checkpoint_interval_s", training.checkpoint_interval_s, TB_RF_DAYS),
+	BD("goodput.nodes", goodput.nodes, TB_RF_GROUPED),
+	BD("goodput.mtbf_s", goodput.mtbf_s, TB_RF_DAYS),
+	BD("goodput.checkpoint_bytes", goodput.checkpoint_bytes, TB_RF_BYTES),
+	BD("goodput.checkpoint_save_s", goodput.checkpoint_save_s, TB_RF_DAYS),
+	BD("goodput.checkpoint_interval_s", goodput.checkpoint_interval_s, TB_RF_DAYS),
+	BD("goodput.lost_per_failure_s", goodput.lost_per_failure_s, TB_RF_DAYS),
+	BD("goodput.expected_failures", goodput.expected_failures, TB_RF_PLAIN),
+	BD("goodput.lost_s", goodput.lost_s, TB_RF_DAYS),
+	BD("goodput.checkpoint_s", goodput.checkpoint_s, TB_RF_DAYS),
+	BD("goodput.fraction", goodput.fraction, TB_RF_PCT),
+	BD("goodput.seconds.low", losses.seconds[0], TB_RF_DAYS),
+	BD("goodput.seconds.expected", losses.seconds[1], TB_RF_DAYS),
+	BD("goodput.seconds.high", losses.seconds[2], TB_RF_DAYS),
+	BD("goodput.gpu_hours.expected", losses.gpu_hours[1], TB_RF_GROUPED),
+	BD("goodput.cost.low", losses.cost[0], TB_RF_MONEY),
+	BD("goodput.cost.expected", losses.cost[1], TB_RF_MONEY),
+	BD("goodput.cost.high", losses.cost[2], TB_RF_MONEY),
+	BD("goodput.energy_kwh.expected", losses.energy_kwh[1], TB_RF_GROUPED),
+	BD("risk.cost_p10", risk.cost_p10, TB_RF_MONEY),
+	BD("risk.cost_p50", risk.cost_p50, TB_RF_MONEY),
+	BD("risk.cost_p90", risk.cost_p90, TB_RF_MONEY),
+	BD("risk.budget_p90", risk.budget_p90, TB_RF_MONEY),
+	BD("risk.p_meets_deadline", risk.p_meets_deadline, TB_RF_PROB),
+	BD("risk.p_within_budget", risk.p_within_budget, TB_RF_PROB),
 	/* scaling laws */
 	BD("chinchilla.compute_flops", chinchilla.compute_flops, TB_RF_SCI),
 	BD("chinchilla.optimal_params", chinchilla.optimal_params, TB_RF_COUNT),
@@ -180,6 +208,7 @@ static const char *const S_text_names[] = {
 	"hardware.gpu_label", "hardware.gpu_source", "hardware.currency",
 	"time.dtype", "memory.fits", "memory.headroom", "memory.shortfall",
 	"flops.recompute_fraction", "memory.per_gpu.known",
+	"risk.days_p10", "risk.days_p50", "risk.days_p90", "risk.samples",
 };
 
 #define S_NTEXT (sizeof S_text_names / sizeof S_text_names[0])
@@ -268,6 +297,11 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 		return true;
 	}
 	case 26: *num = b->memory.per_gpu.total - b->memory.per_gpu.activations; *deflt = TB_RF_BYTES; return true;
+	/* the risk keeps days; the days filter reads seconds */
+	case 27: *num = b->risk.days_p10 * 86400; *deflt = TB_RF_DAYS; return true;
+	case 28: *num = b->risk.days_p50 * 86400; *deflt = TB_RF_DAYS; return true;
+	case 29: *num = b->risk.days_p90 * 86400; *deflt = TB_RF_DAYS; return true;
+	case 30: *num = b->risk.samples; *deflt = TB_RF_GROUPED; return true;
 	default: break;
 	}
 	return false;
@@ -312,7 +346,7 @@ static const char *const S_cond_names[] = {
 	"within_budget", "activations_known", "inference", "breakdown",
 	"warnings", "tied_embeddings", "flash_attention", "pipeline", "tensor",
 	"zero", "levers", "plans", "gpu_scan", "derivations", "mixed_precision",
-	"does_not_fit", "fit_unknown",
+	"does_not_fit", "fit_unknown", "failures", "finishes", "risk",
 };
 
 #define S_NCOND (sizeof S_cond_names / sizeof S_cond_names[0])
@@ -357,6 +391,9 @@ tb_tpl_status tb_rcondition(void *ctx, const char *name, int *truth)
 	case 25: t = in->training.precision != TB_PREC_FP32 && in->training.precision != TB_PREC_BF16; break;
 	case 26: t = tb_rmem_fit(b) == TB_RFIT_NO; break;
 	case 27: t = tb_rmem_fit(b) == TB_RFIT_UNKNOWN; break;
+	case 28: t = b->goodput.failures; break;
+	case 29: t = b->goodput.progress; break;
+	case 30: t = b->risk.known; break;
 	default: return TB_TPL_UNKNOWN_NAME;
 	}
 	*truth = t;

@@ -56,5 +56,8 @@ void tb_fmt_grouped(tb_buf *b, double v);
 void tb_fmt_days(tb_buf *b, double seconds);
 void tb_fmt_money(tb_buf *b, double amount, const char *currency);
 void tb_fmt_pct(tb_buf *b, double fraction);
+/* A probability estimated by sampling: "94%", and never a certainty it
+ * cannot show: "over 99%", "under 1%". */
+void tb_fmt_prob(tb_buf *b, double p);
 
 #endif
