@@ -147,6 +147,11 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		if (rk->known) {
 			tb_fmt_days(S_c(t), rk->days_p90 * 86400);
 			tb_buf_printf(o, "; P90 %s", t->cell.ptr);
+		} else if (risk) {
+			tb_fmt_days(S_c(t), l->seconds[0]);
+			tb_buf_printf(o, "; %s at ", t->cell.ptr);
+			tb_fmt_pct(S_c(t), tm->mfu[0]);
+			tb_buf_printf(o, "%s MFU", t->cell.ptr);
 		}
 		if (!tm->meets_deadline) {
 			tb_fmt_grouped(S_c(t), tm->gpus_for_deadline);
@@ -179,6 +184,8 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			if (rk->known) {
 				tb_fmt_prob(S_c(t), rk->p_within_budget);
 				tb_buf_printf(o, " (%s likely)", t->cell.ptr);
+			} else if (risk) {
+				tb_buf_puts(o, " only at the expected MFU");
 			}
 		}
 	}

@@ -43,6 +43,7 @@ static void fixture(tb_scenario *sc, tb_budget *b)
 	b->memory.headroom_bytes = 20e9;
 	b->memory.fits = true;
 	tb_timecost_compute(in, b);
+	tb_goodput_step(in, b);
 	tb_scaling_compute(in, b);
 }
 
@@ -83,11 +84,12 @@ Test(render_text, does_not_fit_and_misses_deadline)
 	b.memory.per_gpu.total = 90e9;
 	b.memory.headroom_bytes = -10e9;
 	tb_timecost_compute(&sc.inputs, &b);
+	tb_goodput_step(&sc.inputs, &b);
 	char *s = tb_render_text(&sc, &b);
 	cr_expect(strstr(s, "Fits in memory?  NO") != NULL, "%s", s);
 	cr_expect(strstr(s, "Meets deadline?  NO") != NULL, "%s", s);
 	/* 189,509 s of 64 GPUs in 86,400 s: 140.4, so 141 GPUs. */
-	cr_expect(strstr(s, "needs 141 GPUs") != NULL, "%s", s);
+	cr_expect(strstr(s, "; 141 GPUs would on compute") != NULL, "%s", s);
 	cr_expect(strstr(s, "over by 10.0 GB") != NULL, "%s", s);
 	free(s);
 }
@@ -116,6 +118,7 @@ Test(render_text, unknown_time_no_nan)
 	b.n_warnings = 0;
 	b.memory.activations_known = false;
 	tb_timecost_compute(&sc.inputs, &b);
+	tb_goodput_step(&sc.inputs, &b);
 	tb_scaling_compute(&sc.inputs, &b);
 	char *s = tb_render_text(&sc, &b);
 	cr_expect(strstr(s, "Meets deadline?  UNKNOWN") != NULL, "%s", s);
@@ -136,8 +139,9 @@ Test(render_text, deadline_and_budget_at_risk_at_low_mfu)
 	sc.inputs.plan.has_budget = true;
 	sc.inputs.plan.budget = 8000;
 	tb_timecost_compute(&sc.inputs, &b);
+	tb_goodput_step(&sc.inputs, &b);
 	char *s = tb_render_text(&sc, &b);
-	cr_expect(strstr(s, "Meets deadline?  AT RISK: 2.2 days at 35% MFU against 2.6 days; "
+	cr_expect(strstr(s, "Meets deadline?  AT RISK: 2.2 days at 35% MFU with losses against 2.6 days; "
 	                    "3.1 days at 25% MFU\n") != NULL, "%s", s);
 	cr_expect(strstr(s, "; AT RISK: within $8,000 only at the expected MFU\n") != NULL, "%s", s);
 	free(s);
@@ -206,6 +210,7 @@ Test(render_text, single_mfu_prints_one_cost)
 	static tb_budget b;
 	fixture(&sc, &b);
 	b.time.cost[0] = b.time.cost[2] = b.time.cost[1];
+	b.losses.cost[0] = b.losses.cost[2] = b.losses.cost[1];
 	char *s = tb_render_text(&sc, &b);
 	cr_expect(strstr(s, "over the MFU range") == NULL, "%s", s);
 	free(s);
