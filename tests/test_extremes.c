@@ -163,6 +163,36 @@ static void S_check_budget(const tb_budget *b)
 		FIN(b->levers[i].seconds); FIN(b->levers[i].cost);
 		FIN(b->levers[i].delta_seconds_frac); FIN(b->levers[i].delta_cost_frac);
 	}
+	const tb_goodput *g = &b->goodput;
+	const double gv[] = {
+		g->nodes, g->failure_rate_per_s, g->mtbf_s, g->checkpoint_bytes,
+		g->write_bytes_per_s, g->checkpoint_save_s, g->checkpoint_interval_s,
+		g->restart_s, g->segment_s, g->lost_per_failure_s, g->checkpoint_overhead,
+		g->failure_overhead, g->fraction, g->compute_s, g->checkpoint_s, g->lost_s,
+		g->wall_s, g->expected_failures,
+	};
+	for (size_t i = 0; i < sizeof gv / sizeof gv[0]; i++)
+		cr_expect(isfinite(gv[i]) && gv[i] >= 0, "goodput field %zu = %g", i, gv[i]);
+	const tb_losses *l = &b->losses;
+	for (int i = 0; i < 3; i++) {
+		FIN(l->seconds[i]); FIN(l->gpu_hours[i]); FIN(l->cost[i]); FIN(l->energy_kwh[i]);
+		cr_expect(!l->known || l->seconds[i] >= t->seconds[i], "losses never shorten a run");
+	}
+	const tb_risk *k = &b->risk;
+	FIN(k->days_p10); FIN(k->days_p50); FIN(k->days_p90); FIN(k->days_mean);
+	FIN(k->cost_p10); FIN(k->cost_p50); FIN(k->cost_p90); FIN(k->cost_mean);
+	FIN(k->failures_mean); FIN(k->budget_p90);
+	cr_expect(k->p_meets_deadline >= 0 && k->p_meets_deadline <= 1);
+	cr_expect(k->p_within_budget >= 0 && k->p_within_budget <= 1);
+	cr_expect(!k->known || (k->days_p10 <= k->days_p50 && k->days_p50 <= k->days_p90));
+	for (int i = 0; i < TB_RISK_CDF_POINTS; i++) {
+		FIN(k->days_cdf[i]);
+		FIN(k->cost_cdf[i]);
+	}
+	for (int i = 0; i < TB_RISK_BINS; i++) {
+		FIN(k->days_hist[i]);
+		FIN(k->cost_hist[i]);
+	}
 	cr_expect(b->n_derivs >= 0 && b->n_derivs <= TB_DERIVS_MAX);
 	for (int i = 0; i < b->n_derivs && i < TB_DERIVS_MAX; i++) {
 		const tb_deriv *d = &b->derivs[i];
@@ -226,6 +256,7 @@ static void S_run(const char *yaml, const char *const *sets, size_t nsets)
 
 	memset(&S_b, 0xff, sizeof S_b);  /* a field left unwritten shows as NaN */
 	tb_budget_compute(&sc->inputs, &S_b);
+	tb_budget_compute_risk(&sc->inputs, &S_b);
 	S_check_budget(&S_b);
 
 	char *text = tb_render_text(sc, &S_b);
@@ -302,3 +333,17 @@ Test(extremes, count_only_1e15_params) {
 	S_run(S_count_only, sets, 2);
 }
 Test(extremes, tiny_model) { S_run(S_tiny, NULL, 0); }
+/* Failures: none at all; a million GPUs, which fail faster than they
+ * restart (the run never finishes); a failure rate and restart at their
+ * limits; a checkpoint interval far shorter than a step. */
+Test(extremes, no_failures) { SETS("hardware.failures_per_node_day=0"); }
+Test(extremes, gpus_1m_never_finish) {
+	SETS("hardware.count=1048576", "training.global_batch=1048576", "parallelism.zero=3");
+}
+Test(extremes, failure_rate_at_limit) {
+	SETS("hardware.failures_per_node_day=1000", "hardware.restart_time=30 days",
+	     "hardware.checkpoint_bandwidth=1");
+}
+Test(extremes, tiny_checkpoint_interval) {
+	SETS("training.checkpoint_interval=1ms", "hardware.restart_time=0");
+}

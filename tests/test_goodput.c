@@ -255,3 +255,104 @@ Test(goodput, hostile_inputs)
 			expect_finite(&g);
 		}
 }
+
+/* ---- the budget step ------------------------------------------------------ */
+
+#include "calc.h"
+#include "trainbudget/scenario.h"
+
+static tb_budget S_b;   /* large: off the stack */
+
+static tb_scenario *S_load(const char *const *sets, size_t nsets)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load_file("docs/examples/llama-3.1-405b.yaml", sets, nsets, &d);
+	tb_diags_release(&d);
+	cr_assert_not_null(sc);
+	tb_budget_compute(&sc->inputs, &S_b);
+	return sc;
+}
+
+static bool S_has_warning(const char *needle)
+{
+	for (int i = 0; i < S_b.n_warnings; i++)
+		if (strstr(S_b.warnings[i], needle))
+			return true;
+	return false;
+}
+
+/* Llama 3.1 405B on 16,384 H100 with the defaults: the checkpoint is the
+ * memory model's saved states, the run keeps more than 90% of its wall
+ * clock (Dubey et al. 2024, Sec. 3.3.4), and every figure with losses is
+ * the pure one over the goodput fraction. */
+Test(goodput, budget_llama3_405b)
+{
+	tb_scenario *sc = S_load(NULL, 0);
+	const tb_goodput *g = &S_b.goodput;
+	const tb_bytes_per_param *bp = &S_b.memory.bytes_per_param;
+	cr_expect(rel(g->checkpoint_bytes,
+	              S_b.params.total * (bp->weights + bp->master_weights + bp->optimizer)) < 1e-12);
+	cr_expect_eq(bp->weights + bp->master_weights + bp->optimizer, 14);
+	cr_expect_eq(g->nodes, 2048);
+	cr_expect(rel(g->mtbf_s / 3600, 54.0 * 24 / 419) < 1e-12);
+	cr_expect(g->fraction > 0.90 && g->fraction < 0.99, "goodput %g", g->fraction);
+	cr_assert(S_b.losses.known);
+	for (int i = 0; i < 3; i++) {
+		cr_expect(rel(S_b.losses.seconds[i] * g->fraction, S_b.time.seconds[i]) < 1e-12);
+		cr_expect(rel(S_b.losses.cost[i] * g->fraction, S_b.time.cost[i]) < 1e-12);
+		cr_expect(rel(S_b.losses.gpu_hours[i] * g->fraction, S_b.time.gpu_hours[i]) < 1e-12);
+	}
+	cr_expect(rel(g->compute_s, S_b.time.seconds[1]) < 1e-12);
+	static const char *const keys[] = {
+		"goodput.mtbf", "goodput.checkpoint_bytes", "goodput.checkpoint_save",
+		"goodput.checkpoint_interval", "goodput.lost_per_failure", "goodput.fraction",
+		"goodput.seconds",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		cr_expect_not_null(tb_budget_deriv(&S_b, keys[i]), "%s", keys[i]);
+	tb_scenario_free(sc);
+}
+
+/* The verdict counts the losses: a deadline between the pure wall clock
+ * and the one with losses is missed. */
+Test(goodput, verdict_counts_losses)
+{
+	tb_scenario *sc = S_load(NULL, 0);
+	double mid = (S_b.time.seconds[1] + S_b.losses.seconds[1]) / 2;
+	sc->inputs.plan.has_deadline = true;
+	sc->inputs.plan.deadline_s = mid;
+	sc->inputs.plan.has_budget = true;
+	sc->inputs.plan.budget = (S_b.time.cost[1] + S_b.losses.cost[1]) / 2;
+	tb_budget_compute(&sc->inputs, &S_b);
+	cr_expect(S_b.time.seconds[1] < mid && S_b.losses.seconds[1] > mid);
+	cr_expect(!S_b.time.meets_deadline);
+	cr_expect(!S_b.time.within_budget);
+	/* Without failures or saves the two agree and the deadline is met. */
+	sc->inputs.hardware.failures_per_node_day = 0;
+	tb_budget_compute(&sc->inputs, &S_b);
+	cr_expect_eq(S_b.goodput.fraction, 1);
+	cr_expect(S_b.time.meets_deadline && S_b.time.within_budget);
+	tb_scenario_free(sc);
+}
+
+/* The scenario's interval is used as given, and a warning says when it is
+ * shorter than a step; a run that never finishes says why. */
+Test(goodput, budget_interval_and_never_finishing)
+{
+	static const char *const sets[] = { "training.checkpoint_interval=1s" };
+	tb_scenario *sc = S_load(sets, 1);
+	cr_expect(S_b.goodput.interval_from_user);
+	cr_expect_eq(S_b.goodput.checkpoint_interval_s, 1);
+	cr_expect(S_has_warning("is shorter than one optimizer step"));
+	cr_expect(tb_budget_deriv(&S_b, "goodput.checkpoint_interval") == NULL);
+	tb_scenario_free(sc);
+
+	static const char *const sets2[] = { "hardware.failures_per_node_day=10" };
+	sc = S_load(sets2, 1);
+	cr_expect(!S_b.goodput.progress && !S_b.losses.known);
+	cr_expect(S_has_warning("a synchronous run never finishes"));
+	tb_budget_compute_risk(&sc->inputs, &S_b);
+	cr_expect(!S_b.risk.known && !S_b.risk.finishes);
+	tb_scenario_free(sc);
+}
