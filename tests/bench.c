@@ -28,6 +28,7 @@
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
 #include "trainbudget/presets.h"
+#include "trainbudget/scenario.h"
 
 #define GRID_N 8192
 #define RUNS 21
@@ -279,6 +280,34 @@ int main(int argc, char **argv)
 	memset(&g, 0, sizeof g);
 	if (glob("docs/examples/*.yaml", 0, NULL, &g) != 0 || g.gl_pathc == 0)
 		fprintf(stderr, "bench: no docs/examples/*.yaml: only the calculators are measured\n");
+
+	/* (a') the risk step alone, per example: what it adds to a report */
+	enum { RISK_REPS = 101 };
+	static double risk_ms[64][2];
+	static const char *risk_name[64];
+	size_t nrisk = 0;
+	for (size_t i = 0; i < g.gl_pathc && nrisk < 64; i++) {
+		tb_diags d;
+		tb_diags_init(&d);
+		tb_scenario *sc = tb_scenario_load_file(g.gl_pathv[i], NULL, 0, &d);
+		tb_diags_release(&d);
+		if (!sc)
+			continue;
+		tb_budget_compute(&sc->inputs, &S_out);
+		double t[RISK_REPS];
+		for (int k = 0; k < RISK_REPS; k++) {
+			double t0 = S_now_s();
+			tb_budget_compute_risk(&sc->inputs, &S_out);
+			t[k] = (S_now_s() - t0) * 1e3;
+		}
+		qsort(t, RISK_REPS, sizeof t[0], S_cmp_double);
+		risk_ms[nrisk][0] = t[RISK_REPS / 2];
+		risk_ms[nrisk][1] = t[0];
+		risk_name[nrisk] = strrchr(g.gl_pathv[i], '/') ? strrchr(g.gl_pathv[i], '/') + 1 : g.gl_pathv[i];
+		nrisk++;
+		printf("bench: risk step %s: median %.3f ms\n", g.gl_pathv[i], t[RISK_REPS / 2]);
+		tb_scenario_free(sc);
+	}
 	char tmpl[] = "/tmp/tb-bench-XXXXXX";
 	char *tmp = mkdtemp(tmpl);
 	if (!tmp) {
@@ -332,6 +361,15 @@ int main(int argc, char **argv)
 	        "| Time per prediction (mean) | %.3g µs | < 2 µs |\n"
 	        "| Size of one tb_perf_input / tb_perf_result | %zu / %zu bytes | |\n\n",
 	        pn, refused, pbest, pmean, 1e6 / pmean, sizeof(tb_perf_input), sizeof(tb_perf_result));
+
+	fprintf(o, "## The risk step\n\n"
+	        "`tb_budget_compute_risk` (%d simulated runs; kept out of `tb_budget_compute` so that "
+	        "sweeps stay at the rate above), per example, one core, %d calls each. It is part of "
+	        "every `estimate` and `report` below. Aim: a few milliseconds at most.\n\n"
+	        "| Example | Median | Fastest |\n|---|---:|---:|\n", TB_RISK_SAMPLES, RISK_REPS);
+	for (size_t k = 0; k < nrisk; k++)
+		fprintf(o, "| %s | %.3f ms | %.3f ms |\n", risk_name[k], risk_ms[k][0], risk_ms[k][1]);
+	fprintf(o, "\n");
 
 	fprintf(o, "## The program, per example\n\n"
 	        "Each command run as its own process (fork/exec; output to /dev/null or a temporary "

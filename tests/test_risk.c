@@ -129,10 +129,10 @@ Test(risk, seeding_is_splitmix64)
 }
 
 /* Poisson draws: the mean and the variance both equal the parameter, on
- * either side of the switch from inversion to PTRS at 10; P(0) = e^-mean. */
+ * either side of the switch from inversion to PTRS at 40; P(0) = e^-mean. */
 Test(risk, poisson_moments)
 {
-	static const double means[] = { 0.3, 3, 9.99, 10, 57.5, 1e4, 1e9 };
+	static const double means[] = { 0.3, 3, 9.99, 39.99, 40, 57.5, 1e4, 1e9 };
 	tb_rng r;
 	tb_rng_seed(&r, 42);
 	for (size_t m = 0; m < sizeof means / sizeof means[0]; m++) {

@@ -16,7 +16,7 @@
  *   T  = Wc + N R + (tau + delta) (U_1 + ... + U_N),  U_j ~ uniform(0, 1)
  *   cost = T n p / 3600,  p ~ the price band
  * so E[T | u] is exactly goodput.h's wall clock for that u.  Sums of more
- * than 16 uniforms are drawn from their normal limit (Irwin-Hall).
+ * than 4 uniforms are drawn from their normal limit (Irwin-Hall).
  *
  * Reproducible: a fixed seed and a generator written here (xoshiro256**,
  * seeded by splitmix64; Blackman and Vigna 2018); libm is used only for
@@ -136,7 +136,7 @@ typedef struct tb_rng {
 void tb_rng_seed(tb_rng *r, uint64_t seed);
 uint64_t tb_rng_next(tb_rng *r);
 double tb_rng_uniform(tb_rng *r);       /* in (0, 1), never 0 or 1 */
-/* Poisson(mean): inversion below 10, Hoermann's PTRS above (1993). */
+/* Poisson(mean): inversion below 40, Hoermann's PTRS above (1993). */
 double tb_rng_poisson(tb_rng *r, double mean);
 
 #endif
