@@ -8,6 +8,7 @@
 #include "trainbudget/goodput.h"
 
 #include "calc.h"
+#include "trainbudget/gpus.h"
 
 #include <float.h>
 #include <math.h>
@@ -80,6 +81,7 @@ void tb_goodput_compute(const tb_goodput_in *in, tb_goodput *g)
 	                  ? in->gpus_per_node : TB_GOODPUT_GPUS_PER_NODE;
 	/* Whole servers: one GPU of a node still rides on the node's
 	 * power, host and network, and writes at the node's bandwidth. */
+	g->gpus_per_node = per_node;
 	g->nodes = ceil(S_nonneg(in->gpus) / per_node);
 	g->restart_s = S_nonneg(in->restart_s);
 	g->compute_s = S_nonneg(in->compute_s);
@@ -147,7 +149,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b, double step_s)
 		d = tb_budget_add_deriv(b, "goodput.mtbf", "Mean time between failures of the job",
 		                        "M", "86400 / (r * k)", S_src_rate, g->mtbf_s, "s");
 		tb_deriv_add_var(d, "r", "failures per node per day", in->hardware.failures_per_node_day, "");
-		tb_deriv_add_var(d, "k", "nodes (8 GPUs each, rounded up)", g->nodes, "");
+		tb_deriv_add_var(d, "k", "nodes: GPUs over GPUs per node, rounded up", g->nodes, "");
 	}
 	d = tb_budget_add_deriv(b, "goodput.checkpoint_bytes", "Checkpoint size", "S",
 	                        "N * (w + m + o)", S_src_ckpt, g->checkpoint_bytes, "B");
@@ -219,6 +221,16 @@ static void S_warnings(const tb_inputs *in, tb_budget *b, double step_s)
 		               "between steps", in->training.checkpoint_interval_s, step_s);
 }
 
+/* The node the step-time model uses: the scenario's hardware.node.gpus,
+ * else the GPU table's node for the card (perf.h, gpus.h). */
+static int64_t S_gpus_per_node(const tb_inputs *in)
+{
+	if (in->hardware.node.gpus > 0)
+		return in->hardware.node.gpus;
+	int64_t g = tb_gpus_node(in->hardware.gpu.name)->gpus;
+	return g > 0 ? g : TB_GOODPUT_GPUS_PER_NODE;
+}
+
 void tb_goodput_step(const tb_inputs *in, tb_budget *b)
 {
 	tb_time *t = &b->time;
@@ -236,7 +248,7 @@ void tb_goodput_step(const tb_inputs *in, tb_budget *b)
 	const tb_bytes_per_param *bp = &b->memory.bytes_per_param;
 	tb_goodput_in gi = {
 		.gpus = (double)in->hardware.count,
-		.gpus_per_node = TB_GOODPUT_GPUS_PER_NODE,
+		.gpus_per_node = (double)S_gpus_per_node(in),
 		.failures_per_node_day = in->hardware.failures_per_node_day,
 		.checkpoint_bytes = tb_goodput_checkpoint_bytes(b->params.total, bp->weights,
 		                                                bp->master_weights, bp->optimizer),

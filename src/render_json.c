@@ -492,6 +492,7 @@ static void S_goodput(S_json *j, const tb_budget *b)
 	const tb_losses *l = &b->losses;
 	bool f = g->failures, w = b->time.known && g->progress;
 	S_obj(j, "goodput");
+	S_num(j, "gpus_per_node", g->gpus_per_node);
 	S_num(j, "nodes", g->nodes);
 	S_numk(j, "failure_rate_per_s", g->failure_rate_per_s, f);
 	S_numk(j, "mtbf_s", g->mtbf_s, f);

@@ -20,7 +20,7 @@ static void S_table_goodput(tb_report *r, tb_table *t)
 	tb_rtab_init(&tb, t, r, NULL, "lr", "Figure", "Value", NULL);
 	tb_rtab_str(&tb, "Failures per node per day");
 	tb_rtab_num(&tb, TB_RF_PLAIN, in->hardware.failures_per_node_day);
-	tb_rtab_str(&tb, "Nodes (8 GPUs each)");
+	tb_rtab_fmt(&tb, "Nodes (%.0f GPUs each)", g->gpus_per_node);
 	tb_rtab_num(&tb, TB_RF_GROUPED, g->nodes);
 	tb_rtab_str(&tb, "Mean time between failures of the job");
 	if (g->failures)

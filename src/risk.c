@@ -536,14 +536,17 @@ void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
 
 /* ---- the budget's confidence figures ---------------------------------- */
 
-/* The MFU band.  The scenario's [low, expected, high] is a three-point
- * estimate: a triangle.  Hook: when the step-time model (issue 11) has
- * predicted an MFU with a measured error band and the scenario gives no
- * MFU, that band goes here instead (a lognormal around the prediction
- * with the validation's spread, or a triangle on perf.mfu_band). */
-static tb_dist S_mfu_band(const tb_inputs *in)
+/* The MFU band: the range the time figures use (b->time.mfu), a
+ * three-point estimate, hence a triangle.  Hook for the step-time model
+ * (perf.h): when its wiring makes the expected MFU a prediction, time.mfu
+ * follows and so does this band; its ends are then the 10th and 90th
+ * percentiles of the model's measured error (TB_PERF_ERR_LOW/HIGH), not
+ * bounds, and the distribution to draw from is the one with those
+ * percentiles (a lognormal around the prediction when symmetric in log,
+ * tb_dist_lognormal) rather than a triangle ending at them. */
+static tb_dist S_mfu_band(const tb_budget *b)
 {
-	const double *u = in->hardware.mfu;
+	const double *u = b->time.mfu;
 	return tb_dist_triangular(u[0], u[1], u[2]);
 }
 
@@ -551,7 +554,7 @@ void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b)
 {
 	const tb_time *t = &b->time;
 	const tb_goodput *g = &b->goodput;
-	b->risk_mfu = S_mfu_band(in);
+	b->risk_mfu = S_mfu_band(b);
 	tb_risk_in ri;
 	memset(&ri, 0, sizeof ri);
 	ri.flops = t->known ? b->flops.total_model : 0;

@@ -72,6 +72,7 @@ typedef struct tb_goodput {
 	bool progress;                  /* lambda l < 1: the run finishes */
 	bool interval_from_user;
 	bool interval_is_step;          /* Young's optimum was under one step */
+	double gpus_per_node;           /* as used */
 	double nodes;                   /* ceil(n / gpus per node) */
 	double failure_rate_per_s;      /* lambda */
 	double mtbf_s;                  /* 1 / lambda; 0 when there are no failures */
