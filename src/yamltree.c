@@ -142,6 +142,27 @@ static size_t S_col_of(const tb_yaml_src *src, const yaml_mark_t *m)
 	return src->col_offset + m->column + 1;
 }
 
+/* libyaml's reader errors (a byte that is not UTF-8, a control character)
+ * carry a byte offset into the input and no mark: make the mark, counting
+ * columns in characters as libyaml does, so the error is reported where
+ * the byte is rather than at 1:1. */
+static yaml_mark_t S_mark_at(const char *text, size_t len, size_t off)
+{
+	yaml_mark_t m;
+	memset(&m, 0, sizeof m);
+	if (off > len)
+		off = len;
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			m.line++;
+			m.column = 0;
+		} else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+			m.column++;
+		}
+	}
+	return m;
+}
+
 /* Attaches a finished scalar or a freshly opened collection to the frame
  * on top of the stack.  Returns false when the node was not kept (and has
  * been freed). */
@@ -199,7 +220,31 @@ tb_yaml_node *tb_yaml_parse(tb_yaml_ctx *c, const tb_yaml_src *src, const char *
 	while (!done && !failed) {
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&parser, &ev)) {
-			if (!quiet_syntax) {
+			if (!quiet_syntax && parser.error == YAML_READER_ERROR) {
+				const char *problem = parser.problem ? parser.problem : "unreadable input";
+				size_t off = parser.problem_offset < len ? parser.problem_offset : len;
+				/* libyaml names the byte where the sequence broke (the '"'
+				 * after a Latin-1 'é'); the reader wants the byte that
+				 * started it */
+				if (strstr(problem, "trailing")) {
+					for (size_t k = 0; k < 3 && off > 0 &&
+					     ((unsigned char)text[off - 1] & 0xC0) == 0x80; k++)
+						off--;
+					if (off > 0 && (unsigned char)text[off - 1] >= 0xC0)
+						off--;
+				}
+				yaml_mark_t at = S_mark_at(text, len, off);
+				if (strstr(problem, "control"))
+					tb_yaml_err_at(c, src, S_line_of(src, &at), S_col_of(src, &at),
+					               "control character U+%04X; expected printable text "
+					               "(tabs and line breaks are fine)",
+					               (unsigned)parser.problem_value);
+				else
+					tb_yaml_err_at(c, src, S_line_of(src, &at), S_col_of(src, &at),
+					               "not UTF-8 (byte 0x%02X); expected UTF-8 text "
+					               "(a Latin-1 file can be converted with iconv)",
+					               off < len ? (unsigned char)text[off] : 0u);
+			} else if (!quiet_syntax) {
 				const yaml_mark_t *m = &parser.problem_mark;
 				if (parser.context && strstr(parser.context, "quoted scalar"))
 					/* libyaml reports the end of the file; the opening
@@ -247,6 +292,12 @@ tb_yaml_node *tb_yaml_parse(tb_yaml_ctx *c, const tb_yaml_src *src, const char *
 				failed = true;
 				break;
 			}
+			/* "\0" in a quoted string: the C string would end there,
+			 * silently cutting the value */
+			if (memchr(ev.data.scalar.value, '\0', ev.data.scalar.length))
+				tb_yaml_err_at(c, src, line, col,
+				               "a NUL character (\\0) in a string; expected text without "
+				               "control characters");
 			tb_yaml_node *n = tb_yaml_node_new(c, TB_YAML_SCALAR, src, line, col);
 			n->str = tb_xstrndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
 			n->quoted = ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
@@ -550,12 +601,15 @@ char *tb_yaml_string(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, si
 		tb_yaml_err(c, n, "%s is %zu bytes long; expected at most %zu", name, strlen(s), max_len);
 		return NULL;
 	}
-	for (const unsigned char *p = (const unsigned char *)s; one_line && *p; p++)
-		if (*p < 0x20 || *p == 0x7f) {
-			tb_yaml_err(c, n, "%s holds a control character (0x%02x); expected one line of text",
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		bool line_end = *p == '\t' || *p == '\n' || *p == '\r';
+		if ((*p < 0x20 || *p == 0x7f) && (one_line || !line_end)) {
+			tb_yaml_err(c, n, one_line ? "%s holds a control character (0x%02x); expected one line of text"
+			                           : "%s holds a control character (0x%02x); expected text (tabs and line breaks are fine)",
 			            name, *p);
 			return NULL;
 		}
+	}
 	return tb_xstrdup(s);
 }
 

@@ -3,6 +3,8 @@
  * typed getters' messages.  Expected positions are counted by hand from
  * the texts below; expected messages are the documented wording. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "yamltree.h"
@@ -149,4 +151,40 @@ Test(yamltree, child_maps_and_broken_sections)
 	cr_expect_str_eq(msg, "t.yaml:4:7: error: list is a list; expected a mapping of list keys");
 	free(msg);
 	S_done(root);
+}
+
+/* An escaped NUL would end the C string and silently cut the value. */
+Test(yamltree, escaped_nul_in_a_string_is_refused_where_it_is)
+{
+	tb_yaml_node *root = S_parse("a: 1\nt: \"ok\\0hidden\"\n");
+	char *first = S_first();
+	cr_expect_str_eq(first, "t.yaml:2:4: error: a NUL character (\\0) in a string; "
+	                        "expected text without control characters");
+	free(first);
+	S_done(root);
+}
+
+/* libyaml's reader errors carry a byte offset, not a mark: reported at
+ * 1:1 once.  Lines 1-7 are fine; the bad byte is on line 8, column 6
+ * (columns count characters: the 'é' before it is one). */
+Test(yamltree, bytes_that_are_not_utf8_are_reported_where_they_are)
+{
+	static const struct { const char *bad; const char *want; } cases[] = {
+		{ "\xe9\"", "t.yaml:8:6: error: not UTF-8 (byte 0xE9); expected UTF-8 text (a Latin-1 file can be converted with iconv)" },
+		{ "\xff", "t.yaml:8:6: error: not UTF-8 (byte 0xFF); expected UTF-8 text (a Latin-1 file can be converted with iconv)" },
+		{ "\xe2\x82\"", "t.yaml:8:6: error: not UTF-8 (byte 0xE2); expected UTF-8 text (a Latin-1 file can be converted with iconv)" },
+		{ "\x1b[2J", "t.yaml:8:6: error: control character U+001B; expected printable text (tabs and line breaks are fine)" },
+		{ "\xc2\x9b" "2J", "t.yaml:8:6: error: control character U+009B; expected printable text (tabs and line breaks are fine)" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[128];
+		snprintf(text, sizeof text, "a: 1\nb: 2\nc: 3\nd: 4\ne: 5\nf: 6\ng: 7\nh: \"\xc3\xa9%s\"\n",
+		         cases[i].bad);
+		tb_yaml_node *root = S_parse(text);
+		cr_expect_null(root);
+		char *first = S_first();
+		cr_expect_str_eq(first, cases[i].want, "case %zu", i);
+		free(first);
+		S_done(root);
+	}
 }
