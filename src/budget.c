@@ -13,16 +13,17 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out)
 {
 	/* The derivation and warning arrays are most of the struct (about
 	 * 27 KB) and are only read up to their counts, so zeroing them would
-	 * cost more than the calculators themselves.  The steps from timecost
+	 * cost more than the calculators themselves.  The steps from perf
 	 * on clear their own parts (tb_time, the fixed part of tb_chinchilla)
 	 * and write every plan and lever row whole, so only params, flops and
 	 * memory are cleared here. */
-	memset(out, 0, offsetof(tb_budget, time));
+	memset(out, 0, offsetof(tb_budget, perf));
 	out->n_derivs = 0;
 	out->n_warnings = 0;
 	tb_params_compute(in, out);
 	tb_flops_compute(in, out);
 	tb_memory_compute(in, out);
+	tb_perf_budget_compute(in, out);
 	tb_timecost_compute(in, out);
 	tb_goodput_step(in, out);
 	tb_scaling_compute(in, out);

@@ -2,7 +2,8 @@
  *
  * budget.c calls them in this order; each reads the inputs and what the
  * earlier steps left in the budget, and writes its own part:
- *   params -> flops -> memory -> timecost (time, cost, plan, levers, measured)
+ *   params -> flops -> memory -> perf (step time) -> timecost (time, cost,
+ *   plan, levers, measured)
  *   -> goodput (failures, checkpoints, the figures with losses, the verdicts)
  *   -> scaling (Chinchilla, plans).
  * Pure: no I/O, no allocation.  The steps record their derivations and
@@ -55,8 +56,17 @@ double tb_calc_keys_local(const tb_arch *a, double T, bool causal);
 void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
 void tb_flops_compute(const tb_inputs *in, tb_budget *b);    /* flops.c */
 void tb_memory_compute(const tb_inputs *in, tb_budget *b);   /* memory.c */
+void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b); /* perf_budget.c */
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
 void tb_goodput_step(const tb_inputs *in, tb_budget *b);     /* goodput.c */
+
+/* The step-time model at another GPU count (perf_budget.c): whether the
+ * scenario's layout runs on `gpus` (whole tensor x pipeline x context
+ * groups, a data-parallel size dividing the global batch's micro-batches),
+ * and its prediction there; false when it does not or b has none. */
+bool tb_perf_budget_count_ok(const tb_inputs *in, int64_t gpus);
+bool tb_perf_budget_at(const tb_inputs *in, const tb_budget *b, int64_t gpus,
+                       tb_perf_result *out);
 void tb_scaling_compute(const tb_inputs *in, tb_budget *b);  /* scaling.c */
 
 /* Scaling-law pieces (scaling.c), exposed for tests and sweeps.

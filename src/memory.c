@@ -301,8 +301,13 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	int64_t t = S_pos(par->tensor), p = S_pos(par->pipeline);
 	int64_t e = S_pos(par->expert), d = S_pos(par->data);
 	int zero = par->zero < 0 ? 0 : par->zero > 3 ? 3 : par->zero;
-	double dd = (double)d;
-	double de = S_max(1, (double)d / (double)e);
+	/* Context parallelism splits every sequence over cp GPUs: each holds
+	 * 1/cp of the activations, and ZeRO shards over data x context (the
+	 * ranks that hold the same weights; Megatron-LM's distributed
+	 * optimizer does so). */
+	double cp = (double)S_pos(par->context);
+	double dd = (double)d * cp;
+	double de = S_max(1, (double)d * cp / (double)e);
 
 	tb_arch ar;
 	if (m->has_shape)
@@ -396,14 +401,16 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 			                             mine ? mem->act_items : NULL,
 			                             mine ? &mem->n_act_items : NULL);
 		}
+		for (int i = 0; i < 3; i++)
+			act_mode_b1[i] /= cp;
 		c.act_layer_b1 = act_mode_b1[ck];
 		if (ck == TB_CKPT_FULL)
 			c.ws_b1 = act_mode_b1[TB_CKPT_NONE];
-		c.emb_b1 = 2 * s * h;
+		c.emb_b1 = 2 * s * h / cp;
 		/* fp32 logits for the cross-entropy, vocabulary-parallel over t */
-		c.logits_b1 = 4 * s * V / (double)t;
+		c.logits_b1 = 4 * s * V / (double)t / cp;
 		for (int i = 0; i < mem->n_act_items; i++)
-			mem->act_items[i].bytes *= (double)mb;
+			mem->act_items[i].bytes *= (double)mb / cp;
 		mem->activations_per_layer_bytes = c.act_layer_b1 * (double)mb;
 		S_stage_act(&c, mb, &act_first, &act_last);
 	} else {

@@ -514,7 +514,7 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 	int64_t g_dp = S_per_node(&x, x.ti, n_dp);
 	int64_t g_edp = S_per_node(&x, x.ti * x.ci * x.ei, n_edp);
 	double fwd_mb = nb * L.fwd, bwd_mb = nb * (L.bwd + L.recompute);
-	double dp = 0, dp_one = 0;
+	double dp = 0, dp_one = 0, dp_total = 0;
 	if (n_dp > 1) {
 		double gb = in->grad_bytes, pb = in->param_bytes;
 		double ar = S_coll(&x, TB_COLL_ALL_REDUCE, dense * gb, n_dp, g_dp) +
@@ -527,17 +527,17 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 		out->dp_bytes = (dense + expert) * gb;
 		switch (in->zero) {
 		case 0:
-			dp_one = ar;
+			dp_one = dp_total = ar;
 			dp = ov ? S_max0(ar - bwd_mb) : ar;
 			break;
 		case 1:
-			dp_one = rs + ag;
+			dp_one = dp_total = rs + ag;
 			dp = ov ? S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb) : rs + ag;
 			break;
 		case 2:
 			dp_one = rs + ag;
-			dp = ov ? dm * S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb)
-			        : dm * rs + ag;
+			dp_total = dm * rs + ag;
+			dp = ov ? dm * S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb) : dp_total;
 			break;
 		default: {
 			/* ZeRO-3: gather for the forward, again for the backward,
@@ -545,6 +545,7 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 			 * first layer's gather cannot hide */
 			double first = nb > 0 ? ag / nb : ag;
 			dp_one = 2 * ag + rs;
+			dp_total = dm * dp_one;
 			out->dp_bytes = (dense + expert) * (2 * pb + gb);
 			double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag + rs - bwd_mb)
 			                : 2 * ag + rs;
@@ -554,6 +555,9 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 		}
 	}
 	out->dp_s = dp_one;
+	out->dp_total_s = dp_total;
+	out->stage_extra_s = extra_compute;
+	out->stage_extra_tp_s = extra_tp;
 	br[TB_PERF_DP_COMM] = dp;
 
 	/* optimizer: every parameter this GPU updates, at HBM speed */

@@ -280,6 +280,12 @@ static void S_inputs(S_json *j, const tb_inputs *in)
 	S_obj_end(j);
 	S_num(j, "count", (double)h->count);
 	S_nums3(j, "mfu", h->mfu, true);
+	S_str(j, "mfu_source", h->mfu_predicted ? "predicted" : "assumed");
+	S_obj(j, "node");
+	S_numk(j, "gpus", (double)h->node.gpus, h->node.gpus > 0);
+	S_numk(j, "nvlink_bytes_per_s", h->node.nvlink_bytes_per_s, h->node.nvlink_bytes_per_s > 0);
+	S_numk(j, "network_bytes_per_s", h->node.network_bytes_per_s, h->node.network_bytes_per_s > 0);
+	S_obj_end(j);
 	S_num(j, "price_per_gpu_hour", h->price_per_gpu_hour);
 	S_str(j, "currency", h->currency);
 	S_num(j, "pue", h->pue);
@@ -293,6 +299,8 @@ static void S_inputs(S_json *j, const tb_inputs *in)
 	S_obj(j, "parallelism");
 	S_num(j, "tensor", (double)p->tensor);
 	S_num(j, "pipeline", (double)p->pipeline);
+	S_num(j, "virtual_pipeline", (double)(p->virtual_pipeline > 1 ? p->virtual_pipeline : 1));
+	S_num(j, "context", (double)(p->context > 1 ? p->context : 1));
 	S_num(j, "expert", (double)p->expert);
 	S_num(j, "data", (double)p->data);
 	S_bool(j, "sequence_parallel", p->sequence_parallel);
@@ -561,6 +569,56 @@ static void S_risk(S_json *j, const tb_budget *b)
 	S_numk(j, "budget_p90", r->budget_p90, k);
 	S_cdf(j, "days_percentiles", r->days_cdf, k);
 	S_cdf(j, "cost_percentiles", r->cost_cdf, k);
+/* The step-time model: null with a reason when it has no prediction. */
+static void S_perf(S_json *j, const tb_perf_budget *pb)
+{
+	if (!pb->known) {
+		S_null(j, "perf");
+		S_str(j, "perf_why", pb->why ? pb->why : "");
+		return;
+	}
+	const tb_perf_result *r = &pb->r;
+	S_obj(j, "perf");
+	S_num(j, "step_s", r->step_s);
+	S_num(j, "tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
+	S_num(j, "mfu", r->mfu);
+	S_num(j, "hfu", r->hfu);
+	S_num(j, "tflops_per_gpu", r->tflops_per_gpu);
+	S_arr_inline(j, "mfu_band");
+	S_num(j, NULL, pb->mfu_band[0]);
+	S_num(j, NULL, pb->mfu_band[1]);
+	S_arr_end(j);
+	S_str(j, "source", pb->source_predicted ? "predicted" : "assumed");
+	S_bool(j, "assumption_above_prediction", pb->assumption_above);
+	S_obj(j, "breakdown_s");
+	for (int i = 0; i < TB_PERF_TERMS; i++)
+		S_num(j, tb_perf_term_name(i), r->breakdown_s[i]);
+	S_obj_end(j);
+	S_num(j, "microbatches", (double)r->microbatches);
+	S_num(j, "bubble_fraction", r->bubble_fraction);
+	S_obj(j, "stage_layers");
+	S_num(j, "first", (double)r->stage_layers[0]);
+	S_num(j, "middle", (double)r->stage_layers[1]);
+	S_num(j, "last", (double)r->stage_layers[2]);
+	S_obj_end(j);
+	static const char *const stages[3] = { "first", "middle", "last" };
+	S_str(j, "busiest_stage", stages[r->busiest_stage >= 0 && r->busiest_stage < 3 ? r->busiest_stage : 0]);
+	S_obj(j, "node");
+	S_num(j, "gpus", (double)pb->in.hw.gpus_per_node);
+	S_num(j, "nvlink_bytes_per_s", pb->in.hw.nvlink_bytes_per_s);
+	S_num(j, "network_bytes_per_s", pb->in.hw.network_bytes_per_s);
+	S_obj_end(j);
+	S_arr(j, "variants");
+	for (int i = 0; i < pb->n_variants && i < TB_PERF_VARIANTS; i++) {
+		const tb_perf_variant *v = &pb->variants[i];
+		S_obj(j, NULL);
+		S_str(j, "label", v->label ? v->label : "");
+		S_num(j, "gpus", (double)v->gpus);
+		S_num(j, "step_s", v->step_s);
+		S_num(j, "mfu", v->mfu);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
 	S_obj_end(j);
 }
 
@@ -708,6 +766,7 @@ char *tb_render_json(const tb_scenario *sc, const tb_budget *b)
 	S_parameters(&j, &b->params);
 	S_flops(&j, &b->flops);
 	S_memory(&j, &b->memory);
+	S_perf(&j, &b->perf);
 	S_time(&j, &b->time);
 	S_goodput(&j, b);
 	S_risk(&j, b);

@@ -1,8 +1,9 @@
 /* scenario_hardware.c: the hardware section: the GPU (a name from the
- * table, or an inline mapping with its own peaks), the count, the MFU
- * assumption, price, currency, PUE, the per-GPU memory overhead, and the
- * failure rate, checkpoint bandwidth and restart time; and the checks of
- * the GPU against the training precision. */
+ * table, or an inline mapping with its own peaks), the count, the node
+ * (GPUs per node and link rates, for the step-time model), the MFU
+ * (predicted unless given), price, currency, PUE, the per-GPU memory
+ * overhead, and the failure rate, checkpoint bandwidth and restart time;
+ * and the checks of the GPU against the training precision. */
 #include "scenario_sections.h"
 
 #include <ctype.h>
@@ -15,14 +16,16 @@
 
 static const char *const S_keys[] = {
 	"gpu", "count", "mfu", "price_per_gpu_hour", "currency", "pue", "overhead",
-	"failures_per_node_day", "checkpoint_bandwidth", "restart_time",
+	"failures_per_node_day", "checkpoint_bandwidth", "restart_time", "node",
 };
 static const char *const S_gpu_keys[] = {
 	"name", "label", "memory", "bf16", "fp16", "fp8", "tf32", "fp32",
 	"bandwidth", "tdp",
 };
+static const char *const S_node_keys[] = { "gpus", "nvlink", "network" };
 static const tb_scenario_subsection S_subs[] = {
 	{ "gpu", S_gpu_keys, TB_N(S_gpu_keys), "a GPU field such as memory or bf16" },
+	{ "node", S_node_keys, TB_N(S_node_keys), "a node field: gpus, nvlink or network" },
 };
 
 static void S_lower(char *dst, size_t cap, const char *src)
@@ -154,14 +157,44 @@ static void S_load_gpu(tb_yaml_ctx *c, const tb_yaml_node *root, const tb_yaml_n
 	*ok = false;
 }
 
-static void S_load_mfu(tb_yaml_ctx *c, const tb_yaml_node *n, double mfu[3], bool *ok)
+/* The node's figures; each 0 (absent) takes the GPU table's. */
+static void S_load_node(tb_yaml_ctx *c, const tb_yaml_node *hw, tb_node *node, bool *ok)
+{
+	memset(node, 0, sizeof *node);
+	const tb_yaml_node *nd = tb_yaml_get_map(c, hw, "node");
+	if (!nd) {
+		if (tb_yaml_map_broken(hw, "node"))
+			*ok = false;
+		return;
+	}
+	const tb_yaml_node *n;
+	if ((n = tb_yaml_get(nd, "gpus")) &&
+	    !tb_yaml_int(c, n, "hardware.node.gpus", 1, 1000000, &node->gpus))
+		*ok = false;
+	if ((n = tb_yaml_get(nd, "nvlink")) &&
+	    !tb_yaml_quant(c, n, "hardware.node.nvlink", TB_YAML_Q_RATE,
+	                   "bytes per second per GPU, one direction, such as 450GB/s", false, 1e15,
+	                   &node->nvlink_bytes_per_s))
+		*ok = false;
+	if ((n = tb_yaml_get(nd, "network")) &&
+	    !tb_yaml_quant(c, n, "hardware.node.network", TB_YAML_Q_RATE,
+	                   "a rate per GPU, one direction, such as 400Gbit/s or 50GB/s", false, 1e15,
+	                   &node->network_bytes_per_s))
+		*ok = false;
+}
+
+/* Absent or `predicted`: the step-time model's MFU, with the default range
+ * kept for a run it cannot predict. */
+static void S_load_mfu(tb_yaml_ctx *c, const tb_yaml_node *n, double mfu[3], bool *predicted,
+                       bool *ok)
 {
 	mfu[0] = 0.25;
 	mfu[1] = 0.35;
 	mfu[2] = 0.45;
-	if (!n)
+	*predicted = !n || (n->kind == TB_YAML_SCALAR && n->str && strcmp(n->str, "predicted") == 0);
+	if (*predicted)
 		return;
-	const char *expected = "a fraction in (0, 1] such as 0.35 or 35%";
+	const char *expected = "`predicted` or a fraction in (0, 1] such as 0.35 or 35%";
 	double v[3] = { 0, 0, 0 };
 	size_t count = 0;
 	if (n->kind == TB_YAML_SEQ) {
@@ -231,8 +264,12 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			tb_yaml_err(c, hw ? hwkey : root, "missing key 'hardware.count'; expected the number of GPUs such as 64");
 		ok = false;
 	}
-	S_load_mfu(c, hw ? tb_yaml_get(hw, "mfu") : NULL, h->mfu, &ok);
+	S_load_mfu(c, hw ? tb_yaml_get(hw, "mfu") : NULL, h->mfu, &h->mfu_predicted, &ok);
 	sc->mfu_assumed = !hw || !tb_yaml_get(hw, "mfu");
+	if (hw)
+		S_load_node(c, hw, &h->node, &ok);
+	else
+		memset(&h->node, 0, sizeof h->node);
 	sc->gpu_assumed = !hw || !tb_yaml_get(hw, "gpu");
 	sc->price_assumed = !hw || !tb_yaml_get(hw, "price_per_gpu_hour");
 	h->price_per_gpu_hour = 2.00;

@@ -33,12 +33,13 @@ static double S_ceil(double x)
 	return ceil(x);
 }
 
-/* GPUs come in whole model replicas: tensor x pipeline cards each. */
+/* GPUs come in whole model replicas: tensor x pipeline x context cards. */
 static int64_t S_group(const tb_inputs *in)
 {
 	int64_t t = in->parallelism.tensor > 0 ? in->parallelism.tensor : 1;
 	int64_t p = in->parallelism.pipeline > 0 ? in->parallelism.pipeline : 1;
-	return t * p;
+	int64_t c = in->parallelism.context > 0 ? in->parallelism.context : 1;
+	return t * p * c;
 }
 
 /* Micro-batches in one global batch: the most data-parallel replicas a
@@ -291,13 +292,32 @@ static void S_scan(const tb_inputs *in, tb_budget *b)
 		last = g;
 		tb_gpu_scan_row *r = &t->gpu_scan[t->n_gpu_scan++];
 		r->gpus = g;
-		/* Time scales as 1/GPUs; GPU-hours, hence cost, do not change. */
+		/* Through the step-time model: time scales as its step time, and
+		 * the cost as GPUs x time.  Without a prediction, perfect scaling:
+		 * time as 1/GPUs, GPU-hours and cost unchanged. */
 		double scale = (double)in->hardware.count / (double)g;
+		tb_perf_result pr;
+		if (b->perf.known && tb_perf_budget_at(in, b, g, &pr))
+			scale = pr.step_s / b->perf.r.step_s;
+		double cscale = scale * (double)g / (double)in->hardware.count;
 		for (int k = 0; k < 3; k++) {
 			r->seconds[k] = t->seconds[k] * scale;
-			r->cost[k] = t->cost[k];
+			r->cost[k] = t->cost[k] * cscale;
 		}
 	}
+}
+
+/* The step time of the variant `label` over the scenario's; 0 when the
+ * model has no such variant. */
+static double S_variant_ratio(const tb_budget *b, const char *label)
+{
+	const tb_perf_budget *pb = &b->perf;
+	if (!pb->known || !tb_calc_pos(pb->r.step_s))
+		return 0;
+	for (int i = 0; i < pb->n_variants; i++)
+		if (strcmp(pb->variants[i].label, label) == 0)
+			return tb_calc_div(pb->variants[i].step_s, pb->r.step_s);
+	return 0;
 }
 
 static void S_levers(const tb_inputs *in, tb_budget *b)
@@ -316,21 +336,27 @@ static void S_levers(const tb_inputs *in, tb_budget *b)
 		S_lever(b, "params -25% (first order)", 0.75, 0.75);
 		S_lever(b, "params -50% (first order)", 0.5, 0.5);
 	}
-	/* Perfect scaling assumed: the same MFU on twice the cards halves the
-	 * time and leaves the GPU-hours, hence the cost, unchanged. */
+	/* Through the step-time model where it predicts: the time scales as
+	 * the step time of the changed layout (b->perf's variants), the cost
+	 * as GPUs x time.  Without it, perfect scaling: the same MFU on twice
+	 * the cards halves the time and leaves the cost unchanged. */
+	double x2 = S_variant_ratio(b, "GPUs x2"), h2 = S_variant_ratio(b, "GPUs /2");
 	if (S_valid_count(in, 2 * in->hardware.count))
-		S_lever(b, "GPUs x2", 0.5, 1);
+		S_lever(b, "GPUs x2", x2 > 0 ? x2 : 0.5, x2 > 0 ? 2 * x2 : 1);
 	if (in->hardware.count % 2 == 0 && S_valid_count(in, in->hardware.count / 2))
-		S_lever(b, "GPUs /2", 2, 1);
+		S_lever(b, "GPUs /2", h2 > 0 ? h2 : 2, h2 > 0 ? h2 / 2 : 1);
 	if (u < 1) {
 		double r = u / fmin(1.0, u + 0.10);
 		S_lever(b, "MFU +0.10", r, r);
 	}
 	double fp8 = in->hardware.gpu.peak_flops[TB_DTYPE_FP8];
 	if (t->dtype != TB_DTYPE_FP8 && tb_calc_pos(fp8) && fp8 > peak) {
-		/* Same MFU against the fp8 peak: optimistic, since not every
-		 * matmul (attention core, logits) runs in fp8. */
-		double r = peak / fp8;
+		/* Through the model: fp8 operands at the card's fp8 matmul
+		 * ceiling, attention still in 16-bit.  Without it, the same MFU
+		 * against the fp8 peak (optimistic: not every matmul runs in fp8). */
+		double r = S_variant_ratio(b, "precision fp8");
+		if (!(r > 0))
+			r = peak / fp8;
 		S_lever(b, "precision fp8", r, r);
 	}
 }
@@ -407,8 +433,16 @@ void tb_timecost_compute(const tb_inputs *in, tb_budget *b)
 	b->n_levers = 0;
 	memcpy(t->currency, in->hardware.currency, sizeof t->currency);
 	t->currency[sizeof t->currency - 1] = '\0';
-	for (int i = 0; i < 3; i++)
-		t->mfu[i] = in->hardware.mfu[i];
+	/* The step-time model's MFU and measured band, unless the scenario
+	 * gives its own (perf_budget.c warns when that is above it). */
+	if (in->hardware.mfu_predicted && b->perf.known) {
+		t->mfu[0] = b->perf.mfu_band[0];
+		t->mfu[1] = b->perf.r.mfu;
+		t->mfu[2] = b->perf.mfu_band[1];
+	} else {
+		for (int i = 0; i < 3; i++)
+			t->mfu[i] = in->hardware.mfu[i];
+	}
 
 	double step_tokens = (double)in->training.seq_len * (double)in->training.global_batch;
 	if (step_tokens > 0 && in->training.tokens < step_tokens)

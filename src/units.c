@@ -38,6 +38,22 @@ static const S_unit S_byte_units[] = {
 	{ "PiB", 0, 1125899906842624.0 },
 };
 
+/* Link rates: bytes per second as the byte units, and bits per second as
+ * networks are sold (400Gbit/s = 50 GB/s).  "/s" is optional and dropped
+ * before the look-up; a lower-case b is a bit, as in Gb/s and Gbps. */
+static const S_unit S_rate_units[] = {
+	{ "B", 0, 0 }, { "kB", 3, 0 }, { "KB", 3, 0 }, { "MB", 6, 0 },
+	{ "GB", 9, 0 }, { "TB", 12, 0 }, { "PB", 15, 0 },
+	{ "KiB", 0, 1024.0 }, { "MiB", 0, 1048576.0 },
+	{ "GiB", 0, 1073741824.0 }, { "TiB", 0, 1099511627776.0 },
+	{ "bit", 0, 0.125 }, { "kbit", 3, 0.125 }, { "Kbit", 3, 0.125 },
+	{ "Mbit", 6, 0.125 }, { "Gbit", 9, 0.125 }, { "Tbit", 12, 0.125 },
+	{ "kb", 3, 0.125 }, { "Kb", 3, 0.125 }, { "Mb", 6, 0.125 },
+	{ "Gb", 9, 0.125 }, { "Tb", 12, 0.125 },
+	{ "bps", 0, 0.125 }, { "kbps", 3, 0.125 }, { "Kbps", 3, 0.125 },
+	{ "Mbps", 6, 0.125 }, { "Gbps", 9, 0.125 }, { "Tbps", 12, 0.125 },
+};
+
 static const S_unit S_duration_units[] = {
 	{ "ms", -3, 0 }, { "msec", -3, 0 },
 	{ "s", 0, 1 }, { "sec", 0, 1 }, { "secs", 0, 1 }, { "second", 0, 1 },
@@ -189,6 +205,23 @@ tb_units_status tb_units_parse_count(const char *s, double *out)
 tb_units_status tb_units_parse_bytes(const char *s, double *out_bytes)
 {
 	return S_parse(s, S_byte_units, sizeof S_byte_units / sizeof *S_byte_units, false, out_bytes);
+}
+
+tb_units_status tb_units_parse_rate(const char *s, double *out_bytes_per_s)
+{
+	if (!s)
+		return TB_UNITS_EMPTY;
+	char buf[S_MAX_NUMERAL + 64];
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n >= 2 && n < sizeof buf && s[n - 2] == '/' && s[n - 1] == 's') {
+		memcpy(buf, s, n - 2);
+		buf[n - 2] = '\0';
+		s = buf;
+	}
+	return S_parse(s, S_rate_units, sizeof S_rate_units / sizeof *S_rate_units, false,
+	               out_bytes_per_s);
 }
 
 tb_units_status tb_units_parse_duration(const char *s, double *out_s)

@@ -497,6 +497,7 @@ bool tb_yaml_quant(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, tb_y
 	case TB_YAML_Q_BYTES: st = tb_units_parse_bytes(s, &v); break;
 	case TB_YAML_Q_DURATION: st = tb_units_parse_duration(s, &v); break;
 	case TB_YAML_Q_FRACTION: st = tb_units_parse_fraction(s, &v); break;
+	case TB_YAML_Q_RATE: st = tb_units_parse_rate(s, &v); break;
 	default: st = tb_units_parse_number(s, &v); break;
 	}
 	if (st == TB_UNITS_ZERO && allow_zero) {

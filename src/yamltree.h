@@ -144,6 +144,7 @@ typedef enum {
 	TB_YAML_Q_DURATION,     /* tb_units_parse_duration: 30 days */
 	TB_YAML_Q_FRACTION,     /* tb_units_parse_fraction: 0.35, 35% */
 	TB_YAML_Q_NUMBER,       /* tb_units_parse_number */
+	TB_YAML_Q_RATE,         /* tb_units_parse_rate: 450GB/s, 400Gbit/s */
 } tb_yaml_qkind;
 
 /* A quantity with its unit.  `max` bounds it (0 = no bound beyond

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include "trainbudget/goodput.h"
 #include "trainbudget/inputs.h"
+#include "trainbudget/perf.h"
 #include "trainbudget/risk.h"
 
 /* ---- derivations ------------------------------------------------------ */
@@ -156,6 +157,36 @@ typedef struct tb_memory {
 	double max_params_at_zero;          /* the same at the scenario's ZeRO stage */
 } tb_memory;
 
+/* ---- step time (perf.h) ---------------------------------------------- */
+
+#define TB_PERF_VARIANTS 4
+
+/* The step of this layout and of the levers that change it, for the
+ * breakdown chart: the model's own view of a lever. */
+typedef struct tb_perf_variant {
+	const char *label;              /* static: "this layout", "GPUs x2", ... */
+	int64_t gpus;
+	double step_s, mfu;
+	double breakdown_s[TB_PERF_TERMS];
+} tb_perf_variant;
+
+typedef struct tb_perf_budget {
+	/* false: no prediction (a count-only model, a layout the model
+	 * refuses); `why` says why (static) and JSON `perf` is null */
+	bool known;
+	const char *why;
+	/* true: the time uses the predicted MFU ("predicted"); false: the
+	 * scenario's own hardware.mfu ("assumed") */
+	bool source_predicted;
+	/* the scenario's expected MFU is above the prediction */
+	bool assumption_above;
+	tb_perf_input in;               /* what was predicted */
+	tb_perf_result r;
+	double mfu_band[2];             /* u (1 + TB_PERF_ERR_LOW), u (1 + TB_PERF_ERR_HIGH) */
+	int n_variants;
+	tb_perf_variant variants[TB_PERF_VARIANTS]; /* [0]: this layout */
+} tb_perf_budget;
+
 /* ---- time, cost, energy ---------------------------------------------- */
 
 #define TB_GPU_SCAN_MAX 12
@@ -286,6 +317,7 @@ typedef struct tb_budget {
 	tb_params params;
 	tb_flops flops;
 	tb_memory memory;
+	tb_perf_budget perf;
 	tb_time time;
 	tb_chinchilla chinchilla;
 	tb_goodput goodput;             /* at the expected MFU */

@@ -129,6 +129,10 @@ typedef struct tb_hardware {
 	tb_gpu gpu;
 	int64_t count;
 	double mfu[3];          /* low <= expected <= high, each in (0, 1] */
+	/* hardware.mfu absent or `predicted`: the time uses the step-time
+	 * model's MFU and band (perf.h); mfu[] is the default range, kept for
+	 * a run the model cannot predict. */
+	bool mfu_predicted;
 	double price_per_gpu_hour;
 	char currency[8];
 	double pue;             /* >= 1; 1 when not given */

@@ -149,6 +149,9 @@ typedef struct tb_perf_result {
 	double cp_bytes, ep_bytes;
 	double pp_bytes, pp_s;        /* one send */
 	double dp_bytes, dp_s;        /* one step's reduction (ZeRO-3: one micro-batch's) */
+	double dp_total_s;            /* every data-parallel collective of the step, before overlap */
+	double stage_extra_s;         /* embedding and/or logits on the busiest stage, one micro-batch */
+	double stage_extra_tp_s;      /* their tensor-parallel collectives */
 	double stage_microbatch_s;    /* one micro-batch through the busiest stage */
 	double optimizer_params;      /* parameters each GPU updates */
 } tb_perf_result;

@@ -4,6 +4,7 @@
  *   bytes      80GB (1e9)  80GiB (2^30)  512MB  1.5TiB  -- kept distinct
  *   durations  30d  30 days  720h  1.8 s  350 ms  90min  2w
  *   fractions  0.35  35%
+ *   rates      450GB/s  450GB  400Gbit/s  400Gb/s  400Gbps  (bytes per second)
  *
  * A value out goes through a pointer only on TB_UNITS_OK (curl's
  * tool_paramhlp).  Every result is finite; NaN/inf text is rejected. */
@@ -24,6 +25,7 @@ typedef enum {
 tb_units_status tb_units_parse_count(const char *s, double *out);
 tb_units_status tb_units_parse_bytes(const char *s, double *out_bytes);
 tb_units_status tb_units_parse_duration(const char *s, double *out_s);
+tb_units_status tb_units_parse_rate(const char *s, double *out_bytes_per_s);
 tb_units_status tb_units_parse_fraction(const char *s, double *out);
 /* A plain number, no unit (prices, multiples).  Must be finite and >= 0. */
 tb_units_status tb_units_parse_number(const char *s, double *out);

@@ -1,0 +1,274 @@
+/* perf_budget.c: the step-time model (perf.c) inside a budget.
+ *
+ * Predicts the scenario's step, decides which MFU the time uses (the
+ * prediction unless hardware.mfu gives one), records the derivations and
+ * the warnings, and predicts the layouts the levers change (GPUs x2,
+ * GPUs /2, precision fp8), which timecost.c prices through the model.
+ * Pure: no I/O, no allocation. */
+#include "calc.h"
+
+#include <string.h>
+
+static const char S_src[] =
+	"trainbudget step-time model (src/perf.c, docs/formulas.md), constants fitted on "
+	"published runs (docs/validation.md)";
+
+static const char S_why_count_only[] =
+	"the model has only a parameter count: the step-time model needs its shape "
+	"(layers, hidden size, heads, MLP width)";
+
+/* GPUs per model replica: tensor x pipeline x context. */
+static int64_t S_group(const tb_inputs *in)
+{
+	int64_t t = in->parallelism.tensor > 0 ? in->parallelism.tensor : 1;
+	int64_t p = in->parallelism.pipeline > 0 ? in->parallelism.pipeline : 1;
+	int64_t c = in->parallelism.context > 0 ? in->parallelism.context : 1;
+	return t * p * c;
+}
+
+bool tb_perf_budget_count_ok(const tb_inputs *in, int64_t gpus)
+{
+	int64_t g = S_group(in);
+	int64_t mb = in->training.micro_batch > 0 ? in->training.micro_batch : 1;
+	int64_t n = in->training.global_batch / mb;
+	if (n < 1)
+		n = 1;
+	return gpus >= g && gpus % g == 0 && n % (gpus / g) == 0;
+}
+
+bool tb_perf_budget_at(const tb_inputs *in, const tb_budget *b, int64_t gpus,
+                       tb_perf_result *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!b->perf.known || !tb_perf_budget_count_ok(in, gpus))
+		return false;
+	tb_perf_input pi = b->perf.in;
+	int64_t g = S_group(in);
+	pi.data = gpus / g;
+	tb_perf_predict(&pi, NULL, out);
+	return out->ok;
+}
+
+static void S_variant(tb_perf_budget *pb, const char *label, const tb_perf_result *r)
+{
+	if (pb->n_variants >= TB_PERF_VARIANTS || !r->ok)
+		return;
+	tb_perf_variant *v = &pb->variants[pb->n_variants++];
+	v->label = label;
+	v->gpus = r->gpus;
+	v->step_s = r->step_s;
+	v->mfu = r->mfu;
+	memcpy(v->breakdown_s, r->breakdown_s, sizeof v->breakdown_s);
+}
+
+static void S_variants(const tb_inputs *in, tb_budget *b)
+{
+	tb_perf_budget *pb = &b->perf;
+	tb_perf_result r;
+	S_variant(pb, "this layout", &pb->r);
+	int64_t n = in->hardware.count;
+	if (tb_perf_budget_at(in, b, 2 * n, &r))
+		S_variant(pb, "GPUs x2", &r);
+	if (n % 2 == 0 && tb_perf_budget_at(in, b, n / 2, &r))
+		S_variant(pb, "GPUs /2", &r);
+	/* fp8 where the card has a faster fp8 peak: the same layout with fp8
+	 * operands (timecost.c offers the lever on the same condition) */
+	const tb_gpu *g = &in->hardware.gpu;
+	tb_dtype dt = tb_precision_compute_dtype(in->training.precision);
+	if (dt != TB_DTYPE_FP8 && g->peak_flops[TB_DTYPE_FP8] > g->peak_flops[dt] &&
+	    g->peak_flops[dt] > 0) {
+		tb_inputs x = *in;
+		x.training.precision = TB_PREC_FP8_MIXED;
+		tb_perf_input pi;
+		tb_perf_input_from(&x, &pi);
+		pi.overlap_dp = pb->in.overlap_dp;
+		pi.overlap_tp = pb->in.overlap_tp;
+		tb_perf_predict(&pi, NULL, &r);
+		S_variant(pb, "precision fp8", &r);
+	}
+}
+
+static void S_derivs(const tb_inputs *in, tb_budget *b)
+{
+	const tb_perf_budget *pb = &b->perf;
+	const tb_perf_result *r = &pb->r;
+	const tb_perf_input *pi = &pb->in;
+	const double *br = r->breakdown_s;
+	double m = (double)r->microbatches;
+	double ns = (double)r->stage_layers[r->busiest_stage];
+	double gpus = (double)r->gpus;
+	double tokens = (double)in->training.global_batch * (double)in->training.seq_len;
+	tb_deriv *d;
+
+	d = tb_budget_add_deriv(b, "perf.step_s", "Predicted time of one optimizer step", "t_step",
+	                        "C + R + X_tp + X_cp + X_ep + X_pp + Q + X_dp + O + Z", S_src,
+	                        r->step_s, "s");
+	static const char *const syms[TB_PERF_TERMS] = {
+		"C", "R", "X_tp", "X_cp", "X_ep", "X_pp", "Q", "X_dp", "O", "Z",
+	};
+	static const char *const means[TB_PERF_TERMS] = {
+		"compute, busiest pipeline stage", "recomputation",
+		"exposed tensor-parallel communication", "exposed context-parallel communication",
+		"expert all-to-all", "pipeline sends", "pipeline bubble",
+		"exposed data-parallel communication", "optimizer step", "fixed overheads",
+	};
+	for (int i = 0; i < TB_PERF_TERMS; i++)
+		tb_deriv_add_var(d, syms[i], means[i], br[i], "s");
+
+	d = tb_budget_add_deriv(b, "perf.layer_fwd",
+	                        "Forward time of one layer, one micro-batch, one GPU", "t_f",
+	                        "F_l / (P * u_l)",
+	                        "per-operator: GEMMs at a shape-dependent fraction of the card's matmul "
+	                        "ceiling, attention, memory-bound kernels at HBM speed (docs/formulas.md)",
+	                        r->layer_fwd_s, "s");
+	tb_deriv_add_var(d, "F_l", "forward FLOPs of the layer as executed", r->layer_fwd_flops, "FLOP");
+	tb_deriv_add_var(d, "P", "dense peak of the matmul dtype", pi->hw.peak_flops, "FLOP/s");
+	tb_deriv_add_var(d, "u_l", "achieved fraction of the peak, whole layer",
+	                 r->layer_fwd_s > 0 ? r->layer_fwd_flops / (r->layer_fwd_s * pi->hw.peak_flops) : 0, "");
+
+	double extra = br[TB_PERF_COMPUTE] / m - ns * (r->layer_fwd_s + r->layer_bwd_s);
+	d = tb_budget_add_deriv(b, "perf.compute", "Compute of the busiest stage, one step", "C",
+	                        "m * (n_s * (t_f + t_b) + t_x)",
+	                        "backward = 2 x the forward's matmuls (Narayanan et al. 2021 Sec. 3.5)",
+	                        br[TB_PERF_COMPUTE], "s");
+	tb_deriv_add_var(d, "m", "micro-batches per step", m, "");
+	tb_deriv_add_var(d, "n_s", "layers on the busiest stage", ns, "");
+	tb_deriv_add_var(d, "t_f", "forward of one layer", r->layer_fwd_s, "s");
+	tb_deriv_add_var(d, "t_b", "backward of one layer", r->layer_bwd_s, "s");
+	tb_deriv_add_var(d, "t_x", "embedding and logits on that stage", extra > 0 ? extra : 0, "s");
+
+	if (br[TB_PERF_RECOMPUTE] > 0) {
+		d = tb_budget_add_deriv(b, "perf.recompute", "Recomputation, one step", "R",
+		                        "m * n_s * t_r", "Korthikanti et al. 2022 Sec. 5",
+		                        br[TB_PERF_RECOMPUTE], "s");
+		tb_deriv_add_var(d, "m", "micro-batches per step", m, "");
+		tb_deriv_add_var(d, "n_s", "layers on the busiest stage", ns, "");
+		tb_deriv_add_var(d, "t_r", "forward work redone per layer", r->layer_recompute_s, "s");
+	}
+
+	if (pi->tensor > 1 && r->tp_s > 0) {
+		double k = 4;   /* two forward, two backward per layer */
+		if (pi->checkpointing == TB_CKPT_FULL)
+			k += 2;
+		double x = (br[TB_PERF_TP_COMM] / m - ns * k * r->tp_s) / r->tp_s;
+		d = tb_budget_add_deriv(b, "perf.tp_comm", "Tensor-parallel communication, one step",
+		                        "X_tp", pi->overlap_tp ? "m * (n_s * k + x) * T_tp - H"
+		                                               : "m * (n_s * k + x) * T_tp",
+		                        pi->sequence_parallel
+		                        ? "reduce-scatter + all-gather per all-reduce (Korthikanti et al. 2022); ring factor (nccl-tests PERFORMANCE.md)"
+		                        : "two all-reduces forward, two backward per layer (Shoeybi et al. 2019); ring factor (nccl-tests PERFORMANCE.md)",
+		                        br[TB_PERF_TP_COMM], "s");
+		tb_deriv_add_var(d, "m", "micro-batches per step", m, "");
+		tb_deriv_add_var(d, "n_s", "layers on the busiest stage", ns, "");
+		tb_deriv_add_var(d, "k", "collectives per layer", k, "");
+		tb_deriv_add_var(d, "x", "collectives of the embedding/logits", x > 0.001 ? x : 0, "");
+		tb_deriv_add_var(d, "T_tp", "one collective (latency + bytes x ring factor / link)", r->tp_s, "s");
+		tb_deriv_add_var(d, "S", "bytes per collective", r->tp_bytes, "B");
+		if (pi->overlap_tp)
+			tb_deriv_add_var(d, "H", "hidden behind the layer's matmuls",
+			                 m * ns * k * r->tp_s - br[TB_PERF_TP_COMM] > 0
+			                 ? m * ns * k * r->tp_s - br[TB_PERF_TP_COMM] : 0, "s");
+	}
+
+	if (pi->pipeline > 1) {
+		d = tb_budget_add_deriv(b, "perf.bubble", "Pipeline bubble, one step", "Q",
+		                        "(p - 1) / (v * m) * m * t_mb",
+		                        "1F1B and interleaved 1F1B schedules, Narayanan et al. 2021 Sec. 2.2",
+		                        br[TB_PERF_BUBBLE], "s");
+		tb_deriv_add_var(d, "p", "pipeline stages", (double)pi->pipeline, "");
+		tb_deriv_add_var(d, "v", "virtual stages per rank", (double)(pi->virtual_pipeline > 1 ? pi->virtual_pipeline : 1), "");
+		tb_deriv_add_var(d, "m", "micro-batches per step", m, "");
+		tb_deriv_add_var(d, "t_mb", "one micro-batch through the busiest stage", r->stage_microbatch_s, "s");
+
+		d = tb_budget_add_deriv(b, "perf.pp_comm", "Pipeline sends, one step", "X_pp",
+		                        "m * v * 2 * T_pp",
+		                        "one send forward and one backward per micro-batch and virtual stage",
+		                        br[TB_PERF_PP_COMM], "s");
+		tb_deriv_add_var(d, "m", "micro-batches per step", m, "");
+		tb_deriv_add_var(d, "v", "virtual stages per rank", (double)(pi->virtual_pipeline > 1 ? pi->virtual_pipeline : 1), "");
+		tb_deriv_add_var(d, "T_pp", "one send", r->pp_s, "s");
+		tb_deriv_add_var(d, "S", "bytes per send", r->pp_bytes, "B");
+	}
+
+	if (r->dp_total_s > 0) {
+		d = tb_budget_add_deriv(b, "perf.dp_comm", "Exposed data-parallel communication, one step",
+		                        "X_dp", "T_dp - H_dp",
+		                        pi->zero >= 3
+		                        ? "ZeRO-3: gather, gather, reduce-scatter every micro-batch (Rajbhandari et al. 2020); overlap rule of docs/formulas.md"
+		                        : "gradient reduction (ZeRO 1-2: reduce-scatter + all-gather, Rajbhandari et al. 2020); overlap rule of docs/formulas.md",
+		                        br[TB_PERF_DP_COMM], "s");
+		tb_deriv_add_var(d, "T_dp", "every data-parallel collective of the step", r->dp_total_s, "s");
+		tb_deriv_add_var(d, "H_dp", "hidden behind compute by the overlap rule",
+		                 r->dp_total_s - br[TB_PERF_DP_COMM] > 0 ? r->dp_total_s - br[TB_PERF_DP_COMM] : 0, "s");
+		tb_deriv_add_var(d, "S", "bytes each GPU sends per step (ZeRO-3: per micro-batch)", r->dp_bytes, "B");
+	}
+
+	d = tb_budget_add_deriv(b, "perf.optimizer", "Optimizer step", "O", "N_u * beta / (W * eta)",
+	                        "memory-bound: every updated parameter's bytes read and written once",
+	                        br[TB_PERF_OPTIMIZER], "s");
+	tb_deriv_add_var(d, "N_u", "parameters this GPU updates", r->optimizer_params, "");
+	tb_deriv_add_var(d, "beta", "bytes moved per parameter", pi->optimizer_bytes_per_param, "B");
+	tb_deriv_add_var(d, "W", "HBM bandwidth", pi->hw.hbm_bytes_per_s, "B/s");
+	tb_deriv_add_var(d, "eta", "achieved fraction of it (fitted)", tb_perf_fitted.mem_fraction, "");
+
+	d = tb_budget_add_deriv(b, "perf.mfu", "Predicted MFU", "MFU", "F * B * s / (t_step * n * P)",
+	                        "definition of MFU: Chowdhery et al. 2022 (PaLM), App. B", r->mfu, "");
+	tb_deriv_add_var(d, "F", "model FLOPs per token", r->model_flops_per_step / tokens, "FLOP");
+	tb_deriv_add_var(d, "B", "global batch", (double)in->training.global_batch, "sequences");
+	tb_deriv_add_var(d, "s", "sequence length", (double)in->training.seq_len, "tokens");
+	tb_deriv_add_var(d, "t_step", "predicted step time", r->step_s, "s");
+	tb_deriv_add_var(d, "n", "GPUs", gpus, "");
+	tb_deriv_add_var(d, "P", "dense peak per GPU", pi->hw.peak_flops, "FLOP/s");
+
+	d = tb_budget_add_deriv(b, "perf.hfu", "Predicted HFU (recomputation counted)", "HFU",
+	                        "F_hw * B * s / (t_step * n * P)",
+	                        "Chowdhery et al. 2022 (PaLM), App. B", r->hfu, "");
+	tb_deriv_add_var(d, "F_hw", "hardware FLOPs per token", r->hardware_flops_per_step / tokens, "FLOP");
+	tb_deriv_add_var(d, "B", "global batch", (double)in->training.global_batch, "sequences");
+	tb_deriv_add_var(d, "s", "sequence length", (double)in->training.seq_len, "tokens");
+	tb_deriv_add_var(d, "t_step", "predicted step time", r->step_s, "s");
+	tb_deriv_add_var(d, "n", "GPUs", gpus, "");
+	tb_deriv_add_var(d, "P", "dense peak per GPU", pi->hw.peak_flops, "FLOP/s");
+
+	d = tb_budget_add_deriv(b, "perf.tokens_per_s_per_gpu", "Predicted tokens per second per GPU",
+	                        "r", "B * s / (t_step * n)", "definition", r->tokens_per_s_per_gpu,
+	                        "tokens/s");
+	tb_deriv_add_var(d, "B", "global batch", (double)in->training.global_batch, "sequences");
+	tb_deriv_add_var(d, "s", "sequence length", (double)in->training.seq_len, "tokens");
+	tb_deriv_add_var(d, "t_step", "predicted step time", r->step_s, "s");
+	tb_deriv_add_var(d, "n", "GPUs", gpus, "");
+}
+
+void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
+{
+	tb_perf_budget *pb = &b->perf;
+	memset(pb, 0, sizeof *pb);
+	pb->why = "";
+	tb_perf_input_from(in, &pb->in);
+	tb_perf_predict(&pb->in, NULL, &pb->r);
+	if (!pb->r.ok) {
+		pb->why = in->model.has_shape ? pb->r.why : S_why_count_only;
+		if (in->hardware.mfu_predicted)
+			tb_budget_warn(b, "No MFU prediction: %s; the time uses the default MFU range "
+			               "25%%-45%%", pb->why);
+		return;
+	}
+	pb->known = true;
+	double u = pb->r.mfu;
+	pb->mfu_band[0] = u * (1 + TB_PERF_ERR_LOW);
+	pb->mfu_band[1] = u * (1 + TB_PERF_ERR_HIGH);
+	if (pb->mfu_band[1] > 1)
+		pb->mfu_band[1] = 1;
+	if (pb->mfu_band[0] <= 0)
+		pb->mfu_band[0] = u * 0.01;
+	pb->source_predicted = in->hardware.mfu_predicted;
+	if (!pb->source_predicted && in->hardware.mfu[1] > u) {
+		pb->assumption_above = true;
+		tb_budget_warn(b, "hardware.mfu assumes %.1f%%, above the %.1f%% the step-time model "
+		               "predicts for this layout (measured band %.1f%%-%.1f%%)",
+		               100 * in->hardware.mfu[1], 100 * u, 100 * pb->mfu_band[0],
+		               100 * pb->mfu_band[1]);
+	}
+	S_variants(in, b);
+	S_derivs(in, b);
+}
