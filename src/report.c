@@ -27,6 +27,7 @@ static const tb_rsection *const S_sections[] = {
 	&tb_rsection_summary,
 	&tb_rsection_compute,
 	&tb_rsection_memory,
+	&tb_rsection_perf,
 	&tb_rsection_time,
 	&tb_rsection_scaling,
 	&tb_rsection_risk,

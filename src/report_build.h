@@ -3,7 +3,8 @@
  *
  * report.c holds the entry points and the section table; each section
  * family (report_summary.c, report_compute.c, report_memory.c,
- * report_time.c, report_scaling.c, report_risk.c) defines a tb_rsection listing its
+ * report_perf.c, report_time.c, report_scaling.c, report_risk.c) defines a
+ * tb_rsection listing its
  * tables and charts; report_values.c holds the placeholders and
  * conditions, report_deriv.c the derivation blocks.  A new section is a
  * new file defining a tb_rsection plus a line in report.c's table; its
@@ -162,6 +163,7 @@ typedef struct tb_rsection {
 extern const tb_rsection tb_rsection_summary;   /* report_summary.c */
 extern const tb_rsection tb_rsection_compute;   /* report_compute.c */
 extern const tb_rsection tb_rsection_memory;    /* report_memory.c */
+extern const tb_rsection tb_rsection_perf;      /* report_perf.c */
 extern const tb_rsection tb_rsection_time;      /* report_time.c */
 extern const tb_rsection tb_rsection_scaling;   /* report_scaling.c */
 extern const tb_rsection tb_rsection_risk;      /* report_risk.c */

@@ -58,6 +58,14 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_rtab_fmt(&tb, "%lld × %lld × %lld%s", (long long)in->parallelism.tensor,
 	            (long long)in->parallelism.pipeline, (long long)in->parallelism.data,
 	            in->parallelism.sequence_parallel ? ", sequence parallel" : "");
+	if (in->parallelism.virtual_pipeline > 1) {
+		tb_rtab_str(&tb, "Interleaved stages per pipeline rank");
+		tb_rtab_fmt(&tb, "%lld", (long long)in->parallelism.virtual_pipeline);
+	}
+	if (in->parallelism.context > 1) {
+		tb_rtab_str(&tb, "Context parallelism");
+		tb_rtab_fmt(&tb, "%lld", (long long)in->parallelism.context);
+	}
 	if (in->model.experts > 1) {
 		tb_rtab_str(&tb, "Expert parallelism");
 		tb_rtab_fmt(&tb, "%lld", (long long)in->parallelism.expert);
@@ -87,10 +95,12 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	for (int i = 0; i < 3; i++) {
 		if (i)
 			tb_buf_puts(o, " / ");
-		tb_rfmt(o, TB_RF_PCT, in->hardware.mfu[i], NULL);
+		tb_rfmt(o, TB_RF_PCT, b->time.mfu[i], NULL);
 	}
-	if (r->sc->mfu_assumed)
-		tb_buf_puts(o, " (default range, not in the scenario)");
+	if (in->hardware.mfu_predicted && b->perf.known)
+		tb_buf_puts(o, " (predicted by the step-time model, with its measured error band)");
+	else if (in->hardware.mfu_predicted)
+		tb_buf_puts(o, " (default range: the step-time model cannot predict this run)");
 	tb_rtab_end(&tb);
 	tb_rtab_str(&tb, "GPU");
 	o = tb_rtab_begin(&tb);

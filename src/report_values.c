@@ -62,6 +62,8 @@ static const S_value_def S_values[] = {
 	/* parallelism */
 	II("parallelism.tensor", parallelism.tensor, TB_RF_GROUPED),
 	II("parallelism.pipeline", parallelism.pipeline, TB_RF_GROUPED),
+	II("parallelism.virtual_pipeline", parallelism.virtual_pipeline, TB_RF_GROUPED),
+	II("parallelism.context", parallelism.context, TB_RF_GROUPED),
 	II("parallelism.data", parallelism.data, TB_RF_GROUPED),
 	II("parallelism.expert", parallelism.expert, TB_RF_GROUPED),
 	IN("parallelism.zero", parallelism.zero, TB_RF_PLAIN),
@@ -119,6 +121,32 @@ static const S_value_def S_values[] = {
 	BD("memory.kv_cache_bytes_per_sequence", memory.kv_cache_bytes_per_sequence, TB_RF_BYTES),
 	BD("memory.max_params_unsharded", memory.max_params_unsharded, TB_RF_COUNT),
 	BD("memory.max_params_at_zero", memory.max_params_at_zero, TB_RF_COUNT),
+	/* the step-time model (0 when it has no prediction: test {{#if perf}}) */
+	BD("perf.step_s", perf.r.step_s, TB_RF_PLAIN),
+	BD("perf.tokens_per_s_per_gpu", perf.r.tokens_per_s_per_gpu, TB_RF_GROUPED),
+	BD("perf.mfu", perf.r.mfu, TB_RF_PCT),
+	BD("perf.hfu", perf.r.hfu, TB_RF_PCT),
+	BD("perf.tflops_per_gpu", perf.r.tflops_per_gpu, TB_RF_PLAIN),
+	BD("perf.mfu_band.low", perf.mfu_band[0], TB_RF_PCT),
+	BD("perf.mfu_band.high", perf.mfu_band[1], TB_RF_PCT),
+	BD("perf.bubble_fraction", perf.r.bubble_fraction, TB_RF_PCT),
+	BI("perf.microbatches", perf.r.microbatches, TB_RF_GROUPED),
+	BI("perf.stage_layers.first", perf.r.stage_layers[0], TB_RF_GROUPED),
+	BI("perf.stage_layers.middle", perf.r.stage_layers[1], TB_RF_GROUPED),
+	BI("perf.stage_layers.last", perf.r.stage_layers[2], TB_RF_GROUPED),
+	BI("perf.node.gpus", perf.in.hw.gpus_per_node, TB_RF_GROUPED),
+	BD("perf.node.nvlink_bytes_per_s", perf.in.hw.nvlink_bytes_per_s, TB_RF_BYTES),
+	BD("perf.node.network_bytes_per_s", perf.in.hw.network_bytes_per_s, TB_RF_BYTES),
+	BD("perf.breakdown.compute", perf.r.breakdown_s[TB_PERF_COMPUTE], TB_RF_PLAIN),
+	BD("perf.breakdown.recompute", perf.r.breakdown_s[TB_PERF_RECOMPUTE], TB_RF_PLAIN),
+	BD("perf.breakdown.tp_comm", perf.r.breakdown_s[TB_PERF_TP_COMM], TB_RF_PLAIN),
+	BD("perf.breakdown.cp_comm", perf.r.breakdown_s[TB_PERF_CP_COMM], TB_RF_PLAIN),
+	BD("perf.breakdown.ep_comm", perf.r.breakdown_s[TB_PERF_EP_COMM], TB_RF_PLAIN),
+	BD("perf.breakdown.pp_comm", perf.r.breakdown_s[TB_PERF_PP_COMM], TB_RF_PLAIN),
+	BD("perf.breakdown.bubble", perf.r.breakdown_s[TB_PERF_BUBBLE], TB_RF_PLAIN),
+	BD("perf.breakdown.dp_comm", perf.r.breakdown_s[TB_PERF_DP_COMM], TB_RF_PLAIN),
+	BD("perf.breakdown.optimizer", perf.r.breakdown_s[TB_PERF_OPTIMIZER], TB_RF_PLAIN),
+	BD("perf.breakdown.other", perf.r.breakdown_s[TB_PERF_OTHER], TB_RF_PLAIN),
 	/* time, cost, energy: .low/.expected/.high are the MFU's index */
 	BD("time.peak_flops_per_gpu", time.peak_flops_per_gpu, TB_RF_SCI),
 	BD("time.mfu.low", time.mfu[0], TB_RF_PCT),
@@ -209,6 +237,7 @@ static const char *const S_text_names[] = {
 	"time.dtype", "memory.fits", "memory.headroom", "memory.shortfall",
 	"flops.recompute_fraction", "memory.per_gpu.known",
 	"risk.days_p10", "risk.days_p50", "risk.days_p90", "risk.samples",
+	"perf.source", "perf.why",
 };
 
 #define S_NTEXT (sizeof S_text_names / sizeof S_text_names[0])
@@ -302,6 +331,8 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	case 28: *num = b->risk.days_p50 * 86400; *deflt = TB_RF_DAYS; return true;
 	case 29: *num = b->risk.days_p90 * 86400; *deflt = TB_RF_DAYS; return true;
 	case 30: *num = b->risk.samples; *deflt = TB_RF_GROUPED; return true;
+	case 31: *txt = !b->perf.known ? NULL : b->perf.source_predicted ? "predicted" : "assumed"; break;
+	case 32: *txt = b->perf.known ? NULL : b->perf.why; break;
 	default: break;
 	}
 	return false;
@@ -347,6 +378,7 @@ static const char *const S_cond_names[] = {
 	"warnings", "tied_embeddings", "flash_attention", "pipeline", "tensor",
 	"zero", "levers", "plans", "gpu_scan", "derivations", "mixed_precision",
 	"does_not_fit", "fit_unknown", "failures", "finishes", "risk",
+	"perf", "mfu_predicted", "mfu_above_prediction",
 };
 
 #define S_NCOND (sizeof S_cond_names / sizeof S_cond_names[0])
@@ -394,6 +426,9 @@ tb_tpl_status tb_rcondition(void *ctx, const char *name, int *truth)
 	case 28: t = b->goodput.failures; break;
 	case 29: t = b->goodput.progress; break;
 	case 30: t = b->risk.known; break;
+	case 31: t = b->perf.known; break;
+	case 32: t = b->perf.known && b->perf.source_predicted; break;
+	case 33: t = b->perf.assumption_above; break;
 	default: return TB_TPL_UNKNOWN_NAME;
 	}
 	*truth = t;
