@@ -161,10 +161,13 @@ static void S_load_gpu(tb_yaml_ctx *c, const tb_yaml_node *root, const tb_yaml_n
 static void S_load_node(tb_yaml_ctx *c, const tb_yaml_node *hw, tb_node *node, bool *ok)
 {
 	memset(node, 0, sizeof *node);
-	const tb_yaml_node *nd = tb_yaml_get_map(c, hw, "node");
+	const tb_yaml_node *nd = tb_yaml_child_map(hw, "node");
 	if (!nd) {
-		if (tb_yaml_map_broken(hw, "node"))
+		if (tb_yaml_map_broken(hw, "node")) {
+			tb_yaml_err(c, tb_yaml_get(hw, "node"), "hardware.node is %s; expected a mapping of "
+			            "gpus, nvlink and network", tb_yaml_kind_name(tb_yaml_get(hw, "node")));
 			*ok = false;
+		}
 		return;
 	}
 	const tb_yaml_node *n;

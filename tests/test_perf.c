@@ -457,3 +457,148 @@ Test(perf, node_table)
 	cr_expect_eq(in.hw.attention_peak_flops, 989.4e12);
 	cr_expect_eq(in.matmul_bytes, 1);
 }
+
+/* ---- inside a budget (perf_budget.c, timecost.c) ------------------------ */
+
+#include "trainbudget/budget.h"
+
+static void S_budget_inputs(tb_inputs *x)
+{
+	memset(x, 0, sizeof *x);
+	x->model.has_shape = true;
+	x->model.layers = 96;
+	x->model.hidden = 12288;
+	x->model.heads = 96;
+	x->model.kv_heads = 96;
+	x->model.head_dim = 128;
+	x->model.ffn_hidden = 4 * 12288;
+	x->model.vocab = 51200;
+	x->model.mlp = TB_MLP_PLAIN;
+	x->training.tokens = 300e9;
+	x->training.seq_len = 2048;
+	x->training.global_batch = 1536;
+	x->training.micro_batch = 1;
+	x->training.precision = TB_PREC_BF16_MIXED;
+	x->training.optimizer = TB_OPT_ADAMW;
+	x->training.checkpointing = TB_CKPT_SELECTIVE;
+	x->parallelism.tensor = 8;
+	x->parallelism.pipeline = 8;
+	x->parallelism.expert = 1;
+	x->parallelism.data = 16;
+	x->parallelism.sequence_parallel = true;
+	x->hardware.gpu = *tb_gpus_find("h100-sxm");
+	x->hardware.count = 1024;
+	x->hardware.mfu[0] = 0.25;
+	x->hardware.mfu[1] = 0.35;
+	x->hardware.mfu[2] = 0.45;
+	x->hardware.mfu_predicted = true;
+	x->hardware.price_per_gpu_hour = 2;
+	x->hardware.pue = 1;
+	strcpy(x->hardware.currency, "USD");
+}
+
+static bool S_has_warning(const tb_budget *b, const char *needle)
+{
+	for (int i = 0; i < b->n_warnings; i++)
+		if (strstr(b->warnings[i], needle))
+			return true;
+	return false;
+}
+
+static const tb_lever *S_lever(const tb_budget *b, const char *label)
+{
+	for (int i = 0; i < b->n_levers; i++)
+		if (strcmp(b->levers[i].label, label) == 0)
+			return &b->levers[i];
+	return NULL;
+}
+
+Test(perf, budget_uses_the_prediction)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	static tb_budget b;
+	tb_budget_compute(&x, &b);
+	cr_assert(b.perf.known, "%s", b.perf.why);
+	cr_expect(b.perf.source_predicted);
+	/* the time's MFU is the prediction, its range the measured band */
+	cr_expect_eq(b.time.mfu[1], b.perf.r.mfu);
+	cr_expect(rel(b.time.mfu[0], b.perf.r.mfu * (1 + TB_PERF_ERR_LOW)) < 1e-12);
+	cr_expect(rel(b.time.mfu[2], b.perf.r.mfu * (1 + TB_PERF_ERR_HIGH)) < 1e-12);
+	/* and the wall clock is the predicted step times the steps */
+	double steps = x.training.tokens / (1536.0 * 2048);
+	cr_expect(rel(b.time.seconds[1], steps * b.perf.r.step_s) < 1e-9,
+	          "%g vs %g", b.time.seconds[1], steps * b.perf.r.step_s);
+	cr_expect_not_null(tb_budget_deriv(&b, "perf.step_s"));
+	cr_expect_not_null(tb_budget_deriv(&b, "perf.mfu"));
+	cr_expect_not_null(tb_budget_deriv(&b, "perf.bubble"));
+	const tb_deriv *d = tb_budget_deriv(&b, "perf.step_s");
+	double sum = 0;
+	for (int i = 0; i < d->nvars; i++)
+		sum += d->vars[i].value;
+	cr_expect(rel(sum, d->result) < 1e-12);
+}
+
+/* The levers go through the model: twice the GPUs is less than twice as
+ * fast (the bubble grows as the micro-batches per replica fall), so it
+ * costs more; half the GPUs costs less. */
+Test(perf, levers_show_scaling_losses)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	static tb_budget b;
+	tb_budget_compute(&x, &b);
+	const tb_lever *up = S_lever(&b, "GPUs x2"), *down = S_lever(&b, "GPUs /2");
+	cr_assert_not_null(up);
+	cr_assert_not_null(down);
+	cr_expect(up->delta_seconds_frac > -0.5, "%g", up->delta_seconds_frac);
+	cr_expect(up->delta_cost_frac > 0, "%g", up->delta_cost_frac);
+	cr_expect(down->delta_seconds_frac < 1.0, "%g", down->delta_seconds_frac);
+	cr_expect(down->delta_cost_frac < 0, "%g", down->delta_cost_frac);
+	const tb_lever *fp8 = S_lever(&b, "precision fp8");
+	cr_assert_not_null(fp8);
+	/* fp8 doubles the matmul peak but not attention or communication */
+	cr_expect(fp8->delta_seconds_frac > -0.5 && fp8->delta_seconds_frac < 0,
+	          "%g", fp8->delta_seconds_frac);
+	/* the scan's costs change with the count too */
+	cr_assert(b.time.n_gpu_scan >= 2);
+	cr_expect(b.time.gpu_scan[0].cost[1] != b.time.gpu_scan[b.time.n_gpu_scan - 1].cost[1]);
+}
+
+Test(perf, assumed_mfu_wins_and_is_checked)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	x.hardware.mfu_predicted = false;
+	x.hardware.mfu[0] = x.hardware.mfu[1] = x.hardware.mfu[2] = 0.9;
+	static tb_budget b;
+	tb_budget_compute(&x, &b);
+	cr_assert(b.perf.known);
+	cr_expect(!b.perf.source_predicted);
+	cr_expect_eq(b.time.mfu[1], 0.9);
+	cr_expect(b.perf.assumption_above);
+	cr_expect(S_has_warning(&b, "above the"), "no warning");
+	x.hardware.mfu[0] = x.hardware.mfu[1] = x.hardware.mfu[2] = 0.05;
+	tb_budget_compute(&x, &b);
+	cr_expect(!b.perf.assumption_above);
+	cr_expect(!S_has_warning(&b, "above the"));
+}
+
+Test(perf, count_only_budget)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	memset(&x.model, 0, sizeof x.model);
+	x.model.params_count = 175e9;
+	static tb_budget b;
+	tb_budget_compute(&x, &b);
+	cr_expect(!b.perf.known);
+	cr_expect(strstr(b.perf.why, "parameter count") != NULL);
+	cr_expect_eq(b.time.mfu[1], 0.35);
+	cr_expect(S_has_warning(&b, "No MFU prediction"));
+	cr_expect(b.time.known);
+	/* perfect scaling without the model */
+	const tb_lever *up = S_lever(&b, "GPUs x2");
+	cr_assert_not_null(up);
+	cr_expect(fabs(up->delta_seconds_frac + 0.5) < 1e-12);
+}

@@ -46,11 +46,11 @@ Test(render_html, one_self_contained_page)
 	/* nothing fetched from elsewhere */
 	cr_assert(strstr(h, "<link") == NULL && strstr(h, "src=\"http") == NULL);
 	cr_assert(strstr(h, "<script") == NULL);
-	/* three inline charts, no XML prolog inside the page */
+	/* four inline charts, no XML prolog inside the page */
 	size_t n = 0;
 	for (const char *p = h; (p = strstr(p, "<svg")) != NULL; p++)
 		n++;
-	cr_assert_eq(n, 3);
+	cr_assert_eq(n, 4);
 	cr_assert(strstr(h, "<?xml") == NULL);
 	cr_assert(strstr(h, "</html>\n") != NULL);
 	free(h);

@@ -143,6 +143,7 @@ static void inputs_7b(tb_inputs *in)
 	strcpy(in->hardware.gpu.name, "h100-sxm");
 	in->hardware.gpu.peak_flops[TB_DTYPE_BF16] = 989.4e12;
 	in->hardware.gpu.memory_bytes = 80e9;
+	in->hardware.gpu.bandwidth_bytes_per_s = 3.35e12;
 	in->hardware.gpu.tdp_w = 700;
 	in->hardware.count = 64;
 	in->hardware.mfu[0] = 0.25;
@@ -196,6 +197,10 @@ Test(render_json, well_formed_with_contract_keys)
 		"chinchilla", "compute_flops", "optimal_params", "optimal_tokens",
 		"tokens_per_param", "plans", "label", "kind", "multiple", "params", "tokens", "loss",
 		"warnings", "derivations", "levers", "gpu_scan",
+		/* issue 11's contract */
+		"perf", "step_s", "tokens_per_s_per_gpu", "hfu", "tflops_per_gpu", "mfu_band",
+		"breakdown_s", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "bubble", "dp_comm",
+		"recompute", "source", "mfu_source", "virtual_pipeline", "context", "node",
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		char k[64];
@@ -208,6 +213,16 @@ Test(render_json, well_formed_with_contract_keys)
 		stages++;
 	cr_expect_eq(stages, 4);
 	/* valid_json already refuses NaN and inf: only finite numbers or null. */
+	cr_expect(strstr(s, "\"source\": \"assumed\"") != NULL);
+	free(s);
+	/* a count-only model: perf is null and says why */
+	memset(&in.model, 0, sizeof in.model);
+	in.model.params_count = 7e9;
+	tb_budget_compute(&in, &b);
+	s = render("7B", &in, &b);
+	cr_assert(valid_json(s));
+	cr_expect(strstr(s, "\"perf\": null,") != NULL, "%s", s);
+	cr_expect(strstr(s, "\"perf_why\": \"the model has only a parameter count") != NULL);
 	free(s);
 }
 

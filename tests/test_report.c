@@ -76,21 +76,22 @@ Test(report, default_template_builds_every_section)
 	tb_report *r = S_report(&f, NULL);
 	cr_assert_not_null(r);
 	cr_assert_eq(f.d.errors, 0);
-	/* five charts, in the report's order (the example has a deadline and
+	/* six charts, in the report's order (the example has a deadline and
 	 * a budget, so both distributions are drawn) */
-	const char *ids[5];
+	const char *ids[6];
 	size_t nc = 0;
 	for (size_t i = 0; i < tb_report_nblocks(r); i++) {
 		const tb_block *b = tb_report_block_at(r, i);
-		if (b->kind == TB_BLOCK_CHART && nc < 5)
+		if (b->kind == TB_BLOCK_CHART && nc < 6)
 			ids[nc++] = b->chart.id;
 	}
-	cr_assert_eq(nc, 5);
+	cr_assert_eq(nc, 6);
 	cr_assert_str_eq(ids[0], "zero");
-	cr_assert_str_eq(ids[1], "gpu-scan");
-	cr_assert_str_eq(ids[2], "risk-days");
-	cr_assert_str_eq(ids[3], "risk-cost");
-	cr_assert_str_eq(ids[4], "plans");
+	cr_assert_str_eq(ids[1], "step-time");
+	cr_assert_str_eq(ids[2], "gpu-scan");
+	cr_assert_str_eq(ids[3], "risk-days");
+	cr_assert_str_eq(ids[4], "risk-cost");
+	cr_assert_str_eq(ids[5], "plans");
 	/* every custom block in the tree is one of the report's blocks */
 	size_t seen = 0;
 	cmark_iter *it = cmark_iter_new(tb_report_root(r));
@@ -425,8 +426,9 @@ Test(report, assumed_inputs_are_labelled)
 	char *md = S_md(&f, "{{table assumptions}}\n");
 	cr_expect(strstr(md, "| Price per GPU-hour | \\$2.00 per GPU-hour (assumed: not in the "
 	                 "scenario) |") != NULL, "%s", md);
-	cr_expect(strstr(md, "| 25% / 35% / 45% (default range, not in the scenario) |") != NULL,
-	          "%s", md);
+	/* a count-only model: no prediction, the default range, and why */
+	cr_expect(strstr(md, "| 25% / 35% / 45% (default range: the step-time model cannot "
+	                 "predict this run) |") != NULL, "%s", md);
 	free(md);
 	S_done(&f);
 }

@@ -176,6 +176,11 @@ Test(scenario, defaults_documented)
 	cr_assert_null(sc->author);
 	cr_assert(sc->price_assumed);
 	cr_assert(sc->mfu_assumed);
+	cr_assert(in->hardware.mfu_predicted);
+	cr_assert_eq(in->parallelism.virtual_pipeline, 1);
+	cr_assert_eq(in->parallelism.context, 1);
+	cr_assert_eq(in->hardware.node.gpus, 0);             /* 0: the GPU table's */
+	cr_assert_eq(in->hardware.node.network_bytes_per_s, 0);
 	cr_assert(!sc->gpu_assumed);
 	cr_assert_str_eq(sc->name, "mem");
 	cr_assert_str_eq(sc->title, "t");
@@ -209,6 +214,48 @@ Test(scenario, mfu_forms)
 	cr_assert_eq(sc->inputs.hardware.mfu[0], 0.30);
 	cr_assert_eq(sc->inputs.hardware.mfu[1], 0.35);
 	cr_assert_eq(sc->inputs.hardware.mfu[2], 0.50);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
+Test(scenario, mfu_predicted_and_given)
+{
+	const char *pred[] = { "hardware.mfu=predicted" };
+	const char *num[] = { "hardware.mfu=0.4" };
+	tb_diags d;
+	tb_scenario *sc = S_load_text(S_base, pred, 1, &d);
+	cr_assert_not_null(sc);
+	cr_assert(sc->inputs.hardware.mfu_predicted);
+	cr_assert(!sc->mfu_assumed);     /* written in the file */
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+	sc = S_load_text(S_base, num, 1, &d);
+	cr_assert_not_null(sc);
+	cr_assert(!sc->inputs.hardware.mfu_predicted);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
+/* The step-time model's keys: a node (400Gbit/s is 50 GB/s), interleaving
+ * and context parallelism, whose GPUs leave data = 64 / (2 x 2 x 4). */
+Test(scenario, node_and_layout_keys)
+{
+	const char *sets[] = {
+		"hardware.node.gpus=4", "hardware.node.nvlink=450GB/s",
+		"hardware.node.network=400Gbit/s", "parallelism.tensor=2",
+		"parallelism.pipeline=2", "parallelism.virtual_pipeline=2",
+		"parallelism.context=4", "training.global_batch=64",
+	};
+	tb_diags d;
+	tb_scenario *sc = S_load_text(S_base, sets, sizeof sets / sizeof sets[0], &d);
+	cr_assert_not_null(sc, "%s", d.n ? d.items[0].msg : "");
+	const tb_inputs *in = &sc->inputs;
+	cr_expect_eq(in->hardware.node.gpus, 4);
+	cr_expect_eq(in->hardware.node.nvlink_bytes_per_s, 450e9);
+	cr_expect_eq(in->hardware.node.network_bytes_per_s, 50e9);
+	cr_expect_eq(in->parallelism.virtual_pipeline, 2);
+	cr_expect_eq(in->parallelism.context, 4);
+	cr_expect_eq(in->parallelism.data, 4);
 	tb_scenario_free(sc);
 	tb_diags_release(&d);
 }

@@ -10,7 +10,7 @@
 
 typedef struct S_case {
 	char text[80];
-	int kind;           /* 0 count, 1 bytes, 2 duration, 3 fraction, 4 number */
+	int kind;           /* 0 count, 1 bytes, 2 duration, 3 fraction, 4 number, 5 rate */
 	tb_units_status st;
 	double want;
 } S_case;
@@ -22,6 +22,7 @@ static tb_units_status S_run(const S_case *c, double *v)
 	case 1: return tb_units_parse_bytes(c->text, v);
 	case 2: return tb_units_parse_duration(c->text, v);
 	case 3: return tb_units_parse_fraction(c->text, v);
+	case 5: return tb_units_parse_rate(c->text, v);
 	default: return tb_units_parse_number(c->text, v);
 	}
 }
@@ -51,6 +52,20 @@ ParameterizedTestParameters(units, table)
 		{ "4KB", 1, TB_UNITS_OK, 4000 },
 		{ "1000", 1, TB_UNITS_OK, 1000 },
 		{ "71 GiB", 1, TB_UNITS_OK, 71.0 * 1073741824.0 },
+		/* rates: a bit is 1/8 byte; "/s" optional */
+		{ "400Gbit/s", 5, TB_UNITS_OK, 50e9 },
+		{ "400 Gbit/s", 5, TB_UNITS_OK, 50e9 },
+		{ "400Gb/s", 5, TB_UNITS_OK, 50e9 },
+		{ "200Gbps", 5, TB_UNITS_OK, 25e9 },
+		{ "450GB/s", 5, TB_UNITS_OK, 450e9 },
+		{ "450GB", 5, TB_UNITS_OK, 450e9 },
+		{ "1.6Tbit/s", 5, TB_UNITS_OK, 200e9 },
+		{ "64GiB/s", 5, TB_UNITS_OK, 64.0 * 1073741824.0 },
+		{ "25e9", 5, TB_UNITS_OK, 25e9 },
+		{ "400Gbits/s", 5, TB_UNITS_SUFFIX, 0 },
+		{ "0Gbit/s", 5, TB_UNITS_ZERO, 0 },
+		{ "-1GB/s", 5, TB_UNITS_NEGATIVE, 0 },
+		{ "/s", 5, TB_UNITS_EMPTY, 0 },
 		{ "30d", 2, TB_UNITS_OK, 30 * 86400.0 },
 		{ "30 days", 2, TB_UNITS_OK, 30 * 86400.0 },
 		{ "720h", 2, TB_UNITS_OK, 720 * 3600.0 },
