@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	v = sentinel; S_check(tb_units_parse_duration(s, &v), v, sentinel, 0);
 	v = sentinel; S_check(tb_units_parse_fraction(s, &v), v, sentinel, 1);
 	v = sentinel; S_check(tb_units_parse_number(s, &v), v, sentinel, 0);
+	v = sentinel; S_check(tb_units_parse_rate(s, &v), v, sentinel, 0);
 	free(s);
 	return 0;
 }
