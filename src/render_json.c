@@ -569,6 +569,9 @@ static void S_risk(S_json *j, const tb_budget *b)
 	S_numk(j, "budget_p90", r->budget_p90, k);
 	S_cdf(j, "days_percentiles", r->days_cdf, k);
 	S_cdf(j, "cost_percentiles", r->cost_cdf, k);
+	S_obj_end(j);
+}
+
 /* The step-time model: null with a reason when it has no prediction. */
 static void S_perf(S_json *j, const tb_perf_budget *pb)
 {

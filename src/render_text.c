@@ -348,6 +348,51 @@ static void S_goodput(S_text *t, const tb_budget *b)
 	S_nl(t);
 }
 
+/* The step-time model: one line of figures, one of where the time goes
+ * (terms of at least 1% of the step). */
+static void S_perf(S_text *t, const tb_budget *b)
+{
+	const tb_perf_budget *pb = &b->perf;
+	tb_buf *o = &t->out;
+	if (!pb->known) {
+		tb_buf_puts(o, "  step      not predicted: ");
+		tb_buf_puts(o, pb->why ? pb->why : "");
+		S_nl(t);
+		return;
+	}
+	const tb_perf_result *r = &pb->r;
+	tb_buf_puts(o, "  step      ");
+	tb_fmt_sig(S_c(t), r->step_s, 3);
+	tb_buf_printf(o, "%s s predicted, ", t->cell.ptr);
+	tb_fmt_grouped(S_c(t), r->tokens_per_s_per_gpu);
+	tb_buf_printf(o, "%s tokens/s per GPU; MFU ", t->cell.ptr);
+	tb_fmt_pct(S_c(t), r->mfu);
+	tb_buf_printf(o, "%s (band ", t->cell.ptr);
+	tb_fmt_pct(S_c(t), pb->mfu_band[0]);
+	tb_buf_printf(o, "%s-", t->cell.ptr);
+	tb_fmt_pct(S_c(t), pb->mfu_band[1]);
+	tb_buf_printf(o, "%s), HFU ", t->cell.ptr);
+	tb_fmt_pct(S_c(t), r->hfu);
+	tb_buf_printf(o, "%s%s", t->cell.ptr,
+	              pb->source_predicted ? "" : "; the time uses hardware.mfu");
+	S_nl(t);
+	static const char *const names[TB_PERF_TERMS] = {
+		"compute", "recompute", "tensor comm", "context comm", "expert comm",
+		"pipeline sends", "bubble", "data-parallel comm", "optimizer", "other",
+	};
+	tb_buf_puts(o, "            ");
+	bool first = true;
+	for (int i = 0; i < TB_PERF_TERMS; i++) {
+		double share = r->breakdown_s[i] / r->step_s;
+		if (!(share >= 0.01))
+			continue;
+		tb_fmt_pct(S_c(t), share);
+		tb_buf_printf(o, "%s%s %s", first ? "" : ", ", names[i], t->cell.ptr);
+		first = false;
+	}
+	S_nl(t);
+}
+
 static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 {
 	const tb_time *tm = &b->time;
@@ -362,6 +407,7 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 	}
 	tb_buf_putc(o, ')');
 	S_nl(t);
+	S_perf(t, b);
 	if (!tm->known) {
 		tb_buf_puts(o, "  unknown: see warnings");
 		S_nl(t);
@@ -393,51 +439,6 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 		tb_buf_printf(o, "%s tokens", t->cell.ptr);
 		S_nl(t);
 	}
-}
-
-/* The step-time model: one line of figures, one of where the time goes
- * (terms of at least 1% of the step). */
-static void S_perf(S_text *t, const tb_budget *b)
-{
-	const tb_perf_budget *pb = &b->perf;
-	tb_buf *o = &t->out;
-	if (!pb->known) {
-		tb_buf_puts(o, "Step time   not predicted: ");
-		tb_buf_puts(o, pb->why ? pb->why : "");
-		S_nl(t);
-		return;
-	}
-	const tb_perf_result *r = &pb->r;
-	tb_buf_puts(o, "Step time   ");
-	tb_fmt_sig(S_c(t), r->step_s, 3);
-	tb_buf_printf(o, "%s s predicted, ", t->cell.ptr);
-	tb_fmt_grouped(S_c(t), r->tokens_per_s_per_gpu);
-	tb_buf_printf(o, "%s tokens/s per GPU; MFU ", t->cell.ptr);
-	tb_fmt_pct(S_c(t), r->mfu);
-	tb_buf_printf(o, "%s (band ", t->cell.ptr);
-	tb_fmt_pct(S_c(t), pb->mfu_band[0]);
-	tb_buf_printf(o, "%s-", t->cell.ptr);
-	tb_fmt_pct(S_c(t), pb->mfu_band[1]);
-	tb_buf_printf(o, "%s), HFU ", t->cell.ptr);
-	tb_fmt_pct(S_c(t), r->hfu);
-	tb_buf_printf(o, "%s%s", t->cell.ptr,
-	              pb->source_predicted ? "" : "; the time uses hardware.mfu");
-	S_nl(t);
-	static const char *const names[TB_PERF_TERMS] = {
-		"compute", "recompute", "tensor comm", "context comm", "expert comm",
-		"pipeline sends", "bubble", "data-parallel comm", "optimizer", "other",
-	};
-	tb_buf_puts(o, "  ");
-	bool first = true;
-	for (int i = 0; i < TB_PERF_TERMS; i++) {
-		double share = r->breakdown_s[i] / r->step_s;
-		if (!(share >= 0.01))
-			continue;
-		tb_fmt_pct(S_c(t), share);
-		tb_buf_printf(o, "%s%s %s", first ? "" : ", ", names[i], t->cell.ptr);
-		first = false;
-	}
-	S_nl(t);
 }
 
 /* A real run, when the scenario gives one: what it says about the MFU
@@ -530,8 +531,6 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 	S_compute(&t, b);
 	S_nl(&t);
 	S_memory(&t, in, b);
-	S_nl(&t);
-	S_perf(&t, b);
 	S_nl(&t);
 	S_time(&t, in, b);
 	S_nl(&t);
