@@ -296,9 +296,20 @@ static void S_scan(const tb_inputs *in, tb_budget *b)
 		 * the cost as GPUs x time.  Without a prediction, perfect scaling:
 		 * time as 1/GPUs, GPU-hours and cost unchanged. */
 		double scale = (double)in->hardware.count / (double)g;
-		tb_perf_result pr;
-		if (b->perf.known && tb_perf_budget_at(in, b, g, &pr))
-			scale = pr.step_s / b->perf.r.step_s;
+		if (b->perf.known) {
+			/* the scenario's own count and the levers' layouts are
+			 * already predicted: predict only the others */
+			double step = g == in->hardware.count ? b->perf.r.step_s : 0;
+			for (int v = 1; !(step > 0) && v < b->perf.n_variants; v++)
+				if (b->perf.variants[v].gpus == g &&
+				    strcmp(b->perf.variants[v].label, "precision fp8") != 0)
+					step = b->perf.variants[v].step_s;
+			tb_perf_result pr;
+			if (!(step > 0) && tb_perf_budget_at(in, b, g, &pr))
+				step = pr.step_s;
+			if (step > 0)
+				scale = step / b->perf.r.step_s;
+		}
 		double cscale = scale * (double)g / (double)in->hardware.count;
 		for (int k = 0; k < 3; k++) {
 			r->seconds[k] = t->seconds[k] * scale;
