@@ -13,6 +13,7 @@
 #include "template.h"
 
 #include "linkdest.h"
+#include "template_tag.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -125,142 +126,6 @@ void tb_template_put_utf8(tb_buf *out, const char *s, size_t len)
 	}
 }
 
-/* ---- tags ------------------------------------------------------------ */
-
-typedef enum {
-	S_TAG_VALUE, S_TAG_DIRECTIVE,
-	S_TAG_IF, S_TAG_UNLESS, S_TAG_END_IF, S_TAG_END_UNLESS,
-	S_TAG_BAD
-} S_tag_kind;
-
-typedef struct S_tag {
-	S_tag_kind kind;
-	char name[128];         /* value name, condition or directive argument */
-	char filter[32];        /* "" when none */
-	char directive[16];     /* "table", "chart", "derivation" */
-	const char *why;        /* S_TAG_BAD: what was expected */
-} S_tag;
-
-static bool S_is_ident(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
-}
-
-static bool S_is_space(char c) { return c == ' ' || c == '\t'; }
-
-/* Reads an identifier at s[*i] into dst (size cap); false when empty or too
- * long. */
-static bool S_ident(const char *s, size_t n, size_t *i, char *dst, size_t cap)
-{
-	size_t st = *i;
-	while (*i < n && S_is_ident(s[*i]))
-		(*i)++;
-	size_t len = *i - st;
-	if (len == 0 || len >= cap)
-		return false;
-	memcpy(dst, s + st, len);
-	dst[len] = '\0';
-	return true;
-}
-
-static void S_skip_space(const char *s, size_t n, size_t *i)
-{
-	while (*i < n && S_is_space(s[*i]))
-		(*i)++;
-}
-
-static bool S_word_is(const char *s, size_t n, size_t i, const char *w)
-{
-	size_t wl = strlen(w);
-	return n - i >= wl && memcmp(s + i, w, wl) == 0 &&
-	       (n - i == wl || !S_is_ident(s[i + wl]));
-}
-
-/* Parses the text between "{{" and "}}". */
-static void S_parse_tag(const char *s, size_t n, S_tag *t)
-{
-	memset(t, 0, sizeof *t);
-	t->kind = S_TAG_BAD;
-	size_t i = 0;
-	S_skip_space(s, n, &i);
-	if (i < n && (s[i] == '#' || s[i] == '/')) {
-		bool open = s[i] == '#';
-		i++;
-		bool is_if = S_word_is(s, n, i, "if");
-		bool is_unless = S_word_is(s, n, i, "unless");
-		if (!is_if && !is_unless) {
-			t->why = open ? "expected '#if CONDITION' or '#unless CONDITION'"
-			              : "expected '/if' or '/unless'";
-			return;
-		}
-		i += is_if ? 2 : 6;
-		if (open) {
-			S_skip_space(s, n, &i);
-			if (!S_ident(s, n, &i, t->name, sizeof t->name)) {
-				t->why = "expected a condition name after '#if' or '#unless'";
-				return;
-			}
-		}
-		S_skip_space(s, n, &i);
-		if (i != n) {
-			t->why = open ? "expected '}}' after the condition name"
-			              : "expected '}}' after '/if' or '/unless'";
-			return;
-		}
-		t->kind = open ? (is_if ? S_TAG_IF : S_TAG_UNLESS)
-		               : (is_if ? S_TAG_END_IF : S_TAG_END_UNLESS);
-		return;
-	}
-	static const char *const dirs[] = { "table", "chart", "derivation" };
-	for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
-		size_t z = n;
-		while (z > i && S_is_space(s[z - 1]))
-			z--;
-		if (S_word_is(s, n, i, dirs[k]) && i + strlen(dirs[k]) == z) {
-			/* "{{table}}": a directive missing its name, not a value */
-			t->why = "expected a name after the directive, as in '{{table memory.line_items}}'";
-			return;
-		}
-		if (S_word_is(s, n, i, dirs[k]) && i + strlen(dirs[k]) < n &&
-		    S_is_space(s[i + strlen(dirs[k])])) {
-			i += strlen(dirs[k]);
-			S_skip_space(s, n, &i);
-			strcpy(t->directive, dirs[k]);
-			if (!S_ident(s, n, &i, t->name, sizeof t->name)) {
-				t->why = "expected a name after the directive, as in '{{table memory.line_items}}'";
-				return;
-			}
-			S_skip_space(s, n, &i);
-			if (i != n) {
-				t->why = "expected '}}' after the directive's name";
-				return;
-			}
-			t->kind = S_TAG_DIRECTIVE;
-			return;
-		}
-	}
-	if (!S_ident(s, n, &i, t->name, sizeof t->name)) {
-		t->why = "expected a value name such as 'flops.total_6nd' (letters, digits, '_', '.', '-')";
-		return;
-	}
-	S_skip_space(s, n, &i);
-	if (i < n && s[i] == '|') {
-		i++;
-		S_skip_space(s, n, &i);
-		if (!S_ident(s, n, &i, t->filter, sizeof t->filter)) {
-			t->why = "expected a filter name after '|', such as 'sci' or 'bytes'";
-			return;
-		}
-		S_skip_space(s, n, &i);
-	}
-	if (i != n) {
-		t->why = "expected '}}' or '| FILTER' after the value name";
-		return;
-	}
-	t->kind = S_TAG_VALUE;
-}
-
 /* ---- the expansion state --------------------------------------------- */
 
 typedef struct S_ctx {
@@ -314,18 +179,6 @@ static void S_unknown(S_ctx *c, size_t line, size_t col, const char *what,
 	tb_buf_release(&msg);
 }
 
-static void S_tag_text(tb_buf *b, const S_tag *t)
-{
-	switch (t->kind) {
-	case S_TAG_IF: tb_buf_printf(b, "{{#if %s}}", t->name); break;
-	case S_TAG_UNLESS: tb_buf_printf(b, "{{#unless %s}}", t->name); break;
-	case S_TAG_END_IF: tb_buf_puts(b, "{{/if}}"); break;
-	case S_TAG_END_UNLESS: tb_buf_puts(b, "{{/unless}}"); break;
-	case S_TAG_DIRECTIVE: tb_buf_printf(b, "{{%s %s}}", t->directive, t->name); break;
-	default: tb_buf_printf(b, "{{%s}}", t->name); break;
-	}
-}
-
 /* ---- pass 1: merge text ---------------------------------------------- */
 
 /* cmark may leave a placeholder split over adjacent text nodes (at `_`,
@@ -334,7 +187,7 @@ static void S_tag_text(tb_buf *b, const S_tag *t)
 /* ---- pass 2: conditions ---------------------------------------------- */
 
 /* A paragraph holding one tag and nothing else: its tag in *t. */
-static bool S_lone_tag(cmark_node *para, S_tag *t, size_t *line, size_t *col)
+static bool S_lone_tag(cmark_node *para, tb_tag *t, size_t *line, size_t *col)
 {
 	if (cmark_node_get_type(para) != CMARK_NODE_PARAGRAPH)
 		return false;
@@ -345,9 +198,9 @@ static bool S_lone_tag(cmark_node *para, S_tag *t, size_t *line, size_t *col)
 	if (!s)
 		return false;
 	size_t n = strlen(s), a = 0, z = n;
-	while (a < n && S_is_space(s[a]))
+	while (a < n && tb_tag_is_space(s[a]))
 		a++;
-	while (z > a && S_is_space(s[z - 1]))
+	while (z > a && tb_tag_is_space(s[z - 1]))
 		z--;
 	if (z - a < 4 || memcmp(s + a, "{{", 2) != 0 || memcmp(s + z - 2, "}}", 2) != 0)
 		return false;
@@ -355,7 +208,7 @@ static bool S_lone_tag(cmark_node *para, S_tag *t, size_t *line, size_t *col)
 	for (size_t i = a + 2; i + 1 < z - 2; i++)
 		if (s[i] == '}' && s[i + 1] == '}')
 			return false;
-	S_parse_tag(s + a + 2, z - a - 4, t);
+	tb_tag_parse(s + a + 2, z - a - 4, t);
 	*line = (size_t)cmark_node_get_start_line(txt);
 	*col = (size_t)cmark_node_get_start_column(txt) + a;
 	return true;
@@ -373,10 +226,10 @@ static void S_conditions_in(S_ctx *c, cmark_node *container)
 	size_t n = 0, cap = 0;
 	for (cmark_node *ch = cmark_node_first_child(container); ch; ch = cmark_node_next(ch)) {
 		bool active = n == 0 || st[n - 1].active;
-		S_tag t;
+		tb_tag t;
 		size_t line = 0, col = 0;
 		if (S_lone_tag(ch, &t, &line, &col) &&
-		    (t.kind == S_TAG_IF || t.kind == S_TAG_UNLESS)) {
+		    (t.kind == TB_TAG_IF || t.kind == TB_TAG_UNLESS)) {
 			int truth = 1;
 			tb_tpl_status s = c->env->condition(c->env->ctx, t.name, &truth);
 			if (s != TB_TPL_OK)
@@ -386,7 +239,7 @@ static void S_conditions_in(S_ctx *c, cmark_node *container)
 				st = tb_xrealloc(st, cap * sizeof *st);
 			}
 			S_frame *f = &st[n++];
-			f->is_unless = t.kind == S_TAG_UNLESS;
+			f->is_unless = t.kind == TB_TAG_UNLESS;
 			f->active = active && (f->is_unless ? !truth : !!truth);
 			f->line = line;
 			f->col = col;
@@ -394,8 +247,8 @@ static void S_conditions_in(S_ctx *c, cmark_node *container)
 			cmark_node_set_user_data(ch, &S_marker_mark);
 			S_nodes_push(&c->dropped, ch, false);
 		} else if (S_lone_tag(ch, &t, &line, &col) &&
-		           (t.kind == S_TAG_END_IF || t.kind == S_TAG_END_UNLESS)) {
-			bool unless = t.kind == S_TAG_END_UNLESS;
+		           (t.kind == TB_TAG_END_IF || t.kind == TB_TAG_END_UNLESS)) {
+			bool unless = t.kind == TB_TAG_END_UNLESS;
 			if (n == 0) {
 				S_error(c, line, col, "'%s' without an open '%s'; expected a matching marker earlier in the same block",
 				        unless ? "{{/unless}}" : "{{/if}}",
@@ -558,9 +411,9 @@ static void S_put_value(tb_buf *cur, const char *v, S_where w)
 static bool S_eval_tag(S_ctx *c, const char *tag, size_t inner, size_t line,
                        size_t col, S_where w, tb_buf *val)
 {
-	S_tag t;
-	S_parse_tag(tag, inner, &t);
-	if (t.kind == S_TAG_BAD) {
+	tb_tag t;
+	tb_tag_parse(tag, inner, &t);
+	if (t.kind == TB_TAG_BAD) {
 		/* quote at most 60 bytes, cut between characters */
 		size_t shown = inner > 60 ? 60 : inner;
 		while (shown < inner && shown > 0 && ((unsigned char)tag[shown] & 0xC0) == 0x80)
@@ -568,10 +421,10 @@ static bool S_eval_tag(S_ctx *c, const char *tag, size_t inner, size_t line,
 		S_error(c, line, col, "malformed placeholder '{{%.*s}}'; %s", (int)shown, tag, t.why);
 		return false;
 	}
-	if (t.kind != S_TAG_VALUE) {
+	if (t.kind != TB_TAG_VALUE) {
 		tb_buf tt;
 		tb_buf_init(&tt);
-		S_tag_text(&tt, &t);
+		tb_tag_text(&tt, &t);
 		if (w == S_IN_TEXT)
 			S_error(c, line, col, "'%s' must stand alone in its paragraph; expected a blank line before and after it", tt.ptr);
 		else if (w == S_IN_LINK)
@@ -701,7 +554,7 @@ static void S_expand_literal(S_ctx *c, cmark_node *n, S_where w, bool dead)
 	free(lit);
 }
 
-static void S_directive(S_ctx *c, cmark_node *para, const S_tag *t,
+static void S_directive(S_ctx *c, cmark_node *para, const tb_tag *t,
                         size_t line, size_t col, bool dead)
 {
 	if (++c->blocks > TB_TEMPLATE_MAX_BLOCKS) {
@@ -866,15 +719,15 @@ static void S_expand(S_ctx *c, cmark_node *root)
 			cmark_node *par = cmark_node_parent(n);
 			if (par && cmark_node_get_user_data(par) == &S_marker_mark)
 				break;
-			S_tag t;
+			tb_tag t;
 			size_t line, col;
-			if (par && S_lone_tag(par, &t, &line, &col) && t.kind == S_TAG_DIRECTIVE) {
+			if (par && S_lone_tag(par, &t, &line, &col) && t.kind == TB_TAG_DIRECTIVE) {
 				S_directive(c, par, &t, line, col, dead);
 				break;
 			}
 			/* a bare `{{NAME}}` alone may name a block ({{verdict}}):
 			 * the environment says, so the engine stays syntax only */
-			if (par && S_lone_tag(par, &t, &line, &col) && t.kind == S_TAG_VALUE &&
+			if (par && S_lone_tag(par, &t, &line, &col) && t.kind == TB_TAG_VALUE &&
 			    !t.filter[0] &&
 			    c->env->directive(c->env->ctx, "block", t.name, NULL) == TB_TPL_OK) {
 				strcpy(t.directive, "block");
