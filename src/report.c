@@ -55,6 +55,23 @@ static const tb_rchart_def *S_chart_find(const char *name)
 
 /* ---- directives ------------------------------------------------------ */
 
+/* A pipe table the template wrote: a table block like the built ones, so
+ * every back end draws it as it draws them (right-aligned columns are
+ * the numeric ones; centring is not kept). */
+static void S_env_table(void *ctx, size_t ncols, size_t nrows, const char *const *cells,
+                        const char *align, cmark_node *into)
+{
+	tb_table *t = &tb_rblock_new(ctx, TB_BLOCK_TABLE, into)->table;
+	t->ncols = ncols;
+	t->nrows = nrows;
+	t->cells = tb_xcalloc(ncols * nrows, sizeof *t->cells);
+	for (size_t i = 0; i < ncols * nrows; i++)
+		t->cells[i] = tb_xstrdup(cells[i]);
+	t->numeric = tb_xcalloc(ncols, sizeof *t->numeric);
+	for (size_t k = 0; k < ncols; k++)
+		t->numeric[k] = align[k] == 'r';
+}
+
 static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *arg,
                                      cmark_node *into)
 {
@@ -253,7 +270,7 @@ tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
 		len = tb_template_report_md_len;
 		file = "templates/report.md";
 	}
-	tb_tpl_env env = { r, tb_rvalue, tb_rcondition, S_env_directive, S_env_suggest };
+	tb_tpl_env env = { r, tb_rvalue, tb_rcondition, S_env_directive, S_env_suggest, S_env_table };
 	r->root = tb_template_expand(text, len, file, &env, d);
 	free(owned);
 	if (!r->root) {

@@ -7,12 +7,20 @@
  *      whole;
  *   2. pair the `{{#if}}`/`{{/if}}` markers inside each container and mark
  *      what a false condition drops (nothing is freed yet);
- *   3. expand directives and placeholders; inside dropped regions names are
- *      only checked, so a template's errors do not depend on the scenario;
- *   4. free what was replaced or dropped, deepest first. */
+ *   3. find the pipe tables (template_table.c), then expand directives,
+ *      placeholders and link destinations (each held to linkdest.h's
+ *      rule) and drop raw HTML; inside dropped regions names are only
+ *      checked, so a template's errors do not depend on the scenario; then
+ *      build the tables from their cells, expanded one by one;
+ *   4. free what was replaced or dropped, deepest first.
+ * Before pass 1 and after pass 4 the tree's depth is held to
+ * TB_TEMPLATE_MAX_DEPTH, and the template's size, blocks and values to
+ * their limits (template.h), so no template makes an output without
+ * bound. */
 #include "template.h"
 
 #include "linkdest.h"
+#include "template_int.h"
 #include "template_tag.h"
 
 #include <stdbool.h>
@@ -25,15 +33,10 @@
 
 /* user_data sentinels on nodes of the template tree (custom blocks made
  * later own their user_data). */
-static char S_dropped_mark, S_marker_mark;
+char tb_tpl_dropped_mark, tb_tpl_marker_mark, tb_tpl_table_mark, tb_tpl_table_dropped_mark;
 
-typedef struct S_nodes {
-	cmark_node **v;
-	bool *dead;
-	size_t n, cap;
-} S_nodes;
 
-static void S_nodes_push(S_nodes *ns, cmark_node *n, bool dead)
+void tb_tpl_nodes_push(tb_tpl_nodes *ns, cmark_node *n, bool dead)
 {
 	if (ns->n == ns->cap) {
 		ns->cap = ns->cap ? ns->cap * 2 : 64;
@@ -45,7 +48,7 @@ static void S_nodes_push(S_nodes *ns, cmark_node *n, bool dead)
 	ns->n++;
 }
 
-static void S_nodes_release(S_nodes *ns)
+void tb_tpl_nodes_release(tb_tpl_nodes *ns)
 {
 	free(ns->v);
 	free(ns->dead);
@@ -64,17 +67,18 @@ static bool S_is_leaf(cmark_node *n)
 
 /* Pre-order, entering events only; `dead` is true inside a node marked
  * dropped. */
-static void S_collect(cmark_node *root, S_nodes *out)
+void tb_tpl_collect(cmark_node *root, tb_tpl_nodes *out)
 {
 	cmark_iter *it = cmark_iter_new(root);
 	size_t dead_depth = 0;
 	cmark_event_type ev;
 	while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
 		cmark_node *n = cmark_iter_get_node(it);
-		bool marked = cmark_node_get_user_data(n) == &S_dropped_mark;
+		void *ud = cmark_node_get_user_data(n);
+		bool marked = ud == &tb_tpl_dropped_mark || ud == &tb_tpl_table_dropped_mark;
 		bool leaf = S_is_leaf(n);
 		if (ev == CMARK_EVENT_ENTER) {
-			S_nodes_push(out, n, dead_depth > 0 || marked);
+			tb_tpl_nodes_push(out, n, dead_depth > 0 || marked);
 			if (marked && !leaf)
 				dead_depth++;
 		} else if (marked && dead_depth > 0) {
@@ -128,23 +132,25 @@ void tb_template_put_utf8(tb_buf *out, const char *s, size_t len)
 
 /* ---- the expansion state --------------------------------------------- */
 
-typedef struct S_ctx {
-	const char *text;
-	size_t len;
-	const char *file;
-	const tb_tpl_env *env;
-	tb_diags *d;
-	S_nodes to_free;        /* replaced paragraphs, freed after pass 3 */
-	S_nodes dropped;        /* pass 2's drops, freed last, in reverse */
-	size_t *bol, nbol;      /* line start offsets, built when first needed */
-	size_t raw_html, raw_html_line, raw_html_col;   /* raw HTML other than comments */
-	size_t blocks, value_bytes;     /* against TB_TEMPLATE_MAX_BLOCKS, _VALUE_BYTES */
-} S_ctx;
+
+/* A node's position in the template: a cell's nodes are placed by where
+ * the cell is. */
+static void S_node_pos(const tb_tpl_ctx *c, cmark_node *n, size_t *line, size_t *col)
+{
+	int l = cmark_node_get_start_line(n), k = cmark_node_get_start_column(n);
+	*line = l > 0 ? (size_t)l : 0;
+	*col = k > 0 ? (size_t)k : 0;
+	if (c->sub_line && *line) {
+		if (*line == 1 && *col)
+			*col = c->sub_col + *col - 1;
+		*line = c->sub_line + *line - 1;
+	}
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static void S_error(S_ctx *c, size_t line, size_t col, const char *fmt, ...)
+static void S_error(tb_tpl_ctx *c, size_t line, size_t col, const char *fmt, ...)
 {
 	tb_buf msg;
 	tb_buf_init(&msg);
@@ -157,7 +163,7 @@ static void S_error(S_ctx *c, size_t line, size_t col, const char *fmt, ...)
 	tb_buf_release(&msg);
 }
 
-static void S_hint(S_ctx *c, tb_buf *msg, const char *what, const char *word)
+static void S_hint(tb_tpl_ctx *c, tb_buf *msg, const char *what, const char *word)
 {
 	const char *s = c->env->suggest ? c->env->suggest(c->env->ctx, what, word) : NULL;
 	if (s)
@@ -166,7 +172,7 @@ static void S_hint(S_ctx *c, tb_buf *msg, const char *what, const char *word)
 		tb_buf_puts(msg, "; see docs/templates.md for the list");
 }
 
-static void S_unknown(S_ctx *c, size_t line, size_t col, const char *what,
+static void S_unknown(tb_tpl_ctx *c, size_t line, size_t col, const char *what,
                       const char *word, const char *extra)
 {
 	tb_buf msg;
@@ -187,7 +193,7 @@ static void S_unknown(S_ctx *c, size_t line, size_t col, const char *what,
 /* ---- pass 2: conditions ---------------------------------------------- */
 
 /* A paragraph holding one tag and nothing else: its tag in *t. */
-static bool S_lone_tag(cmark_node *para, tb_tag *t, size_t *line, size_t *col)
+static bool S_lone_tag(const tb_tpl_ctx *c, cmark_node *para, tb_tag *t, size_t *line, size_t *col)
 {
 	if (cmark_node_get_type(para) != CMARK_NODE_PARAGRAPH)
 		return false;
@@ -209,8 +215,9 @@ static bool S_lone_tag(cmark_node *para, tb_tag *t, size_t *line, size_t *col)
 		if (s[i] == '}' && s[i + 1] == '}')
 			return false;
 	tb_tag_parse(s + a + 2, z - a - 4, t);
-	*line = (size_t)cmark_node_get_start_line(txt);
-	*col = (size_t)cmark_node_get_start_column(txt) + a;
+	S_node_pos(c, txt, line, col);
+	if (*col)
+		*col += a;
 	return true;
 }
 
@@ -220,7 +227,7 @@ typedef struct S_frame {
 	char name[128];
 } S_frame;
 
-static void S_conditions_in(S_ctx *c, cmark_node *container)
+static void S_conditions_in(tb_tpl_ctx *c, cmark_node *container)
 {
 	S_frame *st = NULL;
 	size_t n = 0, cap = 0;
@@ -228,7 +235,7 @@ static void S_conditions_in(S_ctx *c, cmark_node *container)
 		bool active = n == 0 || st[n - 1].active;
 		tb_tag t;
 		size_t line = 0, col = 0;
-		if (S_lone_tag(ch, &t, &line, &col) &&
+		if (S_lone_tag(c, ch, &t, &line, &col) &&
 		    (t.kind == TB_TAG_IF || t.kind == TB_TAG_UNLESS)) {
 			int truth = 1;
 			tb_tpl_status s = c->env->condition(c->env->ctx, t.name, &truth);
@@ -244,9 +251,9 @@ static void S_conditions_in(S_ctx *c, cmark_node *container)
 			f->line = line;
 			f->col = col;
 			strcpy(f->name, t.name);
-			cmark_node_set_user_data(ch, &S_marker_mark);
-			S_nodes_push(&c->dropped, ch, false);
-		} else if (S_lone_tag(ch, &t, &line, &col) &&
+			cmark_node_set_user_data(ch, &tb_tpl_marker_mark);
+			tb_tpl_nodes_push(&c->dropped, ch, false);
+		} else if (S_lone_tag(c, ch, &t, &line, &col) &&
 		           (t.kind == TB_TAG_END_IF || t.kind == TB_TAG_END_UNLESS)) {
 			bool unless = t.kind == TB_TAG_END_UNLESS;
 			if (n == 0) {
@@ -262,11 +269,11 @@ static void S_conditions_in(S_ctx *c, cmark_node *container)
 					        f->is_unless ? "{{/unless}}" : "{{/if}}");
 				n--;
 			}
-			cmark_node_set_user_data(ch, &S_marker_mark);
-			S_nodes_push(&c->dropped, ch, false);
+			cmark_node_set_user_data(ch, &tb_tpl_marker_mark);
+			tb_tpl_nodes_push(&c->dropped, ch, false);
 		} else if (!active) {
-			cmark_node_set_user_data(ch, &S_dropped_mark);
-			S_nodes_push(&c->dropped, ch, false);
+			cmark_node_set_user_data(ch, &tb_tpl_dropped_mark);
+			tb_tpl_nodes_push(&c->dropped, ch, false);
 		}
 	}
 	for (size_t k = 0; k < n; k++)
@@ -277,17 +284,17 @@ static void S_conditions_in(S_ctx *c, cmark_node *container)
 	free(st);
 }
 
-static void S_conditions(S_ctx *c, cmark_node *root)
+static void S_conditions(tb_tpl_ctx *c, cmark_node *root)
 {
-	S_nodes all = {0};
-	S_collect(root, &all);
+	tb_tpl_nodes all = {0};
+	tb_tpl_collect(root, &all);
 	for (size_t k = 0; k < all.n; k++) {
 		cmark_node_type ty = cmark_node_get_type(all.v[k]);
 		if (ty == CMARK_NODE_DOCUMENT || ty == CMARK_NODE_BLOCK_QUOTE ||
 		    ty == CMARK_NODE_ITEM)
 			S_conditions_in(c, all.v[k]);
 	}
-	S_nodes_release(&all);
+	tb_tpl_nodes_release(&all);
 }
 
 /* ---- pass 3: placeholders and directives ----------------------------- */
@@ -307,7 +314,7 @@ static const char *S_memmem(const char *hay, size_t n, const char *needle, size_
 
 /* Line start offsets, built once when first needed: many code blocks and
  * links stay linear. */
-static void S_bol_build(S_ctx *c)
+void tb_tpl_bol_build(tb_tpl_ctx *c)
 {
 	if (c->bol)
 		return;
@@ -325,9 +332,9 @@ static void S_bol_build(S_ctx *c)
 }
 
 /* The 1-based line and column of byte offset `off` in the template. */
-static void S_line_col(S_ctx *c, size_t off, size_t *line, size_t *col)
+static void S_line_col(tb_tpl_ctx *c, size_t off, size_t *line, size_t *col)
 {
-	S_bol_build(c);
+	tb_tpl_bol_build(c);
 	size_t lo = 0, hi = c->nbol;    /* last line start <= off */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -341,9 +348,9 @@ static void S_line_col(S_ctx *c, size_t off, size_t *line, size_t *col)
 }
 
 /* cmark 0.30 does not say whether a code block was fenced: look. */
-static bool S_line_is_fence(S_ctx *c, size_t line)
+static bool S_line_is_fence(tb_tpl_ctx *c, size_t line)
 {
-	S_bol_build(c);
+	tb_tpl_bol_build(c);
 	if (line == 0 || line > c->nbol)
 		return false;
 	size_t i = c->bol[line - 1];
@@ -363,12 +370,11 @@ typedef struct S_posmap {
 	size_t scanned, nl, bol;
 } S_posmap;
 
-static void S_posmap_init(S_posmap *pm, S_ctx *c, cmark_node *n, S_where w)
+static void S_posmap_init(S_posmap *pm, tb_tpl_ctx *c, cmark_node *n, S_where w)
 {
 	memset(pm, 0, sizeof *pm);
 	pm->w = w;
-	pm->line0 = (size_t)cmark_node_get_start_line(n);
-	pm->col0 = (size_t)cmark_node_get_start_column(n);
+	S_node_pos(c, n, &pm->line0, &pm->col0);
 	if (w == S_IN_CODE_BLOCK && pm->line0)
 		pm->fenced = S_line_is_fence(c, pm->line0);
 }
@@ -408,7 +414,7 @@ static void S_put_value(tb_buf *cur, const char *v, S_where w)
 /* Checks one tag (`inner` bytes at `tag`, inside its braces) found at
  * line:col, and puts its value in *val.  False when it is not a value to
  * insert; an error has then been reported. */
-static bool S_eval_tag(S_ctx *c, const char *tag, size_t inner, size_t line,
+static bool S_eval_tag(tb_tpl_ctx *c, const char *tag, size_t inner, size_t line,
                        size_t col, S_where w, tb_buf *val)
 {
 	tb_tag t;
@@ -473,7 +479,7 @@ static bool S_eval_tag(S_ctx *c, const char *tag, size_t inner, size_t line,
 /* Expands the placeholders of one literal.  In text, a value's newlines
  * become hard line breaks (text nodes inserted before n), so a multi-line
  * note keeps its lines without any of them being read as Markdown. */
-static void S_expand_literal(S_ctx *c, cmark_node *n, S_where w, bool dead)
+static void S_expand_literal(tb_tpl_ctx *c, cmark_node *n, S_where w, bool dead)
 {
 	const char *lit0 = cmark_node_get_literal(n);
 	if (!lit0 || !strstr(lit0, "{{"))
@@ -554,16 +560,33 @@ static void S_expand_literal(S_ctx *c, cmark_node *n, S_where w, bool dead)
 	free(lit);
 }
 
-static void S_directive(S_ctx *c, cmark_node *para, const tb_tag *t,
+/* Counts a block against TB_TEMPLATE_MAX_BLOCKS; false past it (said
+ * once). */
+bool tb_tpl_count_block(tb_tpl_ctx *c, size_t line, size_t col)
+{
+	if (++c->blocks <= TB_TEMPLATE_MAX_BLOCKS)
+		return true;
+	if (c->blocks == TB_TEMPLATE_MAX_BLOCKS + 1)
+		S_error(c, line, col, "more than %d tables, charts, derivations and blocks; "
+		        "expected at most %d in one report", TB_TEMPLATE_MAX_BLOCKS,
+		        TB_TEMPLATE_MAX_BLOCKS);
+	return false;
+}
+
+static void S_directive(tb_tpl_ctx *c, cmark_node *para, const tb_tag *t,
                         size_t line, size_t col, bool dead)
 {
-	if (++c->blocks > TB_TEMPLATE_MAX_BLOCKS) {
-		if (c->blocks == TB_TEMPLATE_MAX_BLOCKS + 1)
-			S_error(c, line, col, "more than %d tables, charts, derivations and blocks; "
-			        "expected at most %d in one report", TB_TEMPLATE_MAX_BLOCKS,
-			        TB_TEMPLATE_MAX_BLOCKS);
+	if (c->in_cell) {
+		tb_buf tt;
+		tb_buf_init(&tt);
+		tb_tag_text(&tt, t);
+		S_error(c, line, col, "'%s' cannot be used inside a table cell; expected a value "
+		        "placeholder such as '{{flops.total_6nd}}'", tt.ptr);
+		tb_buf_release(&tt);
 		return;
 	}
+	if (!tb_tpl_count_block(c, line, col))
+		return;
 	cmark_node *into = dead ? NULL : cmark_node_new(CMARK_NODE_DOCUMENT);
 	tb_tpl_status s = c->env->directive(c->env->ctx, t->directive, t->name, into);
 	if (s != TB_TPL_OK) {
@@ -574,7 +597,7 @@ static void S_directive(S_ctx *c, cmark_node *para, const tb_tag *t,
 		cmark_node *ch;
 		while ((ch = cmark_node_first_child(into)) != NULL)
 			cmark_node_insert_before(para, ch);
-		S_nodes_push(&c->to_free, para, false);
+		tb_tpl_nodes_push(&c->to_free, para, false);
 	}
 	if (into)
 		cmark_node_free(into);
@@ -585,11 +608,11 @@ static void S_directive(S_ctx *c, cmark_node *para, const tb_tag *t,
  * goes in as one line; in a destination, percent-encoded and kept from
  * supplying a scheme (linkdest.h), after which S_check_link judges the
  * whole destination. */
-static void S_expand_link(S_ctx *c, cmark_node *n, bool dead)
+static void S_expand_link(tb_tpl_ctx *c, cmark_node *n, bool dead)
 {
-	S_bol_build(c);
-	size_t line0 = (size_t)cmark_node_get_start_line(n);
-	size_t col0 = (size_t)cmark_node_get_start_column(n);
+	tb_tpl_bol_build(c);
+	size_t line0, col0;
+	S_node_pos(c, n, &line0, &col0);
 	size_t from = line0 >= 1 && line0 <= c->nbol && col0 >= 1
 	              ? c->bol[line0 - 1] + col0 - 1 : 0;
 	for (int part = 0; part < 2; part++) {
@@ -643,7 +666,7 @@ static void S_expand_link(S_ctx *c, cmark_node *n, bool dead)
 
 /* Reports a destination linkdest.h does not allow; false when it is
  * allowed.  `shown` is what the message quotes. */
-static bool S_link_refused(S_ctx *c, cmark_node *n, const char *url, const char *shown)
+static bool S_link_refused(tb_tpl_ctx *c, cmark_node *n, const char *url, const char *shown)
 {
 	char scheme[32];
 	if (tb_linkdest_allowed(url, scheme, sizeof scheme))
@@ -652,7 +675,8 @@ static bool S_link_refused(S_ctx *c, cmark_node *n, const char *url, const char 
 	while (cut < len && cut > 0 && ((unsigned char)shown[cut] & 0xC0) == 0x80)
 		cut--;
 	const char *what = cmark_node_get_type(n) == CMARK_NODE_IMAGE ? "image" : "link";
-	size_t line = (size_t)cmark_node_get_start_line(n), col = (size_t)cmark_node_get_start_column(n);
+	size_t line, col;
+	S_node_pos(c, n, &line, &col);
 	if (scheme[0])
 		S_error(c, line, col, "%s destination '%.*s%s' is a '%s:' link once decoded; "
 		        "expected an http, https or mailto URL or a relative path",
@@ -667,7 +691,7 @@ static bool S_link_refused(S_ctx *c, cmark_node *n, const char *url, const char 
 /* Every link and image destination, as the template wrote it (each
  * placeholder standing for a plain word, so the verdict does not depend
  * on the scenario) and, when expanded, as it came out. */
-static void S_check_link(S_ctx *c, cmark_node *n, const char *as_written, bool dead)
+static void S_check_link(tb_tpl_ctx *c, cmark_node *n, const char *as_written, bool dead)
 {
 	tb_buf t;
 	tb_buf_init(&t);
@@ -692,42 +716,44 @@ static void S_check_link(S_ctx *c, cmark_node *n, const char *as_written, bool d
 /* Raw HTML is dropped from every format (cmark's safe HTML renderer drops
  * it from the HTML; its Markdown renderer would copy it): comments
  * silently, anything else with one warning. */
-static void S_raw_html(S_ctx *c, cmark_node *n, bool dead)
+static void S_raw_html(tb_tpl_ctx *c, cmark_node *n, bool dead)
 {
 	const char *lit = cmark_node_get_literal(n);
 	while (lit && (*lit == ' ' || *lit == '\t' || *lit == '\n'))
 		lit++;
 	if (!lit || strncmp(lit, "<!--", 4) != 0) {
 		if (c->raw_html++ == 0) {
-			c->raw_html_line = (size_t)cmark_node_get_start_line(n);
-			c->raw_html_col = (size_t)cmark_node_get_start_column(n);
+			S_node_pos(c, n, &c->raw_html_line, &c->raw_html_col);
 		}
 	}
-	if (!dead)
-		S_nodes_push(&c->to_free, n, false);
+	/* a cell's document is freed whole */
+	if (!dead && !c->in_cell)
+		tb_tpl_nodes_push(&c->to_free, n, false);
 }
 
-static void S_expand(S_ctx *c, cmark_node *root)
+void tb_tpl_expand_tree(tb_tpl_ctx *c, cmark_node *root)
 {
-	S_nodes all = {0};
-	S_collect(root, &all);
+	tb_tpl_nodes all = {0};
+	tb_tpl_collect(root, &all);
 	for (size_t k = 0; k < all.n; k++) {
 		cmark_node *n = all.v[k];
 		bool dead = all.dead[k];
+		if (c->ntables && tb_tpl_in_table(n))
+			continue;
 		switch (cmark_node_get_type(n)) {
 		case CMARK_NODE_TEXT: {
 			cmark_node *par = cmark_node_parent(n);
-			if (par && cmark_node_get_user_data(par) == &S_marker_mark)
+			if (par && cmark_node_get_user_data(par) == &tb_tpl_marker_mark)
 				break;
 			tb_tag t;
 			size_t line, col;
-			if (par && S_lone_tag(par, &t, &line, &col) && t.kind == TB_TAG_DIRECTIVE) {
+			if (par && S_lone_tag(c, par, &t, &line, &col) && t.kind == TB_TAG_DIRECTIVE) {
 				S_directive(c, par, &t, line, col, dead);
 				break;
 			}
 			/* a bare `{{NAME}}` alone may name a block ({{verdict}}):
 			 * the environment says, so the engine stays syntax only */
-			if (par && S_lone_tag(par, &t, &line, &col) && t.kind == TB_TAG_VALUE &&
+			if (par && S_lone_tag(c, par, &t, &line, &col) && t.kind == TB_TAG_VALUE &&
 			    !t.filter[0] &&
 			    c->env->directive(c->env->ctx, "block", t.name, NULL) == TB_TPL_OK) {
 				strcpy(t.directive, "block");
@@ -760,7 +786,7 @@ static void S_expand(S_ctx *c, cmark_node *root)
 			break;
 		}
 	}
-	S_nodes_release(&all);
+	tb_tpl_nodes_release(&all);
 }
 
 /* ---- depth --------------------------------------------------------- */
@@ -789,7 +815,7 @@ static cmark_node *S_too_deep(cmark_node *root)
 
 /* Reports a tree nested too deep; false when it is not.  A node a
  * directive built has no position: its nearest placed ancestor stands in. */
-static bool S_depth_error(S_ctx *c, cmark_node *root, const char *after)
+static bool S_depth_error(tb_tpl_ctx *c, cmark_node *root, const char *after)
 {
 	cmark_node *n = S_too_deep(root);
 	if (!n)
@@ -806,7 +832,7 @@ static bool S_depth_error(S_ctx *c, cmark_node *root, const char *after)
 cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
                                const tb_tpl_env *env, tb_diags *d)
 {
-	S_ctx c;
+	tb_tpl_ctx c;
 	memset(&c, 0, sizeof c);
 	c.text = text ? text : "";
 	c.len = text ? len : 0;
@@ -834,7 +860,9 @@ cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
 	}
 	cmark_consolidate_text_nodes(doc);
 	S_conditions(&c, doc);
-	S_expand(&c, doc);
+	tb_tpl_find_tables(&c, doc);
+	tb_tpl_expand_tree(&c, doc);
+	tb_tpl_build_tables(&c);
 	if (c.raw_html)
 		tb_diags_add(d, TB_DIAG_WARNING, c.file, c.text, c.len, c.raw_html_line, c.raw_html_col,
 		             "raw HTML is dropped from every format (%zu place%s); expected Markdown",
@@ -844,8 +872,9 @@ cmark_node *tb_template_expand(const char *text, size_t len, const char *file,
 		cmark_node_free(c.to_free.v[k]);
 	for (size_t k = c.dropped.n; k-- > 0;)
 		cmark_node_free(c.dropped.v[k]);
-	S_nodes_release(&c.to_free);
-	S_nodes_release(&c.dropped);
+	tb_tpl_nodes_release(&c.to_free);
+	tb_tpl_nodes_release(&c.dropped);
+	tb_tpl_release_tables(&c);
 
 	if (d->errors == errors0)
 		S_depth_error(&c, doc, " once its tables and blocks are built");

@@ -9,7 +9,9 @@
  *     `{{derivation X}}`, or a bare `{{NAME}}` the environment knows as a
  *     block (`{{verdict}}`), with what the environment builds;
  *   - keeps or drops the blocks between `{{#if C}}` / `{{#unless C}}` and
- *     `{{/if}}` / `{{/unless}}`, each marker alone in its paragraph.
+ *     `{{/if}}` / `{{/unless}}`, each marker alone in its paragraph;
+ *   - turns a GFM pipe table written at the top level into a table the
+ *     environment builds (Debian's cmark 0.30.2 has no table extension).
  * Names, filters, conditions and directives belong to the caller (the
  * environment below): the engine knows only the syntax, so it can be
  * fuzzed alone.  It never recurses on the tree, so any input is safe. */
@@ -67,6 +69,13 @@ typedef struct tb_tpl_env {
 	                           cmark_node *into);
 	/* Optional: the closest known word, for "did you mean" (borrowed). */
 	const char *(*suggest)(void *ctx, const char *what, const char *word);
+	/* Optional: builds a GFM pipe table the template wrote (at its top
+	 * level) as one block appended to `into`.  `cells` holds nrows *
+	 * ncols plain-text cells, the header row first, each cell's Markdown
+	 * expanded and flattened; align[c] is 'l', 'c', 'r' or '-' (none).
+	 * NULL: pipe tables stay paragraphs, with a warning. */
+	void (*table)(void *ctx, size_t ncols, size_t nrows, const char *const *cells,
+	              const char *align, cmark_node *into);
 } tb_tpl_env;
 
 /* Parses `len` bytes of template named `file` (for diagnostics) and expands

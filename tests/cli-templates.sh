@@ -65,6 +65,28 @@ for f in md html pdf; do
 	hostile deep "$f" "deep.md:1:65: error: nesting deeper than 32 levels; expected at most 32 nested block quotes, lists, emphases and links"
 done
 
+# A GFM pipe table written in a template is a table in every format.
+printf '# T\n\n| Quantity | Value |\n| :--- | ---: |\n| Parameters | {{parameters.total | sci}} |\n| *Training* FLOPs | `{{flops.total_6nd | sci}}` |\n' >"$T/pipe.md"
+rm -rf "$T/o"
+rc=0
+"$BIN" report docs/examples/default-7b.yaml --template "$T/pipe.md" --format md,html,pdf -o "$T/o" \
+	>"$T/out" 2>"$T/err" || rc=$?
+md_ok=no html_ok=no pdf_ok=skipped
+grep -qx '| --- | ---: |' "$T/o/default-7b.md" 2>/dev/null &&
+	grep -qx '| Training FLOPs | 4\.04 × 10²¹ |' "$T/o/default-7b.md" && md_ok=yes
+grep -q '<td>Training FLOPs</td><td class="num">4.04 × 10²¹</td>' "$T/o/default-7b.html" 2>/dev/null && html_ok=yes
+if command -v pdftotext >/dev/null 2>&1; then
+	pdf_ok=no
+	pdftotext -layout "$T/o/default-7b.pdf" - 2>/dev/null | grep -q '^ *Training FLOPs  *4\.04 × 10²¹ *$' && pdf_ok=yes
+fi
+if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && [ "$md_ok" = yes ] && [ "$html_ok" = yes ] && [ "$pdf_ok" != no ]; then
+	echo "ok   - a pipe table in a template is a table in md, html and pdf ($pdf_ok)"
+else
+	echo "not ok - a pipe table in a template: exit $rc, md $md_ok, html $html_ok, pdf $pdf_ok; $(head -n 1 "$T/err")"
+	fail=$((fail + 1))
+fi
+rm -rf "$T/o"
+
 # A size limit like a scenario's: /dev/zero once read until memory ran out.
 rm -rf "$T/o"; mkdir "$T/o"
 rc=0

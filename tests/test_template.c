@@ -122,7 +122,25 @@ static const char *S_suggest(void *ctx, const char *what, const char *word)
 	return strcmp(what, "placeholder") == 0 ? "a.b_c" : NULL;
 }
 
-static const tb_tpl_env S_env = { NULL, S_value, S_cond, S_dir, S_suggest };
+/* A pipe table as "[PIPE 2x3 lr: a|b|c|d|e|f]". */
+static void S_table(void *ctx, size_t ncols, size_t nrows, const char *const *cells,
+                    const char *align, cmark_node *into)
+{
+	(void)ctx;
+	tb_buf b;
+	tb_buf_init(&b);
+	tb_buf_printf(&b, "[PIPE %zux%zu %s:", ncols, nrows, align);
+	for (size_t i = 0; i < ncols * nrows; i++)
+		tb_buf_printf(&b, "%s%s", i ? "|" : " ", cells[i]);
+	tb_buf_putc(&b, ']');
+	cmark_node *cb = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK);
+	cmark_node_set_on_enter(cb, b.ptr);
+	cmark_node_set_on_exit(cb, "");
+	cmark_node_append_child(into, cb);
+	tb_buf_release(&b);
+}
+
+static const tb_tpl_env S_env = { NULL, S_value, S_cond, S_dir, S_suggest, S_table };
 
 /* Expands src and renders it as CommonMark; NULL (and *diag set to the
  * first message as "LINE:COL: msg") on error. */
@@ -587,6 +605,85 @@ Test(template, blocks_built_past_the_limit_are_refused)
 	                       "emphases and links");
 	free(diag);
 	free(src);
+}
+
+/* ---- pipe tables -------------------------------------------------------- */
+
+Test(template, pipe_table_becomes_a_table)
+{
+	char *diag = NULL;
+	char *out = S_run("Before\n\n| Name | Value | Note |\n| :--- | ---: | :-: |\n"
+	                  "| *total* | {{a.b_c}} | `x \\| y` |\n| short |\n\nAfter\n", &diag);
+	cr_assert_not_null(out, "%s", diag ? diag : "");
+	/* markup flattened to its words, the escaped pipe kept, a short row
+	 * padded, alignment per column */
+	cr_assert_str_eq(out, "Before\n\n[PIPE 3x3 lrc: Name|Value|Note|total|42|x | y|short||]\n\nAfter\n");
+	free(out);
+	/* no leading or trailing pipes, and a filter's pipe inside {{ }} */
+	out = S_run("a | b\n--- | ---\n{{ a.b_c | up }} | 2\n", &diag);
+	/* (cmark ends a document that ends with a custom block with a blank line) */
+	cr_assert_str_eq(out, "[PIPE 2x2 --: a|b|UP:42|2]\n\n");
+	free(out);
+}
+
+Test(template, a_value_in_a_cell_cannot_split_it)
+{
+	char *out = S_run("| t |\n| - |\n| {{title}} |\n", NULL);
+	cr_assert_str_eq(out, "[PIPE 1x2 -: t|<script>alert(1)</script> **x** [l](javascript:alert(2))]\n\n");
+	free(out);
+}
+
+Test(template, errors_in_cells_are_placed_in_the_template)
+{
+	char *diag = NULL;
+	cr_assert_null(S_run("# T\n\n| a | b |\n|---|---|\n| 1 |  x {{nope}} |\n", &diag));
+	cr_assert_str_eq(diag, "T.md:5:10: unknown placeholder 'nope'; did you mean 'a.b_c'?");
+	free(diag);
+	cr_assert_null(S_run("| a |\n|---|\n| {{table t1}} |\n", &diag));
+	cr_assert_str_eq(diag, "T.md:3:3: '{{table t1}}' cannot be used inside a table cell; expected a value placeholder such as '{{flops.total_6nd}}'");
+	free(diag);
+	cr_assert_null(S_run("| a |\n|---|\n| [x](javascript:y) |\n", &diag));
+	cr_assert_str_eq(diag, "T.md:3:3: link destination 'javascript:y' is a 'javascript:' link once decoded; expected an http, https or mailto URL or a relative path");
+	free(diag);
+}
+
+Test(template, pipe_tables_in_dropped_regions_are_checked_not_built)
+{
+	char *diag = NULL;
+	char *out = S_run("{{#if no}}\n\n| a |\n|---|\n| 1 |\n\n{{/if}}\n\nz\n", &diag);
+	cr_assert_str_eq(out, "z\n");
+	free(out);
+	cr_assert_null(S_run("{{#if no}}\n\n| a |\n|---|\n| {{nope}} |\n\n{{/if}}\n", &diag));
+	cr_assert_str_eq(diag, "T.md:5:3: unknown placeholder 'nope'; did you mean 'a.b_c'?");
+	free(diag);
+}
+
+/* Where a table cannot be built it stays text, and a warning says why. */
+Test(template, pipe_table_where_none_can_be_is_text_with_a_warning)
+{
+	static const struct { const char *src; size_t line; const char *msg; } cases[] = {
+		{ "Some text\n| a | b |\n|---|---|\n", 2, "a pipe table after text in the same paragraph stays text; expected a blank line before its header row" },
+		{ "> | a | b |\n> |---|---|\n> | 1 | 2 |\n", 1, "a pipe table inside a block quote or list item stays text; expected it at the top level of the template" },
+		{ "- | a | b |\n  |---|---|\n", 1, "a pipe table inside a block quote or list item stays text; expected it at the top level of the template" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_diags d;
+		tb_diags_init(&d);
+		cmark_node *doc = tb_template_expand(cases[i].src, strlen(cases[i].src), "T.md", &S_env, &d);
+		cr_assert_not_null(doc);
+		char *md = cmark_render_commonmark(doc, CMARK_OPT_DEFAULT, 0);
+		cr_assert(strstr(md, "PIPE") == NULL, "%s", md);
+		free(md);
+		cmark_node_free(doc);
+		cr_assert_eq(d.warnings, 1, "case %zu", i);
+		cr_assert_eq(d.items[0].line, cases[i].line, "case %zu", i);
+		cr_assert_str_eq(d.items[0].msg, cases[i].msg);
+		tb_diags_release(&d);
+	}
+	/* not a table at all: a header without a matching delimiter row */
+	char *out = S_run("| a | b |\n| --- |\n", NULL);
+	cr_assert(strstr(out, "PIPE") == NULL, "%s", out);
+	free(out);
 }
 
 /* ---- limits: no template makes an output without bound ----------------- */

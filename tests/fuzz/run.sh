@@ -20,7 +20,7 @@ seed() {
 	case $t in
 	scenario) set -- docs/examples/*.yaml docs/examples/*/*.yaml tests/scenarios/*.yaml tests/fixtures/*.yaml ;;
 	hfconfig) set -- docs/examples/*.json tests/scenarios/*.json tests/fixtures/*.json tests/fixtures/hf/*.json tests/fuzz/seeds/hfconfig/* ;;
-	template|report) set -- templates/*.md tests/templates/*.md ;;
+	template|report) set -- templates/*.md tests/templates/*.md tests/fuzz/seeds/template/* ;;
 	units)    set -- tests/fuzz/seeds/units/* ;;
 	pdf)      set -- tests/fuzz/seeds/pdf/* templates/*.md ;;
 	manifest) set -- tests/fuzz/seeds/manifest/* ;;
