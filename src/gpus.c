@@ -7,11 +7,27 @@
  * run fp16 accumulate at twice the rate, which training does not use).
  * 0 means the format has no published peak on that part.
  *
- * Memory: the vendor's figure as the reference data reads it ("80 GB" =
- * 80e9 bytes for NVIDIA and AMD; TPU v4 32 GiB).  The physical HBM is
- * binary (an H100 reports 81,559 MiB = 85.5e9 bytes), so the table errs on
- * the safe side by up to 7%; docs/formulas.md says how to plan against the
- * physical figure instead.
+ * Memory: what the card exposes, not its nominal label.  HBM and GDDR
+ * are built in binary units, so an "80GB" H100 holds 80 GiB and the
+ * driver reports 81,559 MiB of it (85.5e9 bytes, 7% more than 80e9); the
+ * label keeps the vendor's "80GB".  NVIDIA cards: nvidia-smi's
+ * memory.total as printed in public logs (the figure includes a few
+ * hundred MiB the driver reserves, nvidia-smi -q "Reserved": 454 MiB on
+ * an A100 40GB, 700 MiB on an H200, which the 2 GiB default of
+ * hardware.overhead covers with the CUDA context).  AMD: rocm-smi's "VRAM
+ * Total Memory (B)".  TPUs: the Cloud TPU docs (v4 "32 GiB"; v5e and v5p
+ * as printed, "16 GB" and "95 GB": no runtime figure found).  Sources:
+ *   h100-sxm, h100-pcie  81,559 MiB  NVIDIA/nccl#1264 (driver 550.54.15);
+ *                                    modal-labs/modal-client#2797 (its list
+ *                                    of nvidia-smi totals); H100 PCIe logs
+ *   h200                143,771 MiB  nvidia-smi -q, driver 550.90.12 (700 MiB reserved)
+ *   b200                183,359 MiB  NVIDIA/TensorRT-LLM#10278 (driver 580.95.05)
+ *   a100-40gb            40,960 MiB  modal-labs/modal-client#2797; NVIDIA/dcgm-exporter#443
+ *   a100-80gb            81,920 MiB  modal-labs/modal-client#2797
+ *   v100-sxm2            32,510 MiB  nvidia-smi logs of V100-SXM2-32GB (r4xx drivers)
+ *   l40s                 46,068 MiB  modal-labs/modal-client#2797
+ *   rtx-4090             24,564 MiB  nvidia-smi logs of GeForce RTX 4090
+ *   mi300x      205,822,885,888 B    rocm-smi --showmeminfo vram (192 GiB less 320 MiB)
  *
  * tdp_w is the board power limit; TPUs have no published TDP: v4 uses the
  * maximum measured chip power from the Cloud TPU docs, v5e/v5p are 0
@@ -22,67 +38,82 @@
 
 #define GB 1e9
 #define GIB 1073741824.0
+#define MIB 1048576.0
 
 /* Order of peak_flops: fp32, tf32, bf16, fp16, fp8, in FLOP/s written as
  * TFLOP/s e12 literals: 66.9 * 1e12 would round to 66900000000000.01. */
 static const tb_gpu S_gpus[] = {
 	{ "h100-sxm", "NVIDIA H100 SXM5 80GB",
 	  { 66.9e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
-	  80 * GB, 3.35e12, 700,
-	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)" },
+	  81559 * MIB, 3.35e12, 700,
+	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)",
+	  "nvidia-smi: 81,559 MiB" },
 	{ "h100-pcie", "NVIDIA H100 PCIe 80GB",
 	  { 51.2e12, 378e12, 756e12, 756e12, 1513e12 },
-	  80 * GB, 2.0e12, 350,
-	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)" },
+	  81559 * MIB, 2.0e12, 350,
+	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)",
+	  "nvidia-smi: 81,559 MiB" },
 	{ "h200", "NVIDIA H200 SXM 141GB",
 	  { 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
-	  141 * GB, 4.8e12, 700,
-	  "NVIDIA H200 product page (sparse figures halved; GH100 compute)" },
+	  143771 * MIB, 4.8e12, 700,
+	  "NVIDIA H200 product page (sparse figures halved; GH100 compute)",
+	  "nvidia-smi: 143,771 MiB" },
 	{ "b200", "NVIDIA B200 (HGX B200, 1000 W)",
 	  { 75e12, 1100e12, 2250e12, 2250e12, 4500e12 },
-	  180 * GB, 8e12, 1000,
+	  183359 * MIB, 8e12, 1000,
 	  "NVIDIA DGX/HGX B200 pages, per GPU = system / 8 (180 GB usable); "
-	  "fp32 600 TFLOPS / 8 from the HGX B200 table" },
+	  "fp32 600 TFLOPS / 8 from the HGX B200 table",
+	  "nvidia-smi: 183,359 MiB" },
 	{ "a100-40gb", "NVIDIA A100 SXM4 40GB",
 	  { 19.5e12, 156e12, 312e12, 312e12, 0 },
-	  40 * GB, 1.555e12, 400,
-	  "NVIDIA A100 40GB datasheet (2020); no FP8 on Ampere" },
+	  40960 * MIB, 1.555e12, 400,
+	  "NVIDIA A100 40GB datasheet (2020); no FP8 on Ampere",
+	  "nvidia-smi: 40,960 MiB" },
 	{ "a100-80gb", "NVIDIA A100 SXM4 80GB",
 	  { 19.5e12, 156e12, 312e12, 312e12, 0 },
-	  80 * GB, 2.039e12, 400,
-	  "NVIDIA A100 80GB datasheet; no FP8 on Ampere" },
+	  81920 * MIB, 2.039e12, 400,
+	  "NVIDIA A100 80GB datasheet; no FP8 on Ampere",
+	  "nvidia-smi: 81,920 MiB" },
 	{ "v100-sxm2", "NVIDIA Tesla V100 SXM2 32GB",
 	  { 15.7e12, 0, 0, 125e12, 0 },
-	  32 * GB, 900 * GB, 300,
-	  "NVIDIA Tesla V100 datasheet (Tensor 125 TFLOPS is FP16; no BF16/TF32)" },
+	  32510 * MIB, 900 * GB, 300,
+	  "NVIDIA Tesla V100 datasheet (Tensor 125 TFLOPS is FP16; no BF16/TF32)",
+	  "nvidia-smi: 32,510 MiB" },
 	{ "l40s", "NVIDIA L40S 48GB",
 	  { 91.6e12, 183e12, 362.05e12, 362.05e12, 733e12 },
-	  48 * GB, 864 * GB, 350,
-	  "NVIDIA L40S datasheet (sparse figures halved)" },
+	  46068 * MIB, 864 * GB, 350,
+	  "NVIDIA L40S datasheet (sparse figures halved)",
+	  "nvidia-smi: 46,068 MiB" },
 	{ "rtx-4090", "NVIDIA GeForce RTX 4090 24GB",
 	  { 82.6e12, 82.6e12, 165.2e12, 165.2e12, 330.3e12 },
-	  24 * GB, 1008 * GB, 450,
-	  "NVIDIA Ada Lovelace whitepaper, RTX 4090 (fp32-accumulate rates)" },
+	  24564 * MIB, 1008 * GB, 450,
+	  "NVIDIA Ada Lovelace whitepaper, RTX 4090 (fp32-accumulate rates)",
+	  "nvidia-smi: 24,564 MiB" },
 	{ "mi300x", "AMD Instinct MI300X 192GB",
 	  { 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12 },
-	  192 * GB, 5.3e12, 750,
-	  "AMD Instinct MI300X data sheet (dense matrix rates)" },
+	  205822885888.0, 5.3e12, 750,
+	  "AMD Instinct MI300X data sheet (dense matrix rates)",
+	  "rocm-smi: 205,822,885,888 B" },
 	{ "tpu-v4", "Google Cloud TPU v4",
 	  { 0, 0, 275e12, 0, 0 },
 	  32 * GIB, 1200 * GB, 192,
-	  "Cloud TPU docs, TPU v4 (32 GiB; power = max measured 192 W)" },
+	  "Cloud TPU docs, TPU v4 (32 GiB; power = max measured 192 W)",
+	  "Cloud TPU docs: 32 GiB" },
 	{ "tpu-v5e", "Google Cloud TPU v5e",
 	  { 0, 0, 197e12, 0, 0 },
 	  16 * GB, 819 * GB, 0,
-	  "Cloud TPU docs, TPU v5e (no published power)" },
+	  "Cloud TPU docs, TPU v5e (no published power)",
+	  "Cloud TPU docs: 16 GB" },
 	{ "tpu-v5p", "Google Cloud TPU v5p",
 	  { 0, 0, 459e12, 0, 0 },
 	  95 * GB, 2765 * GB, 0,
-	  "Cloud TPU docs, TPU v5p (no published power)" },
+	  "Cloud TPU docs, TPU v5p (no published power)",
+	  "Cloud TPU docs: 95 GB" },
 };
 
 #undef GB
 #undef GIB
+#undef MIB
 
 size_t tb_gpus_count(void)
 {

@@ -528,15 +528,19 @@ static void S_tflops(tb_buf *b, double flops_per_s)
 		tb_buf_printf(b, "%.1f", t);
 }
 
+/* As the card reports it: whole GiB, else whole MiB (nvidia-smi's unit,
+ * "81,559 MiB" for an H100), else decimal GB (a TPU's documented figure). */
 static void S_memory(tb_buf *b, double bytes)
 {
-	double gib = bytes / 1073741824.0;
+	double gib = bytes / 1073741824.0, mib = bytes / 1048576.0;
 	if (!(bytes > 0))
 		tb_buf_puts(b, "-");
 	else if (gib == (double)(long long)gib)
 		tb_buf_printf(b, "%.0f GiB", gib);
+	else if (mib == (double)(long long)mib && mib >= 1000)
+		tb_buf_printf(b, "%lld,%03lld MiB", (long long)mib / 1000, (long long)mib % 1000);
 	else
-		tb_buf_printf(b, "%.0f GB", bytes / 1e9);
+		tb_buf_printf(b, "%.1f GB", bytes / 1e9);
 }
 
 static tb_exit S_cmd_gpus(void)

@@ -116,7 +116,14 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_buf_printf(o, " FLOP/s (%s)", tb_dtype_name(b->time.dtype));
 	tb_rtab_end(&tb);
 	tb_rtab_str(&tb, "GPU memory");
-	tb_rtab_num(&tb, TB_RF_BYTES, in->hardware.gpu.memory_bytes);
+	o = tb_rtab_begin(&tb);
+	tb_rfmt(o, TB_RF_BYTES, in->hardware.gpu.memory_bytes, NULL);
+	if (gpu->memory_source[0]) {
+		char ms[sizeof gpu->memory_source + 1];
+		tb_rcopy(ms, sizeof ms, gpu->memory_source);
+		tb_buf_printf(o, " (%s)", ms);
+	}
+	tb_rtab_end(&tb);
 	tb_rtab_str(&tb, "Price per GPU-hour");
 	o = tb_rtab_begin(&tb);
 	tb_rfmt(o, TB_RF_MONEY, in->hardware.price_per_gpu_hour, tb_rcurrency(r));

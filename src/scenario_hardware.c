@@ -91,6 +91,7 @@ static bool S_inline_gpu(tb_yaml_ctx *c, const tb_yaml_node *g, tb_gpu *gpu)
 		snprintf(gpu->label, sizeof gpu->label, "%s (inline)", gpu->name);
 	}
 	snprintf(gpu->source, sizeof gpu->source, "inline in the scenario file");
+	snprintf(gpu->memory_source, sizeof gpu->memory_source, "hardware.gpu.memory");
 	if ((n = tb_yaml_get(g, "memory"))) {
 		if (!tb_yaml_quant(c, n, "hardware.gpu.memory", TB_YAML_Q_BYTES, "a size such as 80GB or 80GiB", false, 1e15, &gpu->memory_bytes))
 			ok = false;

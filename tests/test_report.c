@@ -159,9 +159,9 @@ Test(report, verdict_says_a_7b_without_sharding_does_not_fit_80gb)
 	tb_report *r = S_report(&f, "x\n");
 	const tb_report_meta *m = tb_report_get_meta(r);
 	cr_assert_eq(m->nverdict, 3);
-	/* 108 GB of model states alone exceed an 80 GB card at ZeRO 0 */
+	/* 108 GB of model states alone exceed an H100 (85.5 GB) at ZeRO 0 */
 	cr_assert_eq(m->verdict[0].outcome, TB_OUTCOME_BAD);
-	cr_assert(strstr(m->verdict[0].text, "80.0 GB") != NULL, "%s", m->verdict[0].text);
+	cr_assert(strstr(m->verdict[0].text, "85.5 GB") != NULL, "%s", m->verdict[0].text);
 	cr_assert_str_eq(m->date, "2026-01-02");
 	cr_assert_str_eq(m->command, "trainbudget report x.yaml");
 	cr_assert_eq(strlen(m->sha256), 64);
@@ -333,7 +333,7 @@ Test(report, count_only_model_prints_na_and_unknown)
 	S_done(&f);
 }
 
-/* 70B x 16 bytes = 1.12 TB of model states on one 80 GB card: NO, as
+/* 70B x 16 bytes = 1.12 TB of model states on one 85.5 GB card: NO, as
  * `estimate` and the JSON say, activations or not. */
 Test(report, count_only_model_whose_states_overflow_does_not_fit)
 {
@@ -344,7 +344,7 @@ Test(report, count_only_model_whose_states_overflow_does_not_fit)
 	const tb_report_meta *m = tb_report_get_meta(f.r);
 	cr_expect_eq(m->verdict[0].outcome, TB_OUTCOME_BAD);
 	cr_expect(strncmp(m->verdict[0].text, "Does not fit in memory: model states and overhead "
-	                  "alone need 1.12 TB per GPU, but the card holds 80.0 GB", 99) == 0,
+	                  "alone need 1.12 TB per GPU, but the card holds 85.5 GB", 99) == 0,
 	          "%s", m->verdict[0].text);
 	cr_expect(strstr(md, "| 0 (this run) |") && strstr(md, "| no |\n"), "%s", md);
 	cr_expect(strstr(md, "\nno\n") != NULL, "%s", md);

@@ -54,10 +54,13 @@ typedef struct tb_gpu {
 	char name[32];          /* "h100-sxm" */
 	char label[64];         /* "NVIDIA H100 SXM5 80GB" */
 	double peak_flops[TB_DTYPE_COUNT]; /* dense FLOP/s; 0 = unsupported */
+	/* What the card exposes, not its nominal label: an "80GB" H100
+	 * reports 81,559 MiB (gpus.c has the source per card). */
 	double memory_bytes;
 	double bandwidth_bytes_per_s;
 	double tdp_w;
 	char source[160];
+	char memory_source[96];  /* where memory_bytes comes from: "nvidia-smi: 81,559 MiB" */
 } tb_gpu;
 
 typedef struct tb_model {
