@@ -7,8 +7,10 @@
  * context (P V) products, which have no weights: 2*T*H*d each per token
  * per layer forward over the full T x T square (PaLM App. B), or half of
  * it under the causal convention (FlashAttention counts only the lower
- * triangle; Megatron-LM, Narayanan et al. 2021 Eq. (3), counts the full
- * square like PaLM).  Norms, softmax, activations and biases are
+ * triangle).  Megatron-LM counted the full square (Narayanan et al. 2021
+ * Eq. (3)) up to core_v0.11.0; since commit 8873b55 (2025-03-06, first
+ * released in core_v0.12.0) its num_floating_point_operations halves the
+ * square for the causal mask.  Norms, softmax, activations and biases are
  * elementwise and left out, as in both papers.  The input embedding is
  * a lookup, not a matmul; the output projection is a matmul even when its
  * matrix is tied to the embedding. */

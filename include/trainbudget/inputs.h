@@ -47,7 +47,9 @@ typedef enum {
 
 typedef enum { TB_CKPT_NONE, TB_CKPT_SELECTIVE, TB_CKPT_FULL } tb_checkpointing;
 
-/* PaLM counts the whole score matrix (eager attention); Megatron halves it. */
+/* PaLM counts the whole score matrix (eager attention), as Megatron-LM did up
+ * to core_v0.11.0; FlashAttention and Megatron-LM since core_v0.12.0 (commit
+ * 8873b55, 2025) count the causal half. */
 typedef enum { TB_ATTN_FLOPS_FULL, TB_ATTN_FLOPS_CAUSAL } tb_attention_flops;
 
 typedef struct tb_gpu {

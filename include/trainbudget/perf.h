@@ -95,7 +95,8 @@ typedef struct tb_perf_input {
 	bool gated_mlp;               /* three MLP matrices (SwiGLU) instead of two */
 	bool dropout;                 /* attention and residual dropout */
 	/* MFU convention: attention FLOPs over the causal half (FlashAttention,
-	 * Megatron-LM today) or the full square (PaLM, Narayanan et al. Eq. 3) */
+	 * Megatron-LM since core_v0.12.0) or the full square (PaLM, Narayanan
+	 * et al. Eq. 3, Megatron-LM up to core_v0.11.0) */
 	bool causal_attention_flops;
 
 	/* batch, in sequences */
