@@ -406,7 +406,14 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		c.act_layer_b1 = act_mode_b1[ck];
 		if (ck == TB_CKPT_FULL)
 			c.ws_b1 = act_mode_b1[TB_CKPT_NONE];
-		c.emb_b1 = 2 * s * h / cp;
+		/* The embedding's output is the first layer's input, which the
+		 * layer inventory already holds (its norm input); what the
+		 * embedding adds is its dropout mask, 1 byte per element, split
+		 * over t under sequence parallelism: sbhp/t for the p in-flight
+		 * micro-batches (Korthikanti et al. 2022, Sec. 4.3).  Without
+		 * dropout nothing. */
+		double rep = par->sequence_parallel ? 1 / (double)t : 1;
+		c.emb_b1 = tr->dropout ? s * h * rep / cp : 0;
 		/* fp32 logits for the cross-entropy, vocabulary-parallel over t */
 		c.logits_b1 = 4 * s * V / (double)t / cp;
 		for (int i = 0; i < mem->n_act_items; i++)
@@ -429,7 +436,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	if (m->has_shape) {
 		double bb = (double)mb;
 		mem->logits_bytes = (p <= 1 || !first_busier) ? c.logits_b1 * bb : 0;
-		mem->embedding_output_bytes = (p <= 1 || first_busier)
+		mem->embedding_dropout_bytes = (p <= 1 || first_busier)
 			? c.emb_b1 * bb * (double)mem->inflight_microbatches : 0;
 	}
 
@@ -548,13 +555,14 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		dv = tb_budget_add_deriv(b, "memory.activations",
 			"Activations per GPU, busiest pipeline stage", "A",
 			"L_s * A_l * n_mb + A_emb + A_logits + A_ws",
-			"Korthikanti et al. 2022, Eq. (5) and App. B; 1F1B in-flight micro-batches",
+			"Korthikanti et al. 2022, Eq. (5) and Sec. 4.3; 1F1B in-flight micro-batches",
 			mem->activations_bytes, "B");
 		tb_deriv_add_var(dv, "L_s", "layers on the stage", (double)layers_stage, "");
 		tb_deriv_add_var(dv, "A_l", "activations per layer", mem->activations_per_layer_bytes, "B");
 		tb_deriv_add_var(dv, "n_mb", "micro-batches in flight on this stage",
 		                 first_busier ? (double)mem->inflight_microbatches : 1, "");
-		tb_deriv_add_var(dv, "A_emb", "embedding output", mem->embedding_output_bytes, "B");
+		tb_deriv_add_var(dv, "A_emb", "embedding dropout mask (its output is layer 1's input)",
+		                 mem->embedding_dropout_bytes, "B");
 		tb_deriv_add_var(dv, "A_logits", "logits buffer", mem->logits_bytes, "B");
 		tb_deriv_add_var(dv, "A_ws", "full recompute: one layer rebuilt", c.ws_b1 * (double)mb, "B");
 

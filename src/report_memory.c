@@ -50,9 +50,11 @@ static void S_table_activations(tb_report *r, tb_table *t)
 	tb_rtab_str(&tb, "One layer");
 	tb_rtab_str(&tb, "");
 	tb_rtab_num(&tb, TB_RF_BYTES, m->activations_per_layer_bytes);
-	tb_rtab_str(&tb, "Embedding output");
-	tb_rtab_str(&tb, "s*b*h");
-	tb_rtab_num(&tb, TB_RF_BYTES, m->embedding_output_bytes);
+	tb_rtab_str(&tb, "Embedding dropout mask (its output is layer 1's input)");
+	tb_rtab_str(&tb, !r->sc->inputs.training.dropout ? "none: no dropout"
+	                 : r->sc->inputs.parallelism.sequence_parallel ? "s*b*h/t bytes x in flight"
+	                 : "s*b*h bytes x in flight");
+	tb_rtab_num(&tb, TB_RF_BYTES, m->embedding_dropout_bytes);
 	tb_rtab_str(&tb, "Logits / cross-entropy buffer");
 	tb_rtab_str(&tb, "s*b*V");
 	tb_rtab_num(&tb, TB_RF_BYTES, m->logits_bytes);

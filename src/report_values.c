@@ -105,7 +105,7 @@ static const S_value_def S_values[] = {
 	BD("memory.activations_per_layer_bytes", memory.activations_per_layer_bytes, TB_RF_BYTES),
 	BD("memory.activations_bytes", memory.activations_bytes, TB_RF_BYTES),
 	BD("memory.logits_bytes", memory.logits_bytes, TB_RF_BYTES),
-	BD("memory.embedding_output_bytes", memory.embedding_output_bytes, TB_RF_BYTES),
+	BD("memory.embedding_dropout_bytes", memory.embedding_dropout_bytes, TB_RF_BYTES),
 	BI("memory.inflight_microbatches", memory.inflight_microbatches, TB_RF_GROUPED),
 	BI("memory.layers_on_busiest_stage", memory.layers_on_busiest_stage, TB_RF_GROUPED),
 	BD("memory.per_gpu.weights", memory.per_gpu.weights, TB_RF_BYTES),
@@ -244,7 +244,7 @@ static const char *const S_text_names[] = {
 
 static const char *const S_act_names[] = {
 	"memory.activations_per_layer_bytes", "memory.activations_bytes",
-	"memory.logits_bytes", "memory.embedding_output_bytes",
+	"memory.logits_bytes", "memory.embedding_dropout_bytes",
 	"memory.per_gpu.activations", "memory.per_gpu.total", "memory.headroom",
 	"memory.shortfall", "memory.max_micro_batch",
 };

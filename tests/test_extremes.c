@@ -108,7 +108,7 @@ static void S_check_budget(const tb_budget *b)
 	MEM(m->bytes_per_param.total);
 	MEM(m->model_states_bytes);
 	MEM(m->activations_per_layer_bytes); MEM(m->activations_bytes);
-	MEM(m->logits_bytes); MEM(m->embedding_output_bytes);
+	MEM(m->logits_bytes); MEM(m->embedding_dropout_bytes);
 	cr_expect(m->n_act_items >= 0 && m->n_act_items <= TB_ACT_ITEMS_MAX);
 	for (int i = 0; i < m->n_act_items && i < TB_ACT_ITEMS_MAX; i++)
 		MEM(m->act_items[i].bytes);

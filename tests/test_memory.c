@@ -243,9 +243,19 @@ Test(memory, korthikanti_selective_savings)
 	cr_expect(fabs(100 * (1 - m_sel / m_none) - 65) <= 0.5, "%.2f", 100 * (1 - m_sel / m_none));
 }
 
-Test(memory, korthikanti_appendix_b_sbhp)
+/* Korthikanti et al. 2022, Sec. 4.3: "the dropout in the embedding layer
+ * is also parallelized along the sequence dimension ... it will need a
+ * storage of sbhp/t", the factor p for the micro-batches in flight; the
+ * embedding's output is the first layer's input, already in Eq. (5).
+ * 530B (Table 3), p = 35, t = 8, selective recomputation, 280 micro-batches
+ * of 1: sbhp/t = 2048 x 20480 x 35 / 8 = 183,500,800 B.  The first stage
+ * holds ceil(105/35) = 3 layers for 35 micro-batches, Eq. (6) 34sbh/t per
+ * layer, so its activations are (sbhL/t)(34 + p/L) = 5,242,880 x (34 x 105
+ * + 35) = 18,900,582,400 B exactly.  (Appendix B's sbhp = 2.73 GiB is what
+ * Megatron saves by freeing each stage's output tensor, which is why no
+ * such tensor is counted.) */
+Test(memory, korthikanti_sec_4_3_embedding_sbhp_over_t)
 {
-	/* 530B, p = 35, 280 micro-batches of 1: the first stage keeps 35 */
 	tb_inputs in;
 	base(&in);
 	gpt(&in, 105, 20480, 128, 51200);
@@ -258,9 +268,42 @@ Test(memory, korthikanti_appendix_b_sbhp)
 	in.hardware.gpu.memory_bytes = 80e9;
 	run(&in);
 	cr_expect(B.memory.inflight_microbatches == 35);
-	cr_expect(fabs(B.memory.embedding_output_bytes / GIB - 2.73) <= 0.01,
-	          "%.4f GiB", B.memory.embedding_output_bytes / GIB);
 	cr_expect(B.memory.layers_on_busiest_stage == 3);
+	cr_expect(B.memory.embedding_dropout_bytes == 183500800.0, "%.0f",
+	          B.memory.embedding_dropout_bytes);
+	cr_expect(B.memory.activations_bytes == 18900582400.0, "%.0f", B.memory.activations_bytes);
+}
+
+/* The issue's case: GPT-3 175B (Table 3 shape), t = 8 with sequence
+ * parallelism, p = 16, dropout, micro-batch 1, 64 micro-batches: 16 in
+ * flight.  Korthikanti Sec. 4.3: sbhp/t = 2048 x 12288 x 16 / 8 =
+ * 50,331,648 B.  Counted before as a separate 2sbh output per micro-batch
+ * not split by t, 2 x 2048 x 12288 x 16 = 805,306,368 B: 754,974,720 B
+ * (about 750 MB) too much.  Without sequence parallelism the mask is whole
+ * on every tensor-parallel rank, sbhp = 402,653,184 B; without dropout the
+ * embedding adds nothing. */
+Test(memory, gpt3_175b_tp8_pp16_embedding_as_megatron)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 96, 12288, 96, 51200);
+	in.training.global_batch = 64;
+	in.parallelism.tensor = 8;
+	in.parallelism.pipeline = 16;
+	in.parallelism.sequence_parallel = true;
+	in.hardware.count = 128;
+	run(&in);
+	cr_assert_eq(B.memory.inflight_microbatches, 16);
+	cr_expect(B.memory.embedding_dropout_bytes == 50331648.0, "%.0f",
+	          B.memory.embedding_dropout_bytes);
+	cr_expect(805306368.0 - B.memory.embedding_dropout_bytes == 754974720.0);
+	in.parallelism.sequence_parallel = false;
+	run(&in);
+	cr_expect(B.memory.embedding_dropout_bytes == 402653184.0, "%.0f",
+	          B.memory.embedding_dropout_bytes);
+	in.training.dropout = false;
+	run(&in);
+	cr_expect(B.memory.embedding_dropout_bytes == 0, "%.0f", B.memory.embedding_dropout_bytes);
 }
 
 Test(memory, flash_gqa_gated_no_dropout)
@@ -404,9 +447,10 @@ Test(memory, pipeline_busiest_stage_and_inflight)
  *   2f/h = 6.5: 31.75 x 16,777,216 = 532,676,608 B, plus the fp32
  *   softmax statistics 4as/t = 524,288 B: 533,200,896 B per layer.
  * Stage 0 holds ceil(126/16) = 8 layers for min(p, m) = min(16, 16) = 16
- * micro-batches (Korthikanti Eq. 5): 128 x 533,200,896 = 68,249,714,688 B,
- * plus the embedding output 2sh per micro-batch in flight,
- * 2 x 8192 x 16384 x 16 = 4,294,967,296 B: 72,544,681,984 B. */
+ * micro-batches (Korthikanti Eq. 5): 128 x 533,200,896 = 68,249,714,688 B.
+ * No dropout: the embedding's output is the first layer's input, already
+ * in the inventory, so it adds nothing (Korthikanti Sec. 4.3 counts only
+ * its dropout mask). */
 Test(memory, llama_405b_as_meta_trained_it)
 {
 	tb_inputs in;
@@ -430,7 +474,8 @@ Test(memory, llama_405b_as_meta_trained_it)
 	cr_expect_eq(B.memory.inflight_microbatches, 16);
 	cr_expect(rel(B.memory.activations_per_layer_bytes, 533200896.0) < 1e-12,
 	          "%.0f", B.memory.activations_per_layer_bytes);
-	cr_expect(rel(B.memory.activations_bytes, 72544681984.0) < 1e-12,
+	cr_expect(B.memory.embedding_dropout_bytes == 0);
+	cr_expect(rel(B.memory.activations_bytes, 68249714688.0) < 1e-12,
 	          "%.0f", B.memory.activations_bytes);
 }
 

@@ -130,7 +130,10 @@ typedef struct tb_memory {
 	double activations_per_layer_bytes; /* one layer, one micro-batch, per GPU */
 	double activations_bytes;           /* per GPU: in-flight micro-batches, embeddings, logits */
 	double logits_bytes;                /* the cross-entropy buffer (s*b*V) */
-	double embedding_output_bytes;
+	/* What the embedding keeps beyond the first layer's input (which is
+	 * its output): the dropout mask, s*b*h bytes per in-flight micro-batch,
+	 * /t under sequence parallelism; 0 without dropout (Korthikanti Sec. 4.3) */
+	double embedding_dropout_bytes;
 	int64_t inflight_microbatches;      /* 1F1B: min(pipeline, microbatches) on stage 0 */
 	int n_act_items;
 	tb_act_item act_items[TB_ACT_ITEMS_MAX];
