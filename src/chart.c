@@ -10,24 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart_int.h"
 #include "trainbudget/buf.h"
 #include "trainbudget/fmt.h"
 #include "trainbudget/xalloc.h"
 
-/* Typography and spacing, in points. */
-#define S_TITLE_PT   12.0
-#define S_LABEL_PT   9.0     /* tick labels, legend */
-#define S_AXIS_PT    10.0    /* axis titles */
-#define S_SMALL_PT   8.0     /* reference-line labels, stack totals */
-#define S_PAD        8.0
+#define S_TITLE_PT   TB_CHART_TITLE_PT
+#define S_LABEL_PT   TB_CHART_LABEL_PT
+#define S_AXIS_PT    TB_CHART_AXIS_PT
+#define S_SMALL_PT   TB_CHART_SMALL_PT
+#define S_PAD        TB_CHART_PAD
 #define S_CHAR_EM    0.55
 
-static const tb_rgb S_WHITE = { 255, 255, 255 };
-static const tb_rgb S_TEXT = { 51, 51, 51 };
+const tb_rgb tb_chart_white = { 255, 255, 255 };
+const tb_rgb tb_chart_ink = { 51, 51, 51 };
+const tb_rgb tb_chart_muted = { 119, 119, 119 };
+const tb_rgb tb_chart_vermilion = { 213, 94, 0 };
+#define S_WHITE tb_chart_white
+#define S_TEXT tb_chart_ink
+#define S_MUTED tb_chart_muted
+#define S_VERMILION tb_chart_vermilion
 static const tb_rgb S_AXIS = { 64, 64, 64 };
 static const tb_rgb S_GRID = { 226, 226, 226 };
-static const tb_rgb S_MUTED = { 119, 119, 119 };
-static const tb_rgb S_VERMILION = { 213, 94, 0 };
 
 tb_rgb tb_chart_palette(size_t i)
 {
@@ -62,7 +66,7 @@ double tb_chart_text_width_pt(const char *utf8, double font_size_pt)
 
 /* Copies at most srccap bytes of src (which may lack a NUL, being a fixed
  * array in a spec) into dst, cutting at a UTF-8 character boundary. */
-static void S_copy(char *dst, size_t dstcap, const char *src, size_t srccap)
+void tb_chart_copy(char *dst, size_t dstcap, const char *src, size_t srccap)
 {
 	size_t n = 0;
 	if (src)
@@ -80,7 +84,7 @@ static void S_copy(char *dst, size_t dstcap, const char *src, size_t srccap)
 
 /* Shortens s (in place, cap bytes) with an ellipsis until it fits in
  * max_w at size pt, so a long name never runs into its neighbour. */
-static void S_fit(char *s, size_t cap, double max_w, double pt)
+void tb_chart_fit(char *s, size_t cap, double max_w, double pt)
 {
 	if (tb_chart_text_width_pt(s, pt) <= max_w || cap < 4)
 		return;
@@ -95,7 +99,7 @@ static void S_fit(char *s, size_t cap, double max_w, double pt)
 		char tmp[256];
 		snprintf(tmp, sizeof tmp, "%s\u2026", s);
 		if (tb_chart_text_width_pt(tmp, pt) <= max_w || n == 0) {
-			S_copy(s, cap, tmp, sizeof tmp);
+			tb_chart_copy(s, cap, tmp, sizeof tmp);
 			return;
 		}
 	}
@@ -103,7 +107,7 @@ static void S_fit(char *s, size_t cap, double max_w, double pt)
 
 /* ---- the display list ------------------------------------------------ */
 
-static tb_prim *S_push(tb_chart *c, tb_prim_kind kind, tb_prim_role role)
+tb_prim *tb_chart_push(tb_chart *c, tb_prim_kind kind, tb_prim_role role)
 {
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 64;
@@ -117,10 +121,10 @@ static tb_prim *S_push(tb_chart *c, tb_prim_kind kind, tb_prim_role role)
 	return p;
 }
 
-static tb_prim *S_rect(tb_chart *c, tb_prim_role role, double x, double y,
+tb_prim *tb_chart_rect(tb_chart *c, tb_prim_role role, double x, double y,
                        double w, double h, tb_rgb fill)
 {
-	tb_prim *p = S_push(c, TB_PRIM_RECT, role);
+	tb_prim *p = tb_chart_push(c, TB_PRIM_RECT, role);
 	p->x = x;
 	p->y = y;
 	p->w = w > 0 ? w : 0;
@@ -129,10 +133,10 @@ static tb_prim *S_rect(tb_chart *c, tb_prim_role role, double x, double y,
 	return p;
 }
 
-static tb_prim *S_line(tb_chart *c, tb_prim_role role, double x, double y,
+tb_prim *tb_chart_line(tb_chart *c, tb_prim_role role, double x, double y,
                        double x2, double y2, tb_rgb stroke, double w)
 {
-	tb_prim *p = S_push(c, TB_PRIM_LINE, role);
+	tb_prim *p = tb_chart_push(c, TB_PRIM_LINE, role);
 	p->x = x;
 	p->y = y;
 	p->x2 = x2;
@@ -142,18 +146,26 @@ static tb_prim *S_line(tb_chart *c, tb_prim_role role, double x, double y,
 	return p;
 }
 
-static tb_prim *S_text(tb_chart *c, tb_prim_role role, double x, double y,
+tb_prim *tb_chart_text(tb_chart *c, tb_prim_role role, double x, double y,
                        const char *text, double pt, tb_anchor anchor,
                        tb_rgb color)
 {
-	tb_prim *p = S_push(c, TB_PRIM_TEXT, role);
+	tb_prim *p = tb_chart_push(c, TB_PRIM_TEXT, role);
 	p->x = x;
 	p->y = y;
-	S_copy(p->text, sizeof p->text, text, strlen(text));
+	tb_chart_copy(p->text, sizeof p->text, text, strlen(text));
 	p->font_size = pt;
 	p->anchor = anchor;
 	p->fill = color;
 	return p;
+}
+
+void tb_chart_cross(tb_chart *c, tb_prim_role role, double x, double y, double r,
+                    tb_rgb color, int series)
+{
+	tb_prim *a = tb_chart_line(c, role, x - r, y - r, x + r, y + r, color, 1.6);
+	tb_prim *b = tb_chart_line(c, role, x - r, y + r, x + r, y - r, color, 1.6);
+	a->series = b->series = series;
 }
 
 /* ---- scales ---------------------------------------------------------- */
@@ -245,6 +257,19 @@ static void S_log2_axis(S_axis *a, double lo, double hi)
 		a->ticks[a->nticks++] = ldexp(1.0, e);
 }
 
+/* Categories along x (lines with x_cats): point i at i, half a step of
+ * room at each end, one tick per point. */
+static void S_cat_axis(S_axis *a, size_t n)
+{
+	a->log = false;
+	a->lo = -0.5;
+	a->hi = (double)(n ? n : 1) - 0.5;
+	a->step = 1;
+	a->nticks = n < 32 ? n : 32;
+	for (size_t i = 0; i < a->nticks; i++)
+		a->ticks[i] = (double)i;
+}
+
 /* Fraction 0..1 of v along the axis, clamped so every coordinate stays
  * inside the plot. */
 static double S_frac(const S_axis *a, double v)
@@ -288,7 +313,7 @@ static void S_tick_label(char *out, size_t cap, const S_axis *a, double v,
 	tb_buf_puts(&b, suffix[s]);
 	if (unit && *unit)
 		tb_buf_printf(&b, " %s", unit);
-	S_copy(out, cap, b.ptr, b.len);
+	tb_chart_copy(out, cap, b.ptr, b.len);
 	tb_buf_release(&b);
 }
 
@@ -303,6 +328,7 @@ typedef struct S_ctx {
 	tb_rgb colors[TB_CHART_MAX_SERIES];
 	char names[TB_CHART_MAX_SERIES][sizeof ((tb_chart_series *)0)->name];
 	S_axis y, x;      /* x is used by TB_CHART_LINES only */
+	bool flag_legend; /* a flagged point is drawn: name it in the legend */
 	double px, py, pw, ph;
 } S_ctx;
 
@@ -325,7 +351,13 @@ static bool S_yval(const S_ctx *k, double v, double *out)
 
 static bool S_xval(const S_ctx *k, double v)
 {
-	return isfinite(v) && (!k->sp->log_x || v > 0);
+	return isfinite(v) && (k->sp->x_cats || !k->sp->log_x || v > 0);
+}
+
+/* The x of point i: its index when the x values are categories. */
+static double S_xat(const S_ctx *k, size_t i)
+{
+	return k->sp->x_cats ? (double)i : k->sp->xs[i];
 }
 
 static double S_ymap(const S_ctx *k, double v)
@@ -346,7 +378,7 @@ static bool S_y_range(const S_ctx *k, double *lo, double *hi)
 	*lo = INFINITY;
 	*hi = -INFINITY;
 	for (size_t i = 0; i < k->ncats; i++) {
-		if (sp->kind == TB_CHART_LINES && !S_xval(k, sp->xs[i]))
+		if (sp->kind == TB_CHART_LINES && !S_xval(k, S_xat(k, i)))
 			continue;
 		double sum = 0;
 		for (size_t s = 0; s < k->nseries; s++) {
@@ -401,15 +433,32 @@ static double S_legend(S_ctx *k, double left, double right, double top,
 		any = true;
 		double base = top + row * 14 + 9;
 		if (draw) {
-			tb_prim *sw = S_rect(k->c, TB_ROLE_LEGEND, x, base - 8, 9, 9,
+			tb_prim *sw = tb_chart_rect(k->c, TB_ROLE_LEGEND, x, base - 8, 9, 9,
 			                     k->colors[s]);
 			sw->series = (int)s;
-			tb_prim *t = S_text(k->c, TB_ROLE_LEGEND, x + 13, base,
+			tb_prim *t = tb_chart_text(k->c, TB_ROLE_LEGEND, x + 13, base,
 			                    k->names[s], S_LABEL_PT, TB_ANCHOR_START,
 			                    S_TEXT);
 			t->series = (int)s;
 		}
 		x += w;
+		h = (row + 1) * 14;
+	}
+	if (k->flag_legend) {
+		char name[sizeof k->sp->flag_label + 4];
+		tb_chart_copy(name, sizeof name, k->sp->flag_label, sizeof k->sp->flag_label);
+		double w = 9 + 4 + tb_chart_text_width_pt(name, S_LABEL_PT) + 14;
+		if (any && x + w - 14 > right) {
+			row++;
+			x = left;
+		}
+		double base = top + row * 14 + 9;
+		if (draw) {
+			tb_chart_cross(k->c, TB_ROLE_LEGEND, x + 4.5, base - 3.5, 3.5,
+			               S_VERMILION, -1);
+			tb_chart_text(k->c, TB_ROLE_LEGEND, x + 13, base, name, S_LABEL_PT,
+			              TB_ANCHOR_START, S_TEXT);
+		}
 		h = (row + 1) * 14;
 	}
 	return h;
@@ -419,7 +468,7 @@ static double S_legend(S_ctx *k, double left, double right, double top,
  * the middle, or shortened with an ellipsis. */
 static int S_cat_lines(const char *cat, double band, char l1[64], char l2[64])
 {
-	S_copy(l1, 64, cat, 24);
+	tb_chart_copy(l1, 64, cat, 24);
 	l2[0] = '\0';
 	if (tb_chart_text_width_pt(l1, S_LABEL_PT) <= band)
 		return 1;
@@ -428,21 +477,21 @@ static int S_cat_lines(const char *cat, double band, char l1[64], char l2[64])
 		if (l1[i] == ' ' && (!best || labs((long)(2 * i) - (long)n) < labs((long)(2 * best) - (long)n)))
 			best = i;
 	if (best) {
-		S_copy(l2, 64, l1 + best + 1, n - best - 1);
+		tb_chart_copy(l2, 64, l1 + best + 1, n - best - 1);
 		l1[best] = '\0';
 	}
-	S_fit(l1, 64, band, S_LABEL_PT);
-	S_fit(l2, 64, band, S_LABEL_PT);
+	tb_chart_fit(l1, 64, band, S_LABEL_PT);
+	tb_chart_fit(l2, 64, band, S_LABEL_PT);
 	return l2[0] ? 2 : 1;
 }
 
 static void S_no_data(S_ctx *k)
 {
-	tb_prim *f = S_rect(k->c, TB_ROLE_FRAME, k->px, k->py, k->pw, k->ph,
+	tb_prim *f = tb_chart_rect(k->c, TB_ROLE_FRAME, k->px, k->py, k->pw, k->ph,
 	                    S_WHITE);
 	f->stroke = S_GRID;
 	f->stroke_w = 1;
-	S_text(k->c, TB_ROLE_NO_DATA, k->px + k->pw / 2, k->py + k->ph / 2 + 4,
+	tb_chart_text(k->c, TB_ROLE_NO_DATA, k->px + k->pw / 2, k->py + k->ph / 2 + 4,
 	       "no data", S_AXIS_PT, TB_ANCHOR_MIDDLE, S_MUTED);
 }
 
@@ -450,22 +499,22 @@ static void S_alt(S_ctx *k)
 {
 	const tb_chart_spec *sp = k->sp;
 	static const char *const kinds[] = {
-		"Stacked bar chart", "Grouped bar chart", "Line chart"
+		"Stacked bar chart", "Grouped bar chart", "Line chart", "Heat map"
 	};
 	tb_buf b;
 	tb_buf_init(&b);
 	if (sp->y_zoom && sp->kind == TB_CHART_GROUPED_BARS && !sp->log_y)
 		tb_buf_puts(&b, "Dot chart (y axis not from 0)");
 	else
-		tb_buf_puts(&b, kinds[sp->kind <= TB_CHART_LINES ? sp->kind : 0]);
+		tb_buf_puts(&b, kinds[sp->kind <= TB_CHART_HEATMAP ? sp->kind : 0]);
 	if (sp->y_label[0]) {
 		char t[sizeof sp->y_label];
-		S_copy(t, sizeof t, sp->y_label, sizeof sp->y_label);
+		tb_chart_copy(t, sizeof t, sp->y_label, sizeof sp->y_label);
 		tb_buf_printf(&b, " of %s", t);
 	}
 	if (sp->x_label[0]) {
 		char t[sizeof sp->x_label];
-		S_copy(t, sizeof t, sp->x_label, sizeof sp->x_label);
+		tb_chart_copy(t, sizeof t, sp->x_label, sizeof sp->x_label);
 		tb_buf_printf(&b, " by %s", t);
 	}
 	size_t named = 0;
@@ -475,12 +524,12 @@ static void S_alt(S_ctx *k)
 			              k->names[s]);
 	for (size_t r = 0; r < k->nrefs; r++) {
 		char t[sizeof sp->refs[r].label];
-		S_copy(t, sizeof t, sp->refs[r].label, sizeof t);
+		tb_chart_copy(t, sizeof t, sp->refs[r].label, sizeof t);
 		if (t[0])
 			tb_buf_printf(&b, "; line: %s", t);
 	}
 	tb_buf_putc(&b, '.');
-	S_copy(k->c->alt, sizeof k->c->alt, b.ptr, b.len);
+	tb_chart_copy(k->c->alt, sizeof k->c->alt, b.ptr, b.len);
 	tb_buf_release(&b);
 }
 
@@ -501,7 +550,7 @@ static void S_bars(S_ctx *k)
 				double y0 = S_ymap(k, sum);
 				sum += v;
 				double y1 = S_ymap(k, sum);
-				tb_prim *p = S_rect(k->c, TB_ROLE_BAR, cx - bw / 2, y1,
+				tb_prim *p = tb_chart_rect(k->c, TB_ROLE_BAR, cx - bw / 2, y1,
 				                    bw, y0 - y1, k->colors[s]);
 				p->series = (int)s;
 				p->stroke = S_WHITE;
@@ -516,10 +565,10 @@ static void S_bars(S_ctx *k)
 				tb_fmt_sig(&b, sum, 3);
 				if (k->unit[0])
 					tb_buf_printf(&b, " %s", k->unit);
-				S_copy(lab, sizeof lab, b.ptr, b.len);
+				tb_chart_copy(lab, sizeof lab, b.ptr, b.len);
 				tb_buf_release(&b);
 				if (tb_chart_text_width_pt(lab, S_SMALL_PT) <= band)
-					S_text(k->c, TB_ROLE_VALUE_LABEL, cx, top - 3, lab,
+					tb_chart_text(k->c, TB_ROLE_VALUE_LABEL, cx, top - 3, lab,
 					       S_SMALL_PT, TB_ANCHOR_MIDDLE, S_TEXT);
 			}
 		} else if (sp->y_zoom) {
@@ -532,7 +581,7 @@ static void S_bars(S_ctx *k)
 					continue;
 				double x = cx - gw / 2 + bw * ((double)s + 0.5);
 				double y = S_ymap(k, v);
-				tb_prim *m = S_push(k->c, TB_PRIM_CIRCLE, TB_ROLE_MARKER);
+				tb_prim *m = tb_chart_push(k->c, TB_PRIM_CIRCLE, TB_ROLE_MARKER);
 				m->x = x;
 				m->y = y;
 				m->w = 3.2;
@@ -544,10 +593,10 @@ static void S_bars(S_ctx *k)
 				tb_buf b;
 				tb_buf_init(&b);
 				tb_fmt_sig(&b, sp->series[s].values[i] / k->y_scale, 3);
-				S_copy(lab, sizeof lab, b.ptr, b.len);
+				tb_chart_copy(lab, sizeof lab, b.ptr, b.len);
 				tb_buf_release(&b);
 				if (tb_chart_text_width_pt(lab, S_SMALL_PT * 0.85) <= bw + 2)
-					S_text(k->c, TB_ROLE_VALUE_LABEL, x, y - 6, lab,
+					tb_chart_text(k->c, TB_ROLE_VALUE_LABEL, x, y - 6, lab,
 					       S_SMALL_PT * 0.85, TB_ANCHOR_MIDDLE, S_TEXT);
 			}
 		} else {
@@ -559,7 +608,7 @@ static void S_bars(S_ctx *k)
 					continue;
 				double y1 = S_ymap(k, v);
 				double x = cx - gw / 2 + bw * (double)s;
-				tb_prim *p = S_rect(k->c, TB_ROLE_BAR, x + bw * 0.05, y1,
+				tb_prim *p = tb_chart_rect(k->c, TB_ROLE_BAR, x + bw * 0.05, y1,
 				                    bw * 0.9, k->py + k->ph - y1,
 				                    k->colors[s]);
 				p->series = (int)s;
@@ -576,14 +625,14 @@ static void S_lines(S_ctx *k)
 		double px = 0, py = 0;
 		for (size_t i = 0; i < k->ncats; i++) {
 			double v;
-			if (!S_xval(k, sp->xs[i]) ||
+			if (!S_xval(k, S_xat(k, i)) ||
 			    !S_yval(k, sp->series[s].values[i], &v)) {
 				have_prev = false; /* a gap, never a made-up segment */
 				continue;
 			}
-			double x = S_xmap(k, sp->xs[i]), y = S_ymap(k, v);
+			double x = S_xmap(k, S_xat(k, i)), y = S_ymap(k, v);
 			if (have_prev) {
-				tb_prim *l = S_line(k->c, TB_ROLE_LINE, px, py, x, y,
+				tb_prim *l = tb_chart_line(k->c, TB_ROLE_LINE, px, py, x, y,
 				                    k->colors[s], 1.8);
 				l->series = (int)s;
 			}
@@ -593,11 +642,16 @@ static void S_lines(S_ctx *k)
 		}
 		for (size_t i = 0; i < k->ncats; i++) {
 			double v;
-			if (!S_xval(k, sp->xs[i]) ||
+			if (!S_xval(k, S_xat(k, i)) ||
 			    !S_yval(k, sp->series[s].values[i], &v))
 				continue;
-			tb_prim *m = S_push(k->c, TB_PRIM_CIRCLE, TB_ROLE_MARKER);
-			m->x = S_xmap(k, sp->xs[i]);
+			if (sp->series[s].flagged[i]) {
+				tb_chart_cross(k->c, TB_ROLE_MARKER, S_xmap(k, S_xat(k, i)),
+				               S_ymap(k, v), 3.5, S_VERMILION, (int)s);
+				continue;
+			}
+			tb_prim *m = tb_chart_push(k->c, TB_PRIM_CIRCLE, TB_ROLE_MARKER);
+			m->x = S_xmap(k, S_xat(k, i));
 			m->y = S_ymap(k, v);
 			m->w = 2.8;
 			m->fill = k->colors[s];
@@ -631,16 +685,16 @@ static void S_refs(S_ctx *k)
 		const tb_chart_ref *ref = &sp->refs[r];
 		tb_rgb col = S_rgb_unset(ref->color) ? S_VERMILION : ref->color;
 		char label[sizeof ref->label + 4];
-		S_copy(label, sizeof label, ref->label, sizeof ref->label);
+		tb_chart_copy(label, sizeof label, ref->label, sizeof ref->label);
 		if (!ref->vertical) {
 			double v;
 			if (!S_yval(k, ref->value, &v))
 				continue;
 			double y = S_ymap(k, v);
-			tb_prim *l = S_line(k->c, TB_ROLE_REF, k->px, y, k->px + k->pw,
+			tb_prim *l = tb_chart_line(k->c, TB_ROLE_REF, k->px, y, k->px + k->pw,
 			                    y, col, 1.4);
 			l->dashed = true;
-			S_fit(label, sizeof label, k->pw - 8, S_SMALL_PT);
+			tb_chart_fit(label, sizeof label, k->pw - 8, S_SMALL_PT);
 			/* Above the line, unless that leaves the plot; then below.
 			 * Clear of the value labels: right end first, else left. */
 			double above = y - 4, below = y + S_SMALL_PT + 3;
@@ -664,7 +718,7 @@ static void S_refs(S_ctx *k)
 			/* the right-hand places keep an end anchor, so a face wider
 			 * than the estimate still ends inside the plot */
 			bool at_right = pick < 2;
-			S_text(k->c, TB_ROLE_REF_LABEL, at_right ? k->px + k->pw - 4 : tries[pick][0],
+			tb_chart_text(k->c, TB_ROLE_REF_LABEL, at_right ? k->px + k->pw - 4 : tries[pick][0],
 			       tries[pick][1], label, S_SMALL_PT,
 			       at_right ? TB_ANCHOR_END : TB_ANCHOR_START, col);
 		} else {
@@ -679,14 +733,14 @@ static void S_refs(S_ctx *k)
 					continue;
 				x = k->px + k->pw / (double)k->ncats * (ref->value + 0.5);
 			}
-			tb_prim *l = S_line(k->c, TB_ROLE_REF, x, k->py, x,
+			tb_prim *l = tb_chart_line(k->c, TB_ROLE_REF, x, k->py, x,
 			                    k->py + k->ph, col, 1.4);
 			l->dashed = true;
 			/* Label on the side with more room. */
 			bool left = x > k->px + k->pw / 2;
-			S_fit(label, sizeof label,
+			tb_chart_fit(label, sizeof label,
 			      (left ? x - k->px : k->px + k->pw - x) - 6, S_SMALL_PT);
-			S_text(k->c, TB_ROLE_REF_LABEL, left ? x - 3 : x + 3,
+			tb_chart_text(k->c, TB_ROLE_REF_LABEL, left ? x - 3 : x + 3,
 			       k->py + S_SMALL_PT + 2, label, S_SMALL_PT,
 			       left ? TB_ANCHOR_END : TB_ANCHOR_START, col);
 		}
@@ -711,34 +765,41 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 	k.sp = spec ? spec : &empty;
 	k.c = out;
 	const tb_chart_spec *sp = k.sp;
-	k.ncats = sp->ncats < TB_CHART_MAX_CATS ? sp->ncats : TB_CHART_MAX_CATS;
+	size_t max_cats = sp->kind == TB_CHART_LINES && !sp->x_cats ? TB_CHART_MAX_POINTS
+	                                                             : TB_CHART_MAX_CATS;
+	k.ncats = sp->ncats < max_cats ? sp->ncats : max_cats;
 	k.nseries = sp->nseries < TB_CHART_MAX_SERIES ? sp->nseries : TB_CHART_MAX_SERIES;
 	k.nrefs = sp->nrefs < TB_CHART_MAX_REFS ? sp->nrefs : TB_CHART_MAX_REFS;
 	k.y_scale = isfinite(sp->y_scale) && sp->y_scale > 0 ? sp->y_scale : 1.0;
-	S_copy(k.unit, sizeof k.unit, sp->y_unit, sizeof sp->y_unit);
+	tb_chart_copy(k.unit, sizeof k.unit, sp->y_unit, sizeof sp->y_unit);
 	for (size_t s = 0; s < k.nseries; s++) {
 		k.colors[s] = S_rgb_unset(sp->series[s].color) ? tb_chart_palette(s)
 		                                               : sp->series[s].color;
-		S_copy(k.names[s], sizeof k.names[s], sp->series[s].name,
+		tb_chart_copy(k.names[s], sizeof k.names[s], sp->series[s].name,
 		       sizeof sp->series[s].name);
 	}
-	S_copy(out->id, sizeof out->id, sp->id, sizeof sp->id);
-	S_copy(out->title, sizeof out->title, sp->title, sizeof sp->title);
+	tb_chart_copy(out->id, sizeof out->id, sp->id, sizeof sp->id);
+	tb_chart_copy(out->title, sizeof out->title, sp->title, sizeof sp->title);
 	S_alt(&k);
 
-	S_rect(out, TB_ROLE_BACKGROUND, 0, 0, width_pt, height_pt, S_WHITE);
+	tb_chart_rect(out, TB_ROLE_BACKGROUND, 0, 0, width_pt, height_pt, S_WHITE);
 
 	/* Title. */
 	double top = S_PAD;
 	if (out->title[0]) {
 		char t[sizeof out->title + 4];
-		S_copy(t, sizeof t, out->title, sizeof out->title);
+		tb_chart_copy(t, sizeof t, out->title, sizeof out->title);
 		/* Bold faces run about 15% wider than the estimate's regular. */
-		S_fit(t, sizeof t, (width_pt - 2 * S_PAD) / 1.15, S_TITLE_PT);
-		tb_prim *p = S_text(out, TB_ROLE_TITLE, S_PAD, top + S_TITLE_PT, t,
+		tb_chart_fit(t, sizeof t, (width_pt - 2 * S_PAD) / 1.15, S_TITLE_PT);
+		tb_prim *p = tb_chart_text(out, TB_ROLE_TITLE, S_PAD, top + S_TITLE_PT, t,
 		                    S_TITLE_PT, TB_ANCHOR_START, S_TEXT);
 		p->bold = true;
 		top += S_TITLE_PT + 8;
+	}
+
+	if (sp->kind == TB_CHART_HEATMAP) {
+		tb_chart_layout_heat(sp, out, top);
+		return;
 	}
 
 	/* Ranges.  Stacked totals sit above their bars: leave them room. */
@@ -747,9 +808,9 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 	double xlo = INFINITY, xhi = -INFINITY;
 	if (have && sp->kind == TB_CHART_LINES) {
 		for (size_t i = 0; i < k.ncats; i++)
-			if (S_xval(&k, sp->xs[i])) {
-				xlo = fmin(xlo, sp->xs[i]);
-				xhi = fmax(xhi, sp->xs[i]);
+			if (S_xval(&k, S_xat(&k, i))) {
+				xlo = fmin(xlo, S_xat(&k, i));
+				xhi = fmax(xhi, S_xat(&k, i));
 			}
 		for (size_t r = 0; r < k.nrefs; r++)
 			if (sp->refs[r].vertical && S_xval(&k, sp->refs[r].value)) {
@@ -767,7 +828,9 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 		else
 			S_nice(&k.y, 0, sp->kind == TB_CHART_STACKED_BARS ? yhi * 1.04 : yhi);
 		if (sp->kind == TB_CHART_LINES) {
-			if (sp->log_x)
+			if (sp->x_cats)
+				S_cat_axis(&k.x, k.ncats);
+			else if (sp->log_x)
 				S_log2_axis(&k.x, xlo, xhi);
 			else
 				S_nice(&k.x, xlo, xhi);
@@ -783,8 +846,8 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 			tickw = fmax(tickw, tb_chart_text_width_pt(ylab[t], S_LABEL_PT));
 		}
 	char ytitle[sizeof sp->y_label + 4], xtitle[sizeof sp->x_label + 4];
-	S_copy(ytitle, sizeof ytitle, sp->y_label, sizeof sp->y_label);
-	S_copy(xtitle, sizeof xtitle, sp->x_label, sizeof sp->x_label);
+	tb_chart_copy(ytitle, sizeof ytitle, sp->y_label, sizeof sp->y_label);
+	tb_chart_copy(xtitle, sizeof xtitle, sp->x_label, sizeof sp->x_label);
 	if (ytitle[0])
 		left += S_AXIS_PT + 6;
 	left += tickw + 7;
@@ -796,12 +859,14 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 		for (size_t t = 0; t < k.x.nticks; t++) {
 			tb_buf b;
 			tb_buf_init(&b);
-			if (k.x.log)
+			if (sp->x_cats)
+				tb_chart_copy(xlab[t], sizeof xlab[t], sp->cats[t], sizeof sp->cats[t]);
+			else if (k.x.log)
 				tb_fmt_grouped(&b, k.x.ticks[t]);
 			else
 				S_tick_label(xlab[t], sizeof xlab[t], &k.x, k.x.ticks[t], "");
-			if (k.x.log)
-				S_copy(xlab[t], sizeof xlab[t], b.ptr, b.len);
+			if (!sp->x_cats && k.x.log)
+				tb_chart_copy(xlab[t], sizeof xlab[t], b.ptr, b.len);
 			tb_buf_release(&b);
 		}
 		right = fmax(right, tb_chart_text_width_pt(xlab[k.x.nticks - 1], S_LABEL_PT) / 2 + 6);
@@ -809,6 +874,11 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 
 	k.px = left;
 	k.pw = width_pt - left - right;
+	if (sp->kind == TB_CHART_LINES && sp->flag_label[0])
+		for (size_t s = 0; s < k.nseries; s++)
+			for (size_t i = 0; i < k.ncats; i++)
+				if (sp->series[s].flagged[i] && isfinite(sp->series[s].values[i]))
+					k.flag_legend = true;
 	double legend_h = S_legend(&k, k.px, k.px + k.pw, top, false);
 	if (legend_h > 0)
 		top += legend_h + 6;
@@ -851,9 +921,9 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 	for (size_t t = 0; t < k.y.nticks; t++) {
 		double y = S_ymap(&k, k.y.ticks[t]);
 		if (t > 0)
-			S_line(out, TB_ROLE_GRID, k.px, y, k.px + k.pw, y, S_GRID, 0.6);
-		S_line(out, TB_ROLE_AXIS, k.px - 3, y, k.px, y, S_AXIS, 0.8);
-		S_text(out, TB_ROLE_TICK_LABEL, k.px - 6, y + S_LABEL_PT * 0.35,
+			tb_chart_line(out, TB_ROLE_GRID, k.px, y, k.px + k.pw, y, S_GRID, 0.6);
+		tb_chart_line(out, TB_ROLE_AXIS, k.px - 3, y, k.px, y, S_AXIS, 0.8);
+		tb_chart_text(out, TB_ROLE_TICK_LABEL, k.px - 6, y + S_LABEL_PT * 0.35,
 		       ylab[t], S_LABEL_PT, TB_ANCHOR_END, S_TEXT);
 	}
 	double xlab_y = k.py + k.ph + 4 + S_LABEL_PT;
@@ -869,11 +939,11 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 		for (size_t t = 0; t < k.x.nticks; t++) {
 			double x = S_xmap(&k, k.x.ticks[t]);
 			if (t > 0 && t + 1 < k.x.nticks)
-				S_line(out, TB_ROLE_GRID, x, k.py, x, k.py + k.ph, S_GRID, 0.6);
-			S_line(out, TB_ROLE_AXIS, x, k.py + k.ph, x, k.py + k.ph + 3,
+				tb_chart_line(out, TB_ROLE_GRID, x, k.py, x, k.py + k.ph, S_GRID, 0.6);
+			tb_chart_line(out, TB_ROLE_AXIS, x, k.py + k.ph, x, k.py + k.ph + 3,
 			       S_AXIS, 0.8);
 			if (t % every == 0)
-				S_text(out, TB_ROLE_TICK_LABEL, x, xlab_y, xlab[t],
+				tb_chart_text(out, TB_ROLE_TICK_LABEL, x, xlab_y, xlab[t],
 				       S_LABEL_PT, TB_ANCHOR_MIDDLE, S_TEXT);
 		}
 		S_lines(&k);
@@ -882,38 +952,38 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 		double band = k.pw / (double)k.ncats;
 		for (size_t i = 0; i < k.ncats; i++) {
 			double cx = k.px + band * ((double)i + 0.5);
-			S_text(out, TB_ROLE_TICK_LABEL, cx, xlab_y, cl1[i], S_LABEL_PT,
+			tb_chart_text(out, TB_ROLE_TICK_LABEL, cx, xlab_y, cl1[i], S_LABEL_PT,
 			       TB_ANCHOR_MIDDLE, S_TEXT);
 			if (cl2[i][0])
-				S_text(out, TB_ROLE_TICK_LABEL, cx, xlab_y + S_LABEL_PT + 2,
+				tb_chart_text(out, TB_ROLE_TICK_LABEL, cx, xlab_y + S_LABEL_PT + 2,
 				       cl2[i], S_LABEL_PT, TB_ANCHOR_MIDDLE, S_TEXT);
 		}
 	}
 	S_refs(&k);
 
 	/* Axes over the bars' edges. */
-	S_line(out, TB_ROLE_AXIS, k.px, k.py, k.px, k.py + k.ph, S_AXIS, 0.8);
-	S_line(out, TB_ROLE_AXIS, k.px, k.py + k.ph, k.px + k.pw, k.py + k.ph,
+	tb_chart_line(out, TB_ROLE_AXIS, k.px, k.py, k.px, k.py + k.ph, S_AXIS, 0.8);
+	tb_chart_line(out, TB_ROLE_AXIS, k.px, k.py + k.ph, k.px + k.pw, k.py + k.ph,
 	       S_AXIS, 0.8);
 	if (!k.y.log && k.y.lo > 0) {
 		/* a cut axis says so: the usual break mark, and in words */
 		double by = k.py + k.ph - 7;
-		S_rect(out, TB_ROLE_AXIS, k.px - 4, by - 3, 8, 5, S_WHITE);
-		S_line(out, TB_ROLE_AXIS, k.px - 4, by + 1, k.px + 4, by - 2, S_AXIS, 0.8);
-		S_line(out, TB_ROLE_AXIS, k.px - 4, by + 4, k.px + 4, by + 1, S_AXIS, 0.8);
-		S_text(out, TB_ROLE_AXIS_LABEL, k.px + 6, k.py + k.ph - 4,
+		tb_chart_rect(out, TB_ROLE_AXIS, k.px - 4, by - 3, 8, 5, S_WHITE);
+		tb_chart_line(out, TB_ROLE_AXIS, k.px - 4, by + 1, k.px + 4, by - 2, S_AXIS, 0.8);
+		tb_chart_line(out, TB_ROLE_AXIS, k.px - 4, by + 4, k.px + 4, by + 1, S_AXIS, 0.8);
+		tb_chart_text(out, TB_ROLE_AXIS_LABEL, k.px + 6, k.py + k.ph - 4,
 		       "y axis does not start at 0", S_SMALL_PT, TB_ANCHOR_START, S_MUTED);
 	}
 
 	if (xtitle[0]) {
-		S_fit(xtitle, sizeof xtitle, k.pw, S_AXIS_PT);
-		S_text(out, TB_ROLE_AXIS_LABEL, k.px + k.pw / 2,
+		tb_chart_fit(xtitle, sizeof xtitle, k.pw, S_AXIS_PT);
+		tb_chart_text(out, TB_ROLE_AXIS_LABEL, k.px + k.pw / 2,
 		       height_pt - S_PAD - 2, xtitle, S_AXIS_PT, TB_ANCHOR_MIDDLE,
 		       S_TEXT);
 	}
 	if (ytitle[0]) {
-		S_fit(ytitle, sizeof ytitle, k.ph, S_AXIS_PT);
-		tb_prim *p = S_text(out, TB_ROLE_AXIS_LABEL, S_PAD + S_AXIS_PT,
+		tb_chart_fit(ytitle, sizeof ytitle, k.ph, S_AXIS_PT);
+		tb_prim *p = tb_chart_text(out, TB_ROLE_AXIS_LABEL, S_PAD + S_AXIS_PT,
 		                    k.py + k.ph / 2, ytitle, S_AXIS_PT,
 		                    TB_ANCHOR_MIDDLE, S_TEXT);
 		p->rotate_deg = -90;

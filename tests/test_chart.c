@@ -595,3 +595,117 @@ Test(chart, reference_label_clears_stack_totals)
 	}
 	tb_chart_release(&c);
 }
+
+/* ---- sweeps: many points, flagged points, categories, heat maps ------ */
+
+Test(chart, lines_hold_a_hundred_points)
+{
+	tb_chart_spec s;
+	S_spec(&s, TB_CHART_LINES, 0, 1);
+	s.ncats = 100;
+	for (size_t i = 0; i < 100; i++) {
+		s.xs[i] = (double)(i + 1);
+		s.series[0].values[i] = 1000.0 / (double)(i + 1);
+	}
+	tb_chart c;
+	tb_chart_layout(&s, 480, 300, &c);
+	cr_expect_eq(S_count(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER), 100);
+	cr_expect_eq(S_count(&c, TB_PRIM_LINE, TB_ROLE_LINE), 99);
+	/* x runs left to right with the values */
+	const tb_prim *a = S_find(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER, 0);
+	const tb_prim *b = S_find(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER, 99);
+	cr_expect_lt(a->x, b->x);
+	cr_expect_lt(a->y, b->y);   /* 1000 is higher up than 10 */
+	tb_chart_release(&c);
+	/* past the arrays: kept to TB_CHART_MAX_POINTS (the rest are zeros) */
+	s.ncats = 1000;
+	tb_chart_layout(&s, 480, 300, &c);
+	cr_expect_eq(S_count(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER), TB_CHART_MAX_POINTS);
+	tb_chart_release(&c);
+}
+
+Test(chart, flagged_points_are_crosses_named_in_the_legend)
+{
+	tb_chart_spec s;
+	S_spec(&s, TB_CHART_LINES, 5, 1);
+	for (size_t i = 0; i < 5; i++)
+		s.series[0].values[i] = 10.0 * (double)(i + 1);
+	s.series[0].flagged[3] = s.series[0].flagged[4] = true;
+	strcpy(s.flag_label, "does not fit");
+	tb_chart c;
+	tb_chart_layout(&s, 480, 300, &c);
+	cr_expect_eq(S_count(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER), 3);
+	cr_expect_eq(S_count(&c, TB_PRIM_LINE, TB_ROLE_MARKER), 4);   /* two strokes each */
+	cr_expect_not_null(S_find_text(&c, "does not fit"));
+	tb_chart_release(&c);
+	/* no flagged point drawn: no legend entry */
+	s.series[0].flagged[3] = s.series[0].flagged[4] = false;
+	tb_chart_layout(&s, 480, 300, &c);
+	cr_expect_null(S_find_text(&c, "does not fit"));
+	tb_chart_release(&c);
+}
+
+Test(chart, lines_over_categories_label_each_point)
+{
+	tb_chart_spec s;
+	S_spec(&s, TB_CHART_LINES, 3, 1);
+	s.x_cats = true;
+	strcpy(s.cats[0], "a100-80gb");
+	strcpy(s.cats[1], "h100-sxm");
+	strcpy(s.cats[2], "b200");
+	for (size_t i = 0; i < 3; i++) {
+		s.xs[i] = NAN;      /* not used */
+		s.series[0].values[i] = 3.0 - (double)i;
+	}
+	tb_chart c;
+	tb_chart_layout(&s, 480, 300, &c);
+	cr_expect_eq(S_count(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER), 3);
+	const tb_prim *l0 = S_find_text(&c, "a100-80gb"), *l2 = S_find_text(&c, "b200");
+	cr_assert(l0 && l2);
+	cr_expect_lt(l0->x, l2->x);
+	/* evenly spaced, half a step in from each end */
+	const tb_prim *m0 = S_find(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER, 0);
+	const tb_prim *m1 = S_find(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER, 1);
+	const tb_prim *m2 = S_find(&c, TB_PRIM_CIRCLE, TB_ROLE_MARKER, 2);
+	cr_expect_float_eq(m1->x - m0->x, m2->x - m1->x, 1e-6);
+	cr_expect_float_eq(m0->x - c.plot_x_pt, c.plot_w_pt / 6, 1e-6);
+	tb_chart_release(&c);
+}
+
+Test(chart, heat_map_cells_darken_with_the_value)
+{
+	tb_chart_spec s;
+	S_spec(&s, TB_CHART_HEATMAP, 3, 0);
+	s.nrows = 2;
+	strcpy(s.rows[0], "r0");
+	strcpy(s.rows[1], "r1");
+	double v[2][3] = { { 1, 2, 3 }, { 4, 5, NAN } };
+	for (size_t r = 0; r < 2; r++)
+		for (size_t k = 0; k < 3; k++)
+			s.heat[r][k] = v[r][k];
+	s.heat_flagged[1][1] = true;
+	strcpy(s.flag_label, "does not fit");
+	tb_chart c;
+	tb_chart_layout(&s, 480, 300, &c);
+	cr_expect_eq(S_count(&c, TB_PRIM_RECT, TB_ROLE_BAR), 6);
+	const tb_prim *c1 = S_find(&c, TB_PRIM_RECT, TB_ROLE_BAR, 0);
+	const tb_prim *c5 = S_find(&c, TB_PRIM_RECT, TB_ROLE_BAR, 4);
+	cr_expect_lt(c5->fill.r + c5->fill.g + c5->fill.b, c1->fill.r + c1->fill.g + c1->fill.b);
+	cr_expect_lt(c1->y, c5->y);             /* rows top to bottom */
+	cr_expect_not_null(S_find_text(&c, "n/a"));
+	cr_expect_not_null(S_find_text(&c, "does not fit"));
+	cr_expect_eq(S_count(&c, TB_PRIM_RECT, TB_ROLE_MARKER), 1);   /* the flagged frame */
+	for (size_t i = 0; i < c.n; i++) {
+		cr_expect(isfinite(c.prims[i].x) && isfinite(c.prims[i].y));
+		cr_expect(c.prims[i].x >= 0 && c.prims[i].x <= 480);
+	}
+	cr_expect(strstr(c.alt, "Heat map") == c.alt);
+	tb_chart_release(&c);
+	/* nothing finite: an honest empty frame */
+	for (size_t r = 0; r < 2; r++)
+		for (size_t k = 0; k < 3; k++)
+			s.heat[r][k] = NAN;
+	tb_chart_layout(&s, 480, 300, &c);
+	cr_expect_not_null(S_find_text(&c, "no data"));
+	tb_chart_release(&c);
+}

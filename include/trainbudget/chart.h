@@ -65,17 +65,25 @@ typedef struct tb_chart {
 typedef enum {
 	TB_CHART_STACKED_BARS,  /* categories on x, series stacked */
 	TB_CHART_GROUPED_BARS,  /* categories on x, series side by side */
-	TB_CHART_LINES          /* numeric x (xs[]), one line per series */
+	TB_CHART_LINES,         /* numeric x (xs[]), one line per series */
+	TB_CHART_HEATMAP        /* a grid: columns cats[], rows rows[], a
+	                         * coloured cell per heat[row][col] (chart_heat.c) */
 } tb_chart_kind;
 
+/* Bars: categories; a heat map: columns and rows; lines with x_cats. */
 #define TB_CHART_MAX_CATS   16
-#define TB_CHART_MAX_SERIES 6
+/* Lines: points per series (a sweep of up to 128 values). */
+#define TB_CHART_MAX_POINTS 128
+#define TB_CHART_MAX_SERIES 8
 #define TB_CHART_MAX_REFS   4
 
 typedef struct tb_chart_series {
 	char name[40];
 	tb_rgb color;               /* {0,0,0}: tb_chart_palette(index) */
-	double values[TB_CHART_MAX_CATS];
+	double values[TB_CHART_MAX_POINTS];
+	/* Lines: points drawn as a vermilion cross instead of a dot, and named
+	 * in the legend by the spec's flag_label ("does not fit"). */
+	bool flagged[TB_CHART_MAX_POINTS];
 } tb_chart_series;
 
 typedef struct tb_chart_ref {   /* a reference line with a label */
@@ -98,7 +106,10 @@ typedef struct tb_chart_spec {
 	bool log_x, log_y;
 	size_t ncats;
 	char cats[TB_CHART_MAX_CATS][24];
-	double xs[TB_CHART_MAX_CATS]; /* TB_CHART_LINES: x of each point */
+	double xs[TB_CHART_MAX_POINTS]; /* TB_CHART_LINES: x of each point */
+	/* Lines: x is the point's index, labelled cats[i] (values that are
+	 * not numbers: GPU names); at most TB_CHART_MAX_CATS points. */
+	bool x_cats;
 	size_t nseries;
 	tb_chart_series series[TB_CHART_MAX_SERIES];
 	size_t nrefs;
@@ -109,6 +120,16 @@ typedef struct tb_chart_spec {
 	 * with its number beside it; the y axis carries a break mark at its
 	 * foot and the plot says "y axis does not start at 0". */
 	bool y_zoom;
+	/* The legend's name for flagged points and cells; "" names none. */
+	char flag_label[40];
+	/* TB_CHART_HEATMAP: nrows rows (drawn top to bottom) by ncats
+	 * columns; heat[row][col] in data units (y_scale and y_unit label the
+	 * cells and the colour key).  A non-finite cell is blank ("n/a"); a
+	 * flagged one is crossed.  Darker is larger. */
+	size_t nrows;
+	char rows[TB_CHART_MAX_CATS][24];
+	double heat[TB_CHART_MAX_CATS][TB_CHART_MAX_CATS];
+	bool heat_flagged[TB_CHART_MAX_CATS][TB_CHART_MAX_CATS];
 } tb_chart_spec;
 
 /* Lays out `spec` into `out` (initialised here; release with
