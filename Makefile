@@ -74,17 +74,22 @@ $(BUILD)/tests/%.o: tests/%.c | test-deps
 	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -MMD -MP -c $< -o $@
 
 # As bytes, not a string literal: no escaping, no trigraphs, and no 4095-byte
-# limit on a literal under -Wpedantic.
-$(BUILD)/gen/templates.c: templates/report.md
+# limit on a literal under -Wpedantic.  templates/NAME.md becomes
+# tb_template_NAME_md and tb_template_NAME_md_len.
+TEMPLATES = templates/report.md templates/compare.md
+$(BUILD)/gen/templates.c: $(TEMPLATES)
 	@mkdir -p $(@D)
 	@{ echo '/* Generated from templates/ by the Makefile: do not edit. */'; \
 	   echo '#include <stddef.h>'; \
-	   echo 'extern const char tb_template_report_md[];'; \
-	   echo 'extern const size_t tb_template_report_md_len;'; \
-	   echo 'const char tb_template_report_md[] = {'; \
-	   od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/(char)0x\1,/g'; \
-	   echo '0x00 };'; \
-	   echo 'const size_t tb_template_report_md_len = sizeof tb_template_report_md - 1;'; } > $@
+	   for t in $(TEMPLATES); do \
+	     n=tb_template_$$(basename $$t .md)_md; \
+	     echo "extern const char $$n[];"; \
+	     echo "extern const size_t $${n}_len;"; \
+	     echo "const char $$n[] = {"; \
+	     od -An -v -tx1 $$t | sed -e 's/ \([0-9a-f][0-9a-f]\)/(char)0x\1,/g'; \
+	     echo '0x00 };'; \
+	     echo "const size_t $${n}_len = sizeof $$n - 1;"; \
+	   done; } > $@
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -c $< -o $@

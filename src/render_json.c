@@ -15,207 +15,23 @@
 
 #include "trainbudget/version.h"
 
-#define S_DEPTH_MAX 16
+#include "json_write.h"
 
-typedef struct S_json {
-	tb_buf *out;
-	int depth;
-	bool first[S_DEPTH_MAX];
-	bool inline_[S_DEPTH_MAX];  /* short number arrays on one line */
-} S_json;
-
-/* Strings are UTF-8; anything that is not (a stray byte in a title) becomes
- * U+FFFD so the document stays valid JSON. */
-static size_t S_utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n;
-	unsigned min;
-	if (c >= 0xC2 && c <= 0xDF) {
-		n = 2;
-		min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		n = 3;
-		min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		n = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	unsigned cp = c & (0x3Fu >> (n - 1));
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3Fu);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return n;
-}
-
-static void S_string(tb_buf *out, const char *s)
-{
-	tb_buf_putc(out, '"');
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	while (*p) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			tb_buf_putc(out, '\\');
-			tb_buf_putc(out, (char)c);
-			p++;
-		} else if (c < 0x20 || c == 0x7F) {
-			switch (c) {
-			case '\n': tb_buf_puts(out, "\\n"); break;
-			case '\r': tb_buf_puts(out, "\\r"); break;
-			case '\t': tb_buf_puts(out, "\\t"); break;
-			case '\b': tb_buf_puts(out, "\\b"); break;
-			case '\f': tb_buf_puts(out, "\\f"); break;
-			default: tb_buf_printf(out, "\\u%04x", c); break;
-			}
-			p++;
-		} else if (c < 0x80) {
-			tb_buf_putc(out, (char)c);
-			p++;
-		} else {
-			size_t n = S_utf8_len(p);
-			if (n) {
-				tb_buf_put(out, p, n);
-				p += n;
-			} else {
-				tb_buf_puts(out, "\\ufffd");
-				p++;
-			}
-		}
-	}
-	tb_buf_putc(out, '"');
-}
-
-/* Shortest of %.15g/%.16g/%.17g that reads back exactly; whole numbers
- * below 2^53 as integers.  Non-finite is null (the calculators never
- * produce one; this is the last guard). */
-static void S_number(tb_buf *out, double v)
-{
-	if (!isfinite(v)) {
-		tb_buf_puts(out, "null");
-		return;
-	}
-	if (v == 0) {
-		tb_buf_putc(out, '0');
-		return;
-	}
-	if (v == trunc(v) && fabs(v) < 9007199254740992.0) {
-		tb_buf_printf(out, "%.0f", v);
-		return;
-	}
-	char s[40];
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(s, sizeof s, "%.*g", prec, v);
-		if (strtod(s, NULL) == v)
-			break;
-	}
-	tb_buf_puts(out, s);
-}
-
-static void S_indent(S_json *j)
-{
-	tb_buf_putc(j->out, '\n');
-	for (int i = 0; i < j->depth; i++)
-		tb_buf_puts(j->out, "  ");
-}
-
-/* Separator and key before a value; key NULL inside arrays. */
-static void S_pre(S_json *j, const char *key)
-{
-	if (j->depth > 0) {
-		if (!j->first[j->depth])
-			tb_buf_putc(j->out, ',');
-		j->first[j->depth] = false;
-		if (j->inline_[j->depth]) {
-			if (j->out->ptr[j->out->len - 1] == ',')
-				tb_buf_putc(j->out, ' ');
-		} else {
-			S_indent(j);
-		}
-	}
-	if (key) {
-		S_string(j->out, key);
-		tb_buf_puts(j->out, ": ");
-	}
-}
-
-static void S_open(S_json *j, const char *key, char brace, bool inl)
-{
-	S_pre(j, key);
-	tb_buf_putc(j->out, brace);
-	if (j->depth + 1 < S_DEPTH_MAX)
-		j->depth++;
-	j->first[j->depth] = true;
-	j->inline_[j->depth] = inl;
-}
-
-static void S_close(S_json *j, char brace)
-{
-	bool empty = j->first[j->depth];
-	bool inl = j->inline_[j->depth];
-	j->depth--;
-	if (!empty && !inl)
-		S_indent(j);
-	tb_buf_putc(j->out, brace);
-}
-
-static void S_obj(S_json *j, const char *key) { S_open(j, key, '{', false); }
-static void S_obj_end(S_json *j) { S_close(j, '}'); }
-static void S_arr(S_json *j, const char *key) { S_open(j, key, '[', false); }
-static void S_arr_inline(S_json *j, const char *key) { S_open(j, key, '[', true); }
-static void S_arr_end(S_json *j) { S_close(j, ']'); }
-
-static void S_num(S_json *j, const char *key, double v)
-{
-	S_pre(j, key);
-	S_number(j->out, v);
-}
-
-static void S_null(S_json *j, const char *key)
-{
-	S_pre(j, key);
-	tb_buf_puts(j->out, "null");
-}
-
-/* v when known, else null. */
-static void S_numk(S_json *j, const char *key, double v, bool known)
-{
-	if (known)
-		S_num(j, key, v);
-	else
-		S_null(j, key);
-}
-
-static void S_bool(S_json *j, const char *key, bool v)
-{
-	S_pre(j, key);
-	tb_buf_puts(j->out, v ? "true" : "false");
-}
-
-static void S_str(S_json *j, const char *key, const char *s)
-{
-	S_pre(j, key);
-	if (s)
-		S_string(j->out, s);
-	else
-		tb_buf_puts(j->out, "null");
-}
-
+/* The shared writer (json_write.c) under this file's short names. */
+typedef tb_jw S_json;
+static void S_obj(S_json *j, const char *key) { tb_jw_obj(j, key); }
+static void S_obj_end(S_json *j) { tb_jw_obj_end(j); }
+static void S_arr(S_json *j, const char *key) { tb_jw_arr(j, key); }
+static void S_arr_inline(S_json *j, const char *key) { tb_jw_arr_inline(j, key); }
+static void S_arr_end(S_json *j) { tb_jw_arr_end(j); }
+static void S_num(S_json *j, const char *key, double v) { tb_jw_num(j, key, v); }
+static void S_null(S_json *j, const char *key) { tb_jw_null(j, key); }
+static void S_numk(S_json *j, const char *key, double v, bool known) { tb_jw_numk(j, key, v, known); }
+static void S_bool(S_json *j, const char *key, bool v) { tb_jw_bool(j, key, v); }
+static void S_str(S_json *j, const char *key, const char *s) { tb_jw_str(j, key, s); }
 static void S_nums3(S_json *j, const char *key, const double v[3], bool known)
 {
-	if (!known) {
-		S_null(j, key);
-		return;
-	}
-	S_arr_inline(j, key);
-	for (int i = 0; i < 3; i++)
-		S_num(j, NULL, v[i]);
-	S_arr_end(j);
+	tb_jw_nums3(j, key, v, known);
 }
 
 /* ---- sections ---------------------------------------------------------- */
@@ -747,6 +563,38 @@ static void S_derivs(S_json *j, const tb_budget *b)
 	S_arr_end(j);
 }
 
+void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
+{
+	S_str(j, "version", TB_VERSION);
+	S_obj(j, "scenario");
+	S_str(j, "title", sc ? sc->title : NULL);
+	S_str(j, "sha256", sc ? sc->sha256 : NULL);
+	S_str(j, "name", sc ? sc->name : NULL);
+	S_str(j, "author", sc ? sc->author : NULL);
+	S_str(j, "date", sc ? sc->date : NULL);
+	S_obj_end(j);
+	if (sc)
+		S_inputs(j, &sc->inputs);
+	S_parameters(j, &b->params);
+	S_flops(j, &b->flops);
+	S_memory(j, &b->memory);
+	S_perf(j, &b->perf);
+	S_time(j, &b->time);
+	S_goodput(j, b);
+	S_risk(j, b);
+	S_levers(j, b);
+	S_chinchilla(j, b);
+	S_arr(j, "fits");
+	S_fit(j, &tb_fit_hoffmann);
+	S_fit(j, &tb_fit_epoch);
+	S_arr_end(j);
+	S_derivs(j, b);
+	S_arr(j, "warnings");
+	for (int i = 0; i < b->n_warnings && i < TB_WARNINGS_MAX; i++)
+		S_str(j, NULL, b->warnings[i]);
+	S_arr_end(j);
+}
+
 char *tb_render_json(const tb_scenario *sc, const tb_budget *b)
 {
 	tb_buf out;
@@ -754,36 +602,8 @@ char *tb_render_json(const tb_scenario *sc, const tb_budget *b)
 	S_json j;
 	memset(&j, 0, sizeof j);
 	j.out = &out;
-
 	S_obj(&j, NULL);
-	S_str(&j, "version", TB_VERSION);
-	S_obj(&j, "scenario");
-	S_str(&j, "title", sc ? sc->title : NULL);
-	S_str(&j, "sha256", sc ? sc->sha256 : NULL);
-	S_str(&j, "name", sc ? sc->name : NULL);
-	S_str(&j, "author", sc ? sc->author : NULL);
-	S_str(&j, "date", sc ? sc->date : NULL);
-	S_obj_end(&j);
-	if (sc)
-		S_inputs(&j, &sc->inputs);
-	S_parameters(&j, &b->params);
-	S_flops(&j, &b->flops);
-	S_memory(&j, &b->memory);
-	S_perf(&j, &b->perf);
-	S_time(&j, &b->time);
-	S_goodput(&j, b);
-	S_risk(&j, b);
-	S_levers(&j, b);
-	S_chinchilla(&j, b);
-	S_arr(&j, "fits");
-	S_fit(&j, &tb_fit_hoffmann);
-	S_fit(&j, &tb_fit_epoch);
-	S_arr_end(&j);
-	S_derivs(&j, b);
-	S_arr(&j, "warnings");
-	for (int i = 0; i < b->n_warnings && i < TB_WARNINGS_MAX; i++)
-		S_str(&j, NULL, b->warnings[i]);
-	S_arr_end(&j);
+	tb_render_json_members(&j, sc, b);
 	S_obj_end(&j);
 	tb_buf_putc(&out, '\n');
 	return tb_buf_detach(&out, NULL);

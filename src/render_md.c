@@ -172,7 +172,14 @@ char *tb_render_md(const tb_report *r, const char *svg_prefix)
 		tb_buf_truncate(&o, 0);
 		switch (blk->kind) {
 		case TB_BLOCK_TABLE: S_md_table(&o, &blk->table); break;
-		case TB_BLOCK_CHART: S_md_chart(&o, &blk->chart, svg_prefix); break;
+		case TB_BLOCK_CHART:
+			/* a chart that carries its figures as a table (a heat map:
+			 * Markdown cannot colour a cell) shows the table */
+			if (blk->table.nrows > 0)
+				S_md_table(&o, &blk->table);
+			else
+				S_md_chart(&o, &blk->chart, svg_prefix);
+			break;
 		case TB_BLOCK_DERIVATION: S_md_deriv(&o, &blk->deriv); break;
 		case TB_BLOCK_TITLE:    /* its children are the content */
 		case TB_BLOCK_VERDICT: break;

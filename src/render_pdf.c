@@ -1316,11 +1316,10 @@ static void S_title_block(S_pdf *st)
 	tb_buf_printf(&b, "trainbudget %s", m->version && m->version[0] ? m->version : TB_VERSION);
 	S_simple_para(st, 0, 9.5, S_grey, b.ptr, 1);
 	if (m->sha256 && m->sha256[0]) {
-		tb_buf_truncate(&b, 0);
-		tb_buf_printf(&b, "Scenario SHA-256: %s", m->sha256);
+		const char *label = m->hash_of ? "Proposals SHA-256:" : "Scenario SHA-256:";
 		tb_pdf_para p;
 		tb_pdf_para_init(&p, 7.5);
-		tb_pdf_para_add(&p, 0, "Scenario SHA-256:", 17);
+		tb_pdf_para_add(&p, 0, label, strlen(label));
 		p.pending_space = true;
 		tb_pdf_para_add(&p, TB_PDF_MONO, m->sha256, strlen(m->sha256));
 		S_para_opts o = {S_body_x(st), S_body_w(st), false, false, S_grey, true};
@@ -1428,7 +1427,7 @@ static void S_signoff(S_pdf *st)
 	S_need(st, 90);
 	S_simple_para(st, TB_PDF_BOLD, 12, S_black, "Reproducibility", 4);
 	struct { const char *label, *value; } rows[3] = {
-		{"Scenario SHA-256", S_str(m->sha256)},
+		{m->hash_of ? "Proposals SHA-256" : "Scenario SHA-256", S_str(m->sha256)},
 		{"Tool version", m->version && m->version[0] ? m->version : TB_VERSION},
 		{"Regenerate with", S_str(m->command)},
 	};
@@ -1472,7 +1471,7 @@ static void S_furniture(S_pdf *st)
 	}
 	tb_buf_printf(&foot, "trainbudget %s", m->version && m->version[0] ? m->version : TB_VERSION);
 	if (hash12[0])
-		tb_buf_printf(&foot, " \xC2\xB7 scenario %s", hash12);
+		tb_buf_printf(&foot, " \xC2\xB7 %s %s", m->hash_of ? m->hash_of : "scenario", hash12);
 	for (size_t i = 0; i < st->npages; i++) {
 		st->page = st->pages[i];
 		double fy = st->bottom - 24;

@@ -31,26 +31,45 @@ static const tb_rsection *const S_sections[] = {
 	&tb_rsection_time,
 	&tb_rsection_scaling,
 	&tb_rsection_risk,
+	&tb_rsection_sweep,
 };
 
 #define S_NSECTIONS (sizeof S_sections / sizeof S_sections[0])
 
-static const tb_rtable_def *S_table_find(const char *name)
+static const tb_rtable_def *S_table_find(const tb_report *r, const char *name)
 {
-	for (size_t i = 0; i < S_NSECTIONS; i++)
-		for (size_t k = 0; k < S_sections[i]->ntables; k++)
-			if (strcmp(S_sections[i]->tables[k].name, name) == 0)
-				return &S_sections[i]->tables[k];
+	for (size_t i = 0; i < r->nsections; i++)
+		for (size_t k = 0; k < r->sections[i]->ntables; k++)
+			if (strcmp(r->sections[i]->tables[k].name, name) == 0)
+				return &r->sections[i]->tables[k];
 	return NULL;
 }
 
-static const tb_rchart_def *S_chart_find(const char *name)
+static const tb_rchart_def *S_chart_find(const tb_report *r, const char *name)
 {
-	for (size_t i = 0; i < S_NSECTIONS; i++)
-		for (size_t k = 0; k < S_sections[i]->ncharts; k++)
-			if (strcmp(S_sections[i]->charts[k].name, name) == 0)
-				return &S_sections[i]->charts[k];
+	for (size_t i = 0; i < r->nsections; i++)
+		for (size_t k = 0; k < r->sections[i]->ncharts; k++)
+			if (strcmp(r->sections[i]->charts[k].name, name) == 0)
+				return &r->sections[i]->charts[k];
 	return NULL;
+}
+
+static const tb_rmulti_def *S_multi_find(const tb_report *r, const char *kind, const char *name)
+{
+	for (size_t k = 0; k < r->nmultis; k++)
+		if (strcmp(r->multis[k].kind, kind) == 0 && strcmp(r->multis[k].name, name) == 0)
+			return &r->multis[k];
+	return NULL;
+}
+
+tb_block *tb_rchart_place(tb_report *r, const tb_chart_spec *spec, cmark_node *into)
+{
+	tb_block *blk = tb_rblock_new(r, TB_BLOCK_CHART, into);
+	tb_chart_layout(spec, 480, 300, &blk->chart);
+	/* the id and title are the report's, whatever the layout did */
+	tb_rcopy(blk->chart.id, sizeof blk->chart.id, spec->id);
+	tb_rcopy(blk->chart.title, sizeof blk->chart.title, spec->title);
+	return blk;
 }
 
 /* ---- directives ------------------------------------------------------ */
@@ -58,8 +77,8 @@ static const tb_rchart_def *S_chart_find(const char *name)
 /* A pipe table the template wrote: a table block like the built ones, so
  * every back end draws it as it draws them (right-aligned columns are
  * the numeric ones; centring is not kept). */
-static void S_env_table(void *ctx, size_t ncols, size_t nrows, const char *const *cells,
-                        const char *align, cmark_node *into)
+void tb_rpipe_table(void *ctx, size_t ncols, size_t nrows, const char *const *cells,
+                    const char *align, cmark_node *into)
 {
 	tb_table *t = &tb_rblock_new(ctx, TB_BLOCK_TABLE, into)->table;
 	t->ncols = ncols;
@@ -72,12 +91,17 @@ static void S_env_table(void *ctx, size_t ncols, size_t nrows, const char *const
 		t->numeric[k] = align[k] == 'r';
 }
 
-static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *arg,
-                                     cmark_node *into)
+tb_tpl_status tb_rdirective(void *ctx, const char *kind, const char *arg, cmark_node *into)
 {
 	tb_report *r = ctx;
+	const tb_rmulti_def *multi = S_multi_find(r, kind, arg);
+	if (multi) {
+		if (into)
+			multi->build(r, into);
+		return TB_TPL_OK;
+	}
 	if (strcmp(kind, "table") == 0) {
-		const tb_rtable_def *def = S_table_find(arg);
+		const tb_rtable_def *def = S_table_find(r, arg);
 		if (!def)
 			return TB_TPL_UNKNOWN_NAME;
 		if (into) {
@@ -87,22 +111,31 @@ static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *ar
 		return TB_TPL_OK;
 	}
 	if (strcmp(kind, "chart") == 0) {
-		const tb_rchart_def *def = S_chart_find(arg);
+		const tb_rchart_def *def = S_chart_find(r, arg);
 		if (!def)
 			return TB_TPL_UNKNOWN_NAME;
 		if (into) {
-			tb_chart_spec spec;
-			memset(&spec, 0, sizeof spec);
-			def->build(r, &spec);
-			tb_block *blk = tb_rblock_new(r, TB_BLOCK_CHART, into);
-			tb_chart_layout(&spec, 480, 300, &blk->chart);
-			/* the id and title are the report's, whatever the layout did */
-			tb_rcopy(blk->chart.id, sizeof blk->chart.id, spec.id);
-			tb_rcopy(blk->chart.title, sizeof blk->chart.title, spec.title);
+			/* a spec holds a sweep's 128 points per series: not on the stack */
+			tb_chart_spec *spec = tb_xcalloc(1, sizeof *spec);
+			def->build(r, spec);
+			tb_rchart_place(r, spec, into);
+			free(spec);
 		}
 		return TB_TPL_OK;
 	}
 	if (strcmp(kind, "block") == 0) {
+		if (strcmp(arg, "sweep_cliffs") == 0) {
+			if (into)
+				tb_rsweep_cliffs_block(r, into);
+			return TB_TPL_OK;
+		}
+		if (r->cmp) {
+			if (strcmp(arg, "title_block") != 0)
+				return TB_TPL_UNKNOWN_NAME;
+			if (into)
+				tb_rcompare_title_block(r, into);
+			return TB_TPL_OK;
+		}
 		bool title = strcmp(arg, "title_block") == 0;
 		if (!title && strcmp(arg, "verdict") != 0)
 			return TB_TPL_UNKNOWN_NAME;
@@ -112,7 +145,7 @@ static tb_tpl_status S_env_directive(void *ctx, const char *kind, const char *ar
 			tb_rsummary_verdict_block(r, into);
 		return TB_TPL_OK;
 	}
-	if (strcmp(kind, "derivation") == 0) {
+	if (strcmp(kind, "derivation") == 0 && !r->cmp) {
 		const tb_budget *b = r->b;
 		if (strcmp(arg, "all") == 0) {
 			if (!into)
@@ -167,30 +200,44 @@ static void S_names_add(S_names *l, const char *name)
 }
 
 /* Suggestions for "did you mean": the closest name of the kind asked. */
-static const char *S_env_suggest(void *ctx, const char *what, const char *word)
+const char *tb_rsuggest(void *ctx, const char *what, const char *word)
 {
 	const tb_report *r = ctx;
 	S_names l = { NULL, 0, 0 };
 	if (strcmp(what, "placeholder") == 0) {
-		for (size_t k = 0; tb_rvalue_name(k); k++)
+		for (size_t k = 0; !r->cmp && tb_rvalue_name(k); k++)
 			S_names_add(&l, tb_rvalue_name(k));
+		for (size_t k = 0; r->cmp && tb_rcompare_value_name(k); k++)
+			S_names_add(&l, tb_rcompare_value_name(k));
+		for (size_t k = 0; tb_rsweep_value_name(k); k++)
+			S_names_add(&l, tb_rsweep_value_name(k));
 		S_names_add(&l, "title_block");
-		S_names_add(&l, "verdict");
+		S_names_add(&l, "sweep_cliffs");
+		if (!r->cmp)
+			S_names_add(&l, "verdict");
 	} else if (strcmp(what, "filter") == 0) {
 		for (size_t k = 0; tb_rfilter_name(k); k++)
 			S_names_add(&l, tb_rfilter_name(k));
 	} else if (strcmp(what, "condition") == 0) {
-		for (size_t k = 0; tb_rcondition_name(k); k++)
+		for (size_t k = 0; !r->cmp && tb_rcondition_name(k); k++)
 			S_names_add(&l, tb_rcondition_name(k));
-	} else if (strcmp(what, "table") == 0) {
-		for (size_t i = 0; i < S_NSECTIONS; i++)
-			for (size_t k = 0; k < S_sections[i]->ntables; k++)
-				S_names_add(&l, S_sections[i]->tables[k].name);
-	} else if (strcmp(what, "chart") == 0) {
-		for (size_t i = 0; i < S_NSECTIONS; i++)
-			for (size_t k = 0; k < S_sections[i]->ncharts; k++)
-				S_names_add(&l, S_sections[i]->charts[k].name);
-	} else if (strcmp(what, "derivation") == 0) {
+		for (size_t k = 0; r->cmp && tb_rcompare_condition_name(k); k++)
+			S_names_add(&l, tb_rcompare_condition_name(k));
+		for (size_t k = 0; tb_rsweep_condition_name(k); k++)
+			S_names_add(&l, tb_rsweep_condition_name(k));
+	} else if (strcmp(what, "table") == 0 || strcmp(what, "chart") == 0) {
+		bool table = strcmp(what, "table") == 0;
+		for (size_t i = 0; i < r->nsections; i++) {
+			const tb_rsection *sec = r->sections[i];
+			for (size_t k = 0; table && k < sec->ntables; k++)
+				S_names_add(&l, sec->tables[k].name);
+			for (size_t k = 0; !table && k < sec->ncharts; k++)
+				S_names_add(&l, sec->charts[k].name);
+		}
+		for (size_t k = 0; k < r->nmultis; k++)
+			if (strcmp(r->multis[k].kind, what) == 0)
+				S_names_add(&l, r->multis[k].name);
+	} else if (strcmp(what, "derivation") == 0 && !r->cmp) {
 		for (size_t k = 0; tb_rderiv_key(k); k++)
 			S_names_add(&l, tb_rderiv_key(k));
 		int nd = r->b->n_derivs < TB_DERIVS_MAX ? r->b->n_derivs : TB_DERIVS_MAX;
@@ -222,33 +269,23 @@ static char *S_read_file(const char *path, size_t *len, tb_diags *d)
 	return text;
 }
 
-tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
-                         const tb_report_options *opt, tb_diags *d)
+/* Placeholders and conditions: the report's own, then the sweep's. */
+static tb_tpl_status S_value(void *ctx, const char *name, const char *filter, tb_buf *out)
 {
-	tb_report_options none;
-	memset(&none, 0, sizeof none);
-	if (!opt)
-		opt = &none;
-	tb_report *r = tb_xcalloc(1, sizeof *r);
-	r->sc = sc;
-	r->b = b;
-	r->date = tb_xstrdup(opt->date && *opt->date ? opt->date
-	                     : sc->date && *sc->date ? sc->date : "undated");
-	if (opt->command && *opt->command) {
-		r->command = tb_xstrdup(opt->command);
-	} else {
-		r->command = tb_rstrf("trainbudget report %s", sc->path ? sc->path : "SCENARIO");
-	}
-	tb_rcopy(r->short_hash, sizeof r->short_hash, sc->sha256);
-	r->meta.title = sc->title && *sc->title ? sc->title : sc->name;
-	r->meta.author = sc->author;
-	r->meta.date = r->date;
-	r->meta.version = TB_VERSION;
-	r->meta.sha256 = sc->sha256;
-	r->meta.name = sc->name;
-	r->meta.command = r->command;
-	tb_rsummary_meta(r);
+	tb_tpl_status st = tb_rvalue(ctx, name, filter, out);
+	return st == TB_TPL_UNKNOWN_NAME ? tb_rsweep_value(ctx, name, filter, out) : st;
+}
 
+static tb_tpl_status S_condition(void *ctx, const char *name, int *truth)
+{
+	tb_tpl_status st = tb_rcondition(ctx, name, truth);
+	return st == TB_TPL_UNKNOWN_NAME ? tb_rsweep_condition(ctx, name, truth) : st;
+}
+
+tb_report *tb_report_expand(tb_report *r, const tb_report_options *opt, const char *deflt,
+                            size_t deflt_len, const char *deflt_name, tb_tpl_env *env,
+                            tb_diags *d)
+{
 	const char *text;
 	size_t len;
 	const char *file;
@@ -266,18 +303,59 @@ tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
 		text = owned;
 		file = opt->template_path;
 	} else {
-		text = tb_template_report_md;
-		len = tb_template_report_md_len;
-		file = "templates/report.md";
+		text = deflt;
+		len = deflt_len;
+		file = deflt_name;
 	}
-	tb_tpl_env env = { r, tb_rvalue, tb_rcondition, S_env_directive, S_env_suggest, S_env_table };
-	r->root = tb_template_expand(text, len, file, &env, d);
+	env->ctx = r;
+	r->root = tb_template_expand(text, len, file, env, d);
 	free(owned);
 	if (!r->root) {
 		tb_report_free(r);
 		return NULL;
 	}
 	return r;
+}
+
+tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
+                         const tb_report_options *opt, tb_diags *d)
+{
+	tb_report_options none;
+	memset(&none, 0, sizeof none);
+	if (!opt)
+		opt = &none;
+	tb_report *r = tb_xcalloc(1, sizeof *r);
+	r->sc = sc;
+	r->b = b;
+	r->sections = S_sections;
+	r->nsections = S_NSECTIONS;
+	r->multis = tb_rsweep_multis;
+	r->nmultis = tb_rsweep_nmultis;
+	if (opt->sweep) {
+		r->sweeps.n = 1;
+		r->sweeps.s[0] = opt->sweep;
+		r->sweeps.label[0] = sc->name;
+	}
+	r->date = tb_xstrdup(opt->date && *opt->date ? opt->date
+	                     : sc->date && *sc->date ? sc->date : "undated");
+	if (opt->command && *opt->command) {
+		r->command = tb_xstrdup(opt->command);
+	} else {
+		r->command = tb_rstrf("trainbudget report %s", sc->path ? sc->path : "SCENARIO");
+	}
+	tb_rcopy(r->short_hash, sizeof r->short_hash, sc->sha256);
+	r->meta.title = sc->title && *sc->title ? sc->title : sc->name;
+	r->meta.author = sc->author;
+	r->meta.date = r->date;
+	r->meta.version = TB_VERSION;
+	r->meta.sha256 = sc->sha256;
+	r->meta.name = sc->name;
+	r->meta.command = r->command;
+	tb_rsummary_meta(r);
+
+	tb_tpl_env env = { r, S_value, S_condition, tb_rdirective, tb_rsuggest, tb_rpipe_table };
+	return tb_report_expand(r, opt, tb_template_report_md, tb_template_report_md_len,
+	                        "templates/report.md", &env, d);
 }
 
 void tb_report_free(tb_report *r)
@@ -297,6 +375,7 @@ void tb_report_free(tb_report *r)
 	}
 	free(r->date);
 	free(r->command);
+	free(r->owned_title);
 	free(r);
 }
 

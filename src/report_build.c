@@ -219,6 +219,23 @@ void tb_rtab_init(tb_rtab *tb, tb_table *t, const tb_report *r, const char *capt
 	va_end(ap);
 }
 
+void tb_rtab_init_v(tb_rtab *tb, tb_table *t, const tb_report *r, const char *caption,
+                    const char *align, const char *const *headers, size_t n)
+{
+	memset(tb, 0, sizeof *tb);
+	tb->t = t;
+	tb->r = r;
+	tb_buf_init(&tb->cell);
+	t->ncols = n;
+	t->nrows = 0;
+	t->numeric = tb_xcalloc(n ? n : 1, sizeof *t->numeric);
+	for (size_t i = 0; i < n && align[i]; i++)
+		t->numeric[i] = align[i] == 'r';
+	t->caption = caption ? tb_xstrdup(caption) : NULL;
+	for (size_t i = 0; i < n; i++)
+		*S_tab_cell(tb) = tb_xstrdup(headers[i]);
+}
+
 void tb_rtab_own(tb_rtab *tb, char *s)
 {
 	tb_buf clean;
@@ -274,6 +291,7 @@ void tb_rtab_end(tb_rtab *tb)
 static const tb_rgb S_palette[] = {
 	{ 0x1f, 0x77, 0xb4 }, { 0xff, 0x7f, 0x0e }, { 0x2c, 0xa0, 0x2c },
 	{ 0xd6, 0x27, 0x28 }, { 0x94, 0x67, 0xbd }, { 0x8c, 0x56, 0x4b },
+	{ 0xe3, 0x77, 0xc2 }, { 0x7f, 0x7f, 0x7f },
 };
 const tb_rgb tb_rchart_ref_grey = { 0x33, 0x33, 0x33 };
 

@@ -26,9 +26,31 @@
 
 #define TB_REPORT_KEY_MAX 10
 
+typedef struct tb_rsection tb_rsection;
+struct tb_compare;
+struct tb_sweep;
+
+/* The sweeps a report shows: one for `report --sweep`, one per proposal
+ * for `compare --sweep` (labels are the proposals' columns); n = 0 when
+ * there is none. */
+typedef struct tb_rsweeps {
+	size_t n;
+	const struct tb_sweep *s[8];
+	const char *label[8];
+} tb_rsweeps;
+
 struct tb_report {
 	const tb_scenario *sc;
 	const tb_budget *b;
+	/* The families of sections whose tables and charts the template may
+	 * name (report.c's list, or a comparison's). */
+	const tb_rsection *const *sections;
+	size_t nsections;
+	/* names that place several blocks (tb_rmulti_def below) */
+	const struct tb_rmulti_def *multis;
+	size_t nmultis;
+	tb_rsweeps sweeps;
+	const struct tb_compare *cmp;   /* a comparison's report; else NULL */
 	cmark_node *root;
 	tb_block **blocks;
 	size_t nblocks, cap;
@@ -37,6 +59,7 @@ struct tb_report {
 	char *key_labels[TB_REPORT_KEY_MAX];
 	char *key_values[TB_REPORT_KEY_MAX];
 	char *date, *command;
+	char *owned_title;      /* a title the report made (a comparison's) */
 	char short_hash[13];
 };
 
@@ -102,6 +125,10 @@ __attribute__((sentinel))
 #endif
 void tb_rtab_init(tb_rtab *tb, tb_table *t, const tb_report *r, const char *caption,
                   const char *align, ...);
+/* The same with the headers in an array of n (columns that depend on
+ * the data: a comparison's proposal column). */
+void tb_rtab_init_v(tb_rtab *tb, tb_table *t, const tb_report *r, const char *caption,
+                    const char *align, const char *const *headers, size_t n);
 /* Takes ownership of s. */
 void tb_rtab_own(tb_rtab *tb, char *s);
 /* NULL is a figure the budget lacks ("n/a"); "" is a cell left blank. */
@@ -152,13 +179,23 @@ typedef struct tb_rchart_def {
 	void (*build)(const tb_report *r, tb_chart_spec *s);
 } tb_rchart_def;
 
+/* A table or chart name that places several blocks, or a block that
+ * also carries a table (a heat map, which Markdown shows as its table):
+ * the builder appends what it makes to `into` itself. */
+struct tb_rmulti_def {
+	const char *kind;       /* "table" or "chart" */
+	const char *name;
+	void (*build)(tb_report *r, cmark_node *into);
+};
+typedef struct tb_rmulti_def tb_rmulti_def;
+
 /* A family of report sections: its tables and charts. */
-typedef struct tb_rsection {
+struct tb_rsection {
 	const tb_rtable_def *tables;
 	size_t ntables;
 	const tb_rchart_def *charts;
 	size_t ncharts;
-} tb_rsection;
+};
 
 extern const tb_rsection tb_rsection_summary;   /* report_summary.c */
 extern const tb_rsection tb_rsection_compute;   /* report_compute.c */
@@ -167,6 +204,45 @@ extern const tb_rsection tb_rsection_perf;      /* report_perf.c */
 extern const tb_rsection tb_rsection_time;      /* report_time.c */
 extern const tb_rsection tb_rsection_scaling;   /* report_scaling.c */
 extern const tb_rsection tb_rsection_risk;      /* report_risk.c */
+extern const tb_rsection tb_rsection_sweep;     /* report_sweep.c */
+extern const tb_rsection tb_rsection_compare;   /* report_compare.c */
+extern const tb_rmulti_def tb_rsweep_multis[];  /* report_sweep.c: sweep-grid */
+extern const size_t tb_rsweep_nmultis;
+
+/* Lays out spec as a chart block appended to `into`, keeping the spec's
+ * id and title (report.c's directive does the same for {{chart X}}). */
+tb_block *tb_rchart_place(tb_report *r, const tb_chart_spec *spec, cmark_node *into);
+
+/* Expands the template opt names (else the built-in `deflt`, named
+ * `deflt_name`) into r->root with env's names; returns r, or frees r and
+ * returns NULL with errors in d.  The constructors' common end. */
+tb_report *tb_report_expand(tb_report *r, const tb_report_options *opt, const char *deflt,
+                            size_t deflt_len, const char *deflt_name, tb_tpl_env *env,
+                            tb_diags *d);
+/* report.c's directive, suggestion and table callbacks over r->sections,
+ * for a constructor's environment. */
+tb_tpl_status tb_rdirective(void *ctx, const char *kind, const char *arg, cmark_node *into);
+const char *tb_rsuggest(void *ctx, const char *what, const char *word);
+void tb_rpipe_table(void *ctx, size_t ncols, size_t nrows, const char *const *cells,
+                    const char *align, cmark_node *into);
+
+/* ---- sweeps (report_sweep.c), in a report or a comparison ------------ */
+
+/* {{sweep.key}} and the other sweep placeholders; UNKNOWN_NAME for names
+ * it does not have, which the caller's own lookup answers. */
+tb_tpl_status tb_rsweep_value(const tb_report *r, const char *name, const char *filter,
+                              tb_buf *out);
+tb_tpl_status tb_rsweep_condition(const tb_report *r, const char *name, int *truth);
+const char *tb_rsweep_value_name(size_t i);
+const char *tb_rsweep_condition_name(size_t i);
+/* The {{sweep_cliffs}} block: a list of the cliffs in words. */
+void tb_rsweep_cliffs_block(tb_report *r, cmark_node *into);
+
+/* ---- a comparison (report_compare.c) --------------------------------- */
+
+void tb_rcompare_title_block(tb_report *r, cmark_node *into);
+const char *tb_rcompare_value_name(size_t i);
+const char *tb_rcompare_condition_name(size_t i);
 
 /* report_summary.c: the verdict lines and key figures (r->meta), and the
  * {{title_block}} and {{verdict}} blocks. */

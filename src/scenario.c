@@ -271,8 +271,11 @@ static void S_load_meta(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *s
 	}
 }
 
-static void S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
+/* Returns true when every key was valid on its own (whatever the checks
+ * across sections then found). */
+static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
+	size_t errors0 = c->d->errors;
 	S_check_all_keys(c, root);
 	S_load_meta(c, root, sc);
 	bool ok = true;
@@ -280,11 +283,12 @@ static void S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if (!S_sections[i]->load(c, root, sc))
 			ok = false;
 	/* Contradictions between sections, checked once each part is valid. */
-	if (!ok)
-		return;
+	if (!ok || c->d->errors > errors0)
+		return false;
 	for (size_t i = 0; i < TB_N(S_checks); i++)
 		if (!S_checks[i](c, root, sc))
-			return;
+			break;
+	return true;
 }
 
 /* ---- entry points ---------------------------------------------------- */
@@ -308,6 +312,16 @@ tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
                               const char *const *sets, size_t nsets,
                               tb_diags *d)
 {
+	return tb_scenario_load_ex(path, text, len, sets, nsets, d, NULL);
+}
+
+tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
+                                 const char *const *sets, size_t nsets,
+                                 tb_diags *d, tb_scenario_status *status)
+{
+	bool keys_valid = false;
+	if (status)
+		*status = TB_SCENARIO_INVALID;
 	if (!path)
 		path = "<builtin>";
 	if (!text)
@@ -387,16 +401,20 @@ tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
 			            "model: {hf_config: %s}",
 			            tb_yaml_show(shown[0] == '<' ? "config.json" : base, sh));
 		} else {
-			S_load(&c, root, sc);
+			keys_valid = S_load(&c, root, sc);
 		}
 	}
 	tb_yaml_node_free(root);
 	free(set_src);
 
 	if (d->errors > errors0) {
+		if (status && keys_valid)
+			*status = TB_SCENARIO_INCONSISTENT;
 		tb_scenario_free(sc);
 		return NULL;
 	}
+	if (status)
+		*status = TB_SCENARIO_LOADED;
 	sc->path = tb_xstrdup(path);
 	sc->name = S_stem(path);
 	sc->text = tb_xmalloc(len + 1);

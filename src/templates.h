@@ -7,5 +7,7 @@
 
 extern const char tb_template_report_md[];
 extern const size_t tb_template_report_md_len;
+extern const char tb_template_compare_md[];
+extern const size_t tb_template_compare_md_len;
 
 #endif

@@ -46,6 +46,9 @@ typedef enum {
 	TB_BLOCK_TITLE, TB_BLOCK_VERDICT
 } tb_block_kind;
 
+/* A TB_BLOCK_CHART may carry its figures in `table` too (a heat map):
+ * Markdown, which shows pictures only as links, shows that table instead,
+ * and no SVG is written for it. */
 typedef struct tb_block {
 	tb_block_kind kind;
 	tb_table table;
@@ -65,6 +68,9 @@ typedef struct tb_verdict_line {
 typedef struct tb_report_meta {
 	const char *title, *author, *date, *version, *sha256, *name;
 	const char *command;    /* the command that regenerates the document */
+	/* What sha256 is the hash of, for its label: NULL the scenario file;
+	 * "proposals" for a comparison (of the proposals' hashes). */
+	const char *hash_of;
 	size_t nverdict;
 	const tb_verdict_line *verdict;  /* fits, deadline, cost */
 	size_t nkey;                     /* key figures: label/value pairs */
@@ -72,12 +78,16 @@ typedef struct tb_report_meta {
 	const char *const *key_values;
 } tb_report_meta;
 
+struct tb_sweep;
+struct tb_compare;
+
 typedef struct tb_report_options {
 	const char *template_path;  /* NULL: the built-in default report */
 	const char *template_text;  /* when set, used instead of reading the path */
 	size_t template_len;
 	const char *date;           /* YYYY-MM-DD: the scenario's, else SOURCE_DATE_EPOCH's */
 	const char *command;        /* for the reproducibility block */
+	const struct tb_sweep *sweep;   /* `report --sweep`: borrowed; NULL: none */
 } tb_report_options;
 
 typedef struct tb_report tb_report;
@@ -88,6 +98,12 @@ typedef struct tb_report tb_report;
 tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
                          const tb_report_options *opt, tb_diags *d);
 void tb_report_free(tb_report *r);
+
+/* The comparison's report (templates/compare.md unless opt names a
+ * template): its own names, docs/templates.md.  The comparison must
+ * outlive the report; opt->sweep is not used (each proposal has its own). */
+tb_report *tb_report_new_compare(const struct tb_compare *cmp, const tb_report_options *opt,
+                                 tb_diags *d);
 
 cmark_node *tb_report_root(const tb_report *r);        /* borrowed */
 const tb_block *tb_report_block(cmark_node *node);     /* NULL if not ours */

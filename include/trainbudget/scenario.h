@@ -39,6 +39,19 @@ tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
                               const char *const *sets, size_t nsets,
                               tb_diags *d);
 
+/* How a load ended, for a caller that loads one scenario many times with
+ * one value varied (a sweep): INCONSISTENT when every key was valid on its
+ * own and only a check across sections refused the combination (a batch
+ * that does not split over the GPU count), INVALID for anything else. */
+typedef enum {
+	TB_SCENARIO_LOADED, TB_SCENARIO_INVALID, TB_SCENARIO_INCONSISTENT
+} tb_scenario_status;
+
+/* tb_scenario_load, saying how it ended in *status (NULL: not wanted). */
+tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
+                                 const char *const *sets, size_t nsets,
+                                 tb_diags *d, tb_scenario_status *status);
+
 /* Reads `path` ("-" = standard input) and calls tb_scenario_load. */
 tb_scenario *tb_scenario_load_file(const char *path,
                                    const char *const *sets, size_t nsets,

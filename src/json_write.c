@@ -1,0 +1,201 @@
+/* json_write.c: the JSON writer the JSON back ends share (json_write.h). */
+#include "json_write.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Strings are UTF-8; anything that is not (a stray byte in a title) becomes
+ * U+FFFD so the document stays valid JSON. */
+static size_t S_utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned min;
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2;
+		min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3;
+		min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	unsigned cp = c & (0x3Fu >> (n - 1));
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3Fu);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+void tb_jw_string(tb_buf *out, const char *s)
+{
+	tb_buf_putc(out, '"');
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			tb_buf_putc(out, '\\');
+			tb_buf_putc(out, (char)c);
+			p++;
+		} else if (c < 0x20 || c == 0x7F) {
+			switch (c) {
+			case '\n': tb_buf_puts(out, "\\n"); break;
+			case '\r': tb_buf_puts(out, "\\r"); break;
+			case '\t': tb_buf_puts(out, "\\t"); break;
+			case '\b': tb_buf_puts(out, "\\b"); break;
+			case '\f': tb_buf_puts(out, "\\f"); break;
+			default: tb_buf_printf(out, "\\u%04x", c); break;
+			}
+			p++;
+		} else if (c < 0x80) {
+			tb_buf_putc(out, (char)c);
+			p++;
+		} else {
+			size_t n = S_utf8_len(p);
+			if (n) {
+				tb_buf_put(out, p, n);
+				p += n;
+			} else {
+				tb_buf_puts(out, "\\ufffd");
+				p++;
+			}
+		}
+	}
+	tb_buf_putc(out, '"');
+}
+
+/* Shortest of %.15g/%.16g/%.17g that reads back exactly; whole numbers
+ * below 2^53 as integers.  Non-finite is null (the calculators never
+ * produce one; this is the last guard). */
+void tb_jw_number(tb_buf *out, double v)
+{
+	if (!isfinite(v)) {
+		tb_buf_puts(out, "null");
+		return;
+	}
+	if (v == 0) {
+		tb_buf_putc(out, '0');
+		return;
+	}
+	if (v == trunc(v) && fabs(v) < 9007199254740992.0) {
+		tb_buf_printf(out, "%.0f", v);
+		return;
+	}
+	char s[40];
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(s, sizeof s, "%.*g", prec, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	tb_buf_puts(out, s);
+}
+
+static void S_indent(tb_jw *j)
+{
+	tb_buf_putc(j->out, '\n');
+	for (int i = 0; i < j->depth; i++)
+		tb_buf_puts(j->out, "  ");
+}
+
+/* Separator and key before a value; key NULL inside arrays. */
+void tb_jw_pre(tb_jw *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (!j->first[j->depth])
+			tb_buf_putc(j->out, ',');
+		j->first[j->depth] = false;
+		if (j->inline_[j->depth]) {
+			if (j->out->ptr[j->out->len - 1] == ',')
+				tb_buf_putc(j->out, ' ');
+		} else {
+			S_indent(j);
+		}
+	}
+	if (key) {
+		tb_jw_string(j->out, key);
+		tb_buf_puts(j->out, ": ");
+	}
+}
+
+static void S_open(tb_jw *j, const char *key, char brace, bool inl)
+{
+	tb_jw_pre(j, key);
+	tb_buf_putc(j->out, brace);
+	if (j->depth + 1 < TB_JW_DEPTH_MAX)
+		j->depth++;
+	j->first[j->depth] = true;
+	j->inline_[j->depth] = inl;
+}
+
+static void S_close(tb_jw *j, char brace)
+{
+	bool empty = j->first[j->depth];
+	bool inl = j->inline_[j->depth];
+	j->depth--;
+	if (!empty && !inl)
+		S_indent(j);
+	tb_buf_putc(j->out, brace);
+}
+
+void tb_jw_obj(tb_jw *j, const char *key) { S_open(j, key, '{', false); }
+void tb_jw_obj_end(tb_jw *j) { S_close(j, '}'); }
+void tb_jw_arr(tb_jw *j, const char *key) { S_open(j, key, '[', false); }
+void tb_jw_arr_inline(tb_jw *j, const char *key) { S_open(j, key, '[', true); }
+void tb_jw_arr_end(tb_jw *j) { S_close(j, ']'); }
+
+void tb_jw_num(tb_jw *j, const char *key, double v)
+{
+	tb_jw_pre(j, key);
+	tb_jw_number(j->out, v);
+}
+
+void tb_jw_null(tb_jw *j, const char *key)
+{
+	tb_jw_pre(j, key);
+	tb_buf_puts(j->out, "null");
+}
+
+/* v when known, else null. */
+void tb_jw_numk(tb_jw *j, const char *key, double v, bool known)
+{
+	if (known)
+		tb_jw_num(j, key, v);
+	else
+		tb_jw_null(j, key);
+}
+
+void tb_jw_bool(tb_jw *j, const char *key, bool v)
+{
+	tb_jw_pre(j, key);
+	tb_buf_puts(j->out, v ? "true" : "false");
+}
+
+void tb_jw_str(tb_jw *j, const char *key, const char *s)
+{
+	tb_jw_pre(j, key);
+	if (s)
+		tb_jw_string(j->out, s);
+	else
+		tb_buf_puts(j->out, "null");
+}
+
+void tb_jw_nums3(tb_jw *j, const char *key, const double v[3], bool known)
+{
+	if (!known) {
+		tb_jw_null(j, key);
+		return;
+	}
+	tb_jw_arr_inline(j, key);
+	for (int i = 0; i < 3; i++)
+		tb_jw_num(j, NULL, v[i]);
+	tb_jw_arr_end(j);
+}
