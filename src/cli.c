@@ -28,6 +28,12 @@ typedef struct S_cmd_def {
 	"  --set KEY=VALUE     override a scenario value, repeatable:\n" \
 	"                      --set hardware.count=128 --set training.tokens=2T\n"
 
+#define S_SWEEP_HELP \
+	"  --sweep KEY=VALUES  price the scenario at each value of one setting:\n" \
+	"                      KEY=V1,V2,... or KEY=FROM..TO, with :STEP or :xF\n" \
+	"                      (--sweep hardware.count=64..4096:x2); a second\n" \
+	"                      --sweep makes a grid; the cliffs are named\n"
+
 static const char S_help_main[] =
 	"Usage: trainbudget <command> [options]\n"
 	"\n"
@@ -38,6 +44,7 @@ static const char S_help_main[] =
 	"  check FILE...       validate scenario files and print every problem\n"
 	"  estimate [FILE]     print the budget (text or JSON)\n"
 	"  report [FILE]       write the report: Markdown, HTML, PDF, JSON\n"
+	"  compare FILE FILE.. compare 2 to 8 proposals side by side\n"
 	"  gpus                list the built-in GPU table\n"
 	"  models              list the built-in model presets\n"
 	"  help [COMMAND]      show this help, or a command's\n"
@@ -66,6 +73,7 @@ static const char S_help_check[] =
 
 static const char S_help_estimate[] =
 	"Usage: trainbudget estimate [FILE] [--format text|json] [--set KEY=VALUE]...\n"
+	"                            [--sweep KEY=VALUES]...\n"
 	"\n"
 	"Prints the budget for a scenario: the verdict first (fits in memory?\n"
 	"meets the deadline? cost), then parameters, compute, memory and time.\n"
@@ -75,6 +83,7 @@ static const char S_help_estimate[] =
 	"  --format text|json  plain text for people (default) or JSON (SI units,\n"
 	"                      the keys are listed in docs/json.md)\n"
 	S_SET_HELP
+	S_SWEEP_HELP
 	"  -h, --help          show this help\n"
 	"\n"
 	S_EXIT_CODES;
@@ -83,7 +92,7 @@ static const char S_help_report[] =
 	"Usage: trainbudget report [FILE] [-o DIR] [--format md,html,pdf,json]\n"
 	"                          [--template FILE] [--paper a4|letter]\n"
 	"                          [--font-dir DIR]\n"
-	"                          [--set KEY=VALUE]...\n"
+	"                          [--set KEY=VALUE]... [--sweep KEY=VALUES]...\n"
 	"\n"
 	"Writes the report for a scenario to DIR/NAME.md (with its charts as\n"
 	"DIR/NAME-*.svg), DIR/NAME.html, DIR/NAME.pdf and DIR/NAME.json, where\n"
@@ -106,11 +115,44 @@ static const char S_help_report[] =
 	"                      the subsets built beside the binary or installed,\n"
 	"                      else /usr/share/fonts/truetype/dejavu)\n"
 	S_SET_HELP
+	S_SWEEP_HELP
 	"  -h, --help          show this help\n"
 	"\n"
 	"Environment:\n"
 	"  SOURCE_DATE_EPOCH   report date when the scenario has none\n"
 	"  TB_FONT_DIR         directory holding the DejaVu TrueType fonts\n"
+	"\n"
+	S_EXIT_CODES;
+
+static const char S_help_compare[] =
+	"Usage: trainbudget compare FILE FILE [FILE]... [-o DIR]\n"
+	"                           [--format md,html,pdf,json] [--template FILE]\n"
+	"                           [--paper a4|letter] [--font-dir DIR]\n"
+	"                           [--set KEY=VALUE]... [--sweep KEY=VALUES]...\n"
+	"\n"
+	"Prices 2 to 8 proposals and writes one report with a column each: the\n"
+	"verdicts, only the inputs that differ, the headline figures with the\n"
+	"best in each row marked and the differences in percent against the\n"
+	"first FILE, days and cost per proposal against the deadline and budget,\n"
+	"memory per GPU by line item.  Files: DIR/NAME.md (charts beside it as\n"
+	"DIR/NAME-*.svg), DIR/NAME.html, DIR/NAME.pdf, DIR/NAME.json and\n"
+	"DIR/NAME.sha256, where NAME joins the files' stems with -vs- (a-vs-b),\n"
+	"or is 'comparison' when that would be long; the set replaces the\n"
+	"previous one as a whole, as for report.  --set and --sweep apply to\n"
+	"every proposal.  Every error of every file is printed; proposals in\n"
+	"different currencies, or the same scenario twice, cannot be compared.\n"
+	"The date is the latest of the files' dates, else SOURCE_DATE_EPOCH.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output DIR    directory for the files (default .)\n"
+	"  --format LIST       comma-separated: md, html, pdf, json (default all)\n"
+	"  --template FILE     a CommonMark template instead of the built-in\n"
+	"                      templates/compare.md (see docs/templates.md)\n"
+	"  --paper a4|letter   PDF paper size (default a4)\n"
+	"  --font-dir DIR      where the DejaVu TrueType fonts are (as for report)\n"
+	S_SET_HELP
+	S_SWEEP_HELP
+	"  -h, --help          show this help\n"
 	"\n"
 	S_EXIT_CODES;
 
@@ -134,6 +176,7 @@ static const char S_help_models[] =
 
 static const S_cmd_def S_cmds[] = {
 	{ "check", TB_CMD_CHECK, 1, (size_t)-1, S_help_check },
+	{ "compare", TB_CMD_COMPARE, 2, 8, S_help_compare },
 	{ "estimate", TB_CMD_ESTIMATE, 0, 1, S_help_estimate },
 	{ "gpus", TB_CMD_GPUS, 0, 0, S_help_gpus },
 	{ "help", TB_CMD_HELP, 0, 1, S_help_main },
@@ -173,7 +216,7 @@ const char *tb_cli_cmd_name(tb_cmd cmd)
 /* ---- the option table, sorted by name -------------------------------- */
 
 typedef enum { S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_HELP, S_OPT_OUTPUT, S_OPT_PAPER, S_OPT_SET,
-               S_OPT_TEMPLATE, S_OPT_VERSION } S_opt_id;
+               S_OPT_SWEEP, S_OPT_TEMPLATE, S_OPT_VERSION } S_opt_id;
 
 #define S_IN(c) (1u << (c))
 
@@ -185,18 +228,20 @@ typedef struct S_opt_def {
 	S_opt_id id;
 } S_opt_def;
 
-#define S_SCENARIO_CMDS (S_IN(TB_CMD_CHECK) | S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT))
+#define S_WRITERS (S_IN(TB_CMD_REPORT) | S_IN(TB_CMD_COMPARE))
+#define S_SCENARIO_CMDS (S_IN(TB_CMD_CHECK) | S_IN(TB_CMD_ESTIMATE) | S_WRITERS)
 #define S_ALL_CMDS (S_SCENARIO_CMDS | S_IN(TB_CMD_GPUS) | S_IN(TB_CMD_MODELS) | \
                     S_IN(TB_CMD_HELP) | S_IN(TB_CMD_NONE))
 
 static const S_opt_def S_opts[] = {
-	{ "--font-dir", 0, true, S_IN(TB_CMD_REPORT), S_OPT_FONT_DIR },
-	{ "--format", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT), S_OPT_FORMAT },
+	{ "--font-dir", 0, true, S_WRITERS, S_OPT_FONT_DIR },
+	{ "--format", 0, true, S_IN(TB_CMD_ESTIMATE) | S_WRITERS, S_OPT_FORMAT },
 	{ "--help", 'h', false, S_ALL_CMDS, S_OPT_HELP },
-	{ "--output", 'o', true, S_IN(TB_CMD_REPORT), S_OPT_OUTPUT },
-	{ "--paper", 0, true, S_IN(TB_CMD_REPORT), S_OPT_PAPER },
+	{ "--output", 'o', true, S_WRITERS, S_OPT_OUTPUT },
+	{ "--paper", 0, true, S_WRITERS, S_OPT_PAPER },
 	{ "--set", 0, true, S_SCENARIO_CMDS, S_OPT_SET },
-	{ "--template", 0, true, S_IN(TB_CMD_REPORT), S_OPT_TEMPLATE },
+	{ "--sweep", 0, true, S_IN(TB_CMD_ESTIMATE) | S_WRITERS, S_OPT_SWEEP },
+	{ "--template", 0, true, S_WRITERS, S_OPT_TEMPLATE },
 	{ "--version", 0, false, S_IN(TB_CMD_NONE), S_OPT_VERSION },
 };
 #define S_NOPTS (sizeof S_opts / sizeof S_opts[0])
@@ -207,7 +252,7 @@ typedef struct S_state {
 	tb_cli *cli;
 	tb_buf *err;
 	const char *where;      /* "trainbudget report" for messages */
-	size_t files_cap, sets_cap;
+	size_t files_cap, sets_cap, sweeps_cap;
 } S_state;
 
 static tb_exit S_usage(S_state *st, tb_cmd cmd)
@@ -361,6 +406,22 @@ static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
 		S_push(&c->sets, &c->nsets, &st->sets_cap, val);
 		return TB_EXIT_OK;
 	}
+	case S_OPT_SWEEP: {
+		const char *eq = strchr(val, '=');
+		if (!eq || eq == val || !eq[1]) {
+			tb_buf_printf(st->err, "%s: --sweep '%s' has no KEY=VALUES; expected e.g. "
+			              "--sweep hardware.count=64..4096:x2 or --sweep training.micro_batch=1,2,4",
+			              st->where, val);
+			return S_usage(st, c->cmd);
+		}
+		if (c->nsweeps == 2) {
+			tb_buf_printf(st->err, "%s: a third --sweep; expected one setting, or two for a grid",
+			              st->where);
+			return S_usage(st, c->cmd);
+		}
+		S_push(&c->sweeps, &c->nsweeps, &st->sweeps_cap, val);
+		return TB_EXIT_OK;
+	}
 	case S_OPT_TEMPLATE:
 		if (!*val) {
 			tb_buf_printf(st->err, "%s: --template needs a file; expected --template FILE",
@@ -434,13 +495,14 @@ void tb_cli_release(tb_cli *c)
 {
 	free((void *)c->files);
 	free((void *)c->sets);
+	free((void *)c->sweeps);
 	S_init(c);
 }
 
 tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err)
 {
 	S_init(out);
-	S_state st = { out, err, "trainbudget", 0, 0 };
+	S_state st = { out, err, "trainbudget", 0, 0, 0 };
 	char where[64];
 	bool options_done = false;
 	const S_cmd_def *def = NULL;
@@ -471,7 +533,8 @@ tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err)
 				if (sug)
 					tb_buf_printf(err, "; did you mean '%s'?", sug);
 				else
-					tb_buf_puts(err, "; expected check, estimate, report, gpus, models or help");
+					tb_buf_puts(err, "; expected check, estimate, report, compare, gpus, "
+					            "models or help");
 				return S_usage(&st, TB_CMD_NONE);
 			}
 			out->cmd = def->cmd;
@@ -483,7 +546,7 @@ tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err)
 			const S_cmd_def *topic = S_cmd_find(arg);
 			if (!topic || out->nfiles) {
 				tb_buf_printf(err, "trainbudget help: no help for '%s'; "
-				              "expected one of check, estimate, report, gpus, models", arg);
+				              "expected one of check, estimate, report, compare, gpus, models", arg);
 				return S_usage(&st, TB_CMD_NONE);
 			}
 			out->help_cmd = topic->cmd == TB_CMD_HELP ? TB_CMD_NONE : topic->cmd;
@@ -495,13 +558,18 @@ tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err)
 
 	if (out->cmd == TB_CMD_NONE) {
 		tb_buf_puts(err, "trainbudget: no command given; expected one of check, estimate, "
-		            "report, gpus, models, help");
+		            "report, compare, gpus, models, help");
 		return S_usage(&st, TB_CMD_NONE);
 	}
 	if (out->cmd == TB_CMD_HELP) {
 		out->help = true;
 		out->nfiles = 0;
 		return TB_EXIT_OK;
+	}
+	if (out->cmd == TB_CMD_COMPARE && (out->nfiles < 2 || out->nfiles > 8)) {
+		tb_buf_printf(err, "%s: %zu scenario file%s given; expected 2 to 8 proposals to compare",
+		              st.where, out->nfiles, out->nfiles == 1 ? "" : "s");
+		return S_usage(&st, out->cmd);
 	}
 	if (out->nfiles < def->min_files) {
 		tb_buf_printf(err, "%s: no scenario file given; expected at least one FILE ('-' for standard input)",

@@ -27,7 +27,8 @@ typedef enum {
 	TB_CMD_ESTIMATE,
 	TB_CMD_REPORT,
 	TB_CMD_GPUS,
-	TB_CMD_MODELS
+	TB_CMD_MODELS,
+	TB_CMD_COMPARE
 } tb_cmd;
 
 /* Report formats, a bit set in tb_cli.formats. */
@@ -46,8 +47,10 @@ typedef struct tb_cli {
 	size_t nfiles;
 	const char **sets;      /* owned array, "KEY=VALUE" borrowed from argv */
 	size_t nsets;
-	const char *out_dir;    /* report -o; "." by default */
-	unsigned formats;       /* report: TB_OUT_* bits */
+	const char **sweeps;    /* owned array, --sweep KEY=VALUES borrowed from argv */
+	size_t nsweeps;
+	const char *out_dir;    /* report, compare -o; "." by default */
+	unsigned formats;       /* report, compare: TB_OUT_* bits */
 	bool json;              /* estimate --format json */
 	const char *template_path; /* NULL: the built-in template */
 	tb_paper paper;

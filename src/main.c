@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "trainbudget/budget.h"
 #include "trainbudget/buf.h"
+#include "trainbudget/compare.h"
 #include "trainbudget/diag.h"
 #include "trainbudget/fileio.h"
 #include "trainbudget/fmt.h"
@@ -21,6 +22,7 @@
 #include "trainbudget/render.h"
 #include "trainbudget/report.h"
 #include "trainbudget/scenario.h"
+#include "trainbudget/sweep.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
 
@@ -137,21 +139,47 @@ static tb_exit S_finish_stdout(tb_exit rc)
 
 /* ---- loading ---------------------------------------------------------- */
 
+/* A scenario's text as read (the built-in question's for NULL): a sweep
+ * loads it again per point. */
+typedef struct S_source {
+	const char *path;
+	char *text;
+	size_t len;
+} S_source;
+
+static tb_scenario *S_load_source(const char *file, const tb_cli *cli, S_source *src,
+                                  tb_diags *d)
+{
+	memset(src, 0, sizeof *src);
+	if (!file) {
+		src->path = "<builtin>";
+		src->text = tb_xstrdup(tb_scenario_default_text());
+		src->len = strlen(src->text);
+	} else {
+		src->path = file;
+		if (tb_fileio_read(file, TB_FILEIO_READ_MAX_BYTES, &src->text, &src->len, d) != 0)
+			return NULL;
+	}
+	return tb_scenario_load(src->path, src->text, src->len, cli->sets, cli->nsets, d);
+}
+
 /* NULL file: the built-in question. */
 static tb_scenario *S_load(const char *file, const tb_cli *cli, tb_diags *d)
 {
-	if (!file) {
-		const char *text = tb_scenario_default_text();
-		return tb_scenario_load("<builtin>", text, strlen(text), cli->sets,
-		                        cli->nsets, d);
-	}
-	char *text = NULL;
-	size_t len = 0;
-	if (tb_fileio_read(file, TB_FILEIO_READ_MAX_BYTES, &text, &len, d) != 0)
-		return NULL;
-	tb_scenario *sc = tb_scenario_load(file, text, len, cli->sets, cli->nsets, d);
-	free(text);
+	S_source src;
+	tb_scenario *sc = S_load_source(file, cli, &src, d);
+	free(src.text);
 	return sc;
+}
+
+/* The sweep of a loaded scenario, or NULL with errors in d (or when the
+ * command line asks for none). */
+static tb_sweep *S_sweep(const tb_cli *cli, const S_source *src, tb_diags *d)
+{
+	if (!cli->nsweeps)
+		return NULL;
+	return tb_sweep_run(cli->sweeps, cli->nsweeps, src->path, src->text, src->len, cli->sets,
+	                    cli->nsets, d);
 }
 
 /* ---- check ------------------------------------------------------------ */
@@ -181,18 +209,31 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 {
 	tb_diags d;
 	tb_diags_init(&d);
-	tb_scenario *sc = S_load(cli->nfiles ? cli->files[0] : NULL, cli, &d);
+	S_source src;
+	tb_scenario *sc = S_load_source(cli->nfiles ? cli->files[0] : NULL, cli, &src, &d);
+	tb_sweep *sw = sc ? S_sweep(cli, &src, &d) : NULL;
 	S_print_diags(&d);
+	bool failed = !sc || (cli->nsweeps && !sw);
 	tb_diags_release(&d);
-	if (!sc)
+	free(src.text);
+	if (failed) {
+		tb_scenario_free(sc);
 		return TB_EXIT_INPUT;
+	}
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	tb_budget_compute(&sc->inputs, b);
 	tb_budget_compute_risk(&sc->inputs, b);
-	char *out = cli->json ? tb_render_json(sc, b) : tb_render_text(sc, b);
+	char *out = cli->json ? tb_render_json_sweep(sc, b, sw) : tb_render_text(sc, b);
 	fputs(out, stdout);
 	free(out);
+	if (sw && !cli->json) {
+		/* the values come from the command line: shown, never obeyed */
+		out = tb_render_text_sweep(sw);
+		S_put_escaped(stdout, out, "\n");
+		free(out);
+	}
 	free(b);
+	tb_sweep_free(sw);
 	tb_scenario_free(sc);
 	return S_finish_stdout(TB_EXIT_OK);
 }
@@ -252,14 +293,18 @@ static char *S_command_line(const tb_cli *cli)
 {
 	tb_buf b;
 	tb_buf_init(&b);
-	tb_buf_puts(&b, "trainbudget report");
-	if (cli->nfiles) {
+	tb_buf_puts(&b, cli->cmd == TB_CMD_COMPARE ? "trainbudget compare" : "trainbudget report");
+	for (size_t i = 0; i < cli->nfiles; i++) {
 		tb_buf_putc(&b, ' ');
-		S_shell_word(&b, cli->files[0]);
+		S_shell_word(&b, cli->files[i]);
 	}
 	for (size_t i = 0; i < cli->nsets; i++) {
 		tb_buf_puts(&b, " --set ");
 		S_shell_word(&b, cli->sets[i]);
+	}
+	for (size_t i = 0; i < cli->nsweeps; i++) {
+		tb_buf_puts(&b, " --sweep ");
+		S_shell_word(&b, cli->sweeps[i]);
 	}
 	if (cli->template_path) {
 		tb_buf_puts(&b, " --template ");
@@ -358,8 +403,57 @@ static void S_outputs_release(S_outputs *o)
 	memset(o, 0, sizeof *o);
 }
 
+/* The documents of a report model: NAME.md with its charts' SVGs, NAME.html,
+ * NAME.pdf, as the formats ask. */
+static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *name,
+                            S_outputs *outs, tb_diags *d)
+{
+	if (cli->formats & TB_OUT_MD) {
+		tb_buf prefix;
+		tb_buf_init(&prefix);
+		tb_buf_printf(&prefix, "%s-", name);
+		char *md = tb_render_md(r, prefix.ptr);
+		S_add_output(outs, name, ".md", md, strlen(md));
+		for (size_t i = 0; i < tb_report_nblocks(r); i++) {
+			const tb_block *blk = tb_report_block_at(r, i);
+			/* a chart Markdown shows as its table has no picture */
+			if (!blk || blk->kind != TB_BLOCK_CHART || !S_safe_id(blk->chart.id) ||
+			    blk->table.nrows > 0)
+				continue;
+			tb_buf suffix;
+			tb_buf_init(&suffix);
+			tb_buf_printf(&suffix, "-%s.svg", blk->chart.id);
+			char *svg = tb_render_svg(&blk->chart);
+			S_add_output(outs, name, suffix.ptr, svg, strlen(svg));
+			tb_buf_release(&suffix);
+		}
+		tb_buf_release(&prefix);
+	}
+	if (cli->formats & TB_OUT_HTML) {
+		char *html = tb_render_html(r);
+		S_add_output(outs, name, ".html", html, strlen(html));
+	}
+	if (cli->formats & TB_OUT_PDF) {
+		tb_buf fontdir;
+		tb_buf_init(&fontdir);
+		tb_pdf_options po = { cli->paper, S_font_dir(cli->font_dir, &fontdir), NULL };
+		tb_buf pdf;
+		tb_buf_init(&pdf);
+		int prc = tb_render_pdf(r, &po, &pdf, d);
+		tb_buf_release(&fontdir);
+		if (prc != 0 || d->errors) {
+			tb_buf_release(&pdf);
+			return TB_EXIT_OUTPUT;
+		}
+		size_t len = 0;
+		char *data = tb_buf_detach(&pdf, &len);
+		S_add_output(outs, name, ".pdf", data, len);
+	}
+	return TB_EXIT_OK;
+}
+
 static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
-                               const tb_budget *b, const char *date,
+                               const tb_budget *b, const tb_sweep *sw, const char *date,
                                S_outputs *outs, tb_diags *d)
 {
 	const char *file = cli->nfiles ? cli->files[0] : NULL;
@@ -373,56 +467,18 @@ static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
 		ro.template_path = cli->template_path;
 		ro.date = *date ? date : NULL;
 		ro.command = command;
+		ro.sweep = sw;
 		tb_report *r = tb_report_new(sc, b, &ro, d);
 		if (!r) {
 			free(command);
 			return TB_EXIT_INPUT;
 		}
-		if (cli->formats & TB_OUT_MD) {
-			tb_buf prefix;
-			tb_buf_init(&prefix);
-			tb_buf_printf(&prefix, "%s-", name);
-			char *md = tb_render_md(r, prefix.ptr);
-			S_add_output(outs, name, ".md", md, strlen(md));
-			for (size_t i = 0; i < tb_report_nblocks(r); i++) {
-				const tb_block *blk = tb_report_block_at(r, i);
-				if (!blk || blk->kind != TB_BLOCK_CHART || !S_safe_id(blk->chart.id))
-					continue;
-				tb_buf suffix;
-				tb_buf_init(&suffix);
-				tb_buf_printf(&suffix, "-%s.svg", blk->chart.id);
-				char *svg = tb_render_svg(&blk->chart);
-				S_add_output(outs, name, suffix.ptr, svg, strlen(svg));
-				tb_buf_release(&suffix);
-			}
-			tb_buf_release(&prefix);
-		}
-		if (cli->formats & TB_OUT_HTML) {
-			char *html = tb_render_html(r);
-			S_add_output(outs, name, ".html", html, strlen(html));
-		}
-		if (cli->formats & TB_OUT_PDF) {
-			tb_buf fontdir;
-			tb_buf_init(&fontdir);
-			tb_pdf_options po = { cli->paper, S_font_dir(cli->font_dir, &fontdir), NULL };
-			tb_buf pdf;
-			tb_buf_init(&pdf);
-			int prc = tb_render_pdf(r, &po, &pdf, d);
-			tb_buf_release(&fontdir);
-			if (prc != 0 || d->errors) {
-				tb_buf_release(&pdf);
-				rc = TB_EXIT_OUTPUT;
-			} else {
-				size_t len = 0;
-				char *data = tb_buf_detach(&pdf, &len);
-				S_add_output(outs, name, ".pdf", data, len);
-			}
-		}
+		rc = S_render_doc(cli, r, name, outs, d);
 		tb_report_free(r);
 		free(command);
 	}
 	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
-		char *json = tb_render_json(sc, b);
+		char *json = tb_render_json_sweep(sc, b, sw);
 		S_add_output(outs, name, ".json", json, strlen(json));
 	}
 	return rc;
@@ -461,22 +517,57 @@ static tb_exit S_write_report(const tb_cli *cli, const char *name, const S_outpu
 	return rc;
 }
 
+/* SOURCE_DATE_EPOCH's date into date[16]; false (said on stderr) when
+ * it is set but not a date. */
+static bool S_date(const char *cmd, char date[16])
+{
+	if (S_source_date(date) == 0)
+		return true;
+	fprintf(stderr, "trainbudget %s: SOURCE_DATE_EPOCH='", cmd);
+	S_put_escaped(stderr, getenv("SOURCE_DATE_EPOCH"), NULL);
+	fputs("' is not a date; expected whole seconds since 1970-01-01 UTC, e.g. 1767225600\n",
+	      stderr);
+	return false;
+}
+
+/* Writes what was rendered (only now does anything touch the disk), says
+ * what happened, and dies of a signal that came while the directory was
+ * held, as its sender expects. */
+static tb_exit S_deliver(const tb_cli *cli, const char *name, tb_exit rc, S_outputs *outs,
+                         tb_diags *d)
+{
+	int sig = 0;
+	if (rc == TB_EXIT_OK && outs->n > 0)
+		rc = S_write_report(cli, name, outs, d, &sig);
+	S_print_diags(d);
+	if (rc == TB_EXIT_OUTPUT && !sig)
+		fprintf(stderr, "trainbudget %s: no file was written\n", tb_cli_cmd_name(cli->cmd));
+	if (sig) {
+		/* Interrupted: the directory is back as it was (or, when the
+		 * signal came during the commit, holds the new set whole). */
+		fflush(stdout);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return (tb_exit)(128 + sig);
+	}
+	return rc;
+}
+
 static tb_exit S_cmd_report(const tb_cli *cli)
 {
 	char date[16];
-	if (S_source_date(date) != 0) {
-		fputs("trainbudget report: SOURCE_DATE_EPOCH='", stderr);
-		S_put_escaped(stderr, getenv("SOURCE_DATE_EPOCH"), NULL);
-		fputs("' is not a date; expected whole seconds since 1970-01-01 UTC, e.g. 1767225600\n",
-		      stderr);
+	if (!S_date("report", date))
 		return TB_EXIT_USAGE;
-	}
 	tb_diags d;
 	tb_diags_init(&d);
-	tb_scenario *sc = S_load(cli->nfiles ? cli->files[0] : NULL, cli, &d);
-	if (!sc) {
+	S_source src;
+	tb_scenario *sc = S_load_source(cli->nfiles ? cli->files[0] : NULL, cli, &src, &d);
+	tb_sweep *sw = sc ? S_sweep(cli, &src, &d) : NULL;
+	free(src.text);
+	if (!sc || (cli->nsweeps && !sw)) {
 		S_print_diags(&d);
 		tb_diags_release(&d);
+		tb_scenario_free(sc);
 		return TB_EXIT_INPUT;
 	}
 	if (sc->date && *sc->date)
@@ -488,30 +579,104 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	S_outputs outs;
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;
-	tb_exit rc = S_render_report(cli, sc, b, date, &outs, &d);
+	tb_exit rc = S_render_report(cli, sc, b, sw, date, &outs, &d);
 	if (rc == TB_EXIT_OK && d.errors > errors_before)
 		rc = TB_EXIT_INPUT;
-	/* Only now, with everything rendered, does anything touch the disk. */
-	int sig = 0;
-	if (rc == TB_EXIT_OK && outs.n > 0)
-		rc = S_write_report(cli, S_output_name(sc, cli->nfiles ? cli->files[0] : NULL),
-		                    &outs, &d, &sig);
-	S_print_diags(&d);
-	if (rc == TB_EXIT_OUTPUT && !sig)
-		fputs("trainbudget report: no file was written\n", stderr);
+	rc = S_deliver(cli, S_output_name(sc, cli->nfiles ? cli->files[0] : NULL), rc, &outs, &d);
 	S_outputs_release(&outs);
 	tb_diags_release(&d);
 	free(b);
+	tb_sweep_free(sw);
 	tb_scenario_free(sc);
-	if (sig) {
-		/* Interrupted: the directory is back as it was (or, when the
-		 * signal came during the commit, holds the new set whole).  Die of
-		 * the signal, as the sender expects. */
-		fflush(stdout);
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return (tb_exit)(128 + sig);
+	return S_finish_stdout(rc);
+}
+
+/* ---- compare ----------------------------------------------------------- */
+
+/* NAME for a comparison's files: the stems joined, "a-vs-b", when each is
+ * a safe name and the whole is short; else "comparison". */
+static char *S_compare_name(const tb_compare *c, const tb_cli *cli)
+{
+	tb_buf b;
+	tb_buf_init(&b);
+	bool ok = true;
+	for (size_t i = 0; i < c->n && ok; i++) {
+		const char *stem = S_output_name(c->p[i].sc, cli->files[i]);
+		ok = strcmp(stem, c->p[i].sc->name ? c->p[i].sc->name : "") == 0;
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(c->p[k].sc->name, c->p[i].sc->name) == 0)
+				ok = false;     /* the same stem twice: "a-vs-a" says nothing */
+		tb_buf_printf(&b, "%s%s", i ? "-vs-" : "", stem);
 	}
+	if (!ok || b.len > 120) {
+		tb_buf_truncate(&b, 0);
+		tb_buf_puts(&b, "comparison");
+	}
+	return tb_buf_detach(&b, NULL);
+}
+
+static tb_exit S_cmd_compare(const tb_cli *cli)
+{
+	char date[16];
+	if (!S_date("compare", date))
+		return TB_EXIT_USAGE;
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_compare_input in[TB_COMPARE_MAX];
+	memset(in, 0, sizeof in);
+	bool unread = false;
+	for (size_t i = 0; i < cli->nfiles; i++) {
+		in[i].path = cli->files[i];
+		char *text = NULL;
+		if (tb_fileio_read(cli->files[i], TB_FILEIO_READ_MAX_BYTES, &text, &in[i].len, &d) != 0)
+			unread = true;
+		in[i].text = text;
+	}
+	tb_compare *c = NULL;
+	if (unread) {
+		/* still every error of the files that could be read */
+		for (size_t i = 0; i < cli->nfiles; i++)
+			if (in[i].text)
+				tb_scenario_free(tb_scenario_load(in[i].path, in[i].text, in[i].len,
+				                                  cli->sets, cli->nsets, &d));
+	} else {
+		c = tb_compare_new(in, cli->nfiles, cli->sets, cli->nsets, cli->sweeps, cli->nsweeps, &d);
+	}
+	for (size_t i = 0; i < cli->nfiles; i++)
+		free((char *)in[i].text);
+	if (!c) {
+		S_print_diags(&d);
+		tb_diags_release(&d);
+		return TB_EXIT_INPUT;
+	}
+	char *name = S_compare_name(c, cli);
+	S_outputs outs;
+	memset(&outs, 0, sizeof outs);
+	size_t errors_before = d.errors;
+	tb_exit rc = TB_EXIT_OK;
+	if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
+		char *command = S_command_line(cli);
+		tb_report_options ro;
+		memset(&ro, 0, sizeof ro);
+		ro.template_path = cli->template_path;
+		ro.date = *date ? date : NULL;
+		ro.command = command;
+		tb_report *r = tb_report_new_compare(c, &ro, &d);
+		rc = r ? S_render_doc(cli, r, name, &outs, &d) : TB_EXIT_INPUT;
+		tb_report_free(r);
+		free(command);
+	}
+	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
+		char *json = tb_render_json_compare(c);
+		S_add_output(&outs, name, ".json", json, strlen(json));
+	}
+	if (rc == TB_EXIT_OK && d.errors > errors_before)
+		rc = TB_EXIT_INPUT;
+	rc = S_deliver(cli, name, rc, &outs, &d);
+	S_outputs_release(&outs);
+	tb_diags_release(&d);
+	free(name);
+	tb_compare_free(c);
 	return S_finish_stdout(rc);
 }
 
@@ -662,6 +827,7 @@ int main(int argc, char **argv)
 		case TB_CMD_CHECK: rc = S_cmd_check(&cli); break;
 		case TB_CMD_ESTIMATE: rc = S_cmd_estimate(&cli); break;
 		case TB_CMD_REPORT: rc = S_cmd_report(&cli); break;
+		case TB_CMD_COMPARE: rc = S_cmd_compare(&cli); break;
 		case TB_CMD_GPUS: rc = S_cmd_gpus(); break;
 		case TB_CMD_MODELS: rc = S_cmd_models(); break;
 		case TB_CMD_HELP:

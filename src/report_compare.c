@@ -57,13 +57,24 @@ static void S_table_proposals(tb_report *r, tb_table *t)
 {
 	const tb_compare *c = r->cmp;
 	tb_rtab tb;
-	tb_rtab_init(&tb, t, r, NULL, "llll", "Proposal", "Scenario", "File", "SHA-256", NULL);
+	tb_rtab_init(&tb, t, r, NULL, "lll", "Proposal", "Scenario", "File", NULL);
 	for (size_t i = 0; i < c->n; i++) {
 		const tb_scenario *sc = c->p[i].sc;
 		tb_rtab_str(&tb, c->p[i].label);
 		tb_rtab_str(&tb, sc->title && *sc->title ? sc->title : sc->name);
 		tb_rtab_str(&tb, strcmp(sc->path, "-") == 0 ? "<stdin>" : sc->path);
-		tb_rtab_str(&tb, sc->sha256);
+	}
+}
+
+/* The hash of every input: each file as read (before --set). */
+static void S_table_hashes(tb_report *r, tb_table *t)
+{
+	const tb_compare *c = r->cmp;
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, NULL, "ll", "Proposal", "SHA-256 of the file", NULL);
+	for (size_t i = 0; i < c->n; i++) {
+		tb_rtab_str(&tb, c->p[i].label);
+		tb_rtab_str(&tb, c->p[i].sc->sha256);
 	}
 }
 
@@ -481,6 +492,7 @@ void tb_rcompare_title_block(tb_report *r, cmark_node *into)
 
 static const tb_rtable_def S_tables[] = {
 	{ "compare.proposals", S_table_proposals },
+	{ "compare.hashes", S_table_hashes },
 	{ "compare.verdicts", S_table_verdicts },
 	{ "compare.inputs", S_table_inputs },
 	{ "compare.figures", S_table_figures },

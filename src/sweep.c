@@ -627,6 +627,14 @@ static void S_cliffs(tb_sweep *s)
 		}
 		if (any_answer && !any_fit)
 			S_add_cliff(s, TB_CLIFF_NEVER_FITS, 0, j, 0);
+		/* valid up to a value and refused from it to the end: the plan
+		 * cannot be laid out past there (a batch that no longer splits) */
+		size_t last_valid = n0;
+		for (size_t i = 0; i < n0; i++)
+			if (tb_sweep_at(s, i, j)->valid)
+				last_valid = i;
+		if (last_valid + 1 < n0 && !tb_sweep_at(s, last_valid + 1, j)->valid)
+			S_add_cliff(s, TB_CLIFF_NOT_VALID, last_valid + 1, j, 0);
 		if (!gpus)
 			continue;
 		/* the first pair from which no pair gains TB_SWEEP_DOUBLING_GAIN */

@@ -57,6 +57,11 @@ void tb_sweep_cliff_words(const tb_sweep *s, const tb_sweep_cliff *c, tb_buf *ou
 	case TB_CLIFF_NEVER_FITS:
 		tb_buf_puts(out, "does not fit at any value swept");
 		break;
+	case TB_CLIFF_NOT_VALID:
+		tb_buf_puts(out, "cannot be laid out from ");
+		tb_sweep_value_words(s, 0, c->at, out);
+		tb_buf_puts(out, " on (the scenario refuses it)");
+		break;
 	case TB_CLIFF_SCALING:
 		tb_buf_puts(out, "past ");
 		tb_sweep_value_words(s, 0, c->at, out);

@@ -18,6 +18,23 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b);
 /* The budget as JSON (the contract in docs/json.md), SI units. */
 char *tb_render_json(const tb_scenario *sc, const tb_budget *b);
 
+struct tb_sweep;
+struct tb_compare;
+
+/* The same document with the sweep (`--sweep`) as its last key, "sweep"
+ * (render_json_compare.c). */
+char *tb_render_json_sweep(const tb_scenario *sc, const tb_budget *b,
+                           const struct tb_sweep *sw);
+
+/* A comparison: "comparison" (the proposals, the inputs that differ, the
+ * headline figures with the best and the differences) and "proposals",
+ * each the document `estimate --format json` prints for it. */
+char *tb_render_json_compare(const struct tb_compare *c);
+
+/* `estimate --sweep`: the points as a text table, then the cliffs
+ * (render_text_sweep.c). */
+char *tb_render_text_sweep(const struct tb_sweep *sw);
+
 /* GFM Markdown; charts are linked as `<svg_prefix><chart id>.svg`. */
 char *tb_render_md(const tb_report *r, const char *svg_prefix);
 

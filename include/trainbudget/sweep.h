@@ -85,7 +85,8 @@ typedef enum {
 	TB_CLIFF_STOPS_FITTING,     /* fits at the value before `at`, not at `at` */
 	TB_CLIFF_STARTS_FITTING,    /* does not fit before `at`, fits at `at` */
 	TB_CLIFF_NEVER_FITS,        /* at no value */
-	TB_CLIFF_SCALING            /* hardware.count: every doubling past `at` buys < 30% */
+	TB_CLIFF_SCALING,           /* hardware.count: every doubling past `at` buys < 30% */
+	TB_CLIFF_NOT_VALID          /* valid before `at`, refused from `at` on */
 } tb_cliff_kind;
 
 typedef struct tb_sweep_cliff {
