@@ -401,7 +401,10 @@ tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
 			            "model: {hf_config: %s}",
 			            tb_yaml_show(shown[0] == '<' ? "config.json" : base, sh));
 		} else {
-			keys_valid = S_load(&c, root, sc);
+			/* an error before the sections (a --set of an unknown key) is
+			 * not a combination the checks refused */
+			size_t before = d->errors;
+			keys_valid = S_load(&c, root, sc) && before == errors0;
 		}
 	}
 	tb_yaml_node_free(root);
