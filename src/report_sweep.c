@@ -367,12 +367,15 @@ static void S_grid(tb_report *r, cmark_node *into)
 			free(c);
 			continue;
 		}
+		/* the keys' last parts: the axes carry the full names */
+		const char *k0 = strrchr(s->axis[0].key, '.'), *k1 = strrchr(s->axis[1].key, '.');
+		k0 = k0 ? k0 + 1 : s->axis[0].key;
+		k1 = k1 ? k1 + 1 : s->axis[1].key;
 		if (r->sweeps.n > 1)
 			snprintf(title, sizeof title, "%s: wall clock (days) by %s and %s", r->sweeps.label[k],
-			         s->axis[0].key, s->axis[1].key);
+			         k0, k1);
 		else
-			snprintf(title, sizeof title, "Wall clock (days) by %s and %s", s->axis[0].key,
-			         s->axis[1].key);
+			snprintf(title, sizeof title, "Wall clock (days) by %s and %s", k0, k1);
 		tb_rchart_init(c, TB_CHART_HEATMAP, id, title, s->axis[0].key, s->axis[1].key, "days", 86400);
 		tb_rcopy(c->flag_label, sizeof c->flag_label, "does not fit");
 		size_t n0 = s->axis[0].n < TB_CHART_MAX_CATS ? s->axis[0].n : TB_CHART_MAX_CATS;

@@ -73,6 +73,38 @@ $(diff "$golden" "$T/$name.txt" | head -20)"
 done
 [ "$n" -gt 0 ] || echo "cli-pdf: note - no docs/examples/*.yaml yet"
 
+# Comparisons and sweeps: the same checks, and their text against
+# tests/golden/compare/ and tests/golden/sweep/.
+pdf_set() {
+	p_name=$1 p_golden=$2
+	shift 2
+	rm -rf "$T/c1" "$T/c2"
+	if ! "$BIN" "$@" -o "$T/c1" --format pdf >/dev/null 2>"$T/err.txt"; then
+		fail "$* --format pdf: $(cat "$T/err.txt")"
+		return
+	fi
+	"$BIN" "$@" -o "$T/c2" --format pdf >/dev/null 2>&1 || true
+	check_pdf "$T/c1/$p_name.pdf" "$p_golden" "$T/c2/$p_name.pdf"
+	pdftotext -layout "$T/c1/$p_name.pdf" "$T/c1/out.txt" 2>/dev/null
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$T/c1/out.txt" "$p_golden"
+		ok "wrote $p_golden"
+	elif cmp -s "$T/c1/out.txt" "$p_golden"; then
+		ok "pdftotext $p_name.pdf matches $p_golden"
+	else
+		fail "pdftotext $p_name.pdf differs from $p_golden:
+$(diff "$p_golden" "$T/c1/out.txt" | head -20)"
+	fi
+}
+C=docs/examples/compare
+S=docs/examples/sweep
+pdf_set h100-512-6w-vs-a100-1024-8w tests/golden/compare/two-proposals.pdf.txt compare "$C/h100-512-6w.yaml" "$C/a100-1024-8w.yaml"
+pdf_set 7b-2t-vs-13b-1t-vs-13b-1t-128 tests/golden/compare/three-proposals.pdf.txt compare "$C/7b-2t.yaml" "$C/13b-1t.yaml" "$C/13b-1t-128.yaml"
+pdf_set 70b-2t-h100 tests/golden/sweep/hardware-count.pdf.txt report "$S/70b-2t-h100.yaml" --sweep hardware.count=64..65536:x2
+pdf_set 70b-128-h100 tests/golden/sweep/micro-batch.pdf.txt report "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..8
+pdf_set 70b-128-h100 tests/golden/sweep/seq-len.pdf.txt report "$S/70b-128-h100.yaml" --sweep training.seq_len=1024..32768:x2
+pdf_set 70b-128-h100 tests/golden/sweep/grid.pdf.txt report "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..6 --sweep training.seq_len=2048,4096,8192,16384
+
 demo=docs/examples/default-7b.yaml
 if [ -e "$demo" ]; then
 	# US Letter: the page size changes, the checks hold

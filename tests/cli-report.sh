@@ -63,6 +63,65 @@ for f in docs/examples/*.yaml; do
 	done
 done
 
+# ---- comparisons and sweeps: golden files ---------------------------------
+# golden_set DIR GOLDEN PREFIX NAME CHARTS: the .md, .html and CHARTS*.svg
+# the run wrote in DIR against tests/golden/GOLDEN/PREFIX<the file's name
+# past its set name NAME>.  A report's own charts are the examples' goldens'
+# business: a sweep's goldens keep only the sweep's.
+golden_set() {
+	g_dir=$1 g_sub=$2 g_prefix=$3 g_name=$4 g_charts=$5
+	for out in "$g_dir/$g_name".md "$g_dir/$g_name".html "$g_dir/$g_name"-$g_charts*.svg; do
+		[ -e "$out" ] || continue
+		base=$(basename "$out")
+		golden="tests/golden/$g_sub/$g_prefix${base#"$g_name"}"
+		if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+			mkdir -p "tests/golden/$g_sub"
+			cp "$out" "$golden"
+			ok "wrote $golden"
+		elif [ ! -f "$golden" ]; then
+			fail "$golden missing (UPDATE_GOLDEN=1 sh tests/cli-report.sh BIN writes it)"
+		elif cmp -s "$out" "$golden"; then
+			ok "$base matches $golden"
+		else
+			fail "$base differs from $golden:"
+			diff -u "$golden" "$out" | head -20 >&2 || true
+		fi
+	done
+	for golden in tests/golden/"$g_sub"/"$g_prefix"-*.svg; do
+		[ -e "$golden" ] || continue
+		g_base=$(basename "$golden")
+		[ -e "$g_dir/$g_name${g_base#"$g_prefix"}" ] || fail "$golden is no longer written"
+	done
+}
+
+# run_set NAME GOLDEN PREFIX ARGS...: the command twice (byte-identical),
+# then its files against the golden ones.
+run_set() {
+	r_name=$1 r_sub=$2 r_prefix=$3
+	shift 3
+	rm -rf "$T/s1" "$T/s2"
+	if ! "$BIN" "$@" -o "$T/s1" --format md,html,json >/dev/null 2>"$T/err.txt"; then
+		fail "$*: $(cat "$T/err.txt")"
+		return
+	fi
+	"$BIN" "$@" -o "$T/s2" --format md,html,json >/dev/null 2>&1 || true
+	if diff -r "$T/s1" "$T/s2" >/dev/null; then ok "two runs byte-identical: $r_prefix"; else fail "two runs differ: $r_prefix"; fi
+	if grep -l -i -E '(^|[^a-z])(nan|-?inf)([^a-z]|$)' "$T/s1/$r_name.md" "$T/s1/$r_name.html" >/dev/null 2>&1; then
+		fail "$r_prefix: NaN or inf printed"
+	fi
+	if [ "$r_sub" = sweep ]; then r_charts=sweep-; else r_charts=; fi
+	golden_set "$T/s1" "$r_sub" "$r_prefix" "$r_name" "$r_charts"
+}
+
+C=docs/examples/compare
+S=docs/examples/sweep
+run_set h100-512-6w-vs-a100-1024-8w compare two-proposals compare "$C/h100-512-6w.yaml" "$C/a100-1024-8w.yaml"
+run_set 7b-2t-vs-13b-1t-vs-13b-1t-128 compare three-proposals compare "$C/7b-2t.yaml" "$C/13b-1t.yaml" "$C/13b-1t-128.yaml"
+run_set 70b-2t-h100 sweep hardware-count report "$S/70b-2t-h100.yaml" --sweep hardware.count=64..65536:x2
+run_set 70b-128-h100 sweep micro-batch report "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..8
+run_set 70b-128-h100 sweep seq-len report "$S/70b-128-h100.yaml" --sweep training.seq_len=1024..32768:x2
+run_set 70b-128-h100 sweep grid report "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..6 --sweep training.seq_len=2048,4096,8192,16384
+
 # ---- the hostile title -------------------------------------------------
 hostile='<script>alert(1)</script> **x** [l](javascript:alert(2))'
 mkdir -p "$T/h"
