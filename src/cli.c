@@ -137,7 +137,7 @@ static const char S_help_compare[] =
 	"memory per GPU by line item.  Files: DIR/NAME.md (charts beside it as\n"
 	"DIR/NAME-*.svg), DIR/NAME.html, DIR/NAME.pdf, DIR/NAME.json and\n"
 	"DIR/NAME.sha256, where NAME joins the files' stems with -vs- (a-vs-b),\n"
-	"or is 'comparison' when that would be long; the set replaces the\n"
+	"or 'comparison' past 80 characters; the set replaces the\n"
 	"previous one as a whole, as for report.  --set and --sweep apply to\n"
 	"every proposal.  Every error of every file is printed; proposals in\n"
 	"different currencies, or the same scenario twice, cannot be compared.\n"

@@ -594,7 +594,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 /* ---- compare ----------------------------------------------------------- */
 
 /* NAME for a comparison's files: the stems joined, "a-vs-b", when each is
- * a safe name and the whole is short; else "comparison". */
+ * a safe name and the whole is at most 80 characters; else "comparison". */
 static char *S_compare_name(const tb_compare *c, const tb_cli *cli)
 {
 	tb_buf b;
@@ -608,7 +608,7 @@ static char *S_compare_name(const tb_compare *c, const tb_cli *cli)
 				ok = false;     /* the same stem twice: "a-vs-a" says nothing */
 		tb_buf_printf(&b, "%s%s", i ? "-vs-" : "", stem);
 	}
-	if (!ok || b.len > 120) {
+	if (!ok || b.len > 80) {
 		tb_buf_truncate(&b, 0);
 		tb_buf_puts(&b, "comparison");
 	}

@@ -53,8 +53,20 @@ for t in tests/templates/bad-*.md; do
 	[ -e "$t" ] || continue
 	vg report docs/examples/default-7b.yaml --template "$t" -o "$out/bad"
 done
+# comparisons and sweeps, full and refused
+vg compare docs/examples/compare/7b-2t.yaml docs/examples/compare/13b-1t.yaml \
+	docs/examples/compare/13b-1t-128.yaml -o "$out/c" --format md,html,json,pdf \
+	--sweep training.micro_batch=1,2 --sweep training.seq_len=2048,4096
+vg report docs/examples/sweep/70b-128-h100.yaml -o "$out/s" --format md,html,json,pdf \
+	--sweep hardware.count=512..4096:x2
+vg estimate docs/examples/sweep/70b-128-h100.yaml --sweep training.micro_batch=1..8
+while IFS='|' read -r want_rc want args; do
+	case $want_rc in '#'*|'') continue ;; esac
+	# shellcheck disable=SC2086
+	vg $args -o "$out/bad"
+done <tests/compare/catalogue.txt
 if [ "$fail" -ne 0 ]; then
 	echo "valgrind: $fail of $n runs had memory errors or leaks" >&2
 	exit 1
 fi
-echo "valgrind: $n runs ($examples examples: estimate, JSON, full report; malformed scenarios and templates): 0 errors, 0 leaks"
+echo "valgrind: $n runs ($examples examples: estimate, JSON, full report; comparisons and sweeps; malformed scenarios, templates, comparisons and sweeps): 0 errors, 0 leaks"

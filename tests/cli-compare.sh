@@ -1,0 +1,167 @@
+#!/bin/sh
+# `trainbudget compare` and `--sweep` end to end (the golden files are
+# cli-report.sh's and cli-pdf.sh's):
+#   - the catalogue of malformed comparisons and sweeps
+#     (tests/compare/catalogue.txt): exit status, first line, nothing written;
+#   - every error of every file, each at FILE:LINE:COL;
+#   - the cliffs the golden reports name are the memory model's own fits and
+#     the budgets' own times: each is checked against `estimate --set`;
+#   - the output set's name, manifest and JSON keys;
+#   - estimate --sweep in text and JSON.
+#   sh tests/cli-compare.sh BIN
+set -u
+BIN=${1:?usage: sh tests/cli-compare.sh BIN}
+T=$(mktemp -d "${TMPDIR:-/tmp}/tb-compare.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+SOURCE_DATE_EPOCH=1735689600
+export SOURCE_DATE_EPOCH
+fails=0
+fail() { echo "cli-compare: FAIL - $1" >&2; fails=$((fails + 1)); }
+ok() { echo "ok   - $1"; }
+C=docs/examples/compare
+S=docs/examples/sweep
+
+# ---- help ----------------------------------------------------------------
+"$BIN" help compare >"$T/out" 2>&1 && grep -q '^Usage: trainbudget compare FILE FILE' "$T/out" \
+	&& ok "help compare" || fail "help compare: $(head -1 "$T/out")"
+"$BIN" compare --help >"$T/out" 2>&1 && grep -q -- '--sweep KEY=VALUES' "$T/out" \
+	&& ok "compare --help names --sweep" || fail "compare --help"
+"$BIN" help >"$T/out" 2>&1 && grep -q '^  compare FILE FILE' "$T/out" \
+	&& ok "help lists compare" || fail "help lists compare"
+
+# ---- the catalogue --------------------------------------------------------
+n=0
+while IFS='|' read -r want_rc want args; do
+	case $want_rc in '#'*|'') continue ;; esac
+	n=$((n + 1))
+	rm -rf "$T/o"
+	mkdir "$T/o"
+	# shellcheck disable=SC2086
+	"$BIN" $args -o "$T/o" >"$T/out" 2>"$T/err"
+	rc=$?
+	got=$(head -n 1 "$T/err")
+	if [ "$rc" = "$want_rc" ] && [ "$got" = "$want" ]; then
+		ok "catalogue: $args"
+	else
+		fail "catalogue: $args: exit $rc (expected $want_rc), first line:
+  got:      $got
+  expected: $want"
+	fi
+	[ -z "$(ls -A "$T/o")" ] || fail "catalogue: $args wrote $(ls -A "$T/o")"
+done <tests/compare/catalogue.txt
+[ "$n" -ge 15 ] && ok "catalogue: $n cases" || fail "catalogue: only $n cases"
+
+# every error of every file, in the files' order
+"$BIN" compare tests/compare/bad-gpu.yaml tests/compare/usd.yaml tests/compare/bad-two.yaml \
+	-o "$T/o" >/dev/null 2>"$T/err"
+rc=$?
+grep -c ': error: ' "$T/err" >"$T/n"
+if [ "$rc" = 1 ] && [ "$(cat "$T/n")" = 3 ] &&
+   grep -q '^tests/compare/bad-two.yaml:6:11: error: ' "$T/err" &&
+   grep -q '^tests/compare/bad-two.yaml:9:10: error: ' "$T/err" &&
+   tail -n 1 "$T/err" | grep -q '^3 errors$'; then
+	ok "every error of every file is printed (3 errors, 2 files)"
+else
+	fail "every error of every file: exit $rc, $(cat "$T/err")"
+fi
+
+# ---- the cliffs in the goldens are the model's own -------------------------
+# json_get FILE EXPR: a value from an estimate's JSON (python3 is a build
+# dependency: fontTools)
+json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+fits_at() { # FILE KEY VALUE -> true/false
+	"$BIN" estimate "$1" --set "$2=$3" --format json >"$T/e.json" 2>/dev/null || { echo error; return; }
+	json_get "$T/e.json" "str(d['memory']['per_gpu']['fits']).lower()"
+}
+base_max=$("$BIN" estimate "$S/70b-128-h100.yaml" --format json >"$T/b.json" && json_get "$T/b.json" "d['memory']['per_gpu']['max_micro_batch']")
+mb=$(sed -n 's/^  - does not fit from micro\\_batch \([0-9,]*\)\.$/\1/p' tests/golden/sweep/micro-batch.md | tr -d ,)
+if [ -n "$mb" ] && [ "$mb" = $((base_max + 1)) ] &&
+   [ "$(fits_at "$S/70b-128-h100.yaml" training.micro_batch "$mb")" = false ] &&
+   [ "$(fits_at "$S/70b-128-h100.yaml" training.micro_batch $((mb - 1)))" = true ]; then
+	ok "golden cliff 'does not fit from micro_batch $mb' = memory.max_micro_batch + 1 ($base_max + 1)"
+else
+	fail "micro_batch cliff '$mb' against max_micro_batch $base_max"
+fi
+sl=$(sed -n 's/^  - does not fit from seq\\_len \([0-9,]*\)\.$/\1/p' tests/golden/sweep/seq-len.md | tr -d ,)
+if [ -n "$sl" ] && [ "$(fits_at "$S/70b-128-h100.yaml" training.seq_len "$sl")" = false ] &&
+   [ "$(fits_at "$S/70b-128-h100.yaml" training.seq_len $((sl / 2)))" = true ]; then
+	ok "golden cliff 'does not fit from seq_len $sl': estimate agrees at $sl and $((sl / 2))"
+else
+	fail "seq_len cliff '$sl'"
+fi
+grid_ok=1
+sed -n 's/^  - at seq\\_len \([0-9,]*\), does not fit from micro\\_batch \([0-9]*\)\.$/\1 \2/p' \
+	tests/golden/sweep/grid.md | tr -d , >"$T/grid"
+[ -s "$T/grid" ] || grid_ok=0
+while read -r s m; do
+	"$BIN" estimate "$S/70b-128-h100.yaml" --set "training.seq_len=$s" --set "training.micro_batch=$m" \
+		--format json >"$T/g.json" 2>/dev/null
+	[ "$(json_get "$T/g.json" "str(d['memory']['per_gpu']['fits']).lower()")" = false ] || grid_ok=0
+	"$BIN" estimate "$S/70b-128-h100.yaml" --set "training.seq_len=$s" --set "training.micro_batch=$((m - 1))" \
+		--format json >"$T/g.json" 2>/dev/null
+	[ "$(json_get "$T/g.json" "str(d['memory']['per_gpu']['fits']).lower()")" = true ] || grid_ok=0
+done <"$T/grid"
+[ "$grid_ok" = 1 ] && ok "golden grid cliffs ($(wc -l <"$T/grid")): estimate agrees on each side" \
+	|| fail "grid cliffs: $(cat "$T/grid")"
+# "past N GPUs each doubling buys less than 30%": the times with losses
+gp=$(sed -n 's/^  - past \([0-9,]*\) GPUs each doubling buys less than 30%.*/\1/p' tests/golden/sweep/hardware-count.md | tr -d ,)
+days_at() {
+	"$BIN" estimate "$S/70b-2t-h100.yaml" --set "hardware.count=$1" --format json >"$T/d.json" 2>/dev/null
+	json_get "$T/d.json" "d['goodput']['seconds'][1]"
+}
+if [ -n "$gp" ]; then
+	t_half=$(days_at $((gp / 2))) t=$(days_at "$gp") t2=$(days_at $((gp * 2)))
+	if awk -v a="$t_half" -v b="$t" -v c="$t2" 'BEGIN { exit !(a / b - 1 >= 0.30 && b / c - 1 < 0.30) }'; then
+		ok "golden cliff 'past $gp GPUs': doubling to $gp bought >= 30%, past it < 30%"
+	else
+		fail "scaling cliff at $gp: $t_half $t $t2"
+	fi
+else
+	fail "tests/golden/sweep/hardware-count.md names no scaling cliff"
+fi
+
+# ---- the output set and JSON ----------------------------------------------
+rm -rf "$T/c"
+"$BIN" compare "$C/h100-512-6w.yaml" "$C/a100-1024-8w.yaml" -o "$T/c" >"$T/out" 2>"$T/err" \
+	&& ok "compare writes the set" || fail "compare: $(cat "$T/err")"
+name=h100-512-6w-vs-a100-1024-8w
+[ "$(tail -n 1 "$T/out")" = "$T/c/$name.sha256" ] && ok "the set's name joins the stems: $name" \
+	|| fail "set name: $(cat "$T/out")"
+(cd "$T/c" && sha256sum -c --quiet "$name.sha256") >/dev/null 2>&1 \
+	&& ok "$name.sha256 checks" || fail "$name.sha256"
+if json_get "$T/c/$name.json" "d['comparison']['count'], d['comparison']['proposals'], [f['key'] for f in d['comparison']['figures']][:1], d['proposals'][1]['label'], d['proposals'][0]['memory']['per_gpu']['fits']" \
+	>"$T/j" 2>&1 && [ "$(cat "$T/j")" = "2 ['h100-512-6w', 'a100-1024-8w'] ['parameters'] a100-1024-8w True" ]; then
+	ok "compare JSON: comparison.count, proposals, figures, each proposal's estimate"
+else
+	fail "compare JSON: $(cat "$T/j")"
+fi
+"$BIN" compare "$C/7b-2t.yaml" "$C/13b-1t.yaml" "$C/13b-1t-128.yaml" "$C/h100-512-6w.yaml" \
+	"$C/a100-1024-8w.yaml" "$S/70b-128-h100.yaml" "$S/70b-2t-h100.yaml" tests/compare/usd.yaml \
+	--format json -o "$T/c8" >"$T/out" 2>"$T/err" \
+	&& [ "$(tail -n 1 "$T/out")" = "$T/c8/comparison.sha256" ] \
+	&& ok "eight proposals; a long set name falls back to 'comparison'" || fail "eight proposals: $(cat "$T/out" "$T/err")"
+
+# ---- estimate --sweep --------------------------------------------------------
+"$BIN" estimate "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..8 >"$T/out" 2>"$T/err"
+grep -q "^  - does not fit from micro_batch $mb\.$" "$T/out" && grep -q '^Sweep over training.micro_batch: 8 points$' "$T/out" \
+	&& ok "estimate --sweep names the cliff in text" || fail "estimate --sweep: $(tail -5 "$T/out")"
+"$BIN" estimate "$S/70b-128-h100.yaml" --sweep training.micro_batch=1,2,4 --format json >"$T/s.json" 2>"$T/err"
+if json_get "$T/s.json" "d['sweep']['key'], d['sweep']['values'], len(d['sweep']['points']), d['sweep']['grid'], d['sweep']['points'][2]['fits'], 'memory' in d" \
+	>"$T/j" 2>&1 && [ "$(cat "$T/j")" = "training.micro_batch [1, 2, 4] 3 None True True" ]; then
+	ok "estimate --sweep JSON: sweep.key, sweep.values, sweep.points, the budget beside"
+else
+	fail "sweep JSON: $(cat "$T/j")"
+fi
+"$BIN" estimate "$S/70b-128-h100.yaml" --sweep hardware.count=512..4096:x2 >"$T/out" 2>&1
+grep -q '^           2,048  not valid: training.global_batch (1680)' "$T/out" \
+	&& grep -q '^  - cannot be laid out from 2,048 GPUs on (the scenario refuses it)\.$' "$T/out" \
+	&& ok "a refused combination is a point marked not valid, and named" || fail "not valid: $(cat "$T/out" | tail -8)"
+# a value from the command line is shown, never obeyed by the terminal
+"$BIN" estimate "$S/70b-128-h100.yaml" --sweep "hardware.gpu=h100-sxm,$(printf 'b\033]0;x\007')" >"$T/out" 2>"$T/err"
+if grep -q "$(printf '\033')" "$T/out" "$T/err"; then fail "an escape in a --sweep value reached the terminal"; else ok "an escape in a --sweep value is escaped"; fi
+
+if [ "$fails" -gt 0 ]; then
+	echo "cli-compare: $fails failure(s)" >&2
+	exit 1
+fi
+echo "cli-compare: all checks passed"
