@@ -522,6 +522,19 @@ static void S_alt(S_ctx *k)
 		if (k->names[s][0])
 			tb_buf_printf(&b, "%s%s", named++ ? ", " : "; series: ",
 			              k->names[s]);
+	/* flagged points or cells: said in words as the legend says them */
+	bool flagged = false;
+	for (size_t s = 0; sp->kind == TB_CHART_LINES && s < k->nseries; s++)
+		for (size_t i = 0; i < k->ncats; i++)
+			flagged |= sp->series[s].flagged[i];
+	for (size_t r = 0; sp->kind == TB_CHART_HEATMAP && r < TB_CHART_MAX_CATS; r++)
+		for (size_t c = 0; c < TB_CHART_MAX_CATS; c++)
+			flagged |= sp->heat_flagged[r][c];
+	if (flagged && sp->flag_label[0]) {
+		char t[sizeof sp->flag_label + 1];
+		tb_chart_copy(t, sizeof t, sp->flag_label, sizeof sp->flag_label);
+		tb_buf_printf(&b, "; crossed: %s", t);
+	}
 	for (size_t r = 0; r < k->nrefs; r++) {
 		char t[sizeof sp->refs[r].label];
 		tb_chart_copy(t, sizeof t, sp->refs[r].label, sizeof t);
