@@ -142,17 +142,9 @@ typedef struct S_ctx {
 	double mem_bw;                  /* achieved HBM bytes/s */
 } S_ctx;
 
-/* Time of one micro-batch through one layer, and through the extras. */
-typedef struct S_layer {
-	double mm_f;                    /* matmuls, forward */
-	double attn_f, attn_b;          /* attention core */
-	double mem_f, mem_b;            /* memory-bound kernels */
-	double fwd, bwd, recompute;
-	double tp, cp, ep;              /* exposed communication */
-	double tp_one;                  /* one tensor-parallel collective */
-	double flops_f;                 /* executed forward FLOPs */
-	double mm_flops_f;
-} S_layer;
+/* tb_perf_layer (perf.h) is one micro-batch through one layer, and through
+ * the embedding and the logits. */
+typedef tb_perf_layer S_layer;
 
 static double S_mm(const S_ctx *x, double m, double n, double k)
 {
@@ -375,82 +367,140 @@ static void S_split(int64_t layers, int64_t p, int64_t out[3])
 	out[2] = base;
 }
 
-void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
-                     tb_perf_result *out)
+/* Fills x from a checked input; returns why it cannot, or NULL. */
+static const char *S_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_consts *k)
+{
+	memset(x, 0, sizeof *x);
+	x->in = in;
+	x->k = k;
+	x->hw = &in->hw;
+	x->ti = S_at_least_1(in->tensor);
+	x->pi = S_at_least_1(in->pipeline);
+	x->ci = S_at_least_1(in->context);
+	x->ei = S_at_least_1(in->expert);
+	x->di = S_at_least_1(in->data);
+	x->gpn = S_at_least_1(in->hw.gpus_per_node);
+	x->t = (double)x->ti; x->p = (double)x->pi; x->c = (double)x->ci;
+	x->e = (double)x->ei; x->d = (double)x->di;
+	x->v = x->pi > 1 ? (double)S_at_least_1(in->virtual_pipeline) : 1;
+	x->b = (double)in->micro_batch;
+	x->s = (double)in->seq_len;
+	x->tok = x->b * x->s / x->c;
+	x->h = (double)in->hidden;
+	x->hd = in->head_dim > 0 ? (double)in->head_dim : x->h / (double)in->heads;
+	x->hq = (double)in->heads * x->hd;
+	x->hkv = (double)(in->kv_heads > 0 ? in->kv_heads : in->heads) * x->hd;
+	x->f = (double)in->ffn_hidden;
+	x->V = in->vocab > 0 ? (double)in->vocab : 0;
+	x->moe = in->experts > 1;
+	x->E = x->moe ? (double)in->experts : 1;
+	x->kt = x->moe ? (double)S_at_least_1(in->experts_per_token) : 1;
+	if (!x->moe)
+		x->e = 1, x->ei = 1;
+	x->nmat = in->gated_mlp ? 2 : 1;
+	x->mem_bw = in->hw.hbm_bytes_per_s * k->mem_fraction;
+	if (!S_pos(x->mem_bw) || !S_pos(k->matmul_dim_half + 1))
+		return "the model's constants are not usable";
+	return NULL;
+}
+
+/* The layer, then the embedding (first stage: rows read and written,
+ * gradient rows accumulated; with tensor parallelism its output is
+ * all-reduced) and the logits (last stage: the vocabulary GEMM forward and
+ * backward, the fp32 cross-entropy over V/t columns, four passes). */
+static void S_layer_all(const S_ctx *x, S_layer *L)
+{
+	S_layer_time(x, L);
+	double ab = x->in->act_bytes;
+	L->embed_s = 4 * x->tok * x->h * ab / x->mem_bw;
+	L->embed_tp = x->ti > 1 ? L->tp_one : 0;
+	L->logits_s = 0;
+	L->logits_tp = 0;
+	if (x->V > 0) {
+		L->logits_s = 3 * S_mm(x, x->tok, x->V / x->t, x->h) +
+		              16 * x->tok * x->V / x->t / x->mem_bw;
+		L->logits_tp = x->ti > 1 && x->in->sequence_parallel ? L->tp_one : 0;
+	}
+}
+
+bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
+                        tb_perf_layer *out, const char **why)
 {
 	memset(out, 0, sizeof *out);
-	out->why = "";
 	if (!k)
 		k = &tb_perf_fitted;
 	const char *bad = S_check(in);
+	S_ctx x;
+	if (!bad)
+		bad = S_ctx_init(&x, in, k);
+	if (why)
+		*why = bad ? bad : "";
+	if (bad)
+		return false;
+	S_layer_all(&x, out);
+	return true;
+}
+
+static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out);
+
+void tb_perf_assemble(const tb_perf_input *in, const tb_perf_consts *k,
+                      const tb_perf_layer *L, tb_perf_result *out)
+{
+	if (!k)
+		k = &tb_perf_fitted;
+	S_ctx x;
+	const char *bad = S_ctx_init(&x, in, k);
 	if (bad) {
+		memset(out, 0, sizeof *out);
 		out->why = bad;
 		return;
 	}
+	S_assemble(&x, L, out);
+}
 
+void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
+                     tb_perf_result *out)
+{
+	if (!k)
+		k = &tb_perf_fitted;
+	const char *bad = S_check(in);
 	S_ctx x;
-	memset(&x, 0, sizeof x);
-	x.in = in;
-	x.k = k;
-	x.hw = &in->hw;
-	x.ti = S_at_least_1(in->tensor);
-	x.pi = S_at_least_1(in->pipeline);
-	x.ci = S_at_least_1(in->context);
-	x.ei = S_at_least_1(in->expert);
-	x.di = S_at_least_1(in->data);
-	x.gpn = S_at_least_1(in->hw.gpus_per_node);
-	x.t = (double)x.ti; x.p = (double)x.pi; x.c = (double)x.ci;
-	x.e = (double)x.ei; x.d = (double)x.di;
-	x.v = x.pi > 1 ? (double)S_at_least_1(in->virtual_pipeline) : 1;
-	x.b = (double)in->micro_batch;
-	x.s = (double)in->seq_len;
-	x.tok = x.b * x.s / x.c;
-	x.h = (double)in->hidden;
-	x.hd = in->head_dim > 0 ? (double)in->head_dim : x.h / (double)in->heads;
-	x.hq = (double)in->heads * x.hd;
-	x.hkv = (double)(in->kv_heads > 0 ? in->kv_heads : in->heads) * x.hd;
-	x.f = (double)in->ffn_hidden;
-	x.V = in->vocab > 0 ? (double)in->vocab : 0;
-	x.moe = in->experts > 1;
-	x.E = x.moe ? (double)in->experts : 1;
-	x.kt = x.moe ? (double)S_at_least_1(in->experts_per_token) : 1;
-	if (!x.moe)
-		x.e = 1, x.ei = 1;
-	x.nmat = in->gated_mlp ? 2 : 1;
-	x.mem_bw = in->hw.hbm_bytes_per_s * k->mem_fraction;
-	if (!S_pos(x.mem_bw) || !S_pos(k->matmul_dim_half + 1)) {
-		out->why = "the model's constants are not usable";
+	if (!bad)
+		bad = S_ctx_init(&x, in, k);
+	if (bad) {
+		memset(out, 0, sizeof *out);
+		out->why = bad;
 		return;
 	}
-
 	S_layer L;
-	S_layer_time(&x, &L);
-	double ab = in->act_bytes;
+	S_layer_all(&x, &L);
+	S_assemble(&x, &L, out);
+}
 
-	/* embedding (first stage): rows read and written, gradient rows
-	 * accumulated; with tensor parallelism its output is all-reduced */
-	double embed_s = 4 * x.tok * x.h * ab / x.mem_bw;
-	double embed_tp = x.ti > 1 ? L.tp_one : 0;
-	/* logits (last stage): the vocabulary GEMM forward and backward, the
-	 * fp32 cross-entropy over V/t columns (four passes) */
-	double logits_s = 0, logits_tp = 0;
-	if (x.V > 0) {
-		logits_s = 3 * S_mm(&x, x.tok, x.V / x.t, x.h) +
-		           16 * x.tok * x.V / x.t / x.mem_bw;
-		logits_tp = x.ti > 1 && in->sequence_parallel ? L.tp_one : 0;
-	}
+/* The step from one layer's time: the busiest stage's micro-batches, the
+ * bubble, the pipeline sends, the data-parallel collectives under the
+ * overlap rule and the optimizer. */
+static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
+{
+	const tb_perf_input *in = x->in;
+	const tb_perf_consts *k = x->k;
+	memset(out, 0, sizeof *out);
+	out->why = "";
+	double ab = in->act_bytes;
+	double embed_s = L->embed_s, embed_tp = L->embed_tp;
+	double logits_s = L->logits_s, logits_tp = L->logits_tp;
 
 	int64_t n[3];
-	S_split(in->layers, x.pi, n);
-	double layer_total = L.fwd + L.bwd + L.recompute + L.tp + L.cp + L.ep +
+	S_split(in->layers, x->pi, n);
+	double layer_total = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep +
 	                     k->layer_overhead_s;
 	double stage_s[3];
 	stage_s[0] = (double)n[0] * layer_total + embed_s + embed_tp +
-	             (x.pi == 1 ? logits_s + logits_tp : 0);
+	             (x->pi == 1 ? logits_s + logits_tp : 0);
 	stage_s[1] = (double)n[1] * layer_total;
 	stage_s[2] = (double)n[2] * layer_total + logits_s + logits_tp;
 	int busy = 0;
-	if (x.pi > 1) {
+	if (x->pi > 1) {
 		if (stage_s[1] > stage_s[busy])
 			busy = 1;
 		if (stage_s[2] > stage_s[busy])
@@ -462,67 +512,67 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 		extra_compute += embed_s;
 		extra_tp += embed_tp;
 	}
-	if (busy == 2 || x.pi == 1) {
+	if (busy == 2 || x->pi == 1) {
 		extra_compute += logits_s;
 		extra_tp += logits_tp;
 	}
 
-	int64_t mb_ranks = in->micro_batch * x.di;
+	int64_t mb_ranks = in->micro_batch * x->di;
 	int64_t m = (in->global_batch + mb_ranks - 1) / mb_ranks;
 	if (m < 1)
 		m = 1;
 	double dm = (double)m;
 
 	double *br = out->breakdown_s;
-	br[TB_PERF_COMPUTE] = dm * (nb * (L.fwd + L.bwd) + extra_compute);
-	br[TB_PERF_RECOMPUTE] = dm * nb * L.recompute;
-	br[TB_PERF_TP_COMM] = dm * (nb * L.tp + extra_tp);
-	br[TB_PERF_CP_COMM] = dm * nb * L.cp;
-	br[TB_PERF_EP_COMM] = dm * nb * L.ep;
+	br[TB_PERF_COMPUTE] = dm * (nb * (L->fwd + L->bwd) + extra_compute);
+	br[TB_PERF_RECOMPUTE] = dm * nb * L->recompute;
+	br[TB_PERF_TP_COMM] = dm * (nb * L->tp + extra_tp);
+	br[TB_PERF_CP_COMM] = dm * nb * L->cp;
+	br[TB_PERF_EP_COMM] = dm * nb * L->ep;
 	br[TB_PERF_OTHER] = dm * nb * k->layer_overhead_s;
 	double per_mb = stage_s[busy];
-	out->bubble_fraction = tb_perf_bubble_fraction(x.pi, (int64_t)x.v, m);
+	out->bubble_fraction = tb_perf_bubble_fraction(x->pi, (int64_t)x->v, m);
 	br[TB_PERF_BUBBLE] = out->bubble_fraction * dm * per_mb;
 
 	/* pipeline: each micro-batch crosses each of the stage's v chunk
 	 * boundaries forward and backward; 1/t of the activation is sent
 	 * (scatter-gather, or sequence parallelism), gathered again over the
 	 * tensor-parallel group when not sequence parallel */
-	if (x.pi > 1) {
-		double bytes = x.tok * x.h * ab / x.t;
-		int64_t stride = x.ti * x.ci * x.di;
-		double one = S_coll(&x, TB_COLL_P2P, bytes, 2, stride < x.gpn ? 2 : 1);
-		if (x.ti > 1 && !in->sequence_parallel)
-			one += S_coll(&x, TB_COLL_ALL_GATHER, bytes * x.t, x.ti,
-			              S_per_node(&x, 1, x.ti));
+	if (x->pi > 1) {
+		double bytes = x->tok * x->h * ab / x->t;
+		int64_t stride = x->ti * x->ci * x->di;
+		double one = S_coll(x, TB_COLL_P2P, bytes, 2, stride < x->gpn ? 2 : 1);
+		if (x->ti > 1 && !in->sequence_parallel)
+			one += S_coll(x, TB_COLL_ALL_GATHER, bytes * x->t, x->ti,
+			              S_per_node(x, 1, x->ti));
 		out->pp_bytes = bytes;
 		out->pp_s = one;
-		br[TB_PERF_PP_COMM] = dm * x.v * 2 * one;
+		br[TB_PERF_PP_COMM] = dm * x->v * 2 * one;
 	}
 
 	/* data parallel, with the overlap rule of perf.h */
 	double dense1, expert1;
-	S_layer_params(&x, &dense1, &expert1);
+	S_layer_params(x, &dense1, &expert1);
 	double dense = nb * dense1, expert = nb * expert1;
-	double vocab_p = x.V * x.h / x.t;
+	double vocab_p = x->V * x->h / x->t;
 	if (busy == 0)
 		dense += vocab_p;
-	if (busy == 2 || x.pi == 1)
+	if (busy == 2 || x->pi == 1)
 		dense += vocab_p;
-	int64_t n_dp = x.ci * x.di;
-	int64_t n_edp = S_at_least_1(n_dp / x.ei);
-	int64_t g_dp = S_per_node(&x, x.ti, n_dp);
-	int64_t g_edp = S_per_node(&x, x.ti * x.ci * x.ei, n_edp);
-	double fwd_mb = nb * L.fwd, bwd_mb = nb * (L.bwd + L.recompute);
+	int64_t n_dp = x->ci * x->di;
+	int64_t n_edp = S_at_least_1(n_dp / x->ei);
+	int64_t g_dp = S_per_node(x, x->ti, n_dp);
+	int64_t g_edp = S_per_node(x, x->ti * x->ci * x->ei, n_edp);
+	double fwd_mb = nb * L->fwd, bwd_mb = nb * (L->bwd + L->recompute);
 	double dp = 0, dp_one = 0, dp_total = 0;
 	if (n_dp > 1) {
 		double gb = in->grad_bytes, pb = in->param_bytes;
-		double ar = S_coll(&x, TB_COLL_ALL_REDUCE, dense * gb, n_dp, g_dp) +
-		            S_coll(&x, TB_COLL_ALL_REDUCE, expert * gb, n_edp, g_edp);
-		double rs = S_coll(&x, TB_COLL_REDUCE_SCATTER, dense * gb, n_dp, g_dp) +
-		            S_coll(&x, TB_COLL_REDUCE_SCATTER, expert * gb, n_edp, g_edp);
-		double ag = S_coll(&x, TB_COLL_ALL_GATHER, dense * pb, n_dp, g_dp) +
-		            S_coll(&x, TB_COLL_ALL_GATHER, expert * pb, n_edp, g_edp);
+		double ar = S_coll(x, TB_COLL_ALL_REDUCE, dense * gb, n_dp, g_dp) +
+		            S_coll(x, TB_COLL_ALL_REDUCE, expert * gb, n_edp, g_edp);
+		double rs = S_coll(x, TB_COLL_REDUCE_SCATTER, dense * gb, n_dp, g_dp) +
+		            S_coll(x, TB_COLL_REDUCE_SCATTER, expert * gb, n_edp, g_edp);
+		double ag = S_coll(x, TB_COLL_ALL_GATHER, dense * pb, n_dp, g_dp) +
+		            S_coll(x, TB_COLL_ALL_GATHER, expert * pb, n_edp, g_edp);
 		bool ov = in->overlap_dp;
 		out->dp_bytes = (dense + expert) * gb;
 		switch (in->zero) {
@@ -564,7 +614,7 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 	double upd = dense / (in->zero >= 1 ? (double)n_dp : 1) +
 	             expert / (in->zero >= 1 ? (double)n_edp : 1);
 	out->optimizer_params = upd;
-	br[TB_PERF_OPTIMIZER] = upd * in->optimizer_bytes_per_param / x.mem_bw;
+	br[TB_PERF_OPTIMIZER] = upd * in->optimizer_bytes_per_param / x->mem_bw;
 
 	double step = 0;
 	for (int i = 0; i < TB_PERF_TERMS; i++)
@@ -576,14 +626,14 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 	}
 
 	double per_tok_model, per_tok_re;
-	S_model_flops(&x, &per_tok_model, &per_tok_re);
-	double tokens = (double)in->global_batch * x.s;
-	double gpus = x.t * x.p * x.c * x.d;
+	S_model_flops(x, &per_tok_model, &per_tok_re);
+	double tokens = (double)in->global_batch * x->s;
+	double gpus = x->t * x->p * x->c * x->d;
 	double peak = in->hw.peak_flops;
 
 	out->ok = true;
 	out->step_s = step;
-	out->gpus = x.ti * x.pi * x.ci * x.di;
+	out->gpus = x->ti * x->pi * x->ci * x->di;
 	out->microbatches = m;
 	out->stage_layers[0] = n[0];
 	out->stage_layers[1] = n[1];
@@ -595,16 +645,16 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 	out->mfu = out->model_flops_per_step / (step * gpus * peak);
 	out->hfu = out->hardware_flops_per_step / (step * gpus * peak);
 	out->tflops_per_gpu = out->hfu * peak / 1e12;
-	out->layer_fwd_flops = L.flops_f;
-	out->matmul_fraction = L.mm_f > 0 ? L.mm_flops_f / (L.mm_f * in->hw.peak_flops) : 0;
-	out->layer_fwd_s = L.fwd;
-	out->layer_bwd_s = L.bwd;
-	out->layer_recompute_s = L.recompute;
-	out->layer_mem_s = L.mem_f + L.mem_b;
-	out->tp_bytes = x.ti > 1 ? x.tok * x.h * ab : 0;
-	out->tp_s = L.tp_one;
-	out->cp_bytes = x.ci > 1 ? 2 * x.b * (x.s / x.c) * (x.hkv / x.t) * ab : 0;
-	out->ep_bytes = x.moe && x.ei > 1 ? x.tok * x.kt * x.h * ab : 0;
+	out->layer_fwd_flops = L->flops_f;
+	out->matmul_fraction = L->mm_f > 0 ? L->mm_flops_f / (L->mm_f * in->hw.peak_flops) : 0;
+	out->layer_fwd_s = L->fwd;
+	out->layer_bwd_s = L->bwd;
+	out->layer_recompute_s = L->recompute;
+	out->layer_mem_s = L->mem_f + L->mem_b;
+	out->tp_bytes = x->ti > 1 ? x->tok * x->h * ab : 0;
+	out->tp_s = L->tp_one;
+	out->cp_bytes = x->ci > 1 ? 2 * x->b * (x->s / x->c) * (x->hkv / x->t) * ab : 0;
+	out->ep_bytes = x->moe && x->ei > 1 ? x->tok * x->kt * x->h * ab : 0;
 	out->stage_microbatch_s = per_mb;
 }
 

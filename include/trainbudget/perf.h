@@ -162,6 +162,38 @@ typedef struct tb_perf_result {
 void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
                      tb_perf_result *out);
 
+/* One micro-batch through one layer (and through the embedding and the
+ * logits), on one GPU: the part of a prediction that depends only on the
+ * model, the card, the precision, the micro-batch, the tensor, context and
+ * expert sizes, sequence parallelism, checkpointing, flash attention and
+ * the tensor-parallel overlap; not on the pipeline, the virtual stages,
+ * the data-parallel size, ZeRO or the global batch.  A layout search
+ * (plan.h) times it once per distinct shape and assembles each step from
+ * it: tb_perf_layer_time + tb_perf_assemble on the same input is
+ * tb_perf_predict, to the last bit. */
+typedef struct tb_perf_layer {
+	double mm_f;                  /* matmuls, forward */
+	double attn_f, attn_b;        /* attention core */
+	double mem_f, mem_b;          /* memory-bound kernels */
+	double fwd, bwd, recompute;
+	double tp, cp, ep;            /* exposed communication */
+	double tp_one;                /* one tensor-parallel collective */
+	double flops_f;               /* executed forward FLOPs */
+	double mm_flops_f;
+	double embed_s, embed_tp;     /* the embedding on the first stage */
+	double logits_s, logits_tp;   /* the logits on the last stage */
+} tb_perf_layer;
+
+/* Fills *out for `in`; false (and *why, static, when why != NULL) when the
+ * input cannot be timed, as tb_perf_predict would refuse it. */
+bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
+                        tb_perf_layer *out, const char **why);
+/* The step of `in` from its layer time L, which tb_perf_layer_time made
+ * from an input equal to `in` in every field it reads.  `in` must pass
+ * tb_perf_layer_time's checks. */
+void tb_perf_assemble(const tb_perf_input *in, const tb_perf_consts *k,
+                      const tb_perf_layer *L, tb_perf_result *out);
+
 /* One collective over n GPUs, per_node of them in each node, moving
  * `bytes` (the buffer NCCL is handed; for all-to-all, what each GPU holds
  * for all the others; for p2p, the message).  Latency plus bytes x ring
