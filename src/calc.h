@@ -57,6 +57,46 @@ void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
 void tb_flops_compute(const tb_inputs *in, tb_budget *b);    /* flops.c */
 void tb_memory_compute(const tb_inputs *in, tb_budget *b);   /* memory.c */
 void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b); /* perf_budget.c */
+/* The per-GPU memory of a layout, factored so that a layout search
+ * (plan.c) computes exactly what tb_memory_compute does (memory.c) at a
+ * fraction of the cost: the model and precision once (tb_mem_model), the
+ * stage's parameter shares per (t, p, e), the model states per ZeRO stage,
+ * one layer's activations per (t, sequence parallelism, checkpointing),
+ * then tb_memory_fit_total per micro-batch. */
+typedef struct tb_mem_model {
+	tb_bytes_per_param bp;
+	bool by_stage;          /* shape and parameter breakdown known */
+	int64_t layers;
+	double total;           /* parameters */
+	double layer_dense, layer_expert, embedding, head_tied, output, final_norm;
+	bool tied;
+} tb_mem_model;
+void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm);
+/* Parameters on one GPU of the first and the last stage: [0] dense (ZeRO
+ * shards over data x context), [1] routed experts (over data x context /
+ * expert).  Returns the layers of the busiest stage, ceil(L/p); 0 when
+ * the model has only a count. */
+int64_t tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t p, int64_t e,
+                         double first[2], double last[2]);
+/* Weights + gradients + master weights + optimizer state of one GPU. */
+double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2],
+                              int zero, double d_dense, double d_expert);
+/* One layer's activations at micro-batch 1 under `mode`, with the inputs'
+ * tensor size and sequence parallelism, before the context split. */
+double tb_memory_act_layer_b1(const tb_inputs *in, const tb_arch *ar,
+                              tb_checkpointing mode);
+typedef struct tb_mem_fit {
+	double first_states, last_states; /* model states of the two stages */
+	double act_layer_b1;    /* per layer, micro-batch 1, per context rank */
+	double ws_b1;           /* full recompute: one layer rebuilt in backward */
+	double emb_b1, logits_b1;
+	double layers;          /* on the busiest stage */
+	int64_t p, v, d, gb;
+	double other;           /* hardware.overhead_bytes */
+} tb_mem_fit;
+/* Memory per GPU of the busiest stage at micro-batch mb: non-decreasing in mb. */
+double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb);
+
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
 void tb_goodput_step(const tb_inputs *in, tb_budget *b);     /* goodput.c */
 

@@ -248,46 +248,126 @@ static void S_total(tb_mem_items *it)
 	            + it->optimizer + it->activations + it->other;
 }
 
-typedef struct {
-	double first_states, last_states; /* model states at the scenario's ZeRO stage */
-	double act_layer_b1;    /* per layer, micro-batch 1 */
-	double ws_b1;           /* full recompute: one layer rebuilt in backward */
-	double emb_b1, logits_b1;
-	double layers;
-	int64_t p, d, gb;
-	double other;
-} S_fitctx;
-
-static int64_t S_inflight(int64_t p, int64_t gb, int64_t mb, int64_t d)
+/* In-flight work on stage 0 under 1F1B (Narayanan et al. 2021 Sec. 2.2):
+ * *chunks passes of L_s/v layers each and *emb micro-batches of embedding
+ * output.  Plain 1F1B (v = 1) holds min(p, M) micro-batches.  The
+ * interleaved schedule's warm-up runs 2(p-1) + (v-1)p chunks before the
+ * first backward (Megatron-LM's schedules.py), so stage 0 holds (v+1)p - 1
+ * chunk passes, L_s (1 + (p-1)/(pv)) layers' worth once M is large
+ * (Korthikanti et al. 2022 Sec. 4.2.3), and chunk 0 (the embedding's)
+ * holds p of them plus p - 1 of the next group. */
+static void S_inflight(int64_t p, int64_t v, int64_t gb, int64_t mb, int64_t d,
+                       int64_t *chunks, int64_t *emb)
 {
-	if (p <= 1)
-		return 1;
+	if (p <= 1) {
+		*chunks = *emb = 1;
+		return;
+	}
 	int64_t per = mb * d;
 	int64_t nmb = per > 0 ? gb / per : 1;
 	if (nmb < 1)
 		nmb = 1;
-	return nmb < p ? nmb : p;
+	if (v <= 1) {
+		*chunks = *emb = nmb < p ? nmb : p;
+		return;
+	}
+	int64_t held = (v + 1) * p - 1;
+	*chunks = nmb * v < held ? nmb * v : held;
+	*emb = nmb < 2 * p - 1 ? nmb : 2 * p - 1;
 }
 
 /* Activations of the first and last stage for micro-batch mb. */
-static void S_stage_act(const S_fitctx *c, int64_t mb, double *first, double *last)
+static void S_stage_act(const tb_mem_fit *c, int64_t mb, double *first, double *last)
 {
 	double b = (double)mb;
-	double inflight = (double)S_inflight(c->p, c->gb, mb, c->d);
+	int64_t chunks, emb;
+	S_inflight(c->p, c->v, c->gb, mb, c->d, &chunks, &emb);
 	double layers_b = c->layers * c->act_layer_b1 * b;
 	if (c->p <= 1) {
 		*first = *last = layers_b + c->emb_b1 * b + c->logits_b1 * b + c->ws_b1 * b;
 		return;
 	}
-	*first = layers_b * inflight + c->emb_b1 * b * inflight + c->ws_b1 * b;
+	double passes = c->v > 1 ? (double)chunks / (double)c->v : (double)chunks;
+	*first = layers_b * passes + c->emb_b1 * b * (double)emb + c->ws_b1 * b;
 	*last = layers_b + c->logits_b1 * b + c->ws_b1 * b;
 }
 
-static double S_total_at(const S_fitctx *c, int64_t mb)
+double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb)
 {
 	double fa, la;
 	S_stage_act(c, mb, &fa, &la);
 	return S_max(c->first_states + fa, c->last_states + la) + c->other;
+}
+
+void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
+{
+	const tb_model *m = &in->model;
+	memset(mm, 0, sizeof *mm);
+	tb_arch ar;
+	if (m->has_shape)
+		tb_calc_arch(m, &ar);
+	else
+		memset(&ar, 0, sizeof ar);
+	double ada = in->training.optimizer == TB_OPT_ADAFACTOR
+	             ? S_adafactor_elems_per_param(m, &ar, pp->total) : 0;
+	S_bytes_per_param(in, &mm->bp, ada);
+	mm->total = pp->total;
+	mm->by_stage = m->has_shape && pp->known_breakdown;
+	if (mm->by_stage) {
+		double L = (double)m->layers;
+		mm->layers = m->layers;
+		mm->final_norm = m->norm == TB_NORM_LAYERNORM ? 2 * (double)m->hidden : (double)m->hidden;
+		double layer_norms = S_div(pp->norm - mm->final_norm, L);
+		/* routed experts are split by expert parallelism, the rest (dense
+		 * MLPs, shared experts, routers) is not; a stage is taken to hold
+		 * the model's mix of layer kinds */
+		mm->layer_expert = S_div(pp->experts, L);
+		mm->layer_dense = S_div(pp->attention + (pp->mlp - pp->experts), L) + layer_norms;
+		mm->embedding = pp->embedding;
+		mm->tied = m->tied_embeddings;
+		mm->head_tied = (double)m->vocab * (double)m->hidden;
+		mm->output = pp->output;
+	}
+}
+
+int64_t tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t p, int64_t e,
+                         double first[2], double last[2])
+{
+	if (!mm->by_stage) {
+		first[0] = last[0] = S_div(mm->total, (double)(t * p));
+		first[1] = last[1] = 0;
+		return 0;
+	}
+	int64_t layers_stage = (mm->layers + p - 1) / p;
+	double ls = (double)layers_stage;
+	double body_dense = ls * mm->layer_dense / (double)t;
+	double body_expert = ls * mm->layer_expert / ((double)t * (double)e);
+	first[0] = body_dense + mm->embedding / (double)t;
+	first[1] = body_expert;
+	/* a tied head is a second copy on the last stage when p > 1 */
+	double head = mm->tied ? (p > 1 ? mm->head_tied : 0) : mm->output;
+	last[0] = body_dense + (head + mm->final_norm) / (double)t;
+	last[1] = body_expert;
+	if (p <= 1) {
+		first[0] += (head + mm->final_norm) / (double)t;
+		last[0] = first[0];
+		last[1] = first[1];
+	}
+	return layers_stage;
+}
+
+double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2],
+                              int zero, double d_dense, double d_expert)
+{
+	tb_mem_items it = {0};
+	S_share p = { share[0], share[1] };
+	S_states(bp, p, zero, d_dense, d_expert, &it);
+	return it.weights + it.gradients + it.master_weights + it.optimizer;
+}
+
+double tb_memory_act_layer_b1(const tb_inputs *in, const tb_arch *ar, tb_checkpointing mode)
+{
+	return S_act_layer(in, ar, mode, NULL, NULL);
 }
 
 void tb_memory_compute(const tb_inputs *in, tb_budget *b)
@@ -314,9 +394,9 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		tb_calc_arch(m, &ar);
 	else
 		memset(&ar, 0, sizeof ar);
-	double ada = in->training.optimizer == TB_OPT_ADAFACTOR
-	             ? S_adafactor_elems_per_param(m, &ar, pp->total) : 0;
-	S_bytes_per_param(in, &mem->bytes_per_param, ada);
+	tb_mem_model mm;
+	tb_memory_model(in, pp, &mm);
+	mem->bytes_per_param = mm.bp;
 	const tb_bytes_per_param *bp = &mem->bytes_per_param;
 	if (tr->optimizer == TB_OPT_ADAFACTOR && !m->has_shape)
 		tb_budget_warn(b, "Adafactor state taken as 0 bytes/parameter: its factored "
@@ -339,55 +419,30 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
 
 	/* ---- partition: the first and the last pipeline stage ---------- */
-	S_share first = {0, 0}, last = {0, 0};
-	int64_t layers_stage = 0;
-	if (m->has_shape && pp->known_breakdown) {
-		double L = (double)m->layers;
-		layers_stage = (m->layers + p - 1) / p;
-		double final_norm = m->norm == TB_NORM_LAYERNORM ? 2 * (double)m->hidden : (double)m->hidden;
-		double layer_norms = S_div(pp->norm - final_norm, L);
-		/* routed experts are split by expert parallelism, the rest (dense
-		 * MLPs, shared experts, routers) is not; a stage is taken to hold
-		 * the model's mix of layer kinds */
-		double layer_expert = S_div(pp->experts, L);
-		double layer_dense = S_div(pp->attention + (pp->mlp - pp->experts), L) + layer_norms;
-		double ls = (double)layers_stage;
-		double body_dense = ls * layer_dense / (double)t;
-		double body_expert = ls * layer_expert / ((double)t * (double)e);
-		first.dense = body_dense + pp->embedding / (double)t;
-		first.expert = body_expert;
-		/* a tied head is a second copy on the last stage when p > 1 */
-		double head = m->tied_embeddings ? (p > 1 ? (double)m->vocab * (double)m->hidden : 0)
-		                                 : pp->output;
-		last.dense = body_dense + (head + final_norm) / (double)t;
-		last.expert = body_expert;
-		if (p <= 1) {
-			first.dense += (head + final_norm) / (double)t;
-			last = first;
-		}
-	} else {
-		first.dense = last.dense = S_div(pp->total, (double)(t * p));
-	}
+	double first[2], last[2];
+	int64_t layers_stage = tb_memory_shares(&mm, t, p, e, first, last);
 	mem->layers_on_busiest_stage = layers_stage;
 
 	/* ---- activations ------------------------------------------------ */
-	S_fitctx c = {0};
+	tb_mem_fit c = {0};
 	c.p = p;
+	c.v = p > 1 ? S_pos(par->virtual_pipeline) : 1;
 	c.d = d;
 	c.gb = tr->global_batch;
 	c.layers = (double)layers_stage;
 	c.other = in->hardware.overhead_bytes;
 
 	tb_mem_items fs = {0}, ls_items = {0};
-	S_states(bp, first, zero, dd, de, &fs);
-	S_states(bp, last, zero, dd, de, &ls_items);
-	c.first_states = fs.weights + fs.gradients + fs.master_weights + fs.optimizer;
-	c.last_states = ls_items.weights + ls_items.gradients + ls_items.master_weights + ls_items.optimizer;
+	S_share fsh = { first[0], first[1] }, lsh = { last[0], last[1] };
+	S_states(bp, fsh, zero, dd, de, &fs);
+	S_states(bp, lsh, zero, dd, de, &ls_items);
+	c.first_states = tb_memory_states_bytes(bp, first, zero, dd, de);
+	c.last_states = tb_memory_states_bytes(bp, last, zero, dd, de);
 
 	int64_t mb = S_pos(tr->micro_batch);
 	double s = (double)tr->seq_len, h = (double)m->hidden, V = (double)m->vocab;
 	mem->activations_known = m->has_shape;
-	mem->inflight_microbatches = S_inflight(p, tr->global_batch, mb, d);
+	S_inflight(c.p, c.v, c.gb, mb, c.d, &mem->inflight_chunks, &mem->inflight_microbatches);
 	double act_first = 0, act_last = 0;
 	/* One layer at micro-batch 1 under each mode, worked out once: the
 	 * scenario's mode fills the inventory, the others feed the
@@ -450,14 +505,14 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	mem->max_micro_batch = 0;
 	if (m->has_shape) {
 		int64_t hi = S_pos(tr->global_batch / d);
-		if (S_total_at(&c, 1) <= mem->capacity_bytes) {
+		if (tb_memory_fit_total(&c, 1) <= mem->capacity_bytes) {
 			int64_t lo = 1;
-			if (S_total_at(&c, hi) <= mem->capacity_bytes) {
+			if (tb_memory_fit_total(&c, hi) <= mem->capacity_bytes) {
 				lo = hi;
 			} else {
 				while (hi - lo > 1) {
 					int64_t mid = lo + (hi - lo) / 2;
-					if (S_total_at(&c, mid) <= mem->capacity_bytes)
+					if (tb_memory_fit_total(&c, mid) <= mem->capacity_bytes)
 						lo = mid;
 					else
 						hi = mid;
@@ -471,8 +526,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	for (int z = 0; z < 4; z++) {
 		tb_zero_row *r = &mem->zero[z];
 		tb_mem_items a1 = {0}, a2 = {0};
-		S_states(bp, first, z, dd, de, &a1);
-		S_states(bp, last, z, dd, de, &a2);
+		S_states(bp, fsh, z, dd, de, &a1);
+		S_states(bp, lsh, z, dd, de, &a2);
 		a1.activations = act_first;
 		a2.activations = act_last;
 		a1.other = a2.other = c.other;
@@ -493,7 +548,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		r->extra_flops_fraction = S_div(tb_calc_recompute_per_token(fl, mode),
 		                                fl->per_token_model);
 		if (m->has_shape) {
-			S_fitctx cc = c;
+			tb_mem_fit cc = c;
 			cc.act_layer_b1 = act_mode_b1[mode];
 			cc.ws_b1 = mode == TB_CKPT_FULL ? act_mode_b1[TB_CKPT_NONE] : 0;
 			double fa, la;
@@ -559,8 +614,11 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 			mem->activations_bytes, "B");
 		tb_deriv_add_var(dv, "L_s", "layers on the stage", (double)layers_stage, "");
 		tb_deriv_add_var(dv, "A_l", "activations per layer", mem->activations_per_layer_bytes, "B");
-		tb_deriv_add_var(dv, "n_mb", "micro-batches in flight on this stage",
-		                 first_busier ? (double)mem->inflight_microbatches : 1, "");
+		tb_deriv_add_var(dv, "n_mb", c.v > 1
+		                 ? "micro-batches in flight on this stage (interleaved: chunk passes / v)"
+		                 : "micro-batches in flight on this stage",
+		                 first_busier ? (c.v > 1 ? (double)mem->inflight_chunks / (double)c.v
+		                                         : (double)mem->inflight_microbatches) : 1, "");
 		tb_deriv_add_var(dv, "A_emb", "embedding dropout mask (its output is layer 1's input)",
 		                 mem->embedding_dropout_bytes, "B");
 		tb_deriv_add_var(dv, "A_logits", "logits buffer", mem->logits_bytes, "B");

@@ -211,6 +211,7 @@ static void S_memory(S_json *j, const tb_memory *m)
 	S_numk(j, "logits_bytes", m->logits_bytes, act);
 	S_numk(j, "embedding_dropout_bytes", m->embedding_dropout_bytes, act);
 	S_numk(j, "inflight_microbatches", (double)m->inflight_microbatches, act);
+	S_numk(j, "inflight_chunks", (double)m->inflight_chunks, act);
 	S_arr(j, "activation_items");
 	for (int i = 0; act && i < m->n_act_items && i < TB_ACT_ITEMS_MAX; i++) {
 		S_obj(j, NULL);

@@ -593,3 +593,39 @@ Test(memory, no_routed_items_without_moe_layers)
 	}
 	cr_expect(B.params.active == B.params.total);
 }
+
+/* The interleaved schedule: stage 0 holds (v+1)p - 1 chunk passes of L_s/v
+ * layers once the step has enough micro-batches (the warm-up of
+ * Megatron-LM's interleaved 1F1B), which is Korthikanti et al. 2022
+ * Sec. 4.2.3's factor 1 + (p-1)/(pv) on the layers' activations; chunk 0
+ * holds 2p - 1 embedding outputs.  GPT-3 175B as Korthikanti ran it (p 8,
+ * v 3), with 64 micro-batches per step. */
+Test(memory, interleaved_inflight)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 96, 12288, 96, 51200);
+	in.training.global_batch = 64;
+	in.training.checkpointing = TB_CKPT_SELECTIVE;
+	in.parallelism.tensor = 8;
+	in.parallelism.pipeline = 8;
+	in.parallelism.sequence_parallel = true;
+	in.hardware.count = 64;
+	run(&in);
+	double plain_layers = B.memory.activations_bytes - B.memory.embedding_dropout_bytes;
+	cr_expect_eq(B.memory.inflight_microbatches, 8);
+	cr_expect_eq(B.memory.inflight_chunks, 8);
+	in.parallelism.virtual_pipeline = 3;
+	run(&in);
+	double inter_layers = B.memory.activations_bytes - B.memory.embedding_dropout_bytes;
+	cr_expect_eq(B.memory.inflight_chunks, 4 * 8 - 1);
+	cr_expect_eq(B.memory.inflight_microbatches, 2 * 8 - 1);
+	double factor = 1 + (8.0 - 1) / (8.0 * 3);
+	cr_expect(rel(inter_layers / plain_layers, factor) < 1e-12, "%.6f vs %.6f",
+	          inter_layers / plain_layers, factor);
+	/* few micro-batches: never more than the step has */
+	in.training.global_batch = 2;
+	run(&in);
+	cr_expect_eq(B.memory.inflight_chunks, 2 * 3);
+	cr_expect_eq(B.memory.inflight_microbatches, 2);
+}

@@ -134,7 +134,10 @@ typedef struct tb_memory {
 	 * its output): the dropout mask, s*b*h bytes per in-flight micro-batch,
 	 * /t under sequence parallelism; 0 without dropout (Korthikanti Sec. 4.3) */
 	double embedding_dropout_bytes;
-	int64_t inflight_microbatches;      /* 1F1B: min(pipeline, microbatches) on stage 0 */
+	int64_t inflight_microbatches;      /* 1F1B: min(pipeline, microbatches) on stage 0;
+	                                     * interleaved: those whose embedding output is held */
+	int64_t inflight_chunks;            /* passes of L_s/v layers held on stage 0 (= the
+	                                     * micro-batches in flight when v = 1) */
 	int n_act_items;
 	tb_act_item act_items[TB_ACT_ITEMS_MAX];
 
