@@ -1,0 +1,131 @@
+/* plan.h: the layout search behind `trainbudget plan`.
+ *
+ * For the scenario's model, batch and hardware (or a range of GPU counts,
+ * cards and global batches), enumerates every parallel layout: tensor,
+ * pipeline, virtual pipeline, context, expert and data sizes, ZeRO stage,
+ * activation checkpointing, sequence parallelism and the micro-batch.  A
+ * candidate that Megatron-LM, DeepSpeed or PyTorch FSDP could not run is
+ * pruned by the rules of docs/plan.md, one that breaks the batch rule or
+ * does not fit in memory (the memory model of memory.c: the busiest stage,
+ * with the overhead) next, and the rest are timed by the step-time model
+ * (perf.h) and ranked.
+ *
+ * Every figure of a layout is the one tb_budget_compute gives for the
+ * scenario set to that layout (tested): the search calls the same
+ * functions, with what depends only on the model hoisted out of the loop
+ * and one layer's time computed once per shape.
+ *
+ * Pure: no I/O, no allocation, no global state.  Deterministic: the
+ * ranking is a total order (below), so the result does not depend on the
+ * order in which candidates are met. */
+#ifndef TB_PLAN_H
+#define TB_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "trainbudget/inputs.h"
+#include "trainbudget/perf.h"
+
+#define TB_PLAN_TOP_MAX 50      /* layouts a result keeps */
+#define TB_PLAN_GPUS_MAX 8      /* cards one search compares */
+#define TB_PLAN_COUNTS_MAX 24   /* GPU counts, and global batches, one search tries */
+#define TB_PLAN_FRONT_MAX 32    /* points of the days-against-cost front */
+#define TB_PLAN_VIRTUAL_MAX 8   /* default bound on the virtual stages per rank */
+
+typedef enum { TB_PLAN_BY_TIME, TB_PLAN_BY_COST } tb_plan_objective;
+
+/* One card the search may use, at its price per GPU-hour. */
+typedef struct tb_plan_gpu {
+	tb_gpu gpu;
+	double price_per_gpu_hour;
+	bool price_given;       /* false: the scenario's price was applied */
+} tb_plan_gpu;
+
+/* What to search.  Zeroed fields mean "the scenario's". */
+typedef struct tb_plan_space {
+	int n_gpus;             /* 0: the scenario's card at its price */
+	tb_plan_gpu gpus[TB_PLAN_GPUS_MAX];
+	int n_counts;           /* 0: the scenario's GPU count */
+	int64_t counts[TB_PLAN_COUNTS_MAX];
+	int n_batches;          /* 0: the scenario's global batch */
+	int64_t batches[TB_PLAN_COUNTS_MAX];
+	tb_plan_objective objective;
+	int top;                /* layouts to keep, 1..TB_PLAN_TOP_MAX; 0: 10 */
+	bool tensor_across_nodes;   /* allow tensor parallelism beyond one node */
+	int64_t max_virtual;    /* bound on the virtual stages; 0: TB_PLAN_VIRTUAL_MAX */
+	/* For the validation harness only: every field of the perf input but
+	 * the layout's is taken from here (a run's node, its framework's
+	 * overlap behaviour) instead of from the scenario.  NULL normally. */
+	const tb_perf_input *perf_base;
+} tb_plan_space;
+
+/* A layout and what it gives.  The first block names the layout (the JSON
+ * keys of plan.layouts[]); the figures are the budget's for it. */
+typedef struct tb_plan_layout {
+	int64_t tensor, pipeline, virtual_pipeline, context, expert, data;
+	int zero;
+	tb_checkpointing checkpointing;
+	bool sequence_parallel;
+	int64_t micro_batch, global_batch;
+	int gpu;                /* index into tb_plan_result.gpus */
+	int64_t count;          /* GPUs */
+
+	double step_s, mfu;
+	double memory_per_gpu_bytes, capacity_bytes;
+	double seconds, cost;   /* the run at this step time, as time.seconds[1] and time.cost[1] */
+	int64_t microbatches;
+	double bubble_fraction;
+	double breakdown_s[TB_PERF_TERMS];
+} tb_plan_layout;
+
+typedef struct tb_plan_result {
+	bool known;             /* false: why (static) says why nothing was searched */
+	const char *why;
+	tb_plan_objective objective;
+	bool hardware_searched; /* more than one card or GPU count */
+
+	/* Every candidate in the space (docs/plan.md), and where it stopped:
+	 * searched = pruned_rules + pruned_batch + pruned_memory + feasible.
+	 * Rules prune whole branches at once; each candidate of a branch is
+	 * counted. */
+	uint64_t searched, pruned_rules, pruned_batch, pruned_memory, feasible;
+
+	int n_gpus;
+	tb_plan_gpu gpus[TB_PLAN_GPUS_MAX];
+
+	int n_layouts;          /* the best, in ranking order */
+	tb_plan_layout layouts[TB_PLAN_TOP_MAX];
+
+	/* The scenario's own layout, on its card and count: always evaluated
+	 * (even when the rules would not generate it); ranked among the
+	 * feasible candidates when it fits itself. */
+	tb_plan_gpu scenario_gpu;   /* its card and price (layout.gpu is -1 when not searched) */
+	bool scenario_known;    /* the step-time model timed it */
+	bool scenario_fits;
+	tb_plan_layout scenario;
+	uint64_t scenario_rank; /* 1 = the best; 0 = not ranked (it does not fit or was not timed) */
+
+	/* When hardware is searched: the fastest layout of each card and count
+	 * that no other beats on both days and cost, by days ascending. */
+	int n_front;
+	tb_plan_layout front[TB_PLAN_FRONT_MAX];
+} tb_plan_result;
+
+/* Searches the space for checked inputs (a scenario's).  sp = NULL: the
+ * scenario's card, count and batch, by time, the top 10.  Writes only *out. */
+void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result *out);
+
+/* The ranking: negative when a comes first.  By the objective (seconds or
+ * cost), then the other one, then memory per GPU (more headroom first),
+ * then fewer GPUs, then the simpler layout (smaller tensor, pipeline,
+ * virtual, context, expert sizes and ZeRO stage, less checkpointing,
+ * sequence parallelism on), then the larger micro-batch, the smaller
+ * global batch and the card's position in the list.  Two different
+ * layouts never compare equal. */
+int tb_plan_compare(const tb_plan_layout *a, const tb_plan_layout *b, tb_plan_objective obj);
+
+/* Whether layout l runs the scenario's parallelism (its card and count
+ * aside). */
+bool tb_plan_same_layout(const tb_plan_layout *a, const tb_plan_layout *b);
+
+#endif

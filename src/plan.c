@@ -1,0 +1,610 @@
+/* plan.c: the layout search (plan.h; the rules in docs/plan.md).
+ *
+ * The loops run, outermost first: card, GPU count, global batch, tensor,
+ * sequence parallelism, checkpointing, context, expert, micro-batch,
+ * pipeline, ZeRO stage, virtual stages.  Everything the memory model and
+ * the step-time model need is computed at the outermost level it depends
+ * on: the card's budget (peak, FLOPs) per card, one layer's activations
+ * per (tensor, sequence parallelism), one layer's time per (card, tensor,
+ * sequence parallelism, checkpointing, context, expert, micro-batch).  The
+ * innermost work per candidate is the memory total (about thirty
+ * operations) and, for the ones that fit, assembling the step from the
+ * layer's time.  A rule that fails at an outer level prunes its whole
+ * branch; the branch's candidates are counted, so `searched` is the size
+ * of the space whatever the pruning (tests/test_plan.c checks it against
+ * a brute-force walk).
+ *
+ * Pure: no I/O, no allocation; the only large object is the card's budget
+ * on the stack. */
+#include "trainbudget/plan.h"
+
+#include <string.h>
+
+#include "calc.h"
+
+#define S_DIVS_MAX 1024     /* divisors of a number below 2^31: at most 1,600 for 1e9; 768 below 1e8 */
+#define S_ACT_MEMO 64
+
+static const char S_why_count_only[] =
+	"the model has only a parameter count: the search needs its shape (layers, hidden "
+	"size, heads, MLP width)";
+
+/* ---- small helpers -------------------------------------------------- */
+
+static int S_divisors(int64_t n, int64_t *out, int max)
+{
+	int k = 0, hi = 0;
+	int64_t high[S_DIVS_MAX];
+	if (n < 1)
+		return 0;
+	for (int64_t i = 1; i <= n / i; i++) {
+		if (n % i)
+			continue;
+		if (k < max)
+			out[k++] = i;
+		if (i != n / i && hi < S_DIVS_MAX)
+			high[hi++] = n / i;
+	}
+	for (int i = hi - 1; i >= 0 && k < max; i--)
+		out[k++] = high[i];
+	return k;
+}
+
+static int S_ndivisors(int64_t n)
+{
+	int k = 0;
+	for (int64_t i = 1; i <= n / i; i++)
+		if (n % i == 0)
+			k += i == n / i ? 1 : 2;
+	return k;
+}
+
+static int S_cmp_num(double a, double b)
+{
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+static int S_cmp_int(int64_t a, int64_t b)
+{
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+int tb_plan_compare(const tb_plan_layout *a, const tb_plan_layout *b, tb_plan_objective obj)
+{
+	int r;
+	bool cost = obj == TB_PLAN_BY_COST;
+	if ((r = S_cmp_num(cost ? a->cost : a->seconds, cost ? b->cost : b->seconds)))
+		return r;
+	if ((r = S_cmp_num(cost ? a->seconds : a->cost, cost ? b->seconds : b->cost)))
+		return r;
+	if ((r = S_cmp_num(a->memory_per_gpu_bytes, b->memory_per_gpu_bytes)))
+		return r;
+	if ((r = S_cmp_int(a->count, b->count)) || (r = S_cmp_int(a->tensor, b->tensor)) ||
+	    (r = S_cmp_int(a->pipeline, b->pipeline)) ||
+	    (r = S_cmp_int(a->virtual_pipeline, b->virtual_pipeline)) ||
+	    (r = S_cmp_int(a->context, b->context)) || (r = S_cmp_int(a->expert, b->expert)) ||
+	    (r = S_cmp_int(a->zero, b->zero)) ||
+	    (r = S_cmp_int(a->checkpointing, b->checkpointing)) ||
+	    (r = S_cmp_int(b->sequence_parallel, a->sequence_parallel)) ||
+	    (r = S_cmp_int(b->micro_batch, a->micro_batch)) ||
+	    (r = S_cmp_int(a->global_batch, b->global_batch)) || (r = S_cmp_int(a->gpu, b->gpu)) ||
+	    (r = S_cmp_int(a->data, b->data)))
+		return r;
+	return 0;
+}
+
+bool tb_plan_same_layout(const tb_plan_layout *a, const tb_plan_layout *b)
+{
+	return a->tensor == b->tensor && a->pipeline == b->pipeline &&
+	       a->virtual_pipeline == b->virtual_pipeline && a->context == b->context &&
+	       a->expert == b->expert && a->data == b->data && a->zero == b->zero &&
+	       a->checkpointing == b->checkpointing &&
+	       a->sequence_parallel == b->sequence_parallel && a->micro_batch == b->micro_batch &&
+	       a->global_batch == b->global_batch;
+}
+
+/* ---- what the loops share ------------------------------------------- */
+
+/* One layer's activations at micro-batch 1 for a (tensor, sequence
+ * parallelism), under the three checkpointing modes: memory.c's inventory. */
+typedef struct S_act {
+	int64_t t;
+	bool sp;
+	double b1[3];
+} S_act;
+
+typedef struct S_card {
+	const tb_plan_gpu *g;
+	int index;
+	tb_inputs in;           /* the scenario on this card */
+	tb_perf_input base;     /* its perf input; the layout fields are set per candidate */
+	double peak_flops, total_model_flops;
+	bool time_known;
+	int64_t gpn;            /* GPUs per node, for the tensor rule */
+} S_card;
+
+typedef struct S_state {
+	const tb_inputs *in;
+	const tb_plan_space *sp;
+	tb_plan_result *out;
+	int top;
+	int64_t vmax;
+	tb_mem_model mm;
+	tb_arch arch;
+	int n_act;
+	S_act act[S_ACT_MEMO];
+	/* the scenario's layout, to count what beats it */
+	bool rank_it;
+	tb_plan_layout scenario;
+	uint64_t ahead;
+	/* the fastest layout of each card and count, for the front */
+	bool have_best[TB_PLAN_GPUS_MAX][TB_PLAN_COUNTS_MAX];
+	tb_plan_layout best[TB_PLAN_GPUS_MAX][TB_PLAN_COUNTS_MAX];
+} S_state;
+
+static const double *S_act_b1(S_state *st, int64_t t, bool sp)
+{
+	for (int i = 0; i < st->n_act; i++)
+		if (st->act[i].t == t && st->act[i].sp == sp)
+			return st->act[i].b1;
+	tb_inputs x = *st->in;
+	x.parallelism.tensor = t;
+	x.parallelism.sequence_parallel = sp;
+	S_act *a = st->n_act < S_ACT_MEMO ? &st->act[st->n_act++] : &st->act[S_ACT_MEMO - 1];
+	a->t = t;
+	a->sp = sp;
+	for (int i = 0; i < 3; i++)
+		a->b1[i] = tb_memory_act_layer_b1(&x, &st->arch, (tb_checkpointing)i);
+	return a->b1;
+}
+
+/* memory.c's per-GPU total for a layout, term for term. */
+static double S_memory(S_state *st, const tb_plan_layout *l)
+{
+	const tb_inputs *in = st->in;
+	int64_t t = l->tensor, p = l->pipeline, e = l->expert, d = l->data;
+	double cp = (double)l->context;
+	double dd = (double)d * cp;
+	double de = (double)d * cp / (double)e;
+	if (de < 1)
+		de = 1;
+	double first[2], last[2];
+	int64_t layers_stage = tb_memory_shares(&st->mm, t, p, e, first, last);
+	tb_mem_fit c;
+	memset(&c, 0, sizeof c);
+	c.p = p;
+	c.v = p > 1 ? l->virtual_pipeline : 1;
+	c.d = d;
+	c.gb = l->global_batch;
+	c.layers = (double)layers_stage;
+	c.other = in->hardware.overhead_bytes;
+	c.first_states = tb_memory_states_bytes(&st->mm.bp, first, l->zero, dd, de);
+	c.last_states = tb_memory_states_bytes(&st->mm.bp, last, l->zero, dd, de);
+	const double *b1 = S_act_b1(st, t, l->sequence_parallel);
+	double s = (double)in->training.seq_len, h = (double)in->model.hidden;
+	double V = (double)in->model.vocab;
+	c.act_layer_b1 = b1[l->checkpointing] / cp;
+	if (l->checkpointing == TB_CKPT_FULL)
+		c.ws_b1 = b1[TB_CKPT_NONE] / cp;
+	c.emb_b1 = 2 * s * h / cp;
+	c.logits_b1 = 4 * s * V / (double)t / cp;
+	return tb_memory_fit_total(&c, l->micro_batch);
+}
+
+/* The perf input of a layout: the card's base with the layout's fields. */
+static void S_perf_in(const S_card *cd, const tb_plan_layout *l, tb_perf_input *pi)
+{
+	*pi = cd->base;
+	pi->tensor = l->tensor;
+	pi->pipeline = l->pipeline;
+	pi->virtual_pipeline = l->virtual_pipeline;
+	pi->context = l->context;
+	pi->expert = l->expert;
+	pi->data = l->data;
+	pi->zero = l->zero;
+	pi->sequence_parallel = l->sequence_parallel;
+	pi->checkpointing = l->checkpointing;
+	pi->micro_batch = l->micro_batch;
+	pi->global_batch = l->global_batch;
+}
+
+/* Step, MFU, days and cost from the assembled prediction, as the budget's
+ * time step computes them (timecost.c: t = F / (n P u), cost = t n / 3600 x price). */
+static void S_figures(const S_card *cd, const tb_perf_result *r, tb_plan_layout *l)
+{
+	l->step_s = r->step_s;
+	l->mfu = r->mfu;
+	l->microbatches = r->microbatches;
+	l->bubble_fraction = r->bubble_fraction;
+	memcpy(l->breakdown_s, r->breakdown_s, sizeof l->breakdown_s);
+	double n = (double)l->count;
+	l->seconds = cd->time_known ? tb_calc_div(cd->total_model_flops, n * cd->peak_flops * r->mfu) : 0;
+	double gpu_hours = l->seconds * n / 3600.0;
+	l->cost = gpu_hours * cd->g->price_per_gpu_hour;
+}
+
+static void S_card_init(S_state *st, const tb_plan_gpu *g, int index, S_card *cd)
+{
+	memset(cd, 0, sizeof *cd);
+	cd->g = g;
+	cd->index = index;
+	cd->in = *st->in;
+	cd->in.hardware.gpu = g->gpu;
+	cd->in.hardware.price_per_gpu_hour = g->price_per_gpu_hour;
+	cd->in.hardware.mfu_predicted = true;
+	tb_budget b;
+	tb_budget_compute(&cd->in, &b);
+	cd->peak_flops = b.time.peak_flops_per_gpu;
+	cd->total_model_flops = b.flops.total_model;
+	cd->time_known = b.time.known || (cd->peak_flops > 0 && cd->total_model_flops > 0);
+	if (st->sp->perf_base) {
+		cd->base = *st->sp->perf_base;
+	} else {
+		tb_perf_input_from(&cd->in, &cd->base);
+	}
+	cd->gpn = cd->base.hw.gpus_per_node > 0 ? cd->base.hw.gpus_per_node : 1;
+}
+
+/* ---- ranking -------------------------------------------------------- */
+
+static void S_keep(S_state *st, const tb_plan_layout *l)
+{
+	tb_plan_result *out = st->out;
+	tb_plan_objective obj = out->objective;
+	if (st->rank_it && tb_plan_compare(l, &st->scenario, obj) < 0)
+		st->ahead++;
+	int n = out->n_layouts;
+	if (n == st->top && tb_plan_compare(l, &out->layouts[n - 1], obj) >= 0)
+		return;
+	int i = n < st->top ? n : n - 1;
+	while (i > 0 && tb_plan_compare(l, &out->layouts[i - 1], obj) < 0) {
+		out->layouts[i] = out->layouts[i - 1];
+		i--;
+	}
+	out->layouts[i] = *l;
+	if (n < st->top)
+		out->n_layouts++;
+}
+
+static void S_note_best(S_state *st, int ci, int ni, const tb_plan_layout *l)
+{
+	if (!st->have_best[ci][ni] || tb_plan_compare(l, &st->best[ci][ni], TB_PLAN_BY_TIME) < 0) {
+		st->best[ci][ni] = *l;
+		st->have_best[ci][ni] = true;
+	}
+}
+
+/* ---- the rules (docs/plan.md) ---------------------------------------- */
+
+/* Megatron-LM splits heads, key/value groups and the MLP width over the
+ * tensor group (its asserts: num_attention_heads, num_query_groups and
+ * ffn_hidden_size divisible by the tensor size); the group stays in a node
+ * (whole groups: the node's GPUs a multiple of it) unless allowed across. */
+static bool S_tensor_ok(const S_state *st, const S_card *cd, int64_t t)
+{
+	const tb_model *m = &st->in->model;
+	int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	if (m->heads % t || kv % t || m->ffn_hidden % t)
+		return false;
+	if (m->experts > 1 && m->expert_ffn_hidden > 0 && m->expert_ffn_hidden % t)
+		return false;
+	if (!st->sp->tensor_across_nodes && (t > cd->gpn || cd->gpn % t))
+		return false;
+	return true;
+}
+
+/* Context parallelism splits each sequence into 2c chunks for a balanced
+ * causal ring (Megatron-LM / Transformer Engine), and runs on the fused
+ * (flash) attention kernels only. */
+static bool S_context_ok(const S_state *st, int64_t c)
+{
+	const tb_training *tr = &st->in->training;
+	return c == 1 || (tr->seq_len % (2 * c) == 0 && tr->flash_attention);
+}
+
+/* ---- the loops ------------------------------------------------------ */
+
+typedef struct S_counts {
+	uint64_t rules, batch, memory, feasible;
+} S_counts;
+
+static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64_t B,
+                         S_counts *k)
+{
+	const tb_inputs *in = st->in;
+	const tb_model *m = &in->model;
+	bool flash = in->training.flash_attention;
+	uint64_t V = (uint64_t)st->vmax;
+	int64_t L = m->layers;
+	double cap = cd->g->gpu.memory_bytes;
+
+	int64_t ts[S_DIVS_MAX], cs[S_DIVS_MAX], ps[S_DIVS_MAX], es[S_DIVS_MAX], bs[S_DIVS_MAX];
+	int nt = S_divisors(N, ts, S_DIVS_MAX);
+	int ne = 1;
+	es[0] = 1;
+	if (m->experts > 1)
+		ne = S_divisors(m->experts, es, S_DIVS_MAX);
+	int nb = S_divisors(B, bs, S_DIVS_MAX);
+	uint64_t per_p = 4 * V;                 /* ZeRO stages x virtual stages */
+
+	for (int ti = 0; ti < nt; ti++) {
+		int64_t t = ts[ti];
+		int nc = S_divisors(N / t, cs, S_DIVS_MAX);
+		uint64_t per_ck = 0;                /* candidates under one (sp, ck) */
+		for (int ci = 0; ci < nc; ci++)
+			per_ck += (uint64_t)ne * (uint64_t)nb * (uint64_t)S_ndivisors(N / t / cs[ci]) * per_p;
+		if (!S_tensor_ok(st, cd, t)) {
+			k->rules += 6 * per_ck;
+			continue;
+		}
+		for (int spi = 0; spi < 2; spi++) {
+			bool sp = spi == 1;
+			if (sp && t == 1) {         /* sequence parallelism needs a tensor group */
+				k->rules += 3 * per_ck;
+				continue;
+			}
+			for (int cki = 0; cki < 3; cki++) {
+				tb_checkpointing ck = (tb_checkpointing)cki;
+				/* with flash attention, selective recomputation has
+				 * nothing left to recompute: it is "none" again */
+				if (ck == TB_CKPT_SELECTIVE && flash) {
+					k->rules += per_ck;
+					continue;
+				}
+				for (int ci = 0; ci < nc; ci++) {
+					int64_t c = cs[ci];
+					int np = S_divisors(N / t / c, ps, S_DIVS_MAX);
+					uint64_t per_e = (uint64_t)nb * (uint64_t)np * per_p;
+					if (!S_context_ok(st, c)) {
+						k->rules += (uint64_t)ne * per_e;
+						continue;
+					}
+					for (int ei = 0; ei < ne; ei++) {
+						int64_t e = es[ei];
+						for (int bi = 0; bi < nb; bi++) {
+							int64_t b = bs[bi];
+							bool have_layer = false, layer_bad = false;
+							tb_perf_layer layer;
+							for (int pi = 0; pi < np; pi++) {
+								int64_t p = ps[pi];
+								int64_t d = N / t / c / p;
+								/* expert groups are carved from data x context */
+								if (p > L || (e > 1 && (d * c) % e)) {
+									k->rules += per_p;
+									continue;
+								}
+								if (B % (d * b)) {
+									k->batch += per_p;
+									continue;
+								}
+								int64_t mbs = B / (d * b);
+								for (int z = 0; z < 4; z++) {
+									/* nothing to shard without replicas;
+									 * ZeRO-3 re-gathers every micro-batch,
+									 * which no pipeline engine does */
+									if ((z > 0 && d * c == 1) || (z == 3 && p > 1)) {
+										k->rules += V;
+										continue;
+									}
+									for (int64_t v = 1; v <= st->vmax; v++) {
+										/* Megatron-LM's interleaving: whole layers
+										 * per virtual stage, micro-batches a
+										 * multiple of the stages */
+										if (v > 1 && (p == 1 || L % (p * v) || mbs % p)) {
+											k->rules++;
+											continue;
+										}
+										tb_plan_layout l;
+										memset(&l, 0, sizeof l);
+										l.tensor = t; l.pipeline = p; l.virtual_pipeline = v;
+										l.context = c; l.expert = e; l.data = d;
+										l.zero = z; l.checkpointing = ck;
+										l.sequence_parallel = sp;
+										l.micro_batch = b; l.global_batch = B;
+										l.gpu = cd->index; l.count = N;
+										l.capacity_bytes = cap;
+										l.memory_per_gpu_bytes = S_memory(st, &l);
+										if (!(l.memory_per_gpu_bytes <= cap)) {
+											k->memory++;
+											continue;
+										}
+										tb_perf_input pin;
+										S_perf_in(cd, &l, &pin);
+										if (!have_layer) {
+											have_layer = true;
+											layer_bad = !tb_perf_layer_time(&pin, NULL, &layer, NULL);
+										}
+										tb_perf_result r;
+										if (!layer_bad)
+											tb_perf_assemble(&pin, NULL, &layer, &r);
+										if (layer_bad || !r.ok) {
+											k->rules++;
+											continue;
+										}
+										k->feasible++;
+										S_figures(cd, &r, &l);
+										S_keep(st, &l);
+										S_note_best(st, cd->index, ni, &l);
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+/* ---- the scenario's own layout --------------------------------------- */
+
+static int64_t S_at_least_1(int64_t v)
+{
+	return v > 1 ? v : 1;
+}
+
+static void S_scenario(S_state *st, const S_card *cd)
+{
+	const tb_inputs *in = st->in;
+	const tb_parallelism *pa = &in->parallelism;
+	tb_plan_layout l;
+	memset(&l, 0, sizeof l);
+	l.tensor = S_at_least_1(pa->tensor);
+	l.pipeline = S_at_least_1(pa->pipeline);
+	l.virtual_pipeline = l.pipeline > 1 ? S_at_least_1(pa->virtual_pipeline) : 1;
+	l.context = S_at_least_1(pa->context);
+	l.expert = S_at_least_1(pa->expert);
+	int64_t group = l.tensor * l.pipeline * l.context;
+	l.data = pa->data > 0 ? pa->data : S_at_least_1(in->hardware.count / group);
+	l.zero = pa->zero;
+	l.checkpointing = in->training.checkpointing;
+	l.sequence_parallel = pa->sequence_parallel;
+	l.micro_batch = S_at_least_1(in->training.micro_batch);
+	l.global_batch = in->training.global_batch;
+	l.gpu = cd->index;
+	l.count = in->hardware.count;
+	l.capacity_bytes = cd->g->gpu.memory_bytes;
+	l.memory_per_gpu_bytes = S_memory(st, &l);
+	tb_perf_input pin;
+	S_perf_in(cd, &l, &pin);
+	tb_perf_result r;
+	tb_perf_predict(&pin, NULL, &r);
+	tb_plan_result *out = st->out;
+	out->scenario_fits = l.memory_per_gpu_bytes <= l.capacity_bytes;
+	out->scenario_known = r.ok;
+	if (r.ok)
+		S_figures(cd, &r, &l);
+	out->scenario = l;
+	st->scenario = l;
+	st->rank_it = r.ok && out->scenario_fits;
+}
+
+/* ---- the front ------------------------------------------------------- */
+
+static void S_front(S_state *st, int ncards, int ncounts)
+{
+	tb_plan_result *out = st->out;
+	tb_plan_layout pts[TB_PLAN_GPUS_MAX * TB_PLAN_COUNTS_MAX];
+	int n = 0;
+	for (int ci = 0; ci < ncards; ci++)
+		for (int ni = 0; ni < ncounts; ni++)
+			if (st->have_best[ci][ni])
+				pts[n++] = st->best[ci][ni];
+	/* by days, then the ranking's order: insertion sort on a few dozen */
+	for (int i = 1; i < n; i++) {
+		tb_plan_layout x = pts[i];
+		int j = i;
+		while (j > 0 && tb_plan_compare(&x, &pts[j - 1], TB_PLAN_BY_TIME) < 0) {
+			pts[j] = pts[j - 1];
+			j--;
+		}
+		pts[j] = x;
+	}
+	bool any = false;
+	double cheapest = 0;
+	for (int i = 0; i < n && out->n_front < TB_PLAN_FRONT_MAX; i++) {
+		if (any && !(pts[i].cost < cheapest))
+			continue;
+		out->front[out->n_front++] = pts[i];
+		cheapest = pts[i].cost;
+		any = true;
+	}
+}
+
+/* ---- the entry point ------------------------------------------------- */
+
+void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result *out)
+{
+	tb_plan_space defaults;
+	if (!sp) {
+		memset(&defaults, 0, sizeof defaults);
+		sp = &defaults;
+	}
+	memset(out, 0, sizeof *out);
+	out->why = "";
+	out->objective = sp->objective;
+	if (!in->model.has_shape) {
+		out->why = S_why_count_only;
+		return;
+	}
+
+	/* the state is large (the per-card bests): static storage would
+	 * break purity, so it lives on the caller's stack for one call */
+	S_state st;
+	memset(&st, 0, sizeof st);
+	st.in = in;
+	st.sp = sp;
+	st.out = out;
+	st.top = sp->top > 0 ? (sp->top < TB_PLAN_TOP_MAX ? sp->top : TB_PLAN_TOP_MAX) : 10;
+	st.vmax = sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX;
+	tb_params pp;
+	{
+		tb_budget b;
+		memset(&b, 0, sizeof b);
+		tb_params_compute(in, &b);
+		pp = b.params;
+	}
+	tb_memory_model(in, &pp, &st.mm);
+	tb_calc_arch(&in->model, &st.arch);
+
+	/* the cards: the space's, or the scenario's at its price */
+	if (sp->n_gpus > 0) {
+		out->n_gpus = sp->n_gpus < TB_PLAN_GPUS_MAX ? sp->n_gpus : TB_PLAN_GPUS_MAX;
+		memcpy(out->gpus, sp->gpus, (size_t)out->n_gpus * sizeof out->gpus[0]);
+	} else {
+		out->n_gpus = 1;
+		out->gpus[0].gpu = in->hardware.gpu;
+		out->gpus[0].price_per_gpu_hour = in->hardware.price_per_gpu_hour;
+		out->gpus[0].price_given = true;
+	}
+	int64_t counts[TB_PLAN_COUNTS_MAX], batches[TB_PLAN_COUNTS_MAX];
+	int ncounts = 0, nbatches = 0;
+	for (int i = 0; i < sp->n_counts && i < TB_PLAN_COUNTS_MAX; i++)
+		if (sp->counts[i] > 0)
+			counts[ncounts++] = sp->counts[i];
+	if (!ncounts)
+		counts[ncounts++] = in->hardware.count > 0 ? in->hardware.count : 1;
+	for (int i = 0; i < sp->n_batches && i < TB_PLAN_COUNTS_MAX; i++)
+		if (sp->batches[i] > 0)
+			batches[nbatches++] = sp->batches[i];
+	if (!nbatches)
+		batches[nbatches++] = in->training.global_batch > 0 ? in->training.global_batch : 1;
+	out->hardware_searched = out->n_gpus > 1 || ncounts > 1;
+
+	/* the scenario first: its figures set the bar its rank counts */
+	int scen = -1;
+	for (int i = 0; i < out->n_gpus; i++)
+		if (strcmp(out->gpus[i].gpu.name, in->hardware.gpu.name) == 0) {
+			scen = i;
+			break;
+		}
+	{
+		tb_plan_gpu own;
+		memset(&own, 0, sizeof own);
+		own.gpu = in->hardware.gpu;
+		own.price_per_gpu_hour = in->hardware.price_per_gpu_hour;
+		own.price_given = true;
+		out->scenario_gpu = scen >= 0 ? out->gpus[scen] : own;
+		S_card cd;
+		S_card_init(&st, scen >= 0 ? &out->gpus[scen] : &own, scen, &cd);
+		S_scenario(&st, &cd);
+	}
+
+	S_counts k = { 0, 0, 0, 0 };
+	for (int ci = 0; ci < out->n_gpus; ci++) {
+		S_card cd;
+		S_card_init(&st, &out->gpus[ci], ci, &cd);
+		for (int ni = 0; ni < ncounts; ni++)
+			for (int bi = 0; bi < nbatches; bi++)
+				S_search_one(&st, &cd, ni, counts[ni], batches[bi], &k);
+	}
+	out->pruned_rules = k.rules;
+	out->pruned_batch = k.batch;
+	out->pruned_memory = k.memory;
+	out->feasible = k.feasible;
+	out->searched = k.rules + k.batch + k.memory + k.feasible;
+	out->scenario_rank = st.rank_it ? st.ahead + 1 : 0;
+	if (out->hardware_searched)
+		S_front(&st, out->n_gpus, ncounts);
+	out->known = true;
+}
