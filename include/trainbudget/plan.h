@@ -22,6 +22,7 @@
 #define TB_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
@@ -127,5 +128,14 @@ int tb_plan_compare(const tb_plan_layout *a, const tb_plan_layout *b, tb_plan_ob
 /* Whether layout l runs the scenario's parallelism (its card and count
  * aside). */
 bool tb_plan_same_layout(const tb_plan_layout *a, const tb_plan_layout *b);
+
+/* Why layout a (named a_name: "the best layout") beats b (b_name: "the
+ * scenario's layout"), in sentences written into dst (at most cap bytes,
+ * always terminated): each difference of layout with the step-time terms
+ * it moves and their shares of the step before and after, the memory it
+ * frees, then any other term that moved by two points or more.  Terms that
+ * did not move are not named.  Returns the length written (plan_explain.c). */
+size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const char *a_name,
+                       const tb_plan_layout *b, const char *b_name, char *dst, size_t cap);
 
 #endif
