@@ -5,6 +5,8 @@
  * (a) the calculators alone: tb_budget_compute over a grid of thousands of
  *     scenarios (model preset, GPUs, tokens, precision, optimizer, ZeRO,
  *     checkpointing), budgets per second on one core;
+ * (a'') the layout search (tb_plan_search): the two searches of issue 12,
+ *     candidates per second on one core;
  * (b) the program: wall time and peak RSS of `estimate`, `estimate
  *     --format json` and a full report (md, html, json, pdf) for every
  *     example, as separate processes (fork/exec, wait4 for the child's
@@ -27,6 +29,7 @@
 #include "trainbudget/gpus.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
+#include "trainbudget/plan.h"
 #include "trainbudget/presets.h"
 #include "trainbudget/scenario.h"
 
@@ -147,6 +150,79 @@ static size_t S_make_perf_grid(void)
 		tb_perf_input_from(&in, &S_pgrid[i]);
 	}
 	return GRID_N;
+}
+
+/* The layout search: Llama 3.1 405B on 16,384 H100 over every layout and
+ * micro-batch; Llama 2 7B over 8 to 4,096 GPUs (powers of two) of three
+ * cards.  Best of `reps` runs, one core. */
+typedef struct S_plan_meas {
+	const char *label;
+	double best_s;
+	uint64_t searched, feasible;
+} S_plan_meas;
+
+static tb_plan_result S_plan_out;
+
+static S_plan_meas S_plan_bench(const char *label, const tb_inputs *in, const tb_plan_space *sp,
+                                int reps)
+{
+	S_plan_meas m = { label, 0, 0, 0 };
+	for (int r = 0; r < reps; r++) {
+		double t0 = S_now_s();
+		tb_plan_search(in, sp, &S_plan_out);
+		double dt = S_now_s() - t0;
+		if (r == 0 || dt < m.best_s)
+			m.best_s = dt;
+	}
+	m.searched = S_plan_out.searched;
+	m.feasible = S_plan_out.feasible;
+	printf("bench: plan %s: %llu candidates (%llu feasible, timed) in %.3f s: %.3g candidates/s, "
+	       "%.3g timed/s\n", label, (unsigned long long)m.searched,
+	       (unsigned long long)m.feasible, m.best_s, (double)m.searched / m.best_s,
+	       (double)m.feasible / m.best_s);
+	return m;
+}
+
+static int S_plan_cases(S_plan_meas out[2])
+{
+	static tb_plan_space sp;
+	tb_inputs in;
+	int n = 0;
+	const tb_preset *big = tb_presets_find("llama-3.1-405b");
+	const tb_gpu *h100 = tb_gpus_find("h100-sxm");
+	if (big && h100) {
+		S_base(&in);
+		in.model = big->model;
+		in.training.seq_len = 8192;
+		in.training.global_batch = 2048;
+		in.hardware.count = 16384;
+		in.hardware.mfu_predicted = true;
+		in.parallelism.tensor = 8; in.parallelism.pipeline = 16;
+		in.parallelism.data = 128; in.parallelism.sequence_parallel = true;
+		in.parallelism.zero = 1;
+		memset(&sp, 0, sizeof sp);
+		sp.top = 10;
+		out[n++] = S_plan_bench("405B on 16,384 H100", &in, &sp, 5);
+	}
+	static const char *const cards[3] = { "h100-sxm", "a100-80gb", "h200" };
+	static const double prices[3] = { 2.50, 1.50, 3.50 };
+	S_base(&in);
+	in.hardware.mfu_predicted = true;
+	memset(&sp, 0, sizeof sp);
+	sp.top = 10;
+	for (int i = 0; i < 3; i++) {
+		const tb_gpu *g = tb_gpus_find(cards[i]);
+		if (!g)
+			continue;
+		sp.gpus[sp.n_gpus].gpu = *g;
+		sp.gpus[sp.n_gpus].price_per_gpu_hour = prices[i];
+		sp.gpus[sp.n_gpus].price_given = true;
+		sp.n_gpus++;
+	}
+	for (int64_t c = 8; c <= 4096; c *= 2)
+		sp.counts[sp.n_counts++] = c;
+	out[n++] = S_plan_bench("7B on 8-4,096 GPUs of 3 cards", &in, &sp, 3);
+	return n;
 }
 
 /* Runs argv as a child with stdout/stderr to /dev/null.  Returns the wall
@@ -275,6 +351,10 @@ int main(int argc, char **argv)
 	printf("bench: step-time model: %zu layouts (%zu refused), best %.3g predictions/s, mean %.3g\n",
 	       pn, refused, pbest, pmean);
 
+	/* (a'') the layout search */
+	S_plan_meas pm[2];
+	int npm = S_plan_cases(pm);
+
 	/* (b) the program, per example */
 	glob_t g;
 	memset(&g, 0, sizeof g);
@@ -361,6 +441,25 @@ int main(int argc, char **argv)
 	        "| Time per prediction (mean) | %.3g µs | < 2 µs |\n"
 	        "| Size of one tb_perf_input / tb_perf_result | %zu / %zu bytes | |\n\n",
 	        pn, refused, pbest, pmean, 1e6 / pmean, sizeof(tb_perf_input), sizeof(tb_perf_result));
+
+	fprintf(o, "## The layout search\n\n"
+	        "`tb_plan_search` (src/plan.c, docs/plan.md), one core, best of several runs: Llama "
+	        "3.1 405B (preset, sequences of 8,192, global batch 2,048) on 16,384 H100 over every "
+	        "layout and micro-batch; Llama 2 7B (sequences of 4,096, global batch 1,024) on 8 to "
+	        "4,096 GPUs (powers of two) of three cards (H100 SXM, A100 80GB, H200). A candidate is "
+	        "one tuple of the space (docs/plan.md: tensor, pipeline, context, expert, micro-batch, "
+	        "ZeRO, checkpointing, sequence parallelism, virtual stages 1-8); the rules prune whole "
+	        "branches at once, and the ones left are checked one by one for the batch rule and "
+	        "memory; every feasible candidate is timed by the step-time model.\n\n"
+	        "| Search | Candidates | Feasible (timed) | Time | Candidates/s | Timed/s |\n"
+	        "|---|---:|---:|---:|---:|---:|\n");
+	for (int k = 0; k < npm; k++)
+		fprintf(o, "| %s | %llu | %llu | %.3f s | %.3g | %.3g |\n", pm[k].label,
+		        (unsigned long long)pm[k].searched, (unsigned long long)pm[k].feasible,
+		        pm[k].best_s, (double)pm[k].searched / pm[k].best_s,
+		        (double)pm[k].feasible / pm[k].best_s);
+	fprintf(o, "\nAim: above 1e6 candidates per second per core, each search in about a "
+	        "second.\n\n");
 
 	fprintf(o, "## The risk step\n\n"
 	        "`tb_budget_compute_risk` (%d simulated runs; kept out of `tb_budget_compute` so that "

@@ -1,0 +1,465 @@
+/* test_plan.c: the layout search (src/plan.c) against a brute-force walk
+ * written here from the rules of docs/plan.md: every candidate of the
+ * space built by hand, each one priced by the full tb_budget_compute.
+ * The search must find the same feasible set (pruning never removes a
+ * feasible layout), the same counts, the same ranking and, for every
+ * layout, the budget's own figures to the last bit.  Then: the ranking is
+ * a total order, the result does not depend on --top, two runs are
+ * identical, the explanations name the terms that differ and only those,
+ * and the interleaving rules hold. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calc.h"
+#include "trainbudget/gpus.h"
+#include "trainbudget/plan.h"
+
+/* A small GQA decoder (8 layers, 8 heads, 4 key/value groups) on 16
+ * H100s with a tight card, so that memory prunes too. */
+static void small_dense(tb_inputs *in)
+{
+	memset(in, 0, sizeof *in);
+	tb_model *m = &in->model;
+	m->has_shape = true;
+	m->layers = 8; m->hidden = 1024; m->heads = 8; m->kv_heads = 4; m->head_dim = 128;
+	m->ffn_hidden = 2816; m->vocab = 32000; m->mlp = TB_MLP_GATED;
+	m->norm = TB_NORM_RMSNORM; m->positions = TB_POS_ROPE;
+	tb_training *tr = &in->training;
+	tr->tokens = 1e10;
+	tr->seq_len = 2048;
+	tr->global_batch = 32;
+	tr->micro_batch = 1;
+	tr->precision = TB_PREC_BF16_MIXED;
+	tr->optimizer = TB_OPT_ADAMW;
+	tr->checkpointing = TB_CKPT_NONE;
+	tr->attention_flops = TB_ATTN_FLOPS_CAUSAL;
+	tr->flash_attention = false;
+	tb_hardware *hw = &in->hardware;
+	hw->gpu = *tb_gpus_find("h100-sxm");
+	hw->gpu.memory_bytes = 5e9;
+	hw->count = 16;
+	hw->mfu_predicted = true;
+	hw->mfu[0] = 0.3; hw->mfu[1] = 0.4; hw->mfu[2] = 0.5;
+	hw->price_per_gpu_hour = 2.5;
+	strcpy(hw->currency, "USD");
+	hw->pue = 1;
+	hw->overhead_bytes = 1e9;
+	tb_parallelism *pa = &in->parallelism;
+	pa->tensor = 2; pa->pipeline = 2; pa->virtual_pipeline = 1; pa->context = 1;
+	pa->expert = 1; pa->data = 4; pa->zero = 1;
+}
+
+/* The same with 8 routed experts (2 per token) and flash attention, so
+ * that expert and context parallelism enter. */
+static void small_moe(tb_inputs *in)
+{
+	small_dense(in);
+	in->model.experts = 8;
+	in->model.experts_per_token = 2;
+	in->model.ffn_hidden = 1408;
+	in->training.flash_attention = true;
+	in->hardware.gpu.memory_bytes = 4e9;
+}
+
+/* ---- the brute force -------------------------------------------------- */
+
+#define FEAS_MAX 40000
+
+static tb_plan_layout S_feas[FEAS_MAX];
+static int S_nfeas;
+static tb_plan_objective S_obj;
+
+typedef struct {
+	uint64_t searched, rules, batch, memory, feasible;
+} counts;
+
+static int cmp_layout(const void *a, const void *b)
+{
+	return tb_plan_compare(a, b, S_obj);
+}
+
+static int divisors(int64_t n, int64_t *out)
+{
+	int k = 0;
+	for (int64_t i = 1; i <= n; i++)
+		if (n % i == 0)
+			out[k++] = i;
+	return k;
+}
+
+/* The budget's figures for the scenario set to layout l. */
+static void price(const tb_inputs *base, tb_plan_layout *l, bool *fits)
+{
+	static tb_budget b;
+	tb_inputs x = *base;
+	x.hardware.count = l->count;
+	x.parallelism.tensor = l->tensor;
+	x.parallelism.pipeline = l->pipeline;
+	x.parallelism.virtual_pipeline = l->virtual_pipeline;
+	x.parallelism.context = l->context;
+	x.parallelism.expert = l->expert;
+	x.parallelism.data = l->data;
+	x.parallelism.zero = l->zero;
+	x.parallelism.sequence_parallel = l->sequence_parallel;
+	x.training.checkpointing = l->checkpointing;
+	x.training.micro_batch = l->micro_batch;
+	x.training.global_batch = l->global_batch;
+	tb_budget_compute(&x, &b);
+	l->memory_per_gpu_bytes = b.memory.per_gpu.total;
+	l->capacity_bytes = b.memory.capacity_bytes;
+	*fits = b.memory.fits;
+	cr_assert(b.perf.known, "the budget times every layout the rules keep: %s", b.perf.why);
+	l->step_s = b.perf.r.step_s;
+	l->mfu = b.perf.r.mfu;
+	l->microbatches = b.perf.r.microbatches;
+	l->bubble_fraction = b.perf.r.bubble_fraction;
+	memcpy(l->breakdown_s, b.perf.r.breakdown_s, sizeof l->breakdown_s);
+	l->seconds = b.time.seconds[1];
+	l->cost = b.time.cost[1];
+}
+
+/* Every candidate of the space, counted under the first check it fails
+ * in the order the search meets them (docs/plan.md). */
+static counts brute(const tb_inputs *in, int64_t vmax, tb_plan_objective obj)
+{
+	counts k = { 0, 0, 0, 0, 0 };
+	S_nfeas = 0;
+	S_obj = obj;
+	const tb_model *m = &in->model;
+	int64_t N = in->hardware.count, B = in->training.global_batch;
+	int64_t L = m->layers, S = in->training.seq_len;
+	bool flash = in->training.flash_attention, moe = m->experts > 1;
+	int64_t ts[64], cs[64], ps[64], es[64], bs[64];
+	int nt = divisors(N, ts), nb = divisors(B, bs);
+	int ne = moe ? divisors(m->experts, es) : (es[0] = 1, 1);
+	for (int ti = 0; ti < nt; ti++)
+	for (int sp = 0; sp < 2; sp++)
+	for (int ck = 0; ck < 3; ck++) {
+		int64_t t = ts[ti];
+		int nc = divisors(N / t, cs);
+		for (int ci = 0; ci < nc; ci++) {
+			int64_t c = cs[ci];
+			int np = divisors(N / t / c, ps);
+			for (int ei = 0; ei < ne; ei++)
+			for (int bi = 0; bi < nb; bi++)
+			for (int pi = 0; pi < np; pi++)
+			for (int z = 0; z < 4; z++)
+			for (int64_t v = 1; v <= vmax; v++) {
+				int64_t e = es[ei], b = bs[bi], p = ps[pi], d = N / t / c / p;
+				k.searched++;
+				bool t_ok = m->heads % t == 0 && m->kv_heads % t == 0 &&
+				            m->ffn_hidden % t == 0 && t <= 8 && 8 % t == 0;
+				bool outer_ok = t_ok && !(sp && t == 1) &&
+				                !(ck == TB_CKPT_SELECTIVE && flash) &&
+				                (c == 1 || (S % (2 * c) == 0 && flash)) &&
+				                p <= L && !(e > 1 && (d * c) % e);
+				if (!outer_ok) {
+					k.rules++;
+					continue;
+				}
+				if (B % (d * b)) {
+					k.batch++;
+					continue;
+				}
+				int64_t mbs = B / (d * b);
+				if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
+				    (v > 1 && (p == 1 || L % (p * v) || mbs % p))) {
+					k.rules++;
+					continue;
+				}
+				tb_plan_layout l;
+				memset(&l, 0, sizeof l);
+				l.tensor = t; l.pipeline = p; l.virtual_pipeline = v; l.context = c;
+				l.expert = e; l.data = d; l.zero = z; l.checkpointing = (tb_checkpointing)ck;
+				l.sequence_parallel = sp; l.micro_batch = b; l.global_batch = B;
+				l.count = N; l.gpu = 0;
+				bool fits;
+				price(in, &l, &fits);
+				if (!fits) {
+					k.memory++;
+					continue;
+				}
+				k.feasible++;
+				cr_assert(S_nfeas < FEAS_MAX);
+				S_feas[S_nfeas++] = l;
+			}
+		}
+	}
+	qsort(S_feas, (size_t)S_nfeas, sizeof S_feas[0], cmp_layout);
+	return k;
+}
+
+static void expect_same(const tb_plan_layout *got, const tb_plan_layout *want, int i)
+{
+	cr_expect(tb_plan_same_layout(got, want), "rank %d: t%lld p%lld v%lld c%lld e%lld z%d ck%d sp%d b%lld "
+	          "instead of t%lld p%lld v%lld c%lld e%lld z%d ck%d sp%d b%lld", i + 1,
+	          (long long)got->tensor, (long long)got->pipeline, (long long)got->virtual_pipeline,
+	          (long long)got->context, (long long)got->expert, got->zero, got->checkpointing,
+	          got->sequence_parallel, (long long)got->micro_batch,
+	          (long long)want->tensor, (long long)want->pipeline, (long long)want->virtual_pipeline,
+	          (long long)want->context, (long long)want->expert, want->zero, want->checkpointing,
+	          want->sequence_parallel, (long long)want->micro_batch);
+	/* the budget's figures, to the last bit */
+	cr_expect(got->step_s == want->step_s, "rank %d step %.17g vs %.17g", i + 1, got->step_s, want->step_s);
+	cr_expect(got->mfu == want->mfu, "rank %d mfu", i + 1);
+	cr_expect(got->memory_per_gpu_bytes == want->memory_per_gpu_bytes, "rank %d memory %.17g vs %.17g",
+	          i + 1, got->memory_per_gpu_bytes, want->memory_per_gpu_bytes);
+	cr_expect(got->seconds == want->seconds, "rank %d seconds %.17g vs %.17g", i + 1,
+	          got->seconds, want->seconds);
+	cr_expect(got->cost == want->cost, "rank %d cost", i + 1);
+	for (int t = 0; t < TB_PERF_TERMS; t++)
+		cr_expect(got->breakdown_s[t] == want->breakdown_s[t], "rank %d term %d", i + 1, t);
+}
+
+static void against_brute(const tb_inputs *in, tb_plan_objective obj)
+{
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.objective = obj;
+	sp.top = TB_PLAN_TOP_MAX;
+	sp.max_virtual = 4;
+	static tb_plan_result r;
+	tb_plan_search(in, &sp, &r);
+	counts k = brute(in, 4, obj);
+	cr_assert(r.known);
+	cr_expect_eq(r.searched, k.searched);
+	cr_expect_eq(r.pruned_rules, k.rules);
+	cr_expect_eq(r.pruned_batch, k.batch);
+	cr_expect_eq(r.pruned_memory, k.memory);
+	cr_expect_eq(r.feasible, k.feasible);
+	cr_expect(k.memory > 0 && k.feasible > TB_PLAN_TOP_MAX, "the case prunes by memory and keeps more than the top");
+	int n = S_nfeas < TB_PLAN_TOP_MAX ? S_nfeas : TB_PLAN_TOP_MAX;
+	cr_assert_eq(r.n_layouts, n);
+	for (int i = 0; i < n; i++)
+		expect_same(&r.layouts[i], &S_feas[i], i);
+	/* the scenario's own layout: its figures and its rank */
+	tb_plan_layout own;
+	memset(&own, 0, sizeof own);
+	own.tensor = in->parallelism.tensor; own.pipeline = in->parallelism.pipeline;
+	own.virtual_pipeline = 1; own.context = 1; own.expert = 1;
+	own.data = in->parallelism.data; own.zero = in->parallelism.zero;
+	own.checkpointing = in->training.checkpointing;
+	own.sequence_parallel = in->parallelism.sequence_parallel;
+	own.micro_batch = in->training.micro_batch; own.global_batch = in->training.global_batch;
+	own.count = in->hardware.count;
+	bool fits;
+	price(in, &own, &fits);
+	cr_assert(fits, "the test's own layout fits");
+	cr_expect(r.scenario_fits && r.scenario_known);
+	expect_same(&r.scenario, &own, -1);
+	uint64_t ahead = 0;
+	for (int i = 0; i < S_nfeas; i++)
+		ahead += tb_plan_compare(&S_feas[i], &own, obj) < 0;
+	cr_expect_eq(r.scenario_rank, ahead + 1);
+}
+
+Test(plan, dense_against_brute_force_by_time)
+{
+	tb_inputs in;
+	small_dense(&in);
+	against_brute(&in, TB_PLAN_BY_TIME);
+}
+
+Test(plan, moe_against_brute_force_by_cost)
+{
+	tb_inputs in;
+	small_moe(&in);
+	against_brute(&in, TB_PLAN_BY_COST);
+}
+
+/* ---- ranking ----------------------------------------------------------- */
+
+Test(plan, ranking_is_a_total_order_and_top_is_a_prefix)
+{
+	tb_inputs in;
+	small_dense(&in);
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.top = TB_PLAN_TOP_MAX;
+	static tb_plan_result all, five, again;
+	tb_plan_search(&in, &sp, &all);
+	sp.top = 5;
+	tb_plan_search(&in, &sp, &five);
+	cr_assert_eq(five.n_layouts, 5);
+	for (int i = 0; i < 5; i++)
+		cr_expect(memcmp(&five.layouts[i], &all.layouts[i], sizeof all.layouts[i]) == 0);
+	for (int i = 0; i + 1 < all.n_layouts; i++) {
+		cr_expect(tb_plan_compare(&all.layouts[i], &all.layouts[i + 1], TB_PLAN_BY_TIME) < 0);
+		cr_expect(tb_plan_compare(&all.layouts[i + 1], &all.layouts[i], TB_PLAN_BY_TIME) > 0);
+	}
+	for (int i = 0; i < all.n_layouts; i++)
+		cr_expect(tb_plan_compare(&all.layouts[i], &all.layouts[i], TB_PLAN_BY_TIME) == 0);
+	/* two layouts the model times alike still differ in rank */
+	tb_plan_layout a = all.layouts[0], b = a;
+	b.sequence_parallel = !a.sequence_parallel;
+	cr_expect(tb_plan_compare(&a, &b, TB_PLAN_BY_TIME) != 0);
+	sp.top = TB_PLAN_TOP_MAX;
+	tb_plan_search(&in, &sp, &again);
+	cr_expect(memcmp(&again, &all, sizeof all) == 0, "two runs give the same bytes");
+}
+
+/* ---- hardware search and the front ---------------------------------------- */
+
+Test(plan, hardware_search_front_is_pareto)
+{
+	tb_inputs in;
+	small_dense(&in);
+	in.hardware.gpu.memory_bytes = 80e9;
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.top = 10;
+	sp.objective = TB_PLAN_BY_COST;
+	const char *names[2] = { "h100-sxm", "a100-80gb" };
+	for (int i = 0; i < 2; i++) {
+		sp.gpus[i].gpu = *tb_gpus_find(names[i]);
+		sp.gpus[i].price_per_gpu_hour = i ? 1.1 : 2.5;
+		sp.gpus[i].price_given = true;
+	}
+	sp.n_gpus = 2;
+	for (int64_t n = 4; n <= 64; n *= 2)
+		sp.counts[sp.n_counts++] = n;
+	static tb_plan_result r;
+	tb_plan_search(&in, &sp, &r);
+	cr_assert(r.known && r.hardware_searched);
+	cr_assert(r.n_front >= 2);
+	for (int i = 0; i + 1 < r.n_front; i++) {
+		cr_expect(r.front[i].seconds <= r.front[i + 1].seconds);
+		cr_expect(r.front[i].cost > r.front[i + 1].cost, "each point is cheaper than the faster ones");
+	}
+	/* nothing in the top list beats a front point on both */
+	for (int i = 0; i < r.n_layouts; i++)
+		for (int j = 0; j < r.n_front; j++)
+			cr_expect(!(r.layouts[i].seconds < r.front[j].seconds &&
+			            r.layouts[i].cost < r.front[j].cost));
+	cr_expect(r.layouts[0].cost <= r.layouts[1].cost);
+	/* the scenario's card is the first, so its layout keeps index 0 */
+	cr_expect_eq(r.scenario.gpu, 0);
+}
+
+/* ---- rules ---------------------------------------------------------------- */
+
+/* Llama 3 405B on 16,384 H100: 126 layers leave no whole split into
+ * virtual stages for p = 16, so no layout of p = 16 interleaves; and
+ * nothing interleaves beyond the bound.  The scenario's own layout (82 GB
+ * on an 80 GB card by the memory model, docs/examples/llama-3.1-405b.yaml)
+ * does not fit, so it has no rank. */
+Test(plan, interleaving_rules_at_scale)
+{
+	tb_inputs in;
+	memset(&in, 0, sizeof in);
+	small_dense(&in);
+	tb_model *m = &in.model;
+	m->layers = 126; m->hidden = 16384; m->heads = 128; m->kv_heads = 8;
+	m->head_dim = 128; m->ffn_hidden = 53248; m->vocab = 128256;
+	in.training.seq_len = 8192;
+	in.training.global_batch = 2048;
+	in.training.flash_attention = true;
+	in.hardware.gpu.memory_bytes = 80e9;
+	in.hardware.overhead_bytes = 2.0 * 1073741824.0;
+	in.hardware.count = 16384;
+	in.parallelism.tensor = 8; in.parallelism.pipeline = 16; in.parallelism.data = 128;
+	in.parallelism.sequence_parallel = true; in.parallelism.zero = 2;
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.top = TB_PLAN_TOP_MAX;
+	static tb_plan_result r;
+	tb_plan_search(&in, &sp, &r);
+	cr_assert(r.known && r.n_layouts > 0);
+	cr_expect(!r.scenario_fits);
+	cr_expect_eq(r.scenario_rank, 0);
+	for (int i = 0; i < r.n_layouts; i++) {
+		const tb_plan_layout *l = &r.layouts[i];
+		cr_expect(l->virtual_pipeline <= TB_PLAN_VIRTUAL_MAX);
+		if (l->virtual_pipeline > 1)
+			cr_expect(126 % (l->pipeline * l->virtual_pipeline) == 0 &&
+			          l->microbatches % l->pipeline == 0);
+		cr_expect(l->tensor <= 8);
+		cr_expect(!(l->zero == 3 && l->pipeline > 1));
+		cr_expect(l->memory_per_gpu_bytes <= 80e9);
+	}
+}
+
+Test(plan, count_only_model_is_refused_with_a_reason)
+{
+	tb_inputs in;
+	small_dense(&in);
+	in.model.has_shape = false;
+	in.model.params_count = 7e9;
+	static tb_plan_result r;
+	tb_plan_search(&in, NULL, &r);
+	cr_expect(!r.known);
+	cr_expect(strstr(r.why, "parameter count") != NULL);
+}
+
+/* ---- explanations --------------------------------------------------------- */
+
+static tb_plan_layout S_base_layout(void)
+{
+	tb_plan_layout l;
+	memset(&l, 0, sizeof l);
+	l.tensor = 8; l.pipeline = 16; l.virtual_pipeline = 1; l.context = 1; l.expert = 1;
+	l.data = 128; l.zero = 1; l.checkpointing = TB_CKPT_NONE; l.sequence_parallel = true;
+	l.micro_batch = 1; l.global_batch = 2048; l.count = 16384; l.microbatches = 16;
+	l.step_s = 10; l.mfu = 0.3; l.seconds = 1e6; l.cost = 1e7;
+	l.memory_per_gpu_bytes = 60e9;
+	l.breakdown_s[TB_PERF_COMPUTE] = 8;
+	l.breakdown_s[TB_PERF_BUBBLE] = 1;
+	l.breakdown_s[TB_PERF_TP_COMM] = 0.5;
+	l.breakdown_s[TB_PERF_DP_COMM] = 0.5;
+	return l;
+}
+
+Test(plan, explanation_names_the_terms_that_differ)
+{
+	static tb_plan_result r;
+	memset(&r, 0, sizeof r);
+	tb_plan_layout b = S_base_layout(), a = b;
+	/* pipeline 8 instead of 16: the bubble halves; nothing else moves */
+	a.pipeline = 8;
+	a.data = 256;
+	a.breakdown_s[TB_PERF_BUBBLE] = 0.5;
+	a.step_s = 9.5;
+	a.seconds = 0.95e6;
+	a.cost = 0.95e7;
+	char buf[1024];
+	tb_plan_explain(&r, &a, "the best layout", &b, "the scenario's layout", buf, sizeof buf);
+	cr_expect(strstr(buf, "pipeline 8 instead of 16 halves the bubble") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "5.3% faster") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "recomputation") == NULL, "%s", buf);
+	cr_expect(strstr(buf, "tensor-parallel") == NULL, "%s", buf);
+	cr_expect(strstr(buf, "compute") == NULL, "%s", buf);
+
+	/* checkpointing: full instead of none adds the recomputation */
+	a = b;
+	a.checkpointing = TB_CKPT_FULL;
+	a.breakdown_s[TB_PERF_RECOMPUTE] = 2.5;
+	a.step_s = 12.5;
+	a.memory_per_gpu_bytes = 30e9;
+	tb_plan_explain(&r, &b, "A", &a, "B", buf, sizeof buf);
+	cr_expect(strstr(buf, "no recomputation instead of full recomputation removes the "
+	                      "recomputation") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "A needs 30 GB more per GPU") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "bubble") == NULL, "%s", buf);
+
+	/* ZeRO and the memory it frees for a larger micro-batch */
+	a = b;
+	a.zero = 2;
+	a.micro_batch = 2;
+	a.memory_per_gpu_bytes = 38e9;
+	a.breakdown_s[TB_PERF_DP_COMM] = 0.2;
+	a.step_s = 9.7;
+	tb_plan_explain(&r, &a, "the best layout", &b, "the runner-up", buf, sizeof buf);
+	cr_expect(strstr(buf, "ZeRO-2 instead of ZeRO-1") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "data-parallel communication") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "needs 22 GB less per GPU, enough for micro-batch 2") != NULL, "%s", buf);
+
+	/* the same layout: nothing is named */
+	tb_plan_explain(&r, &b, "A", &b, "B", buf, sizeof buf);
+	cr_expect(strstr(buf, "the same layout") != NULL, "%s", buf);
+	/* a small buffer is cut, never overrun */
+	char tiny[16];
+	tb_plan_explain(&r, &a, "the best layout", &b, "the runner-up", tiny, sizeof tiny);
+	cr_expect_eq(strlen(tiny), sizeof tiny - 1);
+}
