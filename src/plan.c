@@ -186,7 +186,8 @@ static double S_memory(S_state *st, const tb_plan_layout *l)
 	c.act_layer_b1 = b1[l->checkpointing] / cp;
 	if (l->checkpointing == TB_CKPT_FULL)
 		c.ws_b1 = b1[TB_CKPT_NONE] / cp;
-	c.emb_b1 = 2 * s * h / cp;
+	double rep = l->sequence_parallel ? 1 / (double)t : 1;
+	c.emb_b1 = in->training.dropout ? s * h * rep / cp : 0;
 	c.logits_b1 = 4 * s * V / (double)t / cp;
 	return tb_memory_fit_total(&c, l->micro_batch);
 }
