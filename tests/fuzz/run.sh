@@ -24,6 +24,7 @@ seed() {
 	units)    set -- tests/fuzz/seeds/units/* ;;
 	pdf)      set -- tests/fuzz/seeds/pdf/* templates/*.md ;;
 	manifest) set -- tests/fuzz/seeds/manifest/* ;;
+	sweep)    set -- tests/fuzz/seeds/sweep/* ;;
 	esac
 	for f in "$@"; do
 		[ -f "$f" ] || continue
@@ -34,6 +35,7 @@ seed() {
 maxlen() {
 	case $1 in
 	units) echo 64 ;;
+	sweep) echo 256 ;;
 	scenario|hfconfig) echo 8192 ;;
 	template|report) echo 16384 ;;
 	*) echo 4096 ;;
