@@ -95,6 +95,11 @@ static void S_format(char *out, size_t cap, double v, const S_suffix *suf)
 {
 	double x = suf ? v / suf->scale : v;
 	char s[40];
+	if (x == floor(x) && fabs(x) < 1e15) {
+		/* a whole number as digits: 100000, not 1e+05 */
+		snprintf(out, cap, "%.0f%s", x, suf ? suf->text : "");
+		return;
+	}
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(s, sizeof s, "%.*g", prec, x);
 		if (fabs(strtod(s, NULL) - x) <= fabs(x) * 1e-12)

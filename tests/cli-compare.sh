@@ -160,6 +160,22 @@ grep -q '^           2,048  not valid: training.global_batch (1680)' "$T/out" \
 "$BIN" estimate "$S/70b-128-h100.yaml" --sweep "hardware.gpu=h100-sxm,$(printf 'b\033]0;x\007')" >"$T/out" 2>"$T/err"
 if grep -q "$(printf '\033')" "$T/out" "$T/err"; then fail "an escape in a --sweep value reached the terminal"; else ok "an escape in a --sweep value is escaped"; fi
 
+# extreme values: a token count from 1 to 1e30 by factors of 1e5, one GPU
+# and 100,000, in every format: finite figures, nothing printed as NaN or inf
+rm -rf "$T/x"
+if "$BIN" report docs/examples/default-7b.yaml --sweep training.tokens=1..1e30:x1e5 \
+	--sweep hardware.count=1,100000 -o "$T/x" --format md,html,json,pdf >/dev/null 2>"$T/err"; then
+	if grep -l -i -E '(^|[^a-z])(nan|-?inf|infinity)([^a-z]|$)' "$T/x"/*.md "$T/x"/*.html "$T/x"/*.json >/dev/null 2>&1; then
+		fail "an extreme sweep printed NaN or inf"
+	else
+		ok "an extreme sweep (1 to 1e30 tokens, 1 and 100,000 GPUs) prints finite figures"
+	fi
+	grep -q '^| 100,000 | 1 | no |' "$T/x/default-7b.md" && ok "a generated whole number is written as digits (100,000, not 1e+05)" \
+		|| fail "generated values: $(grep '^| 1' "$T/x/default-7b.md" | head -3)"
+else
+	fail "extreme sweep: $(cat "$T/err")"
+fi
+
 if [ "$fails" -gt 0 ]; then
 	echo "cli-compare: $fails failure(s)" >&2
 	exit 1
