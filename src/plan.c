@@ -291,7 +291,7 @@ static bool S_tensor_ok(const S_state *st, const S_card *cd, int64_t t)
 		return false;
 	if (!st->sp->tensor_across_nodes && (t > cd->gpn || cd->gpn % t))
 		return false;
-	return true;
+	return st->sp->max_tensor <= 0 || t <= st->sp->max_tensor;
 }
 
 /* Context parallelism splits each sequence into 2c chunks for a balanced
@@ -300,7 +300,8 @@ static bool S_tensor_ok(const S_state *st, const S_card *cd, int64_t t)
 static bool S_context_ok(const S_state *st, int64_t c)
 {
 	const tb_training *tr = &st->in->training;
-	return c == 1 || (tr->seq_len % (2 * c) == 0 && tr->flash_attention);
+	return c == 1 || (tr->seq_len % (2 * c) == 0 && tr->flash_attention &&
+	                  !st->sp->no_context_parallel);
 }
 
 /* ---- the loops ------------------------------------------------------ */
@@ -340,7 +341,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 		}
 		for (int spi = 0; spi < 2; spi++) {
 			bool sp = spi == 1;
-			if (sp && t == 1) {         /* sequence parallelism needs a tensor group */
+			if (sp && (t == 1 || st->sp->no_sequence_parallel)) {
+				/* sequence parallelism needs a tensor group */
 				k->rules += 3 * per_ck;
 				continue;
 			}
@@ -348,7 +350,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 				tb_checkpointing ck = (tb_checkpointing)cki;
 				/* with flash attention, selective recomputation has
 				 * nothing left to recompute: it is "none" again */
-				if (ck == TB_CKPT_SELECTIVE && flash) {
+				if ((ck == TB_CKPT_SELECTIVE && flash) ||
+				    (st->sp->checkpointing_modes && !(st->sp->checkpointing_modes & (1u << cki)))) {
 					k->rules += per_ck;
 					continue;
 				}
@@ -370,7 +373,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 								int64_t p = ps[pi];
 								int64_t d = N / t / c / p;
 								/* expert groups are carved from data x context */
-								if (p > L || (e > 1 && (d * c) % e)) {
+								if (p > L || (e > 1 && (d * c) % e) ||
+								    (st->sp->max_pipeline > 0 && p > st->sp->max_pipeline)) {
 									k->rules += per_p;
 									continue;
 								}
@@ -383,7 +387,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 									/* nothing to shard without replicas;
 									 * ZeRO-3 re-gathers every micro-batch,
 									 * which no pipeline engine does */
-									if ((z > 0 && d * c == 1) || (z == 3 && p > 1)) {
+									if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
+									    (st->sp->zero_stages && !(st->sp->zero_stages & (1u << z)))) {
 										k->rules += V;
 										continue;
 									}

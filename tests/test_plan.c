@@ -467,3 +467,35 @@ Test(plan, explanation_names_the_terms_that_differ)
 	tb_plan_explain(&r, &a, "the best layout", &b, "the runner-up", tiny, sizeof tiny);
 	cr_expect_eq(strlen(tiny), sizeof tiny - 1);
 }
+
+/* Narrowing the space to what a framework offers only removes candidates:
+ * the same space size, every kept layout within the limits, and the best
+ * one no better than the unrestricted best. */
+Test(plan, restrictions_narrow_the_space)
+{
+	tb_inputs in;
+	small_moe(&in);
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.top = TB_PLAN_TOP_MAX;
+	static tb_plan_result all, some;
+	tb_plan_search(&in, &sp, &all);
+	sp.zero_stages = 1u | 2u;
+	sp.checkpointing_modes = 1u << TB_CKPT_FULL;
+	sp.no_sequence_parallel = true;
+	sp.no_context_parallel = true;
+	sp.max_tensor = 2;
+	sp.max_pipeline = 2;
+	sp.max_virtual = 1;
+	tb_plan_search(&in, &sp, &some);
+	cr_expect_eq(some.searched * 8, all.searched,
+	             "the space is the same but for the virtual stages (8 offered, 1 kept)");
+	cr_expect(some.feasible > 0 && some.feasible < all.feasible);
+	for (int i = 0; i < some.n_layouts; i++) {
+		const tb_plan_layout *l = &some.layouts[i];
+		cr_expect(l->zero <= 1 && l->checkpointing == TB_CKPT_FULL && !l->sequence_parallel &&
+		          l->context == 1 && l->tensor <= 2 && l->pipeline <= 2 &&
+		          l->virtual_pipeline == 1);
+	}
+	cr_expect(tb_plan_compare(&all.layouts[0], &some.layouts[0], TB_PLAN_BY_TIME) < 0);
+}

@@ -54,6 +54,12 @@ typedef struct tb_plan_space {
 	int top;                /* layouts to keep, 1..TB_PLAN_TOP_MAX; 0: 10 */
 	bool tensor_across_nodes;   /* allow tensor parallelism beyond one node */
 	int64_t max_virtual;    /* bound on the virtual stages; 0: TB_PLAN_VIRTUAL_MAX */
+	/* What the framework offers, to narrow the space (the validation holds
+	 * each published run to its framework's year).  Zero: everything. */
+	unsigned zero_stages;   /* bit z set: ZeRO stage z offered */
+	unsigned checkpointing_modes;   /* bit (1 << mode) set: that mode offered */
+	bool no_sequence_parallel, no_context_parallel;
+	int64_t max_tensor, max_pipeline;
 	/* For the validation harness only: every field of the perf input but
 	 * the layout's is taken from here (a run's node, its framework's
 	 * overlap behaviour) instead of from the scenario.  NULL normally. */
