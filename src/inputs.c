@@ -91,3 +91,39 @@ tb_dtype tb_precision_compute_dtype(tb_precision p)
 	}
 	return TB_DTYPE_BF16;
 }
+
+const char *tb_grad_dtype_name(tb_grad_dtype g)
+{
+	switch (g) {
+	case TB_GRAD_DEFAULT: return "default";
+	case TB_GRAD_BF16: return "bf16";
+	case TB_GRAD_FP16: return "fp16";
+	case TB_GRAD_FP32: return "fp32";
+	}
+	return "?";
+}
+
+/* Megatron-LM accumulates and all-reduces bf16 runs' gradients in fp32
+ * (arguments.py: "bfloat16 requires gradient accumulation and all-reduce
+ * to be performed in fp32"), DeepSpeed's bf16 optimizer keeps fp32
+ * gradients, FSDP reduces in fp32; fp8 recipes train bf16 weights the same
+ * way.  fp16-mixed keeps fp16 gradients (Megatron-LM's default, the ZeRO
+ * paper's 2 + 2 + 12 bytes). */
+tb_grad_dtype tb_grad_dtype_of(const tb_training *t)
+{
+	if (t->grad_dtype != TB_GRAD_DEFAULT)
+		return t->grad_dtype;
+	switch (t->precision) {
+	case TB_PREC_FP32: return TB_GRAD_FP32;
+	case TB_PREC_BF16_MIXED: return TB_GRAD_FP32;
+	case TB_PREC_FP8_MIXED: return TB_GRAD_FP32;
+	case TB_PREC_FP16_MIXED: return TB_GRAD_FP16;
+	case TB_PREC_BF16: return TB_GRAD_BF16;
+	}
+	return TB_GRAD_FP32;
+}
+
+double tb_grad_bytes(const tb_training *t)
+{
+	return tb_grad_dtype_of(t) == TB_GRAD_FP32 ? 4 : 2;
+}

@@ -19,6 +19,9 @@
 
 static const char S_src_zero[] =
 	"Rajbhandari et al. 2020 (ZeRO), arXiv:1910.02054, Sec. 3.1 and 5.1, Fig. 1";
+static const char S_src_bpp[] =
+	"Rajbhandari et al. 2020 (ZeRO) Sec. 3.1 (2 + 2 + 12 B with 16-bit gradients); "
+	"Megatron-LM distributed optimizer docs (bf16 weights, fp32 gradients: 18 B)";
 static const char S_src_act[] =
 	"Korthikanti et al. 2022, arXiv:2205.05198, Sec. 4.1 and Table 2 (inventory generalised)";
 
@@ -63,6 +66,10 @@ static void S_bytes_per_param(const tb_inputs *in, tb_bytes_per_param *bp,
 	case TB_OPT_LION:         bp->optimizer = moment; break;
 	default:                  bp->optimizer = 2 * moment; break;
 	}
+	/* Gradients in the dtype they are accumulated and reduced in: fp32
+	 * under bf16-mixed unless the scenario says bf16 (Megatron-LM's
+	 * distributed-optimizer table: 18 B/param, 6 + 12/d sharded) */
+	bp->gradients = tb_grad_bytes(&in->training);
 	bp->total = bp->weights + bp->gradients + bp->master_weights + bp->optimizer;
 }
 
@@ -405,10 +412,11 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	mem->model_states_bytes = pp->total * bp->total;
 
 	tb_deriv *dv = tb_budget_add_deriv(b, "memory.bytes_per_param",
-		"Model-state bytes per parameter", "B_p", "w + g + m + o", S_src_zero,
+		"Model-state bytes per parameter", "B_p", "w + g + m + o", S_src_bpp,
 		bp->total, "B");
 	tb_deriv_add_var(dv, "w", "weights", bp->weights, "B");
-	tb_deriv_add_var(dv, "g", "gradients", bp->gradients, "B");
+	tb_deriv_add_var(dv, "g", tb_grad_dtype_of(&in->training) == TB_GRAD_FP32
+	                 ? "gradients (fp32)" : "gradients (16-bit)", bp->gradients, "B");
 	tb_deriv_add_var(dv, "m", "fp32 master weights", bp->master_weights, "B");
 	tb_deriv_add_var(dv, "o", "optimizer state", bp->optimizer, "B");
 

@@ -737,10 +737,12 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->overlap_tp = false;
 
 	/* bytes: fp32 trains in fp32; mixed precision keeps fp32 master
-	 * weights and reduces fp32 gradients (Megatron-LM's main_grad, FSDP's
-	 * fp32 reduce); pure bf16 keeps everything in bf16; fp8 multiplies
-	 * fp8 operands and keeps bf16 weights */
-	double master = 4, grad = 4, weight = 2, state_scale = 1;
+	 * weights; pure bf16 keeps everything in bf16; fp8 multiplies fp8
+	 * operands and keeps bf16 weights.  Gradients in training.grad_dtype,
+	 * by default fp32 under bf16-mixed and fp8-mixed (Megatron-LM's
+	 * main_grad, FSDP's fp32 reduce), 16-bit under fp16-mixed and bf16
+	 * (inputs.h). */
+	double master = 4, grad = tb_grad_bytes(tr), weight = 2, state_scale = 1;
 	out->matmul_bytes = 2;
 	out->act_bytes = 2;
 	switch (tr->precision) {
@@ -748,11 +750,8 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 		out->matmul_bytes = out->act_bytes = 4;
 		weight = 4, master = 0;
 		break;
-	case TB_PREC_FP16_MIXED:
-		grad = 2;
-		break;
 	case TB_PREC_BF16:
-		master = 0, grad = 2, state_scale = 0.5;
+		master = 0, state_scale = 0.5;
 		break;
 	case TB_PREC_FP8_MIXED:
 		out->matmul_bytes = 1;

@@ -72,6 +72,7 @@ static void S_inputs(S_json *j, const tb_inputs *in)
 	S_num(j, "global_batch", (double)t->global_batch);
 	S_num(j, "micro_batch", (double)t->micro_batch);
 	S_str(j, "precision", tb_precision_name(t->precision));
+	S_str(j, "grad_dtype", tb_grad_dtype_name(tb_grad_dtype_of(t)));
 	S_str(j, "optimizer", tb_optimizer_name(t->optimizer));
 	S_str(j, "checkpointing", tb_checkpointing_name(t->checkpointing));
 	S_str(j, "attention_flops", t->attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
@@ -93,6 +94,7 @@ static void S_inputs(S_json *j, const tb_inputs *in)
 	S_num(j, "bandwidth_bytes_per_s", h->gpu.bandwidth_bytes_per_s);
 	S_numk(j, "tdp_w", h->gpu.tdp_w, h->gpu.tdp_w > 0);
 	S_str(j, "source", h->gpu.source);
+	S_str(j, "memory_source", h->gpu.memory_source);
 	S_obj_end(j);
 	S_num(j, "count", (double)h->count);
 	S_nums3(j, "mfu", h->mfu, true);

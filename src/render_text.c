@@ -238,7 +238,8 @@ static void S_memory(S_text *t, const tb_inputs *in, const tb_budget *b)
 	const tb_memory *m = &b->memory;
 	const tb_mem_items *g = &m->per_gpu;
 	tb_buf *o = &t->out;
-	tb_buf_printf(o, "Memory per GPU (%s, %s, %s)", tb_precision_name(in->training.precision),
+	tb_buf_printf(o, "Memory per GPU (%s, %s gradients, %s, %s)", tb_precision_name(in->training.precision),
+	              tb_grad_dtype_name(tb_grad_dtype_of(&in->training)),
 	              tb_optimizer_name(in->training.optimizer), S_zero_name(in->parallelism.zero));
 	S_nl(t);
 	S_mem_line(t, "weights", g->weights, true);

@@ -52,6 +52,16 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_rtab_str(&tb, "Precision");
 	tb_rtab_fmt(&tb, "%s (matmuls in %s)", tb_precision_name(in->training.precision),
 	            tb_dtype_name(b->time.dtype));
+	tb_rtab_str(&tb, "Gradients");
+	if (in->training.grad_dtype != TB_GRAD_DEFAULT)
+		tb_rtab_fmt(&tb, "%s (training.grad_dtype)", tb_grad_dtype_name(in->training.grad_dtype));
+	else if (tb_grad_dtype_of(&in->training) == TB_GRAD_FP32 && in->training.precision != TB_PREC_FP32)
+		tb_rtab_fmt(&tb, "fp32, as Megatron-LM and DeepSpeed accumulate them under %s "
+		            "(training.grad_dtype: bf16 for the textbook 16-bit gradients)",
+		            tb_precision_name(in->training.precision));
+	else
+		tb_rtab_fmt(&tb, "%s, the default under %s", tb_grad_dtype_name(tb_grad_dtype_of(&in->training)),
+		            tb_precision_name(in->training.precision));
 	tb_rtab_str(&tb, "Optimizer");
 	tb_rtab_str(&tb, tb_optimizer_name(in->training.optimizer));
 	tb_rtab_str(&tb, "Parallelism (TP × PP × DP)");

@@ -237,7 +237,7 @@ static const char *const S_text_names[] = {
 	"time.dtype", "memory.fits", "memory.headroom", "memory.shortfall",
 	"flops.recompute_fraction", "memory.per_gpu.known",
 	"risk.days_p10", "risk.days_p50", "risk.days_p90", "risk.samples",
-	"perf.source", "perf.why",
+	"perf.source", "perf.why", "training.grad_dtype", "hardware.gpu_memory_source",
 };
 
 #define S_NTEXT (sizeof S_text_names / sizeof S_text_names[0])
@@ -333,6 +333,8 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	case 30: *num = b->risk.samples; *deflt = TB_RF_GROUPED; return true;
 	case 31: *txt = !b->perf.known ? NULL : b->perf.source_predicted ? "predicted" : "assumed"; break;
 	case 32: *txt = b->perf.known ? NULL : b->perf.why; break;
+	case 33: *txt = tb_grad_dtype_name(tb_grad_dtype_of(&in->training)); break;
+	case 34: *txt = in->hardware.gpu.memory_source[0] ? in->hardware.gpu.memory_source : NULL; break;
 	default: break;
 	}
 	return false;

@@ -7,13 +7,36 @@
 static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "micro_batch", "precision",
 	"optimizer", "checkpointing", "flash_attention", "dropout",
-	"attention_flops", "checkpoint_interval",
+	"attention_flops", "checkpoint_interval", "grad_dtype",
 };
 
 static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
 static const char *const S_opt_names[] = { "adamw", "adamw-8bit", "adafactor", "sgd", "sgd-momentum", "lion" };
 static const char *const S_ckpt_names[] = { "none", "selective", "full" };
 static const char *const S_attn_names[] = { "full", "causal" };
+/* indexed like tb_grad_dtype from TB_GRAD_BF16 on */
+static const char *const S_grad_names[] = { "bf16", "fp16", "fp32" };
+
+/* Gradients are in the precision's 16-bit dtype or in fp32: bf16 under
+ * bf16-mixed, bf16 and fp8-mixed; fp16 under fp16-mixed; fp32 only under
+ * fp32.  Returns the dtypes that would work, for the message. */
+static const char *S_grad_allowed(tb_precision p, tb_grad_dtype g, bool *ok)
+{
+	switch (p) {
+	case TB_PREC_FP32:
+		*ok = g == TB_GRAD_FP32;
+		return "fp32 (fp32 training keeps fp32 gradients)";
+	case TB_PREC_FP16_MIXED:
+		*ok = g == TB_GRAD_FP16 || g == TB_GRAD_FP32;
+		return "fp16 or fp32";
+	case TB_PREC_BF16_MIXED:
+	case TB_PREC_BF16:
+	case TB_PREC_FP8_MIXED:
+		break;
+	}
+	*ok = g == TB_GRAD_BF16 || g == TB_GRAD_FP32;
+	return "bf16 or fp32";
+}
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
@@ -26,6 +49,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	t->global_batch = 1024;
 	t->micro_batch = 1;
 	t->precision = TB_PREC_BF16_MIXED;
+	t->grad_dtype = TB_GRAD_DEFAULT;
 	t->optimizer = TB_OPT_ADAMW;
 	t->checkpointing = TB_CKPT_NONE;
 	t->attention_flops = TB_ATTN_FLOPS_FULL;
@@ -48,6 +72,21 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(tr, "micro_batch")) && !tb_yaml_int(c, n, "training.micro_batch", 1, 10000000, &t->micro_batch)) ok = false;
 		if ((n = tb_yaml_get(tr, "precision"))) {
 			if (tb_yaml_enum(c, n, "training.precision", S_prec_names, TB_N(S_prec_names), &e)) t->precision = (tb_precision)e; else ok = false;
+		}
+		if ((n = tb_yaml_get(tr, "grad_dtype"))) {
+			if (tb_yaml_enum(c, n, "training.grad_dtype", S_grad_names, TB_N(S_grad_names), &e)) {
+				bool fits;
+				const char *want = S_grad_allowed(t->precision, (tb_grad_dtype)(e + 1), &fits);
+				if (fits) {
+					t->grad_dtype = (tb_grad_dtype)(e + 1);
+				} else {
+					tb_yaml_err(c, n, "training.grad_dtype '%s' does not go with training.precision %s; "
+					            "expected %s", S_grad_names[e], tb_precision_name(t->precision), want);
+					ok = false;
+				}
+			} else {
+				ok = false;
+			}
 		}
 		if ((n = tb_yaml_get(tr, "optimizer"))) {
 			if (tb_yaml_enum(c, n, "training.optimizer", S_opt_names, TB_N(S_opt_names), &e)) t->optimizer = (tb_optimizer)e; else ok = false;

@@ -314,6 +314,36 @@ Test(goodput, budget_llama3_405b)
 	tb_scenario_free(sc);
 }
 
+/* Gradients are never saved: the checkpoint is the same whether they are
+ * accumulated in fp32 (the default under bf16-mixed) or bf16, while the
+ * memory per GPU follows the gradient dtype, sharded from ZeRO-2 on. */
+Test(goodput, checkpoint_leaves_out_gradients_of_either_dtype)
+{
+	static const char *const bf16[] = { "training.grad_dtype=bf16" };
+	static const char *const fp32[] = { "training.grad_dtype=fp32" };
+	static const char *const bf16z1[] = { "training.grad_dtype=bf16", "parallelism.zero=1" };
+	static const char *const fp32z1[] = { "training.grad_dtype=fp32", "parallelism.zero=1" };
+	tb_scenario *sc = S_load(bf16, 1);
+	double ck16 = S_b.goodput.checkpoint_bytes, g16 = S_b.memory.per_gpu.gradients;
+	cr_expect_eq(S_b.memory.bytes_per_param.gradients, 2);
+	tb_scenario_free(sc);
+	sc = S_load(fp32, 1);
+	cr_expect_eq(S_b.memory.bytes_per_param.gradients, 4);
+	cr_expect(S_b.goodput.checkpoint_bytes == ck16);
+	/* ZeRO-2 in the example: the fp32 gradients are sharded, twice the bytes */
+	cr_expect(rel(S_b.memory.per_gpu.gradients, 2 * g16) < 1e-12);
+	tb_scenario_free(sc);
+	sc = S_load(bf16z1, 2);
+	double g16z1 = S_b.memory.per_gpu.gradients;
+	tb_scenario_free(sc);
+	sc = S_load(fp32z1, 2);
+	/* ZeRO-1: not sharded, d = 128 times the ZeRO-2 figure */
+	cr_expect(rel(S_b.memory.per_gpu.gradients, 2 * g16z1) < 1e-12);
+	cr_expect(rel(S_b.memory.per_gpu.gradients, 128 * 2 * g16) < 1e-12);
+	cr_expect(S_b.goodput.checkpoint_bytes == ck16);
+	tb_scenario_free(sc);
+}
+
 /* The verdict counts the losses: a deadline between the pure wall clock
  * and the one with losses is missed. */
 Test(goodput, verdict_counts_losses)

@@ -21,6 +21,8 @@ static void base(tb_inputs *in)
 {
 	memset(in, 0, sizeof *in);
 	in->training.precision = TB_PREC_BF16_MIXED;
+	/* 16-bit gradients, as the ZeRO paper counts (2 + 2 + 12 B/param) */
+	in->training.grad_dtype = TB_GRAD_BF16;
 	in->training.optimizer = TB_OPT_ADAMW;
 	in->training.micro_batch = 1;
 	in->training.global_batch = 1;
@@ -138,22 +140,28 @@ Test(memory, each_zero_stage_removes_its_component)
 
 Test(memory, bytes_per_param_by_precision_and_optimizer)
 {
-	struct { tb_precision p; tb_optimizer o; double w, g, m, opt; } t[] = {
-		{ TB_PREC_BF16_MIXED, TB_OPT_ADAMW, 2, 2, 4, 8 },
-		{ TB_PREC_FP16_MIXED, TB_OPT_ADAMW, 2, 2, 4, 8 },
-		{ TB_PREC_FP32, TB_OPT_ADAMW, 4, 4, 0, 8 },
-		{ TB_PREC_BF16, TB_OPT_ADAMW, 2, 2, 0, 4 },
-		{ TB_PREC_FP8_MIXED, TB_OPT_ADAMW, 2, 2, 4, 8 },
-		{ TB_PREC_BF16_MIXED, TB_OPT_ADAMW_8BIT, 2, 2, 4, 2 },
-		{ TB_PREC_BF16_MIXED, TB_OPT_SGD, 2, 2, 4, 0 },
-		{ TB_PREC_BF16_MIXED, TB_OPT_SGD_MOMENTUM, 2, 2, 4, 4 },
-		{ TB_PREC_BF16_MIXED, TB_OPT_LION, 2, 2, 4, 4 },
+	/* g: the default gradient dtype (DEFAULT) or the one set */
+	struct { tb_precision p; tb_grad_dtype gd; tb_optimizer o; double w, g, m, opt; } t[] = {
+		{ TB_PREC_BF16_MIXED, TB_GRAD_DEFAULT, TB_OPT_ADAMW, 2, 4, 4, 8 },
+		{ TB_PREC_BF16_MIXED, TB_GRAD_BF16, TB_OPT_ADAMW, 2, 2, 4, 8 },
+		{ TB_PREC_BF16_MIXED, TB_GRAD_FP32, TB_OPT_ADAMW, 2, 4, 4, 8 },
+		{ TB_PREC_FP16_MIXED, TB_GRAD_DEFAULT, TB_OPT_ADAMW, 2, 2, 4, 8 },
+		{ TB_PREC_FP16_MIXED, TB_GRAD_FP32, TB_OPT_ADAMW, 2, 4, 4, 8 },
+		{ TB_PREC_FP32, TB_GRAD_DEFAULT, TB_OPT_ADAMW, 4, 4, 0, 8 },
+		{ TB_PREC_BF16, TB_GRAD_DEFAULT, TB_OPT_ADAMW, 2, 2, 0, 4 },
+		{ TB_PREC_BF16, TB_GRAD_FP32, TB_OPT_ADAMW, 2, 4, 0, 4 },
+		{ TB_PREC_FP8_MIXED, TB_GRAD_DEFAULT, TB_OPT_ADAMW, 2, 4, 4, 8 },
+		{ TB_PREC_BF16_MIXED, TB_GRAD_BF16, TB_OPT_ADAMW_8BIT, 2, 2, 4, 2 },
+		{ TB_PREC_BF16_MIXED, TB_GRAD_BF16, TB_OPT_SGD, 2, 2, 4, 0 },
+		{ TB_PREC_BF16_MIXED, TB_GRAD_BF16, TB_OPT_SGD_MOMENTUM, 2, 2, 4, 4 },
+		{ TB_PREC_BF16_MIXED, TB_GRAD_BF16, TB_OPT_LION, 2, 2, 4, 4 },
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
 		tb_inputs in;
 		base(&in);
 		count_only(&in, 1e9);
 		in.training.precision = t[i].p;
+		in.training.grad_dtype = t[i].gd;
 		in.training.optimizer = t[i].o;
 		run(&in);
 		const tb_bytes_per_param *b = &B.memory.bytes_per_param;
@@ -163,6 +171,46 @@ Test(memory, bytes_per_param_by_precision_and_optimizer)
 		          b->master_weights, b->optimizer);
 		cr_expect(b->total == t[i].w + t[i].g + t[i].m + t[i].opt);
 	}
+}
+
+/* Megatron-LM's distributed-optimizer table (docs/user-guide/features/
+ * dist_optimizer.md): bytes per parameter without and with the
+ * distributed optimizer (ZeRO-1: master weights and moments sharded over
+ * d), "bf16 parameters, fp32 gradients: 18, 6 + 12/d" (its default for
+ * bf16) and "fp32 parameters, fp32 gradients: 16, 8 + 8/d".  Its fp16 row
+ * (20, 4 + 16/d) also keeps an fp32 copy of the gradients with the
+ * optimizer, which trainbudget does not count (docs/formulas.md). */
+Test(memory, megatron_distributed_optimizer_table)
+{
+	const double d = 64, n = 1e9;
+	struct { tb_precision p; double plain, shared, sharded; } t[] = {
+		{ TB_PREC_BF16_MIXED, 18, 6, 12 },
+		{ TB_PREC_FP32, 16, 8, 8 },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		tb_inputs in;
+		base(&in);
+		count_only(&in, n);
+		in.training.precision = t[i].p;
+		in.training.grad_dtype = TB_GRAD_DEFAULT;
+		in.parallelism.data = (int64_t)d;
+		in.hardware.count = (int64_t)d;
+		run(&in);
+		cr_expect(B.memory.bytes_per_param.total == t[i].plain, "%zu: %g", i,
+		          B.memory.bytes_per_param.total);
+		cr_expect(rel(states(&B.memory.zero[0].bytes), n * t[i].plain) < 1e-12);
+		cr_expect(rel(states(&B.memory.zero[1].bytes), n * (t[i].shared + t[i].sharded / d)) < 1e-12,
+		          "%zu: %g", i, states(&B.memory.zero[1].bytes));
+	}
+	/* the same run with bf16 gradients is the textbook 16 B, 4 + 12/d */
+	tb_inputs in;
+	base(&in);
+	count_only(&in, n);
+	in.parallelism.data = (int64_t)d;
+	in.hardware.count = (int64_t)d;
+	run(&in);
+	cr_expect(B.memory.bytes_per_param.total == 16);
+	cr_expect(rel(states(&B.memory.zero[1].bytes), n * (4 + 12 / d)) < 1e-12);
 }
 
 /* A hand-sized model: L=1, h=4, one head of 4, f=8, V=10, RMSNorm, untied.

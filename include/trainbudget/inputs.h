@@ -40,6 +40,15 @@ typedef enum {
 	TB_PREC_FP8_MIXED   /* fp8 matmuls, bf16 weights+grads, fp32 master */
 } tb_precision;
 
+/* The dtype gradients are accumulated and reduced in.  DEFAULT (0): the
+ * precision's usual one, tb_grad_dtype_of() below: fp32 under bf16-mixed
+ * and fp8-mixed (Megatron-LM, DeepSpeed, FSDP's fp32 reduce), fp16 under
+ * fp16-mixed (the ZeRO paper's 16 B/param), bf16 under pure bf16, fp32
+ * under fp32. */
+typedef enum {
+	TB_GRAD_DEFAULT, TB_GRAD_BF16, TB_GRAD_FP16, TB_GRAD_FP32
+} tb_grad_dtype;
+
 typedef enum {
 	TB_OPT_ADAMW, TB_OPT_ADAMW_8BIT, TB_OPT_ADAFACTOR,
 	TB_OPT_SGD, TB_OPT_SGD_MOMENTUM, TB_OPT_LION
@@ -112,6 +121,7 @@ typedef struct tb_training {
 	double tokens;
 	int64_t seq_len, global_batch, micro_batch;
 	tb_precision precision;
+	tb_grad_dtype grad_dtype;   /* DEFAULT when the scenario does not say */
 	tb_optimizer optimizer;
 	tb_checkpointing checkpointing;
 	tb_attention_flops attention_flops;
@@ -195,6 +205,14 @@ const char *tb_mlp_name(tb_mlp m);
 const char *tb_norm_name(tb_norm n);
 const char *tb_positions_name(tb_positions p);
 const char *tb_dtype_name(tb_dtype d);
+
+/* "bf16", "fp16", "fp32"; "default" for TB_GRAD_DEFAULT. */
+const char *tb_grad_dtype_name(tb_grad_dtype g);
+
+/* The gradient dtype a run uses: t->grad_dtype, or the precision's
+ * default when that is TB_GRAD_DEFAULT; never DEFAULT.  Bytes: 2 or 4. */
+tb_grad_dtype tb_grad_dtype_of(const tb_training *t);
+double tb_grad_bytes(const tb_training *t);
 
 /* The dtype whose peak bounds the matmuls at precision p. */
 tb_dtype tb_precision_compute_dtype(tb_precision p);
