@@ -283,7 +283,10 @@ static void S_time(S_json *j, const tb_time *t)
 		S_bool(j, "meets_deadline", t->meets_deadline);
 	else
 		S_null(j, "meets_deadline");
+	S_numk(j, "gpus_for_deadline_compute", t->gpus_for_deadline_compute, t->has_deadline);
 	S_numk(j, "gpus_for_deadline", t->gpus_for_deadline, t->has_deadline);
+	S_numk(j, "global_batch_for_compute", t->global_batch_for_compute,
+	       t->has_deadline && t->global_batch_for_compute > 0);
 	S_numk(j, "tokens_in_deadline", t->tokens_in_deadline, t->has_deadline);
 
 	S_numk(j, "budget", t->budget, t->has_budget);

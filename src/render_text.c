@@ -69,6 +69,29 @@ static const char *S_zero_name(int z)
 	return z >= 0 && z <= 3 ? names[z] : "ZeRO";
 }
 
+/* "2,368 GPUs would on compute; 4,096 with global batch 2,048 (or global
+ * batch 2,368 on 2,368)": the count by compute, then the one the
+ * scenario's global batch runs on, when they differ. */
+static void S_deadline_gpus(S_text *t, const tb_time *tm, const tb_inputs *in,
+                            const char *lead, const char *verb)
+{
+	tb_buf *o = &t->out;
+	tb_fmt_grouped(S_c(t), tm->gpus_for_deadline_compute);
+	tb_buf_printf(o, "%s%s GPUs%s", lead, t->cell.ptr, verb);
+	if (tm->gpus_for_deadline == tm->gpus_for_deadline_compute)
+		return;
+	tb_fmt_grouped(S_c(t), tm->gpus_for_deadline);
+	tb_buf_printf(o, "; %s with global batch ", t->cell.ptr);
+	tb_fmt_grouped(S_c(t), (double)in->training.global_batch);
+	tb_buf_puts(o, t->cell.ptr);
+	if (tm->global_batch_for_compute > 0) {
+		tb_fmt_grouped(S_c(t), tm->global_batch_for_compute);
+		tb_buf_printf(o, " (or global batch %s on ", t->cell.ptr);
+		tb_fmt_grouped(S_c(t), tm->gpus_for_deadline_compute);
+		tb_buf_printf(o, "%s)", t->cell.ptr);
+	}
+}
+
 static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
                       const tb_budget *b)
 {
@@ -153,10 +176,8 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			tb_fmt_pct(S_c(t), tm->mfu[0]);
 			tb_buf_printf(o, "%s MFU", t->cell.ptr);
 		}
-		if (!tm->meets_deadline) {
-			tb_fmt_grouped(S_c(t), tm->gpus_for_deadline);
-			tb_buf_printf(o, "; %s GPUs would on compute", t->cell.ptr);
-		}
+		if (!tm->meets_deadline)
+			S_deadline_gpus(t, tm, in, "; ", " would on compute");
 	}
 	S_nl(t);
 
@@ -428,9 +449,8 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 	S_goodput(t, b);
 	if (tm->has_deadline) {
 		tb_fmt_count(S_c(t), tm->tokens_in_deadline);
-		tb_buf_printf(o, "  by the deadline: %s tokens; ", t->cell.ptr);
-		tb_fmt_grouped(S_c(t), tm->gpus_for_deadline);
-		tb_buf_printf(o, "%s GPUs would meet it on compute", t->cell.ptr);
+		tb_buf_printf(o, "  by the deadline: %s tokens", t->cell.ptr);
+		S_deadline_gpus(t, tm, in, "; ", " would meet it on compute");
 		S_nl(t);
 	}
 	if (tm->has_budget && tm->tokens_in_budget > 0) {

@@ -25,7 +25,8 @@ static const char *const S_deriv_keys[] = {
 	"perf.tokens_per_s_per_gpu", "perf.tp_comm",
 	"params.attention_per_layer", "params.mlp_per_layer", "params.total",
 	"time.achieved_hfu", "time.achieved_mfu", "time.cost", "time.energy",
-	"time.gpu_hours", "time.gpus_for_deadline", "time.seconds",
+	"time.gpu_hours", "time.gpus_for_deadline", "time.gpus_for_deadline_compute",
+	"time.seconds",
 	"time.tokens_in_budget", "time.tokens_in_deadline",
 };
 

@@ -260,10 +260,27 @@ static void S_verdict(tb_report *r)
 			tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
 			tb_buf_puts(&o, " MFU), which misses it");
 		}
-		if (!tm->meets_deadline && tm->gpus_for_deadline > 0) {
+		if (!tm->meets_deadline && tm->gpus_for_deadline_compute > 0) {
 			tb_buf_puts(&o, "; on compute alone, meeting it takes ");
-			tb_rfmt(&o, TB_RF_GROUPED, tm->gpus_for_deadline, NULL);
+			tb_rfmt(&o, TB_RF_GROUPED, tm->gpus_for_deadline_compute, NULL);
 			tb_buf_puts(&o, " GPUs");
+			if (tm->gpus_for_deadline != tm->gpus_for_deadline_compute) {
+				/* the count the scenario can run: its global batch whole */
+				tb_buf_puts(&o, ", ");
+				tb_rfmt(&o, TB_RF_GROUPED, tm->gpus_for_deadline, NULL);
+				tb_buf_puts(&o, " with the global batch of ");
+				tb_rfmt(&o, TB_RF_GROUPED, (double)in->training.global_batch, NULL);
+				tb_buf_puts(&o, " (each replica a whole number of micro-batches");
+				if (b->perf.known)
+					tb_buf_puts(&o, ", timed by the step-time model");
+				tb_buf_puts(&o, ")");
+				if (tm->global_batch_for_compute > 0) {
+					tb_buf_puts(&o, "; or set training.global_batch to ");
+					tb_rfmt(&o, TB_RF_GROUPED, tm->global_batch_for_compute, NULL);
+					tb_buf_puts(&o, " to run on ");
+					tb_rfmt(&o, TB_RF_GROUPED, tm->gpus_for_deadline_compute, NULL);
+				}
+			}
 		}
 		tb_buf_puts(&o, ".");
 	} else {

@@ -167,6 +167,8 @@ static const S_value_def S_values[] = {
 	BD("time.deadline_s", time.deadline_s, TB_RF_DAYS),
 	BB("time.meets_deadline", time.meets_deadline),
 	BD("time.gpus_for_deadline", time.gpus_for_deadline, TB_RF_GROUPED),
+	BD("time.gpus_for_deadline_compute", time.gpus_for_deadline_compute, TB_RF_GROUPED),
+	BD("time.global_batch_for_compute", time.global_batch_for_compute, TB_RF_GROUPED),
 	BD("time.tokens_in_deadline", time.tokens_in_deadline, TB_RF_COUNT),
 	BD("time.budget", time.budget, TB_RF_MONEY),
 	BB("time.within_budget", time.within_budget),

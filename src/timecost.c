@@ -59,22 +59,6 @@ static bool S_valid_count(const tb_inputs *in, int64_t gpus)
 	return gpus >= g && gpus % g == 0 && S_microbatches(in) % (gpus / g) == 0;
 }
 
-/* The smallest divisor of n that is at least d0, or 0 when d0 > n. */
-static int64_t S_divisor_at_least(int64_t n, int64_t d0)
-{
-	int64_t best = 0;
-	for (int64_t i = 1; i <= n / i; i++) {
-		if (n % i)
-			continue;
-		int64_t j = n / i;
-		if (i >= d0 && (!best || i < best))
-			best = i;
-		if (j >= d0 && (!best || j < best))
-			best = j;
-	}
-	return best;
-}
-
 static double S_seconds(double flops, double gpus, double peak, double mfu)
 {
 	return tb_calc_div(flops, gpus * peak * mfu);
@@ -189,46 +173,134 @@ static void S_basic(const tb_inputs *in, tb_budget *b)
 	S_derivs(in, b);
 }
 
+/* The expected wall clock on `gpus` (a count the scenario can run on):
+ * through the step-time model where it predicts, as the GPU scan prices
+ * counts (time scales as the predicted step), else perfect scaling. */
+static double S_seconds_on(const tb_inputs *in, const tb_budget *b, int64_t gpus)
+{
+	const tb_time *t = &b->time;
+	double scale = (double)in->hardware.count / (double)gpus;
+	if (b->perf.known && tb_calc_pos(b->perf.r.step_s)) {
+		double step = gpus == in->hardware.count ? b->perf.r.step_s : 0;
+		tb_perf_result pr;
+		if (!(step > 0) && tb_perf_budget_at(in, b, gpus, &pr))
+			step = pr.step_s;
+		if (step > 0)
+			scale = step / b->perf.r.step_s;
+	}
+	return t->seconds[1] * scale;
+}
+
+#define S_DIVISORS_MAX 2048   /* numbers below 2^31 have at most 1,600 */
+
+/* The divisors of n in increasing order; their count (0 when n < 1). */
+static int S_divisors(int64_t n, int64_t *out)
+{
+	int64_t hi[S_DIVISORS_MAX / 2];
+	int nlo = 0, nhi = 0;
+	for (int64_t i = 1; n >= 1 && i <= n / i; i++) {
+		if (n % i)
+			continue;
+		if (nlo < S_DIVISORS_MAX / 2)
+			out[nlo++] = i;
+		if (n / i != i && nhi < S_DIVISORS_MAX / 2)
+			hi[nhi++] = n / i;
+	}
+	for (int k = nhi - 1; k >= 0; k--)
+		out[nlo++] = hi[k];
+	return nlo;
+}
+
 static void S_deadline(const tb_inputs *in, tb_budget *b)
 {
 	tb_time *t = &b->time;
 	double rate = t->peak_flops_per_gpu * t->mfu[1];   /* FLOP/s per GPU */
 	double group = (double)S_group(in);
+	int64_t mb = in->training.micro_batch > 0 ? in->training.micro_batch : 1;
 
 	t->has_deadline = true;
 	t->deadline_s = in->plan.deadline_s;
 	t->meets_deadline = t->seconds[1] <= t->deadline_s;
+	/* By compute: the wall-clock formula solved for n at the expected
+	 * MFU, in whole replicas. */
 	double needed = tb_calc_div(b->flops.total_model, rate * t->deadline_s);
 	double replicas = S_ceil(tb_calc_div(needed, group));
 	if (replicas < 1)
 		replicas = 1;
-	/* Round up to a data-parallel size the global batch divides into, so
-	 * the count is one the scenario can be run with. */
+	t->gpus_for_deadline_compute = replicas * group;
+	t->gpus_for_deadline = t->gpus_for_deadline_compute;
+	t->global_batch_for_compute = 0;
+
+	/* A count the scenario runs on: a data-parallel size that divides the
+	 * global batch's micro-batches, at least the compute count's, raised
+	 * further while the step-time model says it still misses. */
 	int64_t nmb = S_microbatches(in);
-	int64_t dp = replicas <= (double)nmb ? S_divisor_at_least(nmb, (int64_t)replicas) : 0;
-	if (dp > 0) {
-		t->gpus_for_deadline = (double)dp * group;
-	} else {
-		t->gpus_for_deadline = replicas * group;
+	if (replicas > (double)nmb) {
 		tb_budget_warn(b, "Meeting the deadline needs %.0f data-parallel replicas, more than the "
 		               "%lld micro-batches in a global batch; raise training.global_batch",
 		               replicas, (long long)nmb);
+	} else {
+		int64_t div[S_DIVISORS_MAX];
+		int nd = S_divisors(nmb, div), tried = 0;
+		int64_t found = 0, last = 0;
+		for (int k = 0; k < nd && !found; k++) {
+			if ((double)div[k] < replicas)
+				continue;
+			/* the model's count: at most 64 predictions, under 50 us */
+			if (b->perf.known && tried++ >= 64)
+				break;
+			last = div[k];
+			if (!b->perf.known || S_seconds_on(in, b, div[k] * S_group(in)) <= t->deadline_s)
+				found = div[k];
+		}
+		if (!found && last) {
+			found = last;
+			tb_budget_warn(b, "The step-time model predicts that no count up to %.0f GPUs "
+			               "that divides the global batch meets the deadline; raise "
+			               "training.global_batch or the deadline", (double)last * group);
+		}
+		if (found)
+			t->gpus_for_deadline = (double)found * group;
+		if (t->gpus_for_deadline != t->gpus_for_deadline_compute) {
+			/* the global batch that runs on the compute count: a multiple
+			 * of its replicas x micro-batch, the nearest to the scenario's */
+			double unit = replicas * (double)mb;
+			double k = nearbyint((double)in->training.global_batch / unit);
+			t->global_batch_for_compute = (k < 1 ? 1 : k) * unit;
+		}
 	}
 	t->tokens_in_deadline = tb_calc_div((double)in->hardware.count * rate * t->deadline_s,
 	                              b->flops.per_token_model);
 
-	tb_deriv *d = tb_budget_add_deriv(b, "time.gpus_for_deadline",
-	                                  "GPUs needed to meet the deadline", "n_d",
+	tb_deriv *d = tb_budget_add_deriv(b, "time.gpus_for_deadline_compute",
+	                                  "GPUs that meet the deadline on compute", "n_c",
 	                                  "ceil(F / (P * u * T_d * g)) * g",
-	                                  "wall-clock formula solved for n, in whole tensor x pipeline groups, "
-	                                  "rounded up to a data-parallel size that divides the global batch",
-	                                  t->gpus_for_deadline, "GPUs");
+	                                  "wall-clock formula solved for n at the expected MFU, in whole "
+	                                  "tensor x pipeline x context groups; no failures or checkpoints",
+	                                  t->gpus_for_deadline_compute, "GPUs");
 	if (d) {
 		tb_deriv_add_var(d, "F", "model FLOPs for the run", b->flops.total_model, "FLOP");
 		tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
 		tb_deriv_add_var(d, "u", "expected MFU", t->mfu[1], "");
 		tb_deriv_add_var(d, "T_d", "deadline", t->deadline_s, "s");
-		tb_deriv_add_var(d, "g", "GPUs per model replica (tensor x pipeline)", group, "");
+		tb_deriv_add_var(d, "g", "GPUs per model replica (tensor x pipeline x context)", group, "");
+	}
+	d = tb_budget_add_deriv(b, "time.gpus_for_deadline",
+	                        "GPUs that meet the deadline with the scenario's global batch", "n_d",
+	                        "g * min{ d : d divides B / b, d * g >= n_c, t(d * g) <= T_d }",
+	                        b->perf.known
+	                        ? "the smallest data-parallel size that divides the global batch's "
+	                          "micro-batches and, by the step-time model's predicted step, meets "
+	                          "the deadline"
+	                        : "the smallest data-parallel size that divides the global batch's "
+	                          "micro-batches, at least n_c's (time as 1/GPUs)",
+	                        t->gpus_for_deadline, "GPUs");
+	if (d) {
+		tb_deriv_add_var(d, "g", "GPUs per model replica", group, "");
+		tb_deriv_add_var(d, "B", "global batch", (double)in->training.global_batch, "sequences");
+		tb_deriv_add_var(d, "b", "micro-batch", (double)mb, "sequences");
+		tb_deriv_add_var(d, "n_c", "GPUs by compute", t->gpus_for_deadline_compute, "GPUs");
+		tb_deriv_add_var(d, "T_d", "deadline", t->deadline_s, "s");
 	}
 	d = tb_budget_add_deriv(b, "time.tokens_in_deadline",
 	                        "Tokens trainable by the deadline", "D_d",

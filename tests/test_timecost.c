@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calc.h"
+#include "trainbudget/scenario.h"
 
 static double rel(double got, double want)
 {
@@ -179,6 +180,42 @@ Test(timecost, deadline_gpus_round_up_to_replicas)
 	cr_expect_eq(b.time.gpus_for_deadline, 64, "50 GPUs: 7 replicas of 8, then 8 to divide 256");
 }
 
+/* Both answers when the global batch does not divide: 1.184e21 FLOP at
+ * 1e15 x 0.5 FLOP/s per GPU in 1000 s is 2,368 GPUs by compute, 296
+ * replicas of tensor 8.  296 does not divide the 2,048 micro-batches of a
+ * global batch of 2,048; the smallest divisor above it is 512 replicas,
+ * 4,096 GPUs.  The global batch that runs on 2,368: a multiple of 296
+ * nearest 2,048, 7 x 296 = 2,072. */
+Test(timecost, deadline_by_compute_and_with_the_global_batch)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	memset(in.hardware.gpu.peak_flops, 0, sizeof in.hardware.gpu.peak_flops);
+	in.hardware.gpu.peak_flops[TB_DTYPE_BF16] = 1e15;
+	in.hardware.mfu[1] = 0.5;
+	in.hardware.count = 1024;
+	in.parallelism.tensor = 8;
+	in.training.global_batch = 2048;
+	in.training.micro_batch = 1;
+	in.plan.has_deadline = true;
+	in.plan.deadline_s = 1000;
+	b.flops.total_model = 2368 * 5e14 * 1000;
+	b.flops.per_token_model = 1e9;
+	tb_timecost_compute(&in, &b);
+	cr_expect(!b.time.meets_deadline);
+	cr_expect_eq(b.time.gpus_for_deadline_compute, 2368);
+	cr_expect_eq(b.time.gpus_for_deadline, 4096);
+	cr_expect_eq(b.time.global_batch_for_compute, 2072);
+	cr_expect(tb_budget_deriv(&b, "time.gpus_for_deadline_compute") != NULL);
+	/* a global batch the compute count divides: one answer */
+	in.training.global_batch = 2072;
+	tb_timecost_compute(&in, &b);
+	cr_expect_eq(b.time.gpus_for_deadline_compute, 2368);
+	cr_expect_eq(b.time.gpus_for_deadline, 2368);
+	cr_expect_eq(b.time.global_batch_for_compute, 0);
+}
+
 Test(timecost, budget_tokens)
 {
 	tb_inputs in;
@@ -313,4 +350,34 @@ Test(timecost, pue_scales_energy_only)
 	tb_timecost_compute(&in, &b2);
 	cr_expect(rel(b2.time.energy_kwh[1], b1.time.energy_kwh[1] * 1.5 / 1.2) < 1e-12);
 	cr_expect_eq(b2.time.cost[1], b1.time.cost[1]);
+}
+
+/* Through the step-time model: the count the deadline needs is timed as
+ * the GPU scan times it (the predicted step at that count), not by perfect
+ * scaling.  70B on 15T tokens, 1,024 H100 (docs/examples): at a 55-day
+ * deadline perfect scaling asks for 3,840 GPUs and 4,096 keep the global
+ * batch whole, but the model's step at 4,096 makes the run longer than 55
+ * days, so the answer is the next count that divides the batch, 8,192. */
+static tb_budget S_big;
+
+Test(timecost, deadline_count_timed_by_the_step_time_model)
+{
+	static const char *const sets[] = { "plan.deadline=55d" };
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load_file("docs/examples/70b-15t-1024-h100.yaml", sets, 1, &d);
+	tb_diags_release(&d);
+	cr_assert_not_null(sc);
+	tb_budget_compute(&sc->inputs, &S_big);
+	const tb_time *t = &S_big.time;
+	cr_assert(S_big.perf.known);
+	cr_expect_eq(t->gpus_for_deadline_compute, 3840);
+	tb_perf_result pr;
+	cr_assert(tb_perf_budget_at(&sc->inputs, &S_big, 4096, &pr));
+	double at4096 = t->seconds[1] * pr.step_s / S_big.perf.r.step_s;
+	cr_expect(at4096 > t->deadline_s, "%g days", at4096 / 86400);
+	cr_expect_eq(t->gpus_for_deadline, 8192);
+	cr_assert(tb_perf_budget_at(&sc->inputs, &S_big, 8192, &pr));
+	cr_expect(t->seconds[1] * pr.step_s / S_big.perf.r.step_s <= t->deadline_s);
+	tb_scenario_free(sc);
 }

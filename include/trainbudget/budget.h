@@ -223,7 +223,18 @@ typedef struct tb_time {
 	 * (tb_losses below; set by goodput.c): the verdict.  Likewise
 	 * within_budget. */
 	bool meets_deadline;
-	double gpus_for_deadline;       /* at expected MFU, rounded up to whole data-parallel groups */
+	/* GPUs that meet the deadline on compute (no failures or checkpoints):
+	 * _compute at the expected MFU with perfect scaling, in whole model
+	 * replicas; gpus_for_deadline the smallest count the scenario can run
+	 * with its global batch (a data-parallel size that divides it), its
+	 * time through the step-time model where that predicts (the time
+	 * scales as the predicted step, as the GPU scan's).  When they differ,
+	 * global_batch_for_compute is the global batch (a multiple of the
+	 * compute count's replicas x micro-batch, the nearest to the
+	 * scenario's) that would run on gpus_for_deadline_compute; else 0. */
+	double gpus_for_deadline_compute;
+	double gpus_for_deadline;
+	double global_batch_for_compute;
 	double tokens_in_deadline;      /* tokens the cluster trains before the deadline */
 
 	bool has_budget;
