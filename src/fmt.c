@@ -188,6 +188,10 @@ void tb_fmt_count(tb_buf *b, double v)
 		return;
 	}
 	double a = fabs(v);
+	if (a > 0 && a < 1e-3) {
+		tb_fmt_sci(b, v, 3, false); /* not 300 zeros: "3.56 × 10⁻¹⁸" */
+		return;
+	}
 	size_t u = 0;
 	while (u + 1 < sizeof suffix / sizeof suffix[0]) {
 		S_str o;
@@ -214,6 +218,10 @@ void tb_fmt_grouped(tb_buf *b, double v)
 {
 	if (!isfinite(v)) {
 		tb_buf_puts(b, S_NA);
+		return;
+	}
+	if (fabs(v) >= 1e15) {
+		tb_fmt_sci(b, v, 3, false); /* past a quadrillion digits stop helping */
 		return;
 	}
 	S_str o;
@@ -282,7 +290,14 @@ void tb_fmt_money(tb_buf *b, double amount, const char *currency)
 	double a = fabs(amount);
 	const char *suffix = "";
 	S_str o;
-	if (S_round_dec(a, 2) < 1000.0) {
+	if (amount > 0 && S_round_dec(a, 2) == 0) {
+		/* under half a cent: the figure, not a "$0.00" that reads as free */
+		tb_buf b2;
+		tb_buf_init(&b2);
+		tb_fmt_sci(&b2, a, 3, false);
+		snprintf(o.s, sizeof o.s, "%s", b2.ptr);
+		tb_buf_release(&b2);
+	} else if (S_round_dec(a, 2) < 1000.0) {
 		snprintf(o.s, sizeof o.s, "%.2f", a);
 	} else if (S_round_dec(a, 0) < 1e9) {
 		S_grouped(&o, a);
@@ -321,6 +336,11 @@ void tb_fmt_pct(tb_buf *b, double fraction)
 	double p = fraction * 100.0;
 	if (!isfinite(p)) {     /* a finite fraction past 1.8e306 */
 		tb_buf_puts(b, S_NA);
+		return;
+	}
+	if (p != 0 && fabs(p) < 1e-6) {
+		tb_fmt_sci(b, p, 2, false);
+		tb_buf_putc(b, '%');
 		return;
 	}
 	S_str o;

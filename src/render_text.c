@@ -36,6 +36,8 @@ static size_t S_width(const char *s)
 static void S_pad(tb_buf *b, const char *s, size_t width, bool right)
 {
 	size_t w = S_width(s);
+	if (right && w >= width && width > 0)
+		tb_buf_putc(b, ' ');    /* a figure wider than its column still stands apart */
 	if (right)
 		for (; w < width; w++)
 			tb_buf_putc(b, ' ');
@@ -300,7 +302,10 @@ static void S_row3(S_text *t, const char *label, const double v[3],
 /* Energy in the unit a facility bill uses, kept narrow enough for a column. */
 static void S_kwh(tb_buf *b, double kwh)
 {
-	if (kwh >= 1e6) {
+	if (kwh >= 1e9) {
+		tb_fmt_sci(b, kwh / 1e6, 3, false);
+		tb_buf_puts(b, " GWh");
+	} else if (kwh >= 1e6) {
 		tb_fmt_sig(b, kwh / 1e6, 3);
 		tb_buf_puts(b, " GWh");
 	} else if (kwh >= 1e4) {
@@ -516,7 +521,7 @@ static void S_chinchilla(S_text *t, const tb_budget *b)
 	tb_buf_printf(o, "%s)", t->cell.ptr);
 	S_nl(t);
 	tb_buf_puts(o, "  this run  ");
-	tb_fmt_sig(S_c(t), c->scenario_tokens_per_param, 3);
+	tb_fmt_count(S_c(t), c->scenario_tokens_per_param);
 	tb_buf_printf(o, "%s tokens/param", t->cell.ptr);
 	if (c->loss_known) {
 		tb_fmt_sig(S_c(t), c->loss, 3);

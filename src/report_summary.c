@@ -225,7 +225,19 @@ static void S_verdict(tb_report *r)
 	const tb_time *tm = &b->time;
 	const tb_losses *l = &b->losses;
 	const tb_risk *rk = &b->risk;
-	if (!l->known) {
+	if (!tm->known) {
+		/* no time (no peak for the precision, an overflow): no verdict */
+		oc = in->plan.has_deadline ? TB_OUTCOME_WARN : TB_OUTCOME_NONE;
+		tb_buf_puts(&o, in->plan.has_deadline ? "Whether it meets the deadline of "
+		                                      : "No deadline set; the training time");
+		if (in->plan.has_deadline) {
+			tb_rfmt(&o, TB_RF_DAYS, in->plan.deadline_s, NULL);
+			tb_buf_puts(&o, " is");
+		} else {
+			tb_buf_puts(&o, " is");
+		}
+		tb_buf_puts(&o, " unknown: there is no time estimate (see the warnings).");
+	} else if (!l->known) {
 		oc = tm->has_deadline ? TB_OUTCOME_BAD : TB_OUTCOME_NONE;
 		tb_buf_puts(&o, tm->has_deadline ? "Misses the deadline of " : "No deadline set");
 		if (tm->has_deadline)
@@ -304,7 +316,16 @@ static void S_verdict(tb_report *r)
 
 	/* cost, with losses: seconds[0] is the low MFU, so cost[2] is the
 	 * cheapest */
-	if (!l->known) {
+	if (!tm->known) {
+		oc = in->plan.has_budget ? TB_OUTCOME_WARN : TB_OUTCOME_NONE;
+		tb_buf_puts(&o, "The cost is unknown: there is no time estimate (see the warnings)");
+		if (in->plan.has_budget) {
+			tb_buf_puts(&o, ", so whether it stays within the budget of ");
+			tb_rfmt(&o, TB_RF_MONEY, in->plan.budget, cur);
+			tb_buf_puts(&o, " is too");
+		}
+		tb_buf_puts(&o, ".");
+	} else if (!l->known) {
 		oc = tm->has_budget ? TB_OUTCOME_BAD : TB_OUTCOME_NONE;
 		tb_buf_puts(&o, "The cost is unbounded: the run never finishes.");
 	} else {

@@ -228,6 +228,16 @@ static void S_load_mfu(tb_yaml_ctx *c, const tb_yaml_node *n, double mfu[3], boo
 			*ok = false;
 			return;
 		}
+		/* No run has been that slow: a smaller MFU is a typo (a percent
+		 * read as a fraction, an exponent), and past it the time and cost
+		 * leave the range where they mean anything. */
+		if (v[i] < TB_MFU_FLOOR) {
+			tb_yaml_err(c, count == 1 ? n : n->vals[i], "hardware.mfu '%s' is below %g (0.01%% of the "
+			            "peak), which no run is; expected a fraction such as 0.35 (published runs "
+			            "reach 0.2 to 0.6)", count == 1 ? n->str : n->vals[i]->str, TB_MFU_FLOOR);
+			*ok = false;
+			return;
+		}
 	}
 	if (count == 1) {
 		mfu[0] = mfu[1] = mfu[2] = v[0];

@@ -239,6 +239,26 @@ static int S_divisors(int64_t n, int64_t *out)
 	return nlo;
 }
 
+/* Whether the wall clock, GPU-hours, cost and energy of every MFU are
+ * finite positive numbers.  tb_calc_div turns an overflow into 0, which
+ * would read as "0 s" and a met deadline: an overflowed figure is unknown,
+ * never a verdict. */
+static bool S_representable(const tb_inputs *in, const tb_budget *b)
+{
+	const tb_time *t = &b->time;
+	double n = (double)in->hardware.count;
+	double price = in->hardware.price_per_gpu_hour, tdp = in->hardware.gpu.tdp_w;
+	double pue = in->hardware.pue >= 1 ? in->hardware.pue : 1;
+	for (int i = 0; i < 3; i++) {
+		double s = b->flops.total_model / (n * t->peak_flops_per_gpu * t->mfu[i]);
+		double h = s * n / S_SECONDS_PER_HOUR;
+		if (!tb_calc_pos(s) || !tb_calc_pos(h) || !isfinite(h * price) ||
+		    !isfinite(h * tdp * pue))
+			return false;
+	}
+	return true;
+}
+
 static void S_deadline(const tb_inputs *in, tb_budget *b)
 {
 	tb_time *t = &b->time;
@@ -566,6 +586,12 @@ void tb_timecost_compute(const tb_inputs *in, tb_budget *b)
 		tb_budget_warn(b, "No model FLOP count; time, cost and energy are unknown");
 	bool mfu_ok = tb_calc_pos(t->mfu[0]) && tb_calc_pos(t->mfu[1]) && tb_calc_pos(t->mfu[2]);
 	t->known = peak && mfu_ok && in->hardware.count > 0 && tb_calc_pos(b->flops.total_model);
+	if (t->known && !S_representable(in, b)) {
+		t->known = false;
+		tb_budget_warn(b, "Time and cost overflow: %.3g FLOP at %.3g of the peak on %lld GPUs "
+		               "is past any number of seconds or dollars; they are unknown, not zero",
+		               b->flops.total_model, t->mfu[0], (long long)in->hardware.count);
+	}
 	if (!t->known) {
 		t->energy_known = false;
 		return;

@@ -124,7 +124,7 @@ static void S_check_budget(const tb_budget *b)
 		FIN(m->checkpointing[c].extra_flops_fraction);
 	}
 	MEM(m->kv_cache_bytes_per_token); MEM(m->kv_cache_bytes_per_sequence);
-	MEM(m->max_params_unsharded); MEM(m->max_params_at_zero);
+	MEM(m->max_params_fully_sharded); MEM(m->max_params_this_layout);
 
 	const tb_time *t = &b->time;
 	FIN(t->peak_flops_per_gpu);
@@ -346,4 +346,63 @@ Test(extremes, failure_rate_at_limit) {
 }
 Test(extremes, tiny_checkpoint_interval) {
 	SETS("training.checkpoint_interval=1ms", "hardware.restart_time=0");
+}
+
+/* The issue's absurd input: 10^30 tokens at an MFU of 10^-300.  The loader
+ * refuses an MFU under TB_MFU_FLOOR (the catalogue pins its message);
+ * inputs built around the loader get no verdict from an overflowed figure:
+ * the time is unknown, never "YES: 0 s" and "$0.00". */
+Test(extremes, absurd_mfu_refused_and_overflow_unknown)
+{
+	static const char *const bad[] = { "training.tokens=1e30", "hardware.mfu=1e-300" };
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load("absurd.yaml", S_base, strlen(S_base), bad, 2, &d);
+	cr_expect_null(sc, "an MFU of 1e-300 was accepted");
+	char *msg = tb_diags_format(&d);
+	cr_expect(msg && strstr(msg, "hardware.mfu '1e-300' is below 0.0001"), "%s", msg ? msg : "");
+	free(msg);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+
+	static const char *const ok[] = { "training.tokens=1e30", "hardware.count=1",
+	                                   "hardware.mfu=0.0001" };
+	tb_diags_init(&d);
+	sc = tb_scenario_load("absurd.yaml", S_base, strlen(S_base), ok, 3, &d);
+	cr_assert_not_null(sc);
+	for (int i = 0; i < 3; i++)
+		sc->inputs.hardware.mfu[i] = 1e-300;   /* past the loader */
+	memset(&S_b, 0xff, sizeof S_b);
+	tb_budget_compute(&sc->inputs, &S_b);
+	tb_budget_compute_risk(&sc->inputs, &S_b);
+	S_check_budget(&S_b);
+	cr_expect(!S_b.time.known, "an overflowed time is known");
+	cr_expect(!S_b.time.meets_deadline && !S_b.time.within_budget);
+	cr_expect(!S_b.losses.known);
+	char *text = tb_render_text(sc, &S_b);
+	S_check_output("text", text);
+	cr_expect(strstr(text, "Meets deadline?  UNKNOWN") != NULL, "%s", text);
+	cr_expect(strstr(text, "YES") == NULL && strstr(text, "$0.00") == NULL &&
+	          strstr(text, " 0 s") == NULL, "%s", text);
+	cr_expect(strstr(text, "Time and cost overflow") != NULL || strstr(text, "more (see") != NULL,
+	          "%s", text);
+	free(text);
+	char *json = tb_render_json(sc, &S_b);
+	S_check_output("json", json);
+	cr_expect(strstr(json, "\"meets_deadline\": null") != NULL, "%s", json);
+	free(json);
+	tb_report_options opt;
+	memset(&opt, 0, sizeof opt);
+	opt.date = "2024-01-01";
+	opt.command = "trainbudget report absurd.yaml";
+	tb_report *r = tb_report_new(sc, &S_b, &opt, &d);
+	cr_assert_not_null(r);
+	const tb_report_meta *m = tb_report_get_meta(r);
+	for (size_t i = 0; i < m->nverdict; i++)
+		cr_expect(m->verdict[i].outcome != TB_OUTCOME_GOOD, "%s", m->verdict[i].text);
+	cr_expect(strstr(m->verdict[1].text, "unknown") != NULL, "%s", m->verdict[1].text);
+	cr_expect(strstr(m->verdict[2].text, "unknown") != NULL, "%s", m->verdict[2].text);
+	tb_report_free(r);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
 }

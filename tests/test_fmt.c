@@ -193,6 +193,22 @@ Test(fmt, beyond_the_largest_unit)
 	EXPECT_FMT(tb_fmt_days(b, 86400.0 * 999999), "999,999 days");
 }
 
+/* Figures far below a unit print as powers of ten, never as a wall of
+ * zeros, and never as a zero that reads as a verdict ("$0.00", "0%"). */
+Test(fmt, tiny_and_huge_figures)
+{
+	EXPECT_FMT(tb_fmt_count(b, 3.56e-18), "3.56 \u00d7 10\u207b\u00b9\u2078");
+	EXPECT_FMT(tb_fmt_count(b, 0.005), "0.00500");
+	EXPECT_FMT(tb_fmt_pct(b, 1e-30), "1.0 \u00d7 10\u207b\u00b2\u2078%");
+	EXPECT_FMT(tb_fmt_pct(b, 1e-4), "0.010%");
+	EXPECT_FMT(tb_fmt_grouped(b, 1.29e26), "1.29 \u00d7 10\u00b2\u2076");
+	EXPECT_FMT(tb_fmt_grouped(b, 999999999999999.0), "999,999,999,999,999");
+	EXPECT_FMT(tb_fmt_money(b, 2e-5, "USD"), "$2.00 \u00d7 10\u207b\u2075");
+	EXPECT_FMT(tb_fmt_money(b, 0.004, "USD"), "$0.00400");
+	EXPECT_FMT(tb_fmt_money(b, 0.005, "USD"), "$0.01");
+	EXPECT_FMT(tb_fmt_money(b, 0, "USD"), "$0.00");
+}
+
 Test(fmt, appends_to_existing_content)
 {
 	tb_buf b;

@@ -140,10 +140,15 @@ typedef struct tb_node {
 	double network_bytes_per_s; /* per GPU, one direction, between nodes */
 } tb_node;
 
+/* The smallest MFU a scenario may give: 0.01% of the peak, far below any
+ * run (published ones reach 20-60%); below it a figure is a typo, and the
+ * time it gives is no longer a time anyone could plan with. */
+#define TB_MFU_FLOOR 1e-4
+
 typedef struct tb_hardware {
 	tb_gpu gpu;
 	int64_t count;
-	double mfu[3];          /* low <= expected <= high, each in (0, 1] */
+	double mfu[3];          /* low <= expected <= high, each in [TB_MFU_FLOOR, 1] */
 	/* hardware.mfu absent or `predicted`: the time uses the step-time
 	 * model's MFU and band (perf.h); mfu[] is the default range, kept for
 	 * a run the model cannot predict. */
