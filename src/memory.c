@@ -588,11 +588,12 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	if (usable < 0)
 		usable = 0;
 	double G = (double)(in->hardware.count > 0 ? in->hardware.count : 1);
-	mem->max_params_unsharded = S_div(G * usable, bp->total);
+	mem->max_params_fully_sharded = S_div(G * usable, bp->total);
+	mem->max_params_one_gpu = S_div(usable, bp->total);
 	double per_param_gpu = bp->weights / (zero >= 3 ? dd : 1)
 	                       + bp->gradients / (zero >= 2 ? dd : 1)
 	                       + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1);
-	mem->max_params_at_zero = S_div(usable * (double)(t * p), per_param_gpu);
+	mem->max_params_this_layout = S_div(usable * (double)(t * p), per_param_gpu);
 
 	/* ---- derivations ----------------------------------------------------- */
 	if (m->has_shape) {
@@ -674,13 +675,39 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "A", "activations", mem->per_gpu.activations, "B");
 	tb_deriv_add_var(dv, "X", "overhead (CUDA context, allocator, NCCL)", mem->per_gpu.other, "B");
 
-	dv = tb_budget_add_deriv(b, "memory.max_params_unsharded",
-		"Largest dense model whose states fit, split across all G cards", "N_max",
-		"G * (C - X) / B_p", S_src_zero, mem->max_params_unsharded, "");
+	dv = tb_budget_add_deriv(b, "memory.max_params_fully_sharded",
+		"Largest dense model whose training state fits, every state sharded over all G cards (ZeRO-3)",
+		"N_max", "G * (C - X) / B_p",
+		"ZeRO-3 (Rajbhandari et al. 2020, Sec. 5.1): each card holds 1/G of every state; before activations",
+		mem->max_params_fully_sharded, "");
 	tb_deriv_add_var(dv, "G", "GPUs", G, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
 	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
+
+	dv = tb_budget_add_deriv(b, "memory.max_params_one_gpu",
+		"Largest dense model whose training state fits without sharding (one card holds it all)",
+		"N_1", "(C - X) / B_p",
+		"plain data parallelism: every card a whole replica of every state; before activations",
+		mem->max_params_one_gpu, "");
+	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
+	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
+	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
+
+	dv = tb_budget_add_deriv(b, "memory.max_params_this_layout",
+		"Largest dense model whose training state fits at this run's layout", "N_l",
+		"(C - X) * t * p / B_z",
+		"tensor x pipeline split, then ZeRO over the data-parallel group: B_z = w/[z>=3 ? N_d : 1] + "
+		"g/[z>=2 ? N_d : 1] + (m + o)/[z>=1 ? N_d : 1]; before activations",
+		mem->max_params_this_layout, "");
+	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
+	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
+	tb_deriv_add_var(dv, "t", "tensor-parallel size", (double)t, "");
+	tb_deriv_add_var(dv, "p", "pipeline stages", (double)p, "");
+	tb_deriv_add_var(dv, "B_z", "bytes per parameter on one card of a replica, at ZeRO stage z",
+	                 per_param_gpu, "B");
+	tb_deriv_add_var(dv, "z", "ZeRO stage", (double)zero, "");
+	tb_deriv_add_var(dv, "N_d", "data-parallel ranks sharing the states (x context)", dd, "");
 
 	if (m->has_shape && !mem->fits && mem->max_micro_batch == 0)
 		tb_budget_warn(b, "Does not fit even at micro-batch 1: shard further (ZeRO, "

@@ -260,8 +260,9 @@ static void S_memory(S_json *j, const tb_memory *m)
 
 	S_numk(j, "kv_cache_bytes_per_token", m->kv_cache_bytes_per_token, m->kv_cache_known);
 	S_numk(j, "kv_cache_bytes_per_sequence", m->kv_cache_bytes_per_sequence, m->kv_cache_known);
-	S_num(j, "max_params_unsharded", m->max_params_unsharded);
-	S_num(j, "max_params_at_zero", m->max_params_at_zero);
+	S_num(j, "max_params_fully_sharded", m->max_params_fully_sharded);
+	S_num(j, "max_params_one_gpu", m->max_params_one_gpu);
+	S_num(j, "max_params_this_layout", m->max_params_this_layout);
 	S_obj_end(j);
 }
 

@@ -244,15 +244,24 @@ static void S_compute(S_text *t, const tb_budget *b)
 	S_nl(t);
 }
 
-static void S_mem_line(S_text *t, const char *label, double bytes, bool known)
+static void S_mem_cell(S_text *t, const char *label, double bytes, bool known)
 {
-	tb_buf_puts(&t->out, "  ");
 	S_pad(&t->out, label, 16, false);
 	if (known)
 		tb_fmt_bytes(S_c(t), bytes);
 	else
 		tb_buf_puts(S_c(t), "unknown");
 	S_put_cell(t, 10, true);
+}
+
+/* Two items a line, so the summary keeps room for its warnings. */
+static void S_mem_pair(S_text *t, const char *l1, double b1, bool k1,
+                       const char *l2, double b2, bool k2)
+{
+	tb_buf_puts(&t->out, "  ");
+	S_mem_cell(t, l1, b1, k1);
+	tb_buf_puts(&t->out, "    ");
+	S_mem_cell(t, l2, b2, k2);
 	S_nl(t);
 }
 
@@ -265,12 +274,9 @@ static void S_memory(S_text *t, const tb_inputs *in, const tb_budget *b)
 	              tb_grad_dtype_name(tb_grad_dtype_of(&in->training)),
 	              tb_optimizer_name(in->training.optimizer), S_zero_name(in->parallelism.zero));
 	S_nl(t);
-	S_mem_line(t, "weights", g->weights, true);
-	S_mem_line(t, "gradients", g->gradients, true);
-	S_mem_line(t, "master weights", g->master_weights, true);
-	S_mem_line(t, "optimizer", g->optimizer, true);
-	S_mem_line(t, "activations", g->activations, m->activations_known);
-	S_mem_line(t, "other", g->other, true);
+	S_mem_pair(t, "weights", g->weights, true, "gradients", g->gradients, true);
+	S_mem_pair(t, "master weights", g->master_weights, true, "optimizer", g->optimizer, true);
+	S_mem_pair(t, "activations", g->activations, m->activations_known, "other", g->other, true);
 	tb_buf_puts(o, "  ");
 	S_pad(o, "total", 16, false);
 	if (m->activations_known)
@@ -284,6 +290,16 @@ static void S_memory(S_text *t, const tb_inputs *in, const tb_budget *b)
 		tb_fmt_bytes(S_c(t), m->headroom_bytes >= 0 ? m->headroom_bytes : -m->headroom_bytes);
 		tb_buf_printf(o, m->headroom_bytes >= 0 ? " (%s free)" : " (over by %s)", t->cell.ptr);
 	}
+	S_nl(t);
+	/* the planning question, answered directly */
+	tb_fmt_grouped(S_c(t), (double)in->hardware.count);
+	tb_buf_printf(o, "  largest dense model whose training state fits on these %s GPUs: ", t->cell.ptr);
+	tb_fmt_count(S_c(t), m->max_params_fully_sharded);
+	tb_buf_printf(o, "%s with ZeRO-3, ", t->cell.ptr);
+	tb_fmt_count(S_c(t), m->max_params_one_gpu);
+	tb_buf_printf(o, "%s without sharding, ", t->cell.ptr);
+	tb_fmt_count(S_c(t), m->max_params_this_layout);
+	tb_buf_printf(o, "%s at this layout; before activations", t->cell.ptr);
 	S_nl(t);
 }
 

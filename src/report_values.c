@@ -119,8 +119,9 @@ static const S_value_def S_values[] = {
 	BI("memory.max_micro_batch", memory.max_micro_batch, TB_RF_GROUPED),
 	BD("memory.kv_cache_bytes_per_token", memory.kv_cache_bytes_per_token, TB_RF_BYTES),
 	BD("memory.kv_cache_bytes_per_sequence", memory.kv_cache_bytes_per_sequence, TB_RF_BYTES),
-	BD("memory.max_params_unsharded", memory.max_params_unsharded, TB_RF_COUNT),
-	BD("memory.max_params_at_zero", memory.max_params_at_zero, TB_RF_COUNT),
+	BD("memory.max_params_fully_sharded", memory.max_params_fully_sharded, TB_RF_COUNT),
+	BD("memory.max_params_one_gpu", memory.max_params_one_gpu, TB_RF_COUNT),
+	BD("memory.max_params_this_layout", memory.max_params_this_layout, TB_RF_COUNT),
 	/* the step-time model (0 when it has no prediction: test {{#if perf}}) */
 	BD("perf.step_s", perf.r.step_s, TB_RF_PLAIN),
 	BD("perf.tokens_per_s_per_gpu", perf.r.tokens_per_s_per_gpu, TB_RF_GROUPED),

@@ -400,15 +400,47 @@ Test(memory, inverse_question_8_h100)
 	in.hardware.count = 8;
 	in.parallelism.data = 8;
 	run(&in);
-	cr_expect(B.memory.max_params_unsharded == 40e9, "%g", B.memory.max_params_unsharded);
+	cr_expect(B.memory.max_params_fully_sharded == 40e9, "%g", B.memory.max_params_fully_sharded);
+	cr_expect(B.memory.max_params_one_gpu == 5e9, "%g", B.memory.max_params_one_gpu);
 	/* plain data parallelism, no ZeRO: every card holds the whole model */
-	cr_expect(B.memory.max_params_at_zero == 5e9, "%g", B.memory.max_params_at_zero);
+	cr_expect(B.memory.max_params_this_layout == 5e9, "%g", B.memory.max_params_this_layout);
 	in.parallelism.zero = 3;
 	run(&in);
-	cr_expect(B.memory.max_params_at_zero == 40e9);
+	cr_expect(B.memory.max_params_this_layout == 40e9);
 	in.hardware.overhead_bytes = 5e9;
 	run(&in);
-	cr_expect(B.memory.max_params_unsharded == 37.5e9);
+	cr_expect(B.memory.max_params_fully_sharded == 37.5e9);
+}
+
+/* The planning question as the issue asks it, on 64 cards: with the old
+ * table's 80e9-byte H100, 2 GiB of overhead and 16 B/param (16-bit
+ * gradients), 64 x (80e9 - 2^31) / 16 = 311.4B with ZeRO-3 and
+ * (80e9 - 2^31) / 16 = 4.87B without sharding ("311B ... 4.9B"); on the
+ * 81,559 MiB an H100 exposes with fp32 gradients (18 B), 296.4B and 4.63B. */
+Test(memory, largest_model_on_64_gpus)
+{
+	tb_inputs in;
+	base(&in);
+	count_only(&in, 7e9);
+	in.hardware.count = 64;
+	in.parallelism.data = 64;
+	in.hardware.overhead_bytes = 2147483648.0;
+	run(&in);
+	cr_expect(rel(B.memory.max_params_fully_sharded, 64 * (80e9 - 2147483648.0) / 16) < 1e-12);
+	cr_expect(fabs(B.memory.max_params_fully_sharded / 1e9 - 311.41) < 0.005, "%g",
+	          B.memory.max_params_fully_sharded);
+	cr_expect(fabs(B.memory.max_params_one_gpu / 1e9 - 4.866) < 0.0005, "%g",
+	          B.memory.max_params_one_gpu);
+	in.hardware.gpu.memory_bytes = 81559 * 1048576.0;
+	in.training.grad_dtype = TB_GRAD_DEFAULT;
+	run(&in);
+	cr_expect(B.memory.bytes_per_param.total == 18);
+	cr_expect(fabs(B.memory.max_params_fully_sharded / 1e9 - 296.44) < 0.005, "%g",
+	          B.memory.max_params_fully_sharded);
+	cr_expect(fabs(B.memory.max_params_one_gpu / 1e9 - 4.632) < 0.0005, "%g",
+	          B.memory.max_params_one_gpu);
+	cr_expect(tb_budget_deriv(&B, "memory.max_params_one_gpu") != NULL);
+	cr_expect(tb_budget_deriv(&B, "memory.max_params_this_layout") != NULL);
 }
 
 Test(memory, count_only_is_unknown_not_nan)

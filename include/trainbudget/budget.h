@@ -155,12 +155,17 @@ typedef struct tb_memory {
 	double kv_cache_bytes_per_token;
 	double kv_cache_bytes_per_sequence; /* at training seq_len */
 
-	/* The inverse question: the largest dense model whose model states fit
-	 * on hardware.count cards at this precision/optimizer when split evenly
-	 * across them (tensor/pipeline parallel, no ZeRO replication savings
-	 * beyond that), before activations: 8 x 80 GB at 16 B/param is 40B. */
-	double max_params_unsharded;
-	double max_params_at_zero;          /* the same at the scenario's ZeRO stage */
+	/* The planning question: the largest dense model whose training state
+	 * (weights, gradients, master weights, optimizer state) fits before
+	 * activations, at this precision and optimizer, with each card's
+	 * memory less the overhead term: every state sharded over all
+	 * hardware.count cards (ZeRO-3), G (C - X) / B_p; with no sharding at
+	 * all, one card holding everything (plain data parallelism),
+	 * (C - X) / B_p; and at the scenario's layout (tensor x pipeline split,
+	 * its ZeRO stage over the data-parallel group). */
+	double max_params_fully_sharded;
+	double max_params_one_gpu;
+	double max_params_this_layout;
 } tb_memory;
 
 /* ---- step time (perf.h) ---------------------------------------------- */
