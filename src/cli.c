@@ -1,8 +1,10 @@
 #include "cli.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "trainbudget/diag.h"
 #include "trainbudget/version.h"
@@ -26,7 +28,12 @@ typedef struct S_cmd_def {
 
 #define S_SET_HELP \
 	"  --set KEY=VALUE     override a scenario value, repeatable:\n" \
-	"                      --set hardware.count=128 --set training.tokens=2T\n"
+	"                      --set hardware.count=128 --set training.tokens=2T;\n" \
+	"                      model.preset, model.hf_config or model.params\n" \
+	"                      switches the model: the model keys given before\n" \
+	"                      it are dropped\n" \
+	"  --unset KEY         remove a scenario value (its default applies), in\n" \
+	"                      order with --set: --unset training.global_batch\n"
 
 #define S_SWEEP_HELP \
 	"  --sweep KEY=VALUES  price the scenario at each value of one setting:\n" \
@@ -60,7 +67,7 @@ static const char S_help_main[] =
 	S_EXIT_CODES;
 
 static const char S_help_check[] =
-	"Usage: trainbudget check [--set KEY=VALUE]... FILE...\n"
+	"Usage: trainbudget check [--set KEY=VALUE | --unset KEY]... FILE...\n"
 	"\n"
 	"Validates each scenario file and prints every problem it finds, as\n"
 	"FILE:LINE:COL: error: what is wrong; what was expected.\n"
@@ -72,7 +79,8 @@ static const char S_help_check[] =
 	S_EXIT_CODES;
 
 static const char S_help_estimate[] =
-	"Usage: trainbudget estimate [FILE] [--format text|json] [--set KEY=VALUE]...\n"
+	"Usage: trainbudget estimate [FILE] [--format text|json] [--name NAME]\n"
+	"                            [--set KEY=VALUE | --unset KEY]...\n"
 	"                            [--sweep KEY=VALUES]...\n"
 	"\n"
 	"Prints the budget for a scenario: the verdict first (fits in memory?\n"
@@ -82,6 +90,7 @@ static const char S_help_estimate[] =
 	"Options:\n"
 	"  --format text|json  plain text for people (default) or JSON (SI units,\n"
 	"                      the keys are listed in docs/json.md)\n"
+	"  --name NAME         the scenario name JSON gives (default: the stem)\n"
 	S_SET_HELP
 	S_SWEEP_HELP
 	"  -h, --help          show this help\n"
@@ -91,17 +100,20 @@ static const char S_help_estimate[] =
 static const char S_help_report[] =
 	"Usage: trainbudget report [FILE] [-o DIR] [--format md,html,pdf,json]\n"
 	"                          [--template FILE] [--paper a4|letter]\n"
-	"                          [--font-dir DIR]\n"
-	"                          [--set KEY=VALUE]... [--sweep KEY=VALUES]...\n"
+	"                          [--font-dir DIR] [--name NAME]\n"
+	"                          [--set KEY=VALUE | --unset KEY]...\n"
+	"                          [--sweep KEY=VALUES]...\n"
 	"\n"
 	"Writes the report for a scenario to DIR/NAME.md (with its charts as\n"
 	"DIR/NAME-*.svg), DIR/NAME.html, DIR/NAME.pdf and DIR/NAME.json, where\n"
-	"NAME is the scenario file's stem, and DIR/NAME.sha256 listing them, and\n"
-	"prints the paths written.  The set replaces the previous run's as a\n"
-	"whole (its files that this run does not write are removed); runs into\n"
-	"one DIR take turns; on any error, or SIGINT/SIGTERM before the last\n"
-	"step, the previous files stay as they were.  The date is the\n"
-	"scenario's `date`, else SOURCE_DATE_EPOCH (UTC), else none.\n"
+	"NAME is --name, else the scenario file's stem ('stdin' for '-'), and\n"
+	"DIR/NAME.sha256 listing them, and prints the paths written.  The\n"
+	"regenerate line in the report shows an absolute path by its file name\n"
+	"alone.  The set replaces the previous run's as a whole (its files\n"
+	"that this run does not write are removed); runs into one DIR take\n"
+	"turns; on any error, or SIGINT/SIGTERM before the last step, the\n"
+	"previous files stay as they were.  The date is the scenario's `date`,\n"
+	"else SOURCE_DATE_EPOCH (UTC), else none.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output DIR    directory for the files (default .; created if\n"
@@ -109,7 +121,9 @@ static const char S_help_report[] =
 	"  --format LIST       comma-separated: md, html, pdf, json (default all)\n"
 	"  --template FILE     a CommonMark template instead of the built-in one\n"
 	"                      (see docs/templates.md)\n"
-	"  --paper a4|letter   PDF paper size (default a4)\n"
+	"  --paper a4|letter   PDF paper size (default a4; any case)\n"
+	"  --name NAME         the files' NAME and the report's scenario name\n"
+	"                      (default: the file's stem, 'stdin' for '-')\n"
 	"  --font-dir DIR      where DejaVuSans.ttf, DejaVuSans-Bold.ttf and\n"
 	"                      DejaVuSansMono.ttf are (default: TB_FONT_DIR, else\n"
 	"                      the subsets built beside the binary or installed,\n"
@@ -128,7 +142,8 @@ static const char S_help_compare[] =
 	"Usage: trainbudget compare FILE FILE [FILE]... [-o DIR]\n"
 	"                           [--format md,html,pdf,json] [--template FILE]\n"
 	"                           [--paper a4|letter] [--font-dir DIR]\n"
-	"                           [--set KEY=VALUE]... [--sweep KEY=VALUES]...\n"
+	"                           [--set KEY=VALUE | --unset KEY]...\n"
+	"                           [--sweep KEY=VALUES]...\n"
 	"\n"
 	"Prices 2 to 8 proposals and writes one report with a column each: the\n"
 	"verdicts, only the inputs that differ, the headline figures with the\n"
@@ -138,7 +153,7 @@ static const char S_help_compare[] =
 	"DIR/NAME-*.svg), DIR/NAME.html, DIR/NAME.pdf, DIR/NAME.json and\n"
 	"DIR/NAME.sha256, where NAME joins the files' stems with -vs- (a-vs-b),\n"
 	"or 'comparison' past 80 characters; the set replaces the\n"
-	"previous one as a whole, as for report.  --set and --sweep apply to\n"
+	"previous one as a whole, as for report.  --set, --unset and --sweep apply to\n"
 	"every proposal.  Every error of every file is printed; proposals in\n"
 	"different currencies, or the same scenario twice, cannot be compared.\n"
 	"The date is the latest of the files' dates, else SOURCE_DATE_EPOCH.\n"
@@ -148,7 +163,7 @@ static const char S_help_compare[] =
 	"  --format LIST       comma-separated: md, html, pdf, json (default all)\n"
 	"  --template FILE     a CommonMark template instead of the built-in\n"
 	"                      templates/compare.md (see docs/templates.md)\n"
-	"  --paper a4|letter   PDF paper size (default a4)\n"
+	"  --paper a4|letter   PDF paper size (default a4; any case)\n"
 	"  --font-dir DIR      where the DejaVu TrueType fonts are (as for report)\n"
 	S_SET_HELP
 	S_SWEEP_HELP
@@ -215,8 +230,8 @@ const char *tb_cli_cmd_name(tb_cmd cmd)
 
 /* ---- the option table, sorted by name -------------------------------- */
 
-typedef enum { S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_HELP, S_OPT_OUTPUT, S_OPT_PAPER, S_OPT_SET,
-               S_OPT_SWEEP, S_OPT_TEMPLATE, S_OPT_VERSION } S_opt_id;
+typedef enum { S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_HELP, S_OPT_NAME, S_OPT_OUTPUT, S_OPT_PAPER,
+               S_OPT_SET, S_OPT_SWEEP, S_OPT_TEMPLATE, S_OPT_UNSET, S_OPT_VERSION } S_opt_id;
 
 #define S_IN(c) (1u << (c))
 
@@ -237,12 +252,28 @@ static const S_opt_def S_opts[] = {
 	{ "--font-dir", 0, true, S_WRITERS, S_OPT_FONT_DIR },
 	{ "--format", 0, true, S_IN(TB_CMD_ESTIMATE) | S_WRITERS, S_OPT_FORMAT },
 	{ "--help", 'h', false, S_ALL_CMDS, S_OPT_HELP },
+	{ "--name", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT), S_OPT_NAME },
 	{ "--output", 'o', true, S_WRITERS, S_OPT_OUTPUT },
 	{ "--paper", 0, true, S_WRITERS, S_OPT_PAPER },
 	{ "--set", 0, true, S_SCENARIO_CMDS, S_OPT_SET },
 	{ "--sweep", 0, true, S_IN(TB_CMD_ESTIMATE) | S_WRITERS, S_OPT_SWEEP },
 	{ "--template", 0, true, S_WRITERS, S_OPT_TEMPLATE },
+	{ "--unset", 0, true, S_SCENARIO_CMDS, S_OPT_UNSET },
 	{ "--version", 0, false, S_IN(TB_CMD_NONE), S_OPT_VERSION },
+};
+
+/* Names people reach for that are far from ours in spelling: --out is
+ * closer to --set than to --output by edit distance. */
+static const struct {
+	const char *alias;
+	const char *name;       /* a long name in S_opts */
+} S_aliases[] = {
+	{ "--delete", "--unset" }, { "--dest", "--output" }, { "--dir", "--output" },
+	{ "--directory", "--output" }, { "--fmt", "--format" }, { "--fontdir", "--font-dir" },
+	{ "--fonts", "--font-dir" }, { "--out", "--output" }, { "--out-dir", "--output" },
+	{ "--outdir", "--output" }, { "--output-dir", "--output" }, { "--outputdir", "--output" },
+	{ "--override", "--set" }, { "--paper-size", "--paper" }, { "--papersize", "--paper" },
+	{ "--remove", "--unset" }, { "--size", "--paper" }, { "--tpl", "--template" },
 };
 #define S_NOPTS (sizeof S_opts / sizeof S_opts[0])
 
@@ -274,29 +305,79 @@ static void S_push(const char ***arr, size_t *n, size_t *cap, const char *s)
 	(*arr)[(*n)++] = s;
 }
 
-static tb_exit S_unknown_option(S_state *st, const char *arg, size_t arglen)
+static const S_opt_def *S_opt_named(const char *name, tb_cmd cmd)
 {
-	tb_cmd cmd = st->cli->cmd;
+	for (size_t i = 0; i < S_NOPTS; i++)
+		if (strcmp(S_opts[i].name, name) == 0 && (S_opts[i].cmds & S_IN(cmd)))
+			return &S_opts[i];
+	return NULL;
+}
+
+/* The option an unknown word most likely meant, among those `cmd` takes:
+ * a known alias (--out, --outdir), then the one option the word begins
+ * (--temp) or shares its first four letters with (--outpt), then the
+ * nearest by spelling.  NULL when none is close. */
+static const S_opt_def *S_option_suggest(const char *word, tb_cmd cmd)
+{
+	for (size_t i = 0; i < sizeof S_aliases / sizeof S_aliases[0]; i++)
+		if (strcmp(S_aliases[i].alias, word) == 0)
+			return S_opt_named(S_aliases[i].name, cmd);
 	const char *cands[S_NOPTS];
 	size_t n = 0;
 	for (size_t i = 0; i < S_NOPTS; i++)
 		if (S_opts[i].cmds & S_IN(cmd))
 			cands[n++] = S_opts[i].name;
+	if (strncmp(word, "--", 2) == 0 && strlen(word) >= 5) {
+		const char *hit = NULL;
+		size_t hits = 0, wl = strlen(word);
+		for (size_t i = 0; i < n; i++) {
+			size_t cl = strlen(cands[i]);
+			size_t k = wl < cl ? wl : cl;
+			if (strncmp(word, cands[i], k) == 0 || strncmp(word, cands[i], 6) == 0) {
+				hit = cands[i];
+				hits++;
+			}
+		}
+		if (hits == 1)
+			return S_opt_named(hit, cmd);
+	}
+	const char *sug = tb_diags_suggest(word, cands, n);
+	return sug ? S_opt_named(sug, cmd) : NULL;
+}
+
+static tb_exit S_unknown_option(S_state *st, const char *arg, size_t arglen)
+{
+	tb_cmd cmd = st->cli->cmd;
 	char word[64];
 	size_t wl = arglen < sizeof word - 1 ? arglen : sizeof word - 1;
 	memcpy(word, arg, wl);
 	word[wl] = '\0';
 	tb_buf_printf(st->err, "%s: unknown option '%s'", st->where, word);
-	const char *sug = tb_diags_suggest(word, cands, n);
 	/* An option another command takes is more helpful than a guess. */
 	const S_opt_def *elsewhere = NULL;
 	for (size_t i = 0; i < S_NOPTS; i++)
 		if (strcmp(S_opts[i].name, word) == 0)
 			elsewhere = &S_opts[i];
-	if (elsewhere)
+	const S_opt_def *sug = elsewhere ? NULL : S_option_suggest(word, cmd);
+	/* --out to estimate: the alias names report's -o. */
+	for (size_t i = 0; !elsewhere && !sug && i < sizeof S_aliases / sizeof S_aliases[0]; i++)
+		if (strcmp(S_aliases[i].alias, word) == 0)
+			for (size_t k = 0; k < S_NOPTS; k++)
+				if (strcmp(S_opts[k].name, S_aliases[i].name) == 0)
+					elsewhere = &S_opts[k];
+	if (elsewhere && strcmp(elsewhere->name, word) != 0) {
+		const char *other = "";
+		for (size_t k = 0; k < S_NCMDS && !*other; k++)
+			if (elsewhere->cmds & S_IN(S_cmds[k].cmd))
+				other = S_cmds[k].name;
+		tb_buf_printf(st->err, "; '%s' is an option of '%s', not of this command",
+		              elsewhere->name, other);
+	} else if (elsewhere)
 		tb_buf_printf(st->err, "; '%s' is not an option of this command", word);
+	else if (sug && sug->short_name)
+		tb_buf_printf(st->err, "; did you mean '-%c' (%s)?", sug->short_name, sug->name);
 	else if (sug)
-		tb_buf_printf(st->err, "; did you mean '%s'?", sug);
+		tb_buf_printf(st->err, "; did you mean '%s'?", sug->name);
 	else
 		tb_buf_puts(st->err, "; expected one of the options in --help");
 	return S_usage(st, cmd);
@@ -357,6 +438,18 @@ static tb_exit S_set_formats(S_state *st, const char *val)
 	return TB_EXIT_OK;
 }
 
+/* A NAME for output files: it must stay in the output directory, be
+ * visible and printable. */
+static bool S_name_ok(const char *n)
+{
+	if (!*n || *n == '.' || *n == '-' || strlen(n) >= 200)
+		return false;
+	for (const char *p = n; *p; p++)
+		if (*p == '/' || *p == '\\' || (unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
 static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
 {
 	tb_cli *c = st->cli;
@@ -386,26 +479,54 @@ static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
 		c->out_dir = val;
 		return TB_EXIT_OK;
 	case S_OPT_PAPER:
-		if (strcmp(val, "a4") == 0 || strcmp(val, "A4") == 0)
+		/* Case-insensitive like GPU names: A4, Letter, LETTER. */
+		if (strcasecmp(val, "a4") == 0)
 			c->paper = TB_PAPER_A4;
-		else if (strcmp(val, "letter") == 0)
+		else if (strcasecmp(val, "letter") == 0)
 			c->paper = TB_PAPER_LETTER;
 		else {
+			static const char *const papers[] = { "a4", "letter" };
+			char low[32];
+			size_t k = 0;
+			for (; val[k] && k + 1 < sizeof low; k++)
+				low[k] = (char)tolower((unsigned char)val[k]);
+			low[k] = '\0';
+			const char *sug = tb_diags_suggest(low, papers, 2);
 			tb_buf_printf(st->err, "%s: unknown paper size '%s'; expected a4 or letter",
+			              st->where, val);
+			if (sug)
+				tb_buf_printf(st->err, " (did you mean '%s'?)", sug);
+			return S_usage(st, c->cmd);
+		}
+		return TB_EXIT_OK;
+	case S_OPT_NAME:
+		if (!S_name_ok(val)) {
+			tb_buf_printf(st->err, "%s: --name '%s' is not a file name; expected a name "
+			              "without '/', not starting with '.', such as llama-70b-run",
 			              st->where, val);
 			return S_usage(st, c->cmd);
 		}
+		c->name = val;
 		return TB_EXIT_OK;
 	case S_OPT_SET: {
 		const char *eq = strchr(val, '=');
 		if (!eq || eq == val) {
 			tb_buf_printf(st->err, "%s: --set '%s' has no KEY=VALUE; "
-			              "expected e.g. --set hardware.count=128", st->where, val);
+			              "expected e.g. --set hardware.count=128 (--unset KEY removes a value)",
+			              st->where, val);
 			return S_usage(st, c->cmd);
 		}
 		S_push(&c->sets, &c->nsets, &st->sets_cap, val);
 		return TB_EXIT_OK;
 	}
+	case S_OPT_UNSET:
+		if (!*val || strchr(val, '=')) {
+			tb_buf_printf(st->err, "%s: --unset '%s' is not a KEY; expected e.g. "
+			              "--unset model.hf_config", st->where, val);
+			return S_usage(st, c->cmd);
+		}
+		S_push(&c->sets, &c->nsets, &st->sets_cap, val);
+		return TB_EXIT_OK;
 	case S_OPT_SWEEP: {
 		const char *eq = strchr(val, '=');
 		if (!eq || eq == val || !eq[1]) {

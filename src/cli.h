@@ -45,8 +45,10 @@ typedef struct tb_cli {
 	tb_cmd help_cmd;        /* TB_CMD_NONE: the general usage */
 	const char **files;     /* owned array of borrowed argv strings */
 	size_t nfiles;
-	const char **sets;      /* owned array, "KEY=VALUE" borrowed from argv */
+	const char **sets;      /* owned array, in command-line order: "KEY=VALUE"
+	                         * (--set) borrowed from argv, or "KEY" (--unset) */
 	size_t nsets;
+	const char *name;       /* --name: the output files' NAME; NULL: the stem */
 	const char **sweeps;    /* owned array, --sweep KEY=VALUES borrowed from argv */
 	size_t nsweeps;
 	const char *out_dir;    /* report, compare -o; "." by default */

@@ -160,7 +160,14 @@ static tb_scenario *S_load_source(const char *file, const tb_cli *cli, S_source 
 		if (tb_fileio_read(file, TB_FILEIO_READ_MAX_BYTES, &src->text, &src->len, d) != 0)
 			return NULL;
 	}
-	return tb_scenario_load(src->path, src->text, src->len, cli->sets, cli->nsets, d);
+	tb_scenario *sc = tb_scenario_load(src->path, src->text, src->len, cli->sets, cli->nsets, d);
+	/* --name replaces the file's stem everywhere it shows: the output
+	 * files, the report's scenario line, JSON's scenario.name. */
+	if (sc && cli->name) {
+		free(sc->name);
+		sc->name = tb_xstrdup(cli->name);
+	}
+	return sc;
 }
 
 /* NULL file: the built-in question. */
@@ -294,13 +301,24 @@ static char *S_command_line(const tb_cli *cli)
 	tb_buf b;
 	tb_buf_init(&b);
 	tb_buf_puts(&b, cli->cmd == TB_CMD_COMPARE ? "trainbudget compare" : "trainbudget report");
+	/* The line is published with the report: a path is shown as given
+	 * when relative, by its last component when absolute, never where
+	 * the files sit on the author's machine. */
 	for (size_t i = 0; i < cli->nfiles; i++) {
 		tb_buf_putc(&b, ' ');
-		S_shell_word(&b, cli->files[i]);
+		S_shell_word(&b, tb_scenario_public_path(cli->files[i]));
+	}
+	if (cli->name) {
+		tb_buf_puts(&b, " --name ");
+		S_shell_word(&b, cli->name);
 	}
 	for (size_t i = 0; i < cli->nsets; i++) {
-		tb_buf_puts(&b, " --set ");
-		S_shell_word(&b, cli->sets[i]);
+		tb_buf o;
+		tb_buf_init(&o);
+		tb_scenario_public_override(&o, cli->sets[i]);
+		tb_buf_puts(&b, strchr(cli->sets[i], '=') ? " --set " : " --unset ");
+		S_shell_word(&b, o.ptr);
+		tb_buf_release(&o);
 	}
 	for (size_t i = 0; i < cli->nsweeps; i++) {
 		tb_buf_puts(&b, " --sweep ");
@@ -308,7 +326,7 @@ static char *S_command_line(const tb_cli *cli)
 	}
 	if (cli->template_path) {
 		tb_buf_puts(&b, " --template ");
-		S_shell_word(&b, cli->template_path);
+		S_shell_word(&b, tb_scenario_public_path(cli->template_path));
 	}
 	if (cli->paper == TB_PAPER_LETTER)
 		tb_buf_puts(&b, " --paper letter");

@@ -341,7 +341,8 @@ tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
 	if (opt->command && *opt->command) {
 		r->command = tb_xstrdup(opt->command);
 	} else {
-		r->command = tb_rstrf("trainbudget report %s", sc->path ? sc->path : "SCENARIO");
+		r->command = tb_rstrf("trainbudget report %s",
+		                      sc->path ? tb_scenario_public_path(sc->path) : "SCENARIO");
 	}
 	tb_rcopy(r->short_hash, sizeof r->short_hash, sc->sha256);
 	r->meta.title = sc->title && *sc->title ? sc->title : sc->name;

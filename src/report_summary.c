@@ -481,10 +481,17 @@ void tb_rsummary_title_block(tb_report *r, cmark_node *into)
 		S_add_text(q, CMARK_NODE_STRONG, "Overrides:");
 		for (size_t i = 0; i < sc->nsets; i++) {
 			S_add_text(q, CMARK_NODE_TEXT, i ? ", " : " ");
-			S_add_text(q, CMARK_NODE_CODE, sc->sets[i] ? sc->sets[i] : "");
+			tb_buf o;
+			tb_buf_init(&o);
+			const char *set = sc->sets[i] ? sc->sets[i] : "";
+			if (!strchr(set, '='))
+				tb_buf_puts(&o, "--unset ");
+			tb_scenario_public_override(&o, set);
+			S_add_text(q, CMARK_NODE_CODE, o.ptr);
+			tb_buf_release(&o);
 		}
-		S_add_text(q, CMARK_NODE_TEXT, " (applied with --set after the file was read: "
-		           "the SHA-256 is of the file without them)");
+		S_add_text(q, CMARK_NODE_TEXT, " (applied with --set and --unset after the file was "
+		           "read: the SHA-256 is of the file without them)");
 		cmark_node_append_child(into, q);
 	}
 }

@@ -99,36 +99,44 @@ static void S_check_all_keys(tb_yaml_ctx *c, const tb_yaml_node *root)
 	}
 }
 
-/* ---- --set ----------------------------------------------------------- */
+/* ---- --set and --unset ------------------------------------------------ */
 
+/* The keys that say what kind of model it is.  Setting one switches the
+ * model: every model key given before (in the file or an earlier --set)
+ * belongs to the old kind and is dropped, so `--set model.preset=gpt2` on
+ * a file with a config.json and shape keys prices GPT-2, not a mix. */
+static const char *const S_model_kinds[] = { "preset", "hf_config", "params" };
+
+/* One override: "KEY=VALUE" sets, "KEY" alone (from --unset) removes.
+ * KEY is checked against the schema; VALUE is parsed as YAML and grafted
+ * on the tree, replacing what was there. */
 static void S_apply_set(tb_yaml_ctx *c, tb_yaml_node **root, const tb_yaml_src *src)
 {
 	const char *s = src->text;
 	const char *eq = strchr(s, '=');
-	if (!eq) {
-		tb_yaml_err_at(c, src, 1, strlen(s) + 1, "--set without '='; expected KEY=VALUE such as hardware.count=128");
-		return;
-	}
+	bool unset = !eq;
+	const char *end = eq ? eq : s + strlen(s);
 	/* Split KEY into at most 3 segments, remembering their columns. */
 	char seg[3][64];
 	size_t segcol[3], nseg = 0;
 	const char *p = s;
-	while (p <= eq) {
+	while (p <= end) {
 		const char *dot = p;
-		while (dot < eq && *dot != '.')
+		while (dot < end && *dot != '.')
 			dot++;
 		size_t l = (size_t)(dot - p);
 		if (l == 0 || l >= sizeof seg[0] || nseg == 3) {
 			tb_yaml_err_at(c, src, 1, (size_t)(p - s) + 1,
-			               nseg == 3 ? "--set key nested too deeply; expected SECTION.KEY such as training.tokens"
-			                         : "empty or overlong --set key segment; expected SECTION.KEY such as training.tokens");
+			               nseg == 3 ? "--%s key nested too deeply; expected SECTION.KEY such as training.tokens"
+			                         : "empty or overlong --%s key segment; expected SECTION.KEY such as training.tokens",
+			               unset ? "unset" : "set");
 			return;
 		}
 		memcpy(seg[nseg], p, l);
 		seg[nseg][l] = '\0';
 		segcol[nseg++] = (size_t)(p - s) + 1;
 		p = dot + 1;
-		if (dot == eq)
+		if (dot == end)
 			break;
 	}
 
@@ -146,13 +154,14 @@ static void S_apply_set(tb_yaml_ctx *c, tb_yaml_node **root, const tb_yaml_src *
 		return;
 	}
 	const tb_scenario_section *sec = S_section_find(seg[0]);
-	if ((sec && nseg < 2) || (!sec && nseg > 1)) {
+	/* A whole section can be removed (--unset plan), not set. */
+	if ((sec && nseg < 2 && !unset) || (!sec && nseg > 1)) {
 		tb_yaml_err_at(c, src, 1, segcol[0], sec ? "--set '%s' names a whole section; expected %s.KEY"
 		                                         : "'%s' has no sub-keys; expected %s=VALUE",
 		               seg[0], seg[0]);
 		return;
 	}
-	if (sec && !tb_yaml_in(seg[1], sec->keys, sec->n)) {
+	if (sec && nseg >= 2 && !tb_yaml_in(seg[1], sec->keys, sec->n)) {
 		const char *sugg = tb_diags_suggest(seg[1], sec->keys, sec->n);
 		if (sugg)
 			tb_yaml_err_at(c, src, 1, segcol[1], "unknown key '%s.%s'; did you mean '%s.%s'?",
@@ -181,12 +190,24 @@ static void S_apply_set(tb_yaml_ctx *c, tb_yaml_node **root, const tb_yaml_src *
 		}
 	}
 
+	if (unset) {
+		/* Removing what is not there leaves the scenario as it is: the
+		 * key is valid, so the intent (its default) already holds. */
+		tb_yaml_node *map = *root;
+		for (size_t i = 0; i + 1 < nseg && map; i++)
+			map = tb_yaml_get(map, seg[i]);
+		long at = map && map->kind == TB_YAML_MAP ? tb_yaml_find(map, seg[nseg - 1]) : -1;
+		if (at >= 0)
+			tb_yaml_remove(map, (size_t)at);
+		return;
+	}
+
 	size_t errors0 = c->d->errors;
 	tb_yaml_node *val = tb_yaml_parse(c, src, eq + 1, strlen(eq + 1), false);
 	if (!val) {
 		if (c->d->errors == errors0)    /* an empty VALUE parses to nothing */
-			tb_yaml_err_at(c, src, 1, (size_t)(eq - s) + 2, "--set '%.*s' has no value; expected KEY=VALUE",
-			               (int)(eq - s), s);
+			tb_yaml_err_at(c, src, 1, (size_t)(eq - s) + 2, "--set '%.*s' has no value; expected KEY=VALUE "
+			               "(--unset %.*s removes it)", (int)(eq - s), s, (int)(eq - s), s);
 		return;
 	}
 	if (!*root)
@@ -211,6 +232,11 @@ static void S_apply_set(tb_yaml_ctx *c, tb_yaml_node **root, const tb_yaml_src *
 			return;
 		}
 		map = next;
+	}
+	if (nseg == 2 && sec == &tb_scenario_section_model &&
+	    tb_yaml_in(seg[1], S_model_kinds, TB_N(S_model_kinds))) {
+		while (map->n > 0)
+			tb_yaml_remove(map, map->n - 1);
 	}
 	long at = tb_yaml_find(map, seg[nseg - 1]);
 	if (at >= 0) {
@@ -373,8 +399,8 @@ tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
 
 	tb_yaml_src *set_src = nsets ? tb_xcalloc(nsets, sizeof *set_src) : NULL;
 	for (size_t i = 0; i < nsets; i++) {
-		set_src[i].file = "<--set>";
 		set_src[i].text = sets[i] ? sets[i] : "";
+		set_src[i].file = strchr(set_src[i].text, '=') ? "<--set>" : "<--unset>";
 		set_src[i].len = strlen(set_src[i].text);
 		const char *eq = strchr(set_src[i].text, '=');
 		set_src[i].col_offset = eq ? (size_t)(eq - set_src[i].text) + 1 : 0;
@@ -448,6 +474,26 @@ tb_scenario *tb_scenario_load_file(const char *path,
 	tb_scenario *sc = tb_scenario_load(path, text, len, sets, nsets, d);
 	free(text);
 	return sc;
+}
+
+const char *tb_scenario_public_path(const char *path)
+{
+	if (!path || path[0] != '/')
+		return path;
+	const char *base = strrchr(path, '/') + 1;
+	return *base ? base : path;
+}
+
+void tb_scenario_public_override(tb_buf *b, const char *set)
+{
+	const char *eq = strchr(set, '=');
+	if (eq && (size_t)(eq - set) == strlen("model.hf_config") &&
+	    strncmp(set, "model.hf_config", (size_t)(eq - set)) == 0 && eq[1] == '/') {
+		tb_buf_put(b, set, (size_t)(eq - set) + 1);
+		tb_buf_puts(b, tb_scenario_public_path(eq + 1));
+		return;
+	}
+	tb_buf_puts(b, set);
 }
 
 const char *tb_scenario_default_text(void)

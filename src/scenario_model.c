@@ -79,7 +79,10 @@ static bool S_model_base(tb_yaml_ctx *c, const tb_yaml_node *mm, tb_model *m, bo
 			*failed = true;
 			return false;
 		}
-		char *path = S_dir_join(c->path, rel);
+		/* A path typed in a --set is the shell's: relative to the working
+		 * directory, not to the scenario file. */
+		bool from_set = hn->src && hn->src->col_offset != 0;
+		char *path = S_dir_join(from_set ? NULL : c->path, rel);
 		size_t len = 0;
 		char *text = tb_fileio_slurp(path, S_MAX_HF_BYTES, &len);
 		if (!text) {

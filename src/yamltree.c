@@ -93,6 +93,17 @@ void tb_yaml_append(tb_yaml_node *parent, tb_yaml_node *key, tb_yaml_node *val)
 	parent->vals[parent->n++] = val;
 }
 
+void tb_yaml_remove(tb_yaml_node *map, size_t at)
+{
+	if (!map || map->kind != TB_YAML_MAP || at >= map->n)
+		return;
+	tb_yaml_node_free(map->keys[at]);
+	tb_yaml_node_free(map->vals[at]);
+	memmove(map->keys + at, map->keys + at + 1, (map->n - at - 1) * sizeof *map->keys);
+	memmove(map->vals + at, map->vals + at + 1, (map->n - at - 1) * sizeof *map->vals);
+	map->n--;
+}
+
 const char *tb_yaml_kind_name(const tb_yaml_node *n)
 {
 	switch (n->kind) {

@@ -94,6 +94,10 @@ void tb_yaml_node_free(tb_yaml_node *n);
 /* Appends to a sequence (key NULL) or a mapping; takes both nodes. */
 void tb_yaml_append(tb_yaml_node *parent, tb_yaml_node *key, tb_yaml_node *val);
 
+/* Removes entry `at` of a mapping (key and value, freed); out of range
+ * does nothing. */
+void tb_yaml_remove(tb_yaml_node *map, size_t at);
+
 /* "a scalar", "a list", "a mapping": for messages. */
 const char *tb_yaml_kind_name(const tb_yaml_node *n);
 

@@ -292,10 +292,12 @@ ParameterizedTestParameters(scenario, set_errors)
 	static S_set_case cases[] = {
 		{ "hardware.cont=5", "<--set>:1:10: error: unknown key 'hardware.cont'; did you mean 'hardware.count'?" },
 		{ "hardwre.count=5", "<--set>:1:1: error: unknown key 'hardwre'; did you mean 'hardware'?" },
-		{ "hardware.count", "<--set>:1:15: error: --set without '='; expected KEY=VALUE such as hardware.count=128" },
+		/* "KEY" alone is --unset: the required count is then missing */
+		{ "hardware.count", "mem.yaml:6:1: error: missing key 'hardware.count'; expected the number of GPUs such as 64" },
+		{ "plan.deadlin", "<--unset>:1:6: error: unknown key 'plan.deadlin'; did you mean 'plan.deadline'?" },
 		{ "hardware.count=abc", "<--set>:1:16: error: hardware.count 'abc' is not a number; expected a whole number from 1 to 100000000" },
 		{ "hardware.mfu=[0.5, 0.3]", "<--set>:1:14: error: hardware.mfu range [0.5, 0.3] is reversed; expected [low, high] with low <= high" },
-		{ "training.tokens=", "<--set>:1:17: error: --set 'training.tokens' has no value; expected KEY=VALUE" },
+		{ "training.tokens=", "<--set>:1:17: error: --set 'training.tokens' has no value; expected KEY=VALUE (--unset training.tokens removes it)" },
 		{ "training=5", "<--set>:1:1: error: --set 'training' names a whole section; expected training.KEY" },
 		{ "hardware.gpu.memroy=1", "<--set>:1:14: error: unknown key 'hardware.gpu.memroy'; did you mean 'hardware.gpu.memory'?" },
 		{ "hardware.gpu.zzzzz=1", "<--set>:1:14: error: unknown key 'hardware.gpu.zzzzz'; expected a GPU field such as memory or bf16" },
@@ -314,6 +316,131 @@ ParameterizedTest(S_set_case *c, scenario, set_errors)
 	cr_assert_str_eq(got, c->want);
 	free(got);
 	tb_diags_release(&d);
+}
+
+/* --unset KEY (an override without '='): the key goes, its default comes
+ * back; a whole section can go; a key that is not there is no error. */
+Test(scenario, unset)
+{
+	const char *text =
+		"title: t\n"
+		"model: {preset: llama-2-7b}\n"
+		"training: {tokens: 100B, global_batch: 512}\n"
+		"hardware: {count: 64, price_per_gpu_hour: 3}\n"
+		"plan: {deadline: 30 days, budget: 1000}\n";
+	const char *sets[] = { "training.global_batch", "plan.deadline", "hardware.price_per_gpu_hour",
+	                       "parallelism.zero", "measured" };
+	tb_diags d;
+	tb_scenario *sc = S_load_text(text, sets, 5, &d);
+	cr_assert_not_null(sc, "%s", d.n ? d.items[0].msg : "");
+	cr_expect_eq(sc->inputs.training.global_batch, 1024);   /* docs/scenario.md default */
+	cr_expect_not(sc->inputs.plan.has_deadline);
+	cr_expect(sc->inputs.plan.has_budget);
+	cr_expect(sc->price_assumed);
+	cr_expect_eq(sc->inputs.hardware.price_per_gpu_hour, 2.0);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+
+	const char *whole[] = { "plan" };
+	sc = S_load_text(text, whole, 1, &d);
+	cr_assert_not_null(sc);
+	cr_expect_not(sc->inputs.plan.has_deadline);
+	cr_expect_not(sc->inputs.plan.has_budget);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+
+	/* in order: set, then unset, leaves the default; unset then set, the value */
+	const char *order1[] = { "training.micro_batch=2", "training.micro_batch" };
+	sc = S_load_text(text, order1, 2, &d);
+	cr_assert_not_null(sc);
+	cr_expect_eq(sc->inputs.training.micro_batch, 1);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+	const char *order2[] = { "training.global_batch", "training.global_batch=256" };
+	sc = S_load_text(text, order2, 2, &d);
+	cr_assert_not_null(sc);
+	cr_expect_eq(sc->inputs.training.global_batch, 256);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
+/* --set of model.preset, model.hf_config or model.params switches the kind
+ * of model: the keys of the old kind (a config.json, shape overrides) go. */
+Test(scenario, set_switches_the_model)
+{
+	const char *text =
+		"title: t\n"
+		"model:\n"
+		"  hf_config: tests/fixtures/hf/qwen3-8b.json\n"
+		"  layers: 40\n"
+		"  max_positions: 4096\n"
+		"training: {tokens: 100B}\n"
+		"hardware: {count: 64}\n";
+	tb_diags d;
+	/* the file alone: the config with 40 layers (Qwen3-8B has 36) */
+	tb_scenario *sc = S_load_text(text, NULL, 0, &d);
+	cr_assert_not_null(sc, "%s", d.n ? d.items[0].msg : "");
+	cr_expect_eq(sc->inputs.model.layers, 40);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+
+	/* GPT-2 small: 12 layers, 768 wide (openai-community/gpt2 config.json) */
+	const char *preset[] = { "model.preset=gpt2" };
+	sc = S_load_text(text, preset, 1, &d);
+	cr_assert_not_null(sc, "%s", d.n ? d.items[0].msg : "");
+	cr_expect_eq(sc->inputs.model.layers, 12);
+	cr_expect_eq(sc->inputs.model.hidden, 768);
+	cr_expect_str_eq(sc->inputs.model.preset, "gpt2");
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+
+	/* a shape key after the switch applies on top of the new kind */
+	const char *then[] = { "model.preset=gpt2", "model.layers=24" };
+	sc = S_load_text(text, then, 2, &d);
+	cr_assert_not_null(sc, "%s", d.n ? d.items[0].msg : "");
+	cr_expect_eq(sc->inputs.model.layers, 24);
+	cr_expect_eq(sc->inputs.model.hidden, 768);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+
+	/* a bare parameter count: a count-only budget */
+	const char *params[] = { "model.params=7B" };
+	sc = S_load_text(text, params, 1, &d);
+	cr_assert_not_null(sc, "%s", d.n ? d.items[0].msg : "");
+	cr_expect_not(sc->inputs.model.has_shape);
+	cr_expect_eq(sc->inputs.model.params_count, 7e9);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+
+	/* a config.json given with --set is the shell's path, relative to the
+	 * working directory even when the scenario is elsewhere; Qwen3-8B has
+	 * 36 layers and hidden 4096 (Qwen/Qwen3-8B config.json) */
+	const char *hf[] = { "model.hf_config=tests/fixtures/hf/qwen3-8b.json" };
+	tb_diags_init(&d);
+	sc = tb_scenario_load("elsewhere/dir/x.yaml", S_base, strlen(S_base), hf, 1, &d);
+	cr_assert_not_null(sc, "%s", d.n ? d.items[0].msg : "");
+	cr_expect_eq(sc->inputs.model.layers, 36);
+	cr_expect_eq(sc->inputs.model.hidden, 4096);
+	cr_expect_eq(sc->inputs.model.preset[0], '\0');
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
+/* What a published report may show of a path: never an absolute one. */
+Test(scenario, public_paths)
+{
+	cr_expect_str_eq(tb_scenario_public_path("/home/alice/runs/x.yaml"), "x.yaml");
+	cr_expect_str_eq(tb_scenario_public_path("runs/x.yaml"), "runs/x.yaml");
+	cr_expect_str_eq(tb_scenario_public_path("-"), "-");
+	tb_buf b;
+	tb_buf_init(&b);
+	tb_scenario_public_override(&b, "model.hf_config=/home/alice/cfg/config.json");
+	cr_expect_str_eq(b.ptr, "model.hf_config=config.json");
+	tb_buf_release(&b);
+	tb_buf_init(&b);
+	tb_scenario_public_override(&b, "hardware.count=128");
+	cr_expect_str_eq(b.ptr, "hardware.count=128");
+	tb_buf_release(&b);
 }
 
 Test(scenario, all_errors_in_one_pass)

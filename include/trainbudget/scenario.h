@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "trainbudget/buf.h"
 #include "trainbudget/diag.h"
 #include "trainbudget/inputs.h"
 
@@ -21,7 +22,8 @@ typedef struct tb_scenario {
 	char *text;         /* the file verbatim */
 	size_t text_len;
 	char sha256[65];    /* of the file bytes, lowercase hex */
-	char **sets;        /* the --set KEY=VALUE strings applied, in order */
+	char **sets;        /* the overrides applied, in order: "KEY=VALUE"
+	                     * (--set) or "KEY" (--unset) */
 	size_t nsets;
 	tb_inputs inputs;
 	/* Inputs the loader defaulted rather than the user gave, so a report
@@ -32,7 +34,10 @@ typedef struct tb_scenario {
 } tb_scenario;
 
 /* Loads `len` bytes of YAML named `path` (used in diagnostics, and to find
- * hf_config relative to it); applies `nsets` "KEY=VALUE" overrides.
+ * hf_config relative to it); applies `nsets` overrides in order: "KEY=VALUE"
+ * sets a value (--set), "KEY" alone removes it (--unset; its default then
+ * applies).  Setting model.preset, model.hf_config or model.params drops
+ * the model keys given before it (a switch to another kind of model).
  * Returns a scenario the caller frees with tb_scenario_free, or NULL with
  * at least one error in d. */
 tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
@@ -60,6 +65,16 @@ tb_scenario *tb_scenario_load_file(const char *path,
 /* The built-in question: "can we train a 7B model on 100B tokens in a
  * month with 64 H100s?"  Borrowed, static YAML text. */
 const char *tb_scenario_default_text(void);
+
+/* A path as a published report shows it: as given when relative, by its
+ * last component when absolute (never where files sit on the author's
+ * machine).  Borrowed from path. */
+const char *tb_scenario_public_path(const char *path);
+
+/* Appends an override as a published report shows it: "KEY=VALUE" or
+ * "KEY" (an unset), a model.hf_config path through
+ * tb_scenario_public_path. */
+void tb_scenario_public_override(tb_buf *b, const char *set);
 
 void tb_scenario_free(tb_scenario *s);
 
