@@ -36,8 +36,9 @@ static void S_nums3(S_json *j, const char *key, const double v[3], bool known)
 
 /* ---- sections ---------------------------------------------------------- */
 
-static void S_inputs(S_json *j, const tb_inputs *in)
+static void S_inputs(S_json *j, const tb_scenario *sc)
 {
+	const tb_inputs *in = &sc->inputs;
 	const tb_model *m = &in->model;
 	S_obj(j, "inputs");
 	S_obj(j, "model");
@@ -141,6 +142,20 @@ static void S_inputs(S_json *j, const tb_inputs *in)
 	S_numk(j, "step_time_s", me->step_time_s, me->has_step_time);
 	S_numk(j, "peak_memory_bytes", me->peak_memory_bytes, me->has_peak_memory);
 	S_obj_end(j);
+
+	/* Defaults changed to fit the rest of the scenario: values as the
+	 * keys above hold them, in the scenario's spelling. */
+	S_arr(j, "adapted");
+	for (size_t i = 0; i < sc->nadapted; i++) {
+		const tb_scenario_adapted *a = &sc->adapted[i];
+		S_obj(j, NULL);
+		S_str(j, "key", a->key);
+		S_str(j, "value", a->value);
+		S_str(j, "default", a->deflt);
+		S_str(j, "why", a->why);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
 	S_obj_end(j);
 }
 
@@ -581,7 +596,7 @@ void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	S_str(j, "date", sc ? sc->date : NULL);
 	S_obj_end(j);
 	if (sc)
-		S_inputs(j, &sc->inputs);
+		S_inputs(j, sc);
 	S_parameters(j, &b->params);
 	S_flops(j, &b->flops);
 	S_memory(j, &b->memory);

@@ -219,6 +219,18 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		              t->cell.ptr);
 		S_nl(t);
 	}
+	/* Defaults the loader changed so the scenario stays valid: every
+	 * figure above rests on them. */
+	for (size_t i = 0; sc && i < sc->nadapted; i++) {
+		const tb_scenario_adapted *a = &sc->adapted[i];
+		tb_buf line;
+		tb_buf_init(&line);
+		tb_buf_printf(&line, "%s %s instead of the default %s: %s", a->key, a->value, a->deflt, a->why);
+		tb_buf_puts(o, i ? "                 " : "Adapted:         ");
+		tb_diags_escape(o, line.ptr, line.len, NULL);
+		tb_buf_release(&line);
+		S_nl(t);
+	}
 }
 
 static void S_compute(S_text *t, const tb_budget *b)

@@ -42,6 +42,16 @@ static void S_table_key(tb_report *r, tb_table *t)
 	}
 }
 
+/* " (adapted: ...)" after a setting whose default the loader changed to
+ * fit the rest of the scenario. */
+static void S_adapted(const tb_report *r, tb_buf *o, const char *key)
+{
+	const tb_scenario_adapted *a = tb_scenario_adapted_find(r->sc, key);
+	if (a)
+		tb_buf_printf(o, " (adapted: %s %s instead of the default %s: %s)", key, a->value,
+		              a->deflt, a->why);
+}
+
 static void S_table_assumptions(tb_report *r, tb_table *t)
 {
 	const tb_inputs *in = &r->sc->inputs;
@@ -50,8 +60,11 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_buf *o;
 	tb_rtab_init(&tb, t, r, NULL, "ll", "Setting", "Value", NULL);
 	tb_rtab_str(&tb, "Precision");
-	tb_rtab_fmt(&tb, "%s (matmuls in %s)", tb_precision_name(in->training.precision),
-	            tb_dtype_name(b->time.dtype));
+	o = tb_rtab_begin(&tb);
+	tb_buf_printf(o, "%s (matmuls in %s)", tb_precision_name(in->training.precision),
+	              tb_dtype_name(b->time.dtype));
+	S_adapted(r, o, "training.precision");
+	tb_rtab_end(&tb);
 	tb_rtab_str(&tb, "Gradients");
 	if (in->training.grad_dtype != TB_GRAD_DEFAULT)
 		tb_rtab_fmt(&tb, "%s (training.grad_dtype)", tb_grad_dtype_name(in->training.grad_dtype));
@@ -83,12 +96,16 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_rtab_str(&tb, "ZeRO stage");
 	tb_rtab_fmt(&tb, "%d", in->parallelism.zero);
 	tb_rtab_str(&tb, "Sequence length");
-	tb_rtab_num(&tb, TB_RF_GROUPED, (double)in->training.seq_len);
+	o = tb_rtab_begin(&tb);
+	tb_rfmt(o, TB_RF_GROUPED, (double)in->training.seq_len, NULL);
+	S_adapted(r, o, "training.seq_len");
+	tb_rtab_end(&tb);
 	tb_rtab_str(&tb, "Micro-batch / global batch (sequences)");
 	o = tb_rtab_begin(&tb);
 	tb_rfmt(o, TB_RF_GROUPED, (double)in->training.micro_batch, NULL);
 	tb_buf_puts(o, " / ");
 	tb_rfmt(o, TB_RF_GROUPED, (double)in->training.global_batch, NULL);
+	S_adapted(r, o, "training.global_batch");
 	tb_rtab_end(&tb);
 	tb_rtab_str(&tb, "Training tokens");
 	tb_rtab_num(&tb, TB_RF_COUNT, in->training.tokens);
@@ -142,7 +159,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		tb_buf_puts(o, " (assumed: not in the scenario)");
 	tb_rtab_end(&tb);
 	tb_rtab_str(&tb, "Runtime overhead per GPU (CUDA context, allocator)");
-	tb_rtab_num(&tb, TB_RF_BYTES, in->hardware.overhead_bytes);
+	o = tb_rtab_begin(&tb);
+	tb_rfmt(o, TB_RF_BYTES, in->hardware.overhead_bytes, NULL);
+	S_adapted(r, o, "hardware.overhead");
+	tb_rtab_end(&tb);
 }
 
 static void S_table_warnings(tb_report *r, tb_table *t)

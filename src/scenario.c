@@ -15,6 +15,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ static const tb_scenario_section *const S_sections[] = {
 
 /* The checks across sections, in order; each may stop the rest. */
 static tb_scenario_check *const S_checks[] = {
+	tb_scenario_check_sequence,     /* seq_len first: the layout divides it */
 	tb_scenario_check_layout,
 	tb_scenario_check_hardware,
 };
@@ -97,6 +99,70 @@ static void S_check_all_keys(tb_yaml_ctx *c, const tb_yaml_node *root)
 			tb_yaml_check_keys(c, sub, prefix, s->subs[j].keys, s->subs[j].n);
 		}
 	}
+}
+
+/* ---- adapted defaults ------------------------------------------------- */
+
+void tb_scenario_adapt(tb_scenario *sc, const char *key, const char *value, const char *deflt,
+                       const char *why, ...)
+{
+	if (sc->nadapted >= TB_SCENARIO_ADAPTED_MAX)
+		return;
+	tb_scenario_adapted *a = &sc->adapted[sc->nadapted++];
+	snprintf(a->key, sizeof a->key, "%s", key);
+	snprintf(a->value, sizeof a->value, "%s", value);
+	snprintf(a->deflt, sizeof a->deflt, "%s", deflt);
+	va_list ap;
+	va_start(ap, why);
+	vsnprintf(a->why, sizeof a->why, why, ap);
+	va_end(ap);
+}
+
+const tb_scenario_adapted *tb_scenario_adapted_find(const tb_scenario *sc, const char *key)
+{
+	for (size_t i = 0; sc && i < sc->nadapted; i++)
+		if (strcmp(sc->adapted[i].key, key) == 0)
+			return &sc->adapted[i];
+	return NULL;
+}
+
+static void S_would(char *out, size_t cap, const char *key, int64_t below, int64_t above)
+{
+	if (below > 0 && above > 0)
+		snprintf(out, cap, ": %s %lld or %lld would work", key, (long long)below, (long long)above);
+	else if (below > 0 || above > 0)
+		snprintf(out, cap, ": %s %lld would work", key, (long long)(below > 0 ? below : above));
+	else if (cap)
+		out[0] = '\0';
+}
+
+void tb_scenario_near(char *out, size_t cap, const char *key, int64_t x, int64_t lo, int64_t hi,
+                      bool (*ok)(int64_t v, const void *arg), const void *arg)
+{
+	/* Bounded: an error message must not cost seconds. */
+	enum { S_STEPS = 1 << 16 };
+	int64_t below = 0, above = 0;
+	for (int64_t v = x - 1, k = 0; v >= lo && k < S_STEPS; v--, k++)
+		if (ok(v, arg)) {
+			below = v;
+			break;
+		}
+	for (int64_t v = x + 1, k = 0; v <= hi && k < S_STEPS; v++, k++)
+		if (ok(v, arg)) {
+			above = v;
+			break;
+		}
+	S_would(out, cap, key, below, above);
+}
+
+void tb_scenario_near_multiple(char *out, size_t cap, const char *key, int64_t x, int64_t unit,
+                               int64_t hi)
+{
+	int64_t below = unit > 0 ? x / unit * unit : 0;
+	int64_t above = unit > 0 && below <= hi - unit ? below + unit : 0;
+	if (below == x)
+		below = 0;
+	S_would(out, cap, key, below, above);
 }
 
 /* ---- --set and --unset ------------------------------------------------ */

@@ -352,28 +352,101 @@ const tb_scenario_section tb_scenario_section_hardware = {
 	"hardware", S_keys, TB_N(S_keys), S_subs, TB_N(S_subs), S_load,
 };
 
+/* Whether the GPU has a peak for the precision.  fp32 training runs on
+ * plain FP32 units where there are no TF32 tensor cores (V100); no other
+ * format can stand in for a missing one. */
+static bool S_supports(const tb_gpu *g, tb_precision p)
+{
+	tb_dtype dt = tb_precision_compute_dtype(p);
+	return g->peak_flops[dt] > 0 || (dt == TB_DTYPE_TF32 && g->peak_flops[TB_DTYPE_FP32] > 0);
+}
+
+/* The precisions in the order the default falls back: bf16-mixed (the
+ * documented default), fp16-mixed (V100: same bytes, loss scaling), fp32,
+ * and fp8-mixed only for a card with nothing else. */
+static const tb_precision S_fallback[] = {
+	TB_PREC_BF16_MIXED, TB_PREC_FP16_MIXED, TB_PREC_FP32, TB_PREC_FP8_MIXED,
+};
+
 bool tb_scenario_check_hardware(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	const tb_training *t = &sc->inputs.training;
-	const tb_hardware *h = &sc->inputs.hardware;
+	tb_training *t = &sc->inputs.training;
+	tb_hardware *h = &sc->inputs.hardware;
 	const tb_yaml_node *tr = tb_yaml_child_map(root, "training");
 	const tb_yaml_node *hw = tb_yaml_child_map(root, "hardware");
-	tb_dtype dt = tb_precision_compute_dtype(t->precision);
-	/* fp32 training runs on plain FP32 units where there are no TF32 tensor
-	 * cores (V100); no other format can stand in for a missing one. */
-	bool fp32_fallback = dt == TB_DTYPE_TF32 && h->gpu.peak_flops[TB_DTYPE_FP32] > 0;
-	if (!(h->gpu.peak_flops[dt] > 0) && !fp32_fallback) {
-		const tb_yaml_node *prn = tr ? tb_yaml_get(tr, "precision") : NULL;
-		tb_yaml_err(c, prn ? prn : (hw && tb_yaml_get(hw, "gpu") ? tb_yaml_get(hw, "gpu") : root),
-		            "GPU '%s' has no %s peak for training.precision %s; expected a precision the GPU supports",
-		            h->gpu.name, tb_dtype_name(dt), tb_precision_name(t->precision));
+	const tb_yaml_node *gn = hw ? tb_yaml_get(hw, "gpu") : NULL;
+	const char *gpu_label = h->gpu.label[0] ? h->gpu.label : h->gpu.name;
+	const tb_yaml_node *prn = tr ? tb_yaml_get(tr, "precision") : NULL;
+	bool grad_fits = tb_scenario_grad_fits(t->precision, t->grad_dtype);
+	if (!S_supports(&h->gpu, t->precision) || (!prn && !grad_fits)) {
+		tb_buf ok;
+		tb_buf_init(&ok);
+		static const tb_precision all[] = {
+			TB_PREC_BF16_MIXED, TB_PREC_FP16_MIXED, TB_PREC_FP32, TB_PREC_BF16, TB_PREC_FP8_MIXED,
+		};
+		for (size_t i = 0; i < TB_N(all); i++)
+			if (S_supports(&h->gpu, all[i]))
+				tb_buf_printf(&ok, "%s%s", ok.len ? ", " : "", tb_precision_name(all[i]));
+		tb_dtype dt = tb_precision_compute_dtype(t->precision);
+		if (prn) {
+			tb_yaml_err(c, prn, "GPU '%s' has no %s peak for training.precision %s; expected a precision the GPU supports%s%s",
+			            h->gpu.name, tb_dtype_name(dt), tb_precision_name(t->precision),
+			            ok.len ? ": " : "", ok.len ? ok.ptr : "");
+		} else if (!ok.len) {
+			/* Only an inline GPU can lack every peak. */
+			tb_yaml_err(c, gn ? gn : root, "GPU '%s' has no peak FLOP/s for any precision; expected at least one of hardware.gpu.bf16, fp16, fp8, tf32 or fp32",
+			            h->gpu.name);
+		} else {
+			/* The default precision follows the GPU and the gradients
+			 * the user wrote (fp16 gradients mean fp16-mixed). */
+			bool done = false;
+			for (size_t i = 0; i < TB_N(S_fallback) && !done; i++) {
+				if (!S_supports(&h->gpu, S_fallback[i]) ||
+				    !tb_scenario_grad_fits(S_fallback[i], t->grad_dtype))
+					continue;
+				done = true;
+				if (!S_supports(&h->gpu, t->precision))
+					tb_scenario_adapt(sc, "training.precision", tb_precision_name(S_fallback[i]),
+					                  tb_precision_name(t->precision),
+					                  "%s has no %s peak", gpu_label, tb_dtype_name(dt));
+				else
+					tb_scenario_adapt(sc, "training.precision", tb_precision_name(S_fallback[i]),
+					                  tb_precision_name(t->precision),
+					                  "training.grad_dtype %s does not go with %s",
+					                  tb_grad_dtype_name(t->grad_dtype), tb_precision_name(t->precision));
+				t->precision = S_fallback[i];
+			}
+			if (!done) {
+				const tb_yaml_node *gd = tr ? tb_yaml_get(tr, "grad_dtype") : NULL;
+				tb_yaml_err(c, gd ? gd : root, "training.grad_dtype '%s' goes with no precision "
+				            "GPU '%s' has a peak for (%s); expected a gradient dtype that does: fp32 "
+				            "would work", tb_grad_dtype_name(t->grad_dtype), h->gpu.name, ok.ptr);
+			}
+		}
+		tb_buf_release(&ok);
 	}
 	if (h->gpu.memory_bytes > 0 && h->overhead_bytes >= h->gpu.memory_bytes) {
 		const tb_yaml_node *on = hw ? tb_yaml_get(hw, "overhead") : NULL;
-		tb_yaml_err(c, on ? on : (hw && tb_yaml_get(hw, "gpu") ? tb_yaml_get(hw, "gpu") : root),
-		            "hardware.overhead (%.3g GB) leaves nothing of the GPU's %.3g GB; "
-		            "expected the CUDA context and allocator reserve, a few GiB",
-		            h->overhead_bytes / 1e9, h->gpu.memory_bytes / 1e9);
+		if (on) {
+			char would[32];
+			if (2.0 * 1073741824.0 < h->gpu.memory_bytes / 2)
+				snprintf(would, sizeof would, "2GiB");
+			else
+				snprintf(would, sizeof would, "%.3gGB", h->gpu.memory_bytes / 4 / 1e9);
+			tb_yaml_err(c, on, "hardware.overhead (%.3g GB) leaves nothing of the GPU's %.3g GB; "
+			            "expected the CUDA context and allocator reserve, a few GiB: %s would work",
+			            h->overhead_bytes / 1e9, h->gpu.memory_bytes / 1e9, would);
+		} else {
+			/* Only an inline GPU this small: the default reserve takes a
+			 * quarter of its memory instead of all of it. */
+			char value[32], deflt[32];
+			snprintf(value, sizeof value, "%.3gGB", h->gpu.memory_bytes / 4 / 1e9);
+			snprintf(deflt, sizeof deflt, "2GiB");
+			tb_scenario_adapt(sc, "hardware.overhead", value, deflt,
+			                  "2GiB would fill the GPU's %.3g GB: a quarter of its memory",
+			                  h->gpu.memory_bytes / 1e9);
+			h->overhead_bytes = h->gpu.memory_bytes / 4;
+		}
 	}
 	return true;
 }

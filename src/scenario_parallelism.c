@@ -5,6 +5,8 @@
  * count / (tensor x pipeline x context). */
 #include "scenario_sections.h"
 
+#include <stdio.h>
+
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
 };
@@ -37,10 +39,67 @@ const tb_scenario_section tb_scenario_section_parallelism = {
 	"parallelism", S_keys, TB_N(S_keys), NULL, 0, S_load,
 };
 
+/* The predicates tb_scenario_near searches with, for errors that name a
+ * value that would work. */
+static bool S_divides(int64_t v, const void *arg)
+{
+	return v > 0 && *(const int64_t *)arg % v == 0;
+}
+
+typedef struct { int64_t a, b; } S_pair;
+
+static bool S_divides_both(int64_t v, const void *arg)
+{
+	const S_pair *p = arg;
+	return v > 0 && p->a % v == 0 && p->b % v == 0;
+}
+
+/* A context size c with the sequence splitting into 2c equal chunks. */
+static bool S_context_fits(int64_t v, const void *arg)
+{
+	return v > 0 && *(const int64_t *)arg % (2 * v) == 0;
+}
+
+/* The sequences per step the layout needs whole: a micro-batch on every
+ * replica, and with interleaving a multiple of the pipeline stages. */
+static int64_t S_batch_unit(const tb_parallelism *par, const tb_training *t)
+{
+	int64_t u = par->data * t->micro_batch;
+	return par->virtual_pipeline > 1 ? u * par->pipeline : u;
+}
+
+/* The default global batch is a guess: it follows the layout (the multiple
+ * of the unit nearest the documented 1,024, at least one unit) rather than
+ * fail on a key the user did not write. */
+static void S_adapt_batch(tb_scenario *sc, const tb_parallelism *par, tb_training *t)
+{
+	int64_t unit = S_batch_unit(par, t);
+	if (unit <= 0 || t->global_batch % unit == 0)
+		return;
+	int64_t k = (2 * t->global_batch + unit) / (2 * unit);     /* rounded, ties up */
+	int64_t g = (k < 1 ? 1 : k) * unit;
+	char value[32], deflt[32];
+	snprintf(value, sizeof value, "%lld", (long long)g);
+	snprintf(deflt, sizeof deflt, "%lld", (long long)t->global_batch);
+	if (par->virtual_pipeline > 1)
+		tb_scenario_adapt(sc, "training.global_batch", value, deflt,
+		                  "%lld is not a multiple of data-parallel size x micro_batch x pipeline "
+		                  "(%lld x %lld x %lld = %lld, the interleaved schedule's unit): the nearest "
+		                  "multiple", (long long)t->global_batch, (long long)par->data,
+		                  (long long)t->micro_batch, (long long)par->pipeline, (long long)unit);
+	else
+		tb_scenario_adapt(sc, "training.global_batch", value, deflt,
+		                  "%lld is not a multiple of data-parallel size x micro_batch (%lld x %lld = "
+		                  "%lld): the nearest multiple",
+		                  (long long)t->global_batch, (long long)par->data, (long long)t->micro_batch,
+		                  (long long)unit);
+	t->global_batch = g;
+}
+
 bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
 	tb_inputs *in = &sc->inputs;
-	const tb_training *t = &in->training;
+	tb_training *t = &in->training;
 	const tb_hardware *h = &in->hardware;
 	tb_parallelism *par = &in->parallelism;
 	const tb_yaml_node *tr = tb_yaml_child_map(root, "training");
@@ -50,32 +109,40 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	const tb_yaml_node *where = tn ? tn : ppn ? ppn : hw ? tb_yaml_get(hw, "count") : root;
 	const tb_yaml_node *cn = pm ? tb_yaml_get(pm, "context") : NULL;
 	const tb_yaml_node *vn = pm ? tb_yaml_get(pm, "virtual_pipeline") : NULL;
+	char near[64];
 	int64_t tp = par->tensor * par->pipeline;
 	if (h->count % tp != 0) {
-		tb_yaml_err(c, where, "parallelism.tensor x parallelism.pipeline (%lld x %lld = %lld) does not divide hardware.count (%lld); expected a divisor of the GPU count",
-		            (long long)par->tensor, (long long)par->pipeline, (long long)tp, (long long)h->count);
+		tb_scenario_near_multiple(near, sizeof near, "hardware.count", h->count, tp, 100000000);
+		tb_yaml_err(c, where, "parallelism.tensor x parallelism.pipeline (%lld x %lld = %lld) does not divide hardware.count (%lld); expected a divisor of the GPU count%s",
+		            (long long)par->tensor, (long long)par->pipeline, (long long)tp, (long long)h->count, near);
 		return false;
 	}
 	if (par->context > 1 && h->count % (tp * par->context) != 0) {
-		tb_yaml_err(c, cn, "parallelism.tensor x parallelism.pipeline x parallelism.context (%lld x %lld x %lld = %lld) does not divide hardware.count (%lld); expected a divisor of the GPU count",
+		int64_t tpc = tp * par->context;
+		tb_scenario_near_multiple(near, sizeof near, "hardware.count", h->count, tpc, 100000000);
+		tb_yaml_err(c, cn, "parallelism.tensor x parallelism.pipeline x parallelism.context (%lld x %lld x %lld = %lld) does not divide hardware.count (%lld); expected a divisor of the GPU count%s",
 		            (long long)par->tensor, (long long)par->pipeline, (long long)par->context,
-		            (long long)(tp * par->context), (long long)h->count);
+		            (long long)tpc, (long long)h->count, near);
 		return false;
 	}
 	tp *= par->context;
 	par->data = h->count / tp;
 	const tb_yaml_node *gb = tr ? tb_yaml_get(tr, "global_batch") : NULL, *mb = tr ? tb_yaml_get(tr, "micro_batch") : NULL;
+	if (!gb)
+		S_adapt_batch(sc, par, t);
 	int64_t per_step = par->data * t->micro_batch;
 	if (t->global_batch % per_step != 0) {
-		tb_yaml_err(c, mb ? mb : gb ? gb : (hw ? tb_yaml_get(hw, "count") : root),
-		            "training.global_batch (%lld) is not a multiple of data-parallel size x micro_batch (%lld x %lld = %lld); expected whole micro-batches on every replica",
-		            (long long)t->global_batch, (long long)par->data, (long long)t->micro_batch, (long long)per_step);
+		tb_scenario_near_multiple(near, sizeof near, "global_batch", t->global_batch, per_step, 1000000000);
+		tb_yaml_err(c, gb ? gb : mb,
+		            "training.global_batch (%lld) is not a multiple of data-parallel size x micro_batch (%lld x %lld = %lld); expected whole micro-batches on every replica%s",
+		            (long long)t->global_batch, (long long)par->data, (long long)t->micro_batch, (long long)per_step, near);
 	}
 	const tb_model *m = &in->model;
 	if (par->context > 1 && t->seq_len % (2 * par->context) != 0) {
 		const tb_yaml_node *sn = tr ? tb_yaml_get(tr, "seq_len") : NULL;
-		tb_yaml_err(c, cn ? cn : sn, "training.seq_len (%lld) is not divisible by 2 x parallelism.context (2 x %lld = %lld); expected a sequence that splits into 2 x context equal chunks (load-balanced causal attention)",
-		            (long long)t->seq_len, (long long)par->context, (long long)(2 * par->context));
+		tb_scenario_near(near, sizeof near, "context", par->context, 1, 1000000, S_context_fits, &t->seq_len);
+		tb_yaml_err(c, cn ? cn : sn, "training.seq_len (%lld) is not divisible by 2 x parallelism.context (2 x %lld = %lld); expected a sequence that splits into 2 x context equal chunks (load-balanced causal attention)%s",
+		            (long long)t->seq_len, (long long)par->context, (long long)(2 * par->context), near);
 	}
 	if (par->virtual_pipeline > 1) {
 		int64_t chunks = par->pipeline * par->virtual_pipeline;
@@ -84,28 +151,37 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) without pipeline parallelism; expected 1 unless parallelism.pipeline is above 1",
 			            (long long)par->virtual_pipeline);
 		else if (m->has_shape && chunks > m->layers)
-			tb_yaml_err(c, vn, "parallelism.pipeline x parallelism.virtual_pipeline (%lld x %lld = %lld) is above model.layers (%lld); expected at least one layer per virtual stage",
-			            (long long)par->pipeline, (long long)par->virtual_pipeline, (long long)chunks, (long long)m->layers);
-		else if (t->global_batch % per_step == 0 && mbs % par->pipeline != 0)
-			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) needs the micro-batches per step (%lld) to be a multiple of parallelism.pipeline (%lld); expected a global batch of k x %lld x data-parallel size x micro_batch (Megatron-LM's interleaved schedule)",
-			            (long long)par->virtual_pipeline, (long long)mbs, (long long)par->pipeline, (long long)par->pipeline);
+			tb_yaml_err(c, vn, "parallelism.pipeline x parallelism.virtual_pipeline (%lld x %lld = %lld) is above model.layers (%lld); expected at least one layer per virtual stage: virtual_pipeline %lld or less would work",
+			            (long long)par->pipeline, (long long)par->virtual_pipeline, (long long)chunks, (long long)m->layers,
+			            (long long)(m->layers / par->pipeline));
+		else if (t->global_batch % per_step == 0 && mbs % par->pipeline != 0) {
+			int64_t unit = S_batch_unit(par, t);
+			tb_scenario_near_multiple(near, sizeof near, "global_batch", t->global_batch, unit, 1000000000);
+			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) needs the micro-batches per step (%lld) to be a multiple of parallelism.pipeline (%lld); expected a global batch of k x %lld x data-parallel size x micro_batch (Megatron-LM's interleaved schedule)%s",
+			            (long long)par->virtual_pipeline, (long long)mbs, (long long)par->pipeline, (long long)par->pipeline, near);
+		}
 	}
 	if (m->has_shape) {
-		if (m->heads % par->tensor != 0)
-			tb_yaml_err(c, tn, "parallelism.tensor (%lld) does not divide model.heads (%lld); expected a divisor of the attention heads",
-			            (long long)par->tensor, (long long)m->heads);
+		if (m->heads % par->tensor != 0) {
+			tb_scenario_near(near, sizeof near, "tensor", par->tensor, 1, m->heads, S_divides, &m->heads);
+			tb_yaml_err(c, tn, "parallelism.tensor (%lld) does not divide model.heads (%lld); expected a divisor of the attention heads%s",
+			            (long long)par->tensor, (long long)m->heads, near);
+		}
 		if (par->pipeline > m->layers)
-			tb_yaml_err(c, ppn, "parallelism.pipeline (%lld) is above model.layers (%lld); expected at most one stage per layer",
-			            (long long)par->pipeline, (long long)m->layers);
+			tb_yaml_err(c, ppn, "parallelism.pipeline (%lld) is above model.layers (%lld); expected at most one stage per layer: pipeline %lld or less would work",
+			            (long long)par->pipeline, (long long)m->layers, (long long)m->layers);
 	}
 	const tb_yaml_node *en = pm ? tb_yaml_get(pm, "expert") : NULL;
 	if (par->expert > 1) {
 		if (!m->has_shape || m->experts <= 1)
 			tb_yaml_err(c, en, "parallelism.expert (%lld) with a dense model; expected 1 unless model.experts is above 1",
 			            (long long)par->expert);
-		else if (m->experts % par->expert != 0 || par->data % par->expert != 0)
-			tb_yaml_err(c, en, "parallelism.expert (%lld) does not divide both model.experts (%lld) and the data-parallel size (%lld); expected a common divisor",
-			            (long long)par->expert, (long long)m->experts, (long long)par->data);
+		else if (m->experts % par->expert != 0 || par->data % par->expert != 0) {
+			S_pair both = { m->experts, par->data };
+			tb_scenario_near(near, sizeof near, "expert", par->expert, 1, m->experts, S_divides_both, &both);
+			tb_yaml_err(c, en, "parallelism.expert (%lld) does not divide both model.experts (%lld) and the data-parallel size (%lld); expected a common divisor%s",
+			            (long long)par->expert, (long long)m->experts, (long long)par->data, near);
+		}
 	}
 	return true;
 }

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "trainbudget/scenario.h"
 #include "yamltree.h"
@@ -49,10 +50,34 @@ extern const tb_scenario_section tb_scenario_section_parallelism; /* scenario_pa
 extern const tb_scenario_section tb_scenario_section_plan;        /* scenario_plan.c */
 extern const tb_scenario_section tb_scenario_section_measured;    /* scenario_measured.c */
 
+/* Records that a default was adapted (scenario.c): `value` and `deflt` as
+ * printed, `why` a clause in printf form. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+void tb_scenario_adapt(tb_scenario *sc, const char *key, const char *value, const char *deflt,
+                       const char *why, ...);
+
+/* For an error that names a value that would work: ": KEY A or B would
+ * work" with the nearest whole numbers below `x` (at least `lo`) and above
+ * it (at most `hi`) for which ok(v, arg) holds, or one of them, or ""
+ * when none is found within 65,536 steps. */
+void tb_scenario_near(char *out, size_t cap, const char *key, int64_t x, int64_t lo, int64_t hi,
+                      bool (*ok)(int64_t v, const void *arg), const void *arg);
+/* The same for the multiples of `unit` nearest x (the larger at most hi). */
+void tb_scenario_near_multiple(char *out, size_t cap, const char *key, int64_t x, int64_t unit,
+                               int64_t hi);
+
+/* Whether gradients of dtype g go with precision p (TB_GRAD_DEFAULT always
+ * does): the rule training.grad_dtype is checked by (scenario_training.c),
+ * for a precision the loader adapts. */
+bool tb_scenario_grad_fits(tb_precision p, tb_grad_dtype g);
+
 /* Checks across sections, run in scenario.c's order once every section
  * loaded cleanly.  Each returns false when the checks after it would only
  * repeat its error. */
 typedef bool tb_scenario_check(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc);
+tb_scenario_check tb_scenario_check_sequence;  /* scenario_training.c */
 tb_scenario_check tb_scenario_check_layout;    /* scenario_parallelism.c */
 tb_scenario_check tb_scenario_check_hardware;  /* scenario_hardware.c */
 

@@ -4,6 +4,8 @@
  * its documented default. */
 #include "scenario_sections.h"
 
+#include <stdio.h>
+
 static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "micro_batch", "precision",
 	"optimizer", "checkpointing", "flash_attention", "dropout",
@@ -36,6 +38,14 @@ static const char *S_grad_allowed(tb_precision p, tb_grad_dtype g, bool *ok)
 	}
 	*ok = g == TB_GRAD_BF16 || g == TB_GRAD_FP32;
 	return "bf16 or fp32";
+}
+
+bool tb_scenario_grad_fits(tb_precision p, tb_grad_dtype g)
+{
+	bool ok = true;
+	if (g != TB_GRAD_DEFAULT)
+		S_grad_allowed(p, g, &ok);
+	return ok;
 }
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -77,7 +87,10 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			if (tb_yaml_enum(c, n, "training.grad_dtype", S_grad_names, TB_N(S_grad_names), &e)) {
 				bool fits;
 				const char *want = S_grad_allowed(t->precision, (tb_grad_dtype)(e + 1), &fits);
-				if (fits) {
+				/* Against a precision the user left out, the check waits:
+				 * the default precision follows the gradients written
+				 * (tb_scenario_check_hardware). */
+				if (fits || !tb_yaml_get(tr, "precision")) {
 					t->grad_dtype = (tb_grad_dtype)(e + 1);
 				} else {
 					tb_yaml_err(c, n, "training.grad_dtype '%s' does not go with training.precision %s; "
@@ -111,3 +124,32 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 const tb_scenario_section tb_scenario_section_training = {
 	"training", S_keys, TB_N(S_keys), NULL, 0, S_load,
 };
+
+/* The sequence against the model: a learned position table holds
+ * model.max_positions positions and no more (GPT-2's 1,024), so a longer
+ * sequence the user wrote is an error, and the default follows the model. */
+bool tb_scenario_check_sequence(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
+{
+	const tb_model *m = &sc->inputs.model;
+	tb_training *t = &sc->inputs.training;
+	if (!m->has_shape || m->positions != TB_POS_LEARNED || m->max_positions < 1 ||
+	    t->seq_len <= m->max_positions)
+		return true;
+	const tb_yaml_node *tr = tb_yaml_child_map(root, "training");
+	const tb_yaml_node *sn = tr ? tb_yaml_get(tr, "seq_len") : NULL;
+	if (sn) {
+		tb_yaml_err(c, sn, "training.seq_len (%lld) is longer than the model's learned position table "
+		            "(model.max_positions %lld); expected at most %lld: seq_len %lld would work",
+		            (long long)t->seq_len, (long long)m->max_positions,
+		            (long long)m->max_positions, (long long)m->max_positions);
+		return true;
+	}
+	char value[32], deflt[32];
+	snprintf(value, sizeof value, "%lld", (long long)m->max_positions);
+	snprintf(deflt, sizeof deflt, "%lld", (long long)t->seq_len);
+	tb_scenario_adapt(sc, "training.seq_len", value, deflt,
+	                  "%lld is longer than the model's learned position table "
+	                  "(model.max_positions %lld)", (long long)t->seq_len, (long long)m->max_positions);
+	t->seq_len = m->max_positions;
+	return true;
+}

@@ -35,6 +35,40 @@ hasnt() {
 	if grep -qF -- "$2" "$1"; then no "$3" "found '$2'"; else ok "$3"; fi
 }
 
+# ---- defaults never make a scenario invalid --------------------------------
+# The issue's cases, as a new user writes them (title and the three keys).
+printf 'title: 405B\nmodel: {preset: llama-3.1-405b}\ntraining: {tokens: 15T}\nhardware: {count: 16384}\n' >"$T/405b.yaml"
+printf 'title: V100\nmodel: {preset: llama-2-7b}\ntraining: {tokens: 1T}\nhardware: {gpu: v100-sxm2, count: 1024}\n' >"$T/v100.yaml"
+printf 'title: GPT-2\nmodel: {preset: gpt2}\ntraining: {tokens: 10B}\nhardware: {count: 8}\n' >"$T/gpt2.yaml"
+for f in 405b v100 gpt2; do
+	expect 0 "check $f with its defaults" "$BIN" check "$T/$f.yaml"
+done
+expect 0 "estimate 405B on 16,384 GPUs" "$BIN" estimate "$T/405b.yaml"
+has "$T/out" "Adapted:         training.global_batch 16384 instead of the default 1024: 1024 is not a multiple of data-parallel size x micro_batch (16384 x 1 = 16384)" \
+	"estimate says the default global batch followed the layout"
+expect 0 "estimate V100" "$BIN" estimate "$T/v100.yaml"
+has "$T/out" "Adapted:         training.precision fp16-mixed instead of the default bf16-mixed: NVIDIA Tesla V100 SXM2 32GB has no bf16 peak" \
+	"estimate says the default precision followed the GPU"
+has "$T/out" "Memory per GPU (fp16-mixed," "the V100 budget is priced in fp16-mixed"
+expect 0 "estimate GPT-2 --format json" "$BIN" estimate "$T/gpt2.yaml" --format json
+has "$T/out" '"seq_len": 1024,' "GPT-2's default sequence is its 1,024 positions"
+tr -d ' \n' <"$T/out" >"$T/flat.json"
+has "$T/flat.json" '"adapted":[{"key":"training.seq_len","value":"1024","default":"4096","why":' "JSON inputs.adapted names it"
+mkdir "$T/r"
+expect 0 "report V100" "$BIN" report "$T/v100.yaml" --format md,pdf -o "$T/r"
+has "$T/r/v100.md" "| Precision | fp16-mixed (matmuls in fp16) (adapted: training.precision fp16-mixed instead of the default bf16-mixed: NVIDIA Tesla V100 SXM2 32GB has no bf16 peak) |" \
+	"the report's assumptions say the precision was adapted"
+if command -v pdftotext >/dev/null 2>&1; then
+	pdftotext "$T/r/v100.pdf" "$T/r/v100.txt" 2>/dev/null
+	has "$T/r/v100.txt" "adapted: training.precision" "so does the PDF"
+fi
+expect 0 "estimate with the defaults adapted by --set" "$BIN" estimate docs/examples/default-7b.yaml \
+	--unset training.global_batch --set hardware.count=1536
+has "$T/out" "training.global_batch 1536 instead of the default 1024" "a --set count adapts an --unset batch"
+expect 1 "a written global batch that cannot work" "$BIN" check docs/examples/default-7b.yaml --set hardware.count=1536
+first_err "docs/examples/default-7b.yaml:14:17: error: training.global_batch (1024) is not a multiple of data-parallel size x micro_batch (1536 x 1 = 1536); expected whole micro-batches on every replica: global_batch 1536 would work" \
+	"it names a value that would work"
+
 # ---- options -------------------------------------------------------------
 expect 2 "report --out" "$BIN" report --out "$T/o"
 first_err "trainbudget report: unknown option '--out'; did you mean '-o' (--output)?" "--out suggests -o"
@@ -94,7 +128,12 @@ fi
 
 # ---- --set switches the kind of model; --unset -----------------------------
 hf=docs/examples/llama3-8b-hf.yaml
-expect 0 "--set model.preset over a config.json" "$BIN" estimate "$hf" --set model.preset=gpt2 --format json
+# the file's 8,192-token sequence is written: GPT-2's 1,024 positions refuse it
+expect 1 "--set model.preset=gpt2 under a written 8,192 sequence" "$BIN" estimate "$hf" --set model.preset=gpt2
+first_err "$hf:12:12: error: training.seq_len (8192) is longer than the model's learned position table (model.max_positions 1024); expected at most 1024: seq_len 1024 would work" \
+	"a written sequence longer than the position table names the limit"
+expect 0 "--set model.preset over a config.json" "$BIN" estimate "$hf" --set model.preset=gpt2 \
+	--unset training.seq_len --format json
 has "$T/out" '"preset": "gpt2"' "the preset replaces the config.json"
 has "$T/out" '"layers": 12,' "GPT-2's 12 layers, not the config's 32"
 expect 0 "--set model.params over a config.json" "$BIN" estimate "$hf" --set model.params=7B --format json

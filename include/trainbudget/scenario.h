@@ -12,6 +12,20 @@
 #include "trainbudget/diag.h"
 #include "trainbudget/inputs.h"
 
+/* A default the loader changed to fit the rest of the scenario: a key the
+ * user did not write must never make the scenario invalid (the default
+ * global batch follows the data-parallel size, the default precision what
+ * the GPU supports, the default sequence a learned position table).  The
+ * reports list each among the assumptions. */
+typedef struct tb_scenario_adapted {
+	char key[32];       /* "training.global_batch" */
+	char value[32];     /* as taken: "16384", "fp16-mixed" */
+	char deflt[32];     /* the documented default it replaces: "1024" */
+	char why[224];      /* one clause: "1,024 is not a multiple of ..." */
+} tb_scenario_adapted;
+
+#define TB_SCENARIO_ADAPTED_MAX 8
+
 typedef struct tb_scenario {
 	char *path;         /* as given; "-" for standard input, "<builtin>" */
 	char *name;         /* file stem: output files are NAME.md, NAME.pdf */
@@ -31,7 +45,12 @@ typedef struct tb_scenario {
 	bool price_assumed;     /* hardware.price_per_gpu_hour absent: 2.00 USD */
 	bool mfu_assumed;       /* hardware.mfu absent: predicted (perf.h) */
 	bool gpu_assumed;       /* hardware.gpu absent: h100-sxm */
+	tb_scenario_adapted adapted[TB_SCENARIO_ADAPTED_MAX];
+	size_t nadapted;
 } tb_scenario;
+
+/* The default adapted for `key` ("training.precision"), or NULL. */
+const tb_scenario_adapted *tb_scenario_adapted_find(const tb_scenario *sc, const char *key);
 
 /* Loads `len` bytes of YAML named `path` (used in diagnostics, and to find
  * hf_config relative to it); applies `nsets` overrides in order: "KEY=VALUE"
