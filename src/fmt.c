@@ -273,7 +273,7 @@ void tb_fmt_days(tb_buf *b, double seconds)
 	}
 }
 
-void tb_fmt_money(tb_buf *b, double amount, const char *currency)
+void tb_fmt_money_ref(tb_buf *b, double amount, const char *currency, double ref)
 {
 	if (!isfinite(amount)) {
 		tb_buf_puts(b, S_NA);
@@ -288,6 +288,9 @@ void tb_fmt_money(tb_buf *b, double amount, const char *currency)
 		sym = "\u00a3";
 
 	double a = fabs(amount);
+	/* The style is the largest amount's, so "$15.65 ... within $1,500"
+	 * never happens: the amounts of one line read alike. */
+	double top = isfinite(ref) && fabs(ref) > a ? fabs(ref) : a;
 	const char *suffix = "";
 	S_str o;
 	if (amount > 0 && S_round_dec(a, 2) == 0) {
@@ -297,20 +300,21 @@ void tb_fmt_money(tb_buf *b, double amount, const char *currency)
 		tb_fmt_sci(&b2, a, 3, false);
 		snprintf(o.s, sizeof o.s, "%s", b2.ptr);
 		tb_buf_release(&b2);
-	} else if (S_round_dec(a, 2) < 1000.0) {
+	} else if (S_round_dec(top, 2) < 1000.0 || (amount > 0 && S_round_dec(a, 0) == 0)) {
+		/* cents; also for a positive amount whole units would show as 0 */
 		snprintf(o.s, sizeof o.s, "%.2f", a);
-	} else if (S_round_dec(a, 0) < 1e9) {
+	} else if (S_round_dec(top, 0) < 1e9) {
 		S_grouped(&o, a);
 	} else {
 		/* Past a billion the cents and units are noise in an estimate. */
-		double x = a / 1e9;
+		double unit = 1e9;
 		suffix = "B";
-		S_sig(&o, x, 3);
+		S_sig(&o, top / unit, 3);
 		if (strtod(o.s, NULL) >= 1000.0) {
-			x /= 1000.0;
+			unit = 1e12;
 			suffix = "T";
-			S_sig(&o, x, 3);
 		}
+		S_sig(&o, a / unit, 3);
 		if (strtod(o.s, NULL) >= 1000.0) {
 			tb_buf b2;
 			tb_buf_init(&b2);
@@ -325,6 +329,11 @@ void tb_fmt_money(tb_buf *b, double amount, const char *currency)
 		tb_buf_printf(b, "%s%s%s%s", neg ? "-" : "", sym, o.s, suffix);
 	else
 		tb_buf_printf(b, "%s%s%s %s", neg ? "-" : "", o.s, suffix, currency);
+}
+
+void tb_fmt_money(tb_buf *b, double amount, const char *currency)
+{
+	tb_fmt_money_ref(b, amount, currency, amount);
 }
 
 void tb_fmt_pct(tb_buf *b, double fraction)

@@ -94,6 +94,16 @@ static void S_deadline_gpus(S_text *t, const tb_time *tm, const tb_inputs *in,
 	}
 }
 
+/* The largest finite of three amounts: the style of a line of money. */
+static double S_max3(const double v[3])
+{
+	double m = 0;
+	for (int i = 0; i < 3; i++)
+		if (isfinite(v[i]) && fabs(v[i]) > m)
+			m = fabs(v[i]);
+	return m;
+}
+
 static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
                       const tb_budget *b)
 {
@@ -187,22 +197,28 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 	if (!tm->known || !l->known) {
 		tb_buf_puts(o, "UNKNOWN");
 	} else {
-		tb_fmt_money(S_c(t), l->cost[1], tm->currency);
+		/* one style for the line's amounts: its largest's */
+		double ref = S_max3(l->cost);
+		if (rk->known && rk->cost_p90 > ref)
+			ref = rk->cost_p90;
+		if (tm->has_budget && tm->budget > ref)
+			ref = tm->budget;
+		tb_fmt_money_ref(S_c(t), l->cost[1], tm->currency, ref);
 		tb_buf_printf(o, "%s expected with losses", t->cell.ptr);
 		if (rk->known) {
-			tb_fmt_money(S_c(t), rk->cost_p90, tm->currency);
+			tb_fmt_money_ref(S_c(t), rk->cost_p90, tm->currency, ref);
 			tb_buf_printf(o, ", P90 %s", t->cell.ptr);
 		} else if (l->cost[0] != l->cost[2]) {   /* an MFU range, not one value */
-			tb_fmt_money(S_c(t), l->cost[2], tm->currency);
+			tb_fmt_money_ref(S_c(t), l->cost[2], tm->currency, ref);
 			tb_buf_printf(o, " (%s to ", t->cell.ptr);
-			tb_fmt_money(S_c(t), l->cost[0], tm->currency);
+			tb_fmt_money_ref(S_c(t), l->cost[0], tm->currency, ref);
 			tb_buf_printf(o, "%s over the MFU range)", t->cell.ptr);
 		}
 		if (tm->has_budget) {
 			bool risk = tm->within_budget &&
 			            (rk->known ? rk->p_within_budget < 0.9 : l->cost[0] > tm->budget);
 			tb_buf_puts(o, !tm->within_budget ? "; OVER " : risk ? "; AT RISK: within " : "; within ");
-			tb_fmt_money(S_c(t), tm->budget, tm->currency);
+			tb_fmt_money_ref(S_c(t), tm->budget, tm->currency, ref);
 			tb_buf_puts(o, t->cell.ptr);
 			if (rk->known) {
 				tb_fmt_prob(S_c(t), rk->p_within_budget);
@@ -345,12 +361,14 @@ static void S_kwh(tb_buf *b, double kwh)
 	}
 }
 
-static void S_money3(S_text *t, const char *label, const double v[3], const char *currency)
+/* A row of the cost table, in the style of the table's largest amount. */
+static void S_money3(S_text *t, const char *label, const double v[3], const char *currency,
+                     double ref)
 {
 	tb_buf_puts(&t->out, "  ");
 	S_pad(&t->out, label, 10, false);
 	for (int i = 0; i < 3; i++) {
-		tb_fmt_money(S_c(t), v[i], currency);
+		tb_fmt_money_ref(S_c(t), v[i], currency, ref);
 		S_put_cell(t, S_COL, true);
 	}
 	S_nl(t);
@@ -397,7 +415,7 @@ static void S_goodput(S_text *t, const tb_budget *b)
 	}
 	tb_buf_puts(o, "; ");
 	for (int i = 0; i < 3; i++) {
-		tb_fmt_money(S_c(t), c[i], cur);
+		tb_fmt_money_ref(S_c(t), c[i], cur, S_max3(c));
 		tb_buf_printf(o, "%s%s", i ? " / " : "", t->cell.ptr);
 	}
 	S_nl(t);
@@ -474,9 +492,12 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 	if (l->known)
 		S_row3(t, "+ losses", l->seconds, tb_fmt_days);
 	S_row3(t, "GPU-hours", tm->gpu_hours, tb_fmt_grouped);
-	S_money3(t, "cost", tm->cost, tm->currency);
+	double ref = S_max3(tm->cost);
+	if (l->known && S_max3(l->cost) > ref)
+		ref = S_max3(l->cost);
+	S_money3(t, "cost", tm->cost, tm->currency, ref);
 	if (l->known)
-		S_money3(t, "+ losses", l->cost, tm->currency);
+		S_money3(t, "+ losses", l->cost, tm->currency, ref);
 	if (tm->energy_known)
 		S_row3(t, "energy", tm->energy_kwh, S_kwh);
 	S_goodput(t, b);

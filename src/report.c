@@ -345,6 +345,7 @@ tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
 		                      sc->path ? tb_scenario_public_path(sc->path) : "SCENARIO");
 	}
 	tb_rcopy(r->short_hash, sizeof r->short_hash, sc->sha256);
+	r->money_ref = tb_budget_money_ref(b);
 	r->meta.title = sc->title && *sc->title ? sc->title : sc->name;
 	r->meta.author = sc->author;
 	r->meta.date = r->date;

@@ -62,6 +62,22 @@ static char *S_vstrf(const char *fmt, va_list ap)
 	return tb_buf_detach(&o, NULL);
 }
 
+void tb_rmoney(tb_buf *o, const tb_report *r, double v)
+{
+	if (!isfinite(v))
+		tb_buf_puts(o, "n/a");
+	else
+		tb_fmt_money_ref(o, v, tb_rcurrency(r), r->money_ref);
+}
+
+char *tb_rmoneys(const tb_report *r, double v)
+{
+	tb_buf o;
+	tb_buf_init(&o);
+	tb_rmoney(&o, r, v);
+	return tb_buf_detach(&o, NULL);
+}
+
 char *tb_rstrf(const char *fmt, ...)
 {
 	va_list ap;
@@ -249,6 +265,13 @@ void tb_rtab_str(tb_rtab *tb, const char *s) { tb_rtab_own(tb, tb_xstrdup(s ? s 
 
 void tb_rtab_num(tb_rtab *tb, tb_rfilter f, double v)
 {
+	if (f == TB_RF_MONEY && tb->r && isfinite(v)) {
+		tb_buf o;
+		tb_buf_init(&o);
+		tb_fmt_money_ref(&o, v, tb_rcurrency(tb->r), tb->money_ref > 0 ? tb->money_ref : tb->r->money_ref);
+		tb_rtab_own(tb, tb_buf_detach(&o, NULL));
+		return;
+	}
 	tb_rtab_own(tb, tb_rfmts(f, v, tb->r ? tb_rcurrency(tb->r) : NULL));
 }
 

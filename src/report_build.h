@@ -61,6 +61,9 @@ struct tb_report {
 	char *date, *command;
 	char *owned_title;      /* a title the report made (a comparison's) */
 	char short_hash[13];
+	double money_ref;       /* tb_budget_money_ref: the style of the
+	                         * headline money (verdicts, key figures,
+	                         * placeholders) */
 };
 
 /* ---- formatting ------------------------------------------------------ */
@@ -87,6 +90,11 @@ __attribute__((format(printf, 1, 2)))
 char *tb_rstrf(const char *fmt, ...);
 /* Copies into a fixed array without cutting a UTF-8 sequence in half. */
 void tb_rcopy(char *dst, size_t cap, const char *src);
+/* A total in the report's currency and the style of its headline money
+ * (r->money_ref), so the amounts of one sentence read alike.  A rate (the
+ * price per GPU-hour) goes through tb_rfmt, in its own style. */
+void tb_rmoney(tb_buf *o, const tb_report *r, double v);
+char *tb_rmoneys(const tb_report *r, double v);
 /* The currency code the figures are in. */
 const char *tb_rcurrency(const tb_report *r);
 const char *tb_ryesno(bool v);
@@ -113,6 +121,8 @@ void tb_rnote(cmark_node *into, const char *text);
 typedef struct tb_rtab {
 	tb_table *t;
 	const tb_report *r;     /* for the currency of money cells */
+	double money_ref;       /* the style of its money cells (the largest
+	                         * amount in the table); 0: the report's */
 	size_t cap, col;
 	tb_buf cell;            /* the cell tb_rtab_begin opened */
 } tb_rtab;

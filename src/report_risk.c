@@ -4,6 +4,8 @@
  * against the budget). */
 #include "report_build.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -82,6 +84,8 @@ static void S_table_losses(tb_report *r, tb_table *t)
 	if (!l->known)
 		return;
 	static const char *const which[] = { " (low)", " (expected)", " (high)" };
+	for (int i = 0; i < 3; i++)
+		tb.money_ref = fmax(tb.money_ref, l->cost[i]);
 	for (int i = 0; i < 3; i++) {
 		char *p = tb_rfmts(TB_RF_PCT, tm->mfu[i], NULL);
 		tb_rtab_fmt(&tb, "%s%s", p, which[i]);
@@ -106,6 +110,8 @@ static void S_table_risk(tb_report *r, tb_table *t)
 	static const char *const rows[] = { "P10", "P50 (median)", "P90", "Mean" };
 	const double d[] = { k->days_p10, k->days_p50, k->days_p90, k->days_mean };
 	const double c[] = { k->cost_p10, k->cost_p50, k->cost_p90, k->cost_mean };
+	for (int i = 0; i < 4; i++)
+		tb.money_ref = fmax(tb.money_ref, c[i]);
 	for (int i = 0; i < 4; i++) {
 		tb_rtab_str(&tb, rows[i]);
 		tb_rtab_num(&tb, TB_RF_DAYS, d[i] * S_DAY);
@@ -174,7 +180,7 @@ static void S_chart_cost(const tb_report *r, tb_chart_spec *s)
 		tb_buf o;
 		tb_buf_init(&o);
 		tb_buf_puts(&o, "budget ");
-		tb_rfmt(&o, TB_RF_MONEY, tm->budget, tb_rcurrency(r));
+		tb_rmoney(&o, r, tm->budget);
 		tb_chart_ref *ref = tb_rchart_add_ref(s, tm->budget, S_red);
 		if (ref) {
 			ref->vertical = true;

@@ -3,6 +3,8 @@
  * chart. */
 #include "report_build.h"
 
+#include <math.h>
+
 static void S_table_optimum(tb_report *r, tb_table *t)
 {
 	const tb_chinchilla *ch = &r->b->chinchilla;
@@ -43,6 +45,8 @@ static void S_table_plans(tb_report *r, tb_table *t)
 	             "Wall clock", "Cost", "Loss (Hoffmann)", "Loss (Epoch AI)",
 	             lifetime ? "Lifetime FLOPs" : NULL, NULL);
 	int n = ch->n_plans < TB_PLANS_MAX ? ch->n_plans : TB_PLANS_MAX;
+	for (int i = 0; i < n; i++)
+		tb.money_ref = fmax(tb.money_ref, ch->plans[i].cost);
 	for (int i = 0; i < n; i++) {
 		const tb_plan_row *p = &ch->plans[i];
 		char label[64];

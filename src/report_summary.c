@@ -195,7 +195,6 @@ static void S_verdict(tb_report *r)
 {
 	const tb_budget *b = r->b;
 	const tb_inputs *in = &r->sc->inputs;
-	const char *cur = tb_rcurrency(r);
 	size_t n = 0;
 	tb_buf o;
 	tb_buf_init(&o);
@@ -341,7 +340,7 @@ static void S_verdict(tb_report *r)
 		tb_buf_puts(&o, "The cost is unknown: there is no time estimate (see the warnings)");
 		if (in->plan.has_budget) {
 			tb_buf_puts(&o, ", so whether it stays within the budget of ");
-			tb_rfmt(&o, TB_RF_MONEY, in->plan.budget, cur);
+			tb_rmoney(&o, r, in->plan.budget);
 			tb_buf_puts(&o, " is too");
 		}
 		tb_buf_puts(&o, ".");
@@ -349,9 +348,9 @@ static void S_verdict(tb_report *r)
 		oc = tm->has_budget ? TB_OUTCOME_BAD : TB_OUTCOME_NONE;
 		tb_buf_puts(&o, "The cost is unbounded: the run never finishes.");
 	} else {
-		char *lo = tb_rfmts(TB_RF_MONEY, l->cost[2], cur);
-		char *hi = tb_rfmts(TB_RF_MONEY, l->cost[0], cur);
-		char *ex = tb_rfmts(TB_RF_MONEY, l->cost[1], cur);
+		char *lo = tb_rmoneys(r, l->cost[2]);
+		char *hi = tb_rmoneys(r, l->cost[0]);
+		char *ex = tb_rmoneys(r, l->cost[1]);
 		if (strcmp(lo, hi) == 0)
 			tb_buf_printf(&o, "Costs %s", ex);  /* a single MFU: no range */
 		else
@@ -362,14 +361,14 @@ static void S_verdict(tb_report *r)
 		tb_buf_puts(&o, " with failures and checkpoints");
 		if (rk->known) {
 			tb_buf_puts(&o, "; P90 cost ");
-			tb_rfmt(&o, TB_RF_MONEY, rk->cost_p90, cur);
+			tb_rmoney(&o, r, rk->cost_p90);
 		}
 		if (tm->has_budget) {
 			bool risk = tm->within_budget &&
 			            (rk->known ? rk->p_within_budget < 0.9 : l->cost[0] > tm->budget);
 			oc = !tm->within_budget ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
 			tb_buf_puts(&o, tm->within_budget ? ", within the budget of " : ", over the budget of ");
-			tb_rfmt(&o, TB_RF_MONEY, tm->budget, cur);
+			tb_rmoney(&o, r, tm->budget);
 			if (rk->known) {
 				tb_buf_puts(&o, tm->within_budget ? " with " : " (within it with ");
 				tb_fmt_prob(&o, rk->p_within_budget);
@@ -406,7 +405,6 @@ static void S_key(tb_report *r, const char *label, char *value)
 static void S_key_figures(tb_report *r)
 {
 	const tb_budget *b = r->b;
-	const char *cur = tb_rcurrency(r);
 	S_key(r, "Parameters", tb_rfmts(TB_RF_COUNT, b->params.total, NULL));
 	S_key(r, "Training tokens", tb_rfmts(TB_RF_COUNT, r->sc->inputs.training.tokens, NULL));
 	tb_buf o;
@@ -423,9 +421,9 @@ static void S_key_figures(tb_report *r)
 	S_key(r, "With failures and checkpoints", b->losses.known
 	      ? tb_rfmts(TB_RF_DAYS, b->losses.seconds[1], NULL) : tb_rstrf("never finishes"));
 	S_key(r, "GPU-hours (expected MFU)", tb_rfmts(TB_RF_GROUPED, b->time.gpu_hours[1], NULL));
-	S_key(r, "Cost (expected MFU)", tb_rfmts(TB_RF_MONEY, b->time.cost[1], cur));
+	S_key(r, "Cost (expected MFU)", tb_rmoneys(r, b->time.cost[1]));
 	if (b->losses.known)
-		S_key(r, "Cost with failures and checkpoints", tb_rfmts(TB_RF_MONEY, b->losses.cost[1], cur));
+		S_key(r, "Cost with failures and checkpoints", tb_rmoneys(r, b->losses.cost[1]));
 	tb_rfmt(&o, TB_RF_GROUPED, b->time.energy_kwh[1], NULL);
 	tb_buf_puts(&o, " kWh");
 	S_key(r, "Energy (expected MFU)", tb_buf_detach(&o, NULL));

@@ -3,6 +3,7 @@
  * the estimate. */
 #include "report_build.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,6 +14,8 @@ static void S_table_mfu(tb_report *r, tb_table *t)
 	tb_rtab_init(&tb, t, r, NULL, "rrrrr", "MFU", "Wall clock", "GPU-hours", "Cost",
 	             "Energy (kWh)", NULL);
 	static const char *const which[] = { " (low)", " (expected)", " (high)" };
+	for (int i = 0; i < 3; i++)
+		tb.money_ref = fmax(tb.money_ref, tm->cost[i]);
 	for (int i = 0; i < 3; i++) {
 		char *p = tb_rfmts(TB_RF_PCT, tm->mfu[i], NULL);
 		tb_rtab_fmt(&tb, "%s%s", p, which[i]);
@@ -31,6 +34,8 @@ static void S_table_gpu_scan(tb_report *r, tb_table *t)
 	tb_rtab_init(&tb, t, r, NULL, "rrrrr", "GPUs", "Days at low MFU", "Days at expected MFU",
 	             "Days at high MFU", "Cost (expected)", NULL);
 	int n = tm->n_gpu_scan < TB_GPU_SCAN_MAX ? tm->n_gpu_scan : TB_GPU_SCAN_MAX;
+	for (int i = 0; i < n; i++)
+		tb.money_ref = fmax(tb.money_ref, tm->gpu_scan[i].cost[1]);
 	for (int i = 0; i < n; i++) {
 		tb_rtab_num(&tb, TB_RF_GROUPED, (double)tm->gpu_scan[i].gpus);
 		for (int j = 0; j < 3; j++)
@@ -46,6 +51,8 @@ static void S_table_levers(tb_report *r, tb_table *t)
 	tb_rtab_init(&tb, t, r, "At the expected MFU", "lrrrr", "Lever", "Wall clock", "Change",
 	             "Cost", "Change", NULL);
 	int n = b->n_levers < TB_LEVERS_MAX ? b->n_levers : TB_LEVERS_MAX;
+	for (int i = 0; i < n; i++)
+		tb.money_ref = fmax(tb.money_ref, b->levers[i].cost);
 	for (int i = 0; i < n; i++) {
 		const tb_lever *l = &b->levers[i];
 		tb_rtab_str(&tb, l->label ? l->label : "");

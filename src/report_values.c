@@ -370,7 +370,11 @@ tb_tpl_status tb_rvalue(void *ctx, const char *name, const char *filter,
 		tb_buf_puts(out, txt && *txt ? txt : "n/a");
 		return TB_TPL_OK;
 	}
-	tb_rfmt(out, filter ? f : deflt, num, tb_rcurrency(r));
+	f = filter ? f : deflt;
+	if (f == TB_RF_MONEY && strcmp(name, "hardware.price_per_gpu_hour") != 0)
+		tb_rmoney(out, r, num);     /* totals in one style; the rate keeps cents */
+	else
+		tb_rfmt(out, f, num, tb_rcurrency(r));
 	return TB_TPL_OK;
 }
 

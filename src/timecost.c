@@ -606,3 +606,29 @@ void tb_timecost_compute(const tb_inputs *in, tb_budget *b)
 	S_levers(in, b);
 	S_measured(in, b);
 }
+
+static double S_larger(double top, double v)
+{
+	return isfinite(v) && fabs(v) > top ? fabs(v) : top;
+}
+
+double tb_budget_money_ref(const tb_budget *b)
+{
+	double top = 0;
+	for (int i = 0; i < 3; i++) {
+		if (b->time.known)
+			top = S_larger(top, b->time.cost[i]);
+		if (b->losses.known)
+			top = S_larger(top, b->losses.cost[i]);
+	}
+	if (b->risk.known) {
+		top = S_larger(top, b->risk.cost_p10);
+		top = S_larger(top, b->risk.cost_p50);
+		top = S_larger(top, b->risk.cost_p90);
+		top = S_larger(top, b->risk.cost_mean);
+		top = S_larger(top, b->risk.budget_p90);
+	}
+	if (b->time.has_budget)
+		top = S_larger(top, b->time.budget);
+	return top;
+}

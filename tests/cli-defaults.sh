@@ -157,5 +157,37 @@ expect 0 "report with --unset" "$BIN" report "$ex" --unset plan.budget --format 
 has "$T/u/default-7b.md" '`--unset plan.budget`' "the overrides line shows --unset"
 has "$T/u/default-7b.md" 'default-7b.yaml --unset plan.budget`' "the regenerate line keeps --unset"
 
+# ---- money in one line uses one style ---------------------------------------
+# one_style FILE DESC: on each line holding money, the amounts are all whole
+# units ($1,500), all with cents ($15.65) or all scaled ($1.20B).
+one_style() {
+	bad=$(grep -o '\$[0-9][0-9,.]*[BT]\{0,1\}' "$1" >/dev/null; awk '
+		{ n = 0; kinds = ""
+		  s = $0
+		  while (match(s, /\$[0-9][0-9,.]*[BT]?/)) {
+			a = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
+			sub(/[.,]$/, "", a)
+			k = a ~ /[BT]$/ ? "scaled" : a ~ /\.[0-9][0-9]$/ ? "cents" : "units"
+			if (index(kinds, k) == 0) { kinds = kinds " " k; n++ }
+		  }
+		  if (n > 1 && $0 !~ /per GPU-hour/) print }' "$1")
+	if [ -z "$bad" ]; then ok "$2"; else no "$2" "$bad"; fi
+}
+# GPT-2 on 10B tokens costs tens of dollars; the budget is $1,500.
+expect 0 "estimate a run of tens of dollars with a budget of thousands" "$BIN" estimate "$T/gpt2.yaml" \
+	--set plan.budget=1500
+one_style "$T/out" "estimate: each line's money in one style"
+grep -q '^Cost: .*\$[0-9]* expected with losses, P90 \$[0-9]*; within \$1,500 ' "$T/out" \
+	&& ok "the cost line is in whole units, like its budget" || no "the cost line is in whole units, like its budget" "$(grep '^Cost' "$T/out")"
+grep -q '^  cost  *\$[0-9]*\.[0-9][0-9]  ' "$T/out" \
+	&& ok "the cost table keeps its cents (its own largest is under 1,000)" || no "the cost table keeps its cents" "$(grep '^  cost' "$T/out")"
+mkdir "$T/m"
+expect 0 "report the same run" "$BIN" report "$T/gpt2.yaml" --set plan.budget=1500 --format md,html -o "$T/m"
+one_style "$T/m/gpt2.md" "report: each line and table row's money in one style"
+# a run of billions beside a budget of hundreds of millions
+expect 0 "estimate a run of billions" "$BIN" estimate docs/examples/llama-3.1-405b.yaml \
+	--set training.tokens=150T --set plan.budget=2000000000
+one_style "$T/out" "estimate: billions and millions in one style"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -168,6 +168,26 @@ Test(fmt, money)
 	EXPECT_FMT(tb_fmt_money(b, -1234, "USD"), "-$1,234");
 }
 
+/* Money in one line keeps one style, the largest amount's: "$15.65 ...
+ * within $1,500" mixed cents with whole units, "$950,000,000 to $1.20B"
+ * whole units with billions. */
+Test(fmt, money_in_the_style_of_a_reference)
+{
+	EXPECT_FMT(tb_fmt_money_ref(b, 15.65, "USD", 1500), "$16");
+	EXPECT_FMT(tb_fmt_money_ref(b, 1500, "USD", 1500), "$1,500");
+	EXPECT_FMT(tb_fmt_money_ref(b, 15.65, "USD", 22), "$15.65");
+	EXPECT_FMT(tb_fmt_money_ref(b, 22, "USD", 22), "$22.00");
+	EXPECT_FMT(tb_fmt_money_ref(b, 950e6, "USD", 1.2e9), "$0.950B");
+	EXPECT_FMT(tb_fmt_money_ref(b, 1.2e9, "USD", 1.2e9), "$1.20B");
+	EXPECT_FMT(tb_fmt_money_ref(b, 5e11, "EUR", 2e12), "\u20ac0.500T");
+	EXPECT_FMT(tb_fmt_money_ref(b, 999.999, "USD", 10), "$1,000");   /* its own, larger */
+	EXPECT_FMT(tb_fmt_money_ref(b, 12.6, "CHF", 5000), "13 CHF");
+	EXPECT_FMT(tb_fmt_money_ref(b, -12.6, "USD", 5000), "-$13");
+	EXPECT_FMT(tb_fmt_money_ref(b, 12.5, "USD", NAN), "$12.50");
+	EXPECT_FMT(tb_fmt_money_ref(b, NAN, "USD", 5000), "n/a");
+	EXPECT_FMT(tb_fmt_money_ref(b, 2e15, "USD", 2e15), "$2.00 \u00d7 10\u00b9\u2075");
+}
+
 Test(fmt, pct)
 {
 	EXPECT_FMT(tb_fmt_pct(b, 0.35), "35%");

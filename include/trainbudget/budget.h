@@ -368,6 +368,13 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out);
  * so a sweep over millions of scenarios can leave it out (risk.c). */
 void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b);
 
+/* The largest of the headline money figures (cost and cost with losses at
+ * each MFU, the cost percentiles and mean, the budget and the budget that
+ * holds with 90% probability; those known), for tb_fmt_money_ref: the
+ * verdicts, key figures and summary lines that quote several of them show
+ * them in one style.  0 when none is known (timecost.c). */
+double tb_budget_money_ref(const tb_budget *b);
+
 /* The derivation named `key`, or NULL.  Borrowed from b (deriv.c). */
 const tb_deriv *tb_budget_deriv(const tb_budget *b, const char *key);
 

@@ -34,7 +34,9 @@
  *          decimals ("$2.50"); 1,000 up to 1e9: whole units grouped
  *          ("$12,345,679": what someone signs should be exact to the
  *          unit); from 1e9: 3 significant digits with B/T ("$1.23B").
- *          Negative amounts: "-$1,234".
+ *          Negative amounts: "-$1,234".  tb_fmt_money_ref takes the style
+ *          from a reference amount instead: the amounts of a line share
+ *          one style.
  *   pct    a fraction (0.35) in percent: from 10% whole percents ("35%",
  *          "100%"); below 10% two significant digits ("2.7%", "2.0%",
  *          "0.35%").
@@ -55,6 +57,11 @@ void tb_fmt_count(tb_buf *b, double v);
 void tb_fmt_grouped(tb_buf *b, double v);
 void tb_fmt_days(tb_buf *b, double seconds);
 void tb_fmt_money(tb_buf *b, double amount, const char *currency);
+/* Money in the style of the largest amount it is shown with (`ref`; the
+ * amount itself when larger), so the amounts of one line or one table read
+ * alike: with a largest of $1,500, 15.65 prints "$16"; with $1.20B,
+ * 950,000,000 prints "$0.950B".  B or T follow ref, 3 significant digits. */
+void tb_fmt_money_ref(tb_buf *b, double amount, const char *currency, double ref);
 void tb_fmt_pct(tb_buf *b, double fraction);
 /* A probability estimated by sampling: "94%", and never a certainty it
  * cannot show: "over 99%", "under 1%". */
