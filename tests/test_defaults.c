@@ -5,10 +5,12 @@
  * facts (GPT-2's 1,024 positions, Llama 3's 2,048-sequence batch) and the
  * GPU table's supported formats, never figures the loader computed. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/budget.h"
 #include "trainbudget/buf.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/presets.h"
@@ -277,7 +279,9 @@ Test(defaults, overhead_follows_a_small_gpu)
  * from 1 to 100,000 (primes and powers of two among them), a scenario
  * with only the four required keys loads.  Then the same with the layout
  * keys a user adds most (tensor, pipeline, interleaving, context, ZeRO)
- * where they divide the count: the defaults left must still fit. */
+ * where they divide the count: the defaults left must still fit.  The
+ * bare scenarios' budgets must be figures (finite, positive memory and
+ * time). */
 Test(defaults, no_default_makes_a_scenario_invalid)
 {
 	static const long long counts[] = { 1, 3, 7, 8, 48, 64, 1000, 1024, 16384, 100000 };
@@ -310,6 +314,18 @@ Test(defaults, no_default_makes_a_scenario_invalid)
 							continue;
 						char *got = S_first(&d);
 						cr_assert_fail("defaults made this invalid:\n%s\n%s", text, got);
+					}
+					if (sc && l == 0) {
+						/* and the budget the defaults lead to is a
+						 * figure, never NaN or a negative memory */
+						tb_budget *b = calloc(1, sizeof *b);
+						cr_assert_not_null(b);
+						tb_budget_compute(&sc->inputs, b);
+						cr_expect(isfinite(b->memory.per_gpu.total) && b->memory.per_gpu.total > 0,
+						          "%s", text);
+						cr_expect(!b->time.known || (isfinite(b->time.seconds[1]) && b->time.seconds[1] > 0),
+						          "%s", text);
+						free(b);
 					}
 					loads += sc != NULL;
 					tb_scenario_free(sc);
