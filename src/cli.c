@@ -366,12 +366,15 @@ static tb_exit S_unknown_option(S_state *st, const char *arg, size_t arglen)
 				if (strcmp(S_opts[k].name, S_aliases[i].name) == 0)
 					elsewhere = &S_opts[k];
 	if (elsewhere && strcmp(elsewhere->name, word) != 0) {
-		const char *other = "";
-		for (size_t k = 0; k < S_NCMDS && !*other; k++)
+		tb_buf_printf(st->err, "; '%s' is an option of ", elsewhere->name);
+		size_t k = 0, shown = 0, total = 0;
+		for (k = 0; k < S_NCMDS; k++)
+			total += (elsewhere->cmds & S_IN(S_cmds[k].cmd)) != 0;
+		for (k = 0; k < S_NCMDS; k++)
 			if (elsewhere->cmds & S_IN(S_cmds[k].cmd))
-				other = S_cmds[k].name;
-		tb_buf_printf(st->err, "; '%s' is an option of '%s', not of this command",
-		              elsewhere->name, other);
+				tb_buf_printf(st->err, "%s'%s'", shown++ == 0 ? "" : shown == total ? " and " : ", ",
+				              S_cmds[k].name);
+		tb_buf_puts(st->err, ", not of this command");
 	} else if (elsewhere)
 		tb_buf_printf(st->err, "; '%s' is not an option of this command", word);
 	else if (sug && sug->short_name)

@@ -62,7 +62,8 @@ static void S_table_proposals(tb_report *r, tb_table *t)
 		const tb_scenario *sc = c->p[i].sc;
 		tb_rtab_str(&tb, c->p[i].label);
 		tb_rtab_str(&tb, sc->title && *sc->title ? sc->title : sc->name);
-		tb_rtab_str(&tb, strcmp(sc->path, "-") == 0 ? "<stdin>" : sc->path);
+		/* published: an absolute path by its file name alone */
+		tb_rtab_str(&tb, strcmp(sc->path, "-") == 0 ? "<stdin>" : tb_scenario_public_path(sc->path));
 	}
 }
 

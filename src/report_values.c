@@ -298,7 +298,7 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	case 3: *txt = sc->sha256; break;
 	case 4: *txt = r->short_hash; break;
 	case 5: *txt = sc->name; break;
-	case 6: *txt = sc->path; break;
+	case 6: *txt = tb_scenario_public_path(sc->path); break;   /* published */
 	case 7: *txt = sc->notes; break;
 	case 8: *txt = sc->text; break;
 	case 9: *txt = r->date; break;

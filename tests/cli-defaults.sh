@@ -77,7 +77,7 @@ first_err "trainbudget report: unknown option '--outdir'; did you mean '-o' (--o
 expect 2 "report --outdir=DIR" "$BIN" report --outdir="$T/o"
 first_err "trainbudget report: unknown option '--outdir'; did you mean '-o' (--output)?" "--outdir=DIR suggests -o"
 expect 2 "estimate --out" "$BIN" estimate --out x
-first_err "trainbudget estimate: unknown option '--out'; '--output' is an option of 'report', not of this command" \
+first_err "trainbudget estimate: unknown option '--out'; '--output' is an option of 'compare' and 'report', not of this command" \
 	"--out to estimate names report's option"
 expect 2 "report --templ" "$BIN" report --templ x
 first_err "trainbudget report: unknown option '--templ'; did you mean '--template'?" "a prefix names its option"
@@ -125,6 +125,15 @@ if command -v pdftotext >/dev/null 2>&1; then
 	pdftotext "$T/abs/my-run.pdf" "$T/abs/pdf.txt" 2>/dev/null
 	hasnt "$T/abs/pdf.txt" "$T" "the PDF holds no absolute path of this machine"
 fi
+
+mkdir "$T/cmp"
+expect 0 "compare absolute paths" "$BIN" compare "$(pwd)/docs/examples/compare/7b-2t.yaml" \
+	"$(pwd)/docs/examples/compare/13b-1t.yaml" --unset plan.budget --format md,json -o "$T/cmp"
+has "$T/cmp/7b-2t-vs-13b-1t.md" '`trainbudget compare 7b-2t.yaml 13b-1t.yaml --unset plan.budget`' \
+	"a comparison's regenerate line shows file names and --unset"
+hasnt "$T/cmp/7b-2t-vs-13b-1t.md" "$(pwd)" "the comparison holds no absolute path of this machine"
+hasnt "$T/cmp/7b-2t-vs-13b-1t.json" "$(pwd)" "nor does its JSON"
+has "$T/cmp/7b-2t-vs-13b-1t.json" '"path": "7b-2t.yaml"' "the JSON names the file"
 
 # ---- --set switches the kind of model; --unset -----------------------------
 hf=docs/examples/llama3-8b-hf.yaml
