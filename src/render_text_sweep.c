@@ -4,6 +4,7 @@
  * cliffs in the words every report uses.  Lays out; computes nothing. */
 #include "trainbudget/render.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,11 @@ char *tb_render_text_sweep(const tb_sweep *sw)
 	static const char *const head[5] = { "fits", "memory/GPU", "pred. MFU", "wall clock", "cost" };
 	for (size_t c = 0; c < 5; c++)
 		cell[na + c] = tb_xstrdup(head[c]);
+	/* the cost column in one style: its largest amount's */
+	double money_ref = 0;
+	for (size_t p = 0; p < sw->npoints; p++)
+		if (sw->points[p].valid && sw->points[p].f.time_known && isfinite(sw->points[p].f.cost))
+			money_ref = fmax(money_ref, fabs(sw->points[p].f.cost));
 	for (size_t p = 0; p < sw->npoints; p++) {
 		const tb_sweep_point *pt = &sw->points[p];
 		const tb_sweep_figures *f = &pt->f;
@@ -89,7 +95,7 @@ char *tb_render_text_sweep(const tb_sweep *sw)
 		row[na + 3] = tb_buf_detach(&b, NULL);
 		tb_buf_init(&b);
 		if (f->time_known)
-			tb_fmt_money(&b, f->cost, sw->currency[0] ? sw->currency : "USD");
+			tb_fmt_money_ref(&b, f->cost, sw->currency[0] ? sw->currency : "USD", money_ref);
 		else
 			tb_buf_puts(&b, "n/a");
 		row[na + 4] = tb_buf_detach(&b, NULL);

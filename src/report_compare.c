@@ -127,9 +127,11 @@ static void S_plan_cell(tb_rtab *tb, const tb_report *r, const tb_budget *b, boo
 			tb_buf_puts(o, " of ");
 			tb_rfmt(o, TB_RF_DAYS, tm->deadline_s, NULL);
 		} else {
-			tb_rfmt(o, TB_RF_MONEY, b->losses.cost[1], tb_rcurrency(r));
+			/* one style for both amounts: the larger's */
+			double ref = fmax(fabs(b->losses.cost[1]), fabs(tm->budget));
+			tb_fmt_money_ref(o, b->losses.cost[1], tb_rcurrency(r), ref);
 			tb_buf_puts(o, " of ");
-			tb_rfmt(o, TB_RF_MONEY, tm->budget, tb_rcurrency(r));
+			tb_fmt_money_ref(o, tm->budget, tb_rcurrency(r), ref);
 		}
 		if (b->risk.known) {
 			tb_buf_puts(o, " (");
@@ -189,12 +191,21 @@ static void S_table_figures(tb_report *r, tb_table *t)
 		if (!any)
 			continue;   /* a figure no proposal has: no row of n/a */
 		tb_rtab_str(&tb, f->label);
+		/* a row of money in one style: its largest amount's */
+		double ref = 0;
+		for (size_t i = 0; i < c->n; i++)
+			if (f->known[i] && isfinite(f->v[i]))
+				ref = fmax(ref, fabs(f->v[i]));
 		for (size_t i = 0; i < c->n; i++) {
 			tb_buf *o = tb_rtab_begin(&tb);
 			if (!f->known[i]) {
 				tb_buf_puts(o, "n/a");
+			} else if (S_filter[f->fmt] == TB_RF_MONEY && isfinite(f->v[i])) {
+				tb_fmt_money_ref(o, f->v[i], tb_rcurrency(r), ref);
 			} else {
 				tb_rfmt(o, S_filter[f->fmt], f->v[i], tb_rcurrency(r));
+			}
+			if (f->known[i]) {
 				if (f->delta_known[i]) {
 					tb_buf_puts(o, " (");
 					if (f->delta[i] > 0)

@@ -161,6 +161,13 @@ static void S_table(tb_report *r, tb_table *t)
 	align[n] = '\0';
 	tb_rtab_init_v(&tb, t, r, "Wall clock and cost include failures and checkpoints; "
 	               "memory at the scenario's ZeRO stage", align, h, n);
+	/* the cost column in one style: its largest amount's */
+	for (size_t k = 0; k < r->sweeps.n; k++)
+		for (size_t p = 0; p < r->sweeps.s[k]->npoints; p++) {
+			const tb_sweep_point *pt = &r->sweeps.s[k]->points[p];
+			if (pt->valid && pt->f.time_known && isfinite(pt->f.cost))
+				tb.money_ref = fmax(tb.money_ref, fabs(pt->f.cost));
+		}
 	for (size_t k = 0; k < r->sweeps.n; k++) {
 		const tb_sweep *s = r->sweeps.s[k];
 		for (size_t p = 0; p < s->npoints; p++) {

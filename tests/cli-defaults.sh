@@ -193,6 +193,19 @@ grep -q '^  cost  *\$[0-9]*\.[0-9][0-9]  ' "$T/out" \
 mkdir "$T/m"
 expect 0 "report the same run" "$BIN" report "$T/gpt2.yaml" --set plan.budget=1500 --format md,html -o "$T/m"
 one_style "$T/m/gpt2.md" "report: each line and table row's money in one style"
+expect 0 "estimate --sweep from tens to thousands of dollars" "$BIN" estimate "$T/gpt2.yaml" \
+	--sweep training.tokens=10B,1T
+awk '/^Sweep over/ { on = 1 } on' "$T/out" | tr -s ' ' | tr ' ' '\n' >"$T/sweep-cells"
+one_style_all() {    # every amount of the file in one style
+	tr '\n' ' ' <"$1" >"$1.line"; echo >>"$1.line"
+	one_style "$1.line" "$2"
+}
+one_style_all "$T/sweep-cells" "estimate --sweep: the cost column in one style"
+printf 'title: GPT-2 1T\nmodel: {preset: gpt2}\ntraining: {tokens: 1T}\nhardware: {count: 8}\n' >"$T/gpt2-1t.yaml"
+mkdir "$T/mc"
+expect 0 "compare tens against thousands of dollars" "$BIN" compare "$T/gpt2.yaml" "$T/gpt2-1t.yaml" \
+	--format md -o "$T/mc"
+one_style "$T/mc/gpt2-vs-gpt2-1t.md" "compare: each row's money in one style"
 # a run of billions beside a budget of hundreds of millions
 expect 0 "estimate a run of billions" "$BIN" estimate docs/examples/llama-3.1-405b.yaml \
 	--set training.tokens=150T --set plan.budget=2000000000
