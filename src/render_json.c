@@ -63,6 +63,26 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 		S_bool(j, "tied_embeddings", m->tied_embeddings);
 		S_bool(j, "bias", m->bias);
 		S_bool(j, "qkv_bias", m->qkv_bias);
+		/* the architecture details of inputs.h; 0 / null where unused */
+		static const char *const qkn[] = { "none", "head", "full" };
+		S_str(j, "qk_norm", (unsigned)m->qk_norm < 3 ? qkn[m->qk_norm] : "none");
+		S_num(j, "norms_per_layer", (double)(m->norms_per_layer > 0 ? m->norms_per_layer : 2));
+		S_num(j, "window", (double)m->window);
+		S_num(j, "window_layers", (double)m->window_layers);
+		if (m->window > 0)
+			S_str(j, "local_attention", m->local_attn == TB_LOCAL_CHUNKED ? "chunked" : "sliding");
+		else
+			S_null(j, "local_attention");
+		S_bool(j, "mla", m->kv_lora_rank > 0);
+		S_num(j, "q_lora_rank", (double)m->q_lora_rank);
+		S_num(j, "kv_lora_rank", (double)m->kv_lora_rank);
+		S_num(j, "qk_nope_dim", (double)m->qk_nope_dim);
+		S_num(j, "qk_rope_dim", (double)m->qk_rope_dim);
+		S_num(j, "v_head_dim", (double)m->v_head_dim);
+		S_num(j, "expert_ffn_hidden", (double)m->expert_ffn_hidden);
+		S_num(j, "dense_layers", (double)m->dense_layers);
+		S_num(j, "shared_ffn_hidden", (double)m->shared_ffn_hidden);
+		S_num(j, "mtp_modules", (double)m->mtp_modules);
 	}
 	S_obj_end(j);
 
@@ -171,6 +191,8 @@ static void S_parameters(S_json *j, const tb_params *p)
 	S_numk(j, "norm", p->norm, k);
 	S_numk(j, "output", p->output, k);
 	S_numk(j, "router", p->router, k);
+	S_numk(j, "experts", p->experts, k);
+	S_num(j, "mtp", p->mtp);
 	S_numk(j, "position", p->position, k);
 	S_numk(j, "per_layer", p->per_layer, k);
 	S_obj_end(j);

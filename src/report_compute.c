@@ -5,16 +5,29 @@
 static void S_table_parameters(tb_report *r, tb_table *t)
 {
 	const tb_params *p = &r->b->params;
+	const tb_model *m = &r->sc->inputs.model;
+	bool moe = m->has_shape && m->experts > 1;
 	tb_rtab tb;
 	tb_rtab_init(&tb, t, r, NULL, "lrrr", "Component", "Parameters", "Exact", "Share", NULL);
+	/* what each row holds, in the model's own terms: multi-head latent
+	 * attention has no k and v matrices of its own, and an MoE's MLP row
+	 * holds dense layers, shared and routed experts and the routers */
+	const char *attn = m->kv_lora_rank > 0
+		? "Attention (MLA: q and kv latents with their norms, up-projections, o)"
+		: "Attention (q, k, v, o)";
+	const char *mlp = !moe ? "MLP (all experts, router included)"
+	                : m->shared_ffn_hidden > 0 || m->dense_layers > 0
+	                ? "MLP (dense layers, shared and routed experts, routers)"
+	                : "MLP (routed experts and routers)";
 	struct { const char *label; double v; } rows[] = {
-		{ "Embedding", p->embedding }, { "Attention (q, k, v, o)", p->attention },
-		{ "MLP (all experts, router included)", p->mlp }, { "Router", p->router },
+		{ "Embedding", p->embedding }, { attn, p->attention },
+		{ mlp, p->mlp }, { "Routed experts (part of the MLP)", p->experts },
+		{ "Router", p->router },
 		{ "Norms", p->norm }, { "Output head", p->output },
 	};
 	if (p->known_breakdown) {
 		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-			if (i == 3 && p->router == 0)
+			if ((i == 3 && !moe) || (i == 4 && p->router == 0))
 				continue;
 			tb_rtab_str(&tb, rows[i].label);
 			tb_rtab_num(&tb, TB_RF_COUNT, rows[i].v);
@@ -30,6 +43,14 @@ static void S_table_parameters(tb_report *r, tb_table *t)
 	tb_rtab_num(&tb, TB_RF_COUNT, p->active);
 	tb_rtab_num(&tb, TB_RF_GROUPED, p->active);
 	tb_rtab_share(&tb, p->active, p->total);
+	if (p->mtp > 0) {
+		/* reported beside the total, never in it (budget.h) */
+		tb_rtab_fmt(&tb, "Multi-token prediction (%lld module%s, not in the total)",
+		            (long long)m->mtp_modules, m->mtp_modules == 1 ? "" : "s");
+		tb_rtab_num(&tb, TB_RF_COUNT, p->mtp);
+		tb_rtab_num(&tb, TB_RF_GROUPED, p->mtp);
+		tb_rtab_str(&tb, "n/a");
+	}
 }
 
 static void S_table_flops(tb_report *r, tb_table *t)

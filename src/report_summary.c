@@ -75,6 +75,45 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	else
 		tb_rtab_fmt(&tb, "%s, the default under %s", tb_grad_dtype_name(tb_grad_dtype_of(&in->training)),
 		            tb_precision_name(in->training.precision));
+	const tb_model *mo = &in->model;
+	if (mo->has_shape && mo->kv_lora_rank > 0) {
+		tb_rtab_str(&tb, "Attention");
+		o = tb_rtab_begin(&tb);
+		tb_buf_puts(o, "multi-head latent (DeepSeek-V2): query rank ");
+		tb_rfmt(o, TB_RF_GROUPED, (double)mo->q_lora_rank, NULL);
+		tb_buf_puts(o, ", key/value rank ");
+		tb_rfmt(o, TB_RF_GROUPED, (double)mo->kv_lora_rank, NULL);
+		tb_buf_puts(o, ", rope key ");
+		tb_rfmt(o, TB_RF_GROUPED, (double)mo->qk_rope_dim, NULL);
+		tb_buf_puts(o, ", value head ");
+		tb_rfmt(o, TB_RF_GROUPED, (double)mo->v_head_dim, NULL);
+		tb_rtab_end(&tb);
+	}
+	if (mo->has_shape && mo->experts > 1) {
+		tb_rtab_str(&tb, "Experts");
+		o = tb_rtab_begin(&tb);
+		tb_rfmt(o, TB_RF_GROUPED, (double)mo->experts, NULL);
+		tb_buf_puts(o, " routed, ");
+		tb_rfmt(o, TB_RF_GROUPED, (double)mo->experts_per_token, NULL);
+		tb_buf_puts(o, " per token, ");
+		tb_rfmt(o, TB_RF_GROUPED, (double)(mo->expert_ffn_hidden > 0 ? mo->expert_ffn_hidden
+		                                                             : mo->ffn_hidden), NULL);
+		tb_buf_puts(o, " wide");
+		if (mo->shared_ffn_hidden > 0) {
+			tb_buf_puts(o, "; shared, ");
+			tb_rfmt(o, TB_RF_GROUPED, (double)mo->shared_ffn_hidden, NULL);
+			tb_buf_puts(o, " wide in all");
+		}
+		if (mo->dense_layers > 0)
+			tb_buf_printf(o, "; %lld dense layer%s first", (long long)mo->dense_layers,
+			              mo->dense_layers == 1 ? "" : "s");
+		tb_rtab_end(&tb);
+	}
+	if (mo->has_shape && mo->mtp_modules > 0) {
+		tb_rtab_str(&tb, "Multi-token prediction");
+		tb_rtab_fmt(&tb, "%lld module%s, not counted in parameters, FLOPs or memory",
+		            (long long)mo->mtp_modules, mo->mtp_modules == 1 ? "" : "s");
+	}
 	tb_rtab_str(&tb, "Optimizer");
 	tb_rtab_str(&tb, tb_optimizer_name(in->training.optimizer));
 	tb_rtab_str(&tb, "Parallelism (TP × PP × DP)");

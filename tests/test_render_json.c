@@ -201,7 +201,21 @@ Test(render_json, well_formed_with_contract_keys)
 		"perf", "step_s", "tokens_per_s_per_gpu", "hfu", "tflops_per_gpu", "mfu_band",
 		"breakdown_s", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "bubble", "dp_comm",
 		"recompute", "source", "mfu_source", "virtual_pipeline", "context", "node",
+		/* issue 9's: names that say what they mean, the new figures */
+		"max_params_fully_sharded", "max_params_one_gpu", "max_params_this_layout",
+		"embedding_dropout_bytes", "grad_dtype", "memory_source",
+		"gpus_for_deadline_compute", "global_batch_for_compute",
+		"experts", "mtp", "mla", "kv_lora_rank", "shared_ffn_hidden", "mtp_modules",
 	};
+	/* the old names are gone (docs/json.md, "Renamed keys") */
+	static const char *const gone[] = {
+		"max_params_unsharded", "max_params_at_zero", "embedding_output_bytes",
+	};
+	for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+		char k[64];
+		snprintf(k, sizeof k, "\"%s\": ", gone[i]);
+		cr_expect(strstr(s, k) == NULL, "old key %s still written", gone[i]);
+	}
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		char k[64];
 		snprintf(k, sizeof k, "\"%s\": ", keys[i]);

@@ -137,6 +137,45 @@ Test(report, bytes_per_parameter_for_mixed_precision_adamw)
 	S_done(&f);
 }
 
+/* DeepSeek-V3 (its config.json, hfmodels' fixture): multi-head latent
+ * attention has no k and v matrices, so its row says what it holds; the
+ * routed experts (653,908,770,816 = 58 layers x 256 x 3 x 7168 x 2048) and
+ * the MTP module (11,610,068,224, reported beside the 671,026,419,200 of
+ * the official count, never in it) have rows of their own.  A dense model
+ * keeps the plain rows. */
+Test(report, parameters_table_names_mla_experts_and_mtp)
+{
+	fixture f;
+	S_load(&f, "docs/examples/deepseek-v3.yaml");
+	tb_report *r = S_report(&f, "{{table parameters}}\n\n{{table assumptions}}\n");
+	cr_assert_not_null(r);
+	const tb_table *t = &S_table_with(r, "Component")->table;
+	cr_expect_null(S_cell(t, "Attention (q, k, v, o)", 1));
+	cr_expect_str_eq(S_cell(t, "Attention (MLA: q and kv latents with their norms, up-projections, o)", 2),
+	                 "11,413,547,008");
+	cr_expect_str_eq(S_cell(t, "Routed experts (part of the MLP)", 2), "653,908,770,816");
+	cr_expect(58.0 * 256 * 3 * 7168 * 2048 == 653908770816.0);
+	cr_expect_str_eq(S_cell(t, "Multi-token prediction (1 module, not in the total)", 2),
+	                 "11,610,068,224");
+	cr_expect_str_eq(S_cell(t, "Total", 2), "671,026,419,200");
+	const tb_table *a = &S_table_with(r, "Setting")->table;
+	cr_expect_str_eq(S_cell(a, "Experts", 1),
+	                 "256 routed, 8 per token, 2,048 wide; shared, 2,048 wide in all; 3 dense layers first");
+	cr_expect(strstr(S_cell(a, "Attention", 1), "key/value rank 512") != NULL);
+	cr_expect_not_null(S_cell(a, "Multi-token prediction", 1));
+	S_done(&f);
+
+	S_load(&f, "docs/examples/default-7b.yaml");
+	r = S_report(&f, "{{table parameters}}\n\n{{table assumptions}}\n");
+	t = &S_table_with(r, "Component")->table;
+	cr_expect_not_null(S_cell(t, "Attention (q, k, v, o)", 1));
+	cr_expect_null(S_cell(t, "Routed experts (part of the MLP)", 1));
+	a = &S_table_with(r, "Setting")->table;
+	cr_expect_null(S_cell(a, "Experts", 1));
+	cr_expect_null(S_cell(a, "Attention", 1));
+	S_done(&f);
+}
+
 Test(report, six_nd_derivation_for_7b_on_100b_tokens)
 {
 	fixture f;
