@@ -1,0 +1,175 @@
+/* pdf_doc.h: the PDF back end's shared state and the drawing steps its
+ * files share; internal to render_pdf.c and its helpers.
+ *
+ *   pdf_fontset.c  which font draws each character: the three faces, the
+ *                  fallback fonts, the glyph cache, measuring, refusal
+ *   pdf_draw.c     content-stream operators, text runs, pages and
+ *                  paragraphs
+ *   pdf_blocks.c   tables, charts, code and derivations
+ *   render_pdf.c   the tree walk, headings, title block, verdict box,
+ *                  sign-off page, running furniture, and the objects
+ *
+ * Everything draws onto st->page at st->y (the top of the next thing
+ * drawn), in points from the page's bottom-left corner. */
+#ifndef TB_PDF_DOC_H
+#define TB_PDF_DOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdf_font.h"
+#include "pdf_text.h"
+#include "trainbudget/buf.h"
+#include "trainbudget/diag.h"
+#include "trainbudget/render.h"
+
+#define TB_PDF_BODY_PT 9.5
+#define TB_PDF_LEAD 1.32        /* line height as a multiple of the font size */
+#define TB_PDF_ASCENT 0.93      /* DejaVu's ascent: first baseline below the top */
+
+/* The faces, in the order of the font slots; fallbacks follow them. */
+enum { TB_PDF_FACE_REGULAR, TB_PDF_FACE_BOLD, TB_PDF_FACE_MONO, TB_PDF_NFACES };
+
+#define TB_PDF_MAX_FONTS 24
+
+typedef struct tb_pdf_font_slot {
+	tb_pdf_font *f;
+	bool tried;             /* a load was attempted */
+	char *path;             /* fallbacks: the path to try */
+	unsigned obj;           /* the Type0 font's object number, when written */
+} tb_pdf_font_slot;
+
+typedef struct tb_pdf_page {
+	tb_buf c;               /* the content stream */
+	uint32_t fonts;         /* bit i: font i is used on the page */
+	unsigned obj;
+} tb_pdf_page;
+
+typedef struct tb_pdf_outline_item {
+	char *title;            /* sanitized UTF-8 */
+	size_t page;
+	double top;             /* NAN: the whole page */
+} tb_pdf_outline_item;
+
+/* A cache of characters already looked up, per style: which font draws it
+ * with which glyph, and how wide. */
+#define TB_PDF_GLYPH_CACHE 4096
+typedef struct tb_pdf_glyph_hit {
+	uint32_t key;           /* (face << 21 | cp) + 1; 0 empty */
+	unsigned char font;
+	uint16_t gid;
+	int16_t width;
+} tb_pdf_glyph_hit;
+
+typedef struct tb_pdf_doc {
+	bool failed;                    /* an error already reported in d */
+	tb_diags *d;
+	const char *font_dir;
+	tb_pdf_font_slot fonts[TB_PDF_MAX_FONTS]; /* the faces, then the fallbacks */
+	size_t nfonts;
+	tb_pdf_glyph_hit cache[TB_PDF_GLYPH_CACHE];
+	tb_pdf_cells cells;             /* scratch for measuring */
+	const tb_report_meta *meta;
+	tb_pdf_block_fn block;
+
+	double page_w, page_h;
+	double left, right, top, bottom; /* the body's box */
+	tb_pdf_page *page;
+	double y;                       /* top of the next thing drawn */
+	tb_pdf_page **pages;
+	size_t npages, pcap;
+	tb_pdf_outline_item *outline;
+	size_t noutline, ocap;
+
+	double indent;                  /* lists and quotes */
+	char marker[16];                /* list marker waiting for its item's first line */
+	double marker_x;
+	int base_level;                 /* heading level numbered "1" */
+	int counters[7];
+	cmark_node *title_node;         /* a leading H1: the title, unnumbered */
+	bool verdict_drawn;             /* the next numbered section opens a page */
+} tb_pdf_doc;
+
+
+
+static inline bool tb_pdf_ok(const tb_pdf_doc *st)
+{
+	return !st->failed;
+}
+
+/* ---- pdf_fontset.c ----------------------------------------------------- */
+
+/* The font slots: the faces in st->font_dir, then opt's fallback list (or
+ * the system's).  Fonts are read on first use. */
+void tb_pdf_fontset_init(tb_pdf_doc *st, const tb_pdf_options *opt);
+void tb_pdf_fontset_release(tb_pdf_doc *st);
+/* Font i, loaded on first use; NULL when it cannot be read (a face that
+ * cannot be read is an error in st->d). */
+tb_pdf_font *tb_pdf_fontset_at(tb_pdf_doc *st, size_t i);
+/* The font and glyph that draw cp in style; false when no font has it. */
+bool tb_pdf_fontset_glyph(tb_pdf_doc *st, unsigned style, uint32_t cp, tb_pdf_glyph_hit *out);
+/* Refuses the document: no font draws cp (c is the text, for the message). */
+void tb_pdf_fontset_missing(tb_pdf_doc *st, uint32_t cp, const tb_pdf_cells *c);
+/* Width of cells[a..b) in thousandths of the font size. */
+long tb_pdf_fontset_cells_width(tb_pdf_doc *st, const tb_pdf_cells *c, size_t a, size_t b);
+/* A tb_pdf_measure_fn: ctx is the tb_pdf_doc. */
+double tb_pdf_fontset_measure(void *ctx, unsigned style, double size_pt, const char *s,
+                              size_t len);
+double tb_pdf_fontset_width(tb_pdf_doc *st, unsigned style, double size_pt, const char *s);
+
+/* ---- pdf_draw.c -------------------------------------------------------- */
+
+extern const tb_rgb tb_pdf_black, tb_pdf_grey, tb_pdf_rule, tb_pdf_shade;
+
+void tb_pdf_draw_op(tb_pdf_page *p, const char *op);
+void tb_pdf_draw_fill_rgb(tb_pdf_page *p, tb_rgb c);
+void tb_pdf_draw_stroke_rgb(tb_pdf_page *p, tb_rgb c);
+void tb_pdf_draw_rect(tb_pdf_page *p, double x, double y, double w, double h);
+void tb_pdf_draw_move_to(tb_pdf_page *p, double x, double y);
+void tb_pdf_draw_line_to(tb_pdf_page *p, double x, double y);
+void tb_pdf_draw_line_width(tb_pdf_page *p, double w);
+void tb_pdf_draw_circle(tb_pdf_page *p, double x, double y, double r);
+
+/* `len` bytes of sanitized UTF-8, left end of the baseline at (x, y),
+ * turned angle_rad counter-clockwise about it. */
+void tb_pdf_draw_text_at(tb_pdf_doc *st, double x, double y, unsigned style, double size_pt,
+                         tb_rgb color, const char *s, size_t len, double angle_rad);
+/* Sanitizes then draws a NUL-terminated string. */
+void tb_pdf_draw_label(tb_pdf_doc *st, double x, double y, unsigned style, double size_pt,
+                       tb_rgb color, const char *s);
+
+void tb_pdf_draw_new_page(tb_pdf_doc *st);
+/* A bookmark to the current page at `top` (NAN: the whole page). */
+void tb_pdf_draw_bookmark(tb_pdf_doc *st, const char *title, double top);
+bool tb_pdf_draw_page_empty(const tb_pdf_doc *st);
+/* A new page unless h points still fit (or the page is empty). */
+void tb_pdf_draw_need(tb_pdf_doc *st, double h);
+
+typedef struct tb_pdf_para_opts {
+	double x, width;
+	bool right;           /* right-aligned (numbers) */
+	bool shade;           /* a grey band behind each line (code) */
+	tb_rgb color;
+	bool page_breaks;     /* false: draw at st->y without breaking (table cells) */
+} tb_pdf_para_opts;
+
+double tb_pdf_draw_lead(const tb_pdf_para *p);
+/* Line li of a laid-out paragraph with its baseline at `base`. */
+void tb_pdf_draw_line(tb_pdf_doc *st, const tb_pdf_para *p, size_t li, double x0,
+                      double width, bool right, tb_rgb color, double base);
+/* Lays out and draws a paragraph at st->y, breaking pages between lines. */
+void tb_pdf_draw_para(tb_pdf_doc *st, tb_pdf_para *p, const tb_pdf_para_opts *o);
+double tb_pdf_draw_body_x(const tb_pdf_doc *st);
+double tb_pdf_draw_body_w(const tb_pdf_doc *st);
+void tb_pdf_draw_simple_para(tb_pdf_doc *st, unsigned style, double size_pt, tb_rgb color,
+                             const char *text, double after_pt);
+
+/* ---- pdf_blocks.c ------------------------------------------------------ */
+
+void tb_pdf_blocks_table(tb_pdf_doc *st, const tb_table *t);
+void tb_pdf_blocks_chart(tb_pdf_doc *st, const tb_chart *ch);
+void tb_pdf_blocks_code(tb_pdf_doc *st, const char *text, size_t len);
+void tb_pdf_blocks_derivation(tb_pdf_doc *st, const tb_derivation *dv);
+
+#endif

@@ -1,0 +1,344 @@
+/* pdf_draw.c: the PDF's drawing steps: content-stream operators, runs
+ * of text in the fonts pdf_fontset.c picks (joined, in visual order),
+ * pages and bookmarks, and paragraphs laid out by pdf_text.c. */
+#include "pdf_doc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdf_write.h"
+#include "trainbudget/xalloc.h"
+
+#define S_ITALIC_SKEW 0.2  /* synthetic oblique: tan(11 deg) */
+
+/* ---- drawing operators ------------------------------------------------- */
+
+static void S_num(tb_pdf_page *p, double v)
+{
+	tb_pdfw_num(&p->c, v);
+	tb_buf_putc(&p->c, ' ');
+}
+
+void tb_pdf_draw_op(tb_pdf_page *p, const char *op)
+{
+	tb_buf_puts(&p->c, op);
+	tb_buf_putc(&p->c, '\n');
+}
+
+static void S_rgb(tb_pdf_page *p, tb_rgb c, const char *op)
+{
+	S_num(p, c.r / 255.0);
+	S_num(p, c.g / 255.0);
+	S_num(p, c.b / 255.0);
+	tb_pdf_draw_op(p, op);
+}
+
+void tb_pdf_draw_fill_rgb(tb_pdf_page *p, tb_rgb c)
+{
+	S_rgb(p, c, "rg");
+}
+
+void tb_pdf_draw_stroke_rgb(tb_pdf_page *p, tb_rgb c)
+{
+	S_rgb(p, c, "RG");
+}
+
+void tb_pdf_draw_rect(tb_pdf_page *p, double x, double y, double w, double h)
+{
+	S_num(p, x);
+	S_num(p, y);
+	S_num(p, w);
+	S_num(p, h);
+	tb_pdf_draw_op(p, "re");
+}
+
+void tb_pdf_draw_move_to(tb_pdf_page *p, double x, double y)
+{
+	S_num(p, x);
+	S_num(p, y);
+	tb_pdf_draw_op(p, "m");
+}
+
+void tb_pdf_draw_line_to(tb_pdf_page *p, double x, double y)
+{
+	S_num(p, x);
+	S_num(p, y);
+	tb_pdf_draw_op(p, "l");
+}
+
+void tb_pdf_draw_line_width(tb_pdf_page *p, double w)
+{
+	S_num(p, w);
+	tb_pdf_draw_op(p, "w");
+}
+
+/* A circle as four Bezier arcs (kappa = 4(sqrt 2 - 1)/3). */
+void tb_pdf_draw_circle(tb_pdf_page *p, double x, double y, double r)
+{
+	double k = 0.5522847498 * r;
+	tb_pdf_draw_move_to(p, x - r, y);
+	double pts[4][6] = {
+		{x - r, y + k, x - k, y + r, x, y + r},
+		{x + k, y + r, x + r, y + k, x + r, y},
+		{x + r, y - k, x + k, y - r, x, y - r},
+		{x - k, y - r, x - r, y - k, x - r, y},
+	};
+	for (int i = 0; i < 4; i++) {
+		for (int j = 0; j < 6; j++)
+			S_num(p, pts[i][j]);
+		tb_pdf_draw_op(p, "c");
+	}
+}
+
+const tb_rgb tb_pdf_black = {26, 26, 26};
+const tb_rgb tb_pdf_grey = {96, 96, 96};
+const tb_rgb tb_pdf_rule = {170, 170, 170};
+const tb_rgb tb_pdf_shade = {243, 244, 246};
+
+/* Draws cells[a..b) (visual order, one style) with the left end of the
+ * baseline at (x, y), turned `angle_rad` counter-clockwise about it; a
+ * gap cell is advanced over, never drawn.  Returns the width drawn, in
+ * points. */
+static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb color,
+                     const tb_pdf_cells *c, size_t a, size_t b, double angle_rad)
+{
+	if (a >= b || !tb_pdf_ok(st))
+		return 0;
+	tb_pdf_page *p = st->page;
+	unsigned style = c->v[a].style;
+	tb_pdf_draw_fill_rgb(p, color);
+	tb_pdf_draw_op(p, "BT");
+	double co = cos(angle_rad), sn = sin(angle_rad);
+	double skew = (style & TB_PDF_ITALIC) ? S_ITALIC_SKEW : 0;
+	S_num(p, co);
+	S_num(p, sn);
+	S_num(p, skew * co - sn);
+	S_num(p, skew * sn + co);
+	S_num(p, x);
+	S_num(p, y);
+	tb_pdf_draw_op(p, "Tm");
+	int font = -1;
+	bool open = false;
+	long w = 0;
+	for (size_t i = a; i < b; i++) {
+		const tb_pdf_cell *e = &c->v[i];
+		tb_pdf_glyph_hit g;
+		if (!tb_pdf_fontset_glyph(st, e->style, e->cp, &g)) {
+			if (!tb_pdf_ignorable(e->cp))
+				tb_pdf_fontset_missing(st, e->cp, c);
+			continue;
+		}
+		if (e->gap) {
+			/* move the text position without drawing: a negative
+			 * adjustment in a TJ array advances */
+			if (open)
+				tb_buf_puts(&p->c, "> Tj\n");
+			open = false;
+			tb_buf_printf(&p->c, "[%d] TJ\n", -g.width);
+			w += g.width;
+			continue;
+		}
+		if (g.font != font) {
+			if (open)
+				tb_buf_puts(&p->c, "> Tj\n");
+			open = false;
+			font = g.font;
+			p->fonts |= 1u << font;
+			tb_buf_printf(&p->c, "/F%d ", font + 1);
+			S_num(p, size_pt);
+			tb_pdf_draw_op(p, "Tf");
+		}
+		if (!open)
+			tb_buf_putc(&p->c, '<');
+		open = true;
+		unsigned cid = tb_pdf_font_cid(st->fonts[font].f, g.gid, e->uni, e->nuni);
+		tb_buf_printf(&p->c, "%04X", cid);
+		w += g.width;
+	}
+	if (open)
+		tb_buf_puts(&p->c, "> Tj\n");
+	tb_pdf_draw_op(p, "ET");
+	return (double)w * size_pt / 1000.0;
+}
+
+/* Draws the cells, in logical order, as a line: joined, put in visual
+ * order, and shown a run of one style at a time from x. */
+static void S_show_line(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb color,
+                        tb_pdf_cells *c, double angle_rad)
+{
+	tb_pdf_cells_shape(c);
+	if (tb_pdf_cells_has_rtl(c))
+		tb_pdf_cells_reorder(c);
+	double co = cos(angle_rad), sn = sin(angle_rad);
+	double adv = 0;
+	size_t k = 0;
+	while (k < c->n) {
+		size_t j = k + 1;
+		while (j < c->n && c->v[j].style == c->v[k].style && !c->v[j].gap)
+			j++;
+		/* a gap cell at a style change is its own run: advance only */
+		if (c->v[k].gap) {
+			adv += (double)tb_pdf_fontset_cells_width(st, c, k, k + 1) * size_pt / 1000.0;
+			k++;
+			continue;
+		}
+		adv += S_show(st, x + adv * co, y + adv * sn, size_pt, color, c, k, j, angle_rad);
+		k = j;
+	}
+}
+
+/* Draws `len` bytes of sanitized UTF-8 with its left end of baseline at
+ * (x, y); `angle_rad` turns it counter-clockwise about that point. */
+void tb_pdf_draw_text_at(tb_pdf_doc *st, double x, double y, unsigned style, double size_pt,
+                         tb_rgb color, const char *s, size_t len, double angle_rad)
+{
+	if (!len)
+		return;
+	tb_pdf_cells c = {0};
+	tb_pdf_cells_add(&c, style, s, len);
+	S_show_line(st, x, y, size_pt, color, &c, angle_rad);
+	tb_pdf_cells_release(&c);
+}
+
+/* Sanitizes then draws a NUL-terminated string. */
+void tb_pdf_draw_label(tb_pdf_doc *st, double x, double y, unsigned style, double size_pt,
+                       tb_rgb color, const char *s)
+{
+	tb_buf t;
+	tb_buf_init(&t);
+	tb_pdf_sanitize(&t, s, strlen(s));
+	tb_pdf_draw_text_at(st, x, y, style, size_pt, color, t.ptr, t.len, 0);
+	tb_buf_release(&t);
+}
+
+/* ---- pages --------------------------------------------------------------- */
+
+void tb_pdf_draw_new_page(tb_pdf_doc *st)
+{
+	if (st->npages == st->pcap) {
+		st->pcap = st->pcap ? st->pcap * 2 : 16;
+		st->pages = tb_xrealloc(st->pages, st->pcap * sizeof *st->pages);
+	}
+	tb_pdf_page *p = tb_xcalloc(1, sizeof *p);
+	tb_buf_init(&p->c);
+	st->pages[st->npages++] = p;
+	st->page = p;
+	st->y = st->top;
+}
+
+/* A bookmark to the current page, at `top` (NAN: the whole page). */
+void tb_pdf_draw_bookmark(tb_pdf_doc *st, const char *title, double top)
+{
+	if (st->noutline == st->ocap) {
+		st->ocap = st->ocap ? st->ocap * 2 : 16;
+		st->outline = tb_xrealloc(st->outline, st->ocap * sizeof *st->outline);
+	}
+	tb_pdf_outline_item *o = &st->outline[st->noutline++];
+	tb_buf t;
+	tb_buf_init(&t);
+	tb_pdf_sanitize(&t, title, strlen(title));
+	o->title = tb_buf_detach(&t, NULL);
+	o->page = st->npages - 1;
+	o->top = top;
+}
+
+bool tb_pdf_draw_page_empty(const tb_pdf_doc *st)
+{
+	return st->y >= st->top - 0.01;
+}
+
+/* Starts a new page unless `h` points still fit on this one (or the page
+ * is empty: a thing taller than a page then runs on regardless). */
+void tb_pdf_draw_need(tb_pdf_doc *st, double h)
+{
+	if (st->y - h < st->bottom && !tb_pdf_draw_page_empty(st))
+		tb_pdf_draw_new_page(st);
+}
+
+/* ---- paragraphs -------------------------------------------------------- */
+
+double tb_pdf_draw_lead(const tb_pdf_para *p)
+{
+	return p->size_pt * TB_PDF_LEAD;
+}
+
+/* Draws line `li` with its baseline at `base`: its pieces become cells in
+ * logical order, a space between two pieces of one style drawn, one at a
+ * change of style only advanced over (in the second style's width). */
+void tb_pdf_draw_line(tb_pdf_doc *st, const tb_pdf_para *p, size_t li, double x0,
+                      double width, bool right, tb_rgb color, double base)
+{
+	const tb_pdf_line *ln = &p->lines[li];
+	double x = x0 + (right ? width - ln->width_pt : 0);
+	tb_pdf_cells c = {0};
+	for (size_t k = ln->first; k < ln->first + ln->n; k++) {
+		const tb_pdf_piece *pc = &p->pieces[k];
+		if (k > ln->first && pc->space_before) {
+			tb_pdf_cells_add(&c, pc->style, " ", 1);
+			c.v[c.n - 1].gap = pc->style != p->pieces[k - 1].style;
+		}
+		tb_pdf_cells_add(&c, pc->style, p->text.ptr + pc->off, pc->len);
+	}
+	S_show_line(st, x, base, p->size_pt, color, &c, 0);
+	tb_pdf_cells_release(&c);
+}
+
+static void S_draw_marker(tb_pdf_doc *st, double base, double size_pt)
+{
+	if (!st->marker[0])
+		return;
+	tb_pdf_draw_label(st, st->marker_x, base, 0, size_pt, tb_pdf_black, st->marker);
+	st->marker[0] = '\0';
+}
+
+/* Lays out and draws a paragraph at st->y, breaking pages between lines. */
+void tb_pdf_draw_para(tb_pdf_doc *st, tb_pdf_para *p, const tb_pdf_para_opts *o)
+{
+	double lead = tb_pdf_draw_lead(p);
+	double pad = o->shade ? 4 : 0;
+	tb_pdf_para_layout(p, o->width - 2 * pad, tb_pdf_fontset_measure, st);
+	for (size_t i = 0; i < p->nlines; i++) {
+		tb_pdf_draw_need(st, lead + (i == 0 || i + 1 == p->nlines ? pad : 0));
+		bool top_of_band = i == 0 || tb_pdf_draw_page_empty(st);
+		if (o->shade) {
+			double band_top = st->y + (top_of_band ? 0 : 0.5);
+			double band_h = lead + (top_of_band ? pad : 0) +
+			                (i + 1 == p->nlines ? pad : 0) + (top_of_band ? 0 : 0.5);
+			tb_pdf_draw_fill_rgb(st->page, tb_pdf_shade);
+			tb_pdf_draw_rect(st->page, o->x, (band_top - band_h),
+			                 o->width, band_h);
+			tb_pdf_draw_op(st->page, "f");
+			if (top_of_band)
+				st->y -= pad;
+		}
+		double base = st->y - p->size_pt * TB_PDF_ASCENT - (lead - p->size_pt) / 2;
+		S_draw_marker(st, base, TB_PDF_BODY_PT);
+		tb_pdf_draw_line(st, p, i, o->x + pad, o->width - 2 * pad, o->right, o->color, base);
+		st->y -= lead;
+		if (o->shade && i + 1 == p->nlines)
+			st->y -= pad;
+	}
+}
+
+double tb_pdf_draw_body_x(const tb_pdf_doc *st)
+{
+	return st->left + st->indent;
+}
+
+double tb_pdf_draw_body_w(const tb_pdf_doc *st)
+{
+	return st->right - st->left - st->indent;
+}
+
+void tb_pdf_draw_simple_para(tb_pdf_doc *st, unsigned style, double size_pt, tb_rgb color,
+                             const char *text, double after_pt)
+{
+	tb_pdf_para p;
+	tb_pdf_para_init(&p, size_pt);
+	tb_pdf_para_add(&p, style, text, strlen(text));
+	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, color, true};
+	tb_pdf_draw_para(st, &p, &o);
+	tb_pdf_para_release(&p);
+	st->y -= after_pt;
+}

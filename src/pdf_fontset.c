@@ -1,0 +1,207 @@
+/* pdf_fontset.c: which font draws each character of the PDF.  A
+ * character is looked for in its style's face, then the regular face,
+ * then the fallback fonts found on the system (CJK, emoji); one no font
+ * has refuses the document with an error naming it, so text never
+ * vanishes from a signed page.  Lookups are cached per style. */
+#include "pdf_doc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/xalloc.h"
+
+static const char *const S_face_file[TB_PDF_NFACES] = {
+	"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf",
+};
+
+/* Where fallback fonts are looked for, in order, when neither the face
+ * nor the regular face draws a character: each file's name is tried in
+ * the font folder first, then at the path Debian installs it to. */
+static const char *const S_system_fallbacks[] = {
+	/* fonts-dejavu-core: the full faces (Armenian, Georgian, N'Ko, more
+	 * symbols) beyond the subsets the build makes */
+	"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+	/* fonts-droid-fallback: Chinese, Japanese (few Korean syllables) */
+	"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+	/* fonts-nanum: Korean */
+	"/usr/share/fonts/truetype/nanum/NanumGothic.ttf",
+	/* fonts-wqy-microhei, fonts-wqy-zenhei, fonts-arphic-uming: CJK */
+	"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+	"/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+	"/usr/share/fonts/truetype/arphic/uming.ttc",
+	/* fonts-symbola: emoji and symbols, in outline */
+	"/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
+	/* fonts-freefont-ttf: many scripts */
+	"/usr/share/fonts/truetype/freefont/FreeSerif.ttf",
+	NULL,
+};
+
+#define TB_PDF_MAX_FONTS 24
+/* ---- fonts ------------------------------------------------------------- */
+
+static int S_face(unsigned style)
+{
+	return (style & TB_PDF_MONO) ? TB_PDF_FACE_MONO : (style & TB_PDF_BOLD) ? TB_PDF_FACE_BOLD : TB_PDF_FACE_REGULAR;
+}
+
+/* Font i, loaded on first use: only fonts a page uses are read, and only
+ * those text used are embedded.  A face that cannot be read is an error;
+ * a fallback that cannot be read is passed over. */
+tb_pdf_font *tb_pdf_fontset_at(tb_pdf_doc *st, size_t i)
+{
+	tb_pdf_font_slot *s = &st->fonts[i];
+	if (s->tried || st->failed)
+		return s->f;
+	s->tried = true;
+	char why[160];
+	if (i < TB_PDF_NFACES) {
+		tb_buf path;
+		tb_buf_init(&path);
+		tb_buf_printf(&path, "%s/%s", st->font_dir, S_face_file[i]);
+		s->f = tb_pdf_font_load(path.ptr, why, sizeof why);
+		if (!s->f) {
+			tb_diags_add(st->d, TB_DIAG_ERROR, path.ptr, NULL, 0, 0, 0,
+			             "cannot read font: %s; expected the DejaVu fonts "
+			             "(Debian package fonts-dejavu-core) or --font-dir naming "
+			             "a folder with %s, %s and %s", why,
+			             S_face_file[0], S_face_file[1], S_face_file[2]);
+			st->failed = true;
+		}
+		tb_buf_release(&path);
+		return s->f;
+	}
+	/* the font folder's copy first, then the system's */
+	const char *base = strrchr(s->path, '/');
+	base = base ? base + 1 : s->path;
+	tb_buf local;
+	tb_buf_init(&local);
+	tb_buf_printf(&local, "%s/%s", st->font_dir, base);
+	if (strcmp(local.ptr, s->path) != 0)
+		s->f = tb_pdf_font_load(local.ptr, why, sizeof why);
+	if (!s->f)
+		s->f = tb_pdf_font_load(s->path, why, sizeof why);
+	tb_buf_release(&local);
+	return s->f;
+}
+
+void tb_pdf_fontset_init(tb_pdf_doc *st, const tb_pdf_options *opt)
+{
+	st->nfonts = TB_PDF_NFACES;
+	const char *const *list = opt && opt->fallback_fonts ? opt->fallback_fonts
+	                          : S_system_fallbacks;
+	for (size_t i = 0; list[i] && st->nfonts < TB_PDF_MAX_FONTS; i++)
+		st->fonts[st->nfonts++].path = tb_xstrdup(list[i]);
+}
+
+void tb_pdf_fontset_release(tb_pdf_doc *st)
+{
+	for (size_t i = 0; i < st->nfonts; i++) {
+		tb_pdf_font_free(st->fonts[i].f);
+		free(st->fonts[i].path);
+	}
+}
+
+/* Which Debian package draws code point cp: for the error message. */
+static const char *S_package_for(uint32_t cp)
+{
+	if ((cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0x1100 && cp <= 0x11FF) ||
+	    (cp >= 0x3130 && cp <= 0x318F))
+		return "fonts-nanum (Korean)";
+	if ((cp >= 0x2E80 && cp <= 0x9FFF) ||
+	    (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF) ||
+	    (cp >= 0x20000 && cp <= 0x3FFFF))
+		return "fonts-droid-fallback (Chinese, Japanese)";
+	if ((cp >= 0x1F000 && cp <= 0x1FAFF) || (cp >= 0x2600 && cp <= 0x27BF))
+		return "fonts-symbola (emoji and symbols)";
+	return "fonts-freefont-ttf or another TrueType font that covers it";
+}
+
+/* A character no font draws: the document is refused, naming it. */
+void tb_pdf_fontset_missing(tb_pdf_doc *st, uint32_t cp, const tb_pdf_cells *c)
+{
+	if (st->failed)
+		return;
+	tb_buf ctx;
+	tb_buf_init(&ctx);
+	for (size_t i = 0; i < c->n && i < 60; i++) {
+		uint32_t u = c->v[i].uni[0];
+		char b[4];
+		size_t n = u < 0x80 ? 1 : u < 0x800 ? 2 : u < 0x10000 ? 3 : 4;
+		if (n == 1) b[0] = (char)u;
+		else if (n == 2) { b[0] = (char)(0xC0 | u >> 6); b[1] = (char)(0x80 | (u & 0x3F)); }
+		else if (n == 3) { b[0] = (char)(0xE0 | u >> 12); b[1] = (char)(0x80 | ((u >> 6) & 0x3F)); b[2] = (char)(0x80 | (u & 0x3F)); }
+		else { b[0] = (char)(0xF0 | u >> 18); b[1] = (char)(0x80 | ((u >> 12) & 0x3F)); b[2] = (char)(0x80 | ((u >> 6) & 0x3F)); b[3] = (char)(0x80 | (u & 0x3F)); }
+		tb_buf_put(&ctx, b, n);
+	}
+	if (c->n > 60)
+		tb_buf_puts(&ctx, "\xE2\x80\xA6");
+	tb_diags_add(st->d, TB_DIAG_ERROR, "pdf", NULL, 0, 0, 0,
+	             "no font can draw U+%04X in \"%s\", so the PDF would lose it; "
+	             "expected a font that covers it: install Debian's %s (looked for "
+	             "in --font-dir, then where Debian puts it), or leave pdf out of --format",
+	             (unsigned)cp, ctx.ptr, S_package_for(cp));
+	tb_buf_release(&ctx);
+	st->failed = true;
+}
+
+/* The font and glyph that draw `cp` in `style`: the style's face, the
+ * regular face, then the fallbacks.  False when none has it. */
+bool tb_pdf_fontset_glyph(tb_pdf_doc *st, unsigned style, uint32_t cp, tb_pdf_glyph_hit *out)
+{
+	int face = S_face(style);
+	uint32_t key = ((uint32_t)face << 21 | cp) + 1;
+	tb_pdf_glyph_hit *h = &st->cache[(cp * 2654435761u ^ (uint32_t)face) % TB_PDF_GLYPH_CACHE];
+	if (h->key == key) {
+		*out = *h;
+		return true;
+	}
+	for (size_t i = 0; i < st->nfonts; i++) {
+		if (i != (size_t)face && (i < TB_PDF_NFACES && i != TB_PDF_FACE_REGULAR))
+			continue;
+		size_t fi = i == 0 ? (size_t)face : i == (size_t)face ? TB_PDF_FACE_REGULAR : i;
+		tb_pdf_font *f = tb_pdf_fontset_at(st, fi);
+		if (!f)
+			continue;
+		unsigned gid = tb_pdf_font_glyph(f, cp);
+		if (!gid)
+			continue;
+		h->key = key;
+		h->font = (unsigned char)fi;
+		h->gid = (uint16_t)gid;
+		h->width = (int16_t)tb_pdf_font_width(f, gid);
+		*out = *h;
+		return true;
+	}
+	return false;
+}
+
+/* Width in thousandths of the font size of cells[a..b), in the order
+ * given; reports a character no font has. */
+long tb_pdf_fontset_cells_width(tb_pdf_doc *st, const tb_pdf_cells *c, size_t a, size_t b)
+{
+	long w = 0;
+	for (size_t i = a; i < b; i++) {
+		tb_pdf_glyph_hit g;
+		if (tb_pdf_fontset_glyph(st, c->v[i].style, c->v[i].cp, &g))
+			w += g.width;
+		else if (!tb_pdf_ignorable(c->v[i].cp))
+			tb_pdf_fontset_missing(st, c->v[i].cp, c);
+	}
+	return w;
+}
+
+double tb_pdf_fontset_measure(void *ctx, unsigned style, double size_pt, const char *s,
+                              size_t len)
+{
+	tb_pdf_doc *st = ctx;
+	st->cells.n = 0;
+	tb_pdf_cells_add(&st->cells, style, s, len);
+	tb_pdf_cells_shape(&st->cells);
+	return (double)tb_pdf_fontset_cells_width(st, &st->cells, 0, st->cells.n) * size_pt / 1000.0;
+}
+
+double tb_pdf_fontset_width(tb_pdf_doc *st, unsigned style, double size_pt, const char *s)
+{
+	return tb_pdf_fontset_measure(st, style, size_pt, s, strlen(s));
+}
