@@ -372,19 +372,50 @@ static void S_labels(tb_compare *c)
 	}
 }
 
-static void S_hash(tb_compare *c, const char *const *sets, size_t nsets,
-                   const char *const *sweeps, size_t nsweeps)
+/* Each proposal's inputs digest covers its file, the config.json it
+ * names and every config its sweep read: what a proposal's figures rest
+ * on, as for a report. */
+static void S_hash(tb_compare *c)
 {
+	const tb_signoff *so = &c->p[0].sc->signoff;
 	tb_buf b;
 	tb_buf_init(&b);
 	for (size_t i = 0; i < c->n; i++)
-		tb_buf_printf(&b, "%s\n", c->p[i].sc->sha256);
-	for (size_t k = 0; k < nsets; k++)
-		tb_buf_printf(&b, "--set %s\n", sets[k]);
-	for (size_t k = 0; k < nsweeps; k++)
-		tb_buf_printf(&b, "--sweep %s\n", sweeps[k]);
+		tb_buf_printf(&b, "%s\n", c->p[i].sc->signoff.digest);
+	for (size_t k = 0; k < so->nsets; k++)
+		tb_buf_printf(&b, "--set %s\n", so->sets[k]);
+	for (size_t k = 0; k < so->nsweeps; k++)
+		tb_buf_printf(&b, "--sweep %s\n", so->sweeps[k]);
+	if (c->template_sha256[0])
+		tb_buf_printf(&b, "--template %s\n", c->template_sha256);
 	tb_sha256_hex(b.ptr, b.len, c->sha256);
 	tb_buf_release(&b);
+}
+
+void tb_compare_add_template(tb_compare *c, const char *text, size_t len)
+{
+	tb_sha256_hex(text, len, c->template_sha256);
+	S_hash(c);
+}
+
+/* The sweep's specifications and the configs its points read join the
+ * proposal's inputs; false, with an error, when one changed during the
+ * run (or there are too many to list). */
+static bool S_sweep_inputs(tb_compare_proposal *p, const tb_compare_input *in,
+                           const char *const *sweeps, size_t nsweeps, tb_diags *d)
+{
+	tb_scenario_set_sweeps(p->sc, sweeps, nsweeps);
+	bool ok = !p->sweep->inputs_changed;
+	for (size_t i = 0; ok && i < p->sweep->inputs.nfiles; i++) {
+		const tb_input_file *f = &p->sweep->inputs.files[i];
+		ok = tb_scenario_add_input_hash(p->sc, f->kind, f->path, f->sha256);
+	}
+	if (!ok)
+		tb_diags_add(d, TB_DIAG_ERROR, S_shown(in->path), NULL, 0, 0, 0,
+		             "a config.json the sweep read changed while it ran (or the sweep read "
+		             "more than %d of them); expected the same files throughout, so the "
+		             "hash printed covers what was priced", TB_SIGNOFF_MAX_FILES - 2);
+	return ok;
 }
 
 tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *const *sets,
@@ -412,6 +443,8 @@ tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *con
 			                             sets, nsets, d);
 			if (!c->p[i].sweep)
 				break;  /* a bad argument would say the same for every file */
+			if (!S_sweep_inputs(&c->p[i], &in[i], sweeps, nsweeps, d))
+				break;
 		}
 	}
 	if (d->errors > errors0) {
@@ -421,7 +454,7 @@ tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *con
 	snprintf(c->currency, sizeof c->currency, "%s", c->p[0].b->time.currency[0]
 	         ? c->p[0].b->time.currency : c->p[0].sc->inputs.hardware.currency);
 	S_labels(c);
-	S_hash(c, sets, nsets, sweeps, nsweeps);
+	S_hash(c);
 	S_differing_inputs(c);
 	S_figures(c);
 	return c;

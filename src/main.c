@@ -189,6 +189,29 @@ static tb_sweep *S_sweep(const tb_cli *cli, const S_source *src, tb_diags *d)
 	                    cli->nsets, d);
 }
 
+/* A sweep's own inputs join the scenario's, so the hash printed covers
+ * them: its specifications, and every config.json its points read.
+ * False, with an error, when a point read a config other than the one
+ * the scenario was priced with under the same name (changed during the
+ * run). */
+static bool S_sweep_inputs(const tb_cli *cli, tb_scenario *sc, const tb_sweep *sw, tb_diags *d)
+{
+	if (!sw)
+		return true;
+	tb_scenario_set_sweeps(sc, (const char *const *)cli->sweeps, cli->nsweeps);
+	bool ok = !sw->inputs_changed;
+	for (size_t i = 0; ok && i < sw->inputs.nfiles; i++) {
+		const tb_input_file *f = &sw->inputs.files[i];
+		ok = tb_scenario_add_input_hash(sc, f->kind, f->path, f->sha256);
+	}
+	if (!ok)
+		tb_diags_add(d, TB_DIAG_ERROR, sc->path, NULL, 0, 0, 0,
+		             "a config.json the sweep read changed while it ran (or the sweep read "
+		             "more than %d of them); expected the same files throughout, so the "
+		             "hash printed covers what was priced", TB_SIGNOFF_MAX_FILES - 2);
+	return ok;
+}
+
 /* ---- check ------------------------------------------------------------ */
 
 static tb_exit S_cmd_check(const tb_cli *cli)
@@ -219,11 +242,12 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 	S_source src;
 	tb_scenario *sc = S_load_source(cli->nfiles ? cli->files[0] : NULL, cli, &src, &d);
 	tb_sweep *sw = sc ? S_sweep(cli, &src, &d) : NULL;
+	bool failed = !sc || (cli->nsweeps && !sw) || !S_sweep_inputs(cli, sc, sw, &d);
 	S_print_diags(&d);
-	bool failed = !sc || (cli->nsweeps && !sw);
 	tb_diags_release(&d);
 	free(src.text);
 	if (failed) {
+		tb_sweep_free(sw);
 		tb_scenario_free(sc);
 		return TB_EXIT_INPUT;
 	}
@@ -301,12 +325,13 @@ static char *S_command_line(const tb_cli *cli)
 	tb_buf b;
 	tb_buf_init(&b);
 	tb_buf_puts(&b, cli->cmd == TB_CMD_COMPARE ? "trainbudget compare" : "trainbudget report");
-	/* The line is published with the report: a path is shown as given
-	 * when relative, by its last component when absolute, never where
-	 * the files sit on the author's machine. */
+	/* paths as the report lists its inputs: never where the user's
+	 * files live (an absolute path shows only its base name) */
 	for (size_t i = 0; i < cli->nfiles; i++) {
+		char *shown = tb_signoff_path(cli->files[i]);
 		tb_buf_putc(&b, ' ');
-		S_shell_word(&b, tb_scenario_public_path(cli->files[i]));
+		S_shell_word(&b, shown);
+		free(shown);
 	}
 	if (cli->name) {
 		tb_buf_puts(&b, " --name ");
@@ -325,8 +350,10 @@ static char *S_command_line(const tb_cli *cli)
 		S_shell_word(&b, cli->sweeps[i]);
 	}
 	if (cli->template_path) {
+		char *shown = tb_signoff_path(cli->template_path);
 		tb_buf_puts(&b, " --template ");
-		S_shell_word(&b, tb_scenario_public_path(cli->template_path));
+		S_shell_word(&b, shown);
+		free(shown);
 	}
 	if (cli->paper == TB_PAPER_LETTER)
 		tb_buf_puts(&b, " --paper letter");
@@ -470,7 +497,7 @@ static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *n
 	return TB_EXIT_OK;
 }
 
-static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
+static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
                                const tb_budget *b, const tb_sweep *sw, const char *date,
                                S_outputs *outs, tb_diags *d)
 {
@@ -479,20 +506,35 @@ static tb_exit S_render_report(const tb_cli *cli, const tb_scenario *sc,
 	tb_exit rc = TB_EXIT_OK;
 
 	if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
+		/* The template is read once: the same bytes are expanded and
+		 * hashed, and join the scenario's inputs so the JSON beside the
+		 * documents lists it and prints the same digest. */
+		char *tpl = NULL;
+		size_t tpl_len = 0;
+		if (cli->template_path) {
+			tpl = tb_report_read_template(cli->template_path, &tpl_len, d);
+			if (!tpl)
+				return TB_EXIT_INPUT;
+			tb_scenario_add_input(sc, TB_INPUT_TEMPLATE, cli->template_path, tpl, tpl_len);
+		}
 		char *command = S_command_line(cli);
 		tb_report_options ro;
 		memset(&ro, 0, sizeof ro);
 		ro.template_path = cli->template_path;
+		ro.template_text = tpl;
+		ro.template_len = tpl_len;
 		ro.date = *date ? date : NULL;
 		ro.command = command;
 		ro.sweep = sw;
 		tb_report *r = tb_report_new(sc, b, &ro, d);
 		if (!r) {
+			free(tpl);
 			free(command);
 			return TB_EXIT_INPUT;
 		}
 		rc = S_render_doc(cli, r, name, outs, d);
 		tb_report_free(r);
+		free(tpl);
 		free(command);
 	}
 	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
@@ -582,9 +624,10 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	tb_scenario *sc = S_load_source(cli->nfiles ? cli->files[0] : NULL, cli, &src, &d);
 	tb_sweep *sw = sc ? S_sweep(cli, &src, &d) : NULL;
 	free(src.text);
-	if (!sc || (cli->nsweeps && !sw)) {
+	if (!sc || (cli->nsweeps && !sw) || !S_sweep_inputs(cli, sc, sw, &d)) {
 		S_print_diags(&d);
 		tb_diags_release(&d);
+		tb_sweep_free(sw);
 		tb_scenario_free(sc);
 		return TB_EXIT_INPUT;
 	}
@@ -673,15 +716,26 @@ static tb_exit S_cmd_compare(const tb_cli *cli)
 	size_t errors_before = d.errors;
 	tb_exit rc = TB_EXIT_OK;
 	if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
+		/* a user template is read once: hashed, then expanded */
+		char *tpl = NULL;
+		size_t tpl_len = 0;
+		if (cli->template_path) {
+			tpl = tb_report_read_template(cli->template_path, &tpl_len, &d);
+			if (tpl)
+				tb_compare_add_template(c, tpl, tpl_len);
+		}
 		char *command = S_command_line(cli);
 		tb_report_options ro;
 		memset(&ro, 0, sizeof ro);
 		ro.template_path = cli->template_path;
+		ro.template_text = tpl;
+		ro.template_len = tpl_len;
 		ro.date = *date ? date : NULL;
 		ro.command = command;
-		tb_report *r = tb_report_new_compare(c, &ro, &d);
+		tb_report *r = !cli->template_path || tpl ? tb_report_new_compare(c, &ro, &d) : NULL;
 		rc = r ? S_render_doc(cli, r, name, &outs, &d) : TB_EXIT_INPUT;
 		tb_report_free(r);
+		free(tpl);
 		free(command);
 	}
 	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {

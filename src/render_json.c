@@ -607,6 +607,31 @@ static void S_derivs(S_json *j, const tb_budget *b)
 	S_arr_end(j);
 }
 
+/* What the numbers rest on: each input file with its own hash, the
+ * overrides, and the digest over them that the reports print. */
+static void S_signoff(S_json *j, const tb_scenario *sc)
+{
+	const tb_signoff *so = &sc->signoff;
+	S_str(j, "inputs_sha256", so->digest[0] ? so->digest : NULL);
+	S_arr(j, "inputs");
+	for (size_t i = 0; i < so->nfiles; i++) {
+		S_obj(j, NULL);
+		S_str(j, "role", tb_signoff_kind_name(so->files[i].kind));
+		S_str(j, "path", so->files[i].path);
+		S_str(j, "sha256", so->files[i].sha256);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+	S_arr(j, "sets");
+	for (size_t i = 0; i < so->nsets; i++)
+		S_str(j, NULL, so->sets[i]);
+	S_arr_end(j);
+	S_arr(j, "sweeps");
+	for (size_t i = 0; i < so->nsweeps; i++)
+		S_str(j, NULL, so->sweeps[i]);
+	S_arr_end(j);
+}
+
 void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 {
 	S_str(j, "version", TB_VERSION);
@@ -616,6 +641,8 @@ void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	S_str(j, "name", sc ? sc->name : NULL);
 	S_str(j, "author", sc ? sc->author : NULL);
 	S_str(j, "date", sc ? sc->date : NULL);
+	if (sc)
+		S_signoff(j, sc);
 	S_obj_end(j);
 	if (sc)
 		S_inputs(j, sc);

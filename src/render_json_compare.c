@@ -191,7 +191,9 @@ char *tb_render_json_compare(const tb_compare *c)
 	for (size_t i = 0; i < c->n; i++) {
 		tb_jw_obj(&j, NULL);
 		tb_jw_str(&j, "label", c->p[i].label);
-		tb_jw_str(&j, "path", tb_scenario_public_path(c->p[i].sc->path));
+		/* as published: never where the user's files live */
+		tb_jw_str(&j, "path", c->p[i].sc->signoff.nfiles ? c->p[i].sc->signoff.files[0].path
+		                                                   : NULL);
 		tb_render_json_members(&j, c->p[i].sc, c->p[i].b);
 		if (c->p[i].sweep)
 			S_sweep(&j, c->p[i].sweep);

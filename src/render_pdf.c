@@ -25,6 +25,7 @@
 
 #include "pdf_doc.h"
 #include "pdf_write.h"
+#include "trainbudget/sha256.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
 
@@ -351,6 +352,14 @@ static const char *S_str(const char *s)
 	return s ? s : "";
 }
 
+/* "Inputs SHA-256", "Proposals SHA-256": what the printed hash is of. */
+static void S_hash_label(const tb_report_meta *m, char *out, size_t cap)
+{
+	const char *of = m->hash_of && m->hash_of[0] ? m->hash_of : "scenario";
+	snprintf(out, cap, "%c%s SHA-256", of[0] >= 'a' && of[0] <= 'z' ? of[0] - 'a' + 'A' : of[0],
+	         of + 1);
+}
+
 static void S_title_block(tb_pdf_doc *st)
 {
 	const tb_report_meta *m = st->meta;
@@ -365,10 +374,12 @@ static void S_title_block(tb_pdf_doc *st)
 	tb_buf_printf(&b, "trainbudget %s", m->version && m->version[0] ? m->version : TB_VERSION);
 	tb_pdf_draw_simple_para(st, 0, 9.5, tb_pdf_grey, b.ptr, 1);
 	if (m->sha256 && m->sha256[0]) {
-		const char *label = m->hash_of ? "Proposals SHA-256:" : "Scenario SHA-256:";
+		char label[48];
+		S_hash_label(m, label, sizeof label);
 		tb_pdf_para p;
 		tb_pdf_para_init(&p, 7.5);
 		tb_pdf_para_add(&p, 0, label, strlen(label));
+		tb_pdf_para_add(&p, 0, ":", 1);
 		p.pending_space = true;
 		tb_pdf_para_add(&p, TB_PDF_MONO, m->sha256, strlen(m->sha256));
 		tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_grey, true};
@@ -440,6 +451,32 @@ static void S_verdict(tb_pdf_doc *st)
 	st->y -= 6;
 }
 
+/* One line of the reproducibility block: a bold label and what it names
+ * (a file as published, an override), then the value below it.  Only
+ * machine text in mono: the face is embedded only when used; the command
+ * wraps between its words, not inside them. */
+static void S_repro_row(tb_pdf_doc *st, const char *label, const char *detail,
+                        const char *value, bool mono)
+{
+	double x = tb_pdf_draw_body_x(st), w = tb_pdf_draw_body_w(st);
+	tb_pdf_para p;
+	tb_pdf_para_init(&p, 8.5);
+	tb_pdf_para_add(&p, TB_PDF_BOLD, label, strlen(label));
+	if (detail && detail[0]) {
+		p.pending_space = true;
+		tb_pdf_para_add(&p, 0, detail, strlen(detail));
+	}
+	tb_pdf_para_opts lo = {x, w, false, false, tb_pdf_black, true};
+	tb_pdf_draw_para(st, &p, &lo);
+	tb_pdf_para_release(&p);
+	tb_pdf_para_init(&p, 8);
+	tb_pdf_para_add(&p, mono ? TB_PDF_MONO : 0, value, strlen(value));
+	tb_pdf_para_opts vo = {x + 10, w - 10, false, false, tb_pdf_black, true};
+	tb_pdf_draw_para(st, &p, &vo);
+	tb_pdf_para_release(&p);
+	st->y -= 5;
+}
+
 static void S_signoff(tb_pdf_doc *st)
 {
 	const tb_report_meta *m = st->meta;
@@ -451,7 +488,7 @@ static void S_signoff(tb_pdf_doc *st)
 	tb_pdf_draw_bookmark(st, "Sign-off", NAN);
 	tb_pdf_draw_simple_para(st, 0, TB_PDF_BODY_PT, tb_pdf_black,
 	                        "By signing, each person confirms they have read this estimate "
-	              "and the assumptions it rests on.", 10);
+	                        "and the assumptions it rests on.", 10);
 	double x = tb_pdf_draw_body_x(st), w = tb_pdf_draw_body_w(st);
 	static const char *const fields[3] = {"Name", "Signature", "Date"};
 	for (int r = 0; r < 3; r++) {
@@ -475,23 +512,26 @@ static void S_signoff(tb_pdf_doc *st)
 	st->y -= 6;
 	tb_pdf_draw_need(st, 90);
 	tb_pdf_draw_simple_para(st, TB_PDF_BOLD, 12, tb_pdf_black, "Reproducibility", 4);
-	struct { const char *label, *value; } rows[3] = {
-		{m->hash_of ? "Proposals SHA-256" : "Scenario SHA-256", S_str(m->sha256)},
-		{"Tool version", m->version && m->version[0] ? m->version : TB_VERSION},
-		{"Regenerate with", S_str(m->command)},
+	char label[48];
+	S_hash_label(m, label, sizeof label);
+	const tb_signoff *so = m->signoff;
+	S_repro_row(st, label, so ? "(one digest over everything below)" : NULL, S_str(m->sha256), true);
+	static const char *const what[TB_INPUT_KINDS] = {
+		"Scenario", "Model config", "Template",
 	};
-	for (int i = 0; i < 3; i++) {
-		tb_pdf_draw_simple_para(st, TB_PDF_BOLD, 8.5, tb_pdf_black, rows[i].label, 0);
-		tb_pdf_para p;
-		tb_pdf_para_init(&p, 8);
-		/* only machine text in mono: the face is embedded only when used;
-		 * the command wraps between its words, not inside them */
-		tb_pdf_para_add(&p, i == 1 ? 0 : TB_PDF_MONO, rows[i].value, strlen(rows[i].value));
-		tb_pdf_para_opts po = {x + 10, w - 10, false, false, tb_pdf_black, true};
-		tb_pdf_draw_para(st, &p, &po);
-		tb_pdf_para_release(&p);
-		st->y -= 5;
+	for (size_t i = 0; so && i < so->nfiles; i++)
+		S_repro_row(st, what[so->files[i].kind], so->files[i].path, so->files[i].sha256, true);
+	for (int k = 0; so && k < 2; k++) {
+		char *const *v = k ? so->sweeps : so->sets;
+		for (size_t i = 0; i < (k ? so->nsweeps : so->nsets); i++) {
+			char hex[65];
+			tb_sha256_hex(v[i], strlen(v[i]), hex);
+			S_repro_row(st, k ? "Sweep (--sweep)" : "Override (--set)", v[i], hex, true);
+		}
 	}
+	S_repro_row(st, "Tool version", NULL, m->version && m->version[0] ? m->version : TB_VERSION,
+	            false);
+	S_repro_row(st, "Regenerate with", NULL, S_str(m->command), true);
 }
 
 /* Running header (pages after the first) and footer, once the count is known. */

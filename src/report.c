@@ -254,7 +254,7 @@ const char *tb_rsuggest(void *ctx, const char *what, const char *word)
 /* The template file, read with a cap: `--template /dev/zero` once read
  * until memory ran out.  "-" is a file of that name here (standard input,
  * if anything, is the scenario). */
-static char *S_read_file(const char *path, size_t *len, tb_diags *d)
+char *tb_report_read_template(const char *path, size_t *len, tb_diags *d)
 {
 	char *text = tb_fileio_slurp(strcmp(path, "-") == 0 ? "./-" : path,
 	                             TB_TEMPLATE_MAX_BYTES, len);
@@ -295,7 +295,7 @@ tb_report *tb_report_expand(tb_report *r, const tb_report_options *opt, const ch
 		len = opt->template_len;
 		file = opt->template_path ? opt->template_path : "<template>";
 	} else if (opt->template_path) {
-		owned = S_read_file(opt->template_path, &len, d);
+		owned = tb_report_read_template(opt->template_path, &len, d);
 		if (!owned) {
 			tb_report_free(r);
 			return NULL;
@@ -324,6 +324,17 @@ tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
 	memset(&none, 0, sizeof none);
 	if (!opt)
 		opt = &none;
+
+	/* The template first: its bytes are read once, and the hash printed
+	 * from the first page on covers exactly what is expanded. */
+	tb_report_options own = *opt;
+	char *owned = NULL;
+	if (!opt->template_text && opt->template_path) {
+		owned = tb_report_read_template(opt->template_path, &own.template_len, d);
+		if (!owned)
+			return NULL;
+		own.template_text = owned;
+	}
 	tb_report *r = tb_xcalloc(1, sizeof *r);
 	r->sc = sc;
 	r->b = b;
@@ -336,28 +347,43 @@ tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
 		r->sweeps.s[0] = opt->sweep;
 		r->sweeps.label[0] = sc->name;
 	}
+	/* the scenario's inputs, with the template expanded here in place of
+	 * any other; the built-in one is part of the tool (the version) */
+	tb_signoff_copy(&r->signoff, &sc->signoff);
+	tb_signoff_drop(&r->signoff, TB_INPUT_TEMPLATE);
+	if (own.template_text)
+		tb_signoff_add(&r->signoff, TB_INPUT_TEMPLATE,
+		               own.template_path ? own.template_path : "<template>",
+		               own.template_text, own.template_len);
+	tb_signoff_seal(&r->signoff, TB_VERSION);
 	r->date = tb_xstrdup(opt->date && *opt->date ? opt->date
 	                     : sc->date && *sc->date ? sc->date : "undated");
 	if (opt->command && *opt->command) {
 		r->command = tb_xstrdup(opt->command);
 	} else {
-		r->command = tb_rstrf("trainbudget report %s",
-		                      sc->path ? tb_scenario_public_path(sc->path) : "SCENARIO");
+		char *shown = tb_signoff_path(sc->path ? sc->path : "SCENARIO");
+		r->command = tb_rstrf("trainbudget report %s", shown);
+		free(shown);
 	}
-	tb_rcopy(r->short_hash, sizeof r->short_hash, sc->sha256);
+	tb_rcopy(r->short_hash, sizeof r->short_hash, r->signoff.digest);
+	tb_rcopy(r->file_short, sizeof r->file_short, sc->sha256);
 	r->money_ref = tb_budget_money_ref(b);
 	r->meta.title = sc->title && *sc->title ? sc->title : sc->name;
 	r->meta.author = sc->author;
 	r->meta.date = r->date;
 	r->meta.version = TB_VERSION;
-	r->meta.sha256 = sc->sha256;
+	r->meta.sha256 = r->signoff.digest;
+	r->meta.hash_of = "inputs";
+	r->meta.signoff = &r->signoff;
 	r->meta.name = sc->name;
 	r->meta.command = r->command;
 	tb_rsummary_meta(r);
 
 	tb_tpl_env env = { r, S_value, S_condition, tb_rdirective, tb_rsuggest, tb_rpipe_table };
-	return tb_report_expand(r, opt, tb_template_report_md, tb_template_report_md_len,
-	                        "templates/report.md", &env, d);
+	r = tb_report_expand(r, &own, tb_template_report_md, tb_template_report_md_len,
+	                     "templates/report.md", &env, d);
+	free(owned);
+	return r;
 }
 
 void tb_report_free(tb_report *r)
@@ -378,6 +404,7 @@ void tb_report_free(tb_report *r)
 	free(r->date);
 	free(r->command);
 	free(r->owned_title);
+	tb_signoff_release(&r->signoff);
 	free(r);
 }
 

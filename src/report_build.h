@@ -60,10 +60,14 @@ struct tb_report {
 	char *key_values[TB_REPORT_KEY_MAX];
 	char *date, *command;
 	char *owned_title;      /* a title the report made (a comparison's) */
-	char short_hash[13];
+	char short_hash[13];        /* the hash printed (the inputs' or the proposals') */
+	char file_short[13];        /* the scenario file's */
 	double money_ref;       /* tb_budget_money_ref: the style of the
 	                         * headline money (verdicts, key figures,
 	                         * placeholders) */
+	/* the inputs the report rests on: the scenario's, with the template
+	 * this report expanded in place of any other */
+	tb_signoff signoff;
 };
 
 /* ---- formatting ------------------------------------------------------ */

@@ -62,20 +62,25 @@ static void S_table_proposals(tb_report *r, tb_table *t)
 		const tb_scenario *sc = c->p[i].sc;
 		tb_rtab_str(&tb, c->p[i].label);
 		tb_rtab_str(&tb, sc->title && *sc->title ? sc->title : sc->name);
-		/* published: an absolute path by its file name alone */
-		tb_rtab_str(&tb, strcmp(sc->path, "-") == 0 ? "<stdin>" : tb_scenario_public_path(sc->path));
+		/* as published: an absolute path by its base name */
+		const char *shown = sc->signoff.nfiles ? sc->signoff.files[0].path : "?";
+		tb_rtab_str(&tb, strcmp(shown, "-") == 0 ? "<stdin>" : shown);
 	}
 }
 
-/* The hash of every input: each file as read (before --set). */
+/* The hash of every input: each file as read (before --set), and the
+ * proposal's inputs SHA-256 (the file, its config.json, the overrides
+ * and the version), which the comparison's hash is over. */
 static void S_table_hashes(tb_report *r, tb_table *t)
 {
 	const tb_compare *c = r->cmp;
 	tb_rtab tb;
-	tb_rtab_init(&tb, t, r, NULL, "ll", "Proposal", "SHA-256 of the file", NULL);
+	tb_rtab_init(&tb, t, r, NULL, "lll", "Proposal", "SHA-256 of the file",
+	             "Inputs SHA-256", NULL);
 	for (size_t i = 0; i < c->n; i++) {
 		tb_rtab_str(&tb, c->p[i].label);
 		tb_rtab_str(&tb, c->p[i].sc->sha256);
+		tb_rtab_str(&tb, c->p[i].sc->signoff.digest);
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "trainbudget/fmt.h"
+#include "trainbudget/sha256.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
 
@@ -217,11 +218,46 @@ static void S_table_warnings(tb_report *r, tb_table *t)
 	}
 }
 
+/* What the inputs SHA-256 covers, one row each, then the digest itself:
+ * a reader can check every file with sha256sum. */
+static void S_table_inputs(tb_report *r, tb_table *t)
+{
+	static const char *const what[TB_INPUT_KINDS] = {
+		"Scenario", "Model config (model.hf_config)", "Template (--template)",
+	};
+	const tb_signoff *so = &r->signoff;
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, "What the inputs SHA-256 covers", "lll",
+	             "Input", "File or value", "SHA-256", NULL);
+	for (size_t i = 0; i < so->nfiles; i++) {
+		tb_rtab_str(&tb, what[so->files[i].kind]);
+		tb_rtab_str(&tb, so->files[i].path);
+		tb_rtab_str(&tb, so->files[i].sha256);
+	}
+	for (int k = 0; k < 2; k++) {
+		char *const *v = k ? so->sweeps : so->sets;
+		for (size_t i = 0; i < (k ? so->nsweeps : so->nsets); i++) {
+			char hex[65];
+			tb_sha256_hex(v[i], strlen(v[i]), hex);
+			tb_rtab_str(&tb, k ? "Sweep (--sweep)" : "Override (--set)");
+			tb_rtab_str(&tb, v[i]);
+			tb_rtab_str(&tb, hex);
+		}
+	}
+	tb_rtab_str(&tb, "Tool (tables, presets, built-in template)");
+	tb_rtab_str(&tb, "trainbudget " TB_VERSION);
+	tb_rtab_str(&tb, "by its version");
+	tb_rtab_str(&tb, "Inputs SHA-256 (all of the above)");
+	tb_rtab_str(&tb, "");
+	tb_rtab_str(&tb, so->digest);
+}
+
 static const tb_rtable_def S_tables[] = {
 	{ "verdict", S_table_verdict },
 	{ "key_figures", S_table_key },
 	{ "assumptions", S_table_assumptions },
 	{ "warnings", S_table_warnings },
+	{ "inputs", S_table_inputs },
 };
 
 const tb_rsection tb_rsection_summary = {
@@ -527,12 +563,13 @@ void tb_rsummary_title_block(tb_report *r, cmark_node *into)
 	S_add_text(p, CMARK_NODE_STRONG, "Scenario:");
 	S_add_text(p, CMARK_NODE_TEXT, " ");
 	S_add_text(p, CMARK_NODE_CODE, sc->name && *sc->name ? sc->name : "n/a");
-	S_add_text(p, CMARK_NODE_TEXT, ", SHA-256 ");
-	S_add_text(p, CMARK_NODE_CODE, sc->sha256[0] ? sc->sha256 : "n/a");
+	S_add_text(p, CMARK_NODE_TEXT, ", inputs SHA-256 ");
+	S_add_text(p, CMARK_NODE_CODE, r->signoff.digest[0] ? r->signoff.digest : "n/a");
 	cmark_node_append_child(node, p);
-	/* The hash is of the file as written; --set changed what was priced.
-	 * Outside the title block, so the PDF (which draws its own title block
-	 * from the meta) shows it on the first page too. */
+	/* The file as written says nothing of --set, which changed what was
+	 * priced: say it next to the hash that covers it.  Outside the title
+	 * block, so the PDF (which draws its own title block from the meta)
+	 * shows it on the first page too. */
 	if (sc->nsets > 0) {
 		cmark_node *q = cmark_node_new(CMARK_NODE_PARAGRAPH);
 		S_add_text(q, CMARK_NODE_STRONG, "Overrides:");
@@ -548,7 +585,7 @@ void tb_rsummary_title_block(tb_report *r, cmark_node *into)
 			tb_buf_release(&o);
 		}
 		S_add_text(q, CMARK_NODE_TEXT, " (applied with --set and --unset after the file was "
-		           "read: the SHA-256 is of the file without them)");
+		           "read; the inputs SHA-256 covers them)");
 		cmark_node_append_child(into, q);
 	}
 }

@@ -241,6 +241,7 @@ static const char *const S_text_names[] = {
 	"flops.recompute_fraction", "memory.per_gpu.known",
 	"risk.days_p10", "risk.days_p50", "risk.days_p90", "risk.samples",
 	"perf.source", "perf.why", "training.grad_dtype", "hardware.gpu_memory_source",
+	"scenario.inputs_sha256", "scenario.inputs_sha256_short",
 };
 
 #define S_NTEXT (sizeof S_text_names / sizeof S_text_names[0])
@@ -296,9 +297,11 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	case 1: *txt = sc->author; break;
 	case 2: *txt = sc->date; break;
 	case 3: *txt = sc->sha256; break;
-	case 4: *txt = r->short_hash; break;
+	case 4: *txt = r->file_short; break;
 	case 5: *txt = sc->name; break;
-	case 6: *txt = tb_scenario_public_path(sc->path); break;   /* published */
+	/* as published: never an absolute path of the user's machine */
+	case 6: *txt = r->signoff.nfiles && r->signoff.files[0].kind == TB_INPUT_SCENARIO
+		         ? r->signoff.files[0].path : NULL; break;
 	case 7: *txt = sc->notes; break;
 	case 8: *txt = sc->text; break;
 	case 9: *txt = r->date; break;
@@ -338,6 +341,8 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	case 32: *txt = b->perf.known ? NULL : b->perf.why; break;
 	case 33: *txt = tb_grad_dtype_name(tb_grad_dtype_of(&in->training)); break;
 	case 34: *txt = in->hardware.gpu.memory_source[0] ? in->hardware.gpu.memory_source : NULL; break;
+	case 35: *txt = r->signoff.digest; break;
+	case 36: *txt = r->short_hash; break;
 	default: break;
 	}
 	return false;

@@ -23,6 +23,7 @@
 #include "scenario_sections.h"
 #include "trainbudget/fileio.h"
 #include "trainbudget/sha256.h"
+#include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
 
 #define S_MAX_FILE_BYTES (4u << 20)
@@ -522,7 +523,34 @@ tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
 	sc->sets = nsets ? tb_xcalloc(nsets, sizeof *sc->sets) : NULL;
 	for (size_t i = 0; i < nsets; i++)
 		sc->sets[i] = tb_xstrdup(sets[i] ? sets[i] : "");
+	/* the bytes just parsed, not the file again: nothing can change
+	 * between what was priced and what is hashed */
+	tb_signoff_add(&sc->signoff, TB_INPUT_SCENARIO, path, text, len);
+	tb_signoff_set_overrides(&sc->signoff, sets, nsets, NULL, 0);
+	tb_signoff_seal(&sc->signoff, TB_VERSION);
 	return sc;
+}
+
+void tb_scenario_add_input(tb_scenario *sc, tb_input_kind kind, const char *path,
+                           const void *data, size_t len)
+{
+	tb_signoff_add(&sc->signoff, kind, path, data, len);
+	tb_signoff_seal(&sc->signoff, TB_VERSION);
+}
+
+bool tb_scenario_add_input_hash(tb_scenario *sc, tb_input_kind kind, const char *path,
+                                const char *hex_sha256)
+{
+	if (!tb_signoff_add_hash(&sc->signoff, kind, path, hex_sha256))
+		return false;
+	tb_signoff_seal(&sc->signoff, TB_VERSION);
+	return true;
+}
+
+void tb_scenario_set_sweeps(tb_scenario *sc, const char *const *sweeps, size_t n)
+{
+	tb_signoff_set_overrides(&sc->signoff, (const char *const *)sc->sets, sc->nsets, sweeps, n);
+	tb_signoff_seal(&sc->signoff, TB_VERSION);
 }
 
 tb_scenario *tb_scenario_load_file(const char *path,
@@ -592,5 +620,6 @@ void tb_scenario_free(tb_scenario *s)
 	for (size_t i = 0; i < s->nsets; i++)
 		free(s->sets[i]);
 	free(s->sets);
+	tb_signoff_release(&s->signoff);
 	free(s);
 }

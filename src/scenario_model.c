@@ -38,8 +38,11 @@ static char *S_dir_join(const char *scenario_path, const char *rel)
 	return tb_buf_detach(&b, NULL);
 }
 
-/* Whether a preset or a config.json was loaded into *m. */
-static bool S_model_base(tb_yaml_ctx *c, const tb_yaml_node *mm, tb_model *m, bool *failed)
+/* Whether a preset or a config.json was loaded into *m.  A config.json
+ * joins the inputs the report's hash covers, hashed from the bytes parsed
+ * and named as the scenario names it (relative to the scenario). */
+static bool S_model_base(tb_yaml_ctx *c, const tb_yaml_node *mm, tb_model *m,
+                         tb_signoff *so, bool *failed)
 {
 	const tb_yaml_node *pn = tb_yaml_get(mm, "preset"), *hn = tb_yaml_get(mm, "hf_config");
 	if (pn && hn) {
@@ -94,6 +97,8 @@ static bool S_model_base(tb_yaml_ctx *c, const tb_yaml_node *mm, tb_model *m, bo
 			return false;
 		}
 		int rc = tb_hfconfig_parse(path, text, len, m, c->d);
+		if (rc == 0)
+			tb_signoff_add(so, TB_INPUT_HF_CONFIG, rel, text, len);
 		free(text);
 		free(path);
 		if (rc != 0) {
@@ -112,7 +117,8 @@ static bool S_divides(int64_t v, const void *arg)
 
 #define S_SHAPE_INTS 10
 
-static void S_load_model(tb_yaml_ctx *c, const tb_yaml_node *root, tb_model *m)
+static void S_load_model(tb_yaml_ctx *c, const tb_yaml_node *root, tb_model *m,
+                         tb_signoff *so)
 {
 	memset(m, 0, sizeof *m);
 	const tb_yaml_node *mm = tb_yaml_get_map(c, root, "model");
@@ -122,7 +128,7 @@ static void S_load_model(tb_yaml_ctx *c, const tb_yaml_node *root, tb_model *m)
 		return;
 	}
 	bool failed = false;
-	bool have_base = S_model_base(c, mm, m, &failed);
+	bool have_base = S_model_base(c, mm, m, so, &failed);
 	const tb_model base = *m;
 
 	static const char *const int_keys[S_SHAPE_INTS] = {
@@ -283,7 +289,7 @@ static void S_load_model(tb_yaml_ctx *c, const tb_yaml_node *root, tb_model *m)
  * read; it does not stop them. */
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
-	S_load_model(c, root, &sc->inputs.model);
+	S_load_model(c, root, &sc->inputs.model, &sc->signoff);
 	return true;
 }
 

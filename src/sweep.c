@@ -502,6 +502,12 @@ tb_sweep *tb_sweep_run(const char *const *args, size_t nargs, const char *path,
 			tb_scenario_status st;
 			tb_scenario *sc = tb_scenario_load_ex(path, text, len, all, nsets + nargs, &pd, &st);
 			if (sc) {
+				for (size_t k = 0; k < sc->signoff.nfiles; k++) {
+					const tb_input_file *in = &sc->signoff.files[k];
+					if (in->kind == TB_INPUT_HF_CONFIG &&
+					    !tb_signoff_add_hash(&s->inputs, in->kind, in->path, in->sha256))
+						s->inputs_changed = true;
+				}
 				tb_budget_compute(&sc->inputs, b);
 				S_figures(&sc->inputs, b, &p->f);
 				p->valid = true;
@@ -565,6 +571,7 @@ void tb_sweep_free(tb_sweep *s)
 	free(s->points);
 	for (size_t a = 0; a < 2; a++)
 		tb_sweep_axis_release(&s->axis[a]);
+	tb_signoff_release(&s->inputs);
 	free(s);
 }
 

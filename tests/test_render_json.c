@@ -170,7 +170,13 @@ static char *render(const char *title, tb_inputs *in, tb_budget *b)
 	sc.name = (char *)"t";
 	strcpy(sc.sha256, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 	sc.inputs = *in;
-	return tb_render_json(&sc, b);
+	const char *sets[1] = { "hardware.count=64" };
+	tb_signoff_add(&sc.signoff, TB_INPUT_SCENARIO, "t.yaml", "title: t\n", 9);
+	tb_signoff_set_overrides(&sc.signoff, sets, 1, NULL, 0);
+	tb_signoff_seal(&sc.signoff, "0.0.0");
+	char *s = tb_render_json(&sc, b);
+	tb_signoff_release(&sc.signoff);
+	return s;
 }
 
 /* ---- tests ------------------------------------------------------------ */
@@ -197,6 +203,8 @@ Test(render_json, well_formed_with_contract_keys)
 		"chinchilla", "compute_flops", "optimal_params", "optimal_tokens",
 		"tokens_per_param", "plans", "label", "kind", "multiple", "params", "tokens", "loss",
 		"warnings", "derivations", "levers", "gpu_scan",
+		/* issue 10's contract: what the numbers rest on */
+		"inputs_sha256", "inputs", "role", "path", "sets", "sweeps",
 		/* issue 11's contract */
 		"perf", "step_s", "tokens_per_s_per_gpu", "hfu", "tflops_per_gpu", "mfu_band",
 		"breakdown_s", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "bubble", "dp_comm",

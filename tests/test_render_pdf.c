@@ -263,6 +263,7 @@ static tb_report_meta S_meta(const char *title)
 	m.date = "2025-03-14";
 	m.version = "9.8.7";
 	m.sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	m.hash_of = "inputs";
 	m.command = "trainbudget report docs/examples/default-7b.yaml -o out --format pdf";
 	m.nverdict = 4;
 	m.verdict = S_verdicts;
@@ -458,7 +459,7 @@ Test(render_pdf, document_text_reads_back)
 	char want[64];
 	snprintf(want, sizeof want, "Page %zu of %zu", npages, npages);
 	cr_expect(strstr(text, want));
-	cr_expect_eq(S_count(text, "trainbudget 9.8.7 \xC2\xB7 scenario 0123456789ab"), npages);
+	cr_expect_eq(S_count(text, "trainbudget 9.8.7 \xC2\xB7 inputs 0123456789ab"), npages);
 	/* info dictionary */
 	char *info = S_cmd("pdfinfo", path, "2>/dev/null");
 	cr_expect(strstr(info, "A 7B model on 64 H100s"));
@@ -835,7 +836,16 @@ Test(render_pdf, default_report_end_to_end)
 	char *text = S_cmd("pdftotext -layout", path, "- 2>/dev/null");
 	cr_expect(strstr(text, "<b>x</b> **not bold** \xE2\x82\xAC"), "%s", text);
 	cr_expect(strstr(text, "Requester"));
+	/* the inputs digest on the first page, in Appendix B's table of
+	 * inputs and on the sign-off page, and the scenario file's own hash
+	 * among the inputs listed with it */
+	const tb_report_meta *rm = tb_report_get_meta(r);
+	cr_expect_eq(strlen(rm->sha256), 64);
+	cr_expect_str_eq(rm->sha256, sc->signoff.digest, "the default template adds nothing");
+	cr_expect_eq(S_count(text, rm->sha256), 3, "%s", text);
 	cr_expect(strstr(text, sc->sha256));
+	cr_expect(strstr(text, "Scenario default-7b.yaml") == NULL, "the path as given, not its base name");
+	cr_expect(strstr(text, "Scenario docs/examples/default-7b.yaml"));
 	/* the ZeRO chart's stages, drawn from the chart model */
 	cr_expect(strstr(text, "ZeRO-3"));
 	/* the title block, verdict and key figures once each: the box, not

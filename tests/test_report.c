@@ -10,6 +10,7 @@
 #include "trainbudget/render.h"
 #include "trainbudget/report.h"
 #include "trainbudget/scenario.h"
+#include "trainbudget/sha256.h"
 
 typedef struct fixture {
 	tb_scenario *sc;
@@ -504,5 +505,48 @@ Test(report, derivation_units_name_the_currency_and_powers_are_parenthesised)
 	const tb_derivation *loss = &tb_report_block_at(f.r, 1)->deriv;
 	cr_expect(strstr(loss->substituted, "482 / (6.74 × 10⁹)^0.348") != NULL, "%s",
 	          loss->substituted);
+	S_done(&f);
+}
+
+/* The hash a report prints covers the template it expanded: a user
+ * template joins the inputs (hashed from the very bytes expanded), the
+ * built-in one is part of the tool and adds nothing. */
+Test(report, the_inputs_hash_covers_the_template)
+{
+	fixture f;
+	S_load(&f, "docs/examples/llama3-8b-hf.yaml");
+	const char *tpl = "Inputs {{scenario.inputs_sha256}} file {{scenario.sha256_short}} "
+	                  "at {{scenario.path}}\n\n{{table inputs}}\n";
+	tb_report *r = S_report(&f, tpl);
+	cr_assert_not_null(r);
+	const tb_report_meta *m = tb_report_get_meta(r);
+	cr_assert_not_null(m->signoff);
+	cr_assert_eq(m->signoff->nfiles, 3);
+	cr_assert_eq(m->signoff->files[2].kind, TB_INPUT_TEMPLATE);
+	cr_assert_str_eq(m->signoff->files[2].path, "user.md");
+	char want[65];
+	tb_sha256_hex(tpl, strlen(tpl), want);
+	cr_assert_str_eq(m->signoff->files[2].sha256, want);
+	cr_assert_str_neq(m->sha256, f.sc->signoff.digest);
+	/* the same digest as the scenario's once the template is added to it
+	 * (what `report` does, so the JSON beside the documents agrees) */
+	tb_scenario_add_input(f.sc, TB_INPUT_TEMPLATE, "user.md", tpl, strlen(tpl));
+	cr_assert_str_eq(m->sha256, f.sc->signoff.digest);
+	char *md = tb_render_md(r, "x-");
+	char line[160];
+	snprintf(line, sizeof line, "Inputs %s file %.12s at docs/examples/llama3-8b-hf.yaml",
+	         m->sha256, f.sc->sha256);
+	cr_expect(strstr(md, line), "%s", md);
+	/* the table: scenario, config, template, tool, digest */
+	cr_expect(strstr(md, "| Model config (model.hf\\_config) | llama3-8b-config.json | "), "%s", md);
+	cr_expect(strstr(md, "| Template (--template) | user.md | "), "%s", md);
+	free(md);
+	tb_report_free(r);
+
+	/* the built-in template: nothing added, the scenario's digest */
+	f.r = S_report(&f, NULL);
+	cr_assert_not_null(f.r);
+	m = tb_report_get_meta(f.r);
+	cr_assert_eq(m->signoff->nfiles, 2);
 	S_done(&f);
 }

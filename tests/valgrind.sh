@@ -45,6 +45,11 @@ if [ "$examples" -eq 0 ]; then
 fi
 vg estimate
 vg check docs/examples/*.yaml
+# every input the inputs SHA-256 covers at once: a config.json, a user
+# template (read once in main, hashed, expanded) and overrides
+vg report docs/examples/llama3-8b-hf.yaml --template templates/report.md \
+	--set hardware.count=64 --set training.tokens=2T -o "$out/s" --format md,html,json,pdf
+vg report docs/examples/llama3-8b-hf.yaml --template "$out/no-such-template.md" -o "$out/s"
 for f in tests/scenarios/bad-*.yaml; do
 	[ -e "$f" ] || continue
 	vg check "$f"
@@ -69,4 +74,4 @@ if [ "$fail" -ne 0 ]; then
 	echo "valgrind: $fail of $n runs had memory errors or leaks" >&2
 	exit 1
 fi
-echo "valgrind: $n runs ($examples examples: estimate, JSON, full report; comparisons and sweeps; malformed scenarios, templates, comparisons and sweeps): 0 errors, 0 leaks"
+echo "valgrind: $n runs ($examples examples: estimate, JSON, full report; comparisons and sweeps; every signed input at once; malformed scenarios, templates, comparisons and sweeps): 0 errors, 0 leaks"

@@ -77,9 +77,12 @@ typedef struct tb_compare {
 	size_t n;
 	tb_compare_proposal p[TB_COMPARE_MAX];
 	char currency[8];
-	/* SHA-256 of the proposals' own hashes and the overrides, in order:
-	 * one name for the set of inputs the document was made from. */
+	/* SHA-256 of the proposals' inputs SHA-256s (each over its file,
+	 * its config.json, the overrides and the version: signoff.h), the
+	 * overrides and a user template, in order: one name for the set of
+	 * inputs the document was made from. */
 	char sha256[65];
+	char template_sha256[65];   /* "" without a user template */
 	size_t nfigures;
 	tb_compare_figure figures[TB_COMPARE_FIGURES];
 	size_t ninputs;         /* only the inputs that differ */
@@ -95,6 +98,10 @@ tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *con
                            size_t nsets, const char *const *sweeps, size_t nsweeps,
                            tb_diags *d);
 void tb_compare_free(tb_compare *c);
+
+/* A user template joins the inputs the hash covers: `len` bytes of the
+ * very text the report expands. */
+void tb_compare_add_template(tb_compare *c, const char *text, size_t len);
 
 /* The figure named key ("days"); NULL when there is none. */
 const tb_compare_figure *tb_compare_figure_find(const tb_compare *c, const char *key);

@@ -68,9 +68,13 @@ typedef struct tb_verdict_line {
 typedef struct tb_report_meta {
 	const char *title, *author, *date, *version, *sha256, *name;
 	const char *command;    /* the command that regenerates the document */
-	/* What sha256 is the hash of, for its label: NULL the scenario file;
-	 * "proposals" for a comparison (of the proposals' hashes). */
+	/* What sha256 is the hash of, for its label: "inputs" for a report
+	 * (the inputs digest, signoff.h), "proposals" for a comparison (over
+	 * the proposals' inputs digests); NULL a bare scenario hash. */
 	const char *hash_of;
+	/* The inputs it covers, listed with their hashes on the sign-off
+	 * page; NULL: none listed. */
+	const tb_signoff *signoff;
 	size_t nverdict;
 	const tb_verdict_line *verdict;  /* fits, deadline, cost */
 	size_t nkey;                     /* key figures: label/value pairs */
@@ -83,7 +87,9 @@ struct tb_compare;
 
 typedef struct tb_report_options {
 	const char *template_path;  /* NULL: the built-in default report */
-	const char *template_text;  /* when set, used instead of reading the path */
+	/* When set, used instead of reading the path (the bytes the caller
+	 * read once: they are what the report hashes and expands). */
+	const char *template_text;
 	size_t template_len;
 	const char *date;           /* YYYY-MM-DD: the scenario's, else SOURCE_DATE_EPOCH's */
 	const char *command;        /* for the reproducibility block */
@@ -97,6 +103,10 @@ typedef struct tb_report tb_report;
  * The scenario and budget must outlive the report. */
 tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
                          const tb_report_options *opt, tb_diags *d);
+
+/* Reads a template file with the size cap (TB_TEMPLATE_MAX_BYTES); NULL
+ * with an error in d.  "-" is a file of that name.  Caller frees. */
+char *tb_report_read_template(const char *path, size_t *len, tb_diags *d);
 void tb_report_free(tb_report *r);
 
 /* The comparison's report (templates/compare.md unless opt names a

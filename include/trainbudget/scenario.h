@@ -11,6 +11,7 @@
 #include "trainbudget/buf.h"
 #include "trainbudget/diag.h"
 #include "trainbudget/inputs.h"
+#include "trainbudget/signoff.h"
 
 /* A default the loader changed to fit the rest of the scenario: a key the
  * user did not write must never make the scenario invalid (the default
@@ -39,6 +40,11 @@ typedef struct tb_scenario {
 	char **sets;        /* the overrides applied, in order: "KEY=VALUE"
 	                     * (--set) or "KEY" (--unset) */
 	size_t nsets;
+	/* What the numbers rest on: this file, the config.json it names (and
+	 * a template or a sweep's configs, once added), each hashed from the
+	 * bytes parsed; the overrides; their digest with the version
+	 * (signoff.h). */
+	tb_signoff signoff;
 	tb_inputs inputs;
 	/* Inputs the loader defaulted rather than the user gave, so a report
 	 * can label them as assumptions. */
@@ -94,6 +100,17 @@ const char *tb_scenario_public_path(const char *path);
  * "KEY" (an unset), a model.hf_config path through
  * tb_scenario_public_path. */
 void tb_scenario_public_override(tb_buf *b, const char *set);
+/* Adds an input read outside the scenario (a report's --template) from
+ * the bytes that will be parsed, and recomputes sc->signoff.digest. */
+void tb_scenario_add_input(tb_scenario *sc, tb_input_kind kind, const char *path,
+                           const void *data, size_t len);
+/* The same from a hash taken elsewhere (a sweep's point read a config
+ * again); false, changing nothing, when that path is listed with other
+ * bytes: the file changed while the run read it. */
+bool tb_scenario_add_input_hash(tb_scenario *sc, tb_input_kind kind, const char *path,
+                                const char *hex_sha256);
+/* The --sweep specifications as given, which the digest covers. */
+void tb_scenario_set_sweeps(tb_scenario *sc, const char *const *sweeps, size_t n);
 
 void tb_scenario_free(tb_scenario *s);
 

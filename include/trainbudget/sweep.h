@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include "trainbudget/buf.h"
 #include "trainbudget/diag.h"
+#include "trainbudget/signoff.h"
 
 /* At most this many values for one setting (a line chart's points) and
  * for each setting of a grid (a heat map's rows and columns). */
@@ -105,6 +106,13 @@ typedef struct tb_sweep {
 	size_t ncliffs;
 	tb_sweep_cliff cliffs[TB_SWEEP_CLIFFS_MAX];
 	char currency[8];
+	/* The config.json files the points read (model.hf_config), each
+	 * hashed from the bytes that point parsed: inputs the report's hash
+	 * must cover too (a sweep over model.hf_config reads several).
+	 * inputs_changed: one path read with other bytes by another point
+	 * (the file changed during the run), or too many files to list. */
+	tb_signoff inputs;
+	bool inputs_changed;
 } tb_sweep;
 
 /* Parses the --sweep arguments (one, or two for a grid) and prices every

@@ -1,0 +1,242 @@
+/* signoff.c: the inputs a report rests on and the one digest over them.
+ *
+ * The digest is the SHA-256 of a short text, one line per thing covered,
+ * so anyone can rebuild it with printf and sha256sum:
+ *
+ *   trainbudget-inputs 1
+ *   version 0.1.0
+ *   scenario <sha256 of the scenario's bytes>
+ *   hf_config <sha256 of the config.json's bytes>      (when there is one)
+ *   template <sha256 of the template's bytes>          (when there is one)
+ *   set <sha256 of "KEY=VALUE">                        (each --set, in order)
+ *   sweep <sha256 of "KEY=VALUES">                     (each --sweep, in order)
+ *
+ * Paths are left out on purpose: the same bytes give the same digest
+ * wherever they live, and a path is no figure.  Overrides enter by their
+ * own hash, so a value holding a line break cannot forge a line. */
+#include "trainbudget/signoff.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/buf.h"
+#include "trainbudget/sha256.h"
+#include "trainbudget/xalloc.h"
+
+static const char *const S_kind_names[TB_INPUT_KINDS] = {
+	"scenario", "hf_config", "template",
+};
+
+const char *tb_signoff_kind_name(tb_input_kind k)
+{
+	return (unsigned)k < TB_INPUT_KINDS ? S_kind_names[k] : "?";
+}
+
+void tb_signoff_init(tb_signoff *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+static void S_free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static char **S_copy_list(const char *const *v, size_t n)
+{
+	if (!n)
+		return NULL;
+	char **c = tb_xcalloc(n, sizeof *c);
+	for (size_t i = 0; i < n; i++)
+		c[i] = tb_xstrdup(v[i] ? v[i] : "");
+	return c;
+}
+
+void tb_signoff_release(tb_signoff *s)
+{
+	for (size_t i = 0; i < s->nfiles; i++)
+		free(s->files[i].path);
+	S_free_list(s->sets, s->nsets);
+	S_free_list(s->sweeps, s->nsweeps);
+	memset(s, 0, sizeof *s);
+}
+
+void tb_signoff_copy(tb_signoff *dst, const tb_signoff *src)
+{
+	tb_signoff_release(dst);
+	*dst = *src;
+	for (size_t i = 0; i < dst->nfiles; i++)
+		dst->files[i].path = tb_xstrdup(src->files[i].path);
+	dst->sets = S_copy_list((const char *const *)src->sets, src->nsets);
+	dst->sweeps = S_copy_list((const char *const *)src->sweeps, src->nsweeps);
+}
+
+void tb_signoff_set_overrides(tb_signoff *s, const char *const *sets, size_t nsets,
+                              const char *const *sweeps, size_t nsweeps)
+{
+	S_free_list(s->sets, s->nsets);
+	S_free_list(s->sweeps, s->nsweeps);
+	s->sets = S_copy_list(sets, nsets);
+	s->nsets = nsets;
+	s->sweeps = S_copy_list(sweeps, nsweeps);
+	s->nsweeps = nsweeps;
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t S_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF) {
+		len = 2;
+		min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	unsigned cp = c & (0x7F >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+char *tb_signoff_path(const char *given)
+{
+	if (!given || !*given)
+		return tb_xstrdup("?");
+	const char *p = given;
+	if (given[0] == '/') {
+		const char *slash = strrchr(given, '/');
+		p = slash[1] ? slash + 1 : "?";
+	}
+	tb_buf b;
+	tb_buf_init(&b);
+	const unsigned char *u = (const unsigned char *)p;
+	size_t n = strlen(p);
+	for (size_t i = 0; i < n;) {
+		size_t k = S_utf8_len(u + i, n - i);
+		if (k == 0 || (k == 1 && (u[i] < 0x20 || u[i] == 0x7F)) ||
+		    (k == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0)) {
+			/* not UTF-8, or a C0/C1 control: never raw in a report */
+			tb_buf_putc(&b, '?');
+			i += k ? k : 1;
+			continue;
+		}
+		tb_buf_put(&b, p + i, k);
+		i += k;
+	}
+	return tb_buf_detach(&b, NULL);
+}
+
+/* The slot an input of this kind and published path replaces, or -1. */
+static long S_slot(const tb_signoff *s, tb_input_kind kind, const char *shown)
+{
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (s->files[i].kind == kind &&
+		    (kind != TB_INPUT_HF_CONFIG || strcmp(s->files[i].path, shown) == 0))
+			return (long)i;
+	return -1;
+}
+
+/* Puts (kind, shown, hex) in its place; takes `shown`. */
+static bool S_put(tb_signoff *s, tb_input_kind kind, char *shown, const char *hex)
+{
+	long at = S_slot(s, kind, shown);
+	if (at >= 0) {
+		free(s->files[at].path);
+		s->files[at].path = shown;
+		memcpy(s->files[at].sha256, hex, 65);
+		return true;
+	}
+	if (s->nfiles == TB_SIGNOFF_MAX_FILES) {
+		free(shown);
+		return false;
+	}
+	/* kind order, then the order added: the digest lists them so */
+	size_t pos = 0;
+	while (pos < s->nfiles && s->files[pos].kind <= kind)
+		pos++;
+	memmove(&s->files[pos + 1], &s->files[pos], (s->nfiles - pos) * sizeof s->files[0]);
+	s->nfiles++;
+	tb_input_file *f = &s->files[pos];
+	f->kind = kind;
+	f->path = shown;
+	memcpy(f->sha256, hex, 65);
+	return true;
+}
+
+void tb_signoff_add(tb_signoff *s, tb_input_kind kind, const char *path,
+                    const void *data, size_t len)
+{
+	if ((unsigned)kind >= TB_INPUT_KINDS)
+		return;
+	char hex[65];
+	tb_sha256_hex(data, len, hex);
+	S_put(s, kind, tb_signoff_path(path), hex);
+}
+
+bool tb_signoff_add_hash(tb_signoff *s, tb_input_kind kind, const char *path,
+                         const char *hex_sha256)
+{
+	if ((unsigned)kind >= TB_INPUT_KINDS || !hex_sha256 || strlen(hex_sha256) != 64)
+		return false;
+	char *shown = tb_signoff_path(path);
+	long at = S_slot(s, kind, shown);
+	if (at >= 0 && strcmp(s->files[at].sha256, hex_sha256) != 0) {
+		free(shown);
+		return false;
+	}
+	return S_put(s, kind, shown, hex_sha256);
+}
+
+void tb_signoff_drop(tb_signoff *s, tb_input_kind kind)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if (s->files[i].kind == kind)
+			free(s->files[i].path);
+		else
+			s->files[k++] = s->files[i];
+	}
+	memset(&s->files[k], 0, (s->nfiles - k) * sizeof s->files[0]);
+	s->nfiles = k;
+}
+
+static void S_hashed_lines(tb_buf *t, const char *word, char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char hex[65];
+		tb_sha256_hex(v[i], strlen(v[i]), hex);
+		tb_buf_printf(t, "%s %s\n", word, hex);
+	}
+}
+
+void tb_signoff_seal(tb_signoff *s, const char *version)
+{
+	tb_buf t;
+	tb_buf_init(&t);
+	tb_buf_printf(&t, "trainbudget-inputs 1\nversion %s\n", version ? version : "");
+	for (size_t i = 0; i < s->nfiles; i++)
+		tb_buf_printf(&t, "%s %s\n", tb_signoff_kind_name(s->files[i].kind), s->files[i].sha256);
+	S_hashed_lines(&t, "set", s->sets, s->nsets);
+	S_hashed_lines(&t, "sweep", s->sweeps, s->nsweeps);
+	tb_sha256_hex(t.ptr, t.len, s->digest);
+	tb_buf_release(&t);
+}
