@@ -50,6 +50,8 @@ vg check docs/examples/*.yaml
 vg report docs/examples/llama3-8b-hf.yaml --template templates/report.md \
 	--set hardware.count=64 --set training.tokens=2T -o "$out/s" --format md,html,json,pdf
 vg report docs/examples/llama3-8b-hf.yaml --template "$out/no-such-template.md" -o "$out/s"
+vg estimate docs/examples/llama3-8b-hf.yaml --format json \
+	--sweep model.hf_config=llama3-8b-config.json,../../tests/fixtures/hf/qwen3-8b.json
 for f in tests/scenarios/bad-*.yaml; do
 	[ -e "$f" ] || continue
 	vg check "$f"
