@@ -76,7 +76,7 @@ $(BUILD)/tests/%.o: tests/%.c | test-deps
 # As bytes, not a string literal: no escaping, no trigraphs, and no 4095-byte
 # limit on a literal under -Wpedantic.  templates/NAME.md becomes
 # tb_template_NAME_md and tb_template_NAME_md_len.
-TEMPLATES = templates/report.md templates/compare.md
+TEMPLATES = templates/report.md templates/compare.md templates/plan.md
 $(BUILD)/gen/templates.c: $(TEMPLATES)
 	@mkdir -p $(@D)
 	@{ echo '/* Generated from templates/ by the Makefile: do not edit. */'; \

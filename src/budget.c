@@ -20,6 +20,12 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out)
 	memset(out, 0, offsetof(tb_budget, perf));
 	out->n_derivs = 0;
 	out->n_warnings = 0;
+	/* the search is tb_budget_compute_plan's; clearing its 25 KB here
+	 * would cost more than the calculators */
+	out->plan.known = false;
+	out->plan.why = "";
+	out->plan.n_layouts = 0;
+	out->plan.n_front = 0;
 	tb_params_compute(in, out);
 	tb_flops_compute(in, out);
 	tb_memory_compute(in, out);

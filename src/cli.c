@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "trainbudget/diag.h"
+#include "trainbudget/gpus.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
 
@@ -52,6 +53,7 @@ static const char S_help_main[] =
 	"  estimate [FILE]     print the budget (text or JSON)\n"
 	"  report [FILE]       write the report: Markdown, HTML, PDF, JSON\n"
 	"  compare FILE FILE.. compare 2 to 8 proposals side by side\n"
+	"  plan [FILE]         search the parallel layouts, best first\n"
 	"  gpus                list the built-in GPU table\n"
 	"  models              list the built-in model presets\n"
 	"  help [COMMAND]      show this help, or a command's\n"
@@ -171,6 +173,48 @@ static const char S_help_compare[] =
 	"\n"
 	S_EXIT_CODES;
 
+static const char S_help_plan[] =
+	"Usage: trainbudget plan [FILE] [--objective time|cost] [--top N]\n"
+	"                        [--format text|json|md,html,pdf,json]\n"
+	"                        [--count LIST] [--gpu LIST] [--global-batch LIST]\n"
+	"                        [--tensor-across-nodes] [--max-virtual N]\n"
+	"                        [-o DIR] [--template FILE] [--paper a4|letter]\n"
+	"                        [--font-dir DIR] [--set KEY=VALUE]...\n"
+	"\n"
+	"Searches every parallel layout of the scenario's model on its GPUs\n"
+	"(tensor, pipeline, virtual, context, expert and data sizes, ZeRO 0-3,\n"
+	"checkpointing, sequence parallelism, the micro-batch), keeps those\n"
+	"Megatron-LM, DeepSpeed or PyTorch FSDP can run that fit in memory,\n"
+	"times them with the step-time model and prints the best: days, cost,\n"
+	"MFU, memory per GPU and headroom, where the step goes, the scenario's\n"
+	"own layout with its rank, and why the winner wins.  With --count or\n"
+	"--gpu it also searches the hardware and draws days against cost.  The\n"
+	"rules and the ranking are in docs/plan.md.\n"
+	"\n"
+	"Options:\n"
+	"  --objective time|cost  rank by wall clock (default) or by cost\n"
+	"  --top N             layouts to show, 1 to 50 (default 10)\n"
+	"  --format F          text (default) or json on standard output, or a\n"
+	"                      list of md, html, pdf, json written to\n"
+	"                      DIR/NAME-plan.* as report writes its files\n"
+	"  --count LIST        GPU counts: A..B (A, 2A, 4A ... up to B) or a\n"
+	"                      comma list such as 256,384,512 (at most 24)\n"
+	"  --gpu LIST          cards from `trainbudget gpus`, each NAME or\n"
+	"                      NAME=PRICE per GPU-hour (else the scenario's\n"
+	"                      price): --gpu h100-sxm=2.5,a100-80gb=1.4\n"
+	"  --global-batch LIST global batches in sequences, as --count (the\n"
+	"                      tokens stay the scenario's); default the scenario's\n"
+	"  --tensor-across-nodes  let tensor parallelism span nodes\n"
+	"  --max-virtual N     most virtual pipeline stages per rank (default 8)\n"
+	"  -o, --output DIR    directory for the files (default .)\n"
+	"  --template FILE     a template instead of templates/plan.md\n"
+	"  --paper a4|letter   PDF paper size (default a4)\n"
+	"  --font-dir DIR      where the DejaVu TrueType fonts are (as for report)\n"
+	S_SET_HELP
+	"  -h, --help          show this help\n"
+	"\n"
+	S_EXIT_CODES;
+
 static const char S_help_gpus[] =
 	"Usage: trainbudget gpus\n"
 	"\n"
@@ -196,6 +240,7 @@ static const S_cmd_def S_cmds[] = {
 	{ "gpus", TB_CMD_GPUS, 0, 0, S_help_gpus },
 	{ "help", TB_CMD_HELP, 0, 1, S_help_main },
 	{ "models", TB_CMD_MODELS, 0, 0, S_help_models },
+	{ "plan", TB_CMD_PLAN, 0, 1, S_help_plan },
 	{ "report", TB_CMD_REPORT, 0, 1, S_help_report },
 };
 #define S_NCMDS (sizeof S_cmds / sizeof S_cmds[0])
@@ -230,8 +275,10 @@ const char *tb_cli_cmd_name(tb_cmd cmd)
 
 /* ---- the option table, sorted by name -------------------------------- */
 
-typedef enum { S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_HELP, S_OPT_NAME, S_OPT_OUTPUT, S_OPT_PAPER,
-               S_OPT_SET, S_OPT_SWEEP, S_OPT_TEMPLATE, S_OPT_UNSET, S_OPT_VERSION } S_opt_id;
+typedef enum { S_OPT_COUNT, S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_GLOBAL_BATCH, S_OPT_GPU,
+               S_OPT_HELP, S_OPT_MAX_VIRTUAL, S_OPT_NAME, S_OPT_OBJECTIVE, S_OPT_OUTPUT,
+               S_OPT_PAPER, S_OPT_SET, S_OPT_SWEEP, S_OPT_TENSOR_ACROSS, S_OPT_TEMPLATE,
+               S_OPT_TOP, S_OPT_UNSET, S_OPT_VERSION } S_opt_id;
 
 #define S_IN(c) (1u << (c))
 
@@ -243,21 +290,30 @@ typedef struct S_opt_def {
 	S_opt_id id;
 } S_opt_def;
 
-#define S_WRITERS (S_IN(TB_CMD_REPORT) | S_IN(TB_CMD_COMPARE))
+#define S_WRITERS (S_IN(TB_CMD_REPORT) | S_IN(TB_CMD_COMPARE) | S_IN(TB_CMD_PLAN))
 #define S_SCENARIO_CMDS (S_IN(TB_CMD_CHECK) | S_IN(TB_CMD_ESTIMATE) | S_WRITERS)
+#define S_PLAN S_IN(TB_CMD_PLAN)
 #define S_ALL_CMDS (S_SCENARIO_CMDS | S_IN(TB_CMD_GPUS) | S_IN(TB_CMD_MODELS) | \
                     S_IN(TB_CMD_HELP) | S_IN(TB_CMD_NONE))
 
 static const S_opt_def S_opts[] = {
+	{ "--count", 0, true, S_PLAN, S_OPT_COUNT },
 	{ "--font-dir", 0, true, S_WRITERS, S_OPT_FONT_DIR },
 	{ "--format", 0, true, S_IN(TB_CMD_ESTIMATE) | S_WRITERS, S_OPT_FORMAT },
+	{ "--global-batch", 0, true, S_PLAN, S_OPT_GLOBAL_BATCH },
+	{ "--gpu", 0, true, S_PLAN, S_OPT_GPU },
 	{ "--help", 'h', false, S_ALL_CMDS, S_OPT_HELP },
-	{ "--name", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT), S_OPT_NAME },
+	{ "--max-virtual", 0, true, S_PLAN, S_OPT_MAX_VIRTUAL },
+	{ "--name", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT) | S_PLAN, S_OPT_NAME },
+	{ "--objective", 0, true, S_PLAN, S_OPT_OBJECTIVE },
 	{ "--output", 'o', true, S_WRITERS, S_OPT_OUTPUT },
 	{ "--paper", 0, true, S_WRITERS, S_OPT_PAPER },
 	{ "--set", 0, true, S_SCENARIO_CMDS, S_OPT_SET },
-	{ "--sweep", 0, true, S_IN(TB_CMD_ESTIMATE) | S_WRITERS, S_OPT_SWEEP },
+	{ "--sweep", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT) | S_IN(TB_CMD_COMPARE),
+	  S_OPT_SWEEP },
 	{ "--template", 0, true, S_WRITERS, S_OPT_TEMPLATE },
+	{ "--tensor-across-nodes", 0, false, S_PLAN, S_OPT_TENSOR_ACROSS },
+	{ "--top", 0, true, S_PLAN, S_OPT_TOP },
 	{ "--unset", 0, true, S_SCENARIO_CMDS, S_OPT_UNSET },
 	{ "--version", 0, false, S_IN(TB_CMD_NONE), S_OPT_VERSION },
 };
@@ -389,6 +445,12 @@ static tb_exit S_unknown_option(S_state *st, const char *arg, size_t arglen)
 static tb_exit S_set_formats(S_state *st, const char *val)
 {
 	tb_cli *c = st->cli;
+	if (c->cmd == TB_CMD_PLAN && (strcmp(val, "text") == 0 || strcmp(val, "json") == 0)) {
+		c->plan_out = val[0] == 't' ? TB_PLAN_OUT_TEXT : TB_PLAN_OUT_JSON;
+		return TB_EXIT_OK;
+	}
+	if (c->cmd == TB_CMD_PLAN)
+		c->plan_out = TB_PLAN_OUT_FILES;
 	if (c->cmd == TB_CMD_ESTIMATE) {
 		if (strcmp(val, "text") == 0)
 			c->json = false;
@@ -426,8 +488,9 @@ static tb_exit S_set_formats(S_state *st, const char *val)
 		}
 		if (!found) {
 			tb_buf_printf(st->err, "%s: unknown format '%.*s' in --format; "
-			              "expected a comma-separated list of md, html, pdf, json",
-			              st->where, (int)(len > 40 ? 40 : len), p);
+			              "expected %sa comma-separated list of md, html, pdf, json",
+			              st->where, (int)(len > 40 ? 40 : len), p,
+			              c->cmd == TB_CMD_PLAN ? "text, json or " : "");
 			const char *sug = len < sizeof word ? tb_diags_suggest(word, names, 4) : NULL;
 			if (sug)
 				tb_buf_printf(st->err, " (did you mean '%s'?)", sug);
@@ -451,6 +514,154 @@ static bool S_name_ok(const char *n)
 		if (*p == '/' || *p == '\\' || (unsigned char)*p < 0x20 || *p == 0x7f)
 			return false;
 	return true;
+}
+
+/* ---- plan's values ------------------------------------------------------ */
+
+/* A whole decimal number, nothing around it. */
+static bool S_int(const char *s, int64_t *out)
+{
+	int64_t v = 0;
+	if (!*s)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9' || v > 100000000000LL)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* "A..B": A, 2A, 4A ... up to B (B itself when the doubling misses it),
+ * or "A,B,C"; at most TB_PLAN_COUNTS_MAX values, each 1..max, no repeats. */
+static tb_exit S_plan_list(S_state *st, const char *opt, const char *val, int64_t *out,
+                           int *n, int64_t max)
+{
+	int k = 0;
+	const char *dots = strstr(val, "..");
+	char word[32];
+	if (dots) {
+		int64_t a, b;
+		size_t la = (size_t)(dots - val);
+		bool ok = la > 0 && la < sizeof word;
+		if (ok) {
+			memcpy(word, val, la);
+			word[la] = '\0';
+			ok = S_int(word, &a) && S_int(dots + 2, &b) && a >= 1 && b >= a && b <= max;
+		}
+		if (!ok) {
+			tb_buf_printf(st->err, "%s: %s '%s' is not a range; expected A..B with "
+			              "1 <= A <= B <= %lld, such as 256..2048", st->where, opt, val,
+			              (long long)max);
+			return S_usage(st, st->cli->cmd);
+		}
+		for (int64_t x = a; x <= b && k < TB_PLAN_COUNTS_MAX; x *= 2)
+			out[k++] = x;
+		if (out[k - 1] != b && k < TB_PLAN_COUNTS_MAX)
+			out[k++] = b;
+		else if (out[k - 1] != b) {
+			tb_buf_printf(st->err, "%s: %s '%s' gives more than %d values; expected a "
+			              "narrower range", st->where, opt, val, TB_PLAN_COUNTS_MAX);
+			return S_usage(st, st->cli->cmd);
+		}
+		*n = k;
+		return TB_EXIT_OK;
+	}
+	const char *p = val;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int64_t x;
+		bool ok = len > 0 && len < sizeof word;
+		if (ok) {
+			memcpy(word, p, len);
+			word[len] = '\0';
+			ok = S_int(word, &x) && x >= 1 && x <= max;
+		}
+		if (!ok || k == TB_PLAN_COUNTS_MAX) {
+			tb_buf_printf(st->err, "%s: %s '%s' is not a list of counts; expected A..B or "
+			              "up to %d whole numbers from 1 to %lld, such as 256,384,512",
+			              st->where, opt, val, TB_PLAN_COUNTS_MAX, (long long)max);
+			return S_usage(st, st->cli->cmd);
+		}
+		for (int i = 0; i < k; i++)
+			if (out[i] == x) {
+				tb_buf_printf(st->err, "%s: %s '%s' names %lld twice; expected each value "
+				              "once", st->where, opt, val, (long long)x);
+				return S_usage(st, st->cli->cmd);
+			}
+		out[k++] = x;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*n = k;
+	return TB_EXIT_OK;
+}
+
+/* "h100-sxm=2.5,a100-80gb": cards of the GPU table, each with an
+ * optional price per GPU-hour. */
+static tb_exit S_plan_gpus(S_state *st, const char *val)
+{
+	tb_plan_space *sp = &st->cli->plan;
+	int k = 0;
+	const char *p = val;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char word[64];
+		if (len == 0 || len >= sizeof word || k == TB_PLAN_GPUS_MAX) {
+			tb_buf_printf(st->err, "%s: --gpu '%s' is not a list of cards; expected up to %d "
+			              "names from `trainbudget gpus`, each NAME or NAME=PRICE",
+			              st->where, val, TB_PLAN_GPUS_MAX);
+			return S_usage(st, st->cli->cmd);
+		}
+		memcpy(word, p, len);
+		word[len] = '\0';
+		char *eq = strchr(word, '=');
+		double price = 0;
+		if (eq) {
+			*eq = '\0';
+			char *end;
+			price = strtod(eq + 1, &end);
+			if (end == eq + 1 || *end || !(price >= 0 && price <= 1e6)) {
+				tb_buf_printf(st->err, "%s: --gpu price '%s' is not a number; expected a price "
+				              "per GPU-hour such as %s=2.50", st->where, eq + 1, word);
+				return S_usage(st, st->cli->cmd);
+			}
+		}
+		const tb_gpu *g = tb_gpus_find(word);
+		if (!g) {
+			size_t ng = tb_gpus_count();
+			const char *names[64];
+			size_t nn = 0;
+			for (size_t i = 0; i < ng && nn < 64; i++)
+				names[nn++] = tb_gpus_at(i)->name;
+			const char *sug = tb_diags_suggest(word, names, nn);
+			tb_buf_printf(st->err, "%s: unknown GPU '%s' in --gpu", st->where, word);
+			if (sug)
+				tb_buf_printf(st->err, "; did you mean '%s'?", sug);
+			else
+				tb_buf_puts(st->err, "; expected a name from `trainbudget gpus`");
+			return S_usage(st, st->cli->cmd);
+		}
+		for (int i = 0; i < k; i++)
+			if (strcmp(sp->gpus[i].gpu.name, g->name) == 0) {
+				tb_buf_printf(st->err, "%s: --gpu names '%s' twice; expected each card once",
+				              st->where, g->name);
+				return S_usage(st, st->cli->cmd);
+			}
+		sp->gpus[k].gpu = *g;
+		sp->gpus[k].price_per_gpu_hour = price;
+		sp->gpus[k].price_given = eq != NULL;
+		k++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	sp->n_gpus = k;
+	return TB_EXIT_OK;
 }
 
 static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
@@ -546,6 +757,43 @@ static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
 		S_push(&c->sweeps, &c->nsweeps, &st->sweeps_cap, val);
 		return TB_EXIT_OK;
 	}
+	case S_OPT_COUNT:
+		return S_plan_list(st, "--count", val, c->plan.counts, &c->plan.n_counts, 100000000);
+	case S_OPT_GLOBAL_BATCH:
+		return S_plan_list(st, "--global-batch", val, c->plan.batches, &c->plan.n_batches,
+		                   100000000);
+	case S_OPT_GPU:
+		return S_plan_gpus(st, val);
+	case S_OPT_OBJECTIVE:
+		if (strcmp(val, "time") == 0 || strcmp(val, "cost") == 0) {
+			c->plan.objective = val[0] == 't' ? TB_PLAN_BY_TIME : TB_PLAN_BY_COST;
+			return TB_EXIT_OK;
+		}
+		tb_buf_printf(st->err, "%s: unknown objective '%s'; expected time or cost", st->where, val);
+		return S_usage(st, c->cmd);
+	case S_OPT_TOP: {
+		int64_t n;
+		if (!S_int(val, &n) || n < 1 || n > TB_PLAN_TOP_MAX) {
+			tb_buf_printf(st->err, "%s: --top '%s' is not a count of layouts; expected 1 to %d",
+			              st->where, val, TB_PLAN_TOP_MAX);
+			return S_usage(st, c->cmd);
+		}
+		c->plan.top = (int)n;
+		return TB_EXIT_OK;
+	}
+	case S_OPT_MAX_VIRTUAL: {
+		int64_t n;
+		if (!S_int(val, &n) || n < 1 || n > 64) {
+			tb_buf_printf(st->err, "%s: --max-virtual '%s' is not a number of stages; "
+			              "expected 1 to 64", st->where, val);
+			return S_usage(st, c->cmd);
+		}
+		c->plan.max_virtual = n;
+		return TB_EXIT_OK;
+	}
+	case S_OPT_TENSOR_ACROSS:
+		c->plan.tensor_across_nodes = true;
+		return TB_EXIT_OK;
 	case S_OPT_TEMPLATE:
 		if (!*val) {
 			tb_buf_printf(st->err, "%s: --template needs a file; expected --template FILE",
@@ -657,8 +905,8 @@ tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err)
 				if (sug)
 					tb_buf_printf(err, "; did you mean '%s'?", sug);
 				else
-					tb_buf_puts(err, "; expected check, estimate, report, compare, gpus, "
-					            "models or help");
+					tb_buf_puts(err, "; expected check, estimate, report, compare, plan, "
+					            "gpus, models or help");
 				return S_usage(&st, TB_CMD_NONE);
 			}
 			out->cmd = def->cmd;
@@ -670,7 +918,8 @@ tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err)
 			const S_cmd_def *topic = S_cmd_find(arg);
 			if (!topic || out->nfiles) {
 				tb_buf_printf(err, "trainbudget help: no help for '%s'; "
-				              "expected one of check, estimate, report, compare, gpus, models", arg);
+				              "expected one of check, estimate, report, compare, plan, gpus, "
+				              "models", arg);
 				return S_usage(&st, TB_CMD_NONE);
 			}
 			out->help_cmd = topic->cmd == TB_CMD_HELP ? TB_CMD_NONE : topic->cmd;
@@ -682,7 +931,7 @@ tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err)
 
 	if (out->cmd == TB_CMD_NONE) {
 		tb_buf_puts(err, "trainbudget: no command given; expected one of check, estimate, "
-		            "report, compare, gpus, models, help");
+		            "report, compare, plan, gpus, models, help");
 		return S_usage(&st, TB_CMD_NONE);
 	}
 	if (out->cmd == TB_CMD_HELP) {

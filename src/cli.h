@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "trainbudget/buf.h"
+#include "trainbudget/plan.h"
 #include "trainbudget/render.h"
 
 /* Documented in README.md and every --help: scripts depend on them. */
@@ -28,8 +29,12 @@ typedef enum {
 	TB_CMD_REPORT,
 	TB_CMD_GPUS,
 	TB_CMD_MODELS,
-	TB_CMD_COMPARE
+	TB_CMD_COMPARE,
+	TB_CMD_PLAN
 } tb_cmd;
+
+/* Where `plan` writes: text or JSON on standard output, or files. */
+typedef enum { TB_PLAN_OUT_TEXT, TB_PLAN_OUT_JSON, TB_PLAN_OUT_FILES } tb_plan_out;
 
 /* Report formats, a bit set in tb_cli.formats. */
 enum {
@@ -57,6 +62,12 @@ typedef struct tb_cli {
 	const char *template_path; /* NULL: the built-in template */
 	tb_paper paper;
 	const char *font_dir;   /* --font-dir; NULL: TB_FONT_DIR, else the default */
+	/* plan: the search's options (--objective, --top, --count, --gpu with
+	 * prices, --global-batch, --tensor-across-nodes, --max-virtual; cards
+	 * are looked up in the GPU table here, prices not given are filled by
+	 * main.c from the scenario) and where the result goes */
+	tb_plan_space plan;
+	tb_plan_out plan_out;
 } tb_cli;
 
 /* Parses argv into *out (always initialised; release with tb_cli_release).

@@ -254,6 +254,7 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	tb_budget_compute(&sc->inputs, b);
 	tb_budget_compute_risk(&sc->inputs, b);
+	tb_budget_compute_plan(&sc->inputs, b, NULL);
 	char *out = cli->json ? tb_render_json_sweep(sc, b, sw) : tb_render_text(sc, b);
 	fputs(out, stdout);
 	free(out);
@@ -320,11 +321,37 @@ static void S_shell_word(tb_buf *b, const char *w)
 	tb_buf_putc(b, '\'');
 }
 
+/* plan's search options as they were given, for the reproducibility line. */
+static void S_plan_options(tb_buf *b, const tb_plan_space *sp)
+{
+	if (sp->objective == TB_PLAN_BY_COST)
+		tb_buf_puts(b, " --objective cost");
+	if (sp->top)
+		tb_buf_printf(b, " --top %d", sp->top);
+	const struct { const char *opt; int n; const int64_t *v; } lists[2] = {
+		{ " --count ", sp->n_counts, sp->counts },
+		{ " --global-batch ", sp->n_batches, sp->batches },
+	};
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < lists[k].n; i++)
+			tb_buf_printf(b, "%s%lld", i ? "," : lists[k].opt, (long long)lists[k].v[i]);
+	for (int i = 0; i < sp->n_gpus; i++) {
+		tb_buf_printf(b, "%s%s", i ? "," : " --gpu ", sp->gpus[i].gpu.name);
+		if (sp->gpus[i].price_given)
+			tb_buf_printf(b, "=%.15g", sp->gpus[i].price_per_gpu_hour);
+	}
+	if (sp->tensor_across_nodes)
+		tb_buf_puts(b, " --tensor-across-nodes");
+	if (sp->max_virtual)
+		tb_buf_printf(b, " --max-virtual %lld", (long long)sp->max_virtual);
+}
+
 static char *S_command_line(const tb_cli *cli)
 {
 	tb_buf b;
 	tb_buf_init(&b);
-	tb_buf_puts(&b, cli->cmd == TB_CMD_COMPARE ? "trainbudget compare" : "trainbudget report");
+	tb_buf_puts(&b, cli->cmd == TB_CMD_COMPARE ? "trainbudget compare"
+	                : cli->cmd == TB_CMD_PLAN ? "trainbudget plan" : "trainbudget report");
 	/* paths as the report lists its inputs: never where the user's
 	 * files live (an absolute path shows only its base name) */
 	for (size_t i = 0; i < cli->nfiles; i++) {
@@ -349,6 +376,8 @@ static char *S_command_line(const tb_cli *cli)
 		tb_buf_puts(&b, " --sweep ");
 		S_shell_word(&b, cli->sweeps[i]);
 	}
+	if (cli->cmd == TB_CMD_PLAN)
+		S_plan_options(&b, &cli->plan);
 	if (cli->template_path) {
 		char *shown = tb_signoff_path(cli->template_path);
 		tb_buf_puts(&b, " --template ");
@@ -637,6 +666,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	tb_budget_compute(&sc->inputs, b);
 	tb_budget_compute_risk(&sc->inputs, b);
+	tb_budget_compute_plan(&sc->inputs, b, NULL);
 	S_outputs outs;
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;
@@ -749,6 +779,78 @@ static tb_exit S_cmd_compare(const tb_cli *cli)
 	tb_diags_release(&d);
 	free(name);
 	tb_compare_free(c);
+	return S_finish_stdout(rc);
+}
+
+/* ---- plan -------------------------------------------------------------- */
+
+static tb_exit S_cmd_plan(const tb_cli *cli)
+{
+	char date[16];
+	if (!S_date("plan", date))
+		return TB_EXIT_USAGE;
+	tb_diags d;
+	tb_diags_init(&d);
+	const char *file = cli->nfiles ? cli->files[0] : NULL;
+	tb_scenario *sc = S_load(file, cli, &d);
+	if (!sc) {
+		S_print_diags(&d);
+		tb_diags_release(&d);
+		return TB_EXIT_INPUT;
+	}
+	if (sc->date && *sc->date)
+		snprintf(date, sizeof date, "%s", sc->date);
+	/* cards without a price of their own take the scenario's */
+	tb_plan_space sp = cli->plan;
+	for (int i = 0; i < sp.n_gpus; i++)
+		if (!sp.gpus[i].price_given) {
+			bool own = strcmp(sp.gpus[i].gpu.name, sc->inputs.hardware.gpu.name) == 0;
+			sp.gpus[i].price_per_gpu_hour = sc->inputs.hardware.price_per_gpu_hour;
+			sp.gpus[i].price_given = own;
+		}
+	tb_budget *b = tb_xcalloc(1, sizeof *b);
+	tb_budget_compute(&sc->inputs, b);
+	tb_budget_compute_risk(&sc->inputs, b);
+	tb_budget_compute_plan(&sc->inputs, b, &sp);
+	tb_exit rc = TB_EXIT_OK;
+	if (cli->plan_out != TB_PLAN_OUT_FILES) {
+		S_print_diags(&d);
+		char *out = cli->plan_out == TB_PLAN_OUT_JSON ? tb_render_json(sc, b)
+		                                              : tb_render_plan_text(sc, b);
+		fputs(out, stdout);
+		free(out);
+	} else {
+		tb_buf name;
+		tb_buf_init(&name);
+		tb_buf_printf(&name, "%s-plan", S_output_name(sc, file));
+		S_outputs outs;
+		memset(&outs, 0, sizeof outs);
+		size_t errors_before = d.errors;
+		if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
+			char *command = S_command_line(cli);
+			tb_report_options ro;
+			memset(&ro, 0, sizeof ro);
+			ro.template_path = cli->template_path;
+			ro.date = *date ? date : NULL;
+			ro.command = command;
+			tb_report *r = tb_report_new_plan(sc, b, &ro, &d);
+			rc = r ? S_render_doc(cli, r, name.ptr, &outs, &d) : TB_EXIT_INPUT;
+			tb_report_free(r);
+			free(command);
+		}
+		if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
+			char *json = tb_render_json(sc, b);
+			S_add_output(&outs, name.ptr, ".json", json, strlen(json));
+		}
+		if (rc == TB_EXIT_OK && d.errors > errors_before)
+			rc = TB_EXIT_INPUT;
+		rc = S_deliver(cli, name.ptr, rc, &outs, &d);
+		S_outputs_release(&outs);
+		tb_buf_release(&name);
+	}
+	tb_diags_release(&d);
+	free(b);
+	tb_scenario_free(sc);
 	return S_finish_stdout(rc);
 }
 
@@ -900,6 +1002,7 @@ int main(int argc, char **argv)
 		case TB_CMD_ESTIMATE: rc = S_cmd_estimate(&cli); break;
 		case TB_CMD_REPORT: rc = S_cmd_report(&cli); break;
 		case TB_CMD_COMPARE: rc = S_cmd_compare(&cli); break;
+		case TB_CMD_PLAN: rc = S_cmd_plan(&cli); break;
 		case TB_CMD_GPUS: rc = S_cmd_gpus(); break;
 		case TB_CMD_MODELS: rc = S_cmd_models(); break;
 		case TB_CMD_HELP:

@@ -134,6 +134,7 @@ typedef struct S_state {
 	int n_act;
 	S_act act[S_ACT_MEMO];
 	/* the scenario's layout, to count what beats it */
+	int own_card;
 	bool rank_it;
 	tb_plan_layout scenario;
 	uint64_t ahead;
@@ -267,6 +268,15 @@ static void S_keep(S_state *st, const tb_plan_layout *l)
 		out->n_layouts++;
 }
 
+static void S_note_here(S_state *st, const tb_plan_layout *l)
+{
+	tb_plan_result *out = st->out;
+	if (!out->have_best_here || tb_plan_compare(l, &out->best_here, out->objective) < 0) {
+		out->best_here = *l;
+		out->have_best_here = true;
+	}
+}
+
 static void S_note_best(S_state *st, int ci, int ni, const tb_plan_layout *l)
 {
 	if (!st->have_best[ci][ni] || tb_plan_compare(l, &st->best[ci][ni], TB_PLAN_BY_TIME) < 0) {
@@ -328,6 +338,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 		ne = S_divisors(m->experts, es, S_DIVS_MAX);
 	int nb = S_divisors(B, bs, S_DIVS_MAX);
 	uint64_t per_p = 4 * V;                 /* ZeRO stages x virtual stages */
+	bool here = cd->index == st->own_card && N == in->hardware.count &&
+	            B == in->training.global_batch;
 
 	for (int ti = 0; ti < nt; ti++) {
 		int64_t t = ts[ti];
@@ -431,6 +443,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 										S_figures(cd, &r, &l);
 										S_keep(st, &l);
 										S_note_best(st, cd->index, ni, &l);
+										if (here)
+											S_note_here(st, &l);
 									}
 								}
 							}
@@ -584,6 +598,7 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 			scen = i;
 			break;
 		}
+	st.own_card = scen;
 	{
 		tb_plan_gpu own;
 		memset(&own, 0, sizeof own);
@@ -613,4 +628,32 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 	if (out->hardware_searched)
 		S_front(&st, out->n_gpus, ncounts);
 	out->known = true;
+}
+
+bool tb_plan_better(const tb_plan_result *r, double *gain)
+{
+	*gain = 0;
+	if (!r->known || r->n_layouts == 0)
+		return false;
+	if (!r->scenario_known || !r->scenario_fits)
+		return true;
+	bool cost = r->objective == TB_PLAN_BY_COST;
+	double best = cost ? r->layouts[0].cost : r->layouts[0].seconds;
+	double own = cost ? r->scenario.cost : r->scenario.seconds;
+	if (!(best > 0) || !(own > 0))
+		return false;
+	*gain = own / best - 1;
+	return *gain > TB_PLAN_WITHIN;
+}
+
+void tb_budget_compute_plan(const tb_inputs *in, tb_budget *b, const tb_plan_space *sp)
+{
+	tb_plan_search(in, sp, &b->plan);
+}
+
+const tb_plan_layout *tb_plan_rival(const tb_plan_result *r)
+{
+	if (r->have_best_here)
+		return &r->best_here;
+	return r->n_layouts > 0 ? &r->layouts[0] : NULL;
 }

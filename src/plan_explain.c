@@ -149,10 +149,37 @@ static void S_gb(char *buf, size_t cap, double bytes)
 	snprintf(buf, cap, gb >= 9.95 ? "%.0f GB" : "%.1f GB", gb);
 }
 
-static const char *S_ckpt_name(tb_checkpointing c)
+const char *tb_plan_checkpointing_words(tb_checkpointing c)
 {
 	return c == TB_CKPT_FULL ? "full recomputation" : c == TB_CKPT_SELECTIVE
 	       ? "selective recomputation" : "no recomputation";
+}
+
+#define S_ckpt_name tb_plan_checkpointing_words
+
+size_t tb_plan_layout_text(const tb_plan_layout *l, char *dst, size_t cap)
+{
+	S_out o = { dst, cap, 0, { false }, 0 };
+	if (cap)
+		dst[0] = '\0';
+	S_put(&o, "TP %lld", (long long)l->tensor);
+	if (l->sequence_parallel)
+		S_put(&o, " with SP");
+	if (l->pipeline > 1) {
+		S_put(&o, ", PP %lld", (long long)l->pipeline);
+		if (l->virtual_pipeline > 1)
+			S_put(&o, " (%lld virtual)", (long long)l->virtual_pipeline);
+	}
+	if (l->context > 1)
+		S_put(&o, ", CP %lld", (long long)l->context);
+	if (l->expert > 1)
+		S_put(&o, ", EP %lld", (long long)l->expert);
+	S_put(&o, ", DP %lld", (long long)l->data);
+	if (l->zero)
+		S_put(&o, ", ZeRO-%d", l->zero);
+	S_put(&o, ", micro-batch %lld, %s", (long long)l->micro_batch,
+	      tb_plan_checkpointing_words(l->checkpointing));
+	return o.len;
 }
 
 size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const char *a_name,
@@ -265,9 +292,9 @@ size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const c
 		S_gb(g, sizeof g, dm);
 		S_sep(&o);
 		if (dm > 0)
-			S_put(&o, "%s needs %s less per GPU", a_name, g);
+			S_put(&o, "it needs %s less per GPU", g);
 		else
-			S_put(&o, "%s needs %s more per GPU (it still fits)", a_name, g);
+			S_put(&o, "it needs %s more per GPU (and still fits)", g);
 		if (dm > 0 && a->micro_batch > b->micro_batch)
 			S_put(&o, ", enough for micro-batch %lld", (long long)a->micro_batch);
 	}
@@ -288,4 +315,38 @@ size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const c
 		S_put(&o, "the same layout");
 	S_put(&o, ".");
 	return o.len;
+}
+
+size_t tb_plan_better_text(const tb_plan_result *r, char *dst, size_t cap)
+{
+	S_out o = { dst, cap, 0, { false }, 0 };
+	if (cap)
+		dst[0] = '\0';
+	double gain;
+	if (!cap || !tb_plan_better(r, &gain))
+		return 0;
+	char lay[256];
+	tb_plan_layout_text(&r->layouts[0], lay, sizeof lay);
+	if (!r->scenario_known || !r->scenario_fits) {
+		S_put(&o, "that fits: %s (trainbudget plan)", lay);
+	} else {
+		char pct[16];
+		S_pct(pct, sizeof pct, gain);
+		S_put(&o, "%s %s: %s (trainbudget plan)", pct,
+		      r->objective == TB_PLAN_BY_COST ? "cheaper" : "faster", lay);
+	}
+	return o.len;
+}
+
+size_t tb_plan_explain_scenario(const tb_plan_result *r, char *dst, size_t cap)
+{
+	if (cap)
+		dst[0] = '\0';
+	const tb_plan_layout *best = tb_plan_rival(r);
+	if (!best || !r->scenario_known || tb_plan_same_layout(best, &r->scenario))
+		return 0;
+	bool elsewhere = r->n_layouts > 0 && best != &r->layouts[0] &&
+	                 !tb_plan_same_layout(best, &r->layouts[0]);
+	return tb_plan_explain(r, best, elsewhere ? "The best layout on the same GPUs" : "The best layout",
+	                       &r->scenario, "the scenario's layout", dst, cap);
 }

@@ -632,6 +632,108 @@ static void S_signoff(S_json *j, const tb_scenario *sc)
 	S_arr_end(j);
 }
 
+/* One layout of the search: the keys of plan.layouts[] (docs/json.md). */
+static void S_plan_layout(S_json *j, const char *key, const tb_plan_result *p,
+                          const tb_plan_layout *l, bool timed)
+{
+	S_obj(j, key);
+	S_num(j, "tensor", (double)l->tensor);
+	S_num(j, "pipeline", (double)l->pipeline);
+	S_num(j, "virtual_pipeline", (double)l->virtual_pipeline);
+	S_num(j, "context", (double)l->context);
+	S_num(j, "expert", (double)l->expert);
+	S_num(j, "data", (double)l->data);
+	S_num(j, "zero", l->zero);
+	S_str(j, "checkpointing", tb_checkpointing_name(l->checkpointing));
+	S_bool(j, "sequence_parallel", l->sequence_parallel);
+	S_num(j, "micro_batch", (double)l->micro_batch);
+	S_num(j, "global_batch", (double)l->global_batch);
+	S_str(j, "gpu", l->gpu >= 0 && l->gpu < p->n_gpus ? p->gpus[l->gpu].gpu.name
+	                : p->scenario_gpu.gpu.name);
+	S_num(j, "count", (double)l->count);
+	S_numk(j, "step_s", l->step_s, timed);
+	S_numk(j, "mfu", l->mfu, timed);
+	S_num(j, "memory_per_gpu_bytes", l->memory_per_gpu_bytes);
+	S_num(j, "capacity_bytes", l->capacity_bytes);
+	S_num(j, "headroom_bytes", l->capacity_bytes - l->memory_per_gpu_bytes);
+	S_numk(j, "seconds", l->seconds, timed);
+	S_numk(j, "cost", l->cost, timed);
+	S_numk(j, "microbatches", (double)l->microbatches, timed);
+	S_numk(j, "bubble_fraction", l->bubble_fraction, timed);
+	if (timed) {
+		S_obj(j, "breakdown_s");
+		for (int i = 0; i < TB_PERF_TERMS; i++)
+			S_num(j, tb_perf_term_name(i), l->breakdown_s[i]);
+		S_obj_end(j);
+	} else {
+		S_null(j, "breakdown_s");
+	}
+	S_obj_end(j);
+}
+
+/* The layout search: null with a reason when it was not run or could not
+ * be (a count-only model). */
+static void S_plan(S_json *j, const tb_plan_result *p)
+{
+	if (!p->known) {
+		S_null(j, "plan");
+		S_str(j, "plan_why", p->why && *p->why ? p->why : "not searched");
+		return;
+	}
+	S_obj(j, "plan");
+	S_str(j, "objective", p->objective == TB_PLAN_BY_COST ? "cost" : "time");
+	S_num(j, "searched", (double)p->searched);
+	S_num(j, "feasible", (double)p->feasible);
+	S_num(j, "pruned_rules", (double)p->pruned_rules);
+	S_num(j, "pruned_batch", (double)p->pruned_batch);
+	S_num(j, "pruned_memory", (double)p->pruned_memory);
+	S_bool(j, "hardware_searched", p->hardware_searched);
+	S_arr(j, "gpus");
+	for (int i = 0; i < p->n_gpus && i < TB_PLAN_GPUS_MAX; i++) {
+		S_obj(j, NULL);
+		S_str(j, "name", p->gpus[i].gpu.name);
+		S_num(j, "price_per_gpu_hour", p->gpus[i].price_per_gpu_hour);
+		S_bool(j, "price_given", p->gpus[i].price_given);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+	S_arr(j, "layouts");
+	for (int i = 0; i < p->n_layouts && i < TB_PLAN_TOP_MAX; i++)
+		S_plan_layout(j, NULL, p, &p->layouts[i], true);
+	S_arr_end(j);
+	S_plan_layout(j, "scenario", p, &p->scenario, p->scenario_known);
+	S_bool(j, "scenario_fits", p->scenario_fits);
+	if (p->have_best_here)
+		S_plan_layout(j, "best_same_hardware", p, &p->best_here, true);
+	else
+		S_null(j, "best_same_hardware");
+	S_numk(j, "scenario_rank", (double)p->scenario_rank, p->scenario_rank > 0);
+	double gain;
+	bool better = tb_plan_better(p, &gain);
+	S_bool(j, "better_exists", better);
+	S_numk(j, "scenario_behind_frac", gain, p->scenario_known && p->scenario_fits &&
+	       p->n_layouts > 0);
+	S_arr(j, "front");
+	for (int i = 0; i < p->n_front && i < TB_PLAN_FRONT_MAX; i++)
+		S_plan_layout(j, NULL, p, &p->front[i], true);
+	S_arr_end(j);
+	char buf[2048];
+	S_obj(j, "explanations");
+	if (p->n_layouts > 1) {
+		tb_plan_explain(p, &p->layouts[0], "The best layout", &p->layouts[1], "the runner-up",
+		                buf, sizeof buf);
+		S_str(j, "runner_up", buf);
+	} else {
+		S_null(j, "runner_up");
+	}
+	if (tb_plan_explain_scenario(p, buf, sizeof buf))
+		S_str(j, "scenario", buf);
+	else
+		S_null(j, "scenario");
+	S_obj_end(j);
+	S_obj_end(j);
+}
+
 void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 {
 	S_str(j, "version", TB_VERSION);
@@ -650,6 +752,7 @@ void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	S_flops(j, &b->flops);
 	S_memory(j, &b->memory);
 	S_perf(j, &b->perf);
+	S_plan(j, &b->plan);
 	S_time(j, &b->time);
 	S_goodput(j, b);
 	S_risk(j, b);

@@ -481,6 +481,11 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 	tb_buf_putc(o, ')');
 	S_nl(t);
 	S_perf(t, b);
+	char better[512];
+	if (tb_plan_better_text(&b->plan, better, sizeof better)) {
+		tb_buf_printf(o, "  layout    the search finds one %s", better);
+		S_nl(t);
+	}
 	if (!tm->known) {
 		tb_buf_puts(o, "  unknown: see warnings");
 		S_nl(t);

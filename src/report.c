@@ -32,6 +32,7 @@ static const tb_rsection *const S_sections[] = {
 	&tb_rsection_scaling,
 	&tb_rsection_risk,
 	&tb_rsection_sweep,
+	&tb_rsection_plan,
 };
 
 #define S_NSECTIONS (sizeof S_sections / sizeof S_sections[0])
@@ -209,6 +210,8 @@ const char *tb_rsuggest(void *ctx, const char *what, const char *word)
 			S_names_add(&l, tb_rvalue_name(k));
 		for (size_t k = 0; r->cmp && tb_rcompare_value_name(k); k++)
 			S_names_add(&l, tb_rcompare_value_name(k));
+		for (size_t k = 0; !r->cmp && tb_rplan_value_name(k); k++)
+			S_names_add(&l, tb_rplan_value_name(k));
 		for (size_t k = 0; tb_rsweep_value_name(k); k++)
 			S_names_add(&l, tb_rsweep_value_name(k));
 		S_names_add(&l, "title_block");
@@ -223,6 +226,8 @@ const char *tb_rsuggest(void *ctx, const char *what, const char *word)
 			S_names_add(&l, tb_rcondition_name(k));
 		for (size_t k = 0; r->cmp && tb_rcompare_condition_name(k); k++)
 			S_names_add(&l, tb_rcompare_condition_name(k));
+		for (size_t k = 0; !r->cmp && tb_rplan_condition_name(k); k++)
+			S_names_add(&l, tb_rplan_condition_name(k));
 		for (size_t k = 0; tb_rsweep_condition_name(k); k++)
 			S_names_add(&l, tb_rsweep_condition_name(k));
 	} else if (strcmp(what, "table") == 0 || strcmp(what, "chart") == 0) {
@@ -269,16 +274,21 @@ char *tb_report_read_template(const char *path, size_t *len, tb_diags *d)
 	return text;
 }
 
-/* Placeholders and conditions: the report's own, then the sweep's. */
+/* Placeholders and conditions: the report's own, the search's, then the
+ * sweep's. */
 static tb_tpl_status S_value(void *ctx, const char *name, const char *filter, tb_buf *out)
 {
 	tb_tpl_status st = tb_rvalue(ctx, name, filter, out);
+	if (st == TB_TPL_UNKNOWN_NAME)
+		st = tb_rplan_value(ctx, name, filter, out);
 	return st == TB_TPL_UNKNOWN_NAME ? tb_rsweep_value(ctx, name, filter, out) : st;
 }
 
 static tb_tpl_status S_condition(void *ctx, const char *name, int *truth)
 {
 	tb_tpl_status st = tb_rcondition(ctx, name, truth);
+	if (st == TB_TPL_UNKNOWN_NAME)
+		st = tb_rplan_condition(ctx, name, truth);
 	return st == TB_TPL_UNKNOWN_NAME ? tb_rsweep_condition(ctx, name, truth) : st;
 }
 
@@ -317,8 +327,8 @@ tb_report *tb_report_expand(tb_report *r, const tb_report_options *opt, const ch
 	return r;
 }
 
-tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
-                         const tb_report_options *opt, tb_diags *d)
+static tb_report *S_new(const tb_scenario *sc, const tb_budget *b,
+                        const tb_report_options *opt, bool plan, tb_diags *d)
 {
 	tb_report_options none;
 	memset(&none, 0, sizeof none);
@@ -362,7 +372,7 @@ tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
 		r->command = tb_xstrdup(opt->command);
 	} else {
 		char *shown = tb_signoff_path(sc->path ? sc->path : "SCENARIO");
-		r->command = tb_rstrf("trainbudget report %s", shown);
+		r->command = tb_rstrf("trainbudget %s %s", plan ? "plan" : "report", shown);
 		free(shown);
 	}
 	tb_rcopy(r->short_hash, sizeof r->short_hash, r->signoff.digest);
@@ -379,11 +389,29 @@ tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
 	r->meta.command = r->command;
 	tb_rsummary_meta(r);
 
+	tb_rplan_init(r);
+
 	tb_tpl_env env = { r, S_value, S_condition, tb_rdirective, tb_rsuggest, tb_rpipe_table };
-	r = tb_report_expand(r, &own, tb_template_report_md, tb_template_report_md_len,
-	                     "templates/report.md", &env, d);
+	if (plan)
+		r = tb_report_expand(r, &own, tb_template_plan_md, tb_template_plan_md_len,
+		                     "templates/plan.md", &env, d);
+	else
+		r = tb_report_expand(r, &own, tb_template_report_md, tb_template_report_md_len,
+		                     "templates/report.md", &env, d);
 	free(owned);
 	return r;
+}
+
+tb_report *tb_report_new(const tb_scenario *sc, const tb_budget *b,
+                         const tb_report_options *opt, tb_diags *d)
+{
+	return S_new(sc, b, opt, false, d);
+}
+
+tb_report *tb_report_new_plan(const tb_scenario *sc, const tb_budget *b,
+                              const tb_report_options *opt, tb_diags *d)
+{
+	return S_new(sc, b, opt, true, d);
 }
 
 void tb_report_free(tb_report *r)
@@ -405,6 +433,8 @@ void tb_report_free(tb_report *r)
 	free(r->command);
 	free(r->owned_title);
 	tb_signoff_release(&r->signoff);
+	for (size_t i = 0; i < sizeof r->plan_text / sizeof r->plan_text[0]; i++)
+		free(r->plan_text[i]);
 	free(r);
 }
 

@@ -68,6 +68,8 @@ struct tb_report {
 	/* the inputs the report rests on: the scenario's, with the template
 	 * this report expanded in place of any other */
 	tb_signoff signoff;
+	/* the layout search's sentences and layouts in words (report_plan.c) */
+	char *plan_text[6];
 };
 
 /* ---- formatting ------------------------------------------------------ */
@@ -220,6 +222,7 @@ extern const tb_rsection tb_rsection_scaling;   /* report_scaling.c */
 extern const tb_rsection tb_rsection_risk;      /* report_risk.c */
 extern const tb_rsection tb_rsection_sweep;     /* report_sweep.c */
 extern const tb_rsection tb_rsection_compare;   /* report_compare.c */
+extern const tb_rsection tb_rsection_plan;      /* report_plan.c */
 extern const tb_rmulti_def tb_rsweep_multis[];  /* report_sweep.c: sweep-grid */
 extern const size_t tb_rsweep_nmultis;
 
@@ -251,6 +254,18 @@ const char *tb_rsweep_value_name(size_t i);
 const char *tb_rsweep_condition_name(size_t i);
 /* The {{sweep_cliffs}} block: a list of the cliffs in words. */
 void tb_rsweep_cliffs_block(tb_report *r, cmark_node *into);
+
+/* ---- the layout search (report_plan.c) ------------------------------- */
+
+/* Writes the search's sentences into r->plan_text once, at the start. */
+void tb_rplan_init(tb_report *r);
+/* {{plan.searched}} and the other plan placeholders and conditions;
+ * UNKNOWN_NAME for names it does not have. */
+tb_tpl_status tb_rplan_value(const tb_report *r, const char *name, const char *filter,
+                             tb_buf *out);
+tb_tpl_status tb_rplan_condition(const tb_report *r, const char *name, int *truth);
+const char *tb_rplan_value_name(size_t i);
+const char *tb_rplan_condition_name(size_t i);
 
 /* ---- a comparison (report_compare.c) --------------------------------- */
 

@@ -9,5 +9,7 @@ extern const char tb_template_report_md[];
 extern const size_t tb_template_report_md_len;
 extern const char tb_template_compare_md[];
 extern const size_t tb_template_compare_md_len;
+extern const char tb_template_plan_md[];
+extern const size_t tb_template_plan_md_len;
 
 #endif

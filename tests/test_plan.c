@@ -444,7 +444,7 @@ Test(plan, explanation_names_the_terms_that_differ)
 	tb_plan_explain(&r, &b, "A", &a, "B", buf, sizeof buf);
 	cr_expect(strstr(buf, "no recomputation instead of full recomputation removes the "
 	                      "recomputation") != NULL, "%s", buf);
-	cr_expect(strstr(buf, "A needs 30 GB more per GPU") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "it needs 30 GB more per GPU") != NULL, "%s", buf);
 	cr_expect(strstr(buf, "bubble") == NULL, "%s", buf);
 
 	/* ZeRO and the memory it frees for a larger micro-batch */

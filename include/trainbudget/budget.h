@@ -18,6 +18,7 @@
 #include "trainbudget/goodput.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
+#include "trainbudget/plan.h"
 #include "trainbudget/risk.h"
 
 /* ---- derivations ------------------------------------------------------ */
@@ -349,6 +350,9 @@ typedef struct tb_budget {
 	 * (risk.known is false until then). */
 	tb_dist risk_mfu;
 	tb_risk risk;
+	/* The layout search (plan.h): filled by tb_budget_compute_plan, not
+	 * tb_budget_compute (plan.known is false until then). */
+	tb_plan_result plan;
 	int n_levers;
 	tb_lever levers[TB_LEVERS_MAX];
 	int n_derivs;
@@ -374,6 +378,13 @@ void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b);
  * verdicts, key figures and summary lines that quote several of them show
  * them in one style.  0 when none is known (timecost.c). */
 double tb_budget_money_ref(const tb_budget *b);
+/* Adds the layout search (b->plan) to a budget tb_budget_compute made
+ * from the same inputs.  sp = NULL searches the scenario's own card,
+ * count and global batch by time and keeps the top 10: what the report's
+ * "Better layouts" section and estimate's line use (a few to a few tens of
+ * milliseconds, docs/performance.md).  Apart, like the risk, so that
+ * sweeps over millions of budgets leave it out (plan.c). */
+void tb_budget_compute_plan(const tb_inputs *in, tb_budget *b, const tb_plan_space *sp);
 
 /* The derivation named `key`, or NULL.  Borrowed from b (deriv.c). */
 const tb_deriv *tb_budget_deriv(const tb_budget *b, const char *key);

@@ -111,6 +111,11 @@ typedef struct tb_plan_result {
 	bool scenario_fits;
 	tb_plan_layout scenario;
 	uint64_t scenario_rank; /* 1 = the best; 0 = not ranked (it does not fit or was not timed) */
+	/* The best layout on the scenario's own card, count and global batch
+	 * (the first of layouts[] unless the hardware or the batch was
+	 * searched): what the scenario's layout is explained against. */
+	bool have_best_here;
+	tb_plan_layout best_here;
 
 	/* When hardware is searched: the fastest layout of each card and count
 	 * that no other beats on both days and cost, by days ascending. */
@@ -131,6 +136,19 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
  * layouts never compare equal. */
 int tb_plan_compare(const tb_plan_layout *a, const tb_plan_layout *b, tb_plan_objective obj);
 
+/* How far the scenario's own layout is behind the best one, by the
+ * objective: its seconds (or cost) over the best's, minus 1; *gain gets it
+ * (0 when it cannot be said).  True when that is more than
+ * TB_PLAN_WITHIN, or when the scenario's layout does not fit (or cannot be
+ * timed) while some layout does: the report's "Better layouts" section
+ * and estimate's line. */
+#define TB_PLAN_WITHIN 0.05
+bool tb_plan_better(const tb_plan_result *r, double *gain);
+
+/* The layout the scenario's is best compared with, term by term: the best
+ * on its own card, count and batch when there is one, else the best. */
+const tb_plan_layout *tb_plan_rival(const tb_plan_result *r);
+
 /* Whether layout l runs the scenario's parallelism (its card and count
  * aside). */
 bool tb_plan_same_layout(const tb_plan_layout *a, const tb_plan_layout *b);
@@ -143,5 +161,26 @@ bool tb_plan_same_layout(const tb_plan_layout *a, const tb_plan_layout *b);
  * did not move are not named.  Returns the length written (plan_explain.c). */
 size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const char *a_name,
                        const tb_plan_layout *b, const char *b_name, char *dst, size_t cap);
+
+/* The scenario's layout explained against tb_plan_rival ("The best
+ * layout" or, when the hardware or the batch was searched, "The best
+ * layout on the same GPUs"); 0 and "" when either was not timed or they
+ * are the same layout. */
+size_t tb_plan_explain_scenario(const tb_plan_result *r, char *dst, size_t cap);
+
+/* A layout in words, into dst (at most cap bytes, always terminated):
+ * "TP 8 with SP, PP 16 (2 virtual), CP 2, EP 4, DP 64, ZeRO-1,
+ * micro-batch 2, full recomputation"; sizes of 1 are left out
+ * (plan_explain.c). */
+size_t tb_plan_layout_text(const tb_plan_layout *l, char *dst, size_t cap);
+
+/* When tb_plan_better holds: "40% faster: TP 8, PP 16, ... (trainbudget
+ * plan)" (or "cheaper"), or "that fits: ..." when the scenario's layout
+ * does not, into dst (at most cap bytes); returns 0 and leaves ""
+ * otherwise.  estimate prints it after "the search finds one". */
+size_t tb_plan_better_text(const tb_plan_result *r, char *dst, size_t cap);
+
+/* "full recomputation", "selective recomputation", "no recomputation". */
+const char *tb_plan_checkpointing_words(tb_checkpointing c);
 
 #endif

@@ -15,6 +15,11 @@
 /* `trainbudget estimate`: the 20-second summary, verdict first. */
 char *tb_render_text(const tb_scenario *sc, const tb_budget *b);
 
+/* `trainbudget plan`: the best layouts, the scenario's own with its rank,
+ * where the step goes, why the winner wins, and the days-against-cost
+ * front when the hardware was searched (render_plan.c). */
+char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b);
+
 /* The budget as JSON (the contract in docs/json.md), SI units. */
 char *tb_render_json(const tb_scenario *sc, const tb_budget *b);
 

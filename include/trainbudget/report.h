@@ -112,6 +112,13 @@ void tb_report_free(tb_report *r);
 /* The comparison's report (templates/compare.md unless opt names a
  * template): its own names, docs/templates.md.  The comparison must
  * outlive the report; opt->sweep is not used (each proposal has its own). */
+/* The layout search's report (`trainbudget plan --format md,html,pdf`):
+ * templates/plan.md unless opt names a template; the budget must hold the
+ * search (tb_budget_compute_plan).  Every name of the default report is
+ * available too (docs/templates.md). */
+tb_report *tb_report_new_plan(const tb_scenario *sc, const tb_budget *b,
+                              const tb_report_options *opt, tb_diags *d);
+
 tb_report *tb_report_new_compare(const struct tb_compare *cmp, const tb_report_options *opt,
                                  tb_diags *d);
 

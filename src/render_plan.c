@@ -1,0 +1,422 @@
+/* render_plan.c: what `trainbudget plan` prints, and estimate's one line
+ * about a better layout.
+ *
+ * The best layouts as a table (days, cost, MFU, memory per GPU and
+ * headroom), the scenario's own layout with its rank, where the step goes
+ * for the best, the runner-up and the scenario's layout, why the winner
+ * wins (tb_plan_explain), and, when the hardware is searched, the days
+ * against cost front.  Chooses and lays out the budget's figures; never
+ * computes one. */
+#include "trainbudget/render.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/fmt.h"
+#include "trainbudget/xalloc.h"
+
+#define S_COLS 18
+#define S_ROWS (TB_PLAN_TOP_MAX + 4)
+
+/* A text table: cells formatted, then padded to their column's width. */
+typedef struct S_tab {
+	int ncols, nrows;
+	bool right[S_COLS];
+	char *cell[S_ROWS][S_COLS];
+} S_tab;
+
+static size_t S_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+static void S_tab_put(S_tab *t, int row, int col, tb_buf *b)
+{
+	if (row < S_ROWS && col < S_COLS)
+		t->cell[row][col] = tb_buf_detach(b, NULL);
+	else
+		tb_buf_release(b);
+}
+
+static void S_tab_print(S_tab *t, tb_buf *o)
+{
+	size_t w[S_COLS] = { 0 };
+	for (int r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++)
+			if (t->cell[r][c] && S_width(t->cell[r][c]) > w[c])
+				w[c] = S_width(t->cell[r][c]);
+	for (int r = 0; r < t->nrows; r++) {
+		tb_buf_puts(o, " ");
+		for (int c = 0; c < t->ncols; c++) {
+			const char *s = t->cell[r][c] ? t->cell[r][c] : "";
+			size_t sw = S_width(s);
+			tb_buf_putc(o, ' ');
+			if (t->right[c])
+				for (size_t k = sw; k < w[c]; k++)
+					tb_buf_putc(o, ' ');
+			tb_buf_puts(o, s);
+			if (!t->right[c] && c + 1 < t->ncols)
+				for (size_t k = sw; k < w[c]; k++)
+					tb_buf_putc(o, ' ');
+		}
+		/* no trailing blanks */
+		while (o->len && o->ptr[o->len - 1] == ' ')
+			tb_buf_truncate(o, o->len - 1);
+		tb_buf_putc(o, '\n');
+	}
+	for (int r = 0; r < S_ROWS; r++)
+		for (int c = 0; c < S_COLS; c++)
+			free(t->cell[r][c]);
+}
+
+static const char *S_card(const tb_plan_result *r, const tb_plan_layout *l)
+{
+	return l->gpu >= 0 && l->gpu < r->n_gpus ? r->gpus[l->gpu].gpu.name
+	       : r->scenario_gpu.gpu.name;
+}
+
+static const char *S_currency(const tb_budget *b)
+{
+	return b->time.currency[0] ? b->time.currency : "USD";
+}
+
+/* One layout's row of the table. */
+static void S_row(S_tab *t, int row, const char *label, const tb_plan_result *r,
+                  const tb_plan_layout *l, const tb_budget *b, bool timed)
+{
+	tb_buf c;
+	tb_buf_init(&c);
+	int k = 0;
+	tb_buf_puts(&c, label);
+	S_tab_put(t, row, k++, &c);
+	tb_fmt_grouped(&c, (double)l->count);
+	tb_buf_printf(&c, " %s", S_card(r, l));
+	S_tab_put(t, row, k++, &c);
+	const int64_t sizes[6] = { l->tensor, l->pipeline, l->virtual_pipeline, l->context,
+	                           l->expert, l->data };
+	for (int i = 0; i < 6; i++) {
+		tb_fmt_grouped(&c, (double)sizes[i]);
+		S_tab_put(t, row, k++, &c);
+	}
+	tb_buf_printf(&c, "%d", l->zero);
+	S_tab_put(t, row, k++, &c);
+	tb_buf_puts(&c, l->checkpointing == TB_CKPT_FULL ? "full"
+	                : l->checkpointing == TB_CKPT_SELECTIVE ? "selective" : "none");
+	S_tab_put(t, row, k++, &c);
+	tb_buf_puts(&c, l->sequence_parallel ? "yes" : "-");
+	S_tab_put(t, row, k++, &c);
+	tb_fmt_grouped(&c, (double)l->micro_batch);
+	S_tab_put(t, row, k++, &c);
+	if (timed) {
+		tb_fmt_sig(&c, l->step_s, 3);
+		tb_buf_puts(&c, " s");
+		S_tab_put(t, row, k++, &c);
+		tb_fmt_pct(&c, l->mfu);
+		S_tab_put(t, row, k++, &c);
+	} else {
+		for (int i = 0; i < 2; i++) {
+			tb_buf_puts(&c, "n/a");
+			S_tab_put(t, row, k++, &c);
+		}
+	}
+	tb_fmt_bytes(&c, l->memory_per_gpu_bytes);
+	S_tab_put(t, row, k++, &c);
+	double head = l->capacity_bytes - l->memory_per_gpu_bytes;
+	if (head >= 0)
+		tb_fmt_bytes(&c, head);
+	else {
+		tb_buf_puts(&c, "-");
+		tb_fmt_bytes(&c, -head);
+	}
+	S_tab_put(t, row, k++, &c);
+	if (timed && l->seconds > 0) {
+		tb_fmt_days(&c, l->seconds);
+		S_tab_put(t, row, k++, &c);
+		tb_fmt_money(&c, l->cost, S_currency(b));
+		S_tab_put(t, row, k++, &c);
+	} else {
+		for (int i = 0; i < 2; i++) {
+			tb_buf_puts(&c, "n/a");
+			S_tab_put(t, row, k++, &c);
+		}
+	}
+	tb_buf_release(&c);
+}
+
+static void S_header(S_tab *t)
+{
+	static const char *const h[S_COLS] = {
+		"#", "GPUs", "TP", "PP", "V", "CP", "EP", "DP", "ZeRO", "recompute", "SP", "mb",
+		"step", "MFU", "memory/GPU", "headroom", "time", "cost",
+	};
+	t->ncols = S_COLS;
+	for (int c = 0; c < S_COLS; c++) {
+		t->cell[0][c] = tb_xstrdup(h[c]);
+		t->right[c] = c != 1 && c != 9 && c != 10;
+	}
+	t->right[0] = true;
+}
+
+/* Where the step goes: the terms that take 1% of any of the steps shown. */
+static void S_breakdown(tb_buf *o, const tb_plan_layout *const *l, const char *const *names,
+                        int n)
+{
+	static const char *const terms[TB_PERF_TERMS] = {
+		"compute", "recomputation", "tensor-parallel comm", "context-parallel comm",
+		"expert all-to-all", "pipeline sends", "bubble", "data-parallel comm",
+		"optimizer", "fixed overheads",
+	};
+	S_tab t;
+	memset(&t, 0, sizeof t);
+	t.ncols = n + 1;
+	t.cell[0][0] = tb_xstrdup("per step");
+	for (int i = 0; i < n; i++) {
+		t.cell[0][i + 1] = tb_xstrdup(names[i]);
+		t.right[i + 1] = true;
+	}
+	int row = 1;
+	tb_buf c;
+	tb_buf_init(&c);
+	for (int k = 0; k < TB_PERF_TERMS; k++) {
+		bool show = false;
+		for (int i = 0; i < n; i++)
+			show = show || (l[i]->step_s > 0 && l[i]->breakdown_s[k] >= 0.01 * l[i]->step_s);
+		if (!show)
+			continue;
+		tb_buf_puts(&c, terms[k]);
+		S_tab_put(&t, row, 0, &c);
+		for (int i = 0; i < n; i++) {
+			double v = l[i]->breakdown_s[k];
+			if (v >= 0.9995 || v == 0) {
+				tb_fmt_sig(&c, v, 3);
+				tb_buf_puts(&c, " s (");
+			} else {
+				tb_fmt_sig(&c, 1e3 * v, 3);
+				tb_buf_puts(&c, " ms (");
+			}
+			tb_fmt_pct(&c, l[i]->step_s > 0 ? l[i]->breakdown_s[k] / l[i]->step_s : 0);
+			tb_buf_putc(&c, ')');
+			S_tab_put(&t, row, i + 1, &c);
+		}
+		row++;
+	}
+	tb_buf_puts(&c, "step");
+	S_tab_put(&t, row, 0, &c);
+	for (int i = 0; i < n; i++) {
+		tb_fmt_sig(&c, l[i]->step_s, 3);
+		tb_buf_puts(&c, " s");
+		S_tab_put(&t, row, i + 1, &c);
+	}
+	t.nrows = row + 1;
+	tb_buf_release(&c);
+	S_tab_print(&t, o);
+}
+
+/* A sentence on its own lines, wrapped at 78 columns, indented. */
+static void S_para(tb_buf *o, const char *s, size_t indent)
+{
+	size_t col = 0;
+	const char *p = s;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		size_t len = sp ? (size_t)(sp - p) : strlen(p);
+		if (col > indent && col + 1 + len > 78) {
+			tb_buf_putc(o, '\n');
+			col = 0;
+		}
+		if (col == 0) {
+			for (size_t k = 0; k < indent; k++)
+				tb_buf_putc(o, ' ');
+			col = indent;
+		} else {
+			tb_buf_putc(o, ' ');
+			col++;
+		}
+		tb_buf_put(o, p, len);
+		col += len;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	tb_buf_putc(o, '\n');
+}
+
+static void S_title(tb_buf *o, const tb_scenario *sc)
+{
+	tb_buf one;
+	tb_buf_init(&one);
+	for (const char *p = sc && sc->title ? sc->title : "trainbudget plan"; *p; p++)
+		tb_buf_putc(&one, (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p);
+	tb_diags_escape(o, one.ptr, one.len, NULL);
+	tb_buf_release(&one);
+	tb_buf_putc(o, '\n');
+}
+
+char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
+{
+	const tb_plan_result *r = &b->plan;
+	tb_buf o, c;
+	tb_buf_init(&o);
+	tb_buf_init(&c);
+	S_title(&o, sc);
+	tb_buf_putc(&o, '\n');
+	if (!r->known) {
+		tb_buf_printf(&o, "No layout search: %s.\n", r->why && *r->why ? r->why : "not run");
+		tb_buf_release(&c);
+		return tb_buf_detach(&o, NULL);
+	}
+	bool cost = r->objective == TB_PLAN_BY_COST;
+	tb_buf line;
+	tb_buf_init(&line);
+	tb_fmt_grouped(&c, (double)r->searched);
+	tb_buf_printf(&line, "Searched %s candidate layouts (docs/plan.md): ", c.ptr);
+	tb_buf_truncate(&c, 0);
+	tb_fmt_grouped(&c, (double)r->pruned_rules);
+	tb_buf_printf(&line, "%s broke a framework rule, ", c.ptr);
+	tb_buf_truncate(&c, 0);
+	tb_fmt_grouped(&c, (double)r->pruned_batch);
+	tb_buf_printf(&line, "%s the batch rule, ", c.ptr);
+	tb_buf_truncate(&c, 0);
+	tb_fmt_grouped(&c, (double)r->pruned_memory);
+	tb_buf_printf(&line, "%s did not fit; ", c.ptr);
+	tb_buf_truncate(&c, 0);
+	tb_fmt_grouped(&c, (double)r->feasible);
+	tb_buf_printf(&line, "%s feasible, timed and ranked by %s.", c.ptr, cost ? "cost" : "time");
+	tb_buf_truncate(&c, 0);
+	S_para(&o, line.ptr, 0);
+	tb_buf_putc(&o, '\n');
+	tb_buf_release(&line);
+
+	if (r->n_layouts == 0) {
+		tb_buf_puts(&o, "No layout fits in memory and passes the rules: more GPUs, a card with "
+		                "more memory, or a smaller micro-batch or sequence would.\n");
+	} else {
+		S_tab t;
+		memset(&t, 0, sizeof t);
+		S_header(&t);
+		int row = 1;
+		for (int i = 0; i < r->n_layouts; i++) {
+			char lab[16];
+			snprintf(lab, sizeof lab, "%d", i + 1);
+			S_row(&t, row++, lab, r, &r->layouts[i], b, true);
+		}
+		S_row(&t, row++, "yours", r, &r->scenario, b, r->scenario_known);
+		t.nrows = row;
+		S_tab_print(&t, &o);
+	}
+	tb_buf_putc(&o, '\n');
+
+	/* the scenario's layout in a sentence */
+	char lay[256];
+	tb_plan_layout_text(&r->scenario, lay, sizeof lay);
+	tb_buf yours;
+	tb_buf_init(&yours);
+	tb_buf_printf(&yours, "Your layout (%s) ", lay);
+	double gain = 0;
+	bool better = tb_plan_better(r, &gain);
+	if (!r->scenario_known)
+		tb_buf_puts(&yours, "cannot be timed by the step-time model.");
+	else if (!r->scenario_fits) {
+		tb_fmt_bytes(&c, r->scenario.memory_per_gpu_bytes);
+		tb_buf_printf(&yours, "does not fit: it needs %s per GPU of ", c.ptr);
+		tb_buf_truncate(&c, 0);
+		tb_fmt_bytes(&c, r->scenario.capacity_bytes);
+		tb_buf_printf(&yours, "%s.", c.ptr);
+	} else {
+		tb_fmt_grouped(&c, (double)r->scenario_rank);
+		tb_buf_printf(&yours, "ranks %s of ", c.ptr);
+		tb_buf_truncate(&c, 0);
+		tb_fmt_grouped(&c, (double)r->feasible);
+		tb_buf_printf(&yours, "%s", c.ptr);
+		if (r->n_layouts > 0 && gain > 0.0005) {
+			tb_buf_truncate(&c, 0);
+			tb_fmt_pct(&c, gain);
+			tb_buf_printf(&yours, "; the best is %s %s", c.ptr, cost ? "cheaper" : "faster");
+		}
+		tb_buf_puts(&yours, better ? "." : ", within 5% of the best.");
+	}
+	S_para(&o, yours.ptr, 0);
+	tb_buf_release(&yours);
+	tb_buf_truncate(&c, 0);
+
+	if (r->n_layouts > 0) {
+		const tb_plan_layout *cols[3];
+		const char *names[3];
+		int n = 0;
+		cols[n] = &r->layouts[0];
+		names[n++] = "best";
+		if (r->n_layouts > 1) {
+			cols[n] = &r->layouts[1];
+			names[n++] = "runner-up";
+		}
+		if (r->scenario_known && !tb_plan_same_layout(&r->scenario, &r->layouts[0])) {
+			cols[n] = &r->scenario;
+			names[n++] = "yours";
+		}
+		tb_buf_puts(&o, "\nWhere the step goes\n");
+		S_breakdown(&o, cols, names, n);
+		tb_buf_puts(&o, "\nWhy\n");
+		char why[2048];
+		if (r->n_layouts > 1) {
+			tb_plan_explain(r, &r->layouts[0], "The best layout", &r->layouts[1],
+			                "the runner-up", why, sizeof why);
+			S_para(&o, why, 2);
+		}
+		if (tb_plan_explain_scenario(r, why, sizeof why))
+			S_para(&o, why, 2);
+		if (r->layouts[0].zero == 3)
+			S_para(&o, "ZeRO-3 is priced at NCCL's rates, as PyTorch FSDP reaches them; "
+			           "DeepSpeed's ZeRO-3 of 2021 ran 35-78% slower than that on hundreds "
+			           "of GPUs (docs/validation.md).", 2);
+	}
+
+	if (r->hardware_searched && r->n_front > 0) {
+		tb_buf_puts(&o, "\nDays against cost: the fastest layout of each card and count that "
+		                "no other beats on both\n");
+		S_tab t;
+		memset(&t, 0, sizeof t);
+		t.ncols = 4;
+		t.right[0] = true;
+		t.right[2] = t.right[3] = true;
+		static const char *const h[4] = { "GPUs", "layout", "time", "cost" };
+		for (int k = 0; k < 4; k++)
+			t.cell[0][k] = tb_xstrdup(h[k]);
+		t.right[0] = false;
+		int row = 1;
+		for (int i = 0; i < r->n_front && row < S_ROWS; i++) {
+			const tb_plan_layout *l = &r->front[i];
+			tb_fmt_grouped(&c, (double)l->count);
+			tb_buf_printf(&c, " %s", S_card(r, l));
+			S_tab_put(&t, row, 0, &c);
+			tb_plan_layout_text(l, lay, sizeof lay);
+			tb_buf_puts(&c, lay);
+			S_tab_put(&t, row, 1, &c);
+			tb_fmt_days(&c, l->seconds);
+			S_tab_put(&t, row, 2, &c);
+			tb_fmt_money(&c, l->cost, S_currency(b));
+			S_tab_put(&t, row, 3, &c);
+			row++;
+		}
+		t.nrows = row;
+		S_tab_print(&t, &o);
+	}
+	bool said = false;
+	for (int i = 0; i < r->n_gpus; i++) {
+		if (r->gpus[i].price_given)
+			continue;
+		if (!said)
+			tb_buf_putc(&o, '\n');
+		said = true;
+		tb_fmt_money(&c, r->gpus[i].price_per_gpu_hour, S_currency(b));
+		tb_buf_printf(&o, "%s is priced at the scenario's %s per GPU-hour (--gpu %s=PRICE "
+		                  "gives its own).\n", r->gpus[i].gpu.name, c.ptr, r->gpus[i].gpu.name);
+		tb_buf_truncate(&c, 0);
+	}
+	tb_buf_release(&c);
+	return tb_buf_detach(&o, NULL);
+}

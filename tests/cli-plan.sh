@@ -1,0 +1,187 @@
+#!/bin/sh
+# `trainbudget plan` end to end (the golden files are cli-report.sh's):
+#   - help and the usage errors of its options;
+#   - text, JSON (the contract keys of plan.*), md/html/pdf files as a set
+#     of their own (NAME-plan.*), byte-identical runs;
+#   - the best layout's figures are `estimate --set` of that layout's: the
+#     step, the memory per GPU and the days, exactly;
+#   - --objective cost ranks by cost; --count and --gpu search the hardware
+#     and give a front;
+#   - estimate's line and the report's "Better layouts" section appear when
+#     the scenario's layout is more than 5% behind, and not when it is the best.
+#   sh tests/cli-plan.sh BIN
+set -u
+BIN=${1:?usage: sh tests/cli-plan.sh BIN}
+T=$(mktemp -d "${TMPDIR:-/tmp}/tb-plan.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+SOURCE_DATE_EPOCH=1735689600
+export SOURCE_DATE_EPOCH
+fails=0
+fail() { echo "cli-plan: FAIL - $1" >&2; fails=$((fails + 1)); }
+ok() { echo "ok   - $1"; }
+D=docs/examples/default-7b.yaml
+BIG=docs/examples/llama-3.1-405b.yaml
+
+# ---- help -------------------------------------------------------------------
+"$BIN" help plan >"$T/out" 2>&1 && grep -q '^Usage: trainbudget plan \[FILE\]' "$T/out" \
+	&& ok "help plan" || fail "help plan: $(head -1 "$T/out")"
+"$BIN" plan --help >"$T/out" 2>&1 && grep -q -- '--objective time|cost' "$T/out" \
+	&& ok "plan --help names --objective" || fail "plan --help"
+"$BIN" help >"$T/out" 2>&1 && grep -q '^  plan \[FILE\]' "$T/out" \
+	&& ok "help lists plan" || fail "help lists plan"
+
+# ---- usage errors: exit 2, the first line says what and what was expected ----
+while IFS='|' read -r first args; do
+	case $first in '#'*|'') continue ;; esac
+	# shellcheck disable=SC2086
+	"$BIN" plan $args >"$T/out" 2>"$T/err"
+	rc=$?
+	got=$(head -n 1 "$T/err")
+	if [ "$rc" -eq 2 ] && [ "$got" = "$first" ] && [ ! -s "$T/out" ]; then
+		ok "plan $args (exit 2)"
+	else
+		fail "plan $args: exit $rc, first line '$got', expected '$first'"
+	fi
+done <<'EOF'
+trainbudget plan: unknown objective 'speed'; expected time or cost|--objective speed
+trainbudget plan: --top '0' is not a count of layouts; expected 1 to 50|--top 0
+trainbudget plan: --top '51' is not a count of layouts; expected 1 to 50|--top 51
+trainbudget plan: --count '0..8' is not a range; expected A..B with 1 <= A <= B <= 100000000, such as 256..2048|--count 0..8
+trainbudget plan: --count '8..4' is not a range; expected A..B with 1 <= A <= B <= 100000000, such as 256..2048|--count 8..4
+trainbudget plan: --count '64,64' names 64 twice; expected each value once|--count 64,64
+trainbudget plan: --count '1..100000000' gives more than 24 values; expected a narrower range|--count 1..100000000
+trainbudget plan: --global-batch 'x' is not a list of counts; expected A..B or up to 24 whole numbers from 1 to 100000000, such as 256,384,512|--global-batch x
+trainbudget plan: unknown GPU 'h1000' in --gpu; did you mean 'h100-sxm'?|--gpu h1000
+trainbudget plan: --gpu price 'abc' is not a number; expected a price per GPU-hour such as h100-sxm=2.50|--gpu h100-sxm=abc
+trainbudget plan: --gpu names 'h200' twice; expected each card once|--gpu h200,h200
+trainbudget plan: --max-virtual '0' is not a number of stages; expected 1 to 64|--max-virtual 0
+trainbudget plan: unknown format 'xml' in --format; expected text, json or a comma-separated list of md, html, pdf, json|--format xml
+trainbudget plan: unknown option '--sweep'; '--sweep' is not an option of this command|--sweep hardware.count=1,2
+EOF
+
+# ---- text ----------------------------------------------------------------------
+"$BIN" plan "$D" >"$T/text" 2>"$T/err" && [ ! -s "$T/err" ] \
+	&& grep -q '^Searched [0-9,]* candidate layouts' "$T/text" \
+	&& grep -q '^  *yours ' "$T/text" && grep -q '^Why$' "$T/text" \
+	&& ok "plan prints the table, the scenario's row and why" \
+	|| fail "plan text: $(head -3 "$T/text") $(cat "$T/err")"
+
+# ---- JSON: the contract keys, and the same bytes twice -------------------------
+"$BIN" plan "$D" --format json >"$T/a.json" && "$BIN" plan "$D" --format json >"$T/b.json" \
+	&& cmp -s "$T/a.json" "$T/b.json" && ok "plan --format json twice: the same bytes" \
+	|| fail "plan --format json is not reproducible"
+if python3 - "$T/a.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["plan"]
+for k in ("searched", "feasible", "layouts", "scenario_rank"):
+    assert k in p, k
+assert p["searched"] == p["pruned_rules"] + p["pruned_batch"] + p["pruned_memory"] + p["feasible"]
+keys = ("tensor", "pipeline", "virtual_pipeline", "context", "expert", "data", "zero",
+        "checkpointing", "sequence_parallel", "micro_batch", "gpu", "count", "step_s", "mfu",
+        "memory_per_gpu_bytes", "seconds", "cost")
+assert len(p["layouts"]) == 10
+for l in p["layouts"]:
+    for k in keys:
+        assert k in l, k
+    assert l["memory_per_gpu_bytes"] <= l["capacity_bytes"]
+s = [l["seconds"] for l in p["layouts"]]
+assert s == sorted(s), "ranked by time"
+EOF
+then ok "plan JSON: plan.searched, feasible, layouts[] with every contract key, scenario_rank"
+else fail "plan JSON keys"; fi
+
+# ---- the best layout is the budget's own: estimate --set of it -----------------
+sets=$(python3 - "$T/a.json" <<'EOF'
+import json, sys
+l = json.load(open(sys.argv[1]))["plan"]["layouts"][0]
+print(" ".join("--set %s=%s" % kv for kv in [
+    ("parallelism.tensor", l["tensor"]), ("parallelism.pipeline", l["pipeline"]),
+    ("parallelism.virtual_pipeline", l["virtual_pipeline"]), ("parallelism.context", l["context"]),
+    ("parallelism.expert", l["expert"]), ("parallelism.zero", l["zero"]),
+    ("parallelism.sequence_parallel", str(l["sequence_parallel"]).lower()),
+    ("training.checkpointing", l["checkpointing"]), ("training.micro_batch", l["micro_batch"]),
+    ("hardware.mfu", "predicted")]))
+EOF
+)
+# shellcheck disable=SC2086
+if "$BIN" estimate "$D" --format json $sets >"$T/e.json" 2>"$T/err" && python3 - "$T/a.json" "$T/e.json" <<'EOF'
+import json, sys
+l = json.load(open(sys.argv[1]))["plan"]["layouts"][0]
+e = json.load(open(sys.argv[2]))
+assert e["perf"]["step_s"] == l["step_s"], (e["perf"]["step_s"], l["step_s"])
+assert e["perf"]["mfu"] == l["mfu"]
+assert e["memory"]["per_gpu"]["total"] == l["memory_per_gpu_bytes"]
+assert e["time"]["seconds"][1] == l["seconds"], (e["time"]["seconds"][1], l["seconds"])
+assert e["time"]["cost"][1] == l["cost"]
+assert e["plan"]["scenario_rank"] == 1, e["plan"]["scenario_rank"]
+assert e["plan"]["better_exists"] is False
+EOF
+then ok "the best layout's step, MFU, memory, days and cost are estimate --set's, exactly; it ranks 1"
+else fail "plan's best against estimate --set: $(cat "$T/err")"; fi
+# shellcheck disable=SC2086
+"$BIN" estimate "$D" $sets >"$T/e.txt" && ! grep -q 'the search finds one' "$T/e.txt" \
+	&& ok "estimate of the best layout has no 'better layout' line" \
+	|| fail "estimate of the best layout still says a better one exists"
+
+# ---- objective, hardware ----------------------------------------------------------
+if "$BIN" plan "$D" --format json --objective cost --count 16..128 --gpu h100-sxm,a100-80gb=1.20 \
+	>"$T/c.json" 2>"$T/err" && python3 - "$T/c.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+c = [l["cost"] for l in p["layouts"]]
+assert c == sorted(c), "ranked by cost"
+assert p["hardware_searched"] and p["objective"] == "cost"
+assert [g["name"] for g in p["gpus"]] == ["h100-sxm", "a100-80gb"]
+assert [g["price_given"] for g in p["gpus"]] == [True, True]
+f = p["front"]
+assert len(f) >= 2
+for a, b in zip(f, f[1:]):
+    assert a["seconds"] <= b["seconds"] and a["cost"] > b["cost"]
+assert {l["count"] for l in f} <= {16, 32, 64, 128}
+EOF
+then ok "--objective cost --count --gpu: ranked by cost, a front of days against cost"
+else fail "--objective cost with hardware: $(cat "$T/err")"; fi
+
+# ---- files: a set of its own ---------------------------------------------------------
+mkdir "$T/o"
+"$BIN" report "$D" --format md,json -o "$T/o" >/dev/null 2>&1
+"$BIN" plan "$D" --format md,html,pdf,json -o "$T/o" >"$T/out" 2>"$T/err"
+if [ -s "$T/o/default-7b-plan.md" ] && [ -s "$T/o/default-7b-plan.pdf" ] \
+	&& [ -s "$T/o/default-7b-plan.json" ] && [ -s "$T/o/default-7b-plan.sha256" ] \
+	&& [ -s "$T/o/default-7b.md" ] && [ -s "$T/o/default-7b.json" ] \
+	&& (cd "$T/o" && sha256sum -c --quiet default-7b-plan.sha256); then
+	ok "plan --format md,html,pdf,json writes the NAME-plan set beside the report's"
+else
+	fail "plan files: $(cat "$T/out" "$T/err")"
+fi
+grep -q '^## The best layouts' "$T/o/default-7b-plan.md" && grep -q '^## Why the winner wins' "$T/o/default-7b-plan.md" \
+	&& ok "the plan document's sections" || fail "plan document sections"
+cp "$T/o/default-7b-plan.pdf" "$T/first.pdf"
+"$BIN" plan "$D" --format pdf -o "$T/o" >/dev/null 2>&1
+cmp -s "$T/o/default-7b-plan.pdf" "$T/first.pdf" && ok "plan PDF twice: the same bytes" \
+	|| fail "plan PDF is not reproducible"
+
+# ---- estimate's line and the report's section ------------------------------------------
+"$BIN" estimate "$BIG" >"$T/big.txt" 2>&1 && grep -q '^  layout    the search finds one [0-9.]*% faster: TP ' "$T/big.txt" \
+	&& ok "estimate says a faster layout exists for $BIG" || fail "estimate line: $(grep layout "$T/big.txt")"
+mkdir "$T/r"
+"$BIN" report "$BIG" --format md -o "$T/r" >/dev/null 2>&1 \
+	&& grep -q '^## Better layouts' "$T/r/llama-3.1-405b.md" \
+	&& ok "the report of $BIG has a 'Better layouts' section" || fail "no Better layouts section"
+# shellcheck disable=SC2086
+"$BIN" report "$D" --format md -o "$T/r" $sets >/dev/null 2>&1 \
+	&& ! grep -q '^## Better layouts' "$T/r/default-7b.md" \
+	&& ok "no 'Better layouts' section when the layout is the best" || fail "Better layouts shown for the best layout"
+
+# ---- a model with only a parameter count ------------------------------------------------
+printf 'title: count only\nmodel:\n  params: 7B\ntraining:\n  tokens: 1B\nhardware:\n  gpu: h100-sxm\n  count: 8\n' >"$T/count.yaml"
+"$BIN" plan "$T/count.yaml" >"$T/out" 2>&1 && grep -q '^No layout search: the model has only a parameter count' "$T/out" \
+	&& ok "a count-only model: no search, and why" || fail "count-only: $(cat "$T/out")"
+
+if [ "$fails" -eq 0 ]; then
+	echo "cli-plan: all checks passed"
+else
+	echo "cli-plan: $fails failed" >&2
+	exit 1
+fi
