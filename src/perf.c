@@ -567,12 +567,17 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	double dp = 0, dp_one = 0, dp_total = 0;
 	if (n_dp > 1) {
 		double gb = in->grad_bytes, pb = in->param_bytes;
-		double ar = S_coll(x, TB_COLL_ALL_REDUCE, dense * gb, n_dp, g_dp) +
-		            S_coll(x, TB_COLL_ALL_REDUCE, expert * gb, n_edp, g_edp);
-		double rs = S_coll(x, TB_COLL_REDUCE_SCATTER, dense * gb, n_dp, g_dp) +
-		            S_coll(x, TB_COLL_REDUCE_SCATTER, expert * gb, n_edp, g_edp);
-		double ag = S_coll(x, TB_COLL_ALL_GATHER, dense * pb, n_dp, g_dp) +
-		            S_coll(x, TB_COLL_ALL_GATHER, expert * pb, n_edp, g_edp);
+		/* only the collectives this stage uses: a search times millions */
+		double ar = 0, rs = 0, ag = 0;
+		if (in->zero == 0) {
+			ar = S_coll(x, TB_COLL_ALL_REDUCE, dense * gb, n_dp, g_dp) +
+			     S_coll(x, TB_COLL_ALL_REDUCE, expert * gb, n_edp, g_edp);
+		} else {
+			rs = S_coll(x, TB_COLL_REDUCE_SCATTER, dense * gb, n_dp, g_dp) +
+			     S_coll(x, TB_COLL_REDUCE_SCATTER, expert * gb, n_edp, g_edp);
+			ag = S_coll(x, TB_COLL_ALL_GATHER, dense * pb, n_dp, g_dp) +
+			     S_coll(x, TB_COLL_ALL_GATHER, expert * pb, n_edp, g_edp);
+		}
 		bool ov = in->overlap_dp;
 		out->dp_bytes = (dense + expert) * gb;
 		switch (in->zero) {
