@@ -24,6 +24,7 @@ const tb_perf_consts tb_perf_fitted = {
 	.coll_chunk_half_bytes = 256e3,
 	.mem_fraction = 0.90,
 	.layer_overhead_s = 1e-6,
+	.zero3_overlap_cost = 1.0,
 	.nvlink_latency_s = 10e-6,
 	.network_latency_s = 15e-6,
 };
@@ -604,6 +605,9 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 			out->dp_bytes = (dense + expert) * (2 * pb + gb);
 			double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag + rs - bwd_mb)
 			                : 2 * ag + rs;
+			/* what hides still costs: the gathers' kernels take SMs and
+			 * HBM bandwidth from the compute they overlap (fitted) */
+			per += k->zero3_overlap_cost * (dp_one - per);
 			dp = dm * per;
 			break;
 		}

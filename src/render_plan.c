@@ -370,9 +370,9 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		if (tb_plan_explain_scenario(r, why, sizeof why))
 			S_para(&o, why, 2);
 		if (r->layouts[0].zero == 3)
-			S_para(&o, "ZeRO-3 is priced at NCCL's rates, as PyTorch FSDP reaches them; "
-			           "DeepSpeed's ZeRO-3 of 2021 ran 35-78% slower than that on hundreds "
-			           "of GPUs (docs/validation.md).", 2);
+			S_para(&o, "ZeRO-3's gathers and reduce-scatters are charged in full, as the "
+			           "published FSDP runs paid them; DeepSpeed's ZeRO-3 of 2021 ran 30-70% "
+			           "slower still on hundreds of GPUs (docs/validation.md).", 2);
 	}
 
 	if (r->hardware_searched && r->n_front > 0) {

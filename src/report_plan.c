@@ -54,9 +54,9 @@ void tb_rplan_init(tb_report *r)
 		r->plan_text[S_TXT_BETTER] = tb_xstrdup(buf);
 	if (p->layouts[0].zero == 3)
 		r->plan_text[S_TXT_CAVEAT] = tb_xstrdup(
-			"ZeRO-3 is priced at NCCL's rates, as PyTorch FSDP reaches them; DeepSpeed's "
-			"ZeRO-3 of 2021 ran 35-78% slower than that on hundreds of GPUs "
-			"(docs/validation.md).");
+			"ZeRO-3's gathers and reduce-scatters are charged in full, as the published "
+			"FSDP runs paid them; DeepSpeed's ZeRO-3 of 2021 ran 30-70% slower still on "
+			"hundreds of GPUs (docs/validation.md).");
 }
 
 /* ---- tables ------------------------------------------------------------ */

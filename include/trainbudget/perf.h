@@ -74,6 +74,11 @@ typedef struct tb_perf_consts {
 	double coll_chunk_half_bytes;
 	double mem_fraction;          /* of HBM bandwidth, memory-bound kernels */
 	double layer_overhead_s;      /* per layer, per micro-batch, forward+backward */
+	/* ZeRO-3's gathers and reduce-scatters hidden behind compute by the
+	 * overlap rule still cost this fraction of their time: the
+	 * collectives' kernels share the SMs and the HBM bandwidth of the
+	 * compute they overlap. */
+	double zero3_overlap_cost;
 	double nvlink_latency_s;      /* per collective inside a node */
 	double network_latency_s;     /* per doubling of the nodes a collective spans */
 } tb_perf_consts;
@@ -84,8 +89,8 @@ extern const tb_perf_consts tb_perf_fitted;
  * (docs/validation.md): relative step-time error (predicted - published) /
  * published, low and high ends.  A predicted MFU u stands for u x (1 + low) to
  * u x (1 + high): the MFU scales as 1 / step time. */
-#define TB_PERF_ERR_LOW  (-0.44)
-#define TB_PERF_ERR_HIGH (0.08)
+#define TB_PERF_ERR_LOW  (-0.38)
+#define TB_PERF_ERR_HIGH (0.10)
 
 typedef struct tb_perf_input {
 	/* model: a dense or mixture-of-experts decoder */
@@ -113,7 +118,8 @@ typedef struct tb_perf_input {
 	 * reduction hides behind the last micro-batch's backward and ZeRO-3's
 	 * gathers behind each forward and backward; with overlap_tp the
 	 * tensor-parallel collectives hide behind the layer's matmuls.
-	 * Whatever does not fit behind them is exposed. */
+	 * Whatever does not fit behind them is exposed; what ZeRO-3 hides
+	 * still costs tb_perf_consts.zero3_overlap_cost of its time. */
 	bool overlap_dp, overlap_tp;
 
 	/* precision, as bytes */
