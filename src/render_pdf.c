@@ -527,7 +527,8 @@ static void S_signoff(tb_pdf_doc *st)
 		for (size_t i = 0; i < (k ? so->nsweeps : so->nsets); i++) {
 			char hex[65];
 			tb_sha256_hex(v[i], strlen(v[i]), hex);
-			S_repro_row(st, k ? "Sweep (--sweep)" : "Override (--set)", v[i], hex, true);
+			S_repro_row(st, k ? "Sweep (--sweep)" : strchr(v[i], '=') ? "Override (--set)"
+			            : "Override (--unset)", v[i], hex, true);
 		}
 	}
 	S_repro_row(st, "Tool version", NULL, m->version && m->version[0] ? m->version : TB_VERSION,

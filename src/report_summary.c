@@ -239,7 +239,8 @@ static void S_table_inputs(tb_report *r, tb_table *t)
 		for (size_t i = 0; i < (k ? so->nsweeps : so->nsets); i++) {
 			char hex[65];
 			tb_sha256_hex(v[i], strlen(v[i]), hex);
-			tb_rtab_str(&tb, k ? "Sweep (--sweep)" : "Override (--set)");
+			tb_rtab_str(&tb, k ? "Sweep (--sweep)" : strchr(v[i], '=') ? "Override (--set)"
+			                                       : "Override (--unset)");
 			tb_rtab_str(&tb, v[i]);
 			tb_rtab_str(&tb, hex);
 		}

@@ -408,6 +408,25 @@ tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
 	return tb_scenario_load_ex(path, text, len, sets, nsets, d, NULL);
 }
 
+/* The overrides as a published report shows them (an absolute
+ * model.hf_config path by its file name): the digest covers that config
+ * by its bytes, so where it sits on the author's machine must neither
+ * appear in a report nor move the digest. */
+static void S_signoff_overrides(tb_scenario *sc, const char *const *sweeps, size_t nsweeps)
+{
+	char **pub = sc->nsets ? tb_xcalloc(sc->nsets, sizeof *pub) : NULL;
+	for (size_t i = 0; i < sc->nsets; i++) {
+		tb_buf o;
+		tb_buf_init(&o);
+		tb_scenario_public_override(&o, sc->sets[i]);
+		pub[i] = tb_buf_detach(&o, NULL);
+	}
+	tb_signoff_set_overrides(&sc->signoff, (const char *const *)pub, sc->nsets, sweeps, nsweeps);
+	for (size_t i = 0; i < sc->nsets; i++)
+		free(pub[i]);
+	free(pub);
+}
+
 tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
                                  const char *const *sets, size_t nsets,
                                  tb_diags *d, tb_scenario_status *status)
@@ -526,7 +545,7 @@ tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
 	/* the bytes just parsed, not the file again: nothing can change
 	 * between what was priced and what is hashed */
 	tb_signoff_add(&sc->signoff, TB_INPUT_SCENARIO, path, text, len);
-	tb_signoff_set_overrides(&sc->signoff, sets, nsets, NULL, 0);
+	S_signoff_overrides(sc, NULL, 0);
 	tb_signoff_seal(&sc->signoff, TB_VERSION);
 	return sc;
 }
@@ -549,7 +568,7 @@ bool tb_scenario_add_input_hash(tb_scenario *sc, tb_input_kind kind, const char 
 
 void tb_scenario_set_sweeps(tb_scenario *sc, const char *const *sweeps, size_t n)
 {
-	tb_signoff_set_overrides(&sc->signoff, (const char *const *)sc->sets, sc->nsets, sweeps, n);
+	S_signoff_overrides(sc, sweeps, n);
 	tb_signoff_seal(&sc->signoff, TB_VERSION);
 }
 

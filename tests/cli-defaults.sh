@@ -77,7 +77,7 @@ first_err "trainbudget report: unknown option '--outdir'; did you mean '-o' (--o
 expect 2 "report --outdir=DIR" "$BIN" report --outdir="$T/o"
 first_err "trainbudget report: unknown option '--outdir'; did you mean '-o' (--output)?" "--outdir=DIR suggests -o"
 expect 2 "estimate --out" "$BIN" estimate --out x
-first_err "trainbudget estimate: unknown option '--out'; '--output' is an option of 'compare' and 'report', not of this command" \
+first_err "trainbudget estimate: unknown option '--out'; '--output' is an option of 'compare', 'plan' and 'report', not of this command" \
 	"--out to estimate names report's option"
 expect 2 "report --templ" "$BIN" report --templ x
 first_err "trainbudget report: unknown option '--templ'; did you mean '--template'?" "a prefix names its option"

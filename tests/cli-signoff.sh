@@ -145,7 +145,8 @@ grep -q "$want" "$T/out4/other-name.md" && ok "without --template, the built-in 
 cp "$T/b/llama3-8b-config.json" "$T/b/b.json"
 sed 's/"num_hidden_layers": 32/"num_hidden_layers": 30/' "$T/b/llama3-8b-config.json" >"$T/b/b.json"
 sw='model.hf_config=llama3-8b-config.json,b.json'
-"$BIN" estimate "$T/b/other-name.yaml" --format json --sweep "$sw" >"$T/w.json"
+# a swept config path is read like a --set one: from the working directory
+(cd "$T/b" && "$BIN" estimate other-name.yaml --format json --sweep "$sw") >"$T/w.json"
 check "--sweep over model.hf_config: every config read is an input, the sweep too" \
 	"$(js "$T/w.json" scenario.inputs_sha256)" \
 	"$(digest "$ver" "$T/b/other-name.yaml" hf_config "$T/b/llama3-8b-config.json" hf_config "$T/b/b.json" -- --sweep "$sw")"
@@ -153,7 +154,7 @@ check "--sweep over model.hf_config: every config read is an input, the sweep to
 check "--sweep over the GPU count: the one config and the sweep" \
 	"$(js "$T/w2.json" scenario.inputs_sha256)" \
 	"$(digest "$ver" "$T/b/other-name.yaml" hf_config "$T/b/llama3-8b-config.json" -- --sweep hardware.count=64,128)"
-"$BIN" report "$T/b/other-name.yaml" -o "$T/out5" --format md,json --sweep "$sw" >/dev/null
+(cd "$T/b" && "$BIN" report other-name.yaml -o "$T/out5" --format md,json --sweep "$sw") >/dev/null
 grep -q "$(js "$T/w.json" scenario.inputs_sha256)" "$T/out5/other-name.md" \
 	&& ok "a swept report prints the same digest as its JSON" || fail "the swept report's digest"
 grep -q '| Model config (model.hf\\_config) | b.json |' "$T/out5/other-name.md" \
