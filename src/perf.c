@@ -444,6 +444,57 @@ bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
 
 static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out);
 
+/* The busiest stage: its layers, the time of one micro-batch through it,
+ * and the micro-batches of a step (shared by the step and its floor). */
+typedef struct S_stage {
+	int64_t n[3];
+	double stage_s[3];
+	int busy;
+	int64_t m;
+} S_stage;
+
+static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
+{
+	const tb_perf_input *in = x->in;
+	S_split(in->layers, x->pi, g->n);
+	double layer_total = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep +
+	                     x->k->layer_overhead_s;
+	g->stage_s[0] = (double)g->n[0] * layer_total + L->embed_s + L->embed_tp +
+	                (x->pi == 1 ? L->logits_s + L->logits_tp : 0);
+	g->stage_s[1] = (double)g->n[1] * layer_total;
+	g->stage_s[2] = (double)g->n[2] * layer_total + L->logits_s + L->logits_tp;
+	g->busy = 0;
+	if (x->pi > 1) {
+		if (g->stage_s[1] > g->stage_s[g->busy])
+			g->busy = 1;
+		if (g->stage_s[2] > g->stage_s[g->busy])
+			g->busy = 2;
+	}
+	int64_t mb_ranks = in->micro_batch * x->di;
+	g->m = (in->global_batch + mb_ranks - 1) / mb_ranks;
+	if (g->m < 1)
+		g->m = 1;
+}
+
+double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
+                            const tb_perf_layer *L)
+{
+	if (!k)
+		k = &tb_perf_fitted;
+	if (in->layers <= 0 || in->micro_batch <= 0 || in->global_batch <= 0)
+		return 0;
+	/* what S_stage_of reads: a search calls this for every pipeline */
+	S_ctx x;
+	x.in = in;
+	x.k = k;
+	x.pi = S_at_least_1(in->pipeline);
+	x.di = S_at_least_1(in->data);
+	S_stage g;
+	S_stage_of(&x, L, &g);
+	double v = (double)g.m * g.stage_s[g.busy];
+	return S_pos(v) ? v : 0;
+}
+
 void tb_perf_assemble(const tb_perf_input *in, const tb_perf_consts *k,
                       const tb_perf_layer *L, tb_perf_result *out)
 {
@@ -491,22 +542,11 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	double embed_s = L->embed_s, embed_tp = L->embed_tp;
 	double logits_s = L->logits_s, logits_tp = L->logits_tp;
 
-	int64_t n[3];
-	S_split(in->layers, x->pi, n);
-	double layer_total = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep +
-	                     k->layer_overhead_s;
-	double stage_s[3];
-	stage_s[0] = (double)n[0] * layer_total + embed_s + embed_tp +
-	             (x->pi == 1 ? logits_s + logits_tp : 0);
-	stage_s[1] = (double)n[1] * layer_total;
-	stage_s[2] = (double)n[2] * layer_total + logits_s + logits_tp;
-	int busy = 0;
-	if (x->pi > 1) {
-		if (stage_s[1] > stage_s[busy])
-			busy = 1;
-		if (stage_s[2] > stage_s[busy])
-			busy = 2;
-	}
+	S_stage g;
+	S_stage_of(x, L, &g);
+	const int64_t *n = g.n;
+	const double *stage_s = g.stage_s;
+	int busy = g.busy;
 	double nb = (double)n[busy];
 	double extra_compute = 0, extra_tp = 0;
 	if (busy == 0) {
@@ -518,10 +558,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 		extra_tp += logits_tp;
 	}
 
-	int64_t mb_ranks = in->micro_batch * x->di;
-	int64_t m = (in->global_batch + mb_ranks - 1) / mb_ranks;
-	if (m < 1)
-		m = 1;
+	int64_t m = g.m;
 	double dm = (double)m;
 
 	double *br = out->breakdown_s;

@@ -159,38 +159,62 @@ static const double *S_act_b1(S_state *st, int64_t t, bool sp)
 	return a->b1;
 }
 
-/* memory.c's per-GPU total for a layout, term for term. */
-static double S_memory(S_state *st, const tb_plan_layout *l)
+/* memory.c's per-GPU total for a layout, term for term, in three parts:
+ * what a pipeline fixes, what the ZeRO stage adds, what the virtual
+ * stages and the micro-batch add (a search varies them innermost). */
+typedef struct S_mem {
+	tb_mem_fit c;
+	double first[2], last[2];
+	double dd, de;          /* replicas the dense and the expert states are sharded over */
+} S_mem;
+
+static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a)
 {
 	const tb_inputs *in = st->in;
 	int64_t t = l->tensor, p = l->pipeline, e = l->expert, d = l->data;
 	double cp = (double)l->context;
-	double dd = (double)d * cp;
-	double de = (double)d * cp / (double)e;
-	if (de < 1)
-		de = 1;
-	double first[2], last[2];
-	int64_t layers_stage = tb_memory_shares(&st->mm, t, p, e, first, last);
-	tb_mem_fit c;
-	memset(&c, 0, sizeof c);
-	c.p = p;
-	c.v = p > 1 ? l->virtual_pipeline : 1;
-	c.d = d;
-	c.gb = l->global_batch;
-	c.layers = (double)layers_stage;
-	c.other = in->hardware.overhead_bytes;
-	c.first_states = tb_memory_states_bytes(&st->mm.bp, first, l->zero, dd, de);
-	c.last_states = tb_memory_states_bytes(&st->mm.bp, last, l->zero, dd, de);
+	a->dd = (double)d * cp;
+	a->de = (double)d * cp / (double)e;
+	if (a->de < 1)
+		a->de = 1;
+	int64_t layers_stage = tb_memory_shares(&st->mm, t, p, e, a->first, a->last);
+	tb_mem_fit *c = &a->c;
+	memset(c, 0, sizeof *c);
+	c->p = p;
+	c->v = 1;
+	c->d = d;
+	c->gb = l->global_batch;
+	c->layers = (double)layers_stage;
+	c->other = in->hardware.overhead_bytes;
 	const double *b1 = S_act_b1(st, t, l->sequence_parallel);
 	double s = (double)in->training.seq_len, h = (double)in->model.hidden;
 	double V = (double)in->model.vocab;
-	c.act_layer_b1 = b1[l->checkpointing] / cp;
+	c->act_layer_b1 = b1[l->checkpointing] / cp;
 	if (l->checkpointing == TB_CKPT_FULL)
-		c.ws_b1 = b1[TB_CKPT_NONE] / cp;
+		c->ws_b1 = b1[TB_CKPT_NONE] / cp;
 	double rep = l->sequence_parallel ? 1 / (double)t : 1;
-	c.emb_b1 = in->training.dropout ? s * h * rep / cp : 0;
-	c.logits_b1 = 4 * s * V / (double)t / cp;
-	return tb_memory_fit_total(&c, l->micro_batch);
+	c->emb_b1 = in->training.dropout ? s * h * rep / cp : 0;
+	c->logits_b1 = 4 * s * V / (double)t / cp;
+}
+
+static void S_mem_zero(S_state *st, S_mem *a, int zero)
+{
+	a->c.first_states = tb_memory_states_bytes(&st->mm.bp, a->first, zero, a->dd, a->de);
+	a->c.last_states = tb_memory_states_bytes(&st->mm.bp, a->last, zero, a->dd, a->de);
+}
+
+static double S_mem_total(S_mem *a, int64_t v, int64_t micro_batch)
+{
+	a->c.v = a->c.p > 1 ? v : 1;
+	return tb_memory_fit_total(&a->c, micro_batch);
+}
+
+static double S_memory(S_state *st, const tb_plan_layout *l)
+{
+	S_mem a;
+	S_mem_init(st, l, &a);
+	S_mem_zero(st, &a, l->zero);
+	return S_mem_total(&a, l->virtual_pipeline, l->micro_batch);
 }
 
 /* The perf input of a layout: the card's base with the layout's fields. */
@@ -285,6 +309,29 @@ static void S_note_best(S_state *st, int ci, int ni, const tb_plan_layout *l)
 	}
 }
 
+/* Whether a layout whose objective is at least obj_floor (and days at
+ * least sec_floor) could still enter a list the search returns: the top N,
+ * the count ahead of the scenario's layout, the best on the scenario's own
+ * hardware, the best of its card and count.  A floor above every bar by
+ * more than rounding cannot, whatever ties follow. */
+static bool S_may_place(const S_state *st, int ci, int ni, bool here, double obj_floor,
+                        double sec_floor)
+{
+	const tb_plan_result *out = st->out;
+	const double slack = 1 + 1e-9;
+	bool cost = out->objective == TB_PLAN_BY_COST;
+	const tb_plan_layout *last = &out->layouts[out->n_layouts > 0 ? out->n_layouts - 1 : 0];
+	if (out->n_layouts < st->top || obj_floor <= (cost ? last->cost : last->seconds) * slack)
+		return true;
+	if (st->rank_it &&
+	    obj_floor <= (cost ? st->scenario.cost : st->scenario.seconds) * slack)
+		return true;
+	if (here && (!out->have_best_here ||
+	             obj_floor <= (cost ? out->best_here.cost : out->best_here.seconds) * slack))
+		return true;
+	return !st->have_best[ci][ni] || sec_floor <= st->best[ci][ni].seconds * slack;
+}
+
 /* ---- the rules (docs/plan.md) ---------------------------------------- */
 
 /* Megatron-LM splits heads, key/value groups and the MLP width over the
@@ -340,6 +387,11 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 	uint64_t per_p = 4 * V;                 /* ZeRO stages x virtual stages */
 	bool here = cd->index == st->own_card && N == in->hardware.count &&
 	            B == in->training.global_batch;
+	/* days and objective per second of step on this card, count and
+	 * batch (a constant: the steps of the run, times GPUs and price for
+	 * cost), from the first layout timed */
+	double k_sec = 0, k_obj = 0;
+	bool by_cost = st->out->objective == TB_PLAN_BY_COST;
 
 	for (int ti = 0; ti < nt; ti++) {
 		int64_t t = ts[ti];
@@ -395,6 +447,20 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 									continue;
 								}
 								int64_t mbs = B / (d * b);
+								double floor_s = -1;
+								/* what every candidate of this pipeline shares */
+								tb_plan_layout l0;
+								memset(&l0, 0, sizeof l0);
+								l0.tensor = t; l0.pipeline = p; l0.virtual_pipeline = 1;
+								l0.context = c; l0.expert = e; l0.data = d;
+								l0.checkpointing = ck; l0.sequence_parallel = sp;
+								l0.micro_batch = b; l0.global_batch = B;
+								l0.gpu = cd->index; l0.count = N;
+								l0.capacity_bytes = cap;
+								S_mem mem;
+								S_mem_init(st, &l0, &mem);
+								tb_perf_input pin;
+								S_perf_in(cd, &l0, &pin);
 								for (int z = 0; z < 4; z++) {
 									/* nothing to shard without replicas;
 									 * ZeRO-3 re-gathers every micro-batch,
@@ -404,34 +470,46 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 										k->rules += V;
 										continue;
 									}
-									for (int64_t v = 1; v <= st->vmax; v++) {
-										/* Megatron-LM's interleaving: whole layers
-										 * per virtual stage, micro-batches a
-										 * multiple of the stages */
-										if (v > 1 && (p == 1 || L % (p * v) || mbs % p)) {
+									S_mem_zero(st, &mem, z);
+									/* Megatron-LM's interleaving: a pipeline,
+									 * whole layers per virtual stage,
+									 * micro-batches a multiple of the stages */
+									int64_t vtop = p == 1 || mbs % p ? 1 : st->vmax;
+									k->rules += V - (uint64_t)vtop;
+									for (int64_t v = 1; v <= vtop; v++) {
+										if (v > 1 && L % (p * v)) {
 											k->rules++;
 											continue;
 										}
-										tb_plan_layout l;
-										memset(&l, 0, sizeof l);
-										l.tensor = t; l.pipeline = p; l.virtual_pipeline = v;
-										l.context = c; l.expert = e; l.data = d;
-										l.zero = z; l.checkpointing = ck;
-										l.sequence_parallel = sp;
-										l.micro_batch = b; l.global_batch = B;
-										l.gpu = cd->index; l.count = N;
-										l.capacity_bytes = cap;
-										l.memory_per_gpu_bytes = S_memory(st, &l);
-										if (!(l.memory_per_gpu_bytes <= cap)) {
+										double bytes = S_mem_total(&mem, v, b);
+										if (!(bytes <= cap)) {
 											k->memory++;
 											continue;
 										}
-										tb_perf_input pin;
-										S_perf_in(cd, &l, &pin);
+										pin.zero = z;
+										pin.virtual_pipeline = v;
 										if (!have_layer) {
 											have_layer = true;
 											layer_bad = !tb_perf_layer_time(&pin, NULL, &layer, NULL);
 										}
+										/* what every ZeRO stage and virtual
+										 * split of this pipeline costs at
+										 * least: a candidate it already
+										 * rules out is feasible, not timed */
+										if (!layer_bad && k_sec > 0) {
+											if (floor_s < 0)
+												floor_s = tb_perf_step_floor_s(&pin, NULL, &layer);
+											if (floor_s > 0 &&
+											    !S_may_place(st, cd->index, ni, here,
+											                 floor_s * k_obj, floor_s * k_sec)) {
+												k->feasible++;
+												continue;
+											}
+										}
+										tb_plan_layout l = l0;
+										l.zero = z;
+										l.virtual_pipeline = v;
+										l.memory_per_gpu_bytes = bytes;
 										tb_perf_result r;
 										if (!layer_bad)
 											tb_perf_assemble(&pin, NULL, &layer, &r);
@@ -441,6 +519,10 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 										}
 										k->feasible++;
 										S_figures(cd, &r, &l);
+										if (k_sec == 0 && l.step_s > 0 && l.seconds > 0) {
+											k_sec = l.seconds / l.step_s;
+											k_obj = by_cost ? l.cost / l.step_s : k_sec;
+										}
 										S_keep(st, &l);
 										S_note_best(st, cd->index, ni, &l);
 										if (here)

@@ -290,6 +290,44 @@ Test(perf, breakdown_adds_up_and_flops_agree)
 	cr_expect_str_eq(tb_perf_term_name(TB_PERF_TERMS), "?");
 }
 
+/* The floor a layout search prunes with: the per-micro-batch terms of the
+ * busiest stage (compute, recomputation, exposed tensor, context and expert
+ * communication, the per-layer overhead), never above the step, whatever
+ * the ZeRO stage, the virtual stages and the pipeline. */
+Test(perf, step_floor_is_the_stage_terms)
+{
+	static const int64_t pipes[] = { 1, 2, 5, 8 };
+	for (size_t pi = 0; pi < sizeof pipes / sizeof pipes[0]; pi++)
+		for (int z = 0; z < 4; z++)
+			for (int64_t v = 1; v <= 2; v++) {
+				int64_t p = pipes[pi];
+				tb_perf_input in;
+				S_gpt(&in, "a100-80gb", 4096, 40, 32, 2048, 512, 2, 2, p, p > 1 ? v : 1, 8,
+				      z % 2 ? TB_CKPT_FULL : TB_CKPT_NONE, z > 1);
+				in.zero = p > 1 && z == 3 ? 1 : z;
+				in.overlap_dp = z % 2 == 0;
+				tb_perf_layer L;
+				cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+				tb_perf_result r;
+				tb_perf_assemble(&in, NULL, &L, &r);
+				cr_assert(r.ok, "%s", r.why);
+				double floor = tb_perf_step_floor_s(&in, NULL, &L);
+				double stage = r.breakdown_s[TB_PERF_COMPUTE] + r.breakdown_s[TB_PERF_RECOMPUTE] +
+				               r.breakdown_s[TB_PERF_TP_COMM] + r.breakdown_s[TB_PERF_CP_COMM] +
+				               r.breakdown_s[TB_PERF_EP_COMM] + r.breakdown_s[TB_PERF_OTHER];
+				cr_expect(rel(floor, stage) < 1e-12, "p%lld z%d v%lld: floor %.17g, terms %.17g",
+				          (long long)p, z, (long long)v, floor, stage);
+				cr_expect(floor <= r.step_s * (1 + 1e-12));
+				if (p > 1 || in.zero > 0)
+					cr_expect(floor < r.step_s, "the bubble, sends or collectives add to it");
+			}
+	tb_perf_input bad;
+	memset(&bad, 0, sizeof bad);
+	tb_perf_layer L;
+	memset(&L, 0, sizeof L);
+	cr_expect_eq(tb_perf_step_floor_s(&bad, NULL, &L), 0);
+}
+
 /* Llama 3 405B put 126 layers on 16 stages, one fewer on the first and
  * the last (Dubey et al. 2024, Sec. 3.3.2): 7 + 14 x 8 + 7. */
 Test(perf, uneven_split)
