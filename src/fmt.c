@@ -375,3 +375,12 @@ void tb_fmt_prob(tb_buf *b, double p)
 	else
 		tb_buf_printf(b, "%.0f%%", fmin(99, fmax(1, floor(100 * p + 0.5))));
 }
+
+size_t tb_fmt_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}

@@ -26,15 +26,6 @@ typedef struct S_tab {
 	char *cell[S_ROWS][S_COLS];
 } S_tab;
 
-static size_t S_width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
 static void S_tab_put(S_tab *t, int row, int col, tb_buf *b)
 {
 	if (row < S_ROWS && col < S_COLS)
@@ -48,13 +39,13 @@ static void S_tab_print(S_tab *t, tb_buf *o)
 	size_t w[S_COLS] = { 0 };
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < t->ncols; c++)
-			if (t->cell[r][c] && S_width(t->cell[r][c]) > w[c])
-				w[c] = S_width(t->cell[r][c]);
+			if (t->cell[r][c] && tb_fmt_width(t->cell[r][c]) > w[c])
+				w[c] = tb_fmt_width(t->cell[r][c]);
 	for (int r = 0; r < t->nrows; r++) {
 		tb_buf_puts(o, " ");
 		for (int c = 0; c < t->ncols; c++) {
 			const char *s = t->cell[r][c] ? t->cell[r][c] : "";
-			size_t sw = S_width(s);
+			size_t sw = tb_fmt_width(s);
 			tb_buf_putc(o, ' ');
 			if (t->right[c])
 				for (size_t k = sw; k < w[c]; k++)

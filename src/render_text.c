@@ -22,20 +22,9 @@ typedef struct S_text {
 	int lines;
 } S_text;
 
-/* Display width of UTF-8 text: one column per code point is right for
- * everything fmt.h writes (×, superscripts, €, £). */
-static size_t S_width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
 static void S_pad(tb_buf *b, const char *s, size_t width, bool right)
 {
-	size_t w = S_width(s);
+	size_t w = tb_fmt_width(s);
 	if (right && w >= width && width > 0)
 		tb_buf_putc(b, ' ');    /* a figure wider than its column still stands apart */
 	if (right)

@@ -14,15 +14,6 @@
 
 #define S_NCOLS 7
 
-static size_t S_width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
 static char *S_value(const tb_sweep *s, size_t a, size_t i)
 {
 	tb_buf b;
@@ -106,8 +97,8 @@ char *tb_render_text_sweep(const tb_sweep *sw)
 			const char *s = cell[r * ncols + c];
 			/* a reason runs on; it does not widen its column */
 			bool reason = r > 0 && c == na && s && strncmp(s, "not valid", 9) == 0;
-			if (s && !reason && S_width(s) > width[c])
-				width[c] = S_width(s);
+			if (s && !reason && tb_fmt_width(s) > width[c])
+				width[c] = tb_fmt_width(s);
 		}
 	tb_buf_printf(&out, "\nSweep over %s%s%s: %zu points\n", sw->axis[0].key,
 	              na == 2 ? " and " : "", na == 2 ? sw->axis[1].key : "", sw->npoints);
@@ -121,7 +112,7 @@ char *tb_render_text_sweep(const tb_sweep *sw)
 				break;
 			/* the values and figures right-aligned, the fit word left */
 			bool right = c != na;
-			size_t w = S_width(s);
+			size_t w = tb_fmt_width(s);
 			if (c)
 				tb_buf_puts(&line, "  ");
 			if (right)

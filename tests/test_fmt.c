@@ -238,3 +238,12 @@ Test(fmt, appends_to_existing_content)
 	cr_expect_str_eq(b.ptr, "total: 80.0 GB");
 	tb_buf_release(&b);
 }
+
+/* Columns of text tables: code points, not bytes (× is 2 bytes, ² 2, € 3). */
+Test(fmt, width_counts_code_points)
+{
+	cr_expect_eq(tb_fmt_width(""), 0);
+	cr_expect_eq(tb_fmt_width("6.74B"), 5);
+	cr_expect_eq(tb_fmt_width("4.04 × 10²¹"), 11);
+	cr_expect_eq(tb_fmt_width("€1,500"), 6);
+}

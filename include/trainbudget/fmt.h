@@ -67,4 +67,8 @@ void tb_fmt_pct(tb_buf *b, double fraction);
  * cannot show: "over 99%", "under 1%". */
 void tb_fmt_prob(tb_buf *b, double p);
 
+/* Display width of UTF-8 text in a terminal: one column per code point,
+ * right for everything these functions write (×, superscripts, €, £). */
+size_t tb_fmt_width(const char *s);
+
 #endif
