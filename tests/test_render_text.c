@@ -215,3 +215,20 @@ Test(render_text, single_mfu_prints_one_cost)
 	cr_expect(strstr(s, "over the MFU range") == NULL, "%s", s);
 	free(s);
 }
+
+/* `trainbudget gpus` and `models`: the cards as they report themselves and
+ * the presets with their official counts (H100 SXM: 81,559 MiB in
+ * nvidia-smi, 989.4 dense bf16 TFLOP/s; Llama 2 7B: 6,738,415,616). */
+Test(render_text, gpus_and_models_tables)
+{
+	char *g = tb_render_gpus_text();
+	cr_assert(g);
+	cr_expect(strstr(g, "h100-sxm") && strstr(g, "81,559 MiB") && strstr(g, "989"),
+	          "the H100 row: %s", g);
+	cr_expect(strncmp(g, "NAME", 4) == 0);
+	free(g);
+	char *m = tb_render_models_text();
+	cr_assert(m);
+	cr_expect(strstr(m, "llama-2-7b") && strstr(m, "6,738,415,616"), "%s", m);
+	free(m);
+}

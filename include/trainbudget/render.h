@@ -40,6 +40,10 @@ char *tb_render_json_compare(const struct tb_compare *c);
  * (render_text_sweep.c). */
 char *tb_render_text_sweep(const struct tb_sweep *sw);
 
+/* The tables of `trainbudget gpus` and `trainbudget models` (render_tables.c). */
+char *tb_render_gpus_text(void);
+char *tb_render_models_text(void);
+
 /* GFM Markdown; charts are linked as `<svg_prefix><chart id>.svg`. */
 char *tb_render_md(const tb_report *r, const char *svg_prefix);
 
