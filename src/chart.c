@@ -168,155 +168,6 @@ void tb_chart_cross(tb_chart *c, tb_prim_role role, double x, double y, double r
 	a->series = b->series = series;
 }
 
-/* ---- scales ---------------------------------------------------------- */
-
-typedef struct S_axis {
-	bool log;         /* log10 (y) or log2 (x) */
-	double lo, hi;    /* display units; for log, the values themselves */
-	size_t nticks;
-	double ticks[32];
-	double step;      /* linear tick step, for label precision */
-} S_axis;
-
-/* 1-2-5 steps: the first step, from small to large, that covers lo..hi in
- * at most 6 intervals.  Successive candidates differ by at most 2.5x, so
- * the chosen one gives at least 3 intervals: 4 to 7 ticks. */
-static void S_nice(S_axis *a, double lo, double hi)
-{
-	if (!(hi > lo)) {
-		double m = fabs(hi) > 0 ? fabs(hi) : 1.0;
-		hi = lo + m;
-	}
-	double span = hi - lo;
-	int k = (int)floor(log10(span / 10.0));
-	static const double mult[3] = { 1, 2, 5 };
-	for (int tries = 0; tries < 12; tries++, k++) {
-		for (int i = 0; i < 3; i++) {
-			double step = mult[i] * pow(10.0, k);
-			double t0 = floor(lo / step + 1e-9) * step;
-			double t1 = ceil(hi / step - 1e-9) * step;
-			double n = floor((t1 - t0) / step + 0.5);
-			if (n <= 6 && n >= 1) {
-				a->log = false;
-				a->lo = t0;
-				a->hi = t1;
-				a->step = step;
-				a->nticks = (size_t)n + 1;
-				for (size_t j = 0; j < a->nticks; j++) {
-					a->ticks[j] = t0 + (double)j * step;
-					if (fabs(a->ticks[j]) < step * 1e-9)
-						a->ticks[j] = 0; /* no "-0" from t0 + j*step */
-				}
-				return;
-			}
-		}
-	}
-	/* Unreachable for finite input; keep a usable axis anyway. */
-	a->lo = lo;
-	a->hi = hi;
-	a->step = span;
-	a->nticks = 2;
-	a->ticks[0] = lo;
-	a->ticks[1] = hi;
-}
-
-/* Decades for a log y axis: 10^floor(log10 lo) .. 10^ceil(log10 hi). */
-static void S_log10_axis(S_axis *a, double lo, double hi)
-{
-	int e0 = (int)floor(log10(lo) + 1e-9);
-	int e1 = (int)ceil(log10(hi) - 1e-9);
-	if (e1 <= e0)
-		e1 = e0 + 1;
-	int every = 1;
-	while ((e1 - e0) / every + 1 > 7)
-		every++;
-	a->log = true;
-	a->lo = pow(10.0, e0);
-	a->hi = pow(10.0, e1);
-	a->step = 0;
-	a->nticks = 0;
-	for (int e = e0; e <= e1 && a->nticks < 32; e += every)
-		a->ticks[a->nticks++] = pow(10.0, e);
-}
-
-/* Powers of two for a log x axis (GPU counts 8..8192). */
-static void S_log2_axis(S_axis *a, double lo, double hi)
-{
-	int e0 = (int)floor(log2(lo) + 1e-9);
-	int e1 = (int)ceil(log2(hi) - 1e-9);
-	if (e1 <= e0)
-		e1 = e0 + 1;
-	if (e1 - e0 > 30)
-		e0 = e1 - 30;
-	a->log = true;
-	a->lo = ldexp(1.0, e0);
-	a->hi = ldexp(1.0, e1);
-	a->step = 1;
-	a->nticks = 0;
-	for (int e = e0; e <= e1 && a->nticks < 32; e++)
-		a->ticks[a->nticks++] = ldexp(1.0, e);
-}
-
-/* Categories along x (lines with x_cats): point i at i, half a step of
- * room at each end, one tick per point. */
-static void S_cat_axis(S_axis *a, size_t n)
-{
-	a->log = false;
-	a->lo = -0.5;
-	a->hi = (double)(n ? n : 1) - 0.5;
-	a->step = 1;
-	a->nticks = n < 32 ? n : 32;
-	for (size_t i = 0; i < a->nticks; i++)
-		a->ticks[i] = (double)i;
-}
-
-/* Fraction 0..1 of v along the axis, clamped so every coordinate stays
- * inside the plot. */
-static double S_frac(const S_axis *a, double v)
-{
-	double f;
-	if (a->log)
-		f = (log(v) - log(a->lo)) / (log(a->hi) - log(a->lo));
-	else
-		f = (v - a->lo) / (a->hi - a->lo);
-	if (!isfinite(f))
-		return 0;
-	return f < 0 ? 0 : f > 1 ? 1 : f;
-}
-
-/* A tick label: as many decimals as the step needs; thousands grouped;
- * from a million, k/M/B/T suffixes chosen by the axis maximum. */
-static void S_tick_label(char *out, size_t cap, const S_axis *a, double v,
-                         const char *unit)
-{
-	static const char *const suffix[] = { "", "k", "M", "B", "T" };
-	double top = fabs(a->hi) > fabs(a->lo) ? fabs(a->hi) : fabs(a->lo);
-	size_t s = 0;
-	double div = 1;
-	if (top >= 1e6)
-		while (s + 1 < 5 && top / (div * 1000) >= 1) {
-			div *= 1000;
-			s++;
-		}
-	double step = a->log ? v : a->step;
-	int dec = 0;
-	if (step / div < 1)
-		dec = (int)ceil(-log10(step / div) - 1e-9);
-	if (dec > 6)
-		dec = 6;
-	tb_buf b;
-	tb_buf_init(&b);
-	if (dec == 0)
-		tb_fmt_grouped(&b, v / div);
-	else
-		tb_buf_printf(&b, "%.*f", dec, v / div);
-	tb_buf_puts(&b, suffix[s]);
-	if (unit && *unit)
-		tb_buf_printf(&b, " %s", unit);
-	tb_chart_copy(out, cap, b.ptr, b.len);
-	tb_buf_release(&b);
-}
-
 /* ---- the layout ------------------------------------------------------ */
 
 typedef struct S_ctx {
@@ -327,7 +178,7 @@ typedef struct S_ctx {
 	char unit[sizeof ((tb_chart_spec *)0)->y_unit];
 	tb_rgb colors[TB_CHART_MAX_SERIES];
 	char names[TB_CHART_MAX_SERIES][sizeof ((tb_chart_series *)0)->name];
-	S_axis y, x;      /* x is used by TB_CHART_LINES only */
+	tb_chart_axis y, x;      /* x is used by TB_CHART_LINES only */
 	bool flag_legend; /* a flagged point is drawn: name it in the legend */
 	double px, py, pw, ph;
 } S_ctx;
@@ -362,12 +213,12 @@ static double S_xat(const S_ctx *k, size_t i)
 
 static double S_ymap(const S_ctx *k, double v)
 {
-	return k->py + k->ph - S_frac(&k->y, v) * k->ph;
+	return k->py + k->ph - tb_chart_axis_frac(&k->y, v) * k->ph;
 }
 
 static double S_xmap(const S_ctx *k, double v)
 {
-	return k->px + S_frac(&k->x, v) * k->pw;
+	return k->px + tb_chart_axis_frac(&k->x, v) * k->pw;
 }
 
 /* Range of everything that will be drawn against y; false when nothing. */
@@ -834,19 +685,19 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 	}
 	if (have) {
 		if (sp->log_y)
-			S_log10_axis(&k.y, ylo, yhi);
+			tb_chart_axis_log10(&k.y, ylo, yhi);
 		else if (sp->y_zoom && ylo > 0)
 			/* room above the top dot for its number */
-			S_nice(&k.y, ylo - (yhi - ylo) * 0.15, yhi + (yhi - ylo) * 0.25 + 1e-9 * yhi);
+			tb_chart_axis_nice(&k.y, ylo - (yhi - ylo) * 0.15, yhi + (yhi - ylo) * 0.25 + 1e-9 * yhi);
 		else
-			S_nice(&k.y, 0, sp->kind == TB_CHART_STACKED_BARS ? yhi * 1.04 : yhi);
+			tb_chart_axis_nice(&k.y, 0, sp->kind == TB_CHART_STACKED_BARS ? yhi * 1.04 : yhi);
 		if (sp->kind == TB_CHART_LINES) {
 			if (sp->x_cats)
-				S_cat_axis(&k.x, k.ncats);
+				tb_chart_axis_cats(&k.x, k.ncats);
 			else if (sp->log_x)
-				S_log2_axis(&k.x, xlo, xhi);
+				tb_chart_axis_log2(&k.x, xlo, xhi);
 			else
-				S_nice(&k.x, xlo, xhi);
+				tb_chart_axis_nice(&k.x, xlo, xhi);
 		}
 	}
 
@@ -855,7 +706,7 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 	double left = S_PAD, tickw = 0;
 	if (have)
 		for (size_t t = 0; t < k.y.nticks; t++) {
-			S_tick_label(ylab[t], sizeof ylab[t], &k.y, k.y.ticks[t], k.unit);
+			tb_chart_tick_label(ylab[t], sizeof ylab[t], &k.y, k.y.ticks[t], k.unit);
 			tickw = fmax(tickw, tb_chart_text_width_pt(ylab[t], S_LABEL_PT));
 		}
 	char ytitle[sizeof sp->y_label + 4], xtitle[sizeof sp->x_label + 4];
@@ -877,7 +728,7 @@ void tb_chart_layout(const tb_chart_spec *spec, double width_pt,
 			else if (k.x.log)
 				tb_fmt_grouped(&b, k.x.ticks[t]);
 			else
-				S_tick_label(xlab[t], sizeof xlab[t], &k.x, k.x.ticks[t], "");
+				tb_chart_tick_label(xlab[t], sizeof xlab[t], &k.x, k.x.ticks[t], "");
 			if (!sp->x_cats && k.x.log)
 				tb_chart_copy(xlab[t], sizeof xlab[t], b.ptr, b.len);
 			tb_buf_release(&b);

@@ -4,6 +4,7 @@
 #ifndef TB_CHART_INT_H
 #define TB_CHART_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "trainbudget/chart.h"
 
@@ -32,6 +33,31 @@ void tb_chart_cross(tb_chart *c, tb_prim_role role, double x, double y, double r
 void tb_chart_copy(char *dst, size_t dstcap, const char *src, size_t srccap);
 /* Shortens s in place with an ellipsis until it fits in max_w at pt. */
 void tb_chart_fit(char *s, size_t cap, double max_w, double pt);
+
+/* ---- scales (chart_axis.c) ---- */
+
+typedef struct tb_chart_axis {
+	bool log;         /* log10 (y) or log2 (x) */
+	double lo, hi;    /* display units; for log, the values themselves */
+	size_t nticks;
+	double ticks[32];
+	double step;      /* linear tick step, for label precision */
+} tb_chart_axis;
+
+/* 1-2-5 steps covering lo..hi in 3 to 6 intervals (4 to 7 ticks). */
+void tb_chart_axis_nice(tb_chart_axis *a, double lo, double hi);
+/* Decades, 10^floor(log10 lo) .. 10^ceil(log10 hi), at most 7 ticks. */
+void tb_chart_axis_log10(tb_chart_axis *a, double lo, double hi);
+/* Powers of two (GPU counts), at most 31 of them. */
+void tb_chart_axis_log2(tb_chart_axis *a, double lo, double hi);
+/* n categories at 0..n-1, half a step of room at each end. */
+void tb_chart_axis_cats(tb_chart_axis *a, size_t n);
+/* Where v falls along the axis, 0..1, clamped. */
+double tb_chart_axis_frac(const tb_chart_axis *a, double v);
+/* A tick label: the step's decimals, grouped thousands, k/M/B/T by the
+ * axis maximum, then the unit. */
+void tb_chart_tick_label(char *out, size_t cap, const tb_chart_axis *a, double v,
+                         const char *unit);
 
 /* The heat map (chart_heat.c), below the title at `top`. */
 void tb_chart_layout_heat(const tb_chart_spec *sp, tb_chart *out, double top);
