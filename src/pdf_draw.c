@@ -153,7 +153,15 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 			tb_buf_putc(&p->c, '<');
 		open = true;
 		unsigned cid = tb_pdf_font_cid(st->fonts[font].f, g.gid, e->uni, e->nuni);
-		tb_buf_printf(&p->c, "%04X", cid);
+		if (cid <= 0xFFFF) {
+			/* "%04X" by hand: one per glyph drawn */
+			static const char hex[] = "0123456789ABCDEF";
+			char h[4] = { hex[cid >> 12], hex[(cid >> 8) & 15], hex[(cid >> 4) & 15],
+			              hex[cid & 15] };
+			tb_buf_put(&p->c, h, 4);
+		} else {
+			tb_buf_printf(&p->c, "%04X", cid);
+		}
 		w += g.width;
 	}
 	if (open)

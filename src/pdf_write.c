@@ -93,10 +93,54 @@ void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
 	tb_buf_truncate(&w->out, 0);
 }
 
+/* "%.3f" without its trailing zeros, "-0" as "0".  Most of a PDF's bytes
+ * are these numbers, and printf was most of its instructions, so the
+ * common case is formatted here: the thousandths rounded from v x 1000,
+ * which is exact unless that product lies within a hair of a half (then
+ * printf decides). */
 void tb_pdfw_num(tb_buf *b, double v)
 {
 	if (!isfinite(v))
 		v = 0;
+	/* far beyond any page, and within what readers take for a real
+	 * (Acrobat's limit is about 3.4e38; printf's digits of 1e300 would
+	 * not fit the fallback's buffer) */
+	if (fabs(v) > 1e9)
+		v = v < 0 ? -1e9 : 1e9;
+	double m = v * 1000.0;
+	double r = nearbyint(m);
+	if (fabs(fabs(m - r) - 0.5) > 1e-3) {
+		long long q = (long long)r;
+		if (q == 0) {
+			tb_buf_putc(b, '0');
+			return;
+		}
+		char s[32];
+		char *p = s + sizeof s;
+		unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
+		unsigned frac = (unsigned)(u % 1000);
+		u /= 1000;
+		if (frac) {
+			int digits = 3;
+			while (frac % 10 == 0) {
+				frac /= 10;
+				digits--;
+			}
+			for (int i = 0; i < digits; i++) {
+				*--p = (char)('0' + frac % 10);
+				frac /= 10;
+			}
+			*--p = '.';
+		}
+		do {
+			*--p = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (q < 0)
+			*--p = '-';
+		tb_buf_put(b, p, (size_t)(s + sizeof s - p));
+		return;
+	}
 	char s[64];
 	snprintf(s, sizeof s, "%.3f", v);
 	size_t n = strlen(s);

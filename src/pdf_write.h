@@ -37,7 +37,8 @@ void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
  * Every allocated number must have been written. */
 void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out);
 
-/* A number as PDF writes it: at most 3 decimals, no trailing zeros. */
+/* A number as PDF writes it: at most 3 decimals, no trailing zeros, "-0"
+ * as "0", and within +-1e9 (no page is larger; readers limit reals). */
 void tb_pdfw_num(tb_buf *b, double v);
 
 /* A text string (titles, bookmarks): a literal when printable ASCII, else

@@ -6,12 +6,14 @@
  * know nothing of our code. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pdf_text.h"
+#include "pdf_write.h"
 #include "trainbudget/budget.h"
 #include "trainbudget/render.h"
 #include "trainbudget/scenario.h"
@@ -866,4 +868,65 @@ Test(render_pdf, default_report_end_to_end)
 	tb_report_free(r);
 	tb_scenario_free(sc);
 	tb_diags_release(&d);
+}
+
+/* tb_pdfw_num formats thousandths by hand; it must print what "%.3f"
+ * stripped of trailing zeros prints (the PDF's bytes, hence every
+ * signed document's hash, rest on it), halves included; beyond +-1e9 (no
+ * page is that large) it prints the bound. */
+static void S_num_ref(char *out, size_t cap, double v)
+{
+	if (!isfinite(v))
+		v = 0;
+	if (fabs(v) > 1e9)
+		v = v < 0 ? -1e9 : 1e9;
+	snprintf(out, cap, "%.3f", v);
+	size_t n = strlen(out);
+	while (n > 0 && out[n - 1] == '0')
+		n--;
+	if (n > 0 && out[n - 1] == '.')
+		n--;
+	out[n] = '\0';
+	if (strcmp(out, "-0") == 0)
+		strcpy(out, "0");
+}
+
+Test(render_pdf, numbers_as_printf_prints_them)
+{
+	static const double edge[] = {
+		0, -0.0, 5, -5, 0.5, 0.0005, -0.0005, 0.0015, 0.0025, 1.0005, 2.5e-4, -2.5e-4,
+		0.1, 0.2, 0.3, 595.276, 841.89, 1e-9, -1e-9, 999.9995, 123456.7895, 1e9 + 0.0005,
+		1e12, -1e12, 1e13, 4e15, 1e300, -1e300, NAN, INFINITY, -INFINITY, 72.0 / 25.4,
+	};
+	char want[400];
+	tb_buf got;
+	tb_buf_init(&got);
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+		tb_buf_truncate(&got, 0);
+		tb_pdfw_num(&got, edge[i]);
+		S_num_ref(want, sizeof want, edge[i]);
+		cr_expect_str_eq(got.ptr, want, "%.17g: %s instead of %s", edge[i], got.ptr, want);
+	}
+	/* a million values of every magnitude a page uses, and thousandths
+	 * exactly on and beside their halves */
+	uint64_t x = 88172645463325252ULL;
+	for (int i = 0; i < 1000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v;
+		switch (i % 3) {
+		case 0: v = ldexp((double)(x >> 11), -53) * 2000 - 1000; break;
+		case 1: v = ((double)(int64_t)(x % 2000001) - 1000000) / 2000.0; break;
+		default: v = ldexp((double)(x >> 11), -53) * pow(10, (double)(x % 15)) - 3; break;
+		}
+		tb_buf_truncate(&got, 0);
+		tb_pdfw_num(&got, v);
+		S_num_ref(want, sizeof want, v);
+		if (strcmp(got.ptr, want) != 0) {
+			cr_expect_str_eq(got.ptr, want, "%.17g", v);
+			break;
+		}
+	}
+	tb_buf_release(&got);
 }
