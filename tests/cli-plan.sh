@@ -157,6 +157,10 @@ if [ -s "$T/o/default-7b-plan.md" ] && [ -s "$T/o/default-7b-plan.pdf" ] \
 else
 	fail "plan files: $(cat "$T/out" "$T/err")"
 fi
+"$BIN" plan "$D" --name run-7b --format md -o "$T/o" >/dev/null 2>"$T/err" \
+	&& [ -s "$T/o/run-7b-plan.md" ] && grep -q 'trainbudget plan docs/examples/default-7b.yaml --name run-7b' "$T/o/run-7b-plan.md" \
+	&& ok "plan --name NAME writes NAME-plan.* and keeps --name in the regenerate line" \
+	|| fail "plan --name: $(ls "$T/o") $(cat "$T/err")"
 grep -q '^## The best layouts' "$T/o/default-7b-plan.md" && grep -q '^## Why the winner wins' "$T/o/default-7b-plan.md" \
 	&& ok "the plan document's sections" || fail "plan document sections"
 cp "$T/o/default-7b-plan.pdf" "$T/first.pdf"
