@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "trainbudget/xalloc.h"
+#include "utf8.h"
 
 void tb_diags_init(tb_diags *d)
 {
@@ -40,31 +41,6 @@ void tb_diags_release(tb_diags *d)
 }
 
 /* ---- escaping ---------------------------------------------------------- */
-
-/* The length of the UTF-8 sequence at s (at most n bytes) and its code
- * point; 0 when it is not well-formed (overlong, surrogate, truncated). */
-static size_t S_utf8(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	unsigned c = s[0];
-	size_t len;
-	uint32_t v;
-	if (c >= 0xC2 && c <= 0xDF) { len = 2; v = c & 0x1F; }
-	else if (c >= 0xE0 && c <= 0xEF) { len = 3; v = c & 0x0F; }
-	else if (c >= 0xF0 && c <= 0xF4) { len = 4; v = c & 0x07; }
-	else return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		v = (v << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
-	    (v >= 0xD800 && v <= 0xDFFF))
-		return 0;
-	*cp = v;
-	return len;
-}
 
 /* Code points a terminal acts on or that reorder what is shown: the C1
  * controls (U+009B is a CSI on its own) and the bidirectional controls
@@ -96,7 +72,7 @@ static size_t S_put_char(tb_buf *out, const unsigned char *s, size_t n,
 		return 1;
 	}
 	uint32_t cp = 0;
-	size_t k = S_utf8(s, n, &cp);
+	size_t k = tb_utf8_seq(s, n, &cp);
 	if (k == 0) {
 		*width = (size_t)snprintf(esc, sizeof esc, "\\x%02x", c);
 		if (out)

@@ -6,35 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Strings are UTF-8; anything that is not (a stray byte in a title) becomes
- * U+FFFD so the document stays valid JSON. */
-static size_t S_utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n;
-	unsigned min;
-	if (c >= 0xC2 && c <= 0xDF) {
-		n = 2;
-		min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		n = 3;
-		min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		n = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	unsigned cp = c & (0x3Fu >> (n - 1));
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3Fu);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return n;
-}
+#include "utf8.h"
 
 void tb_jw_string(tb_buf *out, const char *s)
 {
@@ -60,7 +32,8 @@ void tb_jw_string(tb_buf *out, const char *s)
 			tb_buf_putc(out, (char)c);
 			p++;
 		} else {
-			size_t n = S_utf8_len(p);
+			/* stops at the NUL: it continues no sequence */
+			size_t n = tb_utf8_seq(p, 4, NULL);
 			if (n) {
 				tb_buf_put(out, p, n);
 				p += n;

@@ -22,6 +22,7 @@
 #include "trainbudget/buf.h"
 #include "trainbudget/sha256.h"
 #include "trainbudget/xalloc.h"
+#include "utf8.h"
 
 static const char *const S_kind_names[TB_INPUT_KINDS] = {
 	"scenario", "hf_config", "template",
@@ -84,39 +85,6 @@ void tb_signoff_set_overrides(tb_signoff *s, const char *const *sets, size_t nse
 	s->nsweeps = nsweeps;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t S_utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2;
-		min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	unsigned cp = c & (0x7F >> len);
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
 char *tb_signoff_path(const char *given)
 {
 	if (!given || !*given)
@@ -131,7 +99,7 @@ char *tb_signoff_path(const char *given)
 	const unsigned char *u = (const unsigned char *)p;
 	size_t n = strlen(p);
 	for (size_t i = 0; i < n;) {
-		size_t k = S_utf8_len(u + i, n - i);
+		size_t k = tb_utf8_seq(u + i, n - i, NULL);
 		if (k == 0 || (k == 1 && (u[i] < 0x20 || u[i] == 0x7F)) ||
 		    (k == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0)) {
 			/* not UTF-8, or a C0/C1 control: never raw in a report */

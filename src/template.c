@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "trainbudget/xalloc.h"
+#include "utf8.h"
 
 /* user_data sentinels on nodes of the template tree (custom blocks made
  * later own their user_data). */
@@ -90,36 +91,13 @@ void tb_tpl_collect(cmark_node *root, tb_tpl_nodes *out)
 
 /* ---- UTF-8 ---------------------------------------------------------- */
 
-static size_t S_utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	if (c < 0x80)
-		return c ? 1 : 0;
-	size_t len;
-	uint32_t cp;
-	if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-	else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-	else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-	else return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
 void tb_template_put_utf8(tb_buf *out, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < len) {
-		size_t k = S_utf8_len(u + i, len - i);
+		/* a NUL is no more text than a bad byte */
+		size_t k = u[i] ? tb_utf8_seq(u + i, len - i, NULL) : 0;
 		if (k == 0) {
 			tb_buf_puts(out, "\xEF\xBF\xBD");
 			i++;

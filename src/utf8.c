@@ -1,0 +1,33 @@
+#include "utf8.h"
+
+size_t tb_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	if (n == 0)
+		return 0;
+	unsigned c = s[0];
+	size_t len;
+	uint32_t v, min;
+	if (c < 0x80) {
+		len = 1; v = c; min = 0;
+	} else if (c >= 0xC2 && c <= 0xDF) {
+		len = 2; v = c & 0x1F; min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3; v = c & 0x0F; min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4; v = c & 0x07; min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3Fu);
+	}
+	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+		return 0;
+	if (cp)
+		*cp = v;
+	return len;
+}
