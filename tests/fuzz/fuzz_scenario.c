@@ -1,5 +1,6 @@
 /* fuzz_scenario.c: libFuzzer target for tb_scenario_load, and everything
- * downstream of a scenario that loads: the budget, the text and JSON
+ * downstream of a scenario that loads: the budget, the risk, the layout
+ * search `estimate` runs (its counts must add up), the text and JSON
  * summaries.
  *
  * Checks the loader's contract (NULL exactly when there is an error), the
@@ -91,6 +92,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sc) {
 		tb_budget_compute(&sc->inputs, &S_budget);
 		tb_budget_compute_risk(&sc->inputs, &S_budget);
+		/* the layout search every estimate runs, with its pruning */
+		tb_budget_compute_plan(&sc->inputs, &S_budget, NULL);
+		if (S_budget.plan.known &&
+		    S_budget.plan.searched != S_budget.plan.pruned_rules + S_budget.plan.pruned_batch +
+		                              S_budget.plan.pruned_memory + S_budget.plan.feasible)
+			abort();
 		char *t = tb_render_text(sc, &S_budget);
 		if (t && S_has_raw_control(t))
 			abort();
