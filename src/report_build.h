@@ -182,6 +182,13 @@ tb_chart_ref *tb_rchart_ref(tb_chart_spec *s, double value, const char *prefix,
                             tb_rfilter f, double shown, tb_rgb color);
 /* The dark grey of reference lines that are not a limit. */
 extern const tb_rgb tb_rchart_ref_grey;
+/* A step's ten terms (perf.h) as the six series of a stacked bar
+ * (report_perf.c): compute, recomputation, tensor/context/expert
+ * communication, bubble and sends, data-parallel communication, optimizer
+ * and the rest.  _series adds the six; _column fills bar i. */
+void tb_rchart_step_series(tb_chart_spec *s);
+void tb_rchart_step_column(tb_chart_spec *s, size_t i, const char *label,
+                           const double *breakdown_s);
 
 /* ---- sections -------------------------------------------------------- */
 

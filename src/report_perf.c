@@ -132,31 +132,39 @@ static void S_table_variants(tb_report *r, tb_table *t)
 	}
 }
 
-/* Six series at most: the ten terms in six groups. */
-static void S_chart_step(const tb_report *r, tb_chart_spec *s)
+void tb_rchart_step_series(tb_chart_spec *s)
 {
-	const tb_perf_budget *pb = &r->b->perf;
-	tb_rchart_init(s, TB_CHART_STACKED_BARS, "step-time", "Where a step's time goes",
-	               "Layout", "Time per step", "s", 1);
 	static const char *const groups[6] = {
 		"compute", "recompute", "tensor/context/expert comm", "pipeline bubble + sends",
 		"data-parallel comm", "optimizer + other",
 	};
 	for (int g = 0; g < 6; g++)
 		tb_rchart_series(s, groups[g]);
+}
+
+void tb_rchart_step_column(tb_chart_spec *s, size_t i, const char *label,
+                           const double *b)
+{
+	tb_rcopy(s->cats[i], sizeof s->cats[i], label ? label : "");
+	s->series[0].values[i] = b[TB_PERF_COMPUTE];
+	s->series[1].values[i] = b[TB_PERF_RECOMPUTE];
+	s->series[2].values[i] = b[TB_PERF_TP_COMM] + b[TB_PERF_CP_COMM] + b[TB_PERF_EP_COMM];
+	s->series[3].values[i] = b[TB_PERF_BUBBLE] + b[TB_PERF_PP_COMM];
+	s->series[4].values[i] = b[TB_PERF_DP_COMM];
+	s->series[5].values[i] = b[TB_PERF_OPTIMIZER] + b[TB_PERF_OTHER];
+}
+
+/* Six series at most: the ten terms in six groups. */
+static void S_chart_step(const tb_report *r, tb_chart_spec *s)
+{
+	const tb_perf_budget *pb = &r->b->perf;
+	tb_rchart_init(s, TB_CHART_STACKED_BARS, "step-time", "Where a step's time goes",
+	               "Layout", "Time per step", "s", 1);
+	tb_rchart_step_series(s);
 	size_t n = pb->known ? tb_rchart_ncats(s, pb->n_variants, TB_PERF_VARIANTS) : 0;
 	s->ncats = n;
-	for (size_t i = 0; i < n; i++) {
-		const tb_perf_variant *v = &pb->variants[i];
-		const double *b = v->breakdown_s;
-		tb_rcopy(s->cats[i], sizeof s->cats[i], v->label ? v->label : "");
-		s->series[0].values[i] = b[TB_PERF_COMPUTE];
-		s->series[1].values[i] = b[TB_PERF_RECOMPUTE];
-		s->series[2].values[i] = b[TB_PERF_TP_COMM] + b[TB_PERF_CP_COMM] + b[TB_PERF_EP_COMM];
-		s->series[3].values[i] = b[TB_PERF_BUBBLE] + b[TB_PERF_PP_COMM];
-		s->series[4].values[i] = b[TB_PERF_DP_COMM];
-		s->series[5].values[i] = b[TB_PERF_OPTIMIZER] + b[TB_PERF_OTHER];
-	}
+	for (size_t i = 0; i < n; i++)
+		tb_rchart_step_column(s, i, pb->variants[i].label, pb->variants[i].breakdown_s);
 }
 
 static const tb_rtable_def S_tables[] = {

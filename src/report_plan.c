@@ -255,26 +255,13 @@ static void S_chart_breakdown(const tb_report *r, tb_chart_spec *s)
 	const tb_plan_result *p = S_plan(r);
 	tb_rchart_init(s, TB_CHART_STACKED_BARS, "plan-step", "Where a step goes, best layouts and yours",
 	               "Layout", "Time per step", "s", 1);
-	static const char *const groups[6] = {
-		"compute", "recompute", "tensor/context/expert comm", "pipeline bubble + sends",
-		"data-parallel comm", "optimizer + other",
-	};
-	for (int g = 0; g < 6; g++)
-		tb_rchart_series(s, groups[g]);
+	tb_rchart_step_series(s);
 	const tb_plan_layout *cols[3];
 	const char *names[3];
 	int n = p->known ? S_columns(p, cols, names) : 0;
 	s->ncats = (size_t)n;
-	for (int i = 0; i < n; i++) {
-		const double *b = cols[i]->breakdown_s;
-		tb_rcopy(s->cats[i], sizeof s->cats[i], names[i]);
-		s->series[0].values[i] = b[TB_PERF_COMPUTE];
-		s->series[1].values[i] = b[TB_PERF_RECOMPUTE];
-		s->series[2].values[i] = b[TB_PERF_TP_COMM] + b[TB_PERF_CP_COMM] + b[TB_PERF_EP_COMM];
-		s->series[3].values[i] = b[TB_PERF_BUBBLE] + b[TB_PERF_PP_COMM];
-		s->series[4].values[i] = b[TB_PERF_DP_COMM];
-		s->series[5].values[i] = b[TB_PERF_OPTIMIZER] + b[TB_PERF_OTHER];
-	}
+	for (int i = 0; i < n; i++)
+		tb_rchart_step_column(s, (size_t)i, names[i], cols[i]->breakdown_s);
 }
 
 /* Days on x, cost on y: the front from fastest to cheapest. */
