@@ -398,25 +398,6 @@ void tb_compare_add_template(tb_compare *c, const char *text, size_t len)
 	S_hash(c);
 }
 
-/* The sweep's specifications and the configs its points read join the
- * proposal's inputs; false, with an error, when one changed during the
- * run (or there are too many to list). */
-static bool S_sweep_inputs(tb_compare_proposal *p, const tb_compare_input *in,
-                           const char *const *sweeps, size_t nsweeps, tb_diags *d)
-{
-	tb_scenario_set_sweeps(p->sc, sweeps, nsweeps);
-	bool ok = !p->sweep->inputs_changed;
-	for (size_t i = 0; ok && i < p->sweep->inputs.nfiles; i++) {
-		const tb_input_file *f = &p->sweep->inputs.files[i];
-		ok = tb_scenario_add_input_hash(p->sc, f->kind, f->path, f->sha256);
-	}
-	if (!ok)
-		tb_diags_add(d, TB_DIAG_ERROR, S_shown(in->path), NULL, 0, 0, 0,
-		             "a config.json the sweep read changed while it ran (or the sweep read "
-		             "more than %d of them); expected the same files throughout, so the "
-		             "hash printed covers what was priced", TB_SIGNOFF_MAX_FILES - 2);
-	return ok;
-}
 
 tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *const *sets,
                            size_t nsets, const char *const *sweeps, size_t nsweeps,
@@ -443,7 +424,7 @@ tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *con
 			                             sets, nsets, d);
 			if (!c->p[i].sweep)
 				break;  /* a bad argument would say the same for every file */
-			if (!S_sweep_inputs(&c->p[i], &in[i], sweeps, nsweeps, d))
+			if (!tb_sweep_add_inputs(c->p[i].sweep, c->p[i].sc, sweeps, nsweeps, S_shown(in[i].path), d))
 				break;
 		}
 	}

@@ -42,15 +42,6 @@ void tb_diags_release(tb_diags *d)
 
 /* ---- escaping ---------------------------------------------------------- */
 
-/* Code points a terminal acts on or that reorder what is shown: the C1
- * controls (U+009B is a CSI on its own) and the bidirectional controls
- * ("Trojan Source", CVE-2021-42574). */
-static bool S_invisible(uint32_t cp)
-{
-	return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
-	       (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 /* Appends the character at s (escaped as needed) to out when out is not
  * NULL; returns the bytes it takes and sets *width to the columns it shows
  * as (tabs count 1; the caret line copies them). */
@@ -79,7 +70,7 @@ static size_t S_put_char(tb_buf *out, const unsigned char *s, size_t n,
 			tb_buf_puts(out, esc);
 		return 1;
 	}
-	if (S_invisible(cp)) {
+	if (tb_utf8_invisible(cp)) {
 		*width = (size_t)snprintf(esc, sizeof esc, "\\u{%x}", (unsigned)cp);
 		if (out)
 			tb_buf_puts(out, esc);

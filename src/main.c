@@ -189,27 +189,10 @@ static tb_sweep *S_sweep(const tb_cli *cli, const S_source *src, tb_diags *d)
 	                    cli->nsets, d);
 }
 
-/* A sweep's own inputs join the scenario's, so the hash printed covers
- * them: its specifications, and every config.json its points read.
- * False, with an error, when a point read a config other than the one
- * the scenario was priced with under the same name (changed during the
- * run). */
 static bool S_sweep_inputs(const tb_cli *cli, tb_scenario *sc, const tb_sweep *sw, tb_diags *d)
 {
-	if (!sw)
-		return true;
-	tb_scenario_set_sweeps(sc, (const char *const *)cli->sweeps, cli->nsweeps);
-	bool ok = !sw->inputs_changed;
-	for (size_t i = 0; ok && i < sw->inputs.nfiles; i++) {
-		const tb_input_file *f = &sw->inputs.files[i];
-		ok = tb_scenario_add_input_hash(sc, f->kind, f->path, f->sha256);
-	}
-	if (!ok)
-		tb_diags_add(d, TB_DIAG_ERROR, sc->path, NULL, 0, 0, 0,
-		             "a config.json the sweep read changed while it ran (or the sweep read "
-		             "more than %d of them); expected the same files throughout, so the "
-		             "hash printed covers what was priced", TB_SIGNOFF_MAX_FILES - 2);
-	return ok;
+	return !sw || tb_sweep_add_inputs(sw, sc, (const char *const *)cli->sweeps, cli->nsweeps,
+	                                  sc->path, d);
 }
 
 /* ---- check ------------------------------------------------------------ */
@@ -373,8 +356,12 @@ static char *S_command_line(const tb_cli *cli)
 		tb_buf_release(&o);
 	}
 	for (size_t i = 0; i < cli->nsweeps; i++) {
+		tb_buf o;
+		tb_buf_init(&o);
+		tb_scenario_public_override(&o, cli->sweeps[i]);
 		tb_buf_puts(&b, " --sweep ");
-		S_shell_word(&b, cli->sweeps[i]);
+		S_shell_word(&b, o.ptr);
+		tb_buf_release(&o);
 	}
 	if (cli->cmd == TB_CMD_PLAN)
 		S_plan_options(&b, &cli->plan);

@@ -16,7 +16,7 @@ static void S_value(tb_jw *j, const char *key, const tb_sweep_axis *ax, size_t i
 	if (ax->numeric)
 		tb_jw_num(j, key, ax->x[i]);
 	else
-		tb_jw_str(j, key, ax->values[i]);
+		tb_jw_str(j, key, ax->shown ? ax->shown[i] : ax->values[i]);
 }
 
 static void S_values(tb_jw *j, const tb_sweep_axis *ax)

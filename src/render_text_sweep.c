@@ -18,15 +18,7 @@ static char *S_value(const tb_sweep *s, size_t a, size_t i)
 {
 	tb_buf b;
 	tb_buf_init(&b);
-	const char *v = s->axis[a].values[i];
-	bool digits = *v && strlen(v) < 16;
-	for (const char *p = v; *p; p++)
-		if (*p < '0' || *p > '9')
-			digits = false;
-	if (digits)
-		tb_fmt_grouped(&b, s->axis[a].x[i]);
-	else
-		tb_buf_puts(&b, v);
+	tb_sweep_value_text(s, a, i, &b);
 	return tb_buf_detach(&b, NULL);
 }
 

@@ -284,6 +284,10 @@ const char *tb_rcompare_condition_name(size_t i);
  * {{title_block}} and {{verdict}} blocks. */
 void tb_rsummary_meta(tb_report *r);
 void tb_rsummary_title_block(tb_report *r, cmark_node *into);
+/* The --set and --unset a scenario was priced under, as published
+ * (tb_scenario_public_override), and why they are covered; nothing when
+ * there are none. */
+void tb_rsummary_overrides(const tb_scenario *sc, const char *why, cmark_node *into);
 void tb_rsummary_verdict_block(tb_report *r, cmark_node *into);
 
 /* ---- placeholders and conditions (report_values.c) ------------------- */

@@ -498,18 +498,8 @@ void tb_rcompare_title_block(tb_report *r, cmark_node *into)
 	S_text(p, false, false, " ");
 	S_text(p, false, true, c->sha256);
 	cmark_node_append_child(node, p);
-	const tb_scenario *sc = c->p[0].sc;
-	if (sc->nsets > 0) {
-		cmark_node *q = cmark_node_new(CMARK_NODE_PARAGRAPH);
-		S_text(q, true, false, "Overrides:");
-		for (size_t i = 0; i < sc->nsets; i++) {
-			S_text(q, false, false, i ? ", " : " ");
-			S_text(q, false, true, sc->sets[i] ? sc->sets[i] : "");
-		}
-		S_text(q, false, false, " (applied with --set to every proposal after its file was "
-		       "read: each file's SHA-256 is of the file without them)");
-		cmark_node_append_child(into, q);
-	}
+	tb_rsummary_overrides(c->p[0].sc, "to every proposal after its file was read; each "
+	                      "proposal's inputs SHA-256 covers them", into);
 }
 
 /* ---- the report ---------------------------------------------------------- */

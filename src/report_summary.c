@@ -571,24 +571,32 @@ void tb_rsummary_title_block(tb_report *r, cmark_node *into)
 	 * priced: say it next to the hash that covers it.  Outside the title
 	 * block, so the PDF (which draws its own title block from the meta)
 	 * shows it on the first page too. */
-	if (sc->nsets > 0) {
-		cmark_node *q = cmark_node_new(CMARK_NODE_PARAGRAPH);
-		S_add_text(q, CMARK_NODE_STRONG, "Overrides:");
-		for (size_t i = 0; i < sc->nsets; i++) {
-			S_add_text(q, CMARK_NODE_TEXT, i ? ", " : " ");
-			tb_buf o;
-			tb_buf_init(&o);
-			const char *set = sc->sets[i] ? sc->sets[i] : "";
-			if (!strchr(set, '='))
-				tb_buf_puts(&o, "--unset ");
-			tb_scenario_public_override(&o, set);
-			S_add_text(q, CMARK_NODE_CODE, o.ptr);
-			tb_buf_release(&o);
-		}
-		S_add_text(q, CMARK_NODE_TEXT, " (applied with --set and --unset after the file was "
-		           "read; the inputs SHA-256 covers them)");
-		cmark_node_append_child(into, q);
+	tb_rsummary_overrides(sc, "after the file was read; the inputs SHA-256 covers them", into);
+}
+
+void tb_rsummary_overrides(const tb_scenario *sc, const char *why, cmark_node *into)
+{
+	if (sc->nsets == 0)
+		return;
+	cmark_node *q = cmark_node_new(CMARK_NODE_PARAGRAPH);
+	S_add_text(q, CMARK_NODE_STRONG, "Overrides:");
+	for (size_t i = 0; i < sc->nsets; i++) {
+		S_add_text(q, CMARK_NODE_TEXT, i ? ", " : " ");
+		tb_buf o;
+		tb_buf_init(&o);
+		const char *set = sc->sets[i] ? sc->sets[i] : "";
+		if (!strchr(set, '='))
+			tb_buf_puts(&o, "--unset ");
+		tb_scenario_public_override(&o, set);
+		S_add_text(q, CMARK_NODE_CODE, o.ptr);
+		tb_buf_release(&o);
 	}
+	tb_buf w;
+	tb_buf_init(&w);
+	tb_buf_printf(&w, " (applied with --set and --unset %s)", why);
+	S_add_text(q, CMARK_NODE_TEXT, w.ptr);
+	tb_buf_release(&w);
+	cmark_node_append_child(into, q);
 }
 
 /* The verdict and key-figure tables, inside one block the PDF draws as its

@@ -23,20 +23,6 @@ static const tb_sweep *S_first(const tb_report *r)
 	return r->sweeps.n ? r->sweeps.s[0] : NULL;
 }
 
-/* A value as a table shows it: a plain count grouped, else as given. */
-static void S_value_text(const tb_sweep *s, size_t a, size_t i, tb_buf *o)
-{
-	const char *v = s->axis[a].values[i];
-	bool digits = *v != '\0' && strlen(v) < 16;
-	for (const char *p = v; *p; p++)
-		if (*p < '0' || *p > '9')
-			digits = false;
-	if (digits)
-		tb_fmt_grouped(o, s->axis[a].x[i]);
-	else
-		tb_buf_puts(o, v);
-}
-
 /* ---- placeholders and conditions ---------------------------------------- */
 
 static const char *const S_value_names[] = {
@@ -77,8 +63,8 @@ tb_tpl_status tb_rsweep_value(const tb_report *r, const char *name, const char *
 	case 2: case 3: tb_rfmt(out, filter ? f : TB_RF_GROUPED, (double)ax->n, NULL); break;
 	case 4: tb_rfmt(out, filter ? f : TB_RF_GROUPED, (double)s->npoints, NULL); break;
 	case 5: tb_rfmt(out, filter ? f : TB_RF_GROUPED, (double)s->nvalid, NULL); break;
-	case 6: case 8: S_value_text(s, a, 0, out); break;
-	default: S_value_text(s, a, ax->n - 1, out); break;
+	case 6: case 8: tb_sweep_value_text(s, a, 0, out); break;
+	default: tb_sweep_value_text(s, a, ax->n - 1, out); break;
 	}
 	return TB_TPL_OK;
 }
@@ -175,7 +161,7 @@ static void S_table(tb_report *r, tb_table *t)
 			if (several)
 				tb_rtab_str(&tb, r->sweeps.label[k]);
 			for (size_t a = 0; a < s->naxes; a++) {
-				S_value_text(s, a, a ? pt->j : pt->i, tb_rtab_begin(&tb));
+				tb_sweep_value_text(s, a, a ? pt->j : pt->i, tb_rtab_begin(&tb));
 				tb_rtab_end(&tb);
 			}
 			if (!pt->valid) {
@@ -306,7 +292,7 @@ static void S_line_chart(const tb_report *r, tb_chart_spec *c, S_metric m)
 		if (i < TB_CHART_MAX_CATS) {
 			tb_buf o;
 			tb_buf_init(&o);
-			S_value_text(s0, 0, i, &o);
+			tb_sweep_value_text(s0, 0, i, &o);
 			tb_rcopy(c->cats[i], sizeof c->cats[i], o.ptr);
 			tb_buf_release(&o);
 		}
@@ -392,14 +378,14 @@ static void S_grid(tb_report *r, cmark_node *into)
 		for (size_t i = 0; i < n0; i++) {
 			tb_buf o;
 			tb_buf_init(&o);
-			S_value_text(s, 0, i, &o);
+			tb_sweep_value_text(s, 0, i, &o);
 			tb_rcopy(c->cats[i], sizeof c->cats[i], o.ptr);
 			tb_buf_release(&o);
 		}
 		for (size_t j = 0; j < n1; j++) {
 			tb_buf o;
 			tb_buf_init(&o);
-			S_value_text(s, 1, j, &o);
+			tb_sweep_value_text(s, 1, j, &o);
 			tb_rcopy(c->rows[j], sizeof c->rows[j], o.ptr);
 			tb_buf_release(&o);
 			for (size_t i = 0; i < n0; i++) {
@@ -421,7 +407,7 @@ static void S_grid(tb_report *r, cmark_node *into)
 		for (size_t i = 0; i < n0; i++) {
 			tb_buf o;
 			tb_buf_init(&o);
-			S_value_text(s, 0, i, &o);
+			tb_sweep_value_text(s, 0, i, &o);
 			owned[i + 1] = tb_buf_detach(&o, NULL);
 			h[i + 1] = owned[i + 1];
 			align[i + 1] = 'r';
@@ -430,7 +416,7 @@ static void S_grid(tb_report *r, cmark_node *into)
 		tb_rtab_init_v(&tb, &blk->table, r, "Wall clock (days, with failures and checkpoints); "
 		               "\u00d7: does not fit", align, h, n0 + 1);
 		for (size_t j = 0; j < n1; j++) {
-			S_value_text(s, 1, j, tb_rtab_begin(&tb));
+			tb_sweep_value_text(s, 1, j, tb_rtab_begin(&tb));
 			tb_rtab_end(&tb);
 			for (size_t i = 0; i < n0; i++) {
 				const tb_sweep_point *p = tb_sweep_at(s, i, j);

@@ -412,19 +412,33 @@ tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,
  * model.hf_config path by its file name): the digest covers that config
  * by its bytes, so where it sits on the author's machine must neither
  * appear in a report nor move the digest. */
-static void S_signoff_overrides(tb_scenario *sc, const char *const *sweeps, size_t nsweeps)
+static char **S_public(const char *const *v, size_t n)
 {
-	char **pub = sc->nsets ? tb_xcalloc(sc->nsets, sizeof *pub) : NULL;
-	for (size_t i = 0; i < sc->nsets; i++) {
+	char **pub = n ? tb_xcalloc(n, sizeof *pub) : NULL;
+	for (size_t i = 0; i < n; i++) {
 		tb_buf o;
 		tb_buf_init(&o);
-		tb_scenario_public_override(&o, sc->sets[i]);
+		tb_scenario_public_override(&o, v[i] ? v[i] : "");
 		pub[i] = tb_buf_detach(&o, NULL);
 	}
-	tb_signoff_set_overrides(&sc->signoff, (const char *const *)pub, sc->nsets, sweeps, nsweeps);
-	for (size_t i = 0; i < sc->nsets; i++)
+	return pub;
+}
+
+static void S_free_public(char **pub, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
 		free(pub[i]);
 	free(pub);
+}
+
+static void S_signoff_overrides(tb_scenario *sc, const char *const *sweeps, size_t nsweeps)
+{
+	char **sets = S_public((const char *const *)sc->sets, sc->nsets);
+	char **sw = S_public(sweeps, nsweeps);
+	tb_signoff_set_overrides(&sc->signoff, (const char *const *)sets, sc->nsets,
+	                         (const char *const *)sw, nsweeps);
+	S_free_public(sets, sc->nsets);
+	S_free_public(sw, nsweeps);
 }
 
 tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
@@ -589,24 +603,32 @@ tb_scenario *tb_scenario_load_file(const char *path,
 	return sc;
 }
 
-const char *tb_scenario_public_path(const char *path)
-{
-	if (!path || path[0] != '/')
-		return path;
-	const char *base = strrchr(path, '/') + 1;
-	return *base ? base : path;
-}
-
 void tb_scenario_public_override(tb_buf *b, const char *set)
 {
-	const char *eq = strchr(set, '=');
-	if (eq && (size_t)(eq - set) == strlen("model.hf_config") &&
-	    strncmp(set, "model.hf_config", (size_t)(eq - set)) == 0 && eq[1] == '/') {
-		tb_buf_put(b, set, (size_t)(eq - set) + 1);
-		tb_buf_puts(b, tb_scenario_public_path(eq + 1));
+	static const char key[] = "model.hf_config=";
+	if (strncmp(set, key, sizeof key - 1) != 0) {
+		tb_buf_puts(b, set);
 		return;
 	}
-	tb_buf_puts(b, set);
+	/* each path as tb_signoff_path publishes it: a --set holds one, a
+	 * --sweep a comma list */
+	tb_buf_puts(b, key);
+	const char *p = set + sizeof key - 1;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char *one = tb_xmalloc(len + 1);
+		memcpy(one, p, len);
+		one[len] = '\0';
+		char *shown = len && one[0] == '/' ? tb_signoff_path(one) : NULL;
+		tb_buf_puts(b, shown ? shown : one);
+		free(shown);
+		free(one);
+		if (!comma)
+			break;
+		tb_buf_putc(b, ',');
+		p = comma + 1;
+	}
 }
 
 const char *tb_scenario_default_text(void)

@@ -57,8 +57,10 @@ static char **S_copy_list(const char *const *v, size_t n)
 
 void tb_signoff_release(tb_signoff *s)
 {
-	for (size_t i = 0; i < s->nfiles; i++)
+	for (size_t i = 0; i < s->nfiles; i++) {
 		free(s->files[i].path);
+		free(s->files[i].read_as);
+	}
 	S_free_list(s->sets, s->nsets);
 	S_free_list(s->sweeps, s->nsweeps);
 	memset(s, 0, sizeof *s);
@@ -68,8 +70,10 @@ void tb_signoff_copy(tb_signoff *dst, const tb_signoff *src)
 {
 	tb_signoff_release(dst);
 	*dst = *src;
-	for (size_t i = 0; i < dst->nfiles; i++)
+	for (size_t i = 0; i < dst->nfiles; i++) {
 		dst->files[i].path = tb_xstrdup(src->files[i].path);
+		dst->files[i].read_as = tb_xstrdup(src->files[i].read_as);
+	}
 	dst->sets = S_copy_list((const char *const *)src->sets, src->nsets);
 	dst->sweeps = S_copy_list((const char *const *)src->sweeps, src->nsweeps);
 }
@@ -99,10 +103,10 @@ char *tb_signoff_path(const char *given)
 	const unsigned char *u = (const unsigned char *)p;
 	size_t n = strlen(p);
 	for (size_t i = 0; i < n;) {
-		size_t k = tb_utf8_seq(u + i, n - i, NULL);
-		if (k == 0 || (k == 1 && (u[i] < 0x20 || u[i] == 0x7F)) ||
-		    (k == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0)) {
-			/* not UTF-8, or a C0/C1 control: never raw in a report */
+		uint32_t cp = 0;
+		size_t k = tb_utf8_seq(u + i, n - i, &cp);
+		if (k == 0 || cp < 0x20 || cp == 0x7F || tb_utf8_invisible(cp)) {
+			/* not UTF-8, a control or a bidi override: never raw in a report */
 			tb_buf_putc(&b, '?');
 			i += k ? k : 1;
 			continue;
@@ -113,39 +117,45 @@ char *tb_signoff_path(const char *given)
 	return tb_buf_detach(&b, NULL);
 }
 
-/* The slot an input of this kind and published path replaces, or -1. */
-static long S_slot(const tb_signoff *s, tb_input_kind kind, const char *shown)
+/* The slot an input of this kind replaces, or -1: a scenario or template
+ * replaces the one before; a config, the one read from the same path (two
+ * configs of one published name, /a/config.json and /b/config.json, are
+ * two inputs). */
+static long S_slot(const tb_signoff *s, tb_input_kind kind, const char *read_as)
 {
 	for (size_t i = 0; i < s->nfiles; i++)
 		if (s->files[i].kind == kind &&
-		    (kind != TB_INPUT_HF_CONFIG || strcmp(s->files[i].path, shown) == 0))
+		    (kind != TB_INPUT_HF_CONFIG || strcmp(s->files[i].read_as, read_as) == 0))
 			return (long)i;
 	return -1;
 }
 
-/* Puts (kind, shown, hex) in its place; takes `shown`. */
-static bool S_put(tb_signoff *s, tb_input_kind kind, char *shown, const char *hex)
+/* Puts (kind, path, hex) in its place. */
+static bool S_put(tb_signoff *s, tb_input_kind kind, const char *read_as, const char *hex)
 {
-	long at = S_slot(s, kind, shown);
+	long at = S_slot(s, kind, read_as);
+	tb_input_file *f;
 	if (at >= 0) {
-		free(s->files[at].path);
-		s->files[at].path = shown;
-		memcpy(s->files[at].sha256, hex, 65);
+		f = &s->files[at];
+		free(f->path);
+		free(f->read_as);
+		f->path = tb_signoff_path(read_as);
+		f->read_as = tb_xstrdup(read_as);
+		memcpy(f->sha256, hex, 65);
 		return true;
 	}
-	if (s->nfiles == TB_SIGNOFF_MAX_FILES) {
-		free(shown);
+	if (s->nfiles == TB_SIGNOFF_MAX_FILES)
 		return false;
-	}
 	/* kind order, then the order added: the digest lists them so */
 	size_t pos = 0;
 	while (pos < s->nfiles && s->files[pos].kind <= kind)
 		pos++;
 	memmove(&s->files[pos + 1], &s->files[pos], (s->nfiles - pos) * sizeof s->files[0]);
 	s->nfiles++;
-	tb_input_file *f = &s->files[pos];
+	f = &s->files[pos];
 	f->kind = kind;
-	f->path = shown;
+	f->path = tb_signoff_path(read_as);
+	f->read_as = tb_xstrdup(read_as);
 	memcpy(f->sha256, hex, 65);
 	return true;
 }
@@ -157,7 +167,7 @@ void tb_signoff_add(tb_signoff *s, tb_input_kind kind, const char *path,
 		return;
 	char hex[65];
 	tb_sha256_hex(data, len, hex);
-	S_put(s, kind, tb_signoff_path(path), hex);
+	S_put(s, kind, path ? path : "", hex);
 }
 
 bool tb_signoff_add_hash(tb_signoff *s, tb_input_kind kind, const char *path,
@@ -165,22 +175,22 @@ bool tb_signoff_add_hash(tb_signoff *s, tb_input_kind kind, const char *path,
 {
 	if ((unsigned)kind >= TB_INPUT_KINDS || !hex_sha256 || strlen(hex_sha256) != 64)
 		return false;
-	char *shown = tb_signoff_path(path);
-	long at = S_slot(s, kind, shown);
-	if (at >= 0 && strcmp(s->files[at].sha256, hex_sha256) != 0) {
-		free(shown);
+	if (!path)
+		path = "";
+	long at = S_slot(s, kind, path);
+	if (at >= 0 && strcmp(s->files[at].sha256, hex_sha256) != 0)
 		return false;
-	}
-	return S_put(s, kind, shown, hex_sha256);
+	return S_put(s, kind, path, hex_sha256);
 }
 
 void tb_signoff_drop(tb_signoff *s, tb_input_kind kind)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < s->nfiles; i++) {
-		if (s->files[i].kind == kind)
+		if (s->files[i].kind == kind) {
 			free(s->files[i].path);
-		else
+			free(s->files[i].read_as);
+		} else
 			s->files[k++] = s->files[i];
 	}
 	memset(&s->files[k], 0, (s->nfiles - k) * sizeof s->files[0]);

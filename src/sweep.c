@@ -16,6 +16,7 @@
 
 #include "trainbudget/budget.h"
 #include "trainbudget/scenario.h"
+#include "trainbudget/signoff.h"
 #include "trainbudget/units.h"
 #include "trainbudget/xalloc.h"
 
@@ -256,8 +257,14 @@ int tb_sweep_parse(const char *arg, size_t max, tb_sweep_axis *out, tb_diags *d)
 				return -1;
 			}
 	out->x = tb_xcalloc(out->n, sizeof *out->x);
-	for (size_t i = 0; i < out->n; i++)
+	out->shown = tb_xcalloc(out->n, sizeof *out->shown);
+	bool paths = strcmp(out->key, "model.hf_config") == 0;
+	for (size_t i = 0; i < out->n; i++) {
 		out->x[i] = NAN;
+		/* a report never publishes where the author's files sit */
+		out->shown[i] = paths && out->values[i][0] == '/' ? tb_signoff_path(out->values[i])
+		                                                  : tb_xstrdup(out->values[i]);
+	}
 	return 0;
 }
 
@@ -265,9 +272,13 @@ void tb_sweep_axis_release(tb_sweep_axis *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; i < a->n; i++) {
 		free(a->values[i]);
+		if (a->shown)
+			free(a->shown[i]);
+	}
 	free(a->values);
+	free(a->shown);
 	free(a->cols);
 	free(a->x);
 	free(a->arg);
@@ -505,7 +516,7 @@ tb_sweep *tb_sweep_run(const char *const *args, size_t nargs, const char *path,
 				for (size_t k = 0; k < sc->signoff.nfiles; k++) {
 					const tb_input_file *in = &sc->signoff.files[k];
 					if (in->kind == TB_INPUT_HF_CONFIG &&
-					    !tb_signoff_add_hash(&s->inputs, in->kind, in->path, in->sha256))
+					    !tb_signoff_add_hash(&s->inputs, in->kind, in->read_as, in->sha256))
 						s->inputs_changed = true;
 				}
 				tb_budget_compute(&sc->inputs, b);
@@ -577,8 +588,10 @@ void tb_sweep_free(tb_sweep *s)
 
 const tb_sweep_point *tb_sweep_at(const tb_sweep *s, size_t i, size_t j)
 {
+	if (!s)
+		return NULL;
 	size_t n1 = s->naxes == 2 ? s->axis[1].n : 1;
-	if (!s || i >= s->axis[0].n || j >= n1)
+	if (i >= s->axis[0].n || j >= n1)
 		return NULL;
 	return &s->points[i * n1 + j];
 }
@@ -667,4 +680,21 @@ static void S_cliffs(tb_sweep *s)
 		if (seen)
 			S_add_cliff(s, TB_CLIFF_SCALING, from, j, best);
 	}
+}
+
+bool tb_sweep_add_inputs(const tb_sweep *sw, tb_scenario *sc, const char *const *sweeps,
+                         size_t nsweeps, const char *where, tb_diags *d)
+{
+	tb_scenario_set_sweeps(sc, sweeps, nsweeps);
+	bool ok = !sw->inputs_changed;
+	for (size_t i = 0; ok && i < sw->inputs.nfiles; i++) {
+		const tb_input_file *f = &sw->inputs.files[i];
+		ok = tb_scenario_add_input_hash(sc, f->kind, f->read_as, f->sha256);
+	}
+	if (!ok)
+		tb_diags_add(d, TB_DIAG_ERROR, where, NULL, 0, 0, 0,
+		             "a config.json the sweep read changed while it ran (or the sweep read "
+		             "more than %d of them); expected the same files throughout, so the "
+		             "hash printed covers what was priced", TB_SIGNOFF_MAX_FILES - 2);
+	return ok;
 }

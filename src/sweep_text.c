@@ -18,22 +18,29 @@ static bool S_digits(const char *s)
 	return true;
 }
 
+void tb_sweep_value_text(const tb_sweep *s, size_t a, size_t i, tb_buf *out)
+{
+	const tb_sweep_axis *ax = &s->axis[a];
+	if (i >= ax->n)
+		return;
+	/* a plain count reads better grouped; anything else as it was given */
+	if (S_digits(ax->values[i]) && strlen(ax->values[i]) < 16 && isfinite(ax->x[i]))
+		tb_fmt_grouped(out, ax->x[i]);
+	else
+		tb_buf_puts(out, ax->shown ? ax->shown[i] : ax->values[i]);
+}
+
 void tb_sweep_value_words(const tb_sweep *s, size_t a, size_t i, tb_buf *out)
 {
 	const tb_sweep_axis *ax = &s->axis[a];
 	if (i >= ax->n)
 		return;
-	const char *v = ax->values[i];
 	bool gpus = strcmp(ax->key, "hardware.count") == 0;
 	if (!gpus) {
 		const char *dot = strrchr(ax->key, '.');
 		tb_buf_printf(out, "%s ", dot ? dot + 1 : ax->key);
 	}
-	/* a plain count reads better grouped; anything else as it was given */
-	if (S_digits(v) && strlen(v) < 16 && isfinite(ax->x[i]))
-		tb_fmt_grouped(out, ax->x[i]);
-	else
-		tb_buf_puts(out, v);
+	tb_sweep_value_text(s, a, i, out);
 	if (gpus)
 		tb_buf_puts(out, ax->x[i] == 1 ? " GPU" : " GPUs");
 }

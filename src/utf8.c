@@ -31,3 +31,9 @@ size_t tb_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 		*cp = v;
 	return len;
 }
+
+int tb_utf8_invisible(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+	       (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}

@@ -14,4 +14,9 @@
  * continue it, so a NUL-terminated string is never read past its end). */
 size_t tb_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp);
 
+/* Code points a terminal acts on or that reorder what is shown: the C1
+ * controls (U+009B is a CSI on its own) and the bidirectional controls
+ * ("Trojan Source", CVE-2021-42574).  Never shown raw. */
+int tb_utf8_invisible(uint32_t cp);
+
 #endif

@@ -159,6 +159,23 @@ grep -q "$(js "$T/w.json" scenario.inputs_sha256)" "$T/out5/other-name.md" \
 	&& ok "a swept report prints the same digest as its JSON" || fail "the swept report's digest"
 grep -q '| Model config (model.hf\\_config) | b.json |' "$T/out5/other-name.md" \
 	&& ok "... and lists the second config" || fail "the swept report does not list b.json"
+# Two configs of one file name in other folders, given as absolute paths:
+# two inputs (not one that changed), and no absolute path published.
+mkdir -p "$T/m/a" "$T/m/b"
+cp "$T/b/llama3-8b-config.json" "$T/m/a/config.json"
+cp "$T/b/b.json" "$T/m/b/config.json"
+if "$BIN" report "$T/b/other-name.yaml" -o "$T/out7" --format md,json \
+	--sweep "model.hf_config=$T/m/a/config.json,$T/m/b/config.json" >/dev/null 2>"$T/err7"; then
+	n=$(python3 -c 'import json,sys; print(sum(1 for f in json.load(open(sys.argv[1]))["scenario"]["inputs"] if f["role"] == "hf_config"))' "$T/out7/other-name.json")
+	check "two configs named config.json in two folders are two inputs" "$n" 3
+	if grep -q "$T" "$T/out7/other-name.md" "$T/out7/other-name.json"; then
+		fail "a sweep over absolute config paths published one"
+	else
+		ok "a sweep over absolute config paths publishes file names only"
+	fi
+else
+	fail "a sweep over two config.json in two folders: $(cat "$T/err7")"
+fi
 
 # A comparison's hash is over each proposal's inputs digest.
 cp "$T/b/other-name.yaml" "$T/b/p2.yaml"

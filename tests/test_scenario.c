@@ -429,18 +429,24 @@ Test(scenario, set_switches_the_model)
 /* What a published report may show of a path: never an absolute one. */
 Test(scenario, public_paths)
 {
-	cr_expect_str_eq(tb_scenario_public_path("/home/alice/runs/x.yaml"), "x.yaml");
-	cr_expect_str_eq(tb_scenario_public_path("runs/x.yaml"), "runs/x.yaml");
-	cr_expect_str_eq(tb_scenario_public_path("-"), "-");
-	tb_buf b;
-	tb_buf_init(&b);
-	tb_scenario_public_override(&b, "model.hf_config=/home/alice/cfg/config.json");
-	cr_expect_str_eq(b.ptr, "model.hf_config=config.json");
-	tb_buf_release(&b);
-	tb_buf_init(&b);
-	tb_scenario_public_override(&b, "hardware.count=128");
-	cr_expect_str_eq(b.ptr, "hardware.count=128");
-	tb_buf_release(&b);
+	static const char *const cases[][2] = {
+		{ "model.hf_config=/home/alice/cfg/config.json", "model.hf_config=config.json" },
+		{ "model.hf_config=cfg/config.json", "model.hf_config=cfg/config.json" },
+		/* a --sweep's comma list, each path on its own */
+		{ "model.hf_config=/m/a/config.json,b.json,/m/c/x.json",
+		  "model.hf_config=config.json,b.json,x.json" },
+		/* a bidi override in a file name is never published raw */
+		{ "model.hf_config=/m/\xE2\x80\xAE" "evil.json", "model.hf_config=?evil.json" },
+		{ "hardware.count=128", "hardware.count=128" },
+		{ "plan.budget", "plan.budget" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_buf b;
+		tb_buf_init(&b);
+		tb_scenario_public_override(&b, cases[i][0]);
+		cr_expect_str_eq(b.ptr, cases[i][1]);
+		tb_buf_release(&b);
+	}
 }
 
 Test(scenario, all_errors_in_one_pass)

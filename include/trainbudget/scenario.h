@@ -91,14 +91,10 @@ tb_scenario *tb_scenario_load_file(const char *path,
  * month with 64 H100s?"  Borrowed, static YAML text. */
 const char *tb_scenario_default_text(void);
 
-/* A path as a published report shows it: as given when relative, by its
- * last component when absolute (never where files sit on the author's
- * machine).  Borrowed from path. */
-const char *tb_scenario_public_path(const char *path);
-
-/* Appends an override as a published report shows it: "KEY=VALUE" or
- * "KEY" (an unset), a model.hf_config path through
- * tb_scenario_public_path. */
+/* Appends an override (--set, --unset or --sweep) as a published report
+ * shows it: "KEY=VALUE" or "KEY" (an unset), each absolute model.hf_config
+ * path by tb_signoff_path (its file name: never where files sit on the
+ * author's machine). */
 void tb_scenario_public_override(tb_buf *b, const char *set);
 /* Adds an input read outside the scenario (a report's --template) from
  * the bytes that will be parsed, and recomputes sc->signoff.digest. */

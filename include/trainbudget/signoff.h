@@ -33,6 +33,7 @@ typedef enum {
 typedef struct tb_input_file {
 	tb_input_kind kind;
 	char *path;             /* as published: tb_signoff_path */
+	char *read_as;          /* as the run read it: which file it is */
 	char sha256[65];        /* of the bytes parsed, lowercase hex */
 } tb_input_file;
 
@@ -50,14 +51,15 @@ void tb_signoff_release(tb_signoff *s);
 void tb_signoff_copy(tb_signoff *dst, const tb_signoff *src);
 
 /* Records `len` bytes of `data` as an input of this kind, named by `path`
- * as the user gave it.  A scenario or template replaces the one before; a
- * config replaces one of the same published path.  Call tb_signoff_seal
- * afterwards. */
+ * as the run read it (published through tb_signoff_path).  A scenario or
+ * template replaces the one before; a config replaces one read from the
+ * same path.  Call tb_signoff_seal afterwards. */
 void tb_signoff_add(tb_signoff *s, tb_input_kind kind, const char *path,
                     const void *data, size_t len);
 /* The same from a hash taken elsewhere (hex_sha256: 64 lowercase hex
- * digits).  Returns false, changing nothing, when an input of that kind
- * and published path is listed with other bytes (a file that changed
+ * digits), `path` as the run read it (an input's read_as).  Returns
+ * false, changing nothing, when an input of that kind read from that path
+ * is listed with other bytes (a file that changed
  * while the run read it), or when the list is full. */
 bool tb_signoff_add_hash(tb_signoff *s, tb_input_kind kind, const char *path,
                          const char *hex_sha256);

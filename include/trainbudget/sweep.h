@@ -23,6 +23,8 @@
 #include "trainbudget/diag.h"
 #include "trainbudget/signoff.h"
 
+struct tb_scenario;
+
 /* At most this many values for one setting (a line chart's points) and
  * for each setting of a grid (a heat map's rows and columns). */
 #define TB_SWEEP_MAX_VALUES 128
@@ -38,6 +40,8 @@ typedef struct tb_sweep_axis {
 	char *key;              /* "training.micro_batch", owned */
 	size_t n;
 	char **values;          /* as --set receives each: "6", "2T", owned */
+	char **shown;           /* as a report shows each: an absolute config
+	                         * path by its file name (tb_signoff_path) */
 	size_t *cols;           /* 1-based column in arg each value comes from */
 	/* Every value is a number (x): a line chart over x; else the values
 	 * are categories (GPU names).  x is what the loaded scenario holds
@@ -131,6 +135,9 @@ const tb_sweep_point *tb_sweep_at(const tb_sweep *s, size_t i, size_t j);
 
 /* ---- words (sweep_text.c) ------------------------------------------- */
 
+/* A value as a table shows it: a plain count grouped, else as published
+ * (axis.shown). */
+void tb_sweep_value_text(const tb_sweep *s, size_t a, size_t i, tb_buf *out);
 /* "micro_batch 6", "2,048 GPUs", "seq_len 8,192": a value of axis a as a
  * sentence names it. */
 void tb_sweep_value_words(const tb_sweep *s, size_t a, size_t i, tb_buf *out);
@@ -138,5 +145,12 @@ void tb_sweep_value_words(const tb_sweep *s, size_t a, size_t i, tb_buf *out);
  * micro_batch 6"; "past 2,048 GPUs each doubling buys less than 30%
  * (at most 12%)"; a grid's cliff starts "at seq_len 4,096, ...". */
 void tb_sweep_cliff_words(const tb_sweep *s, const tb_sweep_cliff *c, tb_buf *out);
+
+/* The sweep's specifications and every config its points read join sc's
+ * inputs, so the printed hash covers what was priced; false, with an error
+ * at `where`, when a config changed during the run or there are more than
+ * the list holds. */
+bool tb_sweep_add_inputs(const tb_sweep *sw, struct tb_scenario *sc, const char *const *sweeps,
+                         size_t nsweeps, const char *where, tb_diags *d);
 
 #endif
