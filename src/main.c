@@ -513,6 +513,24 @@ static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *n
 	return TB_EXIT_OK;
 }
 
+/* The template is read once: the same bytes are expanded and hashed, and
+ * join the scenario's inputs so the JSON beside the documents lists it and
+ * prints the same digest.  False (an error in d) when it cannot be read;
+ * *text stays NULL without --template. */
+static bool S_template(const tb_cli *cli, tb_scenario *sc, char **text, size_t *len,
+                       tb_diags *d)
+{
+	*text = NULL;
+	*len = 0;
+	if (!cli->template_path)
+		return true;
+	*text = tb_report_read_template(cli->template_path, len, d);
+	if (!*text)
+		return false;
+	tb_scenario_add_input(sc, TB_INPUT_TEMPLATE, cli->template_path, *text, *len);
+	return true;
+}
+
 static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
                                const tb_budget *b, const tb_sweep *sw, const char *date,
                                S_outputs *outs, tb_diags *d)
@@ -522,17 +540,10 @@ static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
 	tb_exit rc = TB_EXIT_OK;
 
 	if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
-		/* The template is read once: the same bytes are expanded and
-		 * hashed, and join the scenario's inputs so the JSON beside the
-		 * documents lists it and prints the same digest. */
-		char *tpl = NULL;
-		size_t tpl_len = 0;
-		if (cli->template_path) {
-			tpl = tb_report_read_template(cli->template_path, &tpl_len, d);
-			if (!tpl)
-				return TB_EXIT_INPUT;
-			tb_scenario_add_input(sc, TB_INPUT_TEMPLATE, cli->template_path, tpl, tpl_len);
-		}
+		char *tpl;
+		size_t tpl_len;
+		if (!S_template(cli, sc, &tpl, &tpl_len, d))
+			return TB_EXIT_INPUT;
 		char *command = S_command_line(cli);
 		tb_report_options ro;
 		memset(&ro, 0, sizeof ro);
@@ -814,16 +825,25 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 		memset(&outs, 0, sizeof outs);
 		size_t errors_before = d.errors;
 		if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
-			char *command = S_command_line(cli);
-			tb_report_options ro;
-			memset(&ro, 0, sizeof ro);
-			ro.template_path = cli->template_path;
-			ro.date = *date ? date : NULL;
-			ro.command = command;
-			tb_report *r = tb_report_new_plan(sc, b, &ro, &d);
-			rc = r ? S_render_doc(cli, r, name.ptr, &outs, &d) : TB_EXIT_INPUT;
-			tb_report_free(r);
-			free(command);
+			char *tpl;
+			size_t tpl_len;
+			if (S_template(cli, sc, &tpl, &tpl_len, &d)) {
+				char *command = S_command_line(cli);
+				tb_report_options ro;
+				memset(&ro, 0, sizeof ro);
+				ro.template_path = cli->template_path;
+				ro.template_text = tpl;
+				ro.template_len = tpl_len;
+				ro.date = *date ? date : NULL;
+				ro.command = command;
+				tb_report *r = tb_report_new_plan(sc, b, &ro, &d);
+				rc = r ? S_render_doc(cli, r, name.ptr, &outs, &d) : TB_EXIT_INPUT;
+				tb_report_free(r);
+				free(command);
+				free(tpl);
+			} else {
+				rc = TB_EXIT_INPUT;
+			}
 		}
 		if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
 			char *json = tb_render_json(sc, b);

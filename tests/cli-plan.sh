@@ -157,6 +157,16 @@ if [ -s "$T/o/default-7b-plan.md" ] && [ -s "$T/o/default-7b-plan.pdf" ] \
 else
 	fail "plan files: $(cat "$T/out" "$T/err")"
 fi
+# a --template joins the inputs: the document and its JSON print one digest
+printf '# {{scenario.title}}\n\nInputs {{scenario.inputs_sha256}}\n' >"$T/pt.md"
+"$BIN" plan "$D" --template "$T/pt.md" --format md,json -o "$T/pt" >/dev/null 2>"$T/err"
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["scenario"]["inputs_sha256"])' "$T/pt/default-7b-plan.json" 2>/dev/null)
+if [ -n "$want" ] && grep -q "Inputs $want" "$T/pt/default-7b-plan.md" \
+	&& grep -q '"role": "template"' "$T/pt/default-7b-plan.json"; then
+	ok "plan --template: the document and its JSON print the same inputs digest"
+else
+	fail "plan --template digest: $(cat "$T/err")"
+fi
 "$BIN" plan "$D" --name run-7b --format md -o "$T/o" >/dev/null 2>"$T/err" \
 	&& [ -s "$T/o/run-7b-plan.md" ] && grep -q 'trainbudget plan docs/examples/default-7b.yaml --name run-7b' "$T/o/run-7b-plan.md" \
 	&& ok "plan --name NAME writes NAME-plan.* and keeps --name in the regenerate line" \
