@@ -155,9 +155,9 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		tb_fmt_pct(S_c(t), tm->mfu[1]);
 		tb_buf_printf(o, "%s MFU with failures and checkpoints", t->cell.ptr);
 	} else {
-		bool risk = tm->meets_deadline &&
-		            (rk->known ? rk->p_meets_deadline < 0.9 : l->seconds[0] > tm->deadline_s);
-		tb_buf_puts(o, !tm->meets_deadline ? "NO" : risk ? "AT RISK" : "YES");
+		static const char *const word[] = { "NO", "AT RISK", "YES" };
+		tb_verdict v = tb_budget_verdict(b, true);
+		tb_buf_puts(o, word[v]);
 		if (rk->known) {
 			tb_fmt_prob(S_c(t), rk->p_meets_deadline);
 			tb_buf_printf(o, " (%s likely)", t->cell.ptr);
@@ -171,7 +171,7 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		if (rk->known) {
 			tb_fmt_days(S_c(t), rk->days_p90 * 86400);
 			tb_buf_printf(o, "; P90 %s", t->cell.ptr);
-		} else if (risk) {
+		} else if (v == TB_VERDICT_AT_RISK) {
 			tb_fmt_days(S_c(t), l->seconds[0]);
 			tb_buf_printf(o, "; %s at ", t->cell.ptr);
 			tb_fmt_pct(S_c(t), tm->mfu[0]);
@@ -204,15 +204,15 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			tb_buf_printf(o, "%s over the MFU range)", t->cell.ptr);
 		}
 		if (tm->has_budget) {
-			bool risk = tm->within_budget &&
-			            (rk->known ? rk->p_within_budget < 0.9 : l->cost[0] > tm->budget);
-			tb_buf_puts(o, !tm->within_budget ? "; OVER " : risk ? "; AT RISK: within " : "; within ");
+			static const char *const word[] = { "; OVER ", "; AT RISK: within ", "; within " };
+			tb_verdict v = tb_budget_verdict(b, false);
+			tb_buf_puts(o, word[v]);
 			tb_fmt_money_ref(S_c(t), tm->budget, tm->currency, ref);
 			tb_buf_puts(o, t->cell.ptr);
 			if (rk->known) {
 				tb_fmt_prob(S_c(t), rk->p_within_budget);
 				tb_buf_printf(o, " (%s likely)", t->cell.ptr);
-			} else if (risk) {
+			} else if (v == TB_VERDICT_AT_RISK) {
 				tb_buf_puts(o, " only at the expected MFU");
 			}
 		}

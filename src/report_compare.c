@@ -118,15 +118,8 @@ static void S_plan_cell(tb_rtab *tb, const tb_report *r, const tb_budget *b, boo
 	} else if (!b->losses.known) {
 		tb_buf_puts(o, tm->known ? "no: the run never finishes" : "unknown: no time");
 	} else {
-		/* the report's verdict rule: met at the expected MFU but with
-		 * less than a 90% chance (without the chance: missed at the low
-		 * MFU) is at risk */
-		const tb_risk *rk = &b->risk;
-		bool ok = deadline ? tm->meets_deadline : tm->within_budget;
-		bool risk = ok && (rk->known ? (deadline ? rk->p_meets_deadline : rk->p_within_budget) < 0.9
-		                   : deadline ? b->losses.seconds[0] > tm->deadline_s
-		                   : b->losses.cost[0] > tm->budget);
-		tb_buf_puts(o, !ok ? "no, " : risk ? "at risk, " : "yes, ");
+		static const char *const word[] = { "no, ", "at risk, ", "yes, " };
+		tb_buf_puts(o, word[tb_budget_verdict(b, deadline)]);
 		if (deadline) {
 			tb_rfmt(o, TB_RF_DAYS, b->losses.seconds[1], NULL);
 			tb_buf_puts(o, " of ");

@@ -340,9 +340,9 @@ static void S_verdict(tb_report *r)
 		tb_buf_puts(&o, ": failures come faster than the run can restart and redo its work, "
 		                "so it never finishes (see the warnings).");
 	} else if (tm->has_deadline) {
-		bool risk = tm->meets_deadline &&
-		            (rk->known ? rk->p_meets_deadline < 0.9 : l->seconds[0] > tm->deadline_s);
-		oc = !tm->meets_deadline ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
+		tb_verdict v = tb_budget_verdict(b, true);
+		oc = v == TB_VERDICT_NO ? TB_OUTCOME_BAD : v == TB_VERDICT_AT_RISK ? TB_OUTCOME_WARN
+		                                                                   : TB_OUTCOME_GOOD;
 		tb_buf_puts(&o, tm->meets_deadline ? "Meets the deadline of " : "Misses the deadline of ");
 		tb_rfmt(&o, TB_RF_DAYS, tm->deadline_s, NULL);
 		if (rk->known) {
@@ -360,7 +360,7 @@ static void S_verdict(tb_report *r)
 		if (rk->known) {
 			tb_buf_puts(&o, "; P90 ");
 			tb_rfmt(&o, TB_RF_DAYS, rk->days_p90 * 86400, NULL);
-		} else if (risk) {
+		} else if (v == TB_VERDICT_AT_RISK) {
 			tb_buf_puts(&o, ", but ");
 			tb_rfmt(&o, TB_RF_DAYS, l->seconds[0], NULL);
 			tb_buf_puts(&o, " at the low end of the range (");
@@ -440,16 +440,16 @@ static void S_verdict(tb_report *r)
 			tb_rmoney(&o, r, rk->cost_p90);
 		}
 		if (tm->has_budget) {
-			bool risk = tm->within_budget &&
-			            (rk->known ? rk->p_within_budget < 0.9 : l->cost[0] > tm->budget);
-			oc = !tm->within_budget ? TB_OUTCOME_BAD : risk ? TB_OUTCOME_WARN : TB_OUTCOME_GOOD;
+			tb_verdict v = tb_budget_verdict(b, false);
+			oc = v == TB_VERDICT_NO ? TB_OUTCOME_BAD : v == TB_VERDICT_AT_RISK ? TB_OUTCOME_WARN
+			                                                                   : TB_OUTCOME_GOOD;
 			tb_buf_puts(&o, tm->within_budget ? ", within the budget of " : ", over the budget of ");
 			tb_rmoney(&o, r, tm->budget);
 			if (rk->known) {
 				tb_buf_puts(&o, tm->within_budget ? " with " : " (within it with ");
 				tb_fmt_prob(&o, rk->p_within_budget);
 				tb_buf_puts(&o, tm->within_budget ? " probability" : " probability)");
-			} else if (risk) {
+			} else if (v == TB_VERDICT_AT_RISK) {
 				tb_buf_puts(&o, " at the expected MFU but over it at the low end (");
 				tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
 				tb_buf_puts(&o, " MFU)");

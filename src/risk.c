@@ -575,3 +575,17 @@ void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b)
 	ri.budget = t->budget;
 	tb_risk_compute(&ri, &b->risk);
 }
+
+tb_verdict tb_budget_verdict(const tb_budget *b, bool deadline)
+{
+	const tb_time *tm = &b->time;
+	const tb_risk *rk = &b->risk;
+	bool ok = deadline ? tm->meets_deadline : tm->within_budget;
+	if (!ok)
+		return TB_VERDICT_NO;
+	bool risk = rk->known
+	            ? (deadline ? rk->p_meets_deadline : rk->p_within_budget) < TB_VERDICT_CONFIDENCE
+	            : deadline ? b->losses.seconds[0] > tm->deadline_s
+	                       : b->losses.cost[0] > tm->budget;
+	return risk ? TB_VERDICT_AT_RISK : TB_VERDICT_YES;
+}

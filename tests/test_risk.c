@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "trainbudget/budget.h"
 #include "trainbudget/goodput.h"
 #include "trainbudget/risk.h"
 
@@ -446,4 +447,30 @@ Test(risk, hostile_inputs)
 	tb_risk r;
 	tb_risk_compute(&in, &r);
 	cr_expect_eq(r.samples, TB_RISK_SAMPLES_MAX);
+}
+
+/* One verdict rule for every document: met at the expected MFU but below
+ * a 90% chance is at risk; without the Monte Carlo, missed at the low MFU. */
+Test(risk, verdict_rule)
+{
+	static tb_budget b;
+	memset(&b, 0, sizeof b);
+	b.time.meets_deadline = true;
+	b.time.deadline_s = 30 * 86400.0;
+	b.risk.known = true;
+	b.risk.p_meets_deadline = 0.95;
+	cr_expect_eq(tb_budget_verdict(&b, true), TB_VERDICT_YES);
+	b.risk.p_meets_deadline = 0.85;
+	cr_expect_eq(tb_budget_verdict(&b, true), TB_VERDICT_AT_RISK);
+	b.risk.known = false;
+	b.losses.seconds[0] = 31 * 86400.0;
+	cr_expect_eq(tb_budget_verdict(&b, true), TB_VERDICT_AT_RISK, "missed at the low MFU");
+	b.losses.seconds[0] = 29 * 86400.0;
+	cr_expect_eq(tb_budget_verdict(&b, true), TB_VERDICT_YES);
+	b.time.meets_deadline = false;
+	cr_expect_eq(tb_budget_verdict(&b, true), TB_VERDICT_NO);
+	b.time.within_budget = true;
+	b.time.budget = 1e6;
+	b.losses.cost[0] = 2e6;
+	cr_expect_eq(tb_budget_verdict(&b, false), TB_VERDICT_AT_RISK);
 }

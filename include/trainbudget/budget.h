@@ -372,6 +372,14 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out);
  * so a sweep over millions of scenarios can leave it out (risk.c). */
 void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b);
 
+/* The verdict every document gives on the deadline (deadline true) or the
+ * budget: met at the expected MFU with failures and checkpoints, but with
+ * less than TB_VERDICT_CONFIDENCE chance (without the Monte Carlo: missed
+ * at the low MFU), is at risk.  NO when missed or unknown (risk.c). */
+#define TB_VERDICT_CONFIDENCE 0.9
+typedef enum { TB_VERDICT_NO, TB_VERDICT_AT_RISK, TB_VERDICT_YES } tb_verdict;
+tb_verdict tb_budget_verdict(const tb_budget *b, bool deadline);
+
 /* The largest of the headline money figures (cost and cost with losses at
  * each MFU, the cost percentiles and mean, the budget and the budget that
  * holds with 90% probability; those known), for tb_fmt_money_ref: the
