@@ -206,7 +206,7 @@ void tb_pdf_blocks_table(tb_pdf_doc *st, const tb_table *t)
 	/* caption, header and first row stay together */
 	tb_pdf_draw_need(st, cap_h + g.row_h[0] + (t->nrows > 1 ? g.row_h[1] : 0));
 	if (cap_h > 0) {
-		tb_pdf_para_opts o = {x0, tb_pdf_draw_body_w(st), false, false, tb_pdf_black, true};
+		tb_pdf_para_opts o = {x0, tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 		tb_pdf_draw_para(st, &cap, &o);
 		st->y -= 2;
 	}
@@ -315,7 +315,7 @@ void tb_pdf_blocks_code(tb_pdf_doc *st, const char *text, size_t len)
 	while (len && text[len - 1] == '\n')
 		len--;
 	tb_pdf_para_add_verbatim(&p, TB_PDF_MONO, text, len);
-	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, true, tb_pdf_black, true};
+	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, true, tb_pdf_black};
 	tb_pdf_draw_para(st, &p, &o);
 	tb_pdf_para_release(&p);
 	st->y -= 8;

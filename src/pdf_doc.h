@@ -151,7 +151,6 @@ typedef struct tb_pdf_para_opts {
 	bool right;           /* right-aligned (numbers) */
 	bool shade;           /* a grey band behind each line (code) */
 	tb_rgb color;
-	bool page_breaks;     /* false: draw at st->y without breaking (table cells) */
 } tb_pdf_para_opts;
 
 double tb_pdf_draw_lead(const tb_pdf_para *p);

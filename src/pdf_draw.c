@@ -345,7 +345,7 @@ void tb_pdf_draw_simple_para(tb_pdf_doc *st, unsigned style, double size_pt, tb_
 	tb_pdf_para p;
 	tb_pdf_para_init(&p, size_pt);
 	tb_pdf_para_add(&p, style, text, strlen(text));
-	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, color, true};
+	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, color};
 	tb_pdf_draw_para(st, &p, &o);
 	tb_pdf_para_release(&p);
 	st->y -= after_pt;

@@ -126,7 +126,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(d, "u_l", "achieved fraction of the peak, whole layer",
 	                 r->layer_fwd_s > 0 ? r->layer_fwd_flops / (r->layer_fwd_s * pi->hw.peak_flops) : 0, "");
 
-	double extra = br[TB_PERF_COMPUTE] / m - ns * (r->layer_fwd_s + r->layer_bwd_s);
+	double extra = r->stage_extra_s;
 	d = tb_budget_add_deriv(b, "perf.compute", "Compute of the busiest stage, one step", "C",
 	                        "m * (n_s * (t_f + t_b) + t_x)",
 	                        "backward = 2 x the forward's matmuls (Narayanan et al. 2021 Sec. 3.5)",
@@ -150,7 +150,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		double k = 4;   /* two forward, two backward per layer */
 		if (pi->checkpointing == TB_CKPT_FULL)
 			k += 2;
-		double x = (br[TB_PERF_TP_COMM] / m - ns * k * r->tp_s) / r->tp_s;
+		double x = r->stage_extra_tp_s / r->tp_s;   /* the embedding's and logits' */
 		d = tb_budget_add_deriv(b, "perf.tp_comm", "Tensor-parallel communication, one step",
 		                        "X_tp", pi->overlap_tp ? "m * (n_s * k + x) * T_tp - H"
 		                                               : "m * (n_s * k + x) * T_tp",

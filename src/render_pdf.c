@@ -175,7 +175,7 @@ static void S_heading(tb_pdf_doc *st, cmark_node *n)
 		tb_pdf_draw_bookmark(st, title.ptr, st->y + 4);
 		tb_buf_release(&title);
 	}
-	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black, true};
+	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 	tb_pdf_draw_para(st, &p, &o);
 	st->y -= 4;
 	tb_pdf_para_release(&p);
@@ -195,7 +195,7 @@ static void S_block(tb_pdf_doc *st, cmark_node *n)
 			tb_pdf_para p;
 			tb_pdf_para_init(&p, 19);
 			S_inlines(&p, n, TB_PDF_BOLD);
-			tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black, true};
+			tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 			tb_pdf_draw_para(st, &p, &o);
 			tb_pdf_para_release(&p);
 			st->y -= 8;
@@ -207,7 +207,7 @@ static void S_block(tb_pdf_doc *st, cmark_node *n)
 		tb_pdf_para p;
 		tb_pdf_para_init(&p, TB_PDF_BODY_PT);
 		S_inlines(&p, n, 0);
-		tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black, true};
+		tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 		tb_pdf_draw_para(st, &p, &o);
 		tb_pdf_para_release(&p);
 		/* items of a tight list sit closer together */
@@ -383,7 +383,7 @@ static void S_title_block(tb_pdf_doc *st)
 		tb_pdf_para_add(&p, 0, ":", 1);
 		p.pending_space = true;
 		tb_pdf_para_add(&p, TB_PDF_MONO, m->sha256, strlen(m->sha256));
-		tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_grey, true};
+		tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_grey};
 		tb_pdf_draw_para(st, &p, &o);
 		tb_pdf_para_release(&p);
 	}
@@ -467,12 +467,12 @@ static void S_repro_row(tb_pdf_doc *st, const char *label, const char *detail,
 		p.pending_space = true;
 		tb_pdf_para_add(&p, 0, detail, strlen(detail));
 	}
-	tb_pdf_para_opts lo = {x, w, false, false, tb_pdf_black, true};
+	tb_pdf_para_opts lo = {x, w, false, false, tb_pdf_black};
 	tb_pdf_draw_para(st, &p, &lo);
 	tb_pdf_para_release(&p);
 	tb_pdf_para_init(&p, 8);
 	tb_pdf_para_add(&p, mono ? TB_PDF_MONO : 0, value, strlen(value));
-	tb_pdf_para_opts vo = {x + 10, w - 10, false, false, tb_pdf_black, true};
+	tb_pdf_para_opts vo = {x + 10, w - 10, false, false, tb_pdf_black};
 	tb_pdf_draw_para(st, &p, &vo);
 	tb_pdf_para_release(&p);
 	st->y -= 5;

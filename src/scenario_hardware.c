@@ -279,7 +279,6 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		ok = false;
 	}
 	S_load_mfu(c, hw ? tb_yaml_get(hw, "mfu") : NULL, h->mfu, &h->mfu_predicted, &ok);
-	sc->mfu_assumed = !hw || !tb_yaml_get(hw, "mfu");
 	if (hw)
 		S_load_node(c, hw, &h->node, &ok);
 	else

@@ -175,7 +175,6 @@ Test(scenario, defaults_documented)
 	cr_assert_eq(in->model.kv_heads, 32);
 	cr_assert_null(sc->author);
 	cr_assert(sc->price_assumed);
-	cr_assert(sc->mfu_assumed);
 	cr_assert(in->hardware.mfu_predicted);
 	cr_assert_eq(in->parallelism.virtual_pipeline, 1);
 	cr_assert_eq(in->parallelism.context, 1);
@@ -199,7 +198,7 @@ Test(scenario, mfu_forms)
 	cr_assert_eq(sc->inputs.hardware.mfu[0], 0.4);
 	cr_assert_eq(sc->inputs.hardware.mfu[1], 0.4);
 	cr_assert_eq(sc->inputs.hardware.mfu[2], 0.4);
-	cr_assert(!sc->mfu_assumed);
+	cr_assert(!sc->inputs.hardware.mfu_predicted, "a written MFU is used as written");
 	tb_scenario_free(sc);
 	tb_diags_release(&d);
 	sc = S_load_text(S_base, two, 1, &d);
@@ -226,7 +225,6 @@ Test(scenario, mfu_predicted_and_given)
 	tb_scenario *sc = S_load_text(S_base, pred, 1, &d);
 	cr_assert_not_null(sc);
 	cr_assert(sc->inputs.hardware.mfu_predicted);
-	cr_assert(!sc->mfu_assumed);     /* written in the file */
 	tb_scenario_free(sc);
 	tb_diags_release(&d);
 	sc = S_load_text(S_base, num, 1, &d);

@@ -49,7 +49,6 @@ typedef struct tb_scenario {
 	/* Inputs the loader defaulted rather than the user gave, so a report
 	 * can label them as assumptions. */
 	bool price_assumed;     /* hardware.price_per_gpu_hour absent: 2.00 USD */
-	bool mfu_assumed;       /* hardware.mfu absent: predicted (perf.h) */
 	bool gpu_assumed;       /* hardware.gpu absent: h100-sxm */
 	tb_scenario_adapted adapted[TB_SCENARIO_ADAPTED_MAX];
 	size_t nadapted;
