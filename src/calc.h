@@ -100,11 +100,17 @@ double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb);
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
 void tb_goodput_step(const tb_inputs *in, tb_budget *b);     /* goodput.c */
 
-/* The step-time model at another GPU count (perf_budget.c): whether the
- * scenario's layout runs on `gpus` (whole tensor x pipeline x context
- * groups, a data-parallel size dividing the global batch's micro-batches),
- * and its prediction there; false when it does not or b has none. */
-bool tb_perf_budget_count_ok(const tb_inputs *in, int64_t gpus);
+/* GPUs come in whole model replicas of tensor x pipeline x context cards;
+ * a global batch holds global_batch / micro_batch micro-batches; a count
+ * the scenario could run on is whole replicas whose data-parallel size
+ * divides those micro-batches (timecost.c). */
+int64_t tb_calc_replica_gpus(const tb_inputs *in);
+int64_t tb_calc_microbatches(const tb_inputs *in);
+bool tb_calc_count_ok(const tb_inputs *in, int64_t gpus);
+
+/* The step-time model at another GPU count (perf_budget.c): its prediction
+ * where the scenario's layout runs on `gpus` (tb_calc_count_ok); false
+ * when it does not or b has none. */
 bool tb_perf_budget_at(const tb_inputs *in, const tb_budget *b, int64_t gpus,
                        tb_perf_result *out);
 void tb_scaling_compute(const tb_inputs *in, tb_budget *b);  /* scaling.c */

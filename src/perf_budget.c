@@ -17,33 +17,14 @@ static const char S_why_count_only[] =
 	"the model has only a parameter count: the step-time model needs its shape "
 	"(layers, hidden size, heads, MLP width)";
 
-/* GPUs per model replica: tensor x pipeline x context. */
-static int64_t S_group(const tb_inputs *in)
-{
-	int64_t t = in->parallelism.tensor > 0 ? in->parallelism.tensor : 1;
-	int64_t p = in->parallelism.pipeline > 0 ? in->parallelism.pipeline : 1;
-	int64_t c = in->parallelism.context > 0 ? in->parallelism.context : 1;
-	return t * p * c;
-}
-
-bool tb_perf_budget_count_ok(const tb_inputs *in, int64_t gpus)
-{
-	int64_t g = S_group(in);
-	int64_t mb = in->training.micro_batch > 0 ? in->training.micro_batch : 1;
-	int64_t n = in->training.global_batch / mb;
-	if (n < 1)
-		n = 1;
-	return gpus >= g && gpus % g == 0 && n % (gpus / g) == 0;
-}
-
 bool tb_perf_budget_at(const tb_inputs *in, const tb_budget *b, int64_t gpus,
                        tb_perf_result *out)
 {
 	memset(out, 0, sizeof *out);
-	if (!b->perf.known || !tb_perf_budget_count_ok(in, gpus))
+	if (!b->perf.known || !tb_calc_count_ok(in, gpus))
 		return false;
 	tb_perf_input pi = b->perf.in;
-	int64_t g = S_group(in);
+	int64_t g = tb_calc_replica_gpus(in);
 	pi.data = gpus / g;
 	tb_perf_predict(&pi, NULL, out);
 	return out->ok;

@@ -33,8 +33,7 @@ static double S_ceil(double x)
 	return ceil(x);
 }
 
-/* GPUs come in whole model replicas: tensor x pipeline x context cards. */
-static int64_t S_group(const tb_inputs *in)
+int64_t tb_calc_replica_gpus(const tb_inputs *in)
 {
 	int64_t t = in->parallelism.tensor > 0 ? in->parallelism.tensor : 1;
 	int64_t p = in->parallelism.pipeline > 0 ? in->parallelism.pipeline : 1;
@@ -42,21 +41,17 @@ static int64_t S_group(const tb_inputs *in)
 	return t * p * c;
 }
 
-/* Micro-batches in one global batch: the most data-parallel replicas a
- * step can use (the loader checks global_batch = dp x micro_batch x k). */
-static int64_t S_microbatches(const tb_inputs *in)
+int64_t tb_calc_microbatches(const tb_inputs *in)
 {
 	int64_t mb = in->training.micro_batch > 0 ? in->training.micro_batch : 1;
 	int64_t n = in->training.global_batch / mb;
 	return n > 0 ? n : 1;
 }
 
-/* Whether `gpus` is a count the scenario could run on: whole replicas, and
- * a data-parallel size that divides the global batch's micro-batches. */
-static bool S_valid_count(const tb_inputs *in, int64_t gpus)
+bool tb_calc_count_ok(const tb_inputs *in, int64_t gpus)
 {
-	int64_t g = S_group(in);
-	return gpus >= g && gpus % g == 0 && S_microbatches(in) % (gpus / g) == 0;
+	int64_t g = tb_calc_replica_gpus(in);
+	return gpus >= g && gpus % g == 0 && tb_calc_microbatches(in) % (gpus / g) == 0;
 }
 
 static double S_seconds(double flops, double gpus, double peak, double mfu)
@@ -263,7 +258,7 @@ static void S_deadline(const tb_inputs *in, tb_budget *b)
 {
 	tb_time *t = &b->time;
 	double rate = t->peak_flops_per_gpu * t->mfu[1];   /* FLOP/s per GPU */
-	double group = (double)S_group(in);
+	double group = (double)tb_calc_replica_gpus(in);
 	int64_t mb = in->training.micro_batch > 0 ? in->training.micro_batch : 1;
 
 	t->has_deadline = true;
@@ -282,7 +277,7 @@ static void S_deadline(const tb_inputs *in, tb_budget *b)
 	/* A count the scenario runs on: a data-parallel size that divides the
 	 * global batch's micro-batches, at least the compute count's, raised
 	 * further while the step-time model says it still misses. */
-	int64_t nmb = S_microbatches(in);
+	int64_t nmb = tb_calc_microbatches(in);
 	if (replicas > (double)nmb) {
 		tb_budget_warn(b, "Meeting the deadline needs %.0f data-parallel replicas, more than the "
 		               "%lld micro-batches in a global batch; raise training.global_batch",
@@ -298,7 +293,7 @@ static void S_deadline(const tb_inputs *in, tb_budget *b)
 			if (b->perf.known && tried++ >= 64)
 				break;
 			last = div[k];
-			if (!b->perf.known || S_seconds_on(in, b, div[k] * S_group(in)) <= t->deadline_s)
+			if (!b->perf.known || S_seconds_on(in, b, div[k] * tb_calc_replica_gpus(in)) <= t->deadline_s)
 				found = div[k];
 		}
 		if (!found && last) {
@@ -397,7 +392,7 @@ static void S_budget(const tb_inputs *in, tb_budget *b)
 static void S_scan(const tb_inputs *in, tb_budget *b)
 {
 	tb_time *t = &b->time;
-	int64_t group = S_group(in);
+	int64_t group = tb_calc_replica_gpus(in);
 	int64_t last = 0;
 	static const double mult[] = { 0.125, 0.25, 0.5, 1, 2, 4, 8 };
 
@@ -407,7 +402,7 @@ static void S_scan(const tb_inputs *in, tb_budget *b)
 		int64_t g = (int64_t)nearbyint(want / (double)group) * group;
 		if (g < group)
 			g = group;
-		if (g <= last || t->n_gpu_scan >= TB_GPU_SCAN_MAX || !S_valid_count(in, g))
+		if (g <= last || t->n_gpu_scan >= TB_GPU_SCAN_MAX || !tb_calc_count_ok(in, g))
 			continue;
 		last = g;
 		tb_gpu_scan_row *r = &t->gpu_scan[t->n_gpu_scan++];
@@ -472,9 +467,9 @@ static void S_levers(const tb_inputs *in, tb_budget *b)
 	 * as GPUs x time.  Without it, perfect scaling: the same MFU on twice
 	 * the cards halves the time and leaves the cost unchanged. */
 	double x2 = S_variant_ratio(b, "GPUs x2"), h2 = S_variant_ratio(b, "GPUs /2");
-	if (S_valid_count(in, 2 * in->hardware.count))
+	if (tb_calc_count_ok(in, 2 * in->hardware.count))
 		S_lever(b, "GPUs x2", x2 > 0 ? x2 : 0.5, x2 > 0 ? 2 * x2 : 1);
-	if (in->hardware.count % 2 == 0 && S_valid_count(in, in->hardware.count / 2))
+	if (in->hardware.count % 2 == 0 && tb_calc_count_ok(in, in->hardware.count / 2))
 		S_lever(b, "GPUs /2", h2 > 0 ? h2 : 2, h2 > 0 ? h2 / 2 : 1);
 	if (u < 1) {
 		double r = u / fmin(1.0, u + 0.10);
