@@ -344,7 +344,6 @@ Test(memory, gpt3_175b_tp8_pp16_embedding_as_megatron)
 	cr_assert_eq(B.memory.inflight_microbatches, 16);
 	cr_expect(B.memory.embedding_dropout_bytes == 50331648.0, "%.0f",
 	          B.memory.embedding_dropout_bytes);
-	cr_expect(805306368.0 - B.memory.embedding_dropout_bytes == 754974720.0);
 	in.parallelism.sequence_parallel = false;
 	run(&in);
 	cr_expect(B.memory.embedding_dropout_bytes == 402653184.0, "%.0f",

@@ -365,14 +365,13 @@ Test(plan, interleaving_rules_at_scale)
 	static tb_plan_result r;
 	tb_plan_search(&in, &sp, &r);
 	cr_assert(r.known && r.n_layouts > 0);
-	/* Meta's own layout is among the candidates (it interleaves in fact,
-	 * with uneven stages this scenario cannot state) and is ranked */
-	cr_expect(r.scenario_fits == (r.scenario.memory_per_gpu_bytes <= 80e9));
-	if (r.scenario_fits)
-		cr_expect(r.scenario_rank >= 1 &&
-		          tb_plan_compare(&r.layouts[0], &r.scenario, TB_PLAN_BY_TIME) <= 0);
-	else
-		cr_expect_eq(r.scenario_rank, 0);
+	/* Meta trained with this layout on 80 GB cards (Dubey et al. 2024
+	 * Sec. 3.3.2), so it fits the 81,559 MiB an H100 exposes, and is
+	 * ranked behind or level with the best */
+	cr_expect(r.scenario_fits, "%.4g bytes of %.4g", r.scenario.memory_per_gpu_bytes,
+	          r.scenario.capacity_bytes);
+	cr_expect(r.scenario_rank >= 1 &&
+	          tb_plan_compare(&r.layouts[0], &r.scenario, TB_PLAN_BY_TIME) <= 0);
 	for (int i = 0; i < r.n_layouts; i++) {
 		const tb_plan_layout *l = &r.layouts[i];
 		cr_expect(l->virtual_pipeline <= TB_PLAN_VIRTUAL_MAX);
