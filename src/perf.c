@@ -34,9 +34,20 @@ static const char *const S_term_names[TB_PERF_TERMS] = {
 	"pp_comm", "bubble", "dp_comm", "optimizer", "other",
 };
 
+static const char *const S_term_labels[TB_PERF_TERMS] = {
+	"compute", "recomputation", "tensor-parallel comm", "context-parallel comm",
+	"expert all-to-all", "pipeline sends", "bubble", "data-parallel comm",
+	"optimizer", "fixed overheads",
+};
+
 const char *tb_perf_term_name(int term)
 {
 	return term >= 0 && term < TB_PERF_TERMS ? S_term_names[term] : "?";
+}
+
+const char *tb_perf_term_label(int term)
+{
+	return term >= 0 && term < TB_PERF_TERMS ? S_term_labels[term] : "?";
 }
 
 static bool S_pos(double v)

@@ -157,11 +157,6 @@ static void S_header(S_tab *t)
 static void S_breakdown(tb_buf *o, const tb_plan_layout *const *l, const char *const *names,
                         int n)
 {
-	static const char *const terms[TB_PERF_TERMS] = {
-		"compute", "recomputation", "tensor-parallel comm", "context-parallel comm",
-		"expert all-to-all", "pipeline sends", "bubble", "data-parallel comm",
-		"optimizer", "fixed overheads",
-	};
 	S_tab t;
 	memset(&t, 0, sizeof t);
 	t.ncols = n + 1;
@@ -179,7 +174,7 @@ static void S_breakdown(tb_buf *o, const tb_plan_layout *const *l, const char *c
 			show = show || (l[i]->step_s > 0 && l[i]->breakdown_s[k] >= 0.01 * l[i]->step_s);
 		if (!show)
 			continue;
-		tb_buf_puts(&c, terms[k]);
+		tb_buf_puts(&c, tb_perf_term_label(k));
 		S_tab_put(&t, row, 0, &c);
 		for (int i = 0; i < n; i++) {
 			double v = l[i]->breakdown_s[k];

@@ -438,10 +438,6 @@ static void S_perf(S_text *t, const tb_budget *b)
 	tb_buf_printf(o, "%s%s", t->cell.ptr,
 	              pb->source_predicted ? "" : "; the time uses hardware.mfu");
 	S_nl(t);
-	static const char *const names[TB_PERF_TERMS] = {
-		"compute", "recompute", "tensor comm", "context comm", "expert comm",
-		"pipeline sends", "bubble", "data-parallel comm", "optimizer", "other",
-	};
 	tb_buf_puts(o, "            ");
 	bool first = true;
 	for (int i = 0; i < TB_PERF_TERMS; i++) {
@@ -449,7 +445,7 @@ static void S_perf(S_text *t, const tb_budget *b)
 		if (!(share >= 0.01))
 			continue;
 		tb_fmt_pct(S_c(t), share);
-		tb_buf_printf(o, "%s%s %s", first ? "" : ", ", names[i], t->cell.ptr);
+		tb_buf_printf(o, "%s%s %s", first ? "" : ", ", tb_perf_term_label(i), t->cell.ptr);
 		first = false;
 	}
 	S_nl(t);

@@ -187,6 +187,8 @@ extern const tb_rgb tb_rchart_ref_grey;
  * communication, bubble and sends, data-parallel communication, optimizer
  * and the rest.  _series adds the six; _column fills bar i. */
 void tb_rchart_step_series(tb_chart_spec *s);
+/* The step's ten terms as the reports' tables name them (report_perf.c). */
+extern const char *const tb_rperf_term_label[TB_PERF_TERMS];
 void tb_rchart_step_column(tb_chart_spec *s, size_t i, const char *label,
                            const double *breakdown_s);
 

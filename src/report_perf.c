@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *const S_term_label[TB_PERF_TERMS] = {
+const char *const tb_rperf_term_label[TB_PERF_TERMS] = {
 	"Compute (forward + backward)", "Recomputation",
 	"Tensor-parallel communication (exposed)", "Context-parallel communication (exposed)",
 	"Expert all-to-all", "Pipeline sends", "Pipeline bubble",
@@ -103,7 +103,7 @@ static void S_table_breakdown(tb_report *r, tb_table *t)
 	if (!pb->known)
 		return;
 	for (int i = 0; i < TB_PERF_TERMS; i++) {
-		tb_rtab_str(&tb, S_term_label[i]);
+		tb_rtab_str(&tb, tb_rperf_term_label[i]);
 		tb_rtab_num(&tb, TB_RF_PLAIN, pb->r.breakdown_s[i]);
 		tb_rtab_share(&tb, pb->r.breakdown_s[i], pb->r.step_s);
 		tb_rtab_str(&tb, S_term_what[i]);

@@ -153,11 +153,6 @@ static void S_table_counts(tb_report *r, tb_table *t)
 	}
 }
 
-static const char *const S_term_label[TB_PERF_TERMS] = {
-	"Compute", "Recomputation", "Tensor-parallel communication",
-	"Context-parallel communication", "Expert all-to-all", "Pipeline sends",
-	"Pipeline bubble", "Data-parallel communication", "Optimizer step", "Fixed overheads",
-};
 
 /* The best, the runner-up and the scenario's layout, side by side. */
 static int S_columns(const tb_plan_result *p, const tb_plan_layout *cols[3], const char *names[3])
@@ -193,7 +188,7 @@ static void S_table_breakdown(tb_report *r, tb_table *t)
 			show = show || cols[i]->breakdown_s[k] >= 0.01 * cols[i]->step_s;
 		if (!show)
 			continue;
-		tb_rtab_str(&tb, S_term_label[k]);
+		tb_rtab_str(&tb, tb_rperf_term_label[k]);
 		for (int i = 0; i < n; i++) {
 			tb_buf *o = tb_rtab_begin(&tb);
 			double v = cols[i]->breakdown_s[k];

@@ -37,6 +37,9 @@ typedef enum {
 
 /* "compute", "recompute", "tp_comm", ...; "?" out of range. */
 const char *tb_perf_term_name(int term);
+/* The same in words for a text table: "compute", "tensor-parallel comm",
+ * ...; "?" out of range. */
+const char *tb_perf_term_label(int term);
 
 /* The collectives a layout issues. */
 typedef enum {
