@@ -327,17 +327,12 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		                   "failures per node per day such as 0.0038 (0: none)", true, 1000,
 		                   &h->failures_per_node_day))
 			ok = false;
-		if ((n = tb_yaml_get(hw, "checkpoint_bandwidth"))) {
-			/* Bytes as a rate: "1GB/s" or "1GB"; never zero. */
-			char buf[96];
-			tb_yaml_node tmp = *n;
-			if (n->kind == TB_YAML_SCALAR)
-				tmp.str = (char *)S_strip_unit(n->str, "/s", buf, sizeof buf);
-			if (!tb_yaml_quant(c, &tmp, "hardware.checkpoint_bandwidth", TB_YAML_Q_BYTES,
-			                   "bytes per second per node such as 1GB/s", false, 1e15,
-			                   &h->checkpoint_bytes_per_s))
-				ok = false;
-		}
+		/* a rate as the node's links are: "1GB/s", "8Gbit/s" or "1GB"; never zero */
+		if ((n = tb_yaml_get(hw, "checkpoint_bandwidth")) &&
+		    !tb_yaml_quant(c, n, "hardware.checkpoint_bandwidth", TB_YAML_Q_RATE,
+		                   "bytes per second per node such as 1GB/s", false, 1e15,
+		                   &h->checkpoint_bytes_per_s))
+			ok = false;
 		if ((n = tb_yaml_get(hw, "restart_time")) &&
 		    !tb_yaml_quant(c, n, "hardware.restart_time", TB_YAML_Q_DURATION,
 		                   "a duration such as 10min (0: an instant restart)", true, 30 * 86400.0,
