@@ -48,20 +48,11 @@ tb_rgb tb_chart_palette(size_t i)
 	return pal[i % 8];
 }
 
-static size_t S_utf8_len(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			n++;
-	return n;
-}
-
 double tb_chart_text_width_pt(const char *utf8, double font_size_pt)
 {
 	if (!utf8)
 		return 0;
-	return (double)S_utf8_len(utf8) * S_CHAR_EM * font_size_pt;
+	return (double)tb_fmt_width(utf8) * S_CHAR_EM * font_size_pt;
 }
 
 /* Copies at most srccap bytes of src (which may lack a NUL, being a fixed

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "trainbudget/xalloc.h"
+#include "utf8.h"
 
 void tb_pdf_para_init(tb_pdf_para *p, double size_pt)
 {
@@ -20,41 +21,13 @@ void tb_pdf_para_release(tb_pdf_para *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* Length of the UTF-8 sequence starting at s (1 for a bad lead byte), and
- * whether it is well formed. */
+/* Length of the UTF-8 sequence starting at s (1 for a bad one), and
+ * whether it is well formed (tb_utf8_seq: RFC 3629). */
 static size_t S_seq_len(const unsigned char *s, size_t len, bool *ok)
 {
-	unsigned c = s[0];
-	size_t n;
-	if (c < 0x80)
-		n = 1;
-	else if (c >= 0xC2 && c <= 0xDF)
-		n = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		n = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4;
-	else {
-		*ok = false;
-		return 1;
-	}
-	if (n > len) {
-		*ok = false;
-		return 1;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80) {
-			*ok = false;
-			return 1;
-		}
-	}
-	/* overlong three-byte forms and UTF-16 surrogates */
-	if (n == 3 && ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))) {
-		*ok = false;
-		return 1;
-	}
-	*ok = true;
-	return n;
+	size_t n = tb_utf8_seq(s, len, NULL);
+	*ok = n > 0;
+	return n ? n : 1;
 }
 
 void tb_pdf_sanitize(tb_buf *out, const char *s, size_t len)

@@ -137,6 +137,11 @@ static void S_would(char *out, size_t cap, const char *key, int64_t below, int64
 		out[0] = '\0';
 }
 
+bool tb_scenario_divides(int64_t v, const void *arg)
+{
+	return v > 0 && *(const int64_t *)arg % v == 0;
+}
+
 void tb_scenario_near(char *out, size_t cap, const char *key, int64_t x, int64_t lo, int64_t hi,
                       bool (*ok)(int64_t v, const void *arg), const void *arg)
 {

@@ -110,11 +110,6 @@ static bool S_model_base(tb_yaml_ctx *c, const tb_yaml_node *mm, tb_model *m,
 	return false;
 }
 
-static bool S_divides(int64_t v, const void *arg)
-{
-	return v > 0 && *(const int64_t *)arg % v == 0;
-}
-
 #define S_SHAPE_INTS 10
 
 static void S_load_model(tb_yaml_ctx *c, const tb_yaml_node *root, tb_model *m,
@@ -229,7 +224,7 @@ static void S_load_model(tb_yaml_ctx *c, const tb_yaml_node *root, tb_model *m,
 	if (!given[4] && (!have_base || geometry_changed)) {
 		if (m->hidden % m->heads != 0) {
 			char near[64];
-			tb_scenario_near(near, sizeof near, "heads", m->heads, 1, m->hidden, S_divides, &m->hidden);
+			tb_scenario_near(near, sizeof near, "heads", m->heads, 1, m->hidden, tb_scenario_divides, &m->hidden);
 			tb_yaml_err(c, heads_n ? heads_n : tb_yaml_get(mm, "hidden"),
 			            "model.heads (%lld) does not divide model.hidden (%lld); expected a divisor of hidden, or give head_dim%s",
 			            (long long)m->heads, (long long)m->hidden, near);
@@ -242,7 +237,7 @@ static void S_load_model(tb_yaml_ctx *c, const tb_yaml_node *root, tb_model *m,
 		m->kv_heads = have_base && base.kv_heads < base.heads && given[2] ? base.kv_heads : m->heads;
 	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0) {
 		char near[64];
-		tb_scenario_near(near, sizeof near, "kv_heads", m->kv_heads, 1, m->heads, S_divides, &m->heads);
+		tb_scenario_near(near, sizeof near, "kv_heads", m->kv_heads, 1, m->heads, tb_scenario_divides, &m->heads);
 		tb_yaml_err(c, kv_n ? kv_n : heads_n,
 		            "model.kv_heads (%lld) does not divide model.heads (%lld); expected a divisor of heads (equal GQA groups)%s",
 		            (long long)m->kv_heads, (long long)m->heads, near);

@@ -41,11 +41,6 @@ const tb_scenario_section tb_scenario_section_parallelism = {
 
 /* The predicates tb_scenario_near searches with, for errors that name a
  * value that would work. */
-static bool S_divides(int64_t v, const void *arg)
-{
-	return v > 0 && *(const int64_t *)arg % v == 0;
-}
-
 typedef struct { int64_t a, b; } S_pair;
 
 static bool S_divides_both(int64_t v, const void *arg)
@@ -163,7 +158,7 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	}
 	if (m->has_shape) {
 		if (m->heads % par->tensor != 0) {
-			tb_scenario_near(near, sizeof near, "tensor", par->tensor, 1, m->heads, S_divides, &m->heads);
+			tb_scenario_near(near, sizeof near, "tensor", par->tensor, 1, m->heads, tb_scenario_divides, &m->heads);
 			tb_yaml_err(c, tn, "parallelism.tensor (%lld) does not divide model.heads (%lld); expected a divisor of the attention heads%s",
 			            (long long)par->tensor, (long long)m->heads, near);
 		}

@@ -64,6 +64,8 @@ void tb_scenario_adapt(tb_scenario *sc, const char *key, const char *value, cons
  * when none is found within 65,536 steps. */
 void tb_scenario_near(char *out, size_t cap, const char *key, int64_t x, int64_t lo, int64_t hi,
                       bool (*ok)(int64_t v, const void *arg), const void *arg);
+/* The test for tb_scenario_near when v must divide *(const int64_t *)arg. */
+bool tb_scenario_divides(int64_t v, const void *arg);
 /* The same for the multiples of `unit` nearest x (the larger at most hi). */
 void tb_scenario_near_multiple(char *out, size_t cap, const char *key, int64_t x, int64_t unit,
                                int64_t hi);

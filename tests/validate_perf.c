@@ -804,11 +804,6 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 
 /* ---- the layout search against the published layouts ------------------- */
 
-static const char *S_ck_short(tb_checkpointing c)
-{
-	return c == TB_CKPT_FULL ? "full" : c == TB_CKPT_SELECTIVE ? "selective" : "none";
-}
-
 static void S_plan_layout(const tb_plan_layout *l, char *dst, size_t cap)
 {
 	char v[24] = "", cp[24] = "", z[24] = "";
@@ -820,7 +815,7 @@ static void S_plan_layout(const tb_plan_layout *l, char *dst, size_t cap)
 		snprintf(z, sizeof z, " ZeRO-%d", l->zero);
 	snprintf(dst, cap, "TP%lld%s PP%lld%s%s DP%lld, mb %lld%s, %s recompute",
 	         (long long)l->tensor, l->sequence_parallel ? "+SP" : "", (long long)l->pipeline, v,
-	         cp, (long long)l->data, (long long)l->micro_batch, z, S_ck_short(l->checkpointing));
+	         cp, (long long)l->data, (long long)l->micro_batch, z, tb_checkpointing_name(l->checkpointing));
 }
 
 /* What each group's framework offered in its year: the search is held to
