@@ -350,3 +350,22 @@ size_t tb_plan_explain_scenario(const tb_plan_result *r, char *dst, size_t cap)
 	return tb_plan_explain(r, best, elsewhere ? "The best layout on the same GPUs" : "The best layout",
 	                       &r->scenario, "the scenario's layout", dst, cap);
 }
+
+size_t tb_plan_explain_runner_up(const tb_plan_result *r, char *dst, size_t cap)
+{
+	if (cap)
+		dst[0] = '\0';
+	if (!r->known || r->n_layouts < 2)
+		return 0;
+	return tb_plan_explain(r, &r->layouts[0], "The best layout", &r->layouts[1],
+	                       "the runner-up", dst, cap);
+}
+
+const char *tb_plan_caveat(const tb_plan_result *r)
+{
+	if (!r->known || r->n_layouts < 1 || r->layouts[0].zero != 3)
+		return NULL;
+	return "ZeRO-3's gathers and reduce-scatters are charged in full, as the published FSDP "
+	       "runs paid them; DeepSpeed's ZeRO-3 of 2021 ran slower still on hundreds of GPUs, "
+	       "by the step-time model's worst misses (docs/validation.md).";
+}

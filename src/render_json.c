@@ -719,13 +719,10 @@ static void S_plan(S_json *j, const tb_plan_result *p)
 	S_arr_end(j);
 	char buf[2048];
 	S_obj(j, "explanations");
-	if (p->n_layouts > 1) {
-		tb_plan_explain(p, &p->layouts[0], "The best layout", &p->layouts[1], "the runner-up",
-		                buf, sizeof buf);
+	if (tb_plan_explain_runner_up(p, buf, sizeof buf))
 		S_str(j, "runner_up", buf);
-	} else {
+	else
 		S_null(j, "runner_up");
-	}
 	if (tb_plan_explain_scenario(p, buf, sizeof buf))
 		S_str(j, "scenario", buf);
 	else

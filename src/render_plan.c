@@ -348,17 +348,12 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		S_breakdown(&o, cols, names, n);
 		tb_buf_puts(&o, "\nWhy\n");
 		char why[2048];
-		if (r->n_layouts > 1) {
-			tb_plan_explain(r, &r->layouts[0], "The best layout", &r->layouts[1],
-			                "the runner-up", why, sizeof why);
+		if (tb_plan_explain_runner_up(r, why, sizeof why))
 			S_para(&o, why, 2);
-		}
 		if (tb_plan_explain_scenario(r, why, sizeof why))
 			S_para(&o, why, 2);
-		if (r->layouts[0].zero == 3)
-			S_para(&o, "ZeRO-3's gathers and reduce-scatters are charged in full, as the "
-			           "published FSDP runs paid them; DeepSpeed's ZeRO-3 of 2021 ran 30-70% "
-			           "slower still on hundreds of GPUs (docs/validation.md).", 2);
+		if (tb_plan_caveat(r))
+			S_para(&o, tb_plan_caveat(r), 2);
 	}
 
 	if (r->hardware_searched && r->n_front > 0) {

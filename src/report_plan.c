@@ -39,11 +39,8 @@ void tb_rplan_init(tb_report *r)
 	if (!S_have(r))
 		return;
 	char buf[2048];
-	if (p->n_layouts > 1) {
-		tb_plan_explain(p, &p->layouts[0], "The best layout", &p->layouts[1], "the runner-up",
-		                buf, sizeof buf);
+	if (tb_plan_explain_runner_up(p, buf, sizeof buf))
 		r->plan_text[S_TXT_RUNNER_UP] = tb_xstrdup(buf);
-	}
 	if (tb_plan_explain_scenario(p, buf, sizeof buf))
 		r->plan_text[S_TXT_SCENARIO] = tb_xstrdup(buf);
 	tb_plan_layout_text(&p->layouts[0], buf, sizeof buf);
@@ -52,11 +49,8 @@ void tb_rplan_init(tb_report *r)
 	r->plan_text[S_TXT_OWN] = tb_xstrdup(buf);
 	if (tb_plan_better_text(S_plan(r), buf, sizeof buf))
 		r->plan_text[S_TXT_BETTER] = tb_xstrdup(buf);
-	if (p->layouts[0].zero == 3)
-		r->plan_text[S_TXT_CAVEAT] = tb_xstrdup(
-			"ZeRO-3's gathers and reduce-scatters are charged in full, as the published "
-			"FSDP runs paid them; DeepSpeed's ZeRO-3 of 2021 ran 30-70% slower still on "
-			"hundreds of GPUs (docs/validation.md).");
+	if (tb_plan_caveat(p))
+		r->plan_text[S_TXT_CAVEAT] = tb_xstrdup(tb_plan_caveat(p));
 }
 
 /* ---- tables ------------------------------------------------------------ */

@@ -168,6 +168,15 @@ size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const c
  * are the same layout. */
 size_t tb_plan_explain_scenario(const tb_plan_result *r, char *dst, size_t cap);
 
+/* The best layout explained against the runner-up; 0 and "" when there
+ * is none. */
+size_t tb_plan_explain_runner_up(const tb_plan_result *r, char *dst, size_t cap);
+
+/* What every document of a search says when the best layout uses ZeRO-3
+ * (how its collectives are charged, and how far the published ZeRO-3 runs
+ * fell short); NULL otherwise.  Static. */
+const char *tb_plan_caveat(const tb_plan_result *r);
+
 /* A layout in words, into dst (at most cap bytes, always terminated):
  * "TP 8 with SP, PP 16 (2 virtual), CP 2, EP 4, DP 64, ZeRO-1,
  * micro-batch 2, full recomputation"; sizes of 1 are left out
