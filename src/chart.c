@@ -154,9 +154,10 @@ tb_prim *tb_chart_text(tb_chart *c, tb_prim_role role, double x, double y,
 void tb_chart_cross(tb_chart *c, tb_prim_role role, double x, double y, double r,
                     tb_rgb color, int series)
 {
-	tb_prim *a = tb_chart_line(c, role, x - r, y - r, x + r, y + r, color, 1.6);
-	tb_prim *b = tb_chart_line(c, role, x - r, y + r, x + r, y - r, color, 1.6);
-	a->series = b->series = series;
+	/* One stroke at a time: the second push may move the array the first
+	 * pointer points into. */
+	tb_chart_line(c, role, x - r, y - r, x + r, y + r, color, 1.6)->series = series;
+	tb_chart_line(c, role, x - r, y + r, x + r, y - r, color, 1.6)->series = series;
 }
 
 /* ---- the layout ------------------------------------------------------ */

@@ -176,6 +176,20 @@ else
 	fail "extreme sweep: $(cat "$T/err")"
 fi
 
+# grids whose points do not fit: every chart marks them with a cross, drawn
+# while its primitives grow (issue 18: a write through a moved array, exit
+# 139).  Under check-san this is ASan's to catch.
+M=tests/scenarios/min-7b.yaml
+rm -rf "$T/g"
+"$BIN" report "$M" --sweep hardware.count=8..128:8 --sweep training.micro_batch=1..16 \
+	-o "$T/g" --format md,html,json,pdf >/dev/null 2>"$T/err" \
+	&& grep -q 'does not fit' "$T/g/min-7b.md" \
+	&& ok "a 16 x 16 grid with points that do not fit reports" || fail "2-D grid: $(cat "$T/err")"
+rm -rf "$T/g"
+"$BIN" compare "$M" docs/examples/default-7b.yaml --sweep hardware.count=8..128:8 \
+	--sweep training.micro_batch=1..16 -o "$T/g" --format md,html,json,pdf >/dev/null 2>"$T/err" \
+	&& ok "compare of a grid with points that do not fit" || fail "compare grid: $(cat "$T/err")"
+
 if [ "$fails" -gt 0 ]; then
 	echo "cli-compare: $fails failure(s)" >&2
 	exit 1

@@ -67,6 +67,12 @@ vg compare docs/examples/compare/7b-2t.yaml docs/examples/compare/13b-1t.yaml \
 vg report docs/examples/sweep/70b-128-h100.yaml -o "$out/s" --format md,html,json,pdf \
 	--sweep hardware.count=512..4096:x2
 vg estimate docs/examples/sweep/70b-128-h100.yaml --sweep training.micro_batch=1..8
+# grids whose points do not fit draw crosses in every chart (a chart's
+# primitives grow while it draws: issue 18 found a write through a moved array)
+vg report tests/scenarios/min-7b.yaml -o "$out/g" --format md,html,json,pdf \
+	--sweep hardware.count=8..128:8 --sweep training.micro_batch=1..16
+vg compare tests/scenarios/min-7b.yaml docs/examples/default-7b.yaml -o "$out/gc" \
+	--format md,html,json,pdf --sweep hardware.count=8..64:8 --sweep training.micro_batch=1..12
 while IFS='|' read -r want_rc want args; do
 	case $want_rc in '#'*|'') continue ;; esac
 	# shellcheck disable=SC2086
