@@ -88,15 +88,27 @@ void tb_goodput_compute(const tb_goodput_in *in, tb_goodput *g)
 
 	g->failure_rate_per_s = S_nonneg(S_nonneg(in->failures_per_node_day) * g->nodes /
 	                                 S_SECONDS_PER_DAY);
-	g->failures = g->failure_rate_per_s > 0;
 	g->mtbf_s = S_div(1, g->failure_rate_per_s);
+	if (g->mtbf_s == 0)        /* a rate so small its MTBF overflows: none */
+		g->failure_rate_per_s = 0;
+	g->failures = g->failure_rate_per_s > 0;
 
 	g->checkpoint_bytes = S_nonneg(in->checkpoint_bytes);
 	g->write_bytes_per_s = S_nonneg(g->nodes * S_nonneg(in->write_bytes_per_s_per_node));
 	g->checkpoint_save_s = S_div(g->checkpoint_bytes, g->write_bytes_per_s);
+	/* A save that takes longer than a double holds is not free: read as 0
+	 * it made the slowest disk the best one.  Where saves are taken at all,
+	 * the run never finishes, as it does when the save outlasts the MTBF. */
+	bool save_unbounded = g->checkpoint_bytes > 0 && g->write_bytes_per_s > 0 &&
+	                      g->checkpoint_save_s == 0;
 
 	S_interval(in, g);
 	double tau = g->checkpoint_interval_s;
+	if (save_unbounded && (tau > 0 || g->failures)) {
+		g->failure_overhead = DBL_MAX;
+		g->progress = false;
+		return;
+	}
 	double delta = tau > 0 ? g->checkpoint_save_s : 0;
 	g->checkpoint_overhead = S_div(delta, tau);
 	g->segment_s = tau + delta;

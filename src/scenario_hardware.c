@@ -7,6 +7,7 @@
 #include "scenario_sections.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ static bool S_quant_unit(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name
 	tb_yaml_node tmp = *n;
 	if (n->kind == TB_YAML_SCALAR)
 		tmp.str = (char *)S_strip_unit(n->str, suffix, buf, sizeof buf);
-	return tb_yaml_quant(c, &tmp, name, kind, expected, true, max, out);
+	return tb_yaml_quant(c, &tmp, name, kind, expected, 0, max, out);
 }
 
 static bool S_inline_gpu(tb_yaml_ctx *c, const tb_yaml_node *g, tb_gpu *gpu)
@@ -93,7 +94,7 @@ static bool S_inline_gpu(tb_yaml_ctx *c, const tb_yaml_node *g, tb_gpu *gpu)
 	snprintf(gpu->source, sizeof gpu->source, "inline in the scenario file");
 	snprintf(gpu->memory_source, sizeof gpu->memory_source, "hardware.gpu.memory");
 	if ((n = tb_yaml_get(g, "memory"))) {
-		if (!tb_yaml_quant(c, n, "hardware.gpu.memory", TB_YAML_Q_BYTES, "a size such as 80GB or 80GiB", false, 1e15, &gpu->memory_bytes))
+		if (!tb_yaml_quant(c, n, "hardware.gpu.memory", TB_YAML_Q_BYTES, "a size such as 80GB or 80GiB", 1e6, 1e15, &gpu->memory_bytes))
 			ok = false;
 	} else {
 		tb_yaml_err(c, g, "missing key 'hardware.gpu.memory'; expected the GPU's memory such as 80GB");
@@ -177,12 +178,12 @@ static void S_load_node(tb_yaml_ctx *c, const tb_yaml_node *hw, tb_node *node, b
 		*ok = false;
 	if ((n = tb_yaml_get(nd, "nvlink")) &&
 	    !tb_yaml_quant(c, n, "hardware.node.nvlink", TB_YAML_Q_RATE,
-	                   "bytes per second per GPU, one direction, such as 450GB/s", false, 1e15,
+	                   "bytes per second per GPU, one direction, such as 450GB/s", 1e6, 1e15,
 	                   &node->nvlink_bytes_per_s))
 		*ok = false;
 	if ((n = tb_yaml_get(nd, "network")) &&
 	    !tb_yaml_quant(c, n, "hardware.node.network", TB_YAML_Q_RATE,
-	                   "a rate per GPU, one direction, such as 400Gbit/s or 50GB/s", false, 1e15,
+	                   "a rate per GPU, one direction, such as 400Gbit/s or 50GB/s", 1e6, 1e15,
 	                   &node->network_bytes_per_s))
 		*ok = false;
 }
@@ -209,13 +210,13 @@ static void S_load_mfu(tb_yaml_ctx *c, const tb_yaml_node *n, double mfu[3], boo
 		}
 		count = n->n;
 		for (size_t i = 0; i < count; i++) {
-			if (!tb_yaml_quant(c, n->vals[i], "hardware.mfu", TB_YAML_Q_FRACTION, expected, true, 0, &v[i])) {
+			if (!tb_yaml_quant(c, n->vals[i], "hardware.mfu", TB_YAML_Q_FRACTION, expected, 0, 0, &v[i])) {
 				*ok = false;
 				return;
 			}
 		}
 	} else {
-		if (!tb_yaml_quant(c, n, "hardware.mfu", TB_YAML_Q_FRACTION, expected, true, 0, &v[0])) {
+		if (!tb_yaml_quant(c, n, "hardware.mfu", TB_YAML_Q_FRACTION, expected, 0, 0, &v[0])) {
 			*ok = false;
 			return;
 		}
@@ -294,7 +295,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	h->restart_s = TB_GOODPUT_RESTART_S;
 	if (hw) {
 		if ((n = tb_yaml_get(hw, "price_per_gpu_hour")) &&
-		    !tb_yaml_quant(c, n, "hardware.price_per_gpu_hour", TB_YAML_Q_NUMBER, "a price per GPU-hour such as 2.50", true, 1e6, &h->price_per_gpu_hour))
+		    !tb_yaml_quant(c, n, "hardware.price_per_gpu_hour", TB_YAML_Q_NUMBER, "a price per GPU-hour such as 2.50", 0, 1e6, &h->price_per_gpu_hour))
 			ok = false;
 		if ((n = tb_yaml_get(hw, "currency"))) {
 			const char *s = tb_yaml_scalar(c, n, "hardware.currency", "a currency code such as USD or EUR");
@@ -312,7 +313,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			}
 		}
 		if ((n = tb_yaml_get(hw, "pue"))) {
-			if (!tb_yaml_quant(c, n, "hardware.pue", TB_YAML_Q_NUMBER, "a power usage effectiveness from 1 to 3 such as 1.2", false, 3, &h->pue))
+			if (!tb_yaml_quant(c, n, "hardware.pue", TB_YAML_Q_NUMBER, "a power usage effectiveness from 1 to 3 such as 1.2", DBL_MIN, 3, &h->pue))
 				ok = false;
 			else if (h->pue < 1) {
 				tb_yaml_err(c, n, "hardware.pue '%s' is below 1; expected a power usage effectiveness from 1 to 3 such as 1.2", n->str);
@@ -320,22 +321,22 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			}
 		}
 		if ((n = tb_yaml_get(hw, "overhead")) &&
-		    !tb_yaml_quant(c, n, "hardware.overhead", TB_YAML_Q_BYTES, "a size such as 2GiB", true, 1e15, &h->overhead_bytes))
+		    !tb_yaml_quant(c, n, "hardware.overhead", TB_YAML_Q_BYTES, "a size such as 2GiB", 0, 1e15, &h->overhead_bytes))
 			ok = false;
 		if ((n = tb_yaml_get(hw, "failures_per_node_day")) &&
 		    !tb_yaml_quant(c, n, "hardware.failures_per_node_day", TB_YAML_Q_NUMBER,
-		                   "failures per node per day such as 0.0038 (0: none)", true, 1000,
+		                   "failures per node per day such as 0.0038 (0: none)", 0, 1000,
 		                   &h->failures_per_node_day))
 			ok = false;
 		/* a rate as the node's links are: "1GB/s", "8Gbit/s" or "1GB"; never zero */
 		if ((n = tb_yaml_get(hw, "checkpoint_bandwidth")) &&
 		    !tb_yaml_quant(c, n, "hardware.checkpoint_bandwidth", TB_YAML_Q_RATE,
-		                   "bytes per second per node such as 1GB/s", false, 1e15,
+		                   "bytes per second per node such as 1GB/s", 1e6, 1e15,
 		                   &h->checkpoint_bytes_per_s))
 			ok = false;
 		if ((n = tb_yaml_get(hw, "restart_time")) &&
 		    !tb_yaml_quant(c, n, "hardware.restart_time", TB_YAML_Q_DURATION,
-		                   "a duration such as 10min (0: an instant restart)", true, 30 * 86400.0,
+		                   "a duration such as 10min (0: an instant restart)", 0, 30 * 86400.0,
 		                   &h->restart_s))
 			ok = false;
 	}

@@ -190,7 +190,7 @@ static void S_load_model(tb_yaml_ctx *c, const tb_yaml_node *root, tb_model *m,
 			return;
 		}
 		double v = 0;
-		if (tb_yaml_quant(c, params, "model.params", TB_YAML_Q_COUNT, "a parameter count such as 7B", false, 1e16, &v)) {
+		if (tb_yaml_quant(c, params, "model.params", TB_YAML_Q_COUNT, "a parameter count such as 7B", 1, 1e16, &v)) {
 			memset(m, 0, sizeof *m);
 			m->has_shape = false;
 			m->params_count = v;

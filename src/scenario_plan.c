@@ -20,19 +20,19 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	const tb_yaml_node *pn = tb_yaml_get_map(c, root, "plan");
 	if (pn) {
 		if ((n = tb_yaml_get(pn, "deadline"))) {
-			if (tb_yaml_quant(c, n, "plan.deadline", TB_YAML_Q_DURATION, "a duration such as 30 days or 720h", false, 100 * 365.25 * 86400, &pl->deadline_s))
+			if (tb_yaml_quant(c, n, "plan.deadline", TB_YAML_Q_DURATION, "a duration such as 30 days or 720h", 1, 100 * 365.25 * 86400, &pl->deadline_s))
 				pl->has_deadline = true;
 			else
 				ok = false;
 		}
 		if ((n = tb_yaml_get(pn, "budget"))) {
-			if (tb_yaml_quant(c, n, "plan.budget", TB_YAML_Q_NUMBER, "an amount of money such as 500000", false, 1e15, &pl->budget))
+			if (tb_yaml_quant(c, n, "plan.budget", TB_YAML_Q_NUMBER, "an amount of money such as 500000", 0.01, 1e15, &pl->budget))
 				pl->has_budget = true;
 			else
 				ok = false;
 		}
 		if ((n = tb_yaml_get(pn, "inference_tokens"))) {
-			if (tb_yaml_quant(c, n, "plan.inference_tokens", TB_YAML_Q_COUNT, "a token count such as 2T", false, 1e30, &pl->inference_tokens))
+			if (tb_yaml_quant(c, n, "plan.inference_tokens", TB_YAML_Q_COUNT, "a token count such as 2T", 1, 1e30, &pl->inference_tokens))
 				pl->has_inference = true;
 			else
 				ok = false;
@@ -46,10 +46,10 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 				} else {
 					pl->n_overtrain = (int)n->n;
 					for (size_t i = 0; i < n->n; i++)
-						if (!tb_yaml_quant(c, n->vals[i], "plan.overtrain", TB_YAML_Q_NUMBER, expected, false, 1000, &pl->overtrain[i]))
+						if (!tb_yaml_quant(c, n->vals[i], "plan.overtrain", TB_YAML_Q_NUMBER, expected, 1e-3, 1000, &pl->overtrain[i]))
 							ok = false;
 				}
-			} else if (tb_yaml_quant(c, n, "plan.overtrain", TB_YAML_Q_NUMBER, expected, false, 1000, &pl->overtrain[0])) {
+			} else if (tb_yaml_quant(c, n, "plan.overtrain", TB_YAML_Q_NUMBER, expected, 1e-3, 1000, &pl->overtrain[0])) {
 				pl->n_overtrain = 1;
 			} else {
 				ok = false;

@@ -68,7 +68,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	const tb_yaml_node *tr = tb_yaml_get_map(c, root, "training");
 	const tb_yaml_node *trkey = tb_yaml_get_key(root, "training");
 	if (tr && (n = tb_yaml_get(tr, "tokens"))) {
-		if (!tb_yaml_quant(c, n, "training.tokens", TB_YAML_Q_COUNT, "a token count such as 100B or 1.5T", false, 1e30, &t->tokens))
+		if (!tb_yaml_quant(c, n, "training.tokens", TB_YAML_Q_COUNT, "a token count such as 100B or 1.5T", 1, 1e30, &t->tokens))
 			ok = false;
 	} else {
 		if (!tb_yaml_map_broken(root, "training"))
@@ -114,7 +114,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(tr, "dropout")) && !tb_yaml_bool(c, n, "training.dropout", &t->dropout)) ok = false;
 		if ((n = tb_yaml_get(tr, "checkpoint_interval")) &&
 		    !tb_yaml_quant(c, n, "training.checkpoint_interval", TB_YAML_Q_DURATION,
-		                   "a duration of compute between two saves such as 30min", false, 365 * 86400.0,
+		                   "a duration of compute between two saves such as 30min", 1e-3, 365 * 86400.0,
 		                   &t->checkpoint_interval_s))
 			ok = false;
 	}

@@ -184,10 +184,12 @@ static tb_units_status S_parse(const char *s, const S_unit *units, size_t nunits
 	}
 	errno = 0;
 	double v = strtod(num, NULL);
-	if (errno == ERANGE && v != 0)
+	/* Both ways: a literal that underflows (1e-400, or a subnormal) is as
+	 * unknown as one that overflows; read as 0 it would be "free". */
+	if (errno == ERANGE)
 		return TB_UNITS_RANGE;
 	v *= factor;
-	if (!isfinite(v) || v > 1e300)
+	if (!isfinite(v) || v > 1e300 || (v != 0 && v < 1e-300))
 		return TB_UNITS_RANGE;
 	if (negative && v != 0)
 		return TB_UNITS_NEGATIVE;
@@ -256,7 +258,7 @@ const char *tb_units_status_str(tb_units_status st)
 	case TB_UNITS_SUFFIX: return "an unknown unit";
 	case TB_UNITS_NEGATIVE: return "a negative value";
 	case TB_UNITS_ZERO: return "zero";
-	case TB_UNITS_RANGE: return "out of range (too large, NaN or infinite)";
+	case TB_UNITS_RANGE: return "out of range (too large, too small, NaN or infinite)";
 	case TB_UNITS_FRACTION: return "a fraction outside [0, 1]";
 	}
 	return "an invalid quantity";

@@ -5,6 +5,7 @@
  * way; they are pinned by the malformed-scenario catalogue. */
 #include "yamltree.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -489,14 +490,14 @@ static const char *S_status_phrase(tb_units_status st)
 	case TB_UNITS_SUFFIX: return "has an unknown unit";
 	case TB_UNITS_NEGATIVE: return "is negative";
 	case TB_UNITS_ZERO: return "is zero";
-	case TB_UNITS_RANGE: return "is out of range (too large, NaN or infinite)";
+	case TB_UNITS_RANGE: return "is out of range (too large, too small, NaN or infinite)";
 	case TB_UNITS_FRACTION: return "is outside (0, 1]";
 	}
 	return "is invalid";
 }
 
 bool tb_yaml_quant(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, tb_yaml_qkind kind,
-                   const char *expected, bool allow_zero, double max, double *out)
+                   const char *expected, double min, double max, double *out)
 {
 	const char *s = tb_yaml_scalar(c, n, name, expected);
 	if (!s)
@@ -511,6 +512,7 @@ bool tb_yaml_quant(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, tb_y
 	case TB_YAML_Q_RATE: st = tb_units_parse_rate(s, &v); break;
 	default: st = tb_units_parse_number(s, &v); break;
 	}
+	bool allow_zero = !(min > 0);
 	if (st == TB_UNITS_ZERO && allow_zero) {
 		st = TB_UNITS_OK;
 		v = 0;
@@ -520,6 +522,14 @@ bool tb_yaml_quant(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, tb_y
 		st = TB_UNITS_ZERO;
 	if (st != TB_UNITS_OK) {
 		tb_yaml_err(c, n, "%s '%s' %s; expected %s", name, tb_yaml_show(s, sh), S_status_phrase(st), expected);
+		return false;
+	}
+	if (min > 0 && v < min) {
+		/* the floor in the unit people write: 1 MB/s, not 1e+06 */
+		const char *unit = kind == TB_YAML_Q_RATE ? " MB/s" : kind == TB_YAML_Q_BYTES ? " MB"
+		                 : kind == TB_YAML_Q_DURATION ? " s" : "";
+		double shown = kind == TB_YAML_Q_RATE || kind == TB_YAML_Q_BYTES ? min / 1e6 : min;
+		tb_yaml_err(c, n, "%s '%s' is too small (the least is %g%s); expected %s", name, tb_yaml_show(s, sh), shown, unit, expected);
 		return false;
 	}
 	if (max > 0 && v > max) {
@@ -540,7 +550,8 @@ bool tb_yaml_int(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, int64_
 	snprintf(expected, sizeof expected, "a whole number from %lld to %lld",
 	         (long long)min, (long long)max);
 	double v = 0;
-	if (!tb_yaml_quant(c, n, name, TB_YAML_Q_COUNT, expected, min <= 0, (double)max, &v))
+	/* the range is checked below, whole-number first: DBL_MIN only refuses zero */
+	if (!tb_yaml_quant(c, n, name, TB_YAML_Q_COUNT, expected, min <= 0 ? 0 : DBL_MIN, (double)max, &v))
 		return false;
 	char sh[48];
 	if (v != floor(v)) {

@@ -152,9 +152,11 @@ typedef enum {
 } tb_yaml_qkind;
 
 /* A quantity with its unit.  `max` bounds it (0 = no bound beyond
- * finiteness); zero is refused unless allow_zero. */
+ * finiteness).  `min` 0 allows zero; above 0 it refuses zero and every value
+ * below it, so that a rate of 1e-300 B/s or a run of 1e-300 tokens is named
+ * as the nonsense it is instead of underflowing a quotient downstream. */
 bool tb_yaml_quant(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name,
-                   tb_yaml_qkind kind, const char *expected, bool allow_zero,
+                   tb_yaml_qkind kind, const char *expected, double min,
                    double max, double *out);
 /* A whole number in [min, max]; units such as 4k allowed. */
 bool tb_yaml_int(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name,

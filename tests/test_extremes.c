@@ -342,7 +342,7 @@ Test(extremes, gpus_1m_never_finish) {
 }
 Test(extremes, failure_rate_at_limit) {
 	SETS("hardware.failures_per_node_day=1000", "hardware.restart_time=30 days",
-	     "hardware.checkpoint_bandwidth=1");
+	     "hardware.checkpoint_bandwidth=1MB/s");  /* the least a rate may be */
 }
 Test(extremes, tiny_checkpoint_interval) {
 	SETS("training.checkpoint_interval=1ms", "hardware.restart_time=0");

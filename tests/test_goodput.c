@@ -256,6 +256,56 @@ Test(goodput, hostile_inputs)
 		}
 }
 
+/* A slower disk never gives a better answer (issue 18): from 1 PB/s down to
+ * the smallest double, the wall clock never shrinks, and once the run stops
+ * finishing it never finishes again.  Before, a save that overflowed a
+ * double was read as 0 s, and 1e-300 B/s beat every real disk. */
+Test(goodput, slower_disk_never_better)
+{
+	double prev_wall = 0;
+	bool finished = true;
+	int steps = 0;
+	for (double bw = 1e15; bw > 0; bw /= 10, steps++) {
+		tb_goodput_in in = {
+			.gpus = 64, .gpus_per_node = 8, .failures_per_node_day = 0.0038,
+			.checkpoint_bytes = 94.3e9, .write_bytes_per_s_per_node = bw,
+			.restart_s = 600, .step_s = 5, .compute_s = 2.4 * 86400,
+		};
+		tb_goodput g;
+		tb_goodput_compute(&in, &g);
+		expect_finite(&g);
+		if (!finished) {
+			cr_expect(!g.progress, "finishes again at %g B/s", bw);
+			continue;
+		}
+		if (!g.progress) {
+			finished = false;
+			continue;
+		}
+		cr_expect(g.checkpoint_save_s > 0, "a free save at %g B/s", bw);
+		cr_expect(g.wall_s >= prev_wall, "faster at %g B/s: %g < %g", bw, g.wall_s, prev_wall);
+		prev_wall = g.wall_s;
+	}
+	cr_expect(!finished, "the slowest disks never finish");
+	cr_expect(steps > 300);
+}
+
+/* A failure rate so small that its MTBF overflows is no failures, never an
+ * MTBF of 0 s. */
+Test(goodput, vanishing_failure_rate)
+{
+	tb_goodput_in in = {
+		.gpus = 64, .gpus_per_node = 8, .failures_per_node_day = 5e-324,
+		.checkpoint_bytes = 94.3e9, .write_bytes_per_s_per_node = 1e9,
+		.restart_s = 600, .step_s = 5, .compute_s = 86400,
+	};
+	tb_goodput g;
+	tb_goodput_compute(&in, &g);
+	cr_expect(!g.failures);
+	cr_expect(g.progress);
+	cr_expect_eq(g.wall_s, 86400.0);
+}
+
 /* ---- the budget step ------------------------------------------------------ */
 
 #include "calc.h"
