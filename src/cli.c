@@ -10,6 +10,7 @@
 #include "trainbudget/gpus.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
+#include "utf8.h"
 
 /* ---- the subcommand table -------------------------------------------- */
 
@@ -514,9 +515,13 @@ static bool S_name_ok(const char *n)
 	if (!*n || *n == '.' || *n == '-' || strlen(n) >= 200)
 		return false;
 	for (const char *p = n; *p; p++)
-		if (*p == '/' || *p == '\\' || (unsigned char)*p < 0x20 || *p == 0x7f)
+		if (*p == '/' || *p == '\\')
 			return false;
-	return true;
+	/* printable by the one rule a file's stem and every path go through */
+	char *shown = tb_utf8_shown(n, strlen(n));
+	bool same = strcmp(shown, n) == 0;
+	free(shown);
+	return same;
 }
 
 /* ---- plan's values ------------------------------------------------------ */
@@ -718,7 +723,7 @@ static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
 		return TB_EXIT_OK;
 	case S_OPT_NAME:
 		if (!S_name_ok(val)) {
-			tb_buf_printf(st->err, "%s: --name '%s' is not a file name; expected a name "
+			tb_buf_printf(st->err, "%s: --name '%s' is not a file name; expected a printable name "
 			              "without '/', not starting with '.', such as llama-70b-run",
 			              st->where, val);
 			return S_usage(st, c->cmd);

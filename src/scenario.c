@@ -25,6 +25,7 @@
 #include "trainbudget/sha256.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
+#include "utf8.h"
 
 #define S_MAX_FILE_BYTES (4u << 20)
 
@@ -403,7 +404,10 @@ static char *S_stem(const char *path)
 	size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
 	if (n == 0)
 		return tb_xstrdup("scenario");
-	return tb_xstrndup(base, n);
+	/* The stem lands in titles, headings, <title> and file names: the
+	 * same rule as --name and every published path, so an ESC or a bidi
+	 * override in a file's name is shown as '?', never obeyed. */
+	return tb_utf8_shown(base, n);
 }
 
 tb_scenario *tb_scenario_load(const char *path, const char *text, size_t len,

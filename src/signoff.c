@@ -98,23 +98,7 @@ char *tb_signoff_path(const char *given)
 		const char *slash = strrchr(given, '/');
 		p = slash[1] ? slash + 1 : "?";
 	}
-	tb_buf b;
-	tb_buf_init(&b);
-	const unsigned char *u = (const unsigned char *)p;
-	size_t n = strlen(p);
-	for (size_t i = 0; i < n;) {
-		uint32_t cp = 0;
-		size_t k = tb_utf8_seq(u + i, n - i, &cp);
-		if (k == 0 || cp < 0x20 || cp == 0x7F || tb_utf8_invisible(cp)) {
-			/* not UTF-8, a control or a bidi override: never raw in a report */
-			tb_buf_putc(&b, '?');
-			i += k ? k : 1;
-			continue;
-		}
-		tb_buf_put(&b, p + i, k);
-		i += k;
-	}
-	return tb_buf_detach(&b, NULL);
+	return tb_utf8_shown(p, strlen(p));
 }
 
 /* The slot an input of this kind replaces, or -1: a scenario or template

@@ -1,5 +1,7 @@
 #include "utf8.h"
 
+#include "trainbudget/buf.h"
+
 size_t tb_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	if (n == 0)
@@ -36,4 +38,23 @@ int tb_utf8_invisible(uint32_t cp)
 {
 	return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
 	       (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+char *tb_utf8_shown(const char *s, size_t n)
+{
+	tb_buf b;
+	tb_buf_init(&b);
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		uint32_t cp = 0;
+		size_t k = tb_utf8_seq(u + i, n - i, &cp);
+		if (k == 0 || cp < 0x20 || cp == 0x7F || tb_utf8_invisible(cp)) {
+			tb_buf_putc(&b, '?');
+			i += k ? k : 1;
+			continue;
+		}
+		tb_buf_put(&b, s + i, k);
+		i += k;
+	}
+	return tb_buf_detach(&b, NULL);
 }

@@ -19,4 +19,11 @@ size_t tb_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp);
  * ("Trojan Source", CVE-2021-42574).  Never shown raw. */
 int tb_utf8_invisible(uint32_t cp);
 
+/* The first n bytes of s as a report may show them: each byte that is not
+ * well-formed UTF-8, each C0 control, DEL and each tb_utf8_invisible code
+ * point becomes '?'.  The one rule for names and paths that reach a
+ * published file or a terminal (a scenario's stem, --name, an input's
+ * path).  Returns a copy the caller frees. */
+char *tb_utf8_shown(const char *s, size_t n);
+
 #endif

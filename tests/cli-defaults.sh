@@ -108,7 +108,7 @@ has "$T/out" '"name": "x1"' "estimate --name sets scenario.name"
 for bad in ../up .hidden a/b ""; do
 	expect 2 "report --name '$bad'" "$BIN" report --name "$bad" -o "$T/n"
 done
-first_err "trainbudget report: --name '' is not a file name; expected a name without '/', not starting with '.', such as llama-70b-run" \
+first_err "trainbudget report: --name '' is not a file name; expected a printable name without '/', not starting with '.', such as llama-70b-run" \
 	"a bad --name is explained"
 
 # ---- no absolute path in a published report --------------------------------

@@ -192,6 +192,36 @@ d_b=$(digest "$ver" "$T/b/p2.yaml" hf_config "$T/b/llama3-8b-config.json" --)
 check "... to the SHA-256 of the proposals' inputs digests" \
 	"$(js "$T/cmp2/other-name-vs-p2.json" comparison.sha256)" "$(printf '%s\n%s\n' "$d_a" "$d_b" | h)"
 
+# ---- a file's name is published by the rule --name obeys (issue 18) ----
+# ESC, BEL, a C1 CSI (U+009B) and a bidi override (U+202E) in a scenario's
+# file name: shown as '?' in every file report, plan and compare write and
+# on the terminal, never raw; --name with the same bytes is refused.
+esc=$(printf '\033'); bel=$(printf '\007'); csi=$(printf '\302\233'); rlo=$(printf '\342\200\256')
+bad="run${esc}]0;PWNED${bel}${esc}[2J${csi}x${rlo}y"
+mkdir -p "$T/esc"
+cp tests/scenarios/min-7b.yaml "$T/esc/$bad.yaml"
+cp docs/examples/default-7b.yaml "$T/esc/b.yaml"
+(
+	cd "$T/esc"
+	"$BIN" report "$bad.yaml" -o r --format md,html,json
+	"$BIN" plan "$bad.yaml" -o p --format md,html,json
+	"$BIN" compare "$bad.yaml" b.yaml -o c --format md,html,json
+	"$BIN" estimate "$bad.yaml"
+) >"$T/esc.out" 2>&1 || fail "a scenario named with escapes: $(tail -3 "$T/esc.out")"
+if cat "$T/esc.out" "$T"/esc/r/* "$T"/esc/p/* "$T"/esc/c/* | grep -q "$esc\|$bel\|$csi\|$rlo"; then
+	fail "an escape in a scenario's file name reached an output"
+else
+	ok "an escape, a C1 control or a bidi override in a file's name is shown as '?' everywhere"
+fi
+[ -f "$T/esc/r/run?]0;PWNED??[2J?x?y.md" ] && ok "... and names the output files so" \
+	|| fail "escaped output name: $(ls "$T/esc/r")"
+for n in "x${esc}y" "x${csi}y" "x${rlo}y"; do
+	if "$BIN" estimate "$T/esc/b.yaml" --name "$n" >/dev/null 2>&1; then
+		fail "--name took a control or an override"
+	fi
+done
+ok "--name refuses the same bytes"
+
 if [ "$fails" -gt 0 ]; then
 	echo "cli-signoff: $fails check(s) failed" >&2
 	exit 1
