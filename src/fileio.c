@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,15 +27,20 @@
 char *tb_fileio_slurp(const char *path, size_t max_bytes, size_t *len_out)
 {
 	int is_stdin = strcmp(path, "-") == 0;
-	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+	/* Non-blocking: open() of a FIFO with no writer would wait for one. */
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		if (!is_stdin)
-			close(fd);
-		errno = EISDIR;
-		return NULL;
+	bool waits = false;     /* a pipe or device: poll, within TB_FILEIO_IDLE_MS */
+	if (fstat(fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			if (!is_stdin)
+				close(fd);
+			errno = EISDIR;
+			return NULL;
+		}
+		waits = !is_stdin && !S_ISREG(st.st_mode);
 	}
 	tb_buf b;
 	tb_buf_init(&b);
@@ -49,6 +55,14 @@ char *tb_fileio_slurp(const char *path, size_t max_bytes, size_t *len_out)
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
+			if (waits && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				struct pollfd pfd = { .fd = fd, .events = POLLIN };
+				int r = poll(&pfd, 1, TB_FILEIO_IDLE_MS);
+				if (r > 0 || (r < 0 && errno == EINTR))
+					continue;
+				err = r == 0 ? ETIMEDOUT : errno;
+				break;
+			}
 			err = errno;
 			break;
 		}
@@ -63,12 +77,25 @@ char *tb_fileio_slurp(const char *path, size_t max_bytes, size_t *len_out)
 	}
 	if (!is_stdin)
 		close(fd);
+	if (!err && waits && b.len == 0)
+		err = ENODATA;      /* a FIFO nobody has opened to write: EOF at once */
 	if (err) {
 		tb_buf_release(&b);
 		errno = err;
 		return NULL;
 	}
 	return tb_buf_detach(&b, len_out);
+}
+
+const char *tb_fileio_why(int err)
+{
+	if (err == ETIMEDOUT)
+		return "nothing to read for 10 s: a pipe or device nobody writes to";
+	if (err == ENODATA)
+		return "nothing to read: a pipe or device nobody writes to";
+	if (err == EISDIR)
+		return "it is a directory";
+	return strerror(err);
 }
 
 int tb_fileio_read(const char *path, size_t max_bytes, char **out,
@@ -87,7 +114,9 @@ int tb_fileio_read(const char *path, size_t max_bytes, char **out,
 		else
 			tb_diags_add(d, TB_DIAG_ERROR, name, NULL, 0, 0, 0,
 			             "cannot %s: %s; expected a readable file",
-			             errno == EIO || errno == EINVAL ? "read" : "open", strerror(errno));
+			             errno == EIO || errno == EINVAL || errno == ETIMEDOUT || errno == ENODATA
+			             ? "read" : "open",
+			             tb_fileio_why(errno));
 		return -1;
 	}
 	*out = text;

@@ -170,6 +170,65 @@ static tb_scenario *S_load_source(const char *file, const tb_cli *cli, S_source 
 	return sc;
 }
 
+/* ---- a long search's progress, on a terminal only ------------------------ */
+
+typedef struct S_progress {
+	struct timespec start, last;
+	bool shown;
+} S_progress;
+
+static double S_since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* A line on standard error, rewritten at most five times a second once the
+ * search has run for a quarter of a second; wiped when it ends.  Never on a file or
+ * a pipe: what is written there must not depend on the machine's speed. */
+static void S_progress_line(void *ctx, uint64_t done, uint64_t total)
+{
+	S_progress *p = ctx;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (done >= total) {
+		if (p->shown)
+			fputs("\r\033[K", stderr);
+		p->shown = false;
+		return;
+	}
+	if (S_since(&p->start, &now) < 0.25 || (p->shown && S_since(&p->last, &now) < 0.2))
+		return;
+	p->last = now;
+	p->shown = true;
+	fprintf(stderr, "\rtrainbudget: searching layouts: %2.0f%% of %.3g candidates",
+	        total ? 100.0 * (double)done / (double)total : 0.0, (double)total);
+	fflush(stderr);
+}
+
+/* The search's space with the progress line attached when standard error
+ * is a terminal; sp NULL: the scenario's (tb_plan_search's defaults). */
+static void S_with_progress(tb_plan_space *out, const tb_plan_space *sp, S_progress *p)
+{
+	if (sp)
+		*out = *sp;
+	else
+		memset(out, 0, sizeof *out);
+	memset(p, 0, sizeof *p);
+	if (!isatty(STDERR_FILENO))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &p->start);
+	out->progress = S_progress_line;
+	out->progress_ctx = p;
+}
+
+static void S_compute_plan(const tb_inputs *in, tb_budget *b, const tb_plan_space *sp)
+{
+	tb_plan_space with;
+	S_progress p;
+	S_with_progress(&with, sp, &p);
+	tb_budget_compute_plan(in, b, &with);
+}
+
 /* NULL file: the built-in question. */
 static tb_scenario *S_load(const char *file, const tb_cli *cli, tb_diags *d)
 {
@@ -237,7 +296,7 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	tb_budget_compute(&sc->inputs, b);
 	tb_budget_compute_risk(&sc->inputs, b);
-	tb_budget_compute_plan(&sc->inputs, b, NULL);
+	S_compute_plan(&sc->inputs, b, NULL);
 	char *out = cli->json ? tb_render_json_sweep(sc, b, sw) : tb_render_text(sc, b);
 	fputs(out, stdout);
 	free(out);
@@ -664,7 +723,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	tb_budget_compute(&sc->inputs, b);
 	tb_budget_compute_risk(&sc->inputs, b);
-	tb_budget_compute_plan(&sc->inputs, b, NULL);
+	S_compute_plan(&sc->inputs, b, NULL);
 	S_outputs outs;
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;
@@ -809,8 +868,22 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	tb_budget_compute(&sc->inputs, b);
 	tb_budget_compute_risk(&sc->inputs, b);
-	tb_budget_compute_plan(&sc->inputs, b, &sp);
+	S_compute_plan(&sc->inputs, b, &sp);
 	tb_exit rc = TB_EXIT_OK;
+	if (!b->plan.known && b->plan.space > TB_PLAN_CANDIDATES_MAX) {
+		/* the question plan exists for cannot be answered: refused, as a
+		 * bad input is, before anything is written */
+		tb_diags_add(&d, TB_DIAG_ERROR, "trainbudget plan", NULL, 0, 0, 0,
+		             "the layout space holds %.3g candidates, more than the bound of %.0f "
+		             "billion; expected fewer GPU counts (--count), cards (--gpu) or global "
+		             "batches (--global-batch), a smaller --max-virtual, or counts, batches "
+		             "and experts with fewer divisors", b->plan.space, TB_PLAN_CANDIDATES_MAX / 1e9);
+		S_print_diags(&d);
+		tb_diags_release(&d);
+		free(b);
+		tb_scenario_free(sc);
+		return TB_EXIT_INPUT;
+	}
 	if (cli->plan_out != TB_PLAN_OUT_FILES) {
 		S_print_diags(&d);
 		char *out = cli->plan_out == TB_PLAN_OUT_JSON ? tb_render_json(sc, b)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "trainbudget/buf.h"
+#include "trainbudget/fileio.h"
 #include "trainbudget/xalloc.h"
 
 /* The largest font file read: the biggest CJK TrueType collections Debian
@@ -273,27 +274,18 @@ static bool S_parse(tb_pdf_font *f, char *why, size_t why_len)
 
 tb_pdf_font *tb_pdf_font_load(const char *path, char *why, size_t why_len)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		snprintf(why, why_len, "%s", strerror(errno));
-		return NULL;
-	}
-	tb_buf b;
-	tb_buf_init(&b);
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0 && b.len <= S_MAX_FILE_BYTES)
-		tb_buf_put(&b, chunk, n);
-	bool err = ferror(fp) != 0;
-	fclose(fp);
-	if (err || b.len > S_MAX_FILE_BYTES || b.len < 12) {
-		snprintf(why, why_len, err ? "it cannot be read" :
-		         b.len < 12 ? "it is too short to be a font" : "it is larger than 64 MB");
-		tb_buf_release(&b);
+	/* the one bounded reader: a FIFO in --font-dir once blocked for ever */
+	size_t len = 0;
+	char *data = tb_fileio_slurp(strcmp(path, "-") == 0 ? "./-" : path, S_MAX_FILE_BYTES, &len);
+	if (!data || len < 12) {
+		snprintf(why, why_len, "%s", !data && errno == EFBIG ? "it is larger than 64 MB"
+		         : !data ? tb_fileio_why(errno) : "it is too short to be a font");
+		free(data);
 		return NULL;
 	}
 	tb_pdf_font *f = tb_xcalloc(1, sizeof *f);
-	f->data = (unsigned char *)tb_buf_detach(&b, &f->len);
+	f->data = (unsigned char *)data;
+	f->len = len;
 	if (!S_parse(f, why, why_len)) {
 		tb_pdf_font_free(f);
 		return NULL;

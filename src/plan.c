@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "calc.h"
+#include "deriv.h"
 
 #define S_DIVS_MAX 1024     /* divisors of a number below 2^31: at most 1,600 for 1e9; 768 below 1e8 */
 #define S_ACT_MEMO 64
@@ -28,6 +29,11 @@
 static const char S_why_count_only[] =
 	"the model has only a parameter count: the search needs its shape (layers, hidden "
 	"size, heads, MLP width)";
+
+static const char S_why_too_large[] =
+	"the layout space holds more than 4 billion candidates (the bound): fewer GPU counts, "
+	"cards or global batches, a smaller --max-virtual, or counts, batches and experts with "
+	"fewer divisors narrow it";
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -363,12 +369,93 @@ static bool S_context_ok(const S_state *st, int64_t c)
 
 /* ---- the loops ------------------------------------------------------ */
 
+/* ---- the size of the space, before it is searched -------------------- */
+
+/* The exponents of n's prime factors, into e[] (at most 16: 2^63 has no
+ * more); their number. */
+static int S_factor(int64_t n, int *e)
+{
+	int k = 0;
+	for (int64_t p = 2; p <= n / p && k < 16; p++) {
+		if (n % p)
+			continue;
+		int x = 0;
+		while (n % p == 0) {
+			n /= p;
+			x++;
+		}
+		e[k++] = x;
+	}
+	if (n > 1 && k < 16)
+		e[k++] = 1;
+	return k;
+}
+
+/* Ordered ways to write n as a product of `parts` factors: the product
+ * over its primes of C(e + parts - 1, parts - 1). */
+static double S_splits(int64_t n, int parts)
+{
+	if (n < 1)
+		return 0;
+	int e[16];
+	int k = S_factor(n, e);
+	double w = 1;
+	for (int i = 0; i < k; i++) {
+		double c = 1;
+		for (int j = 1; j < parts; j++)
+			c = c * (e[i] + j) / j;
+		w *= c;
+	}
+	return w;
+}
+
+/* Counts and batches as tb_plan_search takes them: the space's, else the
+ * scenario's. */
+static int S_counts_of(const tb_inputs *in, const tb_plan_space *sp, int64_t *counts,
+                       int64_t *batches, int *nbatches)
+{
+	int ncounts = 0;
+	*nbatches = 0;
+	for (int i = 0; i < sp->n_counts && i < TB_PLAN_COUNTS_MAX; i++)
+		if (sp->counts[i] > 0)
+			counts[ncounts++] = sp->counts[i];
+	if (!ncounts)
+		counts[ncounts++] = in->hardware.count > 0 ? in->hardware.count : 1;
+	for (int i = 0; i < sp->n_batches && i < TB_PLAN_COUNTS_MAX; i++)
+		if (sp->batches[i] > 0)
+			batches[(*nbatches)++] = sp->batches[i];
+	if (!*nbatches)
+		batches[(*nbatches)++] = in->training.global_batch > 0 ? in->training.global_batch : 1;
+	return ncounts;
+}
+
+double tb_plan_space_size(const tb_inputs *in, const tb_plan_space *sp)
+{
+	tb_plan_space defaults;
+	if (!sp) {
+		memset(&defaults, 0, sizeof defaults);
+		sp = &defaults;
+	}
+	int64_t counts[TB_PLAN_COUNTS_MAX], batches[TB_PLAN_COUNTS_MAX];
+	int nbatches;
+	int ncounts = S_counts_of(in, sp, counts, batches, &nbatches);
+	double V = (double)(sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX);
+	double cards = sp->n_gpus > 0 ? (sp->n_gpus < TB_PLAN_GPUS_MAX ? sp->n_gpus : TB_PLAN_GPUS_MAX) : 1;
+	double experts = in->model.experts > 1 ? S_splits(in->model.experts, 2) : 1;
+	double per_count = 0, per_batch = 0;
+	for (int i = 0; i < ncounts; i++)
+		per_count += S_splits(counts[i], 4);
+	for (int i = 0; i < nbatches; i++)
+		per_batch += S_splits(batches[i], 2);
+	return cards * 24 * V * experts * per_count * per_batch;
+}
+
 typedef struct S_counts {
 	uint64_t rules, batch, memory, feasible;
 } S_counts;
 
 static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64_t B,
-                         S_counts *k)
+                         S_counts *k, double total)
 {
 	const tb_inputs *in = st->in;
 	const tb_model *m = &in->model;
@@ -395,6 +482,9 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 
 	for (int ti = 0; ti < nt; ti++) {
 		int64_t t = ts[ti];
+		if (st->sp->progress)
+			st->sp->progress(st->sp->progress_ctx, k->rules + k->batch + k->memory + k->feasible,
+			                 (uint64_t)total);
 		int nc = S_divisors(N / t, cs, S_DIVS_MAX);
 		uint64_t per_ck = 0;                /* candidates under one (sp, ck) */
 		for (int ci = 0; ci < nc; ci++)
@@ -660,18 +750,14 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 		out->gpus[0].price_given = true;
 	}
 	int64_t counts[TB_PLAN_COUNTS_MAX], batches[TB_PLAN_COUNTS_MAX];
-	int ncounts = 0, nbatches = 0;
-	for (int i = 0; i < sp->n_counts && i < TB_PLAN_COUNTS_MAX; i++)
-		if (sp->counts[i] > 0)
-			counts[ncounts++] = sp->counts[i];
-	if (!ncounts)
-		counts[ncounts++] = in->hardware.count > 0 ? in->hardware.count : 1;
-	for (int i = 0; i < sp->n_batches && i < TB_PLAN_COUNTS_MAX; i++)
-		if (sp->batches[i] > 0)
-			batches[nbatches++] = sp->batches[i];
-	if (!nbatches)
-		batches[nbatches++] = in->training.global_batch > 0 ? in->training.global_batch : 1;
+	int nbatches;
+	int ncounts = S_counts_of(in, sp, counts, batches, &nbatches);
 	out->hardware_searched = out->n_gpus > 1 || ncounts > 1;
+	out->space = tb_plan_space_size(in, sp);
+	if (!(out->space <= TB_PLAN_CANDIDATES_MAX)) {
+		out->why = S_why_too_large;
+		return;
+	}
 
 	/* the scenario first: its figures set the bar its rank counts */
 	int scen = -1;
@@ -699,13 +785,15 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 		S_card_init(&st, &out->gpus[ci], ci, &cd);
 		for (int ni = 0; ni < ncounts; ni++)
 			for (int bi = 0; bi < nbatches; bi++)
-				S_search_one(&st, &cd, ni, counts[ni], batches[bi], &k);
+				S_search_one(&st, &cd, ni, counts[ni], batches[bi], &k, out->space);
 	}
 	out->pruned_rules = k.rules;
 	out->pruned_batch = k.batch;
 	out->pruned_memory = k.memory;
 	out->feasible = k.feasible;
 	out->searched = k.rules + k.batch + k.memory + k.feasible;
+	if (sp->progress)
+		sp->progress(sp->progress_ctx, out->searched, out->searched);
 	out->scenario_rank = st.rank_it ? st.ahead + 1 : 0;
 	if (out->hardware_searched)
 		S_front(&st, out->n_gpus, ncounts);
@@ -731,6 +819,11 @@ bool tb_plan_better(const tb_plan_result *r, double *gain)
 void tb_budget_compute_plan(const tb_inputs *in, tb_budget *b, const tb_plan_space *sp)
 {
 	tb_plan_search(in, sp, &b->plan);
+	if (!b->plan.known && b->plan.space > TB_PLAN_CANDIDATES_MAX)
+		tb_budget_warn(b, "No layout search: its space (the divisors of the GPU count, global "
+		               "batch and experts) holds %.3g candidates, more than the bound of %.0f "
+		               "billion; the scenario's own layout is priced",
+		               b->plan.space, TB_PLAN_CANDIDATES_MAX / 1e9);
 }
 
 const tb_plan_layout *tb_plan_rival(const tb_plan_result *r)

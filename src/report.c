@@ -270,7 +270,7 @@ char *tb_report_read_template(const char *path, size_t *len, tb_diags *d)
 	else if (!text)
 		tb_diags_add(d, TB_DIAG_ERROR, path, NULL, 0, 0, 0,
 		             "cannot read the template: %s; expected a readable CommonMark file",
-		             strerror(errno));
+		             tb_fileio_why(errno));
 	return text;
 }
 

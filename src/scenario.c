@@ -604,7 +604,7 @@ tb_scenario *tb_scenario_load_file(const char *path,
 	if (!text) {
 		tb_diags_add(d, TB_DIAG_ERROR, strcmp(path, "-") == 0 ? "<stdin>" : path, NULL, 0, 0, 0,
 		             "cannot read the scenario (%s); expected a readable YAML file",
-		             errno == EFBIG ? "larger than 4 MiB" : strerror(errno));
+		             errno == EFBIG ? "larger than 4 MiB" : tb_fileio_why(errno));
 		return NULL;
 	}
 	tb_scenario *sc = tb_scenario_load(path, text, len, sets, nsets, d);

@@ -91,7 +91,7 @@ static bool S_model_base(tb_yaml_ctx *c, const tb_yaml_node *mm, tb_model *m,
 		if (!text) {
 			char sh[48];
 			tb_yaml_err(c, hn, "cannot read hf_config '%s' (%s); expected a config.json path relative to the scenario file",
-			            tb_yaml_show(rel, sh), errno == EFBIG ? "larger than 16 MiB" : strerror(errno));
+			            tb_yaml_show(rel, sh), errno == EFBIG ? "larger than 16 MiB" : tb_fileio_why(errno));
 			free(path);
 			*failed = true;
 			return false;

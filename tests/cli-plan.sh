@@ -195,6 +195,31 @@ printf 'title: count only\nmodel:\n  params: 7B\ntraining:\n  tokens: 1B\nhardwa
 "$BIN" plan "$T/count.yaml" >"$T/out" 2>&1 && grep -q '^No layout search: the model has only a parameter count' "$T/out" \
 	&& ok "a count-only model: no search, and why" || fail "count-only: $(cat "$T/out")"
 
+# ---- bounded: a space past the bound, and progress on a terminal (issue 18) ----
+H=tests/scenarios/huge-space.yaml
+rm -rf "$T/huge"
+timeout 60 "$BIN" plan "$H" -o "$T/huge" --format md,json >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^trainbudget plan: error: the layout space holds 2.16e+13 candidates, more than the bound of 4 billion; expected fewer GPU counts' "$T/err" \
+	&& [ ! -e "$T/huge" ] && ok "plan refuses a space past the bound up front, naming it, writing nothing" \
+	|| fail "plan past the bound (exit $rc): $(cat "$T/err")"
+timeout 60 "$BIN" estimate "$H" >"$T/out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q 'No layout search: its space .* holds 2.16e+13 candidates, more than the bound of 4 billion' "$T/out" \
+	&& ok "estimate past the bound: its own layout priced, the warning says why nothing was searched" \
+	|| fail "estimate past the bound (exit $rc): $(tail -3 "$T/out")"
+if command -v script >/dev/null; then
+	# a search of about a second, on a pseudo-terminal: the progress line
+	# appears there, and never in a pipe
+	script -qec "$BIN plan docs/examples/deepseek-v3.yaml --count 256..16384 --gpu h100-sxm,h200,b200,mi300x" \
+		/dev/null >"$T/tty" 2>&1 </dev/null
+	"$BIN" plan docs/examples/deepseek-v3.yaml --count 256..16384 --gpu h100-sxm,h200,b200,mi300x \
+		>/dev/null 2>"$T/err"
+	grep -q 'searching layouts: .*% of 8.3e+08 candidates' "$T/tty" && [ ! -s "$T/err" ] \
+		&& ok "a long search shows progress on a terminal, and not on a pipe" \
+		|| fail "progress: $(tr '\r' '\n' <"$T/tty" | grep searching | head -2; cat "$T/err")"
+fi
+
 if [ "$fails" -eq 0 ]; then
 	echo "cli-plan: all checks passed"
 else

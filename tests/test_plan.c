@@ -225,6 +225,9 @@ static void against_brute(const tb_inputs *in, tb_plan_objective obj)
 	counts k = brute(in, 4, obj);
 	cr_assert(r.known);
 	cr_expect_eq(r.searched, k.searched);
+	/* the size counted up front from the divisors is the brute force's */
+	cr_expect(r.space == (double)k.searched, "space %.17g vs %llu", r.space,
+	          (unsigned long long)k.searched);
 	cr_expect_eq(r.pruned_rules, k.rules);
 	cr_expect_eq(r.pruned_batch, k.batch);
 	cr_expect_eq(r.pruned_memory, k.memory);
@@ -323,6 +326,8 @@ Test(plan, hardware_search_front_is_pareto)
 	static tb_plan_result r;
 	tb_plan_search(&in, &sp, &r);
 	cr_assert(r.known && r.hardware_searched);
+	cr_expect(r.space == (double)r.searched, "two cards, five counts: space %.17g vs %llu",
+	          r.space, (unsigned long long)r.searched);
 	cr_assert(r.n_front >= 2);
 	for (int i = 0; i + 1 < r.n_front; i++) {
 		cr_expect(r.front[i].seconds <= r.front[i + 1].seconds);
@@ -394,6 +399,31 @@ Test(plan, count_only_model_is_refused_with_a_reason)
 	tb_plan_search(&in, NULL, &r);
 	cr_expect(!r.known);
 	cr_expect(strstr(r.why, "parameter count") != NULL);
+}
+
+/* Issue 18: 83,160 experts on 73.5M GPUs once spent 217 s in an estimate's
+ * search.  A space past the bound is refused before anything is
+ * enumerated, with the size and the bound; one just under it is searched. */
+Test(plan, a_space_past_the_bound_is_refused_up_front, .timeout = 10)
+{
+	tb_inputs in;
+	small_moe(&in);
+	in.model.experts = 83160;
+	in.hardware.count = 73513440;
+	in.training.global_batch = 73513440;
+	static tb_plan_result r;
+	tb_plan_search(&in, NULL, &r);
+	cr_expect(!r.known);
+	cr_expect(r.space > TB_PLAN_CANDIDATES_MAX, "space %g", r.space);
+	cr_expect_eq(r.searched, 0);
+	cr_expect(strstr(r.why, "4 billion") != NULL, "%s", r.why);
+	/* 24 x 8 virtual x d(83,160) = 128 x d(B) x d4(N), by hand: 73,513,440 =
+	 * 2^5 3^3 5 7 11 13 17, so d(B) = 6 x 4 x 2^5 = 768 and d4(N) = C(8,3)
+	 * C(6,3) 4^5 = 56 x 20 x 1024 */
+	cr_expect_eq(r.space, 24.0 * 8 * 128 * 768 * (56.0 * 20 * 1024));
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	cr_expect_eq(tb_plan_space_size(&in, &sp), r.space);
 }
 
 /* ---- explanations --------------------------------------------------------- */

@@ -29,10 +29,20 @@
 /* Scenario files and templates are a few kilobytes; 16 MiB is generous. */
 #define TB_FILEIO_READ_MAX_BYTES ((size_t)16 << 20)
 
+/* A named FIFO, socket or device that gives nothing for this long is an
+ * error, not a wait: a FIFO nobody writes to once hung a sweep for ever. */
+#define TB_FILEIO_IDLE_MS 10000
+
 /* Reads all of `path` ("-" = standard input) into a NUL-terminated string
  * the caller frees; NULL with errno set (EFBIG past `max_bytes`, EISDIR for
- * a directory) for callers that report the error in their own words. */
+ * a directory, ETIMEDOUT for a named pipe or device idle TB_FILEIO_IDLE_MS)
+ * for callers that report the error in their own words.  Standard input,
+ * which a person may be typing, waits as long as it takes. */
 char *tb_fileio_slurp(const char *path, size_t max_bytes, size_t *len_out);
+
+/* The reason for a failed tb_fileio_slurp, in words: strerror, but for the
+ * cases whose strerror misleads (ETIMEDOUT is not a network time-out). */
+const char *tb_fileio_why(int err);
 
 /* The same, with the error in d as "what is wrong; what was expected".
  * Returns 0, or -1 (*out and *len_out are then untouched). */

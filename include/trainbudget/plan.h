@@ -32,6 +32,11 @@
 #define TB_PLAN_COUNTS_MAX 24   /* GPU counts, and global batches, one search tries */
 #define TB_PLAN_FRONT_MAX 32    /* points of the days-against-cost front */
 #define TB_PLAN_VIRTUAL_MAX 8   /* default bound on the virtual stages per rank */
+/* The most candidates one search takes on: at the search's slowest measured
+ * rate (about 0.5 billion a second on one core) some ten seconds.  A space
+ * past it is refused before anything is enumerated, the bound named: 83,160
+ * experts on 73.5M GPUs once spent 217 s inside an estimate. */
+#define TB_PLAN_CANDIDATES_MAX 4e9
 
 typedef enum { TB_PLAN_BY_TIME, TB_PLAN_BY_COST } tb_plan_objective;
 
@@ -64,6 +69,11 @@ typedef struct tb_plan_space {
 	 * the layout's is taken from here (a run's node, its framework's
 	 * overlap behaviour) instead of from the scenario.  NULL normally. */
 	const tb_perf_input *perf_base;
+	/* Called now and then with the candidates counted so far and the
+	 * space's size, for a progress line on a terminal; NULL: not called.
+	 * What it does cannot change the result. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 } tb_plan_space;
 
 /* A layout and what it gives.  The first block names the layout (the JSON
@@ -96,6 +106,10 @@ typedef struct tb_plan_result {
 	 * Rules prune whole branches at once; each candidate of a branch is
 	 * counted. */
 	uint64_t searched, pruned_rules, pruned_batch, pruned_memory, feasible;
+	/* The space's size, counted before the search from the divisors alone
+	 * (equal to searched once it ran); above TB_PLAN_CANDIDATES_MAX
+	 * nothing is searched and why says so. */
+	double space;
 
 	int n_gpus;
 	tb_plan_gpu gpus[TB_PLAN_GPUS_MAX];
@@ -122,6 +136,12 @@ typedef struct tb_plan_result {
 	int n_front;
 	tb_plan_layout front[TB_PLAN_FRONT_MAX];
 } tb_plan_result;
+
+/* The candidates a search of one card over counts[] and batches[] meets,
+ * from the divisors alone: 24 x virtual stages x d(experts) x d(batch) x
+ * the ordered ways to split the count into tensor x context x pipeline x
+ * data.  Cheap (a factorisation per number); a double, so never wraps. */
+double tb_plan_space_size(const tb_inputs *in, const tb_plan_space *sp);
 
 /* Searches the space for checked inputs (a scenario's).  sp = NULL: the
  * scenario's card, count and batch, by time, the top 10.  Writes only *out. */
