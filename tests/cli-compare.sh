@@ -160,6 +160,17 @@ grep -q '^           2,048  not valid: training.global_batch (1680)' "$T/out" \
 "$BIN" estimate "$S/70b-128-h100.yaml" --sweep "hardware.gpu=h100-sxm,$(printf 'b\033]0;x\007')" >"$T/out" 2>"$T/err"
 if grep -q "$(printf '\033')" "$T/out" "$T/err"; then fail "an escape in a --sweep value reached the terminal"; else ok "an escape in a --sweep value is escaped"; fi
 
+# a FIFO nobody writes to as a config a sweep reads: an error at once, located
+# (issue 18: it blocked for ever)
+mkfifo "$T/fifo.json"
+cp docs/examples/llama3-8b-hf.yaml docs/examples/llama3-8b-config.json "$T/"
+rc=0
+B=$BIN; case $B in /*) ;; *) B=$PWD/$B ;; esac
+(cd "$T" && timeout 30 "$B" estimate llama3-8b-hf.yaml --sweep "model.hf_config=llama3-8b-config.json,fifo.json") \
+	>"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "^<--sweep>:1:39: error: cannot read hf_config 'fifo.json' (nothing to read: a pipe or device nobody writes to)" "$T/err" \
+	&& ok "a FIFO as a swept config is a located error at once" || fail "FIFO config (exit $rc): $(cat "$T/err")"
+
 # extreme values: a token count from 1 to 1e30 by factors of 1e5, one GPU
 # and 100,000, in every format: finite figures, nothing printed as NaN or inf
 rm -rf "$T/x"

@@ -180,6 +180,20 @@ if [ -e "$demo" ]; then
 			|| fail "missing font error: $(cat "$T/err.txt")"
 		[ ! -e "$T/nf/default-7b.pdf" ] && ok "no PDF left after a font error" || fail "a PDF was left after a font error"
 	fi
+	# A FIFO nobody writes to, in the font folder, is an error at once, never
+	# a wait (issue 18: it blocked for ever)
+	mkdir -p "$T/fifo-fonts" "$T/ff"
+	cp "$(dirname "$BIN")"/fonts/*.ttf "$T/fifo-fonts/" 2>/dev/null || cp build/fonts/*.ttf "$T/fifo-fonts/"
+	rm -f "$T/fifo-fonts/DejaVuSans.ttf"
+	mkfifo "$T/fifo-fonts/DejaVuSans.ttf"
+	rc=0
+	timeout 30 "$BIN" report "$demo" -o "$T/ff" --format pdf --font-dir "$T/fifo-fonts" >/dev/null 2>"$T/err.txt" || rc=$?
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q 'DejaVuSans.ttf: error: cannot read font: nothing to read: a pipe' "$T/err.txt" \
+		&& [ ! -e "$T/ff/default-7b.pdf" ]; then
+		ok "a FIFO as a font is named at once, and no PDF is written"
+	else
+		fail "FIFO font (exit $rc): $(cat "$T/err.txt")"
+	fi
 fi
 
 [ "$fails" -eq 0 ]
