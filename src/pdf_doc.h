@@ -37,6 +37,7 @@ typedef struct tb_pdf_font_slot {
 	tb_pdf_font *f;
 	bool tried;             /* a load was attempted */
 	char *path;             /* fallbacks: the path to try */
+	char *loaded;           /* the file read, for errors that blame the font */
 	unsigned obj;           /* the Type0 font's object number, when written */
 } tb_pdf_font_slot;
 

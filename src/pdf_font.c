@@ -177,6 +177,14 @@ unsigned tb_pdf_font_glyph(const tb_pdf_font *f, uint32_t cp)
 	return 0;
 }
 
+static bool S_glyph_span(const tb_pdf_font *f, unsigned gid, size_t *off, size_t *len);
+
+bool tb_pdf_font_inked(const tb_pdf_font *f, unsigned gid)
+{
+	size_t off, len;
+	return gid < f->nglyphs && S_glyph_span(f, gid, &off, &len) && len > 0;
+}
+
 int tb_pdf_font_width(const tb_pdf_font *f, unsigned gid)
 {
 	if (!f->nhmetrics)
@@ -215,6 +223,24 @@ static void S_read_name(tb_pdf_font *f)
 		tb_buf_release(&b);
 		return;
 	}
+}
+
+/* Every glyph's outline inside glyf, in order, each long enough for its
+ * header: a loca that points past glyf once drew every glyph of a face
+ * empty, and the PDF lost its text without a word. */
+static bool S_loca_ok(const tb_pdf_font *f, char *why, size_t why_len)
+{
+	size_t prev_end = 0;
+	for (unsigned g = 0; g < f->nglyphs; g++) {
+		size_t off, len;
+		if (!S_glyph_span(f, g, &off, &len) || off - f->glyf < prev_end ||
+		    (len > 0 && len < 10)) {
+			snprintf(why, why_len, "its loca table points outside its glyf table (glyph %u)", g);
+			return false;
+		}
+		prev_end = off - f->glyf + len;
+	}
+	return true;
 }
 
 static bool S_parse(tb_pdf_font *f, char *why, size_t why_len)
@@ -257,6 +283,8 @@ static bool S_parse(tb_pdf_font *f, char *why, size_t why_len)
 		snprintf(why, why_len, "its glyph tables do not agree with each other");
 		return false;
 	}
+	if (!S_loca_ok(f, why, why_len))
+		return false;
 	if (!S_parse_cmap(f, cmap)) {
 		snprintf(why, why_len, "it has no Unicode character map");
 		return false;

@@ -27,6 +27,9 @@ void tb_pdf_font_free(tb_pdf_font *f);
 /* The glyph that draws code point `cp`, 0 when the font has none. */
 unsigned tb_pdf_font_glyph(const tb_pdf_font *f, uint32_t cp);
 
+/* Whether glyph `gid` has an outline (a space has none; a letter must). */
+bool tb_pdf_font_inked(const tb_pdf_font *f, unsigned gid);
+
 /* Advance width of glyph `gid` in thousandths of the font size, rounded
  * down: the widths the document's /W array gives viewers. */
 int tb_pdf_font_width(const tb_pdf_font *f, unsigned gid);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trainbudget/xalloc.h"
 
@@ -60,12 +61,20 @@ tb_pdf_font *tb_pdf_fontset_at(tb_pdf_doc *st, size_t i)
 		tb_buf_init(&path);
 		tb_buf_printf(&path, "%s/%s", st->font_dir, S_face_file[i]);
 		s->f = tb_pdf_font_load(path.ptr, why, sizeof why);
-		if (!s->f) {
+		if (s->f)
+			s->loaded = tb_xstrdup(path.ptr);
+		if (!s->f && access(path.ptr, F_OK) != 0) {
 			tb_diags_add(st->d, TB_DIAG_ERROR, path.ptr, NULL, 0, 0, 0,
 			             "cannot read font: %s; expected the DejaVu fonts "
 			             "(Debian package fonts-dejavu-core) or --font-dir naming "
 			             "a folder with %s, %s and %s", why,
 			             S_face_file[0], S_face_file[1], S_face_file[2]);
+			st->failed = true;
+		} else if (!s->f) {
+			/* there, and unusable: the file is at fault, not a package */
+			tb_diags_add(st->d, TB_DIAG_ERROR, path.ptr, NULL, 0, 0, 0,
+			             "cannot read font: %s; expected an undamaged TrueType font "
+			             "(this file is damaged or not the font its name says)", why);
 			st->failed = true;
 		}
 		tb_buf_release(&path);
@@ -77,10 +86,10 @@ tb_pdf_font *tb_pdf_fontset_at(tb_pdf_doc *st, size_t i)
 	tb_buf local;
 	tb_buf_init(&local);
 	tb_buf_printf(&local, "%s/%s", st->font_dir, base);
-	if (strcmp(local.ptr, s->path) != 0)
-		s->f = tb_pdf_font_load(local.ptr, why, sizeof why);
-	if (!s->f)
-		s->f = tb_pdf_font_load(s->path, why, sizeof why);
+	if (strcmp(local.ptr, s->path) != 0 && (s->f = tb_pdf_font_load(local.ptr, why, sizeof why)))
+		s->loaded = tb_xstrdup(local.ptr);
+	if (!s->f && (s->f = tb_pdf_font_load(s->path, why, sizeof why)))
+		s->loaded = tb_xstrdup(s->path);
 	tb_buf_release(&local);
 	return s->f;
 }
@@ -99,6 +108,7 @@ void tb_pdf_fontset_release(tb_pdf_doc *st)
 	for (size_t i = 0; i < st->nfonts; i++) {
 		tb_pdf_font_free(st->fonts[i].f);
 		free(st->fonts[i].path);
+		free(st->fonts[i].loaded);
 	}
 }
 
@@ -117,11 +127,47 @@ static const char *S_package_for(uint32_t cp)
 	return "fonts-freefont-ttf or another TrueType font that covers it";
 }
 
+/* A character that must leave ink: not a space, a control or a format
+ * character. */
+static bool S_visible(uint32_t cp)
+{
+	return cp > 0x20 && !(cp >= 0x7F && cp <= 0xA0) && cp != 0x1680 &&
+	       !(cp >= 0x2000 && cp <= 0x200A) && cp != 0x2028 && cp != 0x2029 &&
+	       cp != 0x202F && cp != 0x205F && cp != 0x3000 && !tb_pdf_ignorable(cp);
+}
+
+/* The font file at fault, by name: a face or fallback that has cp but
+ * cannot draw it, or a face that lacks what every face must have.  The
+ * document is refused, never drawn without the text. */
+static void S_blame(tb_pdf_doc *st, size_t fi, uint32_t cp, bool empty)
+{
+	if (st->failed)
+		return;
+	const char *file = st->fonts[fi].loaded ? st->fonts[fi].loaded
+	                   : fi < TB_PDF_NFACES ? S_face_file[fi] : st->fonts[fi].path;
+	tb_diags_add(st->d, TB_DIAG_ERROR, file, NULL, 0, 0, 0,
+	             empty ? "the font draws U+%04X with an empty glyph, so the PDF would lose it; "
+	                     "expected a font whose character map and glyphs are whole (this file "
+	                     "is damaged or not the font its name says)"
+	                   : "the font has no glyph for U+%04X, which every face must draw: its "
+	                     "character map is broken; expected a font whose character map and "
+	                     "glyphs are whole (this file is damaged or not the font its name says)",
+	             (unsigned)cp);
+	st->failed = true;
+}
+
 /* A character no font draws: the document is refused, naming it. */
 void tb_pdf_fontset_missing(tb_pdf_doc *st, uint32_t cp, const tb_pdf_cells *c)
 {
 	if (st->failed)
 		return;
+	/* Printable ASCII is in every face trainbudget draws with: when the
+	 * regular face lacks it, its character map is broken, and no package
+	 * is missing. */
+	if (cp > 0x20 && cp < 0x7F && tb_pdf_fontset_at(st, TB_PDF_FACE_REGULAR)) {
+		S_blame(st, TB_PDF_FACE_REGULAR, cp, false);
+		return;
+	}
 	tb_buf ctx;
 	tb_buf_init(&ctx);
 	for (size_t i = 0; i < c->n && i < 60; i++) {
@@ -166,6 +212,10 @@ bool tb_pdf_fontset_glyph(tb_pdf_doc *st, unsigned style, uint32_t cp, tb_pdf_gl
 		unsigned gid = tb_pdf_font_glyph(f, cp);
 		if (!gid)
 			continue;
+		if (S_visible(cp) && !tb_pdf_font_inked(f, gid)) {
+			S_blame(st, fi, cp, true);
+			return false;
+		}
 		h->key = key;
 		h->font = (unsigned char)fi;
 		h->gid = (uint16_t)gid;

@@ -194,6 +194,52 @@ if [ -e "$demo" ]; then
 	else
 		fail "FIFO font (exit $rc): $(cat "$T/err.txt")"
 	fi
+	# Damaged faces never give a PDF without its text (issue 18): a loca that
+	# points past glyf (every glyph drew empty, exit 0), and a character map
+	# that sends 'A' to the empty space glyph.  Both: refused, the file named,
+	# exit 3, nothing written.
+	if /usr/bin/python3 -c 'import fontTools' 2>/dev/null; then
+		for damage in loca cmap; do
+			rm -rf "$T/dmg" "$T/dmg-out"
+			mkdir -p "$T/dmg" "$T/dmg-out"
+			cp "$T/fifo-fonts"/DejaVuSans-Bold.ttf "$T/fifo-fonts"/DejaVuSansMono.ttf "$T/dmg/"
+			/usr/bin/python3 - "$damage" "$(dirname "$BIN")/fonts/DejaVuSans.ttf" "$T/dmg/DejaVuSans.ttf" <<'PY'
+import struct, sys
+from fontTools.ttLib import TTFont
+damage, src, dst = sys.argv[1:]
+if damage == 'cmap':
+    f = TTFont(src)
+    for t in f['cmap'].tables:
+        if 0x41 in t.cmap:
+            t.cmap[0x41] = 'space'
+    f.save(dst)
+else:
+    d = bytearray(open(src, 'rb').read())
+    n = struct.unpack('>H', d[4:6])[0]
+    tabs = {}
+    for i in range(n):
+        tag, _, off, ln = struct.unpack('>4sIII', d[12 + 16 * i:28 + 16 * i])
+        tabs[tag] = (off, ln)
+    head = tabs[b'head'][0]
+    lo, ll = tabs[b'loca']
+    gl = tabs[b'glyf'][1]
+    long_loca = struct.unpack('>h', d[head + 50:head + 52])[0] == 1
+    step = 4 if long_loca else 2
+    for i in range(ll // step):
+        v = (gl + 64 + i) if long_loca else min(0xFFFF, gl // 2 + 32 + i)
+        struct.pack_into('>I' if long_loca else '>H', d, lo + step * i, v)
+    open(dst, 'wb').write(bytes(d))
+PY
+			rc=0
+			"$BIN" report "$demo" -o "$T/dmg-out" --format pdf --font-dir "$T/dmg" >/dev/null 2>"$T/err.txt" || rc=$?
+			if [ "$rc" -eq 3 ] && grep -q "^$T/dmg/DejaVuSans.ttf: error: " "$T/err.txt" \
+				&& ! grep -q 'Debian package fonts-\|install Debian' "$T/err.txt" && [ ! -e "$T/dmg-out/default-7b.pdf" ]; then
+				ok "a damaged $damage: refused, the font named, exit 3, no PDF"
+			else
+				fail "damaged $damage (exit $rc): $(cat "$T/err.txt")"
+			fi
+		done
+	fi
 fi
 
 [ "$fails" -eq 0 ]
