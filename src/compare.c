@@ -334,12 +334,15 @@ static bool S_comparable(tb_compare *c, const tb_compare_input *in, tb_diags *d)
 		             cur, S_shown(in[0].path), cur0);
 		ok = false;
 	}
+	/* The same inputs, not the same file bytes: one YAML beside two
+	 * different config.json files is two proposals. */
 	for (size_t i = 1; i < c->n; i++)
 		for (size_t k = 0; k < i; k++)
-			if (strcmp(c->p[i].sc->sha256, c->p[k].sc->sha256) == 0) {
+			if (strcmp(c->p[i].sc->signoff.digest, c->p[k].sc->signoff.digest) == 0) {
 				tb_diags_add(d, TB_DIAG_ERROR, S_shown(in[i].path), NULL, 0, 0, 0,
-				             "the same scenario as %s (SHA-256 %.12s); expected proposals "
-				             "that differ", S_shown(in[k].path), c->p[i].sc->sha256);
+				             "the same inputs as %s (inputs SHA-256 %.12s: the scenario, "
+				             "the config it names, the overrides); expected proposals "
+				             "that differ", S_shown(in[k].path), c->p[i].sc->signoff.digest);
 				ok = false;
 				break;
 			}

@@ -164,7 +164,7 @@ void tb_pdf_fontset_missing(tb_pdf_doc *st, uint32_t cp, const tb_pdf_cells *c)
 	/* Printable ASCII is in every face trainbudget draws with: when the
 	 * regular face lacks it, its character map is broken, and no package
 	 * is missing. */
-	if (cp > 0x20 && cp < 0x7F && tb_pdf_fontset_at(st, TB_PDF_FACE_REGULAR)) {
+	if (cp >= 0x20 && cp < 0x7F && tb_pdf_fontset_at(st, TB_PDF_FACE_REGULAR)) {
 		S_blame(st, TB_PDF_FACE_REGULAR, cp, false);
 		return;
 	}

@@ -619,25 +619,34 @@ void tb_scenario_public_override(tb_buf *b, const char *set)
 		tb_buf_puts(b, set);
 		return;
 	}
-	/* each path as tb_signoff_path publishes it: a --set holds one, a
-	 * --sweep a comma list */
+	/* each path as tb_signoff_paths publishes a list: a --set holds one,
+	 * a --sweep a comma list, whose names must stay apart */
 	tb_buf_puts(b, key);
-	const char *p = set + sizeof key - 1;
-	for (;;) {
+	const char *list = set + sizeof key - 1;
+	size_t n = 1;
+	for (const char *c = list; *c; c++)
+		n += *c == ',';
+	char **given = tb_xcalloc(n, sizeof *given), **shown = tb_xcalloc(n, sizeof *shown);
+	const char *p = list;
+	for (size_t i = 0; i < n; i++) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char *one = tb_xmalloc(len + 1);
-		memcpy(one, p, len);
-		one[len] = '\0';
-		char *shown = len && one[0] == '/' ? tb_signoff_path(one) : NULL;
-		tb_buf_puts(b, shown ? shown : one);
-		free(shown);
-		free(one);
-		if (!comma)
-			break;
-		tb_buf_putc(b, ',');
-		p = comma + 1;
+		given[i] = tb_xmalloc(len + 1);
+		memcpy(given[i], p, len);
+		given[i][len] = '\0';
+		p = comma ? comma + 1 : p + len;
 	}
+	tb_signoff_paths(shown, (const char *const *)given, n);
+	for (size_t i = 0; i < n; i++) {
+		/* relative paths as given (the signoff escapes only on display) */
+		tb_buf_puts(b, given[i][0] == '/' ? shown[i] : given[i]);
+		if (i + 1 < n)
+			tb_buf_putc(b, ',');
+		free(given[i]);
+		free(shown[i]);
+	}
+	free(given);
+	free(shown);
 }
 
 const char *tb_scenario_default_text(void)

@@ -101,6 +101,68 @@ char *tb_signoff_path(const char *given)
 	return tb_utf8_shown(p, strlen(p));
 }
 
+/* The last `k` components of absolute path p ("/x/a/config.json", 2:
+ * "a/config.json"); every component when it has no more. */
+static char *S_tail(const char *p, int k)
+{
+	size_t end = strlen(p);
+	while (end > 1 && p[end - 1] == '/')
+		end--;
+	size_t at = end;
+	for (int i = 0; i < k; i++) {
+		if (i > 0) {
+			while (at > 0 && p[at - 1] == '/')
+				at--;
+			if (at == 0)
+				break;
+		}
+		while (at > 0 && p[at - 1] != '/')
+			at--;
+	}
+	while (at < end && p[at] == '/')
+		at++;
+	return at < end ? tb_utf8_shown(p + at, end - at) : tb_xstrdup("?");
+}
+
+void tb_signoff_paths(char **out, const char *const *given, size_t n)
+{
+	enum { S_MAX = 128 };
+	int k[S_MAX];
+	bool grow[S_MAX];
+	size_t m = n < S_MAX ? n : S_MAX;
+	for (size_t i = 0; i < n; i++)
+		out[i] = tb_signoff_path(given[i]);
+	for (size_t i = 0; i < m; i++)
+		k[i] = 1;
+	/* lengthen every absolute path of a colliding group by a directory,
+	 * together, until no two agree or none can grow */
+	for (int round = 0; round < 256; round++) {
+		bool any = false;
+		for (size_t i = 0; i < m; i++) {
+			grow[i] = false;
+			if (!given[i] || given[i][0] != '/')
+				continue;
+			for (size_t j = 0; j < m && !grow[i]; j++)
+				grow[i] = j != i && strcmp(out[i], out[j]) == 0;
+		}
+		for (size_t i = 0; i < m; i++) {
+			if (!grow[i])
+				continue;
+			char *longer = S_tail(given[i], k[i] + 1);
+			if (strcmp(longer, out[i]) != 0) {
+				free(out[i]);
+				out[i] = longer;
+				k[i]++;
+				any = true;
+			} else {
+				free(longer);
+			}
+		}
+		if (!any)
+			break;
+	}
+}
+
 /* The slot an input of this kind replaces, or -1: a scenario or template
  * replaces the one before; a config, the one read from the same path (two
  * configs of one published name, /a/config.json and /b/config.json, are
@@ -112,6 +174,28 @@ static long S_slot(const tb_signoff *s, tb_input_kind kind, const char *read_as)
 		    (kind != TB_INPUT_HF_CONFIG || strcmp(s->files[i].read_as, read_as) == 0))
 			return (long)i;
 	return -1;
+}
+
+/* The inputs of one kind, published together: two configs of one name
+ * (/a/config.json, /b/config.json) are listed apart, as the sweep's
+ * points name them. */
+static void S_publish_apart(tb_signoff *s, tb_input_kind kind)
+{
+	const char *given[TB_SIGNOFF_MAX_FILES];
+	char *shown[TB_SIGNOFF_MAX_FILES];
+	size_t at[TB_SIGNOFF_MAX_FILES], n = 0;
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (s->files[i].kind == kind) {
+			at[n] = i;
+			given[n++] = s->files[i].read_as;
+		}
+	if (n < 2)
+		return;
+	tb_signoff_paths(shown, given, n);
+	for (size_t i = 0; i < n; i++) {
+		free(s->files[at[i]].path);
+		s->files[at[i]].path = shown[i];
+	}
 }
 
 /* Puts (kind, path, hex) in its place. */
@@ -141,6 +225,7 @@ static bool S_put(tb_signoff *s, tb_input_kind kind, const char *read_as, const 
 	f->path = tb_signoff_path(read_as);
 	f->read_as = tb_xstrdup(read_as);
 	memcpy(f->sha256, hex, 65);
+	S_publish_apart(s, kind);
 	return true;
 }
 

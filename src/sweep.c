@@ -259,12 +259,15 @@ int tb_sweep_parse(const char *arg, size_t max, tb_sweep_axis *out, tb_diags *d)
 	out->x = tb_xcalloc(out->n, sizeof *out->x);
 	out->shown = tb_xcalloc(out->n, sizeof *out->shown);
 	bool paths = strcmp(out->key, "model.hf_config") == 0;
-	for (size_t i = 0; i < out->n; i++) {
+	for (size_t i = 0; i < out->n; i++)
 		out->x[i] = NAN;
-		/* a report never publishes where the author's files sit */
-		out->shown[i] = paths && out->values[i][0] == '/' ? tb_signoff_path(out->values[i])
-		                                                  : tb_xstrdup(out->values[i]);
-	}
+	/* a report never publishes where the author's files sit, yet two
+	 * configs of one name are two points: tb_signoff_paths tells them apart */
+	if (paths)
+		tb_signoff_paths(out->shown, (const char *const *)out->values, out->n);
+	else
+		for (size_t i = 0; i < out->n; i++)
+			out->shown[i] = tb_xstrdup(out->values[i]);
 	return 0;
 }
 

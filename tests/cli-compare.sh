@@ -160,6 +160,35 @@ grep -q '^           2,048  not valid: training.global_batch (1680)' "$T/out" \
 "$BIN" estimate "$S/70b-128-h100.yaml" --sweep "hardware.gpu=h100-sxm,$(printf 'b\033]0;x\007')" >"$T/out" 2>"$T/err"
 if grep -q "$(printf '\033')" "$T/out" "$T/err"; then fail "an escape in a --sweep value reached the terminal"; else ok "an escape in a --sweep value is escaped"; fi
 
+# one YAML beside two different config.json files is two proposals: the
+# inputs differ, not the file bytes (issue 18: refused as "the same")
+mkdir -p "$T/pa" "$T/pb"
+cp docs/examples/llama3-8b-hf.yaml "$T/pa/run.yaml"
+cp docs/examples/llama3-8b-hf.yaml "$T/pb/run.yaml"
+cp docs/examples/llama3-8b-config.json "$T/pa/"
+sed 's/"num_hidden_layers": 32/"num_hidden_layers": 40/' docs/examples/llama3-8b-config.json >"$T/pb/llama3-8b-config.json"
+"$BIN" compare "$T/pa/run.yaml" "$T/pb/run.yaml" --format json -o "$T/pab" >"$T/out" 2>"$T/err" \
+	&& ok "one YAML with two different configs compares" || fail "same YAML, two configs: $(cat "$T/err")"
+cp docs/examples/llama3-8b-config.json "$T/pb/"
+rc=0
+"$BIN" compare "$T/pa/run.yaml" "$T/pb/run.yaml" --format json -o "$T/pab2" >"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q 'error: the same inputs as' "$T/err" \
+	&& ok "... and with the same config too, it is the same proposal twice" || fail "same inputs (exit $rc): $(cat "$T/err")"
+
+# a sweep over two configs of one name, by absolute paths: the points are
+# labelled apart, and the regenerate line is one the tool takes
+sed 's/"num_hidden_layers": 32/"num_hidden_layers": 40/' docs/examples/llama3-8b-config.json >"$T/pb/llama3-8b-config.json"
+rm -rf "$T/sa"
+"$BIN" report "$T/pa/run.yaml" --sweep "model.hf_config=$T/pa/llama3-8b-config.json,$T/pb/llama3-8b-config.json" \
+	-o "$T/sa" --format md >/dev/null 2>"$T/err"
+if grep -q '^| pa/llama3-8b-config.json | ' "$T/sa/run.md" && grep -q '^| pb/llama3-8b-config.json | ' "$T/sa/run.md" \
+	&& grep -q 'sweep model.hf_config=pa/llama3-8b-config.json,pb/llama3-8b-config.json`' "$T/sa/run.md" \
+	&& ! grep -q "$T" "$T/sa/run.md"; then
+	ok "two configs of one name are labelled apart, without the author's directories"
+else
+	fail "configs apart: $(grep -n 'llama3-8b-config' "$T/sa/run.md" | head -5; cat "$T/err")"
+fi
+
 # a FIFO nobody writes to as a config a sweep reads: an error at once, located
 # (issue 18: it blocked for ever)
 mkfifo "$T/fifo.json"

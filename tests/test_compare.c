@@ -150,7 +150,7 @@ Test(compare, the_same_scenario_twice_cannot_be_compared)
 	tb_diags_init(&d);
 	cr_expect_null(tb_compare_new(in, 2, NULL, 0, NULL, 0, &d));
 	char *first = S_first_line(&d);
-	cr_expect(strncmp(first, "b.yaml: error: the same scenario as a.yaml (SHA-256 ", 51) == 0, "%s", first);
+	cr_expect(strncmp(first, "b.yaml: error: the same inputs as a.yaml (inputs SHA-256 ", 57) == 0, "%s", first);
 	free(first);
 	tb_diags_release(&d);
 }

@@ -125,11 +125,12 @@ Test(signoff, several_configs_and_a_changed_one)
 	cr_assert_not(tb_signoff_add_hash(&so, TB_INPUT_HF_CONFIG, "a.json", hb), "a.json changed");
 	cr_assert_str_eq(so.files[1].sha256, ha, "nothing changed");
 	cr_assert_not(tb_signoff_add_hash(&so, TB_INPUT_HF_CONFIG, "c.json", "not hex"));
-	/* two files of one published name are two inputs, not a changed one */
+	/* two files of one base name are two inputs, not a changed one, and
+	 * are published apart (issue 18) */
 	cr_assert(tb_signoff_add_hash(&so, TB_INPUT_HF_CONFIG, "/m/a/config.json", ha));
 	cr_assert(tb_signoff_add_hash(&so, TB_INPUT_HF_CONFIG, "/m/b/config.json", hb));
-	cr_assert_str_eq(so.files[3].path, "config.json");
-	cr_assert_str_eq(so.files[4].path, "config.json");
+	cr_assert_str_eq(so.files[3].path, "a/config.json");
+	cr_assert_str_eq(so.files[4].path, "b/config.json");
 	cr_assert_str_eq(so.files[4].read_as, "/m/b/config.json");
 	for (int i = 0; so.nfiles < TB_SIGNOFF_MAX_FILES; i++) {
 		char name[16];
@@ -284,4 +285,30 @@ Test(signoff, editing_the_hf_config_changes_the_digest)
 	unlink(scen);
 	unlink(cfg);
 	rmdir(dir);
+}
+
+/* Issue 18: two configs of one name in a sweep, given by absolute paths,
+ * were both published as config.json (points not told apart, and a
+ * regenerate line the tool refuses).  Each keeps as many directories as it
+ * takes to differ, and no more; a lone absolute path is its base name. */
+Test(signoff, paths_published_apart)
+{
+	const char *given[] = { "/home/u/runs/a/config.json", "/home/u/runs/b/config.json",
+	                        "/srv/x/b/config.json", "rel/config.json", "/opt/other.json" };
+	char *out[5];
+	tb_signoff_paths(out, given, 5);
+	cr_expect_str_eq(out[0], "a/config.json");
+	cr_expect_str_eq(out[1], "runs/b/config.json");
+	cr_expect_str_eq(out[2], "x/b/config.json");
+	cr_expect_str_eq(out[3], "rel/config.json");
+	cr_expect_str_eq(out[4], "other.json");
+	for (int i = 0; i < 5; i++)
+		free(out[i]);
+	/* the same file twice cannot be told apart: it stays whole, never "?" */
+	const char *same[] = { "/a/config.json", "/a/config.json" };
+	tb_signoff_paths(out, same, 2);
+	cr_expect_str_eq(out[0], "a/config.json");
+	cr_expect_str_eq(out[1], "a/config.json");
+	free(out[0]);
+	free(out[1]);
 }

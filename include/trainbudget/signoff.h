@@ -83,4 +83,12 @@ const char *tb_signoff_kind_name(tb_input_kind k);
  * frees the result. */
 char *tb_signoff_path(const char *given);
 
+/* n paths published together (a sweep's configs): as tb_signoff_path, but
+ * an absolute path keeps as many of its last directories as it takes to
+ * differ from the others (/a/config.json and /b/config.json become
+ * a/config.json and b/config.json), so points are told apart and the
+ * regenerate line does not list one name twice.  out[i] are the caller's
+ * to free. */
+void tb_signoff_paths(char **out, const char *const *given, size_t n);
+
 #endif

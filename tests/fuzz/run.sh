@@ -25,6 +25,7 @@ seed() {
 	pdf)      set -- tests/fuzz/seeds/pdf/* templates/*.md ;;
 	manifest) set -- tests/fuzz/seeds/manifest/* ;;
 	sweep)    set -- tests/fuzz/seeds/sweep/* ;;
+	fonts)    set -- tests/fuzz/seeds/fonts/* ;;
 	esac
 	for f in "$@"; do
 		[ -f "$f" ] || continue
@@ -38,6 +39,7 @@ maxlen() {
 	sweep) echo 256 ;;
 	scenario|hfconfig) echo 8192 ;;
 	template|report) echo 16384 ;;
+	fonts) echo 65536 ;;
 	*) echo 4096 ;;
 	esac
 }
