@@ -92,6 +92,10 @@ void tb_fmt_sig(tb_buf *b, double v, int sig)
 		tb_buf_puts(b, S_NA);
 		return;
 	}
+	if (v != 0 && fabs(v) < 1e-6) {
+		tb_fmt_sci(b, v, sig, false);   /* a power of ten, never 300 zeros */
+		return;
+	}
 	S_str o;
 	S_sig(&o, v, S_clamp_sig(sig));
 	tb_buf_puts(b, o.s);
@@ -264,6 +268,11 @@ void tb_fmt_days(tb_buf *b, double seconds)
 		tb_buf_printf(b, "%.0f minute%s", m, m == 1.0 ? "" : "s");
 	} else if (seconds == 0) {
 		tb_buf_puts(b, "0 s");
+	} else if (seconds < 1e-3) {
+		/* a failure rate of 1e-300 saves checkpoints for 4.9e-98 s: a
+		 * power of ten, as elsewhere, not 100 zeros */
+		tb_fmt_sci(b, seconds, 2, false);
+		tb_buf_puts(b, " s");
 	} else {
 		S_str o;
 		S_sig(&o, seconds, 2);

@@ -189,6 +189,17 @@ else
 	fail "configs apart: $(grep -n 'llama3-8b-config' "$T/sa/run.md" | head -5; cat "$T/err")"
 fi
 
+# a run that almost never fails: its tiny figures as powers of ten, never a
+# numeral of 150 digits (issue 18)
+rm -rf "$T/rare"
+"$BIN" report docs/examples/default-7b.yaml --set hardware.failures_per_node_day=1e-300 \
+	--sweep hardware.failures_per_node_day=1e-300,1e-200,1e-9 -o "$T/rare" --format md,html,json >/dev/null 2>"$T/err"
+if grep -q -E '[0-9][0-9.,]{30,}' "$T"/rare/*.md "$T"/rare/*.html; then
+	fail "a numeral of 30 or more characters: $(grep -o -E '[0-9][0-9.,]{30,}' "$T"/rare/*.md | head -2)"
+else
+	ok "rare failures print powers of ten, no long numerals"
+fi
+
 # a FIFO nobody writes to as a config a sweep reads: an error at once, located
 # (issue 18: it blocked for ever)
 mkfifo "$T/fifo.json"

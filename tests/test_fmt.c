@@ -144,6 +144,13 @@ Test(fmt, days_hours_minutes_seconds)
 	EXPECT_FMT(tb_fmt_days(b, 0), "0 s");
 	EXPECT_FMT(tb_fmt_days(b, 1234.4 * 86400), "1,234 days");
 	EXPECT_FMT(tb_fmt_days(b, -1), "n/a");
+	/* issue 18: checkpoints of a run that almost never fails, 150 digits
+	 * long before; a power of ten, as elsewhere */
+	EXPECT_FMT(tb_fmt_days(b, 0.0049), "0.0049 s");
+	EXPECT_FMT(tb_fmt_days(b, 4.9e-97), "4.9 \u00d7 10\u207b\u2079\u2077 s");
+	EXPECT_FMT(tb_fmt_sig(b, 1e-200, 3), "1.00 \u00d7 10\u207b\u00b2\u2070\u2070");
+	EXPECT_FMT(tb_fmt_sig(b, 0.00000012, 2), "1.2 \u00d7 10\u207b\u2077");
+	EXPECT_FMT(tb_fmt_sig(b, 0.000012, 2), "0.000012");
 }
 
 Test(fmt, days_rounding_moves_to_the_next_unit)
