@@ -2,6 +2,7 @@
  * or chooses an exit status; everything else returns data or diagnostics. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -841,6 +842,36 @@ static tb_exit S_cmd_compare(const tb_cli *cli)
 
 /* ---- plan -------------------------------------------------------------- */
 
+/* Some global batch of the search leaves the run at least one optimizer
+ * step (tb_plan_batch_ok); when none does, the search could only rank runs
+ * that end before their first step: refused, naming the largest batch. */
+static bool S_plan_batches_ok(const tb_scenario *sc, const tb_plan_space *sp, tb_diags *d)
+{
+	const tb_inputs *in = &sc->inputs;
+	int64_t own = in->training.global_batch;
+	int n = sp->n_batches > 0 ? sp->n_batches : 1;
+	for (int i = 0; i < n; i++)
+		if (tb_plan_batch_ok(in, sp->n_batches > 0 ? sp->batches[i] : own))
+			return true;
+	double most = floor(in->training.tokens / (double)in->training.seq_len);
+	tb_buf t, s, m;
+	tb_buf_init(&t);
+	tb_buf_init(&s);
+	tb_buf_init(&m);
+	tb_fmt_count(&t, in->training.tokens);
+	tb_fmt_grouped(&s, (double)in->training.seq_len);
+	tb_fmt_grouped(&m, most);
+	tb_diags_add(d, TB_DIAG_ERROR, sp->n_batches > 0 ? "trainbudget plan" : sc->path, NULL, 0, 0, 0,
+	             "%s: every global batch searched holds more than the run's %s tokens in one "
+	             "step (sequences of %s), so the run would end before its first optimizer "
+	             "step; expected at most %s sequences", sp->n_batches > 0 ? "--global-batch"
+	             : "training.global_batch", t.ptr, s.ptr, m.ptr);
+	tb_buf_release(&t);
+	tb_buf_release(&s);
+	tb_buf_release(&m);
+	return false;
+}
+
 static tb_exit S_cmd_plan(const tb_cli *cli)
 {
 	char date[16];
@@ -865,6 +896,12 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 			sp.gpus[i].price_per_gpu_hour = sc->inputs.hardware.price_per_gpu_hour;
 			sp.gpus[i].price_given = own;
 		}
+	if (!S_plan_batches_ok(sc, &sp, &d)) {
+		S_print_diags(&d);
+		tb_diags_release(&d);
+		tb_scenario_free(sc);
+		return TB_EXIT_INPUT;
+	}
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	tb_budget_compute(&sc->inputs, b);
 	tb_budget_compute_risk(&sc->inputs, b);

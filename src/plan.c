@@ -429,6 +429,11 @@ static int S_counts_of(const tb_inputs *in, const tb_plan_space *sp, int64_t *co
 	return ncounts;
 }
 
+bool tb_plan_batch_ok(const tb_inputs *in, int64_t B)
+{
+	return (double)B * (double)in->training.seq_len <= in->training.tokens;
+}
+
 double tb_plan_space_size(const tb_inputs *in, const tb_plan_space *sp)
 {
 	tb_plan_space defaults;
@@ -479,6 +484,13 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 	 * cost), from the first layout timed */
 	double k_sec = 0, k_obj = 0;
 	bool by_cost = st->out->objective == TB_PLAN_BY_COST;
+
+	/* one step's tokens past the run's: the run would end before its first
+	 * optimizer step, so every candidate of this batch breaks the rule */
+	if (!tb_plan_batch_ok(in, B)) {
+		k->batch += (uint64_t)(24.0 * (double)V * (double)ne * S_splits(B, 2) * S_splits(N, 4));
+		return;
+	}
 
 	for (int ti = 0; ti < nt; ti++) {
 		int64_t t = ts[ti];

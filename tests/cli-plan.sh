@@ -195,6 +195,15 @@ printf 'title: count only\nmodel:\n  params: 7B\ntraining:\n  tokens: 1B\nhardwa
 "$BIN" plan "$T/count.yaml" >"$T/out" 2>&1 && grep -q '^No layout search: the model has only a parameter count' "$T/out" \
 	&& ok "a count-only model: no search, and why" || fail "count-only: $(cat "$T/out")"
 
+# ---- a batch past the run: never a run shorter than one step (issue 18) ----
+"$BIN" plan "$D" --global-batch 67108864 >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(head -1 "$T/err")" = "trainbudget plan: error: --global-batch: every global batch searched holds more than the run's 100B tokens in one step (sequences of 4,096), so the run would end before its first optimizer step; expected at most 24,414,062 sequences" ] \
+	&& ok "plan refuses a global batch past the run's tokens, naming the largest" || fail "batch past the run (exit $rc): $(cat "$T/err")"
+"$BIN" plan "$D" --global-batch 1024,67108864 --format json >"$T/j" 2>"$T/err" \
+	&& python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert {l["global_batch"] for l in d["plan"]["layouts"]} == {1024}' "$T/j" \
+	&& ok "... and ranks only the batches that leave a whole step" || fail "mixed batches: $(cat "$T/err")"
+
 # ---- bounded: a space past the bound, and progress on a terminal (issue 18) ----
 H=tests/scenarios/huge-space.yaml
 rm -rf "$T/huge"

@@ -426,6 +426,37 @@ Test(plan, a_space_past_the_bound_is_refused_up_front, .timeout = 10)
 	cr_expect_eq(tb_plan_space_size(&in, &sp), r.space);
 }
 
+/* Issue 18: a global batch holding more tokens than the run ranked runs
+ * shorter than one optimizer step.  Every candidate of such a batch breaks
+ * the batch rule, and the counts still add up to the space. */
+Test(plan, a_batch_past_the_run_is_never_ranked)
+{
+	tb_inputs in;
+	small_dense(&in);
+	in.hardware.gpu.memory_bytes = 80e9;
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.batches[sp.n_batches++] = 32;
+	/* 1e10 tokens / 2048 per sequence: 4,882,812 sequences at most */
+	cr_expect(tb_plan_batch_ok(&in, 4882812));
+	cr_expect(!tb_plan_batch_ok(&in, 4882813));
+	sp.batches[sp.n_batches++] = 8388608;
+	static tb_plan_result r, only;
+	tb_plan_search(&in, &sp, &r);
+	cr_assert(r.known && r.n_layouts > 0);
+	for (int i = 0; i < r.n_layouts; i++)
+		cr_expect_eq(r.layouts[i].global_batch, 32);
+	cr_expect(r.space == (double)r.searched, "space %.17g vs %llu", r.space,
+	          (unsigned long long)r.searched);
+	sp.n_batches = 0;
+	sp.batches[sp.n_batches++] = 8388608;
+	tb_plan_search(&in, &sp, &only);
+	cr_expect_eq(only.n_layouts, 0);
+	cr_expect_eq(only.feasible, 0);
+	cr_expect_eq(only.pruned_batch, only.searched);
+	cr_expect(only.space == (double)only.searched);
+}
+
 /* ---- explanations --------------------------------------------------------- */
 
 static tb_plan_layout S_base_layout(void)

@@ -143,6 +143,10 @@ typedef struct tb_plan_result {
  * data.  Cheap (a factorisation per number); a double, so never wraps. */
 double tb_plan_space_size(const tb_inputs *in, const tb_plan_space *sp);
 
+/* Whether global batch B takes at most the run's tokens in one step, so
+ * the run has at least one optimizer step (the batch rule, docs/plan.md). */
+bool tb_plan_batch_ok(const tb_inputs *in, int64_t B);
+
 /* Searches the space for checked inputs (a scenario's).  sp = NULL: the
  * scenario's card, count and batch, by time, the top 10.  Writes only *out. */
 void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result *out);
