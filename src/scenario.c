@@ -450,9 +450,77 @@ static void S_signoff_overrides(tb_scenario *sc, const char *const *sweeps, size
 	S_free_public(sw, nsweeps);
 }
 
+/* A scenario parsed and hashed once (tb_scenario_source_new). */
+struct tb_scenario_source {
+	char *path, *shown, *text;
+	size_t len;
+	char sha256[65];
+	tb_yaml_src src;        /* what the cached tree's nodes point to */
+	tb_yaml_node *root;     /* NULL: not cached (it has errors): parse each time */
+	size_t nodes;
+};
+
+static tb_scenario *S_load_from(const char *path, const char *text, size_t len,
+                                const tb_scenario_source *pre, const char *const *sets,
+                                size_t nsets, tb_diags *d, tb_scenario_status *status);
+
 tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
                                  const char *const *sets, size_t nsets,
                                  tb_diags *d, tb_scenario_status *status)
+{
+	return S_load_from(path, text, len, NULL, sets, nsets, d, status);
+}
+
+tb_scenario_source *tb_scenario_source_new(const char *path, const char *text, size_t len)
+{
+	tb_scenario_source *s = tb_xcalloc(1, sizeof *s);
+	s->path = tb_xstrdup(path ? path : "<builtin>");
+	s->shown = tb_xstrdup(strcmp(s->path, "-") == 0 ? "<stdin>" : s->path);
+	s->len = text ? len : 0;
+	s->text = tb_xmalloc(s->len + 1);
+	if (s->len)
+		memcpy(s->text, text, s->len);
+	s->text[s->len] = '\0';
+	tb_sha256_hex(s->text, s->len, s->sha256);
+	s->src = (tb_yaml_src){ s->shown, s->text, s->len, 0 };
+	/* Cached only when it parses without a word: anything said (a syntax
+	 * error, a duplicate key, a tab) is said again by a full load. */
+	if (s->len && s->len <= S_MAX_FILE_BYTES && !memchr(s->text, '\0', s->len)) {
+		tb_diags quiet;
+		tb_diags_init(&quiet);
+		tb_yaml_ctx c = { &quiet, 0, s->path, false, true, 0 };
+		tb_yaml_node *root = tb_yaml_parse(&c, &s->src, s->text, s->len, true);
+		if (!c.parse_failed && !c.suppressed && quiet.errors == 0 && quiet.warnings == 0) {
+			s->root = root;
+			s->nodes = c.nodes;
+		} else {
+			tb_yaml_node_free(root);
+		}
+		tb_diags_release(&quiet);
+	}
+	return s;
+}
+
+void tb_scenario_source_free(tb_scenario_source *s)
+{
+	if (!s)
+		return;
+	tb_yaml_node_free(s->root);
+	free(s->path);
+	free(s->shown);
+	free(s->text);
+	free(s);
+}
+
+tb_scenario *tb_scenario_load_source(const tb_scenario_source *s, const char *const *sets,
+                                     size_t nsets, tb_diags *d, tb_scenario_status *status)
+{
+	return S_load_from(s->path, s->text, s->len, s, sets, nsets, d, status);
+}
+
+static tb_scenario *S_load_from(const char *path, const char *text, size_t len,
+                                const tb_scenario_source *pre, const char *const *sets,
+                                size_t nsets, tb_diags *d, tb_scenario_status *status)
 {
 	bool keys_valid = false;
 	if (status)
@@ -484,7 +552,11 @@ tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
 		tb_yaml_err_at(&c, &file_src, line, col, "NUL byte in the scenario; expected UTF-8 text");
 		return NULL;
 	}
-	if (len) {
+	if (pre && pre->root) {
+		/* parsed once, clean: a copy for the overrides to change */
+		root = tb_yaml_node_copy(pre->root);
+		c.nodes = pre->nodes;
+	} else if (len) {
 		/* A tab libyaml accepts (inside a block scalar, after a key) is
 		 * harmless; only when the parse fails are tabs in indentation
 		 * named as the cause, since libyaml's own words are obscure. */
@@ -560,14 +632,17 @@ tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
 		memcpy(sc->text, text, len);
 	sc->text[len] = '\0';
 	sc->text_len = len;
-	tb_sha256_hex(sc->text, len, sc->sha256);
+	if (pre)
+		memcpy(sc->sha256, pre->sha256, sizeof sc->sha256);
+	else
+		tb_sha256_hex(sc->text, len, sc->sha256);
 	sc->nsets = nsets;
 	sc->sets = nsets ? tb_xcalloc(nsets, sizeof *sc->sets) : NULL;
 	for (size_t i = 0; i < nsets; i++)
 		sc->sets[i] = tb_xstrdup(sets[i] ? sets[i] : "");
 	/* the bytes just parsed, not the file again: nothing can change
 	 * between what was priced and what is hashed */
-	tb_signoff_add(&sc->signoff, TB_INPUT_SCENARIO, path, text, len);
+	tb_signoff_add_hash(&sc->signoff, TB_INPUT_SCENARIO, path, sc->sha256);
 	S_signoff_overrides(sc, NULL, 0);
 	tb_signoff_seal(&sc->signoff, TB_VERSION);
 	return sc;

@@ -81,6 +81,28 @@ void tb_yaml_node_free(tb_yaml_node *n)
 	free(n);
 }
 
+tb_yaml_node *tb_yaml_node_copy(const tb_yaml_node *n)
+{
+	if (!n)
+		return NULL;
+	tb_yaml_node *c = tb_xmalloc(sizeof *c);
+	*c = *n;
+	c->str = n->str ? tb_xstrdup(n->str) : NULL;
+	c->keys = c->vals = NULL;
+	c->cap = n->n;
+	if (n->n) {
+		c->vals = tb_xcalloc(n->n, sizeof *c->vals);
+		if (n->keys)
+			c->keys = tb_xcalloc(n->n, sizeof *c->keys);
+		for (size_t i = 0; i < n->n; i++) {
+			if (n->keys)
+				c->keys[i] = tb_yaml_node_copy(n->keys[i]);
+			c->vals[i] = tb_yaml_node_copy(n->vals[i]);
+		}
+	}
+	return c;
+}
+
 void tb_yaml_append(tb_yaml_node *parent, tb_yaml_node *key, tb_yaml_node *val)
 {
 	if (parent->n == parent->cap) {

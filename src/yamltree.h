@@ -82,6 +82,10 @@ void tb_yaml_err_at(tb_yaml_ctx *c, const tb_yaml_src *src, size_t line, size_t 
 tb_yaml_node *tb_yaml_parse(tb_yaml_ctx *c, const tb_yaml_src *src,
                             const char *text, size_t len, bool quiet_syntax);
 
+/* A deep copy, each node keeping its source (which must outlive it):
+ * a tree parsed once, copied for each load that overrides it. */
+tb_yaml_node *tb_yaml_node_copy(const tb_yaml_node *n);
+
 /* Reports each line whose indentation holds a tab (libyaml's own words for
  * it are obscure); returns how many. */
 size_t tb_yaml_check_tabs(tb_yaml_ctx *c, const tb_yaml_src *src,

@@ -615,3 +615,62 @@ Test(scenario, hostile_inputs_do_not_crash)
 	cr_assert_null(tb_scenario_load("h.yaml", "title: a\0b\n", 11, NULL, 0, &d));
 	tb_diags_release(&d);
 }
+
+/* ---- a source parsed once (tb_scenario_source) ----------------------------- */
+
+#include "trainbudget/fileio.h"
+
+/* Each load of a source is tb_scenario_load_ex's: the same inputs to the
+ * byte, the same digest, the same status, the same errors word for word,
+ * over valid overrides, refused combinations and bad values; and a file
+ * that does not parse cleanly (a duplicate key) says so on every load. */
+static void S_same_as_load(const char *path, const char *const *sets, size_t nsets)
+{
+	size_t len = 0;
+	char *text = tb_fileio_slurp(path, 1 << 22, &len);
+	cr_assert_not_null(text, "%s", path);
+	tb_scenario_source *src = tb_scenario_source_new(path, text, len);
+	for (int twice = 0; twice < 2; twice++) {
+		tb_diags d1, d2;
+		tb_diags_init(&d1);
+		tb_diags_init(&d2);
+		tb_scenario_status s1, s2;
+		tb_scenario *a = tb_scenario_load_ex(path, text, len, sets, nsets, &d1, &s1);
+		tb_scenario *b = tb_scenario_load_source(src, sets, nsets, &d2, &s2);
+		cr_expect_eq(s1, s2, "%s: status", path);
+		char *m1 = tb_diags_format(&d1), *m2 = tb_diags_format(&d2);
+		cr_expect_str_eq(m1, m2, "%s: diagnostics", path);
+		free(m1);
+		free(m2);
+		cr_expect_eq(a == NULL, b == NULL);
+		if (a && b) {
+			cr_expect(memcmp(&a->inputs, &b->inputs, sizeof a->inputs) == 0, "%s: inputs", path);
+			cr_expect_str_eq(a->sha256, b->sha256);
+			cr_expect_str_eq(a->signoff.digest, b->signoff.digest);
+			cr_expect_str_eq(a->name, b->name);
+		}
+		tb_scenario_free(a);
+		tb_scenario_free(b);
+		tb_diags_release(&d1);
+		tb_diags_release(&d2);
+	}
+	tb_scenario_source_free(src);
+	free(text);
+}
+
+Test(scenario, a_source_loads_as_the_file_does)
+{
+	static const char *const none[] = { NULL };
+	static const char *const ok[] = { "hardware.count=128", "training.micro_batch=2" };
+	static const char *const refused[] = { "hardware.count=96" };
+	static const char *const bad[] = { "training.tokens=-1", "model.nope=1" };
+	static const char *const unset[] = { "hardware.mfu" };
+	S_same_as_load("docs/examples/default-7b.yaml", none, 0);
+	S_same_as_load("docs/examples/default-7b.yaml", ok, 2);
+	S_same_as_load("docs/examples/default-7b.yaml", refused, 1);
+	S_same_as_load("docs/examples/default-7b.yaml", bad, 2);
+	S_same_as_load("docs/examples/deepseek-v3.yaml", unset, 1);
+	S_same_as_load("docs/examples/llama3-8b-hf.yaml", ok, 2);
+	S_same_as_load("tests/scenarios/bad-duplicate-key.yaml", ok, 2);
+	S_same_as_load("tests/scenarios/bad-empty.yaml", none, 0);
+}

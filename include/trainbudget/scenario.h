@@ -81,6 +81,17 @@ tb_scenario *tb_scenario_load_ex(const char *path, const char *text, size_t len,
                                  const char *const *sets, size_t nsets,
                                  tb_diags *d, tb_scenario_status *status);
 
+/* One scenario's bytes parsed and hashed once, for a caller that loads
+ * them many times with other overrides (each point of a sweep, each
+ * proposal of a compared sweep): a load copies the parsed tree instead of
+ * parsing and hashing 4 MiB again.  The text is copied.  A load from it is
+ * tb_scenario_load_ex's, figure for figure and error for error. */
+typedef struct tb_scenario_source tb_scenario_source;
+tb_scenario_source *tb_scenario_source_new(const char *path, const char *text, size_t len);
+tb_scenario *tb_scenario_load_source(const tb_scenario_source *s, const char *const *sets,
+                                     size_t nsets, tb_diags *d, tb_scenario_status *status);
+void tb_scenario_source_free(tb_scenario_source *s);
+
 /* Reads `path` ("-" = standard input) and calls tb_scenario_load. */
 tb_scenario *tb_scenario_load_file(const char *path,
                                    const char *const *sets, size_t nsets,
