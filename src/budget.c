@@ -26,6 +26,7 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out)
 	out->plan.why = "";
 	out->plan.n_layouts = 0;
 	out->plan.n_front = 0;
+	out->answer.decided = false;
 	tb_params_compute(in, out);
 	tb_flops_compute(in, out);
 	tb_memory_compute(in, out);

@@ -420,8 +420,8 @@ tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *con
 	}
 	for (size_t i = 0; i < n; i++) {
 		c->p[i].b = tb_xcalloc(1, sizeof *c->p[i].b);
-		tb_budget_compute(&c->p[i].sc->inputs, c->p[i].b);
-		tb_budget_compute_risk(&c->p[i].sc->inputs, c->p[i].b);
+		/* each proposal as estimate prices it: the answer's layout */
+		tb_budget_compute_answer(&c->p[i].sc->inputs, &c->p[i].sc->inputs, c->p[i].b);
 		if (nsweeps) {
 			c->p[i].sweep = tb_sweep_run(sweeps, nsweeps, in[i].path, in[i].text, in[i].len,
 			                             sets, nsets, d);

@@ -385,6 +385,33 @@ void tb_fmt_prob(tb_buf *b, double p)
 		tb_buf_printf(b, "%.0f%%", fmin(99, fmax(1, floor(100 * p + 0.5))));
 }
 
+void tb_fmt_wrap(tb_buf *o, const char *s, size_t indent, size_t col)
+{
+	const char *p = s;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		size_t len = sp ? (size_t)(sp - p) : strlen(p);
+		if (col > indent && col + 1 + len > 78) {
+			tb_buf_putc(o, '\n');
+			col = 0;
+		}
+		if (col == 0) {
+			for (size_t k = 0; k < indent; k++)
+				tb_buf_putc(o, ' ');
+			col = indent;
+		} else if (col > indent || p != s) {
+			tb_buf_putc(o, ' ');
+			col++;
+		}
+		tb_buf_put(o, p, len);
+		col += len;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	tb_buf_putc(o, '\n');
+}
+
 size_t tb_fmt_width(const char *s)
 {
 	size_t w = 0;

@@ -295,8 +295,10 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 		return TB_EXIT_INPUT;
 	}
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
-	tb_budget_compute(&sc->inputs, b);
-	tb_budget_compute_risk(&sc->inputs, b);
+	/* the one answer: the layout priced, decided once (answer.h); the
+	 * scenario's inputs become the priced ones, so every section and
+	 * format describes the same layout */
+	tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
 	S_compute_plan(&sc->inputs, b, NULL);
 	char *out = cli->json ? tb_render_json_sweep(sc, b, sw) : tb_render_text(sc, b);
 	fputs(out, stdout);
@@ -722,8 +724,10 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 		snprintf(date, sizeof date, "%s", sc->date);
 
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
-	tb_budget_compute(&sc->inputs, b);
-	tb_budget_compute_risk(&sc->inputs, b);
+	/* the one answer: the layout priced, decided once (answer.h); the
+	 * scenario's inputs become the priced ones, so every section and
+	 * format describes the same layout */
+	tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
 	S_compute_plan(&sc->inputs, b, NULL);
 	S_outputs outs;
 	memset(&outs, 0, sizeof outs);

@@ -501,13 +501,15 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 		uint64_t per_ck = 0;                /* candidates under one (sp, ck) */
 		for (int ci = 0; ci < nc; ci++)
 			per_ck += (uint64_t)ne * (uint64_t)nb * (uint64_t)S_ndivisors(N / t / cs[ci]) * per_p;
-		if (!S_tensor_ok(st, cd, t)) {
+		const tb_plan_space *fx = st->sp;
+		if (!S_tensor_ok(st, cd, t) || ((fx->fix & TB_LAYOUT_TENSOR) && t != fx->fix_tensor)) {
 			k->rules += 6 * per_ck;
 			continue;
 		}
 		for (int spi = 0; spi < 2; spi++) {
 			bool sp = spi == 1;
-			if (sp && (t == 1 || st->sp->no_sequence_parallel)) {
+			if ((sp && (t == 1 || st->sp->no_sequence_parallel)) ||
+			    ((fx->fix & TB_LAYOUT_SEQUENCE_PARALLEL) && sp != fx->fix_sequence_parallel)) {
 				/* sequence parallelism needs a tensor group */
 				k->rules += 3 * per_ck;
 				continue;
@@ -517,7 +519,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 				/* with flash attention, selective recomputation has
 				 * nothing left to recompute: it is "none" again */
 				if ((ck == TB_CKPT_SELECTIVE && flash) ||
-				    (st->sp->checkpointing_modes && !(st->sp->checkpointing_modes & (1u << cki)))) {
+				    (st->sp->checkpointing_modes && !(st->sp->checkpointing_modes & (1u << cki))) ||
+				    ((fx->fix & TB_LAYOUT_CHECKPOINTING) && ck != fx->fix_checkpointing)) {
 					k->rules += per_ck;
 					continue;
 				}
@@ -525,14 +528,22 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 					int64_t c = cs[ci];
 					int np = S_divisors(N / t / c, ps, S_DIVS_MAX);
 					uint64_t per_e = (uint64_t)nb * (uint64_t)np * per_p;
-					if (!S_context_ok(st, c)) {
+					if (!S_context_ok(st, c) || ((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context)) {
 						k->rules += (uint64_t)ne * per_e;
 						continue;
 					}
 					for (int ei = 0; ei < ne; ei++) {
 						int64_t e = es[ei];
+						if ((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert) {
+							k->rules += per_e;
+							continue;
+						}
 						for (int bi = 0; bi < nb; bi++) {
 							int64_t b = bs[bi];
+							if ((fx->fix & TB_LAYOUT_MICRO_BATCH) && b != fx->fix_micro_batch) {
+								k->rules += (uint64_t)np * per_p;
+								continue;
+							}
 							bool have_layer = false, layer_bad = false;
 							tb_perf_layer layer;
 							for (int pi = 0; pi < np; pi++) {
@@ -540,7 +551,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 								int64_t d = N / t / c / p;
 								/* expert groups are carved from data x context */
 								if (p > L || (e > 1 && (d * c) % e) ||
-								    (st->sp->max_pipeline > 0 && p > st->sp->max_pipeline)) {
+								    (st->sp->max_pipeline > 0 && p > st->sp->max_pipeline) ||
+								    ((fx->fix & TB_LAYOUT_PIPELINE) && p != fx->fix_pipeline)) {
 									k->rules += per_p;
 									continue;
 								}
@@ -568,7 +580,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 									 * ZeRO-3 re-gathers every micro-batch,
 									 * which no pipeline engine does */
 									if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
-									    (st->sp->zero_stages && !(st->sp->zero_stages & (1u << z)))) {
+									    (st->sp->zero_stages && !(st->sp->zero_stages & (1u << z))) ||
+									    ((fx->fix & TB_LAYOUT_ZERO) && z != fx->fix_zero)) {
 										k->rules += V;
 										continue;
 									}
@@ -579,7 +592,8 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 									int64_t vtop = p == 1 || mbs % p ? 1 : st->vmax;
 									k->rules += V - (uint64_t)vtop;
 									for (int64_t v = 1; v <= vtop; v++) {
-										if (v > 1 && L % (p * v)) {
+										if ((v > 1 && L % (p * v)) ||
+										    ((fx->fix & TB_LAYOUT_VIRTUAL) && v != fx->fix_virtual)) {
 											k->rules++;
 											continue;
 										}

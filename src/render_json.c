@@ -731,6 +731,97 @@ static void S_plan(S_json *j, const tb_plan_result *p)
 	S_obj_end(j);
 }
 
+/* A layout's keys, as answer.layout and written.layout name them. */
+static void S_layout_keys(S_json *j, const char *key, const tb_plan_layout *l)
+{
+	S_obj(j, key);
+	S_num(j, "tensor", (double)l->tensor);
+	S_num(j, "pipeline", (double)l->pipeline);
+	S_num(j, "virtual_pipeline", (double)l->virtual_pipeline);
+	S_num(j, "context", (double)l->context);
+	S_num(j, "expert", (double)l->expert);
+	S_num(j, "data", (double)l->data);
+	S_num(j, "zero", l->zero);
+	S_str(j, "checkpointing", tb_checkpointing_name(l->checkpointing));
+	S_bool(j, "sequence_parallel", l->sequence_parallel);
+	S_num(j, "micro_batch", (double)l->micro_batch);
+	S_obj_end(j);
+}
+
+/* The one answer (answer.h): what is priced, on which basis, and the
+ * figures a reviewer signs; means with failures, the percentiles beside
+ * them.  Nothing priced when it cannot run. */
+static void S_answer(S_json *j, const tb_scenario *sc, const tb_budget *b)
+{
+	const tb_answer *a = &b->answer;
+	const tb_time *tm = &b->time;
+	const tb_risk *r = &b->risk;
+	const tb_inputs *in = sc ? &sc->inputs : NULL;
+	S_obj(j, "answer");
+	tb_plan_layout own;
+	memset(&own, 0, sizeof own);
+	if (!a->decided && in) {
+		own.tensor = in->parallelism.tensor;
+		own.pipeline = in->parallelism.pipeline;
+		own.virtual_pipeline = in->parallelism.virtual_pipeline > 0 ? in->parallelism.virtual_pipeline : 1;
+		own.context = in->parallelism.context > 0 ? in->parallelism.context : 1;
+		own.expert = in->parallelism.expert;
+		own.data = in->parallelism.data;
+		own.zero = in->parallelism.zero;
+		own.checkpointing = in->training.checkpointing;
+		own.sequence_parallel = in->parallelism.sequence_parallel;
+		own.micro_batch = in->training.micro_batch;
+	}
+	const tb_plan_layout *l = a->decided ? &a->layout : &own;
+	bool runs = a->decided ? a->runs : (b->memory.fits_known ? b->memory.fits : true);
+	S_layout_keys(j, "layout", a->decided && !a->runs ? &a->written : l);
+	S_str(j, "layout_source", tb_layout_source_name(a->decided ? a->source : TB_LAYOUT_WRITTEN));
+	S_arr_inline(j, "chosen_keys");
+	for (unsigned bit = 1; bit & TB_LAYOUT_ALL; bit <<= 1)
+		if (a->decided && (a->chosen & bit))
+			S_str(j, NULL, tb_layout_key_name(bit));
+	S_arr_end(j);
+	S_bool(j, "runs", runs);
+	char why[600];
+	if (a->decided && tb_answer_text(a, why, sizeof why) && !a->runs)
+		S_str(j, "why_not", why);
+	else
+		S_null(j, "why_not");
+	bool priced = runs && tm->known;
+	bool sim = priced && r->known;
+	const char *src = in && !in->hardware.mfu_predicted ? "assumed"
+	                  : b->perf.known && b->perf.source_predicted ? "predicted" : "assumed";
+	S_numk(j, "mfu", tm->mfu[1], priced);
+	S_str(j, "mfu_source", src);
+	double steps = in && in->training.global_batch > 0 && in->training.seq_len > 0
+	               ? in->training.tokens / ((double)in->training.global_batch * (double)in->training.seq_len) : 0;
+	S_numk(j, "step_s", steps > 0 ? tm->seconds[1] / steps : 0, priced && steps > 0);
+	S_numk(j, "days", r->days_mean, sim);
+	S_numk(j, "gpu_hours", in ? r->days_mean * 24 * (double)in->hardware.count : 0, sim && in);
+	S_numk(j, "cost", r->cost_mean, sim);
+	S_numk(j, "days_p50", r->days_p50, sim);
+	S_numk(j, "days_p90", r->days_p90, sim);
+	S_numk(j, "cost_p50", r->cost_p50, sim);
+	S_numk(j, "cost_p90", r->cost_p90, sim);
+	S_numk(j, "p_meets_deadline", r->p_meets_deadline, sim && r->has_deadline);
+	S_numk(j, "p_within_budget", r->p_within_budget, sim && r->has_budget);
+	S_obj_end(j);
+	if (a->decided && (a->source == TB_LAYOUT_REPLACED || !a->runs ||
+	                   !tb_plan_same_layout(&a->layout, &a->written))) {
+		S_obj(j, "written");
+		S_layout_keys(j, "layout", &a->written);
+		S_num(j, "memory_per_gpu_bytes", a->written.memory_per_gpu_bytes);
+		S_bool(j, "runs", a->written_runs);
+		if (a->written_runs)
+			S_null(j, "why_not");
+		else
+			S_str(j, "why_not", a->written_why_not);
+		S_obj_end(j);
+	} else {
+		S_null(j, "written");
+	}
+}
+
 void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 {
 	S_str(j, "version", TB_VERSION);
@@ -743,6 +834,7 @@ void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	if (sc)
 		S_signoff(j, sc);
 	S_obj_end(j);
+	S_answer(j, sc, b);
 	if (sc)
 		S_inputs(j, sc);
 	S_parameters(j, &b->params);

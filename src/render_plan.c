@@ -206,30 +206,7 @@ static void S_breakdown(tb_buf *o, const tb_plan_layout *const *l, const char *c
 /* A sentence on its own lines, wrapped at 78 columns, indented. */
 static void S_para(tb_buf *o, const char *s, size_t indent)
 {
-	size_t col = 0;
-	const char *p = s;
-	while (*p) {
-		const char *sp = strchr(p, ' ');
-		size_t len = sp ? (size_t)(sp - p) : strlen(p);
-		if (col > indent && col + 1 + len > 78) {
-			tb_buf_putc(o, '\n');
-			col = 0;
-		}
-		if (col == 0) {
-			for (size_t k = 0; k < indent; k++)
-				tb_buf_putc(o, ' ');
-			col = indent;
-		} else {
-			tb_buf_putc(o, ' ');
-			col++;
-		}
-		tb_buf_put(o, p, len);
-		col += len;
-		p += len;
-		while (*p == ' ')
-			p++;
-	}
-	tb_buf_putc(o, '\n');
+	tb_fmt_wrap(o, s, indent, 0);
 }
 
 static void S_title(tb_buf *o, const tb_scenario *sc)

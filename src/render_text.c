@@ -144,7 +144,11 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 	const tb_losses *l = &b->losses;
 	const tb_risk *rk = &b->risk;
 	tb_buf_puts(o, "Meets deadline?  ");
-	if (!tm->known) {
+	bool cannot = b->answer.decided && !b->answer.runs;
+	if (cannot) {
+		tb_buf_puts(o, tm->has_deadline ? "NO: it cannot run on these GPUs (see Layout)"
+		                                : "no time: it cannot run on these GPUs (see Layout)");
+	} else if (!tm->known) {
 		tb_buf_puts(o, "UNKNOWN: no time estimate (see warnings)");
 	} else if (!l->known) {
 		tb_buf_puts(o, tm->has_deadline ? "NO: " : "");
@@ -183,7 +187,9 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 	S_nl(t);
 
 	tb_buf_puts(o, "Cost:            ");
-	if (!tm->known || !l->known) {
+	if (cannot) {
+		tb_buf_puts(o, "none priced: it cannot run on these GPUs");
+	} else if (!tm->known || !l->known) {
 		tb_buf_puts(o, "UNKNOWN");
 	} else {
 		/* one style for the line's amounts: its largest's */
@@ -591,6 +597,13 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 	tb_buf_release(&one);
 	S_nl(&t);
 	S_nl(&t);
+	char ans[600];
+	if (tb_answer_text(&b->answer, ans, sizeof ans)) {
+		/* what is priced, before the figures */
+		tb_buf_puts(&t.out, "Layout:          ");
+		tb_fmt_wrap(&t.out, ans, 17, 17);
+		t.lines++;
+	}
 	S_verdict(&t, sc, in, b);
 	S_nl(&t);
 	S_compute(&t, b);

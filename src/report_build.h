@@ -55,7 +55,7 @@ struct tb_report {
 	tb_block **blocks;
 	size_t nblocks, cap;
 	tb_report_meta meta;
-	tb_verdict_line verdict[3];
+	tb_verdict_line verdict[4];     /* the layout, memory, time, cost */
 	char *key_labels[TB_REPORT_KEY_MAX];
 	char *key_values[TB_REPORT_KEY_MAX];
 	char *date, *command;

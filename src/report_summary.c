@@ -274,10 +274,23 @@ static void S_verdict(tb_report *r)
 	size_t n = 0;
 	tb_buf o;
 	tb_buf_init(&o);
+	tb_outcome oc;
+
+	/* the layout priced, before anything priced on it (answer.h) */
+	const tb_answer *a = &b->answer;
+	char ans[600];
+	if (tb_answer_text(a, ans, sizeof ans)) {
+		oc = !a->runs ? TB_OUTCOME_BAD : a->source == TB_LAYOUT_REPLACED ? TB_OUTCOME_WARN
+		     : TB_OUTCOME_GOOD;
+		tb_buf_puts(&o, "Layout: ");
+		tb_buf_puts(&o, ans);
+		r->verdict[n].outcome = oc;
+		r->verdict[n++].text = tb_buf_detach(&o, NULL);
+	}
+	bool cannot = a->decided && !a->runs;
 
 	/* memory */
 	const tb_memory *m = &b->memory;
-	tb_outcome oc;
 	if (!m->activations_known && tb_rmem_fit(b) == TB_RFIT_NO) {
 		/* the states alone overflow the card: no activations make it fit */
 		oc = TB_OUTCOME_BAD;
@@ -320,7 +333,11 @@ static void S_verdict(tb_report *r)
 	const tb_time *tm = &b->time;
 	const tb_losses *l = &b->losses;
 	const tb_risk *rk = &b->risk;
-	if (!tm->known) {
+	if (cannot) {
+		oc = in->plan.has_deadline ? TB_OUTCOME_BAD : TB_OUTCOME_NONE;
+		tb_buf_puts(&o, in->plan.has_deadline ? "Misses the deadline: it cannot run on these GPUs."
+		                                      : "No time: it cannot run on these GPUs.");
+	} else if (!tm->known) {
 		/* no time (no peak for the precision, an overflow): no verdict */
 		oc = in->plan.has_deadline ? TB_OUTCOME_WARN : TB_OUTCOME_NONE;
 		tb_buf_puts(&o, in->plan.has_deadline ? "Whether it meets the deadline of "
@@ -411,7 +428,10 @@ static void S_verdict(tb_report *r)
 
 	/* cost, with losses: seconds[0] is the low MFU, so cost[2] is the
 	 * cheapest */
-	if (!tm->known) {
+	if (cannot) {
+		oc = in->plan.has_budget ? TB_OUTCOME_BAD : TB_OUTCOME_NONE;
+		tb_buf_puts(&o, "No cost is priced: it cannot run on these GPUs.");
+	} else if (!tm->known) {
 		oc = in->plan.has_budget ? TB_OUTCOME_WARN : TB_OUTCOME_NONE;
 		tb_buf_puts(&o, "The cost is unknown: there is no time estimate (see the warnings)");
 		if (in->plan.has_budget) {
@@ -493,16 +513,23 @@ static void S_key_figures(tb_report *r)
 	else
 		S_key(r, "Memory per GPU without activations",
 		      tb_rfmts(TB_RF_BYTES, b->memory.per_gpu.total, NULL));
-	S_key(r, "Wall clock (expected MFU)", tb_rfmts(TB_RF_DAYS, b->time.seconds[1], NULL));
-	S_key(r, "With failures and checkpoints", b->losses.known
-	      ? tb_rfmts(TB_RF_DAYS, b->losses.seconds[1], NULL) : tb_rstrf("never finishes"));
-	S_key(r, "GPU-hours (expected MFU)", tb_rfmts(TB_RF_GROUPED, b->time.gpu_hours[1], NULL));
-	S_key(r, "Cost (expected MFU)", tb_rmoneys(r, b->time.cost[1]));
-	if (b->losses.known)
-		S_key(r, "Cost with failures and checkpoints", tb_rmoneys(r, b->losses.cost[1]));
-	tb_rfmt(&o, TB_RF_GROUPED, b->time.energy_kwh[1], NULL);
-	tb_buf_puts(&o, " kWh");
-	S_key(r, "Energy (expected MFU)", tb_buf_detach(&o, NULL));
+	if (!b->time.known) {
+		/* nothing priced: no time, cost or energy (a layout that cannot
+		 * run, no peak for the precision, an overflow) */
+		S_key(r, "Wall clock, cost and energy", tb_rstrf(b->answer.decided && !b->answer.runs
+		      ? "none: it cannot run on these GPUs" : "unknown (see the warnings)"));
+	} else {
+		S_key(r, "Wall clock (expected MFU)", tb_rfmts(TB_RF_DAYS, b->time.seconds[1], NULL));
+		S_key(r, "With failures and checkpoints", b->losses.known
+		      ? tb_rfmts(TB_RF_DAYS, b->losses.seconds[1], NULL) : tb_rstrf("never finishes"));
+		S_key(r, "GPU-hours (expected MFU)", tb_rfmts(TB_RF_GROUPED, b->time.gpu_hours[1], NULL));
+		S_key(r, "Cost (expected MFU)", tb_rmoneys(r, b->time.cost[1]));
+		if (b->losses.known)
+			S_key(r, "Cost with failures and checkpoints", tb_rmoneys(r, b->losses.cost[1]));
+		tb_rfmt(&o, TB_RF_GROUPED, b->time.energy_kwh[1], NULL);
+		tb_buf_puts(&o, " kWh");
+		S_key(r, "Energy (expected MFU)", tb_buf_detach(&o, NULL));
+	}
 	r->meta.key_labels = (const char *const *)r->key_labels;
 	r->meta.key_values = (const char *const *)r->key_values;
 }

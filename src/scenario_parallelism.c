@@ -23,6 +23,15 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	const tb_yaml_node *pm = tb_yaml_get_map(c, root, "parallelism");
 	int64_t zero = 0;
 	if (pm) {
+		static const struct { const char *key; unsigned bit; } S_bits[] = {
+			{ "tensor", TB_LAYOUT_TENSOR }, { "pipeline", TB_LAYOUT_PIPELINE },
+			{ "virtual_pipeline", TB_LAYOUT_VIRTUAL }, { "context", TB_LAYOUT_CONTEXT },
+			{ "expert", TB_LAYOUT_EXPERT }, { "zero", TB_LAYOUT_ZERO },
+			{ "sequence_parallel", TB_LAYOUT_SEQUENCE_PARALLEL },
+		};
+		for (size_t i = 0; i < TB_N(S_bits); i++)
+			if (tb_yaml_get(pm, S_bits[i].key))
+				par->written |= S_bits[i].bit;
 		if ((n = tb_yaml_get(pm, "tensor")) && !tb_yaml_int(c, n, "parallelism.tensor", 1, 1000000, &par->tensor)) ok = false;
 		if ((n = tb_yaml_get(pm, "pipeline")) && !tb_yaml_int(c, n, "parallelism.pipeline", 1, 1000000, &par->pipeline)) ok = false;
 		if ((n = tb_yaml_get(pm, "expert")) && !tb_yaml_int(c, n, "parallelism.expert", 1, 1000000, &par->expert)) ok = false;
@@ -123,10 +132,17 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	tp *= par->context;
 	par->data = h->count / tp;
 	const tb_yaml_node *gb = tr ? tb_yaml_get(tr, "global_batch") : NULL, *mb = tr ? tb_yaml_get(tr, "micro_batch") : NULL;
-	if (!gb)
+	/* The data-parallel size and the micro-batch are the answer's to
+	 * choose unless every key that sets them is written (answer.h): then
+	 * the batch is not bent to a default layout, nor refused by one; the
+	 * answer finds a layout the batch splits over. */
+	const unsigned sets_batch = TB_LAYOUT_TENSOR | TB_LAYOUT_PIPELINE | TB_LAYOUT_CONTEXT |
+	                            TB_LAYOUT_MICRO_BATCH;
+	bool open = (par->written & sets_batch) != sets_batch;
+	if (!gb && !open)
 		S_adapt_batch(sc, par, t);
 	int64_t per_step = par->data * t->micro_batch;
-	if (t->global_batch % per_step != 0) {
+	if (!open && t->global_batch % per_step != 0) {
 		tb_scenario_near_multiple(near, sizeof near, "global_batch", t->global_batch, per_step, 1000000000);
 		tb_yaml_err(c, gb ? gb : mb,
 		            "training.global_batch (%lld) is not a multiple of data-parallel size x micro_batch (%lld x %lld = %lld); expected whole micro-batches on every replica%s",
@@ -149,7 +165,7 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 			tb_yaml_err(c, vn, "parallelism.pipeline x parallelism.virtual_pipeline (%lld x %lld = %lld) is above model.layers (%lld); expected at least one layer per virtual stage: virtual_pipeline %lld or less would work",
 			            (long long)par->pipeline, (long long)par->virtual_pipeline, (long long)chunks, (long long)m->layers,
 			            (long long)(m->layers / par->pipeline));
-		else if (t->global_batch % per_step == 0 && mbs % par->pipeline != 0) {
+		else if (!open && t->global_batch % per_step == 0 && mbs % par->pipeline != 0) {
 			int64_t unit = S_batch_unit(par, t);
 			tb_scenario_near_multiple(near, sizeof near, "global_batch", t->global_batch, unit, 1000000000);
 			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) needs the micro-batches per step (%lld) to be a multiple of parallelism.pipeline (%lld); expected a global batch of k x %lld x data-parallel size x micro_batch (Megatron-LM's interleaved schedule)%s",

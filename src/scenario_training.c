@@ -80,6 +80,8 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(tr, "seq_len")) && !tb_yaml_int(c, n, "training.seq_len", 1, 100000000, &t->seq_len)) ok = false;
 		if ((n = tb_yaml_get(tr, "global_batch")) && !tb_yaml_int(c, n, "training.global_batch", 1, 1000000000, &t->global_batch)) ok = false;
 		if ((n = tb_yaml_get(tr, "micro_batch")) && !tb_yaml_int(c, n, "training.micro_batch", 1, 10000000, &t->micro_batch)) ok = false;
+		if (n)
+			sc->inputs.parallelism.written |= TB_LAYOUT_MICRO_BATCH;
 		if ((n = tb_yaml_get(tr, "precision"))) {
 			if (tb_yaml_enum(c, n, "training.precision", S_prec_names, TB_N(S_prec_names), &e)) t->precision = (tb_precision)e; else ok = false;
 		}
@@ -105,6 +107,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			if (tb_yaml_enum(c, n, "training.optimizer", S_opt_names, TB_N(S_opt_names), &e)) t->optimizer = (tb_optimizer)e; else ok = false;
 		}
 		if ((n = tb_yaml_get(tr, "checkpointing"))) {
+			sc->inputs.parallelism.written |= TB_LAYOUT_CHECKPOINTING;
 			if (tb_yaml_enum(c, n, "training.checkpointing", S_ckpt_names, TB_N(S_ckpt_names), &e)) t->checkpointing = (tb_checkpointing)e; else ok = false;
 		}
 		if ((n = tb_yaml_get(tr, "attention_flops"))) {

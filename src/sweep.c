@@ -374,6 +374,37 @@ static void S_figures(const tb_inputs *in, const tb_budget *b, tb_sweep_figures 
 	f->budget = b->time.budget;
 }
 
+/* The point priced as estimate prices it (answer.h): whether it runs as
+ * written is the point's (the memory line and the cliffs say where a
+ * written value stops fitting), the time, cost and MFU are those of the
+ * layout the answer prices; nothing is priced where nothing runs. */
+static void S_answer(const tb_inputs *in, tb_budget *b, tb_sweep_figures *f)
+{
+	tb_answer a;
+	tb_inputs priced;
+	tb_answer_decide(in, &a, &priced);
+	if (!a.decided)
+		return;
+	f->fits = a.written_runs;
+	f->fits_known = true;
+	if (!a.runs) {
+		f->time_known = false;
+		f->seconds = f->seconds_compute = f->gpu_hours = f->cost = f->energy_kwh = 0;
+		f->meets_deadline = f->within_budget = false;
+		return;
+	}
+	if (!tb_plan_same_layout(&a.layout, &a.written)) {
+		tb_sweep_figures w = *f;
+		tb_budget_compute(&priced, b);
+		S_figures(&priced, b, f);
+		/* the point as written: its memory and whether it runs */
+		f->memory_per_gpu_bytes = w.memory_per_gpu_bytes;
+		f->max_micro_batch = w.max_micro_batch;
+		f->fits = a.written_runs;
+		f->fits_known = true;
+	}
+}
+
 /* The first error of a load, by arrival: the point's reason. */
 static const tb_diag *S_first_error(const tb_diags *d)
 {
@@ -528,6 +559,7 @@ tb_sweep *tb_sweep_run(const char *const *args, size_t nargs, const char *path,
 				}
 				tb_budget_compute(&sc->inputs, b);
 				S_figures(&sc->inputs, b, &p->f);
+				S_answer(&sc->inputs, b, &p->f);
 				p->valid = true;
 				s->nvalid++;
 				if (!s->currency[0])

@@ -44,8 +44,10 @@ for f in 405b v100 gpt2; do
 	expect 0 "check $f with its defaults" "$BIN" check "$T/$f.yaml"
 done
 expect 0 "estimate 405B on 16,384 GPUs" "$BIN" estimate "$T/405b.yaml"
-has "$T/out" "Adapted:         training.global_batch 16384 instead of the default 1024: 1024 is not a multiple of data-parallel size x micro_batch (16384 x 1 = 16384)" \
-	"estimate says the default global batch followed the layout"
+# the layout is the answer's (issue 19): the default batch of 1,024 is
+# kept, and the layout chosen to split it, said before the figures
+hasnt "$T/out" "Adapted:         training.global_batch" "the default global batch is not bent to a default layout"
+has "$T/out" "chosen by the layout search as the fastest" "estimate says the layout was chosen, and how"
 expect 0 "estimate V100" "$BIN" estimate "$T/v100.yaml"
 has "$T/out" "Adapted:         training.precision fp16-mixed instead of the default bf16-mixed: NVIDIA Tesla V100 SXM2 32GB has no bf16 peak" \
 	"estimate says the default precision followed the GPU"
@@ -63,9 +65,11 @@ if command -v pdftotext >/dev/null 2>&1; then
 	has "$T/r/v100.txt" "adapted: training.precision" "so does the PDF"
 fi
 expect 0 "estimate with the defaults adapted by --set" "$BIN" estimate docs/examples/default-7b.yaml \
-	--unset training.global_batch --set hardware.count=1536
-has "$T/out" "training.global_batch 1536 instead of the default 1024" "a --set count adapts an --unset batch"
-expect 1 "a written global batch that cannot work" "$BIN" check docs/examples/default-7b.yaml --set hardware.count=1536
+	--unset training.global_batch --set hardware.count=1536 --set training.micro_batch=1 \
+	--set parallelism.tensor=1 --set parallelism.pipeline=1 --set parallelism.context=1
+has "$T/out" "training.global_batch 1536 instead of the default 1024" "a --set count adapts an --unset batch when the layout is written"
+expect 1 "a written global batch that cannot work" "$BIN" check docs/examples/default-7b.yaml --set hardware.count=1536 \
+	--set training.micro_batch=1 --set parallelism.tensor=1 --set parallelism.pipeline=1 --set parallelism.context=1
 first_err "docs/examples/default-7b.yaml:14:17: error: training.global_batch (1024) is not a multiple of data-parallel size x micro_batch (1536 x 1 = 1536); expected whole micro-batches on every replica: global_batch 1536 would work" \
 	"it names a value that would work"
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/answer.h"
 #include "trainbudget/budget.h"
 #include "trainbudget/buf.h"
 #include "trainbudget/gpus.h"
@@ -32,15 +33,37 @@ static char *S_first(const tb_diags *d)
 }
 
 /* The issue's first case: Llama 3.1 405B on 15T tokens with 16,384 GPUs and
- * nothing else said.  Without a layout every GPU is a data-parallel
- * replica, so the documented default global batch of 1,024 sequences
- * cannot be whole micro-batches: it takes 16,384 (one per replica). */
+ * nothing else said.  The layout is the answer's to choose (answer.h), so
+ * the documented default global batch of 1,024 sequences is kept, not bent
+ * to 16,384 (one per replica of an all data-parallel default: 134M tokens
+ * a step, eight times Llama 3's); the answer finds a layout it splits over
+ * (issue 19).  Only when every key that splits the batch is written does
+ * the default follow them. */
 Test(defaults, global_batch_follows_the_layout)
 {
 	tb_diags d;
 	tb_scenario *sc = S_load("title: t\nmodel: {preset: llama-3.1-405b}\n"
 	                         "training: {tokens: 15T}\nhardware: {count: 16384}\n", &d);
 	char *msg = tb_diags_format(&d);
+	cr_assert_not_null(sc, "%s", msg);
+	free(msg);
+	cr_expect_eq(sc->inputs.training.global_batch, 1024);
+	cr_expect_eq(sc->nadapted, 0);
+	tb_answer a;
+	tb_inputs priced;
+	tb_answer_decide(&sc->inputs, &a, &priced);
+	cr_assert(a.runs, "%s", a.why_not);
+	int64_t replicas = a.layout.data * a.layout.micro_batch;
+	cr_expect_eq(1024 % replicas, 0, "1,024 splits over %lld x %lld", (long long)a.layout.data,
+	             (long long)a.layout.micro_batch);
+	cr_expect_eq(a.layout.tensor * a.layout.pipeline * a.layout.context * a.layout.data, 16384);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+
+	/* every key that splits the batch written: the default follows them */
+	sc = S_load("title: t\nmodel: {preset: llama-3.1-405b}\ntraining: {tokens: 15T, micro_batch: 1}\n"
+	            "hardware: {count: 16384}\nparallelism: {tensor: 1, pipeline: 1, context: 1}\n", &d);
+	msg = tb_diags_format(&d);
 	cr_assert_not_null(sc, "%s", msg);
 	free(msg);
 	cr_expect_eq(sc->inputs.parallelism.data, 16384);
@@ -56,8 +79,8 @@ Test(defaults, global_batch_follows_the_layout)
 	tb_diags_release(&d);
 
 	/* Meta's layout (TP 8, PP 16, 128 replicas): 1,024 is whole, kept */
-	sc = S_load("title: t\nmodel: {preset: llama-3.1-405b}\ntraining: {tokens: 15T}\n"
-	            "hardware: {count: 16384}\nparallelism: {tensor: 8, pipeline: 16}\n", &d);
+	sc = S_load("title: t\nmodel: {preset: llama-3.1-405b}\ntraining: {tokens: 15T, micro_batch: 1}\n"
+	            "hardware: {count: 16384}\nparallelism: {tensor: 8, pipeline: 16, context: 1}\n", &d);
 	cr_assert_not_null(sc);
 	cr_expect_eq(sc->inputs.training.global_batch, 1024);
 	cr_expect_eq(sc->nadapted, 0);
@@ -66,9 +89,9 @@ Test(defaults, global_batch_follows_the_layout)
 
 	/* interleaved: the micro-batches per step must be a multiple of the 16
 	 * stages too, so the unit is 128 x 1 x 16 = 2,048 sequences */
-	sc = S_load("title: t\nmodel: {preset: llama-3.1-405b}\ntraining: {tokens: 15T}\n"
+	sc = S_load("title: t\nmodel: {preset: llama-3.1-405b}\ntraining: {tokens: 15T, micro_batch: 1}\n"
 	            "hardware: {count: 16384}\n"
-	            "parallelism: {tensor: 8, pipeline: 16, virtual_pipeline: 2}\n", &d);
+	            "parallelism: {tensor: 8, pipeline: 16, context: 1, virtual_pipeline: 2}\n", &d);
 	msg = tb_diags_format(&d);
 	cr_assert_not_null(sc, "%s", msg);
 	free(msg);
@@ -78,28 +101,44 @@ Test(defaults, global_batch_follows_the_layout)
 	tb_diags_release(&d);
 
 	/* 48 replicas: the multiple nearest 1,024 is 21 x 48 = 1,008 */
-	sc = S_load("title: t\nmodel: {preset: llama-2-7b}\ntraining: {tokens: 1T}\n"
-	            "hardware: {count: 48}\n", &d);
+	sc = S_load("title: t\nmodel: {preset: llama-2-7b}\ntraining: {tokens: 1T, micro_batch: 1}\n"
+	            "hardware: {count: 48}\nparallelism: {tensor: 1, pipeline: 1, context: 1}\n", &d);
 	cr_assert_not_null(sc);
 	cr_expect_eq(sc->inputs.training.global_batch, 1008);
 	tb_scenario_free(sc);
 	tb_diags_release(&d);
 }
 
-/* A global batch the user wrote is theirs: an error that names values
- * that would work (the multiples of 16,384 around 1,024: only 16,384). */
+/* A global batch the user wrote is theirs: with the layout written too, an
+ * error that names values that would work (the multiples of 16,384 around
+ * 1,024: only 16,384); with the layout left to the answer, the answer's
+ * (issue 19: `plan` refused Llama 3.1 405B's 2,048 on 16,384 GPUs). */
 Test(defaults, written_global_batch_is_an_error_naming_a_value)
 {
 	tb_diags d;
 	tb_scenario *sc = S_load("title: t\nmodel: {preset: llama-3.1-405b}\n"
-	                         "training: {tokens: 15T, global_batch: 1024}\n"
-	                         "hardware: {count: 16384}\n", &d);
+	                         "training: {tokens: 15T, global_batch: 1024, micro_batch: 1}\n"
+	                         "hardware: {count: 16384}\nparallelism: {tensor: 1, pipeline: 1, context: 1}\n", &d);
 	cr_assert_null(sc);
 	char *got = S_first(&d);
 	cr_expect_str_eq(got, "d.yaml:3:39: error: training.global_batch (1024) is not a multiple of "
 	                 "data-parallel size x micro_batch (16384 x 1 = 16384); expected whole "
 	                 "micro-batches on every replica: global_batch 16384 would work");
 	free(got);
+	tb_diags_release(&d);
+
+	sc = S_load("title: t\nmodel: {preset: llama-3.1-405b}\n"
+	            "training: {tokens: 15T, global_batch: 2048}\nhardware: {count: 16384}\n", &d);
+	char *msg = tb_diags_format(&d);
+	cr_assert_not_null(sc, "%s", msg);
+	free(msg);
+	tb_answer a;
+	tb_inputs priced;
+	tb_answer_decide(&sc->inputs, &a, &priced);
+	cr_expect(a.runs, "%s", a.why_not);
+	cr_expect(!a.written_runs, "2,048 does not split over 16,384 replicas");
+	cr_expect_eq(2048 % (a.layout.data * a.layout.micro_batch), 0);
+	tb_scenario_free(sc);
 	tb_diags_release(&d);
 }
 

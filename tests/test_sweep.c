@@ -153,6 +153,20 @@ static void S_budget(const char *path, const char *set, tb_budget *b)
 	tb_diags_release(&d);
 }
 
+/* The budget estimate gives: on the answer's layout (answer.h). */
+static void S_answer_budget(const char *path, const char *set, tb_budget *b)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	const char *sets[1] = { set };
+	tb_scenario *sc = tb_scenario_load_file(path, sets, set ? 1 : 0, &d);
+	cr_assert_not_null(sc, "cannot load %s with %s", path, set ? set : "nothing");
+	tb_inputs priced;
+	tb_budget_compute_answer(&sc->inputs, &priced, b);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
 static tb_sweep *S_run(const char *path, const char *const *args, size_t n, tb_diags *d)
 {
 	S_file f = S_read(path);
@@ -180,15 +194,20 @@ Test(sweep, the_micro_batch_cliff_is_the_memory_models_own)
 	cr_assert_eq(s->ncliffs, 1);
 	cr_expect_eq(s->cliffs[0].kind, TB_CLIFF_STOPS_FITTING);
 	cr_expect_eq(s->axis[0].x[s->cliffs[0].at], (double)(max + 1));
-	/* and every point says what its own budget says, figure for figure */
+	/* and every point says what estimate says of it, figure for figure:
+	 * whether it runs as written and its memory so, and the time and cost
+	 * of the layout the answer prices (issue 19: one answer) */
 	for (size_t i = 0; i < s->npoints; i++) {
 		char set[64];
 		snprintf(set, sizeof set, "training.micro_batch=%s", s->axis[0].values[i]);
 		S_budget(S_MB, set, b);
+		double written_bytes = b->memory.per_gpu.total;
+		S_answer_budget(S_MB, set, b);
 		const tb_sweep_figures *f = &s->points[i].f;
 		cr_expect(s->points[i].valid);
-		cr_expect_eq(f->fits, b->memory.fits, "%s", set);
-		cr_expect_eq(f->memory_per_gpu_bytes, b->memory.per_gpu.total, "%s", set);
+		cr_expect(b->answer.decided && b->answer.runs, "%s", set);
+		cr_expect_eq(f->fits, b->answer.written_runs, "%s", set);
+		cr_expect_eq(f->memory_per_gpu_bytes, written_bytes, "%s", set);
 		cr_expect_eq(f->seconds, b->losses.seconds[1], "%s", set);
 		cr_expect_eq(f->cost, b->losses.cost[1], "%s", set);
 		cr_expect_eq(f->mfu_predicted, b->perf.r.mfu, "%s", set);
@@ -245,9 +264,14 @@ Test(sweep, refused_combinations_are_points_bad_values_are_errors)
 {
 	tb_diags d;
 	tb_diags_init(&d);
-	/* 1,680 sequences do not split over 32 replicas: a point, not an error */
+	/* 1,680 sequences do not split over 32 replicas: a point, not an error
+	 * (with every key that splits the batch written: otherwise the answer
+	 * finds a layout it splits over) */
 	const char *args[1] = { "hardware.count=512..4096:x2" };
-	tb_sweep *s = S_run(S_MB, args, 1, &d);
+	S_file f0 = S_read(S_MB);
+	static const char *const ctx[] = { "parallelism.context=1" };
+	tb_sweep *s = tb_sweep_run(args, 1, S_MB, f0.text, f0.len, ctx, 1, &d);
+	free(f0.text);
 	cr_assert_not_null(s);
 	cr_expect_eq(d.errors, 0);
 	cr_expect(s->points[0].valid);          /* 512: 8 replicas */
@@ -322,6 +346,31 @@ Test(sweep, words_for_values_and_cliffs)
 	tb_sweep_cliff_words(s, &s1, &t);
 	cr_expect_str_eq(t.ptr, "past 1,024 GPUs each doubling buys less than 30% (12% at best)");
 	tb_buf_release(&t);
+	tb_sweep_free(s);
+	tb_diags_release(&d);
+}
+
+/* Issue 19: a GPU count sweep with the batch written and the layout partly
+ * left to the answer: every point runs (the answer finds a layout the
+ * 1,680 sequences split over), and each is priced as estimate prices it. */
+Test(sweep, with_the_layout_left_open_every_point_runs)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	const char *args[1] = { "hardware.count=128..4096:x2" };
+	tb_sweep *s = S_run(S_MB, args, 1, &d);
+	cr_assert_not_null(s);
+	tb_budget *b = malloc(sizeof *b);
+	for (size_t i = 0; i < s->npoints; i++) {
+		char set[64];
+		snprintf(set, sizeof set, "hardware.count=%s", s->axis[0].values[i]);
+		cr_expect(s->points[i].valid, "%s: %s", set, s->points[i].why ? s->points[i].why : "");
+		cr_expect(s->points[i].f.time_known, "%s", set);
+		S_answer_budget(S_MB, set, b);
+		cr_expect(b->answer.runs, "%s", set);
+		cr_expect_eq(s->points[i].f.seconds, b->losses.seconds[1], "%s", set);
+	}
+	free(b);
 	tb_sweep_free(s);
 	tb_diags_release(&d);
 }

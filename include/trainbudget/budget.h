@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "trainbudget/answer.h"
 #include "trainbudget/goodput.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
@@ -353,6 +354,10 @@ typedef struct tb_budget {
 	/* The layout search (plan.h): filled by tb_budget_compute_plan, not
 	 * tb_budget_compute (plan.known is false until then). */
 	tb_plan_result plan;
+	/* The layout this budget prices and why (answer.h): set by
+	 * tb_budget_compute_answer, not tb_budget_compute (decided is false
+	 * until then, and the inputs are priced as given). */
+	tb_answer answer;
 	int n_levers;
 	tb_lever levers[TB_LEVERS_MAX];
 	int n_derivs;
@@ -386,6 +391,14 @@ tb_verdict tb_budget_verdict(const tb_budget *b, bool deadline);
  * verdicts, key figures and summary lines that quote several of them show
  * them in one style.  0 when none is known (timecost.c). */
 double tb_budget_money_ref(const tb_budget *b);
+/* The one answer: decides the layout of a scenario's inputs (answer.h),
+ * writes the inputs it prices into *priced, and computes the budget and
+ * its confidence figures on them, with the answer kept in b->answer.
+ * `in` and `priced` may be the same.  The search of plan.h is the
+ * caller's to add (tb_budget_compute_plan), on whichever inputs it
+ * explains. */
+void tb_budget_compute_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b);
+
 /* Adds the layout search (b->plan) to a budget tb_budget_compute made
  * from the same inputs.  sp = NULL searches the scenario's own card,
  * count and global batch by time and keeps the top 10: what the report's

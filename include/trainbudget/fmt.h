@@ -71,4 +71,8 @@ void tb_fmt_prob(tb_buf *b, double p);
  * right for everything these functions write (×, superscripts, €, £). */
 size_t tb_fmt_width(const char *s);
 
+/* Words of s after column `col` of the current line, wrapped at 78
+ * columns onto lines indented by `indent`, then a line end. */
+void tb_fmt_wrap(tb_buf *o, const char *s, size_t indent, size_t col);
+
 #endif

@@ -167,6 +167,19 @@ typedef struct tb_hardware {
 	double restart_s;
 } tb_hardware;
 
+/* The layout's keys, as bits of tb_parallelism.written: the ones a
+ * scenario wrote are fixed, the others are the answer's to choose
+ * (answer.h).  Micro-batch and checkpointing are training keys that the
+ * layout decides too. */
+enum {
+	TB_LAYOUT_TENSOR = 1u << 0, TB_LAYOUT_PIPELINE = 1u << 1, TB_LAYOUT_VIRTUAL = 1u << 2,
+	TB_LAYOUT_CONTEXT = 1u << 3, TB_LAYOUT_EXPERT = 1u << 4, TB_LAYOUT_ZERO = 1u << 5,
+	TB_LAYOUT_SEQUENCE_PARALLEL = 1u << 6, TB_LAYOUT_MICRO_BATCH = 1u << 7,
+	TB_LAYOUT_CHECKPOINTING = 1u << 8,
+	TB_LAYOUT_KEYS = 9,
+	TB_LAYOUT_ALL = (1u << 9) - 1
+};
+
 typedef struct tb_parallelism {
 	int64_t tensor, pipeline, expert, data; /* data = count/(tensor*pipeline*context) */
 	/* Interleaved stages per pipeline rank and context-parallel size;
@@ -174,6 +187,7 @@ typedef struct tb_parallelism {
 	int64_t virtual_pipeline, context;
 	bool sequence_parallel;
 	int zero;               /* 0..3 */
+	unsigned written;       /* TB_LAYOUT_* bits the scenario wrote */
 } tb_parallelism;
 
 #define TB_OVERTRAIN_MAX 8

@@ -65,6 +65,15 @@ typedef struct tb_plan_space {
 	unsigned checkpointing_modes;   /* bit (1 << mode) set: that mode offered */
 	bool no_sequence_parallel, no_context_parallel;
 	int64_t max_tensor, max_pipeline;
+	/* Keys held at a value (the answer's search within what a scenario
+	 * wrote, answer.h): each TB_LAYOUT_* bit of `fix` holds its field
+	 * below; a candidate with another value breaks a rule (and is counted
+	 * so, so the counts still add up to the space). */
+	unsigned fix;
+	int64_t fix_tensor, fix_pipeline, fix_virtual, fix_context, fix_expert, fix_micro_batch;
+	int fix_zero;
+	bool fix_sequence_parallel;
+	tb_checkpointing fix_checkpointing;
 	/* For the validation harness only: every field of the perf input but
 	 * the layout's is taken from here (a run's node, its framework's
 	 * overlap behaviour) instead of from the scenario.  NULL normally. */

@@ -1,0 +1,148 @@
+/* test_answer.c: the one answer (src/answer.c): the layout every document
+ * prices, decided once.  The keys a scenario writes are kept, the others
+ * are the layout search's; what cannot run is replaced or, when nothing
+ * runs, nothing is priced.  Each case against the search itself or the
+ * memory model, never against a figure the answer printed. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "trainbudget/answer.h"
+#include "trainbudget/budget.h"
+#include "trainbudget/scenario.h"
+
+static tb_scenario *S_load(const char *path, const char *const *sets, size_t nsets)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load_file(path, sets, nsets, &d);
+	char *msg = tb_diags_format(&d);
+	cr_assert_not_null(sc, "%s: %s", path, msg);
+	free(msg);
+	tb_diags_release(&d);
+	return sc;
+}
+
+static tb_budget S_b;   /* large: off the stack */
+
+/* Nothing written: the fastest layout that fits, every key chosen, and the
+ * budget priced on it fits the card (the default question's written
+ * layout, all data-parallel without ZeRO, needs 141 GB of 85.5 GB). */
+Test(answer, nothing_written_is_the_fastest_that_fits)
+{
+	tb_scenario *sc = S_load("docs/examples/default-7b.yaml", NULL, 0);
+	cr_assert_eq(sc->inputs.parallelism.written, 0);
+	tb_answer a;
+	tb_inputs priced;
+	tb_answer_decide(&sc->inputs, &a, &priced);
+	cr_assert(a.decided && a.runs);
+	cr_expect_eq(a.source, TB_LAYOUT_CHOSEN);
+	cr_expect_eq(a.chosen, (unsigned)TB_LAYOUT_ALL);
+	cr_expect(!a.written_runs, "DP 64 without ZeRO needs 141 GB");
+	static tb_plan_result r;
+	tb_plan_search(&sc->inputs, NULL, &r);
+	cr_assert(r.n_layouts > 0);
+	cr_expect(tb_plan_same_layout(&a.layout, &r.layouts[0]), "the search's best");
+	tb_budget_compute(&priced, &S_b);
+	cr_expect(S_b.memory.fits && S_b.memory.fits_known);
+	cr_expect_eq(priced.parallelism.zero, a.layout.zero);
+	cr_expect_eq(priced.training.micro_batch, a.layout.micro_batch);
+	/* the one entry point: the budget carries the answer it priced */
+	tb_inputs p2;
+	tb_budget_compute_answer(&sc->inputs, &p2, &S_b);
+	cr_expect(S_b.answer.decided && S_b.answer.runs);
+	cr_expect(S_b.memory.fits);
+	cr_expect(S_b.time.known && S_b.risk.known);
+	tb_scenario_free(sc);
+}
+
+/* Written keys are held: Llama 3.1 405B writes TP 8, PP 16, SP, ZeRO-2,
+ * micro-batch 1 and no recomputation (Meta's layout); the search only
+ * chooses what it leaves out. */
+Test(answer, written_keys_are_kept)
+{
+	tb_scenario *sc = S_load("docs/examples/llama-3.1-405b.yaml", NULL, 0);
+	unsigned w = sc->inputs.parallelism.written;
+	cr_expect_eq(w, TB_LAYOUT_TENSOR | TB_LAYOUT_PIPELINE | TB_LAYOUT_SEQUENCE_PARALLEL |
+	             TB_LAYOUT_ZERO | TB_LAYOUT_MICRO_BATCH | TB_LAYOUT_CHECKPOINTING);
+	tb_answer a;
+	tb_inputs priced;
+	tb_answer_decide(&sc->inputs, &a, &priced);
+	cr_assert(a.runs);
+	cr_expect_eq(a.source, TB_LAYOUT_COMPLETED);
+	cr_expect_eq(a.chosen, TB_LAYOUT_ALL & ~w);
+	cr_expect_eq(a.layout.tensor, 8);
+	cr_expect_eq(a.layout.pipeline, 16);
+	cr_expect_eq(a.layout.zero, 2);
+	cr_expect(a.layout.sequence_parallel);
+	cr_expect_eq(a.layout.micro_batch, 1);
+	tb_scenario_free(sc);
+}
+
+/* The 405B question without a layout: it fits and is priced, where the
+ * written default (all 16,384 GPUs data-parallel, no ZeRO) needs terabytes. */
+Test(answer, the_405b_question_without_a_layout)
+{
+	static const char *const unset[] = {
+		"parallelism.tensor", "parallelism.pipeline", "parallelism.sequence_parallel",
+		"parallelism.zero", "training.micro_batch", "training.checkpointing",
+	};
+	tb_scenario *sc = S_load("docs/examples/llama-3.1-405b.yaml", unset, 6);
+	cr_expect_eq(sc->inputs.parallelism.written, 0);
+	tb_inputs priced;
+	tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+	const tb_answer *a = &S_b.answer;
+	cr_assert(a->runs, "%s", a->why_not);
+	cr_expect_eq(a->source, TB_LAYOUT_CHOSEN);
+	cr_expect(!a->written_runs);
+	cr_expect(a->written.memory_per_gpu_bytes > 1e12, "the written default needs terabytes");
+	cr_expect(S_b.memory.fits);
+	cr_expect(S_b.memory.per_gpu.total <= sc->inputs.hardware.gpu.memory_bytes);
+	cr_expect(S_b.time.known);
+	char line[600];
+	cr_expect(tb_answer_text(a, line, sizeof line) > 0);
+	cr_expect(strstr(line, "chosen by the layout search") != NULL, "%s", line);
+	tb_scenario_free(sc);
+}
+
+/* Nothing runs: 70B with AdamW on 8 x A100-40GB needs 1.12 TB of training
+ * state, 140 GB per GPU even fully sharded.  No time or cost is priced,
+ * and the answer says what would run. */
+Test(answer, nothing_runs_nothing_is_priced)
+{
+	tb_scenario *sc = S_load("docs/examples/does-not-fit.yaml", NULL, 0);
+	tb_inputs priced;
+	tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+	const tb_answer *a = &S_b.answer;
+	cr_assert(a->decided);
+	cr_expect(!a->runs);
+	cr_expect(!S_b.time.known && !S_b.losses.known && !S_b.risk.known);
+	cr_expect(strstr(a->why_not, "it would run on") != NULL, "%s", a->why_not);
+	cr_expect(tb_budget_verdict(&S_b, true) == TB_VERDICT_NO);
+	tb_scenario_free(sc);
+}
+
+/* Everything written and too big: replaced by the fastest layout that runs,
+ * the written one kept beside it with why it does not run. */
+Test(answer, what_cannot_run_is_replaced)
+{
+	static const char *const sets[] = {
+		"parallelism.tensor=1", "parallelism.pipeline=1", "parallelism.virtual_pipeline=1",
+		"parallelism.context=1", "parallelism.sequence_parallel=false", "parallelism.zero=0",
+		"training.micro_batch=1", "training.checkpointing=none",
+	};
+	tb_scenario *sc = S_load("docs/examples/default-7b.yaml", sets, 8);
+	cr_expect_eq(sc->inputs.parallelism.written, TB_LAYOUT_ALL & ~TB_LAYOUT_EXPERT);
+	tb_answer a;
+	tb_inputs priced;
+	tb_answer_decide(&sc->inputs, &a, &priced);
+	cr_assert(a.runs);
+	cr_expect_eq(a.source, TB_LAYOUT_REPLACED);
+	cr_expect(!a.written_runs);
+	cr_expect(strstr(a.written_why_not, "of 85.5 GB per GPU") != NULL, "%s", a.written_why_not);
+	/* the memory savers go first: the sizes as written still run */
+	cr_expect_eq(a.layout.tensor, 1);
+	cr_expect_eq(a.layout.pipeline, 1);
+	cr_expect(a.chosen & TB_LAYOUT_ZERO, "ZeRO changed");
+	cr_expect(!(a.chosen & TB_LAYOUT_TENSOR), "tensor kept");
+	tb_scenario_free(sc);
+}
