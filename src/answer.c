@@ -267,8 +267,16 @@ void tb_budget_compute_answer(const tb_inputs *in, tb_inputs *priced, tb_budget 
 	tb_answer a;
 	tb_inputs p;
 	tb_answer_decide(in, &a, &p);
+	/* a measured step was taken on the layout as written: it prices only
+	 * that layout */
+	bool moved = a.decided && p.measured.has_step_time && !tb_plan_same_layout(&a.layout, &a.written);
+	if (moved)
+		p.measured.has_step_time = false;
 	*priced = p;
 	tb_budget_compute(priced, b);
+	if (moved)
+		tb_budget_warn(b, "measured.step_time was taken on the layout as written, which the "
+		               "answer does not price: the figures use the prediction for the layout priced");
 	if (a.decided && !a.runs) {
 		/* nothing runs: no time, cost, MFU or verdict is priced on a
 		 * layout that cannot run */

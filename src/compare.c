@@ -267,7 +267,7 @@ static void S_figures(tb_compare *c)
 		S_set(f[1], i, in->training.tokens, true);
 		S_set(f[2], i, b->flops.total_model, true);
 		S_set(f[3], i, b->memory.per_gpu.total, act);
-		S_set(f[4], i, b->memory.headroom_bytes > 0 ? b->memory.headroom_bytes : 0, act);
+		S_set(f[4], i, b->memory.headroom_bytes, act);   /* its sign kept: 5.7 GB over is not "0 B to spare" */
 		S_set(f[5], i, b->perf.r.mfu, b->perf.known);
 		S_set(f[6], i, b->losses.seconds[1], lk);
 		S_set(f[7], i, b->time.seconds[1], b->time.known);

@@ -118,7 +118,12 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_str(j, "memory_source", h->gpu.memory_source);
 	S_obj_end(j);
 	S_num(j, "count", (double)h->count);
-	S_nums3(j, "mfu", h->mfu, true);
+	/* the scenario's range only when it is the basis: a default range the
+	 * figures never used is not an input (issue 19) */
+	if (h->mfu_predicted)
+		S_null(j, "mfu");
+	else
+		S_nums3(j, "mfu", h->mfu, true);
 	S_str(j, "mfu_source", h->mfu_predicted ? "predicted" : "assumed");
 	S_obj(j, "node");
 	S_numk(j, "gpus", (double)h->node.gpus, h->node.gpus > 0);
@@ -789,7 +794,7 @@ static void S_answer(S_json *j, const tb_scenario *sc, const tb_budget *b)
 		S_null(j, "why_not");
 	bool priced = runs && tm->known;
 	bool sim = priced && r->known;
-	const char *src = in && !in->hardware.mfu_predicted ? "assumed"
+	const char *src = tm->mfu_measured ? "measured" : in && !in->hardware.mfu_predicted ? "assumed"
 	                  : b->perf.known && b->perf.source_predicted ? "predicted" : "assumed";
 	S_numk(j, "mfu", tm->mfu[1], priced);
 	S_str(j, "mfu_source", src);

@@ -442,7 +442,8 @@ static void S_perf(S_text *t, const tb_budget *b)
 	tb_buf_printf(o, "%s), HFU ", t->cell.ptr);
 	tb_fmt_pct(S_c(t), r->hfu);
 	tb_buf_printf(o, "%s%s", t->cell.ptr,
-	              pb->source_predicted ? "" : "; the time uses hardware.mfu");
+	              b->time.mfu_measured ? "; the time uses the measured step"
+	              : pb->source_predicted ? "" : "; the time uses hardware.mfu");
 	S_nl(t);
 	tb_buf_puts(o, "            ");
 	bool first = true;
@@ -527,9 +528,16 @@ static void S_measured(S_text *t, const tb_budget *b)
 		tb_fmt_pct(S_c(t), tm->achieved_mfu);
 		tb_buf_printf(o, "%s (HFU ", t->cell.ptr);
 		tb_fmt_pct(S_c(t), tm->achieved_hfu);
-		tb_buf_printf(o, "%s) against ", t->cell.ptr);
-		tb_fmt_pct(S_c(t), tm->mfu[1]);
-		tb_buf_printf(o, "%s assumed; the whole run ", t->cell.ptr);
+		if (tm->mfu_measured && b->perf.known) {
+			/* the measurement is the basis: the prediction is the comparison */
+			tb_buf_printf(o, "%s) against ", t->cell.ptr);
+			tb_fmt_pct(S_c(t), b->perf.r.mfu);
+			tb_buf_printf(o, "%s predicted; the whole run ", t->cell.ptr);
+		} else {
+			tb_buf_printf(o, "%s) against ", t->cell.ptr);
+			tb_fmt_pct(S_c(t), tm->mfu[1]);
+			tb_buf_printf(o, "%s assumed; the whole run ", t->cell.ptr);
+		}
 		tb_fmt_days(S_c(t), tm->measured_seconds);
 		tb_buf_puts(o, t->cell.ptr);
 	}

@@ -487,6 +487,17 @@ static void S_levers(const tb_inputs *in, tb_budget *b)
 	}
 }
 
+/* The MFU a measured step shows, or 0 when there is none to take. */
+static double S_measured_mfu(const tb_inputs *in, const tb_budget *b)
+{
+	const tb_measured *m = &in->measured;
+	double tokens_per_step = (double)in->training.global_batch * (double)in->training.seq_len;
+	double denom = m->step_time_s * (double)in->hardware.count * b->time.peak_flops_per_gpu;
+	if (!m->has_step_time || !tb_calc_pos(tokens_per_step) || !tb_calc_pos(denom))
+		return 0;
+	return tb_calc_div(b->flops.per_token_model * tokens_per_step, denom);
+}
+
 static void S_measured(const tb_inputs *in, tb_budget *b)
 {
 	tb_time *t = &b->time;
@@ -577,6 +588,14 @@ void tb_timecost_compute(const tb_inputs *in, tb_budget *b)
 
 	S_measured_memory(in, b);
 	bool peak = S_peak(in, b);
+	/* A measured step wins (issue 19): the verdict, the cost and the odds
+	 * use the MFU it shows, one value (the measurement is the band), and
+	 * the prediction stays beside it as the comparison. */
+	double u = peak ? S_measured_mfu(in, b) : 0;
+	if (u > 0 && u <= 1) {
+		t->mfu[0] = t->mfu[1] = t->mfu[2] = u;
+		t->mfu_measured = true;
+	}
 	if (!tb_calc_pos(b->flops.total_model))
 		tb_budget_warn(b, "No model FLOP count; time, cost and energy are unknown");
 	bool mfu_ok = tb_calc_pos(t->mfu[0]) && tb_calc_pos(t->mfu[1]) && tb_calc_pos(t->mfu[2]);

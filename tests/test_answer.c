@@ -4,6 +4,7 @@
  * runs, nothing is priced.  Each case against the search itself or the
  * memory model, never against a figure the answer printed. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "trainbudget/answer.h"
@@ -144,5 +145,50 @@ Test(answer, what_cannot_run_is_replaced)
 	cr_expect_eq(a.layout.pipeline, 1);
 	cr_expect(a.chosen & TB_LAYOUT_ZERO, "ZeRO changed");
 	cr_expect(!(a.chosen & TB_LAYOUT_TENSOR), "tensor kept");
+	tb_scenario_free(sc);
+}
+
+/* A measured step wins (issue 19): on the layout as written, the figures
+ * use the MFU it shows, and a slower measurement moves the verdict.  On
+ * a layout the answer replaced, it does not apply. */
+Test(answer, a_measured_step_moves_the_verdict)
+{
+	static const char *const fast[] = {
+		"parallelism.tensor=1", "parallelism.pipeline=1", "parallelism.virtual_pipeline=1",
+		"parallelism.context=1", "parallelism.expert=1", "parallelism.sequence_parallel=false",
+		"parallelism.zero=2", "training.micro_batch=2", "training.checkpointing=none",
+		"measured.step_time=6s", "plan.deadline=2 days",
+	};
+	tb_scenario *sc = S_load("docs/examples/default-7b.yaml", fast, 11);
+	tb_inputs priced;
+	tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+	cr_assert_eq(S_b.answer.source, TB_LAYOUT_WRITTEN);
+	cr_expect(S_b.time.mfu_measured);
+	/* 100B tokens in steps of 1,024 x 4,096: the time is the steps at 6 s */
+	double steps = 100e9 / (1024.0 * 4096.0);
+	cr_expect(fabs(S_b.time.seconds[1] - steps * 6) < 1e-6 * steps * 6, "%.17g", S_b.time.seconds[1]);
+	cr_expect_eq(S_b.time.mfu[0], S_b.time.mfu[2], "the measurement is the band");
+	tb_verdict quick = tb_budget_verdict(&S_b, true);
+	tb_scenario_free(sc);
+
+	static const char *const slow[] = {
+		"parallelism.tensor=1", "parallelism.pipeline=1", "parallelism.virtual_pipeline=1",
+		"parallelism.context=1", "parallelism.expert=1", "parallelism.sequence_parallel=false",
+		"parallelism.zero=2", "training.micro_batch=2", "training.checkpointing=none",
+		"measured.step_time=12s", "plan.deadline=2 days",
+	};
+	sc = S_load("docs/examples/default-7b.yaml", slow, 11);
+	tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+	cr_expect(S_b.time.mfu_measured);
+	cr_expect(fabs(S_b.time.seconds[1] - steps * 12) < 1e-6 * steps * 12);
+	cr_expect_eq(quick, TB_VERDICT_YES, "1.7 days of 2");
+	cr_expect_eq(tb_budget_verdict(&S_b, true), TB_VERDICT_NO, "3.3 days of 2");
+	tb_scenario_free(sc);
+
+	/* nothing written: the answer's layout is not the one measured */
+	static const char *const open[] = { "measured.step_time=12s" };
+	sc = S_load("docs/examples/default-7b.yaml", open, 1);
+	tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+	cr_expect(!S_b.time.mfu_measured);
 	tb_scenario_free(sc);
 }

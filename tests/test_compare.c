@@ -291,3 +291,39 @@ Test(compare, a_grid_heat_map_is_a_table_in_markdown)
 	free((char *)in[1].text);
 	tb_diags_release(&d);
 }
+
+/* Issue 19: a proposal that cannot run is never best and gets no time or
+ * cost; each proposal is priced on its answer (the 7B's layout left open
+ * fits with ZeRO-2 where its written default needed 141 GB), and memory
+ * to spare keeps its sign. */
+Test(compare, a_proposal_that_cannot_run_is_never_best)
+{
+	static const char S_big[] =
+		"title: big\n"
+		"model:\n"
+		"  preset: llama-2-70b\n"
+		"training:\n"
+		"  tokens: 20B\n"
+		"hardware:\n"
+		"  gpu: a100-40gb\n"
+		"  count: 8\n";
+	tb_compare_input in[2] = { S_text("big.yaml", S_big), S_text("base.yaml", S_base) };
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_compare *c = tb_compare_new(in, 2, NULL, 0, NULL, 0, &d);
+	cr_assert_not_null(c);
+	cr_expect(c->p[0].b->answer.decided && !c->p[0].b->answer.runs);
+	cr_expect(c->p[1].b->answer.runs);
+	cr_expect(c->p[1].b->memory.fits, "the 7B priced on a layout that fits");
+	const char *keys[] = { "seconds", "cost", "gpu_hours", "seconds_compute" };
+	for (size_t k = 0; k < 4; k++) {
+		const tb_compare_figure *f = tb_compare_figure_find(c, keys[k]);
+		cr_assert_not_null(f, "%s", keys[k]);
+		cr_expect(!f->known[0] && !f->best[0], "%s: the 70B that cannot run", keys[k]);
+	}
+	const tb_compare_figure *h = tb_compare_figure_find(c, "headroom_bytes");
+	cr_assert_not_null(h);
+	cr_expect(h->v[0] < 0, "over the card is negative headroom: %g", h->v[0]);
+	tb_compare_free(c);
+	tb_diags_release(&d);
+}

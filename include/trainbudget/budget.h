@@ -253,6 +253,7 @@ typedef struct tb_time {
 	tb_gpu_scan_row gpu_scan[TB_GPU_SCAN_MAX]; /* days against GPU count */
 
 	/* from `measured` */
+	bool mfu_measured;              /* mfu[] is the measured step's (it wins) */
 	bool has_measured_step;
 	double achieved_mfu, achieved_hfu;
 	double measured_seconds;        /* step time x steps */
