@@ -684,6 +684,12 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 
 	double per_tok_model, per_tok_re;
 	S_model_flops(x, &per_tok_model, &per_tok_re);
+	if (S_pos(in->model_flops_per_token) && S_pos(per_tok_model)) {
+		/* the caller's count; recomputation in the same proportion */
+		double scale = in->model_flops_per_token / per_tok_model;
+		per_tok_model *= scale;
+		per_tok_re *= scale;
+	}
 	double tokens = (double)in->global_batch * x->s;
 	double gpus = x->t * x->p * x->c * x->d;
 	double peak = in->hw.peak_flops;

@@ -62,6 +62,7 @@ static void S_variants(const tb_inputs *in, tb_budget *b)
 		x.training.precision = TB_PREC_FP8_MIXED;
 		tb_perf_input pi;
 		tb_perf_input_from(&x, &pi);
+		pi.model_flops_per_token = pb->in.model_flops_per_token;
 		pi.overlap_dp = pb->in.overlap_dp;
 		pi.overlap_tp = pb->in.overlap_tp;
 		tb_perf_predict(&pi, NULL, &r);
@@ -226,6 +227,7 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	memset(pb, 0, sizeof *pb);
 	pb->why = "";
 	tb_perf_input_from(in, &pb->in);
+	pb->in.model_flops_per_token = b->flops.per_token_model;
 	tb_perf_predict(&pb->in, NULL, &pb->r);
 	if (!pb->r.ok) {
 		pb->why = in->model.has_shape ? pb->r.why : S_why_count_only;

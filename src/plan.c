@@ -273,6 +273,7 @@ static void S_card_init(S_state *st, const tb_plan_gpu *g, int index, S_card *cd
 		cd->base = *st->sp->perf_base;
 	} else {
 		tb_perf_input_from(&cd->in, &cd->base);
+		cd->base.model_flops_per_token = b.flops.per_token_model;
 	}
 	cd->gpn = cd->base.hw.gpus_per_node > 0 ? cd->base.hw.gpus_per_node : 1;
 }

@@ -106,6 +106,13 @@ typedef struct tb_perf_input {
 	 * Megatron-LM since core_v0.12.0) or the full square (PaLM, Narayanan
 	 * et al. Eq. 3, Megatron-LM up to core_v0.11.0) */
 	bool causal_attention_flops;
+	/* The budget's model FLOPs per token (flops.c), when the caller has
+	 * them: MFU and HFU are then taken on that count, so that a time made
+	 * from the MFU is the steps times the step (issue 19: for DeepSeek-V3
+	 * the shape-only count here was 5.3 times flops.c's, and 94 s steps
+	 * gave 48 days for 235k steps).  0: the count from the shape below,
+	 * as the validation against published runs uses it. */
+	double model_flops_per_token;
 
 	/* batch, in sequences */
 	int64_t seq_len, global_batch, micro_batch;
