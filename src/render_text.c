@@ -154,10 +154,16 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		tb_buf_puts(o, tm->has_deadline ? "NO: " : "");
 		tb_buf_puts(o, "failures come faster than the run recovers: it never finishes");
 	} else if (!tm->has_deadline) {
-		tb_fmt_days(S_c(t), l->seconds[1]);
-		tb_buf_printf(o, "no deadline set; %s at ", t->cell.ptr);
+		tb_fmt_days(S_c(t), rk->known ? rk->days_mean * 86400 : l->seconds[1]);
+		tb_buf_printf(o, "no deadline set; %s expected at ", t->cell.ptr);
 		tb_fmt_pct(S_c(t), tm->mfu[1]);
 		tb_buf_printf(o, "%s MFU with failures and checkpoints", t->cell.ptr);
+		if (rk->known) {
+			tb_fmt_days(S_c(t), rk->days_p50 * 86400);
+			tb_buf_printf(o, "; P50 %s", t->cell.ptr);
+			tb_fmt_days(S_c(t), rk->days_p90 * 86400);
+			tb_buf_printf(o, ", P90 %s", t->cell.ptr);
+		}
 	} else {
 		static const char *const word[] = { "NO", "AT RISK", "YES" };
 		tb_verdict v = tb_budget_verdict(b, true);
@@ -166,15 +172,18 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			tb_fmt_prob(S_c(t), rk->p_meets_deadline);
 			tb_buf_printf(o, " (%s likely)", t->cell.ptr);
 		}
-		tb_fmt_days(S_c(t), l->seconds[1]);
-		tb_buf_printf(o, ": %s at ", t->cell.ptr);
+		/* expected: the mean of the simulated runs with failures */
+		tb_fmt_days(S_c(t), rk->known ? rk->days_mean * 86400 : l->seconds[1]);
+		tb_buf_printf(o, ": %s expected at ", t->cell.ptr);
 		tb_fmt_pct(S_c(t), tm->mfu[1]);
 		tb_buf_printf(o, "%s MFU with losses against ", t->cell.ptr);
 		tb_fmt_days(S_c(t), tm->deadline_s);
 		tb_buf_puts(o, t->cell.ptr);
 		if (rk->known) {
+			tb_fmt_days(S_c(t), rk->days_p50 * 86400);
+			tb_buf_printf(o, "; P50 %s", t->cell.ptr);
 			tb_fmt_days(S_c(t), rk->days_p90 * 86400);
-			tb_buf_printf(o, "; P90 %s", t->cell.ptr);
+			tb_buf_printf(o, ", P90 %s", t->cell.ptr);
 		} else if (v == TB_VERDICT_AT_RISK) {
 			tb_fmt_days(S_c(t), l->seconds[0]);
 			tb_buf_printf(o, "; %s at ", t->cell.ptr);
@@ -198,9 +207,11 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			ref = rk->cost_p90;
 		if (tm->has_budget && tm->budget > ref)
 			ref = tm->budget;
-		tb_fmt_money_ref(S_c(t), l->cost[1], tm->currency, ref);
+		tb_fmt_money_ref(S_c(t), rk->known ? rk->cost_mean : l->cost[1], tm->currency, ref);
 		tb_buf_printf(o, "%s expected with losses", t->cell.ptr);
 		if (rk->known) {
+			tb_fmt_money_ref(S_c(t), rk->cost_p50, tm->currency, ref);
+			tb_buf_printf(o, ", P50 %s", t->cell.ptr);
 			tb_fmt_money_ref(S_c(t), rk->cost_p90, tm->currency, ref);
 			tb_buf_printf(o, ", P90 %s", t->cell.ptr);
 		} else if (l->cost[0] != l->cost[2]) {   /* an MFU range, not one value */

@@ -360,15 +360,15 @@ static void S_verdict(tb_report *r)
 		tb_verdict v = tb_budget_verdict(b, true);
 		oc = v == TB_VERDICT_NO ? TB_OUTCOME_BAD : v == TB_VERDICT_AT_RISK ? TB_OUTCOME_WARN
 		                                                                   : TB_OUTCOME_GOOD;
-		tb_buf_puts(&o, tm->meets_deadline ? "Meets the deadline of " : "Misses the deadline of ");
+		tb_buf_puts(&o, v != TB_VERDICT_NO ? "Meets the deadline of " : "Misses the deadline of ");
 		tb_rfmt(&o, TB_RF_DAYS, tm->deadline_s, NULL);
 		if (rk->known) {
-			tb_buf_puts(&o, tm->meets_deadline ? " with " : " (meets it with ");
+			tb_buf_puts(&o, v != TB_VERDICT_NO ? " with " : " (meets it with ");
 			tb_fmt_prob(&o, rk->p_meets_deadline);
-			tb_buf_puts(&o, tm->meets_deadline ? " probability" : " probability)");
+			tb_buf_puts(&o, v != TB_VERDICT_NO ? " probability" : " probability)");
 		}
 		tb_buf_puts(&o, ": training takes ");
-		tb_rfmt(&o, TB_RF_DAYS, l->seconds[1], NULL);
+		tb_rfmt(&o, TB_RF_DAYS, rk->known ? rk->days_mean * 86400 : l->seconds[1], NULL);
 		tb_buf_puts(&o, " at ");
 		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
 		tb_buf_puts(&o, " MFU with failures and checkpoints (");
@@ -410,7 +410,7 @@ static void S_verdict(tb_report *r)
 	} else {
 		oc = TB_OUTCOME_NONE;
 		tb_buf_puts(&o, "No deadline set: training takes ");
-		tb_rfmt(&o, TB_RF_DAYS, l->seconds[1], NULL);
+		tb_rfmt(&o, TB_RF_DAYS, rk->known ? rk->days_mean * 86400 : l->seconds[1], NULL);
 		tb_buf_puts(&o, " at ");
 		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
 		tb_buf_puts(&o, " MFU on ");
@@ -446,7 +446,8 @@ static void S_verdict(tb_report *r)
 	} else {
 		char *lo = tb_rmoneys(r, l->cost[2]);
 		char *hi = tb_rmoneys(r, l->cost[0]);
-		char *ex = tb_rmoneys(r, l->cost[1]);
+		/* expected: the mean of the simulated runs (issue 19) */
+		char *ex = tb_rmoneys(r, rk->known ? rk->cost_mean : l->cost[1]);
 		if (strcmp(lo, hi) == 0)
 			tb_buf_printf(&o, "Costs %s", ex);  /* a single MFU: no range */
 		else
@@ -456,19 +457,21 @@ static void S_verdict(tb_report *r)
 		free(ex);
 		tb_buf_puts(&o, " with failures and checkpoints");
 		if (rk->known) {
-			tb_buf_puts(&o, "; P90 cost ");
+			tb_buf_puts(&o, "; P50 cost ");
+			tb_rmoney(&o, r, rk->cost_p50);
+			tb_buf_puts(&o, ", P90 ");
 			tb_rmoney(&o, r, rk->cost_p90);
 		}
 		if (tm->has_budget) {
 			tb_verdict v = tb_budget_verdict(b, false);
 			oc = v == TB_VERDICT_NO ? TB_OUTCOME_BAD : v == TB_VERDICT_AT_RISK ? TB_OUTCOME_WARN
 			                                                                   : TB_OUTCOME_GOOD;
-			tb_buf_puts(&o, tm->within_budget ? ", within the budget of " : ", over the budget of ");
+			tb_buf_puts(&o, v != TB_VERDICT_NO ? ", within the budget of " : ", over the budget of ");
 			tb_rmoney(&o, r, tm->budget);
 			if (rk->known) {
-				tb_buf_puts(&o, tm->within_budget ? " with " : " (within it with ");
+				tb_buf_puts(&o, v != TB_VERDICT_NO ? " with " : " (within it with ");
 				tb_fmt_prob(&o, rk->p_within_budget);
-				tb_buf_puts(&o, tm->within_budget ? " probability" : " probability)");
+				tb_buf_puts(&o, v != TB_VERDICT_NO ? " probability" : " probability)");
 			} else if (v == TB_VERDICT_AT_RISK) {
 				tb_buf_puts(&o, " at the expected MFU but over it at the low end (");
 				tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);

@@ -580,7 +580,11 @@ tb_verdict tb_budget_verdict(const tb_budget *b, bool deadline)
 {
 	const tb_time *tm = &b->time;
 	const tb_risk *rk = &b->risk;
+	/* "expected" is the mean of the simulated runs, failures included,
+	 * when they were drawn (issue 19); the expected MFU's run otherwise */
 	bool ok = deadline ? tm->meets_deadline : tm->within_budget;
+	if (rk->known)
+		ok = deadline ? rk->days_mean * 86400 <= tm->deadline_s : rk->cost_mean <= tm->budget;
 	if (!ok)
 		return TB_VERDICT_NO;
 	bool risk = rk->known

@@ -190,7 +190,7 @@ one_style() {
 expect 0 "estimate a run of tens of dollars with a budget of thousands" "$BIN" estimate "$T/gpt2.yaml" \
 	--set plan.budget=1500
 one_style "$T/out" "estimate: each line's money in one style"
-grep -q '^Cost: .*\$[0-9]* expected with losses, P90 \$[0-9]*; within \$1,500 ' "$T/out" \
+grep -q '^Cost: .*\$[0-9]* expected with losses, P50 \$[0-9]*, P90 \$[0-9]*; within \$1,500 ' "$T/out" \
 	&& ok "the cost line is in whole units, like its budget" || no "the cost line is in whole units, like its budget" "$(grep '^Cost' "$T/out")"
 grep -q '^  cost  *\$[0-9]*\.[0-9][0-9]  ' "$T/out" \
 	&& ok "the cost table keeps its cents (its own largest is under 1,000)" || no "the cost table keeps its cents" "$(grep '^  cost' "$T/out")"

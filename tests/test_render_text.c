@@ -141,7 +141,7 @@ Test(render_text, deadline_and_budget_at_risk_at_low_mfu)
 	tb_timecost_compute(&sc.inputs, &b);
 	tb_goodput_step(&sc.inputs, &b);
 	char *s = tb_render_text(&sc, &b);
-	cr_expect(strstr(s, "Meets deadline?  AT RISK: 2.2 days at 35% MFU with losses against 2.6 days; "
+	cr_expect(strstr(s, "Meets deadline?  AT RISK: 2.2 days expected at 35% MFU with losses against 2.6 days; "
 	                    "3.1 days at 25% MFU\n") != NULL, "%s", s);
 	cr_expect(strstr(s, "; AT RISK: within $8,000 only at the expected MFU\n") != NULL, "%s", s);
 	free(s);

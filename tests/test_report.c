@@ -444,7 +444,7 @@ Test(report, deadline_and_budget_met_only_at_expected_mfu_warn)
 	pct = S_percent_after(m->verdict[2].text, "within the budget of $8,000 with ");
 	cr_expect(abs(pct - (int)(100 * p_b + 0.5)) <= 2, "%d%% against %g: %s", pct, p_b,
 	          m->verdict[2].text);
-	cr_expect(strstr(m->verdict[2].text, "with failures and checkpoints; P90 cost $") != NULL,
+	cr_expect(strstr(m->verdict[2].text, "with failures and checkpoints; P50 cost $") != NULL,
 	          "%s", m->verdict[2].text);
 	S_done(&f);
 }
