@@ -201,6 +201,11 @@ static const S_value_def S_values[] = {
 	BD("goodput.cost.expected", losses.cost[1], TB_RF_MONEY),
 	BD("goodput.cost.high", losses.cost[2], TB_RF_MONEY),
 	BD("goodput.energy_kwh.expected", losses.energy_kwh[1], TB_RF_GROUPED),
+	/* the band the simulation draws from: the MFU basis's (time.mfu), not
+	 * the scenario's range, which a predicted or measured MFU replaces */
+	BD("risk.mfu.low", time.mfu[0], TB_RF_PCT),
+	BD("risk.mfu.expected", time.mfu[1], TB_RF_PCT),
+	BD("risk.mfu.high", time.mfu[2], TB_RF_PCT),
 	BD("risk.cost_p10", risk.cost_p10, TB_RF_MONEY),
 	BD("risk.cost_p50", risk.cost_p50, TB_RF_MONEY),
 	BD("risk.cost_p90", risk.cost_p90, TB_RF_MONEY),
