@@ -266,6 +266,9 @@ void tb_budget_compute_answer(const tb_inputs *in, tb_inputs *priced, tb_budget 
 {
 	tb_answer a;
 	tb_inputs p;
+	/* in and priced may be one struct: what was written is read first */
+	bool sel_flash = in->model.has_shape && in->training.checkpointing == TB_CKPT_SELECTIVE &&
+	                 in->training.flash_attention;
 	tb_answer_decide(in, &a, &p);
 	/* a measured step was taken on the layout as written: it prices only
 	 * that layout */
@@ -277,6 +280,12 @@ void tb_budget_compute_answer(const tb_inputs *in, tb_inputs *priced, tb_budget 
 	if (moved)
 		tb_budget_warn(b, "measured.step_time was taken on the layout as written, which the "
 		               "answer does not price: the figures use the prediction for the layout priced");
+	/* said of what was written, whatever the answer priced (memory.c says
+	 * it when the priced layout keeps it) */
+	if (sel_flash && priced->training.checkpointing != TB_CKPT_SELECTIVE)
+		tb_budget_warn(b, "training.checkpointing selective under flash attention recomputes "
+		                  "nothing more (flash attention never stores the scores it drops): "
+		                  "memory and time are those of none");
 	if (a.decided && !a.runs) {
 		/* nothing runs: no time, cost, MFU or verdict is priced on a
 		 * layout that cannot run */

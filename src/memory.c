@@ -712,4 +712,11 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	if (m->has_shape && !mem->fits && mem->max_micro_batch == 0)
 		tb_budget_warn(b, "Does not fit even at micro-batch 1: shard further (ZeRO, "
 		                  "tensor or pipeline parallelism) or recompute activations");
+	/* what selective recomputation recomputes, flash attention never
+	 * stores: the two are the same run (Korthikanti et al. 2022, Sec. 5) */
+	if (m->has_shape && in->training.checkpointing == TB_CKPT_SELECTIVE &&
+	    in->training.flash_attention)
+		tb_budget_warn(b, "training.checkpointing selective under flash attention recomputes "
+		                  "nothing more (flash attention never stores the scores it drops): "
+		                  "memory and time are those of none");
 }

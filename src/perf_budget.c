@@ -228,6 +228,15 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	pb->why = "";
 	tb_perf_input_from(in, &pb->in);
 	pb->in.model_flops_per_token = b->flops.per_token_model;
+	/* an inline card has no table entry: its links are assumed, and said */
+	const tb_node *nd = &in->hardware.node;
+	if (strncmp(in->hardware.gpu.source, "inline", 6) == 0 &&
+	    (!(nd->nvlink_bytes_per_s > 0) || !(nd->network_bytes_per_s > 0) || nd->gpus <= 0))
+		tb_budget_warn(b, "The inline GPU has no full hardware.node: the step-time model assumes "
+		               "%lld GPUs a node, %.3g GB/s NVLink and %.3g GB/s network per GPU (set "
+		               "gpus, nvlink, network)",
+		               (long long)pb->in.hw.gpus_per_node, pb->in.hw.nvlink_bytes_per_s / 1e9,
+		               pb->in.hw.network_bytes_per_s / 1e9);
 	tb_perf_predict(&pb->in, NULL, &pb->r);
 	if (!pb->r.ok) {
 		pb->why = in->model.has_shape ? pb->r.why : S_why_count_only;

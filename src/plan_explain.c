@@ -196,6 +196,11 @@ size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const c
 	if (gain >= 0.05)
 		S_put(&o, gain >= 9.95 ? "%s %s %.0f%% %s than %s" : "%s %s %.1f%% %s than %s",
 		      a_name, cost ? "costs" : "is", gain, cost ? "less" : "faster", b_name);
+	else if (gain <= -0.05) {   /* never "level" for the slower one (issue 19) */
+		double slow = vb > 0 ? 100 * (va / vb - 1) : 0;
+		S_put(&o, slow >= 9.95 ? "%s %s %.0f%% %s than %s" : "%s %s %.1f%% %s than %s",
+		      a_name, cost ? "costs" : "is", slow, cost ? "more" : "slower", b_name);
+	}
 	else
 		S_put(&o, "%s and %s are level", a_name, b_name);
 	S_put(&o, " (%.3g s per step instead of %.3g s, MFU %.0f%% instead of %.0f%%): ",
@@ -212,8 +217,10 @@ size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const c
 	}
 	if (a->global_batch != b->global_batch) {
 		S_sep(&o);
-		S_put(&o, "a global batch of %lld sequences instead of %lld (fewer steps, each longer)",
-		      (long long)a->global_batch, (long long)b->global_batch);
+		S_put(&o, "a global batch of %lld sequences instead of %lld (%s)",
+		      (long long)a->global_batch, (long long)b->global_batch,
+		      a->global_batch > b->global_batch ? "fewer steps, each longer"
+		                                        : "more steps, each shorter");
 	}
 	if (a->pipeline != b->pipeline || a->virtual_pipeline != b->virtual_pipeline ||
 	    (a->microbatches != b->microbatches && (a->pipeline > 1 || b->pipeline > 1))) {

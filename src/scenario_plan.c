@@ -26,7 +26,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 				ok = false;
 		}
 		if ((n = tb_yaml_get(pn, "budget"))) {
-			if (tb_yaml_quant(c, n, "plan.budget", TB_YAML_Q_NUMBER, "an amount of money such as 500000", 0.01, 1e15, &pl->budget))
+			if (tb_yaml_quant(c, n, "plan.budget", TB_YAML_Q_COUNT, "an amount of money such as 500000 or 500k", 0.01, 1e15, &pl->budget))
 				pl->has_budget = true;
 			else
 				ok = false;

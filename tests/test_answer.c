@@ -192,3 +192,33 @@ Test(answer, a_measured_step_moves_the_verdict)
 	cr_expect(!S_b.time.mfu_measured);
 	tb_scenario_free(sc);
 }
+
+/* Warnings users need (issue 19): "8k" is 8,192 tokens; a budget takes k,
+ * M and B; selective recomputation under flash attention is said to be
+ * none; an inline card's assumed links are named. */
+Test(answer, the_small_things_users_misread)
+{
+	static const char *const s8k[] = { "training.seq_len=8k", "plan.budget=1.5M" };
+	tb_scenario *sc = S_load("docs/examples/default-7b.yaml", s8k, 2);
+	cr_expect_eq(sc->inputs.training.seq_len, 8192);
+	cr_expect_eq(sc->inputs.plan.budget, 1.5e6);
+	tb_scenario_free(sc);
+	tb_diags d;
+	tb_diags_init(&d);
+	static const char *const frac[] = { "training.seq_len=1.0001k" };
+	cr_expect_null(tb_scenario_load_file("docs/examples/default-7b.yaml", frac, 1, &d));
+	char *msg = tb_diags_format(&d);
+	cr_expect(strstr(msg, "is not a whole number of tokens (k is 1,024 here)") != NULL, "%s", msg);
+	free(msg);
+	tb_diags_release(&d);
+
+	static const char *const sel[] = { "training.checkpointing=selective" };
+	sc = S_load("docs/examples/default-7b.yaml", sel, 1);
+	tb_inputs priced;
+	tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+	bool said = false;
+	for (int i = 0; i < S_b.n_warnings; i++)
+		said |= strstr(S_b.warnings[i], "selective under flash attention") != NULL;
+	cr_expect(said, "selective under flash attention is said");
+	tb_scenario_free(sc);
+}

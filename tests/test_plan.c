@@ -559,3 +559,18 @@ Test(plan, restrictions_narrow_the_space)
 	}
 	cr_expect(tb_plan_compare(&all.layouts[0], &some.layouts[0], TB_PLAN_BY_TIME) < 0);
 }
+
+/* Issue 19: a slower layout is "slower", never "level". */
+Test(plan, a_slower_layout_is_never_level)
+{
+	tb_plan_result r;
+	memset(&r, 0, sizeof r);
+	r.objective = TB_PLAN_BY_TIME;
+	tb_plan_layout a = S_base_layout(), b = S_base_layout();
+	b.seconds = a.seconds * 0.9;
+	b.step_s = a.step_s * 0.9;
+	char buf[1024];
+	tb_plan_explain(&r, &a, "the first", &b, "the second", buf, sizeof buf);
+	cr_expect(strstr(buf, "the first is 11% slower than the second") != NULL, "%s", buf);
+	cr_expect(strstr(buf, "level") == NULL, "%s", buf);
+}
