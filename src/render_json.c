@@ -91,6 +91,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_num(j, "tokens", t->tokens);
 	S_num(j, "seq_len", (double)t->seq_len);
 	S_num(j, "global_batch", (double)t->global_batch);
+	S_num(j, "global_batch_tokens", (double)t->global_batch * (double)t->seq_len);
 	S_num(j, "micro_batch", (double)t->micro_batch);
 	S_str(j, "precision", tb_precision_name(t->precision));
 	S_str(j, "grad_dtype", tb_grad_dtype_name(tb_grad_dtype_of(t)));

@@ -622,6 +622,14 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 		tb_buf_puts(&t.out, "Layout:          ");
 		tb_fmt_wrap(&t.out, ans, 17, 17);
 		t.lines++;
+		/* the batch in sequences and in tokens: papers quote the latter */
+		tb_fmt_grouped(S_c(&t), (double)in->training.global_batch);
+		tb_buf_printf(&t.out, "Batch:           %s sequences of ", t.cell.ptr);
+		tb_fmt_grouped(S_c(&t), (double)in->training.seq_len);
+		tb_buf_printf(&t.out, "%s tokens, ", t.cell.ptr);
+		tb_fmt_count(S_c(&t), (double)in->training.global_batch * (double)in->training.seq_len);
+		tb_buf_printf(&t.out, "%s tokens a step", t.cell.ptr);
+		S_nl(&t);
 	}
 	S_verdict(&t, sc, in, b);
 	S_nl(&t);

@@ -132,6 +132,8 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	tp *= par->context;
 	par->data = h->count / tp;
 	const tb_yaml_node *gb = tr ? tb_yaml_get(tr, "global_batch") : NULL, *mb = tr ? tb_yaml_get(tr, "micro_batch") : NULL;
+	if (!gb && tr)
+		gb = tb_yaml_get(tr, "global_batch_tokens");   /* the batch written in tokens */
 	/* The data-parallel size and the micro-batch are the answer's to
 	 * choose unless every key that sets them is written (answer.h): then
 	 * the batch is not bent to a default layout, nor refused by one; the

@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char *const S_keys[] = {
-	"tokens", "seq_len", "global_batch", "micro_batch", "precision",
+	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
 	"optimizer", "checkpointing", "flash_attention", "dropout",
 	"attention_flops", "checkpoint_interval", "grad_dtype",
 };
@@ -52,16 +52,26 @@ bool tb_scenario_grad_fits(tb_precision p, tb_grad_dtype g)
 	return ok;
 }
 
-/* A sequence length: "8k" is 8,192 tokens, as every model card and paper
- * means it (a "4k context" is 4,096), not the 8,000 the count units give;
- * anything else as a whole number (issue 19). */
-static bool S_seq_len(tb_yaml_ctx *c, const tb_yaml_node *n, int64_t *out)
+/* A count of tokens in a batch or a sequence, where k, M and G (or B) are
+ * powers of two as every model card and paper means them: a "4k context"
+ * is 4,096 tokens and Llama 3's "16M" batch 16,777,216 (2,048 sequences of
+ * 8,192), not the decimal 8,000 and 16,000,000 the count units give.  The
+ * value must come out whole; without a suffix it is a plain whole number
+ * (issue 19). */
+static bool S_binary_count(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name,
+                           const char *expected, double max, double *out)
 {
 	const char *s = n->kind == TB_YAML_SCALAR && n->str ? n->str : NULL;
 	size_t len = s ? strlen(s) : 0;
 	while (len && isspace((unsigned char)s[len - 1]))
 		len--;
-	if (len >= 2 && (s[len - 1] == 'k' || s[len - 1] == 'K') && isdigit((unsigned char)s[0])) {
+	double unit = 0;
+	if (len >= 2 && isdigit((unsigned char)s[0])) {
+		char u = s[len - 1];
+		unit = u == 'k' || u == 'K' ? 1024.0 : u == 'M' ? 1048576.0
+		       : u == 'G' || u == 'B' ? 1073741824.0 : 0;
+	}
+	if (unit > 0) {
 		char num[32];
 		size_t k = len - 1;
 		while (k && s[k - 1] == ' ')
@@ -72,18 +82,22 @@ static bool S_seq_len(tb_yaml_ctx *c, const tb_yaml_node *n, int64_t *out)
 		if (digits) {
 			memcpy(num, s, k);
 			num[k] = '\0';
-			double v = strtod(num, NULL) * 1024;
-			if (v >= 1 && v <= 100000000 && v == floor(v)) {
-				*out = (int64_t)v;
+			double v = strtod(num, NULL) * unit;
+			if (v >= 1 && v <= max && v == floor(v)) {
+				*out = v;
 				return true;
 			}
 			char sh[48];
-			tb_yaml_err(c, n, "training.seq_len '%s' is not a whole number of tokens (k is 1,024 "
-			            "here); expected a length such as 4096 or 8k", tb_yaml_show(s, sh));
+			tb_yaml_err(c, n, "%s '%s' is not a whole number of tokens (k, M and G are 1,024, "
+			            "2^20 and 2^30 here); expected %s", name, tb_yaml_show(s, sh), expected);
 			return false;
 		}
 	}
-	return tb_yaml_int(c, n, "training.seq_len", 1, 100000000, out);
+	int64_t v = 0;
+	if (!tb_yaml_int(c, n, name, 1, (int64_t)max, &v))
+		return false;
+	*out = (double)v;
+	return true;
 }
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -115,8 +129,24 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	}
 	int e;
 	if (tr) {
-		if ((n = tb_yaml_get(tr, "seq_len")) && !S_seq_len(c, n, &t->seq_len)) ok = false;
+		double sl = 0;
+		if ((n = tb_yaml_get(tr, "seq_len"))) {
+			if (S_binary_count(c, n, "training.seq_len", "a length such as 4096 or 8k", 100000000, &sl))
+				t->seq_len = (int64_t)sl;
+			else
+				ok = false;
+		}
 		if ((n = tb_yaml_get(tr, "global_batch")) && !tb_yaml_int(c, n, "training.global_batch", 1, 1000000000, &t->global_batch)) ok = false;
+		const tb_yaml_node *bt = tb_yaml_get(tr, "global_batch_tokens");
+		if (bt && n) {
+			tb_yaml_err(c, bt, "training.global_batch_tokens with training.global_batch; expected "
+			            "one of them: the batch in sequences or in tokens");
+			ok = false;
+		} else if (bt && !S_binary_count(c, bt, "training.global_batch_tokens",
+		                                 "a batch in tokens such as 4M or 16M", 1e15,
+		                                 &t->global_batch_tokens)) {
+			ok = false;
+		}
 		if ((n = tb_yaml_get(tr, "micro_batch")) && !tb_yaml_int(c, n, "training.micro_batch", 1, 10000000, &t->micro_batch)) ok = false;
 		if (n)
 			sc->inputs.parallelism.written |= TB_LAYOUT_MICRO_BATCH;
@@ -166,6 +196,29 @@ const tb_scenario_section tb_scenario_section_training = {
 	"training", S_keys, TB_N(S_keys), NULL, 0, S_load,
 };
 
+/* training.global_batch_tokens: the batch in sequences of the sequence
+ * length finally used, whole (Llama 3's 16M is 2,048 sequences of 8,192). */
+static bool S_batch_from_tokens(tb_yaml_ctx *c, const tb_yaml_node *root, tb_training *t)
+{
+	if (!(t->global_batch_tokens > 0) || t->seq_len < 1)
+		return true;
+	double b = t->global_batch_tokens / (double)t->seq_len;
+	const tb_yaml_node *tr = tb_yaml_child_map(root, "training");
+	const tb_yaml_node *bt = tr ? tb_yaml_get(tr, "global_batch_tokens") : NULL;
+	if (b < 1 || b > 1e9 || b != floor(b)) {
+		double lo = floor(b), hi = ceil(b);
+		if (lo < 1)
+			lo = hi;
+		tb_yaml_err(c, bt ? bt : root, "training.global_batch_tokens (%.0f) is not a whole number "
+		            "of sequences of %lld tokens; expected a multiple of training.seq_len: "
+		            "%.0f or %.0f would work", t->global_batch_tokens, (long long)t->seq_len,
+		            lo * (double)t->seq_len, hi * (double)t->seq_len);
+		return true;
+	}
+	t->global_batch = (int64_t)b;
+	return true;
+}
+
 /* The sequence against the model: a learned position table holds
  * model.max_positions positions and no more (GPT-2's 1,024), so a longer
  * sequence the user wrote is an error, and the default follows the model. */
@@ -175,7 +228,7 @@ bool tb_scenario_check_sequence(tb_yaml_ctx *c, const tb_yaml_node *root, tb_sce
 	tb_training *t = &sc->inputs.training;
 	if (!m->has_shape || m->positions != TB_POS_LEARNED || m->max_positions < 1 ||
 	    t->seq_len <= m->max_positions)
-		return true;
+		return S_batch_from_tokens(c, root, t);
 	const tb_yaml_node *tr = tb_yaml_child_map(root, "training");
 	const tb_yaml_node *sn = tr ? tb_yaml_get(tr, "seq_len") : NULL;
 	if (sn) {
@@ -192,5 +245,5 @@ bool tb_scenario_check_sequence(tb_yaml_ctx *c, const tb_yaml_node *root, tb_sce
 	                  "%lld is longer than the model's learned position table "
 	                  "(model.max_positions %lld)", (long long)t->seq_len, (long long)m->max_positions);
 	t->seq_len = m->max_positions;
-	return true;
+	return S_batch_from_tokens(c, root, t);
 }

@@ -208,7 +208,7 @@ Test(answer, the_small_things_users_misread)
 	static const char *const frac[] = { "training.seq_len=1.0001k" };
 	cr_expect_null(tb_scenario_load_file("docs/examples/default-7b.yaml", frac, 1, &d));
 	char *msg = tb_diags_format(&d);
-	cr_expect(strstr(msg, "is not a whole number of tokens (k is 1,024 here)") != NULL, "%s", msg);
+	cr_expect(strstr(msg, "is not a whole number of tokens (k, M and G are 1,024") != NULL, "%s", msg);
 	free(msg);
 	tb_diags_release(&d);
 
@@ -221,4 +221,43 @@ Test(answer, the_small_things_users_misread)
 		said |= strstr(S_b.warnings[i], "selective under flash attention") != NULL;
 	cr_expect(said, "selective under flash attention is said");
 	tb_scenario_free(sc);
+}
+
+/* A batch in tokens (issue 19): Llama 3's ramp 4M -> 8M -> 16M is 512,
+ * 1,024 and 2,048 sequences of 8,192 tokens (Dubey et al. 2024, Sec.
+ * 3.4.1); both keys at once, or a count that is not whole sequences, are
+ * errors. */
+Test(answer, a_batch_in_tokens)
+{
+	static const char *const ramp[][2] = {
+		{ "training.global_batch", "training.global_batch_tokens=4M" },
+		{ "training.global_batch", "training.global_batch_tokens=8M" },
+		{ "training.global_batch", "training.global_batch_tokens=16M" },
+	};
+	const int64_t want[] = { 512, 1024, 2048 };
+	for (int i = 0; i < 3; i++) {
+		tb_diags d;
+		tb_diags_init(&d);
+		/* the example writes global_batch: --unset it, then the tokens */
+		const char *both[2] = { ramp[i][0], ramp[i][1] };
+		tb_scenario *sc = tb_scenario_load_file("docs/examples/llama-3.1-405b.yaml", both, 2, &d);
+		char *msg = tb_diags_format(&d);
+		cr_assert_not_null(sc, "%s", msg);
+		free(msg);
+		cr_expect_eq(sc->inputs.training.global_batch, want[i], "%s", ramp[i][1]);
+		tb_scenario_free(sc);
+		tb_diags_release(&d);
+	}
+	tb_diags d;
+	tb_diags_init(&d);
+	static const char *const both[] = { "training.global_batch_tokens=16M" };
+	cr_expect_null(tb_scenario_load_file("docs/examples/llama-3.1-405b.yaml", both, 1, &d));
+	tb_diags_release(&d);
+	tb_diags_init(&d);
+	static const char *const odd[] = { "training.global_batch", "training.global_batch_tokens=16000000" };
+	cr_expect_null(tb_scenario_load_file("docs/examples/llama-3.1-405b.yaml", odd, 2, &d));
+	char *msg = tb_diags_format(&d);
+	cr_expect(strstr(msg, "is not a whole number of sequences of 8192 tokens") != NULL, "%s", msg);
+	free(msg);
+	tb_diags_release(&d);
 }

@@ -120,6 +120,9 @@ typedef struct tb_model {
 typedef struct tb_training {
 	double tokens;
 	int64_t seq_len, global_batch, micro_batch;
+	/* training.global_batch_tokens when given (0: not): global_batch is
+	 * then this over seq_len, checked whole */
+	double global_batch_tokens;
 	tb_precision precision;
 	tb_grad_dtype grad_dtype;   /* DEFAULT when the scenario does not say */
 	tb_optimizer optimizer;
