@@ -907,9 +907,11 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 		return TB_EXIT_INPUT;
 	}
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
-	tb_budget_compute(&sc->inputs, b);
-	tb_budget_compute_risk(&sc->inputs, b);
-	S_compute_plan(&sc->inputs, b, &sp);
+	/* the search ranks the layout as written ("yours", never refused);
+	 * every other figure is the one answer's, as estimate prints it */
+	tb_inputs written = sc->inputs;
+	tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
+	S_compute_plan(&written, b, &sp);
 	tb_exit rc = TB_EXIT_OK;
 	if (!b->plan.known && b->plan.space > TB_PLAN_CANDIDATES_MAX) {
 		/* the question plan exists for cannot be answered: refused, as a

@@ -638,11 +638,14 @@ static void S_signoff(S_json *j, const tb_scenario *sc)
 	S_arr_end(j);
 }
 
-/* One layout of the search: the keys of plan.layouts[] (docs/json.md). */
-static void S_plan_layout(S_json *j, const char *key, const tb_plan_result *p,
-                          const tb_plan_layout *l, bool timed)
+/* One layout of the search: the keys of plan.layouts[] (docs/json.md),
+ * and `runs` when runs is 0 or 1 (plan.scenario). */
+static void S_plan_layout_runs(S_json *j, const char *key, const tb_plan_result *p,
+                               const tb_plan_layout *l, bool timed, int runs)
 {
 	S_obj(j, key);
+	if (runs >= 0)
+		S_bool(j, "runs", runs != 0);
 	S_num(j, "tensor", (double)l->tensor);
 	S_num(j, "pipeline", (double)l->pipeline);
 	S_num(j, "virtual_pipeline", (double)l->virtual_pipeline);
@@ -677,6 +680,12 @@ static void S_plan_layout(S_json *j, const char *key, const tb_plan_result *p,
 	S_obj_end(j);
 }
 
+static void S_plan_layout(S_json *j, const char *key, const tb_plan_result *p,
+                          const tb_plan_layout *l, bool timed)
+{
+	S_plan_layout_runs(j, key, p, l, timed, -1);
+}
+
 /* The layout search: null with a reason when it was not run or could not
  * be (a count-only model). */
 static void S_plan(S_json *j, const tb_plan_result *p)
@@ -707,7 +716,14 @@ static void S_plan(S_json *j, const tb_plan_result *p)
 	for (int i = 0; i < p->n_layouts && i < TB_PLAN_TOP_MAX; i++)
 		S_plan_layout(j, NULL, p, &p->layouts[i], true);
 	S_arr_end(j);
-	S_plan_layout(j, "scenario", p, &p->scenario, p->scenario_known);
+	{
+		/* the scenario's layout runs: it fits, is timed, and the batch
+		 * splits over it (issue 19: plan ranks it, never refuses it) */
+		int64_t unit = p->scenario.data * p->scenario.micro_batch;
+		int runs = p->scenario_fits && p->scenario_known && unit > 0 &&
+		           p->scenario.global_batch % unit == 0;
+		S_plan_layout_runs(j, "scenario", p, &p->scenario, p->scenario_known, runs);
+	}
 	S_bool(j, "scenario_fits", p->scenario_fits);
 	if (p->have_best_here)
 		S_plan_layout(j, "best_same_hardware", p, &p->best_here, true);
@@ -757,7 +773,7 @@ static void S_layout_keys(S_json *j, const char *key, const tb_plan_layout *l)
 /* The one answer (answer.h): what is priced, on which basis, and the
  * figures a reviewer signs; means with failures, the percentiles beside
  * them.  Nothing priced when it cannot run. */
-static void S_answer(S_json *j, const tb_scenario *sc, const tb_budget *b)
+void tb_render_json_answer(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 {
 	const tb_answer *a = &b->answer;
 	const tb_time *tm = &b->time;
@@ -812,6 +828,12 @@ static void S_answer(S_json *j, const tb_scenario *sc, const tb_budget *b)
 	S_numk(j, "p_meets_deadline", r->p_meets_deadline, sim && r->has_deadline);
 	S_numk(j, "p_within_budget", r->p_within_budget, sim && r->has_budget);
 	S_obj_end(j);
+}
+
+static void S_answer(S_json *j, const tb_scenario *sc, const tb_budget *b)
+{
+	const tb_answer *a = &b->answer;
+	tb_render_json_answer(j, sc, b);
 	if (a->decided && (a->source == TB_LAYOUT_REPLACED || !a->runs ||
 	                   !tb_plan_same_layout(&a->layout, &a->written))) {
 		S_obj(j, "written");

@@ -56,6 +56,31 @@ static void S_point(tb_jw *j, const tb_sweep *s, const tb_sweep_point *p)
 	tb_jw_numk(j, "gpu_hours", f->gpu_hours, v && f->time_known);
 	tb_jw_numk(j, "cost", f->cost, v && f->time_known);
 	tb_jw_numk(j, "energy_kwh", f->energy_kwh, v && f->time_known);
+	/* what the point prices (answer.h): the figures above are its */
+	if (v && f->answer_decided) {
+		const tb_plan_layout *l = &f->answer_layout;
+		tb_jw_obj(j, "answer");
+		tb_jw_obj(j, "layout");
+		tb_jw_num(j, "tensor", (double)l->tensor);
+		tb_jw_num(j, "pipeline", (double)l->pipeline);
+		tb_jw_num(j, "virtual_pipeline", (double)l->virtual_pipeline);
+		tb_jw_num(j, "context", (double)l->context);
+		tb_jw_num(j, "expert", (double)l->expert);
+		tb_jw_num(j, "data", (double)l->data);
+		tb_jw_num(j, "zero", l->zero);
+		tb_jw_str(j, "checkpointing", tb_checkpointing_name(l->checkpointing));
+		tb_jw_bool(j, "sequence_parallel", l->sequence_parallel);
+		tb_jw_num(j, "micro_batch", (double)l->micro_batch);
+		tb_jw_obj_end(j);
+		tb_jw_str(j, "layout_source", tb_layout_source_name(f->answer_source));
+		tb_jw_bool(j, "runs", f->answer_runs);
+		tb_jw_numk(j, "mfu", f->mfu, f->answer_runs && f->time_known);
+		tb_jw_numk(j, "days", f->seconds / 86400, f->answer_runs && f->time_known);
+		tb_jw_numk(j, "cost", f->cost, f->answer_runs && f->time_known);
+		tb_jw_obj_end(j);
+	} else {
+		tb_jw_null(j, "answer");
+	}
 	tb_jw_numk(j, "goodput", f->goodput, v && f->seconds_compute > 0);
 	if (v && f->has_deadline)
 		tb_jw_bool(j, "meets_deadline", f->meets_deadline);
@@ -137,6 +162,19 @@ static void S_bools(tb_jw *j, const char *key, const bool *v, size_t n)
 	tb_jw_arr_end(j);
 }
 
+/* The first proposal best at figure `figure`, by label; null when none is
+ * (fewer than two known, or every one the same). */
+static void S_best(tb_jw *j, const tb_compare *c, const char *key, const char *figure)
+{
+	const tb_compare_figure *f = tb_compare_figure_find(c, figure);
+	for (size_t i = 0; f && i < c->n; i++)
+		if (f->best[i]) {
+			tb_jw_str(j, key, c->p[i].label);
+			return;
+		}
+	tb_jw_null(j, key);
+}
+
 char *tb_render_json_compare(const tb_compare *c)
 {
 	static const char *const better[] = { "none", "lower", "higher" };
@@ -183,6 +221,20 @@ char *tb_render_json_compare(const tb_compare *c)
 		for (size_t i = 0; i < c->n; i++)
 			tb_jw_numk(&j, NULL, f->delta[i], f->delta_known[i]);
 		tb_jw_arr_end(&j);
+		tb_jw_obj_end(&j);
+	}
+	tb_jw_arr_end(&j);
+	tb_jw_obj_end(&j);
+	/* the one answer of each proposal, and which is fastest and cheapest
+	 * (a proposal that cannot run has no time or cost: never these) */
+	tb_jw_obj(&j, "compare");
+	S_best(&j, c, "fastest", "seconds");
+	S_best(&j, c, "cheapest", "cost");
+	tb_jw_arr(&j, "proposals");
+	for (size_t i = 0; i < c->n; i++) {
+		tb_jw_obj(&j, NULL);
+		tb_jw_str(&j, "label", c->p[i].label);
+		tb_render_json_answer(&j, c->p[i].sc, c->p[i].b);
 		tb_jw_obj_end(&j);
 	}
 	tb_jw_arr_end(&j);

@@ -385,6 +385,10 @@ static void S_answer(const tb_inputs *in, tb_budget *b, tb_sweep_figures *f)
 	tb_answer_decide(in, &a, &priced);
 	if (!a.decided)
 		return;
+	f->answer_decided = true;
+	f->answer_runs = a.runs;
+	f->answer_source = a.source;
+	f->answer_layout = a.runs ? a.layout : a.written;
 	f->fits = a.written_runs;
 	f->fits_known = true;
 	if (!a.runs) {
@@ -397,6 +401,10 @@ static void S_answer(const tb_inputs *in, tb_budget *b, tb_sweep_figures *f)
 		tb_sweep_figures w = *f;
 		tb_budget_compute(&priced, b);
 		S_figures(&priced, b, f);
+		f->answer_decided = w.answer_decided;
+		f->answer_runs = w.answer_runs;
+		f->answer_source = w.answer_source;
+		f->answer_layout = w.answer_layout;
 		/* the point as written: its memory and whether it runs */
 		f->memory_per_gpu_bytes = w.memory_per_gpu_bytes;
 		f->max_micro_batch = w.max_micro_batch;

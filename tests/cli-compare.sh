@@ -165,6 +165,32 @@ grep -q '^           2,048  not valid: training.global_batch (1680)' "$T/out" \
 "$BIN" estimate "$S/70b-128-h100.yaml" --sweep "hardware.gpu=h100-sxm,$(printf 'b\033]0;x\007')" >"$T/out" 2>"$T/err"
 if grep -q "$(printf '\033')" "$T/out" "$T/err"; then fail "an escape in a --sweep value reached the terminal"; else ok "an escape in a --sweep value is escaped"; fi
 
+# the one answer in the JSON contract (issue 19): compare.fastest and
+# compare.cheapest (a proposal that cannot run is never either),
+# compare.proposals[].answer, sweep.points[].answer, plan.scenario.runs
+"$BIN" compare docs/examples/does-not-fit.yaml docs/examples/default-7b.yaml --format json -o "$T/ans" >/dev/null 2>"$T/err"
+if json_get "$T/ans/does-not-fit-vs-default-7b.json" "d['compare']['fastest'], d['compare']['cheapest'], [p['answer']['runs'] for p in d['compare']['proposals']], d['compare']['proposals'][0]['answer']['days']" \
+	>"$T/j" 2>&1 && [ "$(cat "$T/j")" = "None None [False, True] None" ]; then
+	ok "compare JSON: no proposal is fastest or cheapest beside one that cannot run; each proposal's answer"
+else
+	fail "compare answer JSON: $(cat "$T/j" "$T/err")"
+fi
+"$BIN" estimate "$S/70b-128-h100.yaml" --sweep training.micro_batch=1,8 --format json >"$T/sa.json" 2>"$T/err"
+if json_get "$T/sa.json" "[(p['fits'], p['answer']['layout_source'], p['answer']['runs'], p['answer']['days'] == p['seconds'] / 86400) for p in d['sweep']['points']]" \
+	>"$T/j" 2>&1 && [ "$(cat "$T/j")" = "[(True, 'completed', True, True), (False, 'replaced', True, True)]" ]; then
+	ok "sweep JSON: each point's answer, the priced layout and its figures"
+else
+	fail "sweep answer JSON: $(cat "$T/j" "$T/err")"
+fi
+printf 'title: 405B\nmodel: {preset: llama-3.1-405b}\ntraining: {tokens: 15.6T, global_batch: 2048, seq_len: 8192}\nhardware: {count: 16384}\n' >"$T/q405.yaml"
+"$BIN" plan "$T/q405.yaml" --format json >"$T/pq.json" 2>"$T/err"
+if json_get "$T/pq.json" "d['plan']['scenario']['runs'], d['plan']['layouts'][0]['global_batch'], d['answer']['runs']" \
+	>"$T/j" 2>&1 && [ "$(cat "$T/j")" = "False 2048 True" ]; then
+	ok "plan takes the 405B question without a layout: the written default ranked as not running, the answer runs"
+else
+	fail "plan 405B: $(cat "$T/j" "$T/err")"
+fi
+
 # one YAML beside two different config.json files is two proposals: the
 # inputs differ, not the file bytes (issue 18: refused as "the same")
 mkdir -p "$T/pa" "$T/pb"

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "trainbudget/answer.h"
 #include "trainbudget/buf.h"
 #include "trainbudget/diag.h"
 #include "trainbudget/signoff.h"
@@ -77,6 +78,11 @@ typedef struct tb_sweep_figures {
 	double goodput;
 	bool has_deadline, meets_deadline, has_budget, within_budget;
 	double deadline_s, budget;
+	/* The point's answer (answer.h): what the time and cost above price.
+	 * answer_decided false: priced as written (a count-only model). */
+	bool answer_decided, answer_runs;
+	tb_layout_source answer_source;
+	tb_plan_layout answer_layout;
 } tb_sweep_figures;
 
 typedef struct tb_sweep_point {
