@@ -61,6 +61,10 @@ static void S_space(const tb_inputs *in, unsigned fix, tb_plan_space *sp)
 	sp->fix_sequence_parallel = pa->sequence_parallel;
 	sp->fix_micro_batch = in->training.micro_batch;
 	sp->fix_checkpointing = in->training.checkpointing;
+	/* selective under flash attention is the same run as none (the
+	 * search's rule, and the warning says so): held as none */
+	if (sp->fix_checkpointing == TB_CKPT_SELECTIVE && in->training.flash_attention)
+		sp->fix_checkpointing = TB_CKPT_NONE;
 }
 
 /* The keys on which two layouts differ. */
@@ -186,9 +190,9 @@ void tb_answer_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced)
 		a->source = w ? TB_LAYOUT_COMPLETED : TB_LAYOUT_CHOSEN;
 		a->chosen = ~w & TB_LAYOUT_ALL;
 	} else if (a->written_runs) {
-		/* the search's rules exclude what was written, which runs: the
-		 * keys left out keep the loader's defaults */
-		a->source = w ? TB_LAYOUT_COMPLETED : TB_LAYOUT_CHOSEN;
+		/* the search's rules exclude what was written, which runs: priced
+		 * as written, the keys left out at the loader's defaults */
+		a->source = TB_LAYOUT_WRITTEN;
 		a->runs = true;
 		a->layout = a->written;
 		return;

@@ -113,7 +113,9 @@ static void S_plan_cell(tb_rtab *tb, const tb_report *r, const tb_budget *b, boo
 	const tb_time *tm = &b->time;
 	tb_buf *o = tb_rtab_begin(tb);
 	bool has = deadline ? tm->has_deadline : tm->has_budget;
-	if (!has) {
+	if (b->answer.decided && !b->answer.runs) {
+		tb_buf_puts(o, has ? "no: it cannot run on these GPUs" : "none priced: it cannot run");
+	} else if (!has) {
 		tb_buf_puts(o, deadline ? "no deadline set" : "no budget set");
 	} else if (!b->losses.known) {
 		tb_buf_puts(o, tm->known ? "no: the run never finishes" : "unknown: no time");
@@ -121,13 +123,15 @@ static void S_plan_cell(tb_rtab *tb, const tb_report *r, const tb_budget *b, boo
 		static const char *const word[] = { "no, ", "at risk, ", "yes, " };
 		tb_buf_puts(o, word[tb_budget_verdict(b, deadline)]);
 		if (deadline) {
-			tb_rfmt(o, TB_RF_DAYS, b->losses.seconds[1], NULL);
+			/* expected: the mean of the simulated runs, as the verdict */
+			tb_rfmt(o, TB_RF_DAYS, b->risk.known ? b->risk.days_mean * 86400 : b->losses.seconds[1], NULL);
 			tb_buf_puts(o, " of ");
 			tb_rfmt(o, TB_RF_DAYS, tm->deadline_s, NULL);
 		} else {
 			/* one style for both amounts: the larger's */
-			double ref = fmax(fabs(b->losses.cost[1]), fabs(tm->budget));
-			tb_fmt_money_ref(o, b->losses.cost[1], tb_rcurrency(r), ref);
+			double cost = b->risk.known ? b->risk.cost_mean : b->losses.cost[1];
+			double ref = fmax(fabs(cost), fabs(tm->budget));
+			tb_fmt_money_ref(o, cost, tb_rcurrency(r), ref);
 			tb_buf_puts(o, " of ");
 			tb_fmt_money_ref(o, tm->budget, tb_rcurrency(r), ref);
 		}
@@ -145,6 +149,22 @@ static void S_table_verdicts(tb_report *r, tb_table *t)
 	const tb_compare *c = r->cmp;
 	tb_rtab tb;
 	tb_rtab_init_v(&tb, t, r, NULL, S_align(r, 'l'), S_headers(r, "Verdict"), c->n + 1);
+	/* what each column prices, first (answer.h) */
+	tb_rtab_str(&tb, "Layout priced");
+	for (size_t i = 0; i < c->n; i++) {
+		const tb_answer *a = &c->p[i].b->answer;
+		char lay[200];
+		if (!a->decided) {
+			tb_rtab_str(&tb, "as written");
+		} else if (!a->runs) {
+			tb_rtab_str(&tb, "none: it cannot run on these GPUs");
+		} else {
+			tb_plan_layout_text(&a->layout, lay, sizeof lay);
+			tb_rtab_fmt(&tb, "%s (%s)", lay, a->source == TB_LAYOUT_WRITTEN ? "as written"
+			            : a->source == TB_LAYOUT_REPLACED ? "what was written cannot run"
+			            : "chosen by the layout search");
+		}
+	}
 	tb_rtab_str(&tb, "Fits in memory");
 	for (size_t i = 0; i < c->n; i++)
 		S_fit_cell(&tb, c->p[i].b);
@@ -154,6 +174,24 @@ static void S_table_verdicts(tb_report *r, tb_table *t)
 	tb_rtab_str(&tb, "Within the budget");
 	for (size_t i = 0; i < c->n; i++)
 		S_plan_cell(&tb, r, c->p[i].b, false);
+}
+
+/* Each proposal's warnings, one a row: what estimate says under each. */
+static void S_table_warnings(tb_report *r, tb_table *t)
+{
+	const tb_compare *c = r->cmp;
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, NULL, "ll", "Proposal", "Warning", NULL);
+	size_t n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		for (int k = 0; k < c->p[i].b->n_warnings && k < TB_WARNINGS_MAX; k++, n++) {
+			tb_rtab_str(&tb, c->p[i].label);
+			tb_rtab_str(&tb, c->p[i].b->warnings[k]);
+		}
+	if (!n) {
+		tb_rtab_str(&tb, "");
+		tb_rtab_str(&tb, "None");
+	}
 }
 
 static void S_table_inputs(tb_report *r, tb_table *t)
@@ -501,6 +539,7 @@ static const tb_rtable_def S_tables[] = {
 	{ "compare.proposals", S_table_proposals },
 	{ "compare.hashes", S_table_hashes },
 	{ "compare.verdicts", S_table_verdicts },
+	{ "compare.warnings", S_table_warnings },
 	{ "compare.inputs", S_table_inputs },
 	{ "compare.figures", S_table_figures },
 };

@@ -63,7 +63,9 @@ Test(compare, figures_are_each_files_own)
 		tb_diags_init(&d2);
 		tb_scenario *sc = tb_scenario_load(in[i].path, in[i].text, in[i].len, NULL, 0, &d2);
 		tb_budget *b = malloc(sizeof *b);
-		tb_budget_compute(&sc->inputs, b);
+		/* each file's own answer, as estimate prices it */
+		tb_inputs priced;
+		tb_budget_compute_answer(&sc->inputs, &priced, b);
 		cr_expect_eq(days->v[i], b->losses.seconds[1]);
 		cr_expect_eq(cost->v[i], b->losses.cost[1]);
 		free(b);
@@ -94,12 +96,14 @@ Test(compare, only_the_inputs_that_differ)
 	tb_compare *c = tb_compare_new(in, 2, NULL, 0, NULL, 0, &d);
 	cr_assert_not_null(c);
 	/* the files differ in the GPU, its count, its price and the deadline;
-	 * the data-parallel size follows from the count */
+	 * the data-parallel size follows from the count, and the virtual
+	 * stages the answer chose (neither file writes them) from the card */
 	static const char *const want[] = { "hardware.gpu", "hardware.count",
-	                                    "hardware.price_per_gpu_hour", "parallelism.data",
+	                                    "hardware.price_per_gpu_hour",
+	                                    "parallelism.virtual_pipeline", "parallelism.data",
 	                                    "plan.deadline" };
-	cr_assert_eq(c->ninputs, 5);
-	for (size_t k = 0; k < 5; k++)
+	cr_assert_eq(c->ninputs, 6);
+	for (size_t k = 0; k < 6; k++)
 		cr_expect_str_eq(c->inputs[k].key, want[k]);
 	cr_expect_str_eq(c->inputs[1].values[0], "512");
 	cr_expect_str_eq(c->inputs[1].values[1], "1,024");

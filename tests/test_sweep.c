@@ -244,7 +244,7 @@ Test(sweep, the_scaling_cliff_follows_the_budgets_own_times)
 	for (size_t i = 0; i < s->npoints; i++) {
 		char set[64];
 		snprintf(set, sizeof set, "hardware.count=%s", s->axis[0].values[i]);
-		S_budget(S_GPUS, set, b);
+		S_answer_budget(S_GPUS, set, b);     /* each point's answer, as estimate's */
 		double t = b->losses.seconds[1];
 		if (i > 0) {
 			double gain = prev / t - 1;     /* each step is one doubling */
