@@ -736,8 +736,10 @@ const char *tb_scenario_default_text(void)
 	       "hardware:\n"
 	       "  gpu: h100-sxm\n"
 	       "  count: 64\n"
+	       "  price_per_gpu_hour: 2.50\n"
 	       "plan:\n"
-	       "  deadline: 30 days\n";
+	       "  deadline: 30 days\n"
+	       "  budget: 500000\n";
 }
 
 void tb_scenario_free(tb_scenario *s)

@@ -70,7 +70,7 @@ expect 0 "estimate with the defaults adapted by --set" "$BIN" estimate docs/exam
 has "$T/out" "training.global_batch 1536 instead of the default 1024" "a --set count adapts an --unset batch when the layout is written"
 expect 1 "a written global batch that cannot work" "$BIN" check docs/examples/default-7b.yaml --set hardware.count=1536 \
 	--set training.micro_batch=1 --set parallelism.tensor=1 --set parallelism.pipeline=1 --set parallelism.context=1
-first_err "docs/examples/default-7b.yaml:14:17: error: training.global_batch (1024) is not a multiple of data-parallel size x micro_batch (1536 x 1 = 1536); expected whole micro-batches on every replica: global_batch 1536 would work" \
+first_err "docs/examples/default-7b.yaml:16:17: error: training.global_batch (1024) is not a multiple of data-parallel size x micro_batch (1536 x 1 = 1536); expected whole micro-batches on every replica: global_batch 1536 would work" \
 	"it names a value that would work"
 
 # ---- options -------------------------------------------------------------

@@ -147,6 +147,19 @@ done
 
 # ---- estimate, --set, stdin --------------------------------------------
 expect_rc 0 "estimate (built-in scenario)" "$BIN" estimate
+# the built-in question and docs/examples/default-7b.yaml ask the same
+# question and give the same answer (issue 19), in text and in JSON
+if [ -f docs/examples/default-7b.yaml ]; then
+	"$BIN" estimate >"$T/b1.txt" 2>&1
+	"$BIN" estimate docs/examples/default-7b.yaml >"$T/b2.txt" 2>&1
+	"$BIN" estimate --format json | sed -n '/"answer"/,/"written"/p' >"$T/b1.json" 2>&1
+	"$BIN" estimate docs/examples/default-7b.yaml --format json | sed -n '/"answer"/,/"written"/p' >"$T/b2.json" 2>&1
+	if cmp -s "$T/b1.txt" "$T/b2.txt" && [ -s "$T/b1.json" ] && cmp -s "$T/b1.json" "$T/b2.json"; then
+		ok "the built-in question and default-7b.yaml give the same answer"
+	else
+		no "the built-in question and default-7b.yaml give the same answer" "$(diff "$T/b1.txt" "$T/b2.txt" | head -5)"
+	fi
+fi
 [ -s "$T/out" ] && ok "estimate prints a summary" || no "estimate prints a summary"
 expect_rc 0 "estimate --format json" "$BIN" estimate --format json
 head -c 1 "$T/out" | grep -q '{' && ok "estimate --format json prints an object" \
