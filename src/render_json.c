@@ -698,6 +698,7 @@ static void S_plan(S_json *j, const tb_plan_result *p)
 	S_obj(j, "plan");
 	S_str(j, "objective", p->objective == TB_PLAN_BY_COST ? "cost" : "time");
 	S_num(j, "searched", (double)p->searched);
+	S_num(j, "basis_scale", p->basis_scale > 0 ? p->basis_scale : 1);
 	S_num(j, "feasible", (double)p->feasible);
 	S_num(j, "pruned_rules", (double)p->pruned_rules);
 	S_num(j, "pruned_batch", (double)p->pruned_batch);

@@ -261,3 +261,30 @@ Test(answer, a_batch_in_tokens)
 	free(msg);
 	tb_diags_release(&d);
 }
+
+/* Plan rows on the verdict's basis (issue 19): with the MFU assumed (the
+ * 405B example's 41%), the search's time for the priced layout is the
+ * verdict's own, and every other row moves by the same factor; with the
+ * MFU predicted the factor is 1. */
+Test(answer, plan_rows_are_on_the_verdicts_basis)
+{
+	tb_scenario *sc = S_load("docs/examples/llama-3.1-405b.yaml", NULL, 0);
+	tb_inputs priced;
+	tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+	cr_assert(!priced.hardware.mfu_predicted);
+	tb_budget_compute_plan(&priced, &S_b, NULL);
+	const tb_plan_result *r = &S_b.plan;
+	cr_assert(r->known && r->scenario_known);
+	cr_expect(fabs(r->scenario.seconds - S_b.time.seconds[1]) <= 1e-9 * S_b.time.seconds[1],
+	          "%.17g vs %.17g", r->scenario.seconds, S_b.time.seconds[1]);
+	cr_expect(r->basis_scale > 0 && r->basis_scale < 1, "41%% assumed against about 25%% predicted: %g",
+	          r->basis_scale);
+	tb_scenario_free(sc);
+
+	static const char *const pred[] = { "hardware.mfu" };
+	sc = S_load("docs/examples/llama-3.1-405b.yaml", pred, 1);
+	tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+	tb_budget_compute_plan(&priced, &S_b, NULL);
+	cr_expect_eq(S_b.plan.basis_scale, 1);
+	tb_scenario_free(sc);
+}

@@ -115,6 +115,13 @@ typedef struct tb_plan_result {
 	 * Rules prune whole branches at once; each candidate of a branch is
 	 * counted. */
 	uint64_t searched, pruned_rules, pruned_batch, pruned_memory, feasible;
+	/* The verdict's basis (issue 19): the seconds and costs of every
+	 * layout here are the model's relative step times anchored on the
+	 * verdict's own time for the priced layout, i.e. multiplied by
+	 * basis_scale = the verdict's seconds / (steps x the model's step for
+	 * it); 1 when the verdict's MFU is the model's.  Set by
+	 * tb_budget_compute_plan; the MFU of each row stays the model's. */
+	double basis_scale;
 	/* The space's size, counted before the search from the divisors alone
 	 * (equal to searched once it ran); above TB_PLAN_CANDIDATES_MAX
 	 * nothing is searched and why says so. */
