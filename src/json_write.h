@@ -43,6 +43,9 @@ void tb_jw_nums3(tb_jw *j, const char *key, const double v[3], bool known);
 /* render_json.c: the members of `estimate --format json` (version,
  * scenario, inputs, ..., warnings) into the object j has open. */
 void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b);
+/* A layout's ten keys (tensor ... micro_batch) into the object j has open:
+ * answer.layout, written.layout, plan.layouts[] and a sweep point's. */
+void tb_render_json_layout_keys(tb_jw *j, const tb_plan_layout *l);
 /* The `answer` object alone (render_json.c), for a comparison's summary. */
 void tb_render_json_answer(tb_jw *j, const tb_scenario *sc, const tb_budget *b);
 

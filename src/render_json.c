@@ -638,14 +638,8 @@ static void S_signoff(S_json *j, const tb_scenario *sc)
 	S_arr_end(j);
 }
 
-/* One layout of the search: the keys of plan.layouts[] (docs/json.md),
- * and `runs` when runs is 0 or 1 (plan.scenario). */
-static void S_plan_layout_runs(S_json *j, const char *key, const tb_plan_result *p,
-                               const tb_plan_layout *l, bool timed, int runs)
+void tb_render_json_layout_keys(tb_jw *j, const tb_plan_layout *l)
 {
-	S_obj(j, key);
-	if (runs >= 0)
-		S_bool(j, "runs", runs != 0);
 	S_num(j, "tensor", (double)l->tensor);
 	S_num(j, "pipeline", (double)l->pipeline);
 	S_num(j, "virtual_pipeline", (double)l->virtual_pipeline);
@@ -656,6 +650,17 @@ static void S_plan_layout_runs(S_json *j, const char *key, const tb_plan_result 
 	S_str(j, "checkpointing", tb_checkpointing_name(l->checkpointing));
 	S_bool(j, "sequence_parallel", l->sequence_parallel);
 	S_num(j, "micro_batch", (double)l->micro_batch);
+}
+
+/* One layout of the search: the keys of plan.layouts[] (docs/json.md),
+ * and `runs` when runs is 0 or 1 (plan.scenario). */
+static void S_plan_layout_runs(S_json *j, const char *key, const tb_plan_result *p,
+                               const tb_plan_layout *l, bool timed, int runs)
+{
+	S_obj(j, key);
+	if (runs >= 0)
+		S_bool(j, "runs", runs != 0);
+	tb_render_json_layout_keys(j, l);
 	S_num(j, "global_batch", (double)l->global_batch);
 	S_str(j, "gpu", l->gpu >= 0 && l->gpu < p->n_gpus ? p->gpus[l->gpu].gpu.name
 	                : p->scenario_gpu.gpu.name);
@@ -758,16 +763,7 @@ static void S_plan(S_json *j, const tb_plan_result *p)
 static void S_layout_keys(S_json *j, const char *key, const tb_plan_layout *l)
 {
 	S_obj(j, key);
-	S_num(j, "tensor", (double)l->tensor);
-	S_num(j, "pipeline", (double)l->pipeline);
-	S_num(j, "virtual_pipeline", (double)l->virtual_pipeline);
-	S_num(j, "context", (double)l->context);
-	S_num(j, "expert", (double)l->expert);
-	S_num(j, "data", (double)l->data);
-	S_num(j, "zero", l->zero);
-	S_str(j, "checkpointing", tb_checkpointing_name(l->checkpointing));
-	S_bool(j, "sequence_parallel", l->sequence_parallel);
-	S_num(j, "micro_batch", (double)l->micro_batch);
+	tb_render_json_layout_keys(j, l);
 	S_obj_end(j);
 }
 

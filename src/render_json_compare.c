@@ -61,16 +61,7 @@ static void S_point(tb_jw *j, const tb_sweep *s, const tb_sweep_point *p)
 		const tb_plan_layout *l = &f->answer_layout;
 		tb_jw_obj(j, "answer");
 		tb_jw_obj(j, "layout");
-		tb_jw_num(j, "tensor", (double)l->tensor);
-		tb_jw_num(j, "pipeline", (double)l->pipeline);
-		tb_jw_num(j, "virtual_pipeline", (double)l->virtual_pipeline);
-		tb_jw_num(j, "context", (double)l->context);
-		tb_jw_num(j, "expert", (double)l->expert);
-		tb_jw_num(j, "data", (double)l->data);
-		tb_jw_num(j, "zero", l->zero);
-		tb_jw_str(j, "checkpointing", tb_checkpointing_name(l->checkpointing));
-		tb_jw_bool(j, "sequence_parallel", l->sequence_parallel);
-		tb_jw_num(j, "micro_batch", (double)l->micro_batch);
+		tb_render_json_layout_keys(j, l);
 		tb_jw_obj_end(j);
 		tb_jw_str(j, "layout_source", tb_layout_source_name(f->answer_source));
 		tb_jw_bool(j, "runs", f->answer_runs);
