@@ -182,6 +182,12 @@ size_t tb_plan_layout_text(const tb_plan_layout *l, char *dst, size_t cap)
 	return o.len;
 }
 
+bool tb_plan_same_cost(const tb_plan_layout *a, const tb_plan_layout *b)
+{
+	return a->gpu == b->gpu && a->count == b->count && a->global_batch == b->global_batch &&
+	       a->step_s == b->step_s && a->memory_per_gpu_bytes == b->memory_per_gpu_bytes;
+}
+
 size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const char *a_name,
                        const tb_plan_layout *b, const char *b_name, char *dst, size_t cap)
 {

@@ -263,14 +263,33 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		memset(&t, 0, sizeof t);
 		S_header(&t);
 		int row = 1;
-		for (int i = 0; i < r->n_layouts; i++) {
-			char lab[16];
-			snprintf(lab, sizeof lab, "%d", i + 1);
+		tb_buf also;
+		tb_buf_init(&also);
+		for (int i = 0; i < r->n_layouts;) {
+			/* layouts of the same cost: one row, the others named below */
+			int k = i + 1;
+			while (k < r->n_layouts && tb_plan_same_cost(&r->layouts[i], &r->layouts[k]))
+				k++;
+			char lab[32];
+			if (k - i > 1)
+				snprintf(lab, sizeof lab, "%d-%d", i + 1, k);
+			else
+				snprintf(lab, sizeof lab, "%d", i + 1);
 			S_row(&t, row++, lab, r, &r->layouts[i], b, true);
+			for (int v = i + 1; v < k; v++) {
+				char lay[256];
+				tb_plan_layout_text(&r->layouts[v], lay, sizeof lay);
+				char same[400];
+				snprintf(same, sizeof same, "%s also as %s: the same step and memory.", lab, lay);
+				S_para(&also, same, 2);
+			}
+			i = k;
 		}
 		S_row(&t, row++, "yours", r, &r->scenario, b, r->scenario_known);
 		t.nrows = row;
 		S_tab_print(&t, &o);
+		tb_buf_put(&o, also.ptr, also.len);
+		tb_buf_release(&also);
 	}
 	tb_buf_putc(&o, '\n');
 

@@ -61,8 +61,10 @@ static const char *S_card(const tb_plan_result *p, const tb_plan_layout *l)
 	       : p->scenario_gpu.gpu.name;
 }
 
+/* One row; `same` more layouts of the same cost follow l in the ranking:
+ * listed in its layout cell ("or ..."), not as rows of their own. */
 static void S_row(tb_rtab *tb, const char *label, const tb_plan_result *p,
-                  const tb_plan_layout *l, bool timed)
+                  const tb_plan_layout *l, bool timed, int same)
 {
 	tb_rtab_str(tb, label);
 	tb_buf *o = tb_rtab_begin(tb);
@@ -71,7 +73,13 @@ static void S_row(tb_rtab *tb, const char *label, const tb_plan_result *p,
 	tb_rtab_end(tb);
 	char lay[256];
 	tb_plan_layout_text(l, lay, sizeof lay);
-	tb_rtab_str(tb, lay);
+	o = tb_rtab_begin(tb);
+	tb_buf_puts(o, lay);
+	for (int k = 1; k <= same; k++) {
+		tb_plan_layout_text(l + k, lay, sizeof lay);
+		tb_buf_printf(o, "; or %s", lay);
+	}
+	tb_rtab_end(tb);
 	if (timed) {
 		tb_rtab_fmt(tb, "%.3g s", l->step_s);
 		tb_rtab_num(tb, TB_RF_PCT, l->mfu);
@@ -103,17 +111,25 @@ static void S_layouts(tb_report *r, tb_table *t, int max)
 	             "Memory per GPU (headroom)", "Time", "Cost", NULL);
 	if (!p->known)
 		return;
-	for (int i = 0; i < p->n_layouts && i < max; i++) {
-		char lab[16];
-		snprintf(lab, sizeof lab, "%d", i + 1);
-		S_row(&tb, lab, p, &p->layouts[i], true);
+	int n = p->n_layouts < max ? p->n_layouts : max;
+	for (int i = 0; i < n;) {
+		int k = i + 1;
+		while (k < n && tb_plan_same_cost(&p->layouts[i], &p->layouts[k]))
+			k++;
+		char lab[32];
+		if (k - i > 1)
+			snprintf(lab, sizeof lab, "%d-%d", i + 1, k);
+		else
+			snprintf(lab, sizeof lab, "%d", i + 1);
+		S_row(&tb, lab, p, &p->layouts[i], true, k - i - 1);
+		i = k;
 	}
 	char lab[48];
 	if (p->scenario_rank)
 		snprintf(lab, sizeof lab, "yours (%llu)", (unsigned long long)p->scenario_rank);
 	else
 		snprintf(lab, sizeof lab, "yours");
-	S_row(&tb, lab, p, &p->scenario, p->scenario_known);
+	S_row(&tb, lab, p, &p->scenario, p->scenario_known, 0);
 }
 
 static void S_table_layouts(tb_report *r, tb_table *t)

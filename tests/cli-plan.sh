@@ -195,6 +195,15 @@ printf 'title: count only\nmodel:\n  params: 7B\ntraining:\n  tokens: 1B\nhardwa
 "$BIN" plan "$T/count.yaml" >"$T/out" 2>&1 && grep -q '^No layout search: the model has only a parameter count' "$T/out" \
 	&& ok "a count-only model: no search, and why" || fail "count-only: $(cat "$T/out")"
 
+# ---- layouts of the same cost are one row listing the variants (issue 19) ----
+"$BIN" plan "$D" >"$T/out" 2>&1
+grep -q '^    1-2 64 h100-sxm ' "$T/out" && grep -q '^  1-2 also as TP 1, CP 2, DP 32, ZeRO-2, micro-batch 4' "$T/out" \
+	&& ok "plan: layouts of the same step and memory share a row, the variant named below" \
+	|| fail "same-cost rows: $(sed -n 6,16p "$T/out")"
+"$BIN" plan "$D" --format json >"$T/j.json" 2>/dev/null
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["plan"]["layouts"]) == 10' "$T/j.json" 2>/dev/null \
+	&& ok "... while JSON keeps every ranked layout" || fail "JSON layouts after collapsing"
+
 # ---- a batch past the run: never a run shorter than one step (issue 18) ----
 "$BIN" plan "$D" --global-batch 67108864 >"$T/out" 2>"$T/err"
 rc=$?

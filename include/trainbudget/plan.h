@@ -189,6 +189,12 @@ bool tb_plan_better(const tb_plan_result *r, double *gain);
  * on its own card, count and batch when there is one, else the best. */
 const tb_plan_layout *tb_plan_rival(const tb_plan_result *r);
 
+/* Whether two ranked layouts cost the same: the same card, count and
+ * global batch, step and memory per GPU.  A table shows them as one row
+ * that lists the variants (issue 19: CP 1 with DP 64 and micro-batch 2
+ * beside CP 2 with DP 32 and micro-batch 4, twice). */
+bool tb_plan_same_cost(const tb_plan_layout *a, const tb_plan_layout *b);
+
 /* Whether layout l runs the scenario's parallelism (its card and count
  * aside). */
 bool tb_plan_same_layout(const tb_plan_layout *a, const tb_plan_layout *b);
