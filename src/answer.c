@@ -8,6 +8,7 @@
  * 2 to 64 times as many, to say what would run. */
 #include "trainbudget/answer.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,6 +150,33 @@ static void S_would_run(const tb_inputs *in, char *dst, size_t cap)
 	tb_buf_release(&n);
 }
 
+/* One memory saver changed, every other key as written (the defaults for
+ * those left out): the fastest that runs, and its step against the
+ * written one's, as a clause into b. */
+static void S_hint(const tb_inputs *in, unsigned key, double written_step, tb_buf *b)
+{
+	tb_plan_space sp;
+	S_space(in, TB_LAYOUT_ALL & ~key, &sp);
+	tb_plan_result r;
+	tb_plan_search(in, &sp, &r);
+	if (r.n_layouts == 0)
+		return;
+	const tb_plan_layout *l = &r.layouts[0];
+	if (b->len)
+		tb_buf_puts(b, "; ");
+	if (key == TB_LAYOUT_ZERO)
+		tb_buf_printf(b, "ZeRO-%d fits", l->zero);
+	else if (key == TB_LAYOUT_CHECKPOINTING)
+		tb_buf_printf(b, "%s fits", tb_plan_checkpointing_words(l->checkpointing));
+	else
+		tb_buf_printf(b, "micro-batch %lld fits", (long long)l->micro_batch);
+	double d = written_step > 0 && l->step_s > 0 ? l->step_s / written_step - 1 : 0;
+	if (written_step > 0 && fabs(d) < 0.005)
+		tb_buf_puts(b, ", the same step");
+	else if (written_step > 0)
+		tb_buf_printf(b, ", %+.0f%% step", 100 * d);
+}
+
 void tb_answer_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced)
 {
 	memset(a, 0, sizeof *a);
@@ -197,6 +225,18 @@ void tb_answer_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced)
 		a->layout = a->written;
 		return;
 	} else {
+		/* the cheapest single changes that make what was written run */
+		if (r.scenario_known) {
+			tb_buf h;
+			tb_buf_init(&h);
+			static const unsigned savers[] = {
+				TB_LAYOUT_ZERO, TB_LAYOUT_CHECKPOINTING, TB_LAYOUT_MICRO_BATCH,
+			};
+			for (size_t i = 0; i < sizeof savers / sizeof savers[0]; i++)
+				S_hint(in, savers[i], r.scenario.step_s, &h);
+			snprintf(a->hints, sizeof a->hints, "%s", h.len ? h.ptr : "");
+			tb_buf_release(&h);
+		}
 		/* cannot run as written: free the memory savers, then everything */
 		S_space(in, w & S_SIZES, &sp);
 		tb_plan_search(in, &sp, &r);
@@ -246,7 +286,11 @@ size_t tb_answer_text(const tb_answer *a, char *dst, size_t cap)
 			break;
 		case TB_LAYOUT_COMPLETED:
 		case TB_LAYOUT_REPLACED:
-			if (a->source == TB_LAYOUT_REPLACED)
+			if (a->source == TB_LAYOUT_REPLACED && a->hints[0])
+				tb_buf_printf(&b, "cannot run as written (%s; %s); priced on the fastest "
+				              "layout that runs, %s, which changes or chooses ",
+				              a->written_why_not, a->hints, lay);
+			else if (a->source == TB_LAYOUT_REPLACED)
 				tb_buf_printf(&b, "cannot run as written (%s); priced on the fastest layout "
 				              "that runs, %s, which changes or chooses ", a->written_why_not, lay);
 			else

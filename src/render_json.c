@@ -806,6 +806,7 @@ void tb_render_json_answer(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 		S_str(j, "why_not", why);
 	else
 		S_null(j, "why_not");
+	S_str(j, "hints", a->decided && a->hints[0] ? a->hints : NULL);
 	bool priced = runs && tm->known;
 	bool sim = priced && r->known;
 	const char *src = tm->mfu_measured ? "measured" : in && !in->hardware.mfu_predicted ? "assumed"

@@ -145,6 +145,11 @@ Test(answer, what_cannot_run_is_replaced)
 	cr_expect_eq(a.layout.pipeline, 1);
 	cr_expect(a.chosen & TB_LAYOUT_ZERO, "ZeRO changed");
 	cr_expect(!(a.chosen & TB_LAYOUT_TENSOR), "tensor kept");
+	/* the cheapest single change, with its cost: 7B on 64 H100 fits with
+	 * ZeRO-2 (27 GB of gradients and 81 GB of fp32 states sharded 64
+	 * ways), where recomputation alone cannot (121 GB of states) */
+	cr_expect(strstr(a.hints, "ZeRO-") != NULL, "%s", a.hints);
+	cr_expect(strstr(a.hints, "recomputation") == NULL, "%s", a.hints);
 	tb_scenario_free(sc);
 }
 

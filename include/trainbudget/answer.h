@@ -39,6 +39,10 @@ typedef struct tb_answer {
 	tb_plan_layout written;
 	bool written_runs;
 	char written_why_not[240];
+	/* When what was written cannot run: the cheapest single changes that
+	 * make it run, each with what it costs in step time ("ZeRO-2 fits, the
+	 * same step; full recomputation fits, +33% step"); "" otherwise. */
+	char hints[240];
 } tb_answer;
 
 /* Decides the layout for checked inputs (a scenario's): *priced gets in
