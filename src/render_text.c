@@ -507,7 +507,7 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 	if (l->known)
 		S_money3(t, "+ losses", l->cost, tm->currency, ref);
 	if (tm->energy_known)
-		S_row3(t, "energy", tm->energy_kwh, S_kwh);
+		S_row3(t, "GPU energy", tm->energy_kwh, S_kwh);   /* at TDP x PUE: not the node's */
 	S_goodput(t, b);
 	if (tm->has_deadline) {
 		tb_fmt_count(S_c(t), tm->tokens_in_deadline);

@@ -531,7 +531,9 @@ static void S_key_figures(tb_report *r)
 			S_key(r, "Cost with failures and checkpoints", tb_rmoneys(r, b->losses.cost[1]));
 		tb_rfmt(&o, TB_RF_GROUPED, b->time.energy_kwh[1], NULL);
 		tb_buf_puts(&o, " kWh");
-		S_key(r, "Energy (expected MFU)", tb_buf_detach(&o, NULL));
+		/* the GPUs at their TDP (x PUE): about half a DGX H100 node's draw
+		 * (NVIDIA DGX H100 datasheet: 10.2 kW for 8 x 700 W GPUs) */
+		S_key(r, "GPU energy at TDP (expected MFU)", tb_buf_detach(&o, NULL));
 	}
 	r->meta.key_labels = (const char *const *)r->key_labels;
 	r->meta.key_values = (const char *const *)r->key_values;
