@@ -310,7 +310,7 @@ size_t tb_answer_text(const tb_answer *a, char *dst, size_t cap)
 	return n;
 }
 
-void tb_budget_compute_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b)
+void tb_budget_price_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b)
 {
 	tb_answer a;
 	tb_inputs p;
@@ -341,6 +341,15 @@ void tb_budget_compute_answer(const tb_inputs *in, tb_inputs *priced, tb_budget 
 		b->losses.known = false;
 		tb_budget_warn(b, "No time or cost: %s", a.why_not);
 	}
-	tb_budget_compute_risk(priced, b);
+	/* the step the priced time implies: the seconds over the run's steps */
+	double tokens = (double)priced->training.global_batch * (double)priced->training.seq_len;
+	double steps = tokens > 0 ? priced->training.tokens / tokens : 0;
+	a.step_s = b->time.known && steps > 0 ? b->time.seconds[1] / steps : 0;
 	b->answer = a;
+}
+
+void tb_budget_compute_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b)
+{
+	tb_budget_price_answer(in, priced, b);
+	tb_budget_compute_risk(priced, b);
 }

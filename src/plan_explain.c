@@ -188,6 +188,18 @@ bool tb_plan_same_cost(const tb_plan_layout *a, const tb_plan_layout *b)
 	       a->step_s == b->step_s && a->memory_per_gpu_bytes == b->memory_per_gpu_bytes;
 }
 
+int tb_plan_same_cost_run(const tb_plan_result *r, int i, int n, char *lab, size_t cap)
+{
+	int k = i + 1;
+	while (k < n && tb_plan_same_cost(&r->layouts[i], &r->layouts[k]))
+		k++;
+	if (k - i > 1)
+		snprintf(lab, cap, "%d-%d", i + 1, k);
+	else
+		snprintf(lab, cap, "%d", i + 1);
+	return k;
+}
+
 size_t tb_plan_explain(const tb_plan_result *r, const tb_plan_layout *a, const char *a_name,
                        const tb_plan_layout *b, const char *b_name, char *dst, size_t cap)
 {

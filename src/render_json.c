@@ -813,9 +813,7 @@ void tb_render_json_answer(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	                  : b->perf.known && b->perf.source_predicted ? "predicted" : "assumed";
 	S_numk(j, "mfu", tm->mfu[1], priced);
 	S_str(j, "mfu_source", src);
-	double steps = in && in->training.global_batch > 0 && in->training.seq_len > 0
-	               ? in->training.tokens / ((double)in->training.global_batch * (double)in->training.seq_len) : 0;
-	S_numk(j, "step_s", steps > 0 ? tm->seconds[1] / steps : 0, priced && steps > 0);
+	S_numk(j, "step_s", a->step_s, priced && a->step_s > 0);
 	S_numk(j, "days", r->days_mean, sim);
 	S_numk(j, "gpu_hours", in ? r->days_mean * 24 * (double)in->hardware.count : 0, sim && in);
 	S_numk(j, "cost", r->cost_mean, sim);

@@ -267,14 +267,8 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		tb_buf_init(&also);
 		for (int i = 0; i < r->n_layouts;) {
 			/* layouts of the same cost: one row, the others named below */
-			int k = i + 1;
-			while (k < r->n_layouts && tb_plan_same_cost(&r->layouts[i], &r->layouts[k]))
-				k++;
 			char lab[32];
-			if (k - i > 1)
-				snprintf(lab, sizeof lab, "%d-%d", i + 1, k);
-			else
-				snprintf(lab, sizeof lab, "%d", i + 1);
+			int k = tb_plan_same_cost_run(r, i, r->n_layouts, lab, sizeof lab);
 			S_row(&t, row++, lab, r, &r->layouts[i], b, true);
 			for (int v = i + 1; v < k; v++) {
 				char lay[256];

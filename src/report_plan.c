@@ -113,14 +113,8 @@ static void S_layouts(tb_report *r, tb_table *t, int max)
 		return;
 	int n = p->n_layouts < max ? p->n_layouts : max;
 	for (int i = 0; i < n;) {
-		int k = i + 1;
-		while (k < n && tb_plan_same_cost(&p->layouts[i], &p->layouts[k]))
-			k++;
 		char lab[32];
-		if (k - i > 1)
-			snprintf(lab, sizeof lab, "%d-%d", i + 1, k);
-		else
-			snprintf(lab, sizeof lab, "%d", i + 1);
+		int k = tb_plan_same_cost_run(p, i, n, lab, sizeof lab);
 		S_row(&tb, lab, p, &p->layouts[i], true, k - i - 1);
 		i = k;
 	}

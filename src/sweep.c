@@ -380,36 +380,26 @@ static void S_figures(const tb_inputs *in, const tb_budget *b, tb_sweep_figures 
  * layout the answer prices; nothing is priced where nothing runs. */
 static void S_answer(const tb_inputs *in, tb_budget *b, tb_sweep_figures *f)
 {
-	tb_answer a;
+	tb_sweep_figures w = *f;        /* the point as written */
 	tb_inputs priced;
-	tb_answer_decide(in, &a, &priced);
-	if (!a.decided)
-		return;
+	tb_budget_price_answer(in, &priced, b);
+	const tb_answer *a = &b->answer;
+	if (!a->decided)
+		return;                 /* priced as written: w is the answer's */
+	S_figures(&priced, b, f);
 	f->answer_decided = true;
-	f->answer_runs = a.runs;
-	f->answer_source = a.source;
-	f->answer_layout = a.runs ? a.layout : a.written;
-	f->fits = a.written_runs;
+	f->answer_runs = a->runs;
+	f->answer_source = a->source;
+	f->answer_layout = a->runs ? a->layout : a->written;
+	/* whether the point runs as written, and its memory so */
+	f->memory_per_gpu_bytes = w.memory_per_gpu_bytes;
+	f->max_micro_batch = w.max_micro_batch;
+	f->fits = a->written_runs;
 	f->fits_known = true;
-	if (!a.runs) {
+	if (!a->runs) {
 		f->time_known = false;
 		f->seconds = f->seconds_compute = f->gpu_hours = f->cost = f->energy_kwh = 0;
 		f->meets_deadline = f->within_budget = false;
-		return;
-	}
-	if (!tb_plan_same_layout(&a.layout, &a.written)) {
-		tb_sweep_figures w = *f;
-		tb_budget_compute(&priced, b);
-		S_figures(&priced, b, f);
-		f->answer_decided = w.answer_decided;
-		f->answer_runs = w.answer_runs;
-		f->answer_source = w.answer_source;
-		f->answer_layout = w.answer_layout;
-		/* the point as written: its memory and whether it runs */
-		f->memory_per_gpu_bytes = w.memory_per_gpu_bytes;
-		f->max_micro_batch = w.max_micro_batch;
-		f->fits = a.written_runs;
-		f->fits_known = true;
 	}
 }
 

@@ -43,6 +43,10 @@ typedef struct tb_answer {
 	 * make it run, each with what it costs in step time ("ZeRO-2 fits, the
 	 * same step; full recomputation fits, +33% step"); "" otherwise. */
 	char hints[240];
+	/* Seconds per optimizer step the priced time implies (the time over
+	 * the run's steps); 0 when nothing is priced.  Set by the budget step
+	 * (tb_budget_price_answer), which prices the answer. */
+	double step_s;
 } tb_answer;
 
 /* Decides the layout for checked inputs (a scenario's): *priced gets in

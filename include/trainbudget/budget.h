@@ -399,6 +399,9 @@ double tb_budget_money_ref(const tb_budget *b);
  * caller's to add (tb_budget_compute_plan), on whichever inputs it
  * explains. */
 void tb_budget_compute_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b);
+/* The same without the confidence figures, for a sweep's points (each
+ * would cost 4,096 draws for figures a sweep does not show). */
+void tb_budget_price_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b);
 
 /* Adds the layout search (b->plan) to a budget tb_budget_compute made
  * from the same inputs.  sp = NULL searches the scenario's own card,

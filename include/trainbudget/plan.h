@@ -195,6 +195,10 @@ const tb_plan_layout *tb_plan_rival(const tb_plan_result *r);
  * beside CP 2 with DP 32 and micro-batch 4, twice). */
 bool tb_plan_same_cost(const tb_plan_layout *a, const tb_plan_layout *b);
 
+/* The end of the run of layouts[i..] that cost the same as layouts[i]
+ * (at most n): one table row; its label ("1" or "1-2") into lab. */
+int tb_plan_same_cost_run(const tb_plan_result *r, int i, int n, char *lab, size_t cap);
+
 /* Whether layout l runs the scenario's parallelism (its card and count
  * aside). */
 bool tb_plan_same_layout(const tb_plan_layout *a, const tb_plan_layout *b);
