@@ -1,9 +1,10 @@
 /* sweep.c: a scenario priced over the values of one setting or a grid of
  * two (sweep.h).  Each point goes through tb_scenario_load_source (the file
- * parsed and hashed once) with the
- * point's KEY=VALUE after the user's --set overrides, then
- * tb_budget_compute (not the risk: 4,096 draws a point would make a
- * 100-point sweep cost a tenth of a second for figures it does not show).
+ * parsed and hashed once) with the point's KEY=VALUE after the user's --set
+ * overrides, then tb_budget_compute as written (whether it runs so) and
+ * tb_budget_price_answer (the layout estimate would price), without the
+ * risk: 4,096 draws a point would make a 100-point sweep cost a tenth of a
+ * second for figures it does not show.
  *
  * Errors a point's value causes are moved from "<--set>" to the --sweep
  * argument it came from, at the column of the value, and said once each. */
