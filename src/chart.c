@@ -519,15 +519,20 @@ static void S_lines(S_ctx *k)
 }
 
 /* Does a text box (left x, baseline y, width w, size pt) touch a value
- * label already laid out?  Value labels are centred on their x. */
+ * label or a reference line's label already laid out?  Two limits a few
+ * pixels apart (85.5 and 85.9 GB of two cards) would otherwise print one
+ * label over the other. */
 static bool S_hits_label(const tb_chart *c, double x, double y, double w, double pt)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		const tb_prim *p = &c->prims[i];
-		if (p->kind != TB_PRIM_TEXT || p->role != TB_ROLE_VALUE_LABEL)
+		if (p->kind != TB_PRIM_TEXT ||
+		    (p->role != TB_ROLE_VALUE_LABEL && p->role != TB_ROLE_REF_LABEL))
 			continue;
 		double pw = tb_chart_text_width_pt(p->text, p->font_size);
-		double l = p->x - pw / 2, r = p->x + pw / 2;
+		double l = p->anchor == TB_ANCHOR_START ? p->x
+		           : p->anchor == TB_ANCHOR_END ? p->x - pw : p->x - pw / 2;
+		double r = l + pw;
 		if (x < r + 2 && l < x + w + 2 && y - pt < p->y + 1 && p->y - p->font_size < y + 1)
 			return true;
 	}
@@ -553,14 +558,17 @@ static void S_refs(S_ctx *k)
 			tb_chart_fit(label, sizeof label, k->pw - 8, S_SMALL_PT);
 			/* Above the line, unless that leaves the plot; then below.
 			 * Clear of the value labels: right end first, else left. */
-			double above = y - 4, below = y + S_SMALL_PT + 3;
+			double above = y - 4, below = y + S_SMALL_PT + 3, line = S_SMALL_PT + 2;
 			double w = tb_chart_text_width_pt(label, S_SMALL_PT);
-			double tries[4][2] = {
-				{ k->px + k->pw - 4 - w, above }, { k->px + k->pw - 4 - w, below },
-				{ k->px + 4, above }, { k->px + 4, below },
+			double rx = k->px + k->pw - 4 - w, lx = k->px + 4;
+			/* then a line further out, for a second limit beside the first */
+			double tries[8][2] = {
+				{ rx, above }, { rx, below }, { lx, above }, { lx, below },
+				{ rx, above - line }, { rx, below + line },
+				{ lx, above - line }, { lx, below + line },
 			};
 			size_t pick = 0;
-			for (size_t t = 0; t < 4; t++) {
+			for (size_t t = 0; t < 8; t++) {
 				double tx = tries[t][0], ty = tries[t][1];
 				if (ty - S_SMALL_PT < k->py || ty > k->py + k->ph)
 					continue;
@@ -573,7 +581,7 @@ static void S_refs(S_ctx *k)
 				pick = 1; /* the old rule: below when above leaves the plot */
 			/* the right-hand places keep an end anchor, so a face wider
 			 * than the estimate still ends inside the plot */
-			bool at_right = pick < 2;
+			bool at_right = pick % 4 < 2;
 			tb_chart_text(k->c, TB_ROLE_REF_LABEL, at_right ? k->px + k->pw - 4 : tries[pick][0],
 			       tries[pick][1], label, S_SMALL_PT,
 			       at_right ? TB_ANCHOR_END : TB_ANCHOR_START, col);

@@ -244,11 +244,11 @@ static void S_figures(tb_compare *c)
 	f[n++] = S_figure(c, "memory_per_gpu_bytes", "Memory per GPU", TB_CFMT_BYTES, TB_BETTER_LOWER);
 	f[n++] = S_figure(c, "headroom_bytes", "Memory to spare per GPU", TB_CFMT_BYTES, TB_BETTER_HIGHER);
 	f[n++] = S_figure(c, "mfu_predicted", "Predicted MFU", TB_CFMT_PCT, TB_BETTER_HIGHER);
-	f[n++] = S_figure(c, "seconds", "Wall clock with failures and checkpoints", TB_CFMT_DAYS,
+	f[n++] = S_figure(c, "seconds", "Wall clock, expected (failures and checkpoints)", TB_CFMT_DAYS,
 	                  TB_BETTER_LOWER);
 	f[n++] = S_figure(c, "seconds_compute", "Wall clock, compute alone", TB_CFMT_DAYS, TB_BETTER_LOWER);
-	f[n++] = S_figure(c, "gpu_hours", "GPU-hours", TB_CFMT_GROUPED, TB_BETTER_LOWER);
-	f[n++] = S_figure(c, "cost", "Cost", TB_CFMT_MONEY, TB_BETTER_LOWER);
+	f[n++] = S_figure(c, "gpu_hours", "GPU-hours, expected", TB_CFMT_GROUPED, TB_BETTER_LOWER);
+	f[n++] = S_figure(c, "cost", "Cost, expected", TB_CFMT_MONEY, TB_BETTER_LOWER);
 	f[n++] = S_figure(c, "energy_kwh", "Energy (kWh)", TB_CFMT_GROUPED, TB_BETTER_LOWER);
 	f[n++] = S_figure(c, "goodput", "Goodput", TB_CFMT_PCT, TB_BETTER_HIGHER);
 	f[n++] = S_figure(c, "seconds_p90", "Wall clock, P90", TB_CFMT_DAYS, TB_BETTER_LOWER);
@@ -261,7 +261,6 @@ static void S_figures(tb_compare *c)
 		const tb_budget *b = c->p[i].b;
 		const tb_inputs *in = &c->p[i].sc->inputs;
 		bool act = b->memory.activations_known;
-		bool lk = b->time.known && b->losses.known;
 		bool rk = b->risk.known;
 		S_set(f[0], i, b->params.total, true);
 		S_set(f[1], i, in->training.tokens, true);
@@ -269,11 +268,12 @@ static void S_figures(tb_compare *c)
 		S_set(f[3], i, b->memory.per_gpu.total, act);
 		S_set(f[4], i, b->memory.headroom_bytes, act);   /* its sign kept: 5.7 GB over is not "0 B to spare" */
 		S_set(f[5], i, b->perf.r.mfu, b->perf.known);
-		S_set(f[6], i, b->losses.seconds[1], lk);
+		tb_expected x = tb_budget_expected(b);
+		S_set(f[6], i, x.seconds, x.known);
 		S_set(f[7], i, b->time.seconds[1], b->time.known);
-		S_set(f[8], i, b->losses.gpu_hours[1], lk);
-		S_set(f[9], i, b->losses.cost[1], lk);
-		S_set(f[10], i, b->losses.energy_kwh[1], lk && b->time.energy_known);
+		S_set(f[8], i, x.gpu_hours, x.known);
+		S_set(f[9], i, x.cost, x.known);
+		S_set(f[10], i, x.energy_kwh, x.known && b->time.energy_known);
 		S_set(f[11], i, b->goodput.fraction, b->time.known);
 		S_set(f[12], i, b->risk.days_p90 * 86400, rk);
 		S_set(f[13], i, b->risk.cost_p90, rk);

@@ -154,7 +154,7 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		tb_buf_puts(o, tm->has_deadline ? "NO: " : "");
 		tb_buf_puts(o, "failures come faster than the run recovers: it never finishes");
 	} else if (!tm->has_deadline) {
-		tb_fmt_days(S_c(t), rk->known ? rk->days_mean * 86400 : l->seconds[1]);
+		tb_fmt_days(S_c(t), tb_budget_expected(b).seconds);
 		tb_buf_printf(o, "no deadline set; %s expected at ", t->cell.ptr);
 		tb_fmt_pct(S_c(t), tm->mfu[1]);
 		tb_buf_printf(o, "%s MFU with failures and checkpoints", t->cell.ptr);
@@ -173,7 +173,7 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			tb_buf_printf(o, " (%s likely)", t->cell.ptr);
 		}
 		/* expected: the mean of the simulated runs with failures */
-		tb_fmt_days(S_c(t), rk->known ? rk->days_mean * 86400 : l->seconds[1]);
+		tb_fmt_days(S_c(t), tb_budget_expected(b).seconds);
 		tb_buf_printf(o, ": %s expected at ", t->cell.ptr);
 		tb_fmt_pct(S_c(t), tm->mfu[1]);
 		tb_buf_printf(o, "%s MFU with losses against ", t->cell.ptr);
@@ -207,7 +207,7 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			ref = rk->cost_p90;
 		if (tm->has_budget && tm->budget > ref)
 			ref = tm->budget;
-		tb_fmt_money_ref(S_c(t), rk->known ? rk->cost_mean : l->cost[1], tm->currency, ref);
+		tb_fmt_money_ref(S_c(t), tb_budget_expected(b).cost, tm->currency, ref);
 		tb_buf_printf(o, "%s expected with losses", t->cell.ptr);
 		if (rk->known) {
 			tb_fmt_money_ref(S_c(t), rk->cost_p50, tm->currency, ref);
@@ -453,7 +453,8 @@ static void S_perf(S_text *t, const tb_budget *b)
 	tb_buf_printf(o, "%s), HFU ", t->cell.ptr);
 	tb_fmt_pct(S_c(t), r->hfu);
 	tb_buf_printf(o, "%s%s", t->cell.ptr,
-	              b->time.mfu_measured ? "; the time uses the measured step"
+	              b->answer.decided && !b->answer.runs ? "; as written, which cannot run"
+	              : b->time.mfu_measured ? "; the time uses the measured step"
 	              : pb->source_predicted ? "" : "; the time uses hardware.mfu");
 	S_nl(t);
 	tb_buf_puts(o, "            ");

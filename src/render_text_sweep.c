@@ -1,6 +1,6 @@
 /* render_text_sweep.c: what `estimate --sweep` adds to the summary: a
  * line per point (the value, whether it fits, memory per GPU, predicted
- * MFU, wall clock and cost with failures and checkpoints), then the
+ * MFU, expected wall clock and cost), then the
  * cliffs in the words every report uses.  Lays out; computes nothing. */
 #include "trainbudget/render.h"
 
@@ -120,7 +120,7 @@ char *tb_render_text_sweep(const tb_sweep *sw)
 		tb_buf_printf(&out, "%s\n", line.ptr);
 		tb_buf_release(&line);
 	}
-	tb_buf_puts(&out, "  (wall clock and cost with failures and checkpoints)\n");
+	tb_buf_puts(&out, "  (expected: the mean of simulated runs, failures and checkpoints included)\n");
 	if (sw->ncliffs == 0)
 		tb_buf_puts(&out, "Cliffs: none within the values swept.\n");
 	else

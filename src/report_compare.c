@@ -124,12 +124,12 @@ static void S_plan_cell(tb_rtab *tb, const tb_report *r, const tb_budget *b, boo
 		tb_buf_puts(o, word[tb_budget_verdict(b, deadline)]);
 		if (deadline) {
 			/* expected: the mean of the simulated runs, as the verdict */
-			tb_rfmt(o, TB_RF_DAYS, b->risk.known ? b->risk.days_mean * 86400 : b->losses.seconds[1], NULL);
+			tb_rfmt(o, TB_RF_DAYS, tb_budget_expected(b).seconds, NULL);
 			tb_buf_puts(o, " of ");
 			tb_rfmt(o, TB_RF_DAYS, tm->deadline_s, NULL);
 		} else {
 			/* one style for both amounts: the larger's */
-			double cost = b->risk.known ? b->risk.cost_mean : b->losses.cost[1];
+			double cost = tb_budget_expected(b).cost;
 			double ref = fmax(fabs(cost), fabs(tm->budget));
 			tb_fmt_money_ref(o, cost, tb_rcurrency(r), ref);
 			tb_buf_puts(o, " of ");
@@ -318,13 +318,14 @@ static void S_chart_days(const tb_report *r, tb_chart_spec *s)
 	               "Proposal", "Wall clock", "days", 1);
 	S_cats(r, s);
 	tb_rchart_series(s, "compute alone");
-	tb_rchart_series(s, "with failures and checkpoints");
+	tb_rchart_series(s, "expected (failures and checkpoints)");
 	double v[TB_COMPARE_MAX];
 	bool has[TB_COMPARE_MAX];
 	for (size_t i = 0; i < c->n; i++) {
 		const tb_budget *b = c->p[i].b;
 		s->series[0].values[i] = b->time.known ? b->time.seconds[1] / 86400 : NAN;
-		s->series[1].values[i] = b->time.known && b->losses.known ? b->losses.seconds[1] / 86400 : NAN;
+		tb_expected x = tb_budget_expected(b);
+		s->series[1].values[i] = x.known ? x.seconds / 86400 : NAN;
 		v[i] = b->time.deadline_s;
 		has[i] = b->time.has_deadline;
 	}
@@ -340,13 +341,14 @@ static void S_chart_cost(const tb_report *r, tb_chart_spec *s)
 	               ylab, "", 1);
 	S_cats(r, s);
 	tb_rchart_series(s, "compute alone");
-	tb_rchart_series(s, "with failures and checkpoints");
+	tb_rchart_series(s, "expected (failures and checkpoints)");
 	double v[TB_COMPARE_MAX];
 	bool has[TB_COMPARE_MAX];
 	for (size_t i = 0; i < c->n; i++) {
 		const tb_budget *b = c->p[i].b;
 		s->series[0].values[i] = b->time.known ? b->time.cost[1] : NAN;
-		s->series[1].values[i] = b->time.known && b->losses.known ? b->losses.cost[1] : NAN;
+		tb_expected x = tb_budget_expected(b);
+		s->series[1].values[i] = x.known ? x.cost : NAN;
 		v[i] = b->time.budget;
 		has[i] = b->time.has_budget;
 	}

@@ -368,7 +368,7 @@ static void S_verdict(tb_report *r)
 			tb_buf_puts(&o, v != TB_VERDICT_NO ? " probability" : " probability)");
 		}
 		tb_buf_puts(&o, ": training takes ");
-		tb_rfmt(&o, TB_RF_DAYS, rk->known ? rk->days_mean * 86400 : l->seconds[1], NULL);
+		tb_rfmt(&o, TB_RF_DAYS, tb_budget_expected(b).seconds, NULL);
 		tb_buf_puts(&o, " at ");
 		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
 		tb_buf_puts(&o, " MFU with failures and checkpoints (");
@@ -410,7 +410,7 @@ static void S_verdict(tb_report *r)
 	} else {
 		oc = TB_OUTCOME_NONE;
 		tb_buf_puts(&o, "No deadline set: training takes ");
-		tb_rfmt(&o, TB_RF_DAYS, rk->known ? rk->days_mean * 86400 : l->seconds[1], NULL);
+		tb_rfmt(&o, TB_RF_DAYS, tb_budget_expected(b).seconds, NULL);
 		tb_buf_puts(&o, " at ");
 		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
 		tb_buf_puts(&o, " MFU on ");
@@ -447,7 +447,7 @@ static void S_verdict(tb_report *r)
 		char *lo = tb_rmoneys(r, l->cost[2]);
 		char *hi = tb_rmoneys(r, l->cost[0]);
 		/* expected: the mean of the simulated runs (issue 19) */
-		char *ex = tb_rmoneys(r, rk->known ? rk->cost_mean : l->cost[1]);
+		char *ex = tb_rmoneys(r, tb_budget_expected(b).cost);
 		if (strcmp(lo, hi) == 0)
 			tb_buf_printf(&o, "Costs %s", ex);  /* a single MFU: no range */
 		else

@@ -145,8 +145,8 @@ static void S_table(tb_report *r, tb_table *t)
 		h[n++] = "Not valid because";
 	}
 	align[n] = '\0';
-	tb_rtab_init_v(&tb, t, r, "Wall clock and cost include failures and checkpoints; "
-	               "memory at the scenario's ZeRO stage", align, h, n);
+	tb_rtab_init_v(&tb, t, r, "Wall clock and cost expected: the mean of simulated runs, failures and "
+	               "checkpoints included; memory of the layout priced", align, h, n);
 	/* the cost column in one style: its largest amount's */
 	for (size_t k = 0; k < r->sweeps.n; k++)
 		for (size_t p = 0; p < r->sweeps.s[k]->npoints; p++) {
@@ -413,7 +413,7 @@ static void S_grid(tb_report *r, cmark_node *into)
 			align[i + 1] = 'r';
 		}
 		tb_rtab tb;
-		tb_rtab_init_v(&tb, &blk->table, r, "Wall clock (days, with failures and checkpoints); "
+		tb_rtab_init_v(&tb, &blk->table, r, "Wall clock (days, expected, failures and checkpoints included); "
 		               "\u00d7: does not fit", align, h, n0 + 1);
 		for (size_t j = 0; j < n1; j++) {
 			tb_sweep_value_text(s, 1, j, tb_rtab_begin(&tb));

@@ -576,6 +576,30 @@ void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b)
 	tb_risk_compute(&ri, &b->risk);
 }
 
+tb_expected tb_budget_expected(const tb_budget *b)
+{
+	tb_expected e = { 0 };
+	const tb_losses *l = &b->losses;
+	if (!b->time.known || !l->known)
+		return e;
+	e.known = true;
+	e.seconds = l->seconds[1];
+	e.gpu_hours = l->gpu_hours[1];
+	e.cost = l->cost[1];
+	e.energy_kwh = b->time.energy_known ? l->energy_kwh[1] : 0;
+	const tb_risk *rk = &b->risk;
+	if (rk->known && e.seconds > 0) {
+		/* GPU-hours and energy scale with the wall clock; the cost
+		 * is the simulation's own (reservations bill differently) */
+		double k = rk->days_mean * 86400 / e.seconds;
+		e.seconds = rk->days_mean * 86400;
+		e.gpu_hours *= k;
+		e.energy_kwh *= k;
+		e.cost = rk->cost_mean;
+	}
+	return e;
+}
+
 tb_verdict tb_budget_verdict(const tb_budget *b, bool deadline)
 {
 	const tb_time *tm = &b->time;

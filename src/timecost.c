@@ -278,7 +278,10 @@ static void S_deadline(const tb_inputs *in, tb_budget *b)
 	 * global batch's micro-batches, at least the compute count's, raised
 	 * further while the step-time model says it still misses. */
 	int64_t nmb = tb_calc_microbatches(in);
-	if (replicas > (double)nmb) {
+	if (b->memory.fits_known && !b->memory.fits) {
+		/* a layout that cannot run: no count of it meets anything (the
+		 * answer says what would run) */
+	} else if (replicas > (double)nmb) {
 		tb_budget_warn(b, "Meeting the deadline needs %.0f data-parallel replicas, more than the "
 		               "%lld micro-batches in a global batch; raise training.global_batch",
 		               replicas, (long long)nmb);

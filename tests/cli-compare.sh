@@ -155,9 +155,9 @@ if json_get "$T/s.json" "d['sweep']['key'], d['sweep']['values'], len(d['sweep']
 else
 	fail "sweep JSON: $(cat "$T/j")"
 fi
-# (the context size written too: with every key that splits the batch
-# written, the answer cannot choose a layout it splits over)
-"$BIN" estimate "$S/70b-128-h100.yaml" --set parallelism.context=1 --sweep hardware.count=512..4096:x2 >"$T/out" 2>&1
+# (the example writes every key that splits the batch, so the answer
+# cannot choose a layout it splits over)
+"$BIN" estimate "$S/70b-128-h100.yaml" --sweep hardware.count=512..4096:x2 >"$T/out" 2>&1
 grep -q '^           2,048  not valid: training.global_batch (1680)' "$T/out" \
 	&& grep -q '^  - cannot be laid out from 2,048 GPUs on (the scenario refuses it)\.$' "$T/out" \
 	&& ok "a refused combination is a point marked not valid, and named" || fail "not valid: $(cat "$T/out" | tail -8)"
@@ -177,10 +177,29 @@ else
 fi
 "$BIN" estimate "$S/70b-128-h100.yaml" --sweep training.micro_batch=1,8 --format json >"$T/sa.json" 2>"$T/err"
 if json_get "$T/sa.json" "[(p['fits'], p['answer']['layout_source'], p['answer']['runs'], p['answer']['days'] == p['seconds'] / 86400) for p in d['sweep']['points']]" \
-	>"$T/j" 2>&1 && [ "$(cat "$T/j")" = "[(True, 'completed', True, True), (False, 'completed', True, True)]" ]; then
+	>"$T/j" 2>&1 && [ "$(cat "$T/j")" = "[(True, 'completed', True, True), (False, 'replaced', True, True)]" ]; then
 	ok "sweep JSON: each point's answer, the priced layout and its figures"
 else
 	fail "sweep answer JSON: $(cat "$T/j" "$T/err")"
+fi
+# a point is the estimate of its value: the built-in question at 64 GPUs
+# swept gives estimate's answer (the fit, the memory, the expected days
+# and cost: the simulated mean), not the unwritten defaults' ZeRO 0
+"$BIN" estimate --format json >"$T/e64.json" 2>"$T/err"
+"$BIN" estimate --sweep hardware.count=32,64,128 --format json >"$T/s64.json" 2>>"$T/err"
+if python3 - "$T/e64.json" "$T/s64.json" >"$T/j" 2>&1 <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+p = s['sweep']['points'][1]
+assert p['value'] == 64 or p['value'] == '64', p['value']
+assert p['fits'] is True and p['answer']['runs'] is True, p
+assert p['memory_per_gpu_bytes'] == e['memory']['per_gpu']['total'], (p['memory_per_gpu_bytes'], e['memory']['per_gpu']['total'])
+for k in ('days', 'cost'):
+    assert p['answer'][k] == e['answer'][k], (k, p['answer'][k], e['answer'][k])
+assert p['meets_deadline'] is True and p['within_budget'] is True
+PY
+then ok "a sweep point is estimate's answer at that value (fit, memory, expected days and cost)"
+else fail "sweep point vs estimate: $(cat "$T/j" "$T/err")"
 fi
 printf 'title: 405B\nmodel: {preset: llama-3.1-405b}\ntraining: {tokens: 15.6T, global_batch: 2048, seq_len: 8192}\nhardware: {count: 16384}\n' >"$T/q405.yaml"
 "$BIN" plan "$T/q405.yaml" --format json >"$T/pq.json" 2>"$T/err"

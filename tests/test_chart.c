@@ -596,6 +596,35 @@ Test(chart, reference_label_clears_stack_totals)
 	tb_chart_release(&c);
 }
 
+/* Two limits a few pixels apart (two cards' capacities in a comparison,
+ * 85.5 and 85.9 GB): the second label finds its own line. */
+Test(chart, close_reference_labels_do_not_overprint)
+{
+	tb_chart_spec s;
+	S_spec(&s, TB_CHART_GROUPED_BARS, 2, 1);
+	s.series[0].values[0] = 30;
+	s.series[0].values[1] = 29;
+	s.nrefs = 2;
+	s.refs[0].value = 85.5;
+	strcpy(s.refs[0].label, "capacity 85.5 GB (h100-512-6w)");
+	s.refs[1].value = 85.9;
+	strcpy(s.refs[1].label, "capacity 85.9 GB (a100-1024-8w)");
+	tb_chart c;
+	tb_chart_layout(&s, 480, 300, &c);
+	const tb_prim *a = S_find(&c, TB_PRIM_TEXT, TB_ROLE_REF_LABEL, 0);
+	const tb_prim *b = S_find(&c, TB_PRIM_TEXT, TB_ROLE_REF_LABEL, 1);
+	cr_assert(a && b);
+	double aw = tb_chart_text_width_pt(a->text, a->font_size);
+	double bw = tb_chart_text_width_pt(b->text, b->font_size);
+	double al = a->anchor == TB_ANCHOR_END ? a->x - aw : a->x;
+	double bl = b->anchor == TB_ANCHOR_END ? b->x - bw : b->x;
+	bool x_overlap = al < bl + bw && bl < al + aw;
+	bool y_overlap = a->y - a->font_size < b->y && b->y - b->font_size < a->y;
+	cr_expect(!(x_overlap && y_overlap), "\"%s\" at %.1f covers \"%s\" at %.1f", a->text,
+	          a->y, b->text, b->y);
+	tb_chart_release(&c);
+}
+
 /* ---- sweeps: many points, flagged points, categories, heat maps ------ */
 
 Test(chart, lines_hold_a_hundred_points)

@@ -206,10 +206,22 @@ Test(sweep, the_micro_batch_cliff_is_the_memory_models_own)
 		const tb_sweep_figures *f = &s->points[i].f;
 		cr_expect(s->points[i].valid);
 		cr_expect(b->answer.decided && b->answer.runs, "%s", set);
+		/* every layout key that sizes the layout is written: a point
+		 * that does not fit as written is replaced, and keeps its own
+		 * fit and memory; one that fits is priced as it is written */
+		bool replaced = b->answer.source == TB_LAYOUT_REPLACED;
+		cr_expect_eq(replaced, !b->answer.written_runs, "%s", set);
 		cr_expect_eq(f->fits, b->answer.written_runs, "%s", set);
-		cr_expect_eq(f->memory_per_gpu_bytes, written_bytes, "%s", set);
-		cr_expect_eq(f->seconds, b->losses.seconds[1], "%s", set);
-		cr_expect_eq(f->cost, b->losses.cost[1], "%s", set);
+		if (replaced)
+			cr_expect_eq(f->memory_per_gpu_bytes, written_bytes, "%s", set);
+		else
+			cr_expect_eq(f->memory_per_gpu_bytes, b->memory.per_gpu.total, "%s", set);
+		/* "expected" as estimate says it: the simulated runs' mean */
+		tb_expected x = tb_budget_expected(b);
+		cr_expect(b->risk.known && x.known, "%s", set);
+		cr_expect_eq(f->seconds, x.seconds, "%s", set);
+		cr_expect_eq(f->seconds, b->risk.days_mean * 86400, "%s", set);
+		cr_expect_eq(f->cost, b->risk.cost_mean, "%s", set);
 		cr_expect_eq(f->mfu_predicted, b->perf.r.mfu, "%s", set);
 		cr_expect_eq(f->fits, s->axis[0].x[i] <= (double)max, "%s", set);
 	}
@@ -353,12 +365,20 @@ Test(sweep, words_for_values_and_cliffs)
 /* Issue 19: a GPU count sweep with the batch written and the layout partly
  * left to the answer: every point runs (the answer finds a layout the
  * 1,680 sequences split over), and each is priced as estimate prices it. */
+/* 70B with its global batch of 1,680 written and no layout: past 2,048
+ * GPUs no data-parallel size of every GPU divides the batch, and the
+ * answer lays each count out so that it does (issue 19). */
+static const char S_OPEN[] =
+	"title: 70B, the layout left open\nmodel:\n  preset: llama-2-70b\n"
+	"training:\n  tokens: 300B\n  seq_len: 4096\n  global_batch: 1680\n"
+	"hardware:\n  gpu: h100-sxm\n  count: 128\n";
+
 Test(sweep, with_the_layout_left_open_every_point_runs)
 {
 	tb_diags d;
 	tb_diags_init(&d);
 	const char *args[1] = { "hardware.count=128..4096:x2" };
-	tb_sweep *s = S_run(S_MB, args, 1, &d);
+	tb_sweep *s = tb_sweep_run(args, 1, "open.yaml", S_OPEN, sizeof S_OPEN - 1, NULL, 0, &d);
 	cr_assert_not_null(s);
 	tb_budget *b = malloc(sizeof *b);
 	for (size_t i = 0; i < s->npoints; i++) {
@@ -366,9 +386,19 @@ Test(sweep, with_the_layout_left_open_every_point_runs)
 		snprintf(set, sizeof set, "hardware.count=%s", s->axis[0].values[i]);
 		cr_expect(s->points[i].valid, "%s: %s", set, s->points[i].why ? s->points[i].why : "");
 		cr_expect(s->points[i].f.time_known, "%s", set);
-		S_answer_budget(S_MB, set, b);
+		cr_expect(s->points[i].f.fits, "%s", set);
+		tb_diags d2;
+		tb_diags_init(&d2);
+		const char *sets[1] = { set };
+		tb_scenario *sc = tb_scenario_load("open.yaml", S_OPEN, sizeof S_OPEN - 1, sets, 1, &d2);
+		cr_assert_not_null(sc, "%s", set);
+		tb_inputs priced;
+		tb_budget_compute_answer(&sc->inputs, &priced, b);
 		cr_expect(b->answer.runs, "%s", set);
-		cr_expect_eq(s->points[i].f.seconds, b->losses.seconds[1], "%s", set);
+		cr_expect_eq(s->points[i].f.seconds, tb_budget_expected(b).seconds, "%s", set);
+		cr_expect_eq(s->points[i].f.memory_per_gpu_bytes, b->memory.per_gpu.total, "%s", set);
+		tb_scenario_free(sc);
+		tb_diags_release(&d2);
 	}
 	free(b);
 	tb_sweep_free(s);

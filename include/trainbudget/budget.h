@@ -378,6 +378,16 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out);
  * so a sweep over millions of scenarios can leave it out (risk.c). */
 void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b);
 
+/* What every document calls "expected": the mean of the simulated runs,
+ * failures and checkpoints included, where they were drawn; otherwise the
+ * run at the expected MFU with failures and checkpoints.  known false
+ * where the time is not priced (risk.c). */
+typedef struct tb_expected {
+	bool known;
+	double seconds, gpu_hours, cost, energy_kwh;
+} tb_expected;
+tb_expected tb_budget_expected(const tb_budget *b);
+
 /* The verdict every document gives on the deadline (deadline true) or the
  * budget: met at the expected MFU with failures and checkpoints, but with
  * less than TB_VERDICT_CONFIDENCE chance (without the Monte Carlo: missed

@@ -58,9 +58,10 @@ typedef struct tb_sweep_axis {
 int tb_sweep_parse(const char *arg, size_t max, tb_sweep_axis *out, tb_diags *d);
 void tb_sweep_axis_release(tb_sweep_axis *a);
 
-/* The headline figures of one point's budget.  Times and money include
- * what failures and checkpoints lose (as the verdicts do); a run that
- * never finishes has time_known false. */
+/* The headline figures of one point's budget.  Times and money are
+ * estimate's "expected": the mean of the simulated runs, failures and
+ * checkpoints included, and the verdicts are tb_budget_verdict's (not
+ * NO); a run that never finishes has time_known false. */
 typedef struct tb_sweep_figures {
 	int64_t gpus;
 	double params, tokens, flops;       /* parameters, training tokens, model FLOPs */
@@ -73,7 +74,7 @@ typedef struct tb_sweep_figures {
 	double mfu;                         /* the MFU the time uses (expected) */
 	double step_s;
 	bool time_known;
-	double seconds, seconds_compute;    /* with losses; pure compute */
+	double seconds, seconds_compute;    /* expected (mean); pure compute */
 	double gpu_hours, cost, energy_kwh;
 	double goodput;
 	bool has_deadline, meets_deadline, has_budget, within_budget;
