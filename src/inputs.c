@@ -26,6 +26,17 @@ const char *tb_optimizer_name(tb_optimizer o)
 	return "?";
 }
 
+const char *tb_framework_name(tb_framework f)
+{
+	switch (f) {
+	case TB_FW_ANY: return "any";
+	case TB_FW_MEGATRON: return "megatron";
+	case TB_FW_DEEPSPEED: return "deepspeed";
+	case TB_FW_FSDP: return "fsdp";
+	}
+	return "?";
+}
+
 const char *tb_checkpointing_name(tb_checkpointing c)
 {
 	switch (c) {

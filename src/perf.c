@@ -379,6 +379,37 @@ static void S_split(int64_t layers, int64_t p, int64_t out[3])
 	out[2] = base;
 }
 
+bool tb_perf_virtual_ok(int64_t layers, int64_t pipeline, int64_t virtual_pipeline)
+{
+	if (virtual_pipeline <= 1 || pipeline <= 1)
+		return true;
+	if (layers <= 0 || virtual_pipeline > INT64_MAX / pipeline)
+		return false;
+	int64_t chunks = pipeline * virtual_pipeline;
+	if (chunks > layers)
+		return false;
+	/* S_split then gives the first and the last rank the one layer fewer */
+	for (int64_t k = 0; k <= 2; k++)
+		if ((layers + k) % chunks == 0)
+			return true;
+	return false;
+}
+
+bool tb_perf_framework_zero_ok(tb_framework fw, int zero, int64_t pipeline, const char **why)
+{
+	const char *w = NULL;
+	if (fw == TB_FW_MEGATRON && zero == 2)
+		w = "Megatron-LM's distributed optimizer is ZeRO-1 (its gradient buffer stays whole): "
+		    "it has ZeRO 0, 1 and 3 (Megatron-FSDP), no ZeRO-2";
+	else if (fw == TB_FW_FSDP && zero == 1)
+		w = "FSDP shards NO_SHARD, SHARD_GRAD_OP or FULL_SHARD (ZeRO 0, 2, 3): it has no ZeRO-1";
+	else if (fw == TB_FW_DEEPSPEED && zero >= 2 && pipeline > 1)
+		w = "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only";
+	if (why)
+		*why = w ? w : "";
+	return w == NULL;
+}
+
 /* Fills x from a checked input; returns why it cannot, or NULL. */
 static const char *S_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_consts *k)
 {
@@ -638,11 +669,39 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 			dp_one = dp_total = rs + ag;
 			dp = ov ? S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb) : rs + ag;
 			break;
-		case 2:
+		case 2: {
+			/* the weights' gather: once a step behind the first
+			 * forward; FSDP's SHARD_GRAD_OP keeps them sharded between
+			 * steps, so one gather every micro-batch's forward, kept
+			 * for its backward */
+			bool each = in->framework == TB_FW_FSDP;
+			double gathers = each ? dm : 1;
+			double ag_x = gathers * (ov ? S_max0(ag - fwd_mb) : ag);
 			dp_one = rs + ag;
-			dp_total = dm * rs + ag;
-			dp = ov ? dm * S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb) : dp_total;
+			dp_total = dm * rs + gathers * ag;
+			if (!ov) {
+				dp = dp_total;
+			} else if (x->pi == 1) {
+				/* DeepSpeed and FSDP wait for each backward's
+				 * reduce-scatter before the next micro-batch */
+				dp = dm * S_max0(rs - bwd_mb) + ag_x;
+			} else {
+				/* a pipeline schedule never waits for them: the
+				 * reductions queue on their own stream from the
+				 * first backward to the step's end (the forwards
+				 * after the warm-up, every backward, the drain);
+				 * only the last one's overrun of its own
+				 * backward, or the queue's overrun of that window,
+				 * is exposed (Llama 3 Sec. 3.3.2: FSDP's
+				 * per-micro-batch reduce-scatter under an
+				 * interleaved schedule) */
+				double warm = x->v > 1 ? ((x->v + 1) * x->p - 1) / x->v : x->p;
+				double window = dm * bwd_mb + S_max0(dm - warm) * fwd_mb +
+				                br[TB_PERF_BUBBLE];
+				dp = fmax(S_max0(rs - bwd_mb), dm * rs - window) + ag_x;
+			}
 			break;
+		}
 		default: {
 			/* ZeRO-3: gather for the forward, again for the backward,
 			 * reduce-scatter the gradients, every micro-batch; the
@@ -796,6 +855,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	/* Today's frameworks overlap the gradient reduction and ZeRO-3's
 	 * gathers (PyTorch DDP buckets, FSDP prefetch, Megatron-LM
 	 * --overlap-grad-reduce); tensor-parallel overlap is opt-in. */
+	out->framework = in->parallelism.framework;
 	out->overlap_dp = true;
 	out->overlap_tp = false;
 

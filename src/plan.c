@@ -582,6 +582,7 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 									 * ZeRO-3 re-gathers every micro-batch,
 									 * which no pipeline engine does */
 									if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
+									    !tb_perf_framework_zero_ok(pin.framework, z, p, NULL) ||
 									    (st->sp->zero_stages && !(st->sp->zero_stages & (1u << z))) ||
 									    ((fx->fix & TB_LAYOUT_ZERO) && z != fx->fix_zero)) {
 										k->rules += V;
@@ -589,12 +590,13 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 									}
 									S_mem_zero(st, &mem, z);
 									/* Megatron-LM's interleaving: a pipeline,
-									 * whole layers per virtual stage,
+									 * whole layers per virtual stage (the
+									 * embedding and loss may count as one),
 									 * micro-batches a multiple of the stages */
 									int64_t vtop = p == 1 || mbs % p ? 1 : st->vmax;
 									k->rules += V - (uint64_t)vtop;
 									for (int64_t v = 1; v <= vtop; v++) {
-										if ((v > 1 && L % (p * v)) ||
+										if (!tb_perf_virtual_ok(L, p, v) ||
 										    ((fx->fix & TB_LAYOUT_VIRTUAL) && v != fx->fix_virtual)) {
 											k->rules++;
 											continue;

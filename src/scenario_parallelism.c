@@ -5,10 +5,13 @@
  * count / (tensor x pipeline x context). */
 #include "scenario_sections.h"
 
+#include "trainbudget/perf.h"
+
 #include <stdio.h>
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
+	"framework",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -39,6 +42,14 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "zero")) && !tb_yaml_int(c, n, "parallelism.zero", 0, 3, &zero)) ok = false;
 		if ((n = tb_yaml_get(pm, "virtual_pipeline")) && !tb_yaml_int(c, n, "parallelism.virtual_pipeline", 1, 1000, &par->virtual_pipeline)) ok = false;
 		if ((n = tb_yaml_get(pm, "context")) && !tb_yaml_int(c, n, "parallelism.context", 1, 1000000, &par->context)) ok = false;
+		static const char *const S_fw[] = { "megatron", "deepspeed", "fsdp" };
+		int fw;
+		if ((n = tb_yaml_get(pm, "framework"))) {
+			if (tb_yaml_enum(c, n, "parallelism.framework", S_fw, TB_N(S_fw), &fw))
+				par->framework = (tb_framework)(fw + 1);
+			else
+				ok = false;
+		}
 	}
 	par->zero = (int)zero;
 	return ok;
@@ -167,7 +178,14 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 			tb_yaml_err(c, vn, "parallelism.pipeline x parallelism.virtual_pipeline (%lld x %lld = %lld) is above model.layers (%lld); expected at least one layer per virtual stage: virtual_pipeline %lld or less would work",
 			            (long long)par->pipeline, (long long)par->virtual_pipeline, (long long)chunks, (long long)m->layers,
 			            (long long)(m->layers / par->pipeline));
-		else if (!open && t->global_batch % per_step == 0 && mbs % par->pipeline != 0) {
+		else if (m->has_shape && !tb_perf_virtual_ok(m->layers, par->pipeline, par->virtual_pipeline)) {
+			int64_t best = 1;
+			for (int64_t v = 2; v * par->pipeline <= m->layers && v <= 64; v++)
+				if (tb_perf_virtual_ok(m->layers, par->pipeline, v))
+					best = v;
+			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) does not split model.layers (%lld) into whole virtual stages on %lld pipeline ranks; expected model.layers, or model.layers + 1 or + 2 (the embedding and the loss counted as layers, as Megatron-LM allows), divisible by pipeline x virtual_pipeline: virtual_pipeline %lld would work",
+			            (long long)par->virtual_pipeline, (long long)m->layers, (long long)par->pipeline, (long long)best);
+		} else if (!open && t->global_batch % per_step == 0 && mbs % par->pipeline != 0) {
 			int64_t unit = S_batch_unit(par, t);
 			tb_scenario_near_multiple(near, sizeof near, "global_batch", t->global_batch, unit, 1000000000);
 			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) needs the micro-batches per step (%lld) to be a multiple of parallelism.pipeline (%lld); expected a global batch of k x %lld x data-parallel size x micro_batch (Megatron-LM's interleaved schedule)%s",
@@ -183,6 +201,15 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		if (par->pipeline > m->layers)
 			tb_yaml_err(c, ppn, "parallelism.pipeline (%lld) is above model.layers (%lld); expected at most one stage per layer: pipeline %lld or less would work",
 			            (long long)par->pipeline, (long long)m->layers, (long long)m->layers);
+	}
+	const tb_yaml_node *fn = pm ? tb_yaml_get(pm, "framework") : NULL;
+	const char *fw_why;
+	if (fn && !tb_perf_framework_zero_ok(par->framework, par->zero, par->pipeline, &fw_why)) {
+		const tb_yaml_node *zn = tb_yaml_get(pm, "zero");
+		tb_yaml_err(c, zn ? zn : fn, "parallelism.zero (%d) with parallelism.framework %s%s: %s; expected a stage the framework runs",
+		            par->zero, tb_framework_name(par->framework),
+		            par->framework == TB_FW_DEEPSPEED && par->pipeline > 1 ? " and a pipeline" : "",
+		            fw_why);
 	}
 	const tb_yaml_node *en = pm ? tb_yaml_get(pm, "expert") : NULL;
 	if (par->expert > 1) {

@@ -606,8 +606,20 @@ Test(fileio, a_second_run_waits_for_the_first)
 	tb_diags_release(&d);
 }
 
+/* A signal ignored on entry stays ignored (fileio.c: nohup, a background
+ * job started without job control has SIGINT and SIGQUIT ignored), so the
+ * tests that raise one start from the default disposition: run from such
+ * a job they would otherwise raise into nothing. */
+static void S_default_signals(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+}
+
 Test(fileio, a_signal_ends_the_wait)
 {
+	S_default_signals();
 	int held[2], waiting[2];
 	cr_assert_eq(pipe(held), 0);
 	cr_assert_eq(pipe(waiting), 0);
@@ -651,8 +663,10 @@ Test(fileio, a_signal_ends_the_wait)
 
 /* ---- signals ---------------------------------------------------------- */
 
+
 Test(fileio, a_signal_before_the_commit_changes_nothing)
 {
+	S_default_signals();
 	tb_outfile v1[] = { S_FILE("r.md", "v1") };
 	S_write("r", v1, 1);
 	ino_t md = S_inode("r.md");
@@ -679,6 +693,7 @@ static void S_mine(int sig)
 
 Test(fileio, a_signal_during_the_commit_waits_for_the_set)
 {
+	S_default_signals();
 	/* Held from commit to end: the new set is complete, then the signal
 	 * is reported, and the program's own handling is back in place. */
 	struct sigaction sa, before;

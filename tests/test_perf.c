@@ -12,6 +12,7 @@
 
 #include "trainbudget/gpus.h"
 #include "trainbudget/perf.h"
+#include "trainbudget/presets.h"
 
 static double rel(double got, double want)
 {
@@ -639,4 +640,115 @@ Test(perf, count_only_budget)
 	const tb_lever *up = S_lever(&b, "GPUs x2");
 	cr_assert_not_null(up);
 	cr_expect(fabs(up->delta_seconds_frac + 0.5) < 1e-12);
+}
+
+/* ---- interleaving, frameworks and Llama 3 ------------------------------- */
+
+/* Megatron-LM's split with the embedding and the loss counted as layers:
+ * 126 layers on 16 ranks are 128 = 16 x 8 slots, so 2 and 4 virtual
+ * stages split them (8 would leave a virtual stage empty), 3 does not. */
+Test(perf, interleaving_as_megatron_splits)
+{
+	cr_expect(tb_perf_virtual_ok(126, 16, 1));
+	cr_expect(tb_perf_virtual_ok(126, 16, 2));
+	cr_expect(tb_perf_virtual_ok(126, 16, 4));
+	cr_expect(!tb_perf_virtual_ok(126, 16, 3));
+	cr_expect(!tb_perf_virtual_ok(126, 16, 8));     /* 128 chunks, 126 layers */
+	cr_expect(tb_perf_virtual_ok(96, 8, 3));        /* GPT-3 175B, Korthikanti Table 5 */
+	cr_expect(tb_perf_virtual_ok(105, 35, 3));      /* 530B */
+	cr_expect(tb_perf_virtual_ok(127, 16, 4));      /* the loss alone counted: 128 = 16 x 4 x 2 */
+	cr_expect(!tb_perf_virtual_ok(125, 16, 8));     /* three short */
+	cr_expect(!tb_perf_virtual_ok(INT64_MAX, 16, INT64_MAX));
+}
+
+Test(perf, framework_zero_stages)
+{
+	const char *why;
+	cr_expect(!tb_perf_framework_zero_ok(TB_FW_MEGATRON, 2, 1, &why));
+	cr_expect(strstr(why, "ZeRO-1") != NULL, "%s", why);
+	cr_expect(tb_perf_framework_zero_ok(TB_FW_MEGATRON, 1, 16, NULL));
+	cr_expect(!tb_perf_framework_zero_ok(TB_FW_FSDP, 1, 1, NULL));
+	cr_expect(tb_perf_framework_zero_ok(TB_FW_FSDP, 2, 1, NULL));
+	cr_expect(tb_perf_framework_zero_ok(TB_FW_DEEPSPEED, 2, 1, NULL));
+	cr_expect(!tb_perf_framework_zero_ok(TB_FW_DEEPSPEED, 2, 4, NULL));
+	cr_expect(tb_perf_framework_zero_ok(TB_FW_DEEPSPEED, 1, 4, NULL));
+	for (int z = 0; z < 4; z++)
+		cr_expect(tb_perf_framework_zero_ok(TB_FW_ANY, z, 16, NULL));
+}
+
+/* How many reductions a step makes, by framework (docs/formulas.md): the
+ * distributed optimizer (ZeRO-1) reduces and gathers once a step; ZeRO-2
+ * reduce-scatters every micro-batch and gathers once (DeepSpeed), or every
+ * micro-batch too (FSDP's SHARD_GRAD_OP); ZeRO-3 gathers twice and reduces
+ * once every micro-batch. */
+Test(perf, reductions_per_step_by_framework)
+{
+	tb_perf_input in;
+	S_gpt(&in, "h100-sxm", 4096, 32, 32, 2048, 512, 2, 1, 1, 1, 64, TB_CKPT_NONE, false);
+	tb_perf_result r;
+	double m = 512.0 / (2 * 64);                /* 4 micro-batches */
+	in.zero = 1;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok && r.microbatches == 4);
+	cr_expect(rel(r.dp_total_s, r.dp_s) < 1e-12);
+	in.zero = 3;
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect(rel(r.dp_total_s, m * r.dp_s) < 1e-12);
+	in.zero = 2;
+	in.framework = TB_FW_FSDP;
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect(rel(r.dp_total_s, m * r.dp_s) < 1e-12);
+	double fsdp = r.dp_total_s;
+	in.framework = TB_FW_DEEPSPEED;
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect(r.dp_total_s < fsdp && r.dp_total_s > r.dp_s * 1.5);
+}
+
+/* Llama 3 (Grattafiori et al. 2024, arXiv:2407.21783) Table 4: 405B on
+ * H100 at BF16 MFU 43% (8,192 GPUs) and 41% (16,384), TP 8, PP 16, each
+ * with an interleaved
+ * schedule (Sec. 3.3.2: the first and last stages one layer short),
+ * FSDP's per-micro-batch reduce-scatter in fp32 (Sec. 3.3.4), no
+ * activation checkpointing.  Assumed: 4 virtual stages (the most that
+ * splits 126 layers on 16 ranks; the paper does not print v), micro-batch
+ * 1.  Tolerance: 10%, the issue's bar for these rows. */
+Test(perf, llama3_table4)
+{
+	const tb_preset *pr = tb_presets_find("llama-3.1-405b");
+	cr_assert_not_null(pr);
+	struct { int64_t gpus, cp, dp, seq, per_dp; double mfu; } rows[] = {
+		{ 8192, 1, 64, 8192, 32, 0.43 },
+		{ 16384, 1, 128, 8192, 16, 0.41 },
+		/* the third row, 38% at 131,072 tokens with CP 16, is missed
+		 * (predicted 49%: docs/validation.md says by which term) */
+	};
+	for (size_t i = 0; i < 2; i++) {
+		tb_inputs x;
+		memset(&x, 0, sizeof x);
+		x.model = pr->model;
+		x.training.seq_len = rows[i].seq;
+		x.training.global_batch = rows[i].dp * rows[i].per_dp;
+		x.training.micro_batch = 1;
+		x.training.precision = TB_PREC_BF16_MIXED;
+		x.training.grad_dtype = TB_GRAD_FP32;
+		x.training.optimizer = TB_OPT_ADAMW;
+		x.training.checkpointing = TB_CKPT_NONE;
+		x.training.flash_attention = true;
+		x.parallelism.tensor = 8;
+		x.parallelism.pipeline = 16;
+		x.parallelism.virtual_pipeline = 4;
+		x.parallelism.context = rows[i].cp;
+		x.parallelism.data = rows[i].dp;
+		x.parallelism.sequence_parallel = true;
+		x.parallelism.zero = 2;
+		x.hardware.gpu = *tb_gpus_find("h100-sxm");
+		x.hardware.count = rows[i].gpus;
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		tb_perf_result r;
+		tb_perf_predict(&in, NULL, &r);
+		cr_assert(r.ok, "%s", r.why);
+		cr_expect(rel(r.mfu, rows[i].mfu) < 0.10, "row %zu: MFU %.3f, published %.2f", i,
+		          r.mfu, rows[i].mfu);
+	}
 }

@@ -183,6 +183,11 @@ enum {
 	TB_LAYOUT_ALL = (1u << 9) - 1
 };
 
+/* The training framework, for what its data-parallel reduction does and
+ * which ZeRO stages it has (perf.h tb_perf_framework_zero_ok).  ANY (not
+ * named) prices each stage as the framework that offers it runs it. */
+typedef enum { TB_FW_ANY, TB_FW_MEGATRON, TB_FW_DEEPSPEED, TB_FW_FSDP } tb_framework;
+
 typedef struct tb_parallelism {
 	int64_t tensor, pipeline, expert, data; /* data = count/(tensor*pipeline*context) */
 	/* Interleaved stages per pipeline rank and context-parallel size;
@@ -190,6 +195,7 @@ typedef struct tb_parallelism {
 	int64_t virtual_pipeline, context;
 	bool sequence_parallel;
 	int zero;               /* 0..3 */
+	tb_framework framework;
 	unsigned written;       /* TB_LAYOUT_* bits the scenario wrote */
 } tb_parallelism;
 
@@ -223,6 +229,8 @@ typedef struct tb_inputs {
 const char *tb_precision_name(tb_precision p);
 const char *tb_optimizer_name(tb_optimizer o);
 const char *tb_checkpointing_name(tb_checkpointing c);
+/* "megatron", "deepspeed", "fsdp"; "any" for TB_FW_ANY. */
+const char *tb_framework_name(tb_framework f);
 const char *tb_mlp_name(tb_mlp m);
 const char *tb_norm_name(tb_norm n);
 const char *tb_positions_name(tb_positions p);

@@ -121,6 +121,7 @@ typedef struct tb_perf_input {
 	 * spread over `expert` of the context x data ranks */
 	int64_t tensor, pipeline, virtual_pipeline, context, expert, data;
 	int zero;                     /* 0..3 */
+	tb_framework framework;       /* FSDP's ZeRO-2 gathers every micro-batch */
 	bool sequence_parallel;
 	tb_checkpointing checkpointing;
 	bool flash_attention;
@@ -229,6 +230,24 @@ double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
 double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
                             int64_t per_node, const tb_perf_hw *hw,
                             const tb_perf_consts *k);
+
+/* Whether v virtual stages split `layers` over p pipeline ranks as
+ * Megatron-LM accepts: whole layers per virtual stage, the embedding and
+ * the loss each allowed to count as a layer
+ * (--account-for-embedding-in-pipeline-split,
+ * --account-for-loss-in-pipeline-split), so layers + k divisible by p x v
+ * for k = 0, 1 or 2, at least one layer per virtual stage.  Llama 3's 126
+ * layers on 16 ranks: 128 = 16 x 8, v = 2, 4 or 8.  Always true for v <= 1
+ * or p <= 1. */
+bool tb_perf_virtual_ok(int64_t layers, int64_t pipeline, int64_t virtual_pipeline);
+
+/* Whether framework fw runs ZeRO stage `zero` on `pipeline` stages; false
+ * with *why (static) saying what it has instead.  Megatron-LM's
+ * distributed optimizer is ZeRO-1 (its gradient buffer stays whole: no
+ * ZeRO-2); FSDP has NO_SHARD, SHARD_GRAD_OP and FULL_SHARD (0, 2, 3: no
+ * ZeRO-1); DeepSpeed's pipeline engine takes ZeRO 0 or 1 only.  ANY runs
+ * every stage. */
+bool tb_perf_framework_zero_ok(tb_framework fw, int zero, int64_t pipeline, const char **why);
 
 /* 1F1B fill and drain over the ideal time: (p-1)/(v m). */
 double tb_perf_bubble_fraction(int64_t pipeline, int64_t virtual_pipeline,
