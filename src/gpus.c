@@ -28,10 +28,52 @@
  *   l40s                 46,068 MiB  modal-labs/modal-client#2797
  *   rtx-4090             24,564 MiB  nvidia-smi logs of GeForce RTX 4090
  *   mi300x      205,822,885,888 B    rocm-smi --showmeminfo vram (192 GiB less 320 MiB)
+ *   h800                 81,559 MiB  nvidia-smi logs of H800 (700 W cap)
+ *   a800                 81,920 MiB  dexmal/dexbotic#41 (driver 535.86.10, 400 W cap)
+ *   h20                  97,871 MiB  NVIDIA/nvtrust#128 (driver 580.95.05, 500 W cap)
+ *   gb200               189,471 MiB  nvidia-smi logs of GB200 NVL72 trays (drivers
+ *                                    580.95.05, 595.58.03; 1,200 W cap)
+ *   gb300               284,208 MiB  nvidia-smi logs of GB300 NVL72 trays (driver
+ *                                    580.82.07; 1,400 W cap)
+ *   b300                275,040 MiB  nvidia-smi of "NVIDIA B300 SXM6 AC" (driver
+ *                                    580.126.09; 1,100 W cap)
+ *   mi325x, mi355x   256, 288 GiB    ROCm docs "AMD GPU specifications", VRAM (GiB):
+ *                                    no rocm-smi total found; MI300X's is 320 MiB
+ *                                    under its 192 GiB, so these overstate by ~0.1%
+ *   tpu-v6e                  32 GB   Cloud TPU docs, as printed
+ *   trainium2                96 GiB  AWS Neuron docs, Trainium2 architecture
  *
  * tdp_w is the board power limit; TPUs have no published TDP: v4 uses the
- * maximum measured chip power from the Cloud TPU docs, v5e/v5p are 0
- * (unknown, energy cannot be estimated from the table). */
+ * maximum measured chip power from the Cloud TPU docs, v5e/v5p/v6e are 0
+ * (unknown, energy cannot be estimated from the table); AWS publishes no
+ * Trainium2 power (0).  The H20's is the driver's power cap (500 W in
+ * every public nvidia-smi log found); copies of its spec sheet say 400 W.
+ *
+ * The cards added for 2026 (figures per GPU, dense):
+ *   h800   H100 SXM's GH100 at its clocks (NVIDIA H800 SXM datasheet: 67 /
+ *          989 / 1,979 / 3,958 TFLOPS sparse), so the H100 whitepaper rows.
+ *   a800   A100 SXM4 80GB compute (NVIDIA A800 80GB datasheet).
+ *   h20    no public NVIDIA page: the HGX H20 spec sheet as copied by
+ *          resellers (sunkx109/GPUs-Specs links one): FP32 44, TF32 74,
+ *          BF16/FP16 148, FP8 296 TFLOPS, 96 GB HBM3, 4.0 TB/s, NVLink
+ *          900 GB/s.
+ *   gb200  NVIDIA's GB200 NVL72 / HGX B200 spec table, "individual
+ *          Blackwell GPU" column (sparse halved): FP8 10 PF, BF16 5 PF,
+ *          TF32 2.5 PF sparse, FP32 80 TF, 186 GB, 8 TB/s, up to 1,200 W.
+ *   gb300  GB300 NVL72: FP8 360 PF, BF16 180 PF dense, 576 TB/s per rack,
+ *          / 72; TF32 1.25 PF and FP32 80 TF from Verda's per-GPU table
+ *          (verda.com/blog/gb300-nvl72-architecture), not NVIDIA's.
+ *   b300   HGX B300 table / 8, sparse halved: FP8 72, BF16 36, TF32 18 PF,
+ *          FP32 600 TF per 8 GPUs; "up to 8 TB/s" (Verda lists 7.7).
+ *   mi325x AMD MI325X data sheet: MI300X's dense rates, 6 TB/s, 1,000 W.
+ *   mi355x AMD MI355X data sheet: 2.5 PF FP16/BF16, 5.0 PF FP8 (10.1
+ *          sparse), 157.3 TF FP32, 8 TB/s, 1,400 W; the exact dense rates
+ *          are 256 CUs x 8,192 FP8 FLOP/clock (ISSCC 2026) x 2.4 GHz =
+ *          5,033.2 TF, half that in 16 bit.  No TF32 rate found: 0.
+ *   tpu-v6e Cloud TPU docs: 918 TFLOPs bf16 (int8 1,836 TOPs, no fp8),
+ *          32 GB, 1,638 GBps (earlier versions of the page: 1,640).
+ *   trainium2 AWS Neuron docs: 1,299 FP8, 667 BF16/FP16/TF32, 181 FP32
+ *          TFLOPS (2,563 sparse), 96 GiB, 2.9 TB/s. */
 #include "trainbudget/gpus.h"
 
 #include <string.h>
@@ -109,6 +151,65 @@ static const tb_gpu S_gpus[] = {
 	  95 * GB, 2765 * GB, 0,
 	  "Cloud TPU docs, TPU v5p (no published power)",
 	  "Cloud TPU docs: 95 GB" },
+	/* China-market Hopper and Ampere: the H100's and A100's dies at their
+	 * clocks, NVLink cut (node rows below). */
+	{ "h800", "NVIDIA H800 SXM5 80GB",
+	  { 66.9e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
+	  81559 * MIB, 3.35e12, 700,
+	  "NVIDIA H800 SXM datasheet (sparse halved): H100 SXM's GH100 and clocks, so its whitepaper "
+	  "figures; NVLink 400 GB/s, FP64 1 TF",
+	  "nvidia-smi: 81,559 MiB" },
+	{ "a800", "NVIDIA A800 SXM4 80GB",
+	  { 19.5e12, 156e12, 312e12, 312e12, 0 },
+	  81920 * MIB, 2.039e12, 400,
+	  "NVIDIA A800 80GB datasheet: A100 80GB compute, NVLink 400 GB/s; no FP8 on Ampere",
+	  "nvidia-smi: 81,920 MiB" },
+	{ "h20", "NVIDIA H20 96GB",
+	  { 44e12, 74e12, 148e12, 148e12, 296e12 },
+	  97871 * MIB, 4.0e12, 500,
+	  "HGX H20 spec sheet (no public NVIDIA page; resellers' copies), dense; power = nvidia-smi "
+	  "cap 500 W (sheet: 400 W)",
+	  "nvidia-smi: 97,871 MiB" },
+	/* Blackwell: one GPU of a rack or board, the system's figures / GPUs. */
+	{ "gb200", "NVIDIA GB200 NVL72 (one Blackwell GPU)",
+	  { 80e12, 1250e12, 2500e12, 2500e12, 5000e12 },
+	  189471 * MIB, 8e12, 1200,
+	  "NVIDIA GB200 NVL72 spec table, per GPU (sparse halved): 186 GB HBM3e, 8 TB/s, "
+	  "up to 1,200 W",
+	  "nvidia-smi: 189,471 MiB; NVIDIA: 186 GB" },
+	{ "gb300", "NVIDIA GB300 NVL72 (one Blackwell Ultra GPU)",
+	  { 80e12, 1250e12, 2500e12, 2500e12, 5000e12 },
+	  284208 * MIB, 8e12, 1400,
+	  "NVIDIA GB300 NVL72 page, rack dense / 72 (FP8 360, BF16 180 PF, 576 TB/s); "
+	  "TF32, FP32 Verda's table; 1,400 W",
+	  "nvidia-smi: 284,208 MiB; NVIDIA: 288 GB" },
+	{ "b300", "NVIDIA B300 SXM6 (HGX B300, 1100 W)",
+	  { 75e12, 1125e12, 2250e12, 2250e12, 4500e12 },
+	  275040 * MIB, 8e12, 1100,
+	  "NVIDIA HGX B300 table, per GPU = system / 8, sparse halved; up to 8 TB/s; "
+	  "1,100 W (nvidia-smi cap)",
+	  "nvidia-smi: 275,040 MiB; NVIDIA: 288 GB" },
+	{ "mi325x", "AMD Instinct MI325X 256GB",
+	  { 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12 },
+	  256 * GIB, 6e12, 1000,
+	  "AMD Instinct MI325X data sheet (dense matrix rates: MI300X's CDNA 3 at its clocks)",
+	  "ROCm GPU specs: 256 GiB; no rocm-smi total found" },
+	{ "mi355x", "AMD Instinct MI355X 288GB",
+	  { 157.3e12, 0, 2516.6e12, 2516.6e12, 5033.2e12 },
+	  288 * GIB, 8e12, 1400,
+	  "AMD MI355X data sheet: 2.5 PF 16-bit, 5.0 PF FP8 dense (exact: 256 CUs x 2.4 GHz); "
+	  "1,400 W; no TF32 rate found",
+	  "ROCm GPU specs: 288 GiB; no rocm-smi total found" },
+	{ "tpu-v6e", "Google Cloud TPU v6e (Trillium)",
+	  { 0, 0, 918e12, 0, 0 },
+	  32 * GB, 1638 * GB, 0,
+	  "Cloud TPU docs, TPU v6e (bf16; int8 1,836 TOPs, no fp8; no published power)",
+	  "Cloud TPU docs: 32 GB" },
+	{ "trainium2", "AWS Trainium2",
+	  { 181e12, 667e12, 667e12, 667e12, 1299e12 },
+	  96 * GIB, 2.9e12, 0,
+	  "AWS Neuron docs, Trainium2 architecture (dense; 2,563 TFLOPS sparse); no published power",
+	  "AWS Neuron docs: 96 GiB" },
 };
 
 #undef GB
@@ -151,55 +252,108 @@ const tb_gpu *tb_gpus_find(const char *name)
  * (Dao 2023, arXiv:2307.08691) reaches 50-73% of the A100 peak (0.55 taken
  * for forward + backward); on H100 it runs at about 362 TFLOP/s (Shah et
  * al. 2024, FlashAttention-3, arXiv:2407.08608, Fig. 5, head dim 128),
- * 0.37 of the peak. */
+ * 0.37 of the peak.
+ *
+ * efficiency_assumed is false only where the matmul (and attention)
+ * fractions were measured on the card, or on the same die at the same
+ * clocks and power (h200, h800 = H100 SXM; a800 = A100); every other row
+ * copies the nearest measured card's and says so.
+ *
+ * gpus is the scale-up (NVLink, NeuronLink, ICI host) domain: 72 for an
+ * NVL72 rack, 8 for HGX boards and AMD's 8-GPU platforms, 16 for a
+ * trn2.48xlarge (4x4 NeuronLink-v3 torus), 8 chips per TPU v6e host.
+ * H800 links: DeepSeek-V3's cluster (arXiv:2412.19437 Sec. 3.1 and 3.2.2:
+ * 8 GPUs per node over NVLink/NVSwitch, "NVLink offers a bandwidth of
+ * 160 GB/s, roughly 3.2 times that of IB (50 GB/s)"; arXiv:2505.09343:
+ * eight 400G InfiniBand NICs per node), 160 of the 200 GB/s per direction
+ * taken as the achieved fraction. */
 static const tb_gpu_node S_nodes[] = {
-	{ "h100-sxm", 8, 450e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	{ "h100-sxm", 8, 450e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943, false,
 	  "DGX H100: 8 GPUs, NVLink 4 450 GB/s, 400 Gb/s per GPU (interconnect.yaml); "
 	  "MAMF 794.5/989 bf16, 1402.6/1979 fp8; FA2 on H100 (FA3 paper); "
 	  "NVLink fraction as A100 (assumed)" },
-	{ "h100-pcie", 8, 64e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	{ "h100-pcie", 8, 64e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943, true,
 	  "assumed: PCIe Gen5 x16 64 GB/s between cards (NVLink bridges pair only two), "
 	  "400 Gb/s per GPU; fractions as H100 SXM" },
-	{ "h200", 8, 450e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	/* not measured on an H200, but its GH100 runs at the H100 SXM's
+	 * clocks and 700 W: the H100's measured fractions stand (false) */
+	{ "h200", 8, 450e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943, false,
 	  "HGX H200: 8 GPUs, NVLink 4 (interconnect.yaml), 400 Gb/s per GPU; "
 	  "same GH100 compute as H100: its MAMF and FA2 fractions" },
-	{ "b200", 8, 900e9, 50e9, 0.803, 0.709, 0.37, 0.823, 0.943,
+	{ "b200", 8, 900e9, 50e9, 0.803, 0.709, 0.37, 0.823, 0.943, true,
 	  "DGX B200: 8 GPUs, NVLink 5 900 GB/s, 400 Gb/s per GPU; all-reduce 740.64 of "
 	  "900 GB/s in one node, 377.34 GB/s over 4 (interconnect.yaml); matmul and "
 	  "attention fractions assumed as H100 (no published MAMF)" },
-	{ "a100-40gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943,
+	{ "a100-40gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
 	  "DGX A100: 8 GPUs, NVLink 3 300 GB/s, HDR 200 Gb/s per GPU; nccl all_reduce "
 	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)" },
-	{ "a100-80gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943,
+	{ "a100-80gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
 	  "DGX A100: 8 GPUs, NVLink 3 300 GB/s, HDR 200 Gb/s per GPU; nccl all_reduce "
 	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)" },
-	{ "v100-sxm2", 8, 150e9, 6.25e9, 0.869, 0, 0.55, 0.783, 0.943,
+	{ "v100-sxm2", 8, 150e9, 6.25e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "DGX-1V: 8 GPUs, NVLink 2 300 GB/s both directions (V100 datasheet), 4 x 100 Gb/s "
 	  "EDR per node; fractions assumed as A100" },
-	{ "l40s", 8, 32e9, 25e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	{ "l40s", 8, 32e9, 25e9, 0.803, 0.709, 0.37, 0.783, 0.943, true,
 	  "assumed: no NVLink, PCIe Gen4 x16 32 GB/s, 200 Gb/s per GPU; fractions as H100" },
-	{ "rtx-4090", 8, 32e9, 1.5625e9, 0.803, 0.709, 0.37, 0.783, 0.943,
+	{ "rtx-4090", 8, 32e9, 1.5625e9, 0.803, 0.709, 0.37, 0.783, 0.943, true,
 	  "assumed: no NVLink, PCIe Gen4 x16 32 GB/s, 100 Gb/s per node of 8; "
 	  "fractions as H100" },
-	{ "mi300x", 8, 448e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943,
+	{ "mi300x", 8, 448e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943, false,
 	  "AMD MI300X platform: 8 GPUs, 7 Infinity Fabric links of 64 GB/s each way, "
 	  "400 Gb/s per GPU (assumed); MAMF 668.4/1300 bf16 (interconnect.yaml); "
 	  "attention and link fractions assumed as H100/A100" },
-	{ "tpu-v4", 4, 150e9, 150e9, 0.869, 0, 0.55, 0.783, 0.943,
+	{ "tpu-v4", 4, 150e9, 150e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "assumed: 4 chips per host; interchip interconnect 2400 Gb/s per chip (Cloud TPU "
 	  "docs) halved for one direction, inside and between hosts (a torus, no NIC); "
 	  "fractions as A100" },
-	{ "tpu-v5e", 4, 100e9, 100e9, 0.869, 0, 0.55, 0.783, 0.943,
+	{ "tpu-v5e", 4, 100e9, 100e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "assumed: 4 chips per host; interchip interconnect 1600 Gb/s per chip (Cloud TPU "
 	  "docs) halved for one direction; fractions as A100" },
-	{ "tpu-v5p", 4, 300e9, 300e9, 0.869, 0, 0.55, 0.783, 0.943,
+	{ "tpu-v5p", 4, 300e9, 300e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "assumed: 4 chips per host; interchip interconnect 4800 Gb/s per chip (Cloud TPU "
 	  "docs) halved for one direction; fractions as A100" },
+	{ "h800", 8, 200e9, 50e9, 0.803, 0.709, 0.37, 0.80, 0.943, false,
+	  "DeepSeek-V3 cluster (arXiv:2412.19437 Sec 3.1, 3.2.2; arXiv:2505.09343): 8 GPUs, NVLink "
+	  "400 GB/s both ways, 160 GB/s achieved; 8 x 400 Gb/s IB per node; same GH100 and clocks as "
+	  "H100 SXM: its MAMF and FA2 fractions" },
+	{ "a800", 8, 200e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
+	  "A800 datasheet: NVLink 400 GB/s both ways; network assumed as DGX A100 (HDR 200 Gb/s per "
+	  "GPU); same GA100 and clocks as A100: its MAMF, FA2 and NVLink fractions" },
+	{ "h20", 8, 450e9, 50e9, 0.961, 0.709, 0.37, 0.783, 0.943, true,
+	  "HGX H20: 8 GPUs, NVLink 900 GB/s both ways (spec sheet); 400 Gb/s per GPU assumed; bf16 "
+	  "matmul 142.25 of 148 TFLOP/s measured (10240^3, zzc0721/torch-performance-test-data#77); "
+	  "fp8, attention, link fractions assumed as H100" },
+	{ "gb200", 72, 900e9, 50e9, 0.803, 0.709, 0.37, 0.823, 0.943, true,
+	  "GB200 NVL72: 72 GPUs in one NVLink 5 domain, 1.8 TB/s both ways per GPU; ConnectX-7 "
+	  "400 Gb/s per GPU (NVIDIA multi-node NVLink tuning guide); fractions assumed as B200 "
+	  "(all-reduce measured on 8, not 72)" },
+	{ "gb300", 72, 900e9, 100e9, 0.803, 0.709, 0.37, 0.823, 0.943, true,
+	  "GB300 NVL72: 72 GPUs, NVLink 5 1.8 TB/s both ways per GPU; 4 ConnectX-8 (800 Gb/s) per "
+	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); fractions assumed as B200" },
+	{ "b300", 8, 900e9, 100e9, 0.803, 0.709, 0.37, 0.823, 0.943, true,
+	  "HGX B300: 8 GPUs, NVLink 5 1.8 TB/s both ways, 8 ConnectX-8 800 Gb/s (1.6 TB/s both ways "
+	  "per board, HGX B300 table); fractions assumed as B200" },
+	{ "mi325x", 8, 448e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943, true,
+	  "AMD MI325X platform: 8 GPUs, Infinity Fabric as MI300X (7 links of 64 GB/s each way); "
+	  "400 Gb/s per GPU assumed; fractions assumed as MI300X (same CDNA 3 die, but 1,000 W "
+	  "against 750 W: clocks under load may differ)" },
+	{ "mi355x", 8, 537.6e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943, true,
+	  "AMD MI355X platform: 8 GPUs, 7 Infinity Fabric links of 153.6 GB/s both ways (as reported, "
+	  "e.g. humeconsulting.co; not read from AMD's sheet); 400 Gb/s per GPU assumed; fractions "
+	  "assumed as MI300X" },
+	{ "tpu-v6e", 8, 400e9, 400e9, 0.869, 0, 0.55, 0.783, 0.943, true,
+	  "Cloud TPU docs, v6e: 8 chips per host, ICI 800 GBps both ways per chip (4 ports, 2D torus) "
+	  "halved for one direction, inside and between hosts; fractions as A100 (assumed)" },
+	{ "trainium2", 16, 512e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, true,
+	  "AWS trn2.48xlarge: 16 chips, 4x4 NeuronLink-v3 torus, 1,024 GB/s per chip (direction not "
+	  "stated: taken as both, halved); EFA 3,200 Gb/s per instance = 200 Gb/s per chip; fractions "
+	  "as A100 (assumed)" },
 };
+
 
 /* A card the table does not know (an inline GPU): a PCIe server. */
 static const tb_gpu_node S_node_generic = {
-	"generic", 8, 32e9, 12.5e9, 0.80, 0, 0.37, 0.783, 0.943,
+	"generic", 8, 32e9, 12.5e9, 0.80, 0, 0.37, 0.783, 0.943, true,
 	"assumed for a card not in the table: 8 per node, PCIe Gen4 x16 32 GB/s, "
 	"100 Gb/s per GPU, fractions as H100; set hardware.node to override"
 };

@@ -6,6 +6,7 @@
  * GPUs /2, precision fp8), which timecost.c prices through the model.
  * Pure: no I/O, no allocation. */
 #include "calc.h"
+#include "trainbudget/gpus.h"
 
 #include <string.h>
 
@@ -237,6 +238,16 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               "gpus, nvlink, network)",
 		               (long long)pb->in.hw.gpus_per_node, pb->in.hw.nvlink_bytes_per_s / 1e9,
 		               pb->in.hw.network_bytes_per_s / 1e9);
+	/* a card whose matmul and attention fractions nobody has measured:
+	 * the prediction (and a search that ranks it) rests on another
+	 * card's, and says so where it is used */
+	const tb_gpu_node *gn = tb_gpus_node(in->hardware.gpu.name);
+	if (in->hardware.mfu_predicted && in->model.has_shape && gn->efficiency_assumed &&
+	    strcmp(gn->name, in->hardware.gpu.name) == 0)
+		tb_budget_warn(b, "The step-time model's matmul and attention efficiencies for %s are "
+		               "not measured on that card but assumed from another (gpus.c says which): "
+		               "its predicted MFU is less certain than on a validated card",
+		               gn->name);
 	tb_perf_predict(&pb->in, NULL, &pb->r);
 	if (!pb->r.ok) {
 		pb->why = in->model.has_shape ? pb->r.why : S_why_count_only;

@@ -5,6 +5,7 @@
  * exactly. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "trainbudget/gpus.h"
@@ -32,6 +33,39 @@ static const gpu_case cases[] = {
 	{ "tpu-v4", -1, -1, 275, -1, -1, 32.0 * 1073741824.0, 1200e9, -1 },
 	{ "tpu-v5e", -1, -1, 197, -1, -1, 16e9, 819e9, -1 },
 	{ "tpu-v5p", -1, -1, 459, -1, -1, 95e9, 2765e9, -1 },
+	/* 2026 cards.  H800 SXM datasheet, sparse figures halved (67, 989,
+	 * 1,979, 3,958 TFLOPS); 80 GB as nvidia-smi reports it, 700 W. */
+	{ "h800", 67, 494.5, 989.5, 989.5, 1979, 81559 * MIB, 3.35e12, 700 },
+	/* A800 80GB datasheet: the A100 80GB's figures; 81,920 MiB, 400 W in
+	 * nvidia-smi (dexmal/dexbotic#41) */
+	{ "a800", 19.5, 156, 312, 312, 0, 81920 * MIB, 2039e9, 400 },
+	/* HGX H20 spec sheet (resellers' copies): dense FP32 44, TF32 74,
+	 * BF16/FP16 148, FP8 296; 4.0 TB/s; nvidia-smi 97,871 MiB and a 500 W
+	 * power cap (NVIDIA/nvtrust#128; the sheet's copies say 400 W) */
+	{ "h20", 44, 74, 148, 148, 296, 97871 * MIB, 4.0e12, 500 },
+	/* GB200 NVL72 table, one GPU, sparse halved: TF32 2.5, BF16 5, FP8 10
+	 * PF; FP32 80 TF; 8 TB/s; 1,200 W; nvidia-smi 189,471 MiB */
+	{ "gb200", 80, 1250, 2500, 2500, 5000, 189471 * MIB, 8e12, 1200 },
+	/* GB300 NVL72 rack, dense: FP8 360 PF, BF16 180 PF, 576 TB/s, / 72;
+	 * 1,400 W cap and 284,208 MiB in nvidia-smi.  TF32 and FP32 only in
+	 * a third party's table: not pinned. */
+	{ "gb300", -1, -1, 180e3 / 72, 180e3 / 72, 360e3 / 72, 284208 * MIB, 576e12 / 72, 1400 },
+	/* HGX B300 table per 8 GPUs, sparse: TF32 18, BF16 36, FP8 72 PF;
+	 * FP32 600 TF; nvidia-smi 275,040 MiB, 1,100 W cap */
+	{ "b300", 600.0 / 8, 18e3 / 16, 36e3 / 16, 36e3 / 16, 72e3 / 16, 275040 * MIB, 8e12, 1100 },
+	/* MI325X data sheet: the MI300X's dense rates; 256 GiB (ROCm GPU
+	 * specs, VRAM GiB); 6 TB/s; 1,000 W */
+	{ "mi325x", 163.4, 653.7, 1307.4, 1307.4, 2614.9, 256 * 1073741824.0, 6e12, 1000 },
+	/* MI355X: FP8 10.1 PF sparse (data sheet) = 5,033 dense, 16-bit half
+	 * of it (the sheet rounds to 2.5 PF); FP32 157.3 TF; 288 GiB; 8 TB/s;
+	 * 1,400 W.  No TF32 rate found: not pinned. */
+	{ "mi355x", 157.3, -1, 10.1e3 / 4, 10.1e3 / 4, 10.1e3 / 2, 288 * 1073741824.0, 8e12, 1400 },
+	/* Cloud TPU docs, v6e: 918 TFLOPs bf16, 32 GB, 1,638 GBps; no published
+	 * power (0) */
+	{ "tpu-v6e", -1, -1, 918, -1, -1, 32e9, 1638e9, 0 },
+	/* AWS Neuron docs, Trainium2: 181 FP32, 667 BF16/FP16/TF32, 1,299 FP8
+	 * TFLOPS; 96 GiB; 2.9 TB/s; no published power (0) */
+	{ "trainium2", 181, 667, 667, 667, 1299, 96 * 1073741824.0, 2.9e12, 0 },
 };
 
 /* -1: not pinned by the dataset */
@@ -100,7 +134,7 @@ Test(gpus, dense_not_sparse)
 
 Test(gpus, table_shape)
 {
-	cr_expect_geq(tb_gpus_count(), 13);
+	cr_expect_geq(tb_gpus_count(), 23);
 	cr_expect_null(tb_gpus_at(tb_gpus_count()));
 	cr_expect_null(tb_gpus_find("h1000"));
 	cr_expect_null(tb_gpus_find(NULL));
@@ -111,4 +145,74 @@ Test(gpus, table_shape)
 	/* Volta has no bf16: 0, never a made-up figure */
 	cr_expect(tb_gpus_find("v100-sxm2")->peak_flops[TB_DTYPE_BF16] == 0);
 	cr_expect(tb_gpus_find("a100-80gb")->peak_flops[TB_DTYPE_FP8] == 0);
+}
+
+/* The node a card comes in: the scale-up domain (NVL72 racks, 8-GPU HGX
+ * boards, a 16-chip trn2.48xlarge, an 8-chip v6e host) and its links per
+ * GPU, one direction, from the published both-ways figures. */
+typedef struct {
+	char name[32];
+	long long gpus;
+	double nvlink, network; /* bytes/s per GPU, one direction */
+	bool assumed;
+} node_case;
+
+static const node_case node_cases[] = {
+	/* NVLink 400 GB/s both ways (H800, A800 datasheets); DeepSeek-V3's
+	 * H800 nodes: 8 x 400 Gb/s InfiniBand (arXiv:2505.09343) */
+	{ "h800", 8, 200e9, 8 * 400e9 / 8 / 8, false },
+	{ "a800", 8, 200e9, -1, false },
+	{ "h20", 8, 900e9 / 2, -1, true },
+	/* NVLink 5: 1.8 TB/s both ways per GPU, 72 in a rack, 8 on HGX;
+	 * ConnectX-7 400 Gb/s (GB200), ConnectX-8 800 Gb/s (GB300, B300) */
+	{ "gb200", 72, 1.8e12 / 2, 400e9 / 8, true },
+	{ "gb300", 72, 1.8e12 / 2, 800e9 / 8, true },
+	{ "b300", 8, 1.8e12 / 2, 800e9 / 8, true },
+	{ "mi325x", 8, -1, -1, true },
+	{ "mi355x", 8, -1, -1, true },
+	/* v6e: 8 chips per host, ICI 800 GBps both ways per chip */
+	{ "tpu-v6e", 8, 800e9 / 2, 800e9 / 2, true },
+	/* trn2.48xlarge: 16 chips; EFA 3,200 Gb/s per instance */
+	{ "trainium2", 16, -1, 3200e9 / 8 / 16, true },
+};
+
+Test(gpus, nodes_of_the_new_cards)
+{
+	for (size_t i = 0; i < sizeof node_cases / sizeof node_cases[0]; i++) {
+		const node_case *c = &node_cases[i];
+		const tb_gpu_node *n = tb_gpus_node(c->name);
+		cr_assert_str_eq(n->name, c->name);
+		cr_expect_eq(n->gpus, c->gpus, "%s: %lld per node, expected %lld", c->name,
+		             (long long)n->gpus, c->gpus);
+		near("nvlink", c->name, n->nvlink_bytes_per_s, c->nvlink);
+		near("network", c->name, n->network_bytes_per_s, c->network);
+		cr_expect(n->efficiency_assumed == c->assumed, "%s: efficiency_assumed %d", c->name,
+		          n->efficiency_assumed);
+		cr_expect(strlen(n->source) > 40, "%s: no node source", c->name);
+	}
+}
+
+/* efficiency_assumed: false only where the fractions were measured on the
+ * card or on the same die at the same clocks and power; the generic row
+ * and every copied row say so in their source. */
+Test(gpus, efficiency_assumed)
+{
+	static const char *const measured[] = { "h100-sxm", "h200", "a100-40gb", "a100-80gb",
+	                                        "mi300x", "h800", "a800" };
+	for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++)
+		cr_expect(!tb_gpus_node(measured[i])->efficiency_assumed, "%s", measured[i]);
+	cr_expect(tb_gpus_node("b200")->efficiency_assumed);
+	cr_expect(tb_gpus_node("no-such-card")->efficiency_assumed);
+	for (size_t i = 0; i < tb_gpus_count(); i++) {
+		const tb_gpu_node *n = tb_gpus_node(tb_gpus_at(i)->name);
+		if (n->efficiency_assumed)
+			cr_expect(strstr(n->source, "assumed") || strstr(n->source, "as A100") ||
+			          strstr(n->source, "as H100"),
+			          "%s: assumed fractions, but the source does not say so", n->name);
+	}
+	/* the H20's bf16 matmul was measured: 142.25 of 148 TFLOP/s */
+	cr_expect(fabs(tb_gpus_node("h20")->matmul_ceiling - 142.25 / 148) < 0.001);
+	/* DeepSeek-V3: NVLink 160 GB/s achieved on the H800 */
+	cr_expect(fabs(tb_gpus_node("h800")->nvlink_fraction * tb_gpus_node("h800")->nvlink_bytes_per_s -
+	               160e9) < 1e6);
 }

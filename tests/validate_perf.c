@@ -3,9 +3,12 @@
  *   validate_perf OUT.md [runs.yaml]   appends the step-time section to OUT.md
  *   validate_perf --fit [runs.yaml]    refits the constants and prints them
  *
- * The runs are ../shared/reference/runs.yaml, copied verbatim to
- * tests/fixtures/runs.yaml so a clean clone can rebuild the table (the
- * copy is compared with the reference when both are present).  The
+ * The runs are ../shared/reference/runs.yaml, copied verbatim to the top
+ * of tests/fixtures/runs.yaml so a clean clone can rebuild the table (the
+ * copy is compared with the reference when both are present), followed by
+ * the modern runs found since (kind: generic rows, 2023-2025), which are
+ * scored apart: held out of the fit and of the error band until the
+ * mechanisms they exercise (MoE, FP8) are modelled (issue 20).  The
  * published figures (layout, batch, measured speed) are read from that
  * file; what a row leaves out (a shape printed only in the group's
  * comment, a micro-batch size nobody published, the framework's overlap
@@ -39,8 +42,8 @@
 
 #define FIXTURE "tests/fixtures/runs.yaml"
 #define SHARED "../shared/reference/runs.yaml"
-#define ROWS_MAX 64
-#define KEYS_MAX 32
+#define ROWS_MAX 192
+#define KEYS_MAX 48
 
 /* ---- the runs file: a sequence of flat mappings ------------------------ */
 
@@ -398,6 +401,130 @@ static void S_not_scored(const S_yrow *r, const char *why)
 	snprintf(c->why_not, sizeof c->why_not, "%s", why);
 }
 
+/* ---- the modern runs: generic rows ------------------------------------- */
+
+static S_case S_m[ROWS_MAX];
+static int S_nm;
+
+static bool S_is(const S_yrow *r, const char *key, const char *want)
+{
+	const char *v = S_get(r, key);
+	return v && strcmp(v, want) == 0;
+}
+
+static double S_or(double v, double dflt)
+{
+	return isnan(v) ? dflt : v;
+}
+
+/* A generic row (runs.yaml's schema comment) as the program would take
+ * it: the row's card, shape, layout, framework and precision; what it
+ * leaves out completed as written into `assumed`.  Not scored: a card the
+ * table does not have, a mixture of experts (the expert all-to-all and
+ * grouped GEMMs are not validated yet), a whole-run aggregate. */
+static void S_generic(const S_yrow *r)
+{
+	S_case *c = &S_m[S_nm++];
+	memset(c, 0, sizeof *c);
+	snprintf(c->id, sizeof c->id, "%s", S_get(r, "id"));
+	snprintf(c->group, sizeof c->group, "%s", S_get(r, "group") ? S_get(r, "group") : "?");
+	c->set = S_HELD;
+	const char *gpu = S_get(r, "gpu");
+	const tb_gpu *g = gpu ? tb_gpus_find(gpu) : NULL;
+	double h = S_num(r, "hidden"), L = S_num(r, "layers"), heads = S_num(r, "heads");
+	double gpus = S_num(r, "gpus"), seq = S_num(r, "seq"), gbs = S_num(r, "gbs");
+	double step = S_num(r, "step_s"), tok = S_num(r, "tok_s_gpu");
+	double mfu = S_num(r, "mfu_pct") / 100, tf = S_num(r, "tflops_gpu");
+	const char *why = NULL;
+	if (!g)
+		why = "card not in the table";
+	else if (S_or(S_num(r, "experts"), 0) > 1)
+		why = "mixture of experts: the all-to-all and grouped GEMMs are not validated yet";
+	else if (isnan(h) || isnan(L) || isnan(heads) || isnan(seq) || isnan(gbs) || isnan(gpus))
+		why = "shape, sequence or batch not published";
+	else if (isnan(step) && isnan(tok) && isnan(mfu) && isnan(tf))
+		why = "whole-run aggregate (GPU-hours), not a step";
+	if (why) {
+		c->set = S_NOT_SCORED;
+		snprintf(c->why_not, sizeof c->why_not, "%s", why);
+		return;
+	}
+	double tp = S_or(S_num(r, "tp"), 1), pp = S_or(S_num(r, "pp"), 1), cp = S_or(S_num(r, "cp"), 1);
+	double dp = S_or(S_num(r, "dp"), gpus / (tp * pp * cp));
+	double ffn = S_num(r, "ffn"), kv = S_num(r, "kv_heads");
+	bool gated = !isnan(ffn) && ffn != 4 * h;
+	tb_inputs in;
+	memset(&in, 0, sizeof in);
+	in.model.has_shape = true;
+	in.model.layers = (int64_t)L;
+	in.model.hidden = (int64_t)h;
+	in.model.heads = (int64_t)heads;
+	in.model.kv_heads = (int64_t)S_or(kv, heads);
+	in.model.head_dim = (int64_t)(h / heads);
+	in.model.ffn_hidden = (int64_t)S_or(ffn, 4 * h);
+	in.model.vocab = (int64_t)S_or(S_num(r, "vocab"), 51200);
+	in.model.mlp = gated ? TB_MLP_GATED : TB_MLP_PLAIN;
+	in.training.seq_len = (int64_t)seq;
+	in.training.global_batch = (int64_t)gbs;
+	in.training.micro_batch = (int64_t)S_or(S_num(r, "mbs"), 1);
+	in.training.precision = S_is(r, "precision", "fp8") ? TB_PREC_FP8_MIXED : TB_PREC_BF16_MIXED;
+	in.training.optimizer = TB_OPT_ADAMW;
+	in.training.checkpointing = S_is(r, "recompute", "full") ? TB_CKPT_FULL
+	                            : S_is(r, "recompute", "selective") ? TB_CKPT_SELECTIVE : TB_CKPT_NONE;
+	in.training.flash_attention = true;
+	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
+	in.parallelism.tensor = (int64_t)tp;
+	in.parallelism.pipeline = (int64_t)pp;
+	in.parallelism.virtual_pipeline = (int64_t)S_or(S_num(r, "vpp"), 1);
+	in.parallelism.context = (int64_t)cp;
+	in.parallelism.expert = 1;
+	in.parallelism.data = (int64_t)dp;
+	in.parallelism.zero = (int)S_or(S_num(r, "zero"), 0);
+	/* "ZeRO-2" under Megatron-LM is its distributed optimizer: the
+	 * gradients accumulate whole and are reduce-scattered once a step */
+	bool distopt = S_is(r, "framework", "megatron") && in.parallelism.zero == 2;
+	if (distopt)
+		in.parallelism.zero = 1;
+	in.parallelism.sequence_parallel = tp > 1;
+	in.parallelism.framework = S_is(r, "framework", "megatron") ? TB_FW_MEGATRON
+	                           : S_is(r, "framework", "deepspeed") ? TB_FW_DEEPSPEED
+	                           : S_is(r, "framework", "fsdp") ? TB_FW_FSDP : TB_FW_ANY;
+	in.hardware.gpu = *g;
+	in.hardware.count = (int64_t)gpus;
+	in.training.tokens = 300e9;
+	in.hardware.overhead_bytes = 2.0 * 1073741824.0;
+	in.hardware.mfu_predicted = true;
+	c->inputs = in;
+	tb_perf_input_from(&in, &c->in);
+	tb_perf_result res;
+	tb_perf_predict(&c->in, NULL, &res);
+	double peak = c->in.hw.peak_flops;
+	const char *conv = S_get(r, "conv");
+	if (!isnan(step)) {
+		c->published_s = step;
+		S_say(c->basis, sizeof c->basis, "step %.3g s as printed", step);
+	} else if (!isnan(tok)) {
+		c->published_s = gbs * seq / (gpus * tok);
+		S_say(c->basis, sizeof c->basis, "%.0f tokens/s per GPU as printed", tok);
+	} else if (!isnan(mfu)) {
+		/* the source's convention is rarely printed: taken as the
+		 * model's own count (6N plus causal attention) over the
+		 * precision's dense peak */
+		c->published_s = res.model_flops_per_step / (gpus * mfu * peak);
+		S_say(c->basis, sizeof c->basis, "MFU %.1f%% (%s), on our model FLOP count", 100 * mfu,
+		      conv ? conv : "convention not printed");
+	} else {
+		c->published_s = res.model_flops_per_step / (gpus * tf * 1e12);
+		S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU (%s), on our model FLOP count", tf,
+		      conv ? conv : "convention not printed");
+	}
+	S_say(c->assumed, sizeof c->assumed, "%s%s%s%s%s%s", gated ? "gated MLP (ffn not 4h)" : "plain MLP",
+	      distopt ? "; ZeRO-2 as Megatron's distributed optimizer (ZeRO-1)" : "",
+	      isnan(S_num(r, "mbs")) ? "; micro-batch 1" : "",
+	      S_get(r, "recompute") ? "" : "; no recomputation",
+	      tp > 1 ? "; sequence parallel" : "", "; flash attention, no dropout");
+}
+
 /* Every row of the file becomes a case; the split is by position within
  * the group. */
 static void S_build(void)
@@ -409,6 +536,11 @@ static void S_build(void)
 		const char *id = S_get(r, "id");
 		if (!id)
 			continue;
+		const char *kind = S_get(r, "kind");
+		if (kind && strcmp(kind, "generic") == 0) {
+			S_generic(r);
+			continue;
+		}
 		int before = S_nc;
 		if (strncmp(id, "meg21.", 6) == 0)
 			S_megatron(r);
@@ -1011,13 +1143,15 @@ static void S_write_plan(FILE *f)
 
 /* ---- main ------------------------------------------------------------------ */
 
+/* Whether the text starts with the file at `path` (the shared reference
+ * rows, then the modern ones); -1 when the file is absent. */
 static int S_same_file(const char *a, size_t na, const char *path)
 {
 	size_t nb;
 	char *b = S_slurp(path, &nb);
 	if (!b)
 		return -1;
-	int same = na == nb && memcmp(a, b, na) == 0;
+	int same = na >= nb && memcmp(a, b, nb) == 0;
 	free(b);
 	return same;
 }
@@ -1028,6 +1162,90 @@ static void S_print_consts(const tb_perf_consts *k)
 	       "layer_overhead_s = %.6g\nzero3_overlap_cost = %.6g\ncost = %.6g\n",
 	       k->matmul_dim_half, k->coll_chunk_half_bytes, k->mem_fraction, k->layer_overhead_s,
 	       k->zero3_overlap_cost, S_cost(k));
+}
+
+/* The modern runs apart: per group, then per row, every one held out. */
+static void S_write_modern(FILE *f)
+{
+	double err[ROWS_MAX];
+	bool ok[ROWS_MAX];
+	tb_perf_result res[ROWS_MAX];
+	int scored = 0;
+	for (int i = 0; i < S_nm; i++) {
+		ok[i] = false;
+		if (S_m[i].set == S_NOT_SCORED)
+			continue;
+		err[i] = S_err(&S_m[i], NULL, &res[i]);
+		ok[i] = !isnan(err[i]);
+		scored += ok[i];
+	}
+	fprintf(f, "\n## Modern runs (held out of the fit)\n\n"
+	           "Written by `make validate` (tests/validate_perf.c): the %d `kind: generic` rows of "
+	           "`tests/fixtures/runs.yaml` (Llama 3, MegaScale, FP8-LM, Nemotron-4, torchtitan, "
+	           "OLMo-core, DeepSeek; 2023-2025, each group's source in the file), %d scored. None "
+	           "is in the fit or in the error band above: they are the test of the constants "
+	           "fitted on the older runs, per group. Error = (predicted - published) / published.\n\n",
+	        S_nm, scored);
+	fprintf(f, "| Group | runs | median \\|error\\| | median error | worst | within 10%% | within 20%% |\n"
+	           "|---|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < S_nm; i++) {
+		if (!ok[i])
+			continue;
+		bool first = true;
+		for (int j = 0; j < i; j++)
+			if (ok[j] && strcmp(S_m[j].group, S_m[i].group) == 0)
+				first = false;
+		if (!first)
+			continue;
+		double a[ROWS_MAX], sg[ROWS_MAX];
+		int n = 0, w10 = 0;
+		for (int j = i; j < S_nm; j++)
+			if (ok[j] && strcmp(S_m[j].group, S_m[i].group) == 0) {
+				sg[n] = err[j];
+				a[n++] = fabs(err[j]);
+				w10 += fabs(err[j]) <= 0.10;
+			}
+		S_stats st = S_stats_of(a, n);
+		fprintf(f, "| %s | %d | %.1f%% | %+.1f%% | %.1f%% | %d | %d |\n", S_m[i].group, n,
+		        100 * st.median, 100 * S_median(sg, n), 100 * st.worst, w10, st.within20);
+	}
+	fprintf(f, "\nWhere the model misses these runs (the mechanism, not a constant, is what is "
+	           "missing; issue 20 keeps them):\n\n"
+	           "- **FP8-LM** (H100, Megatron-LM with Transformer Engine or MS-AMP): predicted "
+	           "22-37%% faster in both BF16 and FP8. FP8's casts, amax histories and scaling are "
+	           "not modelled, and the BF16 rows of the same code are as fast, so the 2023 "
+	           "software stack reached less of the card than the 2024 matmul ceiling the model "
+	           "uses (794.5 of 989 TFLOP/s).\n"
+	           "- **torchtitan 2024-12 Tables 1-3 and 6, async TP, H200**: predicted 22-42%% "
+	           "faster. The benchmark's cards are H100 96GB HBM2e at 500 W, not the 700 W "
+	           "SXM5 of the table (lower sustained clocks and 2.4 TB/s), and FSDP2's "
+	           "per-parameter all-gathers of 2024 are smaller messages than the model's "
+	           "per-stage collectives.\n"
+	           "- **torchtitan 405B (docs and Table 5)**: predicted 42%% slower. Pipeline "
+	           "schedules beyond 1F1B and interleaved 1F1B (torchtitan's Interleaved "
+	           "Zero-Bubble and looped BFS) are not modelled: the predicted step is mostly "
+	           "bubble.\n"
+	           "- **MegaScale Megatron-LM baselines** (A100, up to 12,288 GPUs): predicted "
+	           "8-20%% faster; the model has no term for the stragglers and data-loader stalls "
+	           "MegaScale's paper measures at that scale.\n"
+	           "- **Mixtures of experts and whole-run aggregates** are not scored yet.\n");
+	fprintf(f, "\n| Run | Layout | Published step | Predicted | Error | Largest term after compute "
+	           "| Published figure | Assumed |\n|---|---|---:|---:|---:|---|---|---|\n");
+	for (int i = 0; i < S_nm; i++) {
+		const S_case *c = &S_m[i];
+		if (!ok[i]) {
+			fprintf(f, "| %s | not scored | — | — | — | — | — | %s |\n", c->id,
+			        c->set == S_NOT_SCORED ? c->why_not : "the model refuses the layout");
+			continue;
+		}
+		char lay[96];
+		S_layout(&c->in, lay, sizeof lay);
+		int t = S_top_term(&res[i]);
+		fprintf(f, "| %s | %s | %.3g s | %.3g s | %s%+.1f%%%s | %s %.0f%% | %s | %s |\n", c->id, lay,
+		        c->published_s, res[i].step_s, fabs(err[i]) > 0.2 ? "**" : "", 100 * err[i],
+		        fabs(err[i]) > 0.2 ? "**" : "", tb_perf_term_name(t),
+		        100 * res[i].breakdown_s[t] / res[i].step_s, c->basis, c->assumed);
+	}
 }
 
 int main(int argc, char **argv)
@@ -1083,6 +1301,7 @@ int main(int argc, char **argv)
 	}
 	int rc = S_write(f, strcmp(src, FIXTURE) == 0 ? FIXTURE : src, &refit);
 	S_write_plan(f);
+	S_write_modern(f);
 	if (stale == 0)
 		fprintf(f, "\nNote: the copy in %s differs from %s; refresh it.\n", FIXTURE, SHARED);
 	if (fclose(f) != 0)

@@ -3,6 +3,7 @@
 #ifndef TB_GPUS_H
 #define TB_GPUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "trainbudget/inputs.h"
 
@@ -24,6 +25,11 @@ typedef struct tb_gpu_node {
 	double attention_fraction;  /* flash attention, of the 16-bit peak */
 	double nvlink_fraction;     /* achieved all-reduce bus bandwidth / link */
 	double network_fraction;
+	/* true: matmul_ceiling(_fp8) and attention_fraction were not measured
+	 * on this card but copied from the nearest measured one (the source
+	 * says which); false: measured on it, or on a part with the same die
+	 * at the same clocks and power (h200, h800, a800). */
+	bool efficiency_assumed;
 	char source[320];
 } tb_gpu_node;
 
