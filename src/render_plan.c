@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "trainbudget/fmt.h"
+#include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
 
 #define S_COLS 18
@@ -377,6 +378,16 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		S_tab_print(&t, &o);
 	}
 	bool said = false;
+	for (int i = 0; i < r->n_gpus; i++) {
+		if (!tb_gpus_node(r->gpus[i].gpu.name)->efficiency_assumed)
+			continue;
+		if (!said)
+			tb_buf_putc(&o, '\n');
+		said = true;
+		tb_buf_printf(&o, "%s is ranked on matmul and attention efficiencies assumed from "
+		                  "another card, not measured on it (gpus.c): its rows are less "
+		                  "certain than a measured card's.\n", r->gpus[i].gpu.name);
+	}
 	for (int i = 0; i < r->n_gpus; i++) {
 		if (r->gpus[i].price_given)
 			continue;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
 
 enum { S_TXT_RUNNER_UP, S_TXT_SCENARIO, S_TXT_BEST, S_TXT_OWN, S_TXT_BETTER, S_TXT_CAVEAT };
@@ -237,13 +238,16 @@ static void S_table_cards(tb_report *r, tb_table *t)
 {
 	const tb_plan_result *p = S_plan(r);
 	tb_rtab tb;
-	tb_rtab_init(&tb, t, r, NULL, "llrl", "Card", "Label", "Price per GPU-hour", "Price from",
-	             NULL);
+	tb_rtab_init(&tb, t, r, NULL, "llrll", "Card", "Label", "Price per GPU-hour", "Price from",
+	             "Matmul and attention efficiencies", NULL);
 	for (int i = 0; p->known && i < p->n_gpus; i++) {
 		tb_rtab_str(&tb, p->gpus[i].gpu.name);
 		tb_rtab_str(&tb, p->gpus[i].gpu.label);
 		tb_rtab_num(&tb, TB_RF_MONEY, p->gpus[i].price_per_gpu_hour);
 		tb_rtab_str(&tb, p->gpus[i].price_given ? "given" : "the scenario's (an assumption)");
+		/* a card ranked on another card's fractions says so beside it */
+		tb_rtab_str(&tb, tb_gpus_node(p->gpus[i].gpu.name)->efficiency_assumed
+		                 ? "assumed from another card (not measured)" : "measured");
 	}
 }
 
