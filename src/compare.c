@@ -249,7 +249,7 @@ static void S_figures(tb_compare *c)
 	f[n++] = S_figure(c, "seconds_compute", "Wall clock, compute alone", TB_CFMT_DAYS, TB_BETTER_LOWER);
 	f[n++] = S_figure(c, "gpu_hours", "GPU-hours, expected", TB_CFMT_GROUPED, TB_BETTER_LOWER);
 	f[n++] = S_figure(c, "cost", "Cost, expected", TB_CFMT_MONEY, TB_BETTER_LOWER);
-	f[n++] = S_figure(c, "energy_kwh", "Energy (kWh)", TB_CFMT_GROUPED, TB_BETTER_LOWER);
+	f[n++] = S_figure(c, "energy_kwh", "Energy, expected (kWh)", TB_CFMT_GROUPED, TB_BETTER_LOWER);
 	f[n++] = S_figure(c, "goodput", "Goodput", TB_CFMT_PCT, TB_BETTER_HIGHER);
 	f[n++] = S_figure(c, "seconds_p90", "Wall clock, P90", TB_CFMT_DAYS, TB_BETTER_LOWER);
 	f[n++] = S_figure(c, "cost_p90", "Cost, P90", TB_CFMT_MONEY, TB_BETTER_LOWER);

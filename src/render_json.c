@@ -815,9 +815,11 @@ void tb_render_json_answer(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	S_numk(j, "mfu", tm->mfu[1], priced);
 	S_str(j, "mfu_source", src);
 	S_numk(j, "step_s", a->step_s, priced && a->step_s > 0);
-	S_numk(j, "days", r->days_mean, sim);
-	S_numk(j, "gpu_hours", in ? r->days_mean * 24 * (double)in->hardware.count : 0, sim && in);
-	S_numk(j, "cost", r->cost_mean, sim);
+	/* "expected" as every document says it (tb_budget_expected) */
+	tb_expected x = tb_budget_expected(b);
+	S_numk(j, "days", x.seconds / 86400, sim && x.known);
+	S_numk(j, "gpu_hours", x.gpu_hours, sim && x.known);
+	S_numk(j, "cost", x.cost, sim && x.known);
 	S_numk(j, "days_p50", r->days_p50, sim);
 	S_numk(j, "days_p90", r->days_p90, sim);
 	S_numk(j, "cost_p50", r->cost_p50, sim);

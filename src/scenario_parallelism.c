@@ -8,6 +8,7 @@
 #include "trainbudget/perf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
@@ -179,9 +180,11 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 			            (long long)par->pipeline, (long long)par->virtual_pipeline, (long long)chunks, (long long)m->layers,
 			            (long long)(m->layers / par->pipeline));
 		else if (m->has_shape && !tb_perf_virtual_ok(m->layers, par->pipeline, par->virtual_pipeline)) {
-			int64_t best = 1;
+			/* the nearest that splits, the smaller on a tie */
+			int64_t best = 1, want = par->virtual_pipeline;
 			for (int64_t v = 2; v * par->pipeline <= m->layers && v <= 64; v++)
-				if (tb_perf_virtual_ok(m->layers, par->pipeline, v))
+				if (tb_perf_virtual_ok(m->layers, par->pipeline, v) &&
+				    llabs(v - want) < llabs(best - want))
 					best = v;
 			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) does not split model.layers (%lld) into whole virtual stages on %lld pipeline ranks; expected model.layers, or model.layers + 1 or + 2 (the embedding and the loss counted as layers, as Megatron-LM allows), divisible by pipeline x virtual_pipeline: virtual_pipeline %lld would work",
 			            (long long)par->virtual_pipeline, (long long)m->layers, (long long)par->pipeline, (long long)best);
