@@ -1,12 +1,14 @@
 /* perf.c: the step-time model (perf.h; every term in docs/formulas.md).
  *
- * One prediction times a single layer of the model once (all layers share
- * a shape), the embedding and the logits once, for one micro-batch on one
- * GPU, and assembles the step from them: the busiest pipeline stage runs m
- * micro-batches, the 1F1B schedule adds (p-1)/v of them as fill and drain,
- * then the pipeline sends, the exposed data-parallel reduction and the
- * optimizer step.  About forty divisions and a handful of log2/ceil: no
- * loops over layers, stages or GPUs, so a search can afford millions.
+ * One prediction times one layer of each kind once (a mixture's expert
+ * layer and its leading dense layers), the embedding and the logits once,
+ * for one micro-batch on one GPU, and assembles the step from them: the
+ * busiest pipeline stage runs m micro-batches, the 1F1B schedule adds
+ * (p-1)/v of them as fill and drain, then the pipeline sends, the exposed
+ * data-parallel reduction and the optimizer step.  About forty divisions
+ * and a handful of log2/ceil: no loops over layers, stages or GPUs, so a
+ * search can afford millions.  perf_input.c fills the input from a
+ * scenario.
  *
  * Never NaN or inf: inputs are checked first, and every quotient below has
  * a positive denominator once they pass. */
@@ -15,7 +17,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "trainbudget/gpus.h"
 
 /* Fitted by `make validate` on the fit half of the published runs
  * (tests/validate_perf.c, docs/validation.md). */
@@ -148,9 +149,12 @@ typedef struct S_ctx {
 	double t, p, v, c, e, d;        /* layout sizes as doubles */
 	int64_t ti, ci, ei, di, pi, gpn;
 	double b, s, tok;               /* micro-batch, sequence, tokens per GPU */
-	double h, hq, hkv, hd, f, V, E, kt;
+	double h, hq, hkv, hk, hv, hd, f, V, E, kt;
+	double H, dqk, dv;              /* heads; per head, query-key and value widths */
+	double rq, rkv, dn, dr;         /* MLA's latent ranks and head parts */
+	double fe, fs;                  /* a routed expert's width, the shared experts' */
 	double nmat;                    /* MLP input matrices: 2 gated, 1 plain */
-	bool moe;
+	bool moe, mla;
 	double mem_bw;                  /* achieved HBM bytes/s */
 } S_ctx;
 
@@ -179,25 +183,71 @@ static int64_t S_per_node(const S_ctx *x, int64_t stride, int64_t n)
 	return S_clamp(x->gpn / stride, 1, n);
 }
 
-static void S_layer_time(const S_ctx *x, S_layer *L)
+/* The attention's projections for tok tokens on one GPU: their time, and
+ * their forward FLOPs in *flops.  MLA's down-projections to its latents
+ * are replicated over the tensor-parallel ranks (Megatron-LM's MLA); every
+ * other matrix is split by heads. */
+static double S_attn_proj(const S_ctx *x, double tok, double *flops)
+{
+	double t = x->t, h = x->h, H = x->H;
+	if (!x->mla) {
+		*flops = 2 * tok * (h * (x->hq + 2 * x->hkv) + x->hq * h) / t;
+		return S_mm(x, tok, (x->hq + 2 * x->hkv) / t, h) + S_mm(x, tok, h, x->hq / t);
+	}
+	double s = 0, w = 0;
+	if (x->rq > 0) {
+		s += S_mm(x, tok, x->rq, h) + S_mm(x, tok, H * x->dqk / t, x->rq);
+		w += x->rq * h + H * x->dqk * x->rq / t;
+	} else {
+		s += S_mm(x, tok, H * x->dqk / t, h);
+		w += H * x->dqk * h / t;
+	}
+	s += S_mm(x, tok, x->rkv + x->dr, h) + S_mm(x, tok, H * (x->dn + x->dv) / t, x->rkv);
+	w += (x->rkv + x->dr) * h + H * (x->dn + x->dv) * x->rkv / t;
+	s += S_mm(x, tok, h, H * x->dv / t);
+	w += H * x->dv * h / t;
+	*flops = 2 * tok * w;
+	return s;
+}
+
+/* The attention's weights: those split over the tensor-parallel ranks and
+ * those every rank holds whole. */
+static void S_attn_weights(const S_ctx *x, double *split, double *whole)
+{
+	double h = x->h, H = x->H;
+	if (!x->mla) {
+		*split = h * (x->hq + 2 * x->hkv) + x->hq * h;
+		*whole = 0;
+		return;
+	}
+	*whole = (x->rq > 0 ? x->rq * h : 0) + (x->rkv + x->dr) * h;
+	*split = (x->rq > 0 ? H * x->dqk * x->rq : H * x->dqk * h) +
+	         H * (x->dn + x->dv) * x->rkv + H * x->dv * h;
+}
+
+/* One micro-batch through one layer: an expert layer of a mixture when
+ * `experts`, else a dense one. */
+static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 {
 	const tb_perf_input *in = x->in;
 	double tok = x->tok, t = x->t, h = x->h, ab = in->act_bytes;
 	memset(L, 0, sizeof *L);
 
-	/* matmuls: QKV, output projection, MLP (or router + local experts) */
-	L->mm_f = S_mm(x, tok, (x->hq + 2 * x->hkv) / t, h) + S_mm(x, tok, h, x->hq / t);
-	L->mm_flops_f = 2 * tok * (h * (x->hq + 2 * x->hkv) + x->hq * h) / t;
+	/* matmuls: the attention's projections, then the MLP, or the router,
+	 * the local experts at the rows routed to them and the shared ones */
+	L->mm_f = S_attn_proj(x, tok, &L->mm_flops_f);
 	double act_elems;               /* MLP activation-function inputs */
 	double moe_perm_bytes = 0;
-	if (x->moe) {
+	if (experts) {
 		double local = x->E / x->e;
 		double rows = tok * x->kt * x->e / x->E;   /* tokens per local expert */
 		L->mm_f += S_mm(x, tok, x->E, h);
-		L->mm_f += local * (S_mm(x, rows, x->nmat * x->f / t, h) +
-		                    S_mm(x, rows, h, x->f / t));
-		L->mm_flops_f += 2 * tok * (x->E * h + x->kt * (x->nmat + 1) * x->f * h / t);
-		act_elems = tok * x->kt * x->f / t;
+		L->mm_f += local * (S_mm(x, rows, x->nmat * x->fe / t, h) +
+		                    S_mm(x, rows, h, x->fe / t));
+		if (x->fs > 0)
+			L->mm_f += S_mm(x, tok, x->nmat * x->fs / t, h) + S_mm(x, tok, h, x->fs / t);
+		L->mm_flops_f += 2 * tok * (x->E * h + (x->kt * x->fe + x->fs) * (x->nmat + 1) * h / t);
+		act_elems = tok * (x->kt * x->fe + x->fs) / t;
 		/* dispatch and combine: gather and scatter the routed rows */
 		moe_perm_bytes = 4 * tok * x->kt * h * ab;
 	} else {
@@ -209,7 +259,7 @@ static void S_layer_time(const S_ctx *x, S_layer *L)
 	/* attention core over this rank's heads and queries, all keys */
 	double heads = (double)in->heads / t;
 	double q = x->s / x->c;
-	double full_flops = 4 * x->b * heads * q * x->s * x->hd;
+	double full_flops = 2 * x->b * heads * q * x->s * (x->dqk + x->dv);
 	double score_fwd_bytes = 0, score_bwd_bytes = 0;
 	if (in->flash_attention) {
 		/* causal blocks above the diagonal are skipped; the backward
@@ -220,7 +270,7 @@ static void S_layer_time(const S_ctx *x, S_layer *L)
 		L->flops_f += exec;
 	} else {
 		double bmm = x->b * heads;
-		double core = bmm * (S_mm(x, q, x->s, x->hd) + S_mm(x, q, x->hd, x->s));
+		double core = bmm * (S_mm(x, q, x->s, x->dqk) + S_mm(x, q, x->dv, x->s));
 		double elems = bmm * q * x->s;
 		/* softmax reads and writes the scores; dropout reads, writes and
 		 * keeps a one-byte mask; backward reads one more tensor each */
@@ -279,7 +329,7 @@ static void S_layer_time(const S_ctx *x, S_layer *L)
 	 * times forward, K, V and their gradients backward, behind the
 	 * attention core */
 	if (x->ci > 1) {
-		double bytes = 2 * x->b * q * (x->hkv / t) * ab;
+		double bytes = x->b * q * (x->hk + x->hv) / t * ab;
 		int64_t g = S_per_node(x, x->ti, x->ci);
 		double hop = S_coll(x, TB_COLL_P2P, bytes, 2, g >= x->ci ? 2 : 1);
 		double f_s = (x->c - 1) * hop, b_s = 2 * (x->c - 1) * hop;
@@ -289,26 +339,43 @@ static void S_layer_time(const S_ctx *x, S_layer *L)
 	}
 
 	/* expert parallel: all-to-all dispatch and combine, each way */
-	if (x->moe && x->ei > 1) {
+	if (experts && x->ei > 1) {
 		double bytes = tok * x->kt * h * ab;
 		int64_t g = S_per_node(x, x->ti * x->ci, x->ei);
-		L->ep = S_coll(x, TB_COLL_ALL_TO_ALL, bytes, x->ei, g) * (4 + (full ? 2 : 0));
+		double total = S_coll(x, TB_COLL_ALL_TO_ALL, bytes, x->ei, g) * (4 + (full ? 2 : 0));
+		if (in->overlap_ep) {
+			/* beside the other micro-batch's forward and backward,
+			 * which run on the SMs the communication leaves */
+			double hide = L->fwd + L->bwd + L->recompute;
+			double share = TB_PERF_EP_OVERLAP_SM_SHARE;
+			L->ep = S_max0(total - hide) + fmin(total, hide) * share / (1 - share);
+		} else {
+			L->ep = total;
+		}
 	}
 }
 
-/* Dense and expert parameters of one layer on one GPU. */
-static void S_layer_params(const S_ctx *x, double *dense, double *expert)
+/* Dense and expert parameters of one layer on one GPU: an expert layer
+ * when `experts`.  The router is whole on every tensor-parallel rank. */
+static void S_layer_params(const S_ctx *x, bool experts, double *dense, double *expert)
 {
-	double h = x->h;
-	double attn = h * (x->hq + 2 * x->hkv) + x->hq * h;
-	double mlp = (x->nmat + 1) * x->f * h;
-	if (x->moe) {
-		*dense = (attn + x->E * h) / x->t + 2 * h;
-		*expert = x->E / x->e * mlp / x->t;
+	double h = x->h, split, whole;
+	S_attn_weights(x, &split, &whole);
+	if (experts) {
+		*dense = (split + (x->nmat + 1) * x->fs * h) / x->t + whole + x->E * h + 2 * h;
+		*expert = x->E / x->e * (x->nmat + 1) * x->fe * h / x->t;
 	} else {
-		*dense = (attn + mlp) / x->t + 2 * h;
+		*dense = (split + (x->nmat + 1) * x->f * h) / x->t + whole + 2 * h;
 		*expert = 0;
 	}
+}
+
+/* A mixture's leading dense layers; 0 for a dense model. */
+static int64_t S_dense_count(const tb_perf_input *in)
+{
+	if (in->experts <= 1)
+		return 0;
+	return S_clamp(in->dense_layers, 0, in->layers);
 }
 
 /* Model FLOPs per token as flops.c counts them (PaLM App. B), and the
@@ -317,12 +384,15 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 {
 	const tb_perf_input *in = x->in;
 	double L = (double)in->layers, h = x->h;
-	double attn_w = h * (x->hq + 2 * x->hkv) + x->hq * h;
-	double mlp_w = x->moe ? x->kt * (x->nmat + 1) * h * x->f + h * x->E
-	                      : (x->nmat + 1) * h * x->f;
+	double nd = (double)S_dense_count(in);
+	double split, whole;
+	S_attn_weights(x, &split, &whole);
+	double attn_w = split + whole;
+	double dense_w = (x->nmat + 1) * h * x->f;
+	double mlp_w = x->moe ? (x->kt * x->fe + x->fs) * (x->nmat + 1) * h + h * x->E : dense_w;
 	double logits = 2 * x->V * h;
-	double mm = 2 * L * (attn_w + mlp_w) + logits;
-	double attn = (in->causal_attention_flops ? 0.5 : 1) * 4 * L * x->hq * x->s;
+	double mm = 2 * (L * attn_w + (L - nd) * mlp_w + nd * dense_w) + logits;
+	double attn = (in->causal_attention_flops ? 0.5 : 1) * 2 * L * x->H * (x->dqk + x->dv) * x->s;
 	*model = 3 * (mm + attn);
 	switch (in->checkpointing) {
 	case TB_CKPT_FULL: *recompute = mm - logits + attn; break;
@@ -434,14 +504,34 @@ static const char *S_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_c
 	x->hq = (double)in->heads * x->hd;
 	x->hkv = (double)(in->kv_heads > 0 ? in->kv_heads : in->heads) * x->hd;
 	x->f = (double)in->ffn_hidden;
+	x->H = (double)in->heads;
+	x->dqk = x->dv = x->hd;
+	x->hk = x->hv = x->hkv;
+	x->mla = in->kv_lora_rank > 0;
+	if (x->mla) {
+		/* every head has its own key and value, expanded from the latent */
+		x->rq = (double)(in->q_lora_rank > 0 ? in->q_lora_rank : 0);
+		x->rkv = (double)in->kv_lora_rank;
+		x->dn = (double)(in->qk_nope_dim > 0 ? in->qk_nope_dim : 0);
+		x->dr = (double)(in->qk_rope_dim > 0 ? in->qk_rope_dim : 0);
+		x->dqk = x->dn + x->dr;
+		x->dv = in->v_head_dim > 0 ? (double)in->v_head_dim : x->hd;
+		x->hq = x->H * x->dqk;
+		x->hk = x->H * x->dqk;
+		x->hv = x->H * x->dv;
+	}
 	x->V = in->vocab > 0 ? (double)in->vocab : 0;
 	x->moe = in->experts > 1;
 	x->E = x->moe ? (double)in->experts : 1;
 	x->kt = x->moe ? (double)S_at_least_1(in->experts_per_token) : 1;
+	x->fe = x->moe && in->expert_ffn_hidden > 0 ? (double)in->expert_ffn_hidden : x->f;
+	x->fs = x->moe && in->shared_ffn_hidden > 0 ? (double)in->shared_ffn_hidden : 0;
 	if (!x->moe)
 		x->e = 1, x->ei = 1;
 	x->nmat = in->gated_mlp ? 2 : 1;
 	x->mem_bw = in->hw.hbm_bytes_per_s * k->mem_fraction;
+	if (x->mla && (!S_pos(x->dqk) || !S_pos(x->dv)))
+		return "the latent attention's head widths are not set";
 	if (!S_pos(x->mem_bw) || !S_pos(k->matmul_dim_half + 1))
 		return "the model's constants are not usable";
 	return NULL;
@@ -453,7 +543,16 @@ static const char *S_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_c
  * backward, the fp32 cross-entropy over V/t columns, four passes). */
 static void S_layer_all(const S_ctx *x, S_layer *L)
 {
-	S_layer_time(x, L);
+	S_layer_time(x, x->moe, L);
+	if (S_dense_count(x->in) > 0) {
+		S_layer D;
+		S_layer_time(x, false, &D);
+		L->dense_fwd = D.fwd;
+		L->dense_bwd = D.bwd;
+		L->dense_recompute = D.recompute;
+		L->dense_tp = D.tp;
+		L->dense_cp = D.cp;
+	}
 	double ab = x->in->act_bytes;
 	L->embed_s = 4 * x->tok * x->h * ab / x->mem_bw;
 	L->embed_tp = x->ti > 1 ? L->tp_one : 0;
@@ -486,25 +585,48 @@ bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
 
 static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out);
 
-/* The busiest stage: its layers, the time of one micro-batch through it,
- * and the micro-batches of a step (shared by the step and its floor). */
+/* The busiest stage: its layers (of which dense), the time of one
+ * micro-batch through it, and the micro-batches of a step (shared by the
+ * step and its floor). */
 typedef struct S_stage {
-	int64_t n[3];
+	int64_t n[3], nd[3];
 	double stage_s[3];
 	int busy;
 	int64_t m;
 } S_stage;
 
+/* Dense layers among the n that start at layer `first` (the dense ones
+ * lead). */
+static int64_t S_dense_in(int64_t dense, int64_t first, int64_t n)
+{
+	return S_clamp(dense - first, 0, n);
+}
+
 static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 {
 	const tb_perf_input *in = x->in;
-	S_split(in->layers, x->pi, g->n);
-	double layer_total = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep +
-	                     x->k->layer_overhead_s;
-	g->stage_s[0] = (double)g->n[0] * layer_total + L->embed_s + L->embed_tp +
-	                (x->pi == 1 ? L->logits_s + L->logits_tp : 0);
-	g->stage_s[1] = (double)g->n[1] * layer_total;
-	g->stage_s[2] = (double)g->n[2] * layer_total + L->logits_s + L->logits_tp;
+	int64_t *n = g->n, *nd = g->nd, dense = S_dense_count(in);
+	S_split(in->layers, x->pi, n);
+	double over = x->k->layer_overhead_s;
+	double lt = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep + over;
+	double ld = L->dense_fwd + L->dense_bwd + L->dense_recompute + L->dense_tp +
+	            L->dense_cp + over;
+	if (x->pi == 1) {
+		nd[0] = nd[1] = nd[2] = dense;
+	} else {
+		nd[0] = S_dense_in(dense, 0, n[0]);
+		nd[2] = S_dense_in(dense, in->layers - n[2], n[2]);
+		/* of the middle stages, the first holds the most dense layers,
+		 * the last the fewest: the busier is the one with more of the
+		 * slower kind */
+		int64_t most = S_dense_in(dense, n[0], n[1]);
+		int64_t fewest = x->pi > 3 ? S_dense_in(dense, in->layers - n[2] - n[1], n[1]) : most;
+		nd[1] = ld > lt ? most : fewest;
+	}
+	for (int i = 0; i < 3; i++)
+		g->stage_s[i] = (double)nd[i] * ld + (double)(n[i] - nd[i]) * lt;
+	g->stage_s[0] += L->embed_s + L->embed_tp + (x->pi == 1 ? L->logits_s + L->logits_tp : 0);
+	g->stage_s[2] += L->logits_s + L->logits_tp;
 	g->busy = 0;
 	if (x->pi > 1) {
 		if (g->stage_s[1] > g->stage_s[g->busy])
@@ -590,6 +712,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	const double *stage_s = g.stage_s;
 	int busy = g.busy;
 	double nb = (double)n[busy];
+	double ndb = (double)g.nd[busy], nm = nb - ndb;  /* dense, expert layers */
 	double extra_compute = 0, extra_tp = 0;
 	if (busy == 0) {
 		extra_compute += embed_s;
@@ -604,11 +727,12 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	double dm = (double)m;
 
 	double *br = out->breakdown_s;
-	br[TB_PERF_COMPUTE] = dm * (nb * (L->fwd + L->bwd) + extra_compute);
-	br[TB_PERF_RECOMPUTE] = dm * nb * L->recompute;
-	br[TB_PERF_TP_COMM] = dm * (nb * L->tp + extra_tp);
-	br[TB_PERF_CP_COMM] = dm * nb * L->cp;
-	br[TB_PERF_EP_COMM] = dm * nb * L->ep;
+	br[TB_PERF_COMPUTE] = dm * (nm * (L->fwd + L->bwd) + ndb * (L->dense_fwd + L->dense_bwd) +
+	                            extra_compute);
+	br[TB_PERF_RECOMPUTE] = dm * (nm * L->recompute + ndb * L->dense_recompute);
+	br[TB_PERF_TP_COMM] = dm * (nm * L->tp + ndb * L->dense_tp + extra_tp);
+	br[TB_PERF_CP_COMM] = dm * (nm * L->cp + ndb * L->dense_cp);
+	br[TB_PERF_EP_COMM] = dm * nm * L->ep;
 	br[TB_PERF_OTHER] = dm * nb * k->layer_overhead_s;
 	double per_mb = stage_s[busy];
 	out->bubble_fraction = tb_perf_bubble_fraction(x->pi, (int64_t)x->v, m);
@@ -631,9 +755,10 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	}
 
 	/* data parallel, with the overlap rule of perf.h */
-	double dense1, expert1;
-	S_layer_params(x, &dense1, &expert1);
-	double dense = nb * dense1, expert = nb * expert1;
+	double dense1, expert1, dense_d, expert_d;
+	S_layer_params(x, x->moe, &dense1, &expert1);
+	S_layer_params(x, false, &dense_d, &expert_d);
+	double dense = nm * dense1 + ndb * dense_d, expert = nm * expert1;
 	double vocab_p = x->V * x->h / x->t;
 	if (busy == 0)
 		dense += vocab_p;
@@ -643,7 +768,8 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	int64_t n_edp = S_at_least_1(n_dp / x->ei);
 	int64_t g_dp = S_per_node(x, x->ti, n_dp);
 	int64_t g_edp = S_per_node(x, x->ti * x->ci * x->ei, n_edp);
-	double fwd_mb = nb * L->fwd, bwd_mb = nb * (L->bwd + L->recompute);
+	double fwd_mb = nm * L->fwd + ndb * L->dense_fwd;
+	double bwd_mb = nm * (L->bwd + L->recompute) + ndb * (L->dense_bwd + L->dense_recompute);
 	double dp = 0, dp_one = 0, dp_total = 0;
 	if (n_dp > 1) {
 		double gb = in->grad_bytes, pb = in->param_bytes;
@@ -775,141 +901,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	out->layer_mem_s = L->mem_f + L->mem_b;
 	out->tp_bytes = x->ti > 1 ? x->tok * x->h * ab : 0;
 	out->tp_s = L->tp_one;
-	out->cp_bytes = x->ci > 1 ? 2 * x->b * (x->s / x->c) * (x->hkv / x->t) * ab : 0;
+	out->cp_bytes = x->ci > 1 ? x->b * (x->s / x->c) * (x->hk + x->hv) / x->t * ab : 0;
 	out->ep_bytes = x->moe && x->ei > 1 ? x->tok * x->kt * x->h * ab : 0;
 	out->stage_microbatch_s = per_mb;
-}
-
-/* ---- from a checked scenario ----------------------------------------- */
-
-/* Optimizer-state bytes per parameter in fp32 (adamw: m and v). */
-static double S_state_bytes(tb_optimizer o)
-{
-	switch (o) {
-	case TB_OPT_ADAMW: return 8;
-	case TB_OPT_ADAMW_8BIT: return 2;
-	case TB_OPT_ADAFACTOR: return 0;   /* factored: rows + columns, not per parameter */
-	case TB_OPT_SGD: return 0;
-	case TB_OPT_SGD_MOMENTUM: return 4;
-	case TB_OPT_LION: return 4;
-	}
-	return 8;
-}
-
-static double S_peak(const tb_gpu *g, tb_dtype want, tb_dtype *used)
-{
-	static const tb_dtype order[TB_DTYPE_COUNT][3] = {
-		[TB_DTYPE_FP32] = { TB_DTYPE_FP32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
-		[TB_DTYPE_TF32] = { TB_DTYPE_TF32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
-		[TB_DTYPE_BF16] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP16 },
-		[TB_DTYPE_FP16] = { TB_DTYPE_FP16, TB_DTYPE_BF16, TB_DTYPE_BF16 },
-		[TB_DTYPE_FP8]  = { TB_DTYPE_FP8, TB_DTYPE_BF16, TB_DTYPE_FP16 },
-	};
-	if ((unsigned)want >= TB_DTYPE_COUNT)
-		want = TB_DTYPE_BF16;
-	for (int i = 0; i < 3; i++)
-		if (S_pos(g->peak_flops[order[want][i]])) {
-			*used = order[want][i];
-			return g->peak_flops[order[want][i]];
-		}
-	*used = want;
-	return 0;
-}
-
-void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
-{
-	memset(out, 0, sizeof *out);
-	const tb_model *m = &in->model;
-	if (m->has_shape) {
-		out->layers = m->layers;
-		out->hidden = m->hidden;
-		out->heads = m->heads;
-		out->kv_heads = m->kv_heads;
-		out->head_dim = m->head_dim;
-		out->ffn_hidden = m->ffn_hidden;
-		out->vocab = m->vocab;
-		out->experts = m->experts;
-		out->experts_per_token = m->experts_per_token;
-		out->gated_mlp = m->mlp == TB_MLP_GATED;
-	}
-	const tb_training *tr = &in->training;
-	out->dropout = tr->dropout;
-	out->causal_attention_flops = tr->attention_flops == TB_ATTN_FLOPS_CAUSAL;
-	out->seq_len = tr->seq_len;
-	out->global_batch = tr->global_batch;
-	out->micro_batch = tr->micro_batch > 0 ? tr->micro_batch : 1;
-	out->checkpointing = tr->checkpointing;
-	out->flash_attention = tr->flash_attention;
-
-	const tb_parallelism *pa = &in->parallelism;
-	out->tensor = S_at_least_1(pa->tensor);
-	out->pipeline = S_at_least_1(pa->pipeline);
-	out->virtual_pipeline = S_at_least_1(pa->virtual_pipeline);
-	out->context = S_at_least_1(pa->context);
-	out->expert = S_at_least_1(pa->expert);
-	int64_t group = out->tensor * out->pipeline * out->context;
-	out->data = pa->data > 0 ? pa->data
-	          : S_at_least_1(in->hardware.count / (group > 0 ? group : 1));
-	out->zero = pa->zero;
-	out->sequence_parallel = pa->sequence_parallel;
-	/* Today's frameworks overlap the gradient reduction and ZeRO-3's
-	 * gathers (PyTorch DDP buckets, FSDP prefetch, Megatron-LM
-	 * --overlap-grad-reduce); tensor-parallel overlap is opt-in. */
-	out->framework = in->parallelism.framework;
-	out->overlap_dp = true;
-	out->overlap_tp = false;
-
-	/* bytes: fp32 trains in fp32; mixed precision keeps fp32 master
-	 * weights; pure bf16 keeps everything in bf16; fp8 multiplies fp8
-	 * operands and keeps bf16 weights.  Gradients in training.grad_dtype,
-	 * by default fp32 under bf16-mixed and fp8-mixed (Megatron-LM's
-	 * main_grad, FSDP's fp32 reduce), 16-bit under fp16-mixed and bf16
-	 * (inputs.h). */
-	double master = 4, grad = tb_grad_bytes(tr), weight = 2, state_scale = 1;
-	out->matmul_bytes = 2;
-	out->act_bytes = 2;
-	switch (tr->precision) {
-	case TB_PREC_FP32:
-		out->matmul_bytes = out->act_bytes = 4;
-		weight = 4, master = 0;
-		break;
-	case TB_PREC_BF16:
-		master = 0, state_scale = 0.5;
-		break;
-	case TB_PREC_FP8_MIXED:
-		out->matmul_bytes = 1;
-		break;
-	case TB_PREC_BF16_MIXED:
-	default:
-		break;
-	}
-	out->param_bytes = weight;
-	out->grad_bytes = grad;
-	/* an update reads and writes the states and the master copy, reads
-	 * the gradient twice (norm, then step) and writes the weights */
-	double states = S_state_bytes(tr->optimizer) * state_scale;
-	out->optimizer_bytes_per_param = master > 0
-		? 2 * (master + states) + 2 * grad + weight
-		: 2 * (weight + states) + 2 * grad;
-
-	const tb_gpu *g = &in->hardware.gpu;
-	const tb_gpu_node *node = tb_gpus_node(g->name);
-	tb_dtype used;
-	tb_perf_hw *hw = &out->hw;
-	hw->peak_flops = S_peak(g, tb_precision_compute_dtype(tr->precision), &used);
-	tb_dtype at_used;
-	hw->attention_peak_flops = S_peak(g, tr->precision == TB_PREC_FP32
-	                                     ? TB_DTYPE_TF32 : TB_DTYPE_BF16, &at_used);
-	hw->matmul_ceiling = used == TB_DTYPE_FP8 && node->matmul_ceiling_fp8 > 0
-	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
-	hw->attention_fraction = node->attention_fraction;
-	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
-	const tb_node *nd = &in->hardware.node;
-	hw->gpus_per_node = nd->gpus > 0 ? nd->gpus : node->gpus;
-	hw->nvlink_bytes_per_s = nd->nvlink_bytes_per_s > 0 ? nd->nvlink_bytes_per_s
-	                                                    : node->nvlink_bytes_per_s;
-	hw->network_bytes_per_s = nd->network_bytes_per_s > 0 ? nd->network_bytes_per_s
-	                                                      : node->network_bytes_per_s;
-	hw->nvlink_fraction = node->nvlink_fraction;
-	hw->network_fraction = node->network_fraction;
 }

@@ -132,6 +132,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	if (in->model.experts > 1) {
 		tb_rtab_str(&tb, "Expert parallelism");
 		tb_rtab_fmt(&tb, "%lld", (long long)in->parallelism.expert);
+		tb_rtab_str(&tb, "Expert all-to-all");
+		tb_rtab_str(&tb, in->parallelism.overlap_ep
+		                 ? "overlapped with another micro-batch's compute, which runs on the SMs it leaves (parallelism.overlap_ep)"
+		                 : "in line with the compute (parallelism.overlap_ep: false)");
 	}
 	tb_rtab_str(&tb, "ZeRO stage");
 	tb_rtab_fmt(&tb, "%d", in->parallelism.zero);

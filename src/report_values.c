@@ -68,6 +68,7 @@ static const S_value_def S_values[] = {
 	II("parallelism.expert", parallelism.expert, TB_RF_GROUPED),
 	IN("parallelism.zero", parallelism.zero, TB_RF_PLAIN),
 	IB("parallelism.sequence_parallel", parallelism.sequence_parallel),
+	IB("parallelism.overlap_ep", parallelism.overlap_ep),
 	/* plan */
 	ID("plan.deadline_s", plan.deadline_s, TB_RF_DAYS),
 	ID("plan.budget", plan.budget, TB_RF_MONEY),

@@ -12,7 +12,7 @@
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
-	"framework",
+	"framework", "overlap_ep",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -40,6 +40,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "pipeline")) && !tb_yaml_int(c, n, "parallelism.pipeline", 1, 1000000, &par->pipeline)) ok = false;
 		if ((n = tb_yaml_get(pm, "expert")) && !tb_yaml_int(c, n, "parallelism.expert", 1, 1000000, &par->expert)) ok = false;
 		if ((n = tb_yaml_get(pm, "sequence_parallel")) && !tb_yaml_bool(c, n, "parallelism.sequence_parallel", &par->sequence_parallel)) ok = false;
+		if ((n = tb_yaml_get(pm, "overlap_ep")) && !tb_yaml_bool(c, n, "parallelism.overlap_ep", &par->overlap_ep)) ok = false;
 		if ((n = tb_yaml_get(pm, "zero")) && !tb_yaml_int(c, n, "parallelism.zero", 0, 3, &zero)) ok = false;
 		if ((n = tb_yaml_get(pm, "virtual_pipeline")) && !tb_yaml_int(c, n, "parallelism.virtual_pipeline", 1, 1000, &par->virtual_pipeline)) ok = false;
 		if ((n = tb_yaml_get(pm, "context")) && !tb_yaml_int(c, n, "parallelism.context", 1, 1000000, &par->context)) ok = false;

@@ -772,3 +772,151 @@ Test(perf, assumed_card_efficiencies_are_said)
 	tb_budget_compute(&x, &b);
 	cr_expect(!S_has_warning(&b, "not measured on that card"));
 }
+
+/* DeepSeek-V3 as DeepSeek trained it (arXiv:2412.19437 Sec. 3.2): the
+ * preset's shape, 4K sequences, PP 16, EP 64 over 8 nodes, ZeRO-1, fp8. */
+static void S_deepseek_v3(tb_inputs *x)
+{
+	const tb_preset *pr = tb_presets_find("deepseek-v3");
+	cr_assert_not_null(pr);
+	memset(x, 0, sizeof *x);
+	x->model = pr->model;
+	x->training.tokens = 14.8e12;
+	x->training.seq_len = 4096;
+	x->training.global_batch = 15360;
+	x->training.micro_batch = 1;
+	x->training.precision = TB_PREC_FP8_MIXED;
+	x->training.optimizer = TB_OPT_ADAMW;
+	x->training.checkpointing = TB_CKPT_SELECTIVE;
+	x->training.flash_attention = true;
+	x->training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
+	x->parallelism.tensor = 1;
+	x->parallelism.pipeline = 16;
+	x->parallelism.expert = 64;
+	x->parallelism.data = 128;
+	x->parallelism.zero = 1;
+	x->hardware.gpu = *tb_gpus_find("h800");
+	x->hardware.count = 2048;
+}
+
+/* The step-time model counts a mixture's FLOPs from the shapes it times:
+ * routed experts at their own width, the shared expert, the leading dense
+ * layers and MLA's low-rank projections.  Its count must be flops.c's
+ * (within what each leaves out: norms, the router's bias) and DeepSeek's
+ * own: 37B activated parameters (arXiv:2412.19437 Sec. 1), six FLOPs each
+ * per token.  Before the shapes were read, the model timed DeepSeek-V3's
+ * experts at the dense width, 9 times theirs (5.3 times flops.c's count). */
+Test(perf, moe_shapes_count_like_flops)
+{
+	static const char *const names[] = {
+		"mixtral-8x7b", "qwen1.5-moe-a2.7b", "deepseek-v2-lite", "deepseek-v3",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		tb_inputs x;
+		S_deepseek_v3(&x);
+		x.model = tb_presets_find(names[i])->model;
+		x.parallelism.expert = 8;
+		x.parallelism.pipeline = 4;
+		x.parallelism.data = 512;
+		x.parallelism.zero = 1;
+		static tb_budget b;
+		tb_budget_compute(&x, &b);
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		in.model_flops_per_token = 0;
+		tb_perf_result r;
+		tb_perf_predict(&in, NULL, &r);
+		cr_assert(r.ok, "%s: %s", names[i], r.why);
+		double per_token = r.model_flops_per_step / (15360.0 * 4096);
+		cr_expect(rel(per_token, b.flops.per_token_model) < 0.01, "%s: %.4g vs flops.c %.4g",
+		          names[i], per_token, b.flops.per_token_model);
+	}
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.training.seq_len = 1;     /* the attention core vanishes */
+	x.training.global_batch = 15360 * 4096;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	in.model_flops_per_token = 0;
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	double n_active = r.model_flops_per_step / (15360.0 * 4096) / 6;
+	cr_expect(rel(n_active, 37e9) < 0.03, "%.4g activated parameters", n_active);
+}
+
+/* The three dense layers lead DeepSeek-V3's 61: on 16 stages (3, 4 x 14,
+ * 3 layers) they are the first stage's, the busiest is a middle stage of 4
+ * expert layers; on 2 (31 and 30) the first holds 3 dense and 28 expert
+ * layers with the embedding, the last 30 expert layers and the logits. */
+Test(perf, moe_dense_layers_by_stage)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	cr_expect(L.dense_fwd > 0 && L.dense_bwd > 0 && L.dense_fwd != L.fwd);
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	cr_expect_eq(r.stage_layers[0], 3);
+	cr_expect_eq(r.stage_layers[1], 4);
+	cr_expect_eq(r.stage_layers[2], 3);
+	cr_expect_eq(r.busiest_stage, 1);
+	double m = (double)r.microbatches;
+	cr_expect(rel(r.breakdown_s[TB_PERF_COMPUTE], m * 4 * (L.fwd + L.bwd)) < 1e-12);
+
+	in.pipeline = 2;
+	in.data = 1024;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	cr_expect_eq(r.stage_layers[0], 31);
+	cr_expect_eq(r.stage_layers[2], 30);
+	/* a dense layer is quicker than an expert layer with its all-to-all,
+	 * so the last stage's 30 expert layers and the logits are the busier */
+	cr_assert_eq(r.busiest_stage, 2);
+	m = (double)r.microbatches;
+	double over = tb_perf_fitted.layer_overhead_s;
+	double lt = L.fwd + L.bwd + L.recompute + L.ep + over;
+	double ld = L.dense_fwd + L.dense_bwd + L.dense_recompute + over;
+	double first = 3 * ld + 28 * lt + L.embed_s, last = 30 * lt + L.logits_s;
+	cr_expect(first < last && ld < lt);
+	cr_expect(rel(r.stage_microbatch_s, last) < 1e-12, "%g vs %g", r.stage_microbatch_s, last);
+	cr_expect(rel(r.breakdown_s[TB_PERF_COMPUTE], m * (30 * (L.fwd + L.bwd) + L.logits_s)) < 1e-12);
+}
+
+/* The expert all-to-all by hand: each GPU sends every routed copy of its
+ * tokens' hidden states, 4,096 tokens x 8 experts x 7,168 x 2 bytes =
+ * 469,762,048 bytes, dispatched and combined, forward and backward (4);
+ * 56 of EP 64's ranks are in other nodes.  Overlapped with another
+ * micro-batch's compute, what the compute cannot hide is exposed, and the
+ * compute it hides behind runs on 112 of 132 SMs (DeepSeek-V3 Sec. 3.2.2). */
+Test(perf, expert_all_to_all_hand_worked)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	cr_expect_eq(r.ep_bytes, 469762048.0);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	double one = tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 469762048.0, 64, 8, &in.hw, NULL);
+	cr_expect(rel(L.ep, 4 * one) < 1e-12, "%g vs %g", L.ep, 4 * one);
+	/* the 56/64 that leave the node dominate: 0.875 x 470 MB at 50 GB/s */
+	cr_expect(one > 0.875 * 469762048.0 / 50e9);
+
+	in.overlap_ep = true;
+	tb_perf_layer O;
+	cr_assert(tb_perf_layer_time(&in, NULL, &O, NULL));
+	double hide = O.fwd + O.bwd + O.recompute, total = 4 * one;
+	double share = 20.0 / 132.0;
+	double want = fmax(total - hide, 0) + fmin(total, hide) * share / (1 - share);
+	cr_expect(rel(O.ep, want) < 1e-12, "%g vs %g", O.ep, want);
+	cr_expect(O.ep < L.ep);
+	cr_expect_eq(O.fwd, L.fwd);
+}

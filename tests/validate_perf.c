@@ -419,9 +419,10 @@ static double S_or(double v, double dflt)
 
 /* A generic row (runs.yaml's schema comment) as the program would take
  * it: the row's card, shape, layout, framework and precision; what it
- * leaves out completed as written into `assumed`.  Not scored: a card the
- * table does not have, a mixture of experts (the expert all-to-all and
- * grouped GEMMs are not validated yet), a whole-run aggregate. */
+ * leaves out completed as written into `assumed`.  A whole-run aggregate
+ * (GPU-hours for a token count) is scored where the layout, the batch and
+ * the GPU count are printed, as the mean speed it implies.  Not scored: a
+ * card the table does not have, an aggregate without its layout. */
 static void S_generic(const S_yrow *r)
 {
 	S_case *c = &S_m[S_nm++];
@@ -435,15 +436,15 @@ static void S_generic(const S_yrow *r)
 	double gpus = S_num(r, "gpus"), seq = S_num(r, "seq"), gbs = S_num(r, "gbs");
 	double step = S_num(r, "step_s"), tok = S_num(r, "tok_s_gpu");
 	double mfu = S_num(r, "mfu_pct") / 100, tf = S_num(r, "tflops_gpu");
+	double hours = S_num(r, "gpu_hours"), tokens = S_num(r, "tokens");
 	const char *why = NULL;
 	if (!g)
 		why = "card not in the table";
-	else if (S_or(S_num(r, "experts"), 0) > 1)
-		why = "mixture of experts: the all-to-all and grouped GEMMs are not validated yet";
 	else if (isnan(h) || isnan(L) || isnan(heads) || isnan(seq) || isnan(gbs) || isnan(gpus))
 		why = "shape, sequence or batch not published";
-	else if (isnan(step) && isnan(tok) && isnan(mfu) && isnan(tf))
-		why = "whole-run aggregate (GPU-hours), not a step";
+	else if (isnan(step) && isnan(tok) && isnan(mfu) && isnan(tf) &&
+	         (isnan(hours) || isnan(tokens) || isnan(S_num(r, "pp"))))
+		why = "whole-run aggregate (GPU-hours) without its layout";
 	if (why) {
 		c->set = S_NOT_SCORED;
 		snprintf(c->why_not, sizeof c->why_not, "%s", why);
@@ -464,6 +465,23 @@ static void S_generic(const S_yrow *r)
 	in.model.ffn_hidden = (int64_t)S_or(ffn, 4 * h);
 	in.model.vocab = (int64_t)S_or(S_num(r, "vocab"), 51200);
 	in.model.mlp = gated ? TB_MLP_GATED : TB_MLP_PLAIN;
+	double experts = S_or(S_num(r, "experts"), 0);
+	if (experts > 1) {
+		double width = S_or(S_num(r, "expert_ffn"), in.model.ffn_hidden);
+		in.model.experts = (int64_t)experts;
+		in.model.experts_per_token = (int64_t)S_or(S_num(r, "top_k"), 1);
+		in.model.expert_ffn_hidden = (int64_t)width;
+		in.model.shared_ffn_hidden = (int64_t)(S_or(S_num(r, "shared_experts"), 0) * width);
+		in.model.dense_layers = (int64_t)S_or(S_num(r, "dense_layers"), 0);
+		in.model.mlp = TB_MLP_GATED;    /* every mixture published since Mixtral */
+	}
+	if (S_is(r, "mla", "true")) {
+		in.model.q_lora_rank = (int64_t)S_or(S_num(r, "q_lora_rank"), 0);
+		in.model.kv_lora_rank = (int64_t)S_or(S_num(r, "kv_lora_rank"), 512);
+		in.model.qk_nope_dim = (int64_t)S_or(S_num(r, "qk_nope_dim"), 128);
+		in.model.qk_rope_dim = (int64_t)S_or(S_num(r, "qk_rope_dim"), 64);
+		in.model.v_head_dim = (int64_t)S_or(S_num(r, "v_head_dim"), 128);
+	}
 	in.training.seq_len = (int64_t)seq;
 	in.training.global_batch = (int64_t)gbs;
 	in.training.micro_batch = (int64_t)S_or(S_num(r, "mbs"), 1);
@@ -477,7 +495,8 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.pipeline = (int64_t)pp;
 	in.parallelism.virtual_pipeline = (int64_t)S_or(S_num(r, "vpp"), 1);
 	in.parallelism.context = (int64_t)cp;
-	in.parallelism.expert = 1;
+	in.parallelism.expert = (int64_t)S_or(S_num(r, "ep"), 1);
+	in.parallelism.overlap_ep = S_is(r, "overlap_ep", "true");
 	in.parallelism.data = (int64_t)dp;
 	in.parallelism.zero = (int)S_or(S_num(r, "zero"), 0);
 	/* "ZeRO-2" under Megatron-LM is its distributed optimizer: the
@@ -513,10 +532,15 @@ static void S_generic(const S_yrow *r)
 		c->published_s = res.model_flops_per_step / (gpus * mfu * peak);
 		S_say(c->basis, sizeof c->basis, "MFU %.1f%% (%s), on our model FLOP count", 100 * mfu,
 		      conv ? conv : "convention not printed");
-	} else {
+	} else if (!isnan(tf)) {
 		c->published_s = res.model_flops_per_step / (gpus * tf * 1e12);
 		S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU (%s), on our model FLOP count", tf,
 		      conv ? conv : "convention not printed");
+	} else {
+		/* the whole stage's mean: batch ramp, failures and restarts in */
+		c->published_s = gbs * seq * hours * 3600 / (gpus * tokens);
+		S_say(c->basis, sizeof c->basis, "%.4gM GPU-hours for %.3gT tokens (the whole stage's mean)",
+		      hours / 1e6, tokens / 1e12);
 	}
 	S_say(c->assumed, sizeof c->assumed, "%s%s%s%s%s%s", gated ? "gated MLP (ffn not 4h)" : "plain MLP",
 	      distopt ? "; ZeRO-2 as Megatron's distributed optimizer (ZeRO-1)" : "",

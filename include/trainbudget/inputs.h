@@ -196,6 +196,10 @@ typedef struct tb_parallelism {
 	bool sequence_parallel;
 	int zero;               /* 0..3 */
 	tb_framework framework;
+	/* The expert all-to-all runs beside another micro-batch's compute
+	 * (DeepSeek-V3's DualPipe, Megatron-LM's
+	 * --overlap-moe-expert-parallel-comm); false: it waits in line. */
+	bool overlap_ep;
 	unsigned written;       /* TB_LAYOUT_* bits the scenario wrote */
 } tb_parallelism;
 

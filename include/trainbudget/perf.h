@@ -95,11 +95,23 @@ extern const tb_perf_consts tb_perf_fitted;
 #define TB_PERF_ERR_LOW  (-0.38)
 #define TB_PERF_ERR_HIGH (0.10)
 
+/* The share of a card's SMs the overlapped expert all-to-all keeps for
+ * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
+ * Sec. 3.2.2).  Not fitted. */
+#define TB_PERF_EP_OVERLAP_SM_SHARE (20.0 / 132.0)
+
 typedef struct tb_perf_input {
 	/* model: a dense or mixture-of-experts decoder */
 	int64_t layers, hidden, heads, kv_heads, head_dim, ffn_hidden, vocab;
 	int64_t experts;              /* routed experts per layer; 0 or 1 = dense */
 	int64_t experts_per_token;
+	/* a mixture's structure beyond Mixtral's: a routed expert's width (0:
+	 * ffn_hidden), the always-on shared experts' total width (0: none) and
+	 * the leading layers with a dense MLP of ffn_hidden (DeepSeek-V3: 2048,
+	 * 2048 and 3 of 61) */
+	int64_t expert_ffn_hidden, shared_ffn_hidden, dense_layers;
+	/* multi-head latent attention when kv_lora_rank > 0 (tb_model's fields) */
+	int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
 	bool gated_mlp;               /* three MLP matrices (SwiGLU) instead of two */
 	bool dropout;                 /* attention and residual dropout */
 	/* MFU convention: attention FLOPs over the causal half (FlashAttention,
@@ -132,6 +144,10 @@ typedef struct tb_perf_input {
 	 * Whatever does not fit behind them is exposed; what ZeRO-3 hides
 	 * still costs tb_perf_consts.zero3_overlap_cost of its time. */
 	bool overlap_dp, overlap_tp;
+	/* The expert all-to-all of one micro-batch hides behind another's
+	 * compute (tb_parallelism.overlap_ep), which the communication's SMs
+	 * slow by TB_PERF_EP_OVERLAP_SM_SHARE. */
+	bool overlap_ep;
 
 	/* precision, as bytes */
 	double matmul_bytes;          /* one matmul operand element: 1 fp8, 2 bf16, 4 fp32 */
@@ -199,6 +215,10 @@ typedef struct tb_perf_layer {
 	double mm_flops_f;
 	double embed_s, embed_tp;     /* the embedding on the first stage */
 	double logits_s, logits_tp;   /* the logits on the last stage */
+	/* a mixture's leading dense layers (tb_perf_input.dense_layers), the
+	 * fields above being its expert layers': compute, recomputation and
+	 * exposed tensor and context communication; zero for other models */
+	double dense_fwd, dense_bwd, dense_recompute, dense_tp, dense_cp;
 } tb_perf_layer;
 
 /* Fills *out for `in`; false (and *why, static, when why != NULL) when the

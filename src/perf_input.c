@@ -1,0 +1,161 @@
+/* perf_input.c: a step-time input (perf.h) from a checked scenario: the
+ * model's shape, the batch, the layout, the bytes each precision moves,
+ * the card's peaks and its node's links (gpus.c where the scenario does
+ * not say). */
+#include "trainbudget/perf.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "trainbudget/gpus.h"
+
+static bool S_pos(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+static int64_t S_at_least_1(int64_t v)
+{
+	return v > 1 ? v : 1;
+}
+
+/* Optimizer-state bytes per parameter in fp32 (adamw: m and v). */
+static double S_state_bytes(tb_optimizer o)
+{
+	switch (o) {
+	case TB_OPT_ADAMW: return 8;
+	case TB_OPT_ADAMW_8BIT: return 2;
+	case TB_OPT_ADAFACTOR: return 0;   /* factored: rows + columns, not per parameter */
+	case TB_OPT_SGD: return 0;
+	case TB_OPT_SGD_MOMENTUM: return 4;
+	case TB_OPT_LION: return 4;
+	}
+	return 8;
+}
+
+static double S_peak(const tb_gpu *g, tb_dtype want, tb_dtype *used)
+{
+	static const tb_dtype order[TB_DTYPE_COUNT][3] = {
+		[TB_DTYPE_FP32] = { TB_DTYPE_FP32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
+		[TB_DTYPE_TF32] = { TB_DTYPE_TF32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
+		[TB_DTYPE_BF16] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP16 },
+		[TB_DTYPE_FP16] = { TB_DTYPE_FP16, TB_DTYPE_BF16, TB_DTYPE_BF16 },
+		[TB_DTYPE_FP8]  = { TB_DTYPE_FP8, TB_DTYPE_BF16, TB_DTYPE_FP16 },
+	};
+	if ((unsigned)want >= TB_DTYPE_COUNT)
+		want = TB_DTYPE_BF16;
+	for (int i = 0; i < 3; i++)
+		if (S_pos(g->peak_flops[order[want][i]])) {
+			*used = order[want][i];
+			return g->peak_flops[order[want][i]];
+		}
+	*used = want;
+	return 0;
+}
+
+void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
+{
+	memset(out, 0, sizeof *out);
+	const tb_model *m = &in->model;
+	if (m->has_shape) {
+		out->layers = m->layers;
+		out->hidden = m->hidden;
+		out->heads = m->heads;
+		out->kv_heads = m->kv_heads;
+		out->head_dim = m->head_dim;
+		out->ffn_hidden = m->ffn_hidden;
+		out->vocab = m->vocab;
+		out->experts = m->experts;
+		out->experts_per_token = m->experts_per_token;
+		out->expert_ffn_hidden = m->expert_ffn_hidden;
+		out->shared_ffn_hidden = m->shared_ffn_hidden;
+		out->dense_layers = m->dense_layers;
+		out->q_lora_rank = m->q_lora_rank;
+		out->kv_lora_rank = m->kv_lora_rank;
+		out->qk_nope_dim = m->qk_nope_dim;
+		out->qk_rope_dim = m->qk_rope_dim;
+		out->v_head_dim = m->v_head_dim;
+		out->gated_mlp = m->mlp == TB_MLP_GATED;
+	}
+	const tb_training *tr = &in->training;
+	out->dropout = tr->dropout;
+	out->causal_attention_flops = tr->attention_flops == TB_ATTN_FLOPS_CAUSAL;
+	out->seq_len = tr->seq_len;
+	out->global_batch = tr->global_batch;
+	out->micro_batch = tr->micro_batch > 0 ? tr->micro_batch : 1;
+	out->checkpointing = tr->checkpointing;
+	out->flash_attention = tr->flash_attention;
+
+	const tb_parallelism *pa = &in->parallelism;
+	out->tensor = S_at_least_1(pa->tensor);
+	out->pipeline = S_at_least_1(pa->pipeline);
+	out->virtual_pipeline = S_at_least_1(pa->virtual_pipeline);
+	out->context = S_at_least_1(pa->context);
+	out->expert = S_at_least_1(pa->expert);
+	int64_t group = out->tensor * out->pipeline * out->context;
+	out->data = pa->data > 0 ? pa->data
+	          : S_at_least_1(in->hardware.count / (group > 0 ? group : 1));
+	out->zero = pa->zero;
+	out->sequence_parallel = pa->sequence_parallel;
+	/* Today's frameworks overlap the gradient reduction and ZeRO-3's
+	 * gathers (PyTorch DDP buckets, FSDP prefetch, Megatron-LM
+	 * --overlap-grad-reduce); tensor-parallel overlap is opt-in. */
+	out->framework = in->parallelism.framework;
+	out->overlap_dp = true;
+	out->overlap_tp = false;
+	out->overlap_ep = pa->overlap_ep;
+
+	/* bytes: fp32 trains in fp32; mixed precision keeps fp32 master
+	 * weights; pure bf16 keeps everything in bf16; fp8 multiplies fp8
+	 * operands and keeps bf16 weights.  Gradients in training.grad_dtype,
+	 * by default fp32 under bf16-mixed and fp8-mixed (Megatron-LM's
+	 * main_grad, FSDP's fp32 reduce), 16-bit under fp16-mixed and bf16
+	 * (inputs.h). */
+	double master = 4, grad = tb_grad_bytes(tr), weight = 2, state_scale = 1;
+	out->matmul_bytes = 2;
+	out->act_bytes = 2;
+	switch (tr->precision) {
+	case TB_PREC_FP32:
+		out->matmul_bytes = out->act_bytes = 4;
+		weight = 4, master = 0;
+		break;
+	case TB_PREC_BF16:
+		master = 0, state_scale = 0.5;
+		break;
+	case TB_PREC_FP8_MIXED:
+		out->matmul_bytes = 1;
+		break;
+	case TB_PREC_BF16_MIXED:
+	default:
+		break;
+	}
+	out->param_bytes = weight;
+	out->grad_bytes = grad;
+	/* an update reads and writes the states and the master copy, reads
+	 * the gradient twice (norm, then step) and writes the weights */
+	double states = S_state_bytes(tr->optimizer) * state_scale;
+	out->optimizer_bytes_per_param = master > 0
+		? 2 * (master + states) + 2 * grad + weight
+		: 2 * (weight + states) + 2 * grad;
+
+	const tb_gpu *g = &in->hardware.gpu;
+	const tb_gpu_node *node = tb_gpus_node(g->name);
+	tb_dtype used;
+	tb_perf_hw *hw = &out->hw;
+	hw->peak_flops = S_peak(g, tb_precision_compute_dtype(tr->precision), &used);
+	tb_dtype at_used;
+	hw->attention_peak_flops = S_peak(g, tr->precision == TB_PREC_FP32
+	                                     ? TB_DTYPE_TF32 : TB_DTYPE_BF16, &at_used);
+	hw->matmul_ceiling = used == TB_DTYPE_FP8 && node->matmul_ceiling_fp8 > 0
+	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
+	hw->attention_fraction = node->attention_fraction;
+	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
+	const tb_node *nd = &in->hardware.node;
+	hw->gpus_per_node = nd->gpus > 0 ? nd->gpus : node->gpus;
+	hw->nvlink_bytes_per_s = nd->nvlink_bytes_per_s > 0 ? nd->nvlink_bytes_per_s
+	                                                    : node->nvlink_bytes_per_s;
+	hw->network_bytes_per_s = nd->network_bytes_per_s > 0 ? nd->network_bytes_per_s
+	                                                      : node->network_bytes_per_s;
+	hw->nvlink_fraction = node->nvlink_fraction;
+	hw->network_fraction = node->network_fraction;
+}
