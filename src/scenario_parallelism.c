@@ -227,5 +227,10 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 			            (long long)par->expert, (long long)m->experts, (long long)par->data, near);
 		}
 	}
+	const tb_yaml_node *on = pm ? tb_yaml_get(pm, "overlap_ep") : NULL;
+	if (on && par->overlap_ep && (!m->has_shape || m->experts <= 1))
+		tb_yaml_err(c, on, "parallelism.overlap_ep with a dense model, which has no expert all-to-all; expected false unless model.experts is above 1");
+	else if (on && par->overlap_ep && par->expert <= 1 && (par->written & TB_LAYOUT_EXPERT))
+		tb_yaml_err(c, on, "parallelism.overlap_ep with parallelism.expert 1, which has no expert all-to-all; expected false, or parallelism.expert above 1");
 	return true;
 }
