@@ -73,10 +73,11 @@ typedef struct tb_mem_model {
 } tb_mem_model;
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm);
 /* Parameters on one GPU of the first and the last stage: [0] dense (ZeRO
- * shards over data x context), [1] routed experts (over data x context /
- * expert).  Returns the layers of the busiest stage, ceil(L/p); 0 when
- * the model has only a count. */
-int64_t tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t p, int64_t e,
+ * shards over data x context), [1] routed experts, split over the expert
+ * and the expert tensor ranks et (ZeRO shards them over tensor x data x
+ * context / (et x expert)).  Returns the layers of the busiest stage,
+ * ceil(L/p); 0 when the model has only a count. */
+int64_t tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
                          double first[2], double last[2]);
 /* Weights + gradients + master weights + optimizer state of one GPU. */
 double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2],

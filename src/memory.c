@@ -337,7 +337,7 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 	}
 }
 
-int64_t tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t p, int64_t e,
+int64_t tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
                          double first[2], double last[2])
 {
 	if (!mm->by_stage) {
@@ -348,7 +348,7 @@ int64_t tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t p, int64_t e
 	int64_t layers_stage = (mm->layers + p - 1) / p;
 	double ls = (double)layers_stage;
 	double body_dense = ls * mm->layer_dense / (double)t;
-	double body_expert = ls * mm->layer_expert / ((double)t * (double)e);
+	double body_expert = ls * mm->layer_expert / ((double)et * (double)e);
 	first[0] = body_dense + mm->embedding / (double)t;
 	first[1] = body_expert;
 	/* a tied head is a second copy on the last stage when p > 1 */
@@ -394,7 +394,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	 * optimizer does so). */
 	double cp = (double)S_pos(par->context);
 	double dd = (double)d * cp;
-	double de = S_max(1, (double)d * cp / (double)e);
+	int64_t et = tb_perf_expert_tensor(par->expert_tensor, t);
+	double de = S_max(1, (double)t * (double)d * cp / ((double)et * (double)e));
 
 	tb_arch ar;
 	if (m->has_shape)
@@ -428,7 +429,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 
 	/* ---- partition: the first and the last pipeline stage ---------- */
 	double first[2], last[2];
-	int64_t layers_stage = tb_memory_shares(&mm, t, p, e, first, last);
+	int64_t layers_stage = tb_memory_shares(&mm, t, et, p, e, first, last);
 	mem->layers_on_busiest_stage = layers_stage;
 
 	/* ---- activations ------------------------------------------------ */

@@ -66,6 +66,11 @@ static int64_t S_clamp(int64_t v, int64_t lo, int64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+static int64_t S_at_least_1(int64_t v)
+{
+	return v > 1 ? v : 1;
+}
+
 /* ---- building blocks ------------------------------------------------- */
 
 double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
@@ -147,8 +152,10 @@ typedef struct S_ctx {
 	const tb_perf_consts *k;
 	const tb_perf_hw *hw;
 	double t, p, v, c, e, d;        /* layout sizes as doubles */
-	int64_t ti, ci, ei, di, pi, gpn;
+	double et;                      /* the expert layers' tensor size */
+	int64_t ti, ci, ei, di, pi, gpn, eti;
 	double b, s, tok;               /* micro-batch, sequence, tokens per GPU */
+	double tok_e;                   /* tokens each GPU dispatches to the experts */
 	double h, hq, hkv, hk, hv, hd, f, V, E, kt;
 	double H, dqk, dv;              /* heads; per head, query-key and value widths */
 	double rq, rkv, dn, dr;         /* MLA's latent ranks and head parts */
@@ -183,28 +190,42 @@ static int64_t S_per_node(const S_ctx *x, int64_t stride, int64_t n)
 	return S_clamp(x->gpn / stride, 1, n);
 }
 
+/* The elements a layer's linear GEMMs read as input (forward) and as
+ * output gradient (backward): what fp8 casts each micro-batch. */
+typedef struct S_cast {
+	double in, out;
+} S_cast;
+
+/* One linear layer's GEMM of M x K by K x N, its casts counted in *c. */
+static double S_lin(const S_ctx *x, double m, double n, double k, S_cast *c)
+{
+	c->in += m * k;
+	c->out += m * n;
+	return S_mm(x, m, n, k);
+}
+
 /* The attention's projections for tok tokens on one GPU: their time, and
  * their forward FLOPs in *flops.  MLA's down-projections to its latents
  * are replicated over the tensor-parallel ranks (Megatron-LM's MLA); every
  * other matrix is split by heads. */
-static double S_attn_proj(const S_ctx *x, double tok, double *flops)
+static double S_attn_proj(const S_ctx *x, double tok, double *flops, S_cast *c)
 {
 	double t = x->t, h = x->h, H = x->H;
 	if (!x->mla) {
 		*flops = 2 * tok * (h * (x->hq + 2 * x->hkv) + x->hq * h) / t;
-		return S_mm(x, tok, (x->hq + 2 * x->hkv) / t, h) + S_mm(x, tok, h, x->hq / t);
+		return S_lin(x, tok, (x->hq + 2 * x->hkv) / t, h, c) + S_lin(x, tok, h, x->hq / t, c);
 	}
 	double s = 0, w = 0;
 	if (x->rq > 0) {
-		s += S_mm(x, tok, x->rq, h) + S_mm(x, tok, H * x->dqk / t, x->rq);
+		s += S_lin(x, tok, x->rq, h, c) + S_lin(x, tok, H * x->dqk / t, x->rq, c);
 		w += x->rq * h + H * x->dqk * x->rq / t;
 	} else {
-		s += S_mm(x, tok, H * x->dqk / t, h);
+		s += S_lin(x, tok, H * x->dqk / t, h, c);
 		w += H * x->dqk * h / t;
 	}
-	s += S_mm(x, tok, x->rkv + x->dr, h) + S_mm(x, tok, H * (x->dn + x->dv) / t, x->rkv);
+	s += S_lin(x, tok, x->rkv + x->dr, h, c) + S_lin(x, tok, H * (x->dn + x->dv) / t, x->rkv, c);
 	w += (x->rkv + x->dr) * h + H * (x->dn + x->dv) * x->rkv / t;
-	s += S_mm(x, tok, h, H * x->dv / t);
+	s += S_lin(x, tok, h, H * x->dv / t, c);
 	w += H * x->dv * h / t;
 	*flops = 2 * tok * w;
 	return s;
@@ -235,23 +256,30 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 
 	/* matmuls: the attention's projections, then the MLP, or the router,
 	 * the local experts at the rows routed to them and the shared ones */
-	L->mm_f = S_attn_proj(x, tok, &L->mm_flops_f);
+	S_cast cast = { 0, 0 };
+	L->mm_f = S_attn_proj(x, tok, &L->mm_flops_f, &cast);
 	double act_elems;               /* MLP activation-function inputs */
 	double moe_perm_bytes = 0;
 	if (experts) {
-		double local = x->E / x->e;
-		double rows = tok * x->kt * x->e / x->E;   /* tokens per local expert */
+		double local = x->E / x->e, et = x->et;
+		double rows = x->tok_e * x->kt * x->e / x->E;   /* tokens per local expert */
+		S_cast one = { 0, 0 };
+		/* the router stays in 16 bits (Transformer Engine, torchao) */
 		L->mm_f += S_mm(x, tok, x->E, h);
-		L->mm_f += local * (S_mm(x, rows, x->nmat * x->fe / t, h) +
-		                    S_mm(x, rows, h, x->fe / t));
+		L->mm_f += local * (S_lin(x, rows, x->nmat * x->fe / et, h, &one) +
+		                    S_lin(x, rows, h, x->fe / et, &one));
+		cast.in += local * one.in;
+		cast.out += local * one.out;
 		if (x->fs > 0)
-			L->mm_f += S_mm(x, tok, x->nmat * x->fs / t, h) + S_mm(x, tok, h, x->fs / t);
-		L->mm_flops_f += 2 * tok * (x->E * h + (x->kt * x->fe + x->fs) * (x->nmat + 1) * h / t);
-		act_elems = tok * (x->kt * x->fe + x->fs) / t;
+			L->mm_f += S_lin(x, tok, x->nmat * x->fs / t, h, &cast) +
+			           S_lin(x, tok, h, x->fs / t, &cast);
+		L->mm_flops_f += 2 * tok * x->E * h +
+		                 2 * (x->tok_e * x->kt * x->fe / et + tok * x->fs / t) * (x->nmat + 1) * h;
+		act_elems = x->tok_e * x->kt * x->fe / et + tok * x->fs / t;
 		/* dispatch and combine: gather and scatter the routed rows */
-		moe_perm_bytes = 4 * tok * x->kt * h * ab;
+		moe_perm_bytes = 4 * x->tok_e * x->kt * h * ab;
 	} else {
-		L->mm_f += S_mm(x, tok, x->nmat * x->f / t, h) + S_mm(x, tok, h, x->f / t);
+		L->mm_f += S_lin(x, tok, x->nmat * x->f / t, h, &cast) + S_lin(x, tok, h, x->f / t, &cast);
 		L->mm_flops_f += 2 * tok * (x->nmat + 1) * x->f * h / t;
 		act_elems = tok * x->f / t;
 	}
@@ -289,8 +317,14 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double tok_n = in->sequence_parallel ? tok / t : tok;
 	double ew = tok_n * h * (4 * ab + 6 * ab + (in->dropout ? 2 : 0)) +
 	            act_elems * ab * (x->nmat + 1) + moe_perm_bytes;
-	L->mem_f = ew / x->mem_bw;
-	L->mem_b = 2 * ew / x->mem_bw;
+	/* fp8: every linear layer's input is cast forward and its output
+	 * gradient backward, each read in 16 bits and written as fp8 and its
+	 * transpose (for the other GEMM); the weights' casts are cached
+	 * across micro-batches (Transformer Engine's is_first_microbatch,
+	 * torchao's fp8 all-gather) and left out */
+	double cast_b = in->matmul_bytes == 1 ? ab + 2 : 0;
+	L->mem_f = (ew + cast.in * cast_b) / x->mem_bw;
+	L->mem_b = (2 * ew + cast.out * cast_b) / x->mem_bw;
 
 	L->fwd = L->mm_f + L->attn_f + L->mem_f;
 	L->bwd = 2 * L->mm_f + L->attn_b + L->mem_b;
@@ -340,8 +374,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 
 	/* expert parallel: all-to-all dispatch and combine, each way */
 	if (experts && x->ei > 1) {
-		double bytes = tok * x->kt * h * ab;
-		int64_t g = S_per_node(x, x->ti * x->ci, x->ei);
+		double bytes = x->tok_e * x->kt * h * ab;
+		int64_t g = S_per_node(x, x->eti, x->ei);
 		double total = S_coll(x, TB_COLL_ALL_TO_ALL, bytes, x->ei, g) * (4 + (full ? 2 : 0));
 		if (in->overlap_ep) {
 			/* beside the other micro-batch's forward and backward,
@@ -363,7 +397,7 @@ static void S_layer_params(const S_ctx *x, bool experts, double *dense, double *
 	S_attn_weights(x, &split, &whole);
 	if (experts) {
 		*dense = (split + (x->nmat + 1) * x->fs * h) / x->t + whole + x->E * h + 2 * h;
-		*expert = x->E / x->e * (x->nmat + 1) * x->fe * h / x->t;
+		*expert = x->E / x->e * (x->nmat + 1) * x->fe * h / x->et;
 	} else {
 		*dense = (split + (x->nmat + 1) * x->f * h) / x->t + whole + 2 * h;
 		*expert = 0;
@@ -411,6 +445,15 @@ static const char *S_check(const tb_perf_input *in)
 		return "more pipeline stages than layers";
 	if (in->experts > 1 && in->expert > in->experts)
 		return "more expert-parallel ranks than experts";
+	if (in->experts > 1) {
+		int64_t t = S_at_least_1(in->tensor);
+		int64_t et = tb_perf_expert_tensor(in->expert_tensor, t);
+		int64_t ranks = t * S_at_least_1(in->context) * S_at_least_1(in->data);
+		if (et < 1 || t % et != 0)
+			return "the expert layers' tensor-parallel size does not divide the tensor-parallel size";
+		if (ranks % (et * S_at_least_1(in->expert)) != 0)
+			return "expert x expert tensor parallelism does not divide tensor x context x data";
+	}
 	const tb_perf_hw *hw = &in->hw;
 	if (!S_pos(hw->peak_flops) || !S_pos(hw->attention_peak_flops) ||
 	    !S_pos(hw->matmul_ceiling) || !S_pos(hw->attention_fraction) ||
@@ -425,11 +468,6 @@ static const char *S_check(const tb_perf_input *in)
 	    !S_pos(in->optimizer_bytes_per_param))
 		return "the precision's byte sizes are not set";
 	return NULL;
-}
-
-static int64_t S_at_least_1(int64_t v)
-{
-	return v > 1 ? v : 1;
 }
 
 /* The layers of the first, the busiest middle and the last stage: an even
@@ -447,6 +485,11 @@ static void S_split(int64_t layers, int64_t p, int64_t out[3])
 	out[0] = base + (r - on_middle > 0 ? 1 : 0);
 	out[1] = middle > 0 ? base + (on_middle > 0 ? 1 : 0) : 0;
 	out[2] = base;
+}
+
+int64_t tb_perf_expert_tensor(int64_t expert_tensor, int64_t tensor)
+{
+	return expert_tensor > 0 ? expert_tensor : tensor;
 }
 
 bool tb_perf_virtual_ok(int64_t layers, int64_t pipeline, int64_t virtual_pipeline)
@@ -499,6 +542,11 @@ static const char *S_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_c
 	x->b = (double)in->micro_batch;
 	x->s = (double)in->seq_len;
 	x->tok = x->b * x->s / x->c;
+	x->eti = tb_perf_expert_tensor(in->expert_tensor, x->ti);
+	x->et = (double)x->eti;
+	/* under sequence parallelism each rank holds tok/t tokens; an expert
+	 * tensor group of et gathers et of those shares */
+	x->tok_e = in->sequence_parallel ? x->tok * x->et / x->t : x->tok;
 	x->h = (double)in->hidden;
 	x->hd = in->head_dim > 0 ? (double)in->head_dim : x->h / (double)in->heads;
 	x->hq = (double)in->heads * x->hd;
@@ -765,9 +813,9 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	if (busy == 2 || x->pi == 1)
 		dense += vocab_p;
 	int64_t n_dp = x->ci * x->di;
-	int64_t n_edp = S_at_least_1(n_dp / x->ei);
+	int64_t n_edp = S_at_least_1(x->ti * n_dp / (x->eti * x->ei));
 	int64_t g_dp = S_per_node(x, x->ti, n_dp);
-	int64_t g_edp = S_per_node(x, x->ti * x->ci * x->ei, n_edp);
+	int64_t g_edp = S_per_node(x, x->eti * x->ei, n_edp);
 	double fwd_mb = nm * L->fwd + ndb * L->dense_fwd;
 	double bwd_mb = nm * (L->bwd + L->recompute) + ndb * (L->dense_bwd + L->dense_recompute);
 	double dp = 0, dp_one = 0, dp_total = 0;
@@ -902,6 +950,6 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	out->tp_bytes = x->ti > 1 ? x->tok * x->h * ab : 0;
 	out->tp_s = L->tp_one;
 	out->cp_bytes = x->ci > 1 ? x->b * (x->s / x->c) * (x->hk + x->hv) / x->t * ab : 0;
-	out->ep_bytes = x->moe && x->ei > 1 ? x->tok * x->kt * x->h * ab : 0;
+	out->ep_bytes = x->moe && x->ei > 1 ? x->tok_e * x->kt * x->h * ab : 0;
 	out->stage_microbatch_s = per_mb;
 }

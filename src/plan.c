@@ -181,10 +181,11 @@ static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a)
 	int64_t t = l->tensor, p = l->pipeline, e = l->expert, d = l->data;
 	double cp = (double)l->context;
 	a->dd = (double)d * cp;
-	a->de = (double)d * cp / (double)e;
+	int64_t et = tb_perf_expert_tensor(in->parallelism.expert_tensor, t);
+	a->de = (double)t * (double)d * cp / ((double)et * (double)e);
 	if (a->de < 1)
 		a->de = 1;
-	int64_t layers_stage = tb_memory_shares(&st->mm, t, p, e, a->first, a->last);
+	int64_t layers_stage = tb_memory_shares(&st->mm, t, et, p, e, a->first, a->last);
 	tb_mem_fit *c = &a->c;
 	memset(c, 0, sizeof *c);
 	c->p = p;

@@ -147,6 +147,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_num(j, "virtual_pipeline", (double)(p->virtual_pipeline > 1 ? p->virtual_pipeline : 1));
 	S_num(j, "context", (double)(p->context > 1 ? p->context : 1));
 	S_num(j, "expert", (double)p->expert);
+	S_num(j, "expert_tensor", (double)tb_perf_expert_tensor(p->expert_tensor, p->tensor));
 	S_num(j, "data", (double)p->data);
 	S_bool(j, "sequence_parallel", p->sequence_parallel);
 	S_num(j, "zero", p->zero);

@@ -132,6 +132,11 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	if (in->model.experts > 1) {
 		tb_rtab_str(&tb, "Expert parallelism");
 		tb_rtab_fmt(&tb, "%lld", (long long)in->parallelism.expert);
+		int64_t et = tb_perf_expert_tensor(in->parallelism.expert_tensor, in->parallelism.tensor);
+		if (et != in->parallelism.tensor) {
+			tb_rtab_str(&tb, "Expert tensor parallelism");
+			tb_rtab_fmt(&tb, "%lld (expert groups folded over the tensor ranks)", (long long)et);
+		}
 		tb_rtab_str(&tb, "Expert all-to-all");
 		tb_rtab_str(&tb, in->parallelism.overlap_ep
 		                 ? "overlapped with another micro-batch's compute, which runs on the SMs it leaves (parallelism.overlap_ep)"

@@ -12,7 +12,7 @@
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
-	"framework", "overlap_ep",
+	"framework", "overlap_ep", "expert_tensor",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -44,6 +44,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "zero")) && !tb_yaml_int(c, n, "parallelism.zero", 0, 3, &zero)) ok = false;
 		if ((n = tb_yaml_get(pm, "virtual_pipeline")) && !tb_yaml_int(c, n, "parallelism.virtual_pipeline", 1, 1000, &par->virtual_pipeline)) ok = false;
 		if ((n = tb_yaml_get(pm, "context")) && !tb_yaml_int(c, n, "parallelism.context", 1, 1000000, &par->context)) ok = false;
+		if ((n = tb_yaml_get(pm, "expert_tensor")) && !tb_yaml_int(c, n, "parallelism.expert_tensor", 1, 1000000, &par->expert_tensor)) ok = false;
 		static const char *const S_fw[] = { "megatron", "deepspeed", "fsdp" };
 		int fw;
 		if ((n = tb_yaml_get(pm, "framework"))) {
@@ -216,15 +217,26 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		            fw_why);
 	}
 	const tb_yaml_node *en = pm ? tb_yaml_get(pm, "expert") : NULL;
-	if (par->expert > 1) {
+	const tb_yaml_node *etn = pm ? tb_yaml_get(pm, "expert_tensor") : NULL;
+	int64_t et = tb_perf_expert_tensor(par->expert_tensor, par->tensor);
+	if (etn && (!m->has_shape || m->experts <= 1))
+		tb_yaml_err(c, etn, "parallelism.expert_tensor with a dense model; expected it only where model.experts is above 1");
+	else if (etn && par->tensor % et != 0)
+		tb_yaml_err(c, etn, "parallelism.expert_tensor (%lld) does not divide parallelism.tensor (%lld); expected a divisor of it, 1 for experts unsplit",
+		            (long long)et, (long long)par->tensor);
+	else if (par->expert > 1) {
+		/* below the tensor size, expert groups fold over the tensor ranks */
+		int64_t ranks = par->data * (par->tensor / et);
 		if (!m->has_shape || m->experts <= 1)
 			tb_yaml_err(c, en, "parallelism.expert (%lld) with a dense model; expected 1 unless model.experts is above 1",
 			            (long long)par->expert);
-		else if (m->experts % par->expert != 0 || par->data % par->expert != 0) {
-			S_pair both = { m->experts, par->data };
+		else if (m->experts % par->expert != 0 || ranks % par->expert != 0) {
+			S_pair both = { m->experts, ranks };
 			tb_scenario_near(near, sizeof near, "expert", par->expert, 1, m->experts, S_divides_both, &both);
-			tb_yaml_err(c, en, "parallelism.expert (%lld) does not divide both model.experts (%lld) and the data-parallel size (%lld); expected a common divisor%s",
-			            (long long)par->expert, (long long)m->experts, (long long)par->data, near);
+			tb_yaml_err(c, en, "parallelism.expert (%lld) does not divide both model.experts (%lld) and the %s (%lld); expected a common divisor%s",
+			            (long long)par->expert, (long long)m->experts,
+			            et < par->tensor ? "data-parallel size x tensor / expert_tensor" : "data-parallel size",
+			            (long long)ranks, near);
 		}
 	}
 	const tb_yaml_node *on = pm ? tb_yaml_get(pm, "overlap_ep") : NULL;

@@ -920,3 +920,48 @@ Test(perf, expert_all_to_all_hand_worked)
 	cr_expect(O.ep < L.ep);
 	cr_expect_eq(O.fwd, L.fwd);
 }
+
+/* Expert tensor parallelism below the tensor size folds the expert group
+ * over the tensor ranks (MoE Parallel Folding, arXiv:2504.14960): Qwen3-
+ * 235B's TP 2 with expert_tensor 1 and EP 32 on DP 16.  Each rank sends
+ * its own half of the sequence-parallel tokens, 4,096 / 2 x 8 x 4,096 x
+ * 2 bytes = 134,217,728, to 31 others of which 7 share its node (the group
+ * is consecutive ranks); each holds 4 of the 128 experts whole. */
+Test(perf, expert_tensor_folds_over_tensor_ranks)
+{
+	tb_perf_input in;
+	memset(&in, 0, sizeof in);
+	in.layers = 94, in.hidden = 4096, in.heads = 64, in.kv_heads = 4, in.head_dim = 128;
+	in.ffn_hidden = 12288, in.vocab = 151936, in.experts = 128, in.experts_per_token = 8;
+	in.expert_ffn_hidden = 1536, in.gated_mlp = true;
+	in.seq_len = 4096, in.global_batch = 2048, in.micro_batch = 1;
+	in.tensor = 2, in.pipeline = 8, in.virtual_pipeline = 4, in.context = 1;
+	in.expert = 32, in.data = 16, in.zero = 1, in.sequence_parallel = true;
+	in.checkpointing = TB_CKPT_SELECTIVE, in.flash_attention = true, in.overlap_dp = true;
+	in.matmul_bytes = 2, in.act_bytes = 2, in.param_bytes = 2, in.grad_bytes = 4;
+	in.optimizer_bytes_per_param = 34;
+	tb_inputs x;
+	memset(&x, 0, sizeof x);
+	x.hardware.gpu = *tb_gpus_find("h100-sxm");
+	x.training.precision = TB_PREC_BF16_MIXED;
+	tb_perf_input hw;
+	tb_perf_input_from(&x, &hw);
+	in.hw = hw.hw;
+
+	/* expert tensor 2 (the default, the tensor size): 32 x 2 ranks are
+	 * more than the 32 there are */
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect(!r.ok && strstr(r.why, "expert"), "%s", r.why);
+
+	in.expert_tensor = 1;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	cr_expect_eq(r.ep_bytes, 134217728.0);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	double one = tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 134217728.0, 32, 8, &in.hw, NULL);
+	cr_expect(rel(L.ep, 4 * one) < 1e-12, "%g vs %g", L.ep, 4 * one);
+	cr_expect_eq(tb_perf_expert_tensor(0, 4), 4);
+	cr_expect_eq(tb_perf_expert_tensor(1, 4), 1);
+}

@@ -461,7 +461,7 @@ static void S_generic(const S_yrow *r)
 	in.model.hidden = (int64_t)h;
 	in.model.heads = (int64_t)heads;
 	in.model.kv_heads = (int64_t)S_or(kv, heads);
-	in.model.head_dim = (int64_t)(h / heads);
+	in.model.head_dim = (int64_t)S_or(S_num(r, "head_dim"), h / heads);
 	in.model.ffn_hidden = (int64_t)S_or(ffn, 4 * h);
 	in.model.vocab = (int64_t)S_or(S_num(r, "vocab"), 51200);
 	in.model.mlp = gated ? TB_MLP_GATED : TB_MLP_PLAIN;
@@ -497,6 +497,7 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.context = (int64_t)cp;
 	in.parallelism.expert = (int64_t)S_or(S_num(r, "ep"), 1);
 	in.parallelism.overlap_ep = S_is(r, "overlap_ep", "true");
+	in.parallelism.expert_tensor = (int64_t)S_or(S_num(r, "etp"), 0);
 	in.parallelism.data = (int64_t)dp;
 	in.parallelism.zero = (int)S_or(S_num(r, "zero"), 0);
 	/* "ZeRO-2" under Megatron-LM is its distributed optimizer: the
@@ -708,20 +709,26 @@ static int S_top_term(const tb_perf_result *r)
 	return best;
 }
 
-static void S_layout(const tb_perf_input *in, char *dst, size_t cap)
+static void S_layout(const S_case *c, char *dst, size_t cap)
 {
+	const tb_perf_input *in = &c->in;
 	char v[24] = "", z[24] = "";
 	if (in->virtual_pipeline > 1)
 		snprintf(v, sizeof v, "x%lld", (long long)in->virtual_pipeline);
 	if (in->zero)
 		snprintf(z, sizeof z, " ZeRO-%d", in->zero);
-	snprintf(dst, cap, "%s TP%lld PP%lld%s DP%lld, mb %lld%s%s%s",
-	         in->hw.peak_flops > 500e12 ? "H100" : "A100",
-	         (long long)in->tensor, (long long)in->pipeline, v, (long long)in->data,
+	char ep[24] = "";
+	if (in->experts > 1 && in->expert > 1)
+		snprintf(ep, sizeof ep, " EP%lld", (long long)in->expert);
+	snprintf(dst, cap, "%s%s TP%lld PP%lld%s%s DP%lld, mb %lld%s%s%s%s",
+	         c->inputs.hardware.gpu.name[0] ? c->inputs.hardware.gpu.name
+	         : in->hw.peak_flops > 500e12 ? "h100-sxm" : "a100-80gb",
+	         in->matmul_bytes == 1 ? " fp8" : "",
+	         (long long)in->tensor, (long long)in->pipeline, v, ep, (long long)in->data,
 	         (long long)in->micro_batch, z,
 	         in->checkpointing == TB_CKPT_FULL ? ", full recompute"
 	         : in->checkpointing == TB_CKPT_SELECTIVE ? ", selective" : "",
-	         in->sequence_parallel ? ", SP" : "");
+	         in->sequence_parallel ? ", SP" : "", in->overlap_ep ? ", EP overlap" : "");
 }
 
 /* The measured band: 10th and 90th percentiles of the held-out signed
@@ -945,7 +952,7 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 			continue;
 		}
 		char lay[160];
-		S_layout(&c->in, lay, sizeof lay);
+		S_layout(c, lay, sizeof lay);
 		int top = S_top_term(&res);
 		fprintf(f, "| %d | %s | %s | %s | %.3g s | %.3g s | %s%+.1f%%%s | %s %.0f%% | %s | %s |\n",
 		        i + 1, c->id, S_set_name(c->set), lay, c->published_s, res.step_s,
@@ -1263,7 +1270,7 @@ static void S_write_modern(FILE *f)
 			continue;
 		}
 		char lay[96];
-		S_layout(&c->in, lay, sizeof lay);
+		S_layout(c, lay, sizeof lay);
 		int t = S_top_term(&res[i]);
 		fprintf(f, "| %s | %s | %.3g s | %.3g s | %s%+.1f%%%s | %s %.0f%% | %s | %s |\n", c->id, lay,
 		        c->published_s, res[i].step_s, fabs(err[i]) > 0.2 ? "**" : "", 100 * err[i],

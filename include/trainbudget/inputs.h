@@ -193,6 +193,8 @@ typedef struct tb_parallelism {
 	/* Interleaved stages per pipeline rank and context-parallel size;
 	 * 0 is taken as 1 (a scenario that does not set them). */
 	int64_t virtual_pipeline, context;
+	/* The expert layers' tensor-parallel size; 0: tensor (perf.h). */
+	int64_t expert_tensor;
 	bool sequence_parallel;
 	int zero;               /* 0..3 */
 	tb_framework framework;

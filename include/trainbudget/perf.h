@@ -132,6 +132,13 @@ typedef struct tb_perf_input {
 	/* layout: GPUs = tensor x context x data x pipeline; experts are
 	 * spread over `expert` of the context x data ranks */
 	int64_t tensor, pipeline, virtual_pipeline, context, expert, data;
+	/* the expert layers' own tensor-parallel size (Megatron-LM's
+	 * --expert-tensor-parallel-size), a divisor of tensor; 0 = tensor.
+	 * Below tensor, the expert-parallel group folds over the tensor
+	 * ranks: each sends its 1/tensor of the sequence-parallel tokens, and
+	 * expert x expert_tensor divides tensor x context x data (MoE
+	 * Parallel Folding, Liu et al. 2025, arXiv:2504.14960) */
+	int64_t expert_tensor;
 	int zero;                     /* 0..3 */
 	tb_framework framework;       /* FSDP's ZeRO-2 gathers every micro-batch */
 	bool sequence_parallel;
@@ -250,6 +257,10 @@ double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
 double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
                             int64_t per_node, const tb_perf_hw *hw,
                             const tb_perf_consts *k);
+
+/* The expert layers' tensor-parallel size a layout runs: expert_tensor
+ * when set, else tensor. */
+int64_t tb_perf_expert_tensor(int64_t expert_tensor, int64_t tensor);
 
 /* Whether v virtual stages split `layers` over p pipeline ranks as
  * Megatron-LM accepts: whole layers per virtual stage, the embedding and
