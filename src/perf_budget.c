@@ -6,6 +6,7 @@
  * GPUs /2, precision fp8), which timecost.c prices through the model.
  * Pure: no I/O, no allocation. */
 #include "calc.h"
+#include "trainbudget/ceiling.h"
 #include "trainbudget/gpus.h"
 
 #include <string.h>
@@ -265,6 +266,12 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	if (pb->mfu_band[0] <= 0)
 		pb->mfu_band[0] = u * 0.01;
 	pb->source_predicted = in->hardware.mfu_predicted;
+	const tb_ceiling *best = tb_ceiling_above(&in->hardware.gpu, in->training.precision, u);
+	if (pb->source_predicted && best)
+		tb_budget_warn(b, "Predicted MFU %.1f%% is above the best published on %s in %s, "
+		               "%.1f%% (%s): read it as a bound",
+		               100 * u, best->card, best->fp8 ? "fp8" : "16 bits", 100 * best->mfu,
+		               best->source);
 	if (!pb->source_predicted && in->hardware.mfu[1] > u) {
 		pb->assumption_above = true;
 		tb_budget_warn(b, "hardware.mfu assumes %.1f%%, above the %.1f%% the step-time model "

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/ceiling.h"
 #include "trainbudget/fmt.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
@@ -378,6 +379,21 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		S_tab_print(&t, &o);
 	}
 	bool said = false;
+	const tb_plan_layout *top = r->n_layouts > 0 ? &r->layouts[0] : NULL;
+	const tb_ceiling *best = top ? tb_ceiling_above(&r->gpus[top->gpu].gpu,
+	                                                sc->inputs.training.precision, top->mfu) : NULL;
+	if (best) {
+		tb_buf_truncate(&c, 0);
+		tb_buf_printf(&c, "The best layout's predicted MFU, %.1f%%, is above the best published "
+		                  "on %s in %s: %.1f%%, %s (docs/validation.md). Nothing public backs a "
+		                  "faster run: read its time and cost as a bound.",
+		              100 * top->mfu, best->card, best->fp8 ? "fp8" : "16 bits", 100 * best->mfu,
+		              best->source);
+		tb_buf_putc(&o, '\n');
+		S_para(&o, c.ptr, 0);
+		tb_buf_truncate(&c, 0);
+		said = true;
+	}
 	for (int i = 0; i < r->n_gpus; i++) {
 		if (!tb_gpus_node(r->gpus[i].gpu.name)->efficiency_assumed)
 			continue;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/ceiling.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
 
@@ -238,8 +239,9 @@ static void S_table_cards(tb_report *r, tb_table *t)
 {
 	const tb_plan_result *p = S_plan(r);
 	tb_rtab tb;
-	tb_rtab_init(&tb, t, r, NULL, "llrll", "Card", "Label", "Price per GPU-hour", "Price from",
-	             "Matmul and attention efficiencies", NULL);
+	tb_rtab_init(&tb, t, r, NULL, "llrlll", "Card", "Label", "Price per GPU-hour", "Price from",
+	             "Matmul and attention efficiencies", "Best published MFU", NULL);
+	tb_precision prec = r->sc->inputs.training.precision;
 	for (int i = 0; p->known && i < p->n_gpus; i++) {
 		tb_rtab_str(&tb, p->gpus[i].gpu.name);
 		tb_rtab_str(&tb, p->gpus[i].gpu.label);
@@ -248,6 +250,12 @@ static void S_table_cards(tb_report *r, tb_table *t)
 		/* a card ranked on another card's fractions says so beside it */
 		tb_rtab_str(&tb, tb_gpus_node(p->gpus[i].gpu.name)->efficiency_assumed
 		                 ? "assumed from another card (not measured)" : "measured");
+		/* what the card's layouts are held against (ceiling.h) */
+		const tb_ceiling *c = tb_ceiling_for(&p->gpus[i].gpu, prec);
+		if (c)
+			tb_rtab_fmt(&tb, "%.1f%%, %s", 100 * c->mfu, c->source);
+		else
+			tb_rtab_str(&tb, "none in docs/validation.md");
 	}
 }
 

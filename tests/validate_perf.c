@@ -35,6 +35,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "trainbudget/ceiling.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
@@ -1279,6 +1280,89 @@ static void S_write_modern(FILE *f)
 	}
 }
 
+/* The best published MFU per card and precision, on the model's own FLOP
+ * count over the precision's dense peak, from every scored row: what
+ * ceiling.c must hold.  Printed with --ceilings; 0 rows: none. */
+typedef struct S_best {
+	char card[32];
+	bool fp8;
+	double mfu;
+	const S_case *c;
+} S_best;
+
+static int S_bests(S_best *out, int cap)
+{
+	int n = 0;
+	for (int set = 0; set < 2; set++) {
+		const S_case *all = set ? S_m : S_c;
+		int count = set ? S_nm : S_nc;
+		for (int i = 0; i < count; i++) {
+			const S_case *c = &all[i];
+			tb_perf_result r;
+			if (c->set == S_NOT_SCORED || isnan(S_err(c, NULL, &r)))
+				continue;
+			double gpus = (double)r.gpus, peak = c->in.hw.peak_flops;
+			double mfu = r.model_flops_per_step / (c->published_s * gpus * peak);
+			const char *card = c->inputs.hardware.gpu.name;
+			bool fp8 = c->in.matmul_bytes == 1;
+			int j = 0;
+			while (j < n && !(strcmp(out[j].card, card) == 0 && out[j].fp8 == fp8))
+				j++;
+			if (j == n) {
+				if (n == cap)
+					continue;
+				memset(&out[n], 0, sizeof out[n]);
+				snprintf(out[n].card, sizeof out[n].card, "%s", card);
+				out[n].fp8 = fp8;
+				n++;
+			}
+			if (mfu > out[j].mfu) {
+				out[j].mfu = mfu;
+				out[j].c = c;
+			}
+		}
+	}
+	return n;
+}
+
+/* Writes the table and returns 1 where ceiling.c disagrees with the rows
+ * (more than 0.05 points either way), or names a run the rows lack. */
+static int S_write_ceilings(FILE *f)
+{
+	S_best b[32];
+	int n = S_bests(b, 32), rc = 0;
+	fprintf(f, "\n## Best published MFU per card (`src/ceiling.c`)\n\n"
+	           "Written by `make validate` (tests/validate_perf.c): of every scored row, the highest MFU "
+	           "per card and precision, on the model's own FLOP count over the precision's dense peak. "
+	           "A prediction above it carries a warning naming the run (estimate, report, plan). "
+	           "`make validate` fails when `src/ceiling.c` no longer holds these figures.\n\n"
+	           "| Card | Precision | Best MFU | Run | ceiling.c |\n|---|---|---:|---|---|\n");
+	for (int i = 0; i < n; i++) {
+		const tb_ceiling *t = tb_ceiling_find(b[i].card, b[i].fp8);
+		bool same = t && fabs(t->mfu - b[i].mfu) < 0.0005 && strcmp(t->run, b[i].c->id) == 0;
+		if (!same) {
+			rc = 1;
+			fprintf(stderr, "validate_perf: ceiling.c should hold { \"%s\", %s, %.4f, \"%s\" }\n",
+			        b[i].card, b[i].fp8 ? "true" : "false", b[i].mfu, b[i].c->id);
+		}
+		fprintf(f, "| %s | %s | %.1f%% | %s (%s) | %s |\n", b[i].card, b[i].fp8 ? "fp8" : "16-bit",
+		        100 * b[i].mfu, b[i].c->id, b[i].c->group[0] ? b[i].c->group : "original set",
+		        same ? "holds it" : "**differs**");
+	}
+	for (size_t i = 0; i < tb_ceiling_count(); i++) {
+		const tb_ceiling *t = tb_ceiling_at(i);
+		int j = 0;
+		while (j < n && !(strcmp(b[j].card, t->card) == 0 && b[j].fp8 == t->fp8))
+			j++;
+		if (j == n) {
+			rc = 1;
+			fprintf(stderr, "validate_perf: ceiling.c names %s (%s), which no scored row supports\n",
+			        t->card, t->run);
+		}
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	bool fit_only = argc > 1 && strcmp(argv[1], "--fit") == 0;
@@ -1333,6 +1417,8 @@ int main(int argc, char **argv)
 	int rc = S_write(f, strcmp(src, FIXTURE) == 0 ? FIXTURE : src, &refit);
 	S_write_plan(f);
 	S_write_modern(f);
+	if (S_write_ceilings(f))
+		rc = 1;
 	if (stale == 0)
 		fprintf(f, "\nNote: the copy in %s differs from %s; refresh it.\n", FIXTURE, SHARED);
 	if (fclose(f) != 0)

@@ -1,0 +1,35 @@
+/* ceiling.h: the best MFU anyone has published per card and precision.
+ *
+ * A predicted MFU above it is not impossible, but nothing public backs it:
+ * the estimate, the report and the plan say so and name the run.  The
+ * figures are the highest of the scored rows of tests/fixtures/runs.yaml,
+ * on the step-time model's own FLOP count over the precision's dense
+ * peak; `make validate` fails when they no longer are. */
+#ifndef TB_CEILING_H
+#define TB_CEILING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trainbudget/inputs.h"
+
+typedef struct tb_ceiling {
+	const char *card;   /* as in gpus.c */
+	bool fp8;           /* fp8 matmuls on the fp8 peak; else 16-bit */
+	double mfu;
+	const char *run;    /* the runs.yaml id */
+	const char *source; /* the publication, in words */
+} tb_ceiling;
+
+size_t tb_ceiling_count(void);
+const tb_ceiling *tb_ceiling_at(size_t i);
+/* NULL where no scored run exists for the card and precision. */
+const tb_ceiling *tb_ceiling_find(const char *card, bool fp8);
+/* The ceiling of card g under precision p (fp8 where the precision
+ * multiplies in fp8 and the card has an fp8 peak), or NULL. */
+const tb_ceiling *tb_ceiling_for(const tb_gpu *g, tb_precision p);
+/* tb_ceiling_for's ceiling when `mfu` is above it, or NULL: the one test
+ * every estimate, report and plan makes. */
+const tb_ceiling *tb_ceiling_above(const tb_gpu *g, tb_precision p, double mfu);
+
+#endif

@@ -1,0 +1,66 @@
+/* ceiling.c: the best published MFU per card and precision (ceiling.h).
+ * Each row is the highest of runs.yaml's scored rows for its card, checked
+ * by `make validate`; docs/validation.md has the table beside them. */
+#include "trainbudget/ceiling.h"
+
+#include <string.h>
+
+static const tb_ceiling S_rows[] = {
+	{ "a100-80gb", false, 0.6541, "megascale.175b.ms.256",
+	  "MegaScale, 175B on 256 A100 (arXiv:2402.15627 Table 2)" },
+	{ "h100-sxm", false, 0.4730, "mlm.moe.mixtral.8x7b.h100",
+	  "Megatron-LM's MoE README, Mixtral 8x7B on 64 H100" },
+	{ "h100-sxm", true, 0.3374, "fp8lm.175b.msamp.mbs4",
+	  "FP8-LM, GPT-175B on 128 H100 (arXiv:2310.18313 Table 5)" },
+	{ "h200", true, 0.2845, "trainy.h200.8b.32",
+	  "torchtitan, Llama 3 8B on 32 H200 (Trainy, 2025-06)" },
+	{ "h800", true, 0.1953, "ds3.pretrain.2048",
+	  "DeepSeek-V3 on 2,048 H800, its whole pre-training (arXiv:2412.19437 Table 1)" },
+	{ "b200", false, 0.1900, "tao.mx.b200.8b.bf16",
+	  "torchao's MX README, Llama 3 8B on 8 power-limited B200" },
+	{ "b200", true, 0.1191, "tao.mx.b200.8b.f8tensorwise",
+	  "torchao's MX README, Llama 3 8B on 8 power-limited B200" },
+	{ "gb200", false, 0.2687, "tao.llama4scout.gb200.bf16",
+	  "torchao's MoE README, Llama 4 Scout on 256 GB200" },
+	{ "gb200", true, 0.1940, "mlm.ds3.gb200.final",
+	  "Megatron-LM's DeepSeek-V3 GB200 guide, 256 GB200" },
+	{ "mi300x", false, 0.2117, "tao.f8.mi300x.8b.bf16",
+	  "torchao's float8 README, Llama 3 8B on 8 MI300X" },
+	{ "mi300x", true, 0.1214, "tao.f8.mi300x.8b.tensorwise",
+	  "torchao's float8 README, Llama 3 8B on 8 MI300X" },
+};
+
+size_t tb_ceiling_count(void)
+{
+	return sizeof S_rows / sizeof S_rows[0];
+}
+
+const tb_ceiling *tb_ceiling_at(size_t i)
+{
+	return i < tb_ceiling_count() ? &S_rows[i] : NULL;
+}
+
+const tb_ceiling *tb_ceiling_for(const tb_gpu *g, tb_precision p)
+{
+	if (!g)
+		return NULL;
+	bool fp8 = tb_precision_compute_dtype(p) == TB_DTYPE_FP8 && g->peak_flops[TB_DTYPE_FP8] > 0;
+	return tb_ceiling_find(g->name, fp8);
+}
+
+const tb_ceiling *tb_ceiling_above(const tb_gpu *g, tb_precision p, double mfu)
+{
+	const tb_ceiling *c = tb_ceiling_for(g, p);
+	/* a tenth of a point of slack: the figures are rounded to it */
+	return c && mfu > c->mfu + 0.001 ? c : NULL;
+}
+
+const tb_ceiling *tb_ceiling_find(const char *card, bool fp8)
+{
+	if (!card)
+		return NULL;
+	for (size_t i = 0; i < tb_ceiling_count(); i++)
+		if (S_rows[i].fp8 == fp8 && strcmp(S_rows[i].card, card) == 0)
+			return &S_rows[i];
+	return NULL;
+}
