@@ -642,6 +642,14 @@ static void S_decoder(S_cfg *c, S_family fam, tb_model *m)
 		m->shared_ffn_hidden = shared * m->expert_ffn_hidden;
 		/* V3's router adds e_score_correction_bias, one per expert */
 		m->router_bias = v3;
+		/* group-limited routing: topk_group of n_group groups (V3: 4 of
+		 * 8; V2-Lite's greedy router, 1 of 1, is unlimited) */
+		int64_t groups = S_def(c, "n_group", 1, 100000, 1);
+		int64_t per = S_def(c, "topk_group", 1, 100000, groups);
+		if (groups > 1 && per < groups) {
+			m->route_groups = groups;
+			m->route_groups_per_token = per;
+		}
 		break;
 	}
 	case F_LLAMA4: case F_LLAMA4_TEXT:
@@ -674,6 +682,7 @@ static void S_decoder(S_cfg *c, S_family fam, tb_model *m)
 	} else {
 		m->expert_ffn_hidden = m->shared_ffn_hidden = 0;
 		m->shared_expert_gate = m->router_bias = false;
+		m->route_groups = m->route_groups_per_token = 0;
 	}
 	S_windows(c, fam, m);
 }

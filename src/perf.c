@@ -190,6 +190,29 @@ static int64_t S_per_node(const S_ctx *x, int64_t stride, int64_t n)
 	return S_clamp(x->gpn / stride, 1, n);
 }
 
+/* One way of DeepEP's dispatch or combine for a micro-batch through a
+ * layer, tok_bytes being its tokens' hidden states at the wire's width:
+ * each token crosses the network once per distinct remote node among its
+ * experts, D = A (1 - (1 - 1/A)^k) of the A nodes its routing allows (all N
+ * the group spans, or N x topk_group / n_group under group-limited
+ * routing), a fraction (N-1)/N of them remote; there NVLink forwards it to
+ * each of its experts on the other GPUs (DeepSeek-V3 Sec. 3.2.2). */
+static double S_deepep(const S_ctx *x, double tok_bytes, int64_t per_node)
+{
+	double N = ceil(x->e / (double)per_node);
+	if (N <= 1)
+		return S_coll(x, TB_COLL_ALL_TO_ALL, tok_bytes * x->kt, x->ei, per_node);
+	const tb_perf_input *in = x->in;
+	double A = N;
+	if (in->route_groups > 1 && in->route_groups_per_token > 0 &&
+	    in->route_groups_per_token < in->route_groups)
+		A = fmax(1, N * (double)in->route_groups_per_token / (double)in->route_groups);
+	double D = A * (1 - pow(1 - 1 / A, x->kt));
+	double g = (double)per_node;
+	return S_coll(x, TB_COLL_P2P, tok_bytes * D * (N - 1) / N, 2, 1) +
+	       S_coll(x, TB_COLL_P2P, tok_bytes * x->kt * (g - 1) / g, 2, 2);
+}
+
 /* The elements a layer's linear GEMMs read as input (forward) and as
  * output gradient (backward): what fp8 casts each micro-batch. */
 typedef struct S_cast {
@@ -372,11 +395,19 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 			L->cp += S_max0(f_s - L->attn_f);
 	}
 
-	/* expert parallel: all-to-all dispatch and combine, each way */
+	/* expert parallel: dispatch and combine, forward, and their
+	 * gradients backward; DeepEP dispatches in fp8 under fp8 matmuls, and
+	 * the backward's gradient toward the experts too */
 	if (experts && x->ei > 1) {
-		double bytes = x->tok_e * x->kt * h * ab;
 		int64_t g = S_per_node(x, x->eti, x->ei);
-		double total = S_coll(x, TB_COLL_ALL_TO_ALL, bytes, x->ei, g) * (4 + (full ? 2 : 0));
+		double send, back;
+		if (in->dispatcher == TB_DISPATCH_DEEPEP) {
+			send = S_deepep(x, x->tok_e * h * (in->matmul_bytes == 1 ? 1 : ab), g);
+			back = S_deepep(x, x->tok_e * h * ab, g);
+		} else {
+			send = back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
+		}
+		double total = (send + back) * (2 + (full ? 1 : 0));
 		if (in->overlap_ep) {
 			/* beside the other micro-batch's forward and backward,
 			 * which run on the SMs the communication leaves */
@@ -611,6 +642,22 @@ static void S_layer_all(const S_ctx *x, S_layer *L)
 		              16 * x->tok * x->V / x->t / x->mem_bw;
 		L->logits_tp = x->ti > 1 && x->in->sequence_parallel ? L->tp_one : 0;
 	}
+}
+
+double tb_perf_causal_mfu_scale(const tb_perf_input *in)
+{
+	S_ctx x;
+	if (S_check(in) || S_ctx_init(&x, in, &tb_perf_fitted))
+		return 1;
+	double used, causal, re;
+	S_model_flops(&x, &used, &re);
+	if (S_pos(in->model_flops_per_token))
+		used = in->model_flops_per_token;
+	tb_perf_input c = *in;
+	c.causal_attention_flops = true;
+	x.in = &c;
+	S_model_flops(&x, &causal, &re);
+	return S_pos(used) && S_pos(causal) ? causal / used : 1;
 }
 
 bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,

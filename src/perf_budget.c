@@ -266,12 +266,14 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	if (pb->mfu_band[0] <= 0)
 		pb->mfu_band[0] = u * 0.01;
 	pb->source_predicted = in->hardware.mfu_predicted;
-	const tb_ceiling *best = tb_ceiling_above(&in->hardware.gpu, in->training.precision, u);
+	pb->mfu_causal_scale = tb_perf_causal_mfu_scale(&pb->in);
+	double uc = u * pb->mfu_causal_scale;
+	const tb_ceiling *best = tb_ceiling_above(&in->hardware.gpu, in->training.precision, uc);
 	if (pb->source_predicted && best)
-		tb_budget_warn(b, "Predicted MFU %.1f%% is above the best published on %s in %s, "
-		               "%.1f%% (%s): read it as a bound",
-		               100 * u, best->card, best->fp8 ? "fp8" : "16 bits", 100 * best->mfu,
-		               best->source);
+		tb_budget_warn(b, "Predicted MFU %.1f%% (%.1f%% on causal attention) is above the best "
+		               "published on %s in %s, %.1f%% (%s): read it as a bound",
+		               100 * u, 100 * uc, best->card, best->fp8 ? "fp8" : "16 bits",
+		               100 * best->mfu, best->source);
 	if (!pb->source_predicted && in->hardware.mfu[1] > u) {
 		pb->assumption_above = true;
 		tb_budget_warn(b, "hardware.mfu assumes %.1f%%, above the %.1f%% the step-time model "

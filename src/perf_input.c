@@ -75,6 +75,8 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 		out->qk_nope_dim = m->qk_nope_dim;
 		out->qk_rope_dim = m->qk_rope_dim;
 		out->v_head_dim = m->v_head_dim;
+		out->route_groups = m->route_groups;
+		out->route_groups_per_token = m->route_groups_per_token;
 		out->gated_mlp = m->mlp == TB_MLP_GATED;
 	}
 	const tb_training *tr = &in->training;
@@ -105,6 +107,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->overlap_dp = true;
 	out->overlap_tp = false;
 	out->overlap_ep = pa->overlap_ep;
+	out->dispatcher = pa->dispatcher;
 
 	/* bytes: fp32 trains in fp32; mixed precision keeps fp32 master
 	 * weights; pure bf16 keeps everything in bf16; fp8 multiplies fp8

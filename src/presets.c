@@ -132,7 +132,7 @@ static const tb_preset S_presets[] = {
 	    .qk_rope_dim = 64, .v_head_dim = 128, .experts = 256,
 	    .experts_per_token = 8, .expert_ffn_hidden = 2048,
 	    .shared_ffn_hidden = 2048, .dense_layers = 3, .router_bias = true,
-	    .mtp_modules = 1 } },
+	    .route_groups = 8, .route_groups_per_token = 4, .mtp_modules = 1 } },
 	/* Table 4 gives layers, heads, key size and d_model; the feed-forward
 	 * width is Gopher's 4 x d_model, which counts 64.7B against the
 	 * paper's nominal 70B.  Relative positions add no parameters. */

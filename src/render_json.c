@@ -153,6 +153,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_num(j, "zero", p->zero);
 	S_str(j, "framework", p->framework != TB_FW_ANY ? tb_framework_name(p->framework) : NULL);
 	S_bool(j, "overlap_ep", p->overlap_ep);
+	S_str(j, "dispatcher", p->dispatcher == TB_DISPATCH_DEEPEP ? "deepep" : "alltoall");
 	S_obj_end(j);
 
 	const tb_plan *pl = &in->plan;

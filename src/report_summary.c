@@ -138,9 +138,13 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 			tb_rtab_fmt(&tb, "%lld (expert groups folded over the tensor ranks)", (long long)et);
 		}
 		tb_rtab_str(&tb, "Expert all-to-all");
-		tb_rtab_str(&tb, in->parallelism.overlap_ep
-		                 ? "overlapped with another micro-batch's compute, which runs on the SMs it leaves (parallelism.overlap_ep)"
-		                 : "in line with the compute (parallelism.overlap_ep: false)");
+		tb_rtab_fmt(&tb, "%s; %s",
+		            in->parallelism.dispatcher == TB_DISPATCH_DEEPEP
+		            ? "DeepEP: each token once per destination node, then NVLink (parallelism.dispatcher)"
+		            : "all-to-all: every routed copy sent (parallelism.dispatcher: alltoall)",
+		            in->parallelism.overlap_ep
+		            ? "overlapped with another micro-batch's compute, which runs on the SMs it leaves (parallelism.overlap_ep)"
+		            : "in line with the compute (parallelism.overlap_ep: false)");
 	}
 	tb_rtab_str(&tb, "ZeRO stage");
 	tb_rtab_fmt(&tb, "%d", in->parallelism.zero);

@@ -12,7 +12,7 @@
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
-	"framework", "overlap_ep", "expert_tensor",
+	"framework", "overlap_ep", "expert_tensor", "dispatcher",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -45,6 +45,14 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "virtual_pipeline")) && !tb_yaml_int(c, n, "parallelism.virtual_pipeline", 1, 1000, &par->virtual_pipeline)) ok = false;
 		if ((n = tb_yaml_get(pm, "context")) && !tb_yaml_int(c, n, "parallelism.context", 1, 1000000, &par->context)) ok = false;
 		if ((n = tb_yaml_get(pm, "expert_tensor")) && !tb_yaml_int(c, n, "parallelism.expert_tensor", 1, 1000000, &par->expert_tensor)) ok = false;
+		static const char *const S_disp[] = { "alltoall", "deepep" };
+		int di;
+		if ((n = tb_yaml_get(pm, "dispatcher"))) {
+			if (tb_yaml_enum(c, n, "parallelism.dispatcher", S_disp, TB_N(S_disp), &di))
+				par->dispatcher = (tb_dispatcher)di;
+			else
+				ok = false;
+		}
 		static const char *const S_fw[] = { "megatron", "deepspeed", "fsdp" };
 		int fw;
 		if ((n = tb_yaml_get(pm, "framework"))) {
@@ -239,6 +247,9 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 			            (long long)ranks, near);
 		}
 	}
+	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
+	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
+		tb_yaml_err(c, dn, "parallelism.dispatcher with a dense model, which dispatches no tokens; expected it only where model.experts is above 1");
 	const tb_yaml_node *on = pm ? tb_yaml_get(pm, "overlap_ep") : NULL;
 	if (on && par->overlap_ep && (!m->has_shape || m->experts <= 1))
 		tb_yaml_err(c, on, "parallelism.overlap_ep with a dense model, which has no expert all-to-all; expected false unless model.experts is above 1");

@@ -301,6 +301,9 @@ Test(hfconfig, deepseek_v2_lite_exact)
 	cr_expect_eq(m.dense_layers, 1);
 	cr_expect_eq(m.shared_ffn_hidden, 2 * 1408);
 	cr_expect(!m.router_bias);
+	/* greedy routing over n_group 1: no group limit */
+	cr_expect_eq(m.route_groups, 0);
+	cr_expect_eq(m.route_groups_per_token, 0);
 	tb_params p = S_count(&m)->params;
 	/* deepseek-ai/DeepSeek-V2-Lite: 15,706,484,224 ("15.7B") */
 	cr_expect(p.total == 15706484224.0, "%.0f", p.total);
@@ -313,6 +316,9 @@ Test(hfconfig, deepseek_v2_lite_exact)
 Test(hfconfig, deepseek_v2_5_rounded)
 {
 	tb_model m = S_fixture("deepseek-v2.5.json");
+	/* group_limited_greedy: 3 of 8 groups (its config.json) */
+	cr_expect_eq(m.route_groups, 8);
+	cr_expect_eq(m.route_groups_per_token, 3);
 	tb_params p = S_count(&m)->params;
 	/* DeepSeek-V2 / V2.5 (same shape), the paper's "236B total, 21B
 	 * activated" (arXiv:2405.04434, abstract): rounded figures */
@@ -329,6 +335,13 @@ Test(hfconfig, deepseek_v3_main_model_and_mtp)
 	cr_expect_eq(m.experts_per_token, 8);
 	cr_expect(m.router_bias);
 	cr_expect_eq(m.mtp_modules, 1);
+	/* node-limited routing: 4 of 8 groups (Sec. 2.1.2, at most 4 nodes) */
+	cr_expect_eq(m.route_groups, 8);
+	cr_expect_eq(m.route_groups_per_token, 4);
+	const tb_preset *pr = tb_presets_find("deepseek-v3");
+	cr_assert_not_null(pr);
+	cr_expect_eq(pr->model.route_groups, 8);
+	cr_expect_eq(pr->model.route_groups_per_token, 4);
 	tb_budget *b = S_count(&m);
 	tb_params p = b->params;
 	/* README_WEIGHTS.md: main model "671B", activated "36.6B (including

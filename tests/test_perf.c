@@ -965,3 +965,83 @@ Test(perf, expert_tensor_folds_over_tensor_ranks)
 	cr_expect_eq(tb_perf_expert_tensor(0, 4), 4);
 	cr_expect_eq(tb_perf_expert_tensor(1, 4), 1);
 }
+
+/* DeepEP by hand (DeepSeek-V3 Sec. 3.2.2): EP 64 spans 8 nodes; routing
+ * allows 4 of the 8 groups, one a node, so a token's 8 experts fall on
+ * D = 4 (1 - (3/4)^8) = 3.5995 nodes on average, 7/8 of them remote.  It
+ * crosses the network once per such node, 4,096 x 7,168 bytes a token
+ * row in fp8 for the dispatch (2 bytes for the combine), and NVLink
+ * forwards each of its 8 copies to the other 7 GPUs of the node. */
+Test(perf, deepep_sends_once_per_node)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.parallelism.dispatcher = TB_DISPATCH_DEEPEP;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.route_groups, 8);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	double D = 4 * (1 - pow(0.75, 8));
+	cr_expect(fabs(D - 3.5995) < 1e-4);
+	double row = 4096.0 * 7168;
+	double send = tb_perf_collective_s(TB_COLL_P2P, row * 1 * D * 7 / 8, 2, 1, &in.hw, NULL) +
+	              tb_perf_collective_s(TB_COLL_P2P, row * 1 * 8 * 7 / 8, 2, 2, &in.hw, NULL);
+	double back = tb_perf_collective_s(TB_COLL_P2P, row * 2 * D * 7 / 8, 2, 1, &in.hw, NULL) +
+	              tb_perf_collective_s(TB_COLL_P2P, row * 2 * 8 * 7 / 8, 2, 2, &in.hw, NULL);
+	cr_expect(rel(L.ep, 2 * (send + back)) < 1e-12, "%g vs %g", L.ep, 2 * (send + back));
+	/* against every routed copy in bf16 through Megatron-LM's all-to-all:
+	 * about half the time (the network carries 3.15 rows a token in place
+	 * of 7, at 1.5 bytes an element in place of 2; NVLink carries more) */
+	in.dispatcher = TB_DISPATCH_ALLTOALL;
+	tb_perf_layer A;
+	cr_assert(tb_perf_layer_time(&in, NULL, &A, NULL));
+	cr_expect(L.ep < 0.55 * A.ep, "%g vs %g", L.ep, A.ep);
+	/* without the group limit a token reaches 8 (1 - (7/8)^8) = 5.25 nodes */
+	in.dispatcher = TB_DISPATCH_DEEPEP;
+	in.route_groups = 0;
+	tb_perf_layer U;
+	cr_assert(tb_perf_layer_time(&in, NULL, &U, NULL));
+	cr_expect(U.ep > L.ep);
+}
+
+/* The published MFUs the ceiling holds count attention over the causal
+ * half; a scenario on PaLM's full square is put on that count before it
+ * is compared: Llama 2 7B at 4K, 6N plus 12 L h s per token (full) against
+ * 6N plus 6 L h s (causal). */
+Test(perf, causal_mfu_scale)
+{
+	tb_inputs x;
+	memset(&x, 0, sizeof x);
+	x.model = tb_presets_find("llama-2-7b")->model;
+	x.training.seq_len = 4096;
+	x.training.global_batch = 1024;
+	x.training.micro_batch = 1;
+	x.training.precision = TB_PREC_BF16_MIXED;
+	x.training.flash_attention = true;
+	x.training.attention_flops = TB_ATTN_FLOPS_FULL;
+	x.parallelism.data = 64;
+	x.hardware.gpu = *tb_gpus_find("h100-sxm");
+	x.hardware.count = 64;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_result full, causal;
+	tb_perf_predict(&in, NULL, &full);
+	in.causal_attention_flops = true;
+	tb_perf_predict(&in, NULL, &causal);
+	cr_assert(full.ok && causal.ok);
+	cr_expect_eq(tb_perf_causal_mfu_scale(&in), 1);
+	in.causal_attention_flops = false;
+	double k = tb_perf_causal_mfu_scale(&in);
+	cr_expect(k < 1 && rel(full.mfu * k, causal.mfu) < 1e-12, "%g", k);
+	/* by hand: 32 layers, h 4096, s 4096, V 32000 */
+	double N = 32 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008) + 32000.0 * 4096;
+	double want = (6 * N + 6.0 * 32 * 4096 * 4096) / (6 * N + 12.0 * 32 * 4096 * 4096);
+	cr_expect(rel(k, want) < 1e-12, "%.6f vs %.6f", k, want);
+	/* a caller's own count (flops.c's) is what the scale starts from */
+	in.model_flops_per_token = 2 * full.model_flops_per_step / (1024.0 * 4096);
+	cr_expect(rel(tb_perf_causal_mfu_scale(&in), k / 2) < 1e-12);
+	/* an input that cannot be timed scales by 1 */
+	in.layers = 0;
+	cr_expect_eq(tb_perf_causal_mfu_scale(&in), 1);
+}

@@ -196,6 +196,9 @@ typedef struct tb_perf_budget {
 	tb_perf_input in;               /* what was predicted */
 	tb_perf_result r;
 	double mfu_band[2];             /* u (1 + TB_PERF_ERR_LOW), u (1 + TB_PERF_ERR_HIGH) */
+	/* an MFU here times this is on the published runs' count (causal
+	 * attention, the shape's FLOPs), as src/ceiling.c holds them */
+	double mfu_causal_scale;
 	int n_variants;
 	tb_perf_variant variants[TB_PERF_VARIANTS]; /* [0]: this layout */
 } tb_perf_budget;

@@ -1,4 +1,5 @@
-/* ceiling.h: the best MFU anyone has published per card and precision.
+/* ceiling.h: the best MFU anyone has published per card and precision,
+ * counted with causal attention (tb_perf_causal_mfu_scale).
  *
  * A predicted MFU above it is not impossible, but nothing public backs it:
  * the estimate, the report and the plan say so and name the run.  The

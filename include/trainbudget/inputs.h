@@ -113,6 +113,11 @@ typedef struct tb_model {
 	int64_t shared_ffn_hidden; /* always-on shared expert(s), their total width; 0 = none */
 	bool shared_expert_gate;   /* Qwen2-MoE: a sigmoid gate (h x 1) on the shared expert */
 	bool router_bias;          /* one bias per expert on the router (DeepSeek-V3) */
+	/* Group-limited routing (DeepSeek-V2/V3 config.json n_group, topk_group):
+	 * the experts form route_groups groups and a token's experts come from
+	 * at most route_groups_per_token of them (V3: 4 of 8, one group a node
+	 * under EP 64, so at most 4 nodes a token); 0 = unlimited. */
+	int64_t route_groups, route_groups_per_token;
 	int64_t mtp_modules;       /* multi-token-prediction modules: counted apart, never in N */
 	bool vision_not_counted;   /* a multimodal config: only its language model is counted */
 } tb_model;
@@ -188,6 +193,8 @@ enum {
  * named) prices each stage as the framework that offers it runs it. */
 typedef enum { TB_FW_ANY, TB_FW_MEGATRON, TB_FW_DEEPSPEED, TB_FW_FSDP } tb_framework;
 
+typedef enum { TB_DISPATCH_ALLTOALL, TB_DISPATCH_DEEPEP } tb_dispatcher;
+
 typedef struct tb_parallelism {
 	int64_t tensor, pipeline, expert, data; /* data = count/(tensor*pipeline*context) */
 	/* Interleaved stages per pipeline rank and context-parallel size;
@@ -202,6 +209,11 @@ typedef struct tb_parallelism {
 	 * (DeepSeek-V3's DualPipe, Megatron-LM's
 	 * --overlap-moe-expert-parallel-comm); false: it waits in line. */
 	bool overlap_ep;
+	/* How tokens reach their experts: Megatron-LM's all-to-all sends every
+	 * routed copy; DeepEP sends each token once per destination node and
+	 * forwards it over NVLink there, in fp8 under fp8 matmuls
+	 * (DeepSeek-V3 Sec. 3.2.2). */
+	tb_dispatcher dispatcher;
 	unsigned written;       /* TB_LAYOUT_* bits the scenario wrote */
 } tb_parallelism;
 

@@ -110,6 +110,8 @@ typedef struct tb_perf_input {
 	 * the leading layers with a dense MLP of ffn_hidden (DeepSeek-V3: 2048,
 	 * 2048 and 3 of 61) */
 	int64_t expert_ffn_hidden, shared_ffn_hidden, dense_layers;
+	/* group-limited routing (tb_model's route_groups fields; 0 = none) */
+	int64_t route_groups, route_groups_per_token;
 	/* multi-head latent attention when kv_lora_rank > 0 (tb_model's fields) */
 	int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
 	bool gated_mlp;               /* three MLP matrices (SwiGLU) instead of two */
@@ -155,6 +157,7 @@ typedef struct tb_perf_input {
 	 * compute (tb_parallelism.overlap_ep), which the communication's SMs
 	 * slow by TB_PERF_EP_OVERLAP_SM_SHARE. */
 	bool overlap_ep;
+	tb_dispatcher dispatcher;     /* tb_parallelism.dispatcher */
 
 	/* precision, as bytes */
 	double matmul_bytes;          /* one matmul operand element: 1 fp8, 2 bf16, 4 fp32 */
@@ -257,6 +260,12 @@ double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
 double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
                             int64_t per_node, const tb_perf_hw *hw,
                             const tb_perf_consts *k);
+
+/* The factor that takes an MFU of `in` onto the published runs' count
+ * (src/ceiling.c): the model's FLOPs from its shape with causal attention,
+ * over the count `in` uses (its model_flops_per_token, or its shape with
+ * its own attention convention).  1 when `in` cannot be timed. */
+double tb_perf_causal_mfu_scale(const tb_perf_input *in);
 
 /* The expert layers' tensor-parallel size a layout runs: expert_tensor
  * when set, else tensor. */
