@@ -394,6 +394,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	 * optimizer does so). */
 	double cp = (double)S_pos(par->context);
 	double dd = (double)d * cp;
+	if (par->shard_group > 0 && (double)par->shard_group < dd)
+		dd = (double)par->shard_group;
 	int64_t et = tb_perf_expert_tensor(par->expert_tensor, t);
 	double de = S_max(1, (double)t * (double)d * cp / ((double)et * (double)e));
 

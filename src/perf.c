@@ -476,6 +476,9 @@ static const char *S_check(const tb_perf_input *in)
 		return "more pipeline stages than layers";
 	if (in->experts > 1 && in->expert > in->experts)
 		return "more expert-parallel ranks than experts";
+	if (in->shard_group > 0 &&
+	    (S_at_least_1(in->context) * S_at_least_1(in->data)) % in->shard_group != 0)
+		return "the shard group does not divide the data-parallel group";
 	if (in->experts > 1) {
 		int64_t t = S_at_least_1(in->tensor);
 		int64_t et = tb_perf_expert_tensor(in->expert_tensor, t);
@@ -862,6 +865,12 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	int64_t n_dp = x->ci * x->di;
 	int64_t n_edp = S_at_least_1(x->ti * n_dp / (x->eti * x->ei));
 	int64_t g_dp = S_per_node(x, x->ti, n_dp);
+	/* HSDP: ZeRO over a shard group of n_sh ranks, then its gradient
+	 * shard all-reduced over the n_dp / n_sh groups, ranks n_sh apart */
+	int64_t n_sh = in->zero >= 1 && in->shard_group > 0 && in->shard_group < n_dp
+	               ? in->shard_group : n_dp;
+	int64_t g_sh = S_per_node(x, x->ti, n_sh);
+	int64_t n_rep = n_dp / n_sh;
 	int64_t g_edp = S_per_node(x, x->eti * x->ei, n_edp);
 	double fwd_mb = nm * L->fwd + ndb * L->dense_fwd;
 	double bwd_mb = nm * (L->bwd + L->recompute) + ndb * (L->dense_bwd + L->dense_recompute);
@@ -874,9 +883,11 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 			ar = S_coll(x, TB_COLL_ALL_REDUCE, dense * gb, n_dp, g_dp) +
 			     S_coll(x, TB_COLL_ALL_REDUCE, expert * gb, n_edp, g_edp);
 		} else {
-			rs = S_coll(x, TB_COLL_REDUCE_SCATTER, dense * gb, n_dp, g_dp) +
+			rs = S_coll(x, TB_COLL_REDUCE_SCATTER, dense * gb, n_sh, g_sh) +
+			     S_coll(x, TB_COLL_ALL_REDUCE, dense * gb / (double)n_sh, n_rep,
+			            S_per_node(x, x->ti * n_sh, n_rep)) +
 			     S_coll(x, TB_COLL_REDUCE_SCATTER, expert * gb, n_edp, g_edp);
-			ag = S_coll(x, TB_COLL_ALL_GATHER, dense * pb, n_dp, g_dp) +
+			ag = S_coll(x, TB_COLL_ALL_GATHER, dense * pb, n_sh, g_sh) +
 			     S_coll(x, TB_COLL_ALL_GATHER, expert * pb, n_edp, g_edp);
 		}
 		bool ov = in->overlap_dp;
@@ -948,7 +959,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	br[TB_PERF_DP_COMM] = dp;
 
 	/* optimizer: every parameter this GPU updates, at HBM speed */
-	double upd = dense / (in->zero >= 1 ? (double)n_dp : 1) +
+	double upd = dense / (in->zero >= 1 ? (double)n_sh : 1) +
 	             expert / (in->zero >= 1 ? (double)n_edp : 1);
 	out->optimizer_params = upd;
 	br[TB_PERF_OPTIMIZER] = upd * in->optimizer_bytes_per_param / x->mem_bw;

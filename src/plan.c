@@ -181,6 +181,8 @@ static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a)
 	int64_t t = l->tensor, p = l->pipeline, e = l->expert, d = l->data;
 	double cp = (double)l->context;
 	a->dd = (double)d * cp;
+	if (in->parallelism.shard_group > 0 && (double)in->parallelism.shard_group < a->dd)
+		a->dd = (double)in->parallelism.shard_group;
 	int64_t et = tb_perf_expert_tensor(in->parallelism.expert_tensor, t);
 	a->de = (double)t * (double)d * cp / ((double)et * (double)e);
 	if (a->de < 1)

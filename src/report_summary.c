@@ -147,7 +147,11 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		            : "in line with the compute (parallelism.overlap_ep: false)");
 	}
 	tb_rtab_str(&tb, "ZeRO stage");
-	tb_rtab_fmt(&tb, "%d", in->parallelism.zero);
+	if (in->parallelism.shard_group > 0)
+		tb_rtab_fmt(&tb, "%d within groups of %lld, replicated across them (HSDP)",
+		            in->parallelism.zero, (long long)in->parallelism.shard_group);
+	else
+		tb_rtab_fmt(&tb, "%d", in->parallelism.zero);
 	tb_rtab_str(&tb, "Sequence length");
 	o = tb_rtab_begin(&tb);
 	tb_rfmt(o, TB_RF_GROUPED, (double)in->training.seq_len, NULL);

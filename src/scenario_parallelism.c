@@ -12,7 +12,7 @@
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
-	"framework", "overlap_ep", "expert_tensor", "dispatcher",
+	"framework", "overlap_ep", "expert_tensor", "dispatcher", "shard_group",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -45,6 +45,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "virtual_pipeline")) && !tb_yaml_int(c, n, "parallelism.virtual_pipeline", 1, 1000, &par->virtual_pipeline)) ok = false;
 		if ((n = tb_yaml_get(pm, "context")) && !tb_yaml_int(c, n, "parallelism.context", 1, 1000000, &par->context)) ok = false;
 		if ((n = tb_yaml_get(pm, "expert_tensor")) && !tb_yaml_int(c, n, "parallelism.expert_tensor", 1, 1000000, &par->expert_tensor)) ok = false;
+		if ((n = tb_yaml_get(pm, "shard_group")) && !tb_yaml_int(c, n, "parallelism.shard_group", 1, 1000000000, &par->shard_group)) ok = false;
 		static const char *const S_disp[] = { "alltoall", "deepep" };
 		int di;
 		if ((n = tb_yaml_get(pm, "dispatcher"))) {
@@ -247,6 +248,13 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 			            (long long)ranks, near);
 		}
 	}
+	const tb_yaml_node *sgn = pm ? tb_yaml_get(pm, "shard_group") : NULL;
+	int64_t dc = par->data * (par->context > 1 ? par->context : 1);
+	if (sgn && par->zero < 1)
+		tb_yaml_err(c, sgn, "parallelism.shard_group with ZeRO 0, which shards nothing; expected parallelism.zero 1 to 3 (HSDP shards within the group)");
+	else if (sgn && dc % par->shard_group != 0)
+		tb_yaml_err(c, sgn, "parallelism.shard_group (%lld) does not divide the data-parallel group (%lld = data x context); expected a divisor of it, such as the GPUs of a node",
+		            (long long)par->shard_group, (long long)dc);
 	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
 	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
 		tb_yaml_err(c, dn, "parallelism.dispatcher with a dense model, which dispatches no tokens; expected it only where model.experts is above 1");

@@ -1045,3 +1045,44 @@ Test(perf, causal_mfu_scale)
 	in.layers = 0;
 	cr_expect_eq(tb_perf_causal_mfu_scale(&in), 1);
 }
+
+/* HSDP by hand (FSDP's HYBRID_SHARD): ZeRO-3 over 64 ranks in shard groups
+ * of 8 (one node each): every micro-batch gathers the weights twice and
+ * reduce-scatters the gradients inside the node, then all-reduces the
+ * 1/8 gradient shard across the 8 nodes, one rank a node; each rank
+ * updates 1/8 of the weights, and holds 8 times the sharded states of
+ * ZeRO-3 over all 64. */
+Test(perf, hsdp_shards_within_a_group)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	x.parallelism.tensor = 1;
+	x.parallelism.pipeline = 1;
+	x.parallelism.data = 64;
+	x.parallelism.zero = 3;
+	x.hardware.count = 64;
+	static tb_budget whole, hsdp;
+	tb_budget_compute(&x, &whole);
+	x.parallelism.shard_group = 8;
+	tb_budget_compute(&x, &hsdp);
+	cr_assert(whole.perf.known && hsdp.perf.known, "%s %s", whole.perf.why, hsdp.perf.why);
+	const tb_perf_input *in = &hsdp.perf.in;
+	cr_expect_eq(in->shard_group, 8);
+	const tb_perf_result *r = &hsdp.perf.r;
+	double dense = r->dp_bytes / (2 * in->param_bytes + in->grad_bytes);
+	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, dense * in->param_bytes, 8, 8, &in->hw, NULL);
+	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, dense * in->grad_bytes, 8, 8, &in->hw, NULL) +
+	            tb_perf_collective_s(TB_COLL_ALL_REDUCE, dense * in->grad_bytes / 8, 8, 1, &in->hw, NULL);
+	cr_expect(rel(r->dp_s, 2 * ag + rs) < 1e-12, "%g vs %g", r->dp_s, 2 * ag + rs);
+	cr_expect(rel(r->optimizer_params, dense / 8) < 1e-12);
+	cr_expect(rel(whole.perf.r.optimizer_params, dense / 64) < 1e-12);
+	/* the sharded states: 8x ZeRO-3's over 64 */
+	cr_expect(rel(hsdp.memory.per_gpu.optimizer, 8 * whole.memory.per_gpu.optimizer) < 1e-9,
+	          "%g vs %g", hsdp.memory.per_gpu.optimizer, whole.memory.per_gpu.optimizer);
+	/* a group that does not divide the replicas is refused */
+	tb_perf_input bad = *in;
+	bad.shard_group = 7;
+	tb_perf_result rb;
+	tb_perf_predict(&bad, NULL, &rb);
+	cr_expect(!rb.ok && strstr(rb.why, "shard"));
+}

@@ -202,6 +202,10 @@ typedef struct tb_parallelism {
 	int64_t virtual_pipeline, context;
 	/* The expert layers' tensor-parallel size; 0: tensor (perf.h). */
 	int64_t expert_tensor;
+	/* HSDP (FSDP's HYBRID_SHARD, DeepSpeed's MiCS): ZeRO shards the dense
+	 * states over groups of this many data-parallel ranks and replicates
+	 * them across the groups; 0: over the whole data x context group. */
+	int64_t shard_group;
 	bool sequence_parallel;
 	int zero;               /* 0..3 */
 	tb_framework framework;

@@ -142,6 +142,10 @@ typedef struct tb_perf_input {
 	 * Parallel Folding, Liu et al. 2025, arXiv:2504.14960) */
 	int64_t expert_tensor;
 	int zero;                     /* 0..3 */
+	/* ZeRO's dense shards span groups of this many of the context x
+	 * data ranks, replicated across groups whose gradients are then
+	 * all-reduced (HSDP); 0 = the whole group */
+	int64_t shard_group;
 	tb_framework framework;       /* FSDP's ZeRO-2 gathers every micro-batch */
 	bool sequence_parallel;
 	tb_checkpointing checkpointing;
