@@ -72,13 +72,14 @@ typedef struct tb_mem_model {
 	bool tied;
 } tb_mem_model;
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm);
-/* Parameters on one GPU of the first and the last stage: [0] dense (ZeRO
- * shards over data x context), [1] routed experts, split over the expert
- * and the expert tensor ranks et (ZeRO shards them over tensor x data x
- * context / (et x expert)).  Returns the layers of the busiest stage,
- * ceil(L/p); 0 when the model has only a count. */
-int64_t tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
-                         double first[2], double last[2]);
+/* Parameters on one GPU of the first, a middle (the second) and the last
+ * stage, share[i][0] dense (ZeRO shards over data x context), [i][1]
+ * routed experts, split over the expert and the expert tensor ranks et
+ * (ZeRO shards them over tensor x data x context / (et x expert)); their
+ * layers in layers[i] (tb_perf_stage_split; all 0 when the model has only
+ * a count, whose parameters are then spread evenly). */
+void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
+                      double share[3][2], int64_t layers[3]);
 /* Weights + gradients + master weights + optimizer state of one GPU. */
 double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2],
                               int zero, double d_dense, double d_expert);
@@ -87,16 +88,19 @@ double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2
 double tb_memory_act_layer_b1(const tb_inputs *in, const tb_arch *ar,
                               tb_checkpointing mode);
 typedef struct tb_mem_fit {
-	double first_states, last_states; /* model states of the two stages */
+	/* model states and layers of the first, a middle (the second: the
+	 * most in flight of the middle ones) and the last stage */
+	double states[3];
+	double layers[3];
 	double act_layer_b1;    /* per layer, micro-batch 1, per context rank */
 	double ws_b1;           /* full recompute: one layer rebuilt in backward */
 	double emb_b1, logits_b1;
-	double layers;          /* on the busiest stage */
 	int64_t p, v, d, gb;
 	double other;           /* hardware.overhead_bytes */
 } tb_mem_fit;
-/* Memory per GPU of the busiest stage at micro-batch mb: non-decreasing in mb. */
-double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb);
+/* Memory per GPU of the busiest stage at micro-batch mb: non-decreasing in
+ * mb; *busy (when not NULL) is that stage, 0 first, 1 middle, 2 last. */
+double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb, int *busy);
 
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
 void tb_goodput_step(const tb_inputs *in, tb_budget *b);     /* goodput.c */

@@ -255,15 +255,16 @@ static void S_total(tb_mem_items *it)
 	            + it->optimizer + it->activations + it->other;
 }
 
-/* In-flight work on stage 0 under 1F1B (Narayanan et al. 2021 Sec. 2.2):
- * *chunks passes of L_s/v layers each and *emb micro-batches of embedding
- * output.  Plain 1F1B (v = 1) holds min(p, M) micro-batches.  The
- * interleaved schedule's warm-up runs 2(p-1) + (v-1)p chunks before the
- * first backward (Megatron-LM's schedules.py), so stage 0 holds (v+1)p - 1
- * chunk passes, L_s (1 + (p-1)/(pv)) layers' worth once M is large
- * (Korthikanti et al. 2022 Sec. 4.2.3), and chunk 0 (the embedding's)
- * holds p of them plus p - 1 of the next group. */
-static void S_inflight(int64_t p, int64_t v, int64_t gb, int64_t mb, int64_t d,
+/* In-flight work on pipeline rank r under 1F1B (Narayanan et al. 2021
+ * Sec. 2.2): *chunks passes of its L_r/v layers each and, on rank 0, *emb
+ * micro-batches of embedding output.  Plain 1F1B (v = 1) holds
+ * min(p - r, M) micro-batches.  The interleaved schedule's warm-up runs
+ * 2(p-r-1) + (v-1)p chunks before rank r's first backward (Megatron-LM's
+ * schedules.py), so it holds (v+1)p - 2r - 1 chunk passes, rank 0 L_s (1 +
+ * (p-1)/(pv)) layers' worth once M is large (Korthikanti et al. 2022 Sec.
+ * 4.2.3), and chunk 0 (the embedding's) holds p of them plus p - 1 of the
+ * next group. */
+static void S_inflight(int64_t p, int64_t v, int64_t gb, int64_t mb, int64_t d, int64_t r,
                        int64_t *chunks, int64_t *emb)
 {
 	if (p <= 1) {
@@ -275,35 +276,64 @@ static void S_inflight(int64_t p, int64_t v, int64_t gb, int64_t mb, int64_t d,
 	if (nmb < 1)
 		nmb = 1;
 	if (v <= 1) {
-		*chunks = *emb = nmb < p ? nmb : p;
+		*chunks = nmb < p - r ? nmb : p - r;
+		*emb = nmb < p ? nmb : p;
 		return;
 	}
-	int64_t held = (v + 1) * p - 1;
+	int64_t held = (v + 1) * p - 2 * r - 1;
 	*chunks = nmb * v < held ? nmb * v : held;
 	*emb = nmb < 2 * p - 1 ? nmb : 2 * p - 1;
 }
 
-/* Activations of the first and last stage for micro-batch mb. */
-static void S_stage_act(const tb_mem_fit *c, int64_t mb, double *first, double *last)
+/* The rank of stage i (0 first, 1 middle, 2 last). */
+static int64_t S_rank(int64_t p, int i)
 {
-	double b = (double)mb;
-	int64_t chunks, emb;
-	S_inflight(c->p, c->v, c->gb, mb, c->d, &chunks, &emb);
-	double layers_b = c->layers * c->act_layer_b1 * b;
-	if (c->p <= 1) {
-		*first = *last = layers_b + c->emb_b1 * b + c->logits_b1 * b + c->ws_b1 * b;
-		return;
-	}
-	double passes = c->v > 1 ? (double)chunks / (double)c->v : (double)chunks;
-	*first = layers_b * passes + c->emb_b1 * b * (double)emb + c->ws_b1 * b;
-	*last = layers_b + c->logits_b1 * b + c->ws_b1 * b;
+	return i == 0 || p <= 1 ? 0 : i == 1 ? 1 : p - 1;
 }
 
-double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb)
+/* Activations of the first, middle and last stage for micro-batch mb. */
+static void S_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 {
-	double fa, la;
-	S_stage_act(c, mb, &fa, &la);
-	return S_max(c->first_states + fa, c->last_states + la) + c->other;
+	double b = (double)mb;
+	for (int i = 0; i < 3; i++) {
+		int64_t chunks, emb;
+		S_inflight(c->p, c->v, c->gb, mb, c->d, S_rank(c->p, i), &chunks, &emb);
+		double layers_b = c->layers[i] * c->act_layer_b1 * b;
+		if (c->p <= 1) {
+			act[i] = layers_b + c->emb_b1 * b + c->logits_b1 * b + c->ws_b1 * b;
+			continue;
+		}
+		if (c->layers[i] <= 0) {        /* p = 2: no middle stage */
+			act[i] = 0;
+			continue;
+		}
+		double passes = c->v > 1 ? (double)chunks / (double)c->v : (double)chunks;
+		act[i] = layers_b * passes + c->ws_b1 * b;
+		if (i == 0)
+			act[i] += c->emb_b1 * b * (double)emb;
+		if (i == 2)
+			act[i] += c->logits_b1 * b;
+	}
+}
+
+/* The busiest of the three stages given their activations. */
+static int S_busy(const tb_mem_fit *c, const double act[3])
+{
+	int busy = 0;
+	for (int i = 1; i < 3; i++)
+		if (c->states[i] + act[i] > c->states[busy] + act[busy])
+			busy = i;
+	return busy;
+}
+
+double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb, int *busy)
+{
+	double act[3];
+	S_stage_act(c, mb, act);
+	int k = S_busy(c, act);
+	if (busy)
+		*busy = k;
+	return c->states[k] + act[k] + c->other;
 }
 
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
@@ -337,30 +367,34 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 	}
 }
 
-int64_t tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
-                         double first[2], double last[2])
+void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
+                      double share[3][2], int64_t layers[3])
 {
 	if (!mm->by_stage) {
-		first[0] = last[0] = S_div(mm->total, (double)(t * p));
-		first[1] = last[1] = 0;
-		return 0;
+		for (int i = 0; i < 3; i++) {
+			share[i][0] = S_div(mm->total, (double)(t * p));
+			share[i][1] = 0;
+			layers[i] = 0;
+		}
+		return;
 	}
-	int64_t layers_stage = (mm->layers + p - 1) / p;
-	double ls = (double)layers_stage;
-	double body_dense = ls * mm->layer_dense / (double)t;
-	double body_expert = ls * mm->layer_expert / ((double)et * (double)e);
-	first[0] = body_dense + mm->embedding / (double)t;
-	first[1] = body_expert;
+	tb_perf_stage_split(mm->layers, p, layers);
+	for (int i = 0; i < 3; i++) {
+		double ls = (double)layers[i];
+		share[i][0] = ls * mm->layer_dense / (double)t;
+		share[i][1] = ls * mm->layer_expert / ((double)et * (double)e);
+	}
 	/* a tied head is a second copy on the last stage when p > 1 */
 	double head = mm->tied ? (p > 1 ? mm->head_tied : 0) : mm->output;
-	last[0] = body_dense + (head + mm->final_norm) / (double)t;
-	last[1] = body_expert;
+	share[0][0] += mm->embedding / (double)t;
+	share[2][0] += (head + mm->final_norm) / (double)t;
 	if (p <= 1) {
-		first[0] += (head + mm->final_norm) / (double)t;
-		last[0] = first[0];
-		last[1] = first[1];
+		share[0][0] += (head + mm->final_norm) / (double)t;
+		for (int i = 1; i < 3; i++) {
+			share[i][0] = share[0][0];
+			share[i][1] = share[0][1];
+		}
 	}
-	return layers_stage;
 }
 
 double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2],
@@ -429,10 +463,10 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "N", "parameters", pp->total, "");
 	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
 
-	/* ---- partition: the first and the last pipeline stage ---------- */
-	double first[2], last[2];
-	int64_t layers_stage = tb_memory_shares(&mm, t, et, p, e, first, last);
-	mem->layers_on_busiest_stage = layers_stage;
+	/* ---- partition: the first, a middle and the last stage ---------- */
+	double share[3][2];
+	int64_t split[3];
+	tb_memory_shares(&mm, t, et, p, e, share, split);
 
 	/* ---- activations ------------------------------------------------ */
 	tb_mem_fit c = {0};
@@ -440,21 +474,21 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	c.v = p > 1 ? S_pos(par->virtual_pipeline) : 1;
 	c.d = d;
 	c.gb = tr->global_batch;
-	c.layers = (double)layers_stage;
 	c.other = in->hardware.overhead_bytes;
-
-	tb_mem_items fs = {0}, ls_items = {0};
-	S_share fsh = { first[0], first[1] }, lsh = { last[0], last[1] };
-	S_states(bp, fsh, zero, dd, de, &fs);
-	S_states(bp, lsh, zero, dd, de, &ls_items);
-	c.first_states = tb_memory_states_bytes(bp, first, zero, dd, de);
-	c.last_states = tb_memory_states_bytes(bp, last, zero, dd, de);
+	tb_mem_items items[3];
+	for (int i = 0; i < 3; i++) {
+		c.layers[i] = (double)split[i];
+		S_share sh = { share[i][0], share[i][1] };
+		memset(&items[i], 0, sizeof items[i]);
+		S_states(bp, sh, zero, dd, de, &items[i]);
+		/* p = 2 has no middle stage */
+		c.states[i] = p == 2 && i == 1 ? 0 : tb_memory_states_bytes(bp, share[i], zero, dd, de);
+	}
 
 	int64_t mb = S_pos(tr->micro_batch);
 	double s = (double)tr->seq_len, h = (double)m->hidden, V = (double)m->vocab;
 	mem->activations_known = m->has_shape;
-	S_inflight(c.p, c.v, c.gb, mb, c.d, &mem->inflight_chunks, &mem->inflight_microbatches);
-	double act_first = 0, act_last = 0;
+	double act[3] = { 0, 0, 0 };
 	/* One layer at micro-batch 1 under each mode, worked out once: the
 	 * scenario's mode fills the inventory, the others feed the
 	 * checkpointing rows, and "none" is also full recompute's working set. */
@@ -485,7 +519,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		for (int i = 0; i < mem->n_act_items; i++)
 			mem->act_items[i].bytes *= (double)mb / cp;
 		mem->activations_per_layer_bytes = c.act_layer_b1 * (double)mb;
-		S_stage_act(&c, mb, &act_first, &act_last);
+		S_stage_act(&c, mb, act);
 	} else {
 		tb_budget_warn(b, "Activations and KV cache unknown: the model has only a "
 		                  "parameter count; give its shape (layers, hidden, heads, ...) "
@@ -493,17 +527,23 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	}
 
 	/* the busiest stage decides */
-	bool first_busier = c.first_states + act_first >= c.last_states + act_last;
-	mem->per_gpu = first_busier ? fs : ls_items;
-	mem->per_gpu.activations = first_busier ? act_first : act_last;
+	int busy = S_busy(&c, act);
+	mem->per_gpu = items[busy];
+	mem->per_gpu.activations = act[busy];
 	mem->per_gpu.other = c.other;
 	S_total(&mem->per_gpu);
 	mem->activations_bytes = mem->per_gpu.activations;
+	mem->layers_on_busiest_stage = split[busy];
+	int64_t emb_mb;
+	S_inflight(c.p, c.v, c.gb, mb, c.d, S_rank(p, busy), &mem->inflight_chunks, &emb_mb);
+	/* micro-batches with work on the stage: all of the first's embedding
+	 * group; elsewhere its chunk passes over v */
+	mem->inflight_microbatches = c.v <= 1 ? mem->inflight_chunks
+	                             : busy == 0 ? emb_mb : (mem->inflight_chunks + c.v - 1) / c.v;
 	if (m->has_shape) {
 		double bb = (double)mb;
-		mem->logits_bytes = (p <= 1 || !first_busier) ? c.logits_b1 * bb : 0;
-		mem->embedding_dropout_bytes = (p <= 1 || first_busier)
-			? c.emb_b1 * bb * (double)mem->inflight_microbatches : 0;
+		mem->logits_bytes = (p <= 1 || busy == 2) ? c.logits_b1 * bb : 0;
+		mem->embedding_dropout_bytes = (p <= 1 || busy == 0) ? c.emb_b1 * bb * (double)emb_mb : 0;
 	}
 
 	mem->capacity_bytes = in->hardware.gpu.memory_bytes;
@@ -516,14 +556,14 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	mem->max_micro_batch = 0;
 	if (m->has_shape) {
 		int64_t hi = S_pos(tr->global_batch / d);
-		if (tb_memory_fit_total(&c, 1) <= mem->capacity_bytes) {
+		if (tb_memory_fit_total(&c, 1, NULL) <= mem->capacity_bytes) {
 			int64_t lo = 1;
-			if (tb_memory_fit_total(&c, hi) <= mem->capacity_bytes) {
+			if (tb_memory_fit_total(&c, hi, NULL) <= mem->capacity_bytes) {
 				lo = hi;
 			} else {
 				while (hi - lo > 1) {
 					int64_t mid = lo + (hi - lo) / 2;
-					if (tb_memory_fit_total(&c, mid) <= mem->capacity_bytes)
+					if (tb_memory_fit_total(&c, mid, NULL) <= mem->capacity_bytes)
 						lo = mid;
 					else
 						hi = mid;
@@ -536,16 +576,20 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	/* ---- ZeRO rows ------------------------------------------------------ */
 	for (int z = 0; z < 4; z++) {
 		tb_zero_row *r = &mem->zero[z];
-		tb_mem_items a1 = {0}, a2 = {0};
-		S_states(bp, fsh, z, dd, de, &a1);
-		S_states(bp, lsh, z, dd, de, &a2);
-		a1.activations = act_first;
-		a2.activations = act_last;
-		a1.other = a2.other = c.other;
-		S_total(&a1);
-		S_total(&a2);
 		r->stage = z;
-		r->bytes = a1.total >= a2.total ? a1 : a2;
+		memset(&r->bytes, 0, sizeof r->bytes);
+		for (int i = 0; i < 3; i++) {
+			if (p == 2 && i == 1)
+				continue;
+			tb_mem_items a = {0};
+			S_share sh = { share[i][0], share[i][1] };
+			S_states(bp, sh, z, dd, de, &a);
+			a.activations = act[i];
+			a.other = c.other;
+			S_total(&a);
+			if (a.total > r->bytes.total)
+				r->bytes = a;
+		}
 		r->fits = r->bytes.total <= mem->capacity_bytes;
 		r->fits_known = mem->activations_known || !r->fits;
 	}
@@ -562,14 +606,14 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 			tb_mem_fit cc = c;
 			cc.act_layer_b1 = act_mode_b1[mode];
 			cc.ws_b1 = mode == TB_CKPT_FULL ? act_mode_b1[TB_CKPT_NONE] : 0;
-			double fa, la;
-			S_stage_act(&cc, mb, &fa, &la);
-			double ft = c.first_states + fa, lt = c.last_states + la;
-			r->activations_bytes = ft >= lt ? fa : la;
-			r->total_bytes = S_max(ft, lt) + c.other;
+			double ca[3];
+			S_stage_act(&cc, mb, ca);
+			int k = S_busy(&cc, ca);
+			r->activations_bytes = ca[k];
+			r->total_bytes = cc.states[k] + ca[k] + c.other;
 		} else {
 			r->activations_bytes = 0;
-			r->total_bytes = S_max(c.first_states, c.last_states) + c.other;
+			r->total_bytes = S_max(S_max(c.states[0], c.states[1]), c.states[2]) + c.other;
 		}
 		r->fits = r->total_bytes <= mem->capacity_bytes;
 		r->fits_known = mem->activations_known || !r->fits;
@@ -624,13 +668,13 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 			"L_s * A_l * n_mb + A_emb + A_logits + A_ws",
 			"Korthikanti et al. 2022, Eq. (5) and Sec. 4.3; 1F1B in-flight micro-batches",
 			mem->activations_bytes, "B");
-		tb_deriv_add_var(dv, "L_s", "layers on the stage", (double)layers_stage, "");
+		tb_deriv_add_var(dv, "L_s", "layers on the stage", (double)split[busy], "");
 		tb_deriv_add_var(dv, "A_l", "activations per layer", mem->activations_per_layer_bytes, "B");
 		tb_deriv_add_var(dv, "n_mb", c.v > 1
 		                 ? "micro-batches in flight on this stage (interleaved: chunk passes / v)"
 		                 : "micro-batches in flight on this stage",
-		                 first_busier ? (c.v > 1 ? (double)mem->inflight_chunks / (double)c.v
-		                                         : (double)mem->inflight_microbatches) : 1, "");
+		                 p > 1 ? (c.v > 1 ? (double)mem->inflight_chunks / (double)c.v
+		                                  : (double)mem->inflight_chunks) : 1, "");
 		tb_deriv_add_var(dv, "A_emb", "embedding dropout mask (its output is layer 1's input)",
 		                 mem->embedding_dropout_bytes, "B");
 		tb_deriv_add_var(dv, "A_logits", "logits buffer", mem->logits_bytes, "B");

@@ -504,10 +504,7 @@ static const char *S_check(const tb_perf_input *in)
 	return NULL;
 }
 
-/* The layers of the first, the busiest middle and the last stage: an even
- * split, the remainder on the middle stages first (they carry neither the
- * embedding nor the logits), then on the first. */
-static void S_split(int64_t layers, int64_t p, int64_t out[3])
+void tb_perf_stage_split(int64_t layers, int64_t p, int64_t out[3])
 {
 	if (p <= 1) {
 		out[0] = out[1] = out[2] = layers;
@@ -535,7 +532,8 @@ bool tb_perf_virtual_ok(int64_t layers, int64_t pipeline, int64_t virtual_pipeli
 	int64_t chunks = pipeline * virtual_pipeline;
 	if (chunks > layers)
 		return false;
-	/* S_split then gives the first and the last rank the one layer fewer */
+	/* tb_perf_stage_split then gives the first and the last rank the one
+	 * layer fewer */
 	for (int64_t k = 0; k <= 2; k++)
 		if ((layers + k) % chunks == 0)
 			return true;
@@ -704,7 +702,7 @@ static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 {
 	const tb_perf_input *in = x->in;
 	int64_t *n = g->n, *nd = g->nd, dense = S_dense_count(in);
-	S_split(in->layers, x->pi, n);
+	tb_perf_stage_split(in->layers, x->pi, n);
 	double over = x->k->layer_overhead_s;
 	double lt = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep + over;
 	double ld = L->dense_fwd + L->dense_bwd + L->dense_recompute + L->dense_tp +

@@ -171,7 +171,7 @@ static const double *S_act_b1(S_state *st, int64_t t, bool sp)
  * stages and the micro-batch add (a search varies them innermost). */
 typedef struct S_mem {
 	tb_mem_fit c;
-	double first[2], last[2];
+	double share[3][2];     /* the first, a middle and the last stage's parameters */
 	double dd, de;          /* replicas the dense and the expert states are sharded over */
 } S_mem;
 
@@ -187,14 +187,16 @@ static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a)
 	a->de = (double)t * (double)d * cp / ((double)et * (double)e);
 	if (a->de < 1)
 		a->de = 1;
-	int64_t layers_stage = tb_memory_shares(&st->mm, t, et, p, e, a->first, a->last);
+	int64_t split[3];
+	tb_memory_shares(&st->mm, t, et, p, e, a->share, split);
 	tb_mem_fit *c = &a->c;
 	memset(c, 0, sizeof *c);
 	c->p = p;
 	c->v = 1;
 	c->d = d;
 	c->gb = l->global_batch;
-	c->layers = (double)layers_stage;
+	for (int i = 0; i < 3; i++)
+		c->layers[i] = (double)split[i];
 	c->other = in->hardware.overhead_bytes;
 	const double *b1 = S_act_b1(st, t, l->sequence_parallel);
 	double s = (double)in->training.seq_len, h = (double)in->model.hidden;
@@ -209,14 +211,15 @@ static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a)
 
 static void S_mem_zero(S_state *st, S_mem *a, int zero)
 {
-	a->c.first_states = tb_memory_states_bytes(&st->mm.bp, a->first, zero, a->dd, a->de);
-	a->c.last_states = tb_memory_states_bytes(&st->mm.bp, a->last, zero, a->dd, a->de);
+	for (int i = 0; i < 3; i++)
+		a->c.states[i] = a->c.p == 2 && i == 1 ? 0
+		                 : tb_memory_states_bytes(&st->mm.bp, a->share[i], zero, a->dd, a->de);
 }
 
 static double S_mem_total(S_mem *a, int64_t v, int64_t micro_batch)
 {
 	a->c.v = a->c.p > 1 ? v : 1;
-	return tb_memory_fit_total(&a->c, micro_batch);
+	return tb_memory_fit_total(&a->c, micro_batch, NULL);
 }
 
 static double S_memory(S_state *st, const tb_plan_layout *l)

@@ -271,6 +271,13 @@ double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
  * its own attention convention).  1 when `in` cannot be timed. */
 double tb_perf_causal_mfu_scale(const tb_perf_input *in);
 
+/* The layers of the first, a middle (the second, the busiest) and the last
+ * of p pipeline stages: an even split, the remainder on the middle stages
+ * first (they carry neither the embedding nor the logits), then on the
+ * first (126 layers on 16: 7, 8 x 14, 7).  p <= 1: every layer, thrice;
+ * p = 2: no middle (0).  The memory model and the step share it. */
+void tb_perf_stage_split(int64_t layers, int64_t pipeline, int64_t out[3]);
+
 /* The expert layers' tensor-parallel size a layout runs: expert_tensor
  * when set, else tensor. */
 int64_t tb_perf_expert_tensor(int64_t expert_tensor, int64_t tensor);
