@@ -80,9 +80,10 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
  * a count, whose parameters are then spread evenly). */
 void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
                       double share[3][2], int64_t layers[3]);
-/* Weights + gradients + master weights + optimizer state of one GPU. */
+/* Weights + gradients + master weights + optimizer state of one GPU;
+ * grads_whole (FSDP's no_sync) keeps the gradients unsharded. */
 double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2],
-                              int zero, double d_dense, double d_expert);
+                              int zero, bool grads_whole, double d_dense, double d_expert);
 /* One layer's activations at micro-batch 1 under `mode`, with the inputs'
  * tensor size and sequence parallelism, before the context split. */
 double tb_memory_act_layer_b1(const tb_inputs *in, const tb_arch *ar,

@@ -237,11 +237,13 @@ static double S_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointi
 
 /* ZeRO: stage >= 1 shards master weights and moments, >= 2 gradients,
  * >= 3 weights. */
-static void S_states(const tb_bytes_per_param *bp, S_share p, int zero,
+/* grads_whole: FSDP's no_sync accumulates the gradients unsharded */
+static void S_states(const tb_bytes_per_param *bp, S_share p, int zero, bool grads_whole,
                      double d_dense, double d_expert, tb_mem_items *out)
 {
+	int gz = grads_whole ? 0 : zero;
 	double w = p.dense / (zero >= 3 ? d_dense : 1) + p.expert / (zero >= 3 ? d_expert : 1);
-	double g = p.dense / (zero >= 2 ? d_dense : 1) + p.expert / (zero >= 2 ? d_expert : 1);
+	double g = p.dense / (gz >= 2 ? d_dense : 1) + p.expert / (gz >= 2 ? d_expert : 1);
 	double o = p.dense / (zero >= 1 ? d_dense : 1) + p.expert / (zero >= 1 ? d_expert : 1);
 	out->weights = bp->weights * w;
 	out->gradients = bp->gradients * g;
@@ -398,11 +400,11 @@ void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, 
 }
 
 double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2],
-                              int zero, double d_dense, double d_expert)
+                              int zero, bool grads_whole, double d_dense, double d_expert)
 {
 	tb_mem_items it = {0};
 	S_share p = { share[0], share[1] };
-	S_states(bp, p, zero, d_dense, d_expert, &it);
+	S_states(bp, p, zero, grads_whole, d_dense, d_expert, &it);
 	return it.weights + it.gradients + it.master_weights + it.optimizer;
 }
 
@@ -463,6 +465,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "N", "parameters", pp->total, "");
 	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
 
+	bool whole = par->no_sync;
+
 	/* ---- partition: the first, a middle and the last stage ---------- */
 	double share[3][2];
 	int64_t split[3];
@@ -480,9 +484,10 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		c.layers[i] = (double)split[i];
 		S_share sh = { share[i][0], share[i][1] };
 		memset(&items[i], 0, sizeof items[i]);
-		S_states(bp, sh, zero, dd, de, &items[i]);
+		S_states(bp, sh, zero, whole, dd, de, &items[i]);
 		/* p = 2 has no middle stage */
-		c.states[i] = p == 2 && i == 1 ? 0 : tb_memory_states_bytes(bp, share[i], zero, dd, de);
+		c.states[i] = p == 2 && i == 1 ? 0
+		              : tb_memory_states_bytes(bp, share[i], zero, whole, dd, de);
 	}
 
 	int64_t mb = S_pos(tr->micro_batch);
@@ -583,7 +588,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 				continue;
 			tb_mem_items a = {0};
 			S_share sh = { share[i][0], share[i][1] };
-			S_states(bp, sh, z, dd, de, &a);
+			S_states(bp, sh, z, whole, dd, de, &a);
 			a.activations = act[i];
 			a.other = c.other;
 			S_total(&a);

@@ -908,9 +908,12 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 			double gathers = each ? dm : 1;
 			double ag_x = gathers * (ov ? S_max0(ag - fwd_mb) : ag);
 			dp_one = rs + ag;
-			dp_total = dm * rs + gathers * ag;
+			dp_total = (in->no_sync ? 1 : dm) * rs + gathers * ag;
 			if (!ov) {
 				dp = dp_total;
+			} else if (in->no_sync) {
+				/* one reduce-scatter, behind the last backward */
+				dp = S_max0(rs - bwd_mb) + ag_x;
 			} else if (x->pi == 1) {
 				/* DeepSpeed and FSDP wait for each backward's
 				 * reduce-scatter before the next micro-batch */
@@ -938,14 +941,24 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 			 * first layer's gather cannot hide */
 			double first = nb > 0 ? ag / nb : ag;
 			dp_one = 2 * ag + rs;
-			dp_total = dm * dp_one;
 			out->dp_bytes = (dense + expert) * (2 * pb + gb);
-			double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag + rs - bwd_mb)
-			                : 2 * ag + rs;
 			/* what hides still costs: the gathers' kernels take SMs and
 			 * HBM bandwidth from the compute they overlap (fitted) */
-			per += k->zero3_overlap_cost * (dp_one - per);
-			dp = dm * per;
+			if (in->no_sync) {
+				/* the gathers every micro-batch, one reduce-scatter */
+				dp_total = dm * 2 * ag + rs;
+				double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag - bwd_mb) : 2 * ag;
+				per += k->zero3_overlap_cost * (2 * ag - per);
+				double last = ov ? S_max0(rs - bwd_mb) : rs;
+				last += k->zero3_overlap_cost * (rs - last);
+				dp = dm * per + last;
+			} else {
+				dp_total = dm * dp_one;
+				double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag + rs - bwd_mb)
+				                : 2 * ag + rs;
+				per += k->zero3_overlap_cost * (dp_one - per);
+				dp = dm * per;
+			}
 			break;
 		}
 		}

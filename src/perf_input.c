@@ -100,6 +100,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	          : S_at_least_1(in->hardware.count / (group > 0 ? group : 1));
 	out->zero = pa->zero;
 	out->shard_group = pa->shard_group;
+	out->no_sync = pa->no_sync;
 	out->sequence_parallel = pa->sequence_parallel;
 	/* Today's frameworks overlap the gradient reduction and ZeRO-3's
 	 * gathers (PyTorch DDP buckets, FSDP prefetch, Megatron-LM

@@ -213,7 +213,8 @@ static void S_mem_zero(S_state *st, S_mem *a, int zero)
 {
 	for (int i = 0; i < 3; i++)
 		a->c.states[i] = a->c.p == 2 && i == 1 ? 0
-		                 : tb_memory_states_bytes(&st->mm.bp, a->share[i], zero, a->dd, a->de);
+		                 : tb_memory_states_bytes(&st->mm.bp, a->share[i], zero,
+		                                          st->in->parallelism.no_sync, a->dd, a->de);
 }
 
 static double S_mem_total(S_mem *a, int64_t v, int64_t micro_batch)

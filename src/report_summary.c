@@ -148,10 +148,12 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	}
 	tb_rtab_str(&tb, "ZeRO stage");
 	if (in->parallelism.shard_group > 0)
-		tb_rtab_fmt(&tb, "%d within groups of %lld, replicated across them (HSDP)",
-		            in->parallelism.zero, (long long)in->parallelism.shard_group);
+		tb_rtab_fmt(&tb, "%d within groups of %lld, replicated across them (HSDP)%s",
+		            in->parallelism.zero, (long long)in->parallelism.shard_group,
+		            in->parallelism.no_sync ? "; gradients reduced once a step (no_sync)" : "");
 	else
-		tb_rtab_fmt(&tb, "%d", in->parallelism.zero);
+		tb_rtab_fmt(&tb, "%d%s", in->parallelism.zero,
+		            in->parallelism.no_sync ? "; gradients reduced once a step (no_sync)" : "");
 	tb_rtab_str(&tb, "Sequence length");
 	o = tb_rtab_begin(&tb);
 	tb_rfmt(o, TB_RF_GROUPED, (double)in->training.seq_len, NULL);

@@ -12,7 +12,7 @@
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
-	"framework", "overlap_ep", "expert_tensor", "dispatcher", "shard_group",
+	"framework", "overlap_ep", "expert_tensor", "dispatcher", "shard_group", "no_sync",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -46,6 +46,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "context")) && !tb_yaml_int(c, n, "parallelism.context", 1, 1000000, &par->context)) ok = false;
 		if ((n = tb_yaml_get(pm, "expert_tensor")) && !tb_yaml_int(c, n, "parallelism.expert_tensor", 1, 1000000, &par->expert_tensor)) ok = false;
 		if ((n = tb_yaml_get(pm, "shard_group")) && !tb_yaml_int(c, n, "parallelism.shard_group", 1, 1000000000, &par->shard_group)) ok = false;
+		if ((n = tb_yaml_get(pm, "no_sync")) && !tb_yaml_bool(c, n, "parallelism.no_sync", &par->no_sync)) ok = false;
 		static const char *const S_disp[] = { "alltoall", "deepep" };
 		int di;
 		if ((n = tb_yaml_get(pm, "dispatcher"))) {
@@ -255,6 +256,9 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	else if (sgn && dc % par->shard_group != 0)
 		tb_yaml_err(c, sgn, "parallelism.shard_group (%lld) does not divide the data-parallel group (%lld = data x context); expected a divisor of it, such as the GPUs of a node",
 		            (long long)par->shard_group, (long long)dc);
+	const tb_yaml_node *nsn = pm ? tb_yaml_get(pm, "no_sync") : NULL;
+	if (nsn && par->no_sync && (par->framework != TB_FW_FSDP || par->zero < 2))
+		tb_yaml_err(c, nsn, "parallelism.no_sync is FSDP's, with ZeRO 2 or 3 (it defers their per-micro-batch reduce-scatter); expected parallelism.framework: fsdp and parallelism.zero 2 or 3");
 	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
 	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
 		tb_yaml_err(c, dn, "parallelism.dispatcher with a dense model, which dispatches no tokens; expected it only where model.experts is above 1");

@@ -1086,3 +1086,36 @@ Test(perf, hsdp_shards_within_a_group)
 	tb_perf_predict(&bad, NULL, &rb);
 	cr_expect(!rb.ok && strstr(rb.why, "shard"));
 }
+
+/* FSDP's no_sync: ZeRO-3 still gathers the weights twice every micro-batch
+ * but reduce-scatters once a step, after the last backward, keeping the
+ * whole gradient until then: (m - 1) reduce-scatters fewer, the gradients
+ * unsharded in memory (d times ZeRO-3's share). */
+Test(perf, fsdp_no_sync)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	x.parallelism.tensor = 1;
+	x.parallelism.pipeline = 1;
+	x.parallelism.data = 64;
+	x.parallelism.zero = 3;
+	x.parallelism.framework = TB_FW_FSDP;
+	x.hardware.count = 64;
+	static tb_budget each, once;
+	tb_budget_compute(&x, &each);
+	x.parallelism.no_sync = true;
+	tb_budget_compute(&x, &once);
+	cr_assert(each.perf.known && once.perf.known);
+	const tb_perf_result *a = &each.perf.r, *b = &once.perf.r;
+	cr_assert_gt(a->microbatches, 1);
+	const tb_perf_input *in = &once.perf.in;
+	double dense = b->dp_bytes / (2 * in->param_bytes + in->grad_bytes);
+	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, dense * in->grad_bytes, 64, 8,
+	                                 &in->hw, NULL);
+	cr_expect(rel(a->dp_total_s - b->dp_total_s, (double)(a->microbatches - 1) * rs) < 1e-9,
+	          "%g vs %g", a->dp_total_s - b->dp_total_s, (double)(a->microbatches - 1) * rs);
+	cr_expect(b->breakdown_s[TB_PERF_DP_COMM] <= a->breakdown_s[TB_PERF_DP_COMM]);
+	cr_expect(rel(once.memory.per_gpu.gradients, 64 * each.memory.per_gpu.gradients) < 1e-9,
+	          "%g vs %g", once.memory.per_gpu.gradients, each.memory.per_gpu.gradients);
+	cr_expect_eq(once.memory.per_gpu.weights, each.memory.per_gpu.weights);
+}

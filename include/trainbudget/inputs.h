@@ -206,6 +206,10 @@ typedef struct tb_parallelism {
 	 * states over groups of this many data-parallel ranks and replicates
 	 * them across the groups; 0: over the whole data x context group. */
 	int64_t shard_group;
+	/* FSDP's no_sync over the micro-batches of a step: the gradients
+	 * accumulate unsharded and are reduce-scattered once, after the last
+	 * backward (ZeRO 2 and 3 under parallelism.framework: fsdp) */
+	bool no_sync;
 	bool sequence_parallel;
 	int zero;               /* 0..3 */
 	tb_framework framework;

@@ -146,6 +146,7 @@ typedef struct tb_perf_input {
 	 * data ranks, replicated across groups whose gradients are then
 	 * all-reduced (HSDP); 0 = the whole group */
 	int64_t shard_group;
+	bool no_sync;                 /* tb_parallelism.no_sync */
 	tb_framework framework;       /* FSDP's ZeRO-2 gathers every micro-batch */
 	bool sequence_parallel;
 	tb_checkpointing checkpointing;
