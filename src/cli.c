@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "trainbudget/calibrate.h"
 #include "trainbudget/diag.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/version.h"
@@ -279,7 +280,7 @@ const char *tb_cli_cmd_name(tb_cmd cmd)
 
 /* ---- the option table, sorted by name -------------------------------- */
 
-typedef enum { S_OPT_COUNT, S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_GLOBAL_BATCH, S_OPT_GPU,
+typedef enum { S_OPT_CALIBRATE, S_OPT_COUNT, S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_GLOBAL_BATCH, S_OPT_GPU,
                S_OPT_HELP, S_OPT_MAX_VIRTUAL, S_OPT_NAME, S_OPT_OBJECTIVE, S_OPT_OUTPUT,
                S_OPT_PAPER, S_OPT_SET, S_OPT_SWEEP, S_OPT_TENSOR_ACROSS, S_OPT_TEMPLATE,
                S_OPT_TOP, S_OPT_UNSET, S_OPT_VERSION } S_opt_id;
@@ -301,6 +302,8 @@ typedef struct S_opt_def {
                     S_IN(TB_CMD_HELP) | S_IN(TB_CMD_NONE))
 
 static const S_opt_def S_opts[] = {
+	{ "--calibrate", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT) | S_PLAN,
+	  S_OPT_CALIBRATE },
 	{ "--count", 0, true, S_PLAN, S_OPT_COUNT },
 	{ "--font-dir", 0, true, S_WRITERS, S_OPT_FONT_DIR },
 	{ "--format", 0, true, S_IN(TB_CMD_ESTIMATE) | S_WRITERS, S_OPT_FORMAT },
@@ -343,7 +346,7 @@ typedef struct S_state {
 	tb_cli *cli;
 	tb_buf *err;
 	const char *where;      /* "trainbudget report" for messages */
-	size_t files_cap, sets_cap, sweeps_cap;
+	size_t files_cap, sets_cap, sweeps_cap, pilots_cap;
 } S_state;
 
 static tb_exit S_usage(S_state *st, tb_cmd cmd)
@@ -765,6 +768,19 @@ static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
 		S_push(&c->sweeps, &c->nsweeps, &st->sweeps_cap, val);
 		return TB_EXIT_OK;
 	}
+	case S_OPT_CALIBRATE:
+		if (!*val) {
+			tb_buf_printf(st->err, "%s: --calibrate needs a pilot scenario; expected "
+			              "--calibrate PILOT.yaml", st->where);
+			return S_usage(st, c->cmd);
+		}
+		if (c->npilots == TB_CALIB_PILOTS_MAX) {
+			tb_buf_printf(st->err, "%s: a fifth --calibrate; expected at most %d pilots",
+			              st->where, TB_CALIB_PILOTS_MAX);
+			return S_usage(st, c->cmd);
+		}
+		S_push(&c->pilots, &c->npilots, &st->pilots_cap, val);
+		return TB_EXIT_OK;
 	case S_OPT_COUNT:
 		return S_plan_list(st, "--count", val, c->plan.counts, &c->plan.n_counts, 100000000);
 	case S_OPT_GLOBAL_BATCH:
@@ -876,13 +892,14 @@ void tb_cli_release(tb_cli *c)
 	free((void *)c->files);
 	free((void *)c->sets);
 	free((void *)c->sweeps);
+	free((void *)c->pilots);
 	S_init(c);
 }
 
 tb_exit tb_cli_parse(int argc, char **argv, tb_cli *out, tb_buf *err)
 {
 	S_init(out);
-	S_state st = { out, err, "trainbudget", 0, 0, 0 };
+	S_state st = { out, err, "trainbudget", 0, 0, 0, 0 };
 	char where[64];
 	bool options_done = false;
 	const S_cmd_def *def = NULL;

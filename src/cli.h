@@ -56,6 +56,8 @@ typedef struct tb_cli {
 	const char *name;       /* --name: the output files' NAME; NULL: the stem */
 	const char **sweeps;    /* owned array, --sweep KEY=VALUES borrowed from argv */
 	size_t nsweeps;
+	const char **pilots;    /* owned array, --calibrate PILOT.yaml borrowed from argv */
+	size_t npilots;
 	const char *out_dir;    /* report, compare -o; "." by default */
 	unsigned formats;       /* report, compare: TB_OUT_* bits */
 	bool json;              /* estimate --format json */

@@ -164,4 +164,5 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	                                                      : node->network_bytes_per_s;
 	hw->nvlink_fraction = node->nvlink_fraction;
 	hw->network_fraction = node->network_fraction;
+	tb_calib_apply(&in->calib, g->name, hw);
 }

@@ -1,10 +1,72 @@
 /* scenario_measured.c: the measured section: what a real run of the
- * scenario achieved (step time, peak memory), set against the estimate. */
+ * scenario achieved (step time, peak memory, or the training log it
+ * wrote), set against the estimate, and what a pilot run teaches
+ * (--calibrate, calibrate.h). */
 #include "scenario_sections.h"
 
+#include <errno.h>
 #include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
 
-static const char *const S_keys[] = { "step_time", "peak_memory" };
+#include "trainbudget/fileio.h"
+#include "trainbudget/sha256.h"
+
+/* A pilot's log for a day on a few nodes is a few MB; a bigger file is a
+ * whole run's, which `tail` cuts to its steady end. */
+#define S_MAX_LOG_BYTES (64u << 20)
+
+static const char *const S_keys[] = { "step_time", "peak_memory", "log" };
+
+/* measured.log: read, parsed, hashed into the inputs the report covers. */
+static bool S_log(tb_yaml_ctx *c, const tb_yaml_node *n, tb_scenario *sc)
+{
+	tb_measured *me = &sc->inputs.measured;
+	const char *rel = tb_yaml_scalar(c, n, "measured.log", "a path to a training log");
+	if (!rel)
+		return false;
+	bool from_set = n->src && n->src->col_offset != 0;
+	char *path = tb_scenario_dir_join(from_set ? NULL : c->path, rel);
+	size_t len = 0;
+	char *text = tb_fileio_slurp(path, S_MAX_LOG_BYTES, &len);
+	if (!text) {
+		char sh[48];
+		tb_yaml_err(c, n, "cannot read measured.log '%s' (%s); expected a training log path relative to the scenario file",
+		            tb_yaml_show(rel, sh),
+		            errno == EFBIG ? "larger than 64 MiB: keep its steady end, as tail -n 100000 does" : tb_fileio_why(errno));
+		free(path);
+		return false;
+	}
+	int rc = tb_pilot_parse(path, text, len, &me->log, c->d);
+	if (rc == 0) {
+		me->has_log = true;
+		snprintf(me->log_path, sizeof me->log_path, "%s", rel);
+		tb_sha256_hex(text, len, me->log_sha256);
+		tb_signoff_add(&sc->signoff, TB_INPUT_MEASURED_LOG, rel, text, len);
+	}
+	free(text);
+	free(path);
+	return rc == 0;
+}
+
+/* The log's step where measured.step_time is not written: torchtitan's
+ * tokens per second per GPU become one with the batch and the GPU count. */
+static void S_log_step(tb_measured *me, const tb_inputs *in)
+{
+	const tb_pilot_log *lg = &me->log;
+	double step = lg->step_s;
+	if (!(step > 0) && lg->tokens_per_s_per_gpu > 0 && in->hardware.count > 0)
+		step = (double)in->training.global_batch * (double)in->training.seq_len /
+		       (lg->tokens_per_s_per_gpu * (double)in->hardware.count);
+	if (step >= 1e-3 && step < 1e7 && !me->has_step_time) {
+		me->step_time_s = step;
+		me->has_step_time = true;
+	}
+	if (lg->peak_memory_bytes >= 1048576.0 && !me->has_peak_memory) {
+		me->peak_memory_bytes = lg->peak_memory_bytes;
+		me->has_peak_memory = true;
+	}
+}
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
@@ -15,6 +77,13 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	tb_measured *me = &in->measured;
 	const tb_yaml_node *mn = tb_yaml_get_map(c, root, "measured");
 	if (mn) {
+		const tb_yaml_node *ln = tb_yaml_get(mn, "log");
+		if (ln && tb_yaml_get(mn, "step_time")) {
+			tb_yaml_err(c, ln, "measured.log and measured.step_time are both given; expected one: the log's median step is the step time");
+			ok = false;
+		} else if (ln && !S_log(c, ln, sc)) {
+			ok = false;
+		}
 		/* A measurement below these floors is a unit slip (ms for s, MB
 		 * for GB), and would turn into an MFU or an error of 1e300. */
 		if ((n = tb_yaml_get(mn, "step_time"))) {
@@ -37,6 +106,8 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 				me->has_peak_memory = true;
 			}
 		}
+		if (me->has_log)
+			S_log_step(me, in);
 	}
 	return ok;
 }

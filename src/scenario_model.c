@@ -27,7 +27,7 @@ static const char *const S_mlp_names[] = { "gated", "plain" };
 static const char *const S_norm_names[] = { "rmsnorm", "layernorm" };
 static const char *const S_pos_names[] = { "rope", "learned", "alibi", "none" };
 
-static char *S_dir_join(const char *scenario_path, const char *rel)
+char *tb_scenario_dir_join(const char *scenario_path, const char *rel)
 {
 	tb_buf b;
 	tb_buf_init(&b);
@@ -85,7 +85,7 @@ static bool S_model_base(tb_yaml_ctx *c, const tb_yaml_node *mm, tb_model *m,
 		/* A path typed in a --set is the shell's: relative to the working
 		 * directory, not to the scenario file. */
 		bool from_set = hn->src && hn->src->col_offset != 0;
-		char *path = S_dir_join(from_set ? NULL : c->path, rel);
+		char *path = tb_scenario_dir_join(from_set ? NULL : c->path, rel);
 		size_t len = 0;
 		char *text = tb_fileio_slurp(path, S_MAX_HF_BYTES, &len);
 		if (!text) {

@@ -21,6 +21,11 @@
 #include "trainbudget/scenario.h"
 #include "yamltree.h"
 
+/* A file a scenario names (model.hf_config, measured.log): relative to
+ * the scenario's folder unless absolute or the scenario is built in;
+ * owned by the caller. */
+char *tb_scenario_dir_join(const char *scenario_path, const char *rel);
+
 /* A key that holds a mapping of keys of its own, such as hardware.gpu. */
 typedef struct tb_scenario_subsection {
 	const char *name;           /* "gpu" */

@@ -499,6 +499,13 @@ tb_sweep *tb_sweep_run(const char *const *args, size_t nargs, const char *path,
                        const char *text, size_t len, const char *const *sets,
                        size_t nsets, tb_diags *d)
 {
+	return tb_sweep_run_calibrated(args, nargs, path, text, len, sets, nsets, NULL, d);
+}
+
+tb_sweep *tb_sweep_run_calibrated(const char *const *args, size_t nargs, const char *path,
+                                  const char *text, size_t len, const char *const *sets,
+                                  size_t nsets, const tb_calib *calib, tb_diags *d)
+{
 	size_t errors0 = d->errors;
 	if (nargs == 0)
 		return NULL;
@@ -560,6 +567,8 @@ tb_sweep *tb_sweep_run(const char *const *args, size_t nargs, const char *path,
 					    !tb_signoff_add_hash(&s->inputs, in->kind, in->read_as, in->sha256))
 						s->inputs_changed = true;
 				}
+				if (calib)
+					sc->inputs.calib = *calib;
 				tb_budget_compute(&sc->inputs, b);
 				S_figures(&sc->inputs, b, &p->f);
 				S_answer(&sc->inputs, b, &p->f);

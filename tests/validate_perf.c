@@ -35,6 +35,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "trainbudget/calibrate.h"
 #include "trainbudget/ceiling.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/inputs.h"
@@ -1326,6 +1327,116 @@ static void S_write_modern(FILE *f)
 	}
 }
 
+/* Calibration on a pilot (calibrate.h), tested on the published runs:
+ * within each group of three or more scored runs on one card, the run on
+ * the fewest GPUs is the pilot, its published step the measurement; the
+ * rest are predicted before and after.  Returns the 10th and 90th
+ * percentiles of the errors after, rounded outwards to whole percent
+ * (the calibrated band perf.h holds). */
+static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
+{
+	static double before_all[2 * ROWS_MAX], after_all[2 * ROWS_MAX];
+	int nall = 0;
+	fprintf(f, "\n## Calibrated on a pilot (`--calibrate`)\n\n"
+	           "Written by `make validate` (tests/validate_perf.c): within each group of "
+	           "`tests/fixtures/runs.yaml` with three or more scored runs on one card, the run on "
+	           "the fewest GPUs plays the pilot: its published step is the measurement "
+	           "`--calibrate` lays on the term most likely off (calibrate.h), and the other runs "
+	           "of the group are predicted before and after. Error = (predicted - published) / "
+	           "published; nothing here is fitted.\n\n"
+	           "| Group | pilot | term, factor | runs | median \\|error\\| before | after | worst after |\n"
+	           "|---|---|---|---:|---:|---:|---:|\n");
+	for (int set = 0; set < 2; set++) {
+		S_case *all = set ? S_m : S_c;
+		int count = set ? S_nm : S_nc;
+		for (int i = 0; i < count; i++) {
+			tb_perf_result r;
+			if (all[i].set == S_NOT_SCORED || isnan(S_err(&all[i], NULL, &r)))
+				continue;
+			bool first = true;
+			for (int j = 0; j < i; j++)
+				if (all[j].set != S_NOT_SCORED && strcmp(all[j].group, all[i].group) == 0)
+					first = false;
+			if (!first)
+				continue;
+			/* the group's runs on the first run's card */
+			int idx[ROWS_MAX], n = 0, pilot = -1;
+			const char *card = all[i].inputs.hardware.gpu.name;
+			for (int j = i; j < count; j++) {
+				if (all[j].set == S_NOT_SCORED || strcmp(all[j].group, all[i].group) != 0 ||
+				    strcmp(all[j].inputs.hardware.gpu.name, card) != 0 ||
+				    isnan(S_err(&all[j], NULL, &r)))
+					continue;
+				idx[n++] = j;
+				if (pilot < 0 || r.gpus < 0)
+					pilot = j;
+			}
+			if (n < 3)
+				continue;
+			int64_t fewest = INT64_MAX;
+			for (int k = 0; k < n; k++) {
+				S_err(&all[idx[k]], NULL, &r);
+				if (r.gpus < fewest) {
+					fewest = r.gpus;
+					pilot = idx[k];
+				}
+			}
+			tb_calib c;
+			memset(&c, 0, sizeof c);
+			const char *why;
+			if (!tb_calib_add_perf(&c, &all[pilot].in, card, all[pilot].published_s, &why))
+				continue;
+			double eb[ROWS_MAX], ea[ROWS_MAX], worst = 0;
+			int m = 0;
+			for (int k = 0; k < n; k++) {
+				if (idx[k] == pilot)
+					continue;
+				S_case *h = &all[idx[k]];
+				double e0 = S_err(h, NULL, &r);
+				S_case cal = *h;
+				tb_calib_apply(&c, card, &cal.in.hw);
+				double e1 = S_err(&cal, NULL, &r);
+				if (isnan(e0) || isnan(e1))
+					continue;
+				eb[m] = fabs(e0);
+				ea[m] = fabs(e1);
+				before_all[nall] = e0;
+				after_all[nall++] = e1;
+				if (fabs(e1) > worst)
+					worst = fabs(e1);
+				m++;
+			}
+			if (m == 0)
+				continue;
+			const tb_calib_pilot *p = &c.pilots[0];
+			fprintf(f, "| %s | %s (%lld GPUs) | %s x%.3g%s | %d | %.1f%% | %.1f%% | %.1f%% |\n",
+			        all[i].group, all[pilot].id, (long long)p->gpus, tb_calib_term_name(p->term),
+			        p->factor, p->clamped ? " (at its bound)" : "", m, 100 * S_median(eb, m),
+			        100 * S_median(ea, m), 100 * worst);
+		}
+	}
+	double b[2 * ROWS_MAX], a[2 * ROWS_MAX];
+	for (int i = 0; i < nall; i++) {
+		b[i] = fabs(before_all[i]);
+		a[i] = fabs(after_all[i]);
+	}
+	double mb = S_median(b, nall), ma = S_median(a, nall);
+	qsort(after_all, (size_t)nall, sizeof after_all[0], S_cmp);
+	qsort(before_all, (size_t)nall, sizeof before_all[0], S_cmp);
+	*band_lo = floor(100 * S_pct(after_all, nall, 0.1)) / 100;
+	*band_hi = ceil(100 * S_pct(after_all, nall, 0.9)) / 100;
+	fprintf(f, "\nOver the %d held-out runs: median |error| %.1f%% before calibration, %.1f%% after; "
+	           "10th and 90th percentiles of the signed error %+.0f%% and %+.0f%% before, %+.0f%% and "
+	           "%+.0f%% after. The band after is the one a calibrated prediction carries "
+	           "(TB_PERF_CAL_ERR_LOW and _HIGH in perf.h). Calibrating on one run does not help "
+	           "every group: where the pilot differs from the rest in what the model misses (the "
+	           "16K dropless Qwen3 row against longer contexts, Megatron-LM's 1.7B row against "
+	           "its 1T) the others move the wrong way, and a pilot should run the full run's "
+	           "layout at a smaller data-parallel size.\n",
+	        nall, 100 * mb, 100 * ma, 100 * floor(100 * S_pct(before_all, nall, 0.1)) / 100,
+	        100 * ceil(100 * S_pct(before_all, nall, 0.9)) / 100, 100 * *band_lo, 100 * *band_hi);
+}
+
 /* The best published MFU per card and precision, on the model's own FLOP
  * count over the precision's dense peak, from every scored row: what
  * ceiling.c must hold.  Printed with --ceilings; 0 rows: none. */
@@ -1467,6 +1578,13 @@ int main(int argc, char **argv)
 	S_write_modern(f);
 	if (S_write_ceilings(f))
 		rc = 1;
+	double cal_lo, cal_hi;
+	S_write_calibration(f, &cal_lo, &cal_hi);
+	if (fabs(cal_lo - TB_PERF_CAL_ERR_LOW) > 1e-9 || fabs(cal_hi - TB_PERF_CAL_ERR_HIGH) > 1e-9) {
+		fprintf(stderr, "validate_perf: perf.h's calibrated band is %g..%g; the runs give %g..%g\n",
+		        TB_PERF_CAL_ERR_LOW, TB_PERF_CAL_ERR_HIGH, cal_lo, cal_hi);
+		rc = 1;
+	}
 	if (stale == 0)
 		fprintf(f, "\nNote: the copy in %s differs from %s; refresh it.\n", FIXTURE, SHARED);
 	if (fclose(f) != 0)

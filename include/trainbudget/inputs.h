@@ -13,6 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trainbudget/calibrate.h"
+#include "trainbudget/pilot.h"
+
 typedef enum { TB_MLP_GATED, TB_MLP_PLAIN } tb_mlp;
 typedef enum { TB_NORM_RMSNORM, TB_NORM_LAYERNORM } tb_norm;
 typedef enum { TB_POS_ROPE, TB_POS_LEARNED, TB_POS_ALIBI, TB_POS_NONE } tb_positions;
@@ -240,6 +243,12 @@ typedef struct tb_measured {
 	bool has_step_time, has_peak_memory;
 	double step_time_s;
 	double peak_memory_bytes;
+	/* measured.log: the run's training log (pilot.h), which gives the
+	 * step and the peak where the keys above are not written */
+	bool has_log;
+	tb_pilot_log log;
+	char log_path[256];         /* as the scenario names it */
+	char log_sha256[65];
 } tb_measured;
 
 typedef struct tb_inputs {
@@ -249,6 +258,9 @@ typedef struct tb_inputs {
 	tb_parallelism parallelism;
 	tb_plan plan;
 	tb_measured measured;
+	/* --calibrate: what pilot runs taught (calibrate.h); known = false
+	 * without one */
+	tb_calib calib;
 } tb_inputs;
 
 /* Names as the scenario file spells them ("bf16-mixed", "adamw", ...). */

@@ -135,6 +135,11 @@ typedef struct tb_sweep {
 tb_sweep *tb_sweep_run(const char *const *args, size_t nargs, const char *path,
                        const char *text, size_t len, const char *const *sets,
                        size_t nsets, tb_diags *d);
+/* The same with every point calibrated by pilots (--calibrate); calib
+ * NULL: none. */
+tb_sweep *tb_sweep_run_calibrated(const char *const *args, size_t nargs, const char *path,
+                                  const char *text, size_t len, const char *const *sets,
+                                  size_t nsets, const tb_calib *calib, tb_diags *d);
 void tb_sweep_free(tb_sweep *s);
 
 /* The point at (i, j); NULL outside the grid.  Borrowed. */
