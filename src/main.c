@@ -477,6 +477,12 @@ static char *S_command_line(const tb_cli *cli)
 		S_shell_word(&b, o.ptr);
 		tb_buf_release(&o);
 	}
+	for (size_t i = 0; i < cli->npilots; i++) {
+		char *shown = tb_signoff_path(cli->pilots[i]);
+		tb_buf_puts(&b, " --calibrate ");
+		S_shell_word(&b, shown);
+		free(shown);
+	}
 	if (cli->cmd == TB_CMD_PLAN)
 		S_plan_options(&b, &cli->plan);
 	if (cli->template_path) {

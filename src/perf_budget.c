@@ -223,6 +223,13 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(d, "n", "GPUs", gpus, "");
 }
 
+const char *tb_perf_source(const tb_perf_budget *pb)
+{
+	if (!pb->known || !pb->source_predicted)
+		return "assumed";
+	return pb->calibrated ? "calibrated" : "predicted";
+}
+
 void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 {
 	tb_perf_budget *pb = &b->perf;
@@ -259,8 +266,27 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	}
 	pb->known = true;
 	double u = pb->r.mfu;
-	pb->mfu_band[0] = u * (1 + TB_PERF_ERR_LOW);
-	pb->mfu_band[1] = u * (1 + TB_PERF_ERR_HIGH);
+	/* calibrated on pilots of this card: the band is the calibrated
+	 * one, and the uncalibrated step is kept beside it */
+	pb->calibrated = in->calib.known && strcmp(in->calib.card, in->hardware.gpu.name) == 0;
+	double lo = TB_PERF_ERR_LOW, hi = TB_PERF_ERR_HIGH;
+	if (pb->calibrated) {
+		tb_perf_input raw;
+		tb_inputs x = *in;
+		x.calib.known = false;
+		tb_perf_input_from(&x, &raw);
+		raw.model_flops_per_token = pb->in.model_flops_per_token;
+		tb_perf_result r0;
+		tb_perf_predict(&raw, NULL, &r0);
+		pb->step_uncalibrated_s = r0.ok ? r0.step_s : 0;
+		pb->mfu_uncalibrated = r0.ok ? r0.mfu : 0;
+		pb->mfu_band_uncalibrated[0] = pb->mfu_uncalibrated * (1 + lo);
+		pb->mfu_band_uncalibrated[1] = fmin(1, pb->mfu_uncalibrated * (1 + hi));
+		lo = TB_PERF_CAL_ERR_LOW;
+		hi = TB_PERF_CAL_ERR_HIGH;
+	}
+	pb->mfu_band[0] = u * (1 + lo);
+	pb->mfu_band[1] = u * (1 + hi);
 	if (pb->mfu_band[1] > 1)
 		pb->mfu_band[1] = 1;
 	if (pb->mfu_band[0] <= 0)

@@ -442,7 +442,7 @@ static void S_perf(S_text *t, const tb_budget *b)
 	const tb_perf_result *r = &pb->r;
 	tb_buf_puts(o, "  step      ");
 	tb_fmt_sig(S_c(t), r->step_s, 3);
-	tb_buf_printf(o, "%s s predicted, ", t->cell.ptr);
+	tb_buf_printf(o, "%s s %s, ", t->cell.ptr, pb->calibrated ? "calibrated" : "predicted");
 	tb_fmt_grouped(S_c(t), r->tokens_per_s_per_gpu);
 	tb_buf_printf(o, "%s tokens/s per GPU; MFU ", t->cell.ptr);
 	tb_fmt_pct(S_c(t), r->mfu);
@@ -470,6 +470,40 @@ static void S_perf(S_text *t, const tb_budget *b)
 	S_nl(t);
 }
 
+/* --calibrate: the builder test in a line per pilot, then what it did to
+ * this run's step. */
+static void S_pilots(S_text *t, const tb_inputs *in, const tb_budget *b)
+{
+	const tb_calib *c = &in->calib;
+	const tb_perf_budget *pb = &b->perf;
+	if (!c->known || !pb->calibrated)
+		return;
+	tb_buf *o = &t->out;
+	for (int i = 0; i < c->npilots; i++) {
+		const tb_calib_pilot *p = &c->pilots[i];
+		tb_buf_puts(o, "  pilot     ");
+		tb_diags_escape(o, p->path, strlen(p->path), NULL);
+		tb_fmt_grouped(S_c(t), (double)p->gpus);
+		tb_buf_printf(o, ": %s x %s measured ", t->cell.ptr, p->card);
+		tb_fmt_sig(S_c(t), p->step_s, 3);
+		tb_buf_printf(o, "%s s a step, the model ", t->cell.ptr);
+		tb_fmt_sig(S_c(t), p->predicted_s, 3);
+		tb_buf_printf(o, "%s s: %s efficiency x%.2f%s", t->cell.ptr, tb_calib_term_name(p->term),
+		              p->factor, p->clamped ? " (at its bound: the gap is elsewhere too)" : "");
+		S_nl(t);
+	}
+	tb_buf_puts(o, "            this run: ");
+	tb_fmt_sig(S_c(t), pb->step_uncalibrated_s, 3);
+	tb_buf_printf(o, "%s s a step before calibration (MFU ", t->cell.ptr);
+	tb_fmt_pct(S_c(t), pb->mfu_uncalibrated);
+	tb_buf_printf(o, "%s), ", t->cell.ptr);
+	tb_fmt_sig(S_c(t), pb->r.step_s, 3);
+	tb_buf_printf(o, "%s s after (MFU ", t->cell.ptr);
+	tb_fmt_pct(S_c(t), pb->r.mfu);
+	tb_buf_printf(o, "%s)", t->cell.ptr);
+	S_nl(t);
+}
+
 static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 {
 	const tb_time *tm = &b->time;
@@ -485,6 +519,7 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 	tb_buf_putc(o, ')');
 	S_nl(t);
 	S_perf(t, b);
+	S_pilots(t, in, b);
 	char better[512];
 	if (tb_plan_better_text(&b->plan, better, sizeof better)) {
 		tb_buf_printf(o, "  layout    the search finds one %s", better);

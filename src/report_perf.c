@@ -167,7 +167,57 @@ static void S_chart_step(const tb_report *r, tb_chart_spec *s)
 		tb_rchart_step_column(s, i, pb->variants[i].label, pb->variants[i].breakdown_s);
 }
 
+/* The builder test (calibrate.h): each pilot measured against the model
+ * for its own layout, and what it fixed. */
+static void S_table_calibration(tb_report *r, tb_table *t)
+{
+	const tb_calib *c = &r->sc->inputs.calib;
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, NULL, "lrrrrlr", "Pilot", "GPUs", "Measured step (10th-90th)",
+	             "Model, before", "Error before", "Term it fixes", "Model, after", NULL);
+	for (int i = 0; c->known && r->b->perf.calibrated && i < c->npilots; i++) {
+		const tb_calib_pilot *p = &c->pilots[i];
+		tb_rtab_fmt(&tb, "%s (%s)", p->path, tb_pilot_kind_name(p->kind));
+		tb_rtab_fmt(&tb, "%lld x %s", (long long)p->gpus, p->card);
+		tb_rtab_fmt(&tb, "%.3g s (%.3g-%.3g)", p->step_s, p->step_s_p10, p->step_s_p90);
+		tb_rtab_fmt(&tb, "%.3g s", p->predicted_s);
+		tb_rtab_delta(&tb, (p->predicted_s - p->step_s) / p->step_s);
+		tb_rtab_fmt(&tb, "%s efficiency x%.3g%s", tb_calib_term_name(p->term), p->factor,
+		             p->clamped ? " (at its bound)" : "");
+		tb_rtab_fmt(&tb, "%.3g s", p->calibrated_s);
+	}
+}
+
+/* This run before and after: the step, the MFU and its band. */
+static void S_table_calibration_run(tb_report *r, tb_table *t)
+{
+	const tb_perf_budget *pb = &r->b->perf;
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, NULL, "lrr", "This run", "Before calibration", "After", NULL);
+	if (!pb->known || !pb->calibrated)
+		return;
+	tb_rtab_str(&tb, "Step time");
+	tb_rtab_fmt(&tb, "%.3g s", pb->step_uncalibrated_s);
+	tb_rtab_fmt(&tb, "%.3g s", pb->r.step_s);
+	tb_rtab_str(&tb, "MFU");
+	tb_rtab_num(&tb, TB_RF_PCT, pb->mfu_uncalibrated);
+	tb_rtab_num(&tb, TB_RF_PCT, pb->r.mfu);
+	tb_rtab_str(&tb, "MFU band (held-out error, docs/validation.md)");
+	tb_buf *o = tb_rtab_begin(&tb);
+	tb_rfmt(o, TB_RF_PCT, pb->mfu_band_uncalibrated[0], NULL);
+	tb_buf_puts(o, " to ");
+	tb_rfmt(o, TB_RF_PCT, pb->mfu_band_uncalibrated[1], NULL);
+	tb_rtab_end(&tb);
+	o = tb_rtab_begin(&tb);
+	tb_rfmt(o, TB_RF_PCT, pb->mfu_band[0], NULL);
+	tb_buf_puts(o, " to ");
+	tb_rfmt(o, TB_RF_PCT, pb->mfu_band[1], NULL);
+	tb_rtab_end(&tb);
+}
+
 static const tb_rtable_def S_tables[] = {
+	{ "calibration", S_table_calibration },
+	{ "calibration.run", S_table_calibration_run },
 	{ "perf", S_table_perf },
 	{ "perf.breakdown", S_table_breakdown },
 	{ "perf.variants", S_table_variants },

@@ -398,7 +398,7 @@ static const char *const S_cond_names[] = {
 	"warnings", "tied_embeddings", "flash_attention", "pipeline", "tensor",
 	"zero", "levers", "plans", "gpu_scan", "derivations", "mixed_precision",
 	"does_not_fit", "fit_unknown", "failures", "finishes", "risk",
-	"perf", "mfu_predicted", "mfu_above_prediction",
+	"perf", "mfu_predicted", "mfu_above_prediction", "calibrated",
 };
 
 #define S_NCOND (sizeof S_cond_names / sizeof S_cond_names[0])
@@ -449,6 +449,7 @@ tb_tpl_status tb_rcondition(void *ctx, const char *name, int *truth)
 	case 31: t = b->perf.known; break;
 	case 32: t = b->perf.known && b->perf.source_predicted; break;
 	case 33: t = b->perf.assumption_above; break;
+	case 34: t = b->perf.known && b->perf.calibrated; break;
 	default: return TB_TPL_UNKNOWN_NAME;
 	}
 	*truth = t;

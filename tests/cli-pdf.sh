@@ -104,6 +104,7 @@ pdf_set 70b-2t-h100 tests/golden/sweep/hardware-count.pdf.txt report "$S/70b-2t-
 pdf_set 70b-128-h100 tests/golden/sweep/micro-batch.pdf.txt report "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..8
 pdf_set 70b-128-h100 tests/golden/sweep/seq-len.pdf.txt report "$S/70b-128-h100.yaml" --sweep training.seq_len=1024..32768:x2
 pdf_set 70b-128-h100 tests/golden/sweep/grid.pdf.txt report "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..6 --sweep training.seq_len=2048,4096,8192,16384
+pdf_set llama3-8b-1024 tests/golden/pilot/calibrated.pdf.txt report docs/examples/pilot/llama3-8b-1024.yaml --calibrate docs/examples/pilot/llama3-8b-pilot.yaml
 
 demo=docs/examples/default-7b.yaml
 if [ -e "$demo" ]; then

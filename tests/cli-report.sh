@@ -121,6 +121,19 @@ run_set 70b-2t-h100 sweep hardware-count report "$S/70b-2t-h100.yaml" --sweep ha
 run_set 70b-128-h100 sweep micro-batch report "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..8
 run_set 70b-128-h100 sweep seq-len report "$S/70b-128-h100.yaml" --sweep training.seq_len=1024..32768:x2
 run_set 70b-128-h100 sweep grid report "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..6 --sweep training.seq_len=2048,4096,8192,16384
+# the builder test's worked example: the full run calibrated on its pilot
+# (issue 21), its JSON kept too
+run_set llama3-8b-1024 pilot calibrated report docs/examples/pilot/llama3-8b-1024.yaml \
+	--calibrate docs/examples/pilot/llama3-8b-pilot.yaml
+if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+	cp "$T/s1/llama3-8b-1024.json" tests/golden/pilot/calibrated.json
+	ok "wrote tests/golden/pilot/calibrated.json"
+elif cmp -s "$T/s1/llama3-8b-1024.json" tests/golden/pilot/calibrated.json; then
+	ok "llama3-8b-1024.json matches tests/golden/pilot/calibrated.json"
+else
+	fail "llama3-8b-1024.json differs from tests/golden/pilot/calibrated.json"
+	diff -u tests/golden/pilot/calibrated.json "$T/s1/llama3-8b-1024.json" | head -20 >&2 || true
+fi
 
 # ---- the hostile title -------------------------------------------------
 hostile='<script>alert(1)</script> **x** [l](javascript:alert(2))'

@@ -199,6 +199,11 @@ typedef struct tb_perf_budget {
 	/* an MFU here times this is on the published runs' count (causal
 	 * attention, the shape's FLOPs), as src/ceiling.c holds them */
 	double mfu_causal_scale;
+	/* --calibrate (calibrate.h): the prediction above is calibrated on
+	 * pilots; what it was before, and the band it had */
+	bool calibrated;
+	double step_uncalibrated_s, mfu_uncalibrated;
+	double mfu_band_uncalibrated[2];
 	int n_variants;
 	tb_perf_variant variants[TB_PERF_VARIANTS]; /* [0]: this layout */
 } tb_perf_budget;
@@ -373,6 +378,11 @@ typedef struct tb_budget {
 /* Computes the whole budget for checked inputs, except the confidence
  * figures.  Writes only *out. */
 void tb_budget_compute(const tb_inputs *in, tb_budget *out);
+
+/* Where the step-time prediction's MFU stands: "calibrated" on pilots,
+ * "predicted" by the model, or "assumed" (hardware.mfu given, or no
+ * prediction).  The one place every document takes it from. */
+const char *tb_perf_source(const tb_perf_budget *pb);
 
 /* Adds the confidence figures (b->risk_mfu, b->risk: percentiles of days
  * and cost, the chance of meeting the deadline and the budget) to a budget

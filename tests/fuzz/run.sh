@@ -26,6 +26,7 @@ seed() {
 	manifest) set -- tests/fuzz/seeds/manifest/* ;;
 	sweep)    set -- tests/fuzz/seeds/sweep/* ;;
 	fonts)    set -- tests/fuzz/seeds/fonts/* ;;
+	pilot)    set -- tests/fixtures/pilot/* docs/examples/pilot/*.log tests/scenarios/*.log ;;
 	esac
 	for f in "$@"; do
 		[ -f "$f" ] || continue
@@ -37,7 +38,7 @@ maxlen() {
 	case $1 in
 	units) echo 64 ;;
 	sweep) echo 256 ;;
-	scenario|hfconfig) echo 8192 ;;
+	scenario|hfconfig|pilot) echo 8192 ;;
 	template|report) echo 16384 ;;
 	fonts) echo 65536 ;;
 	*) echo 4096 ;;
