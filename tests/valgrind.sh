@@ -60,6 +60,14 @@ for t in tests/templates/bad-*.md; do
 	[ -e "$t" ] || continue
 	vg report docs/examples/default-7b.yaml --template "$t" -o "$out/bad"
 done
+# the builder test: a pilot's log read, the run calibrated, refused pilots
+vg report docs/examples/pilot/llama3-8b-1024.yaml -o "$out/p" --format md,html,json,pdf \
+	--calibrate docs/examples/pilot/llama3-8b-pilot.yaml
+vg estimate docs/examples/pilot/llama3-8b-1024.yaml --calibrate docs/examples/default-7b.yaml
+vg estimate docs/examples/pilot/llama3-8b-1024.yaml --calibrate docs/examples/pilot/llama3-8b-pilot.yaml \
+	--sweep hardware.count=512,1024
+vg check docs/examples/pilot/llama3-8b-pilot.yaml tests/scenarios/bad-measured-log-unit.yaml
+
 # comparisons and sweeps, full and refused
 vg compare docs/examples/compare/7b-2t.yaml docs/examples/compare/13b-1t.yaml \
 	docs/examples/compare/13b-1t-128.yaml -o "$out/c" --format md,html,json,pdf \
