@@ -38,6 +38,24 @@ static double S_base(const tb_perf_hw *hw, tb_calib_term t, double *most)
 	return t == TB_CALIB_COMPUTE ? hw->matmul_ceiling : v;
 }
 
+int tb_calib_rows(const tb_calib_pilot *p, tb_calib_row rows[4])
+{
+	const double *br = p->breakdown_s;
+	int n = 0;
+	if (p->has_trace) {
+		const tb_trace *tr = &p->trace;
+		rows[n++] = (tb_calib_row){ "compute", br[TB_PERF_COMPUTE] + br[TB_PERF_RECOMPUTE],
+		                            tr->compute_s };
+		rows[n++] = (tb_calib_row){ "communication",
+		                            br[TB_PERF_TP_COMM] + br[TB_PERF_CP_COMM] + br[TB_PERF_EP_COMM] +
+		                            br[TB_PERF_PP_COMM] + br[TB_PERF_DP_COMM], tr->comm_s };
+		rows[n++] = (tb_calib_row){ "optimizer", br[TB_PERF_OPTIMIZER],
+		                            tr->terms_s[TB_TRACE_OPTIMIZER] };
+	}
+	rows[n++] = (tb_calib_row){ "step", p->predicted_s, p->step_s };
+	return n;
+}
+
 void tb_calib_apply(const tb_calib *c, const char *card, tb_perf_hw *hw)
 {
 	if (!c || !c->known || !card || strcmp(card, c->card) != 0)
@@ -49,7 +67,26 @@ void tb_calib_apply(const tb_calib *c, const char *card, tb_perf_hw *hw)
 	hw->network_fraction *= c->factor[TB_CALIB_NETWORK];
 }
 
-static double S_step(const tb_perf_input *base, tb_calib_term t, double f)
+/* What a factor is solved against: the step, or (from a trace) the
+ * compute time or the collectives' time alone. */
+typedef enum { S_WHOLE_STEP, S_COMPUTE_TIME, S_COMM_TIME } S_target;
+
+static double S_measure(const tb_perf_result *r, S_target what)
+{
+	switch (what) {
+	case S_COMPUTE_TIME:
+		return r->breakdown_s[TB_PERF_COMPUTE] + r->breakdown_s[TB_PERF_RECOMPUTE];
+	case S_COMM_TIME:
+		/* the collectives' kernels whether hidden or not */
+		return r->breakdown_s[TB_PERF_TP_COMM] + r->breakdown_s[TB_PERF_CP_COMM] +
+		       r->breakdown_s[TB_PERF_EP_COMM] + r->breakdown_s[TB_PERF_PP_COMM] + r->dp_total_s;
+	case S_WHOLE_STEP: default:
+		return r->step_s;
+	}
+}
+
+static double S_at(const tb_perf_input *base, tb_calib_term t, double f, S_target what,
+                   tb_perf_result *out)
 {
 	tb_perf_input in = *base;
 	tb_calib one;
@@ -62,7 +99,36 @@ static double S_step(const tb_perf_input *base, tb_calib_term t, double f)
 	tb_calib_apply(&one, "x", &in.hw);
 	tb_perf_result r;
 	tb_perf_predict(&in, NULL, &r);
-	return r.ok ? r.step_s : 0;
+	if (out)
+		*out = r;
+	return r.ok ? S_measure(&r, what) : 0;
+}
+
+/* The factor on term t that makes `what` equal `want` (it falls as the
+ * factor grows): bisection on its logarithm, from a twentieth of the
+ * tabled efficiency to the peak.  *clamped when `want` is outside. */
+static double S_solve(const tb_perf_input *in, tb_calib_term t, S_target what, double want,
+                      bool *clamped)
+{
+	double most;
+	S_base(&in->hw, t, &most);
+	double lo = 0.05, hi = most;
+	if (S_at(in, t, hi, what, NULL) > want) {
+		*clamped = true;
+		return hi;
+	}
+	if (S_at(in, t, lo, what, NULL) < want) {
+		*clamped = true;
+		return lo;
+	}
+	for (int i = 0; i < 100; i++) {
+		double mid = sqrt(lo * hi);
+		if (S_at(in, t, mid, what, NULL) > want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return sqrt(lo * hi);
 }
 
 /* The term a step total is laid on: compute when it is most of the
@@ -88,7 +154,8 @@ bool tb_calib_add(tb_calib *c, const tb_inputs *pilot, const char *path, const c
 	}
 	tb_perf_input in;
 	tb_perf_input_from(pilot, &in);
-	if (!tb_calib_add_perf(c, &in, pilot->hardware.gpu.name, me->step_time_s, why))
+	if (!tb_calib_add_perf(c, &in, pilot->hardware.gpu.name, me->step_time_s,
+	                       me->has_trace ? &me->trace : NULL, why))
 		return false;
 	tb_calib_pilot *p = &c->pilots[c->npilots - 1];
 	snprintf(p->path, sizeof p->path, "%s", path ? path : "");
@@ -108,12 +175,18 @@ bool tb_calib_add(tb_calib *c, const tb_inputs *pilot, const char *path, const c
 	} else {
 		p->kind = TB_PILOT_STEP_TIME;
 	}
+	if (me->has_trace) {
+		p->has_trace = true;
+		p->trace = me->trace;
+		snprintf(p->trace_path, sizeof p->trace_path, "%s", me->trace_path);
+		snprintf(p->trace_sha256, sizeof p->trace_sha256, "%s", me->trace_sha256);
+	}
 	p->peak_memory_bytes = me->has_peak_memory ? me->peak_memory_bytes : 0;
 	return true;
 }
 
 bool tb_calib_add_perf(tb_calib *c, const tb_perf_input *pin, const char *card,
-                       double step_s, const char **why)
+                       double step_s, const tb_trace *trace, const char **why)
 {
 	*why = "";
 	if (!c->known) {
@@ -151,34 +224,59 @@ bool tb_calib_add_perf(tb_calib *c, const tb_perf_input *pin, const char *card,
 	p->term = S_term(&r, r.gpus, in.hw.gpus_per_node);
 
 	/* the terms earlier pilots fixed stand while this one is solved */
-	if (c->known) {
-		tb_calib other = *c;
-		other.factor[p->term] = 1;
-		tb_calib_apply(&other, card, &in.hw);
-	}
-	/* the step falls as the factor grows: bisect on its logarithm, from
-	 * a twentieth of the tabled efficiency to the peak */
-	double most;
-	S_base(&in.hw, p->term, &most);
-	double lo = 0.05, hi = most;
-	double want = p->step_s;
-	if (S_step(&in, p->term, hi) > want) {
-		p->factor = hi;
-		p->clamped = true;
-	} else if (S_step(&in, p->term, lo) < want) {
-		p->factor = lo;
-		p->clamped = true;
-	} else {
-		for (int i = 0; i < 100; i++) {
-			double mid = sqrt(lo * hi);
-			if (S_step(&in, p->term, mid) > want)
-				lo = mid;
-			else
-				hi = mid;
+	tb_perf_input solve = in;
+	if (c->known)
+		tb_calib_apply(c, card, &solve.hw);
+	for (int t = 0; t < TB_CALIB_TERMS; t++)
+		p->factors[t] = 1;
+	if (trace && trace->compute_s > 0) {
+		/* a trace times each term: the compute efficiency from the
+		 * compute kernels, the links from the collectives' */
+		tb_calib undo = *c;
+		if (c->known)
+			for (int t = 0; t < TB_CALIB_TERMS; t++)
+				undo.factor[t] = 1;
+		p->term = TB_CALIB_COMPUTE;
+		p->factors[TB_CALIB_COMPUTE] = S_solve(&in, TB_CALIB_COMPUTE, S_COMPUTE_TIME,
+		                                       trace->compute_s, &p->clamped);
+		p->fixed[TB_CALIB_COMPUTE] = true;
+		tb_perf_result r1;
+		S_at(&in, TB_CALIB_COMPUTE, p->factors[TB_CALIB_COMPUTE], S_COMM_TIME, &r1);
+		if (trace->comm_s > 0 && S_measure(&r1, S_COMM_TIME) > 0) {
+			tb_calib_term link = r.gpus > in.hw.gpus_per_node ? TB_CALIB_NETWORK
+			                                                 : TB_CALIB_NVLINK;
+			tb_perf_input with = in;
+			tb_calib k;
+			memset(&k, 0, sizeof k);
+			k.known = true;
+			for (int t = 0; t < TB_CALIB_TERMS; t++)
+				k.factor[t] = 1;
+			k.factor[TB_CALIB_COMPUTE] = p->factors[TB_CALIB_COMPUTE];
+			snprintf(k.card, sizeof k.card, "x");
+			tb_calib_apply(&k, "x", &with.hw);
+			bool cl = false;
+			p->factors[link] = S_solve(&with, link, S_COMM_TIME, trace->comm_s, &cl);
+			p->fixed[link] = true;
 		}
-		p->factor = sqrt(lo * hi);
+		(void)undo;
+	} else {
+		p->factors[p->term] = S_solve(&solve, p->term, S_WHOLE_STEP, p->step_s, &p->clamped);
+		p->fixed[p->term] = true;
 	}
-	p->calibrated_s = S_step(&in, p->term, p->factor);
+	p->factor = p->factors[p->term];
+	{
+		tb_perf_input after = in;
+		tb_calib k;
+		memset(&k, 0, sizeof k);
+		k.known = true;
+		for (int t = 0; t < TB_CALIB_TERMS; t++)
+			k.factor[t] = p->fixed[t] ? p->factors[t] : c->known ? c->factor[t] : 1;
+		snprintf(k.card, sizeof k.card, "x");
+		tb_calib_apply(&k, "x", &after.hw);
+		tb_perf_result ra;
+		tb_perf_predict(&after, NULL, &ra);
+		p->calibrated_s = ra.ok ? ra.step_s : 0;
+	}
 
 	if (!c->known) {
 		snprintf(c->card, sizeof c->card, "%s", card);
@@ -194,8 +292,8 @@ bool tb_calib_add_perf(tb_calib *c, const tb_perf_input *pin, const char *card,
 		double sum = 0;
 		int n = 0;
 		for (int i = 0; i < c->npilots; i++)
-			if ((int)c->pilots[i].term == t) {
-				sum += log(c->pilots[i].factor);
+			if (c->pilots[i].fixed[t]) {
+				sum += log(c->pilots[i].factors[t]);
 				n++;
 			}
 		c->factor[t] = n ? exp(sum / n) : 1;

@@ -181,6 +181,7 @@ static bool S_calibrate(tb_scenario *sc, const tb_cli *cli, tb_diags *d)
 			const tb_signoff *ps = &pilot->signoff;
 			for (size_t k = 0; k < ps->nfiles; k++)
 				if (ps->files[k].kind == TB_INPUT_MEASURED_LOG ||
+				    ps->files[k].kind == TB_INPUT_MEASURED_TRACE ||
 				    ps->files[k].kind == TB_INPUT_HF_CONFIG)
 					ok = ok && tb_scenario_add_input_hash(sc, ps->files[k].kind,
 					                                      ps->files[k].read_as,

@@ -473,7 +473,16 @@ static void S_calibration(S_json *j, const tb_inputs *in, const tb_budget *b)
 		S_arr_end(j);
 		S_numk(j, "peak_memory_bytes", p->peak_memory_bytes, p->peak_memory_bytes > 0);
 		S_bool(j, "peak_is_reserved", p->peak_is_reserved);
-		S_null(j, "terms_s");
+		if (p->has_trace) {
+			S_obj(j, "terms_s");
+			for (int t = 0; t < TB_TRACE_TERMS; t++)
+				S_num(j, tb_trace_term_name(t), p->trace.terms_s[t]);
+			S_obj_end(j);
+		} else {
+			S_null(j, "terms_s");
+		}
+		S_str(j, "trace", p->has_trace ? p->trace_path : NULL);
+		S_str(j, "trace_sha256", p->has_trace ? p->trace_sha256 : NULL);
 		S_num(j, "predicted_s", p->predicted_s);
 		S_num(j, "calibrated_s", p->calibrated_s);
 		S_str(j, "term", tb_calib_term_name(p->term));
@@ -498,13 +507,18 @@ static void S_calibration(S_json *j, const tb_inputs *in, const tb_budget *b)
 	S_arr(j, "terms");
 	for (int i = 0; i < c->npilots; i++) {
 		const tb_calib_pilot *p = &c->pilots[i];
-		S_obj(j, NULL);
-		S_num(j, "pilot", i);
-		S_str(j, "term", "step");
-		S_num(j, "predicted_s", p->predicted_s);
-		S_num(j, "measured_s", p->step_s);
-		S_num(j, "error", (p->predicted_s - p->step_s) / p->step_s);
-		S_obj_end(j);
+		tb_calib_row rows[4];
+		int n = tb_calib_rows(p, rows);
+		for (int k = 0; k < n; k++) {
+			S_obj(j, NULL);
+			S_num(j, "pilot", i);
+			S_str(j, "term", rows[k].term);
+			S_num(j, "predicted_s", rows[k].predicted_s);
+			S_num(j, "measured_s", rows[k].measured_s);
+			S_numk(j, "error", (rows[k].predicted_s - rows[k].measured_s) / rows[k].measured_s,
+			       rows[k].measured_s > 0);
+			S_obj_end(j);
+		}
 	}
 	S_arr_end(j);
 	const tb_perf_budget *pb = &b->perf;

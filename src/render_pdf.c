@@ -518,7 +518,7 @@ static void S_signoff(tb_pdf_doc *st)
 	const tb_signoff *so = m->signoff;
 	S_repro_row(st, label, so ? "(one digest over everything below)" : NULL, S_str(m->sha256), true);
 	static const char *const what[TB_INPUT_KINDS] = {
-		"Scenario", "Model config", "Template", "Measured log", "Pilot scenario",
+		"Scenario", "Model config", "Template", "Measured log", "Pilot scenario", "Profiler trace",
 	};
 	for (size_t i = 0; so && i < so->nfiles; i++)
 		S_repro_row(st, what[so->files[i].kind], so->files[i].path, so->files[i].sha256, true);

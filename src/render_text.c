@@ -488,8 +488,15 @@ static void S_pilots(S_text *t, const tb_inputs *in, const tb_budget *b)
 		tb_fmt_sig(S_c(t), p->step_s, 3);
 		tb_buf_printf(o, "%s s a step, the model ", t->cell.ptr);
 		tb_fmt_sig(S_c(t), p->predicted_s, 3);
-		tb_buf_printf(o, "%s s: %s efficiency x%.2f%s", t->cell.ptr, tb_calib_term_name(p->term),
-		              p->factor, p->clamped ? " (at its bound: the gap is elsewhere too)" : "");
+		tb_buf_printf(o, "%s s%s: ", t->cell.ptr, p->has_trace ? " (terms from its trace)" : "");
+		bool first = true;
+		for (int k = 0; k < TB_CALIB_TERMS; k++)
+			if (p->fixed[k]) {
+				tb_buf_printf(o, "%s%s efficiency x%.2f", first ? "" : ", ",
+				              tb_calib_term_name((tb_calib_term)k), p->factors[k]);
+				first = false;
+			}
+		tb_buf_puts(o, p->clamped ? " (at its bound: the gap is elsewhere too)" : "");
 		S_nl(t);
 	}
 	tb_buf_puts(o, "            this run: ");

@@ -182,9 +182,40 @@ static void S_table_calibration(tb_report *r, tb_table *t)
 		tb_rtab_fmt(&tb, "%.3g s (%.3g-%.3g)", p->step_s, p->step_s_p10, p->step_s_p90);
 		tb_rtab_fmt(&tb, "%.3g s", p->predicted_s);
 		tb_rtab_delta(&tb, (p->predicted_s - p->step_s) / p->step_s);
-		tb_rtab_fmt(&tb, "%s efficiency x%.3g%s", tb_calib_term_name(p->term), p->factor,
-		             p->clamped ? " (at its bound)" : "");
+		tb_buf *o = tb_rtab_begin(&tb);
+		bool first = true;
+		for (int k = 0; k < TB_CALIB_TERMS; k++)
+			if (p->fixed[k]) {
+				tb_buf_printf(o, "%s%s efficiency x%.3g", first ? "" : ", ",
+				              tb_calib_term_name((tb_calib_term)k), p->factors[k]);
+				first = false;
+			}
+		tb_buf_puts(o, p->clamped ? " (at its bound)" : "");
+		tb_rtab_end(&tb);
 		tb_rtab_fmt(&tb, "%.3g s", p->calibrated_s);
+	}
+}
+
+/* Each pilot's step line by line (tb_calib_rows): by term with a trace. */
+static void S_table_calibration_terms(tb_report *r, tb_table *t)
+{
+	const tb_calib *c = &r->sc->inputs.calib;
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, NULL, "llrrr", "Pilot", "Term", "Model, before", "Measured",
+	             "Error", NULL);
+	for (int i = 0; c->known && r->b->perf.calibrated && i < c->npilots; i++) {
+		tb_calib_row rows[4];
+		int n = tb_calib_rows(&c->pilots[i], rows);
+		for (int k = 0; k < n; k++) {
+			tb_rtab_fmt(&tb, "%d", i + 1);
+			tb_rtab_str(&tb, rows[k].term);
+			tb_rtab_fmt(&tb, "%.3g s", rows[k].predicted_s);
+			tb_rtab_fmt(&tb, "%.3g s", rows[k].measured_s);
+			if (rows[k].measured_s > 0)
+				tb_rtab_delta(&tb, (rows[k].predicted_s - rows[k].measured_s) / rows[k].measured_s);
+			else
+				tb_rtab_str(&tb, "n/a");
+		}
 	}
 }
 
@@ -218,6 +249,7 @@ static void S_table_calibration_run(tb_report *r, tb_table *t)
 static const tb_rtable_def S_tables[] = {
 	{ "calibration", S_table_calibration },
 	{ "calibration.run", S_table_calibration_run },
+	{ "calibration.terms", S_table_calibration_terms },
 	{ "perf", S_table_perf },
 	{ "perf.breakdown", S_table_breakdown },
 	{ "perf.variants", S_table_variants },

@@ -244,6 +244,7 @@ static void S_table_inputs(tb_report *r, tb_table *t)
 	static const char *const what[TB_INPUT_KINDS] = {
 		"Scenario", "Model config (model.hf_config)", "Template (--template)",
 		"Training log (measured.log)", "Pilot scenario (--calibrate)",
+		"Profiler trace (measured.trace)",
 	};
 	const tb_signoff *so = &r->signoff;
 	tb_rtab tb;

@@ -16,7 +16,42 @@
  * whole run's, which `tail` cuts to its steady end. */
 #define S_MAX_LOG_BYTES (64u << 20)
 
-static const char *const S_keys[] = { "step_time", "peak_memory", "log" };
+/* A profiler trace of a few steps runs to hundreds of MB; it is read as
+ * a stream, so the cap is on the bytes held, not on the parser. */
+#define S_MAX_TRACE_BYTES (512u << 20)
+
+static const char *const S_keys[] = { "step_time", "peak_memory", "log", "trace" };
+
+/* measured.trace: read, summed by category, hashed into the inputs. */
+static bool S_trace(tb_yaml_ctx *c, const tb_yaml_node *n, tb_scenario *sc)
+{
+	tb_measured *me = &sc->inputs.measured;
+	const char *rel = tb_yaml_scalar(c, n, "measured.trace", "a path to a PyTorch profiler trace");
+	if (!rel)
+		return false;
+	bool from_set = n->src && n->src->col_offset != 0;
+	char *path = tb_scenario_dir_join(from_set ? NULL : c->path, rel);
+	size_t len = 0;
+	char *text = tb_fileio_slurp(path, S_MAX_TRACE_BYTES, &len);
+	if (!text) {
+		char sh[48];
+		tb_yaml_err(c, n, "cannot read measured.trace '%s' (%s); expected a Chrome trace JSON path relative to the scenario file",
+		            tb_yaml_show(rel, sh),
+		            errno == EFBIG ? "larger than 512 MiB: profile fewer steps" : tb_fileio_why(errno));
+		free(path);
+		return false;
+	}
+	int rc = tb_trace_parse(path, text, len, &me->trace, c->d);
+	if (rc == 0) {
+		me->has_trace = true;
+		snprintf(me->trace_path, sizeof me->trace_path, "%s", rel);
+		tb_sha256_hex(text, len, me->trace_sha256);
+		tb_signoff_add(&sc->signoff, TB_INPUT_MEASURED_TRACE, rel, text, len);
+	}
+	free(text);
+	free(path);
+	return rc == 0;
+}
 
 /* measured.log: read, parsed, hashed into the inputs the report covers. */
 static bool S_log(tb_yaml_ctx *c, const tb_yaml_node *n, tb_scenario *sc)
@@ -84,6 +119,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		} else if (ln && !S_log(c, ln, sc)) {
 			ok = false;
 		}
+		const tb_yaml_node *tn = tb_yaml_get(mn, "trace");
+		if (tn && !S_trace(c, tn, sc))
+			ok = false;
 		/* A measurement below these floors is a unit slip (ms for s, MB
 		 * for GB), and would turn into an MFU or an error of 1e300. */
 		if ((n = tb_yaml_get(mn, "step_time"))) {
@@ -108,6 +146,11 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		}
 		if (me->has_log)
 			S_log_step(me, in);
+		/* a trace alone: its profiled steps are the step time */
+		if (me->has_trace && !me->has_step_time && me->trace.step_s >= 1e-3) {
+			me->step_time_s = me->trace.step_s;
+			me->has_step_time = true;
+		}
 	}
 	return ok;
 }

@@ -25,7 +25,7 @@
 #include "utf8.h"
 
 static const char *const S_kind_names[TB_INPUT_KINDS] = {
-	"scenario", "hf_config", "template", "measured_log", "pilot",
+	"scenario", "hf_config", "template", "measured_log", "pilot", "measured_trace",
 };
 
 const char *tb_signoff_kind_name(tb_input_kind k)
@@ -172,7 +172,8 @@ static long S_slot(const tb_signoff *s, tb_input_kind kind, const char *read_as)
 	for (size_t i = 0; i < s->nfiles; i++)
 		if (s->files[i].kind == kind &&
 		    ((kind != TB_INPUT_HF_CONFIG && kind != TB_INPUT_MEASURED_LOG &&
-		      kind != TB_INPUT_PILOT) || strcmp(s->files[i].read_as, read_as) == 0))
+		      kind != TB_INPUT_PILOT && kind != TB_INPUT_MEASURED_TRACE) ||
+		     strcmp(s->files[i].read_as, read_as) == 0))
 			return (long)i;
 	return -1;
 }

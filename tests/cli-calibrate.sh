@@ -79,6 +79,28 @@ if [ -s "$T/r/llama3-8b-1024.json" ] &&
 	ok "report --calibrate: the JSON beside the documents has the calibration"
 else no "report --calibrate" "$(cat "$T/err")"; fi
 
+# a pilot with a profiler trace: each term fixed on its own, line by line
+mkdir -p "$T/tr"
+cp docs/examples/pilot/* tests/fixtures/trace/h200-fsdp.json "$T/tr/"
+sed 's|  log: llama3-8b-pilot.log|  log: llama3-8b-pilot.log\n  trace: h200-fsdp.json|' "$P" >"$T/tr/llama3-8b-pilot.yaml"
+"$BIN" estimate "$F" --calibrate "$T/tr/llama3-8b-pilot.yaml" --format json >"$T/t.json" 2>"$T/err"
+if python3 - "$T/t.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["calibration"]
+p = c["pilots"][0]
+assert p["trace"] == "h200-fsdp.json" and len(p["trace_sha256"]) == 64
+assert abs(p["terms_s"]["gemm"] - 0.95) < 1e-9 and abs(p["terms_s"]["reduce_scatter"] - 0.15) < 1e-9
+terms = [t["term"] for t in c["terms"]]
+assert terms == ["compute", "communication", "optimizer", "step"], terms
+assert abs(c["terms"][0]["measured_s"] - 1.25) < 1e-9
+assert c["constants"]["network_fraction"]["factor"] != 1 and c["constants"]["matmul_ceiling"]["factor"] != 1
+roles = [i["role"] for i in d["scenario"]["inputs"]]
+assert roles == ["scenario", "measured_log", "pilot", "measured_trace"], roles
+EOF
+then ok "a pilot's trace fixes compute and the network apart, reported term by term and hashed"
+else no "trace calibration" "$(cat "$T/err")"; fi
+
 # ---- refusals ----------------------------------------------------------------
 "$BIN" estimate "$F" --calibrate docs/examples/default-7b.yaml >/dev/null 2>"$T/err"
 rc=$?

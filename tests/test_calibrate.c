@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "trainbudget/calibrate.h"
+#include "trainbudget/fileio.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
@@ -139,4 +140,45 @@ Test(calibrate, refusals_and_other_cards)
 	cr_assert(tb_calib_add(&fast, &quick, "f", "", &why));
 	cr_expect(fast.pilots[0].clamped);
 	cr_expect(fast.pilots[0].calibrated_s > 1e-3);
+}
+
+/* With a trace, each term is fixed on its own: the compute efficiency so
+ * that the model's compute is the trace's compute kernels (1.25 s a step
+ * in h200-fsdp.json), the network's so that its collectives are the
+ * trace's (0.27 s; the 32 GPUs span 4 nodes). */
+Test(calibrate, trace_fixes_each_term)
+{
+	tb_inputs pilot;
+	S_trainy(&pilot, 32);
+	size_t len = 0;
+	char *text = tb_fileio_slurp("tests/fixtures/trace/h200-fsdp.json", 1 << 20, &len);
+	cr_assert_not_null(text);
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_assert_eq(tb_trace_parse("t", text, len, &pilot.measured.trace, &d), 0);
+	free(text);
+	tb_diags_release(&d);
+	pilot.measured.has_trace = true;
+	pilot.measured.has_step_time = true;
+	pilot.measured.step_time_s = pilot.measured.trace.step_s;
+	tb_calib c;
+	memset(&c, 0, sizeof c);
+	const char *why;
+	cr_assert(tb_calib_add(&c, &pilot, "p", "", &why), "%s", why);
+	const tb_calib_pilot *p = &c.pilots[0];
+	cr_expect(p->has_trace && p->fixed[TB_CALIB_COMPUTE] && p->fixed[TB_CALIB_NETWORK]);
+	cr_expect(!p->fixed[TB_CALIB_NVLINK]);
+	/* the model, calibrated, gives the trace's compute and collectives */
+	tb_perf_input in;
+	tb_perf_input_from(&pilot, &in);
+	tb_calib_apply(&c, "h200", &in.hw);
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok);
+	double comp = r.breakdown_s[TB_PERF_COMPUTE] + r.breakdown_s[TB_PERF_RECOMPUTE];
+	cr_expect(rel(comp, 1.25) < 1e-6, "%g", comp);
+	double comm = r.breakdown_s[TB_PERF_TP_COMM] + r.breakdown_s[TB_PERF_CP_COMM] +
+	              r.breakdown_s[TB_PERF_EP_COMM] + r.breakdown_s[TB_PERF_PP_COMM] + r.dp_total_s;
+	cr_expect(rel(comm, 0.27) < 1e-3 || p->clamped, "%g", comm);
+	cr_expect(rel(p->calibrated_s, r.step_s) < 1e-12);
 }

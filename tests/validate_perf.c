@@ -1384,7 +1384,7 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 			tb_calib c;
 			memset(&c, 0, sizeof c);
 			const char *why;
-			if (!tb_calib_add_perf(&c, &all[pilot].in, card, all[pilot].published_s, &why))
+			if (!tb_calib_add_perf(&c, &all[pilot].in, card, all[pilot].published_s, NULL, &why))
 				continue;
 			double eb[ROWS_MAX], ea[ROWS_MAX], worst = 0;
 			int m = 0;

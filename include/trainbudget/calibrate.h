@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "trainbudget/pilot.h"
+#include "trainbudget/trace.h"
 
 #define TB_CALIB_PILOTS_MAX 4
 #define TB_CALIB_TERMS 3   /* compute, NVLink, network */
@@ -45,6 +46,15 @@ typedef struct tb_calib_pilot {
 	tb_calib_term term;                 /* what the gap was laid on */
 	double factor;                      /* achieved / assumed for that term */
 	bool clamped;                       /* the factor hit a bound: the gap is elsewhere */
+	/* every term this pilot fixed (a trace fixes the compute from its
+	 * compute kernels and the links from its collectives; a step total,
+	 * one term) */
+	bool fixed[TB_CALIB_TERMS];
+	double factors[TB_CALIB_TERMS];
+	/* its measured.trace, per step; has_trace false without one */
+	bool has_trace;
+	char trace_path[256], trace_sha256[65];
+	tb_trace trace;
 } tb_calib_pilot;
 
 typedef struct tb_calib {
@@ -72,7 +82,16 @@ bool tb_calib_add(tb_calib *c, const struct tb_inputs *pilot, const char *path,
  * scenario; validate_perf calls it on published runs). */
 struct tb_perf_input;
 bool tb_calib_add_perf(tb_calib *c, const struct tb_perf_input *pilot, const char *card,
-                       double step_s, const char **why);
+                       double step_s, const tb_trace *trace, const char **why);
+
+/* A pilot's step line by line, the model before against the pilot: with
+ * a trace, compute, communication and the optimizer apart, then the step;
+ * without, the step alone.  Returns the rows written (at most 4). */
+typedef struct tb_calib_row {
+	const char *term;           /* "compute", "communication", "optimizer", "step" */
+	double predicted_s, measured_s;
+} tb_calib_row;
+int tb_calib_rows(const tb_calib_pilot *p, tb_calib_row rows[4]);
 
 /* Multiplies the card's efficiencies in *hw by c's factors when `card` is
  * the pilots' card; nothing otherwise. */

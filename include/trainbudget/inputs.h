@@ -249,6 +249,12 @@ typedef struct tb_measured {
 	tb_pilot_log log;
 	char log_path[256];         /* as the scenario names it */
 	char log_sha256[65];
+	/* measured.trace: its PyTorch profiler trace (trace.h), which times
+	 * each term for --calibrate */
+	bool has_trace;
+	tb_trace trace;
+	char trace_path[256];
+	char trace_sha256[65];
 } tb_measured;
 
 typedef struct tb_inputs {

@@ -25,6 +25,7 @@ typedef enum {
 	TB_INPUT_TEMPLATE,      /* report --template */
 	TB_INPUT_MEASURED_LOG,  /* measured.log: a run's training log (several with pilots) */
 	TB_INPUT_PILOT,         /* --calibrate PILOT.yaml, each pilot scenario */
+	TB_INPUT_MEASURED_TRACE, /* measured.trace: a run's profiler trace */
 	TB_INPUT_KINDS
 } tb_input_kind;
 
@@ -76,8 +77,8 @@ void tb_signoff_set_overrides(tb_signoff *s, const char *const *sets, size_t nse
  * overrides. */
 void tb_signoff_seal(tb_signoff *s, const char *version);
 
-/* "scenario", "hf_config", "template", "measured_log", "pilot": the names
- * in the digest and JSON. */
+/* "scenario", "hf_config", "template", "measured_log", "pilot",
+ * "measured_trace": the names in the digest and JSON. */
 const char *tb_signoff_kind_name(tb_input_kind k);
 
 /* A path as published in a report: as given when relative, the base name

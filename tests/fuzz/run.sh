@@ -27,6 +27,7 @@ seed() {
 	sweep)    set -- tests/fuzz/seeds/sweep/* ;;
 	fonts)    set -- tests/fuzz/seeds/fonts/* ;;
 	pilot)    set -- tests/fixtures/pilot/* docs/examples/pilot/*.log tests/scenarios/*.log ;;
+	trace)    set -- tests/fixtures/trace/h200-fsdp.json tests/scenarios/bad-measured-trace-json.json ;;
 	esac
 	for f in "$@"; do
 		[ -f "$f" ] || continue
@@ -38,7 +39,7 @@ maxlen() {
 	case $1 in
 	units) echo 64 ;;
 	sweep) echo 256 ;;
-	scenario|hfconfig|pilot) echo 8192 ;;
+	scenario|hfconfig|pilot|trace) echo 8192 ;;
 	template|report) echo 16384 ;;
 	fonts) echo 65536 ;;
 	*) echo 4096 ;;
