@@ -4,9 +4,12 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/budget.h"
 #include "trainbudget/gpus.h"
+#include "trainbudget/xalloc.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
 
@@ -182,6 +185,18 @@ bool tb_calib_add(tb_calib *c, const tb_inputs *pilot, const char *path, const c
 		snprintf(p->trace_sha256, sizeof p->trace_sha256, "%s", me->trace_sha256);
 	}
 	p->peak_memory_bytes = me->has_peak_memory ? me->peak_memory_bytes : 0;
+	/* the memory estimate for the layout that ran, to set against its
+	 * peak (the pilot's own budget, without its layout search) */
+	tb_budget *b = tb_xcalloc(1, sizeof *b);
+	tb_budget_compute(pilot, b);
+	const tb_mem_items *m = &b->memory.per_gpu;
+	p->memory_known = b->memory.activations_known;
+	if (p->memory_known) {
+		double v[7] = { m->weights, m->gradients, m->master_weights, m->optimizer,
+		                m->activations, m->other, m->total };
+		memcpy(p->memory_bytes, v, sizeof v);
+	}
+	free(b);
 	return true;
 }
 

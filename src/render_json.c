@@ -473,6 +473,7 @@ static void S_calibration(S_json *j, const tb_inputs *in, const tb_budget *b)
 		S_arr_end(j);
 		S_numk(j, "peak_memory_bytes", p->peak_memory_bytes, p->peak_memory_bytes > 0);
 		S_bool(j, "peak_is_reserved", p->peak_is_reserved);
+		S_numk(j, "memory_estimate_bytes", p->memory_bytes[6], p->memory_known);
 		if (p->has_trace) {
 			S_obj(j, "terms_s");
 			for (int t = 0; t < TB_TRACE_TERMS; t++)

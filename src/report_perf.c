@@ -4,6 +4,7 @@
  * layouts themselves.  Selects and formats the budget's figures only. */
 #include "report_build.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -219,6 +220,41 @@ static void S_table_calibration_terms(tb_report *r, tb_table *t)
 	}
 }
 
+/* Each pilot's memory estimate line by line against the peak it
+ * measured (a reserved peak holds the caching allocator's reserve). */
+static void S_table_calibration_memory(tb_report *r, tb_table *t)
+{
+	const tb_calib *c = &r->sc->inputs.calib;
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, NULL, "llrr", "Pilot", "Per GPU", "Estimate", "Measured", NULL);
+	static const char *const items[7] = {
+		"weights", "gradients", "master weights", "optimizer state", "activations",
+		"reserve (hardware.overhead)", "total",
+	};
+	for (int i = 0; c->known && r->b->perf.calibrated && i < c->npilots; i++) {
+		const tb_calib_pilot *p = &c->pilots[i];
+		if (!p->memory_known)
+			continue;
+		for (int k = 0; k < 7; k++) {
+			tb_rtab_fmt(&tb, "%d", i + 1);
+			tb_rtab_str(&tb, items[k]);
+			tb_rtab_num(&tb, TB_RF_BYTES, p->memory_bytes[k]);
+			if (k < 6 || !(p->peak_memory_bytes > 0)) {
+				tb_rtab_str(&tb, "");
+				continue;
+			}
+			tb_buf *o = tb_rtab_begin(&tb);
+			tb_rfmt(o, TB_RF_BYTES, p->peak_memory_bytes, NULL);
+			tb_buf_puts(o, p->peak_is_reserved ? " (reserved: the allocator's cache included), "
+			                                   : " (allocated), ");
+			tb_rfmt(o, TB_RF_PCT, fabs(p->memory_bytes[6] / p->peak_memory_bytes - 1), NULL);
+			tb_buf_puts(o, p->memory_bytes[6] >= p->peak_memory_bytes ? " under the estimate"
+			                                                          : " over the estimate");
+			tb_rtab_end(&tb);
+		}
+	}
+}
+
 /* This run before and after: the step, the MFU and its band. */
 static void S_table_calibration_run(tb_report *r, tb_table *t)
 {
@@ -250,6 +286,7 @@ static const tb_rtable_def S_tables[] = {
 	{ "calibration", S_table_calibration },
 	{ "calibration.run", S_table_calibration_run },
 	{ "calibration.terms", S_table_calibration_terms },
+	{ "calibration.memory", S_table_calibration_memory },
 	{ "perf", S_table_perf },
 	{ "perf.breakdown", S_table_breakdown },
 	{ "perf.variants", S_table_variants },

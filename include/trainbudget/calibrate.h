@@ -40,6 +40,11 @@ typedef struct tb_calib_pilot {
 	double step_s, step_s_p10, step_s_p90; /* measured; the spread is the log's */
 	double peak_memory_bytes;           /* measured; 0 when none */
 	bool peak_is_reserved;
+	/* the memory model for the pilot's layout, per GPU, line by line:
+	 * weights, gradients, master weights, optimizer state, activations,
+	 * the reserve (hardware.overhead), total; all 0 when unknown */
+	bool memory_known;
+	double memory_bytes[7];
 	double predicted_s;                 /* the model before calibration */
 	double breakdown_s[10];             /* its terms (perf.h order), before */
 	double calibrated_s;                /* the model after: step_s unless clamped */
