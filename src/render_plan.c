@@ -253,6 +253,16 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 	tb_fmt_grouped(&c, (double)r->feasible);
 	tb_buf_printf(&line, "%s feasible, timed and ranked by %s.", c.ptr, cost ? "cost" : "time");
 	tb_buf_truncate(&c, 0);
+	/* --calibrate: every step below is on the pilots' efficiencies, for
+	 * their card only */
+	const tb_calib *cal = sc ? &sc->inputs.calib : NULL;
+	if (cal && cal->known) {
+		tb_buf_printf(&line, " Step times on %s use the efficiencies %d pilot run%s measured "
+		                     "(--calibrate): compute x%.2f, NVLink x%.2f, network x%.2f.",
+		              cal->card, cal->npilots, cal->npilots == 1 ? "" : "s",
+		              cal->factor[TB_CALIB_COMPUTE], cal->factor[TB_CALIB_NVLINK],
+		              cal->factor[TB_CALIB_NETWORK]);
+	}
 	S_para(&o, line.ptr, 0);
 	tb_buf_putc(&o, '\n');
 	tb_buf_release(&line);

@@ -79,6 +79,12 @@ if [ -s "$T/r/llama3-8b-1024.json" ] &&
 	ok "report --calibrate: the JSON beside the documents has the calibration"
 else no "report --calibrate" "$(cat "$T/err")"; fi
 
+# the search ranks on the pilot's efficiencies, and says so
+"$BIN" plan "$F" --calibrate "$P" >"$T/plan" 2>"$T/err"
+if tr '\n' ' ' <"$T/plan" | grep -q 'Step times on h200 use the efficiencies 1 pilot run measured (--calibrate): compute x0.78'; then
+	ok "plan --calibrate: the search ranks calibrated steps and says so"
+else no "plan --calibrate" "$(head -8 "$T/plan")" "$(cat "$T/err")"; fi
+
 # a pilot with a profiler trace: each term fixed on its own, line by line
 mkdir -p "$T/tr"
 cp docs/examples/pilot/* tests/fixtures/trace/h200-fsdp.json "$T/tr/"
