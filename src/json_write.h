@@ -38,6 +38,10 @@ void tb_jw_null(tb_jw *j, const char *key);
 void tb_jw_numk(tb_jw *j, const char *key, double v, bool known);
 void tb_jw_bool(tb_jw *j, const char *key, bool v);
 void tb_jw_str(tb_jw *j, const char *key, const char *s);   /* NULL: null */
+
+/* render_json_calib.c: `calibration` for the pilots of `in` (null
+ * without any). */
+void tb_render_json_calibration(tb_jw *j, const tb_inputs *in, const tb_budget *b);
 void tb_jw_nums3(tb_jw *j, const char *key, const double v[3], bool known);
 
 /* render_json.c: the members of `estimate --format json` (version,

@@ -148,53 +148,6 @@ typedef struct S_source {
 	size_t len;
 } S_source;
 
-/* --calibrate: each pilot scenario loaded as a scenario of its own (no
- * --set: those are the full run's), its measured step laid on the term
- * most likely off (calibrate.h), its file and log added to the inputs the
- * run's digest covers.  False with errors in d. */
-static bool S_calibrate(tb_scenario *sc, const tb_cli *cli, tb_diags *d)
-{
-	for (size_t i = 0; i < cli->npilots; i++) {
-		const char *path = cli->pilots[i];
-		char *text = NULL;
-		size_t len = 0;
-		if (tb_fileio_read(path, TB_FILEIO_READ_MAX_BYTES, &text, &len, d) != 0)
-			return false;
-		size_t before = d->errors;
-		tb_scenario *pilot = tb_scenario_load(path, text, len, NULL, 0, d);
-		bool ok = pilot && d->errors == before;
-		const char *why = "";
-		if (ok && !tb_calib_add(&sc->inputs.calib, &pilot->inputs, path, pilot->sha256, &why)) {
-			tb_diags_add(d, TB_DIAG_ERROR, path, text, len, 1, 1,
-			             "cannot calibrate on this pilot: %s", why);
-			ok = false;
-		}
-		if (ok && strcmp(pilot->inputs.hardware.gpu.name, sc->inputs.hardware.gpu.name) != 0) {
-			tb_diags_add(d, TB_DIAG_ERROR, path, text, len, 1, 1,
-			             "the pilot ran on %s and the scenario prices %s; expected the same "
-			             "card: the efficiencies a pilot measures are its card's",
-			             pilot->inputs.hardware.gpu.name, sc->inputs.hardware.gpu.name);
-			ok = false;
-		}
-		if (ok) {
-			tb_scenario_add_input(sc, TB_INPUT_PILOT, path, text, len);
-			const tb_signoff *ps = &pilot->signoff;
-			for (size_t k = 0; k < ps->nfiles; k++)
-				if (ps->files[k].kind == TB_INPUT_MEASURED_LOG ||
-				    ps->files[k].kind == TB_INPUT_MEASURED_TRACE ||
-				    ps->files[k].kind == TB_INPUT_HF_CONFIG)
-					ok = ok && tb_scenario_add_input_hash(sc, ps->files[k].kind,
-					                                      ps->files[k].read_as,
-					                                      ps->files[k].sha256);
-		}
-		tb_scenario_free(pilot);
-		free(text);
-		if (!ok)
-			return false;
-	}
-	return true;
-}
-
 static tb_scenario *S_load_source(const char *file, const tb_cli *cli, S_source *src,
                                   tb_diags *d)
 {
@@ -209,7 +162,7 @@ static tb_scenario *S_load_source(const char *file, const tb_cli *cli, S_source 
 			return NULL;
 	}
 	tb_scenario *sc = tb_scenario_load(src->path, src->text, src->len, cli->sets, cli->nsets, d);
-	if (sc && cli->npilots && !S_calibrate(sc, cli, d)) {
+	if (sc && cli->npilots && !tb_scenario_calibrate(sc, cli->pilots, cli->npilots, d)) {
 		tb_scenario_free(sc);
 		return NULL;
 	}

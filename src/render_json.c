@@ -445,101 +445,6 @@ static void S_risk(S_json *j, const tb_budget *b)
 }
 
 /* The step-time model: null with a reason when it has no prediction. */
-/* --calibrate: the pilots, the constants they set, the step line by line,
- * and the full run before and after (docs/json.md); null without one. */
-static void S_calibration(S_json *j, const tb_inputs *in, const tb_budget *b)
-{
-	const tb_calib *c = in ? &in->calib : NULL;
-	if (!c || !c->known) {
-		S_null(j, "calibration");
-		return;
-	}
-	S_obj(j, "calibration");
-	S_str(j, "card", c->card);
-	S_arr(j, "pilots");
-	for (int i = 0; i < c->npilots; i++) {
-		const tb_calib_pilot *p = &c->pilots[i];
-		S_obj(j, NULL);
-		S_str(j, "path", p->path);
-		S_str(j, "sha256", p->sha256);
-		S_str(j, "log", p->log_path[0] ? p->log_path : NULL);
-		S_str(j, "log_sha256", p->log_sha256[0] ? p->log_sha256 : NULL);
-		S_str(j, "kind", tb_pilot_kind_name(p->kind));
-		S_num(j, "gpus", (double)p->gpus);
-		S_num(j, "step_s", p->step_s);
-		S_arr_inline(j, "step_s_spread");
-		S_num(j, NULL, p->step_s_p10);
-		S_num(j, NULL, p->step_s_p90);
-		S_arr_end(j);
-		S_numk(j, "peak_memory_bytes", p->peak_memory_bytes, p->peak_memory_bytes > 0);
-		S_bool(j, "peak_is_reserved", p->peak_is_reserved);
-		S_numk(j, "memory_estimate_bytes", p->memory_bytes[6], p->memory_known);
-		if (p->has_trace) {
-			S_obj(j, "terms_s");
-			for (int t = 0; t < TB_TRACE_TERMS; t++)
-				S_num(j, tb_trace_term_name(t), p->trace.terms_s[t]);
-			S_obj_end(j);
-		} else {
-			S_null(j, "terms_s");
-		}
-		S_str(j, "trace", p->has_trace ? p->trace_path : NULL);
-		S_str(j, "trace_sha256", p->has_trace ? p->trace_sha256 : NULL);
-		S_num(j, "predicted_s", p->predicted_s);
-		S_num(j, "calibrated_s", p->calibrated_s);
-		S_str(j, "term", tb_calib_term_name(p->term));
-		S_num(j, "factor", p->factor);
-		S_bool(j, "at_bound", p->clamped);
-		S_obj_end(j);
-	}
-	S_arr_end(j);
-	/* the compute factor scales the attention and HBM fractions alike */
-	static const char *const names[TB_CALIB_TERMS] = {
-		"matmul_ceiling", "nvlink_fraction", "network_fraction",
-	};
-	S_obj(j, "constants");
-	for (int t = 0; t < TB_CALIB_TERMS; t++) {
-		S_obj(j, names[t]);
-		S_num(j, "before", c->before[t]);
-		S_num(j, "after", c->before[t] * c->factor[t]);
-		S_num(j, "factor", c->factor[t]);
-		S_obj_end(j);
-	}
-	S_obj_end(j);
-	S_arr(j, "terms");
-	for (int i = 0; i < c->npilots; i++) {
-		const tb_calib_pilot *p = &c->pilots[i];
-		tb_calib_row rows[4];
-		int n = tb_calib_rows(p, rows);
-		for (int k = 0; k < n; k++) {
-			S_obj(j, NULL);
-			S_num(j, "pilot", i);
-			S_str(j, "term", rows[k].term);
-			S_num(j, "predicted_s", rows[k].predicted_s);
-			S_num(j, "measured_s", rows[k].measured_s);
-			S_numk(j, "error", (rows[k].predicted_s - rows[k].measured_s) / rows[k].measured_s,
-			       rows[k].measured_s > 0);
-			S_obj_end(j);
-		}
-	}
-	S_arr_end(j);
-	const tb_perf_budget *pb = &b->perf;
-	bool k = pb->known && pb->calibrated;
-	S_obj(j, "full_run");
-	S_numk(j, "step_s_before", pb->step_uncalibrated_s, k && pb->step_uncalibrated_s > 0);
-	S_numk(j, "step_s_after", pb->r.step_s, k);
-	/* as step times: the MFU bands turned around */
-	S_arr_inline(j, "band_before");
-	S_numk(j, NULL, pb->step_uncalibrated_s / (1 + TB_PERF_ERR_HIGH), k && pb->step_uncalibrated_s > 0);
-	S_numk(j, NULL, pb->step_uncalibrated_s / (1 + TB_PERF_ERR_LOW), k && pb->step_uncalibrated_s > 0);
-	S_arr_end(j);
-	S_arr_inline(j, "band_after");
-	S_numk(j, NULL, pb->r.step_s / (1 + TB_PERF_CAL_ERR_HIGH), k);
-	S_numk(j, NULL, pb->r.step_s / (1 + TB_PERF_CAL_ERR_LOW), k);
-	S_arr_end(j);
-	S_obj_end(j);
-	S_obj_end(j);
-}
-
 static void S_perf(S_json *j, const tb_perf_budget *pb)
 {
 	if (!pb->known) {
@@ -968,7 +873,7 @@ void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	S_flops(j, &b->flops);
 	S_memory(j, &b->memory);
 	S_perf(j, &b->perf);
-	S_calibration(j, sc ? &sc->inputs : NULL, b);
+	tb_render_json_calibration(j, sc ? &sc->inputs : NULL, b);
 	S_plan(j, &b->plan);
 	S_time(j, &b->time);
 	S_goodput(j, b);

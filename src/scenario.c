@@ -759,3 +759,46 @@ void tb_scenario_free(tb_scenario *s)
 	tb_signoff_release(&s->signoff);
 	free(s);
 }
+
+bool tb_scenario_calibrate(tb_scenario *sc, const char *const *pilots, size_t n, tb_diags *d)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *path = pilots[i];
+		char *text = NULL;
+		size_t len = 0;
+		if (tb_fileio_read(path, TB_FILEIO_READ_MAX_BYTES, &text, &len, d) != 0)
+			return false;
+		size_t before = d->errors;
+		tb_scenario *pilot = tb_scenario_load(path, text, len, NULL, 0, d);
+		bool ok = pilot && d->errors == before;
+		const char *why = "";
+		if (ok && !tb_calib_add(&sc->inputs.calib, &pilot->inputs, path, pilot->sha256, &why)) {
+			tb_diags_add(d, TB_DIAG_ERROR, path, text, len, 1, 1,
+			             "cannot calibrate on this pilot: %s", why);
+			ok = false;
+		}
+		if (ok && strcmp(pilot->inputs.hardware.gpu.name, sc->inputs.hardware.gpu.name) != 0) {
+			tb_diags_add(d, TB_DIAG_ERROR, path, text, len, 1, 1,
+			             "the pilot ran on %s and the scenario prices %s; expected the same "
+			             "card: the efficiencies a pilot measures are its card's",
+			             pilot->inputs.hardware.gpu.name, sc->inputs.hardware.gpu.name);
+			ok = false;
+		}
+		if (ok) {
+			tb_scenario_add_input(sc, TB_INPUT_PILOT, path, text, len);
+			const tb_signoff *ps = &pilot->signoff;
+			for (size_t k = 0; k < ps->nfiles; k++)
+				if (ps->files[k].kind == TB_INPUT_MEASURED_LOG ||
+				    ps->files[k].kind == TB_INPUT_MEASURED_TRACE ||
+				    ps->files[k].kind == TB_INPUT_HF_CONFIG)
+					ok = ok && tb_scenario_add_input_hash(sc, ps->files[k].kind,
+					                                      ps->files[k].read_as,
+					                                      ps->files[k].sha256);
+		}
+		tb_scenario_free(pilot);
+		free(text);
+		if (!ok)
+			return false;
+	}
+	return true;
+}

@@ -115,6 +115,14 @@ void tb_scenario_add_input(tb_scenario *sc, tb_input_kind kind, const char *path
  * bytes: the file changed while the run read it. */
 bool tb_scenario_add_input_hash(tb_scenario *sc, tb_input_kind kind, const char *path,
                                 const char *hex_sha256);
+
+/* --calibrate: reads each pilot scenario (as a scenario of its own, no
+ * overrides: those are the run's), lays its measured step on the term
+ * most likely off (calibrate.h) into sc->inputs.calib, and adds the pilot
+ * file and its logs and traces to the inputs sc's digest covers.  False
+ * with errors in d, naming the pilot: unreadable, malformed, without a
+ * measured step, on another card than sc. */
+bool tb_scenario_calibrate(tb_scenario *sc, const char *const *pilots, size_t n, tb_diags *d);
 /* The --sweep specifications as given, which the digest covers. */
 void tb_scenario_set_sweeps(tb_scenario *sc, const char *const *sweeps, size_t n);
 
