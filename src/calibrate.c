@@ -41,17 +41,26 @@ static double S_base(const tb_perf_hw *hw, tb_calib_term t, double *most)
 	return t == TB_CALIB_COMPUTE ? hw->matmul_ceiling : v;
 }
 
+void tb_calib_factors_text(const tb_calib_pilot *p, char *buf, size_t cap)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int t = 0; t < TB_CALIB_TERMS && at < cap; t++)
+		if (p->fixed[t])
+			at += (size_t)snprintf(buf + at, cap - at, "%s%s efficiency x%.2f", at ? ", " : "",
+			                       tb_calib_term_name((tb_calib_term)t), p->factors[t]);
+	if (p->clamped && at < cap)
+		snprintf(buf + at, cap - at, " (at its bound)");
+}
+
 int tb_calib_rows(const tb_calib_pilot *p, tb_calib_row rows[4])
 {
 	const double *br = p->breakdown_s;
 	int n = 0;
 	if (p->has_trace) {
 		const tb_trace *tr = &p->trace;
-		rows[n++] = (tb_calib_row){ "compute", br[TB_PERF_COMPUTE] + br[TB_PERF_RECOMPUTE],
-		                            tr->compute_s };
-		rows[n++] = (tb_calib_row){ "communication",
-		                            br[TB_PERF_TP_COMM] + br[TB_PERF_CP_COMM] + br[TB_PERF_EP_COMM] +
-		                            br[TB_PERF_PP_COMM] + br[TB_PERF_DP_COMM], tr->comm_s };
+		rows[n++] = (tb_calib_row){ "compute", p->predicted_compute_s, tr->compute_s };
+		rows[n++] = (tb_calib_row){ "communication", p->predicted_comm_s, tr->comm_s };
 		rows[n++] = (tb_calib_row){ "optimizer", br[TB_PERF_OPTIMIZER],
 		                            tr->terms_s[TB_TRACE_OPTIMIZER] };
 	}
@@ -59,15 +68,20 @@ int tb_calib_rows(const tb_calib_pilot *p, tb_calib_row rows[4])
 	return n;
 }
 
+/* Scales hw's efficiencies by the factor of each term (1: as tabled). */
+static void S_scale(tb_perf_hw *hw, const double f[TB_CALIB_TERMS])
+{
+	hw->matmul_ceiling *= f[TB_CALIB_COMPUTE];
+	hw->attention_fraction *= f[TB_CALIB_COMPUTE];
+	hw->hbm_bytes_per_s *= f[TB_CALIB_COMPUTE];
+	hw->nvlink_fraction *= f[TB_CALIB_NVLINK];
+	hw->network_fraction *= f[TB_CALIB_NETWORK];
+}
+
 void tb_calib_apply(const tb_calib *c, const char *card, tb_perf_hw *hw)
 {
-	if (!c || !c->known || !card || strcmp(card, c->card) != 0)
-		return;
-	hw->matmul_ceiling *= c->factor[TB_CALIB_COMPUTE];
-	hw->attention_fraction *= c->factor[TB_CALIB_COMPUTE];
-	hw->hbm_bytes_per_s *= c->factor[TB_CALIB_COMPUTE];
-	hw->nvlink_fraction *= c->factor[TB_CALIB_NVLINK];
-	hw->network_fraction *= c->factor[TB_CALIB_NETWORK];
+	if (c && c->known && card && strcmp(card, c->card) == 0)
+		S_scale(hw, c->factor);
 }
 
 /* What a factor is solved against: the step, or (from a trace) the
@@ -88,45 +102,41 @@ static double S_measure(const tb_perf_result *r, S_target what)
 	}
 }
 
-static double S_at(const tb_perf_input *base, tb_calib_term t, double f, S_target what,
-                   tb_perf_result *out)
+/* `what` for `base` with its efficiencies scaled by f0, term t's by f. */
+static double S_at(const tb_perf_input *base, const double f0[TB_CALIB_TERMS],
+                   tb_calib_term t, double f, S_target what)
 {
+	double k[TB_CALIB_TERMS];
+	memcpy(k, f0, sizeof k);
+	k[t] = f;
 	tb_perf_input in = *base;
-	tb_calib one;
-	memset(&one, 0, sizeof one);
-	one.known = true;
-	for (int i = 0; i < TB_CALIB_TERMS; i++)
-		one.factor[i] = 1;
-	one.factor[t] = f;
-	snprintf(one.card, sizeof one.card, "x");
-	tb_calib_apply(&one, "x", &in.hw);
+	S_scale(&in.hw, k);
 	tb_perf_result r;
 	tb_perf_predict(&in, NULL, &r);
-	if (out)
-		*out = r;
 	return r.ok ? S_measure(&r, what) : 0;
 }
 
-/* The factor on term t that makes `what` equal `want` (it falls as the
- * factor grows): bisection on its logarithm, from a twentieth of the
- * tabled efficiency to the peak.  *clamped when `want` is outside. */
-static double S_solve(const tb_perf_input *in, tb_calib_term t, S_target what, double want,
-                      bool *clamped)
+/* The factor on term t, the others at f0, that makes `what` equal `want`
+ * (it falls as the factor grows): bisection on its logarithm, from a
+ * twentieth of the tabled efficiency to the peak.  *clamped when `want`
+ * is outside. */
+static double S_solve(const tb_perf_input *in, const double f0[TB_CALIB_TERMS],
+                      tb_calib_term t, S_target what, double want, bool *clamped)
 {
 	double most;
 	S_base(&in->hw, t, &most);
 	double lo = 0.05, hi = most;
-	if (S_at(in, t, hi, what, NULL) > want) {
+	if (S_at(in, f0, t, hi, what) > want) {
 		*clamped = true;
 		return hi;
 	}
-	if (S_at(in, t, lo, what, NULL) < want) {
+	if (S_at(in, f0, t, lo, what) < want) {
 		*clamped = true;
 		return lo;
 	}
 	for (int i = 0; i < 100; i++) {
 		double mid = sqrt(lo * hi);
-		if (S_at(in, t, mid, what, NULL) > want)
+		if (S_at(in, f0, t, mid, what) > want)
 			lo = mid;
 		else
 			hi = mid;
@@ -236,62 +246,35 @@ bool tb_calib_add_perf(tb_calib *c, const tb_perf_input *pin, const char *card,
 	p->step_s = p->step_s_p10 = p->step_s_p90 = step_s;
 	p->predicted_s = r.step_s;
 	memcpy(p->breakdown_s, r.breakdown_s, sizeof p->breakdown_s);
+	p->predicted_compute_s = S_measure(&r, S_COMPUTE_TIME);
+	p->predicted_comm_s = S_measure(&r, S_COMM_TIME);
 	p->term = S_term(&r, r.gpus, in.hw.gpus_per_node);
 
 	/* the terms earlier pilots fixed stand while this one is solved */
-	tb_perf_input solve = in;
-	if (c->known)
-		tb_calib_apply(c, card, &solve.hw);
+	double f[TB_CALIB_TERMS];
 	for (int t = 0; t < TB_CALIB_TERMS; t++)
-		p->factors[t] = 1;
+		f[t] = p->factors[t] = c->known ? c->factor[t] : 1;
 	if (trace && trace->compute_s > 0) {
 		/* a trace times each term: the compute efficiency from the
-		 * compute kernels, the links from the collectives' */
-		tb_calib undo = *c;
-		if (c->known)
-			for (int t = 0; t < TB_CALIB_TERMS; t++)
-				undo.factor[t] = 1;
+		 * compute kernels, then the links from the collectives' */
 		p->term = TB_CALIB_COMPUTE;
-		p->factors[TB_CALIB_COMPUTE] = S_solve(&in, TB_CALIB_COMPUTE, S_COMPUTE_TIME,
-		                                       trace->compute_s, &p->clamped);
+		f[TB_CALIB_COMPUTE] = S_solve(&in, f, TB_CALIB_COMPUTE, S_COMPUTE_TIME,
+		                              trace->compute_s, &p->clamped);
 		p->fixed[TB_CALIB_COMPUTE] = true;
-		tb_perf_result r1;
-		S_at(&in, TB_CALIB_COMPUTE, p->factors[TB_CALIB_COMPUTE], S_COMM_TIME, &r1);
-		if (trace->comm_s > 0 && S_measure(&r1, S_COMM_TIME) > 0) {
-			tb_calib_term link = r.gpus > in.hw.gpus_per_node ? TB_CALIB_NETWORK
-			                                                 : TB_CALIB_NVLINK;
-			tb_perf_input with = in;
-			tb_calib k;
-			memset(&k, 0, sizeof k);
-			k.known = true;
-			for (int t = 0; t < TB_CALIB_TERMS; t++)
-				k.factor[t] = 1;
-			k.factor[TB_CALIB_COMPUTE] = p->factors[TB_CALIB_COMPUTE];
-			snprintf(k.card, sizeof k.card, "x");
-			tb_calib_apply(&k, "x", &with.hw);
-			bool cl = false;
-			p->factors[link] = S_solve(&with, link, S_COMM_TIME, trace->comm_s, &cl);
+		tb_calib_term link = r.gpus > in.hw.gpus_per_node ? TB_CALIB_NETWORK : TB_CALIB_NVLINK;
+		if (trace->comm_s > 0 && S_at(&in, f, link, f[link], S_COMM_TIME) > 0) {
+			bool at_bound = false;
+			f[link] = S_solve(&in, f, link, S_COMM_TIME, trace->comm_s, &at_bound);
 			p->fixed[link] = true;
 		}
-		(void)undo;
 	} else {
-		p->factors[p->term] = S_solve(&solve, p->term, S_WHOLE_STEP, p->step_s, &p->clamped);
+		f[p->term] = S_solve(&in, f, p->term, S_WHOLE_STEP, p->step_s, &p->clamped);
 		p->fixed[p->term] = true;
 	}
-	p->factor = p->factors[p->term];
-	{
-		tb_perf_input after = in;
-		tb_calib k;
-		memset(&k, 0, sizeof k);
-		k.known = true;
-		for (int t = 0; t < TB_CALIB_TERMS; t++)
-			k.factor[t] = p->fixed[t] ? p->factors[t] : c->known ? c->factor[t] : 1;
-		snprintf(k.card, sizeof k.card, "x");
-		tb_calib_apply(&k, "x", &after.hw);
-		tb_perf_result ra;
-		tb_perf_predict(&after, NULL, &ra);
-		p->calibrated_s = ra.ok ? ra.step_s : 0;
-	}
+	for (int t = 0; t < TB_CALIB_TERMS; t++)
+		if (p->fixed[t])
+			p->factors[t] = f[t];
+	p->calibrated_s = S_at(&in, f, p->term, f[p->term], S_WHOLE_STEP);
 
 	if (!c->known) {
 		snprintf(c->card, sizeof c->card, "%s", card);

@@ -48,7 +48,7 @@ void tb_render_json_calibration(tb_jw *j, const tb_inputs *in, const tb_budget *
 		tb_jw_num(j, "predicted_s", p->predicted_s);
 		tb_jw_num(j, "calibrated_s", p->calibrated_s);
 		tb_jw_str(j, "term", tb_calib_term_name(p->term));
-		tb_jw_num(j, "factor", p->factor);
+		tb_jw_num(j, "factor", p->factors[p->term]);
 		tb_jw_bool(j, "at_bound", p->clamped);
 		tb_jw_obj_end(j);
 	}

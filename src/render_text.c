@@ -489,14 +489,9 @@ static void S_pilots(S_text *t, const tb_inputs *in, const tb_budget *b)
 		tb_buf_printf(o, "%s s a step, the model ", t->cell.ptr);
 		tb_fmt_sig(S_c(t), p->predicted_s, 3);
 		tb_buf_printf(o, "%s s%s: ", t->cell.ptr, p->has_trace ? " (terms from its trace)" : "");
-		bool first = true;
-		for (int k = 0; k < TB_CALIB_TERMS; k++)
-			if (p->fixed[k]) {
-				tb_buf_printf(o, "%s%s efficiency x%.2f", first ? "" : ", ",
-				              tb_calib_term_name((tb_calib_term)k), p->factors[k]);
-				first = false;
-			}
-		tb_buf_puts(o, p->clamped ? " (at its bound: the gap is elsewhere too)" : "");
+		char fx[160];
+		tb_calib_factors_text(p, fx, sizeof fx);
+		tb_buf_puts(o, fx);
 		S_nl(t);
 	}
 	tb_buf_puts(o, "            this run: ");

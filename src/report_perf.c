@@ -183,16 +183,9 @@ static void S_table_calibration(tb_report *r, tb_table *t)
 		tb_rtab_fmt(&tb, "%.3g s (%.3g-%.3g)", p->step_s, p->step_s_p10, p->step_s_p90);
 		tb_rtab_fmt(&tb, "%.3g s", p->predicted_s);
 		tb_rtab_delta(&tb, (p->predicted_s - p->step_s) / p->step_s);
-		tb_buf *o = tb_rtab_begin(&tb);
-		bool first = true;
-		for (int k = 0; k < TB_CALIB_TERMS; k++)
-			if (p->fixed[k]) {
-				tb_buf_printf(o, "%s%s efficiency x%.3g", first ? "" : ", ",
-				              tb_calib_term_name((tb_calib_term)k), p->factors[k]);
-				first = false;
-			}
-		tb_buf_puts(o, p->clamped ? " (at its bound)" : "");
-		tb_rtab_end(&tb);
+		char fx[160];
+		tb_calib_factors_text(p, fx, sizeof fx);
+		tb_rtab_str(&tb, fx);
 		tb_rtab_fmt(&tb, "%.3g s", p->calibrated_s);
 	}
 }

@@ -1359,8 +1359,10 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 					first = false;
 			if (!first)
 				continue;
-			/* the group's runs on the first run's card */
+			/* the group's runs on the first run's card; the pilot is the
+			 * one on the fewest GPUs (the first of equals) */
 			int idx[ROWS_MAX], n = 0, pilot = -1;
+			int64_t fewest = INT64_MAX;
 			const char *card = all[i].inputs.hardware.gpu.name;
 			for (int j = i; j < count; j++) {
 				if (all[j].set == S_NOT_SCORED || strcmp(all[j].group, all[i].group) != 0 ||
@@ -1368,19 +1370,13 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 				    isnan(S_err(&all[j], NULL, &r)))
 					continue;
 				idx[n++] = j;
-				if (pilot < 0 || r.gpus < 0)
+				if (r.gpus < fewest) {
+					fewest = r.gpus;
 					pilot = j;
+				}
 			}
 			if (n < 3)
 				continue;
-			int64_t fewest = INT64_MAX;
-			for (int k = 0; k < n; k++) {
-				S_err(&all[idx[k]], NULL, &r);
-				if (r.gpus < fewest) {
-					fewest = r.gpus;
-					pilot = idx[k];
-				}
-			}
 			tb_calib c;
 			memset(&c, 0, sizeof c);
 			const char *why;
@@ -1411,7 +1407,7 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 			const tb_calib_pilot *p = &c.pilots[0];
 			fprintf(f, "| %s | %s (%lld GPUs) | %s x%.3g%s | %d | %.1f%% | %.1f%% | %.1f%% |\n",
 			        all[i].group, all[pilot].id, (long long)p->gpus, tb_calib_term_name(p->term),
-			        p->factor, p->clamped ? " (at its bound)" : "", m, 100 * S_median(eb, m),
+			        p->factors[p->term], p->clamped ? " (at its bound)" : "", m, 100 * S_median(eb, m),
 			        100 * S_median(ea, m), 100 * worst);
 		}
 	}

@@ -47,13 +47,15 @@ typedef struct tb_calib_pilot {
 	double memory_bytes[7];
 	double predicted_s;                 /* the model before calibration */
 	double breakdown_s[10];             /* its terms (perf.h order), before */
+	/* before, what a trace is set against: compute and recomputation;
+	 * every collective, hidden or not */
+	double predicted_compute_s, predicted_comm_s;
 	double calibrated_s;                /* the model after: step_s unless clamped */
-	tb_calib_term term;                 /* what the gap was laid on */
-	double factor;                      /* achieved / assumed for that term */
-	bool clamped;                       /* the factor hit a bound: the gap is elsewhere */
-	/* every term this pilot fixed (a trace fixes the compute from its
-	 * compute kernels and the links from its collectives; a step total,
-	 * one term) */
+	tb_calib_term term;                 /* what the gap was laid on (with a trace: compute) */
+	bool clamped;                       /* its factor hit a bound: the gap is elsewhere */
+	/* every term this pilot fixed, achieved / tabled (a trace fixes the
+	 * compute from its compute kernels and the links from its
+	 * collectives; a step total, `term` alone) */
 	bool fixed[TB_CALIB_TERMS];
 	double factors[TB_CALIB_TERMS];
 	/* its measured.trace, per step; has_trace false without one */
@@ -97,6 +99,10 @@ typedef struct tb_calib_row {
 	double predicted_s, measured_s;
 } tb_calib_row;
 int tb_calib_rows(const tb_calib_pilot *p, tb_calib_row rows[4]);
+
+/* "compute efficiency x0.78, network efficiency x0.61" for the terms p
+ * fixed, " (at its bound)" after; into buf (cap bytes). */
+void tb_calib_factors_text(const tb_calib_pilot *p, char *buf, size_t cap);
 
 /* Multiplies the card's efficiencies in *hw by c's factors when `card` is
  * the pilots' card; nothing otherwise. */
