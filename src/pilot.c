@@ -21,6 +21,13 @@ const char *tb_pilot_kind_name(tb_pilot_kind k)
 	}
 }
 
+/* What no log of a training run prints: a step of four months, a
+ * petabyte a GPU, ten billion tokens a second per GPU, an exaFLOP/s. */
+#define S_MOST_STEP_S 1e7
+#define S_MOST_BYTES 1e15
+#define S_MOST_TPS 1e10
+#define S_MOST_TFLOPS 1e6
+
 /* The last TB_PILOT_SAMPLES_MAX values of one series, with how many came
  * before them. */
 typedef struct S_ring {
@@ -142,8 +149,12 @@ static void S_bad(S_parse *ps, size_t line, const char *at, const char *line_sta
 
 /* A value after `key` on the line: pushed to r (times scale); false and an
  * error when it does not parse. */
+/* A value after `key` on the line, times scale (to SI), at most `most`:
+ * pushed to r and/or returned in *got; false and an error when it does
+ * not parse or is past what any run prints (a unit slip or a hostile
+ * file, which would otherwise become a step of 1e300 s). */
 static bool S_field(S_parse *ps, const char *line, const char *lim, size_t lineno,
-                    const char *key, double scale, S_ring *r, double *got)
+                    const char *key, double scale, double most, S_ring *r, double *got)
 {
 	const char *v = S_after(line, lim, key);
 	if (!v)
@@ -157,6 +168,17 @@ static bool S_field(S_parse *ps, const char *line, const char *lim, size_t linen
 		S_bad(ps, lineno, at, line, key, "a number");
 		return false;
 	}
+	if (x * scale > most) {
+		const char *at = v;
+		while (at < lim && *at == ' ')
+			at++;
+		if (!ps->failed)
+			tb_diags_add(ps->d, TB_DIAG_ERROR, ps->path, ps->text, ps->len, lineno,
+			             (size_t)(at - line) + 1, "%s %g is past what a training run prints; "
+			             "expected at most %g", key, x, most / scale);
+		ps->failed = true;
+		return false;
+	}
 	if (r)
 		S_push(r, x * scale);
 	if (got)
@@ -168,25 +190,25 @@ static void S_line(S_parse *ps, const char *line, const char *lim, size_t lineno
 {
 	/* Megatron-LM: the iteration line and the memory report */
 	if (S_after(line, lim, "elapsed time per iteration (ms):")) {
-		S_field(ps, line, lim, lineno, "elapsed time per iteration (ms):", 1e-3, &ps->mega, NULL);
-		S_field(ps, line, lim, lineno, "throughput per GPU (TFLOP/s/GPU):", 1, &ps->mega_tflops, NULL);
+		S_field(ps, line, lim, lineno, "elapsed time per iteration (ms):", 1e-3, S_MOST_STEP_S, &ps->mega, NULL);
+		S_field(ps, line, lim, lineno, "throughput per GPU (TFLOP/s/GPU):", 1, S_MOST_TFLOPS, &ps->mega_tflops, NULL);
 		return;
 	}
 	if (S_after(line, lim, "memory (MB)")) {
 		double x;
-		if (S_field(ps, line, lim, lineno, "max allocated:", 1048576.0, NULL, &x) && x > ps->max_alloc)
+		if (S_field(ps, line, lim, lineno, "max allocated:", 1048576.0, S_MOST_BYTES, NULL, &x) && x > ps->max_alloc)
 			ps->max_alloc = x;
-		if (S_field(ps, line, lim, lineno, "max reserved:", 1048576.0, NULL, &x) && x > ps->max_reserved)
+		if (S_field(ps, line, lim, lineno, "max reserved:", 1048576.0, S_MOST_BYTES, NULL, &x) && x > ps->max_reserved)
 			ps->max_reserved = x;
 		return;
 	}
 	/* torchtitan: step: N  loss: ...  memory: G GiB(p%)  tps: T  tflops: F  mfu: M% */
 	if (S_after(line, lim, "step:") && S_after(line, lim, "tps:")) {
-		S_field(ps, line, lim, lineno, "tps:", 1, &ps->titan_tps, NULL);
-		S_field(ps, line, lim, lineno, "tflops:", 1, &ps->titan_tflops, NULL);
-		S_field(ps, line, lim, lineno, "mfu:", 0.01, &ps->titan_mfu, NULL);
+		S_field(ps, line, lim, lineno, "tps:", 1, S_MOST_TPS, &ps->titan_tps, NULL);
+		S_field(ps, line, lim, lineno, "tflops:", 1, S_MOST_TFLOPS, &ps->titan_tflops, NULL);
+		S_field(ps, line, lim, lineno, "mfu:", 0.01, 1, &ps->titan_mfu, NULL);
 		double x;
-		if (S_field(ps, line, lim, lineno, "memory:", 1073741824.0, NULL, &x) &&
+		if (S_field(ps, line, lim, lineno, "memory:", 1073741824.0, S_MOST_BYTES, NULL, &x) &&
 		    x > ps->max_reserved)
 			ps->max_reserved = x;
 		return;
@@ -210,6 +232,14 @@ static void S_line(S_parse *ps, const char *line, const char *lim, size_t lineno
 			scale = 1e-3;
 		else if (!(rest == 0 || (rest == 1 && *end == 's')))
 			goto other;
+		if (x * scale > S_MOST_STEP_S) {
+			if (!ps->failed)
+				tb_diags_add(ps->d, TB_DIAG_ERROR, ps->path, ps->text, ps->len, lineno,
+				             (size_t)(p - line) + 1, "a step of %g s is past what a training "
+				             "run takes; expected at most %g s", x * scale, S_MOST_STEP_S);
+			ps->failed = true;
+			return;
+		}
 		S_push(&ps->plain, x * scale);
 		return;
 	}
@@ -302,6 +332,15 @@ int tb_pilot_parse(const char *path, const char *text, size_t len, tb_pilot_log 
 		             "%lld timed step%s, %lld after the warm-up; expected at least 4, so "
 		             "that the first tenth (at least one) can be left out and 3 remain",
 		             (long long)timed->n, timed->n == 1 ? "" : "s", (long long)out->samples);
+		goto done;
+	}
+	/* a median of nothing: zeros in the log would price the run at an
+	 * MFU of infinity; a step must be at least a millisecond */
+	if (out->kind == TB_PILOT_TORCHTITAN_LOG ? !(out->tokens_per_s_per_gpu > 0)
+	                                         : !(out->step_s >= 1e-3)) {
+		tb_diags_add(d, TB_DIAG_ERROR, ps.path, ps.text, ps.len, 1, 1,
+		             "the median step is %s; expected a step of at least a millisecond",
+		             out->kind == TB_PILOT_TORCHTITAN_LOG ? "0 tokens a second" : "under a millisecond");
 		goto done;
 	}
 	if (ps.max_alloc > 0) {

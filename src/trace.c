@@ -36,8 +36,13 @@ typedef struct S_rank {
 typedef struct S_event {
 	char name[192], cat[32], pid[64], ph[4];
 	double dur;
-	bool has_dur;
+	bool has_dur, bad_dur;
+	size_t dur_line, dur_col;   /* where "dur"'s value is, for its error */
 } S_event;
+
+/* A complete event of eleven days: no profiler writes one; a hostile
+ * file would sum to inf. */
+#define S_MOST_DUR_US 1e12
 
 typedef struct S_read {
 	S_rank ranks[TB_TRACE_RANKS_MAX];
@@ -237,8 +242,15 @@ int tb_trace_parse(const char *path, const char *text, size_t len, tb_trace *out
 		case YAML_MAPPING_END_EVENT:
 		case YAML_SEQUENCE_END_EVENT:
 			if (depth > 0) {
-				if (st[depth - 1].role == S_EVENT)
+				if (st[depth - 1].role == S_EVENT && ev.bad_dur && strcmp(ev.ph, "X") == 0) {
+					tb_diags_add(d, TB_DIAG_ERROR, path, text, len, ev.dur_line, ev.dur_col,
+					             "\"dur\" is not a duration; expected microseconds from 0 to %g",
+					             S_MOST_DUR_US);
+					rc = -1;
+					done = true;
+				} else if (st[depth - 1].role == S_EVENT) {
 					S_add(rd, &ev);
+				}
 				depth--;
 			}
 			break;
@@ -268,6 +280,9 @@ int tb_trace_parse(const char *path, const char *text, size_t len, tb_trace *out
 				S_keep(buf, sizeof buf, v, vl);
 				ev.dur = strtod(buf, &end);
 				ev.has_dur = end != buf && *end == 0;
+				ev.bad_dur = !ev.has_dur || !(ev.dur >= 0) || !(ev.dur <= S_MOST_DUR_US);
+				ev.dur_line = y.start_mark.line + 1;
+				ev.dur_col = y.start_mark.column + 1;
 			}
 			break;
 		}

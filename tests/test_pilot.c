@@ -142,6 +142,37 @@ Test(pilot, located_errors)
 	tb_diags_release(&d);
 }
 
+/* Values no run prints are refused at their column, not priced: a step
+ * of 1e12 ms (a unit slip or a hostile file), a memory line of exabytes,
+ * a median of zero. */
+Test(pilot, extreme_values_refused)
+{
+	tb_pilot_log lg;
+	tb_diags d;
+	tb_diags_init(&d);
+	cr_expect_eq(S_parse(" elapsed time per iteration (ms): 1e12 |\n", &lg, &d), -1);
+	cr_expect(d.errors == 1 && strstr(d.items[0].msg, "past what a training run prints"),
+	          "%s", d.errors ? d.items[0].msg : "");
+	cr_expect_eq(d.items[0].col, 35, "%zu", d.items[0].col);
+	tb_diags_release(&d);
+
+	tb_diags_init(&d);
+	cr_expect_eq(S_parse("memory (MB) | max allocated: 1e20 |\n", &lg, &d), -1);
+	cr_expect_eq(d.errors, 1);
+	tb_diags_release(&d);
+
+	tb_diags_init(&d);
+	cr_expect_eq(S_parse("1.5\n9e9 s\n", &lg, &d), -1);
+	cr_expect(d.errors == 1 && d.items[0].line == 2);
+	tb_diags_release(&d);
+
+	tb_diags_init(&d);
+	cr_expect_eq(S_parse("0\n0\n0\n0\n0\n", &lg, &d), -1);
+	cr_expect(d.errors == 1 && strstr(d.items[0].msg, "under a millisecond"));
+	cr_expect_eq(lg.kind, TB_PILOT_NONE);
+	tb_diags_release(&d);
+}
+
 /* A log longer than the ring keeps its last TB_PILOT_SAMPLES_MAX lines:
  * 70,000 steps, the first 7,000 the warm-up, 63,000 used. */
 Test(pilot, bounded_whatever_the_length)

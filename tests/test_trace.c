@@ -102,6 +102,21 @@ Test(trace, refusals_located)
 	cr_expect(d.errors == 1 && strstr(d.items[0].msg, "no ProfilerStep#N"));
 	tb_diags_release(&d);
 
+	/* a duration no profiler writes, or none at all: located */
+	tb_diags_init(&d);
+	const char *huge = "[{\"ph\": \"X\", \"name\": \"ProfilerStep#1\", \"dur\": 5, \"pid\": 1},\n"
+	                   " {\"ph\": \"X\", \"name\": \"k\", \"dur\": 1e300, \"pid\": 1}]";
+	cr_expect_eq(tb_trace_parse("t.json", huge, strlen(huge), &tr, &d), -1);
+	cr_assert_eq(d.errors, 1);
+	cr_expect(d.items[0].line == 2 && d.items[0].col == 34, "%zu:%zu", d.items[0].line, d.items[0].col);
+	cr_expect(strstr(d.items[0].msg, "not a duration"));
+	tb_diags_release(&d);
+	tb_diags_init(&d);
+	const char *word = "[{\"ph\": \"X\", \"name\": \"ProfilerStep#1\", \"dur\": \"long\"}]";
+	cr_expect_eq(tb_trace_parse("t.json", word, strlen(word), &tr, &d), -1);
+	cr_expect_eq(d.errors, 1);
+	tb_diags_release(&d);
+
 	/* nesting past the bound: refused, not followed */
 	char deep[300];
 	memset(deep, '[', 200);
