@@ -26,21 +26,15 @@ static const char *const S_keys[] = { "step_time", "peak_memory", "log", "trace"
 static bool S_trace(tb_yaml_ctx *c, const tb_yaml_node *n, tb_scenario *sc)
 {
 	tb_measured *me = &sc->inputs.measured;
-	const char *rel = tb_yaml_scalar(c, n, "measured.trace", "a path to a PyTorch profiler trace");
-	if (!rel)
-		return false;
-	bool from_set = n->src && n->src->col_offset != 0;
-	char *path = tb_scenario_dir_join(from_set ? NULL : c->path, rel);
+	const char *rel;
+	char *path;
 	size_t len = 0;
-	char *text = tb_fileio_slurp(path, S_MAX_TRACE_BYTES, &len);
-	if (!text) {
-		char sh[48];
-		tb_yaml_err(c, n, "cannot read measured.trace '%s' (%s); expected a Chrome trace JSON path relative to the scenario file",
-		            tb_yaml_show(rel, sh),
-		            errno == EFBIG ? "larger than 512 MiB: profile fewer steps" : tb_fileio_why(errno));
-		free(path);
+	char *text = tb_scenario_read_named(c, n, "measured.trace", "measured.trace",
+	                                    "a path to a PyTorch profiler trace", "a Chrome trace JSON",
+	                                    S_MAX_TRACE_BYTES, "larger than 512 MiB: profile fewer steps",
+	                                    &rel, &path, &len);
+	if (!text)
 		return false;
-	}
 	int rc = tb_trace_parse(path, text, len, &me->trace, c->d);
 	if (rc == 0) {
 		me->has_trace = true;
@@ -57,21 +51,16 @@ static bool S_trace(tb_yaml_ctx *c, const tb_yaml_node *n, tb_scenario *sc)
 static bool S_log(tb_yaml_ctx *c, const tb_yaml_node *n, tb_scenario *sc)
 {
 	tb_measured *me = &sc->inputs.measured;
-	const char *rel = tb_yaml_scalar(c, n, "measured.log", "a path to a training log");
-	if (!rel)
-		return false;
-	bool from_set = n->src && n->src->col_offset != 0;
-	char *path = tb_scenario_dir_join(from_set ? NULL : c->path, rel);
+	const char *rel;
+	char *path;
 	size_t len = 0;
-	char *text = tb_fileio_slurp(path, S_MAX_LOG_BYTES, &len);
-	if (!text) {
-		char sh[48];
-		tb_yaml_err(c, n, "cannot read measured.log '%s' (%s); expected a training log path relative to the scenario file",
-		            tb_yaml_show(rel, sh),
-		            errno == EFBIG ? "larger than 64 MiB: keep its steady end, as tail -n 100000 does" : tb_fileio_why(errno));
-		free(path);
+	char *text = tb_scenario_read_named(c, n, "measured.log", "measured.log",
+	                                    "a path to a training log", "a training log",
+	                                    S_MAX_LOG_BYTES,
+	                                    "larger than 64 MiB: keep its steady end, as tail -n 100000 does",
+	                                    &rel, &path, &len);
+	if (!text)
 		return false;
-	}
 	int rc = tb_pilot_parse(path, text, len, &me->log, c->d);
 	if (rc == 0) {
 		me->has_log = true;

@@ -38,6 +38,31 @@ char *tb_scenario_dir_join(const char *scenario_path, const char *rel)
 	return tb_buf_detach(&b, NULL);
 }
 
+char *tb_scenario_read_named(tb_yaml_ctx *c, const tb_yaml_node *n, const char *key,
+                             const char *name, const char *scalar, const char *what,
+                             size_t cap, const char *too_big, const char **rel, char **path,
+                             size_t *len)
+{
+	*path = NULL;
+	*rel = tb_yaml_scalar(c, n, key, scalar);
+	if (!*rel)
+		return NULL;
+	/* A path typed in a --set is the shell's: relative to the working
+	 * directory, not to the scenario file. */
+	bool from_set = n->src && n->src->col_offset != 0;
+	*path = tb_scenario_dir_join(from_set ? NULL : c->path, *rel);
+	char *text = tb_fileio_slurp(*path, cap, len);
+	if (!text) {
+		char sh[48];
+		tb_yaml_err(c, n, "cannot read %s '%s' (%s); expected %s path relative to the scenario file",
+		            name, tb_yaml_show(*rel, sh), errno == EFBIG ? too_big : tb_fileio_why(errno),
+		            what);
+		free(*path);
+		*path = NULL;
+	}
+	return text;
+}
+
 /* Whether a preset or a config.json was loaded into *m.  A config.json
  * joins the inputs the report's hash covers, hashed from the bytes parsed
  * and named as the scenario names it (relative to the scenario). */
@@ -77,22 +102,13 @@ static bool S_model_base(tb_yaml_ctx *c, const tb_yaml_node *mm, tb_model *m,
 		return true;
 	}
 	if (hn) {
-		const char *rel = tb_yaml_scalar(c, hn, "model.hf_config", "a path to a Hugging Face config.json");
-		if (!rel) {
-			*failed = true;
-			return false;
-		}
-		/* A path typed in a --set is the shell's: relative to the working
-		 * directory, not to the scenario file. */
-		bool from_set = hn->src && hn->src->col_offset != 0;
-		char *path = tb_scenario_dir_join(from_set ? NULL : c->path, rel);
+		const char *rel;
+		char *path;
 		size_t len = 0;
-		char *text = tb_fileio_slurp(path, S_MAX_HF_BYTES, &len);
+		char *text = tb_scenario_read_named(c, hn, "model.hf_config", "hf_config",
+		                                    "a path to a Hugging Face config.json", "a config.json",
+		                                    S_MAX_HF_BYTES, "larger than 16 MiB", &rel, &path, &len);
 		if (!text) {
-			char sh[48];
-			tb_yaml_err(c, hn, "cannot read hf_config '%s' (%s); expected a config.json path relative to the scenario file",
-			            tb_yaml_show(rel, sh), errno == EFBIG ? "larger than 16 MiB" : tb_fileio_why(errno));
-			free(path);
 			*failed = true;
 			return false;
 		}

@@ -26,6 +26,18 @@
  * owned by the caller. */
 char *tb_scenario_dir_join(const char *scenario_path, const char *rel);
 
+/* The bytes of the file key n names (owned, *len set), its path as
+ * written in *rel (borrowed from n) and as read in *path (owned): relative
+ * to the scenario, or to the working directory when the key came from
+ * --set.  NULL after an error at the key: "cannot read NAME 'rel' (why);
+ * expected WHAT path relative to the scenario file", `too_big` saying
+ * what to do past `cap` bytes; `scalar` is what a non-string value
+ * should have been. */
+char *tb_scenario_read_named(tb_yaml_ctx *c, const tb_yaml_node *n, const char *key,
+                             const char *name, const char *scalar, const char *what,
+                             size_t cap, const char *too_big, const char **rel, char **path,
+                             size_t *len);
+
 /* A key that holds a mapping of keys of its own, such as hardware.gpu. */
 typedef struct tb_scenario_subsection {
 	const char *name;           /* "gpu" */

@@ -136,5 +136,18 @@ rc=$?
 if [ $rc -ne 0 ] && grep -q -- '--calibrate' "$T/err"; then ok "compare does not take --calibrate"
 else no "compare --calibrate" "rc $rc" "$(cat "$T/err")"; fi
 
+# special files as a pilot or its log: named at once, nothing read forever
+mkfifo "$T/fifo.yaml" "$T/tr/fifo.log"
+timeout 10 "$BIN" estimate "$F" --calibrate "$T/fifo.yaml" >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'fifo.yaml' "$T/err"; then ok "a FIFO as the pilot is refused at once"
+else no "FIFO pilot" "rc $rc" "$(cat "$T/err")"; fi
+sed 's|  log: llama3-8b-pilot.log|  log: fifo.log|' "$P" >"$T/tr/fifo-pilot.yaml"
+timeout 10 "$BIN" estimate "$F" --calibrate "$T/tr/fifo-pilot.yaml" >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "cannot read measured.log 'fifo.log' (nothing to read" "$T/err"; then
+	ok "a FIFO as the pilot's measured.log is refused at its key"
+else no "FIFO log" "rc $rc" "$(cat "$T/err")"; fi
+
 echo "cli-calibrate: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
