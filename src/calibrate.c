@@ -205,6 +205,8 @@ bool tb_calib_add(tb_calib *c, const tb_inputs *pilot, const char *path, const c
 		double v[7] = { m->weights, m->gradients, m->master_weights, m->optimizer,
 		                m->activations, m->other, m->total };
 		memcpy(p->memory_bytes, v, sizeof v);
+		if (p->peak_memory_bytes > 0)
+			p->memory_error = (m->total - p->peak_memory_bytes) / p->peak_memory_bytes;
 	}
 	free(b);
 	return true;

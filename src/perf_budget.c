@@ -223,6 +223,19 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(d, "n", "GPUs", gpus, "");
 }
 
+/* The band a prediction (step, MFU u) carries: u (1 + lo) to u (1 + hi),
+ * at most 1, at least a hundredth of u; and the same as step times, the
+ * shortest first. */
+static void S_band(double step, double u, double lo, double hi, double mfu[2], double steps[2])
+{
+	mfu[0] = u * (1 + lo);
+	mfu[1] = fmin(1, u * (1 + hi));
+	if (mfu[0] <= 0)
+		mfu[0] = u * 0.01;
+	steps[0] = mfu[1] > 0 ? step * u / mfu[1] : 0;
+	steps[1] = mfu[0] > 0 ? step * u / mfu[0] : 0;
+}
+
 const char *tb_perf_source(const tb_perf_budget *pb)
 {
 	if (!pb->known || !pb->source_predicted)
@@ -280,17 +293,12 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		tb_perf_predict(&raw, NULL, &r0);
 		pb->step_uncalibrated_s = r0.ok ? r0.step_s : 0;
 		pb->mfu_uncalibrated = r0.ok ? r0.mfu : 0;
-		pb->mfu_band_uncalibrated[0] = pb->mfu_uncalibrated * (1 + lo);
-		pb->mfu_band_uncalibrated[1] = fmin(1, pb->mfu_uncalibrated * (1 + hi));
+		S_band(pb->step_uncalibrated_s, pb->mfu_uncalibrated, lo, hi,
+		       pb->mfu_band_uncalibrated, pb->step_band_uncalibrated);
 		lo = TB_PERF_CAL_ERR_LOW;
 		hi = TB_PERF_CAL_ERR_HIGH;
 	}
-	pb->mfu_band[0] = u * (1 + lo);
-	pb->mfu_band[1] = u * (1 + hi);
-	if (pb->mfu_band[1] > 1)
-		pb->mfu_band[1] = 1;
-	if (pb->mfu_band[0] <= 0)
-		pb->mfu_band[0] = u * 0.01;
+	S_band(pb->r.step_s, u, lo, hi, pb->mfu_band, pb->step_band);
 	pb->source_predicted = in->hardware.mfu_predicted;
 	pb->mfu_causal_scale = tb_perf_causal_mfu_scale(&pb->in);
 	double uc = u * pb->mfu_causal_scale;

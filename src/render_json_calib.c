@@ -90,12 +90,12 @@ void tb_render_json_calibration(tb_jw *j, const tb_inputs *in, const tb_budget *
 	tb_jw_numk(j, "step_s_after", pb->r.step_s, k);
 	/* as step times: the MFU bands turned around */
 	tb_jw_arr_inline(j, "band_before");
-	tb_jw_numk(j, NULL, pb->step_uncalibrated_s / (1 + TB_PERF_ERR_HIGH), k && pb->step_uncalibrated_s > 0);
-	tb_jw_numk(j, NULL, pb->step_uncalibrated_s / (1 + TB_PERF_ERR_LOW), k && pb->step_uncalibrated_s > 0);
+	tb_jw_numk(j, NULL, pb->step_band_uncalibrated[0], k && pb->step_uncalibrated_s > 0);
+	tb_jw_numk(j, NULL, pb->step_band_uncalibrated[1], k && pb->step_uncalibrated_s > 0);
 	tb_jw_arr_end(j);
 	tb_jw_arr_inline(j, "band_after");
-	tb_jw_numk(j, NULL, pb->r.step_s / (1 + TB_PERF_CAL_ERR_HIGH), k);
-	tb_jw_numk(j, NULL, pb->r.step_s / (1 + TB_PERF_CAL_ERR_LOW), k);
+	tb_jw_numk(j, NULL, pb->step_band[0], k);
+	tb_jw_numk(j, NULL, pb->step_band[1], k);
 	tb_jw_arr_end(j);
 	tb_jw_obj_end(j);
 	tb_jw_obj_end(j);

@@ -240,9 +240,8 @@ static void S_table_calibration_memory(tb_report *r, tb_table *t)
 			tb_rfmt(o, TB_RF_BYTES, p->peak_memory_bytes, NULL);
 			tb_buf_puts(o, p->peak_is_reserved ? " (reserved: the allocator's cache included), "
 			                                   : " (allocated), ");
-			tb_rfmt(o, TB_RF_PCT, fabs(p->memory_bytes[6] / p->peak_memory_bytes - 1), NULL);
-			tb_buf_puts(o, p->memory_bytes[6] >= p->peak_memory_bytes ? " under the estimate"
-			                                                          : " over the estimate");
+			tb_rfmt(o, TB_RF_PCT, fabs(p->memory_error), NULL);
+			tb_buf_puts(o, p->memory_error >= 0 ? " under the estimate" : " over the estimate");
 			tb_rtab_end(&tb);
 		}
 	}

@@ -204,6 +204,8 @@ typedef struct tb_perf_budget {
 	bool calibrated;
 	double step_uncalibrated_s, mfu_uncalibrated;
 	double mfu_band_uncalibrated[2];
+	/* the bands as step times, [shortest, longest] */
+	double step_band[2], step_band_uncalibrated[2];
 	int n_variants;
 	tb_perf_variant variants[TB_PERF_VARIANTS]; /* [0]: this layout */
 } tb_perf_budget;

@@ -45,6 +45,8 @@ typedef struct tb_calib_pilot {
 	 * the reserve (hardware.overhead), total; all 0 when unknown */
 	bool memory_known;
 	double memory_bytes[7];
+	/* (estimate - peak) / peak when both are known, else 0 */
+	double memory_error;
 	double predicted_s;                 /* the model before calibration */
 	double breakdown_s[10];             /* its terms (perf.h order), before */
 	/* before, what a trace is set against: compute and recomputation;
