@@ -227,35 +227,10 @@ static double S_lin(const S_ctx *x, double m, double n, double k, S_cast *c)
 	return S_mm(x, m, n, k);
 }
 
-/* The attention's projections for tok tokens on one GPU: their time, and
- * their forward FLOPs in *flops.  MLA's down-projections to its latents
- * are replicated over the tensor-parallel ranks (Megatron-LM's MLA); every
- * other matrix is split by heads. */
-static double S_attn_proj(const S_ctx *x, double tok, double *flops, S_cast *c)
-{
-	double t = x->t, h = x->h, H = x->H;
-	if (!x->mla) {
-		*flops = 2 * tok * (h * (x->hq + 2 * x->hkv) + x->hq * h) / t;
-		return S_lin(x, tok, (x->hq + 2 * x->hkv) / t, h, c) + S_lin(x, tok, h, x->hq / t, c);
-	}
-	double s = 0, w = 0;
-	if (x->rq > 0) {
-		s += S_lin(x, tok, x->rq, h, c) + S_lin(x, tok, H * x->dqk / t, x->rq, c);
-		w += x->rq * h + H * x->dqk * x->rq / t;
-	} else {
-		s += S_lin(x, tok, H * x->dqk / t, h, c);
-		w += H * x->dqk * h / t;
-	}
-	s += S_lin(x, tok, x->rkv + x->dr, h, c) + S_lin(x, tok, H * (x->dn + x->dv) / t, x->rkv, c);
-	w += (x->rkv + x->dr) * h + H * (x->dn + x->dv) * x->rkv / t;
-	s += S_lin(x, tok, h, H * x->dv / t, c);
-	w += H * x->dv * h / t;
-	*flops = 2 * tok * w;
-	return s;
-}
-
 /* The attention's weights: those split over the tensor-parallel ranks and
- * those every rank holds whole. */
+ * those every rank holds whole (MLA's down-projections to its latents,
+ * replicated as Megatron-LM's MLA does; every other matrix is split by
+ * heads). */
 static void S_attn_weights(const S_ctx *x, double *split, double *whole)
 {
 	double h = x->h, H = x->H;
@@ -267,6 +242,21 @@ static void S_attn_weights(const S_ctx *x, double *split, double *whole)
 	*whole = (x->rq > 0 ? x->rq * h : 0) + (x->rkv + x->dr) * h;
 	*split = (x->rq > 0 ? H * x->dqk * x->rq : H * x->dqk * h) +
 	         H * (x->dn + x->dv) * x->rkv + H * x->dv * h;
+}
+
+/* The attention's projections for tok tokens on one GPU: their time, and
+ * their forward FLOPs in *flops (two a weight a token). */
+static double S_attn_proj(const S_ctx *x, double tok, double *flops, S_cast *c)
+{
+	double t = x->t, h = x->h, H = x->H, split, whole;
+	S_attn_weights(x, &split, &whole);
+	*flops = 2 * tok * (split / t + whole);
+	if (!x->mla)
+		return S_lin(x, tok, (x->hq + 2 * x->hkv) / t, h, c) + S_lin(x, tok, h, x->hq / t, c);
+	double s = x->rq > 0 ? S_lin(x, tok, x->rq, h, c) + S_lin(x, tok, H * x->dqk / t, x->rq, c)
+	                     : S_lin(x, tok, H * x->dqk / t, h, c);
+	s += S_lin(x, tok, x->rkv + x->dr, h, c) + S_lin(x, tok, H * (x->dn + x->dv) / t, x->rkv, c);
+	return s + S_lin(x, tok, h, H * x->dv / t, c);
 }
 
 /* One micro-batch through one layer: an expert layer of a mixture when
