@@ -63,27 +63,51 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b); /* perf_budget.c
  * stage's parameter shares per (t, p, e), the model states per ZeRO stage,
  * one layer's activations per (t, sequence parallelism, checkpointing),
  * then tb_memory_fit_total per micro-batch. */
+/* Parameters per layer (a mean over the layers), dense and routed
+ * experts', of one kind: trained, frozen in 16 bits, frozen quantized. */
+typedef struct tb_mem_pair {
+	double dense, expert;
+} tb_mem_pair;
 typedef struct tb_mem_model {
-	tb_bytes_per_param bp;
+	tb_bytes_per_param bp;  /* of a trained parameter (an adapter's under LoRA) */
+	double frozen_bytes;    /* a frozen parameter in 16 bits (4 under fp32) */
+	double quant_bytes;     /* a frozen linear weight, quantized (tuning.h) */
 	bool by_stage;          /* shape and parameter breakdown known */
+	bool paged;             /* the optimizer state pages to host memory */
 	int64_t layers;
-	double total;           /* parameters */
-	double layer_dense, layer_expert, embedding, head_tied, output, final_norm;
+	double total;           /* the model's parameters */
+	double trained_total, frozen_total; /* without a breakdown: spread evenly */
+	tb_mem_pair train, frozen, quant;
+	/* the embedding, the head and the final norm: trained with the model
+	 * (full, dpo) and/or frozen (lora, qlora, frozen; dpo's reference) */
+	bool extras_trained, extras_frozen;
+	double embedding, head_tied, output, final_norm;
 	bool tied;
 } tb_mem_model;
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm);
-/* Parameters on one GPU of the first, a middle (the second) and the last
- * stage, share[i][0] dense (ZeRO shards over data x context), [i][1]
- * routed experts, split over the expert and the expert tensor ranks et
- * (ZeRO shards them over tensor x data x context / (et x expert)); their
+/* One GPU's parameters of one stage, before ZeRO: dense ones (ZeRO shards
+ * over data x context) and routed experts' (split over the expert and the
+ * expert tensor ranks, sharded over tensor x data x context / (et x
+ * expert)), trained, frozen in 16 bits and frozen quantized. */
+typedef struct tb_mem_share {
+	tb_mem_pair train, frozen, quant;
+} tb_mem_share;
+/* The first, a middle (the second) and the last stage's shares; their
  * layers in layers[i] (tb_perf_stage_split; all 0 when the model has only
  * a count, whose parameters are then spread evenly). */
 void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
-                      double share[3][2], int64_t layers[3]);
-/* Weights + gradients + master weights + optimizer state of one GPU;
- * grads_whole (FSDP's no_sync) keeps the gradients unsharded. */
-double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2],
+                      tb_mem_share share[3], int64_t layers[3]);
+/* Weights (frozen ones included) + gradients + master weights + optimizer
+ * state of one GPU; grads_whole (FSDP's no_sync) keeps the gradients
+ * unsharded. */
+double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,
                               int zero, bool grads_whole, double d_dense, double d_expert);
+/* The stored activations of one layer at micro-batch 1 and the working
+ * set a layer rebuilds in the backward (full recompute), from the three
+ * modes' b1 figures: forward-only runs (method frozen) store nothing and
+ * hold one layer's working set. */
+void tb_memory_layer_terms(const tb_inputs *in, const double b1[3], tb_checkpointing mode,
+                           double *act, double *ws);
 /* One layer's activations at micro-batch 1 under `mode`, with the inputs'
  * tensor size and sequence parallelism, before the context split. */
 double tb_memory_act_layer_b1(const tb_inputs *in, const tb_arch *ar,
@@ -152,16 +176,20 @@ static inline double tb_calc_div(double a, double b)
  * selective redoes the attention core (scores, softmax, context;
  * Korthikanti et al. 2022 Sec. 5), full one more forward of the layers but
  * not of the logits (Narayanan et al. 2021 Eq. (3)).  A count-only model
- * has no attention or logits term, so full recomputes its 2N. */
+ * has no attention or logits term, so full recomputes its 2N.  LoRA's
+ * adapters are recomputed with their layer; a forward-only run (method
+ * frozen) keeps nothing for a backward, so recomputes nothing. */
 static inline double tb_calc_recompute_per_token(const tb_flops *fl,
                                                  tb_checkpointing mode)
 {
+	if (fl->forward_only)
+		return 0;
 	switch (mode) {
 	case TB_CKPT_SELECTIVE:
 		return fl->fwd_attention_per_token;
 	case TB_CKPT_FULL:
 		return fl->fwd_matmul_per_token - fl->fwd_logits_per_token +
-		       fl->fwd_attention_per_token;
+		       fl->fwd_attention_per_token + fl->fwd_adapter_per_token;
 	case TB_CKPT_NONE:
 	default:
 		return 0;

@@ -49,13 +49,57 @@ double tb_calc_keys_local(const tb_arch *a, double T, bool causal)
 	return causal ? w - w * w / (2 * T) : w;
 }
 
+static const char S_src_frozen[] =
+	"Kaplan et al. 2020 Sec. 2.1: 2N forward; a frozen matrix's backward computes the input "
+	"gradient only (2N), the adapters all three products (6 N_a; Hu et al. 2021)";
+static const char S_src_dpo[] =
+	"Rafailov et al. 2023 (DPO), arXiv:2305.18290, Eq. (7): the policy trained (6N) and the "
+	"reference model's log-probabilities forward (2N), on both sequences of each pair";
+
+static const char S_src_op_method[] =
+	"PaLM App. B operator count; frozen matrices without their weight-gradient product "
+	"(docs/formulas.md, Fine-tuning)";
+
+static const char *S_op_formula(tb_method m)
+{
+	switch (m) {
+	case TB_METHOD_LORA:
+	case TB_METHOD_QLORA:
+		return "2 * F_mm + 3 * F_attn + 3 * F_a";
+	case TB_METHOD_FROZEN:
+		return "F_mm + F_attn";
+	case TB_METHOD_DPO:
+		return "4 * (F_mm + F_attn)";
+	case TB_METHOD_FULL:
+	case TB_METHOD_COUNT:
+	default:
+		return "3 * (F_mm + F_attn)";
+	}
+}
+
+/* The rule's FLOPs per token for a method: 6N trained, 2N forward. */
+static double S_rule_per_token(tb_method m, double N, double Na)
+{
+	switch (m) {
+	case TB_METHOD_LORA:
+	case TB_METHOD_QLORA:
+		return 4 * N + 6 * Na;
+	case TB_METHOD_FROZEN:
+		return 2 * N;
+	case TB_METHOD_DPO:
+		return 8 * N;
+	case TB_METHOD_FULL:
+	case TB_METHOD_COUNT:
+	default:
+		return 6 * N;
+	}
+}
+
 void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 {
 	const tb_model *m = &in->model;
 	tb_flops *fl = &b->flops;
 	double D = in->training.tokens;
-
-	fl->per_token_6n = 6 * b->params.active;
 
 	if (!m->has_shape) {
 		/* Without a shape every weight is taken to be in a matmul and the
@@ -110,7 +154,32 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		}
 	}
 
-	fl->per_token_model = 3 * (fl->fwd_matmul_per_token + fl->fwd_attention_per_token);
+	tb_method meth = in->training.method;
+	fl->fwd_adapter_per_token = 2 * b->params.adapters_active;
+	fl->forward_only = meth == TB_METHOD_FROZEN;
+	fl->per_token_6n = S_rule_per_token(meth, b->params.active, b->params.adapters_active);
+	double fwd = fl->fwd_matmul_per_token + fl->fwd_attention_per_token;
+	switch (meth) {
+	case TB_METHOD_LORA:
+	case TB_METHOD_QLORA:
+		/* frozen matrices: forward, and backward for the input gradient
+		 * only; attention and the adapters: forward and twice that back */
+		fl->per_token_model = 2 * fl->fwd_matmul_per_token + 3 * fl->fwd_attention_per_token +
+		                      3 * fl->fwd_adapter_per_token;
+		break;
+	case TB_METHOD_FROZEN:
+		fl->per_token_model = fwd;
+		break;
+	case TB_METHOD_DPO:
+		/* the policy trained, the reference forward */
+		fl->per_token_model = 4 * fwd;
+		break;
+	case TB_METHOD_FULL:
+	case TB_METHOD_COUNT:
+	default:
+		fl->per_token_model = 3 * fwd;
+		break;
+	}
 	fl->recompute_per_token = tb_calc_recompute_per_token(fl, in->training.checkpointing);
 	fl->per_token_hardware = fl->per_token_model + fl->recompute_per_token;
 	fl->total_6nd = fl->per_token_6n * D;
@@ -118,19 +187,51 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 	fl->total_hardware = fl->per_token_hardware * D;
 	fl->model_over_6n = fl->per_token_6n > 0 ? fl->per_token_model / fl->per_token_6n : 0;
 
-	tb_deriv *d = tb_budget_add_deriv(b, "flops.total_6nd",
-		"Training compute, 6ND rule", "C", "6 * N * D", S_src_6nd,
-		fl->total_6nd, "FLOP");
-	tb_deriv_add_var(d, "N", "parameters active per token", b->params.active, "");
-	tb_deriv_add_var(d, "D", "training tokens", D, "tokens");
+	tb_deriv *d;
+	switch (meth) {
+	case TB_METHOD_LORA:
+	case TB_METHOD_QLORA:
+		d = tb_budget_add_deriv(b, "flops.total_6nd",
+			"Training compute, 6ND rule with frozen weights and adapters", "C",
+			"(4 * N + 6 * N_a) * D", S_src_frozen, fl->total_6nd, "FLOP");
+		tb_deriv_add_var(d, "N", "parameters active per token (frozen)", b->params.active, "");
+		tb_deriv_add_var(d, "N_a", "adapter parameters active per token", b->params.adapters_active, "");
+		break;
+	case TB_METHOD_FROZEN:
+		d = tb_budget_add_deriv(b, "flops.total_6nd",
+			"Forward compute, 2ND rule (nothing trained)", "C", "2 * N * D", S_src_frozen,
+			fl->total_6nd, "FLOP");
+		tb_deriv_add_var(d, "N", "parameters active per token", b->params.active, "");
+		break;
+	case TB_METHOD_DPO:
+		d = tb_budget_add_deriv(b, "flops.total_6nd",
+			"Training compute, 6ND rule plus the reference model's forward", "C",
+			"(6 * N + 2 * N) * D", S_src_dpo, fl->total_6nd, "FLOP");
+		tb_deriv_add_var(d, "N", "parameters active per token", b->params.active, "");
+		break;
+	case TB_METHOD_FULL:
+	case TB_METHOD_COUNT:
+	default:
+		d = tb_budget_add_deriv(b, "flops.total_6nd",
+			"Training compute, 6ND rule", "C", "6 * N * D", S_src_6nd,
+			fl->total_6nd, "FLOP");
+		tb_deriv_add_var(d, "N", "parameters active per token", b->params.active, "");
+		break;
+	}
+	tb_deriv_add_var(d, "D", meth == TB_METHOD_FROZEN ? "tokens run through the model"
+	                         : meth == TB_METHOD_DPO ? "training tokens, chosen and rejected sequences"
+	                         : "training tokens", D, "tokens");
 
 	d = tb_budget_add_deriv(b, "flops.per_token_model",
-		"Model FLOPs per token, operator level", "F_tok",
-		"3 * (F_mm + F_attn)", S_src_op, fl->per_token_model, "FLOP");
+		"Model FLOPs per token, operator level", "F_tok", S_op_formula(meth),
+		meth == TB_METHOD_FULL ? S_src_op : S_src_op_method, fl->per_token_model, "FLOP");
 	tb_deriv_add_var(d, "F_mm", "forward matmul FLOPs per token (2 per weight, logits included)",
 	                 fl->fwd_matmul_per_token, "FLOP");
 	tb_deriv_add_var(d, "F_attn", "forward attention score + context FLOPs per token",
 	                 fl->fwd_attention_per_token, "FLOP");
+	if (tb_method_adapters(meth))
+		tb_deriv_add_var(d, "F_a", "forward adapter FLOPs per token (2 N_a)",
+		                 fl->fwd_adapter_per_token, "FLOP");
 
 	d = tb_budget_add_deriv(b, "flops.total_model",
 		"Training compute, operator level (model FLOPs)", "C_model",

@@ -262,7 +262,9 @@ void tb_goodput_step(const tb_inputs *in, tb_budget *b)
 		.gpus = (double)in->hardware.count,
 		.gpus_per_node = (double)S_gpus_per_node(in),
 		.failures_per_node_day = in->hardware.failures_per_node_day,
-		.checkpoint_bytes = tb_goodput_checkpoint_bytes(b->params.total, bp->weights,
+		/* what a restart needs: the trained weights and their states
+		 * (LoRA saves its adapters; the frozen base is on storage) */
+		.checkpoint_bytes = tb_goodput_checkpoint_bytes(b->params.trainable, bp->weights,
 		                                                bp->master_weights, bp->optimizer),
 		.write_bytes_per_s_per_node = in->hardware.checkpoint_bytes_per_s,
 		.restart_s = in->hardware.restart_s,

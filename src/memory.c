@@ -22,15 +22,11 @@ static const char S_src_zero[] =
 static const char S_src_bpp[] =
 	"Rajbhandari et al. 2020 (ZeRO) Sec. 3.1 (2 + 2 + 12 B with 16-bit gradients); "
 	"Megatron-LM distributed optimizer docs (bf16 weights, fp32 gradients: 18 B)";
+static const char S_src_frozen[] =
+	"frozen weights hold no gradient or optimizer state; adapters fp32 (PEFT "
+	"autocast_adapter_dtype); 4-bit blocks as QLoRA (Dettmers et al. 2023, arXiv:2305.14314, Sec. 3)";
 static const char S_src_act[] =
 	"Korthikanti et al. 2022, arXiv:2205.05198, Sec. 4.1 and Table 2 (inventory generalised)";
-
-/* Parameters held by one GPU of one pipeline stage: the dense part is
- * sharded by ZeRO over the whole data-parallel group, routed experts only
- * over the replicas of the same expert (data / expert). */
-typedef struct {
-	double dense, expert;
-} S_share;
 
 static double S_max(double a, double b) { return a > b ? a : b; }
 
@@ -70,6 +66,19 @@ static void S_bytes_per_param(const tb_inputs *in, tb_bytes_per_param *bp,
 	 * under bf16-mixed unless the scenario says bf16 (Megatron-LM's
 	 * distributed-optimizer table: 18 B/param, 6 + 12/d sharded) */
 	bp->gradients = tb_grad_bytes(&in->training);
+	/* LoRA's adapters are kept in fp32 beside 16-bit frozen weights
+	 * (PEFT's autocast_adapter_dtype, on by default since 0.12): fp32
+	 * weights and gradients, fp32 moments, no separate master copy */
+	if (tb_method_adapters(in->training.method)) {
+		/* pure bf16 keeps them in bf16 (QLoRA's runs, --bf16); the
+		 * moments stay fp32 (bitsandbytes' 32-bit paged AdamW) */
+		double aw = in->training.precision == TB_PREC_BF16 ? 2 : 4;
+		bp->weights = aw;
+		bp->gradients = aw;
+		bp->master_weights = 0;
+		if (moment < 4 && bp->optimizer > 0)
+			bp->optimizer *= 4 / moment;
+	}
 	bp->total = bp->weights + bp->gradients + bp->master_weights + bp->optimizer;
 }
 
@@ -228,6 +237,19 @@ static double S_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointi
 		}
 		if (sandwich)
 			S_ITEM("post-MLP norm: input", "2*s*b*h", 2 * sbh * rep);
+		tb_lora_count lc;
+		const char *why;
+		if (tb_method_adapters(tr->method) &&
+		    tb_lora_count_compute(m, &tr->lora, &lc, &why)) {
+			/* B's input, x A, for B's gradient; with lora_dropout each
+			 * adapter's own dropped copy of x and its mask (PEFT
+			 * applies the dropout per adapter) */
+			S_ITEM("LoRA: adapter A outputs (B inputs)", "2*s*b*sum(r)",
+			       2 * s * bsz * lc.rank_elems_per_layer);
+			if (tr->lora.dropout > 0)
+				S_ITEM("LoRA: dropped inputs and masks", "3*s*b*sum(in)",
+				       3 * s * bsz * lc.dropout_elems_per_layer);
+		}
 	}
 #undef S_ITEM
 	if (n)
@@ -238,23 +260,35 @@ static double S_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointi
 /* ZeRO: stage >= 1 shards master weights and moments, >= 2 gradients,
  * >= 3 weights. */
 /* grads_whole: FSDP's no_sync accumulates the gradients unsharded */
-static void S_states(const tb_bytes_per_param *bp, S_share p, int zero, bool grads_whole,
+/* Frozen weights are sharded like the trained ones from ZeRO-3 on (FSDP
+ * and DeepSpeed shard every parameter they wrap). */
+static double S_sharded(tb_mem_pair p, bool on, double d_dense, double d_expert)
+{
+	return p.dense / (on ? d_dense : 1) + p.expert / (on ? d_expert : 1);
+}
+
+static void S_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, bool grads_whole,
                      double d_dense, double d_expert, tb_mem_items *out)
 {
+	const tb_bytes_per_param *bp = &mm->bp;
 	int gz = grads_whole ? 0 : zero;
-	double w = p.dense / (zero >= 3 ? d_dense : 1) + p.expert / (zero >= 3 ? d_expert : 1);
-	double g = p.dense / (gz >= 2 ? d_dense : 1) + p.expert / (gz >= 2 ? d_expert : 1);
-	double o = p.dense / (zero >= 1 ? d_dense : 1) + p.expert / (zero >= 1 ? d_expert : 1);
-	out->weights = bp->weights * w;
+	double w = S_sharded(p->train, zero >= 3, d_dense, d_expert);
+	double g = S_sharded(p->train, gz >= 2, d_dense, d_expert);
+	double o = S_sharded(p->train, zero >= 1, d_dense, d_expert);
+	out->frozen_weights = mm->frozen_bytes * S_sharded(p->frozen, zero >= 3, d_dense, d_expert) +
+	                      mm->quant_bytes * S_sharded(p->quant, zero >= 3, d_dense, d_expert);
+	out->adapters = mm->extras_trained ? 0 : bp->weights * w;
+	out->weights = bp->weights * w + out->frozen_weights;
 	out->gradients = bp->gradients * g;
 	out->master_weights = bp->master_weights * o;
 	out->optimizer = bp->optimizer * o;
+	out->paged = mm->paged ? out->optimizer : 0;
 }
 
 static void S_total(tb_mem_items *it)
 {
 	it->total = it->weights + it->gradients + it->master_weights
-	            + it->optimizer + it->activations + it->other;
+	            + it->optimizer + it->activations + it->other - it->paged;
 }
 
 /* In-flight work on pipeline rank r under 1F1B (Narayanan et al. 2021
@@ -351,6 +385,17 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 	             ? S_adafactor_elems_per_param(m, &ar, pp->total) : 0;
 	S_bytes_per_param(in, &mm->bp, ada);
 	mm->total = pp->total;
+	tb_method meth = in->training.method;
+	tb_quant q = in->training.quantization;
+	bool trains_base = tb_method_trains_base(meth);
+	bool frozen_base = meth != TB_METHOD_FULL;      /* the base, or dpo's reference */
+	mm->frozen_bytes = in->training.precision == TB_PREC_FP32 ? 4 : 2;
+	mm->quant_bytes = tb_quant_bytes_per_param(q, in->training.double_quant, (double)m->hidden);
+	mm->paged = in->training.paged_optimizer;
+	mm->extras_trained = trains_base;
+	mm->extras_frozen = frozen_base;
+	mm->trained_total = trains_base ? pp->total : pp->adapters;
+	mm->frozen_total = frozen_base ? pp->total : 0;
 	mm->by_stage = m->has_shape && pp->known_breakdown;
 	if (mm->by_stage) {
 		double L = (double)m->layers;
@@ -360,8 +405,26 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 		/* routed experts are split by expert parallelism, the rest (dense
 		 * MLPs, shared experts, routers) is not; a stage is taken to hold
 		 * the model's mix of layer kinds */
-		mm->layer_expert = S_div(pp->experts, L);
-		mm->layer_dense = S_div(pp->attention + (pp->mlp - pp->experts), L) + layer_norms;
+		tb_mem_pair base = {
+			S_div(pp->attention + (pp->mlp - pp->experts), L) + layer_norms,
+			S_div(pp->experts, L),
+		};
+		tb_mem_pair quant = { 0, 0 };
+		if (frozen_base && q != TB_QUANT_NONE) {
+			quant.dense = S_div(pp->matrices - pp->matrices_expert, L);
+			quant.expert = S_div(pp->matrices_expert, L);
+		}
+		if (trains_base) {
+			mm->train = base;
+		} else {
+			mm->train.dense = S_div(pp->adapters - pp->adapters_expert, L);
+			mm->train.expert = S_div(pp->adapters_expert, L);
+		}
+		if (frozen_base) {
+			mm->quant = quant;
+			mm->frozen.dense = base.dense - quant.dense;
+			mm->frozen.expert = base.expert - quant.expert;
+		}
 		mm->embedding = pp->embedding;
 		mm->tied = m->tied_embeddings;
 		mm->head_tied = (double)m->vocab * (double)m->hidden;
@@ -369,43 +432,70 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 	}
 }
 
-void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
-                      double share[3][2], int64_t layers[3])
+void tb_memory_layer_terms(const tb_inputs *in, const double b1[3], tb_checkpointing mode,
+                           double *act, double *ws)
 {
+	if (in->training.method == TB_METHOD_FROZEN) {
+		*act = 0;
+		*ws = b1[TB_CKPT_NONE];
+		return;
+	}
+	*act = b1[mode];
+	*ws = mode == TB_CKPT_FULL ? b1[TB_CKPT_NONE] : 0;
+}
+
+static tb_mem_pair S_layers_pair(tb_mem_pair per_layer, double ls, double t, double ete)
+{
+	tb_mem_pair r = { ls * per_layer.dense / t, ls * per_layer.expert / ete };
+	return r;
+}
+
+void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
+                      tb_mem_share share[3], int64_t layers[3])
+{
+	memset(share, 0, 3 * sizeof *share);
 	if (!mm->by_stage) {
 		for (int i = 0; i < 3; i++) {
-			share[i][0] = S_div(mm->total, (double)(t * p));
-			share[i][1] = 0;
+			share[i].train.dense = S_div(mm->trained_total, (double)(t * p));
+			share[i].frozen.dense = S_div(mm->frozen_total, (double)(t * p));
 			layers[i] = 0;
 		}
 		return;
 	}
 	tb_perf_stage_split(mm->layers, p, layers);
+	double td = (double)t, ete = (double)et * (double)e;
 	for (int i = 0; i < 3; i++) {
 		double ls = (double)layers[i];
-		share[i][0] = ls * mm->layer_dense / (double)t;
-		share[i][1] = ls * mm->layer_expert / ((double)et * (double)e);
+		share[i].train = S_layers_pair(mm->train, ls, td, ete);
+		share[i].frozen = S_layers_pair(mm->frozen, ls, td, ete);
+		share[i].quant = S_layers_pair(mm->quant, ls, td, ete);
 	}
 	/* a tied head is a second copy on the last stage when p > 1 */
 	double head = mm->tied ? (p > 1 ? mm->head_tied : 0) : mm->output;
-	share[0][0] += mm->embedding / (double)t;
-	share[2][0] += (head + mm->final_norm) / (double)t;
-	if (p <= 1) {
-		share[0][0] += (head + mm->final_norm) / (double)t;
-		for (int i = 1; i < 3; i++) {
-			share[i][0] = share[0][0];
-			share[i][1] = share[0][1];
-		}
+	double first = mm->embedding / td;
+	double last = (head + mm->final_norm) / td;
+	if (p <= 1)
+		first += last;
+	for (int k = 0; k < 2; k++) {
+		bool on = k == 0 ? mm->extras_trained : mm->extras_frozen;
+		if (!on)
+			continue;
+		tb_mem_pair *f = k == 0 ? &share[0].train : &share[0].frozen;
+		tb_mem_pair *l = k == 0 ? &share[2].train : &share[2].frozen;
+		f->dense += first;
+		if (p > 1)
+			l->dense += last;
 	}
+	if (p <= 1)
+		share[1] = share[2] = share[0];
 }
 
-double tb_memory_states_bytes(const tb_bytes_per_param *bp, const double share[2],
+double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,
                               int zero, bool grads_whole, double d_dense, double d_expert)
 {
 	tb_mem_items it = {0};
-	S_share p = { share[0], share[1] };
-	S_states(bp, p, zero, grads_whole, d_dense, d_expert, &it);
-	return it.weights + it.gradients + it.master_weights + it.optimizer;
+	S_states(mm, share, zero, grads_whole, d_dense, d_expert, &it);
+	return it.weights + it.gradients + it.master_weights + it.optimizer - it.paged;
 }
 
 double tb_memory_act_layer_b1(const tb_inputs *in, const tb_arch *ar, tb_checkpointing mode)
@@ -448,7 +538,11 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		tb_budget_warn(b, "Adafactor state taken as 0 bytes/parameter: its factored "
 		                  "second moment needs the matrix shapes (it is well under 1%% of "
 		                  "the parameters for matrices wider than 1000)");
-	mem->model_states_bytes = pp->total * bp->total;
+	/* trained parameters with their states, frozen ones as stored */
+	double quantized = mm.quant.dense + mm.quant.expert > 0 ? pp->matrices : 0;
+	mem->frozen_weights_bytes = mm.frozen_total > 0
+		? (mm.frozen_total - quantized) * mm.frozen_bytes + quantized * mm.quant_bytes : 0;
+	mem->model_states_bytes = pp->trainable * bp->total + mem->frozen_weights_bytes;
 
 	tb_deriv *dv = tb_budget_add_deriv(b, "memory.bytes_per_param",
 		"Model-state bytes per parameter", "B_p", "w + g + m + o", S_src_bpp,
@@ -459,16 +553,28 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "m", "fp32 master weights", bp->master_weights, "B");
 	tb_deriv_add_var(dv, "o", "optimizer state", bp->optimizer, "B");
 
-	dv = tb_budget_add_deriv(b, "memory.model_states",
-		"Model states, whole model, unsharded", "M_states", "N * B_p", S_src_zero,
-		mem->model_states_bytes, "B");
-	tb_deriv_add_var(dv, "N", "parameters", pp->total, "");
-	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
+	if (in->training.method == TB_METHOD_FULL) {
+		dv = tb_budget_add_deriv(b, "memory.model_states",
+			"Model states, whole model, unsharded", "M_states", "N * B_p", S_src_zero,
+			mem->model_states_bytes, "B");
+		tb_deriv_add_var(dv, "N", "parameters", pp->total, "");
+		tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
+	} else {
+		dv = tb_budget_add_deriv(b, "memory.model_states",
+			"Model states, whole model, unsharded (trained and frozen)", "M_states",
+			"N_t * B_p + W_f", S_src_frozen, mem->model_states_bytes, "B");
+		tb_deriv_add_var(dv, "N_t", tb_method_adapters(in->training.method)
+		                 ? "trained parameters (the adapters)" : "trained parameters", pp->trainable, "");
+		tb_deriv_add_var(dv, "B_p", "bytes per trained parameter", bp->total, "B");
+		tb_deriv_add_var(dv, "W_f", in->training.quantization != TB_QUANT_NONE
+		                 ? "frozen weights as stored (linear layers quantized)"
+		                 : "frozen weights, 16-bit", mem->frozen_weights_bytes, "B");
+	}
 
 	bool whole = par->no_sync;
 
 	/* ---- partition: the first, a middle and the last stage ---------- */
-	double share[3][2];
+	tb_mem_share share[3];
 	int64_t split[3];
 	tb_memory_shares(&mm, t, et, p, e, share, split);
 
@@ -482,12 +588,11 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_mem_items items[3];
 	for (int i = 0; i < 3; i++) {
 		c.layers[i] = (double)split[i];
-		S_share sh = { share[i][0], share[i][1] };
 		memset(&items[i], 0, sizeof items[i]);
-		S_states(bp, sh, zero, whole, dd, de, &items[i]);
+		S_states(&mm, &share[i], zero, whole, dd, de, &items[i]);
 		/* p = 2 has no middle stage */
 		c.states[i] = p == 2 && i == 1 ? 0
-		              : tb_memory_states_bytes(bp, share[i], zero, whole, dd, de);
+		              : tb_memory_states_bytes(&mm, &share[i], zero, whole, dd, de);
 	}
 
 	int64_t mb = S_pos(tr->micro_batch);
@@ -508,9 +613,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		}
 		for (int i = 0; i < 3; i++)
 			act_mode_b1[i] /= cp;
-		c.act_layer_b1 = act_mode_b1[ck];
-		if (ck == TB_CKPT_FULL)
-			c.ws_b1 = act_mode_b1[TB_CKPT_NONE];
+		tb_memory_layer_terms(in, act_mode_b1, (tb_checkpointing)ck, &c.act_layer_b1, &c.ws_b1);
 		/* The embedding's output is the first layer's input, which the
 		 * layer inventory already holds (its norm input); what the
 		 * embedding adds is its dropout mask, 1 byte per element, split
@@ -587,8 +690,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 			if (p == 2 && i == 1)
 				continue;
 			tb_mem_items a = {0};
-			S_share sh = { share[i][0], share[i][1] };
-			S_states(bp, sh, z, whole, dd, de, &a);
+			S_states(&mm, &share[i], z, whole, dd, de, &a);
 			a.activations = act[i];
 			a.other = c.other;
 			S_total(&a);
@@ -609,8 +711,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		                                fl->per_token_model);
 		if (m->has_shape) {
 			tb_mem_fit cc = c;
-			cc.act_layer_b1 = act_mode_b1[mode];
-			cc.ws_b1 = mode == TB_CKPT_FULL ? act_mode_b1[TB_CKPT_NONE] : 0;
+			tb_memory_layer_terms(in, act_mode_b1, (tb_checkpointing)mode,
+			                      &cc.act_layer_b1, &cc.ws_b1);
 			double ca[3];
 			S_stage_act(&cc, mb, ca);
 			int k = S_busy(&cc, ca);
@@ -640,11 +742,21 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	if (usable < 0)
 		usable = 0;
 	double G = (double)(in->hardware.count > 0 ? in->hardware.count : 1);
-	mem->max_params_fully_sharded = S_div(G * usable, bp->total);
-	mem->max_params_one_gpu = S_div(usable, bp->total);
-	double per_param_gpu = bp->weights / (zero >= 3 ? dd : 1)
-	                       + bp->gradients / (zero >= 2 ? dd : 1)
-	                       + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1);
+	/* under another method, a model parameter's mean bytes: its frozen
+	 * storage plus its share of the trained states */
+	double bpm = bp->total, tf = 1, fz = 0;
+	if (in->training.method != TB_METHOD_FULL && pp->total > 0) {
+		tf = pp->trainable / pp->total;
+		fz = mem->frozen_weights_bytes / pp->total;
+		bpm = tf * bp->total + fz;
+	}
+	mem->max_params_fully_sharded = S_div(G * usable, bpm);
+	mem->max_params_one_gpu = S_div(usable, bpm);
+	double per_param_gpu = in->training.method == TB_METHOD_FULL
+		? bp->weights / (zero >= 3 ? dd : 1) + bp->gradients / (zero >= 2 ? dd : 1)
+		  + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1)
+		: (tf * bp->weights + fz) / (zero >= 3 ? dd : 1) + tf * bp->gradients / (zero >= 2 ? dd : 1)
+		  + tf * (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1);
 	mem->max_params_this_layout = S_div(usable * (double)(t * p), per_param_gpu);
 
 	/* ---- derivations ----------------------------------------------------- */
@@ -735,7 +847,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "G", "GPUs", G, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
-	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
+	tb_deriv_add_var(dv, "B_p", in->training.method == TB_METHOD_FULL ? "bytes per parameter" : "bytes per model parameter (frozen + its share of the trained states)", bpm, "B");
 
 	dv = tb_budget_add_deriv(b, "memory.max_params_one_gpu",
 		"Largest dense model whose training state fits without sharding (one card holds it all)",
@@ -744,7 +856,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		mem->max_params_one_gpu, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
-	tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
+	tb_deriv_add_var(dv, "B_p", in->training.method == TB_METHOD_FULL ? "bytes per parameter" : "bytes per model parameter (frozen + its share of the trained states)", bpm, "B");
 
 	dv = tb_budget_add_deriv(b, "memory.max_params_this_layout",
 		"Largest dense model whose training state fits at this run's layout", "N_l",

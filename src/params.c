@@ -265,6 +265,40 @@ static void S_derive_extended(tb_budget *b, const tb_model *m, const tb_arch *a)
 	}
 }
 
+static const char S_src_lora[] =
+	"Hu et al. 2021 (LoRA), arXiv:2106.09685, Sec. 4: A (r x in) and B (out x r) "
+	"per adapted matrix; counted as PEFT's print_trainable_parameters";
+
+static void S_trainable(const tb_inputs *in, tb_params *p)
+{
+	const tb_training *t = &in->training;
+	p->adapters = p->adapters_active = p->adapters_expert = 0;
+	if (tb_method_adapters(t->method) && in->model.has_shape) {
+		tb_lora_count lc;
+		const char *why;
+		/* the scenario checked the targets: false cannot happen here */
+		if (tb_lora_count_compute(&in->model, &t->lora, &lc, &why)) {
+			p->adapters = lc.total;
+			p->adapters_active = lc.active;
+			p->adapters_expert = lc.expert;
+		}
+	}
+	p->trainable = tb_method_trains_base(t->method) ? p->total : p->adapters;
+}
+
+static void S_derive_trainable(const tb_inputs *in, tb_budget *b)
+{
+	const tb_params *p = &b->params;
+	if (!tb_method_adapters(in->training.method))
+		return;
+	tb_deriv *d = tb_budget_add_deriv(b, "params.adapters",
+		"LoRA adapter parameters (trainable)", "N_a",
+		"r * S_io", S_src_lora, p->adapters, "");
+	tb_deriv_add_var(d, "r", "adapter rank", (double)in->training.lora.rank, "");
+	tb_deriv_add_var(d, "S_io", "in + out features, summed over the adapted matrices of every layer",
+	                 (double)in->training.lora.rank > 0 ? p->adapters / (double)in->training.lora.rank : 0, "");
+}
+
 void tb_params_compute(const tb_inputs *in, tb_budget *b)
 {
 	const tb_model *m = &in->model;
@@ -278,6 +312,7 @@ void tb_params_compute(const tb_inputs *in, tb_budget *b)
 			"model.params in the scenario; no shape, so no breakdown",
 			p->total, "");
 		tb_deriv_add_var(d, "N_given", "parameters, as given", p->total, "");
+		S_trainable(in, p);
 		return;
 	}
 
@@ -300,6 +335,11 @@ void tb_params_compute(const tb_inputs *in, tb_budget *b)
 	p->total = p->embedding + p->attention + p->mlp + p->norm + p->output;
 	p->per_layer = L > 0 ? (p->attention + p->mlp + L * a.norm_v) / L : 0;
 	p->active = p->total - a.L_moe * (a.E - a.k) * expert;
+	p->matrices_expert = a.L_moe * a.E * a.expert_w;
+	p->matrices = L * a.attn_w + a.L_dense * a.dense_w +
+	              a.L_moe * (a.shared_w + a.router_w) + p->matrices_expert;
+	S_trainable(in, p);
+	S_derive_trainable(in, b);
 
 	if (S_plain(m))
 		S_derive_plain(b, m, &a);

@@ -259,6 +259,45 @@ static double S_attn_proj(const S_ctx *x, double tok, double *flops, S_cast *c)
 	return s + S_lin(x, tok, h, H * x->dv / t, c);
 }
 
+static void S_layer_params(const S_ctx *x, bool experts, double *dense, double *expert);
+
+/* One group of LoRA adapters for T tokens: x A (in -> r), then (x A) B
+ * (r -> out), column-parallel modules with their out split over ts,
+ * row-parallel ones with their in; skinny GEMMs, mostly memory-bound. */
+static double S_adapter_group(const S_ctx *x, const double io[4], double T, double ts)
+{
+	double r = (double)x->in->lora_rank, s = 0;
+	if (io[0] > 0)
+		s += S_mm(x, T, r, io[0]) + S_mm(x, T, io[1] / ts, r);
+	if (io[2] > 0)
+		s += S_mm(x, T, r, io[2] / ts) + S_mm(x, T, io[3], r);
+	return s;
+}
+
+/* The adapters' forward through one layer; 0 without LoRA. */
+static double S_adapters_f(const S_ctx *x, bool experts)
+{
+	const tb_perf_input *in = x->in;
+	if (!tb_method_adapters(in->method) || in->lora_rank < 1)
+		return 0;
+	if (!experts)
+		return S_adapter_group(x, in->lora_io[0], x->tok, x->t);
+	double local = x->E / x->e, rows = x->tok_e * x->kt * x->e / x->E;
+	return S_adapter_group(x, in->lora_io[1], x->tok, x->t) +
+	       local * S_adapter_group(x, in->lora_io[2], rows, x->et);
+}
+
+/* QLoRA dequantizes every frozen weight of the layer to 16 bits before
+ * each use: one pass reads the stored bytes and writes two a weight. */
+static double S_dequant(const S_ctx *x, bool experts)
+{
+	if (!(x->in->quant_bytes > 0))
+		return 0;
+	double dense, expert;
+	S_layer_params(x, experts, &dense, &expert);
+	return (dense + expert) * (x->in->quant_bytes + 2) / x->mem_bw;
+}
+
 /* One micro-batch through one layer: an expert layer of a mixture when
  * `experts`, else a dense one. */
 static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
@@ -339,9 +378,31 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	L->mem_f = (ew + cast.in * cast_b) / x->mem_bw;
 	L->mem_b = (2 * ew + cast.out * cast_b) / x->mem_bw;
 
-	L->fwd = L->mm_f + L->attn_f + L->mem_f;
-	L->bwd = 2 * L->mm_f + L->attn_b + L->mem_b;
-	switch (in->checkpointing) {
+	/* the method: frozen matrices' backward is the input gradient's GEMM
+	 * alone; adapters run forward and twice that back; forward-only runs
+	 * have no backward */
+	double ad_f = S_adapters_f(x, experts), dq = S_dequant(x, experts);
+	L->fwd = L->mm_f + L->attn_f + L->mem_f + ad_f + dq;
+	switch (in->method) {
+	case TB_METHOD_LORA:
+	case TB_METHOD_QLORA:
+		L->bwd = L->mm_f + L->attn_b + L->mem_b + 2 * ad_f + dq;
+		break;
+	case TB_METHOD_FROZEN:
+		L->bwd = 0;
+		break;
+	case TB_METHOD_FULL:
+	case TB_METHOD_DPO:
+	case TB_METHOD_COUNT:
+	default:
+		L->bwd = 2 * L->mm_f + L->attn_b + L->mem_b;
+		break;
+	}
+	bool fwd_only = in->method == TB_METHOD_FROZEN;
+	/* DPO: the reference model's forward on every micro-batch, the
+	 * same shapes again, never recomputed */
+	double passes_f = in->method == TB_METHOD_DPO ? 2 : 1;
+	switch (fwd_only ? TB_CKPT_NONE : in->checkpointing) {
 	case TB_CKPT_FULL:
 		L->recompute = L->fwd;
 		break;
@@ -355,7 +416,11 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		L->recompute = 0;
 		break;
 	}
-	bool full = in->checkpointing == TB_CKPT_FULL;
+	L->fwd *= passes_f;
+	bool full = !fwd_only && in->checkpointing == TB_CKPT_FULL;
+	/* collectives of a forward pass (the reference's too) and of a
+	 * backward, each over the pass's count */
+	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
 
 	/* tensor parallel: two all-reduces forward, two backward (reduce-
 	 * scatter + all-gather under sequence parallelism); full
@@ -367,8 +432,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 			? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
 			  S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g)
 			: S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
-		double total = L->tp_one * (4 + (full ? 2 : 0));
-		double hide = in->overlap_tp ? L->mm_f * (3 + (full ? 1 : 0)) : 0;
+		double total = L->tp_one * 2 * (nf + nb);
+		double hide = in->overlap_tp ? L->mm_f * (nf + 2 * nb) : 0;
 		L->tp = S_max0(total - hide);
 	}
 
@@ -380,7 +445,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		int64_t g = S_per_node(x, x->ti, x->ci);
 		double hop = S_coll(x, TB_COLL_P2P, bytes, 2, g >= x->ci ? 2 : 1);
 		double f_s = (x->c - 1) * hop, b_s = 2 * (x->c - 1) * hop;
-		L->cp = S_max0(f_s - L->attn_f) + S_max0(b_s - L->attn_b);
+		L->cp = passes_f * S_max0(f_s - L->attn_f) + nb * S_max0(b_s - L->attn_b);
 		if (full)
 			L->cp += S_max0(f_s - L->attn_f);
 	}
@@ -397,7 +462,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		} else {
 			send = back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
 		}
-		double total = (send + back) * (2 + (full ? 1 : 0));
+		double total = (send + back) * (nf + nb);
 		if (in->overlap_ep) {
 			/* beside the other micro-batch's forward and backward,
 			 * which run on the SMs the communication leaves */
@@ -448,7 +513,14 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 	double logits = 2 * x->V * h;
 	double mm = 2 * (L * attn_w + (L - nd) * mlp_w + nd * dense_w) + logits;
 	double attn = (in->causal_attention_flops ? 0.5 : 1) * 2 * L * x->H * (x->dqk + x->dv) * x->s;
-	*model = 3 * (mm + attn);
+	/* as flops.c counts each method (the adapters' share, under a
+	 * percent, is the caller's model_flops_per_token's) */
+	switch (in->method) {
+	case TB_METHOD_LORA: case TB_METHOD_QLORA: *model = 2 * mm + 3 * attn; break;
+	case TB_METHOD_FROZEN: *model = mm + attn; *recompute = 0; return;
+	case TB_METHOD_DPO: *model = 4 * (mm + attn); break;
+	case TB_METHOD_FULL: case TB_METHOD_COUNT: default: *model = 3 * (mm + attn); break;
+	}
 	switch (in->checkpointing) {
 	case TB_CKPT_FULL: *recompute = mm - logits + attn; break;
 	case TB_CKPT_SELECTIVE: *recompute = attn; break;
@@ -629,8 +701,19 @@ static void S_layer_all(const S_ctx *x, S_layer *L)
 	L->logits_s = 0;
 	L->logits_tp = 0;
 	if (x->V > 0) {
-		L->logits_s = 3 * S_mm(x, x->tok, x->V / x->t, x->h) +
-		              16 * x->tok * x->V / x->t / x->mem_bw;
+		/* the head's GEMMs: forward, input and weight gradients; a
+		 * frozen head has no weight gradient, a forward-only run no
+		 * backward, and DPO's reference one more forward; the
+		 * cross-entropy's passes likewise */
+		double gemms = 3, ce = 16;
+		switch (x->in->method) {
+		case TB_METHOD_LORA: case TB_METHOD_QLORA: gemms = 2; break;
+		case TB_METHOD_FROZEN: gemms = 1; ce = 8; break;
+		case TB_METHOD_DPO: gemms = 4; ce = 24; break;
+		case TB_METHOD_FULL: case TB_METHOD_COUNT: default: break;
+		}
+		L->logits_s = gemms * S_mm(x, x->tok, x->V / x->t, x->h) +
+		              ce * x->tok * x->V / x->t / x->mem_bw;
 		L->logits_tp = x->ti > 1 && x->in->sequence_parallel ? L->tp_one : 0;
 	}
 }
@@ -850,6 +933,15 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 		dense += vocab_p;
 	if (busy == 2 || x->pi == 1)
 		dense += vocab_p;
+	/* what gets gradients: the weights, or the adapters (dense ones
+	 * split over the tensor ranks like their matrices), or nothing */
+	double gdense = dense, gexpert = expert;
+	if (tb_method_adapters(in->method)) {
+		gdense = nb * in->adapters_dense_per_layer / x->t;
+		gexpert = nb * in->adapters_expert_per_layer / (x->et * x->e);
+	} else if (in->method == TB_METHOD_FROZEN) {
+		gdense = gexpert = 0;
+	}
 	int64_t n_dp = x->ci * x->di;
 	int64_t n_edp = S_at_least_1(x->ti * n_dp / (x->eti * x->ei));
 	int64_t g_dp = S_per_node(x, x->ti, n_dp);
@@ -868,19 +960,34 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 		/* only the collectives this stage uses: a search times millions */
 		double ar = 0, rs = 0, ag = 0;
 		if (in->zero == 0) {
-			ar = S_coll(x, TB_COLL_ALL_REDUCE, dense * gb, n_dp, g_dp) +
-			     S_coll(x, TB_COLL_ALL_REDUCE, expert * gb, n_edp, g_edp);
+			ar = S_coll(x, TB_COLL_ALL_REDUCE, gdense * gb, n_dp, g_dp) +
+			     S_coll(x, TB_COLL_ALL_REDUCE, gexpert * gb, n_edp, g_edp);
 		} else {
-			rs = S_coll(x, TB_COLL_REDUCE_SCATTER, dense * gb, n_sh, g_sh) +
-			     S_coll(x, TB_COLL_ALL_REDUCE, dense * gb / (double)n_sh, n_rep,
+			rs = S_coll(x, TB_COLL_REDUCE_SCATTER, gdense * gb, n_sh, g_sh) +
+			     S_coll(x, TB_COLL_ALL_REDUCE, gdense * gb / (double)n_sh, n_rep,
 			            S_per_node(x, x->ti * n_sh, n_rep)) +
-			     S_coll(x, TB_COLL_REDUCE_SCATTER, expert * gb, n_edp, g_edp);
-			ag = S_coll(x, TB_COLL_ALL_GATHER, dense * pb, n_sh, g_sh) +
-			     S_coll(x, TB_COLL_ALL_GATHER, expert * pb, n_edp, g_edp);
+			     S_coll(x, TB_COLL_REDUCE_SCATTER, gexpert * gb, n_edp, g_edp);
+			/* ZeRO-1 and 2 gather what the optimizer updated; ZeRO-3
+			 * every weight it runs, frozen ones too */
+			double ad = in->zero >= 3 ? dense : gdense, ae = in->zero >= 3 ? expert : gexpert;
+			ag = S_coll(x, TB_COLL_ALL_GATHER, ad * pb, n_sh, g_sh) +
+			     S_coll(x, TB_COLL_ALL_GATHER, ae * pb, n_edp, g_edp);
 		}
 		bool ov = in->overlap_dp;
-		out->dp_bytes = (dense + expert) * gb;
-		switch (in->zero) {
+		out->dp_bytes = (gdense + gexpert) * gb;
+		switch (in->method == TB_METHOD_FROZEN ? -1 : in->zero) {
+		case -1:
+			/* forward only: ZeRO-3's gathers, nothing to reduce */
+			if (in->zero >= 3) {
+				double first = nb > 0 ? ag / nb : ag;
+				dp_one = ag;
+				dp_total = dm * ag;
+				double per = ov ? fmax(first, ag - fwd_mb) : ag;
+				per += k->zero3_overlap_cost * (ag - per);
+				dp = dm * per;
+				out->dp_bytes = (dense + expert) * pb;
+			}
+			break;
 		case 0:
 			dp_one = dp_total = ar;
 			dp = ov ? S_max0(ar - bwd_mb) : ar;
@@ -931,7 +1038,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 			 * first layer's gather cannot hide */
 			double first = nb > 0 ? ag / nb : ag;
 			dp_one = 2 * ag + rs;
-			out->dp_bytes = (dense + expert) * (2 * pb + gb);
+			out->dp_bytes = (dense + expert) * 2 * pb + (gdense + gexpert) * gb;
 			/* what hides still costs: the gathers' kernels take SMs and
 			 * HBM bandwidth from the compute they overlap (fitted) */
 			if (in->no_sync) {
@@ -960,8 +1067,8 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	br[TB_PERF_DP_COMM] = dp;
 
 	/* optimizer: every parameter this GPU updates, at HBM speed */
-	double upd = dense / (in->zero >= 1 ? (double)n_sh : 1) +
-	             expert / (in->zero >= 1 ? (double)n_edp : 1);
+	double upd = gdense / (in->zero >= 1 ? (double)n_sh : 1) +
+	             gexpert / (in->zero >= 1 ? (double)n_edp : 1);
 	out->optimizer_params = upd;
 	br[TB_PERF_OPTIMIZER] = upd * in->optimizer_bytes_per_param / x->mem_bw;
 

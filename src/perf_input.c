@@ -53,6 +53,40 @@ static double S_peak(const tb_gpu *g, tb_dtype want, tb_dtype *used)
 	return 0;
 }
 
+/* The training method's fields: the adapted modules' shapes summed by
+ * kind, the adapters per layer, the quantized weights' bytes. */
+static void S_method(const tb_inputs *in, tb_perf_input *out)
+{
+	const tb_training *tr = &in->training;
+	out->method = tr->method;
+	if (tr->quantization != TB_QUANT_NONE && tr->method != TB_METHOD_FULL) {
+		out->quant_bytes = tb_quant_bytes_per_param(tr->quantization, tr->double_quant,
+		                                            (double)in->model.hidden);
+		/* FSDP and DeepSpeed gather the weights as stored */
+		out->param_bytes = out->quant_bytes;
+	}
+	tb_lora_count lc;
+	const char *why;
+	if (!tb_method_adapters(tr->method) || !in->model.has_shape ||
+	    !tb_lora_count_compute(&in->model, &tr->lora, &lc, &why))
+		return;
+	out->lora_rank = tr->lora.rank;
+	for (int i = 0; i < lc.n_dense; i++) {
+		const tb_lora_module *x = &lc.dense_mods[i];
+		out->lora_io[0][x->row_parallel ? 2 : 0] += x->in;
+		out->lora_io[0][x->row_parallel ? 3 : 1] += x->out;
+	}
+	for (int i = 0; i < lc.n_moe; i++) {
+		const tb_lora_module *x = &lc.moe_mods[i];
+		double *io = out->lora_io[x->expert ? 2 : 1];
+		io[x->row_parallel ? 2 : 0] += x->in;
+		io[x->row_parallel ? 3 : 1] += x->out;
+	}
+	double L = (double)in->model.layers;
+	out->adapters_dense_per_layer = L > 0 ? lc.dense / L : 0;
+	out->adapters_expert_per_layer = L > 0 ? lc.expert / L : 0;
+}
+
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 {
 	memset(out, 0, sizeof *out);
@@ -143,6 +177,8 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->optimizer_bytes_per_param = master > 0
 		? 2 * (master + states) + 2 * grad + weight
 		: 2 * (weight + states) + 2 * grad;
+
+	S_method(in, out);
 
 	const tb_gpu *g = &in->hardware.gpu;
 	const tb_gpu_node *node = tb_gpus_node(g->name);

@@ -171,7 +171,7 @@ static const double *S_act_b1(S_state *st, int64_t t, bool sp)
  * stages and the micro-batch add (a search varies them innermost). */
 typedef struct S_mem {
 	tb_mem_fit c;
-	double share[3][2];     /* the first, a middle and the last stage's parameters */
+	tb_mem_share share[3];  /* the first, a middle and the last stage's parameters */
 	double dd, de;          /* replicas the dense and the expert states are sharded over */
 } S_mem;
 
@@ -201,9 +201,9 @@ static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a)
 	const double *b1 = S_act_b1(st, t, l->sequence_parallel);
 	double s = (double)in->training.seq_len, h = (double)in->model.hidden;
 	double V = (double)in->model.vocab;
-	c->act_layer_b1 = b1[l->checkpointing] / cp;
-	if (l->checkpointing == TB_CKPT_FULL)
-		c->ws_b1 = b1[TB_CKPT_NONE] / cp;
+	tb_memory_layer_terms(in, b1, l->checkpointing, &c->act_layer_b1, &c->ws_b1);
+	c->act_layer_b1 /= cp;
+	c->ws_b1 /= cp;
 	double rep = l->sequence_parallel ? 1 / (double)t : 1;
 	c->emb_b1 = in->training.dropout ? s * h * rep / cp : 0;
 	c->logits_b1 = 4 * s * V / (double)t / cp;
@@ -213,7 +213,7 @@ static void S_mem_zero(S_state *st, S_mem *a, int zero)
 {
 	for (int i = 0; i < 3; i++)
 		a->c.states[i] = a->c.p == 2 && i == 1 ? 0
-		                 : tb_memory_states_bytes(&st->mm.bp, a->share[i], zero,
+		                 : tb_memory_states_bytes(&st->mm, &a->share[i], zero,
 		                                          st->in->parallelism.no_sync, a->dd, a->de);
 }
 

@@ -101,6 +101,26 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_bool(j, "flash_attention", t->flash_attention);
 	S_bool(j, "dropout", t->dropout);
 	S_numk(j, "checkpoint_interval_s", t->checkpoint_interval_s, t->checkpoint_interval_s > 0);
+	S_str(j, "method", tb_method_name(t->method));
+	if (tb_method_adapters(t->method)) {
+		S_obj(j, "lora");
+		S_num(j, "rank", (double)t->lora.rank);
+		S_num(j, "alpha", t->lora.alpha);
+		S_arr_inline(j, "targets");
+		if (t->lora.all_linear)
+			tb_jw_str(j, NULL, "all-linear");
+		for (int b = 0; b < TB_LORA_TARGETS; b++)
+			if (!t->lora.all_linear && (t->lora.targets & (1u << b)))
+				tb_jw_str(j, NULL, tb_lora_target_name(b));
+		S_arr_end(j);
+		S_num(j, "dropout", t->lora.dropout);
+		S_obj_end(j);
+	} else {
+		S_null(j, "lora");
+	}
+	S_str(j, "quantization", tb_quant_name(t->quantization));
+	S_bool(j, "double_quant", t->quantization != TB_QUANT_NONE && t->quantization != TB_QUANT_INT8 &&
+	                          t->double_quant);
 	S_obj_end(j);
 
 	const tb_hardware *h = &in->hardware;
@@ -207,6 +227,8 @@ static void S_parameters(S_json *j, const tb_params *p)
 	S_num(j, "mtp", p->mtp);
 	S_numk(j, "position", p->position, k);
 	S_numk(j, "per_layer", p->per_layer, k);
+	S_num(j, "trainable", p->trainable);
+	S_num(j, "adapters", p->adapters);
 	S_obj_end(j);
 }
 
@@ -233,6 +255,8 @@ static void S_items(S_json *j, const tb_mem_items *m, bool act, bool fits,
                     bool fits_known)
 {
 	S_num(j, "weights", m->weights);
+	S_num(j, "frozen_weights", m->frozen_weights);
+	S_num(j, "adapters", m->adapters);
 	S_num(j, "gradients", m->gradients);
 	S_num(j, "master_weights", m->master_weights);
 	S_num(j, "optimizer", m->optimizer);

@@ -255,7 +255,7 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 	}
 }
 
-static void S_compute(S_text *t, const tb_budget *b)
+static void S_compute(S_text *t, const tb_inputs *in, const tb_budget *b)
 {
 	tb_buf *o = &t->out;
 	tb_buf_puts(o, "Compute");
@@ -266,6 +266,15 @@ static void S_compute(S_text *t, const tb_budget *b)
 	if (b->params.active < b->params.total) {
 		tb_fmt_count(S_c(t), b->params.active);
 		tb_buf_printf(o, " total, %s active per token", t->cell.ptr);
+	}
+	if (in->training.method != TB_METHOD_FULL) {
+		tb_fmt_count(S_c(t), b->params.trainable);
+		tb_buf_printf(o, "; trained %s (%s", t->cell.ptr, tb_method_name(in->training.method));
+		if (tb_method_adapters(in->training.method))
+			tb_buf_printf(o, " rank %lld", (long long)in->training.lora.rank);
+		if (in->training.quantization != TB_QUANT_NONE)
+			tb_buf_printf(o, ", frozen weights %s", tb_quant_name(in->training.quantization));
+		tb_buf_puts(o, ")");
 	}
 	S_nl(t);
 	tb_buf_puts(o, "  6ND         ");
@@ -309,6 +318,8 @@ static void S_memory(S_text *t, const tb_inputs *in, const tb_budget *b)
 	              tb_optimizer_name(in->training.optimizer), S_zero_name(in->parallelism.zero));
 	S_nl(t);
 	S_mem_pair(t, "weights", g->weights, true, "gradients", g->gradients, true);
+	if (in->training.method != TB_METHOD_FULL)
+		S_mem_pair(t, " of it frozen", g->frozen_weights, true, " adapters", g->adapters, true);
 	S_mem_pair(t, "master weights", g->master_weights, true, "optimizer", g->optimizer, true);
 	S_mem_pair(t, "activations", g->activations, m->activations_known, "other", g->other, true);
 	tb_buf_puts(o, "  ");
@@ -671,7 +682,7 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 	}
 	S_verdict(&t, sc, in, b);
 	S_nl(&t);
-	S_compute(&t, b);
+	S_compute(&t, in, b);
 	S_nl(&t);
 	S_memory(&t, in, b);
 	S_nl(&t);

@@ -51,6 +51,20 @@ static void S_table_parameters(tb_report *r, tb_table *t)
 		tb_rtab_num(&tb, TB_RF_GROUPED, p->mtp);
 		tb_rtab_str(&tb, "n/a");
 	}
+	tb_method meth = r->sc->inputs.training.method;
+	if (tb_method_adapters(meth)) {
+		/* beside the total, as PEFT prints "all params" = base + adapters */
+		const tb_lora *l = &r->sc->inputs.training.lora;
+		tb_rtab_fmt(&tb, "LoRA adapters (rank %lld, not in the total): trained", (long long)l->rank);
+		tb_rtab_num(&tb, TB_RF_COUNT, p->adapters);
+		tb_rtab_num(&tb, TB_RF_GROUPED, p->adapters);
+		tb_rtab_share(&tb, p->adapters, p->total + p->adapters);
+	} else if (meth != TB_METHOD_FULL) {
+		tb_rtab_fmt(&tb, "Trained (training.method %s)", tb_method_name(meth));
+		tb_rtab_num(&tb, TB_RF_COUNT, p->trainable);
+		tb_rtab_num(&tb, TB_RF_GROUPED, p->trainable);
+		tb_rtab_share(&tb, p->trainable, p->total);
+	}
 }
 
 static void S_table_flops(tb_report *r, tb_table *t)

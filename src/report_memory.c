@@ -21,10 +21,26 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 		{ "Model states", m->bytes_per_param.total,
 		  m->per_gpu.weights + m->per_gpu.gradients + m->per_gpu.master_weights + m->per_gpu.optimizer },
 	};
+	tb_method meth = r->sc->inputs.training.method;
+	if (meth != TB_METHOD_FULL) {
+		/* the trained parameters' rows are per trained parameter */
+		rows[0].label = tb_method_adapters(meth) ? "Weights, adapters" : "Weights, trained";
+		rows[0].gpu = m->per_gpu.weights - m->per_gpu.frozen_weights;
+		tb_rtab_str(&tb, r->sc->inputs.training.quantization != TB_QUANT_NONE
+		                 ? "Frozen weights (linear layers quantized)" : "Frozen weights");
+		tb_rtab_num(&tb, TB_RF_PLAIN, p->total > 0 ? m->frozen_weights_bytes / p->total : 0);
+		tb_rtab_num(&tb, TB_RF_BYTES, m->frozen_weights_bytes);
+		tb_rtab_num(&tb, TB_RF_BYTES, m->per_gpu.frozen_weights);
+	}
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (meth != TB_METHOD_FULL && i == 4)
+			rows[i].label = "Model states (trained and frozen)";
 		tb_rtab_str(&tb, rows[i].label);
-		tb_rtab_num(&tb, TB_RF_PLAIN, rows[i].bpp);
-		tb_rtab_num(&tb, TB_RF_BYTES, i == 4 ? m->model_states_bytes : rows[i].bpp * p->total);
+		if (meth != TB_METHOD_FULL && i == 4)
+			tb_rtab_str(&tb, "");
+		else
+			tb_rtab_num(&tb, TB_RF_PLAIN, rows[i].bpp);
+		tb_rtab_num(&tb, TB_RF_BYTES, i == 4 ? m->model_states_bytes : rows[i].bpp * p->trainable);
 		tb_rtab_num(&tb, TB_RF_BYTES, rows[i].gpu);
 	}
 }
@@ -73,7 +89,8 @@ static void S_table_per_gpu(tb_report *r, tb_table *t)
 	struct { const char *label; double v; bool known; } rows[] = {
 		{ "Weights", m->per_gpu.weights, true }, { "Gradients", m->per_gpu.gradients, true },
 		{ "Master weights", m->per_gpu.master_weights, true },
-		{ "Optimizer state", m->per_gpu.optimizer, true },
+		{ m->per_gpu.paged > 0 ? "Optimizer state (pages to host: not in the total)"
+		                       : "Optimizer state", m->per_gpu.optimizer, true },
 		{ "Activations", m->per_gpu.activations, act },
 		{ "Other (CUDA context, allocator, buffers)", m->per_gpu.other, true },
 		/* without activations the sum is a floor, and says so */

@@ -84,6 +84,9 @@ static const S_value_def S_values[] = {
 	BD("parameters.output", params.output, TB_RF_COUNT),
 	BD("parameters.position", params.position, TB_RF_COUNT),
 	BD("parameters.per_layer", params.per_layer, TB_RF_COUNT),
+	BD("parameters.trainable", params.trainable, TB_RF_COUNT),
+	BD("parameters.adapters", params.adapters, TB_RF_COUNT),
+	BD("memory.frozen_weights_bytes", memory.frozen_weights_bytes, TB_RF_BYTES),
 	/* flops */
 	BD("flops.per_token_6n", flops.per_token_6n, TB_RF_SCI),
 	BD("flops.per_token_model", flops.per_token_model, TB_RF_SCI),
@@ -184,6 +187,8 @@ static const S_value_def S_values[] = {
 	ID("hardware.failures_per_node_day", hardware.failures_per_node_day, TB_RF_PLAIN),
 	ID("hardware.restart_s", hardware.restart_s, TB_RF_DAYS),
 	ID("training.checkpoint_interval_s", training.checkpoint_interval_s, TB_RF_DAYS),
+	II("training.lora.rank", training.lora.rank, TB_RF_GROUPED),
+	ID("training.lora.alpha", training.lora.alpha, TB_RF_PLAIN),
 	BD("goodput.nodes", goodput.nodes, TB_RF_GROUPED),
 	BD("goodput.mtbf_s", goodput.mtbf_s, TB_RF_DAYS),
 	BD("goodput.checkpoint_bytes", goodput.checkpoint_bytes, TB_RF_BYTES),
@@ -248,6 +253,7 @@ static const char *const S_text_names[] = {
 	"risk.days_p10", "risk.days_p50", "risk.days_p90", "risk.samples",
 	"perf.source", "perf.why", "training.grad_dtype", "hardware.gpu_memory_source",
 	"scenario.inputs_sha256", "scenario.inputs_sha256_short",
+	"training.method", "training.quantization",
 };
 
 #define S_NTEXT (sizeof S_text_names / sizeof S_text_names[0])
@@ -349,6 +355,8 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	case 34: *txt = in->hardware.gpu.memory_source[0] ? in->hardware.gpu.memory_source : NULL; break;
 	case 35: *txt = r->signoff.digest; break;
 	case 36: *txt = r->short_hash; break;
+	case 37: *txt = tb_method_name(in->training.method); break;
+	case 38: *txt = tb_quant_name(in->training.quantization); break;
 	default: break;
 	}
 	return false;
@@ -399,6 +407,7 @@ static const char *const S_cond_names[] = {
 	"zero", "levers", "plans", "gpu_scan", "derivations", "mixed_precision",
 	"does_not_fit", "fit_unknown", "failures", "finishes", "risk",
 	"perf", "mfu_predicted", "mfu_above_prediction", "calibrated",
+	"fine_tuning", "adapters", "quantized",
 };
 
 #define S_NCOND (sizeof S_cond_names / sizeof S_cond_names[0])
@@ -450,6 +459,9 @@ tb_tpl_status tb_rcondition(void *ctx, const char *name, int *truth)
 	case 32: t = b->perf.known && b->perf.source_predicted; break;
 	case 33: t = b->perf.assumption_above; break;
 	case 34: t = b->perf.known && b->perf.calibrated; break;
+	case 35: t = in->training.method != TB_METHOD_FULL; break;
+	case 36: t = tb_method_adapters(in->training.method); break;
+	case 37: t = in->training.quantization != TB_QUANT_NONE; break;
 	default: return TB_TPL_UNKNOWN_NAME;
 	}
 	*truth = t;

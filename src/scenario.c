@@ -46,6 +46,7 @@ static tb_scenario_check *const S_checks[] = {
 	tb_scenario_check_sequence,     /* seq_len first: the layout divides it */
 	tb_scenario_check_layout,
 	tb_scenario_check_hardware,
+	tb_scenario_check_tuning,       /* the adapters' targets against the model */
 };
 
 /* The top-level keys that are not sections: free text about the run. */

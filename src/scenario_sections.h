@@ -99,5 +99,10 @@ typedef bool tb_scenario_check(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scen
 tb_scenario_check tb_scenario_check_sequence;  /* scenario_training.c */
 tb_scenario_check tb_scenario_check_layout;    /* scenario_parallelism.c */
 tb_scenario_check tb_scenario_check_hardware;  /* scenario_hardware.c */
+tb_scenario_check tb_scenario_check_tuning;    /* scenario_tuning.c */
+
+/* training.method and its keys (scenario_tuning.c): defaults, then what
+ * the training map tr (NULL: absent) gives. */
+bool tb_scenario_load_tuning(tb_yaml_ctx *c, const tb_yaml_node *tr, tb_training *t);
 
 #endif

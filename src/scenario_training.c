@@ -14,6 +14,7 @@ static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
 	"optimizer", "checkpointing", "flash_attention", "dropout",
 	"attention_flops", "checkpoint_interval", "grad_dtype",
+	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 };
 
 static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
@@ -127,6 +128,8 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			tb_yaml_err(c, tr ? trkey : root, "missing key 'training.tokens'; expected a token count such as 100B or 1.5T");
 		ok = false;
 	}
+	if (!tb_scenario_load_tuning(c, tr, t))
+		ok = false;
 	int e;
 	if (tr) {
 		double sl = 0;
@@ -192,8 +195,13 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	return ok;
 }
 
+static const char *const S_lora_keys[] = { "rank", "alpha", "targets", "dropout" };
+static const tb_scenario_subsection S_subs[] = {
+	{ "lora", S_lora_keys, TB_N(S_lora_keys), "a LoRA field: rank, alpha, targets or dropout" },
+};
+
 const tb_scenario_section tb_scenario_section_training = {
-	"training", S_keys, TB_N(S_keys), NULL, 0, S_load,
+	"training", S_keys, TB_N(S_keys), S_subs, TB_N(S_subs), S_load,
 };
 
 /* training.global_batch_tokens: the batch in sequences of the sequence

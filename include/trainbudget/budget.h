@@ -67,6 +67,17 @@ typedef struct tb_params {
 	 * embedding and the head: not in total, active, FLOPs or memory, as the
 	 * official counts leave them out and Hugging Face's model ignores them. */
 	double mtp;
+	/* What the run trains (tuning.h): every parameter under full and dpo,
+	 * the adapters under lora and qlora, none under frozen. */
+	double trainable;
+	/* LoRA's adapters beside the model (not in total, as PEFT's "all
+	 * params" adds them): all of them, those a token runs through, and
+	 * those on routed experts (split by expert parallelism) */
+	double adapters, adapters_active, adapters_expert;
+	/* The layers' linear weights, the part quantization stores in 4 or 8
+	 * bits (norms, biases, the embedding and the head stay in 16), and of
+	 * them the routed experts' */
+	double matrices, matrices_expert;
 } tb_params;
 
 /* ---- compute ---------------------------------------------------------- */
@@ -82,6 +93,10 @@ typedef struct tb_flops {
 	double fwd_attention_per_token; /* score and context products */
 	double fwd_logits_per_token;    /* the vocabulary projection alone */
 	double recompute_per_token;     /* extra forward work under checkpointing */
+	double fwd_adapter_per_token;   /* LoRA's adapters a token runs through: 2 N_a */
+	/* training.method: frozen runs forward only: no backward, nothing
+	 * recomputed */
+	bool forward_only;
 	double model_over_6n;           /* per_token_model / per_token_6n */
 } tb_flops;
 
@@ -96,6 +111,13 @@ typedef struct tb_bytes_per_param {
 typedef struct tb_mem_items {
 	double weights, gradients, master_weights, optimizer;
 	double activations, other, total;
+	/* parts of weights: those frozen (the base under lora and qlora,
+	 * every weight under frozen, dpo's reference copy), and LoRA's
+	 * adapters (trained); 0 under full */
+	double frozen_weights, adapters;
+	/* optimizer state that pages to host memory (training.paged_optimizer):
+	 * in optimizer, left out of total */
+	double paged;
 } tb_mem_items;
 
 /* `fits_known`, here and below: whether `fits` is an answer.  Without an
@@ -126,7 +148,8 @@ typedef struct tb_ckpt_row {
 
 typedef struct tb_memory {
 	tb_bytes_per_param bytes_per_param;
-	double model_states_bytes;          /* whole model, unsharded */
+	double model_states_bytes;          /* whole model, unsharded: trained x B_p + frozen */
+	double frozen_weights_bytes;        /* whole model's frozen weights as stored; 0 under full */
 
 	bool activations_known;
 	double activations_per_layer_bytes; /* one layer, one micro-batch, per GPU */

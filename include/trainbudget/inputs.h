@@ -15,6 +15,7 @@
 
 #include "trainbudget/calibrate.h"
 #include "trainbudget/pilot.h"
+#include "trainbudget/tuning.h"
 
 typedef enum { TB_MLP_GATED, TB_MLP_PLAIN } tb_mlp;
 typedef enum { TB_NORM_RMSNORM, TB_NORM_LAYERNORM } tb_norm;
@@ -141,6 +142,16 @@ typedef struct tb_training {
 	/* Compute between two saves of the model states to storage (not
 	 * activation checkpointing); 0: Young's optimum (goodput.h). */
 	double checkpoint_interval_s;
+	/* What is trained (tuning.h): FULL unless the scenario says.  The
+	 * adapters' keys are read for lora and qlora only; quantization is
+	 * the frozen linear layers' storage (nf4 under qlora, none else). */
+	tb_method method;
+	tb_lora lora;
+	tb_quant quantization;
+	bool double_quant;          /* QLoRA's, on by default */
+	/* bitsandbytes' paged optimizer: its state pages to host memory
+	 * under pressure, so it is shown but not counted against the card */
+	bool paged_optimizer;
 } tb_training;
 
 /* A node of the cluster, for the step-time model: what the cards share.

@@ -170,6 +170,26 @@ typedef struct tb_perf_input {
 	bool overlap_ep;
 	tb_dispatcher dispatcher;     /* tb_parallelism.dispatcher */
 
+	/* What the step trains (tuning.h); FULL reads none of the fields
+	 * after it.  Under lora and qlora the frozen matrices' backward
+	 * computes the input gradient only, the adapters add skinny GEMMs of
+	 * rank lora_rank, and the data-parallel reduction and the optimizer
+	 * cover the adapters alone; quant_bytes > 0 (qlora) dequantizes each
+	 * frozen weight to 16 bits before each use.  FROZEN runs forward
+	 * only.  DPO runs the reference model forward beside the policy. */
+	tb_method method;
+	int64_t lora_rank;
+	/* The adapted modules' in and out features summed, per layer:
+	 * [0] a dense layer's, [1] an expert layer's attention and shared
+	 * expert, [2] one routed expert's; each as column-parallel in, out,
+	 * then row-parallel in, out (tensor parallelism splits the out of
+	 * the first and the in of the second) */
+	double lora_io[3][4];
+	/* adapter parameters per layer, whole model: dense (every rank of a
+	 * tensor group holds 1/t) and on routed experts */
+	double adapters_dense_per_layer, adapters_expert_per_layer;
+	double quant_bytes;
+
 	/* precision, as bytes */
 	double matmul_bytes;          /* one matmul operand element: 1 fp8, 2 bf16, 4 fp32 */
 	double act_bytes;             /* activations and their collectives */

@@ -1,0 +1,255 @@
+/* test_tuning.c: the fine-tuning methods (tuning.h) against published
+ * figures: PEFT's printed trainable-parameter counts for public configs
+ * (each source below), QLoRA's bytes per 4-bit weight and its headline
+ * (a 65B model fine-tuned on one 48 GB GPU), and the rules that follow
+ * from the method for FLOPs and memory. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calc.h"
+#include "trainbudget/scenario.h"
+#include "trainbudget/tuning.h"
+
+static tb_model llama(int64_t L, int64_t h, int64_t H, int64_t K, int64_t d, int64_t f, int64_t V)
+{
+	tb_model m;
+	memset(&m, 0, sizeof m);
+	m.has_shape = true;
+	m.layers = L; m.hidden = h; m.heads = H; m.kv_heads = K;
+	m.head_dim = d; m.ffn_hidden = f; m.vocab = V;
+	m.mlp = TB_MLP_GATED; m.norm = TB_NORM_RMSNORM; m.positions = TB_POS_ROPE;
+	return m;
+}
+
+static double S_adapters(const tb_model *m, int64_t r, unsigned targets, bool all)
+{
+	tb_lora l = { .rank = r, .alpha = 16, .targets = targets, .all_linear = all };
+	tb_lora_count c;
+	const char *why = NULL;
+	cr_assert(tb_lora_count_compute(m, &l, &c, &why), "%s", why ? why : "");
+	return c.total;
+}
+
+/* The base model and PEFT's "all params" (base + adapters) as printed. */
+static double S_base(const tb_model *m)
+{
+	static tb_inputs in;
+	static tb_budget b;
+	memset(&in, 0, sizeof in);
+	memset(&b, 0, sizeof b);
+	in.model = *m;
+	tb_params_compute(&in, &b);
+	return b.params.total;
+}
+
+/* "trainable params: 4,194,304 || all params: 6,742,609,920 ||
+ * trainable%: 0.0622": PEFT's LoRA example, r=8 on q_proj and v_proj of
+ * Llama 2 7B (meta-llama/Llama-2-7b-hf config) */
+Test(tuning, peft_llama_2_7b_r8_q_v)
+{
+	tb_model m = llama(32, 4096, 32, 32, 128, 11008, 32000);
+	double a = S_adapters(&m, 8, TB_LORA_Q | TB_LORA_V, false);
+	cr_expect(a == 4194304.0, "%.0f", a);
+	cr_expect(S_base(&m) + a == 6742609920.0, "%.0f", S_base(&m) + a);
+}
+
+/* "trainable params: 41,943,040 || all params: 8,072,204,288": Llama 3 8B,
+ * r=16 on all seven projections (target_modules all-linear) */
+Test(tuning, peft_llama_3_8b_r16_all_linear)
+{
+	tb_model m = llama(32, 4096, 32, 8, 128, 14336, 128256);
+	double a = S_adapters(&m, 16, 0, true);
+	cr_expect(a == 41943040.0, "%.0f", a);
+	cr_expect(S_base(&m) + a == 8072204288.0, "%.0f", S_base(&m) + a);
+	unsigned seven = TB_LORA_Q | TB_LORA_K | TB_LORA_V | TB_LORA_O |
+	                 TB_LORA_GATE | TB_LORA_UP | TB_LORA_DOWN;
+	cr_expect(S_adapters(&m, 16, seven, false) == a);
+}
+
+/* PEFT's MetaMathQA benchmark, lora--llama-3.2-3B-rank32.json:
+ * num_trainable 9,175,040, num_total 3,221,924,864 (tied embeddings) */
+Test(tuning, peft_llama_3_2_3b_r32_q_v)
+{
+	tb_model m = llama(28, 3072, 24, 8, 128, 8192, 128256);
+	m.tied_embeddings = true;
+	double a = S_adapters(&m, 32, TB_LORA_Q | TB_LORA_V, false);
+	cr_expect(a == 9175040.0, "%.0f", a);
+	cr_expect(S_base(&m) + a == 3221924864.0, "%.0f", S_base(&m) + a);
+	cr_expect(S_adapters(&m, 64, TB_LORA_Q | TB_LORA_V, false) == 18350080.0);
+}
+
+/* PEFT's README: Qwen2.5-3B-Instruct, r=16 on its default targets q_proj
+ * and v_proj: "trainable params: 3,686,400 || all params: 3,089,625,088" */
+Test(tuning, peft_qwen2_5_3b_r16)
+{
+	tb_model m = llama(36, 2048, 16, 2, 128, 11008, 151936);
+	m.tied_embeddings = true;
+	m.qkv_bias = true;
+	double a = S_adapters(&m, 16, TB_LORA_Q | TB_LORA_V, false);
+	cr_expect(a == 3686400.0, "%.0f", a);
+	cr_expect(S_base(&m) + a == 3089625088.0, "%.0f", S_base(&m) + a);
+}
+
+/* PEFT's docs (peft_model_config.md): facebook/opt-350m, r=16, q_proj and
+ * v_proj: 1,572,864 trainable (its layers are 1,024 wide) */
+Test(tuning, peft_opt_350m_plain_mlp)
+{
+	tb_model m = llama(24, 1024, 16, 16, 64, 4096, 50272);
+	m.mlp = TB_MLP_PLAIN;
+	m.norm = TB_NORM_LAYERNORM;
+	m.bias = true;
+	cr_expect(S_adapters(&m, 16, TB_LORA_Q | TB_LORA_V, false) == 1572864.0);
+	/* fc1 and fc2 are the plain MLP's up and down; it has no gate */
+	cr_expect(S_adapters(&m, 8, tb_lora_target_parse("fc1") | tb_lora_target_parse("fc2"), false) ==
+	          8.0 * 24 * 2 * (1024 + 4096));
+	tb_lora l = { .rank = 8, .targets = TB_LORA_GATE };
+	tb_lora_count c;
+	const char *why = NULL;
+	cr_expect(!tb_lora_count_compute(&m, &l, &c, &why));
+	cr_expect(why && strstr(why, "gate_proj"), "%s", why ? why : "");
+}
+
+/* bigscience/bloomz-560m under DeepSpeed ZeRO-3, r=8 on the fused
+ * query_key_value: "trainable params: 786,432" */
+Test(tuning, peft_bloomz_560m_fused_qkv)
+{
+	tb_model m = llama(24, 1024, 16, 16, 64, 4096, 250880);
+	m.mlp = TB_MLP_PLAIN;
+	cr_expect(S_adapters(&m, 8, TB_LORA_QKV, false) == 786432.0);
+	cr_expect(S_adapters(&m, 8, tb_lora_target_parse("c_attn"), false) == 786432.0);
+}
+
+/* QLoRA Sec. 3: 4-bit NormalFloat over blocks of 64 with an fp32 absmax is
+ * 4 + 32/64 = 4.5 bits; double quantization takes the constants to
+ * 8/64 + 32/(64*256) = 0.127 bits, saving 0.373 bits a parameter. */
+Test(tuning, qlora_bits_per_parameter)
+{
+	double dq = tb_quant_bytes_per_param(TB_QUANT_NF4, true, 4096) * 8;
+	double sq = tb_quant_bytes_per_param(TB_QUANT_NF4, false, 4096) * 8;
+	cr_expect(fabs(dq - 4.127) < 0.0005, "%.5f", dq);
+	cr_expect(sq == 4.5, "%.5f", sq);
+	cr_expect(fabs((sq - dq) - 0.373) < 0.0005, "%.5f", sq - dq);
+	/* "approximately 3 GB for a 65B model" */
+	cr_expect(fabs((sq - dq) / 8 * 65e9 / 1e9 - 3) < 0.1);
+	cr_expect(tb_quant_bytes_per_param(TB_QUANT_NONE, true, 4096) == 2);
+	cr_expect(tb_quant_bytes_per_param(TB_QUANT_INT8, true, 4096) == 1 + 4.0 / 4096);
+}
+
+static tb_scenario *S_load(const char *yaml, const char *const *sets, size_t n, tb_diags *d)
+{
+	tb_diags_init(d);
+	return tb_scenario_load("t.yaml", yaml, strlen(yaml), sets, n, d);
+}
+
+/* LLaMA 65B (Touvron et al. 2023, Table 2: 80 layers of 8,192, 64 heads)
+ * as QLoRA trained it: r=64 on every linear layer, bf16, paged AdamW,
+ * sequences of 512, batch 1 with gradient checkpointing, on one 48 GB
+ * card: "finetune a 65B parameter model on a single 48GB GPU" (abstract). */
+static const char S_65b[] =
+	"title: QLoRA 65B\n"
+	"model: {layers: 80, hidden: 8192, heads: 64, ffn_hidden: 22016, vocab: 32000}\n"
+	"training:\n"
+	"  tokens: 10M\n"
+	"  seq_len: 512\n"
+	"  global_batch: 16\n"
+	"  micro_batch: 1\n"
+	"  checkpointing: full\n"
+	"  precision: bf16\n"
+	"  method: qlora\n"
+	"  paged_optimizer: true\n"
+	"  lora: {rank: 64, alpha: 16, targets: all-linear}\n"
+	"hardware:\n"
+	"  gpu: {name: a6000, memory: 48GB, bf16: 155T, bandwidth: 768GB/s}\n"
+	"  count: 1\n"
+	"  overhead: 1GiB\n";
+
+Test(tuning, qlora_65b_fits_one_48gb_card)
+{
+	tb_diags d;
+	tb_scenario *sc = S_load(S_65b, NULL, 0, &d);
+	cr_assert(sc, "%s", tb_diags_format(&d));
+	static tb_budget b;
+	tb_budget_compute(&sc->inputs, &b);
+	cr_expect(b.memory.fits, "%.2f GB", b.memory.per_gpu.total / 1e9);
+	/* and not in 16 bits, nor with the optimizer on the card in fp32
+	 * adapters (the paper needed paged optimizers) */
+	const char *lora[] = { "training.method=lora", "training.quantization=none" };
+	tb_scenario *s2 = S_load(S_65b, lora, 2, &d);
+	cr_assert(s2, "%s", tb_diags_format(&d));
+	static tb_budget b2;
+	tb_budget_compute(&s2->inputs, &b2);
+	cr_expect(!b2.memory.fits);
+	/* frozen weights: the linear layers at 4.127 bits, the rest in bf16 */
+	double lin = 80.0 * (4 * 8192.0 * 8192 + 3 * 8192.0 * 22016);
+	double rest = b.params.total - lin;
+	double want = lin * (0.5 + 1.0 / 64 + 4.0 / 16384) + rest * 2;
+	cr_expect(fabs(b.memory.per_gpu.frozen_weights - want) < 1, "%.0f %.0f",
+	          b.memory.per_gpu.frozen_weights, want);
+	tb_scenario_free(s2);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
+/* Frozen matrices compute the input gradient only: 4N per token for the
+ * base, 6 N_a for the adapters; forward only, 2N; DPO, 6N + 2N. */
+Test(tuning, flops_per_method)
+{
+	tb_diags d;
+	const char *sets[][2] = {
+		{ "training.method=full", "training.lora" },
+		{ "training.method=lora", NULL },
+		{ "training.method=frozen", "training.lora" },
+		{ "training.method=dpo", "training.lora" },
+	};
+	double want_n[] = { 6, 4, 2, 8 };
+	for (int i = 0; i < 4; i++) {
+		const char *s[3] = { sets[i][0], sets[i][1], "training.paged_optimizer" };
+		tb_scenario *sc = S_load(S_65b, s, sets[i][1] ? 3 : 1, &d);
+		cr_assert(sc, "%s", tb_diags_format(&d));
+		static tb_budget b;
+		tb_budget_compute(&sc->inputs, &b);
+		double N = b.params.active, Na = b.params.adapters_active;
+		double want = want_n[i] * N + (i == 1 ? 6 * Na : 0);
+		cr_expect(fabs(b.flops.per_token_6n - want) <= 1e-9 * want, "%d: %g %g", i,
+		          b.flops.per_token_6n, want);
+		cr_expect(b.params.trainable == (i == 0 || i == 3 ? N : i == 1 ? Na : 0));
+		if (i == 2)
+			cr_expect(b.memory.per_gpu.gradients == 0 && b.memory.per_gpu.optimizer == 0);
+		if (i == 3)   /* the reference copy, frozen */
+			cr_expect(b.memory.per_gpu.frozen_weights == 2 * N);
+		tb_scenario_free(sc);
+	}
+	tb_diags_release(&d);
+}
+
+/* The step-time model prices LoRA below full training of the same layout
+ * (no weight gradients, no full reduction) and above a forward pass. */
+Test(tuning, step_time_orders_methods)
+{
+	tb_diags d;
+	static const char y[] =
+		"title: t\n"
+		"model: {preset: llama-3-8b}\n"
+		"training: {tokens: 1B, seq_len: 4096, global_batch: 64, micro_batch: 1, checkpointing: full}\n"
+		"hardware: {gpu: h100-sxm, count: 8}\n"
+		"parallelism: {tensor: 1, pipeline: 1, zero: 3}\n";
+	double step[3];
+	const char *m[3] = { "training.method=full", "training.method=lora", "training.method=frozen" };
+	for (int i = 0; i < 3; i++) {
+		tb_scenario *sc = S_load(y, &m[i], 1, &d);
+		cr_assert(sc, "%s", tb_diags_format(&d));
+		tb_perf_input pi;
+		tb_perf_input_from(&sc->inputs, &pi);
+		tb_perf_result r;
+		tb_perf_predict(&pi, NULL, &r);
+		cr_assert(r.ok, "%s", r.why);
+		step[i] = r.step_s;
+		tb_scenario_free(sc);
+	}
+	cr_expect(step[1] < step[0] && step[2] < step[1], "%g %g %g", step[0], step[1], step[2]);
+	/* LoRA: forward + input gradients + recompute, about 3/4 of full's 4 */
+	cr_expect(step[1] / step[0] > 0.6 && step[1] / step[0] < 0.9, "%g", step[1] / step[0]);
+	tb_diags_release(&d);
+}
