@@ -281,6 +281,7 @@ static void S_memory(S_json *j, const tb_memory *m)
 	S_num(j, "total", m->bytes_per_param.total);
 	S_obj_end(j);
 	S_num(j, "model_states_bytes", m->model_states_bytes);
+	S_num(j, "frozen_weights_bytes", m->frozen_weights_bytes);
 	S_numk(j, "activations_per_layer_bytes", m->activations_per_layer_bytes, act);
 	S_numk(j, "activations_bytes", m->activations_bytes, act);
 	S_numk(j, "logits_bytes", m->logits_bytes, act);
