@@ -859,6 +859,31 @@ void tb_render_json_answer(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	S_obj_end(j);
 }
 
+/* The expected run's bill, part by part (bill.h): its total is the
+ * answer's cost.  Without a bill rule the compute is the whole. */
+static void S_cost(S_json *j, const tb_budget *b)
+{
+	tb_expected x = tb_budget_expected(b);
+	bool k = x.known;
+	tb_bill bl = tb_budget_bill(b);
+	bool booked = b->bill_in.reservation_s > 0;
+	S_obj(j, "cost");
+	S_numk(j, "compute", bl.compute - bl.ablations, k);
+	S_numk(j, "ablations", bl.ablations, k);
+	S_numk(j, "reservation", bl.reservation, k && booked);
+	S_numk(j, "idle", bl.idle, k && booked);
+	S_numk(j, "booked_days", bl.booked_s / 86400, k && booked);
+	S_numk(j, "storage", bl.storage, k);
+	S_numk(j, "total", x.cost, k);
+	S_obj_end(j);
+	S_obj(j, "total");
+	S_numk(j, "days", x.seconds / 86400, k);
+	S_numk(j, "gpu_hours", x.gpu_hours, k);
+	S_numk(j, "cost", x.cost, k);
+	S_numk(j, "energy_kwh", x.energy_kwh, k && b->time.energy_known);
+	S_obj_end(j);
+}
+
 static void S_answer(S_json *j, const tb_scenario *sc, const tb_budget *b)
 {
 	const tb_answer *a = &b->answer;
@@ -903,6 +928,7 @@ void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	S_time(j, &b->time);
 	S_goodput(j, b);
 	S_risk(j, b);
+	S_cost(j, b);
 	S_levers(j, b);
 	S_chinchilla(j, b);
 	S_arr(j, "fits");

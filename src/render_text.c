@@ -93,6 +93,35 @@ static double S_max3(const double v[3])
 	return m;
 }
 
+/* What the bill holds beyond the compute, at the expected MFU with
+ * losses (bill.h). */
+static void S_bill_line(S_text *t, const tb_budget *b, double ref)
+{
+	tb_buf *o = &t->out;
+	tb_bill bill = tb_budget_bill(b);
+	const tb_bill *bl = &bill;
+	const char *cur = b->time.currency;
+	tb_buf_puts(o, "                 billed: compute ");
+	tb_fmt_money_ref(S_c(t), bl->compute - bl->ablations, cur, ref);
+	tb_buf_puts(o, t->cell.ptr);
+	if (bl->ablations > 0) {
+		tb_fmt_money_ref(S_c(t), bl->ablations, cur, ref);
+		tb_buf_printf(o, " + ablations %s", t->cell.ptr);
+	}
+	if (bl->reservation > 0) {
+		tb_fmt_days(S_c(t), bl->booked_s);
+		tb_buf_printf(o, "; %s booked ", t->cell.ptr);
+		tb_fmt_money_ref(S_c(t), bl->reservation, cur, ref);
+		tb_buf_printf(o, "%s, of it idle ", t->cell.ptr);
+		tb_fmt_money_ref(S_c(t), bl->idle, cur, ref);
+		tb_buf_puts(o, t->cell.ptr);
+	}
+	if (bl->storage > 0) {
+		tb_fmt_money_ref(S_c(t), bl->storage, cur, ref);
+		tb_buf_printf(o, "; storage %s", t->cell.ptr);
+	}
+}
+
 static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
                       const tb_budget *b)
 {
@@ -203,6 +232,9 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 	} else {
 		/* one style for the line's amounts: its largest's */
 		double ref = S_max3(l->cost);
+		bool billed = tb_bill_any(&b->bill_in);
+		if (billed && tb_budget_expected(b).cost > ref)
+			ref = tb_budget_expected(b).cost;
 		if (rk->known && rk->cost_p90 > ref)
 			ref = rk->cost_p90;
 		if (tm->has_budget && tm->budget > ref)
@@ -214,7 +246,7 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			tb_buf_printf(o, ", P50 %s", t->cell.ptr);
 			tb_fmt_money_ref(S_c(t), rk->cost_p90, tm->currency, ref);
 			tb_buf_printf(o, ", P90 %s", t->cell.ptr);
-		} else if (l->cost[0] != l->cost[2]) {   /* an MFU range, not one value */
+		} else if (!billed && l->cost[0] != l->cost[2]) {   /* an MFU range, not one value */
 			tb_fmt_money_ref(S_c(t), l->cost[2], tm->currency, ref);
 			tb_buf_printf(o, " (%s to ", t->cell.ptr);
 			tb_fmt_money_ref(S_c(t), l->cost[0], tm->currency, ref);
@@ -232,6 +264,10 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			} else if (v == TB_VERDICT_AT_RISK) {
 				tb_buf_puts(o, " only at the expected MFU");
 			}
+		}
+		if (billed) {
+			S_nl(t);
+			S_bill_line(t, b, ref);
 		}
 	}
 	S_nl(t);
@@ -556,7 +592,8 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 	if (l->known)
 		S_money3(t, "+ losses", l->cost, tm->currency, ref);
 	if (tm->energy_known)
-		S_row3(t, "GPU energy", tm->energy_kwh, S_kwh);   /* at TDP x PUE: not the node's */
+		S_row3(t, in->hardware.node_power_w > 0 ? "node energy" : "GPU energy", tm->energy_kwh,
+		       S_kwh);   /* the GPUs at TDP x PUE, or the nodes' draw x PUE */
 	S_goodput(t, b);
 	if (tm->has_deadline) {
 		tb_fmt_count(S_c(t), tm->tokens_in_deadline);

@@ -554,7 +554,11 @@ static void S_key_figures(tb_report *r)
 		tb_buf_puts(&o, " kWh");
 		/* the GPUs at their TDP (x PUE): about half a DGX H100 node's draw
 		 * (NVIDIA DGX H100 datasheet: 10.2 kW for 8 x 700 W GPUs) */
-		S_key(r, "GPU energy at TDP (expected MFU)", tb_buf_detach(&o, NULL));
+		S_key(r, r->sc->inputs.hardware.node_power_w > 0 ? "Node energy at the wall (expected MFU)"
+		                                                 : "GPU energy at TDP (expected MFU)",
+		      tb_buf_detach(&o, NULL));
+		if (tb_bill_any(&b->bill_in))
+			S_key(r, "Billed (booked, ablations, storage)", tb_rmoneys(r, tb_budget_expected(b).cost));
 	}
 	r->meta.key_labels = (const char *const *)r->key_labels;
 	r->meta.key_values = (const char *const *)r->key_values;

@@ -63,6 +63,36 @@ static void S_table_levers(tb_report *r, tb_table *t)
 	}
 }
 
+/* The expected run's bill (bill.h), part by part. */
+static void S_table_bill(tb_report *r, tb_table *t)
+{
+	const tb_budget *b = r->b;
+	tb_bill bl = tb_budget_bill(b);
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, "The expected run, with failures and checkpoints", "lr", "Billed",
+	             "Amount", NULL);
+	tb_rtab_str(&tb, "Compute of the run");
+	tb_rtab_num(&tb, TB_RF_MONEY, bl.compute - bl.ablations);
+	if (bl.ablations > 0) {
+		tb_rtab_fmt(&tb, "Ablations and evaluation (%.0f%% of the run's GPU time)",
+		            r->sc->inputs.plan.ablations * 100);
+		tb_rtab_num(&tb, TB_RF_MONEY, bl.ablations);
+	}
+	if (bl.reservation > 0) {
+		tb_rtab_fmt(&tb, "Booked: %d x %.4g days (hardware.reservation)", bl.blocks,
+		            r->sc->inputs.hardware.reservation_s / 86400);
+		tb_rtab_num(&tb, TB_RF_MONEY, bl.reservation);
+		tb_rtab_str(&tb, "of it idle (booked, not used)");
+		tb_rtab_num(&tb, TB_RF_MONEY, bl.idle);
+	}
+	if (bl.storage > 0) {
+		tb_rtab_str(&tb, "Checkpoint and data storage (plan.storage)");
+		tb_rtab_num(&tb, TB_RF_MONEY, bl.storage);
+	}
+	tb_rtab_str(&tb, "Total billed");
+	tb_rtab_num(&tb, TB_RF_MONEY, tb_budget_expected(b).cost);
+}
+
 static void S_table_measured(tb_report *r, tb_table *t)
 {
 	const tb_inputs *in = &r->sc->inputs;
@@ -135,6 +165,7 @@ static const tb_rtable_def S_tables[] = {
 	{ "time.gpu_scan", S_table_gpu_scan },
 	{ "levers", S_table_levers },
 	{ "measured", S_table_measured },
+	{ "cost.bill", S_table_bill },
 };
 
 static const tb_rchart_def S_charts[] = {

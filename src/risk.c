@@ -467,6 +467,9 @@ void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
 	double price_lo = tb_dist_quantile(&in->price, 0.001);
 	bool price_fixed = price_lo == tb_dist_quantile(&in->price, 0.999);
 	double cost_per_day = S_SECONDS_PER_DAY * gpu_h_per_s * (price_lo > 0 ? price_lo : 0);
+	/* the bill is non-decreasing in the wall clock, so sorted days give
+	 * sorted bills */
+	bool billed = tb_bill_any(&in->bill);
 
 	/* One stream per source of uncertainty, so that the MFU and price
 	 * draws of sample i are the same in every scenario, however many
@@ -493,10 +496,14 @@ void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
 		}
 		double days = t / S_SECONDS_PER_DAY, cost;
 		if (price_fixed) {
-			cost = days * cost_per_day;
+			cost = billed ? tb_bill_compute(&in->bill, price_lo, days * cost_per_day, t, NULL)
+			              : days * cost_per_day;
 		} else {
 			double price = tb_dist_quantile(&in->price, tb_rng_uniform(&rng_price));
-			cost = t * gpu_h_per_s * (price > 0 ? price : 0);
+			price = price > 0 ? price : 0;
+			cost = t * gpu_h_per_s * price;
+			if (billed)
+				cost = tb_bill_compute(&in->bill, price, cost, t, NULL);
 			S_cost[i] = cost;
 		}
 		if (!isfinite(t) || !isfinite(cost))
@@ -519,7 +526,9 @@ void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
 	S_sort(S_days, n);
 	if (price_fixed) {
 		for (int i = 0; i < n; i++)
-			S_cost[i] = S_days[i] * cost_per_day;
+			S_cost[i] = billed ? tb_bill_compute(&in->bill, price_lo, S_days[i] * cost_per_day,
+			                                     S_days[i] * S_SECONDS_PER_DAY, NULL)
+			                   : S_days[i] * cost_per_day;
 	} else {
 		S_sort(S_cost, n);
 	}
@@ -573,6 +582,7 @@ void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b)
 	ri.deadline_s = t->deadline_s;
 	ri.has_budget = t->has_budget;
 	ri.budget = t->budget;
+	ri.bill = b->bill_in;
 	tb_risk_compute(&ri, &b->risk);
 }
 
@@ -597,7 +607,24 @@ tb_expected tb_budget_expected(const tb_budget *b)
 		e.energy_kwh *= k;
 		e.cost = rk->cost_mean;
 	}
+	/* billed: the bill of the expected run, which the JSON's cost parts
+	 * add up to (the mean of the simulated runs' bills differs where
+	 * runs straddle a reservation block) */
+	if (tb_bill_any(&b->bill_in))
+		e.cost = tb_bill_compute(&b->bill_in, b->bill_in.price_per_gpu_hour,
+		                         e.gpu_hours * b->bill_in.price_per_gpu_hour, e.seconds, NULL);
 	return e;
+}
+
+tb_bill tb_budget_bill(const tb_budget *b)
+{
+	tb_bill bl;
+	memset(&bl, 0, sizeof bl);
+	tb_expected x = tb_budget_expected(b);
+	if (x.known)
+		tb_bill_compute(&b->bill_in, b->bill_in.price_per_gpu_hour,
+		                x.gpu_hours * b->bill_in.price_per_gpu_hour, x.seconds, &bl);
+	return bl;
 }
 
 tb_verdict tb_budget_verdict(const tb_budget *b, bool deadline)
@@ -608,7 +635,8 @@ tb_verdict tb_budget_verdict(const tb_budget *b, bool deadline)
 	 * when they were drawn (issue 19); the expected MFU's run otherwise */
 	bool ok = deadline ? tm->meets_deadline : tm->within_budget;
 	if (rk->known)
-		ok = deadline ? rk->days_mean * 86400 <= tm->deadline_s : rk->cost_mean <= tm->budget;
+		ok = deadline ? rk->days_mean * 86400 <= tm->deadline_s
+		              : tb_budget_expected(b).cost <= tm->budget;
 	if (!ok)
 		return TB_VERDICT_NO;
 	bool risk = rk->known

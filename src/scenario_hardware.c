@@ -18,6 +18,7 @@
 static const char *const S_keys[] = {
 	"gpu", "count", "mfu", "price_per_gpu_hour", "currency", "pue", "overhead",
 	"failures_per_node_day", "checkpoint_bandwidth", "restart_time", "node",
+	"reservation", "node_power",
 };
 static const char *const S_gpu_keys[] = {
 	"name", "label", "memory", "bf16", "fp16", "fp8", "tf32", "fp32",
@@ -339,6 +340,22 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		                   "a duration such as 10min (0: an instant restart)", 0, 30 * 86400.0,
 		                   &h->restart_s))
 			ok = false;
+		/* an hour at least: billing finer than that is paying as used */
+		if ((n = tb_yaml_get(hw, "reservation")) &&
+		    !tb_yaml_quant(c, n, "hardware.reservation", TB_YAML_Q_DURATION,
+		                   "a booking such as 60 days, or a billing block such as 1h", 3600,
+		                   100 * 365.25 * 86400, &h->reservation_s))
+			ok = false;
+		if ((n = tb_yaml_get(hw, "node_power"))) {
+			if (!S_quant_unit(c, n, "hardware.node_power", "W", TB_YAML_Q_COUNT,
+			                  "a node's draw at the wall such as 10.2kW", 1e7, &h->node_power_w))
+				ok = false;
+			else if (!(h->node_power_w >= 1)) {
+				tb_yaml_err(c, n, "hardware.node_power '%s' is below 1 W; expected a node's draw "
+				            "at the wall such as 10.2kW", n->str);
+				ok = false;
+			}
+		}
 	}
 	return ok;
 }

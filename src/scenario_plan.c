@@ -3,8 +3,50 @@
 #include "scenario_sections.h"
 
 static const char *const S_keys[] = {
-	"deadline", "budget", "overtrain", "inference_tokens",
+	"deadline", "budget", "overtrain", "inference_tokens", "ablations", "storage",
 };
+static const char *const S_storage_keys[] = { "kept", "data", "retention", "price_per_tb_month" };
+static const tb_scenario_subsection S_subs[] = {
+	{ "storage", S_storage_keys, TB_N(S_storage_keys),
+	  "a storage field: kept, data, retention or price_per_tb_month" },
+};
+
+/* plan.storage: checkpoints kept at once (2: the last and the one being
+ * written), the dataset's bytes, the last checkpoint's retention after
+ * the run (0), and the price per TB-month (Amazon S3 Standard's $23, its
+ * first 50 TB in us-east-1: docs/formulas.md, "The bill"). */
+static bool S_storage(tb_yaml_ctx *c, const tb_yaml_node *pn, tb_plan *pl)
+{
+	pl->storage_kept = 2;
+	pl->storage_price_per_tb_month = 23;
+	const tb_yaml_node *sm = tb_yaml_get_map(c, pn, "storage");
+	if (!sm)
+		return !tb_yaml_map_broken(pn, "storage");
+	pl->has_storage = true;
+	bool ok = true;
+	const tb_yaml_node *n;
+	int64_t k;
+	if ((n = tb_yaml_get(sm, "kept"))) {
+		if (tb_yaml_int(c, n, "plan.storage.kept", 1, 100000, &k))
+			pl->storage_kept = (double)k;
+		else
+			ok = false;
+	}
+	if ((n = tb_yaml_get(sm, "data")) &&
+	    !tb_yaml_quant(c, n, "plan.storage.data", TB_YAML_Q_BYTES, "a size such as 40TB", 0, 1e21,
+	                   &pl->storage_data_bytes))
+		ok = false;
+	if ((n = tb_yaml_get(sm, "retention")) &&
+	    !tb_yaml_quant(c, n, "plan.storage.retention", TB_YAML_Q_DURATION,
+	                   "a duration such as 90 days (0: deleted with the run)", 0,
+	                   100 * 365.25 * 86400, &pl->storage_retention_s))
+		ok = false;
+	if ((n = tb_yaml_get(sm, "price_per_tb_month")) &&
+	    !tb_yaml_quant(c, n, "plan.storage.price_per_tb_month", TB_YAML_Q_NUMBER,
+	                   "a price per TB-month such as 23", 0, 1e9, &pl->storage_price_per_tb_month))
+		ok = false;
+	return ok;
+}
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
@@ -17,6 +59,8 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	pl->overtrain[0] = 1;
 	pl->overtrain[1] = 2;
 	pl->overtrain[2] = 5;
+	pl->storage_kept = 2;
+	pl->storage_price_per_tb_month = 23;
 	const tb_yaml_node *pn = tb_yaml_get_map(c, root, "plan");
 	if (pn) {
 		if ((n = tb_yaml_get(pn, "deadline"))) {
@@ -37,6 +81,13 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			else
 				ok = false;
 		}
+		if ((n = tb_yaml_get(pn, "ablations")) &&
+		    !tb_yaml_quant(c, n, "plan.ablations", TB_YAML_Q_FRACTION,
+		                   "a share of the run's GPU time from 0 to 100% such as 20% (ablations "
+		                   "and evaluation; more is a stage of its own)", 0, 1, &pl->ablations))
+			ok = false;
+		if (!S_storage(c, pn, pl))
+			ok = false;
 		if ((n = tb_yaml_get(pn, "overtrain"))) {
 			const char *expected = "a multiple from 0.01 to 1000 such as 2";
 			if (n->kind == TB_YAML_SEQ) {
@@ -60,5 +111,5 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 }
 
 const tb_scenario_section tb_scenario_section_plan = {
-	"plan", S_keys, TB_N(S_keys), NULL, 0, S_load,
+	"plan", S_keys, TB_N(S_keys), S_subs, TB_N(S_subs), S_load,
 };

@@ -6,6 +6,7 @@
  * so that a whole budget stays far under a microsecond.  Every division is
  * guarded: a figure that cannot be computed is flagged, never NaN or inf. */
 #include "calc.h"
+#include "trainbudget/gpus.h"
 
 #include <math.h>
 #include <string.h>
@@ -132,6 +133,19 @@ static bool S_peak(const tb_inputs *in, tb_budget *b)
 	return false;
 }
 
+/* Watts a GPU draws: its share of the node's draw at the wall when the
+ * scenario gives one (a DGX H100's 10.2 kW over 8 GPUs is 1,275 W, about
+ * 1.8 times the 700 W TDP), else its TDP. */
+static double S_watts(const tb_inputs *in)
+{
+	const tb_hardware *hw = &in->hardware;
+	if (hw->node_power_w > 0) {
+		int64_t g = hw->node.gpus > 0 ? hw->node.gpus : tb_gpus_node(hw->gpu.name)->gpus;
+		return hw->node_power_w / (double)(g > 0 ? g : 1);
+	}
+	return hw->gpu.tdp_w;
+}
+
 static void S_derivs(const tb_inputs *in, tb_budget *b)
 {
 	const tb_time *t = &b->time;
@@ -162,7 +176,21 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(d, "H", "GPU-hours", t->gpu_hours[1], "GPU-h");
 		tb_deriv_add_var(d, "p", "price per GPU-hour", hw->price_per_gpu_hour, "currency");
 	}
-	if (t->energy_known) {
+	if (t->energy_known && hw->node_power_w > 0) {
+		d = tb_budget_add_deriv(b, "time.energy", "Energy at the expected MFU", "W",
+		                        "P_node / g * H * PUE / 1000",
+		                        "the node's draw at the wall (hardware.node_power; NVIDIA's DGX H100 "
+		                        "datasheet: 10.2 kW for 8 GPUs) shared by its GPUs for the whole run, "
+		                        "facility overhead by PUE",
+		                        t->energy_kwh[1], "kWh");
+		if (d) {
+			tb_deriv_add_var(d, "P_node", "a node's draw", hw->node_power_w, "W");
+			tb_deriv_add_var(d, "g", "GPUs per node", hw->node_power_w / S_watts(in), "");
+			tb_deriv_add_var(d, "H", "GPU-hours", t->gpu_hours[1], "GPU-h");
+			tb_deriv_add_var(d, "PUE", "power usage effectiveness",
+			                 hw->pue >= 1 ? hw->pue : 1, "");
+		}
+	} else if (t->energy_known) {
 		d = tb_budget_add_deriv(b, "time.energy", "Energy at the expected MFU", "W",
 		                        "T * H * PUE / 1000",
 		                        "upper bound: every GPU at its TDP for the whole run, facility overhead by PUE",
@@ -182,17 +210,19 @@ static void S_basic(const tb_inputs *in, tb_budget *b)
 	const tb_hardware *hw = &in->hardware;
 	double n = (double)hw->count;
 	double pue = hw->pue >= 1 ? hw->pue : 1;
+	double watts = S_watts(in);
 
-	t->energy_known = tb_calc_pos(hw->gpu.tdp_w);
+	t->energy_known = tb_calc_pos(watts);
 	for (int i = 0; i < 3; i++) {
 		t->seconds[i] = S_seconds(b->flops.total_model, n, t->peak_flops_per_gpu, t->mfu[i]);
 		t->gpu_hours[i] = t->seconds[i] * n / S_SECONDS_PER_HOUR;
 		t->cost[i] = t->gpu_hours[i] * hw->price_per_gpu_hour;
 		/* W x h = Wh; /1000 = kWh. */
-		t->energy_kwh[i] = t->energy_known ? hw->gpu.tdp_w * t->gpu_hours[i] * pue / 1000 : 0;
+		t->energy_kwh[i] = t->energy_known ? watts * t->gpu_hours[i] * pue / 1000 : 0;
 	}
 	if (!t->energy_known)
-		tb_budget_warn(b, "%s has no TDP; energy is unknown", S_gpu_name(in));
+		tb_budget_warn(b, "%s has no TDP; energy is unknown (hardware.node_power gives it)",
+		               S_gpu_name(in));
 	S_derivs(in, b);
 }
 
@@ -242,7 +272,7 @@ static bool S_representable(const tb_inputs *in, const tb_budget *b)
 {
 	const tb_time *t = &b->time;
 	double n = (double)in->hardware.count;
-	double price = in->hardware.price_per_gpu_hour, tdp = in->hardware.gpu.tdp_w;
+	double price = in->hardware.price_per_gpu_hour, tdp = S_watts(in);
 	double pue = in->hardware.pue >= 1 ? in->hardware.pue : 1;
 	for (int i = 0; i < 3; i++) {
 		double s = b->flops.total_model / (n * t->peak_flops_per_gpu * t->mfu[i]);

@@ -407,3 +407,35 @@ Test(timecost, deadline_count_timed_by_the_step_time_model)
 	cr_expect(t->seconds[1] * pr.step_s / S_big.perf.r.step_s <= t->deadline_s);
 	tb_scenario_free(sc);
 }
+
+/* hardware.node_power: the node's draw shared by its GPUs (NVIDIA's DGX
+ * H100: 10.2 kW for 8 GPUs, 1,275 W each) instead of the 700 W TDP; and a
+ * reservation billed as booked decides the budget's verdict. */
+Test(timecost, node_power_and_reservation_bill)
+{
+	static const char y[] =
+		"title: t\nmodel: {preset: llama-2-7b}\ntraining: {tokens: 100B}\n"
+		"hardware: {gpu: h100-sxm, count: 64, price_per_gpu_hour: 2.5, node_power: 10.2kW}\n"
+		"plan: {budget: 100k}\n";
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load("t.yaml", y, strlen(y), NULL, 0, &d);
+	cr_assert(sc);
+	static tb_budget b, b2;
+	tb_inputs priced;
+	tb_budget_compute_answer(&sc->inputs, &priced, &b);
+	double kwh = b.time.gpu_hours[1] * 1275 / 1000;
+	cr_expect(fabs(b.time.energy_kwh[1] - kwh) < 1e-6 * kwh, "%g %g", b.time.energy_kwh[1], kwh);
+	cr_expect(tb_budget_verdict(&b, false) == TB_VERDICT_YES);
+	/* booked for 30 days: 64 x 720 h x 2.5 = 115,200, over the budget */
+	const char *sets[] = { "hardware.reservation=30 days" };
+	tb_scenario *s2 = tb_scenario_load("t.yaml", y, strlen(y), sets, 1, &d);
+	cr_assert(s2);
+	tb_budget_compute_answer(&s2->inputs, &priced, &b2);
+	cr_expect(fabs(tb_budget_expected(&b2).cost - 115200) < 1e-6, "%.2f", tb_budget_expected(&b2).cost);
+	cr_expect(tb_budget_verdict(&b2, false) == TB_VERDICT_NO);
+	cr_expect(b2.risk.known && b2.risk.cost_p10 == 115200, "%.2f", b2.risk.cost_p10);
+	tb_scenario_free(s2);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "trainbudget/answer.h"
+#include "trainbudget/bill.h"
 #include "trainbudget/goodput.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
@@ -380,6 +381,12 @@ typedef struct tb_budget {
 	tb_chinchilla chinchilla;
 	tb_goodput goodput;             /* at the expected MFU */
 	tb_losses losses;
+	/* What the run is billed (bill.h): the rules from the scenario, and
+	 * the bill of the run at the expected MFU with failures and
+	 * checkpoints (goodput.c); the confidence figures bill each
+	 * simulated run by the same rules (risk.c) */
+	tb_bill_in bill_in;
+	tb_bill bill;
 	/* The MFU band the confidence figures draw from, and the figures;
 	 * filled by tb_budget_compute_risk, not tb_budget_compute
 	 * (risk.known is false until then). */
@@ -425,6 +432,9 @@ typedef struct tb_expected {
 	double seconds, gpu_hours, cost, energy_kwh;
 } tb_expected;
 tb_expected tb_budget_expected(const tb_budget *b);
+/* The expected run's bill, part by part (bill.h): its total is
+ * tb_budget_expected's cost.  All zero when the time is unknown (risk.c). */
+tb_bill tb_budget_bill(const tb_budget *b);
 
 /* The verdict every document gives on the deadline (deadline true) or the
  * budget: met at the expected MFU with failures and checkpoints, but with

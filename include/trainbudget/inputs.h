@@ -187,6 +187,11 @@ typedef struct tb_hardware {
 	double failures_per_node_day;
 	double checkpoint_bytes_per_s;
 	double restart_s;
+	/* What is billed (bill.h): the GPUs booked in blocks of this long (0:
+	 * paid as used), and a node's whole draw at the wall for the energy
+	 * (0: the GPUs' TDP alone) */
+	double reservation_s;
+	double node_power_w;
 } tb_hardware;
 
 /* The layout's keys, as bits of tb_parallelism.written: the ones a
@@ -248,6 +253,16 @@ typedef struct tb_plan {
 	int n_overtrain;        /* >= 1; default {1, 2, 5} */
 	double overtrain[TB_OVERTRAIN_MAX];
 	double inference_tokens;
+	/* The rest of a request (bill.h): ablations and evaluation as a share
+	 * of the run's GPU time, and checkpoint storage: copies kept while the
+	 * run lasts, the dataset beside them, how long the last checkpoint is
+	 * kept after, the price per TB-month (has_storage: plan.storage given) */
+	double ablations;
+	bool has_storage;
+	double storage_kept;
+	double storage_data_bytes;
+	double storage_retention_s;
+	double storage_price_per_tb_month;
 } tb_plan;
 
 typedef struct tb_measured {

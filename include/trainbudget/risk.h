@@ -31,6 +31,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trainbudget/bill.h"
+
 /* ---- distributions ----------------------------------------------------- */
 
 typedef enum {
@@ -95,6 +97,9 @@ typedef struct tb_risk_in {
 	double deadline_s;
 	bool has_budget;
 	double budget;
+	/* each run's cost is its bill (bill.h): what is booked, ablations,
+	 * storage; all zero: the compute cost */
+	tb_bill_in bill;
 	int samples;                    /* 0: TB_RISK_SAMPLES; at most TB_RISK_SAMPLES_MAX */
 	uint64_t seed;                  /* 0: TB_RISK_SEED */
 } tb_risk_in;
