@@ -27,6 +27,8 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out)
 	out->plan.n_layouts = 0;
 	out->plan.n_front = 0;
 	out->answer.decided = false;
+	/* the stages are tb_budget_compute_stages' (stages.h) */
+	out->n_stages = 0;
 	tb_params_compute(in, out);
 	tb_flops_compute(in, out);
 	tb_memory_compute(in, out);

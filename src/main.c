@@ -23,6 +23,7 @@
 #include "trainbudget/render.h"
 #include "trainbudget/report.h"
 #include "trainbudget/scenario.h"
+#include "trainbudget/stages.h"
 #include "trainbudget/sweep.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
@@ -250,6 +251,14 @@ static tb_sweep *S_sweep(const tb_cli *cli, const S_source *src, const tb_scenar
 {
 	if (!cli->nsweeps)
 		return NULL;
+	if (sc->nstages > 0) {
+		/* a sweep point is one run; a staged run's would price its base */
+		tb_diags_add(d, TB_DIAG_ERROR, src->path, NULL, 0, 0, 0,
+		             "--sweep varies one run, and this scenario is a run in %d stages; expected "
+		             "a scenario without stages (--unset stages sweeps its settings alone)",
+		             sc->nstages);
+		return NULL;
+	}
 	return tb_sweep_run_calibrated(cli->sweeps, cli->nsweeps, src->path, src->text, src->len,
 	                               cli->sets, cli->nsets,
 	                               sc->inputs.calib.known ? &sc->inputs.calib : NULL, d);
@@ -305,6 +314,7 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 	 * scenario's inputs become the priced ones, so every section and
 	 * format describes the same layout */
 	tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
+	tb_budget_compute_stages(&sc->inputs, sc->stages, sc->nstages, b);
 	S_compute_plan(&sc->inputs, b, NULL);
 	char *out = cli->json ? tb_render_json_sweep(sc, b, sw) : tb_render_text(sc, b);
 	fputs(out, stdout);
@@ -740,6 +750,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	 * scenario's inputs become the priced ones, so every section and
 	 * format describes the same layout */
 	tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
+	tb_budget_compute_stages(&sc->inputs, sc->stages, sc->nstages, b);
 	S_compute_plan(&sc->inputs, b, NULL);
 	S_outputs outs;
 	memset(&outs, 0, sizeof outs);
@@ -923,6 +934,7 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 	 * every other figure is the one answer's, as estimate prints it */
 	tb_inputs written = sc->inputs;
 	tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
+	tb_budget_compute_stages(&sc->inputs, sc->stages, sc->nstages, b);
 	S_compute_plan(&written, b, &sp);
 	tb_exit rc = TB_EXIT_OK;
 	if (!b->plan.known && b->plan.space > TB_PLAN_CANDIDATES_MAX) {

@@ -859,6 +859,44 @@ void tb_render_json_answer(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	S_obj_end(j);
 }
 
+/* A run in stages (stages.h): each as it prices alone; [] when the run
+ * is one stage. */
+static void S_stages(S_json *j, const tb_budget *b)
+{
+	S_arr(j, "stages");
+	for (int i = 0; i < b->n_stages; i++) {
+		const tb_stage_row *r = &b->stages[i];
+		tb_jw_obj(j, NULL);
+		S_str(j, "name", r->name);
+		S_num(j, "tokens", r->tokens);
+		S_num(j, "seq_len", (double)r->seq_len);
+		S_num(j, "global_batch", (double)r->global_batch);
+		S_str(j, "method", tb_method_name(r->method));
+		S_str(j, "precision", tb_precision_name(r->precision));
+		S_layout_keys(j, "layout", &r->layout);
+		S_bool(j, "runs", r->runs);
+		S_numk(j, "step_s", r->step_s, r->known && r->step_s > 0);
+		S_numk(j, "mfu", r->mfu, r->known);
+		S_num(j, "memory_per_gpu_bytes", r->memory_per_gpu_bytes);
+		if (r->fits_known)
+			S_bool(j, "fits", r->fits);
+		else
+			S_null(j, "fits");
+		S_obj(j, "answer");
+		S_numk(j, "days", r->days, r->known);
+		S_numk(j, "gpu_hours", r->gpu_hours, r->known);
+		S_numk(j, "cost", r->cost, r->known);
+		S_numk(j, "energy_kwh", r->energy_kwh, r->known);
+		S_obj_end(j);
+		S_obj_end(j);
+	}
+	S_arr_end(j);
+	if (b->n_stages > 0)
+		S_str(j, "stage_memory_max", b->stages[b->stage_memory_max].name);
+	else
+		S_null(j, "stage_memory_max");
+}
+
 /* The expected run's bill, part by part (bill.h): its total is the
  * answer's cost.  Without a bill rule the compute is the whole. */
 static void S_cost(S_json *j, const tb_budget *b)
@@ -876,6 +914,7 @@ static void S_cost(S_json *j, const tb_budget *b)
 	S_numk(j, "storage", bl.storage, k);
 	S_numk(j, "total", x.cost, k);
 	S_obj_end(j);
+	S_stages(j, b);
 	S_obj(j, "total");
 	S_numk(j, "days", x.seconds / 86400, k);
 	S_numk(j, "gpu_hours", x.gpu_hours, k);

@@ -122,6 +122,65 @@ static void S_bill_line(S_text *t, const tb_budget *b, double ref)
 	}
 }
 
+/* What the expected time rests on: the MFU, or the stages. */
+static void S_basis(S_text *t, const tb_budget *b)
+{
+	if (b->n_stages > 0) {
+		tb_buf_printf(&t->out, "over %d stages", b->n_stages);
+		return;
+	}
+	tb_fmt_pct(S_c(t), b->time.mfu[1]);
+	tb_buf_printf(&t->out, "at %s MFU", t->cell.ptr);
+}
+
+/* A run in stages, one line each: what each trains and what it costs
+ * alone, then the whole run. */
+static void S_stages(S_text *t, const tb_budget *b)
+{
+	tb_buf *o = &t->out;
+	tb_buf_printf(o, "Stages (%d; each priced as the scenario alone would be)", b->n_stages);
+	S_nl(t);
+	for (int i = 0; i < b->n_stages; i++) {
+		const tb_stage_row *r = &b->stages[i];
+		tb_buf_printf(o, "  %d. %s: ", i + 1, r->name);
+		tb_fmt_count(S_c(t), r->tokens);
+		tb_buf_printf(o, "%s tokens of ", t->cell.ptr);
+		tb_fmt_grouped(S_c(t), (double)r->seq_len);
+		tb_buf_printf(o, "%s, batch ", t->cell.ptr);
+		tb_fmt_grouped(S_c(t), (double)r->global_batch);
+		tb_buf_puts(o, t->cell.ptr);
+		if (r->method != TB_METHOD_FULL)
+			tb_buf_printf(o, ", %s", tb_method_name(r->method));
+		tb_buf_printf(o, "; TP %lld PP %lld CP %lld DP %lld; ", (long long)r->layout.tensor,
+		              (long long)r->layout.pipeline, (long long)r->layout.context,
+		              (long long)r->layout.data);
+		if (!r->runs || !r->known) {
+			tb_buf_puts(o, r->runs ? "time unknown" : "cannot run");
+		} else {
+			tb_fmt_days(S_c(t), r->days * 86400);
+			tb_buf_printf(o, "%s, ", t->cell.ptr);
+			tb_fmt_count(S_c(t), r->gpu_hours);
+			tb_buf_printf(o, "%s GPU-hours, ", t->cell.ptr);
+			tb_fmt_money(S_c(t), r->cost, b->time.currency);
+			tb_buf_printf(o, "%s", t->cell.ptr);
+			tb_fmt_pct(S_c(t), r->mfu);
+			tb_buf_printf(o, " at %s MFU", t->cell.ptr);
+		}
+		S_nl(t);
+	}
+	const tb_expected *x = &b->staged_total;
+	if (x->known) {
+		tb_buf_puts(o, "  total: ");
+		tb_fmt_days(S_c(t), x->seconds);
+		tb_buf_printf(o, "%s, ", t->cell.ptr);
+		tb_fmt_count(S_c(t), x->gpu_hours);
+		tb_buf_printf(o, "%s GPU-hours, ", t->cell.ptr);
+		tb_fmt_money(S_c(t), x->cost, b->time.currency);
+		tb_buf_puts(o, t->cell.ptr);
+		S_nl(t);
+	}
+}
+
 static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
                       const tb_budget *b)
 {
@@ -130,7 +189,21 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 	tb_buf *o = &t->out;
 
 	tb_buf_puts(o, "Fits in memory?  ");
-	if (!m->activations_known) {
+	if (b->n_stages > 0) {
+		/* every stage's own check; the largest named */
+		const tb_stage_row *big = &b->stages[b->stage_memory_max];
+		bool all = true, known = true;
+		for (int i = 0; i < b->n_stages; i++) {
+			all = all && b->stages[i].fits;
+			known = known && b->stages[i].fits_known;
+		}
+		tb_buf_puts(o, !known ? "UNKNOWN: " : all ? "YES: every stage; " : "NO: not every stage; ");
+		tb_fmt_bytes(S_c(t), big->memory_per_gpu_bytes);
+		tb_buf_printf(o, "the most, stage '%s', %s per GPU of ", big->name, t->cell.ptr);
+		tb_fmt_bytes(S_c(t), big->capacity_bytes);
+		tb_buf_puts(o, t->cell.ptr);
+		S_nl(t);
+	} else if (!m->activations_known) {
 		/* the total then holds the known items only */
 		tb_buf_puts(o, m->fits_known ? "NO: " : "UNKNOWN: ");
 		tb_fmt_bytes(S_c(t), m->per_gpu.total);
@@ -140,10 +213,12 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		tb_fmt_bytes(S_c(t), m->per_gpu.total);
 		tb_buf_printf(o, "%s per GPU, ", t->cell.ptr);
 	}
-	tb_fmt_bytes(S_c(t), m->capacity_bytes);
-	tb_buf_printf(o, "%s available (%s)", t->cell.ptr, S_zero_name(in->parallelism.zero));
-	S_nl(t);
-	if (m->activations_known && !m->fits) {
+	if (b->n_stages <= 0) {
+		tb_fmt_bytes(S_c(t), m->capacity_bytes);
+		tb_buf_printf(o, "%s available (%s)", t->cell.ptr, S_zero_name(in->parallelism.zero));
+		S_nl(t);
+	}
+	if (b->n_stages <= 0 && m->activations_known && !m->fits) {
 		/* The cheapest fix the budget already priced, if any. */
 		const char *hint = NULL;
 		double bytes = 0;
@@ -173,7 +248,7 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 	const tb_losses *l = &b->losses;
 	const tb_risk *rk = &b->risk;
 	tb_buf_puts(o, "Meets deadline?  ");
-	bool cannot = b->answer.decided && !b->answer.runs;
+	bool cannot = b->n_stages > 0 ? !b->stages_all_run : b->answer.decided && !b->answer.runs;
 	if (cannot) {
 		tb_buf_puts(o, tm->has_deadline ? "NO: it cannot run on these GPUs (see Layout)"
 		                                : "no time: it cannot run on these GPUs (see Layout)");
@@ -184,9 +259,9 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		tb_buf_puts(o, "failures come faster than the run recovers: it never finishes");
 	} else if (!tm->has_deadline) {
 		tb_fmt_days(S_c(t), tb_budget_expected(b).seconds);
-		tb_buf_printf(o, "no deadline set; %s expected at ", t->cell.ptr);
-		tb_fmt_pct(S_c(t), tm->mfu[1]);
-		tb_buf_printf(o, "%s MFU with failures and checkpoints", t->cell.ptr);
+		tb_buf_printf(o, "no deadline set; %s expected ", t->cell.ptr);
+		S_basis(t, b);
+		tb_buf_puts(o, " with failures and checkpoints");
 		if (rk->known) {
 			tb_fmt_days(S_c(t), rk->days_p50 * 86400);
 			tb_buf_printf(o, "; P50 %s", t->cell.ptr);
@@ -203,9 +278,9 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 		}
 		/* expected: the mean of the simulated runs with failures */
 		tb_fmt_days(S_c(t), tb_budget_expected(b).seconds);
-		tb_buf_printf(o, ": %s expected at ", t->cell.ptr);
-		tb_fmt_pct(S_c(t), tm->mfu[1]);
-		tb_buf_printf(o, "%s MFU with losses against ", t->cell.ptr);
+		tb_buf_printf(o, ": %s expected ", t->cell.ptr);
+		S_basis(t, b);
+		tb_buf_puts(o, " with losses against ");
 		tb_fmt_days(S_c(t), tm->deadline_s);
 		tb_buf_puts(o, t->cell.ptr);
 		if (rk->known) {
@@ -213,13 +288,13 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 			tb_buf_printf(o, "; P50 %s", t->cell.ptr);
 			tb_fmt_days(S_c(t), rk->days_p90 * 86400);
 			tb_buf_printf(o, ", P90 %s", t->cell.ptr);
-		} else if (v == TB_VERDICT_AT_RISK) {
+		} else if (v == TB_VERDICT_AT_RISK && b->n_stages <= 0) {
 			tb_fmt_days(S_c(t), l->seconds[0]);
 			tb_buf_printf(o, "; %s at ", t->cell.ptr);
 			tb_fmt_pct(S_c(t), tm->mfu[0]);
 			tb_buf_printf(o, "%s MFU", t->cell.ptr);
 		}
-		if (!tm->meets_deadline)
+		if (!tm->meets_deadline && b->n_stages <= 0)
 			S_deadline_gpus(t, tm, in, "; ", " would on compute");
 	}
 	S_nl(t);
@@ -719,6 +794,10 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 	}
 	S_verdict(&t, sc, in, b);
 	S_nl(&t);
+	if (b->n_stages > 0) {
+		S_stages(&t, b);
+		S_nl(&t);
+	}
 	S_compute(&t, in, b);
 	S_nl(&t);
 	S_memory(&t, in, b);

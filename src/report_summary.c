@@ -308,11 +308,28 @@ static void S_verdict(tb_report *r)
 		r->verdict[n].outcome = oc;
 		r->verdict[n++].text = tb_buf_detach(&o, NULL);
 	}
-	bool cannot = a->decided && !a->runs;
+	bool staged = b->n_stages > 0;
+	bool cannot = staged ? !b->stages_all_run : a->decided && !a->runs;
 
 	/* memory */
 	const tb_memory *m = &b->memory;
-	if (!m->activations_known && tb_rmem_fit(b) == TB_RFIT_NO) {
+	if (staged) {
+		/* each stage's own check, the largest named */
+		const tb_stage_row *big = &b->stages[b->stage_memory_max];
+		bool all = true, known = true;
+		for (int i = 0; i < b->n_stages; i++) {
+			all = all && b->stages[i].fits;
+			known = known && b->stages[i].fits_known;
+		}
+		oc = !known ? TB_OUTCOME_WARN : all ? TB_OUTCOME_GOOD : TB_OUTCOME_BAD;
+		tb_buf_puts(&o, !known ? "Memory unknown for some stage" : all ? "Every stage fits in memory"
+		                : "Not every stage fits in memory");
+		tb_buf_printf(&o, ": the most, stage '%s', needs ", big->name);
+		tb_rfmt(&o, TB_RF_BYTES, big->memory_per_gpu_bytes, NULL);
+		tb_buf_puts(&o, " per GPU of ");
+		tb_rfmt(&o, TB_RF_BYTES, big->capacity_bytes, NULL);
+		tb_buf_puts(&o, ".");
+	} else if (!m->activations_known && tb_rmem_fit(b) == TB_RFIT_NO) {
 		/* the states alone overflow the card: no activations make it fit */
 		oc = TB_OUTCOME_BAD;
 		tb_buf_puts(&o, "Does not fit in memory: model states and overhead alone need ");
@@ -390,22 +407,26 @@ static void S_verdict(tb_report *r)
 		}
 		tb_buf_puts(&o, ": training takes ");
 		tb_rfmt(&o, TB_RF_DAYS, tb_budget_expected(b).seconds, NULL);
-		tb_buf_puts(&o, " at ");
-		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
-		tb_buf_puts(&o, " MFU with failures and checkpoints (");
-		tb_rfmt(&o, TB_RF_DAYS, tm->seconds[1], NULL);
-		tb_buf_puts(&o, " of compute)");
+		if (staged) {
+			tb_buf_printf(&o, " over %d stages with failures and checkpoints", b->n_stages);
+		} else {
+			tb_buf_puts(&o, " at ");
+			tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
+			tb_buf_puts(&o, " MFU with failures and checkpoints (");
+			tb_rfmt(&o, TB_RF_DAYS, tm->seconds[1], NULL);
+			tb_buf_puts(&o, " of compute)");
+		}
 		if (rk->known) {
 			tb_buf_puts(&o, "; P90 ");
 			tb_rfmt(&o, TB_RF_DAYS, rk->days_p90 * 86400, NULL);
-		} else if (v == TB_VERDICT_AT_RISK) {
+		} else if (v == TB_VERDICT_AT_RISK && !staged) {
 			tb_buf_puts(&o, ", but ");
 			tb_rfmt(&o, TB_RF_DAYS, l->seconds[0], NULL);
 			tb_buf_puts(&o, " at the low end of the range (");
 			tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
 			tb_buf_puts(&o, " MFU), which misses it");
 		}
-		if (!tm->meets_deadline && tm->gpus_for_deadline_compute > 0) {
+		if (!tm->meets_deadline && !staged && tm->gpus_for_deadline_compute > 0) {
 			tb_buf_puts(&o, "; on compute alone, meeting it takes ");
 			tb_rfmt(&o, TB_RF_GROUPED, tm->gpus_for_deadline_compute, NULL);
 			tb_buf_puts(&o, " GPUs");
@@ -432,9 +453,14 @@ static void S_verdict(tb_report *r)
 		oc = TB_OUTCOME_NONE;
 		tb_buf_puts(&o, "No deadline set: training takes ");
 		tb_rfmt(&o, TB_RF_DAYS, tb_budget_expected(b).seconds, NULL);
-		tb_buf_puts(&o, " at ");
-		tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
-		tb_buf_puts(&o, " MFU on ");
+		if (staged) {
+			tb_buf_printf(&o, " over %d stages", b->n_stages);
+		} else {
+			tb_buf_puts(&o, " at ");
+			tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
+			tb_buf_puts(&o, " MFU");
+		}
+		tb_buf_puts(&o, " on ");
 		tb_rfmt(&o, TB_RF_GROUPED, (double)in->hardware.count, NULL);
 		tb_buf_puts(&o, " GPUs with failures and checkpoints");
 		if (rk->known) {
@@ -469,8 +495,9 @@ static void S_verdict(tb_report *r)
 		char *hi = tb_rmoneys(r, l->cost[0]);
 		/* expected: the mean of the simulated runs (issue 19) */
 		char *ex = tb_rmoneys(r, tb_budget_expected(b).cost);
-		if (strcmp(lo, hi) == 0)
-			tb_buf_printf(&o, "Costs %s", ex);  /* a single MFU: no range */
+		/* a single MFU, a bill or stages: the expected figure alone */
+		if (strcmp(lo, hi) == 0 || staged || tb_bill_any(&b->bill_in))
+			tb_buf_printf(&o, "Costs %s", ex);
 		else
 			tb_buf_printf(&o, "Costs %s to %s (%s expected)", lo, hi, ex);
 		free(lo);
@@ -493,7 +520,7 @@ static void S_verdict(tb_report *r)
 				tb_buf_puts(&o, v != TB_VERDICT_NO ? " with " : " (within it with ");
 				tb_fmt_prob(&o, rk->p_within_budget);
 				tb_buf_puts(&o, v != TB_VERDICT_NO ? " probability" : " probability)");
-			} else if (v == TB_VERDICT_AT_RISK) {
+			} else if (v == TB_VERDICT_AT_RISK && !staged) {
 				tb_buf_puts(&o, " at the expected MFU but over it at the low end (");
 				tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
 				tb_buf_puts(&o, " MFU)");
@@ -532,12 +559,34 @@ static void S_key_figures(tb_report *r)
 	tb_rfmt(&o, TB_RF_SCI, b->flops.total_model, NULL);
 	tb_buf_puts(&o, " FLOP");
 	S_key(r, "Training compute (model FLOPs)", tb_buf_detach(&o, NULL));
-	if (b->memory.activations_known)
+	if (b->n_stages > 0) {
+		/* the whole run: its stages added up (stages.h) */
+		const tb_expected *x = &b->staged_total;
+		S_key(r, "Memory per GPU (the most of any stage)",
+		      tb_rfmts(TB_RF_BYTES, b->stages[b->stage_memory_max].memory_per_gpu_bytes, NULL));
+		if (!x->known) {
+			S_key(r, "Wall clock, cost and energy", tb_rstrf(!b->stages_all_run
+			      ? "none: a stage cannot run on these GPUs" : "unknown (see the warnings)"));
+		} else {
+			char lab[64];
+			snprintf(lab, sizeof lab, "Wall clock, %d stages with failures", b->n_stages);
+			S_key(r, lab, tb_rfmts(TB_RF_DAYS, x->seconds, NULL));
+			S_key(r, "GPU-hours, every stage", tb_rfmts(TB_RF_GROUPED, x->gpu_hours, NULL));
+			S_key(r, "Cost, every stage", tb_rmoneys(r, x->cost));
+			if (b->time.energy_known) {
+				tb_rfmt(&o, TB_RF_GROUPED, x->energy_kwh, NULL);
+				tb_buf_puts(&o, " kWh");
+				S_key(r, "Energy, every stage", tb_buf_detach(&o, NULL));
+			}
+		}
+	} else if (b->memory.activations_known)
 		S_key(r, "Memory per GPU", tb_rfmts(TB_RF_BYTES, b->memory.per_gpu.total, NULL));
 	else
 		S_key(r, "Memory per GPU without activations",
 		      tb_rfmts(TB_RF_BYTES, b->memory.per_gpu.total, NULL));
-	if (!b->time.known) {
+	if (b->n_stages > 0) {
+		/* said above */
+	} else if (!b->time.known) {
 		/* nothing priced: no time, cost or energy (a layout that cannot
 		 * run, no peak for the precision, an overflow) */
 		S_key(r, "Wall clock, cost and energy", tb_rstrf(b->answer.decided && !b->answer.runs

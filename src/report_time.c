@@ -63,6 +63,51 @@ static void S_table_levers(tb_report *r, tb_table *t)
 	}
 }
 
+/* A run in stages: each as it prices alone, then the whole run. */
+static void S_table_stages(tb_report *r, tb_table *t)
+{
+	const tb_budget *b = r->b;
+	tb_rtab tb;
+	tb_rtab_init(&tb, t, r, "Each stage priced as the scenario alone would be; expected, with failures and checkpoints",
+	             "lrrlrrrr", "Stage", "Tokens", "Sequence", "Layout (TP, PP, CP, DP)",
+	             "Memory per GPU", "Wall clock", "GPU-hours", "Cost", NULL);
+	for (int i = 0; i < b->n_stages; i++) {
+		const tb_stage_row *s = &b->stages[i];
+		if (s->method != TB_METHOD_FULL)
+			tb_rtab_fmt(&tb, "%s (%s)", s->name, tb_method_name(s->method));
+		else
+			tb_rtab_str(&tb, s->name);
+		tb_rtab_num(&tb, TB_RF_COUNT, s->tokens);
+		tb_rtab_num(&tb, TB_RF_GROUPED, (double)s->seq_len);
+		tb_rtab_fmt(&tb, "%lld, %lld, %lld, %lld", (long long)s->layout.tensor,
+		            (long long)s->layout.pipeline, (long long)s->layout.context,
+		            (long long)s->layout.data);
+		tb_rtab_num(&tb, TB_RF_BYTES, s->memory_per_gpu_bytes);
+		if (!s->known) {
+			for (int k = 0; k < 3; k++)
+				tb_rtab_str(&tb, s->runs ? "unknown" : "cannot run");
+			continue;
+		}
+		tb_rtab_num(&tb, TB_RF_DAYS, s->days * 86400);
+		tb_rtab_num(&tb, TB_RF_GROUPED, s->gpu_hours);
+		tb_rtab_num(&tb, TB_RF_MONEY, s->cost);
+	}
+	const tb_expected *x = &b->staged_total;
+	tb_rtab_str(&tb, "Whole run");
+	tb_rtab_num(&tb, TB_RF_COUNT, r->sc->inputs.training.tokens);
+	tb_rtab_str(&tb, "");
+	tb_rtab_str(&tb, "");
+	tb_rtab_num(&tb, TB_RF_BYTES, b->stages[b->stage_memory_max].memory_per_gpu_bytes);
+	if (x->known) {
+		tb_rtab_num(&tb, TB_RF_DAYS, x->seconds);
+		tb_rtab_num(&tb, TB_RF_GROUPED, x->gpu_hours);
+		tb_rtab_num(&tb, TB_RF_MONEY, x->cost);
+	} else {
+		for (int k = 0; k < 3; k++)
+			tb_rtab_str(&tb, "unknown");
+	}
+}
+
 /* The expected run's bill (bill.h), part by part. */
 static void S_table_bill(tb_report *r, tb_table *t)
 {
@@ -166,6 +211,7 @@ static const tb_rtable_def S_tables[] = {
 	{ "levers", S_table_levers },
 	{ "measured", S_table_measured },
 	{ "cost.bill", S_table_bill },
+	{ "stages", S_table_stages },
 };
 
 static const tb_rchart_def S_charts[] = {

@@ -407,7 +407,7 @@ static const char *const S_cond_names[] = {
 	"zero", "levers", "plans", "gpu_scan", "derivations", "mixed_precision",
 	"does_not_fit", "fit_unknown", "failures", "finishes", "risk",
 	"perf", "mfu_predicted", "mfu_above_prediction", "calibrated",
-	"fine_tuning", "adapters", "quantized", "billed",
+	"fine_tuning", "adapters", "quantized", "billed", "stages",
 };
 
 #define S_NCOND (sizeof S_cond_names / sizeof S_cond_names[0])
@@ -463,6 +463,7 @@ tb_tpl_status tb_rcondition(void *ctx, const char *name, int *truth)
 	case 36: t = tb_method_adapters(in->training.method); break;
 	case 37: t = in->training.quantization != TB_QUANT_NONE; break;
 	case 38: t = tb_bill_any(&b->bill_in) && tb_budget_expected(b).known; break;
+	case 39: t = b->n_stages > 0; break;
 	default: return TB_TPL_UNKNOWN_NAME;
 	}
 	*truth = t;

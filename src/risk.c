@@ -442,8 +442,63 @@ static double S_uniform_sum(tb_rng *r, double n)
 	return S_clamp(n / 2 + sqrt(n / 12) * z, 0, n);
 }
 
+/* One part of a run (a stage) as the draws see it: its rates and the
+ * three streams, seeded alike in every part, so that draw i of each part
+ * takes the same slice of its MFU band (the model's error shared by the
+ * stages, whose sums are then comonotonic). */
+typedef struct S_part {
+	const tb_risk_in *in;
+	double rate, lambda, ckpt, keep, restart, segment;
+	tb_rng mfu, price, fail;
+} S_part;
+
+static bool S_part_init(S_part *p, const tb_risk_in *in, uint64_t seed)
+{
+	p->in = in;
+	p->rate = in->gpus * in->peak_flops_per_gpu;   /* FLOP/s at MFU 1 */
+	if (!S_pos(in->flops) || !S_pos(p->rate) || !(in->failure_overhead < 1))
+		return false;
+	p->lambda = S_pos(in->failure_rate_per_s) ? in->failure_rate_per_s : 0;
+	p->ckpt = in->checkpoint_overhead > 0 ? in->checkpoint_overhead : 0;
+	p->keep = 1 - (in->failure_overhead > 0 ? in->failure_overhead : 0);
+	p->restart = in->restart_s > 0 ? in->restart_s : 0;
+	p->segment = in->segment_s > 0 ? in->segment_s : 0;
+	/* One stream per source of uncertainty, so that the MFU and price
+	 * draws of sample i are the same in every scenario, however many
+	 * numbers the failures of another scenario consumed. */
+	tb_rng_seed(&p->mfu, seed);
+	tb_rng_seed(&p->price, seed ^ UINT64_C(0x5052494345));      /* "PRICE" */
+	tb_rng_seed(&p->fail, seed ^ UINT64_C(0x4641494c53));       /* "FAILS" */
+	return true;
+}
+
+/* Draw i of a part: its wall clock, false when the MFU drawn is not
+ * positive. */
+static bool S_part_draw(S_part *p, int i, int n, double *t, double *failures)
+{
+	/* Stratified: slice i of the MFU band's probability. */
+	double u = tb_dist_quantile(&p->in->mfu, (i + tb_rng_uniform(&p->mfu)) / n);
+	if (!S_pos(u))
+		return false;
+	double wc = p->in->flops / (p->rate * u) * (1 + p->ckpt);
+	*t = wc;
+	*failures = 0;
+	if (p->lambda > 0) {
+		double f = tb_rng_poisson(&p->fail, p->lambda * wc / p->keep);
+		*t += f * p->restart + p->segment * S_uniform_sum(&p->fail, f);
+		*failures = f;
+	}
+	return true;
+}
+
 void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
 {
+	tb_risk_compute_parts(in, 1, out);
+}
+
+void tb_risk_compute_parts(const tb_risk_in *parts, int nparts, tb_risk *out)
+{
+	const tb_risk_in *in = &parts[0];
 	memset(out, 0, sizeof *out);
 	int n = in->samples > 0 ? in->samples : TB_RISK_SAMPLES;
 	if (n > TB_RISK_SAMPLES_MAX)
@@ -452,16 +507,18 @@ void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
 	out->seed = in->seed ? in->seed : TB_RISK_SEED;
 	out->has_deadline = in->has_deadline;
 	out->has_budget = in->has_budget;
-	out->finishes = in->failure_overhead < 1;
-
-	double rate = in->gpus * in->peak_flops_per_gpu;   /* FLOP/s at MFU 1 */
-	if (!S_pos(in->flops) || !S_pos(rate) || !out->finishes)
+	out->finishes = true;
+	for (int k = 0; k < nparts; k++)
+		out->finishes = out->finishes && parts[k].failure_overhead < 1;
+	if (nparts < 1 || nparts > TB_RISK_PARTS_MAX)
 		return;
-	double lambda = S_pos(in->failure_rate_per_s) ? in->failure_rate_per_s : 0;
-	double ckpt = in->checkpoint_overhead > 0 ? in->checkpoint_overhead : 0;
-	double keep = 1 - (in->failure_overhead > 0 ? in->failure_overhead : 0);
-	double restart = in->restart_s > 0 ? in->restart_s : 0;
-	double segment = in->segment_s > 0 ? in->segment_s : 0;
+
+	S_part part[TB_RISK_PARTS_MAX];
+	for (int k = 0; k < nparts; k++)
+		if (!S_part_init(&part[k], &parts[k], out->seed))
+			return;
+	/* the cluster, its price and the bill are the whole run's: the first
+	 * part's */
 	double gpu_h_per_s = in->gpus / S_SECONDS_PER_HOUR;
 	/* A fixed price makes cost a fixed multiple of days: one sort. */
 	double price_lo = tb_dist_quantile(&in->price, 0.001);
@@ -471,35 +528,25 @@ void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
 	 * sorted bills */
 	bool billed = tb_bill_any(&in->bill);
 
-	/* One stream per source of uncertainty, so that the MFU and price
-	 * draws of sample i are the same in every scenario, however many
-	 * numbers the failures of another scenario consumed. */
-	tb_rng rng_mfu, rng_price, rng_fail;
-	tb_rng_seed(&rng_mfu, out->seed);
-	tb_rng_seed(&rng_price, out->seed ^ UINT64_C(0x5052494345));      /* "PRICE" */
-	tb_rng_seed(&rng_fail, out->seed ^ UINT64_C(0x4641494c53));       /* "FAILS" */
 	double sum_days = 0, sum_cost = 0, sum_failures = 0;
 	int meets = 0, within = 0;
 	for (int i = 0; i < n; i++) {
-		/* Stratified: slice i of the MFU band's probability. */
-		double u = tb_dist_quantile(&in->mfu, (i + tb_rng_uniform(&rng_mfu)) / n);
-		if (!S_pos(u)) {
-			out->known = false;
-			return;
-		}
-		double wc = in->flops / (rate * u) * (1 + ckpt);
-		double t = wc;
-		if (lambda > 0) {
-			double failures = tb_rng_poisson(&rng_fail, lambda * wc / keep);
-			t += failures * restart + segment * S_uniform_sum(&rng_fail, failures);
-			sum_failures += failures;
+		double t = 0;
+		for (int k = 0; k < nparts; k++) {
+			double tk, fk;
+			if (!S_part_draw(&part[k], i, n, &tk, &fk)) {
+				out->known = false;
+				return;
+			}
+			t += tk;
+			sum_failures += fk;
 		}
 		double days = t / S_SECONDS_PER_DAY, cost;
 		if (price_fixed) {
 			cost = billed ? tb_bill_compute(&in->bill, price_lo, days * cost_per_day, t, NULL)
 			              : days * cost_per_day;
 		} else {
-			double price = tb_dist_quantile(&in->price, tb_rng_uniform(&rng_price));
+			double price = tb_dist_quantile(&in->price, tb_rng_uniform(&part[0].price));
 			price = price > 0 ? price : 0;
 			cost = t * gpu_h_per_s * price;
 			if (billed)
@@ -561,15 +608,22 @@ static tb_dist S_mfu_band(const tb_budget *b)
 
 void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b)
 {
+	b->risk_mfu = S_mfu_band(b);
+	tb_risk_in ri;
+	tb_budget_risk_in(in, b, &ri);
+	tb_risk_compute(&ri, &b->risk);
+}
+
+void tb_budget_risk_in(const tb_inputs *in, const tb_budget *b, tb_risk_in *out)
+{
 	const tb_time *t = &b->time;
 	const tb_goodput *g = &b->goodput;
-	b->risk_mfu = S_mfu_band(b);
 	tb_risk_in ri;
 	memset(&ri, 0, sizeof ri);
 	ri.flops = t->known ? b->flops.total_model : 0;
 	ri.gpus = (double)in->hardware.count;
 	ri.peak_flops_per_gpu = t->peak_flops_per_gpu;
-	ri.mfu = b->risk_mfu;
+	ri.mfu = S_mfu_band(b);
 	/* The price is one number in a scenario: fixed.  A price band would
 	 * go here as a triangle, like the MFU. */
 	ri.price = tb_dist_fixed(in->hardware.price_per_gpu_hour);
@@ -583,11 +637,13 @@ void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b)
 	ri.has_budget = t->has_budget;
 	ri.budget = t->budget;
 	ri.bill = b->bill_in;
-	tb_risk_compute(&ri, &b->risk);
+	*out = ri;
 }
 
 tb_expected tb_budget_expected(const tb_budget *b)
 {
+	if (b->n_stages > 0)
+		return b->staged_total;
 	tb_expected e = { 0 };
 	const tb_losses *l = &b->losses;
 	if (!b->time.known || !l->known)

@@ -51,8 +51,10 @@ static tb_scenario_check *const S_checks[] = {
 
 /* The top-level keys that are not sections: free text about the run. */
 static const char *const S_meta_keys[] = { "title", "author", "date", "notes" };
+/* A list of overrides, each a stage of the run (scenario_stages.c). */
+static const char *const S_list_keys[] = { "stages" };
 
-#define S_NTOP (TB_N(S_meta_keys) + TB_N(S_sections))
+#define S_NTOP (TB_N(S_meta_keys) + TB_N(S_sections) + TB_N(S_list_keys))
 
 /* Every top-level key, in the order messages list them. */
 static void S_top_keys(const char *keys[S_NTOP])
@@ -62,6 +64,8 @@ static void S_top_keys(const char *keys[S_NTOP])
 		keys[k++] = S_meta_keys[i];
 	for (size_t i = 0; i < TB_N(S_sections); i++)
 		keys[k++] = S_sections[i]->name;
+	for (size_t i = 0; i < TB_N(S_list_keys); i++)
+		keys[k++] = S_list_keys[i];
 }
 
 static const tb_scenario_section *S_section_find(const char *name)
@@ -612,7 +616,9 @@ static tb_scenario *S_load_from(const char *path, const char *text, size_t len,
 			/* an error before the sections (a --set of an unknown key) is
 			 * not a combination the checks refused */
 			size_t before = d->errors;
-			keys_valid = S_load(&c, root, sc) && before == errors0;
+			keys_valid = (tb_yaml_get(root, "stages") ? tb_scenario_load_stages(&c, root, sc, S_load)
+			                                          : S_load(&c, root, sc)) &&
+			             before == errors0;
 		}
 	}
 	tb_yaml_node_free(root);
@@ -757,6 +763,7 @@ void tb_scenario_free(tb_scenario *s)
 	for (size_t i = 0; i < s->nsets; i++)
 		free(s->sets[i]);
 	free(s->sets);
+	free(s->stages);
 	tb_signoff_release(&s->signoff);
 	free(s);
 }

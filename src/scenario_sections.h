@@ -101,6 +101,15 @@ tb_scenario_check tb_scenario_check_layout;    /* scenario_parallelism.c */
 tb_scenario_check tb_scenario_check_hardware;  /* scenario_hardware.c */
 tb_scenario_check tb_scenario_check_tuning;    /* scenario_tuning.c */
 
+/* A whole scenario's load on one tree (scenario.c's): the sections, then
+ * the checks across them. */
+typedef bool tb_scenario_loader(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc);
+/* A scenario with `stages:` (scenario_stages.c): the scenario without them
+ * loaded by `load` into sc, then each stage's tree into sc->stages; every
+ * error at its own node. */
+bool tb_scenario_load_stages(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc,
+                             tb_scenario_loader *load);
+
 /* training.method and its keys (scenario_tuning.c): defaults, then what
  * the training map tr (NULL: absent) gives. */
 bool tb_scenario_load_tuning(tb_yaml_ctx *c, const tb_yaml_node *tr, tb_training *t);

@@ -20,7 +20,7 @@ fail() { echo "cli-report: FAIL - $1" >&2; fails=$((fails + 1)); }
 ok() { echo "ok   - $1"; }
 
 # ---- golden files and determinism ------------------------------------
-for f in docs/examples/*.yaml docs/examples/fine-tuning/*.yaml; do
+for f in docs/examples/*.yaml docs/examples/fine-tuning/*.yaml docs/examples/stages/*.yaml; do
 	[ -e "$f" ] || continue
 	name=$(basename "$f" .yaml)
 	rm -rf "$T/a" "$T/b"

@@ -368,6 +368,32 @@ typedef struct tb_losses {
 	double energy_kwh[3];           /* 0 when the GPU has no TDP */
 } tb_losses;
 
+/* "Expected" as every document says it: tb_budget_expected below. */
+typedef struct tb_expected {
+	bool known;
+	double seconds, gpu_hours, cost, energy_kwh;
+} tb_expected;
+
+/* ---- stages (stages.h) ------------------------------------------------ */
+
+/* One stage of a staged run, priced as the same scenario alone would be
+ * (without the run's bill rules, deadline or budget, which are the
+ * whole run's). */
+typedef struct tb_stage_row {
+	char name[64];
+	double tokens;
+	int64_t seq_len, global_batch;
+	tb_method method;
+	tb_precision precision;
+	bool runs;                      /* its answer's layout fits and is timed */
+	tb_plan_layout layout;          /* the layout its answer prices */
+	double step_s, mfu;
+	bool known;                     /* its expected figures are known */
+	double days, gpu_hours, cost, energy_kwh;   /* expected, failures included */
+	double memory_per_gpu_bytes, capacity_bytes;
+	bool fits, fits_known;
+} tb_stage_row;
+
 /* ---- the budget ------------------------------------------------------- */
 
 #define TB_WARNINGS_MAX 16
@@ -387,6 +413,15 @@ typedef struct tb_budget {
 	 * simulated run by the same rules (risk.c) */
 	tb_bill_in bill_in;
 	tb_bill bill;
+	/* A staged run (stages.h, tb_budget_compute_stages): its stages, the
+	 * one needing the most memory per GPU, and the whole run's expected
+	 * figures, which tb_budget_expected then returns; the risk above is
+	 * the whole run's too.  n_stages 0: not staged. */
+	int n_stages;
+	tb_stage_row stages[TB_STAGES_MAX];
+	int stage_memory_max;
+	bool stages_all_run;
+	tb_expected staged_total;
 	/* The MFU band the confidence figures draw from, and the figures;
 	 * filled by tb_budget_compute_risk, not tb_budget_compute
 	 * (risk.known is false until then). */
@@ -422,15 +457,17 @@ const char *tb_perf_source(const tb_perf_budget *pb);
  * TB_RISK_SAMPLES runs: about 0.3 ms, against a microsecond for the rest,
  * so a sweep over millions of scenarios can leave it out (risk.c). */
 void tb_budget_compute_risk(const tb_inputs *in, tb_budget *b);
+/* The risk model's inputs for a budget of `in` (its MFU band, failures,
+ * deadline, budget and bill rules), as tb_budget_compute_risk draws them;
+ * for a run in stages, one part each (risk.c). */
+void tb_budget_risk_in(const tb_inputs *in, const tb_budget *b, tb_risk_in *out);
 
 /* What every document calls "expected": the mean of the simulated runs,
  * failures and checkpoints included, where they were drawn; otherwise the
- * run at the expected MFU with failures and checkpoints.  known false
- * where the time is not priced (risk.c). */
-typedef struct tb_expected {
-	bool known;
-	double seconds, gpu_hours, cost, energy_kwh;
-} tb_expected;
+ * run at the expected MFU with failures and checkpoints; billed (bill.h)
+ * where the scenario books or stores; for a run in stages, the whole
+ * run's (staged_total).  known false where the time is not priced
+ * (risk.c). */
 tb_expected tb_budget_expected(const tb_budget *b);
 /* The expected run's bill, part by part (bill.h): its total is
  * tb_budget_expected's cost.  All zero when the time is unknown (risk.c). */

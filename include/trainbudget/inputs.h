@@ -246,6 +246,9 @@ typedef struct tb_parallelism {
 
 #define TB_OVERTRAIN_MAX 8
 
+/* Stages a run may have (`stages:`, scenario.h and stages.h). */
+#define TB_STAGES_MAX 16
+
 typedef struct tb_plan {
 	bool has_deadline, has_budget, has_inference;
 	double deadline_s;

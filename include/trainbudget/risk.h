@@ -132,6 +132,14 @@ typedef struct tb_risk {
  * thread-local scratch). */
 void tb_risk_compute(const tb_risk_in *in, tb_risk *out);
 
+/* A run of consecutive parts (stages): draw i of the run is the sum of
+ * draw i of each part, every part drawn with the same seed so its MFU
+ * slice is the same (the model's error is shared: comonotonic).  The
+ * deadline, the budget, the price, the GPUs and the bill are the first
+ * part's.  One part is tb_risk_compute, to the bit. */
+#define TB_RISK_PARTS_MAX 16
+void tb_risk_compute_parts(const tb_risk_in *parts, int nparts, tb_risk *out);
+
 /* ---- the generator, exposed for tests ------------------------------------ */
 
 typedef struct tb_rng {

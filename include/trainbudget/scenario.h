@@ -27,6 +27,14 @@ typedef struct tb_scenario_adapted {
 
 #define TB_SCENARIO_ADAPTED_MAX 8
 
+/* One stage of a staged run (`stages:`): the scenario with the stage's
+ * training and parallelism keys over it, checked as a scenario of its
+ * own. */
+typedef struct tb_stage_def {
+	char name[64];
+	tb_inputs inputs;
+} tb_stage_def;
+
 typedef struct tb_scenario {
 	char *path;         /* as given; "-" for standard input, "<builtin>" */
 	char *name;         /* file stem: output files are NAME.md, NAME.pdf */
@@ -52,6 +60,11 @@ typedef struct tb_scenario {
 	bool gpu_assumed;       /* hardware.gpu absent: h100-sxm */
 	tb_scenario_adapted adapted[TB_SCENARIO_ADAPTED_MAX];
 	size_t nadapted;
+	/* A staged run: its stages in order (owned; NULL and 0 without
+	 * `stages:`).  `inputs` is then the scenario without them, on every
+	 * stage's tokens together. */
+	tb_stage_def *stages;
+	int nstages;
 } tb_scenario;
 
 /* The default adapted for `key` ("training.precision"), or NULL. */
