@@ -19,6 +19,7 @@
 #include "trainbudget/budget.h"
 #include "trainbudget/diag.h"
 #include "trainbudget/scenario.h"
+#include "trainbudget/stages.h"
 
 #define FIXTURE "tests/fixtures/validation.txt"
 #define ROWS_MAX 96
@@ -487,6 +488,45 @@ static void S_peft(void)
 	      "(0.127 bits of constants a parameter)");
 }
 
+/* DeepSeek-V3's Table 1 split: the context extension (Sec. 4.3's two
+ * phases of 1,000 steps) at the MFU the pre-training's GPU-hours imply. */
+static void S_deepseek_stages(void)
+{
+	static const char y[] =
+		"title: DeepSeek-V3 stages\n"
+		"model: {preset: deepseek-v3}\n"
+		"training: {seq_len: 4096, global_batch: 15360, precision: fp8-mixed, checkpointing: full}\n"
+		"hardware: {gpu: h800, count: 2048, mfu: 0.22}\n"
+		"parallelism: {tensor: 1, pipeline: 16, context: 1, expert: 64, zero: 1, "
+		"overlap_ep: true, dispatcher: deepep}\n"
+		"stages:\n"
+		"  - {name: pre-training, training: {tokens: 14.8T}}\n"
+		"  - {name: 32K, training: {tokens: 62914560000, seq_len: 32k, global_batch: 1920}}\n"
+		"  - {name: 128K, training: {tokens: 62914560000, seq_len: 128k, global_batch: 480}}\n";
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load("validate.yaml", y, strlen(y), NULL, 0, &d);
+	if (!sc) {
+		char *msg = tb_diags_format(&d);
+		fprintf(stderr, "validate: the staged DeepSeek-V3 scenario was rejected:\n%s", msg);
+		free(msg);
+		tb_diags_release(&d);
+		return;
+	}
+	tb_budget_compute_answer(&sc->inputs, &sc->inputs, &S_b);
+	tb_budget_compute_stages(&sc->inputs, sc->stages, sc->nstages, &S_b);
+	double pre = S_b.stages[0].gpu_hours;
+	double ext = S_b.stages[1].gpu_hours + S_b.stages[2].gpu_hours;
+	S_add("DeepSeek-V3 context extension H800 GPU-hours (32K x 1,920 then 128K x 480 sequences, "
+	      "1,000 steps each), at the MFU its pre-training implies", 119e3,
+	      pre > 0 ? ext * 2664e3 / pre : 0, "GPU-h", 1, 0.10,
+	      "DeepSeek-AI 2024 (DeepSeek-V3), arXiv:2412.19437, Table 1 and Sec. 4.3");
+	S_note("Stages priced alone at one MFU, scaled so pre-training gives its 2,664K; what is "
+	       "checked is how the cost grows with the sequence (attention at 32K and 128K)");
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
 /* Fine-tuning memory against the tables users check it with.  They state
  * no precision and no run (sequence, batch, checkpointing), so they are
  * compared, not passed or failed: one minimal run for all of them. */
@@ -679,6 +719,7 @@ int main(int argc, char **argv)
 	S_korthikanti("22B", 48, 6144, 64, 4);
 	S_korthikanti("175B", 96, 12288, 96, 1);
 	S_peft();
+	S_deepseek_stages();
 
 	int fails = S_write(argv[1], refsrc);
 	/* TB_VALIDATE_WRITE_FIXTURE=1: refresh the copy of the figures used. */
