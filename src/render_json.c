@@ -118,6 +118,10 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	} else {
 		S_null(j, "lora");
 	}
+	S_bool(j, "packing", t->packing);
+	S_numk(j, "avg_seq_len", t->avg_seq_len, t->avg_seq_len > 0);
+	S_num(j, "data_tokens", t->data_tokens);
+	S_num(j, "padding_fraction", t->padding_fraction);
 	S_str(j, "quantization", tb_quant_name(t->quantization));
 	S_bool(j, "double_quant", t->quantization != TB_QUANT_NONE && t->quantization != TB_QUANT_INT8 &&
 	                          t->double_quant);

@@ -790,6 +790,13 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 		tb_buf_printf(&t.out, "%s tokens, ", t.cell.ptr);
 		tb_fmt_count(S_c(&t), (double)in->training.global_batch * (double)in->training.seq_len);
 		tb_buf_printf(&t.out, "%s tokens a step", t.cell.ptr);
+		if (in->training.padding_fraction > 0) {
+			/* what the data holds against what the GPUs process */
+			tb_fmt_pct(S_c(&t), in->training.padding_fraction);
+			tb_buf_printf(&t.out, "; %s of them padding", t.cell.ptr);
+			tb_fmt_count(S_c(&t), in->training.data_tokens);
+			tb_buf_printf(&t.out, " (%s tokens of data, not packed)", t.cell.ptr);
+		}
 		S_nl(&t);
 	}
 	S_verdict(&t, sc, in, b);

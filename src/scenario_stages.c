@@ -179,7 +179,7 @@ bool tb_scenario_load_stages(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenar
 
 	sc->stages = tb_xcalloc((size_t)n, sizeof *sc->stages);
 	sc->nstages = n;
-	double total = 0;
+	double total = 0, data = 0;
 	bool all = true;
 	for (int i = 0; i < n; i++) {
 		tb_yaml_node *tree = tb_yaml_node_copy(base);
@@ -192,6 +192,7 @@ bool tb_scenario_load_stages(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenar
 			snprintf(sc->stages[i].name, sizeof sc->stages[i].name, "%s", names[i]);
 			sc->stages[i].inputs = st->inputs;
 			total += st->inputs.training.tokens;
+			data += st->inputs.training.data_tokens;
 		}
 		all = all && good;
 		tb_scenario_free(st);
@@ -200,13 +201,16 @@ bool tb_scenario_load_stages(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenar
 	tb_yaml_node_free(base);
 	if (!all)
 		return c->d->errors == errors0;
-	if (written && fabs(sc->inputs.training.tokens - total) > 1e-9 * total) {
+	if (written && fabs(sc->inputs.training.data_tokens - data) > 1e-9 * data) {
 		tb_yaml_err(c, written, "training.tokens (%.6g) is not the stages' total (%.6g); expected "
-		            "their sum, or no training.tokens beside stages", sc->inputs.training.tokens,
-		            total);
+		            "their sum, or no training.tokens beside stages",
+		            sc->inputs.training.data_tokens, data);
 		return true;
 	}
-	/* the run as a whole: every stage's tokens */
+	/* the run as a whole: every stage's tokens (as processed, padding
+	 * included, and as the data holds them) */
 	sc->inputs.training.tokens = total;
+	sc->inputs.training.data_tokens = data;
+	sc->inputs.training.padding_fraction = total > 0 ? 1 - data / total : 0;
 	return true;
 }

@@ -15,6 +15,7 @@ static const char *const S_keys[] = {
 	"optimizer", "checkpointing", "flash_attention", "dropout",
 	"attention_flops", "checkpoint_interval", "grad_dtype",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
+	"packing", "avg_seq_len",
 };
 
 static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
@@ -118,6 +119,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	t->attention_flops = TB_ATTN_FLOPS_FULL;
 	t->flash_attention = true;
 	t->dropout = false;
+	t->packing = true;
+	t->avg_seq_len = 0;
+	t->padding_fraction = 0;
 	const tb_yaml_node *tr = tb_yaml_get_map(c, root, "training");
 	const tb_yaml_node *trkey = tb_yaml_get_key(root, "training");
 	if (tr && (n = tb_yaml_get(tr, "tokens"))) {
@@ -186,6 +190,12 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		}
 		if ((n = tb_yaml_get(tr, "flash_attention")) && !tb_yaml_bool(c, n, "training.flash_attention", &t->flash_attention)) ok = false;
 		if ((n = tb_yaml_get(tr, "dropout")) && !tb_yaml_bool(c, n, "training.dropout", &t->dropout)) ok = false;
+		if ((n = tb_yaml_get(tr, "packing")) && !tb_yaml_bool(c, n, "training.packing", &t->packing))
+			ok = false;
+		if ((n = tb_yaml_get(tr, "avg_seq_len")) &&
+		    !tb_yaml_quant(c, n, "training.avg_seq_len", TB_YAML_Q_COUNT,
+		                   "the examples' mean length in tokens such as 600", 1, 1e8, &t->avg_seq_len))
+			ok = false;
 		if ((n = tb_yaml_get(tr, "checkpoint_interval")) &&
 		    !tb_yaml_quant(c, n, "training.checkpoint_interval", TB_YAML_Q_DURATION,
 		                   "a duration of compute between two saves such as 30min", 1e-3, 365 * 86400.0,
@@ -204,10 +214,35 @@ const tb_scenario_section tb_scenario_section_training = {
 	"training", S_keys, TB_N(S_keys), S_subs, TB_N(S_subs), S_load,
 };
 
+/* Examples shorter than the sequence: packed, they fill it; padded, each
+ * takes a whole sequence, so the run processes tokens x seq_len / mean
+ * length, the padding being 1 - mean / seq_len of it. */
+static bool S_padding(tb_yaml_ctx *c, const tb_yaml_node *root, tb_training *t)
+{
+	t->data_tokens = t->tokens;
+	t->padding_fraction = 0;
+	if (!(t->avg_seq_len > 0))
+		return true;
+	const tb_yaml_node *tr = tb_yaml_child_map(root, "training");
+	const tb_yaml_node *an = tr ? tb_yaml_get(tr, "avg_seq_len") : NULL;
+	if (t->avg_seq_len > (double)t->seq_len) {
+		tb_yaml_err(c, an ? an : root, "training.avg_seq_len (%.0f) is longer than training.seq_len "
+		            "(%lld); expected the examples' mean length, at most the sequence",
+		            t->avg_seq_len, (long long)t->seq_len);
+		return true;
+	}
+	if (t->packing)
+		return true;
+	t->padding_fraction = 1 - t->avg_seq_len / (double)t->seq_len;
+	t->tokens = t->data_tokens * (double)t->seq_len / t->avg_seq_len;
+	return true;
+}
+
 /* training.global_batch_tokens: the batch in sequences of the sequence
  * length finally used, whole (Llama 3's 16M is 2,048 sequences of 8,192). */
 static bool S_batch_from_tokens(tb_yaml_ctx *c, const tb_yaml_node *root, tb_training *t)
 {
+	S_padding(c, root, t);
 	if (!(t->global_batch_tokens > 0) || t->seq_len < 1)
 		return true;
 	double b = t->global_batch_tokens / (double)t->seq_len;

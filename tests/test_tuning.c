@@ -253,3 +253,27 @@ Test(tuning, step_time_orders_methods)
 	cr_expect(step[1] / step[0] > 0.6 && step[1] / step[0] < 0.9, "%g", step[1] / step[0]);
 	tb_diags_release(&d);
 }
+
+/* Padding: examples of 1,024 tokens padded to sequences of 4,096 make the
+ * run process four times their tokens, three quarters of it padding;
+ * packed, none. */
+Test(tuning, padding_waste_without_packing)
+{
+	tb_diags d;
+	static const char y[] =
+		"title: t\nmodel: {preset: llama-3-8b}\n"
+		"training: {tokens: 100M, seq_len: 4096, avg_seq_len: 1024, packing: false}\n"
+		"hardware: {gpu: h100-sxm, count: 8}\n";
+	tb_scenario *sc = S_load(y, NULL, 0, &d);
+	cr_assert(sc, "%s", tb_diags_format(&d));
+	cr_expect(sc->inputs.training.tokens == 400e6, "%g", sc->inputs.training.tokens);
+	cr_expect(sc->inputs.training.data_tokens == 100e6);
+	cr_expect(sc->inputs.training.padding_fraction == 0.75);
+	tb_scenario_free(sc);
+	const char *packed[] = { "training.packing=true" };
+	sc = S_load(y, packed, 1, &d);
+	cr_assert(sc);
+	cr_expect(sc->inputs.training.tokens == 100e6 && sc->inputs.training.padding_fraction == 0);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}

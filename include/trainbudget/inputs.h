@@ -152,6 +152,14 @@ typedef struct tb_training {
 	/* bitsandbytes' paged optimizer: its state pages to host memory
 	 * under pressure, so it is shown but not counted against the card */
 	bool paged_optimizer;
+	/* Examples of avg_seq_len tokens on average (0: not said) packed into
+	 * sequences of seq_len, or each padded to seq_len (packing false):
+	 * then tokens counts the padded sequences' tokens, data_tokens the
+	 * examples' own, padding_fraction what the padding takes */
+	bool packing;
+	double avg_seq_len;
+	double data_tokens;
+	double padding_fraction;
 } tb_training;
 
 /* A node of the cluster, for the step-time model: what the cards share.
