@@ -1,5 +1,5 @@
 /* fuzz_scenario.c: libFuzzer target for tb_scenario_load, and everything
- * downstream of a scenario that loads: the budget, the risk, the layout
+ * downstream of a scenario that loads: the budget, the risk, its stages, the layout
  * search `estimate` runs (its counts must add up), the text and JSON
  * summaries.
  *
@@ -16,6 +16,7 @@
 #include "trainbudget/diag.h"
 #include "trainbudget/render.h"
 #include "trainbudget/scenario.h"
+#include "trainbudget/stages.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -92,6 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sc) {
 		tb_budget_compute(&sc->inputs, &S_budget);
 		tb_budget_compute_risk(&sc->inputs, &S_budget);
+		/* a run in stages: each priced, the whole run drawn (issue 22) */
+		tb_budget_compute_stages(&sc->inputs, sc->stages, sc->nstages, &S_budget);
 		/* the layout search every estimate runs, with its pruning */
 		tb_budget_compute_plan(&sc->inputs, &S_budget, NULL);
 		if (S_budget.plan.known &&
