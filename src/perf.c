@@ -13,6 +13,7 @@
  * Never NaN or inf: inputs are checked first, and every quotient below has
  * a positive denominator once they pass. */
 #include "trainbudget/perf.h"
+#include "perf_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -146,24 +147,7 @@ double tb_perf_bubble_fraction(int64_t pipeline, int64_t virtual_pipeline,
 
 /* ---- one prediction -------------------------------------------------- */
 
-/* The normalized layout and shapes every part below reads. */
-typedef struct S_ctx {
-	const tb_perf_input *in;
-	const tb_perf_consts *k;
-	const tb_perf_hw *hw;
-	double t, p, v, c, e, d;        /* layout sizes as doubles */
-	double et;                      /* the expert layers' tensor size */
-	int64_t ti, ci, ei, di, pi, gpn, eti;
-	double b, s, tok;               /* micro-batch, sequence, tokens per GPU */
-	double tok_e;                   /* tokens each GPU dispatches to the experts */
-	double h, hq, hkv, hk, hv, hd, f, V, E, kt;
-	double H, dqk, dv;              /* heads; per head, query-key and value widths */
-	double rq, rkv, dn, dr;         /* MLA's latent ranks and head parts */
-	double fe, fs;                  /* a routed expert's width, the shared experts' */
-	double nmat;                    /* MLP input matrices: 2 gated, 1 plain */
-	bool moe, mla;
-	double mem_bw;                  /* achieved HBM bytes/s */
-} S_ctx;
+typedef tb_perf_ctx S_ctx;
 
 /* tb_perf_layer (perf.h) is one micro-batch through one layer, and through
  * the embedding and the logits. */
@@ -177,17 +161,12 @@ static double S_mm(const S_ctx *x, double m, double n, double k)
 static double S_coll(const S_ctx *x, tb_coll kind, double bytes, int64_t n,
                      int64_t per_node)
 {
-	return tb_perf_collective_s(kind, bytes, n, per_node, x->hw, x->k);
+	return tb_perf_ctx_coll(x, kind, bytes, n, per_node);
 }
 
-/* Members of a group per node, the group's ranks `stride` apart
- * (Megatron-LM's order: tensor innermost, then context, expert, data,
- * pipeline outermost). */
 static int64_t S_per_node(const S_ctx *x, int64_t stride, int64_t n)
 {
-	if (stride < 1)
-		stride = 1;
-	return S_clamp(x->gpn / stride, 1, n);
+	return tb_perf_ctx_per_node(x, stride, n);
 }
 
 /* One way of DeepEP's dispatch or combine for a micro-batch through a
@@ -942,124 +921,18 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	} else if (in->method == TB_METHOD_FROZEN) {
 		gdense = gexpert = 0;
 	}
-	int64_t n_dp = x->ci * x->di;
-	int64_t n_edp = S_at_least_1(x->ti * n_dp / (x->eti * x->ei));
-	int64_t g_dp = S_per_node(x, x->ti, n_dp);
-	/* HSDP: ZeRO over a shard group of n_sh ranks, then its gradient
-	 * shard all-reduced over the n_dp / n_sh groups, ranks n_sh apart */
-	int64_t n_sh = in->zero >= 1 && in->shard_group > 0 && in->shard_group < n_dp
-	               ? in->shard_group : n_dp;
-	int64_t g_sh = S_per_node(x, x->ti, n_sh);
-	int64_t n_rep = n_dp / n_sh;
-	int64_t g_edp = S_per_node(x, x->eti * x->ei, n_edp);
-	double fwd_mb = nm * L->fwd + ndb * L->dense_fwd;
-	double bwd_mb = nm * (L->bwd + L->recompute) + ndb * (L->dense_bwd + L->dense_recompute);
-	double dp = 0, dp_one = 0, dp_total = 0;
-	if (n_dp > 1) {
-		double gb = in->grad_bytes, pb = in->param_bytes;
-		/* only the collectives this stage uses: a search times millions */
-		double ar = 0, rs = 0, ag = 0;
-		if (in->zero == 0) {
-			ar = S_coll(x, TB_COLL_ALL_REDUCE, gdense * gb, n_dp, g_dp) +
-			     S_coll(x, TB_COLL_ALL_REDUCE, gexpert * gb, n_edp, g_edp);
-		} else {
-			rs = S_coll(x, TB_COLL_REDUCE_SCATTER, gdense * gb, n_sh, g_sh) +
-			     S_coll(x, TB_COLL_ALL_REDUCE, gdense * gb / (double)n_sh, n_rep,
-			            S_per_node(x, x->ti * n_sh, n_rep)) +
-			     S_coll(x, TB_COLL_REDUCE_SCATTER, gexpert * gb, n_edp, g_edp);
-			/* ZeRO-1 and 2 gather what the optimizer updated; ZeRO-3
-			 * every weight it runs, frozen ones too */
-			double ad = in->zero >= 3 ? dense : gdense, ae = in->zero >= 3 ? expert : gexpert;
-			ag = S_coll(x, TB_COLL_ALL_GATHER, ad * pb, n_sh, g_sh) +
-			     S_coll(x, TB_COLL_ALL_GATHER, ae * pb, n_edp, g_edp);
-		}
-		bool ov = in->overlap_dp;
-		out->dp_bytes = (gdense + gexpert) * gb;
-		switch (in->method == TB_METHOD_FROZEN ? -1 : in->zero) {
-		case -1:
-			/* forward only: ZeRO-3's gathers, nothing to reduce */
-			if (in->zero >= 3) {
-				double first = nb > 0 ? ag / nb : ag;
-				dp_one = ag;
-				dp_total = dm * ag;
-				double per = ov ? fmax(first, ag - fwd_mb) : ag;
-				per += k->zero3_overlap_cost * (ag - per);
-				dp = dm * per;
-				out->dp_bytes = (dense + expert) * pb;
-			}
-			break;
-		case 0:
-			dp_one = dp_total = ar;
-			dp = ov ? S_max0(ar - bwd_mb) : ar;
-			break;
-		case 1:
-			dp_one = dp_total = rs + ag;
-			dp = ov ? S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb) : rs + ag;
-			break;
-		case 2: {
-			/* the weights' gather: once a step behind the first
-			 * forward; FSDP's SHARD_GRAD_OP keeps them sharded between
-			 * steps, so one gather every micro-batch's forward, kept
-			 * for its backward */
-			bool each = in->framework == TB_FW_FSDP;
-			double gathers = each ? dm : 1;
-			double ag_x = gathers * (ov ? S_max0(ag - fwd_mb) : ag);
-			dp_one = rs + ag;
-			dp_total = (in->no_sync ? 1 : dm) * rs + gathers * ag;
-			if (!ov) {
-				dp = dp_total;
-			} else if (in->no_sync) {
-				/* one reduce-scatter, behind the last backward */
-				dp = S_max0(rs - bwd_mb) + ag_x;
-			} else if (x->pi == 1) {
-				/* DeepSpeed and FSDP wait for each backward's
-				 * reduce-scatter before the next micro-batch */
-				dp = dm * S_max0(rs - bwd_mb) + ag_x;
-			} else {
-				/* a pipeline schedule never waits for them: the
-				 * reductions queue on their own stream from the
-				 * first backward to the step's end (the forwards
-				 * after the warm-up, every backward, the drain);
-				 * only the last one's overrun of its own
-				 * backward, or the queue's overrun of that window,
-				 * is exposed (Llama 3 Sec. 3.3.2: FSDP's
-				 * per-micro-batch reduce-scatter under an
-				 * interleaved schedule) */
-				double warm = x->v > 1 ? ((x->v + 1) * x->p - 1) / x->v : x->p;
-				double window = dm * bwd_mb + S_max0(dm - warm) * fwd_mb +
-				                br[TB_PERF_BUBBLE];
-				dp = fmax(S_max0(rs - bwd_mb), dm * rs - window) + ag_x;
-			}
-			break;
-		}
-		default: {
-			/* ZeRO-3: gather for the forward, again for the backward,
-			 * reduce-scatter the gradients, every micro-batch; the
-			 * first layer's gather cannot hide */
-			double first = nb > 0 ? ag / nb : ag;
-			dp_one = 2 * ag + rs;
-			out->dp_bytes = (dense + expert) * 2 * pb + (gdense + gexpert) * gb;
-			/* what hides still costs: the gathers' kernels take SMs and
-			 * HBM bandwidth from the compute they overlap (fitted) */
-			if (in->no_sync) {
-				/* the gathers every micro-batch, one reduce-scatter */
-				dp_total = dm * 2 * ag + rs;
-				double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag - bwd_mb) : 2 * ag;
-				per += k->zero3_overlap_cost * (2 * ag - per);
-				double last = ov ? S_max0(rs - bwd_mb) : rs;
-				last += k->zero3_overlap_cost * (rs - last);
-				dp = dm * per + last;
-			} else {
-				dp_total = dm * dp_one;
-				double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag + rs - bwd_mb)
-				                : 2 * ag + rs;
-				per += k->zero3_overlap_cost * (dp_one - per);
-				dp = dm * per;
-			}
-			break;
-		}
-		}
-	}
+	tb_perf_dp_in da = {
+		.dense = dense, .expert = expert, .gdense = gdense, .gexpert = gexpert,
+		.layers = nb, .microbatches = dm,
+		.fwd_mb = nm * L->fwd + ndb * L->dense_fwd,
+		.bwd_mb = nm * (L->bwd + L->recompute) + ndb * (L->dense_bwd + L->dense_recompute),
+		.bubble_s = br[TB_PERF_BUBBLE],
+	};
+	tb_perf_dp_out dpo;
+	tb_perf_dp(x, &da, &dpo);
+	double dp = dpo.dp, dp_one = dpo.dp_one, dp_total = dpo.dp_total;
+	int64_t n_sh = dpo.n_shard, n_edp = dpo.n_edp;
+	out->dp_bytes = dpo.bytes;
 	out->dp_s = dp_one;
 	out->dp_total_s = dp_total;
 	out->stage_extra_s = extra_compute;

@@ -1,0 +1,150 @@
+/* perf_dp.c: the data-parallel reduction of a step under each ZeRO stage
+ * and framework's rule, with the overlap rule of perf.h: what the step
+ * waits for of the all-reduce, the reduce-scatters and the gathers.  Part
+ * of the step-time model (perf.c assembles the step; docs/formulas.md,
+ * "Schedule and overlap rule"). */
+#include "perf_int.h"
+
+#include <math.h>
+#include <string.h>
+
+static double S_max0(double v)
+{
+	return v > 0 ? v : 0;
+}
+
+static int64_t S_at_least_1(int64_t v)
+{
+	return v > 0 ? v : 1;
+}
+
+void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
+{
+	const tb_perf_input *in = x->in;
+	const tb_perf_consts *k = x->k;
+	memset(o, 0, sizeof *o);
+	double dense = a->dense, expert = a->expert, gdense = a->gdense, gexpert = a->gexpert;
+	double nb = a->layers, dm = a->microbatches;
+	int64_t n_dp = x->ci * x->di;
+	int64_t n_edp = S_at_least_1(x->ti * n_dp / (x->eti * x->ei));
+	int64_t g_dp = tb_perf_ctx_per_node(x, x->ti, n_dp);
+	/* HSDP: ZeRO over a shard group of n_sh ranks, then its gradient
+	 * shard all-reduced over the n_dp / n_sh groups, ranks n_sh apart */
+	int64_t n_sh = in->zero >= 1 && in->shard_group > 0 && in->shard_group < n_dp
+	               ? in->shard_group : n_dp;
+	int64_t g_sh = tb_perf_ctx_per_node(x, x->ti, n_sh);
+	int64_t n_rep = n_dp / n_sh;
+	int64_t g_edp = tb_perf_ctx_per_node(x, x->eti * x->ei, n_edp);
+	double fwd_mb = a->fwd_mb, bwd_mb = a->bwd_mb;
+	double dp = 0, dp_one = 0, dp_total = 0;
+	if (n_dp > 1) {
+		double gb = in->grad_bytes, pb = in->param_bytes;
+		/* only the collectives this stage uses: a search times millions */
+		double ar = 0, rs = 0, ag = 0;
+		if (in->zero == 0) {
+			ar = tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, gdense * gb, n_dp, g_dp) +
+			     tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, gexpert * gb, n_edp, g_edp);
+		} else {
+			rs = tb_perf_ctx_coll(x, TB_COLL_REDUCE_SCATTER, gdense * gb, n_sh, g_sh) +
+			     tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, gdense * gb / (double)n_sh, n_rep,
+			                      tb_perf_ctx_per_node(x, x->ti * n_sh, n_rep)) +
+			     tb_perf_ctx_coll(x, TB_COLL_REDUCE_SCATTER, gexpert * gb, n_edp, g_edp);
+			/* ZeRO-1 and 2 gather what the optimizer updated; ZeRO-3
+			 * every weight it runs, frozen ones too */
+			double ad = in->zero >= 3 ? dense : gdense, ae = in->zero >= 3 ? expert : gexpert;
+			ag = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, ad * pb, n_sh, g_sh) +
+			     tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, ae * pb, n_edp, g_edp);
+		}
+		bool ov = in->overlap_dp;
+		o->bytes = (gdense + gexpert) * gb;
+		switch (in->method == TB_METHOD_FROZEN ? -1 : in->zero) {
+		case -1:
+			/* forward only: ZeRO-3's gathers, nothing to reduce */
+			if (in->zero >= 3) {
+				double first = nb > 0 ? ag / nb : ag;
+				dp_one = ag;
+				dp_total = dm * ag;
+				double per = ov ? fmax(first, ag - fwd_mb) : ag;
+				per += k->zero3_overlap_cost * (ag - per);
+				dp = dm * per;
+				o->bytes = (dense + expert) * pb;
+			}
+			break;
+		case 0:
+			dp_one = dp_total = ar;
+			dp = ov ? S_max0(ar - bwd_mb) : ar;
+			break;
+		case 1:
+			dp_one = dp_total = rs + ag;
+			dp = ov ? S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb) : rs + ag;
+			break;
+		case 2: {
+			/* the weights' gather: once a step behind the first
+			 * forward; FSDP's SHARD_GRAD_OP keeps them sharded between
+			 * steps, so one gather every micro-batch's forward, kept
+			 * for its backward */
+			bool each = in->framework == TB_FW_FSDP;
+			double gathers = each ? dm : 1;
+			double ag_x = gathers * (ov ? S_max0(ag - fwd_mb) : ag);
+			dp_one = rs + ag;
+			dp_total = (in->no_sync ? 1 : dm) * rs + gathers * ag;
+			if (!ov) {
+				dp = dp_total;
+			} else if (in->no_sync) {
+				/* one reduce-scatter, behind the last backward */
+				dp = S_max0(rs - bwd_mb) + ag_x;
+			} else if (x->pi == 1) {
+				/* DeepSpeed and FSDP wait for each backward's
+				 * reduce-scatter before the next micro-batch */
+				dp = dm * S_max0(rs - bwd_mb) + ag_x;
+			} else {
+				/* a pipeline schedule never waits for them: the
+				 * reductions queue on their own stream from the
+				 * first backward to the step's end (the forwards
+				 * after the warm-up, every backward, the drain);
+				 * only the last one's overrun of its own
+				 * backward, or the queue's overrun of that window,
+				 * is exposed (Llama 3 Sec. 3.3.2: FSDP's
+				 * per-micro-batch reduce-scatter under an
+				 * interleaved schedule) */
+				double warm = x->v > 1 ? ((x->v + 1) * x->p - 1) / x->v : x->p;
+				double window = dm * bwd_mb + S_max0(dm - warm) * fwd_mb +
+				                a->bubble_s;
+				dp = fmax(S_max0(rs - bwd_mb), dm * rs - window) + ag_x;
+			}
+			break;
+		}
+		default: {
+			/* ZeRO-3: gather for the forward, again for the backward,
+			 * reduce-scatter the gradients, every micro-batch; the
+			 * first layer's gather cannot hide */
+			double first = nb > 0 ? ag / nb : ag;
+			dp_one = 2 * ag + rs;
+			o->bytes = (dense + expert) * 2 * pb + (gdense + gexpert) * gb;
+			/* what hides still costs: the gathers' kernels take SMs and
+			 * HBM bandwidth from the compute they overlap (fitted) */
+			if (in->no_sync) {
+				/* the gathers every micro-batch, one reduce-scatter */
+				dp_total = dm * 2 * ag + rs;
+				double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag - bwd_mb) : 2 * ag;
+				per += k->zero3_overlap_cost * (2 * ag - per);
+				double last = ov ? S_max0(rs - bwd_mb) : rs;
+				last += k->zero3_overlap_cost * (rs - last);
+				dp = dm * per + last;
+			} else {
+				dp_total = dm * dp_one;
+				double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag + rs - bwd_mb)
+				                : 2 * ag + rs;
+				per += k->zero3_overlap_cost * (dp_one - per);
+				dp = dm * per;
+			}
+			break;
+		}
+		}
+	}
+	o->dp = dp;
+	o->dp_one = dp_one;
+	o->dp_total = dp_total;
+	o->n_shard = n_sh;
+	o->n_edp = n_edp;
+}

@@ -1,0 +1,68 @@
+/* perf_int.h: what the step-time model's files share (perf.c, perf_dp.c);
+ * internal to the library. */
+#ifndef TB_PERF_INT_H
+#define TB_PERF_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trainbudget/perf.h"
+
+/* The normalized layout and shapes every part below reads. */
+typedef struct tb_perf_ctx {
+	const tb_perf_input *in;
+	const tb_perf_consts *k;
+	const tb_perf_hw *hw;
+	double t, p, v, c, e, d;        /* layout sizes as doubles */
+	double et;                      /* the expert layers' tensor size */
+	int64_t ti, ci, ei, di, pi, gpn, eti;
+	double b, s, tok;               /* micro-batch, sequence, tokens per GPU */
+	double tok_e;                   /* tokens each GPU dispatches to the experts */
+	double h, hq, hkv, hk, hv, hd, f, V, E, kt;
+	double H, dqk, dv;              /* heads; per head, query-key and value widths */
+	double rq, rkv, dn, dr;         /* MLA's latent ranks and head parts */
+	double fe, fs;                  /* a routed expert's width, the shared experts' */
+	double nmat;                    /* MLP input matrices: 2 gated, 1 plain */
+	bool moe, mla;
+	double mem_bw;                  /* achieved HBM bytes/s */
+} tb_perf_ctx;
+
+static inline double tb_perf_ctx_coll(const tb_perf_ctx *x, tb_coll kind, double bytes,
+                                      int64_t n, int64_t per_node)
+{
+	return tb_perf_collective_s(kind, bytes, n, per_node, x->hw, x->k);
+}
+
+/* Members of a group per node, the group's ranks `stride` apart
+ * (Megatron-LM's order: tensor innermost, then context, expert, data,
+ * pipeline outermost). */
+static inline int64_t tb_perf_ctx_per_node(const tb_perf_ctx *x, int64_t stride, int64_t n)
+{
+	if (stride < 1)
+		stride = 1;
+	int64_t g = x->gpn / stride;
+	return g < 1 ? 1 : g > n ? n : g;
+}
+
+/* One step's data-parallel work on the busiest stage: its parameters
+ * (dense, routed experts') as gathered, those that get gradients, its
+ * layers, micro-batches, one micro-batch's forward and backward (with
+ * recomputation) and the bubble, the window a pipeline's reductions may
+ * queue in. */
+typedef struct tb_perf_dp_in {
+	double dense, expert, gdense, gexpert;
+	double layers, microbatches;
+	double fwd_mb, bwd_mb, bubble_s;
+} tb_perf_dp_in;
+
+typedef struct tb_perf_dp_out {
+	double dp;              /* exposed */
+	double dp_one;          /* one step's reduction (ZeRO-3: one micro-batch's) */
+	double dp_total;        /* every collective of the step, before overlap */
+	double bytes;           /* what they move */
+	int64_t n_shard, n_edp; /* ranks the dense and the expert states are sharded over */
+} tb_perf_dp_out;
+
+void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o);
+
+#endif
