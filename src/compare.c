@@ -3,6 +3,7 @@
  * checks that make proposals comparable; then the budgets, the inputs
  * that differ and, per headline figure, the best and the differences. */
 #include "trainbudget/compare.h"
+#include "trainbudget/stages.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -422,6 +423,8 @@ tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *con
 		c->p[i].b = tb_xcalloc(1, sizeof *c->p[i].b);
 		/* each proposal as estimate prices it: the answer's layout */
 		tb_budget_compute_answer(&c->p[i].sc->inputs, &c->p[i].sc->inputs, c->p[i].b);
+		tb_budget_compute_stages(&c->p[i].sc->inputs, c->p[i].sc->stages, c->p[i].sc->nstages,
+		                         c->p[i].b);
 		if (nsweeps) {
 			c->p[i].sweep = tb_sweep_run(sweeps, nsweeps, in[i].path, in[i].text, in[i].len,
 			                             sets, nsets, d);
