@@ -808,5 +808,8 @@ bool tb_scenario_calibrate(tb_scenario *sc, const char *const *pilots, size_t n,
 		if (!ok)
 			return false;
 	}
+	/* every stage runs on the calibrated cluster */
+	for (int i = 0; i < sc->nstages; i++)
+		sc->stages[i].inputs.calib = sc->inputs.calib;
 	return true;
 }
