@@ -266,12 +266,14 @@ static void S_figures(tb_compare *c)
 		S_set(f[0], i, b->params.total, true);
 		S_set(f[1], i, in->training.tokens, true);
 		S_set(f[2], i, b->flops.total_model, true);
-		S_set(f[3], i, b->memory.per_gpu.total, act);
+		S_set(f[3], i, tb_budget_memory_per_gpu(b), act);
 		S_set(f[4], i, b->memory.headroom_bytes, act);   /* its sign kept: 5.7 GB over is not "0 B to spare" */
 		S_set(f[5], i, b->perf.r.mfu, b->perf.known);
 		tb_expected x = tb_budget_expected(b);
 		S_set(f[6], i, x.seconds, x.known);
-		S_set(f[7], i, b->time.seconds[1], b->time.known);
+		double alone_s, alone_cost;
+		bool alone = tb_budget_compute_alone(b, &alone_s, &alone_cost);
+		S_set(f[7], i, alone_s, alone);
 		S_set(f[8], i, x.gpu_hours, x.known);
 		S_set(f[9], i, x.cost, x.known);
 		S_set(f[10], i, x.energy_kwh, x.known && b->time.energy_known);

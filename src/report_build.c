@@ -130,7 +130,18 @@ tb_rfit tb_rfit_of(bool fits, bool fits_known)
 
 tb_rfit tb_rmem_fit(const tb_budget *b)
 {
-	return tb_rfit_of(b->memory.fits, b->memory.fits_known);
+	if (b->n_stages <= 0)
+		return tb_rfit_of(b->memory.fits, b->memory.fits_known);
+	/* a run in stages fits when every stage does */
+	tb_rfit f = TB_RFIT_YES;
+	for (int i = 0; i < b->n_stages; i++) {
+		tb_rfit g = tb_rfit_of(b->stages[i].fits, b->stages[i].fits_known);
+		if (g == TB_RFIT_NO)
+			return TB_RFIT_NO;
+		if (g == TB_RFIT_UNKNOWN)
+			f = TB_RFIT_UNKNOWN;
+	}
+	return f;
 }
 
 const char *tb_rfits_word(bool fits, bool fits_known)

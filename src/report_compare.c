@@ -91,12 +91,12 @@ static void S_fit_cell(tb_rtab *tb, const tb_budget *b)
 	switch (tb_rmem_fit(b)) {
 	case TB_RFIT_YES:
 		tb_buf_puts(o, "yes, ");
-		tb_rfmt(o, TB_RF_BYTES, m->headroom_bytes, NULL);
+		tb_rfmt(o, TB_RF_BYTES, m->capacity_bytes - tb_budget_memory_per_gpu(b), NULL);
 		tb_buf_puts(o, " to spare");
 		break;
 	case TB_RFIT_NO:
 		tb_buf_puts(o, "no, ");
-		tb_rfmt(o, TB_RF_BYTES, m->activations_known ? m->per_gpu.total
+		tb_rfmt(o, TB_RF_BYTES, b->n_stages > 0 || m->activations_known ? tb_budget_memory_per_gpu(b)
 		        : m->per_gpu.total - m->per_gpu.activations, NULL);
 		tb_buf_puts(o, " of ");
 		tb_rfmt(o, TB_RF_BYTES, m->capacity_bytes, NULL);
@@ -323,7 +323,9 @@ static void S_chart_days(const tb_report *r, tb_chart_spec *s)
 	bool has[TB_COMPARE_MAX];
 	for (size_t i = 0; i < c->n; i++) {
 		const tb_budget *b = c->p[i].b;
-		s->series[0].values[i] = b->time.known ? b->time.seconds[1] / 86400 : NAN;
+		double alone_s, alone_cost;
+		s->series[0].values[i] = tb_budget_compute_alone(b, &alone_s, &alone_cost)
+		                         ? alone_s / 86400 : NAN;
 		tb_expected x = tb_budget_expected(b);
 		s->series[1].values[i] = x.known ? x.seconds / 86400 : NAN;
 		v[i] = b->time.deadline_s;
@@ -346,7 +348,9 @@ static void S_chart_cost(const tb_report *r, tb_chart_spec *s)
 	bool has[TB_COMPARE_MAX];
 	for (size_t i = 0; i < c->n; i++) {
 		const tb_budget *b = c->p[i].b;
-		s->series[0].values[i] = b->time.known ? b->time.cost[1] : NAN;
+		double alone_s, alone_cost;
+		s->series[0].values[i] = tb_budget_compute_alone(b, &alone_s, &alone_cost)
+		                         ? alone_cost : NAN;
 		tb_expected x = tb_budget_expected(b);
 		s->series[1].values[i] = x.known ? x.cost : NAN;
 		v[i] = b->time.budget;

@@ -43,6 +43,10 @@ static void S_row(const tb_stage_def *d, const tb_inputs *priced, const tb_budge
 		r->cost = x.cost;
 		r->energy_kwh = x.energy_kwh;
 	}
+	if (r->known) {
+		r->compute_s = sb->time.seconds[1];
+		r->compute_cost = sb->time.cost[1];
+	}
 	r->memory_per_gpu_bytes = sb->memory.per_gpu.total;
 	r->capacity_bytes = sb->memory.capacity_bytes;
 	r->fits = sb->memory.fits;
@@ -118,4 +122,27 @@ void tb_budget_compute_stages(const tb_inputs *in, const tb_stage_def *defs, int
 		tm->meets_deadline = t->known && t->seconds <= tm->deadline_s;
 	if (tm->has_budget)
 		tm->within_budget = t->known && t->cost <= tm->budget;
+}
+
+bool tb_budget_compute_alone(const tb_budget *b, double *seconds, double *cost)
+{
+	*seconds = *cost = 0;
+	if (b->n_stages <= 0) {
+		*seconds = b->time.seconds[1];
+		*cost = b->time.cost[1];
+		return b->time.known;
+	}
+	for (int i = 0; i < b->n_stages; i++) {
+		if (!b->stages[i].known)
+			return false;
+		*seconds += b->stages[i].compute_s;
+		*cost += b->stages[i].compute_cost;
+	}
+	return true;
+}
+
+double tb_budget_memory_per_gpu(const tb_budget *b)
+{
+	return b->n_stages > 0 ? b->stages[b->stage_memory_max].memory_per_gpu_bytes
+	                       : b->memory.per_gpu.total;
 }

@@ -390,6 +390,7 @@ typedef struct tb_stage_row {
 	double step_s, mfu;
 	bool known;                     /* its expected figures are known */
 	double days, gpu_hours, cost, energy_kwh;   /* expected, failures included */
+	double compute_s, compute_cost;             /* at the expected MFU, compute alone */
 	double memory_per_gpu_bytes, capacity_bytes;
 	bool fits, fits_known;
 } tb_stage_row;
@@ -472,6 +473,13 @@ tb_expected tb_budget_expected(const tb_budget *b);
 /* The expected run's bill, part by part (bill.h): its total is
  * tb_budget_expected's cost.  All zero when the time is unknown (risk.c). */
 tb_bill tb_budget_bill(const tb_budget *b);
+/* The run's wall clock and cost on compute alone at the expected MFU (no
+ * failures, checkpoints or bill); a staged run's, its stages summed.
+ * False when the time is not priced (stages.c). */
+bool tb_budget_compute_alone(const tb_budget *b, double *seconds, double *cost);
+/* Memory per GPU as the run needs it: the scenario's layout, or the most
+ * any stage needs (stages.c). */
+double tb_budget_memory_per_gpu(const tb_budget *b);
 
 /* The verdict every document gives on the deadline (deadline true) or the
  * budget: met at the expected MFU with failures and checkpoints, but with
