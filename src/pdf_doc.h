@@ -41,10 +41,19 @@ typedef struct tb_pdf_font_slot {
 	unsigned obj;           /* the Type0 font's object number, when written */
 } tb_pdf_font_slot;
 
+/* Where a link's text was drawn on a page: its rectangle and its
+ * destination's number. */
+typedef struct tb_pdf_annot {
+	double x0, y0, x1, y1;
+	unsigned link;
+} tb_pdf_annot;
+
 typedef struct tb_pdf_page {
 	tb_buf c;               /* the content stream */
 	uint32_t fonts;         /* bit i: font i is used on the page */
 	unsigned obj;
+	tb_pdf_annot *annots;
+	size_t nannots, acap;
 } tb_pdf_page;
 
 typedef struct tb_pdf_outline_item {
@@ -82,6 +91,10 @@ typedef struct tb_pdf_doc {
 	size_t npages, pcap;
 	tb_pdf_outline_item *outline;
 	size_t noutline, ocap;
+	/* the links' destinations, as allowed for HTML (linkdest.h), by
+	 * number - 1 */
+	char **links;
+	size_t nlinks, lcap;
 
 	double indent;                  /* lists and quotes */
 	char marker[16];                /* list marker waiting for its item's first line */
@@ -141,6 +154,10 @@ void tb_pdf_draw_label(tb_pdf_doc *st, double x, double y, unsigned style, doubl
                        tb_rgb color, const char *s);
 
 void tb_pdf_draw_new_page(tb_pdf_doc *st);
+/* The number a link's text carries (TB_PDF_LINK_SHIFT) for destination
+ * `url`: 0 when the destination is not allowed (its text is drawn as
+ * text, as HTML drops the link), or the table is full. */
+unsigned tb_pdf_draw_link(tb_pdf_doc *st, const char *url);
 /* A bookmark to the current page at `top` (NAN: the whole page). */
 void tb_pdf_draw_bookmark(tb_pdf_doc *st, const char *title, double top);
 bool tb_pdf_draw_page_empty(const tb_pdf_doc *st);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linkdest.h"
 #include "pdf_write.h"
 #include "trainbudget/xalloc.h"
 
@@ -172,6 +173,54 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 
 /* Draws the cells, in logical order, as a line: joined, put in visual
  * order, and shown a run of one style at a time from x. */
+/* Where a link's run was drawn, on the current page: the run's box from
+ * below the baseline to the ascent, joined to the previous box when it
+ * continues it (the same link, the same line). */
+static void S_annot(tb_pdf_doc *st, unsigned link, double x0, double x1, double y,
+                    double size_pt)
+{
+	tb_pdf_page *p = st->page;
+	double y0 = y - 0.25 * size_pt, y1 = y + TB_PDF_ASCENT * size_pt;
+	if (p->nannots) {
+		tb_pdf_annot *last = &p->annots[p->nannots - 1];
+		if (last->link == link && last->y0 == y0 && last->y1 == y1 &&
+		    fabs(last->x1 - x0) < 0.01 * size_pt) {
+			last->x1 = x1;
+			return;
+		}
+	}
+	if (p->nannots == p->acap) {
+		p->acap = p->acap ? p->acap * 2 : 8;
+		p->annots = tb_xrealloc(p->annots, p->acap * sizeof *p->annots);
+	}
+	tb_pdf_annot *a = &p->annots[p->nannots++];
+	a->x0 = x0;
+	a->x1 = x1;
+	a->y0 = y0;
+	a->y1 = y1;
+	a->link = link;
+}
+
+/* At most this many links a document: more are drawn as their text. */
+#define S_LINKS_MAX 4096
+
+unsigned tb_pdf_draw_link(tb_pdf_doc *st, const char *url)
+{
+	char scheme[32];
+	if (!url || !url[0] || !tb_linkdest_allowed(url, scheme, sizeof scheme) ||
+	    st->nlinks >= S_LINKS_MAX)
+		return 0;
+	for (size_t i = 0; i < st->nlinks; i++)
+		if (strcmp(st->links[i], url) == 0)
+			return (unsigned)i + 1;
+	if (st->nlinks == st->lcap) {
+		st->lcap = st->lcap ? st->lcap * 2 : 16;
+		st->links = tb_xrealloc(st->links, st->lcap * sizeof *st->links);
+	}
+	st->links[st->nlinks++] = tb_xstrdup(url);
+	return (unsigned)st->nlinks;
+}
+
 static void S_show_line(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb color,
                         tb_pdf_cells *c, double angle_rad)
 {
@@ -191,7 +240,11 @@ static void S_show_line(tb_pdf_doc *st, double x, double y, double size_pt, tb_r
 			k++;
 			continue;
 		}
+		double from = adv;
 		adv += S_show(st, x + adv * co, y + adv * sn, size_pt, color, c, k, j, angle_rad);
+		unsigned link = TB_PDF_LINK_OF(c->v[k].style);
+		if (link && angle_rad == 0 && adv > from)
+			S_annot(st, link, x + from, x + adv, y, size_pt);
 		k = j;
 	}
 }

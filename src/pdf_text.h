@@ -17,6 +17,12 @@
 /* Style bits: the face is mono, else bold, else regular; italic is drawn
  * as a slanted regular face so no fourth font is embedded. */
 enum { TB_PDF_BOLD = 1u, TB_PDF_ITALIC = 2u, TB_PDF_MONO = 4u };
+/* A link's text carries its destination's number (1-based, the
+ * document's link table) above the face bits, so a link is a run of its
+ * own wherever it is drawn and its place on the page is known. */
+#define TB_PDF_LINK_SHIFT 8
+#define TB_PDF_LINK_OF(style) ((style) >> TB_PDF_LINK_SHIFT)
+#define TB_PDF_FACE_BITS ((1u << TB_PDF_LINK_SHIFT) - 1)
 
 /* Width in points of `len` bytes of UTF-8 `s` in `style` at `size_pt`. */
 typedef double (*tb_pdf_measure_fn)(void *ctx, unsigned style, double size_pt,

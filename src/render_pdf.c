@@ -41,7 +41,7 @@
 /* The inlines under `n`, walked with cmark's iterator rather than by
  * recursion: a template can nest emphasis and links as deep as it likes,
  * and the style in force is kept on a stack of our own. */
-static void S_inlines(tb_pdf_para *p, cmark_node *n, unsigned style)
+static void S_inlines(tb_pdf_doc *st, tb_pdf_para *p, cmark_node *n, unsigned style)
 {
 	cmark_iter *it = cmark_iter_new(n);
 	unsigned *stack = NULL;
@@ -80,10 +80,17 @@ static void S_inlines(tb_pdf_para *p, cmark_node *n, unsigned style)
 				stack = tb_xrealloc(stack, cap * sizeof *stack);
 			}
 			stack[depth++] = style;
-			if (type == CMARK_NODE_EMPH)
+			if (type == CMARK_NODE_EMPH) {
 				style |= TB_PDF_ITALIC;
-			else if (type == CMARK_NODE_STRONG)
+			} else if (type == CMARK_NODE_STRONG) {
 				style |= TB_PDF_BOLD;
+			} else if (type == CMARK_NODE_LINK) {
+				/* an annotation where its text lands (HTML's
+				 * scheme rules; a refused one is text) */
+				unsigned id = tb_pdf_draw_link(st, cmark_node_get_url(c));
+				if (id)
+					style = (style & TB_PDF_FACE_BITS) | id << TB_PDF_LINK_SHIFT;
+			}
 			break;
 		}
 	}
@@ -149,7 +156,7 @@ static void S_heading(tb_pdf_doc *st, cmark_node *n)
 	tb_pdf_para_init(&p, size);
 	tb_pdf_para_add(&p, TB_PDF_BOLD, num.ptr, num.len);
 	p.pending_space = true;
-	S_inlines(&p, n, TB_PDF_BOLD);
+	S_inlines(st, &p, n, TB_PDF_BOLD);
 	double before = depth == 1 ? 12 : 8;
 	/* the verdict's section is the summary a signer reads first: it
 	 * keeps its page to itself, and the next section starts a new one */
@@ -194,7 +201,7 @@ static void S_block(tb_pdf_doc *st, cmark_node *n)
 		if (n == st->title_node) {
 			tb_pdf_para p;
 			tb_pdf_para_init(&p, 19);
-			S_inlines(&p, n, TB_PDF_BOLD);
+			S_inlines(st, &p, n, TB_PDF_BOLD);
 			tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 			tb_pdf_draw_para(st, &p, &o);
 			tb_pdf_para_release(&p);
@@ -206,7 +213,7 @@ static void S_block(tb_pdf_doc *st, cmark_node *n)
 	case CMARK_NODE_PARAGRAPH: {
 		tb_pdf_para p;
 		tb_pdf_para_init(&p, TB_PDF_BODY_PT);
-		S_inlines(&p, n, 0);
+		S_inlines(st, &p, n, 0);
 		tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 		tb_pdf_draw_para(st, &p, &o);
 		tb_pdf_para_release(&p);
@@ -600,6 +607,35 @@ static void S_info_text(tb_buf *b, const char *key, const char *s)
 
 /* The document information dictionary, dated from the report, never the
  * clock, so runs are byte-identical. */
+/* A link annotation: a URI action on the rectangle its text was drawn in,
+ * no border.  The URI is 7-bit ASCII (ISO 32000-1, 12.6.4.7): every other
+ * byte and a space are percent-encoded, the string's delimiters escaped. */
+static void S_link_annot(const tb_pdf_doc *st, const tb_pdf_annot *a, unsigned num,
+                         tb_pdfw *w, tb_buf *b)
+{
+	if (a->link < 1 || a->link > st->nlinks)
+		return;
+	tb_buf_truncate(b, 0);
+	tb_buf_puts(b, "<< /Type /Annot /Subtype /Link /Rect [");
+	double r[4] = { a->x0, a->y0, a->x1, a->y1 };
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			tb_buf_putc(b, ' ');
+		tb_pdfw_num(b, r[i]);
+	}
+	tb_buf_puts(b, "] /Border [0 0 0] /F 4 /A << /S /URI /URI (");
+	for (const unsigned char *u = (const unsigned char *)st->links[a->link - 1]; *u; u++) {
+		if (*u <= 0x20 || *u >= 0x7f)
+			tb_buf_printf(b, "%%%02X", *u);
+		else if (*u == '(' || *u == ')' || *u == '\\')
+			tb_buf_printf(b, "\\%c", *u);
+		else
+			tb_buf_putc(b, (char)*u);
+	}
+	tb_buf_puts(b, ") >> >>");
+	tb_pdfw_obj(w, num, b->ptr, b->len);
+}
+
 static void S_info(tb_pdf_doc *st, tb_buf *b)
 {
 	const tb_report_meta *m = st->meta;
@@ -706,9 +742,22 @@ static void S_save(tb_pdf_doc *st, tb_buf *out)
 					tb_buf_printf(&b, " /F%zu %u 0 R", f + 1, st->fonts[f].obj);
 			tb_buf_puts(&b, " >>");
 		}
-		tb_buf_printf(&b, " >> /Contents %u 0 R >>", content);
+		tb_buf_printf(&b, " >> /Contents %u 0 R", content);
+		unsigned first_annot = 0;
+		if (p->nannots) {
+			first_annot = w.nobj + 1;
+			tb_buf_puts(&b, " /Annots [");
+			for (size_t a = 0; a < p->nannots; a++) {
+				unsigned num = tb_pdfw_alloc(&w);
+				tb_buf_printf(&b, "%s%u 0 R", a ? " " : "", num);
+			}
+			tb_buf_puts(&b, "]");
+		}
+		tb_buf_puts(&b, " >>");
 		tb_pdfw_obj(&w, p->obj, b.ptr, b.len);
 		tb_pdfw_stream(&w, content, "", p->c.ptr, p->c.len, true);
+		for (size_t a = 0; a < p->nannots; a++)
+			S_link_annot(st, &p->annots[a], first_annot + (unsigned)a, &w, &b);
 	}
 
 	if (outlines) {
@@ -789,12 +838,16 @@ int tb_render_pdf_tree(cmark_node *root, const tb_report_meta *meta,
 	tb_pdf_fontset_release(st);
 	for (size_t i = 0; i < st->npages; i++) {
 		tb_buf_release(&st->pages[i]->c);
+		free(st->pages[i]->annots);
 		free(st->pages[i]);
 	}
 	free(st->pages);
 	for (size_t i = 0; i < st->noutline; i++)
 		free(st->outline[i].title);
 	free(st->outline);
+	for (size_t i = 0; i < st->nlinks; i++)
+		free(st->links[i]);
+	free(st->links);
 	tb_pdf_cells_release(&st->cells);
 	free(st);
 	return rc;
