@@ -46,6 +46,9 @@ typedef struct tb_pdf_font_slot {
 typedef struct tb_pdf_annot {
 	double x0, y0, x1, y1;
 	unsigned link;
+	/* 0: a link; else an unsigned signature field, the signer's role
+	 * (static) */
+	const char *sig_role;
 } tb_pdf_annot;
 
 typedef struct tb_pdf_page {
@@ -54,6 +57,7 @@ typedef struct tb_pdf_page {
 	unsigned obj;
 	tb_pdf_annot *annots;
 	size_t nannots, acap;
+	unsigned annot_obj;     /* the first annotation's object number, when written */
 } tb_pdf_page;
 
 typedef struct tb_pdf_outline_item {
@@ -158,6 +162,10 @@ void tb_pdf_draw_new_page(tb_pdf_doc *st);
  * `url`: 0 when the destination is not allowed (its text is drawn as
  * text, as HTML drops the link), or the table is full. */
 unsigned tb_pdf_draw_link(tb_pdf_doc *st, const char *url);
+/* An unsigned signature field for `role` (static) over the rectangle
+ * (x0, y0)-(x1, y1) of the current page. */
+void tb_pdf_draw_sig_field(tb_pdf_doc *st, const char *role, double x0, double y0, double x1,
+                           double y1);
 /* A bookmark to the current page at `top` (NAN: the whole page). */
 void tb_pdf_draw_bookmark(tb_pdf_doc *st, const char *title, double top);
 bool tb_pdf_draw_page_empty(const tb_pdf_doc *st);

@@ -183,7 +183,7 @@ static void S_annot(tb_pdf_doc *st, unsigned link, double x0, double x1, double 
 	double y0 = y - 0.25 * size_pt, y1 = y + TB_PDF_ASCENT * size_pt;
 	if (p->nannots) {
 		tb_pdf_annot *last = &p->annots[p->nannots - 1];
-		if (last->link == link && last->y0 == y0 && last->y1 == y1 &&
+		if (!last->sig_role && last->link == link && last->y0 == y0 && last->y1 == y1 &&
 		    fabs(last->x1 - x0) < 0.01 * size_pt) {
 			last->x1 = x1;
 			return;
@@ -194,11 +194,29 @@ static void S_annot(tb_pdf_doc *st, unsigned link, double x0, double x1, double 
 		p->annots = tb_xrealloc(p->annots, p->acap * sizeof *p->annots);
 	}
 	tb_pdf_annot *a = &p->annots[p->nannots++];
+	memset(a, 0, sizeof *a);
 	a->x0 = x0;
 	a->x1 = x1;
 	a->y0 = y0;
 	a->y1 = y1;
 	a->link = link;
+}
+
+void tb_pdf_draw_sig_field(tb_pdf_doc *st, const char *role, double x0, double y0, double x1,
+                           double y1)
+{
+	tb_pdf_page *p = st->page;
+	if (p->nannots == p->acap) {
+		p->acap = p->acap ? p->acap * 2 : 8;
+		p->annots = tb_xrealloc(p->annots, p->acap * sizeof *p->annots);
+	}
+	tb_pdf_annot *a = &p->annots[p->nannots++];
+	memset(a, 0, sizeof *a);
+	a->x0 = x0;
+	a->y0 = y0;
+	a->x1 = x1;
+	a->y1 = y1;
+	a->sig_role = role;
 }
 
 /* At most this many links a document: more are drawn as their text. */

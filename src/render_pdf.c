@@ -508,6 +508,9 @@ static void S_signoff(tb_pdf_doc *st)
 			if (f == 1)
 				base -= 10; /* room to sign */
 			tb_pdf_draw_label(st, x + 6, base, 0, TB_PDF_BODY_PT, tb_pdf_grey, fields[f]);
+			/* a field a reader signs in, over the line */
+			if (f == 1)
+				tb_pdf_draw_sig_field(st, roles[r], x + 70, base - 2, x + w * 0.75, base + 26);
 			tb_pdf_draw_stroke_rgb(st->page, tb_pdf_grey);
 			tb_pdf_draw_line_width(st->page, 0.6);
 			tb_pdf_draw_move_to(st->page, (x + 70), (base - 2));
@@ -607,6 +610,18 @@ static void S_info_text(tb_buf *b, const char *key, const char *s)
 
 /* The document information dictionary, dated from the report, never the
  * clock, so runs are byte-identical. */
+static void S_rect(tb_buf *b, const tb_pdf_annot *a)
+{
+	double r[4] = { a->x0, a->y0, a->x1, a->y1 };
+	tb_buf_putc(b, '[');
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			tb_buf_putc(b, ' ');
+		tb_pdfw_num(b, r[i]);
+	}
+	tb_buf_putc(b, ']');
+}
+
 /* A link annotation: a URI action on the rectangle its text was drawn in,
  * no border.  The URI is 7-bit ASCII (ISO 32000-1, 12.6.4.7): every other
  * byte and a space are percent-encoded, the string's delimiters escaped. */
@@ -616,14 +631,9 @@ static void S_link_annot(const tb_pdf_doc *st, const tb_pdf_annot *a, unsigned n
 	if (a->link < 1 || a->link > st->nlinks)
 		return;
 	tb_buf_truncate(b, 0);
-	tb_buf_puts(b, "<< /Type /Annot /Subtype /Link /Rect [");
-	double r[4] = { a->x0, a->y0, a->x1, a->y1 };
-	for (int i = 0; i < 4; i++) {
-		if (i)
-			tb_buf_putc(b, ' ');
-		tb_pdfw_num(b, r[i]);
-	}
-	tb_buf_puts(b, "] /Border [0 0 0] /F 4 /A << /S /URI /URI (");
+	tb_buf_puts(b, "<< /Type /Annot /Subtype /Link /Rect ");
+	S_rect(b, a);
+	tb_buf_puts(b, " /Border [0 0 0] /F 4 /A << /S /URI /URI (");
 	for (const unsigned char *u = (const unsigned char *)st->links[a->link - 1]; *u; u++) {
 		if (*u <= 0x20 || *u >= 0x7f)
 			tb_buf_printf(b, "%%%02X", *u);
@@ -634,6 +644,35 @@ static void S_link_annot(const tb_pdf_doc *st, const tb_pdf_annot *a, unsigned n
 	}
 	tb_buf_puts(b, ") >> >>");
 	tb_pdfw_obj(w, num, b->ptr, b->len);
+}
+
+/* An unsigned signature field, the field and its widget in one
+ * dictionary (ISO 32000-1, 12.7.4.5), printable, with an empty appearance
+ * so that every reader draws the same (the line under it is the page's):
+ * a reader signs into it with an incremental update, leaving the bytes
+ * signed before, and the digests the sign-off page prints, as they were. */
+static void S_sig_field(const tb_pdf_annot *a, unsigned num, unsigned page, tb_pdfw *w,
+                        tb_buf *b)
+{
+	unsigned ap = tb_pdfw_alloc(w);
+	tb_buf_truncate(b, 0);
+	tb_buf_puts(b, "<< /Type /Annot /Subtype /Widget /FT /Sig /F 4 /T ");
+	tb_pdfw_text(b, a->sig_role, strlen(a->sig_role));
+	tb_buf_puts(b, " /TU ");
+	char tu[64];
+	snprintf(tu, sizeof tu, "%s's signature", a->sig_role);
+	tb_pdfw_text(b, tu, strlen(tu));
+	tb_buf_puts(b, " /Rect ");
+	S_rect(b, a);
+	tb_buf_printf(b, " /P %u 0 R /AP << /N %u 0 R >> >>", page, ap);
+	tb_pdfw_obj(w, num, b->ptr, b->len);
+	tb_buf_truncate(b, 0);
+	tb_buf_puts(b, "/Type /XObject /Subtype /Form /BBox [0 0 ");
+	tb_pdfw_num(b, a->x1 - a->x0);
+	tb_buf_putc(b, ' ');
+	tb_pdfw_num(b, a->y1 - a->y0);
+	tb_buf_puts(b, "]");
+	tb_pdfw_stream(w, ap, b->ptr, "", 0, false);
 }
 
 static void S_info(tb_pdf_doc *st, tb_buf *b)
@@ -705,12 +744,34 @@ static void S_save(tb_pdf_doc *st, tb_buf *out)
 			st->fonts[i].obj = tb_pdfw_alloc(&w);
 	for (size_t i = 0; i < st->npages; i++)
 		st->pages[i]->obj = tb_pdfw_alloc(&w);
+	/* the annotations' numbers before the catalog, which lists the
+	 * signature fields among them */
+	size_t nsig = 0;
+	for (size_t i = 0; i < st->npages; i++) {
+		tb_pdf_page *p = st->pages[i];
+		p->annot_obj = w.nobj + 1;
+		for (size_t a = 0; a < p->nannots; a++) {
+			tb_pdfw_alloc(&w);
+			nsig += p->annots[a].sig_role != NULL;
+		}
+	}
 	tb_buf b;
 	tb_buf_init(&b);
 
 	tb_buf_printf(&b, "<< /Type /Catalog /Pages %u 0 R", pages);
 	if (outlines)
 		tb_buf_printf(&b, " /Outlines %u 0 R /PageMode /UseOutlines", outlines);
+	if (nsig) {
+		tb_buf_puts(&b, " /AcroForm << /Fields [");
+		const char *sep = "";
+		for (size_t i = 0; i < st->npages; i++)
+			for (size_t a = 0; a < st->pages[i]->nannots; a++)
+				if (st->pages[i]->annots[a].sig_role) {
+					tb_buf_printf(&b, "%s%u 0 R", sep, st->pages[i]->annot_obj + (unsigned)a);
+					sep = " ";
+				}
+		tb_buf_puts(&b, "] >>");
+	}
 	tb_buf_puts(&b, " >>");
 	tb_pdfw_obj(&w, catalog, b.ptr, b.len);
 
@@ -743,21 +804,22 @@ static void S_save(tb_pdf_doc *st, tb_buf *out)
 			tb_buf_puts(&b, " >>");
 		}
 		tb_buf_printf(&b, " >> /Contents %u 0 R", content);
-		unsigned first_annot = 0;
+		unsigned first_annot = p->annot_obj;
 		if (p->nannots) {
-			first_annot = w.nobj + 1;
 			tb_buf_puts(&b, " /Annots [");
-			for (size_t a = 0; a < p->nannots; a++) {
-				unsigned num = tb_pdfw_alloc(&w);
-				tb_buf_printf(&b, "%s%u 0 R", a ? " " : "", num);
-			}
+			for (size_t a = 0; a < p->nannots; a++)
+				tb_buf_printf(&b, "%s%u 0 R", a ? " " : "", first_annot + (unsigned)a);
 			tb_buf_puts(&b, "]");
 		}
 		tb_buf_puts(&b, " >>");
 		tb_pdfw_obj(&w, p->obj, b.ptr, b.len);
 		tb_pdfw_stream(&w, content, "", p->c.ptr, p->c.len, true);
-		for (size_t a = 0; a < p->nannots; a++)
-			S_link_annot(st, &p->annots[a], first_annot + (unsigned)a, &w, &b);
+		for (size_t a = 0; a < p->nannots; a++) {
+			if (p->annots[a].sig_role)
+				S_sig_field(&p->annots[a], first_annot + (unsigned)a, p->obj, &w, &b);
+			else
+				S_link_annot(st, &p->annots[a], first_annot + (unsigned)a, &w, &b);
+		}
 	}
 
 	if (outlines) {

@@ -276,4 +276,28 @@ else
 	fail "report with links: $(cat "$T/err.txt")"
 fi
 
+# ---- signature fields: one unsigned field per role on the sign-off page --
+mkdir -p "$T/sig"
+if "$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/sig" >/dev/null 2>"$T/err.txt"; then
+	qpdf --json "$T/sig/default-7b.pdf" >"$T/sig/json" 2>/dev/null || true
+	fields=$(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["acroform"]
+print(" ".join("%s:%s" % (f["fullname"], f["fieldtype"]) for f in a["fields"]))
+' "$T/sig/json" 2>/dev/null || true)
+	if [ "$fields" = "Requester:/Sig Reviewer:/Sig Approver:/Sig" ]; then
+		ok "qpdf --json lists the unsigned signature fields: $fields"
+	else
+		fail "signature fields: '$fields'"
+	fi
+	last=$(pdfinfo "$T/sig/default-7b.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
+	if [ "$(grep -c '"/FT": "/Sig"' "$T/sig/json")" = 3 ] && [ -n "$last" ]; then
+		ok "the fields are widgets on the sign-off page ($last)"
+	else
+		fail "signature widgets: $(grep -c '"/FT": "/Sig"' "$T/sig/json")"
+	fi
+else
+	fail "report for signature fields: $(cat "$T/err.txt")"
+fi
+
 [ "$fails" -eq 0 ]
