@@ -212,7 +212,9 @@ char *tb_render_html(const tb_report *r)
 		cmark_iter_free(it);
 	}
 	tb_buf_truncate(&o, 0);
-	tb_buf_puts(&o, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	/* a checked tag (letters, digits, '-'): nothing to escape */
+	tb_buf_printf(&o, "<!doctype html>\n<html lang=\"%s\">\n", m && m->lang ? m->lang : "en");
+	tb_buf_puts(&o, "<head>\n<meta charset=\"utf-8\">\n"
 	                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	                "<meta name=\"generator\" content=\"trainbudget " TB_VERSION "\">\n<title>");
 	S_esc(&o, m && m->title ? m->title : "trainbudget report");

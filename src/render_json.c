@@ -956,6 +956,7 @@ void tb_render_json_members(tb_jw *j, const tb_scenario *sc, const tb_budget *b)
 	S_str(j, "name", sc ? sc->name : NULL);
 	S_str(j, "author", sc ? sc->author : NULL);
 	S_str(j, "date", sc ? sc->date : NULL);
+	S_str(j, "lang", sc && sc->lang[0] ? sc->lang : "en");
 	if (sc)
 		S_signoff(j, sc);
 	S_obj_end(j);

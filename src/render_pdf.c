@@ -758,7 +758,9 @@ static void S_save(tb_pdf_doc *st, tb_buf *out)
 	tb_buf b;
 	tb_buf_init(&b);
 
-	tb_buf_printf(&b, "<< /Type /Catalog /Pages %u 0 R", pages);
+	tb_buf_printf(&b, "<< /Type /Catalog /Pages %u 0 R /Lang ", pages);
+	const char *lang = st->meta->lang ? st->meta->lang : "en";
+	tb_pdfw_text(&b, lang, strlen(lang));
 	if (outlines)
 		tb_buf_printf(&b, " /Outlines %u 0 R /PageMode /UseOutlines", outlines);
 	if (nsig) {

@@ -380,6 +380,7 @@ static tb_report *S_new(const tb_scenario *sc, const tb_budget *b,
 	r->money_ref = tb_budget_money_ref(b);
 	r->meta.title = sc->title && *sc->title ? sc->title : sc->name;
 	r->meta.author = sc->author;
+	r->meta.lang = sc->lang[0] ? sc->lang : NULL;
 	r->meta.date = r->date;
 	r->meta.version = TB_VERSION;
 	r->meta.sha256 = r->signoff.digest;

@@ -50,7 +50,7 @@ static tb_scenario_check *const S_checks[] = {
 };
 
 /* The top-level keys that are not sections: free text about the run. */
-static const char *const S_meta_keys[] = { "title", "author", "date", "notes" };
+static const char *const S_meta_keys[] = { "title", "author", "date", "notes", "lang" };
 /* A list of overrides, each a stage of the run (scenario_stages.c). */
 static const char *const S_list_keys[] = { "stages" };
 
@@ -346,7 +346,32 @@ static bool S_valid_date(const char *s)
 	return day <= S_mdays[mo - 1] + (mo == 2 && leap);
 }
 
-/* The free-text keys: title (required), author, notes, date. */
+/* A BCP 47 language tag's shape (RFC 5646): a primary subtag of 2 to 8
+ * letters, then subtags of 1 to 8 letters or digits, joined by '-'; at
+ * most 35 characters.  The shape only: the registry is not consulted. */
+static bool S_valid_lang(const char *s)
+{
+	size_t n = strlen(s), part = 0, i = 0;
+	if (n < 2 || n > 35)
+		return false;
+	for (; i < n && isalpha((unsigned char)s[i]); i++)
+		;
+	if (i < 2 || i > 8 || (i < n && s[i] != '-'))
+		return false;
+	for (; i < n; i++) {
+		if (s[i] == '-') {
+			if (i > 0 && s[i - 1] == '-')
+				return false;
+			part = 0;
+			continue;
+		}
+		if (!isalnum((unsigned char)s[i]) || ++part > 8)
+			return false;
+	}
+	return s[n - 1] != '-';
+}
+
+/* The free-text keys: title (required), author, notes, date, lang. */
 static void S_load_meta(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
 	const tb_yaml_node *n;
@@ -362,6 +387,18 @@ static void S_load_meta(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *s
 	}
 	if ((n = tb_yaml_get(root, "author")))
 		sc->author = tb_yaml_string(c, n, "author", 200, true);
+	snprintf(sc->lang, sizeof sc->lang, "en");
+	if ((n = tb_yaml_get(root, "lang"))) {
+		const char *s = tb_yaml_scalar(c, n, "lang", "a language tag such as en, de or pt-BR");
+		if (s && S_valid_lang(s)) {
+			snprintf(sc->lang, sizeof sc->lang, "%s", s);
+		} else if (s) {
+			char sh[48];
+			tb_yaml_err(c, n, "lang '%s' is not a language tag; expected a BCP 47 tag such as "
+			            "en, de or pt-BR (letters and digits in parts of 1 to 8, joined by '-')",
+			            tb_yaml_show(s, sh));
+		}
+	}
 	if ((n = tb_yaml_get(root, "notes")))
 		sc->notes = tb_yaml_string(c, n, "notes", 65536, false);
 	if ((n = tb_yaml_get(root, "date"))) {

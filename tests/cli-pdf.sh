@@ -290,6 +290,13 @@ print(" ".join("%s:%s" % (f["fullname"], f["fieldtype"]) for f in a["fields"]))
 	else
 		fail "signature fields: '$fields'"
 	fi
+	if grep -q '"/Lang": "u:en"' "$T/sig/json"; then ok "the catalog says the document's language (/Lang en)"; else fail "no /Lang en"; fi
+	"$BIN" report docs/examples/default-7b.yaml --set lang=pt-BR --format pdf -o "$T/sig/pt" >/dev/null 2>&1 || true
+	if qpdf --json "$T/sig/pt/default-7b.pdf" 2>/dev/null | grep -q '"/Lang": "u:pt-BR"'; then
+		ok "lang: pt-BR becomes /Lang pt-BR"
+	else
+		fail "lang pt-BR is not the PDF's /Lang"
+	fi
 	last=$(pdfinfo "$T/sig/default-7b.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
 	if [ "$(grep -c '"/FT": "/Sig"' "$T/sig/json")" = 3 ] && [ -n "$last" ]; then
 		ok "the fields are widgets on the sign-off page ($last)"

@@ -67,6 +67,7 @@ typedef struct tb_verdict_line {
 
 typedef struct tb_report_meta {
 	const char *title, *author, *date, *version, *sha256, *name;
+	const char *lang;       /* BCP 47; NULL: "en" */
 	const char *command;    /* the command that regenerates the document */
 	/* What sha256 is the hash of, for its label: "inputs" for a report
 	 * (the inputs digest, signoff.h), "proposals" for a comparison (over

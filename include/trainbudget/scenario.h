@@ -42,6 +42,7 @@ typedef struct tb_scenario {
 	char *author;       /* NULL when absent */
 	char *date;         /* "YYYY-MM-DD" or NULL */
 	char *notes;        /* Markdown, NULL when absent */
+	char lang[36];      /* the documents' language, a BCP 47 tag: "en" unless `lang:` says */
 	char *text;         /* the file verbatim */
 	size_t text_len;
 	char sha256[65];    /* of the file bytes, lowercase hex */
