@@ -126,6 +126,7 @@ static const char S_help_report[] =
 	"  --template FILE     a CommonMark template instead of the built-in one\n"
 	"                      (see docs/templates.md)\n"
 	"  --paper a4|letter   PDF paper size (default a4; any case)\n"
+	"  --no-pdf-a          a plain PDF, not PDF/A-2b (the archival form, the default)\n"
 	"  --name NAME         the files' NAME and the report's scenario name\n"
 	"                      (default: the file's stem, 'stdin' for '-')\n"
 	"  --font-dir DIR      where DejaVuSans.ttf, DejaVuSans-Bold.ttf and\n"
@@ -168,6 +169,7 @@ static const char S_help_compare[] =
 	"  --template FILE     a CommonMark template instead of the built-in\n"
 	"                      templates/compare.md (see docs/templates.md)\n"
 	"  --paper a4|letter   PDF paper size (default a4; any case)\n"
+	"  --no-pdf-a          a plain PDF, not PDF/A-2b (the archival form, the default)\n"
 	"  --font-dir DIR      where the DejaVu TrueType fonts are (as for report)\n"
 	S_SET_HELP
 	S_SWEEP_HELP
@@ -281,7 +283,7 @@ const char *tb_cli_cmd_name(tb_cmd cmd)
 /* ---- the option table, sorted by name -------------------------------- */
 
 typedef enum { S_OPT_CALIBRATE, S_OPT_COUNT, S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_GLOBAL_BATCH, S_OPT_GPU,
-               S_OPT_HELP, S_OPT_MAX_VIRTUAL, S_OPT_NAME, S_OPT_OBJECTIVE, S_OPT_OUTPUT,
+               S_OPT_HELP, S_OPT_MAX_VIRTUAL, S_OPT_NAME, S_OPT_NO_PDF_A, S_OPT_OBJECTIVE, S_OPT_OUTPUT,
                S_OPT_PAPER, S_OPT_SET, S_OPT_SWEEP, S_OPT_TENSOR_ACROSS, S_OPT_TEMPLATE,
                S_OPT_TOP, S_OPT_UNSET, S_OPT_VERSION } S_opt_id;
 
@@ -312,6 +314,7 @@ static const S_opt_def S_opts[] = {
 	{ "--help", 'h', false, S_ALL_CMDS, S_OPT_HELP },
 	{ "--max-virtual", 0, true, S_PLAN, S_OPT_MAX_VIRTUAL },
 	{ "--name", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT) | S_PLAN, S_OPT_NAME },
+	{ "--no-pdf-a", 0, false, S_WRITERS, S_OPT_NO_PDF_A },
 	{ "--objective", 0, true, S_PLAN, S_OPT_OBJECTIVE },
 	{ "--output", 'o', true, S_WRITERS, S_OPT_OUTPUT },
 	{ "--paper", 0, true, S_WRITERS, S_OPT_PAPER },
@@ -817,6 +820,9 @@ static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
 	}
 	case S_OPT_TENSOR_ACROSS:
 		c->plan.tensor_across_nodes = true;
+		return TB_EXIT_OK;
+	case S_OPT_NO_PDF_A:
+		c->no_pdfa = true;
 		return TB_EXIT_OK;
 	case S_OPT_TEMPLATE:
 		if (!*val) {

@@ -63,6 +63,7 @@ typedef struct tb_cli {
 	bool json;              /* estimate --format json */
 	const char *template_path; /* NULL: the built-in template */
 	tb_paper paper;
+	bool no_pdfa;           /* --no-pdf-a: a plain PDF */
 	const char *font_dir;   /* --font-dir; NULL: TB_FONT_DIR, else the default */
 	/* plan: the search's options (--objective, --top, --count, --gpu with
 	 * prices, --global-batch, --tensor-across-nodes, --max-virtual; cards

@@ -581,7 +581,7 @@ static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *n
 	if (cli->formats & TB_OUT_PDF) {
 		tb_buf fontdir;
 		tb_buf_init(&fontdir);
-		tb_pdf_options po = { cli->paper, S_font_dir(cli->font_dir, &fontdir), NULL };
+		tb_pdf_options po = { cli->paper, S_font_dir(cli->font_dir, &fontdir), NULL, cli->no_pdfa };
 		tb_buf pdf;
 		tb_buf_init(&pdf);
 		int prc = tb_render_pdf(r, &po, &pdf, d);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "pdf_doc.h"
+#include "pdf_pdfa.h"
 #include "pdf_write.h"
 #include "trainbudget/sha256.h"
 #include "trainbudget/version.h"
@@ -675,6 +676,13 @@ static void S_sig_field(const tb_pdf_annot *a, unsigned num, unsigned page, tb_p
 	tb_pdfw_stream(w, ap, b->ptr, "", 0, false);
 }
 
+#define S_SUBJECT "LLM training compute budget for sign-off"
+
+static void S_creator(const tb_report_meta *m, char *out, size_t cap)
+{
+	snprintf(out, cap, "trainbudget %s", m->version && m->version[0] ? m->version : TB_VERSION);
+}
+
 static void S_info(tb_pdf_doc *st, tb_buf *b)
 {
 	const tb_report_meta *m = st->meta;
@@ -683,12 +691,10 @@ static void S_info(tb_pdf_doc *st, tb_buf *b)
 		S_info_text(b, "Title", m->title);
 	if (m->author && m->author[0])
 		S_info_text(b, "Author", m->author);
-	S_info_text(b, "Subject", "LLM training compute budget for sign-off");
-	tb_buf v;
-	tb_buf_init(&v);
-	tb_buf_printf(&v, "trainbudget %s", m->version && m->version[0] ? m->version : TB_VERSION);
-	S_info_text(b, "Creator", v.ptr);
-	tb_buf_release(&v);
+	S_info_text(b, "Subject", S_SUBJECT);
+	char creator[64];
+	S_creator(m, creator, sizeof creator);
+	S_info_text(b, "Creator", creator);
 	int y, mo, dd;
 	if (m->date && sscanf(m->date, "%4d-%2d-%2d", &y, &mo, &dd) == 3 &&
 	    y >= 0 && y <= 9999 && mo >= 1 && mo <= 12 && dd >= 1 && dd <= 31) {
@@ -733,11 +739,12 @@ static void S_layout(tb_pdf_doc *st, cmark_node *root)
 }
 
 /* Every object, numbered and written: catalog, pages, fonts, outline. */
-static void S_save(tb_pdf_doc *st, tb_buf *out)
+static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 {
 	tb_pdfw w;
 	tb_pdfw_init(&w, S_DEFLATE_LEVEL);
 	unsigned catalog = tb_pdfw_alloc(&w), pages = tb_pdfw_alloc(&w), info = tb_pdfw_alloc(&w);
+	unsigned xmp = pdfa ? tb_pdfw_alloc(&w) : 0, icc = pdfa ? tb_pdfw_alloc(&w) : 0;
 	unsigned outlines = st->noutline ? tb_pdfw_alloc(&w) : 0;
 	for (size_t i = 0; i < st->nfonts; i++)
 		if (st->fonts[i].f && tb_pdf_font_used(st->fonts[i].f))
@@ -763,6 +770,10 @@ static void S_save(tb_pdf_doc *st, tb_buf *out)
 	tb_pdfw_text(&b, lang, strlen(lang));
 	if (outlines)
 		tb_buf_printf(&b, " /Outlines %u 0 R /PageMode /UseOutlines", outlines);
+	if (pdfa)
+		tb_buf_printf(&b, " /Metadata %u 0 R /OutputIntents [<< /Type /OutputIntent /S /GTS_PDFA1"
+		              " /OutputConditionIdentifier (sRGB IEC61966-2.1) /Info (sRGB IEC61966-2.1)"
+		              " /DestOutputProfile %u 0 R >>]", xmp, icc);
 	if (nsig) {
 		tb_buf_puts(&b, " /AcroForm << /Fields [");
 		const char *sep = "";
@@ -791,6 +802,18 @@ static void S_save(tb_pdf_doc *st, tb_buf *out)
 	tb_buf_truncate(&b, 0);
 	S_info(st, &b);
 	tb_pdfw_obj(&w, info, b.ptr, b.len);
+	if (pdfa) {
+		/* the XMP packet says what Info says, unfiltered so that any tool
+		 * finds it; the profile the output intent names */
+		tb_buf_truncate(&b, 0);
+		char creator[64];
+		S_creator(st->meta, creator, sizeof creator);
+		tb_pdf_xmp(st->meta, S_SUBJECT, creator, &b);
+		tb_pdfw_stream(&w, xmp, "/Type /Metadata /Subtype /XML", b.ptr, b.len, false);
+		tb_buf_truncate(&b, 0);
+		tb_pdf_icc_srgb(&b);
+		tb_pdfw_stream(&w, icc, "/N 3", b.ptr, b.len, true);
+	}
 
 	for (size_t i = 0; i < st->npages; i++) {
 		tb_pdf_page *p = st->pages[i];
@@ -883,7 +906,7 @@ static int S_render(tb_pdf_doc *st, cmark_node *root, const tb_pdf_options *opt,
 	S_furniture(st);
 	if (!tb_pdf_ok(st))
 		return -1;
-	S_save(st, out);
+	S_save(st, out, !(opt && opt->no_pdfa));
 	return 0;
 }
 

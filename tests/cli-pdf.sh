@@ -307,4 +307,41 @@ else
 	fail "report for signature fields: $(cat "$T/err.txt")"
 fi
 
+# ---- PDF/A-2b: XMP metadata naming it, an sRGB output intent -------------
+mkdir -p "$T/pa"
+if "$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/pa/a" >/dev/null 2>"$T/err.txt" &&
+   "$BIN" report docs/examples/default-7b.yaml --format pdf --no-pdf-a -o "$T/pa/b" >/dev/null 2>>"$T/err.txt"; then
+	meta=$(pdfinfo -meta "$T/pa/a/default-7b.pdf" 2>/dev/null || true)
+	if printf '%s' "$meta" | grep -q '<pdfaid:part>2</pdfaid:part>' &&
+	   printf '%s' "$meta" | grep -q '<pdfaid:conformance>B</pdfaid:conformance>' &&
+	   printf '%s' "$meta" | grep -q '7B on 100B tokens in a month with 64 x H100</rdf:li>'; then
+		ok "the XMP metadata names PDF/A-2b and carries the Info dictionary's title"
+	else
+		fail "XMP metadata: $(printf '%s' "$meta" | head -5)"
+	fi
+	qpdf --json "$T/pa/a/default-7b.pdf" >"$T/pa/json" 2>/dev/null || true
+	icc=$(python3 -c '
+import json, sys
+for k, v in json.load(open(sys.argv[1]))["qpdf"][1].items():
+    s = v.get("stream") if isinstance(v, dict) else None
+    if s and s.get("dict", {}).get("/N") == 3:
+        print(k.split(":")[1].split()[0])
+' "$T/pa/json" 2>/dev/null || true)
+	if grep -q '"/S": "/GTS_PDFA1"' "$T/pa/json" && [ -n "$icc" ] &&
+	   qpdf --show-object="$icc" --filtered-stream-data "$T/pa/a/default-7b.pdf" >"$T/pa/srgb.icc" 2>/dev/null &&
+	   python3 tests/icc_check.py "$T/pa/srgb.icc" >/dev/null 2>"$T/pa/icc.err"; then
+		ok "an sRGB output intent whose profile Little CMS reads and maps sRGB to itself"
+	else
+		fail "output intent: icc object '$icc': $(cat "$T/pa/icc.err" 2>/dev/null | tail -2)"
+	fi
+	check_pdf "$T/pa/a/default-7b.pdf" "the PDF/A report" "$T/pa/a/default-7b.pdf"
+	if ! pdfinfo -meta "$T/pa/b/default-7b.pdf" 2>/dev/null | grep -q pdfaid; then
+		ok "--no-pdf-a writes a plain PDF (no XMP claim)"
+	else
+		fail "--no-pdf-a still claims PDF/A"
+	fi
+else
+	fail "report for PDF/A: $(cat "$T/err.txt")"
+fi
+
 [ "$fails" -eq 0 ]

@@ -62,6 +62,9 @@ typedef struct tb_pdf_options {
 	 * NULL-terminated list of TrueType files (an empty list: none); NULL =
 	 * the places Debian's CJK and emoji font packages install to. */
 	const char *const *fallback_fonts;
+	/* A plain PDF; false (the default): PDF/A-2b, with XMP metadata and an
+	 * sRGB output intent */
+	bool no_pdfa;
 } tb_pdf_options;
 
 /* The sign-off PDF into `out`.  Returns 0, or -1 with errors in d (a
