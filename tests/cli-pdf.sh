@@ -334,7 +334,18 @@ for k, v in json.load(open(sys.argv[1]))["qpdf"][1].items():
 	else
 		fail "output intent: icc object '$icc': $(cat "$T/pa/icc.err" 2>/dev/null | tail -2)"
 	fi
-	check_pdf "$T/pa/a/default-7b.pdf" "the PDF/A report" "$T/pa/a/default-7b.pdf"
+	"$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/pa/c" >/dev/null 2>&1 || true
+	check_pdf "$T/pa/a/default-7b.pdf" "the PDF/A report" "$T/pa/c/default-7b.pdf"
+	outline=$(python3 -c '
+import json, sys
+print("|".join(o["title"] for o in json.load(open(sys.argv[1]))["outlines"]))
+' "$T/pa/json" 2>/dev/null || true)
+	if [ "${outline%%|*}" = "1 Verdict" ] && [ "${outline##*|}" = "Sign-off" ] &&
+	   printf '%s' "$outline" | grep -q '|5 Memory per GPU|'; then
+		ok "the outline has every section in order, the sign-off last"
+	else
+		fail "outline: $outline"
+	fi
 	if ! pdfinfo -meta "$T/pa/b/default-7b.pdf" 2>/dev/null | grep -q pdfaid; then
 		ok "--no-pdf-a writes a plain PDF (no XMP claim)"
 	else
