@@ -318,7 +318,7 @@ static int S_render_md(const char *md, const tb_report_meta *m, tb_paper paper,
 	cmark_node *root = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
 	for (size_t i = 0; i < nblocks; i++)
 		S_splice(root, marks[i], &blocks[i]);
-	tb_pdf_options opt = {paper, NULL, NULL};
+	tb_pdf_options opt = {paper, NULL, NULL, false};
 	int rc = tb_render_pdf_tree(root, m, S_lookup, &opt, out, d);
 	cmark_node_free(root);
 	return rc;
@@ -622,7 +622,7 @@ Test(render_pdf, missing_font_is_a_clear_error)
 {
 	cmark_node *root = cmark_parse_document("Text.\n", 6, CMARK_OPT_DEFAULT);
 	tb_report_meta m = S_meta("No fonts");
-	tb_pdf_options opt = {TB_PAPER_A4, "/nonexistent/fonts", NULL};
+	tb_pdf_options opt = {TB_PAPER_A4, "/nonexistent/fonts", NULL, false};
 	tb_buf out;
 	tb_buf_init(&out);
 	tb_diags d;
@@ -644,7 +644,7 @@ static int S_render_fb(const char *md, const tb_report_meta *m, const char *cons
 	cmark_node *root = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
 	static tb_block title = {.kind = TB_BLOCK_TITLE};
 	S_splice(root, "TITLE", &title);
-	tb_pdf_options opt = {TB_PAPER_A4, NULL, fallbacks};
+	tb_pdf_options opt = {TB_PAPER_A4, NULL, fallbacks, false};
 	int rc = tb_render_pdf_tree(root, m, S_lookup, &opt, out, d);
 	cmark_node_free(root);
 	return rc;
@@ -729,7 +729,7 @@ Test(render_pdf, characters_no_font_draws_are_refused)
 	cmark_node *root = cmark_parse_document("T\n", 2, CMARK_OPT_DEFAULT);
 	tb_block b = {.kind = TB_BLOCK_TITLE};
 	S_splice(root, "T", &b);
-	tb_pdf_options opt = {TB_PAPER_A4, NULL, none};
+	tb_pdf_options opt = {TB_PAPER_A4, NULL, none, false};
 	cr_expect_eq(tb_render_pdf_tree(root, &m, S_lookup, &opt, &out, &d), -1);
 	cr_expect(d.errors >= 1 && strstr(d.items[0].msg, "U+4E2D"));
 	cmark_node_free(root);
@@ -830,7 +830,7 @@ Test(render_pdf, default_report_end_to_end)
 	o.command = "trainbudget report docs/examples/default-7b.yaml";
 	tb_report *r = tb_report_new(sc, &b, &o, &d);
 	cr_assert_not_null(r);
-	tb_pdf_options po = {TB_PAPER_A4, NULL, NULL};
+	tb_pdf_options po = {TB_PAPER_A4, NULL, NULL, false};
 	tb_buf out;
 	tb_buf_init(&out);
 	cr_assert_eq(tb_render_pdf(r, &po, &out, &d), 0);
