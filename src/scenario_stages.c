@@ -118,6 +118,22 @@ static bool S_stage_shape(tb_yaml_ctx *c, const tb_yaml_node *st, int i, char na
 	return true;
 }
 
+/* The defaults a stage's load adapted that the scenario's own did not,
+ * said with the stage's name, so the documents list them among the
+ * assumptions like the scenario's. */
+static void S_adapted(tb_scenario *sc, const tb_scenario *st, const char *name)
+{
+	for (size_t k = 0; k < st->nadapted; k++) {
+		const tb_scenario_adapted *a = &st->adapted[k];
+		bool known = false;
+		for (size_t j = 0; j < sc->nadapted && !known; j++)
+			known = strcmp(sc->adapted[j].key, a->key) == 0 &&
+			        strcmp(sc->adapted[j].value, a->value) == 0;
+		if (!known)
+			tb_scenario_adapt(sc, a->key, a->value, a->deflt, "in stage '%s': %s", name, a->why);
+	}
+}
+
 bool tb_scenario_load_stages(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc,
                              tb_scenario_loader *load)
 {
@@ -191,6 +207,7 @@ bool tb_scenario_load_stages(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenar
 		if (good) {
 			snprintf(sc->stages[i].name, sizeof sc->stages[i].name, "%s", names[i]);
 			sc->stages[i].inputs = st->inputs;
+			S_adapted(sc, st, names[i]);
 			total += st->inputs.training.tokens;
 			data += st->inputs.training.data_tokens;
 		}

@@ -138,3 +138,27 @@ Test(stages, deepseek_v3_context_extension)
 	cr_expect(fabs(implied - 119e3) <= 0.10 * 119e3, "%.0f", implied);
 	tb_scenario_free(sc);
 }
+
+/* A default a stage's load adapts is said, with the stage's name, among
+ * the scenario's (the documents list them as assumptions). */
+Test(stages, a_stage_adapted_default_is_said)
+{
+	static const char y[] =
+		"title: adapted in a stage\n"
+		"model: {preset: llama-2-7b}\n"
+		"training: {seq_len: 4096}\n"
+		"hardware: {gpu: h100-sxm, count: 1536}\n"
+		"stages:\n"
+		"  - {name: a, training: {tokens: 100B}}\n"
+		"  - name: long\n"
+		"    training: {tokens: 10B, seq_len: 32k, micro_batch: 1}\n"
+		"    parallelism: {tensor: 8, pipeline: 1, context: 4}\n";
+	tb_scenario *sc = S_load(y, NULL, 0);
+	const tb_scenario_adapted *a = tb_scenario_adapted_find(sc, "training.global_batch");
+	cr_assert(a);
+	cr_expect(strstr(a->why, "in stage 'long'") != NULL, "%s", a->why);
+	/* 1,536 GPUs over TP 8 x CP 4 leave 48 replicas: 1,008 = 21 x 48 */
+	cr_expect(strcmp(a->value, "1008") == 0, "%s", a->value);
+	cr_expect(sc->stages[1].inputs.training.global_batch == 1008);
+	tb_scenario_free(sc);
+}
