@@ -151,9 +151,12 @@ static void S_stages(S_text *t, const tb_budget *b)
 		tb_buf_puts(o, t->cell.ptr);
 		if (r->method != TB_METHOD_FULL)
 			tb_buf_printf(o, ", %s", tb_method_name(r->method));
-		tb_buf_printf(o, "; TP %lld PP %lld CP %lld DP %lld; ", (long long)r->layout.tensor,
-		              (long long)r->layout.pipeline, (long long)r->layout.context,
-		              (long long)r->layout.data);
+		if (r->runs && r->layout.tensor > 0)
+			tb_buf_printf(o, "; TP %lld PP %lld CP %lld DP %lld; ", (long long)r->layout.tensor,
+			              (long long)r->layout.pipeline, (long long)r->layout.context,
+			              (long long)r->layout.data);
+		else
+			tb_buf_puts(o, "; no layout fits; ");
 		if (!r->runs || !r->known) {
 			tb_buf_puts(o, r->runs ? "time unknown" : "cannot run");
 		} else {

@@ -79,9 +79,12 @@ static void S_table_stages(tb_report *r, tb_table *t)
 			tb_rtab_str(&tb, s->name);
 		tb_rtab_num(&tb, TB_RF_COUNT, s->tokens);
 		tb_rtab_num(&tb, TB_RF_GROUPED, (double)s->seq_len);
-		tb_rtab_fmt(&tb, "%lld, %lld, %lld, %lld", (long long)s->layout.tensor,
-		            (long long)s->layout.pipeline, (long long)s->layout.context,
-		            (long long)s->layout.data);
+		if (s->runs && s->layout.tensor > 0)
+			tb_rtab_fmt(&tb, "%lld, %lld, %lld, %lld", (long long)s->layout.tensor,
+			            (long long)s->layout.pipeline, (long long)s->layout.context,
+			            (long long)s->layout.data);
+		else
+			tb_rtab_str(&tb, "none fits");
 		tb_rtab_num(&tb, TB_RF_BYTES, s->memory_per_gpu_bytes);
 		if (!s->known) {
 			for (int k = 0; k < 3; k++)
