@@ -243,11 +243,11 @@ static int64_t S_gpus_per_node(const tb_inputs *in)
 	return g > 0 ? g : TB_GOODPUT_GPUS_PER_NODE;
 }
 
-/* The bill's rules from the scenario (bill.h), and the bill of the run at
- * the expected MFU with its losses.  Storage holds `kept` checkpoints of
+/* The bill's rules from the scenario (bill.h); returns the bill of the run
+ * at the expected MFU with its losses (0 when it is not priced).  Storage holds `kept` checkpoints of
  * the trained states and the dataset while the run lasts, and the last
  * checkpoint for the retention after it. */
-static void S_bill(const tb_inputs *in, tb_budget *b)
+static double S_bill(const tb_inputs *in, tb_budget *b)
 {
 	const tb_plan *pl = &in->plan;
 	tb_bill_in *bi = &b->bill_in;
@@ -263,15 +263,17 @@ static void S_bill(const tb_inputs *in, tb_budget *b)
 		bi->retention_s = pl->storage_retention_s;
 		bi->storage_price_per_byte_s = pl->storage_price_per_tb_month / 1e12 / TB_BILL_MONTH_S;
 	}
-	memset(&b->bill, 0, sizeof b->bill);
+	tb_bill bill;
+	memset(&bill, 0, sizeof bill);
 	const tb_losses *l = &b->losses;
 	if (l->known)
-		tb_bill_compute(bi, in->hardware.price_per_gpu_hour, l->cost[1], l->seconds[1], &b->bill);
-	if (b->bill.blocks > 1)
+		tb_bill_compute(bi, in->hardware.price_per_gpu_hour, l->cost[1], l->seconds[1], &bill);
+	if (bill.blocks > 1)
 		tb_budget_warn(b, "The run takes %.1f days with its losses%s, past hardware.reservation's "
 		                  "%.1f: billed as %d bookings back to back",
-		               b->bill.used_s / 86400, pl->ablations > 0 ? " and ablations" : "",
-		               in->hardware.reservation_s / 86400, b->bill.blocks);
+		               bill.used_s / 86400, pl->ablations > 0 ? " and ablations" : "",
+		               in->hardware.reservation_s / 86400, bill.blocks);
+	return bill.total;
 }
 
 void tb_goodput_step(const tb_inputs *in, tb_budget *b)
@@ -315,13 +317,13 @@ void tb_goodput_step(const tb_inputs *in, tb_budget *b)
 			l->energy_kwh[i] = tb_calc_div(t->energy_kwh[i], g->fraction);
 		}
 	}
-	S_bill(in, b);
+	double billed = S_bill(in, b);
 	/* The verdicts count the losses and bill what is booked; a run that
 	 * never finishes meets nothing. */
 	if (t->has_deadline)
 		t->meets_deadline = l->known && l->seconds[1] <= t->deadline_s;
 	if (t->has_budget)
-		t->within_budget = l->known && b->bill.total <= t->budget;
+		t->within_budget = l->known && billed <= t->budget;
 	S_derivs(in, b, step_s);
 	S_warnings(in, b, step_s);
 }

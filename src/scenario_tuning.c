@@ -189,5 +189,21 @@ bool tb_scenario_check_tuning(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		tb_yaml_err(c, at, "training.lora.targets: %s", why);
 		return false;
 	}
+	/* past the narrowest adapted matrix's width, A B has more parameters
+	 * than the matrix and no more rank: a typo, not an adapter */
+	double narrow = 0;
+	for (int k = 0; k < lc.n_dense + lc.n_moe; k++) {
+		const tb_lora_module *x = k < lc.n_dense ? &lc.dense_mods[k] : &lc.moe_mods[k - lc.n_dense];
+		double w = x->in < x->out ? x->in : x->out;
+		if (narrow == 0 || w < narrow)
+			narrow = w;
+	}
+	if ((double)t->lora.rank > narrow) {
+		const tb_yaml_node *rn = lm ? tb_yaml_get(lm, "rank") : NULL;
+		tb_yaml_err(c, rn ? rn : lk, "training.lora.rank %lld is above the width of the narrowest "
+		            "adapted matrix (%.0f); expected at most %.0f, usually 8 to 256",
+		            (long long)t->lora.rank, narrow, narrow);
+		return false;
+	}
 	return true;
 }

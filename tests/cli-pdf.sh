@@ -245,21 +245,13 @@ fi
 
 # ---- links: an annotation wherever a link's text lands (issue 23) --------
 mkdir -p "$T/lk"
-cat >"$T/lk/links.md" <<'EOF_MD'
-# Links
-
-See [the wiki](https://wiki.example/page) and [a relative one](./notes.md). A long link text that
-wraps: [this is a rather long link text that will surely wrap onto the next line of the paragraph
-because it goes on and on](https://example.org/a%20b?q=(x)).
-
-{{verdict}}
-EOF_MD
+cp tests/templates/links.md "$T/lk/links.md"
 if "$BIN" report docs/examples/default-7b.yaml --template "$T/lk/links.md" --format pdf -o "$T/lk/out" >/dev/null 2>"$T/err.txt"; then
 	pdf="$T/lk/out/default-7b.pdf"
 	qpdf --json "$pdf" >"$T/lk/json" 2>/dev/null || true
 	links=$(grep -c '"/Subtype": "/Link"' "$T/lk/json" || true)
-	if [ "$links" = 4 ] && grep -q '"/URI": "u:https://wiki.example/page"' "$T/lk/json" &&
-	   grep -q '"/URI": "u:./notes.md"' "$T/lk/json" &&
+	if [ "$links" = 5 ] && grep -q '"/URI": "u:https://wiki.example/page"' "$T/lk/json" &&
+	   grep -q '"/URI": "u:./notes.md"' "$T/lk/json" && grep -q '"/URI": "u:mailto:a@b.example"' "$T/lk/json" &&
 	   [ "$(grep -c '"/URI": "u:https://example.org/a%20b?q=(x)"' "$T/lk/json")" = 2 ]; then
 		ok "links are annotations with their URLs, a wrapped one on each of its lines"
 	else
@@ -267,7 +259,7 @@ if "$BIN" report docs/examples/default-7b.yaml --template "$T/lk/links.md" --for
 	fi
 	"$BIN" report docs/examples/default-7b.yaml --template "$T/lk/links.md" --format pdf -o "$T/lk/again" >/dev/null 2>&1 || true
 	check_pdf "$pdf" "a report with links" "$T/lk/again/default-7b.pdf"
-	if pdftotext "$pdf" - 2>/dev/null | grep -q 'See the wiki and a relative one'; then
+	if pdftotext "$pdf" - 2>/dev/null | grep -q 'See the wiki, a relative one and mail'; then
 		ok "a link's text reads as text"
 	else
 		fail "a link's text: $(pdftotext "$pdf" - 2>/dev/null | head -3)"

@@ -45,6 +45,17 @@ if [ "$examples" -eq 0 ]; then
 fi
 vg estimate
 vg check docs/examples/*.yaml
+# issue 22: a QLoRA run, a run in stages (each stage a whole scenario load
+# and a risk draw), a staged proposal compared, a bill with every rule
+vg report docs/examples/fine-tuning/qlora-70b-one-gpu.yaml -o "$out/ft" --format md,html,json,pdf
+vg report docs/examples/stages/staged-deepseek-v3.yaml -o "$out/st" --format md,html,json,pdf
+vg compare docs/examples/stages/staged-llama-3.1-405b.yaml docs/examples/llama-3.1-405b.yaml \
+	-o "$out/cs" --format md,json
+# issue 23: link annotations and signature fields in the PDF, and a plain one
+vg report docs/examples/default-7b.yaml --template tests/templates/links.md -o "$out/lk" --format pdf
+vg report docs/examples/default-7b.yaml --no-pdf-a -o "$out/np" --format pdf
+vg estimate docs/examples/default-7b.yaml --set "hardware.reservation=60 days" \
+	--set plan.ablations=20% --set plan.storage.kept=3 --set hardware.node_power=10.2kW --format json
 # every input the inputs SHA-256 covers at once: a config.json, a user
 # template (read once in main, hashed, expanded) and overrides
 vg report docs/examples/llama3-8b-hf.yaml --template templates/report.md \

@@ -408,12 +408,10 @@ typedef struct tb_budget {
 	tb_chinchilla chinchilla;
 	tb_goodput goodput;             /* at the expected MFU */
 	tb_losses losses;
-	/* What the run is billed (bill.h): the rules from the scenario, and
-	 * the bill of the run at the expected MFU with failures and
-	 * checkpoints (goodput.c); the confidence figures bill each
-	 * simulated run by the same rules (risk.c) */
+	/* What the run is billed (bill.h): the rules from the scenario
+	 * (goodput.c), by which tb_budget_bill bills the expected run and the
+	 * confidence figures each simulated run (risk.c) */
 	tb_bill_in bill_in;
-	tb_bill bill;
 	/* A staged run (stages.h, tb_budget_compute_stages): its stages, the
 	 * one needing the most memory per GPU, and the whole run's expected
 	 * figures, which tb_budget_expected then returns; the risk above is
