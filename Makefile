@@ -9,7 +9,7 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?= build-san
 
-PKGS      = libcmark yaml-0.1 zlib
+PKGS      = libcmark yaml-0.1 zlib fribidi harfbuzz
 
 TB_WARN   = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings
@@ -37,8 +37,9 @@ BIN      = $(BUILD)/trainbudget
 TESTBIN  = $(BUILD)/tests/run
 
 # The PDF draws with DejaVu subset to the scripts and symbols a report
-# uses (Latin, Greek, Cyrillic, Hebrew, Arabic with the joined forms the
-# shaper picks, punctuation, arrows, maths, boxes): each run reads the faces
+# uses (Latin with its combining marks, Greek, Cyrillic, Hebrew, Arabic
+# with the joined forms and the layout tables HarfBuzz shapes them by,
+# punctuation, arrows, maths, boxes): each run reads the faces
 # whole, so small files load fast, and the PDF embeds only the glyphs it
 # draws.  Other scripts come from fallback fonts found at run time
 # (src/render_pdf.c).  Made from Debian's fonts-dejavu-core with fontTools
@@ -48,7 +49,7 @@ TESTBIN  = $(BUILD)/tests/run
 FONT_SRC   ?= /usr/share/fonts/truetype/dejavu
 FONT_FACES  = DejaVuSans DejaVuSans-Bold DejaVuSansMono
 FONTS       = $(FONT_FACES:%=$(BUILD)/fonts/%.ttf)
-FONT_RANGES = U+0020-007E,U+00A0-024F,U+0370-03FF,U+0400-052F,U+0590-06FF,U+1E00-1EFF,U+2000-23FF,U+2500-25FF,U+FB1D-FB4F,U+FE70-FEFF,U+FFFD
+FONT_RANGES = U+0020-007E,U+00A0-024F,U+0300-036F,U+0370-03FF,U+0400-052F,U+0590-06FF,U+1E00-1EFF,U+2000-23FF,U+2500-25FF,U+FB1D-FB4F,U+FE70-FEFF,U+FFFD
 
 .PHONY: all deps test-deps demo test unit check-cli check-san check-valgrind \
         install uninstall clean fuzz bench validate coverage \

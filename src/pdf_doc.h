@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "pdf_font.h"
+#include "pdf_shape.h"
 #include "pdf_text.h"
 #include "trainbudget/buf.h"
 #include "trainbudget/diag.h"
@@ -39,6 +40,7 @@ typedef struct tb_pdf_font_slot {
 	char *path;             /* fallbacks: the path to try */
 	char *loaded;           /* the file read, for errors that blame the font */
 	unsigned obj;           /* the Type0 font's object number, when written */
+	void *hb;               /* its HarfBuzz font, made when complex text first uses it */
 } tb_pdf_font_slot;
 
 /* Where a link's text was drawn on a page: its rectangle and its
@@ -84,6 +86,8 @@ typedef struct tb_pdf_doc {
 	size_t nfonts;
 	tb_pdf_glyph_hit cache[TB_PDF_GLYPH_CACHE];
 	tb_pdf_cells cells;             /* scratch for measuring */
+	void *hb_buf;                   /* HarfBuzz's buffer, made on first use */
+	tb_pdf_shaped shaped;           /* scratch for complex text */
 	const tb_report_meta *meta;
 	tb_pdf_block_fn block;
 

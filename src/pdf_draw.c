@@ -97,18 +97,18 @@ const tb_rgb tb_pdf_grey = {96, 96, 96};
 const tb_rgb tb_pdf_rule = {170, 170, 170};
 const tb_rgb tb_pdf_shade = {243, 244, 246};
 
-/* Draws cells[a..b) (visual order, one style) with the left end of the
- * baseline at (x, y), turned `angle_rad` counter-clockwise about it; a
- * gap cell is advanced over, never drawn.  Returns the width drawn, in
- * points. */
-static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb color,
-                     const tb_pdf_cells *c, size_t a, size_t b, double angle_rad)
+/* "%04X" by hand: one per glyph drawn */
+static void S_cid(tb_pdf_page *p, unsigned cid)
 {
-	if (a >= b || !tb_pdf_ok(st))
-		return 0;
-	tb_pdf_page *p = st->page;
-	unsigned style = c->v[a].style;
-	tb_pdf_draw_fill_rgb(p, color);
+	static const char hex[] = "0123456789ABCDEF";
+	char h[4] = { hex[(cid >> 12) & 15], hex[(cid >> 8) & 15], hex[(cid >> 4) & 15],
+	              hex[cid & 15] };
+	tb_buf_put(&p->c, h, 4);
+}
+
+/* Opens a text object at (x, y) turned angle_rad, slanted for italic. */
+static void S_begin_text(tb_pdf_page *p, double x, double y, unsigned style, double angle_rad)
+{
 	tb_pdf_draw_op(p, "BT");
 	double co = cos(angle_rad), sn = sin(angle_rad);
 	double skew = (style & TB_PDF_ITALIC) ? S_ITALIC_SKEW : 0;
@@ -119,6 +119,20 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 	S_num(p, x);
 	S_num(p, y);
 	tb_pdf_draw_op(p, "Tm");
+}
+
+/* Draws cells[a..b) (visual order, one style) with the left end of the
+ * baseline at (x, y), turned `angle_rad` counter-clockwise about it; a
+ * gap cell is advanced over, never drawn.  Returns the width drawn, in
+ * points. */
+static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb color,
+                     const tb_pdf_cells *c, size_t a, size_t b, double angle_rad)
+{
+	if (a >= b || !tb_pdf_ok(st))
+		return 0;
+	tb_pdf_page *p = st->page;
+	tb_pdf_draw_fill_rgb(p, color);
+	S_begin_text(p, x, y, c->v[a].style, angle_rad);
 	int font = -1;
 	bool open = false;
 	long w = 0;
@@ -153,16 +167,7 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 		if (!open)
 			tb_buf_putc(&p->c, '<');
 		open = true;
-		unsigned cid = tb_pdf_font_cid(st->fonts[font].f, g.gid, e->uni, e->nuni);
-		if (cid <= 0xFFFF) {
-			/* "%04X" by hand: one per glyph drawn */
-			static const char hex[] = "0123456789ABCDEF";
-			char h[4] = { hex[cid >> 12], hex[(cid >> 8) & 15], hex[(cid >> 4) & 15],
-			              hex[cid & 15] };
-			tb_buf_put(&p->c, h, 4);
-		} else {
-			tb_buf_printf(&p->c, "%04X", cid);
-		}
+		S_cid(p, tb_pdf_font_cid(st->fonts[font].f, g.gid, &e->cp, 1));
 		w += g.width;
 	}
 	if (open)
@@ -239,12 +244,154 @@ unsigned tb_pdf_draw_link(tb_pdf_doc *st, const char *url)
 	return (unsigned)st->nlinks;
 }
 
-static void S_show_line(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb color,
-                        tb_pdf_cells *c, double angle_rad)
+/* Draws shaped glyphs [a, b) (visual order, one style) like S_show:
+ * each glyph's /W width is what a viewer advances, so the shaper's
+ * advance and offsets are given as TJ adjustments, its vertical offsets
+ * as text rise.  Returns the width drawn, in points. */
+static double S_show_glyphs(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb color,
+                            const tb_pdf_cells *c, const tb_pdf_shaped *sh, size_t a,
+                            size_t b, double angle_rad)
 {
-	tb_pdf_cells_shape(c);
-	if (tb_pdf_cells_has_rtl(c))
-		tb_pdf_cells_reorder(c);
+	tb_pdf_page *p = st->page;
+	tb_pdf_draw_fill_rgb(p, color);
+	S_begin_text(p, x, y, sh->v[a].style, angle_rad);
+	int font = -1;
+	bool array = false, hex = false;
+	long move = 0;          /* thousandths still to move right before the next glyph */
+	int32_t rise = 0;
+	long w = 0;
+	for (size_t i = a; i < b; i++) {
+		const tb_pdf_glyph *g = &sh->v[i];
+		w += g->adv;
+		if (g->gap) {
+			move += g->adv;
+			continue;
+		}
+		if (g->font != font || g->dy != rise) {
+			if (hex)
+				tb_buf_putc(&p->c, '>');
+			if (array)
+				tb_buf_puts(&p->c, "] TJ\n");
+			array = hex = false;
+		}
+		if (g->font != font) {
+			font = g->font;
+			p->fonts |= 1u << font;
+			tb_buf_printf(&p->c, "/F%d ", font + 1);
+			S_num(p, size_pt);
+			tb_pdf_draw_op(p, "Tf");
+		}
+		if (g->dy != rise) {
+			rise = g->dy;
+			S_num(p, rise * size_pt / 1000.0);
+			tb_pdf_draw_op(p, "Ts");
+		}
+		move += g->dx;
+		if (!array)
+			tb_buf_putc(&p->c, '[');
+		array = true;
+		if (move) {
+			if (hex)
+				tb_buf_putc(&p->c, '>');
+			hex = false;
+			tb_buf_printf(&p->c, "%ld", -move);
+		}
+		if (!hex)
+			tb_buf_putc(&p->c, '<');
+		hex = true;
+		uint32_t text[TB_PDF_CID_TEXT_MAX];
+		size_t nt = 0;
+		for (size_t k = 0; g->text && k < g->ncells && nt < TB_PDF_CID_TEXT_MAX; k++)
+			text[nt++] = c->v[g->cell + k].cp;
+		if (sh->runs[g->run].rtl) /* visual order: see tb_pdf_run */
+			for (size_t k = 0; k < nt / 2; k++) {
+				uint32_t t = text[k];
+				text[k] = text[nt - 1 - k];
+				text[nt - 1 - k] = t;
+			}
+		S_cid(p, tb_pdf_font_cid(st->fonts[font].f, g->gid, text, nt));
+		move = g->adv - g->w - g->dx;
+	}
+	if (hex)
+		tb_buf_putc(&p->c, '>');
+	if (array)
+		tb_buf_puts(&p->c, "] TJ\n");
+	if (rise)
+		tb_pdf_draw_op(p, "0 Ts");
+	tb_pdf_draw_op(p, "ET");
+	return (double)w * size_pt / 1000.0;
+}
+
+/* Opens a span whose text is cells[a..b) (/ActualText): what a run drawn
+ * in another order, or with glyphs that are not one a character, says. */
+static void S_actual_text(tb_pdf_page *p, const tb_pdf_cells *c, size_t a, size_t b)
+{
+	tb_buf_puts(&p->c, "/Span <</ActualText <FEFF");
+	for (size_t i = a; i < b; i++) {
+		uint32_t u = c->v[i].cp;
+		if (u >= 0x10000) {
+			u -= 0x10000;
+			tb_buf_printf(&p->c, "%04X%04X", 0xD800 + (unsigned)(u >> 10),
+			              0xDC00 + (unsigned)(u & 0x3FF));
+		} else {
+			tb_buf_printf(&p->c, "%04X", (unsigned)u);
+		}
+	}
+	tb_buf_puts(&p->c, ">>> BDC\n");
+}
+
+static void S_link_box(tb_pdf_doc *st, unsigned style, double x, double from, double to,
+                       double y, double size_pt, double angle_rad)
+{
+	unsigned link = TB_PDF_LINK_OF(style);
+	if (link && angle_rad == 0 && to > from)
+		S_annot(st, link, x + from, x + to, y, size_pt);
+}
+
+/* Complex text: shaped, in visual order, a span of one style at a time,
+ * each run drawn in another order than its text said again. */
+static void S_show_shaped(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb color,
+                          const tb_pdf_cells *c, int dir, double angle_rad)
+{
+	tb_pdf_shaped *sh = &st->shaped;
+	tb_pdf_shape(st, c, dir, sh);
+	double co = cos(angle_rad), sn = sin(angle_rad);
+	double adv = 0;
+	for (size_t r = 0; r < sh->nruns && tb_pdf_ok(st); r++) {
+		const tb_pdf_run *run = &sh->runs[r];
+		if (run->reordered)
+			S_actual_text(st->page, c, run->cell, run->cell + run->ncells);
+		size_t k = run->first, end = run->first + run->n;
+		while (k < end) {
+			size_t j = k + 1;
+			while (j < end && !sh->v[j].gap)
+				j++;
+			if (sh->v[k].gap) {
+				adv += sh->v[k].adv * size_pt / 1000.0;
+				k++;
+				continue;
+			}
+			double from = adv;
+			adv += S_show_glyphs(st, x + adv * co, y + adv * sn, size_pt, color, c, sh, k, j,
+			                     angle_rad);
+			S_link_box(st, sh->v[k].style, x, from, adv, y, size_pt, angle_rad);
+			k = j;
+		}
+		if (run->reordered)
+			tb_pdf_draw_op(st->page, "EMC");
+	}
+}
+
+/* Draws the cells, in logical order, as a line from x: text that needs
+ * no shaping one glyph a character, a run of one style at a time; other
+ * text shaped. */
+static void S_show_line(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb color,
+                        tb_pdf_cells *c, int dir, double angle_rad)
+{
+	if (!tb_pdf_shape_simple(c)) {
+		S_show_shaped(st, x, y, size_pt, color, c, dir, angle_rad);
+		return;
+	}
 	double co = cos(angle_rad), sn = sin(angle_rad);
 	double adv = 0;
 	size_t k = 0;
@@ -260,9 +407,7 @@ static void S_show_line(tb_pdf_doc *st, double x, double y, double size_pt, tb_r
 		}
 		double from = adv;
 		adv += S_show(st, x + adv * co, y + adv * sn, size_pt, color, c, k, j, angle_rad);
-		unsigned link = TB_PDF_LINK_OF(c->v[k].style);
-		if (link && angle_rad == 0 && adv > from)
-			S_annot(st, link, x + from, x + adv, y, size_pt);
+		S_link_box(st, c->v[k].style, x, from, adv, y, size_pt, angle_rad);
 		k = j;
 	}
 }
@@ -276,7 +421,7 @@ void tb_pdf_draw_text_at(tb_pdf_doc *st, double x, double y, unsigned style, dou
 		return;
 	tb_pdf_cells c = {0};
 	tb_pdf_cells_add(&c, style, s, len);
-	S_show_line(st, x, y, size_pt, color, &c, angle_rad);
+	S_show_line(st, x, y, size_pt, color, &c, TB_PDF_DIR_AUTO, angle_rad);
 	tb_pdf_cells_release(&c);
 }
 
@@ -349,7 +494,9 @@ void tb_pdf_draw_line(tb_pdf_doc *st, const tb_pdf_para *p, size_t li, double x0
                       double width, bool right, tb_rgb color, double base)
 {
 	const tb_pdf_line *ln = &p->lines[li];
-	double x = x0 + (right ? width - ln->width_pt : 0);
+	/* a right-to-left paragraph is set flush right, its lines in its order */
+	int dir = tb_pdf_shape_dir(p->text.ptr, p->text.len);
+	double x = x0 + (right || dir == TB_PDF_DIR_RTL ? width - ln->width_pt : 0);
 	tb_pdf_cells c = {0};
 	for (size_t k = ln->first; k < ln->first + ln->n; k++) {
 		const tb_pdf_piece *pc = &p->pieces[k];
@@ -359,7 +506,7 @@ void tb_pdf_draw_line(tb_pdf_doc *st, const tb_pdf_para *p, size_t li, double x0
 		}
 		tb_pdf_cells_add(&c, pc->style, p->text.ptr + pc->off, pc->len);
 	}
-	S_show_line(st, x, base, p->size_pt, color, &c, 0);
+	S_show_line(st, x, base, p->size_pt, color, &c, dir, 0);
 	tb_pdf_cells_release(&c);
 }
 

@@ -21,7 +21,7 @@ typedef struct S_range {
 
 typedef struct S_cid {
 	unsigned gid;           /* in the font */
-	uint32_t uni[2];
+	uint32_t uni;           /* the one character, or where in text[] several start */
 	unsigned nuni;
 } S_cid;
 
@@ -42,6 +42,8 @@ struct tb_pdf_font {
 	/* CIDs in order of first use; CID 0 is .notdef */
 	S_cid *cids;
 	size_t ncids, cids_cap;
+	uint32_t *text;         /* the characters of CIDs that stand for several */
+	size_t ntext, text_cap;
 	unsigned *slots;        /* open addressing: index+1 into cids, 0 empty */
 	size_t nslots;
 };
@@ -332,6 +334,7 @@ void tb_pdf_font_free(tb_pdf_font *f)
 	free(f->data);
 	free(f->ranges);
 	free(f->cids);
+	free(f->text);
 	free(f->slots);
 	free(f);
 }
@@ -346,34 +349,49 @@ bool tb_pdf_font_used(const tb_pdf_font *f)
 	return f->ncids > 1;
 }
 
+const unsigned char *tb_pdf_font_data(const tb_pdf_font *f, size_t *len)
+{
+	*len = f->len;
+	return f->data;
+}
+
+static const uint32_t *S_text(const tb_pdf_font *f, const S_cid *c)
+{
+	return c->nuni > 1 ? f->text + c->uni : &c->uni;
+}
+
 static size_t S_hash(unsigned gid, const uint32_t *uni, size_t nuni)
 {
-	uint64_t h = 1469598103934665603u;
-	uint64_t parts[3] = {gid, uni[0], nuni > 1 ? uni[1] + 1u : 0};
-	for (int i = 0; i < 3; i++) {
-		h ^= parts[i];
+	uint64_t h = 1469598103934665603u ^ gid;
+	h *= 1099511628211u;
+	h ^= nuni;
+	h *= 1099511628211u;
+	for (size_t i = 0; i < nuni; i++) {
+		h ^= uni[i];
 		h *= 1099511628211u;
 	}
 	return (size_t)(h ^ (h >> 29));
 }
 
-static bool S_same(const S_cid *c, unsigned gid, const uint32_t *uni, size_t nuni)
+static bool S_same(const tb_pdf_font *f, const S_cid *c, unsigned gid, const uint32_t *uni,
+                   size_t nuni)
 {
-	return c->gid == gid && c->nuni == nuni && c->uni[0] == uni[0] &&
-	       (nuni < 2 || c->uni[1] == uni[1]);
+	return c->gid == gid && c->nuni == nuni &&
+	       (nuni == 0 || memcmp(S_text(f, c), uni, nuni * sizeof *uni) == 0);
 }
 
 unsigned tb_pdf_font_cid(tb_pdf_font *f, unsigned gid, const uint32_t *uni, size_t nuni)
 {
-	if (nuni > 2)
-		nuni = 2;
+	if (nuni > TB_PDF_CID_TEXT_MAX)
+		nuni = TB_PDF_CID_TEXT_MAX;
 	if (f->ncids * 2 >= f->nslots) {
 		/* grow and rehash: the table stays at most half full */
 		free(f->slots);
 		f->nslots = f->nslots ? f->nslots * 2 : 256;
 		f->slots = tb_xcalloc(f->nslots, sizeof *f->slots);
 		for (size_t i = 1; i < f->ncids; i++) {
-			size_t h = S_hash(f->cids[i].gid, f->cids[i].uni, f->cids[i].nuni) & (f->nslots - 1);
+			const S_cid *c = &f->cids[i];
+			size_t h = S_hash(c->gid, S_text(f, c), c->nuni) & (f->nslots - 1);
 			while (f->slots[h])
 				h = (h + 1) & (f->nslots - 1);
 			f->slots[h] = (unsigned)i;
@@ -381,7 +399,7 @@ unsigned tb_pdf_font_cid(tb_pdf_font *f, unsigned gid, const uint32_t *uni, size
 	}
 	size_t h = S_hash(gid, uni, nuni) & (f->nslots - 1);
 	while (f->slots[h]) {
-		if (S_same(&f->cids[f->slots[h]], gid, uni, nuni))
+		if (S_same(f, &f->cids[f->slots[h]], gid, uni, nuni))
 			return f->slots[h];
 		h = (h + 1) & (f->nslots - 1);
 	}
@@ -393,9 +411,17 @@ unsigned tb_pdf_font_cid(tb_pdf_font *f, unsigned gid, const uint32_t *uni, size
 	}
 	S_cid *c = &f->cids[f->ncids];
 	c->gid = gid;
-	c->uni[0] = uni[0];
-	c->uni[1] = nuni > 1 ? uni[1] : 0;
 	c->nuni = (unsigned)nuni;
+	c->uni = nuni == 1 ? uni[0] : 0;
+	if (nuni > 1) {
+		if (f->ntext + nuni > f->text_cap) {
+			f->text_cap = (f->ntext + nuni) * 2;
+			f->text = tb_xrealloc(f->text, f->text_cap * sizeof *f->text);
+		}
+		c->uni = (uint32_t)f->ntext;
+		memcpy(f->text + f->ntext, uni, nuni * sizeof *uni);
+		f->ntext += nuni;
+	}
 	f->slots[h] = (unsigned)f->ncids;
 	return (unsigned)f->ncids++;
 }
@@ -616,10 +642,15 @@ static void S_to_unicode(const tb_pdf_font *f, tb_buf *b)
 	while (i < f->ncids) {
 		size_t j = i + 1;
 		const S_cid *c = &f->cids[i];
-		if (c->nuni == 1 && c->uni[0] < 0x10000) {
+		if (c->nuni == 0) {
+			/* a glyph whose cluster's text another carries: no entry */
+			i = j;
+			continue;
+		}
+		if (c->nuni == 1 && c->uni < 0x10000) {
 			while (j < f->ncids && f->cids[j].nuni == 1 &&
-			       f->cids[j].uni[0] == c->uni[0] + (j - i) && f->cids[j].uni[0] < 0x10000 &&
-			       (j & 0xFF) != 0 && ((c->uni[0] + (j - i)) & 0xFF) != 0)
+			       f->cids[j].uni == c->uni + (j - i) && f->cids[j].uni < 0x10000 &&
+			       (j & 0xFF) != 0 && ((c->uni + (j - i)) & 0xFF) != 0)
 				j++;
 		}
 		if (j - i >= 2) {
@@ -631,7 +662,7 @@ static void S_to_unicode(const tb_pdf_font *f, tb_buf *b)
 				tb_buf_puts(&ranges, "\x01"); /* count patched below */
 			}
 			tb_buf_printf(&ranges, "<%04zX> <%04zX> <", i, j - 1);
-			S_utf16(&ranges, c->uni[0]);
+			S_utf16(&ranges, c->uni);
 			tb_buf_puts(&ranges, ">\n");
 			nr++;
 		} else {
@@ -642,7 +673,7 @@ static void S_to_unicode(const tb_pdf_font *f, tb_buf *b)
 			}
 			tb_buf_printf(&chars, "<%04zX> <", i);
 			for (unsigned k = 0; k < c->nuni; k++)
-				S_utf16(&chars, c->uni[k]);
+				S_utf16(&chars, S_text(f, c)[k]);
 			tb_buf_puts(&chars, ">\n");
 			nc++;
 			j = i + 1;

@@ -34,8 +34,16 @@ bool tb_pdf_font_inked(const tb_pdf_font *f, unsigned gid);
  * down: the widths the document's /W array gives viewers. */
 int tb_pdf_font_width(const tb_pdf_font *f, unsigned gid);
 
-/* The CID that draws glyph `gid` for the text uni[0..nuni) (1 or 2 code
- * points: a ligature stands for two); assigns the next one on first use. */
+/* The font file's bytes, for the shaper. */
+const unsigned char *tb_pdf_font_data(const tb_pdf_font *f, size_t *len);
+
+/* At most this many characters a glyph stands for in the ToUnicode map;
+ * a longer cluster's text is said by /ActualText around it. */
+#define TB_PDF_CID_TEXT_MAX 32
+
+/* The CID that draws glyph `gid` for the text uni[0..nuni): one character,
+ * several (a ligature, a cluster), or none (a glyph of a cluster whose
+ * text another glyph carries); assigns the next one on first use. */
 unsigned tb_pdf_font_cid(tb_pdf_font *f, unsigned gid, const uint32_t *uni, size_t nuni);
 
 /* Whether any CID was assigned: a font no text used is not embedded. */

@@ -31,6 +31,11 @@ static const char *const S_system_fallbacks[] = {
 	"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
 	"/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
 	"/usr/share/fonts/truetype/arphic/uming.ttc",
+	/* fonts-lohit-deva: Devanagari, with the OpenType rules HarfBuzz
+	 * shapes it by (conjuncts, reph, pre-base matras) */
+	"/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf",
+	/* fonts-tlwg-garuda-ttf: Thai, marks placed by its GPOS */
+	"/usr/share/fonts/truetype/tlwg/Garuda.ttf",
 	/* fonts-symbola: emoji and symbols, in outline */
 	"/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
 	/* fonts-freefont-ttf: many scripts */
@@ -109,7 +114,11 @@ void tb_pdf_fontset_release(tb_pdf_doc *st)
 		tb_pdf_font_free(st->fonts[i].f);
 		free(st->fonts[i].path);
 		free(st->fonts[i].loaded);
+		if (st->fonts[i].hb)
+			tb_pdf_shape_font_free(st->fonts[i].hb);
 	}
+	tb_pdf_shape_buffer_free(st->hb_buf);
+	tb_pdf_shaped_release(&st->shaped);
 }
 
 /* Which Debian package draws code point cp: for the error message. */
@@ -124,6 +133,10 @@ static const char *S_package_for(uint32_t cp)
 		return "fonts-droid-fallback (Chinese, Japanese)";
 	if ((cp >= 0x1F000 && cp <= 0x1FAFF) || (cp >= 0x2600 && cp <= 0x27BF))
 		return "fonts-symbola (emoji and symbols)";
+	if ((cp >= 0x0900 && cp <= 0x097F) || (cp >= 0xA8E0 && cp <= 0xA8FF))
+		return "fonts-lohit-deva (Devanagari)";
+	if (cp >= 0x0E00 && cp <= 0x0E7F)
+		return "fonts-tlwg-garuda-ttf (Thai)";
 	return "fonts-freefont-ttf or another TrueType font that covers it";
 }
 
@@ -171,7 +184,7 @@ void tb_pdf_fontset_missing(tb_pdf_doc *st, uint32_t cp, const tb_pdf_cells *c)
 	tb_buf ctx;
 	tb_buf_init(&ctx);
 	for (size_t i = 0; i < c->n && i < 60; i++) {
-		uint32_t u = c->v[i].uni[0];
+		uint32_t u = c->v[i].cp;
 		char b[4];
 		size_t n = u < 0x80 ? 1 : u < 0x800 ? 2 : u < 0x10000 ? 3 : 4;
 		if (n == 1) b[0] = (char)u;
@@ -247,8 +260,13 @@ double tb_pdf_fontset_measure(void *ctx, unsigned style, double size_pt, const c
 	tb_pdf_doc *st = ctx;
 	st->cells.n = 0;
 	tb_pdf_cells_add(&st->cells, style, s, len);
-	tb_pdf_cells_shape(&st->cells);
-	return (double)tb_pdf_fontset_cells_width(st, &st->cells, 0, st->cells.n) * size_pt / 1000.0;
+	if (tb_pdf_shape_simple(&st->cells))
+		return (double)tb_pdf_fontset_cells_width(st, &st->cells, 0, st->cells.n) * size_pt / 1000.0;
+	tb_pdf_shape(st, &st->cells, TB_PDF_DIR_AUTO, &st->shaped);
+	long w = 0;
+	for (size_t i = 0; i < st->shaped.n; i++)
+		w += st->shaped.v[i].adv;
+	return (double)w * size_pt / 1000.0;
 }
 
 double tb_pdf_fontset_width(tb_pdf_doc *st, unsigned style, double size_pt, const char *s)

@@ -1,8 +1,8 @@
 /* pdf_text.h: line breaking for the PDF back end (render_pdf.c).
  *
- * libharu's HPDF_Page_TextRect breaks on multibyte text, so paragraphs are
- * broken here.  The breaker knows nothing about libharu: widths come from
- * a callback (render_pdf.c passes HPDF_Font_TextWidth), which keeps it
+ * Paragraphs are broken into lines here.  The breaker knows nothing
+ * about fonts: widths come from a callback (render_pdf.c passes
+ * tb_pdf_fontset_measure, which shapes what needs it), which keeps it
  * testable with a fake font.  Text is UTF-8; breaks fall between words,
  * and a word wider than the line is cut between characters, never inside
  * one, so no text ever runs past the width it was given. */
@@ -74,15 +74,11 @@ size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
 void tb_pdf_sanitize(tb_buf *out, const char *s, size_t len);
 
 /* ---- from text to what is drawn ----------------------------------------
- * A run of text becomes cells, one per character drawn: Arabic letters
- * take their joined forms (Unicode's presentation forms, which DejaVu
- * draws), and right-to-left runs are put in the order they are seen. */
+ * A run of text becomes cells, one per character, in logical order;
+ * pdf_shape.c turns those that need it into glyphs. */
 
 typedef struct tb_pdf_cell {
-	uint32_t cp;            /* the character drawn */
-	uint32_t uni[2];        /* the text it stands for (two for a ligature) */
-	unsigned char nuni;
-	unsigned char level;    /* bidi embedding level: 0 LTR, 1 RTL, 2 a number in RTL */
+	uint32_t cp;
 	bool gap;               /* a space only advanced over, never drawn */
 	unsigned style;
 } tb_pdf_cell;
@@ -95,14 +91,6 @@ typedef struct tb_pdf_cells {
 void tb_pdf_cells_release(tb_pdf_cells *c);
 /* Appends the characters of sanitized UTF-8 s[0..len) in `style`. */
 void tb_pdf_cells_add(tb_pdf_cells *c, unsigned style, const char *s, size_t len);
-/* Joins Arabic letters (logical order in, logical order out). */
-void tb_pdf_cells_shape(tb_pdf_cells *c);
-/* Whether any cell is right-to-left; then tb_pdf_cells_reorder is needed. */
-bool tb_pdf_cells_has_rtl(const tb_pdf_cells *c);
-/* Unicode's bidi algorithm for a left-to-right paragraph without explicit
- * embeddings: levels resolved, runs reversed into visual order, brackets
- * in right-to-left runs mirrored. */
-void tb_pdf_cells_reorder(tb_pdf_cells *c);
 /* Characters that draw nothing (joiners, variation selectors, bidi
  * marks): skipped when no font has a glyph for them. */
 bool tb_pdf_ignorable(uint32_t cp);

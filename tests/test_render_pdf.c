@@ -130,88 +130,9 @@ Test(render_pdf, sanitize_keeps_every_plane)
 	cr_expect_eq(tb_pdf_utf8_floor("a\xC3\x97" "b", 4, 3), 3);
 }
 
-/* ---- shaping and bidi, against the Unicode tables ----------------------- */
-
-static void S_cells_of(tb_pdf_cells *c, const char *s)
+/* Characters that draw nothing are skipped when no font has them. */
+Test(render_pdf, ignorable_characters)
 {
-	c->n = 0;
-	tb_pdf_cells_add(c, 0, s, strlen(s));
-}
-
-/* Arabic joins with Unicode's presentation forms (Arabic Presentation
- * Forms-B chart): beh is initial, medial, final; alef only joins to the
- * letter before; lam + alef is one ligature. */
-Test(render_pdf, arabic_letters_join)
-{
-	tb_pdf_cells c = {0};
-	S_cells_of(&c, "\xD8\xA8\xD8\xA8\xD8\xA8"); /* beh beh beh */
-	tb_pdf_cells_shape(&c);
-	cr_assert_eq(c.n, 3);
-	cr_expect_eq(c.v[0].cp, 0xFE91); /* initial */
-	cr_expect_eq(c.v[1].cp, 0xFE92); /* medial */
-	cr_expect_eq(c.v[2].cp, 0xFE90); /* final */
-	cr_expect_eq(c.v[0].uni[0], 0x0628); /* the text stays the letter */
-	S_cells_of(&c, "\xD8\xA7\xD8\xA8 \xD8\xA8"); /* alef beh, space, beh */
-	tb_pdf_cells_shape(&c);
-	cr_expect_eq(c.v[0].cp, 0xFE8D); /* alef alone: it never joins forward */
-	cr_expect_eq(c.v[1].cp, 0xFE8F); /* beh isolated */
-	cr_expect_eq(c.v[3].cp, 0xFE8F);
-	S_cells_of(&c, "\xD8\xA8\xD9\x84\xD8\xA7"); /* beh lam alef */
-	tb_pdf_cells_shape(&c);
-	cr_assert_eq(c.n, 2);
-	cr_expect_eq(c.v[0].cp, 0xFE91);
-	cr_expect_eq(c.v[1].cp, 0xFEFC); /* lam-alef, final */
-	cr_expect_eq(c.v[1].nuni, 2);
-	cr_expect_eq(c.v[1].uni[0], 0x0644);
-	cr_expect_eq(c.v[1].uni[1], 0x0627);
-	S_cells_of(&c, "abc");
-	tb_pdf_cells_shape(&c);
-	cr_expect_eq(c.v[0].cp, 'a');
-	tb_pdf_cells_release(&c);
-}
-
-static char *S_visual(tb_pdf_cells *c)
-{
-	tb_buf b;
-	tb_buf_init(&b);
-	for (size_t i = 0; i < c->n; i++) {
-		uint32_t u = c->v[i].cp;
-		if (u < 0x80)
-			tb_buf_putc(&b, (char)u);
-		else if (u >= 0x5D0 && u <= 0x5EA)
-			tb_buf_putc(&b, (char)('A' + (u - 0x5D0))); /* Hebrew as capitals */
-		else
-			tb_buf_putc(&b, '?');
-	}
-	return tb_buf_detach(&b, NULL);
-}
-
-/* The Unicode bidi algorithm's own examples, Hebrew written as capitals:
- * a right-to-left run reverses, numbers in it keep their order, neutrals
- * between two RTL sides join them, brackets mirror, and trailing spaces
- * stay at the end. */
-Test(render_pdf, right_to_left_runs_in_visual_order)
-{
-	tb_pdf_cells c = {0};
-	struct { const char *in, *want; } cases[] = {
-		/* alef bet gimel */
-		{"car \xD7\x90\xD7\x91\xD7\x92 x", "car CBA x"},
-		/* two RTL words and a number: "alef bet 12 gimel" */
-		{"\xD7\x90\xD7\x91 12 \xD7\x92", "C 12 BA"},
-		/* brackets inside an RTL run mirror */
-		{"\xD7\x90 (\xD7\x91) \xD7\x92", "C (B) A"},
-		{"abc ", "abc "},
-		{"\xD7\x90\xD7\x91 ", "BA "},
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		S_cells_of(&c, cases[i].in);
-		cr_expect(tb_pdf_cells_has_rtl(&c) == (strcmp(cases[i].in, "abc ") != 0));
-		tb_pdf_cells_reorder(&c);
-		char *got = S_visual(&c);
-		cr_expect_str_eq(got, cases[i].want, "case %zu", i);
-		free(got);
-	}
-	tb_pdf_cells_release(&c);
 	cr_expect(tb_pdf_ignorable(0x200D));  /* zero-width joiner */
 	cr_expect(tb_pdf_ignorable(0xFE0F));  /* emoji presentation selector */
 	cr_expect(!tb_pdf_ignorable('a'));
