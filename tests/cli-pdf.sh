@@ -268,6 +268,57 @@ else
 	fail "report with links: $(cat "$T/err.txt")"
 fi
 
+# ---- scripts: shaped by HarfBuzz, ordered by FriBidi (issue 23) ----------
+# pdftotext gives each right-to-left stretch between U+202B and U+202C in
+# logical order and the stretches in the order they stand on the line (its
+# convention for every producer), so a word or number read back whole is a
+# word or number that was drawn right: the old drawing read back 5.234,1
+# and %10.
+mkdir -p "$T/sc"
+if "$BIN" report docs/examples/default-7b.yaml --template tests/templates/scripts.md --format pdf -o "$T/sc/a" >/dev/null 2>"$T/err.txt"; then
+	pdf="$T/sc/a/default-7b.pdf"
+	pdftotext -f 1 -l 1 "$pdf" "$T/sc/txt" 2>/dev/null || true
+	missing=""
+	# each word or number as written in tests/templates/scripts.md
+	for word in "1,234.5" \
+	            "10%" \
+	            "التكلفة" \
+	            "دولار" \
+	            "מחיר" \
+	            "מס" \
+	            "مرحبا" \
+	            "عالم" \
+	            "پگچژ" \
+	            "فارسی" \
+	            "हिन्दी में नमस्ते दुनिया" \
+	            "ภาษาไทยเป็นภาษาที่มีระดับเสียง" \
+	            "AVATAR Te Wa yo 1,234.5 GPU-hours"; do
+		grep -qF -- "$word" "$T/sc/txt" || missing="$missing [$word]"
+	done
+	if [ -z "$missing" ] && [ "$(grep -cF '1,234.5' "$T/sc/txt")" = 3 ] &&
+	   ! grep -qF -e '5.234,1' -e '%10' "$T/sc/txt"; then
+		ok "Arabic, Hebrew, Persian, Devanagari and Thai read back as written, numbers whole"
+	else
+		fail "scripts read back wrong:$missing: $(head -8 "$T/sc/txt")"
+	fi
+	"$BIN" report docs/examples/default-7b.yaml --template tests/templates/scripts.md --format pdf -o "$T/sc/b" >/dev/null 2>&1 || true
+	check_pdf "$pdf" "a report in six scripts" "$T/sc/b/default-7b.pdf"
+	# the lines as drawn, against the reference image (looked at when it
+	# was made: joined, marks on their letters, numbers and brackets right)
+	pdftoppm -gray -r 100 -f 1 -l 1 -x 0 -y 124 -W 827 -H 230 "$pdf" "$T/sc/page" 2>/dev/null
+	ref=tests/golden/scripts-page1.pgm.gz
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		gzip -9n <"$T/sc/page-1.pgm" >"$ref"
+		ok "wrote $ref"
+	elif out=$(python3 tests/pixels.py "$T/sc/page-1.pgm" "$ref" 2>&1); then
+		ok "the scripts page matches its reference image: $out"
+	else
+		fail "the scripts page differs from $ref: $out"
+	fi
+else
+	fail "report with scripts: $(cat "$T/err.txt")"
+fi
+
 # ---- signature fields: one unsigned field per role on the sign-off page --
 mkdir -p "$T/sig"
 if "$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/sig" >/dev/null 2>"$T/err.txt"; then
