@@ -9,7 +9,7 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?= build-san
 
-PKGS      = libcmark yaml-0.1 zlib fribidi harfbuzz
+PKGS      = libcmark yaml-0.1 zlib fribidi harfbuzz libthai
 
 TB_WARN   = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings

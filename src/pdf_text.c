@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pdf_break.h"
 #include "trainbudget/xalloc.h"
 #include "utf8.h"
 
@@ -80,6 +81,31 @@ static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len
 	pc->newline = p->pending_newline;
 	p->pending_space = false;
 	p->pending_newline = false;
+	/* Thai words and ideographs break without a space: one piece each */
+	bool ascii = true;
+	for (size_t i = 0; i < pc->len && ascii; i++)
+		ascii = (unsigned char)p->text.ptr[pc->off + i] < 0x80;
+	if (ascii)
+		return;
+	size_t off = pc->off, n = pc->len;
+	unsigned char *brk = tb_xmalloc(n ? n : 1);
+	tb_pdf_breaks(p->text.ptr + off, n, brk);
+	size_t start = 0;
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && brk[i] != TB_PDF_BREAK_WORD)
+			continue;
+		if (start == 0) {
+			p->pieces[p->npieces - 1].len = i;
+		} else {
+			tb_pdf_piece *q = S_push(p);
+			q->style = style;
+			q->off = off + start;
+			q->len = i - start;
+			q->break_before = true;
+		}
+		start = i;
+	}
+	free(brk);
 }
 
 void tb_pdf_para_add(tb_pdf_para *p, unsigned style, const char *s, size_t len)
@@ -157,23 +183,33 @@ static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
 	 * and this runs only for the rare word wider than a line. */
 	size_t best = 0, i = 0;
 	double best_w = 0;
+	unsigned char *brk = tb_xmalloc(pc.len ? pc.len : 1);
+	tb_pdf_breaks(s, pc.len, brk);
+	/* the end of the cluster starting at i */
+#define S_CLUSTER_END(i) do { \
+		bool ok_; \
+		(i) += S_seq_len((const unsigned char *)s + (i), pc.len - (i), &ok_); \
+	} while ((i) < pc.len && brk[(i)] == TB_PDF_BREAK_NONE)
 	while (i < pc.len) {
-		bool ok;
-		size_t n = S_seq_len((const unsigned char *)s + i, pc.len - i, &ok);
-		double w = measure(ctx, pc.style, p->size_pt, s, i + n);
+		size_t e = i;
+		S_CLUSTER_END(e);
+		double w = measure(ctx, pc.style, p->size_pt, s, e);
 		if (w > avail_pt)
 			break;
-		i += n;
+		i = e;
 		best = i;
 		best_w = w;
 	}
 	if (best == 0) {
-		if (!force)
+		if (!force) {
+			free(brk);
 			return false;
-		bool ok;
-		best = S_seq_len((const unsigned char *)s, pc.len, &ok);
+		}
+		S_CLUSTER_END(best);
 		best_w = measure(ctx, pc.style, p->size_pt, s, best);
 	}
+#undef S_CLUSTER_END
+	free(brk);
 	if (best >= pc.len)
 		return true;
 	S_push(p); /* room for one more; may move the array */
@@ -186,6 +222,7 @@ static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
 	b->off = pc.off + best;
 	b->len = pc.len - best;
 	b->space_before = false;
+	b->break_before = false;
 	b->newline = false;
 	b->width_pt = measure(ctx, pc.style, p->size_pt, p->text.ptr + b->off, b->len);
 	return true;
@@ -212,7 +249,8 @@ size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
 		}
 		/* a word: pieces glued together without a space between them */
 		size_t j = i + 1;
-		while (j < p->npieces && !p->pieces[j].space_before && !p->pieces[j].newline)
+		while (j < p->npieces && !p->pieces[j].space_before && !p->pieces[j].newline &&
+		       !p->pieces[j].break_before)
 			j++;
 		double word_w = 0;
 		for (size_t k = i; k < j; k++)

@@ -3,9 +3,11 @@
  * Paragraphs are broken into lines here.  The breaker knows nothing
  * about fonts: widths come from a callback (render_pdf.c passes
  * tb_pdf_fontset_measure, which shapes what needs it), which keeps it
- * testable with a fake font.  Text is UTF-8; breaks fall between words,
- * and a word wider than the line is cut between characters, never inside
- * one, so no text ever runs past the width it was given. */
+ * testable with a fake font.  Text is UTF-8; breaks fall between words
+ * (at spaces, and where pdf_break.h allows one without: Thai words,
+ * ideographs), and a word wider than the line is cut between grapheme
+ * clusters, never inside one, so no text ever runs past the width it was
+ * given. */
 #ifndef TB_PDF_TEXT_H
 #define TB_PDF_TEXT_H
 
@@ -32,6 +34,7 @@ typedef struct tb_pdf_piece {
 	unsigned style;
 	size_t off, len;        /* into the paragraph's text */
 	bool space_before;      /* a breakable space separates it from the previous piece */
+	bool break_before;      /* a line may break before it without a space (pdf_break.h) */
 	bool newline;           /* a hard break comes before it */
 	double width_pt;
 } tb_pdf_piece;

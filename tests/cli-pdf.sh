@@ -301,6 +301,15 @@ if "$BIN" report docs/examples/default-7b.yaml --template tests/templates/script
 	else
 		fail "scripts read back wrong:$missing: $(head -8 "$T/sc/txt")"
 	fi
+	# the Thai paragraph, written without spaces between words, wraps
+	# between two words (libthai's), not inside one; the Chinese between
+	# two ideographs
+	if grep -q '^ภาษาราชการของประเทศไทย' "$T/sc/txt" && grep -q 'ภาษาไทยเป็น$' "$T/sc/txt" &&
+	   grep -q '^算给出一个可以签字的答案' "$T/sc/txt"; then
+		ok "Thai wraps between words, Chinese between characters"
+	else
+		fail "Thai or Chinese wrapped wrong: $(sed -n 9,14p "$T/sc/txt")"
+	fi
 	"$BIN" report docs/examples/default-7b.yaml --template tests/templates/scripts.md --format pdf -o "$T/sc/b" >/dev/null 2>&1 || true
 	check_pdf "$pdf" "a report in six scripts" "$T/sc/b/default-7b.pdf"
 	# the lines as drawn, against the reference image (looked at when it

@@ -1,0 +1,101 @@
+/* pdf_break.c: break opportunities inside text without spaces.  The
+ * character properties come from HarfBuzz's Unicode functions (the PDF
+ * already shapes with it); Thai words from libthai. */
+#include "pdf_break.h"
+
+#include <hb.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <thai/thwbrk.h>
+
+#include "trainbudget/xalloc.h"
+#include "utf8.h"
+
+static bool S_thai(uint32_t cp)
+{
+	return cp >= 0x0E01 && cp <= 0x0E5B;
+}
+
+/* Ideographs, kana and Hangul syllables: UAX #14's ID class, between
+ * which a line may break. */
+static bool S_ideographic(uint32_t cp)
+{
+	return (cp >= 0x3041 && cp <= 0x3096) || (cp >= 0x30A1 && cp <= 0x30FA) ||
+	       (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) ||
+	       (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+	       (cp >= 0x20000 && cp <= 0x3FFFD);
+}
+
+/* Whether cp continues the cluster before it (a mark, a joiner, a
+ * variation selector, an emoji modifier). */
+static bool S_extends(hb_unicode_funcs_t *uf, uint32_t cp)
+{
+	hb_unicode_general_category_t g = hb_unicode_general_category(uf, cp);
+	return g == HB_UNICODE_GENERAL_CATEGORY_NON_SPACING_MARK ||
+	       g == HB_UNICODE_GENERAL_CATEGORY_SPACING_MARK ||
+	       g == HB_UNICODE_GENERAL_CATEGORY_ENCLOSING_MARK || cp == 0x200C || cp == 0x200D ||
+	       (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0020 && cp <= 0xE007F) ||
+	       (cp >= 0xE0100 && cp <= 0xE01EF) || (cp >= 0x1F3FB && cp <= 0x1F3FF);
+}
+
+/* The words of a Thai run cps[0..n) (offsets off[]): WORD before each. */
+static void S_thai_words(const uint32_t *cps, const size_t *off, size_t n, unsigned char *out)
+{
+	thwchar_t *w = tb_xcalloc(n + 1, sizeof *w);
+	int *pos = tb_xcalloc(n + 1, sizeof *pos);
+	for (size_t i = 0; i < n; i++)
+		w[i] = (thwchar_t)cps[i];
+	/* NULL: libthai's shared breaker and its dictionary, loaded once */
+	int np = th_brk_wc_find_breaks(NULL, w, pos, n + 1);
+	for (int k = 0; k < np; k++)
+		if (pos[k] > 0 && (size_t)pos[k] < n && out[off[pos[k]]] == TB_PDF_BREAK_CHAR)
+			out[off[pos[k]]] = TB_PDF_BREAK_WORD;
+	free(w);
+	free(pos);
+}
+
+void tb_pdf_breaks(const char *s, size_t len, unsigned char *out)
+{
+	memset(out, TB_PDF_BREAK_NONE, len);
+	if (!len)
+		return;
+	hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
+	/* the characters and where each starts */
+	uint32_t *cps = tb_xcalloc(len, sizeof *cps);
+	size_t *off = tb_xcalloc(len, sizeof *off);
+	size_t n = 0;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp = '?';
+		size_t k = tb_utf8_seq((const unsigned char *)s + i, len - i, &cp);
+		if (!k)
+			k = 1;
+		cps[n] = cp;
+		off[n++] = i;
+		i += k;
+	}
+	for (size_t c = 1; c < n; c++) {
+		uint32_t prev = cps[c - 1], cur = cps[c];
+		unsigned char b = TB_PDF_BREAK_CHAR;
+		if (S_extends(uf, cur) || prev == 0x200D ||
+		    hb_unicode_combining_class(uf, prev) == HB_UNICODE_COMBINING_CLASS_VIRAMA)
+			b = TB_PDF_BREAK_NONE;
+		else if (S_ideographic(prev) && S_ideographic(cur))
+			b = TB_PDF_BREAK_WORD;
+		out[off[c]] = b;
+	}
+	for (size_t a = 0; a < n;) {
+		if (!S_thai(cps[a])) {
+			a++;
+			continue;
+		}
+		size_t b = a;
+		while (b < n && S_thai(cps[b]))
+			b++;
+		S_thai_words(cps + a, off + a, b - a, out);
+		a = b;
+	}
+	free(cps);
+	free(off);
+}

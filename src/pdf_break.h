@@ -1,0 +1,24 @@
+/* pdf_break.h: where a line may break inside text that has no spaces,
+ * for the PDF's paragraphs (pdf_text.c).  Between words at spaces is
+ * pdf_text.c's own rule; this adds what Unicode's line breaking (UAX #14)
+ * allows without a space: between Chinese and Japanese characters, and
+ * between Thai words, which are written without spaces and found with
+ * libthai's dictionary.  A word too wide for a line is cut only between
+ * grapheme clusters, never between a letter and its marks, inside a
+ * conjunct or an emoji sequence. */
+#ifndef TB_PDF_BREAK_H
+#define TB_PDF_BREAK_H
+
+#include <stddef.h>
+
+enum {
+	TB_PDF_BREAK_NONE = 0,  /* inside a character or a cluster */
+	TB_PDF_BREAK_CHAR = 1,  /* between clusters: only to cut a word wider than a line */
+	TB_PDF_BREAK_WORD = 2,  /* a break opportunity, as a space is */
+};
+
+/* For each byte offset i of sanitized UTF-8 s[0..len), out[i] says
+ * whether a line may break before byte i; out[0] is NONE. */
+void tb_pdf_breaks(const char *s, size_t len, unsigned char *out);
+
+#endif

@@ -1,0 +1,59 @@
+/* test_pdf_break.c: where a line may break without a space
+ * (src/pdf_break.c): between Thai words as libthai's dictionary finds
+ * them, between ideographs (UAX #14's ID class), and never inside a
+ * grapheme cluster (UAX #29: before a mark, after a joiner or a virama). */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "pdf_break.h"
+
+static unsigned char S_b[256];
+
+static const unsigned char *S_breaks(const char *s)
+{
+	tb_pdf_breaks(s, strlen(s), S_b);
+	return S_b;
+}
+
+/* "ภาษาไทยเป็นภาษา": the words phasa | thai | pen | phasa, three bytes a
+ * character. */
+Test(pdf_break, thai_words)
+{
+	const unsigned char *b = S_breaks("\xE0\xB8\xA0\xE0\xB8\xB2\xE0\xB8\xA9\xE0\xB8\xB2"
+	                                  "\xE0\xB9\x84\xE0\xB8\x97\xE0\xB8\xA2"
+	                                  "\xE0\xB9\x80\xE0\xB8\x9B\xE0\xB9\x87\xE0\xB8\x99"
+	                                  "\xE0\xB8\xA0\xE0\xB8\xB2\xE0\xB8\xA9\xE0\xB8\xB2");
+	cr_expect_eq(b[12], TB_PDF_BREAK_WORD, "before thai");
+	cr_expect_eq(b[21], TB_PDF_BREAK_WORD, "before pen");
+	cr_expect_eq(b[33], TB_PDF_BREAK_WORD, "before phasa");
+	cr_expect_eq(b[3], TB_PDF_BREAK_CHAR, "inside a word: only to cut it");
+	cr_expect_eq(b[27], TB_PDF_BREAK_NONE, "not before the mark U+0E47");
+	cr_expect_eq(b[1], TB_PDF_BREAK_NONE, "never inside a character");
+}
+
+Test(pdf_break, ideographs)
+{
+	const unsigned char *b = S_breaks("\xE8\xAE\xAD\xE7\xBB\x83" "GPU"); /* xunlian GPU */
+	cr_expect_eq(b[3], TB_PDF_BREAK_WORD);
+	cr_expect_eq(b[6], TB_PDF_BREAK_CHAR, "an ideograph then a Latin letter: UAX #14 keeps them");
+	cr_expect_eq(b[7], TB_PDF_BREAK_CHAR);
+}
+
+Test(pdf_break, never_inside_a_cluster)
+{
+	/* Devanagari "nda": na, virama, da: the conjunct stays whole */
+	const unsigned char *b = S_breaks("\xE0\xA4\xA8\xE0\xA5\x8D\xE0\xA4\xA6");
+	cr_expect_eq(b[3], TB_PDF_BREAK_NONE, "not before the virama");
+	cr_expect_eq(b[6], TB_PDF_BREAK_NONE, "not after it");
+	/* a woman technologist: woman, ZWJ, laptop */
+	b = S_breaks("\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB");
+	cr_expect_eq(b[4], TB_PDF_BREAK_NONE);
+	cr_expect_eq(b[7], TB_PDF_BREAK_NONE);
+	/* Latin: q with a combining acute, then b */
+	b = S_breaks("q\xCC\x81" "b");
+	cr_expect_eq(b[1], TB_PDF_BREAK_NONE);
+	cr_expect_eq(b[3], TB_PDF_BREAK_CHAR);
+	b = S_breaks("abc");
+	cr_expect_eq(b[0], TB_PDF_BREAK_NONE);
+	cr_expect_eq(b[1], TB_PDF_BREAK_CHAR);
+}
