@@ -154,7 +154,7 @@ check-valgrind: $(BIN) | test-deps
 FUZZ         ?= build-fuzz
 FUZZ_CC      ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = scenario hfconfig units template report pdf manifest sweep fonts pilot trace
+FUZZ_TARGETS  = scenario hfconfig units template report pdf manifest sweep fonts pilot trace shape
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS   = -std=c11 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) \
                 -fsanitize=fuzzer-no-link

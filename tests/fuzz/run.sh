@@ -26,6 +26,7 @@ seed() {
 	manifest) set -- tests/fuzz/seeds/manifest/* ;;
 	sweep)    set -- tests/fuzz/seeds/sweep/* ;;
 	fonts)    set -- tests/fuzz/seeds/fonts/* ;;
+	shape)    set -- tests/fuzz/seeds/shape/* tests/fuzz/seeds/pdf/* ;;
 	pilot)    set -- tests/fixtures/pilot/* docs/examples/pilot/*.log tests/scenarios/*.log ;;
 	trace)    set -- tests/fixtures/trace/h200-fsdp.json tests/scenarios/bad-measured-trace-json.json ;;
 	esac
