@@ -9,7 +9,10 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?= build-san
 
-PKGS      = libcmark yaml-0.1 zlib fribidi harfbuzz libthai
+PKGS      = libcmark yaml-0.1 zlib
+# Complex text's libraries: their headers at build time, the libraries
+# opened when a PDF first needs them (src/textlib.h says why)
+DL_PKGS   = fribidi harfbuzz libthai
 
 TB_WARN   = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings
@@ -19,7 +22,7 @@ endif
 TB_CFLAGS   = -std=c11 $(TB_WARN) -O2 -g $(CFLAGS)
 TB_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc \
               -DTB_DATADIR='"$(DATADIR)"' $(CPPFLAGS) \
-              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+              $(shell pkg-config --cflags $(PKGS) $(DL_PKGS) 2>/dev/null)
 TB_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 TEST_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
 

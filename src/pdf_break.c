@@ -3,13 +3,13 @@
  * already shapes with it); Thai words from libthai. */
 #include "pdf_break.h"
 
-#include <hb.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <thai/thwbrk.h>
 
+#include "pdf_text.h"
+#include "textlib.h"
 #include "trainbudget/xalloc.h"
 #include "utf8.h"
 
@@ -30,9 +30,14 @@ static bool S_ideographic(uint32_t cp)
 
 /* Whether cp continues the cluster before it (a mark, a joiner, a
  * variation selector, an emoji modifier). */
-static bool S_extends(hb_unicode_funcs_t *uf, uint32_t cp)
+static bool S_extends(const tb_textlib *L, uint32_t cp)
 {
-	hb_unicode_general_category_t g = hb_unicode_general_category(uf, cp);
+	if (tb_pdf_cp_simple(cp))
+		return false;
+	if (!L)
+		return false;
+	hb_unicode_general_category_t g =
+		L->hb_unicode_general_category(L->hb_unicode_funcs_get_default(), cp);
 	return g == HB_UNICODE_GENERAL_CATEGORY_NON_SPACING_MARK ||
 	       g == HB_UNICODE_GENERAL_CATEGORY_SPACING_MARK ||
 	       g == HB_UNICODE_GENERAL_CATEGORY_ENCLOSING_MARK || cp == 0x200C || cp == 0x200D ||
@@ -41,14 +46,14 @@ static bool S_extends(hb_unicode_funcs_t *uf, uint32_t cp)
 }
 
 /* The words of a Thai run cps[0..n) (offsets off[]): WORD before each. */
-static void S_thai_words(const uint32_t *cps, const size_t *off, size_t n, unsigned char *out)
+static void S_thai_words(const tb_textlib *L, const uint32_t *cps, const size_t *off, size_t n, unsigned char *out)
 {
 	thwchar_t *w = tb_xcalloc(n + 1, sizeof *w);
 	int *pos = tb_xcalloc(n + 1, sizeof *pos);
 	for (size_t i = 0; i < n; i++)
 		w[i] = (thwchar_t)cps[i];
 	/* NULL: libthai's shared breaker and its dictionary, loaded once */
-	int np = th_brk_wc_find_breaks(NULL, w, pos, n + 1);
+	int np = L->th_brk_wc_find_breaks(NULL, w, pos, n + 1);
 	for (int k = 0; k < np; k++)
 		if (pos[k] > 0 && (size_t)pos[k] < n && out[off[pos[k]]] == TB_PDF_BREAK_CHAR)
 			out[off[pos[k]]] = TB_PDF_BREAK_WORD;
@@ -61,7 +66,6 @@ void tb_pdf_breaks(const char *s, size_t len, unsigned char *out)
 	memset(out, TB_PDF_BREAK_NONE, len);
 	if (!len)
 		return;
-	hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
 	/* the characters and where each starts */
 	uint32_t *cps = tb_xcalloc(len, sizeof *cps);
 	size_t *off = tb_xcalloc(len, sizeof *off);
@@ -75,17 +79,25 @@ void tb_pdf_breaks(const char *s, size_t len, unsigned char *out)
 		off[n++] = i;
 		i += k;
 	}
+	/* the libraries only for what the simple characters do not settle;
+	 * without them (the shaper reports it) Thai is cut like any word */
+	const tb_textlib *L = NULL;
+	for (size_t c = 0; c < n && !L; c++)
+		if (!tb_pdf_cp_simple(cps[c]))
+			L = tb_textlib_get(NULL);
 	for (size_t c = 1; c < n; c++) {
 		uint32_t prev = cps[c - 1], cur = cps[c];
 		unsigned char b = TB_PDF_BREAK_CHAR;
-		if (S_extends(uf, cur) || prev == 0x200D ||
-		    hb_unicode_combining_class(uf, prev) == HB_UNICODE_COMBINING_CLASS_VIRAMA)
+		if (S_extends(L, cur) || prev == 0x200D ||
+		    (L && !tb_pdf_cp_simple(prev) &&
+		     L->hb_unicode_combining_class(L->hb_unicode_funcs_get_default(), prev) ==
+		     HB_UNICODE_COMBINING_CLASS_VIRAMA))
 			b = TB_PDF_BREAK_NONE;
 		else if (S_ideographic(prev) && S_ideographic(cur))
 			b = TB_PDF_BREAK_WORD;
 		out[off[c]] = b;
 	}
-	for (size_t a = 0; a < n;) {
+	for (size_t a = 0; a < n && L;) {
 		if (!S_thai(cps[a])) {
 			a++;
 			continue;
@@ -93,7 +105,7 @@ void tb_pdf_breaks(const char *s, size_t len, unsigned char *out)
 		size_t b = a;
 		while (b < n && S_thai(cps[b]))
 			b++;
-		S_thai_words(cps + a, off + a, b - a, out);
+		S_thai_words(L, cps + a, off + a, b - a, out);
 		a = b;
 	}
 	free(cps);

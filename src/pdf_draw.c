@@ -98,7 +98,7 @@ const tb_rgb tb_pdf_rule = {170, 170, 170};
 const tb_rgb tb_pdf_shade = {243, 244, 246};
 
 /* "%04X" by hand: one per glyph drawn */
-static void S_cid(tb_pdf_page *p, unsigned cid)
+static inline void S_cid(tb_pdf_page *p, unsigned cid)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	char h[4] = { hex[(cid >> 12) & 15], hex[(cid >> 8) & 15], hex[(cid >> 4) & 15],

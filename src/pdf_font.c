@@ -362,6 +362,11 @@ static const uint32_t *S_text(const tb_pdf_font *f, const S_cid *c)
 
 static size_t S_hash(unsigned gid, const uint32_t *uni, size_t nuni)
 {
+	if (nuni == 1) {
+		/* the common case, one character a glyph */
+		uint64_t h = ((uint64_t)gid << 32 | uni[0]) * 0x9E3779B97F4A7C15u;
+		return (size_t)(h ^ (h >> 29));
+	}
 	uint64_t h = 1469598103934665603u ^ gid;
 	h *= 1099511628211u;
 	h ^= nuni;
@@ -376,8 +381,10 @@ static size_t S_hash(unsigned gid, const uint32_t *uni, size_t nuni)
 static bool S_same(const tb_pdf_font *f, const S_cid *c, unsigned gid, const uint32_t *uni,
                    size_t nuni)
 {
-	return c->gid == gid && c->nuni == nuni &&
-	       (nuni == 0 || memcmp(S_text(f, c), uni, nuni * sizeof *uni) == 0);
+	if (c->gid != gid || c->nuni != nuni)
+		return false;
+	return nuni == 1 ? c->uni == uni[0]
+	       : nuni == 0 || memcmp(f->text + c->uni, uni, nuni * sizeof *uni) == 0;
 }
 
 unsigned tb_pdf_font_cid(tb_pdf_font *f, unsigned gid, const uint32_t *uni, size_t nuni)

@@ -6,111 +6,104 @@
  * still joins. */
 #include "pdf_shape.h"
 
-#include <fribidi.h>
-#include <hb-ot.h>
-#include <hb.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pdf_doc.h"
+#include "textlib.h"
+#include "utf8.h"
 #include "trainbudget/xalloc.h"
 
 /* ---- which text needs shaping ---------------------------------------- */
 
-/* Left-to-right characters drawn one glyph each, in order, with nothing
- * joined or positioned: ASCII, Latin, Greek and Cyrillic letters without
- * combining marks, general punctuation, symbols, arrows, maths, boxes,
- * and the ideographs and syllables of Chinese, Japanese and Korean.  The
- * bidi controls, joiners and marks are not among them. */
-static bool S_simple(uint32_t cp)
-{
-	if (cp < 0x0300)
-		return true;
-	if (cp < 0x2000)
-		return (cp >= 0x0370 && cp <= 0x0482) || (cp >= 0x048A && cp <= 0x052F) ||
-		       (cp >= 0x1E00 && cp <= 0x1FFF);
-	if (cp < 0x3000)
-		return (cp >= 0x2010 && cp <= 0x2027) || (cp >= 0x2030 && cp <= 0x205E) ||
-		       (cp >= 0x2070 && cp <= 0x2BFF);
-	return (cp >= 0x3000 && cp <= 0x3029) || (cp >= 0x3030 && cp <= 0x303F) ||
-	       (cp >= 0x3041 && cp <= 0x3096) || (cp >= 0x30A0 && cp <= 0x30FF) ||
-	       (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
-	       (cp >= 0xFF01 && cp <= 0xFF60);
-}
-
 bool tb_pdf_shape_simple(const tb_pdf_cells *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (!S_simple(c->v[i].cp))
+		if (!tb_pdf_cp_simple(c->v[i].cp))
 			return false;
 	return true;
+}
+
+/* A strong left-to-right letter among the characters that need no
+ * shaping: Latin, Greek, Cyrillic, CJK.  The rest of them are neutral or
+ * numbers, which do not set a direction. */
+static bool S_simple_letter(uint32_t cp)
+{
+	if (cp < 0x80)
+		return (cp | 0x20) >= 'a' && (cp | 0x20) <= 'z';
+	if (cp < 0x2000)
+		return (cp >= 0xC0 && cp != 0xD7 && cp != 0xF7) && !(cp >= 0x2B9 && cp <= 0x2FF) &&
+		       cp != 0x37E && cp != 0x387;
+	return cp >= 0x3040 && cp != 0x30FB && !(cp >= 0xFF01 && cp <= 0xFF20);
 }
 
 int tb_pdf_shape_dir(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {
-		if (u[i] < 0x80) {
-			if ((u[i] | 0x20) >= 'a' && (u[i] | 0x20) <= 'z')
+		uint32_t cp = '?';
+		size_t n = tb_utf8_seq(u + i, len - i, &cp);
+		i += n ? n : 1;
+		if (tb_pdf_cp_simple(cp)) {
+			if (S_simple_letter(cp))
 				return TB_PDF_DIR_LTR;
-			i++;
 			continue;
 		}
-		uint32_t cp;
-		size_t n = u[i] < 0xE0 ? 2 : u[i] < 0xF0 ? 3 : 4;
-		if (n > len - i)
-			break;
-		cp = n == 2 ? (u[i] & 0x1Fu) : n == 3 ? (u[i] & 0x0Fu) : (u[i] & 0x07u);
-		for (size_t k = 1; k < n; k++)
-			cp = cp << 6 | (u[i + k] & 0x3Fu);
-		FriBidiCharType t = fribidi_get_bidi_type(cp);
+		const tb_textlib *L = tb_textlib_get(NULL);
+		if (!L)
+			return TB_PDF_DIR_LTR; /* the shaper reports it when it draws */
+		FriBidiCharType t = L->fribidi_get_bidi_type(cp);
 		if (t == FRIBIDI_TYPE_LTR)
 			return TB_PDF_DIR_LTR;
 		if (t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL)
 			return TB_PDF_DIR_RTL;
-		i += n;
 	}
 	return TB_PDF_DIR_LTR;
 }
 
 /* ---- fonts ------------------------------------------------------------- */
 
+/* Only made once the libraries were loaded. */
 void tb_pdf_shape_font_free(void *hb_font)
 {
-	hb_font_destroy(hb_font);
+	const tb_textlib *L = hb_font ? tb_textlib_get(NULL) : NULL;
+	if (L)
+		L->hb_font_destroy(hb_font);
 }
 
 void tb_pdf_shape_buffer_free(void *hb_buffer)
 {
-	hb_buffer_destroy(hb_buffer);
+	const tb_textlib *L = hb_buffer ? tb_textlib_get(NULL) : NULL;
+	if (L)
+		L->hb_buffer_destroy(hb_buffer);
 }
 
-static hb_font_t *S_hb_font(tb_pdf_doc *st, size_t fi)
+static hb_font_t *S_hb_font(const tb_textlib *L, tb_pdf_doc *st, size_t fi)
 {
 	tb_pdf_font_slot *s = &st->fonts[fi];
 	if (s->hb)
 		return s->hb;
 	size_t len;
 	const unsigned char *data = tb_pdf_font_data(s->f, &len);
-	hb_blob_t *blob = hb_blob_create((const char *)data, (unsigned)len,
+	hb_blob_t *blob = L->hb_blob_create((const char *)data, (unsigned)len,
 	                                 HB_MEMORY_MODE_READONLY, NULL, NULL);
-	hb_face_t *face = hb_face_create(blob, 0);
-	hb_font_t *font = hb_font_create(face);
-	unsigned upem = hb_face_get_upem(face);
-	hb_font_set_scale(font, (int)upem, (int)upem);
-	hb_face_destroy(face);
-	hb_blob_destroy(blob);
+	hb_face_t *face = L->hb_face_create(blob, 0);
+	hb_font_t *font = L->hb_font_create(face);
+	unsigned upem = L->hb_face_get_upem(face);
+	L->hb_font_set_scale(font, (int)upem, (int)upem);
+	L->hb_face_destroy(face);
+	L->hb_blob_destroy(blob);
 	s->hb = font;
 	return font;
 }
 
 /* Marks, joiners and variation selectors stay in their base's font when
  * it has them, so HarfBuzz can place them on it. */
-static bool S_cluster_part(hb_unicode_funcs_t *uf, uint32_t cp)
+static bool S_cluster_part(const tb_textlib *L, hb_unicode_funcs_t *uf, uint32_t cp)
 {
-	hb_unicode_general_category_t g = hb_unicode_general_category(uf, cp);
+	hb_unicode_general_category_t g = L->hb_unicode_general_category(uf, cp);
 	return g == HB_UNICODE_GENERAL_CATEGORY_NON_SPACING_MARK ||
 	       g == HB_UNICODE_GENERAL_CATEGORY_SPACING_MARK ||
 	       g == HB_UNICODE_GENERAL_CATEGORY_ENCLOSING_MARK || cp == 0x200C || cp == 0x200D ||
@@ -118,11 +111,11 @@ static bool S_cluster_part(hb_unicode_funcs_t *uf, uint32_t cp)
 }
 
 /* The font slot that draws cell i; -1 when none does (reported). */
-static int S_font_of(tb_pdf_doc *st, hb_unicode_funcs_t *uf, const tb_pdf_cells *c, size_t i,
+static int S_font_of(const tb_textlib *L, tb_pdf_doc *st, hb_unicode_funcs_t *uf, const tb_pdf_cells *c, size_t i,
                      int prev)
 {
 	uint32_t cp = c->v[i].cp;
-	bool keep = S_cluster_part(uf, cp) ||
+	bool keep = S_cluster_part(L, uf, cp) ||
 	            cp == ' ' || cp == 0x00A0 || cp == 0x202F; /* spaces stay in a run's font */
 	if (prev >= 0 && keep && (tb_pdf_ignorable(cp) ||
 	                          tb_pdf_font_glyph(st->fonts[prev].f, cp)))
@@ -182,27 +175,27 @@ typedef struct S_line {
 } S_line;
 
 /* Shapes logical cells [a, b) of font fi as one run of `level`. */
-static void S_shape_run(tb_pdf_doc *st, const tb_pdf_cells *c, const S_line *ln, size_t a,
+static void S_shape_run(const tb_textlib *L, tb_pdf_doc *st, const tb_pdf_cells *c, const S_line *ln, size_t a,
                         size_t b, hb_buffer_t *buf, tb_pdf_shaped *out)
 {
 	size_t fi = (size_t)ln->font[a];
 	bool rtl = ln->levels[a] & 1;
-	hb_font_t *hbf = S_hb_font(st, fi);
+	hb_font_t *hbf = S_hb_font(L, st, fi);
 	tb_pdf_font *f = st->fonts[fi].f;
-	hb_buffer_clear_contents(buf);
-	hb_buffer_set_direction(buf, rtl ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
-	hb_buffer_set_script(buf, ln->script[a]);
+	L->hb_buffer_clear_contents(buf);
+	L->hb_buffer_set_direction(buf, rtl ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
+	L->hb_buffer_set_script(buf, ln->script[a]);
 	const char *lang = st->meta && st->meta->lang ? st->meta->lang : "en";
-	hb_buffer_set_language(buf, hb_language_from_string(lang, -1));
-	hb_buffer_set_flags(buf, (hb_buffer_flags_t)((a == 0 ? HB_BUFFER_FLAG_BOT : 0) |
+	L->hb_buffer_set_language(buf, L->hb_language_from_string(lang, -1));
+	L->hb_buffer_set_flags(buf, (hb_buffer_flags_t)((a == 0 ? HB_BUFFER_FLAG_BOT : 0) |
 	                                             (b == c->n ? HB_BUFFER_FLAG_EOT : 0) |
 	                                             HB_BUFFER_FLAG_REMOVE_DEFAULT_IGNORABLES));
-	hb_buffer_add_codepoints(buf, ln->cp, (int)c->n, (unsigned)a, (int)(b - a));
-	hb_shape(hbf, buf, NULL, 0);
+	L->hb_buffer_add_codepoints(buf, ln->cp, (int)c->n, (unsigned)a, (int)(b - a));
+	L->hb_shape(hbf, buf, NULL, 0);
 	unsigned ng = 0;
-	const hb_glyph_info_t *gi = hb_buffer_get_glyph_infos(buf, &ng);
-	const hb_glyph_position_t *gp = hb_buffer_get_glyph_positions(buf, NULL);
-	unsigned upem = (unsigned)hb_face_get_upem(hb_font_get_face(hbf));
+	const hb_glyph_info_t *gi = L->hb_buffer_get_glyph_infos(buf, &ng);
+	const hb_glyph_position_t *gp = L->hb_buffer_get_glyph_positions(buf, NULL);
+	unsigned upem = (unsigned)L->hb_face_get_upem(L->hb_font_get_face(hbf));
 	if (!upem)
 		upem = 1000;
 
@@ -245,7 +238,7 @@ static void S_shape_run(tb_pdf_doc *st, const tb_pdf_cells *c, const S_line *ln,
 		              : k == 0 || gi[k - 1].cluster != cl;
 		g->gap = c->v[cl].gap && g->ncells == 1;
 		g->w = tb_pdf_font_width(f, g->gid);
-		hb_position_t hmtx = hb_font_get_glyph_h_advance(hbf, gi[k].codepoint);
+		hb_position_t hmtx = L->hb_font_get_glyph_h_advance(hbf, gi[k].codepoint);
 		g->adv = gp[k].x_advance == hmtx ? g->w
 		         : (int32_t)lround((double)gp[k].x_advance * 1000.0 / upem);
 		g->dx = (int32_t)lround((double)gp[k].x_offset * 1000.0 / upem);
@@ -268,6 +261,14 @@ void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped 
 	size_t n = c->n;
 	if (!n || n > INT_MAX / 8 || st->failed)
 		return;
+	const char *why;
+	const tb_textlib *L = tb_textlib_get(&why);
+	if (!L) {
+		tb_diags_add(st->d, TB_DIAG_ERROR, "pdf", NULL, 0, 0, 0,
+		             "this text needs shaping or bidi ordering, and %s", why);
+		st->failed = true;
+		return;
+	}
 	S_line ln;
 	ln.cp = tb_xcalloc(n, sizeof *ln.cp);
 	ln.types = tb_xcalloc(n, sizeof *ln.types);
@@ -285,13 +286,13 @@ void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped 
 	 * numbers and their separators, N0 bracket pairs, N1-N2, I1-I2, L1-L2) */
 	FriBidiParType pt = dir == TB_PDF_DIR_RTL ? FRIBIDI_PAR_RTL
 	                    : dir == TB_PDF_DIR_LTR ? FRIBIDI_PAR_LTR : FRIBIDI_PAR_ON;
-	fribidi_get_bidi_types(ln.cp, (FriBidiStrIndex)n, ln.types);
-	fribidi_get_bracket_types(ln.cp, (FriBidiStrIndex)n, ln.types, ln.brackets);
+	L->fribidi_get_bidi_types(ln.cp, (FriBidiStrIndex)n, ln.types);
+	L->fribidi_get_bracket_types(ln.cp, (FriBidiStrIndex)n, ln.types, ln.brackets);
 	for (size_t i = 0; i < n; i++)
 		ln.map[i] = (FriBidiStrIndex)i;
-	if (!fribidi_get_par_embedding_levels_ex(ln.types, ln.brackets, (FriBidiStrIndex)n, &pt,
+	if (!L->fribidi_get_par_embedding_levels_ex(ln.types, ln.brackets, (FriBidiStrIndex)n, &pt,
 	                                         ln.levels) ||
-	    !fribidi_reorder_line(0, ln.types, (FriBidiStrIndex)n, 0, pt, ln.levels, NULL,
+	    !L->fribidi_reorder_line(0, ln.types, (FriBidiStrIndex)n, 0, pt, ln.levels, NULL,
 	                          ln.map)) {
 		memset(ln.levels, 0, n * sizeof *ln.levels);
 		for (size_t i = 0; i < n; i++)
@@ -300,10 +301,10 @@ void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped 
 	out->rtl = FRIBIDI_IS_RTL(pt);
 
 	/* fonts: an ignorable character with no glyph takes a neighbour's */
-	hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
+	hb_unicode_funcs_t *uf = L->hb_unicode_funcs_get_default();
 	int prev = -1;
 	for (size_t i = 0; i < n; i++) {
-		ln.font[i] = S_font_of(st, uf, c, i, prev);
+		ln.font[i] = S_font_of(L, st, uf, c, i, prev);
 		if (ln.font[i] == -1)
 			goto done;
 		if (ln.font[i] >= 0)
@@ -322,7 +323,7 @@ void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped 
 	/* scripts: common and inherited characters take their neighbour's */
 	hb_script_t last = HB_SCRIPT_INVALID;
 	for (size_t i = 0; i < n; i++) {
-		hb_script_t s = hb_unicode_script(uf, ln.cp[i]);
+		hb_script_t s = L->hb_unicode_script(uf, ln.cp[i]);
 		if (s == HB_SCRIPT_COMMON || s == HB_SCRIPT_INHERITED || s == HB_SCRIPT_UNKNOWN)
 			s = last;
 		ln.script[i] = s;
@@ -346,7 +347,7 @@ void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped 
 	}
 
 	/* shaped in visual order: a run of one level is contiguous there */
-	hb_buffer_t *buf = st->hb_buf ? st->hb_buf : (st->hb_buf = hb_buffer_create());
+	hb_buffer_t *buf = st->hb_buf ? st->hb_buf : (st->hb_buf = L->hb_buffer_create());
 	uint32_t done_run = UINT32_MAX;
 	for (size_t v = 0; v < n && !st->failed; v++) {
 		size_t li = (size_t)ln.map[v];
@@ -358,7 +359,7 @@ void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped 
 			a--;
 		while (b < n && ln.run_of[b] == done_run)
 			b++;
-		S_shape_run(st, c, &ln, a, b, buf, out);
+		S_shape_run(L, st, c, &ln, a, b, buf, out);
 	}
 done:
 	free(ln.cp);

@@ -82,10 +82,15 @@ static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len
 	p->pending_space = false;
 	p->pending_newline = false;
 	/* Thai words and ideographs break without a space: one piece each */
-	bool ascii = true;
-	for (size_t i = 0; i < pc->len && ascii; i++)
-		ascii = (unsigned char)p->text.ptr[pc->off + i] < 0x80;
-	if (ascii)
+	bool plain = true;
+	for (size_t i = pc->off; i < p->text.len && plain;) {
+		uint32_t cp = (unsigned char)p->text.ptr[i];
+		size_t k = cp < 0x80 ? 1 : tb_utf8_seq((const unsigned char *)p->text.ptr + i,
+		                                       p->text.len - i, &cp);
+		plain = cp < 0x3000 && tb_pdf_cp_simple(cp);
+		i += k ? k : 1;
+	}
+	if (plain)
 		return;
 	size_t off = pc->off, n = pc->len;
 	unsigned char *brk = tb_xmalloc(n ? n : 1);

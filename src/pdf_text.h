@@ -94,6 +94,28 @@ typedef struct tb_pdf_cells {
 void tb_pdf_cells_release(tb_pdf_cells *c);
 /* Appends the characters of sanitized UTF-8 s[0..len) in `style`. */
 void tb_pdf_cells_add(tb_pdf_cells *c, unsigned style, const char *s, size_t len);
+/* Whether cp is drawn one glyph a character, left to right, with
+ * nothing to join, reorder or position (pdf_shape.c shapes the rest):
+ * ASCII, Latin, Greek and Cyrillic letters without combining marks,
+ * general punctuation, symbols, arrows, maths, boxes, and the ideographs
+ * and syllables of Chinese, Japanese and Korean.  The bidi controls,
+ * joiners and marks are not among them. */
+static inline bool tb_pdf_cp_simple(uint32_t cp)
+{
+	if (cp < 0x0300)
+		return true;
+	if (cp < 0x2000)
+		return (cp >= 0x0370 && cp <= 0x0482) || (cp >= 0x048A && cp <= 0x052F) ||
+		       (cp >= 0x1E00 && cp <= 0x1FFF);
+	if (cp < 0x3000)
+		return (cp >= 0x2010 && cp <= 0x2027) || (cp >= 0x2030 && cp <= 0x205E) ||
+		       (cp >= 0x2070 && cp <= 0x2BFF);
+	return (cp >= 0x3000 && cp <= 0x3029) || (cp >= 0x3030 && cp <= 0x303F) ||
+	       (cp >= 0x3041 && cp <= 0x3096) || (cp >= 0x30A0 && cp <= 0x30FF) ||
+	       (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+	       (cp >= 0xFF01 && cp <= 0xFF60);
+}
+
 /* Characters that draw nothing (joiners, variation selectors, bidi
  * marks): skipped when no font has a glyph for them. */
 bool tb_pdf_ignorable(uint32_t cp);

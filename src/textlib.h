@@ -1,0 +1,46 @@
+/* textlib.h: FriBidi, HarfBuzz and libthai, loaded the first time a
+ * document has text that needs them.
+ *
+ * Most reports are Latin text, which the PDF draws without them, and
+ * most commands draw no PDF at all: linking the three would map eleven
+ * shared libraries (HarfBuzz brings GLib, FreeType, Graphite and their
+ * own) into every process, 1.3-1.8 ms more for each `estimate`.  So they
+ * are opened with dlopen when complex text first appears, once a process.
+ * Their headers still give every type and signature.  Internal to the
+ * PDF back end. */
+#ifndef TB_TEXTLIB_H
+#define TB_TEXTLIB_H
+
+#include <stddef.h>
+#include <fribidi.h>
+#include <hb.h>
+#include <thai/thwbrk.h>
+
+#define TB_TEXTLIB_FRIBIDI(X) \
+	X(fribidi_get_bidi_type) X(fribidi_get_bidi_types) X(fribidi_get_bracket_types) \
+	X(fribidi_get_par_embedding_levels_ex) X(fribidi_reorder_line)
+#define TB_TEXTLIB_HARFBUZZ(X) \
+	X(hb_blob_create) X(hb_blob_destroy) X(hb_face_create) X(hb_face_destroy) \
+	X(hb_face_get_upem) X(hb_font_create) X(hb_font_destroy) X(hb_font_get_face) \
+	X(hb_font_set_scale) X(hb_font_get_glyph_h_advance) X(hb_buffer_create) \
+	X(hb_buffer_destroy) X(hb_buffer_clear_contents) X(hb_buffer_set_direction) \
+	X(hb_buffer_set_script) X(hb_buffer_set_language) X(hb_buffer_set_flags) \
+	X(hb_buffer_add_codepoints) X(hb_buffer_get_glyph_infos) \
+	X(hb_buffer_get_glyph_positions) X(hb_language_from_string) X(hb_shape) \
+	X(hb_unicode_funcs_get_default) X(hb_unicode_general_category) X(hb_unicode_script) \
+	X(hb_unicode_combining_class)
+#define TB_TEXTLIB_THAI(X) X(th_brk_wc_find_breaks)
+
+#define TB_TEXTLIB_FIELD(name) __typeof__(name) *name;
+typedef struct tb_textlib {
+	TB_TEXTLIB_FRIBIDI(TB_TEXTLIB_FIELD)
+	TB_TEXTLIB_HARFBUZZ(TB_TEXTLIB_FIELD)
+	TB_TEXTLIB_THAI(TB_TEXTLIB_FIELD)
+} tb_textlib;
+#undef TB_TEXTLIB_FIELD
+
+/* The libraries, opened on the first call (thread-safe); NULL when one
+ * cannot be, with a sentence saying which and why (static storage). */
+const tb_textlib *tb_textlib_get(const char **why);
+
+#endif
