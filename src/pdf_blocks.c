@@ -168,18 +168,27 @@ static void S_grid_row(tb_pdf_doc *st, S_grid *g, size_t r, double x0)
 		tb_pdf_draw_op(p, "f");
 	}
 	double x = x0;
+	tb_pdf_tag_open(st, "TR");
 	for (size_t c = 0; c < t->ncols; c++) {
 		tb_pdf_para *cp = &g->cells[r * t->ncols + c];
+		tb_pdf_tag_open(st, r == 0 ? "TH" : "TD");
 		double lead = tb_pdf_draw_lead(cp);
 		double base = st->y - S_CELL_PAD_Y - cp->size_pt * TB_PDF_ASCENT - (lead - cp->size_pt) / 2;
 		bool right = t->numeric && t->numeric[c];
+		bool mark = !st->marked;
+		if (mark)
+			tb_pdf_tag_mark(st);
 		for (size_t i = 0; i < cp->nlines; i++) {
 			tb_pdf_draw_line(st, cp, i, x + S_CELL_PAD_X, g->col_w[c] - 2 * S_CELL_PAD_X,
 			                 right, tb_pdf_black, base);
 			base -= lead;
 		}
+		if (mark)
+			tb_pdf_tag_unmark(st);
+		tb_pdf_tag_close(st);
 		x += g->col_w[c];
 	}
+	tb_pdf_tag_close(st);
 	tb_pdf_draw_stroke_rgb(p, r == 0 ? tb_pdf_grey : tb_pdf_rule);
 	tb_pdf_draw_line_width(p, r == 0 ? 0.8 : 0.3);
 	tb_pdf_draw_move_to(p, x0, (st->y - h));
@@ -205,19 +214,26 @@ void tb_pdf_blocks_table(tb_pdf_doc *st, const tb_table *t)
 	}
 	/* caption, header and first row stay together */
 	tb_pdf_draw_need(st, cap_h + g.row_h[0] + (t->nrows > 1 ? g.row_h[1] : 0));
+	tb_pdf_tag_open(st, "Table");
 	if (cap_h > 0) {
+		tb_pdf_tag_open(st, "Caption");
 		tb_pdf_para_opts o = {x0, tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 		tb_pdf_draw_para(st, &cap, &o);
+		tb_pdf_tag_close(st);
 		st->y -= 2;
 	}
 	S_grid_row(st, &g, 0, x0);
 	for (size_t r = 1; r < t->nrows; r++) {
 		if (st->y - g.row_h[r] < st->bottom) {
 			tb_pdf_draw_new_page(st);
-			S_grid_row(st, &g, 0, x0); /* the header again */
+			/* the header again, for the eye: an artifact, read once */
+			tb_pdf_tag_artifact(st, true);
+			S_grid_row(st, &g, 0, x0);
+			tb_pdf_tag_artifact(st, false);
 		}
 		S_grid_row(st, &g, r, x0);
 	}
+	tb_pdf_tag_close(st);
 	tb_pdf_para_release(&cap);
 	S_grid_release(&g);
 	st->y -= 8;
@@ -238,6 +254,10 @@ void tb_pdf_blocks_chart(tb_pdf_doc *st, const tb_chart *ch)
 		h = max_h;
 	}
 	tb_pdf_draw_need(st, h + 6);
+	/* a figure, its alternate description the chart's one sentence */
+	tb_pdf_tag_open(st, "Figure");
+	tb_pdf_tag_alt(st, ch->alt[0] ? ch->alt : ch->title);
+	tb_pdf_tag_mark(st);
 	double x0 = tb_pdf_draw_body_x(st) + (avail - ch->width_pt * s) / 2;
 	double top = st->y;
 	tb_pdf_page *p = st->page;
@@ -303,6 +323,8 @@ void tb_pdf_blocks_chart(tb_pdf_doc *st, const tb_chart *ch)
 		}
 		}
 	}
+	tb_pdf_tag_unmark(st);
+	tb_pdf_tag_close(st);
 	st->y -= h + 10;
 }
 

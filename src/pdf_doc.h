@@ -6,6 +6,8 @@
  *   pdf_draw.c     content-stream operators, text runs, pages and
  *                  paragraphs
  *   pdf_blocks.c   tables, charts, code and derivations
+ *   pdf_tags.c     the logical structure (Tagged PDF): elements, marked
+ *                  content, artifacts, the structure tree
  *   render_pdf.c   the tree walk, headings, title block, verdict box,
  *                  sign-off page, running furniture, and the objects
  *
@@ -55,12 +57,30 @@ typedef struct tb_pdf_annot {
 
 typedef struct tb_pdf_page {
 	tb_buf c;               /* the content stream */
+	uint32_t *mcid_elem;    /* the structure element of each MCID */
+	unsigned nmcid, mcap;
 	uint32_t fonts;         /* bit i: font i is used on the page */
 	unsigned obj;
 	tb_pdf_annot *annots;
 	size_t nannots, acap;
 	unsigned annot_obj;     /* the first annotation's object number, when written */
 } tb_pdf_page;
+
+/* A structure element's child: an element, or (elem 0) the marked
+ * content `mcid` of page `page`. */
+typedef struct tb_pdf_kid {
+	uint32_t elem;
+	uint32_t page, mcid;
+} tb_pdf_kid;
+
+typedef struct tb_pdf_elem {
+	const char *type;       /* a standard structure type (static): P, H1, Table, ... */
+	uint32_t parent;
+	char *alt;              /* a figure's alternate description */
+	tb_pdf_kid *kids;
+	size_t nkids, kcap;
+	unsigned obj;           /* when written; 0: empty, left out */
+} tb_pdf_elem;
 
 typedef struct tb_pdf_outline_item {
 	char *title;            /* sanitized UTF-8 */
@@ -103,6 +123,15 @@ typedef struct tb_pdf_doc {
 	 * number - 1 */
 	char **links;
 	size_t nlinks, lcap;
+
+	/* the structure tree: elements in the order opened (the reading
+	 * order), the one open now, and whether marked content (1) or an
+	 * artifact (2) is open on the page */
+	tb_pdf_elem *elems;
+	size_t nelems, ecap;
+	uint32_t cur;
+	int marked;
+	unsigned tree_obj, parent_tree_obj;
 
 	double indent;                  /* lists and quotes */
 	char marker[16];                /* list marker waiting for its item's first line */
@@ -193,6 +222,29 @@ double tb_pdf_draw_body_x(const tb_pdf_doc *st);
 double tb_pdf_draw_body_w(const tb_pdf_doc *st);
 void tb_pdf_draw_simple_para(tb_pdf_doc *st, unsigned style, double size_pt, tb_rgb color,
                              const char *text, double after_pt);
+
+/* ---- pdf_tags.c -------------------------------------------------------- */
+
+/* Starts the tree with its Document element; releases it. */
+void tb_pdf_tags_init(tb_pdf_doc *st);
+void tb_pdf_tags_release(tb_pdf_doc *st);
+/* Opens an element of `type` (static) inside the open one; closes it. */
+void tb_pdf_tag_open(tb_pdf_doc *st, const char *type);
+void tb_pdf_tag_close(tb_pdf_doc *st);
+/* The open element's alternate description (a figure's). */
+void tb_pdf_tag_alt(tb_pdf_doc *st, const char *alt);
+/* Begins marked content for the open element on the current page (a
+ * no-op inside marked content or an artifact); ends it.  A page break
+ * between them ends it on one page and begins it again on the next. */
+void tb_pdf_tag_mark(tb_pdf_doc *st);
+void tb_pdf_tag_unmark(tb_pdf_doc *st);
+/* Begins or ends an artifact: what is drawn for the page, not the text
+ * (running headers, footers, a table's repeated header row). */
+void tb_pdf_tag_artifact(tb_pdf_doc *st, bool on);
+/* Allocates the tree's objects (before the catalog names its root, whose
+ * number is returned); writes them once the pages have theirs. */
+unsigned tb_pdf_tags_alloc(tb_pdf_doc *st, tb_pdfw *w);
+void tb_pdf_tags_write(tb_pdf_doc *st, tb_pdfw *w);
 
 /* ---- pdf_blocks.c ------------------------------------------------------ */
 

@@ -440,6 +440,12 @@ void tb_pdf_draw_label(tb_pdf_doc *st, double x, double y, unsigned style, doubl
 
 void tb_pdf_draw_new_page(tb_pdf_doc *st)
 {
+	/* marked content ends on its page and begins again on the next */
+	int marked = st->marked;
+	if (marked == 1)
+		tb_pdf_tag_unmark(st);
+	else if (marked == 2)
+		tb_pdf_tag_artifact(st, false);
 	if (st->npages == st->pcap) {
 		st->pcap = st->pcap ? st->pcap * 2 : 16;
 		st->pages = tb_xrealloc(st->pages, st->pcap * sizeof *st->pages);
@@ -449,6 +455,10 @@ void tb_pdf_draw_new_page(tb_pdf_doc *st)
 	st->pages[st->npages++] = p;
 	st->page = p;
 	st->y = st->top;
+	if (marked == 1)
+		tb_pdf_tag_mark(st);
+	else if (marked == 2)
+		tb_pdf_tag_artifact(st, true);
 }
 
 /* A bookmark to the current page, at `top` (NAN: the whole page). */
@@ -506,7 +516,14 @@ void tb_pdf_draw_line(tb_pdf_doc *st, const tb_pdf_para *p, size_t li, double x0
 		}
 		tb_pdf_cells_add(&c, pc->style, p->text.ptr + pc->off, pc->len);
 	}
+	/* each line is marked content of the element open (a paragraph, a
+	 * heading, a table cell), unless what draws it marked it whole */
+	bool mark = !st->marked;
+	if (mark)
+		tb_pdf_tag_mark(st);
 	S_show_line(st, x, base, p->size_pt, color, &c, dir, 0);
+	if (mark)
+		tb_pdf_tag_unmark(st);
 	tb_pdf_cells_release(&c);
 }
 
@@ -524,6 +541,10 @@ void tb_pdf_draw_para(tb_pdf_doc *st, tb_pdf_para *p, const tb_pdf_para_opts *o)
 	double lead = tb_pdf_draw_lead(p);
 	double pad = o->shade ? 4 : 0;
 	tb_pdf_para_layout(p, o->width - 2 * pad, tb_pdf_fontset_measure, st);
+	/* the paragraph is one marked-content sequence (a page break splits it) */
+	bool mark = !st->marked;
+	if (mark)
+		tb_pdf_tag_mark(st);
 	for (size_t i = 0; i < p->nlines; i++) {
 		tb_pdf_draw_need(st, lead + (i == 0 || i + 1 == p->nlines ? pad : 0));
 		bool top_of_band = i == 0 || tb_pdf_draw_page_empty(st);
@@ -545,6 +566,8 @@ void tb_pdf_draw_para(tb_pdf_doc *st, tb_pdf_para *p, const tb_pdf_para_opts *o)
 		if (o->shade && i + 1 == p->nlines)
 			st->y -= pad;
 	}
+	if (mark)
+		tb_pdf_tag_unmark(st);
 }
 
 double tb_pdf_draw_body_x(const tb_pdf_doc *st)

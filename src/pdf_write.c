@@ -16,13 +16,18 @@ void tb_pdfw_init(tb_pdfw *w, int deflate_level)
 	tb_buf_init(&w->out);
 	w->level = deflate_level;
 	/* the second line's high bytes mark the file as binary for transfers */
-	tb_buf_puts(&w->out, "%PDF-1.4\n%\xE2\xE3\xCF\xD3\n");
+	tb_buf_puts(&w->out, "%PDF-1.5\n%\xE2\xE3\xCF\xD3\n");
+	tb_buf_init(&w->pack);
 }
 
 void tb_pdfw_release(tb_pdfw *w)
 {
 	tb_buf_release(&w->out);
+	tb_buf_release(&w->pack);
 	free(w->offset);
+	free(w->packed);
+	free(w->pack_num);
+	free(w->pack_end);
 	memset(w, 0, sizeof *w);
 }
 
@@ -31,9 +36,11 @@ unsigned tb_pdfw_alloc(tb_pdfw *w)
 	if (w->nobj + 1 >= w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 64;
 		w->offset = tb_xrealloc(w->offset, w->cap * sizeof *w->offset);
+		w->packed = tb_xrealloc(w->packed, w->cap);
 	}
 	w->nobj++;
 	w->offset[w->nobj] = 0;
+	w->packed[w->nobj] = 0;
 	return w->nobj;
 }
 
@@ -45,9 +52,17 @@ static void S_begin(tb_pdfw *w, unsigned num)
 
 void tb_pdfw_obj(tb_pdfw *w, unsigned num, const char *body, size_t len)
 {
-	S_begin(w, num);
-	tb_buf_put(&w->out, body, len);
-	tb_buf_puts(&w->out, "\nendobj\n");
+	if (w->npack == w->pack_cap) {
+		w->pack_cap = w->pack_cap ? w->pack_cap * 2 : 256;
+		w->pack_num = tb_xrealloc(w->pack_num, w->pack_cap * sizeof *w->pack_num);
+		w->pack_end = tb_xrealloc(w->pack_end, w->pack_cap * sizeof *w->pack_end);
+	}
+	tb_buf_put(&w->pack, body, len);
+	tb_buf_putc(&w->pack, '\n');
+	w->offset[num] = w->npack;
+	w->packed[num] = 1;
+	w->pack_num[w->npack] = num;
+	w->pack_end[w->npack++] = w->pack.len;
 }
 
 void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
@@ -76,19 +91,82 @@ void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
 	free(z);
 }
 
+/* Objects a stream packs: a reader inflates a whole stream to reach one
+ * of them, so each stays small. */
+#define S_PACK_MAX 200
+
+static void S_be(tb_buf *b, uint64_t v, int bytes)
+{
+	for (int i = bytes - 1; i >= 0; i--)
+		tb_buf_putc(b, (char)(v >> (8 * i)));
+}
+
 void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
 {
+	/* the object streams: "num offset" pairs, then the bodies */
+	size_t nstreams = (w->npack + S_PACK_MAX - 1) / S_PACK_MAX;
+	unsigned *stream_num = tb_xcalloc(nstreams ? nstreams : 1, sizeof *stream_num);
+	for (size_t k = 0; k < nstreams; k++)
+		stream_num[k] = tb_pdfw_alloc(w);
+	unsigned xref_num = tb_pdfw_alloc(w);
+	tb_buf head, body;
+	tb_buf_init(&head);
+	tb_buf_init(&body);
+	for (size_t k = 0; k < nstreams; k++) {
+		size_t a = k * S_PACK_MAX, b = a + S_PACK_MAX < w->npack ? a + S_PACK_MAX : w->npack;
+		size_t from = a ? w->pack_end[a - 1] : 0;
+		tb_buf_truncate(&head, 0);
+		tb_buf_truncate(&body, 0);
+		for (size_t i = a; i < b; i++) {
+			size_t start = i ? w->pack_end[i - 1] : 0;
+			tb_buf_printf(&head, "%u %zu ", w->pack_num[i], start - from);
+		}
+		tb_buf_put(&body, head.ptr, head.len);
+		tb_buf_put(&body, w->pack.ptr + from, w->pack_end[b - 1] - from);
+		char dict[64];
+		snprintf(dict, sizeof dict, "/Type /ObjStm /N %zu /First %zu", b - a, head.len);
+		/* level 1: the structure tree is most of it; level 6 ran 3.8M
+		 * instructions more on the demo's PDF for 2% fewer bytes */
+		int level = w->level;
+		w->level = 1;
+		tb_pdfw_stream(w, stream_num[k], dict, body.ptr, body.len, true);
+		w->level = level;
+	}
+	tb_buf_release(&head);
+
+	/* the cross-reference stream: type 1 (offset) or 2 (stream, index)
+	 * per object, in 1 + 4 + 2 bytes */
 	char id[65];
 	tb_sha256_hex(w->out.ptr, w->out.len, id);
 	id[32] = '\0';
 	size_t xref = w->out.len;
-	tb_buf_printf(&w->out, "xref\n0 %u\n0000000000 65535 f \n", w->nobj + 1);
-	for (unsigned i = 1; i <= w->nobj; i++)
-		tb_buf_printf(&w->out, "%010zu 00000 n \n", w->offset[i]);
-	tb_buf_printf(&w->out, "trailer\n<< /Size %u /Root %u 0 R", w->nobj + 1, root);
+	w->offset[xref_num] = xref;
+	tb_buf_truncate(&body, 0);
+	S_be(&body, 0, 1);
+	S_be(&body, 0, 4);
+	S_be(&body, 65535, 2);
+	for (unsigned i = 1; i <= w->nobj; i++) {
+		if (w->packed[i]) {
+			S_be(&body, 2, 1);
+			S_be(&body, stream_num[w->offset[i] / S_PACK_MAX], 4);
+			S_be(&body, w->offset[i] % S_PACK_MAX, 2);
+		} else {
+			S_be(&body, 1, 1);
+			S_be(&body, w->offset[i], 4);
+			S_be(&body, 0, 2);
+		}
+	}
+	tb_buf dict;
+	tb_buf_init(&dict);
+	tb_buf_printf(&dict, "/Type /XRef /Size %u /W [1 4 2] /Root %u 0 R", w->nobj + 1, root);
 	if (info)
-		tb_buf_printf(&w->out, " /Info %u 0 R", info);
-	tb_buf_printf(&w->out, " /ID [<%s> <%s>] >>\nstartxref\n%zu\n%%%%EOF\n", id, id, xref);
+		tb_buf_printf(&dict, " /Info %u 0 R", info);
+	tb_buf_printf(&dict, " /ID [<%s> <%s>]", id, id);
+	tb_pdfw_stream(w, xref_num, dict.ptr, body.ptr, body.len, true);
+	tb_buf_printf(&w->out, "startxref\n%zu\n%%%%EOF\n", xref);
+	tb_buf_release(&dict);
+	tb_buf_release(&body);
+	free(stream_num);
 	tb_buf_put(out, w->out.ptr, w->out.len);
 	tb_buf_truncate(&w->out, 0);
 }

@@ -2,8 +2,11 @@
  *
  * Objects are numbered first (tb_pdfw_alloc), so they can refer to each
  * other, and written in any order; tb_pdfw_finish adds the cross-reference
- * table and the trailer.  Nothing depends on the clock or the machine: the
- * same objects give the same bytes, and the file's /ID is a hash of them. */
+ * stream.  Objects other than streams are packed into compressed object
+ * streams (PDF 1.5): a tagged report has a thousand small structure
+ * elements, which written plainly doubled the file.  Nothing depends on
+ * the clock or the machine: the same objects give the same bytes, and the
+ * file's /ID is a hash of them. */
 #ifndef TB_PDF_WRITE_H
 #define TB_PDF_WRITE_H
 
@@ -14,9 +17,16 @@
 
 typedef struct tb_pdfw {
 	tb_buf out;
-	size_t *offset;         /* by object number; 0 = not written yet */
+	/* by object number: where it was written (0 = not yet); for a packed
+	 * object its index in the packed list, with packed[] set */
+	size_t *offset;
+	unsigned char *packed;
 	unsigned nobj, cap;     /* numbers 1..nobj are allocated */
 	int level;              /* zlib level for streams */
+	tb_buf pack;            /* the packed objects' bodies, one after another */
+	unsigned *pack_num;     /* their numbers, in order */
+	size_t *pack_end;       /* where each body ends in pack */
+	size_t npack, pack_cap;
 } tb_pdfw;
 
 void tb_pdfw_init(tb_pdfw *w, int deflate_level);
@@ -25,7 +35,8 @@ void tb_pdfw_release(tb_pdfw *w);
 /* A new object number. */
 unsigned tb_pdfw_alloc(tb_pdfw *w);
 
-/* Writes object `num` with `body` (a dictionary, an array, ...). */
+/* Writes object `num` with `body` (a dictionary, an array, ...), packed
+ * into an object stream. */
 void tb_pdfw_obj(tb_pdfw *w, unsigned num, const char *body, size_t len);
 
 /* Writes object `num` as a stream of `len` bytes, deflated when `deflate`;
@@ -33,8 +44,9 @@ void tb_pdfw_obj(tb_pdfw *w, unsigned num, const char *body, size_t len);
 void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
                     const void *data, size_t len, bool deflate);
 
-/* The cross-reference table and trailer; moves the file into `out`.
- * Every allocated number must have been written. */
+/* The object streams, the cross-reference stream and the trailer's
+ * entries; moves the file into `out`.  Every allocated number must have
+ * been written. */
 void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out);
 
 /* A number as PDF writes it: at most 3 decimals, no trailing zeros, "-0"

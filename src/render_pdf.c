@@ -183,8 +183,11 @@ static void S_heading(tb_pdf_doc *st, cmark_node *n)
 		tb_pdf_draw_bookmark(st, title.ptr, st->y + 4);
 		tb_buf_release(&title);
 	}
+	static const char *const tag[7] = {"H1", "H1", "H2", "H3", "H4", "H5", "H6"};
+	tb_pdf_tag_open(st, tag[depth]);
 	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 	tb_pdf_draw_para(st, &p, &o);
+	tb_pdf_tag_close(st);
 	st->y -= 4;
 	tb_pdf_para_release(&p);
 	tb_buf_release(&num);
@@ -203,8 +206,10 @@ static void S_block(tb_pdf_doc *st, cmark_node *n)
 			tb_pdf_para p;
 			tb_pdf_para_init(&p, 19);
 			S_inlines(st, &p, n, TB_PDF_BOLD);
+			tb_pdf_tag_open(st, "H1");
 			tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 			tb_pdf_draw_para(st, &p, &o);
+			tb_pdf_tag_close(st);
 			tb_pdf_para_release(&p);
 			st->y -= 8;
 			break;
@@ -215,8 +220,10 @@ static void S_block(tb_pdf_doc *st, cmark_node *n)
 		tb_pdf_para p;
 		tb_pdf_para_init(&p, TB_PDF_BODY_PT);
 		S_inlines(st, &p, n, 0);
+		tb_pdf_tag_open(st, "P");
 		tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, false, tb_pdf_black};
 		tb_pdf_draw_para(st, &p, &o);
+		tb_pdf_tag_close(st);
 		tb_pdf_para_release(&p);
 		/* items of a tight list sit closer together */
 		cmark_node *up = cmark_node_parent(n);
@@ -229,8 +236,11 @@ static void S_block(tb_pdf_doc *st, cmark_node *n)
 	case CMARK_NODE_CODE_BLOCK:
 	case CMARK_NODE_HTML_BLOCK: {
 		const char *lit = cmark_node_get_literal(n);
-		if (lit)
+		if (lit) {
+			tb_pdf_tag_open(st, "P");
 			tb_pdf_blocks_code(st, lit, strlen(lit));
+			tb_pdf_tag_close(st);
+		}
 		break;
 	}
 	case CMARK_NODE_THEMATIC_BREAK:
@@ -246,6 +256,14 @@ static void S_block(tb_pdf_doc *st, cmark_node *n)
 		const tb_block *b = st->block ? st->block(n) : NULL;
 		if (!b)
 			break;
+		/* a derivation, the title block and the verdict are read as a
+		 * whole, in the order drawn: one division, marked whole */
+		bool div = b->kind == TB_BLOCK_DERIVATION || b->kind == TB_BLOCK_TITLE ||
+		           b->kind == TB_BLOCK_VERDICT;
+		if (div) {
+			tb_pdf_tag_open(st, "Div");
+			tb_pdf_tag_mark(st);
+		}
 		switch (b->kind) {
 		case TB_BLOCK_TABLE: tb_pdf_blocks_table(st, &b->table); break;
 		case TB_BLOCK_CHART: tb_pdf_blocks_chart(st, &b->chart); break;
@@ -257,6 +275,10 @@ static void S_block(tb_pdf_doc *st, cmark_node *n)
 			S_verdict(st);
 			st->verdict_drawn = true;
 			break;
+		}
+		if (div) {
+			tb_pdf_tag_unmark(st);
+			tb_pdf_tag_close(st);
 		}
 		break;
 	}
@@ -286,6 +308,7 @@ static bool S_is_container(const tb_pdf_doc *st, cmark_node *n)
 typedef struct S_frame {
 	double indent;
 	int num;              /* a list's next item number */
+	int tags;             /* structure elements it opened */
 } S_frame;
 
 /* Quotes and lists indent by a step a level, but never past this share of
@@ -317,8 +340,11 @@ static void S_walk(tb_pdf_doc *st, cmark_node *root)
 		}
 		cmark_node_type type = cmark_node_get_type(n);
 		if (ev == CMARK_EVENT_EXIT) {
-			if (depth)
+			if (depth) {
 				st->indent = stack[--depth].indent;
+				for (int t = 0; t < stack[depth].tags; t++)
+					tb_pdf_tag_close(st);
+			}
 			if (type == CMARK_NODE_ITEM)
 				st->marker[0] = '\0';
 			else if (type == CMARK_NODE_LIST)
@@ -332,12 +358,20 @@ static void S_walk(tb_pdf_doc *st, cmark_node *root)
 		S_frame *f = &stack[depth++];
 		f->indent = st->indent;
 		f->num = 0;
+		f->tags = 0;
 		double base = st->indent < max_base ? st->indent : max_base;
 		if (type == CMARK_NODE_BLOCK_QUOTE) {
 			st->indent = base + 14;
+			tb_pdf_tag_open(st, "BlockQuote");
+			f->tags = 1;
 		} else if (type == CMARK_NODE_LIST) {
 			f->num = cmark_node_get_list_start(n);
+			tb_pdf_tag_open(st, "L");
+			f->tags = 1;
 		} else if (type == CMARK_NODE_ITEM) {
+			tb_pdf_tag_open(st, "LI");
+			tb_pdf_tag_open(st, "LBody");
+			f->tags = 2;
 			/* the frame below is the list's */
 			S_frame *list = depth >= 2 ? &stack[depth - 2] : NULL;
 			cmark_node *up = cmark_node_parent(n);
@@ -493,6 +527,8 @@ static void S_signoff(tb_pdf_doc *st)
 	/* both blocks on the last page, together */
 	if (!tb_pdf_draw_page_empty(st))
 		tb_pdf_draw_new_page(st);
+	tb_pdf_tag_open(st, "Div");
+	tb_pdf_tag_mark(st);
 	tb_pdf_draw_simple_para(st, TB_PDF_BOLD, 14.5, tb_pdf_black, "Sign-off", 6);
 	tb_pdf_draw_bookmark(st, "Sign-off", NAN);
 	tb_pdf_draw_simple_para(st, 0, TB_PDF_BODY_PT, tb_pdf_black,
@@ -545,6 +581,8 @@ static void S_signoff(tb_pdf_doc *st)
 	S_repro_row(st, "Tool version", NULL, m->version && m->version[0] ? m->version : TB_VERSION,
 	            false);
 	S_repro_row(st, "Regenerate with", NULL, S_str(m->command), true);
+	tb_pdf_tag_unmark(st);
+	tb_pdf_tag_close(st);
 }
 
 /* Running header (pages after the first) and footer, once the count is known. */
@@ -576,6 +614,7 @@ static void S_furniture(tb_pdf_doc *st)
 		tb_buf_printf(&foot, " \xC2\xB7 %s %s", m->hash_of ? m->hash_of : "scenario", hash12);
 	for (size_t i = 0; i < st->npages; i++) {
 		st->page = st->pages[i];
+		tb_pdf_tag_artifact(st, true);
 		double fy = st->bottom - 24;
 		if (i > 0 && title.len) {
 			double hy = st->top + 22;
@@ -591,6 +630,7 @@ static void S_furniture(tb_pdf_doc *st)
 		tb_buf_printf(&num, "Page %zu of %zu", i + 1, st->npages);
 		tb_pdf_draw_text_at(st, st->right - tb_pdf_fontset_measure(st, 0, size, num.ptr, num.len), fy, 0, size,
 		                    tb_pdf_grey, num.ptr, num.len, 0);
+		tb_pdf_tag_artifact(st, false);
 	}
 	tb_buf_release(&title);
 	tb_buf_release(&foot);
@@ -762,6 +802,7 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 			nsig += p->annots[a].sig_role != NULL;
 		}
 	}
+	unsigned tree = tb_pdf_tags_alloc(st, &w);
 	tb_buf b;
 	tb_buf_init(&b);
 
@@ -770,6 +811,8 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 	tb_pdfw_text(&b, lang, strlen(lang));
 	if (outlines)
 		tb_buf_printf(&b, " /Outlines %u 0 R /PageMode /UseOutlines", outlines);
+	if (tree)
+		tb_buf_printf(&b, " /MarkInfo << /Marked true >> /StructTreeRoot %u 0 R", tree);
 	if (pdfa)
 		tb_buf_printf(&b, " /Metadata %u 0 R /OutputIntents [<< /Type /OutputIntent /S /GTS_PDFA1"
 		              " /OutputConditionIdentifier (sRGB IEC61966-2.1) /Info (sRGB IEC61966-2.1)"
@@ -829,6 +872,8 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 			tb_buf_puts(&b, " >>");
 		}
 		tb_buf_printf(&b, " >> /Contents %u 0 R", content);
+		if (tree)
+			tb_buf_printf(&b, " /StructParents %zu /Tabs /S", i);
 		unsigned first_annot = p->annot_obj;
 		if (p->nannots) {
 			tb_buf_puts(&b, " /Annots [");
@@ -878,6 +923,7 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 		}
 	}
 
+	tb_pdf_tags_write(st, &w);
 	for (size_t i = 0; i < st->nfonts; i++)
 		if (st->fonts[i].obj)
 			tb_pdf_font_write(st->fonts[i].f, &w, st->fonts[i].obj);
@@ -921,10 +967,13 @@ int tb_render_pdf_tree(cmark_node *root, const tb_report_meta *meta,
 	st->block = block;
 	st->font_dir = opt && opt->font_dir ? opt->font_dir : S_DEFAULT_FONT_DIR;
 	tb_pdf_fontset_init(st, opt);
+	tb_pdf_tags_init(st);
 	int rc = S_render(st, root, opt, out);
 	tb_pdf_fontset_release(st);
+	tb_pdf_tags_release(st);
 	for (size_t i = 0; i < st->npages; i++) {
 		tb_buf_release(&st->pages[i]->c);
+		free(st->pages[i]->mcid_elem);
 		free(st->pages[i]->annots);
 		free(st->pages[i]);
 	}

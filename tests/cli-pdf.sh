@@ -359,6 +359,50 @@ else
 	fail "report for signature fields: $(cat "$T/err.txt")"
 fi
 
+# ---- Tagged PDF: a structure tree in reading order (issue 23) -------------
+mkdir -p "$T/tag"
+if "$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/tag" >/dev/null 2>"$T/err.txt"; then
+	pdf="$T/tag/default-7b.pdf"
+	if pdfinfo "$pdf" 2>/dev/null | grep -q '^Tagged: *yes'; then ok "pdfinfo: Tagged: yes"; else fail "the PDF is not tagged"; fi
+	pdfinfo -struct-text "$pdf" >"$T/tag/struct" 2>"$T/tag/struct.err" || true
+	# the H1 elements' text, in the tree's order, against the outline's
+	# sections (the outline is drawn from the headings as printed)
+	heads=$(awk '/^  H1/ { getline; sub(/^ *"/, ""); sub(/"$/, ""); printf "%s|", $0 }' "$T/tag/struct")
+	qpdf --json "$pdf" >"$T/tag/json" 2>/dev/null || true
+	outline=$(python3 -c '
+import json, sys
+print("".join(o["title"] + "|" for o in json.load(open(sys.argv[1]))["outlines"] if o["title"] != "Sign-off"))
+' "$T/tag/json" 2>/dev/null || true)
+	if [ -n "$heads" ] && [ "$heads" = "$outline" ] && [ ! -s "$T/tag/struct.err" ]; then
+		ok "the structure lists the sections' headings in order: ${heads%%|*} ... $(printf '%s' "$heads" | awk -F'|' '{ print $(NF-1) }')"
+	else
+		fail "structure headings '$heads' against the outline '$outline' $(head -2 "$T/tag/struct.err")"
+	fi
+	charts=$(grep -c '^  *Figure' "$T/tag/struct" || true)
+	if grep -q '^ *TH' "$T/tag/struct" && grep -q '^ *TD' "$T/tag/struct" && grep -q '^ *Caption' "$T/tag/struct" &&
+	   [ "$charts" -ge 5 ] && ! grep -q 'Page 1 of' "$T/tag/struct"; then
+		ok "tables with captions and header cells, $charts figures; running footers are artifacts"
+	else
+		fail "structure: TH/TD/Caption, $charts figures, or footers in the text: $(grep -c 'Page 1 of' "$T/tag/struct")"
+	fi
+	if qpdf --json "$pdf" 2>/dev/null | grep -q '"/Alt": "u:'; then
+		ok "figures carry the charts' alternate descriptions"
+	else
+		fail "no /Alt on the figures"
+	fi
+	# lists and quotes: L > LI > LBody, BlockQuote
+	printf '# Lists\n\n- first item\n- second item\n\n1. one\n2. two\n\n> a quoted line\n' >"$T/tag/list.md"
+	"$BIN" report docs/examples/default-7b.yaml --template "$T/tag/list.md" --format pdf -o "$T/tag/l" >/dev/null 2>&1 || true
+	lists=$(pdfinfo -struct-text "$T/tag/l/default-7b.pdf" 2>/dev/null | awk '$1 == "L" || $1 == "LI" || $1 == "LBody" || $1 == "BlockQuote" { printf "%s ", $1 }')
+	if [ "$lists" = "L LI LBody LI LBody L LI LBody LI LBody BlockQuote " ]; then
+		ok "lists are L, LI and LBody, a quote BlockQuote"
+	else
+		fail "lists in the structure: '$lists'"
+	fi
+else
+	fail "report for the structure tree: $(cat "$T/err.txt")"
+fi
+
 # ---- PDF/A-2b: XMP metadata naming it, an sRGB output intent -------------
 mkdir -p "$T/pa"
 if "$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/pa/a" >/dev/null 2>"$T/err.txt" &&

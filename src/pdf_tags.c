@@ -1,0 +1,221 @@
+/* pdf_tags.c: the PDF's logical structure (Tagged PDF, ISO 32000-1
+ * 14.7-14.8).  While the document is drawn, an element is open for what
+ * is being drawn (a heading, a paragraph, a list item, a table cell, a
+ * figure); the text drawn for it is wrapped in marked content with the
+ * next MCID of its page, and the element keeps a reference to it.  The
+ * running headers and footers are artifacts.  At the end the elements are
+ * written as the structure tree, in the order they were opened, which is
+ * the reading order, with the parent tree a reader maps MCIDs back by. */
+#include "pdf_doc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdf_write.h"
+#include "trainbudget/xalloc.h"
+
+static tb_pdf_kid *S_kid(tb_pdf_elem *e)
+{
+	if (e->nkids == e->kcap) {
+		e->kcap = e->kcap ? e->kcap * 2 : 4;
+		e->kids = tb_xrealloc(e->kids, e->kcap * sizeof *e->kids);
+	}
+	tb_pdf_kid *k = &e->kids[e->nkids++];
+	memset(k, 0, sizeof *k);
+	return k;
+}
+
+void tb_pdf_tags_init(tb_pdf_doc *st)
+{
+	st->nelems = 0;
+	tb_pdf_tag_open(st, "Document");
+}
+
+void tb_pdf_tags_release(tb_pdf_doc *st)
+{
+	for (size_t i = 0; i < st->nelems; i++) {
+		free(st->elems[i].kids);
+		free(st->elems[i].alt);
+	}
+	free(st->elems);
+	st->elems = NULL;
+	st->nelems = st->ecap = 0;
+}
+
+void tb_pdf_tag_open(tb_pdf_doc *st, const char *type)
+{
+	if (st->nelems == st->ecap) {
+		st->ecap = st->ecap ? st->ecap * 2 : 64;
+		st->elems = tb_xrealloc(st->elems, st->ecap * sizeof *st->elems);
+	}
+	size_t i = st->nelems++;
+	tb_pdf_elem *e = &st->elems[i];
+	memset(e, 0, sizeof *e);
+	e->type = type;
+	e->parent = i ? st->cur : 0;
+	if (i) {
+		tb_pdf_kid *k = S_kid(&st->elems[st->cur]);
+		k->elem = (uint32_t)i;
+	}
+	st->cur = (uint32_t)i;
+}
+
+void tb_pdf_tag_alt(tb_pdf_doc *st, const char *alt)
+{
+	tb_pdf_elem *e = &st->elems[st->cur];
+	free(e->alt);
+	tb_buf t;
+	tb_buf_init(&t);
+	tb_pdf_sanitize(&t, alt, strlen(alt));
+	e->alt = tb_buf_detach(&t, NULL);
+}
+
+void tb_pdf_tag_close(tb_pdf_doc *st)
+{
+	if (st->cur)
+		st->cur = st->elems[st->cur].parent;
+}
+
+void tb_pdf_tag_mark(tb_pdf_doc *st)
+{
+	if (st->marked || !st->page)
+		return;
+	tb_pdf_page *p = st->page;
+	tb_pdf_elem *e = &st->elems[st->cur];
+	tb_pdf_kid *k = S_kid(e);
+	k->page = (uint32_t)(st->npages - 1);
+	k->mcid = p->nmcid;
+	/* the page's parent-tree entry: which element each MCID is in */
+	if (p->nmcid == p->mcap) {
+		p->mcap = p->mcap ? p->mcap * 2 : 16;
+		p->mcid_elem = tb_xrealloc(p->mcid_elem, p->mcap * sizeof *p->mcid_elem);
+	}
+	p->mcid_elem[p->nmcid] = st->cur;
+	/* by hand, as the glyph codes are: one a line drawn */
+	char num[16];
+	size_t n = 0;
+	unsigned v = p->nmcid++;
+	do
+		num[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof num);
+	tb_buf_putc(&p->c, '/');
+	tb_buf_puts(&p->c, e->type);
+	tb_buf_puts(&p->c, " <</MCID ");
+	while (n)
+		tb_buf_putc(&p->c, num[--n]);
+	tb_buf_puts(&p->c, ">> BDC\n");
+	st->marked = 1;
+}
+
+void tb_pdf_tag_unmark(tb_pdf_doc *st)
+{
+	if (st->marked != 1)
+		return;
+	tb_pdf_draw_op(st->page, "EMC");
+	st->marked = 0;
+}
+
+void tb_pdf_tag_artifact(tb_pdf_doc *st, bool on)
+{
+	if (on && !st->marked) {
+		tb_pdf_draw_op(st->page, "/Artifact <</Type /Pagination>> BDC");
+		st->marked = 2;
+	} else if (!on && st->marked == 2) {
+		tb_pdf_draw_op(st->page, "EMC");
+		st->marked = 0;
+	}
+}
+
+/* Whether element i, or one below it, holds content: empty ones (a list
+ * whose items drew nothing) are left out of the tree. */
+static bool S_has_content(const tb_pdf_doc *st, size_t i, unsigned char *memo)
+{
+	if (memo[i])
+		return memo[i] == 2;
+	const tb_pdf_elem *e = &st->elems[i];
+	bool any = false;
+	for (size_t k = 0; k < e->nkids && !any; k++)
+		any = !e->kids[k].elem || S_has_content(st, e->kids[k].elem, memo);
+	memo[i] = any ? 2 : 1;
+	return any;
+}
+
+unsigned tb_pdf_tags_alloc(tb_pdf_doc *st, tb_pdfw *w)
+{
+	if (!st->nelems)
+		return 0;
+	unsigned char *memo = tb_xcalloc(st->nelems, 1);
+	for (size_t i = 0; i < st->nelems; i++)
+		st->elems[i].obj = S_has_content(st, i, memo) ? tb_pdfw_alloc(w) : 0;
+	free(memo);
+	if (!st->elems[0].obj)
+		st->elems[0].obj = tb_pdfw_alloc(w);
+	st->tree_obj = tb_pdfw_alloc(w);
+	st->parent_tree_obj = tb_pdfw_alloc(w);
+	return st->tree_obj;
+}
+
+void tb_pdf_tags_write(tb_pdf_doc *st, tb_pdfw *w)
+{
+	if (!st->tree_obj)
+		return;
+	tb_buf b;
+	tb_buf_init(&b);
+	tb_buf_printf(&b, "<< /Type /StructTreeRoot /K [%u 0 R] /ParentTree %u 0 R"
+	              " /ParentTreeNextKey %zu >>", st->elems[0].obj, st->parent_tree_obj,
+	              st->npages);
+	tb_pdfw_obj(w, st->tree_obj, b.ptr, b.len);
+	for (size_t i = 0; i < st->nelems; i++) {
+		const tb_pdf_elem *e = &st->elems[i];
+		if (!e->obj)
+			continue;
+		tb_buf_truncate(&b, 0);
+		/* /Type is optional; an element's own page (/Pg, that of its
+		 * first marked content) lets its MCIDs there be bare numbers */
+		tb_buf_printf(&b, "<< /S /%s /P %u 0 R", e->type,
+		              i ? st->elems[e->parent].obj : st->tree_obj);
+		uint32_t pg = UINT32_MAX;
+		for (size_t k = 0; k < e->nkids && pg == UINT32_MAX; k++)
+			if (!e->kids[k].elem)
+				pg = e->kids[k].page;
+		if (pg != UINT32_MAX)
+			tb_buf_printf(&b, " /Pg %u 0 R", st->pages[pg]->obj);
+		if (e->alt) {
+			tb_buf_puts(&b, " /Alt ");
+			tb_pdfw_text(&b, e->alt, strlen(e->alt));
+		}
+		tb_buf_puts(&b, " /K [");
+		const char *sep = "";
+		for (size_t k = 0; k < e->nkids; k++) {
+			const tb_pdf_kid *kid = &e->kids[k];
+			if (kid->elem) {
+				if (!st->elems[kid->elem].obj)
+					continue;
+				tb_buf_printf(&b, "%s%u 0 R", sep, st->elems[kid->elem].obj);
+			} else if (kid->page == pg) {
+				tb_buf_printf(&b, "%s%u", sep, kid->mcid);
+			} else {
+				tb_buf_printf(&b, "%s<< /Type /MCR /Pg %u 0 R /MCID %u >>", sep,
+				              st->pages[kid->page]->obj, kid->mcid);
+			}
+			sep = " ";
+		}
+		tb_buf_puts(&b, "] >>");
+		tb_pdfw_obj(w, e->obj, b.ptr, b.len);
+	}
+	/* the parent tree: for page i (its /StructParents), the element of
+	 * each of its MCIDs */
+	tb_buf_truncate(&b, 0);
+	tb_buf_puts(&b, "<< /Nums [");
+	for (size_t i = 0; i < st->npages; i++) {
+		const tb_pdf_page *p = st->pages[i];
+		tb_buf_printf(&b, "%s%zu [", i ? " " : "", i);
+		for (unsigned m = 0; m < p->nmcid; m++)
+			tb_buf_printf(&b, "%s%u 0 R", m ? " " : "", st->elems[p->mcid_elem[m]].obj);
+		tb_buf_putc(&b, ']');
+	}
+	tb_buf_puts(&b, "] >>");
+	tb_pdfw_obj(w, st->parent_tree_obj, b.ptr, b.len);
+	tb_buf_release(&b);
+}
