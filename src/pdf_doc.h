@@ -6,6 +6,7 @@
  *   pdf_draw.c     content-stream operators, text runs, pages and
  *                  paragraphs
  *   pdf_blocks.c   tables, charts, code and derivations
+ *   pdf_signoff.c  the sign-off page: the roles' fields, the inputs' digests
  *   pdf_tags.c     the logical structure (Tagged PDF): elements, marked
  *                  content, artifacts, the structure tree
  *   render_pdf.c   the tree walk, headings, title block, verdict box,
@@ -222,6 +223,13 @@ double tb_pdf_draw_body_x(const tb_pdf_doc *st);
 double tb_pdf_draw_body_w(const tb_pdf_doc *st);
 void tb_pdf_draw_simple_para(tb_pdf_doc *st, unsigned style, double size_pt, tb_rgb color,
                              const char *text, double after_pt);
+
+/* ---- pdf_signoff.c ----------------------------------------------------- */
+
+/* "Inputs SHA-256", "Proposals SHA-256": what the printed hash is of. */
+void tb_pdf_hash_label(const tb_report_meta *m, char *out, size_t cap);
+/* The sign-off page, on a page of its own. */
+void tb_pdf_signoff_page(tb_pdf_doc *st);
 
 /* ---- pdf_tags.c -------------------------------------------------------- */
 

@@ -101,6 +101,23 @@ tb_tpl_status tb_rdirective(void *ctx, const char *kind, const char *arg, cmark_
 			multi->build(r, into);
 		return TB_TPL_OK;
 	}
+	if (strcmp(kind, "signoff") == 0) {
+		/* the roles, checked by the tag's grammar, ", "-separated; the
+		 * last directive a template has wins; it draws nothing itself */
+		if (!into)
+			return TB_TPL_OK;
+		for (size_t i = 0; i < r->meta.nroles; i++)
+			free(r->roles[i]);
+		r->meta.nroles = 0;
+		for (const char *p = arg; *p && r->meta.nroles < TB_SIGNOFF_ROLES_MAX;) {
+			const char *e = strstr(p, ", ");
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			r->roles[r->meta.nroles++] = tb_xstrndup(p, n);
+			p += n + (e ? 2 : 0);
+		}
+		r->meta.roles = (const char *const *)r->roles;
+		return TB_TPL_OK;
+	}
 	if (strcmp(kind, "table") == 0) {
 		const tb_rtable_def *def = S_table_find(r, arg);
 		if (!def)
@@ -436,6 +453,8 @@ void tb_report_free(tb_report *r)
 	tb_signoff_release(&r->signoff);
 	for (size_t i = 0; i < sizeof r->plan_text / sizeof r->plan_text[0]; i++)
 		free(r->plan_text[i]);
+	for (size_t i = 0; i < r->meta.nroles; i++)
+		free(r->roles[i]);
 	free(r);
 }
 

@@ -39,6 +39,9 @@ typedef struct tb_rsweeps {
 	const char *label[8];
 } tb_rsweeps;
 
+/* At most this many signature fields a sign-off page holds. */
+#define TB_SIGNOFF_ROLES_MAX 8
+
 struct tb_report {
 	const tb_scenario *sc;
 	const tb_budget *b;
@@ -70,6 +73,8 @@ struct tb_report {
 	tb_signoff signoff;
 	/* the layout search's sentences and layouts in words (report_plan.c) */
 	char *plan_text[6];
+	/* the sign-off roles a template named ({{signoff ...}}) */
+	char *roles[TB_SIGNOFF_ROLES_MAX];
 };
 
 /* ---- formatting ------------------------------------------------------ */

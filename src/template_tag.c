@@ -39,6 +39,80 @@ static bool S_word_is(const char *s, size_t n, size_t i, const char *w)
 	       (n - i == wl || !S_is_ident(s[i + wl]));
 }
 
+/* {{signoff ROLE, ROLE, ...}}: the roles the sign-off page has a
+ * signature field for, kept as "A, B, C" in t->name.  A role is a few
+ * words (any script) without Markdown's or the template's own marks; at
+ * most TB_TAG_ROLES_MAX of them, none twice, each at most 40 bytes. */
+#define TB_TAG_ROLES_MAX 8
+#define TB_TAG_ROLE_MAX 40
+static void S_signoff(const char *s, size_t n, size_t i, tb_tag *t)
+{
+	t->why = "expected the roles after 'signoff', separated by commas, as in "
+	         "'{{signoff Requester, Reviewer, Approver}}'";
+	if (i < n && !tb_tag_is_space(s[i]))
+		return;
+	size_t used = 0, nroles = 0;
+	const char *role[TB_TAG_ROLES_MAX];
+	size_t rlen[TB_TAG_ROLES_MAX];
+	for (;;) {
+		size_t a = i, b = i;
+		while (b < n && s[b] != ',')
+			b++;
+		while (a < b && tb_tag_is_space(s[a]))
+			a++;
+		size_t e = b;
+		while (e > a && tb_tag_is_space(s[e - 1]))
+			e--;
+		if (e == a) {
+			if (nroles > 0 || b < n)
+				t->why = "expected a role between the commas, as in "
+				         "'{{signoff Requester, Reviewer, Approver}}'";
+			return;
+		}
+		for (size_t k = a; k < e; k++) {
+			unsigned char ch = (unsigned char)s[k];
+			if (ch < 0x20 || ch == 0x7F || strchr("{}|[]<>*_`#\\", ch)) {
+				t->why = "expected each role in words, without { } | [ ] < > * _ ` # or a "
+				         "backslash, as in '{{signoff Requester, Finance lead, Approver}}'";
+				return;
+			}
+		}
+		if (e - a > TB_TAG_ROLE_MAX) {
+			t->why = "expected each role at most 40 bytes long";
+			return;
+		}
+		if (nroles == TB_TAG_ROLES_MAX) {
+			t->why = "expected at most 8 roles (the sign-off page's signature fields)";
+			return;
+		}
+		for (size_t r = 0; r < nroles; r++) {
+			if (rlen[r] == e - a && memcmp(role[r], s + a, e - a) == 0) {
+				t->why = "expected each role once (each signs in a field of its own)";
+				return;
+			}
+		}
+		role[nroles] = s + a;
+		rlen[nroles++] = e - a;
+		if (used + 2 + (e - a) + 1 > sizeof t->name) {
+			t->why = "expected the roles at most 127 bytes long in all";
+			return;
+		}
+		if (used) {
+			memcpy(t->name + used, ", ", 2);
+			used += 2;
+		}
+		memcpy(t->name + used, s + a, e - a);
+		used += e - a;
+		t->name[used] = '\0';
+		if (b >= n)
+			break;
+		i = b + 1;
+	}
+	strcpy(t->directive, "signoff");
+	t->kind = TB_TAG_DIRECTIVE;
+	t->why = NULL;
+}
+
 void tb_tag_parse(const char *s, size_t n, tb_tag *t)
 {
 	memset(t, 0, sizeof *t);
@@ -71,6 +145,10 @@ void tb_tag_parse(const char *s, size_t n, tb_tag *t)
 		}
 		t->kind = open ? (is_if ? TB_TAG_IF : TB_TAG_UNLESS)
 		               : (is_if ? TB_TAG_END_IF : TB_TAG_END_UNLESS);
+		return;
+	}
+	if (S_word_is(s, n, i, "signoff")) {
+		S_signoff(s, n, i + 7, t);
 		return;
 	}
 	static const char *const dirs[] = { "table", "chart", "derivation" };

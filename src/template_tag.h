@@ -18,7 +18,7 @@ typedef struct tb_tag {
 	tb_tag_kind kind;
 	char name[128];         /* value name, condition or directive argument */
 	char filter[32];        /* "" when none */
-	char directive[16];     /* "table", "chart", "derivation" */
+	char directive[16];     /* "table", "chart", "derivation", "signoff" */
 	const char *why;        /* TB_TAG_BAD: what was expected */
 } tb_tag;
 

@@ -355,6 +355,18 @@ print(" ".join("%s:%s" % (f["fullname"], f["fieldtype"]) for f in a["fields"]))
 	else
 		fail "signature widgets: $(grep -c '"/FT": "/Sig"' "$T/sig/json")"
 	fi
+	# the roles a template names, in its order, any script
+	printf '# Budget\n\n{{signoff Requester, Finance lead, Approver, S\303\244kerhet}}\n\nText.\n' >"$T/sig/roles.md"
+	"$BIN" report docs/examples/default-7b.yaml --template "$T/sig/roles.md" --format pdf,md -o "$T/sig/r" >/dev/null 2>&1 || true
+	fields=$(qpdf --json "$T/sig/r/default-7b.pdf" 2>/dev/null | python3 -c '
+import json, sys
+print("|".join(f["fullname"] for f in json.load(sys.stdin)["acroform"]["fields"]))
+' 2>/dev/null || true)
+	if [ "$fields" = "Requester|Finance lead|Approver|Säkerhet" ] && ! grep -q signoff "$T/sig/r/default-7b.md"; then
+		ok "{{signoff ...}} names the fields: $fields (and draws nothing where it stands)"
+	else
+		fail "template-named roles: '$fields'"
+	fi
 else
 	fail "report for signature fields: $(cat "$T/err.txt")"
 fi

@@ -76,6 +76,11 @@ typedef struct tb_report_meta {
 	/* The inputs it covers, listed with their hashes on the sign-off
 	 * page; NULL: none listed. */
 	const tb_signoff *signoff;
+	/* The roles the sign-off page has a signature field for, as a
+	 * template's {{signoff ...}} names them; none: Requester, Reviewer,
+	 * Approver. */
+	size_t nroles;
+	const char *const *roles;
 	size_t nverdict;
 	const tb_verdict_line *verdict;  /* fits, deadline, cost */
 	size_t nkey;                     /* key figures: label/value pairs */
