@@ -54,6 +54,9 @@ vg compare docs/examples/stages/staged-llama-3.1-405b.yaml docs/examples/llama-3
 # issue 23: link annotations and signature fields in the PDF, and a plain one
 vg report docs/examples/default-7b.yaml --template tests/templates/links.md -o "$out/lk" --format pdf
 vg report docs/examples/default-7b.yaml --no-pdf-a -o "$out/np" --format pdf
+# complex text: FriBidi, HarfBuzz and libthai opened, six scripts shaped,
+# Thai broken by its dictionary; the structure tree and object streams
+vg report docs/examples/default-7b.yaml --template tests/templates/scripts.md -o "$out/sc" --format pdf
 vg estimate docs/examples/default-7b.yaml --set "hardware.reservation=60 days" \
 	--set plan.ablations=20% --set plan.storage.kept=3 --set hardware.node_power=10.2kW --format json
 # every input the inputs SHA-256 covers at once: a config.json, a user
