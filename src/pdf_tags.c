@@ -92,18 +92,10 @@ void tb_pdf_tag_mark(tb_pdf_doc *st)
 		p->mcid_elem = tb_xrealloc(p->mcid_elem, p->mcap * sizeof *p->mcid_elem);
 	}
 	p->mcid_elem[p->nmcid] = st->cur;
-	/* by hand, as the glyph codes are: one a line drawn */
-	char num[16];
-	size_t n = 0;
-	unsigned v = p->nmcid++;
-	do
-		num[n++] = (char)('0' + v % 10);
-	while ((v /= 10) && n < sizeof num);
 	tb_buf_putc(&p->c, '/');
 	tb_buf_puts(&p->c, e->type);
 	tb_buf_puts(&p->c, " <</MCID ");
-	while (n)
-		tb_buf_putc(&p->c, num[--n]);
+	tb_pdfw_uint(&p->c, p->nmcid++);
 	tb_buf_puts(&p->c, ">> BDC\n");
 	st->marked = 1;
 }
@@ -173,14 +165,18 @@ void tb_pdf_tags_write(tb_pdf_doc *st, tb_pdfw *w)
 		tb_buf_truncate(&b, 0);
 		/* /Type is optional; an element's own page (/Pg, that of its
 		 * first marked content) lets its MCIDs there be bare numbers */
-		tb_buf_printf(&b, "<< /S /%s /P %u 0 R", e->type,
-		              i ? st->elems[e->parent].obj : st->tree_obj);
+		tb_buf_puts(&b, "<< /S /");
+		tb_buf_puts(&b, e->type);
+		tb_buf_puts(&b, " /P ");
+		tb_pdfw_ref(&b, i ? st->elems[e->parent].obj : st->tree_obj);
 		uint32_t pg = UINT32_MAX;
 		for (size_t k = 0; k < e->nkids && pg == UINT32_MAX; k++)
 			if (!e->kids[k].elem)
 				pg = e->kids[k].page;
-		if (pg != UINT32_MAX)
-			tb_buf_printf(&b, " /Pg %u 0 R", st->pages[pg]->obj);
+		if (pg != UINT32_MAX) {
+			tb_buf_puts(&b, " /Pg ");
+			tb_pdfw_ref(&b, st->pages[pg]->obj);
+		}
 		if (e->alt) {
 			tb_buf_puts(&b, " /Alt ");
 			tb_pdfw_text(&b, e->alt, strlen(e->alt));
@@ -192,9 +188,11 @@ void tb_pdf_tags_write(tb_pdf_doc *st, tb_pdfw *w)
 			if (kid->elem) {
 				if (!st->elems[kid->elem].obj)
 					continue;
-				tb_buf_printf(&b, "%s%u 0 R", sep, st->elems[kid->elem].obj);
+				tb_buf_puts(&b, sep);
+				tb_pdfw_ref(&b, st->elems[kid->elem].obj);
 			} else if (kid->page == pg) {
-				tb_buf_printf(&b, "%s%u", sep, kid->mcid);
+				tb_buf_puts(&b, sep);
+				tb_pdfw_uint(&b, kid->mcid);
 			} else {
 				tb_buf_printf(&b, "%s<< /Type /MCR /Pg %u 0 R /MCID %u >>", sep,
 				              st->pages[kid->page]->obj, kid->mcid);
@@ -210,9 +208,15 @@ void tb_pdf_tags_write(tb_pdf_doc *st, tb_pdfw *w)
 	tb_buf_puts(&b, "<< /Nums [");
 	for (size_t i = 0; i < st->npages; i++) {
 		const tb_pdf_page *p = st->pages[i];
-		tb_buf_printf(&b, "%s%zu [", i ? " " : "", i);
-		for (unsigned m = 0; m < p->nmcid; m++)
-			tb_buf_printf(&b, "%s%u 0 R", m ? " " : "", st->elems[p->mcid_elem[m]].obj);
+		if (i)
+			tb_buf_putc(&b, ' ');
+		tb_pdfw_uint(&b, i);
+		tb_buf_puts(&b, " [");
+		for (unsigned m = 0; m < p->nmcid; m++) {
+			if (m)
+				tb_buf_putc(&b, ' ');
+			tb_pdfw_ref(&b, st->elems[p->mcid_elem[m]].obj);
+		}
 		tb_buf_putc(&b, ']');
 	}
 	tb_buf_puts(&b, "] >>");

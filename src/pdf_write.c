@@ -91,6 +91,23 @@ void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
 	free(z);
 }
 
+void tb_pdfw_uint(tb_buf *b, size_t v)
+{
+	char d[24];
+	size_t n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n)
+		tb_buf_putc(b, d[--n]);
+}
+
+void tb_pdfw_ref(tb_buf *b, unsigned num)
+{
+	tb_pdfw_uint(b, num);
+	tb_buf_put(b, " 0 R", 4);
+}
+
 /* Objects a stream packs: a reader inflates a whole stream to reach one
  * of them, so each stays small. */
 #define S_PACK_MAX 200
@@ -119,7 +136,10 @@ void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
 		tb_buf_truncate(&body, 0);
 		for (size_t i = a; i < b; i++) {
 			size_t start = i ? w->pack_end[i - 1] : 0;
-			tb_buf_printf(&head, "%u %zu ", w->pack_num[i], start - from);
+			tb_pdfw_uint(&head, w->pack_num[i]);
+			tb_buf_putc(&head, ' ');
+			tb_pdfw_uint(&head, start - from);
+			tb_buf_putc(&head, ' ');
 		}
 		tb_buf_put(&body, head.ptr, head.len);
 		tb_buf_put(&body, w->pack.ptr + from, w->pack_end[b - 1] - from);

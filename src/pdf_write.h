@@ -53,6 +53,11 @@ void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out);
  * as "0", and within +-1e9 (no page is larger; readers limit reals). */
 void tb_pdfw_num(tb_buf *b, double v);
 
+/* An unsigned integer, and a reference "N 0 R", written by hand: the
+ * structure tree has thousands (printf was a twentieth of a report). */
+void tb_pdfw_uint(tb_buf *b, size_t v);
+void tb_pdfw_ref(tb_buf *b, unsigned num);
+
 /* A text string (titles, bookmarks): a literal when printable ASCII, else
  * UTF-16BE with a byte-order mark, in hex.  `s` is valid UTF-8. */
 void tb_pdfw_text(tb_buf *b, const char *s, size_t len);
