@@ -9,13 +9,15 @@ static const tb_textlib *S_ok;
 static char S_why[256];
 static pthread_once_t S_once = PTHREAD_ONCE_INIT;
 
-/* Opens `soname` and resolves its symbols; false with S_why set. */
+/* Opens `soname`; NULL with S_why set. */
 static void *S_open(const char *soname, const char *package)
 {
 	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		snprintf(S_why, sizeof S_why, "cannot load %s (%s); expected Debian's %s", soname,
-		         dlerror(), package);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(S_why, sizeof S_why, "cannot load %s (%s); expected Debian's %s installed",
+		         soname, e ? e : "not found", package);
+	}
 	return h;
 }
 

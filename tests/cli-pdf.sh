@@ -371,6 +371,26 @@ else
 	fail "report for signature fields: $(cat "$T/err.txt")"
 fi
 
+# ---- the text libraries missing: complex text refused, Latin unaffected ---
+FAULT=$(dirname "$BIN")/tests/fault.so
+if [ -f "$FAULT" ]; then
+	rc=0
+	LD_PRELOAD="$FAULT" TB_FAULT_NODLOPEN=libharfbuzz "$BIN" report docs/examples/default-7b.yaml \
+		--template tests/templates/scripts.md --format pdf -o "$T/nolib" >/dev/null 2>"$T/err.txt" || rc=$?
+	if [ "$rc" -ne 0 ] && grep -q 'error: this text needs shaping or bidi ordering, and cannot load libharfbuzz.so.0' "$T/err.txt" &&
+	   grep -q "expected Debian's libharfbuzz0b installed" "$T/err.txt" && [ ! -e "$T/nolib/default-7b.pdf" ]; then
+		ok "without HarfBuzz a page of scripts is refused by name, no PDF left (exit $rc)"
+	else
+		fail "HarfBuzz missing (exit $rc): $(head -2 "$T/err.txt")"
+	fi
+	if LD_PRELOAD="$FAULT" TB_FAULT_NODLOPEN=lib "$BIN" report docs/examples/default-7b.yaml --format pdf \
+		-o "$T/nolib2" >/dev/null 2>"$T/err.txt" && [ -s "$T/nolib2/default-7b.pdf" ]; then
+		ok "a Latin report needs none of the text libraries"
+	else
+		fail "a Latin report without the text libraries: $(head -2 "$T/err.txt")"
+	fi
+fi
+
 # ---- Tagged PDF: a structure tree in reading order (issue 23) -------------
 mkdir -p "$T/tag"
 if "$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/tag" >/dev/null 2>"$T/err.txt"; then

@@ -13,6 +13,9 @@
  *   TB_FAULT_NOLINK=1     link() fails with EPERM, as on FAT or some FUSE
  *                         file systems, so previous versions are kept by
  *                         renaming them aside instead
+ *   TB_FAULT_NODLOPEN=P   dlopen() of a library whose name starts with P
+ *                         fails, as where the package is missing, so the
+ *                         PDF's text libraries cannot be opened
  *   TB_FAULT_LOG=FILE     append "CALL PATH" to FILE before each of those
  *                         calls, so a test can tell how far a run it
  *                         killed had gone */
@@ -184,4 +187,14 @@ int flock(int fd, int op)
 		return -1;
 	}
 	return next(fd, op);
+}
+
+void *dlopen(const char *file, int mode)
+{
+	static void *(*next)(const char *, int);
+	S_NEXT(next, "dlopen");
+	const char *no = getenv("TB_FAULT_NODLOPEN");
+	if (no && no[0] && file && strncmp(file, no, strlen(no)) == 0)
+		return NULL;
+	return next(file, mode);
 }
