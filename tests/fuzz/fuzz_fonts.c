@@ -112,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 	} else {
-		if (out.len < 32 || memcmp(out.ptr, "%PDF-1.4\n", 9) != 0 ||
+		if (out.len < 32 || memcmp(out.ptr, "%PDF-1.5\n", 9) != 0 ||
 		    memcmp(out.ptr + out.len - 6, "%%EOF\n", 6) != 0)
 			abort();
 		/* every visible character has ink in the face that drew it */

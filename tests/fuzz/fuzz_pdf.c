@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = tb_render_pdf_tree(root, &m, NULL, &opt, &out, &d);
 	if ((rc == 0) != (d.errors == 0))
 		abort();
-	if (rc == 0 && (out.len < 32 || memcmp(out.ptr, "%PDF-1.4\n", 9) != 0 ||
+	if (rc == 0 && (out.len < 32 || memcmp(out.ptr, "%PDF-1.5\n", 9) != 0 ||
 	                memcmp(out.ptr + out.len - 6, "%%EOF\n", 6) != 0))
 		abort();
 	if (rc != 0 && out.len != 0)
