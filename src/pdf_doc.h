@@ -44,6 +44,10 @@ typedef struct tb_pdf_font_slot {
 	char *loaded;           /* the file read, for errors that blame the font */
 	unsigned obj;           /* the Type0 font's object number, when written */
 	void *hb;               /* its HarfBuzz font, made when complex text first uses it */
+	/* a system fallback's scripts: the characters it is read for
+	 * (NULL: any) */
+	const uint32_t (*ranges)[2];
+	size_t nranges;
 } tb_pdf_font_slot;
 
 /* Where a link's text was drawn on a page: its rectangle and its

@@ -18,30 +18,57 @@ static const char *const S_face_file[TB_PDF_NFACES] = {
 
 /* Where fallback fonts are looked for, in order, when neither the face
  * nor the regular face draws a character: each file's name is tried in
- * the font folder first, then at the path Debian installs it to. */
-static const char *const S_system_fallbacks[] = {
+ * the font folder first, then at the path Debian installs it to.  A font
+ * there for one script is only read for that script's characters, so a
+ * line of Devanagari never reads the 4.5 MB Chinese font to find it has
+ * none. */
+static const uint32_t S_cjk[][2] = {
+	{0x2E80, 0x9FFF}, {0xF900, 0xFAFF}, {0xFE30, 0xFE4F}, {0xFF00, 0xFFEF},
+	{0x20000, 0x3FFFF},
+};
+static const uint32_t S_hangul[][2] = {
+	{0x1100, 0x11FF}, {0x3130, 0x318F}, {0xA960, 0xA97F}, {0xAC00, 0xD7FF},
+};
+static const uint32_t S_deva[][2] = { {0x0900, 0x097F}, {0x1CD0, 0x1CFF}, {0xA8E0, 0xA8FF} };
+static const uint32_t S_thai[][2] = { {0x0E00, 0x0E7F} };
+#define S_ANY NULL, 0
+#define S_FOR(r) r, sizeof r / sizeof r[0]
+static const struct S_fallback {
+	const char *path;
+	const uint32_t (*ranges)[2];    /* NULL: any character */
+	size_t nranges;
+} S_system_fallbacks[] = {
 	/* fonts-dejavu-core: the full faces (Armenian, Georgian, N'Ko, more
 	 * symbols) beyond the subsets the build makes */
-	"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+	{"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", S_ANY},
 	/* fonts-droid-fallback: Chinese, Japanese (few Korean syllables) */
-	"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+	{"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", S_FOR(S_cjk)},
 	/* fonts-nanum: Korean */
-	"/usr/share/fonts/truetype/nanum/NanumGothic.ttf",
+	{"/usr/share/fonts/truetype/nanum/NanumGothic.ttf", S_FOR(S_hangul)},
 	/* fonts-wqy-microhei, fonts-wqy-zenhei, fonts-arphic-uming: CJK */
-	"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-	"/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
-	"/usr/share/fonts/truetype/arphic/uming.ttc",
+	{"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", S_FOR(S_cjk)},
+	{"/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", S_FOR(S_cjk)},
+	{"/usr/share/fonts/truetype/arphic/uming.ttc", S_FOR(S_cjk)},
 	/* fonts-lohit-deva: Devanagari, with the OpenType rules HarfBuzz
 	 * shapes it by (conjuncts, reph, pre-base matras) */
-	"/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf",
+	{"/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf", S_FOR(S_deva)},
 	/* fonts-tlwg-garuda-ttf: Thai, marks placed by its GPOS */
-	"/usr/share/fonts/truetype/tlwg/Garuda.ttf",
+	{"/usr/share/fonts/truetype/tlwg/Garuda.ttf", S_FOR(S_thai)},
 	/* fonts-symbola: emoji and symbols, in outline */
-	"/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
+	{"/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf", S_ANY},
 	/* fonts-freefont-ttf: many scripts */
-	"/usr/share/fonts/truetype/freefont/FreeSerif.ttf",
-	NULL,
+	{"/usr/share/fonts/truetype/freefont/FreeSerif.ttf", S_ANY},
 };
+
+static bool S_meant_for(const tb_pdf_font_slot *s, uint32_t cp)
+{
+	if (!s->ranges)
+		return true;
+	for (size_t i = 0; i < s->nranges; i++)
+		if (cp >= s->ranges[i][0] && cp <= s->ranges[i][1])
+			return true;
+	return false;
+}
 
 #define TB_PDF_MAX_FONTS 24
 /* ---- fonts ------------------------------------------------------------- */
@@ -102,10 +129,19 @@ tb_pdf_font *tb_pdf_fontset_at(tb_pdf_doc *st, size_t i)
 void tb_pdf_fontset_init(tb_pdf_doc *st, const tb_pdf_options *opt)
 {
 	st->nfonts = TB_PDF_NFACES;
-	const char *const *list = opt && opt->fallback_fonts ? opt->fallback_fonts
-	                          : S_system_fallbacks;
-	for (size_t i = 0; list[i] && st->nfonts < TB_PDF_MAX_FONTS; i++)
-		st->fonts[st->nfonts++].path = tb_xstrdup(list[i]);
+	if (opt && opt->fallback_fonts) {
+		const char *const *list = opt->fallback_fonts;
+		for (size_t i = 0; list[i] && st->nfonts < TB_PDF_MAX_FONTS; i++)
+			st->fonts[st->nfonts++].path = tb_xstrdup(list[i]);
+		return;
+	}
+	for (size_t i = 0; i < sizeof S_system_fallbacks / sizeof S_system_fallbacks[0] &&
+	                   st->nfonts < TB_PDF_MAX_FONTS; i++) {
+		tb_pdf_font_slot *sl = &st->fonts[st->nfonts++];
+		sl->path = tb_xstrdup(S_system_fallbacks[i].path);
+		sl->ranges = S_system_fallbacks[i].ranges;
+		sl->nranges = S_system_fallbacks[i].nranges;
+	}
 }
 
 void tb_pdf_fontset_release(tb_pdf_doc *st)
@@ -219,6 +255,8 @@ bool tb_pdf_fontset_glyph(tb_pdf_doc *st, unsigned style, uint32_t cp, tb_pdf_gl
 		if (i != (size_t)face && (i < TB_PDF_NFACES && i != TB_PDF_FACE_REGULAR))
 			continue;
 		size_t fi = i == 0 ? (size_t)face : i == (size_t)face ? TB_PDF_FACE_REGULAR : i;
+		if (!S_meant_for(&st->fonts[fi], cp))
+			continue;
 		tb_pdf_font *f = tb_pdf_fontset_at(st, fi);
 		if (!f)
 			continue;

@@ -12,7 +12,7 @@ static pthread_once_t S_once = PTHREAD_ONCE_INIT;
 /* Opens `soname`; NULL with S_why set. */
 static void *S_open(const char *soname, const char *package)
 {
-	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
 		snprintf(S_why, sizeof S_why, "cannot load %s (%s); expected Debian's %s installed",
