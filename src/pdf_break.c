@@ -28,6 +28,47 @@ static bool S_ideographic(uint32_t cp)
 	       (cp >= 0x20000 && cp <= 0x3FFFD);
 }
 
+/* UAX #14's classes that forbid a break next to them, for the
+ * punctuation of Chinese and Japanese text (kinsoku): closing marks (CL,
+ * CP), the full stops, commas and marks that end a clause (IS, EX), the
+ * small kana and the prolonged sound mark (CJ, NS) never start a line;
+ * opening marks (OP) never end one. */
+static bool S_no_break_before(uint32_t cp)
+{
+	static const uint16_t cl[] = {
+		/* 、。〉》」』】〕〗〙〛 ー ゝゞヽヾ 々〻 */
+		0x3001, 0x3002, 0x3009, 0x300B, 0x300D, 0x300F, 0x3011, 0x3015, 0x3017, 0x3019,
+		0x301B, 0x30FC, 0x309D, 0x309E, 0x30FD, 0x30FE, 0x3005, 0x303B,
+		/* small kana (CJ) */
+		0x3041, 0x3043, 0x3045, 0x3047, 0x3049, 0x3063, 0x3083, 0x3085, 0x3087, 0x308E,
+		0x3095, 0x3096, 0x30A1, 0x30A3, 0x30A5, 0x30A7, 0x30A9, 0x30C3, 0x30E3, 0x30E5,
+		0x30E7, 0x30EE, 0x30F5, 0x30F6,
+		/* fullwidth ） ， ． ！ ？ ： ； ］ ｝ ｠ and the closing quotes */
+		0xFF09, 0xFF0C, 0xFF0E, 0xFF01, 0xFF1F, 0xFF1A, 0xFF1B, 0xFF3D, 0xFF5D, 0xFF60,
+		0x2019, 0x201D,
+	};
+	for (size_t i = 0; i < sizeof cl / sizeof cl[0]; i++)
+		if (cp == cl[i])
+			return true;
+	return false;
+}
+
+static bool S_no_break_after(uint32_t cp)
+{
+	/* OP: ( [ { and the opening brackets and quotes of CJK text */
+	return cp == '(' || cp == '[' || cp == '{' || cp == 0x2018 || cp == 0x201C ||
+	       cp == 0x3008 || cp == 0x300A || cp == 0x300C || cp == 0x300E || cp == 0x3010 ||
+	       cp == 0x3014 || cp == 0x3016 || cp == 0x3018 || cp == 0x301A || cp == 0xFF08 ||
+	       cp == 0xFF3B || cp == 0xFF5B || cp == 0xFF5F;
+}
+
+/* Ideographs and the punctuation set among them. */
+static bool S_cjk(uint32_t cp)
+{
+	return S_ideographic(cp) || (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF60) ||
+	       cp == 0x30FC || S_no_break_before(cp) || S_no_break_after(cp);
+}
+
 /* Whether cp continues the cluster before it (a mark, a joiner, a
  * variation selector, an emoji modifier). */
 static bool S_extends(const tb_textlib *L, uint32_t cp)
@@ -93,7 +134,8 @@ void tb_pdf_breaks(const char *s, size_t len, unsigned char *out)
 		     L->hb_unicode_combining_class(L->hb_unicode_funcs_get_default(), prev) ==
 		     HB_UNICODE_COMBINING_CLASS_VIRAMA))
 			b = TB_PDF_BREAK_NONE;
-		else if (S_ideographic(prev) && S_ideographic(cur))
+		else if (S_cjk(prev) && S_cjk(cur) && !S_no_break_before(cur) &&
+		         !S_no_break_after(prev))
 			b = TB_PDF_BREAK_WORD;
 		out[off[c]] = b;
 	}

@@ -1,7 +1,9 @@
 /* pdf_break.h: where a line may break inside text that has no spaces,
  * for the PDF's paragraphs (pdf_text.c).  Between words at spaces is
  * pdf_text.c's own rule; this adds what Unicode's line breaking (UAX #14)
- * allows without a space: between Chinese and Japanese characters, and
+ * allows without a space: between Chinese and Japanese characters (but
+ * not before their closing punctuation and small kana, nor after an
+ * opening bracket), and
  * between Thai words, which are written without spaces and found with
  * libthai's dictionary.  A word too wide for a line is cut only between
  * grapheme clusters, never between a letter and its marks, inside a

@@ -57,3 +57,25 @@ Test(pdf_break, never_inside_a_cluster)
 	cr_expect_eq(b[0], TB_PDF_BREAK_NONE);
 	cr_expect_eq(b[1], TB_PDF_BREAK_CHAR);
 }
+
+/* Kinsoku (UAX #14's CL, IS, CJ and OP classes among ideographs): a line
+ * never starts with the full stop, the comma, a closing bracket or a
+ * small kana, and never ends with an opening bracket. */
+Test(pdf_break, chinese_and_japanese_punctuation)
+{
+	/* 训练，模型。「数据」 */
+	const unsigned char *b = S_breaks("\xE8\xAE\xAD\xE7\xBB\x83\xEF\xBC\x8C\xE6\xA8\xA1\xE5\x9E\x8B"
+	                                  "\xE3\x80\x82\xE3\x80\x8C\xE6\x95\xB0\xE6\x8D\xAE\xE3\x80\x8D");
+	cr_expect_eq(b[3], TB_PDF_BREAK_WORD, "between two ideographs");
+	cr_expect_eq(b[6], TB_PDF_BREAK_CHAR, "not before the comma");
+	cr_expect_eq(b[9], TB_PDF_BREAK_WORD, "after it");
+	cr_expect_eq(b[15], TB_PDF_BREAK_CHAR, "not before the full stop");
+	cr_expect_eq(b[18], TB_PDF_BREAK_WORD, "after it, before the opening bracket");
+	cr_expect_eq(b[21], TB_PDF_BREAK_CHAR, "not after the opening bracket");
+	cr_expect_eq(b[27], TB_PDF_BREAK_CHAR, "not before the closing bracket");
+	/* ちょっと: no line starts with the small yo or tsu */
+	b = S_breaks("\xE3\x81\xA1\xE3\x82\x87\xE3\x81\xA3\xE3\x81\xA8");
+	cr_expect_eq(b[3], TB_PDF_BREAK_CHAR);
+	cr_expect_eq(b[6], TB_PDF_BREAK_CHAR);
+	cr_expect_eq(b[9], TB_PDF_BREAK_WORD);
+}
