@@ -87,14 +87,14 @@ static bool S_extends(const tb_textlib *L, uint32_t cp)
 }
 
 /* The words of a Thai run cps[0..n) (offsets off[]): WORD before each. */
-static void S_thai_words(const tb_textlib *L, const uint32_t *cps, const size_t *off, size_t n, unsigned char *out)
+static void S_thai_words(__typeof__(th_brk_wc_find_breaks) *brk, const uint32_t *cps, const size_t *off, size_t n, unsigned char *out)
 {
 	thwchar_t *w = tb_xcalloc(n + 1, sizeof *w);
 	int *pos = tb_xcalloc(n + 1, sizeof *pos);
 	for (size_t i = 0; i < n; i++)
 		w[i] = (thwchar_t)cps[i];
 	/* NULL: libthai's shared breaker and its dictionary, loaded once */
-	int np = L->th_brk_wc_find_breaks(NULL, w, pos, n + 1);
+	int np = brk(NULL, w, pos, n + 1);
 	for (int k = 0; k < np; k++)
 		if (pos[k] > 0 && (size_t)pos[k] < n && out[off[pos[k]]] == TB_PDF_BREAK_CHAR)
 			out[off[pos[k]]] = TB_PDF_BREAK_WORD;
@@ -102,7 +102,16 @@ static void S_thai_words(const tb_textlib *L, const uint32_t *cps, const size_t 
 	free(pos);
 }
 
-void tb_pdf_breaks(const char *s, size_t len, unsigned char *out)
+bool tb_pdf_has_thai(const char *s, size_t len)
+{
+	/* U+0E00..U+0E7F: E0 B8 xx and E0 B9 xx */
+	for (size_t i = 0; i + 2 < len; i++)
+		if ((unsigned char)s[i] == 0xE0 && ((unsigned char)s[i + 1] & 0xFE) == 0xB8)
+			return true;
+	return false;
+}
+
+void tb_pdf_breaks(const char *s, size_t len, unsigned char *out, bool thai)
 {
 	memset(out, TB_PDF_BREAK_NONE, len);
 	if (!len)
@@ -139,7 +148,12 @@ void tb_pdf_breaks(const char *s, size_t len, unsigned char *out)
 			b = TB_PDF_BREAK_WORD;
 		out[off[c]] = b;
 	}
-	for (size_t a = 0; a < n && L;) {
+	/* without libthai a Thai word group is cut like any word too wide */
+	__typeof__(th_brk_wc_find_breaks) *brk = NULL;
+	for (size_t c = 0; c < n && thai && !brk; c++)
+		if (S_thai(cps[c]))
+			brk = tb_textlib_thai();
+	for (size_t a = 0; a < n && brk;) {
 		if (!S_thai(cps[a])) {
 			a++;
 			continue;
@@ -147,7 +161,7 @@ void tb_pdf_breaks(const char *s, size_t len, unsigned char *out)
 		size_t b = a;
 		while (b < n && S_thai(cps[b]))
 			b++;
-		S_thai_words(L, cps + a, off + a, b - a, out);
+		S_thai_words(brk, cps + a, off + a, b - a, out);
 		a = b;
 	}
 	free(cps);

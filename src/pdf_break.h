@@ -11,6 +11,7 @@
 #ifndef TB_PDF_BREAK_H
 #define TB_PDF_BREAK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum {
@@ -20,7 +21,13 @@ enum {
 };
 
 /* For each byte offset i of sanitized UTF-8 s[0..len), out[i] says
- * whether a line may break before byte i; out[0] is NONE. */
-void tb_pdf_breaks(const char *s, size_t len, unsigned char *out);
+ * whether a line may break before byte i; out[0] is NONE.  Thai words are
+ * found only when `thai` is set: the dictionary costs a few milliseconds
+ * to load, so the paragraph breaker asks for them only for a Thai word
+ * group that does not fit its line. */
+void tb_pdf_breaks(const char *s, size_t len, unsigned char *out, bool thai);
+
+/* Whether s[0..len) holds Thai. */
+bool tb_pdf_has_thai(const char *s, size_t len);
 
 #endif

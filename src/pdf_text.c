@@ -70,6 +70,49 @@ static tb_pdf_piece *S_push(tb_pdf_para *p)
 	return pc;
 }
 
+/* Splits piece k where pdf_break.h allows a break without a space (Thai
+ * words too when `thai`): the first part stays piece k, the others follow
+ * it with break_before.  Returns how many pieces it became. */
+static size_t S_split_words(tb_pdf_para *p, size_t k, bool thai)
+{
+	size_t off = p->pieces[k].off, n = p->pieces[k].len;
+	if (thai)
+		p->pieces[k].thai = false;
+	unsigned char *brk = tb_xmalloc(n ? n : 1);
+	tb_pdf_breaks(p->text.ptr + off, n, brk, thai);
+	size_t cuts = 0;
+	for (size_t i = 1; i < n; i++)
+		cuts += brk[i] == TB_PDF_BREAK_WORD;
+	if (!cuts) {
+		free(brk);
+		return 1;
+	}
+	tb_pdf_piece tmpl = p->pieces[k];
+	size_t old = p->npieces;
+	for (size_t c = 0; c < cuts; c++)
+		S_push(p);
+	memmove(&p->pieces[k + 1 + cuts], &p->pieces[k + 1], (old - k - 1) * sizeof *p->pieces);
+	size_t start = 0, at = k;
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && brk[i] != TB_PDF_BREAK_WORD)
+			continue;
+		tb_pdf_piece *q = &p->pieces[at];
+		if (at > k) {
+			*q = tmpl;
+			q->space_before = false;
+			q->newline = false;
+			q->break_before = true;
+		}
+		q->off = off + start;
+		q->len = i - start;
+		q->thai = !thai && tmpl.thai && tb_pdf_has_thai(p->text.ptr + q->off, q->len);
+		start = i;
+		at++;
+	}
+	free(brk);
+	return cuts + 1;
+}
+
 static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len)
 {
 	tb_pdf_piece *pc = S_push(p);
@@ -81,7 +124,8 @@ static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len
 	pc->newline = p->pending_newline;
 	p->pending_space = false;
 	p->pending_newline = false;
-	/* Thai words and ideographs break without a space: one piece each */
+	/* ideographs break without a space: one piece each; Thai words are
+	 * found when a Thai word group does not fit (S_thai_words) */
 	bool plain = true;
 	for (size_t i = pc->off; i < p->text.len && plain;) {
 		uint32_t cp = (unsigned char)p->text.ptr[i];
@@ -92,25 +136,8 @@ static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len
 	}
 	if (plain)
 		return;
-	size_t off = pc->off, n = pc->len;
-	unsigned char *brk = tb_xmalloc(n ? n : 1);
-	tb_pdf_breaks(p->text.ptr + off, n, brk);
-	size_t start = 0;
-	for (size_t i = 1; i <= n; i++) {
-		if (i < n && brk[i] != TB_PDF_BREAK_WORD)
-			continue;
-		if (start == 0) {
-			p->pieces[p->npieces - 1].len = i;
-		} else {
-			tb_pdf_piece *q = S_push(p);
-			q->style = style;
-			q->off = off + start;
-			q->len = i - start;
-			q->break_before = true;
-		}
-		start = i;
-	}
-	free(brk);
+	pc->thai = tb_pdf_has_thai(p->text.ptr + pc->off, pc->len);
+	S_split_words(p, p->npieces - 1, false);
 }
 
 void tb_pdf_para_add(tb_pdf_para *p, unsigned style, const char *s, size_t len)
@@ -189,7 +216,7 @@ static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
 	size_t best = 0, i = 0;
 	double best_w = 0;
 	unsigned char *brk = tb_xmalloc(pc.len ? pc.len : 1);
-	tb_pdf_breaks(s, pc.len, brk);
+	tb_pdf_breaks(s, pc.len, brk, false);
 	/* the end of the cluster starting at i */
 #define S_CLUSTER_END(i) do { \
 		bool ok_; \
@@ -268,6 +295,22 @@ size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
 			i = j;
 			continue;
 		}
+		/* Thai that does not fit: find its words now, and try again */
+		bool split = false;
+		for (size_t k = i; k < j; k++) {
+			if (!p->pieces[k].thai)
+				continue;
+			size_t parts = S_split_words(p, k, true);
+			for (size_t q = k; q < k + parts; q++)
+				p->pieces[q].width_pt = measure(ctx, p->pieces[q].style, p->size_pt,
+				                                p->text.ptr + p->pieces[q].off,
+				                                p->pieces[q].len);
+			split = split || parts > 1;
+			j += parts - 1;
+			k += parts - 1;
+		}
+		if (split)
+			continue;
 		if (i > first) {
 			/* the space before a word that wraps is dropped */
 			S_emit(p, first, i, line_w);

@@ -25,27 +25,39 @@ static void S_load(void)
 {
 	void *fb = S_open("libfribidi.so.0", "libfribidi0");
 	void *hb = fb ? S_open("libharfbuzz.so.0", "libharfbuzz0b") : NULL;
-	void *th = hb ? S_open("libthai.so.0", "libthai0") : NULL;
-	if (!th)
+	if (!hb)
 		return;
 	/* POSIX: a function pointer is filled through its object pointer */
 #define S_SYM(lib, name) \
 	if (!(*(void **)&S_lib.name = dlsym(lib, #name))) { \
 		snprintf(S_why, sizeof S_why, "cannot find %s in its library; expected a " \
-		         "FriBidi 1.0, HarfBuzz 2.6 and libthai 0.1.25 or later", #name); \
+		         "FriBidi 1.0 and HarfBuzz 2.6 or later", #name); \
 		return; \
 	}
 #define S_FB(name) S_SYM(fb, name)
 #define S_HB(name) S_SYM(hb, name)
-#define S_TH(name) S_SYM(th, name)
 	TB_TEXTLIB_FRIBIDI(S_FB)
 	TB_TEXTLIB_HARFBUZZ(S_HB)
-	TB_TEXTLIB_THAI(S_TH)
 #undef S_FB
 #undef S_HB
-#undef S_TH
 #undef S_SYM
 	S_ok = &S_lib;
+}
+
+static __typeof__(th_brk_wc_find_breaks) *S_thai;
+static pthread_once_t S_thai_once = PTHREAD_ONCE_INIT;
+
+static void S_load_thai(void)
+{
+	void *th = dlopen("libthai.so.0", RTLD_LAZY | RTLD_LOCAL);
+	if (th)
+		*(void **)&S_thai = dlsym(th, "th_brk_wc_find_breaks");
+}
+
+__typeof__(th_brk_wc_find_breaks) *tb_textlib_thai(void)
+{
+	pthread_once(&S_thai_once, S_load_thai);
+	return S_thai;
 }
 
 const tb_textlib *tb_textlib_get(const char **why)

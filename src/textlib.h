@@ -1,5 +1,6 @@
 /* textlib.h: FriBidi, HarfBuzz and libthai, loaded the first time a
- * document has text that needs them.
+ * document has text that needs them (libthai only when a Thai line must
+ * break: its dictionary is 21M instructions to load).
  *
  * Most reports are Latin text, which the PDF draws without them, and
  * most commands draw no PDF at all: linking the three would map eleven
@@ -29,18 +30,19 @@
 	X(hb_buffer_get_glyph_positions) X(hb_language_from_string) X(hb_shape) \
 	X(hb_unicode_funcs_get_default) X(hb_unicode_general_category) X(hb_unicode_script) \
 	X(hb_unicode_combining_class)
-#define TB_TEXTLIB_THAI(X) X(th_brk_wc_find_breaks)
-
 #define TB_TEXTLIB_FIELD(name) __typeof__(name) *name;
 typedef struct tb_textlib {
 	TB_TEXTLIB_FRIBIDI(TB_TEXTLIB_FIELD)
 	TB_TEXTLIB_HARFBUZZ(TB_TEXTLIB_FIELD)
-	TB_TEXTLIB_THAI(TB_TEXTLIB_FIELD)
 } tb_textlib;
 #undef TB_TEXTLIB_FIELD
 
-/* The libraries, opened on the first call (thread-safe); NULL when one
- * cannot be, with a sentence saying which and why (static storage). */
+/* FriBidi and HarfBuzz, opened on the first call (thread-safe); NULL when
+ * one cannot be, with a sentence saying which and why (static storage). */
 const tb_textlib *tb_textlib_get(const char **why);
+
+/* libthai's word breaker, opened on the first call, only when a Thai
+ * line must break (thread-safe); NULL when it cannot be. */
+__typeof__(th_brk_wc_find_breaks) *tb_textlib_thai(void);
 
 #endif

@@ -386,6 +386,15 @@ if [ -f "$FAULT" ]; then
 	else
 		fail "HarfBuzz missing (exit $rc): $(head -2 "$T/err.txt")"
 	fi
+	# Thai's dictionary only for a Thai line that must break
+	printf '# S\n\nภาษาไทยเป็นภาษาที่มีระดับเสียง\n' >"$T/thai-short.md"
+	if LD_PRELOAD="$FAULT" TB_FAULT_NODLOPEN=libthai "$BIN" report docs/examples/default-7b.yaml \
+		--template "$T/thai-short.md" --format pdf -o "$T/nolib3" >/dev/null 2>"$T/err.txt" &&
+	   pdftotext "$T/nolib3/default-7b.pdf" - 2>/dev/null | grep -q '^ภาษาไทยเป็นภาษาที่มีระดับเสียง$'; then
+		ok "a Thai line that fits is drawn without libthai (its dictionary loads only to break one)"
+	else
+		fail "a short Thai line without libthai: $(head -2 "$T/err.txt")"
+	fi
 	if LD_PRELOAD="$FAULT" TB_FAULT_NODLOPEN=lib "$BIN" report docs/examples/default-7b.yaml --format pdf \
 		-o "$T/nolib2" >/dev/null 2>"$T/err.txt" && [ -s "$T/nolib2/default-7b.pdf" ]; then
 		ok "a Latin report needs none of the text libraries"

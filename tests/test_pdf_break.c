@@ -11,7 +11,7 @@ static unsigned char S_b[256];
 
 static const unsigned char *S_breaks(const char *s)
 {
-	tb_pdf_breaks(s, strlen(s), S_b);
+	tb_pdf_breaks(s, strlen(s), S_b, true);
 	return S_b;
 }
 

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	unsigned char *brk = malloc(text.len ? text.len : 1);
-	tb_pdf_breaks(text.ptr, text.len, brk);
+	tb_pdf_breaks(text.ptr, text.len, brk, true);
 	for (size_t i = 0; i < text.len; i++)
 		if (brk[i] != TB_PDF_BREAK_NONE && (i == 0 || ((unsigned char)text.ptr[i] & 0xC0) == 0x80))
 			abort();
