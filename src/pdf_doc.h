@@ -58,6 +58,8 @@ typedef struct tb_pdf_annot {
 	/* 0: a link; else an unsigned signature field, the signer's role
 	 * (static) */
 	const char *sig_role;
+	uint32_t elem;          /* a link's Link structure element, 0 none */
+	unsigned struct_parent; /* its key in the parent tree, when written */
 } tb_pdf_annot;
 
 typedef struct tb_pdf_page {
@@ -85,6 +87,7 @@ typedef struct tb_pdf_elem {
 	tb_pdf_kid *kids;
 	size_t nkids, kcap;
 	unsigned obj;           /* when written; 0: empty, left out */
+	unsigned objr;          /* a Link's annotation object, when written */
 } tb_pdf_elem;
 
 typedef struct tb_pdf_outline_item {
@@ -136,7 +139,7 @@ typedef struct tb_pdf_doc {
 	size_t nelems, ecap;
 	uint32_t cur;
 	int marked;
-	unsigned tree_obj, parent_tree_obj;
+	unsigned tree_obj, parent_tree_obj, next_key;
 
 	double indent;                  /* lists and quotes */
 	char marker[16];                /* list marker waiting for its item's first line */
@@ -253,8 +256,14 @@ void tb_pdf_tag_unmark(tb_pdf_doc *st);
 /* Begins or ends an artifact: what is drawn for the page, not the text
  * (running headers, footers, a table's repeated header row). */
 void tb_pdf_tag_artifact(tb_pdf_doc *st, bool on);
+/* Around a link's text: its marked content in a Link element of its own
+ * (the paragraph's marked content ends before it and begins again
+ * after); returns whether it opened one. */
+bool tb_pdf_tag_link_begin(tb_pdf_doc *st);
+void tb_pdf_tag_link_end(tb_pdf_doc *st, bool opened);
 /* Allocates the tree's objects (before the catalog names its root, whose
- * number is returned); writes them once the pages have theirs. */
+ * number is returned) and gives each link annotation its key in the parent
+ * tree; writes them once the pages have theirs. */
 unsigned tb_pdf_tags_alloc(tb_pdf_doc *st, tb_pdfw *w);
 void tb_pdf_tags_write(tb_pdf_doc *st, tb_pdfw *w);
 

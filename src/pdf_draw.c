@@ -205,6 +205,9 @@ static void S_annot(tb_pdf_doc *st, unsigned link, double x0, double x1, double 
 	a->y0 = y0;
 	a->y1 = y1;
 	a->link = link;
+	/* the Link element its text was drawn in (tb_pdf_tag_link_begin) */
+	if (st->nelems && !strcmp(st->elems[st->cur].type, "Link"))
+		a->elem = st->cur;
 }
 
 void tb_pdf_draw_sig_field(tb_pdf_doc *st, const char *role, double x0, double y0, double x1,
@@ -372,9 +375,12 @@ static void S_show_shaped(tb_pdf_doc *st, double x, double y, double size_pt, tb
 				continue;
 			}
 			double from = adv;
+			bool tag = TB_PDF_LINK_OF(sh->v[k].style) && angle_rad == 0 &&
+			           tb_pdf_tag_link_begin(st);
 			adv += S_show_glyphs(st, x + adv * co, y + adv * sn, size_pt, color, c, sh, k, j,
 			                     angle_rad);
 			S_link_box(st, sh->v[k].style, x, from, adv, y, size_pt, angle_rad);
+			tb_pdf_tag_link_end(st, tag);
 			k = j;
 		}
 		if (run->reordered)
@@ -406,8 +412,11 @@ static void S_show_line(tb_pdf_doc *st, double x, double y, double size_pt, tb_r
 			continue;
 		}
 		double from = adv;
+		bool tag = TB_PDF_LINK_OF(c->v[k].style) && angle_rad == 0 &&
+		           tb_pdf_tag_link_begin(st);
 		adv += S_show(st, x + adv * co, y + adv * sn, size_pt, color, c, k, j, angle_rad);
 		S_link_box(st, c->v[k].style, x, from, adv, y, size_pt, angle_rad);
+		tb_pdf_tag_link_end(st, tag);
 		k = j;
 	}
 }

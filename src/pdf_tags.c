@@ -119,6 +119,31 @@ void tb_pdf_tag_artifact(tb_pdf_doc *st, bool on)
 	}
 }
 
+bool tb_pdf_tag_link_begin(tb_pdf_doc *st)
+{
+	if (st->marked == 2 || !st->nelems)
+		return false;
+	bool was = st->marked == 1;
+	tb_pdf_tag_unmark(st);
+	tb_pdf_tag_open(st, "Link");
+	/* the element records whether its parent's content was open */
+	st->elems[st->cur].objr = was;
+	tb_pdf_tag_mark(st);
+	return true;
+}
+
+void tb_pdf_tag_link_end(tb_pdf_doc *st, bool opened)
+{
+	if (!opened)
+		return;
+	bool was = st->elems[st->cur].objr != 0;
+	st->elems[st->cur].objr = 0;
+	tb_pdf_tag_unmark(st);
+	tb_pdf_tag_close(st);
+	if (was)
+		tb_pdf_tag_mark(st);
+}
+
 /* Whether element i, or one below it, holds content: empty ones (a list
  * whose items drew nothing) are left out of the tree. */
 static bool S_has_content(const tb_pdf_doc *st, size_t i, unsigned char *memo)
@@ -143,6 +168,21 @@ unsigned tb_pdf_tags_alloc(tb_pdf_doc *st, tb_pdfw *w)
 	free(memo);
 	if (!st->elems[0].obj)
 		st->elems[0].obj = tb_pdfw_alloc(w);
+	/* link annotations: keys after the pages' */
+	unsigned key = (unsigned)st->npages;
+	for (size_t i = 0; i < st->npages; i++) {
+		tb_pdf_page *p = st->pages[i];
+		for (size_t a = 0; a < p->nannots; a++) {
+			tb_pdf_annot *an = &p->annots[a];
+			if (an->elem && st->elems[an->elem].obj && !st->elems[an->elem].objr) {
+				an->struct_parent = key++;
+				st->elems[an->elem].objr = p->annot_obj + (unsigned)a;
+			} else {
+				an->elem = 0;
+			}
+		}
+	}
+	st->next_key = key;
 	st->tree_obj = tb_pdfw_alloc(w);
 	st->parent_tree_obj = tb_pdfw_alloc(w);
 	return st->tree_obj;
@@ -155,8 +195,8 @@ void tb_pdf_tags_write(tb_pdf_doc *st, tb_pdfw *w)
 	tb_buf b;
 	tb_buf_init(&b);
 	tb_buf_printf(&b, "<< /Type /StructTreeRoot /K [%u 0 R] /ParentTree %u 0 R"
-	              " /ParentTreeNextKey %zu >>", st->elems[0].obj, st->parent_tree_obj,
-	              st->npages);
+	              " /ParentTreeNextKey %u >>", st->elems[0].obj, st->parent_tree_obj,
+	              st->next_key);
 	tb_pdfw_obj(w, st->tree_obj, b.ptr, b.len);
 	for (size_t i = 0; i < st->nelems; i++) {
 		const tb_pdf_elem *e = &st->elems[i];
@@ -199,6 +239,12 @@ void tb_pdf_tags_write(tb_pdf_doc *st, tb_pdfw *w)
 			}
 			sep = " ";
 		}
+		if (e->objr) {
+			tb_buf_puts(&b, sep);
+			tb_buf_puts(&b, "<< /Type /OBJR /Obj ");
+			tb_pdfw_ref(&b, e->objr);
+			tb_buf_puts(&b, " >>");
+		}
 		tb_buf_puts(&b, "] >>");
 		tb_pdfw_obj(w, e->obj, b.ptr, b.len);
 	}
@@ -218,6 +264,17 @@ void tb_pdf_tags_write(tb_pdf_doc *st, tb_pdfw *w)
 			tb_pdfw_ref(&b, st->elems[p->mcid_elem[m]].obj);
 		}
 		tb_buf_putc(&b, ']');
+	}
+	for (size_t i = 0; i < st->npages; i++) {
+		const tb_pdf_page *p = st->pages[i];
+		for (size_t a = 0; a < p->nannots; a++) {
+			if (!p->annots[a].elem)
+				continue;
+			tb_buf_putc(&b, ' ');
+			tb_pdfw_uint(&b, p->annots[a].struct_parent);
+			tb_buf_putc(&b, ' ');
+			tb_pdfw_ref(&b, st->elems[p->annots[a].elem].obj);
+		}
 	}
 	tb_buf_puts(&b, "] >>");
 	tb_pdfw_obj(w, st->parent_tree_obj, b.ptr, b.len);

@@ -575,7 +575,12 @@ static void S_link_annot(const tb_pdf_doc *st, const tb_pdf_annot *a, unsigned n
 	tb_buf_truncate(b, 0);
 	tb_buf_puts(b, "<< /Type /Annot /Subtype /Link /Rect ");
 	S_rect(b, a);
-	tb_buf_puts(b, " /Border [0 0 0] /F 4 /A << /S /URI /URI (");
+	tb_buf_puts(b, " /Border [0 0 0] /F 4");
+	if (a->elem) {
+		tb_buf_puts(b, " /StructParent ");
+		tb_pdfw_uint(b, a->struct_parent);
+	}
+	tb_buf_puts(b, " /A << /S /URI /URI (");
 	for (const unsigned char *u = (const unsigned char *)st->links[a->link - 1]; *u; u++) {
 		if (*u <= 0x20 || *u >= 0x7f)
 			tb_buf_printf(b, "%%%02X", *u);

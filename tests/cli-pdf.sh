@@ -259,6 +259,14 @@ if "$BIN" report docs/examples/default-7b.yaml --template "$T/lk/links.md" --for
 	fi
 	"$BIN" report docs/examples/default-7b.yaml --template "$T/lk/links.md" --format pdf -o "$T/lk/again" >/dev/null 2>&1 || true
 	check_pdf "$pdf" "a report with links" "$T/lk/again/default-7b.pdf"
+	# tagged: each link a Link element holding its text and its annotation
+	nlink=$(pdfinfo -struct "$pdf" 2>/dev/null | grep -c '^ *Link (inline)' || true)
+	nobjr=$(pdfinfo -struct "$pdf" 2>/dev/null | grep -c '^ *Object [0-9]* 0$' || true)
+	if [ "$nlink" = 5 ] && [ "$nobjr" = 5 ]; then
+		ok "each link is a Link element with its text and its annotation (5)"
+	else
+		fail "Link elements: $nlink, annotation references: $nobjr"
+	fi
 	if pdftotext "$pdf" - 2>/dev/null | grep -q 'See the wiki, a relative one and mail'; then
 		ok "a link's text reads as text"
 	else
