@@ -88,6 +88,7 @@ typedef struct tb_pdf_elem {
 	size_t nkids, kcap;
 	unsigned obj;           /* when written; 0: empty, left out */
 	unsigned objr;          /* a Link's annotation object, when written */
+	bool annot;             /* a Form: its content is its annotation alone */
 } tb_pdf_elem;
 
 typedef struct tb_pdf_outline_item {
@@ -260,6 +261,8 @@ void tb_pdf_tag_artifact(tb_pdf_doc *st, bool on);
  * (the paragraph's marked content ends before it and begins again
  * after); returns whether it opened one. */
 bool tb_pdf_tag_link_begin(tb_pdf_doc *st);
+/* A form field's Form element, inside the open one, for annotation a. */
+void tb_pdf_tag_form(tb_pdf_doc *st, tb_pdf_annot *a);
 void tb_pdf_tag_link_end(tb_pdf_doc *st, bool opened);
 /* Allocates the tree's objects (before the catalog names its root, whose
  * number is returned) and gives each link annotation its key in the parent

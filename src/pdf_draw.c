@@ -225,6 +225,7 @@ void tb_pdf_draw_sig_field(tb_pdf_doc *st, const char *role, double x0, double y
 	a->x1 = x1;
 	a->y1 = y1;
 	a->sig_role = role;
+	tb_pdf_tag_form(st, a);
 }
 
 /* At most this many links a document: more are drawn as their text. */

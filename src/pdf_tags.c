@@ -132,6 +132,16 @@ bool tb_pdf_tag_link_begin(tb_pdf_doc *st)
 	return true;
 }
 
+void tb_pdf_tag_form(tb_pdf_doc *st, tb_pdf_annot *a)
+{
+	if (!st->nelems)
+		return;
+	tb_pdf_tag_open(st, "Form");
+	st->elems[st->cur].annot = true;
+	a->elem = st->cur;
+	tb_pdf_tag_close(st);
+}
+
 void tb_pdf_tag_link_end(tb_pdf_doc *st, bool opened)
 {
 	if (!opened)
@@ -151,7 +161,7 @@ static bool S_has_content(const tb_pdf_doc *st, size_t i, unsigned char *memo)
 	if (memo[i])
 		return memo[i] == 2;
 	const tb_pdf_elem *e = &st->elems[i];
-	bool any = false;
+	bool any = e->annot;
 	for (size_t k = 0; k < e->nkids && !any; k++)
 		any = !e->kids[k].elem || S_has_content(st, e->kids[k].elem, memo);
 	memo[i] = any ? 2 : 1;

@@ -611,6 +611,10 @@ static void S_sig_field(const tb_pdf_annot *a, unsigned num, unsigned page, tb_p
 	tb_pdfw_text(b, tu, strlen(tu));
 	tb_buf_puts(b, " /Rect ");
 	S_rect(b, a);
+	if (a->elem) {
+		tb_buf_puts(b, " /StructParent ");
+		tb_pdfw_uint(b, a->struct_parent);
+	}
 	tb_buf_printf(b, " /P %u 0 R /AP << /N %u 0 R >> >>", page, ap);
 	tb_pdfw_obj(w, num, b->ptr, b->len);
 	tb_buf_truncate(b, 0);

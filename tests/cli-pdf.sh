@@ -261,7 +261,7 @@ if "$BIN" report docs/examples/default-7b.yaml --template "$T/lk/links.md" --for
 	check_pdf "$pdf" "a report with links" "$T/lk/again/default-7b.pdf"
 	# tagged: each link a Link element holding its text and its annotation
 	nlink=$(pdfinfo -struct "$pdf" 2>/dev/null | grep -c '^ *Link (inline)' || true)
-	nobjr=$(pdfinfo -struct "$pdf" 2>/dev/null | grep -c '^ *Object [0-9]* 0$' || true)
+	nobjr=$(pdfinfo -struct "$pdf" 2>/dev/null | grep -A1 '^ *Link (inline)$' | grep -c '^ *Object [0-9]* 0$' || true)
 	if [ "$nlink" = 5 ] && [ "$nobjr" = 5 ]; then
 		ok "each link is a Link element with its text and its annotation (5)"
 	else
@@ -356,6 +356,12 @@ print(" ".join("%s:%s" % (f["fullname"], f["fieldtype"]) for f in a["fields"]))
 		ok "lang: pt-BR becomes /Lang pt-BR"
 	else
 		fail "lang pt-BR is not the PDF's /Lang"
+	fi
+	nform=$(pdfinfo -struct "$T/sig/default-7b.pdf" 2>/dev/null | grep -A1 '^ *Form$' | grep -c '^ *Object [0-9]* 0$' || true)
+	if [ "$nform" = 3 ]; then
+		ok "each signature field is a Form element holding its widget (3)"
+	else
+		fail "Form elements with their widgets: $nform"
 	fi
 	last=$(pdfinfo "$T/sig/default-7b.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
 	if [ "$(grep -c '"/FT": "/Sig"' "$T/sig/json")" = 3 ] && [ -n "$last" ]; then
