@@ -118,7 +118,14 @@ tb_pdf_font *tb_pdf_fontset_at(tb_pdf_doc *st, size_t i)
 	tb_buf local;
 	tb_buf_init(&local);
 	tb_buf_printf(&local, "%s/%s", st->font_dir, base);
-	if (strcmp(local.ptr, s->path) != 0 && (s->f = tb_pdf_font_load(local.ptr, why, sizeof why)))
+	/* a face's own file is not its fallback: the folder's DejaVuSans.ttf
+	 * is the build's subset, read already, while the fallback is there
+	 * for what the subset left out */
+	bool face = false;
+	for (size_t k = 0; k < TB_PDF_NFACES; k++)
+		face = face || (st->fonts[k].loaded && strcmp(st->fonts[k].loaded, local.ptr) == 0);
+	if (!face && strcmp(local.ptr, s->path) != 0 &&
+	    (s->f = tb_pdf_font_load(local.ptr, why, sizeof why)))
 		s->loaded = tb_xstrdup(local.ptr);
 	if (!s->f && (s->f = tb_pdf_font_load(s->path, why, sizeof why)))
 		s->loaded = tb_xstrdup(s->path);

@@ -385,6 +385,17 @@ else
 	fail "report for signature fields: $(cat "$T/err.txt")"
 fi
 
+# ---- scripts beyond the subset: the system's whole DejaVu, not the subset
+# again (the font folder's DejaVuSans.ttf is the build's subset) ----------
+printf '# S\n\nՀայերեն ქართული\n' >"$T/armenian.md"
+if "$BIN" report docs/examples/default-7b.yaml --template "$T/armenian.md" --format pdf -o "$T/arm" >/dev/null 2>"$T/err.txt" &&
+   pdftotext -l 1 "$T/arm/default-7b.pdf" - 2>/dev/null | grep -q '^Հայերեն ქართული$' &&
+   [ "$(pdffonts "$T/arm/default-7b.pdf" 2>/dev/null | grep -c '+DejaVuSans ')" = 2 ]; then
+	ok "Armenian and Georgian come from the whole DejaVu face, the subset's fallback"
+else
+	fail "Armenian and Georgian: $(head -2 "$T/err.txt") $(pdffonts "$T/arm/default-7b.pdf" 2>&1 | tail -n +3)"
+fi
+
 # ---- the text libraries missing: complex text refused, Latin unaffected ---
 FAULT=$(dirname "$BIN")/tests/fault.so
 if [ -f "$FAULT" ]; then
