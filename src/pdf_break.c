@@ -69,12 +69,11 @@ static bool S_cjk(uint32_t cp)
 	       cp == 0x30FC || S_no_break_before(cp) || S_no_break_after(cp);
 }
 
-/* Whether cp continues the cluster before it (a mark, a joiner, a
- * variation selector, an emoji modifier). */
-static bool S_extends(const tb_textlib *L, uint32_t cp)
+bool tb_pdf_cp_extends(uint32_t cp)
 {
 	if (tb_pdf_cp_simple(cp))
 		return false;
+	const tb_textlib *L = tb_textlib_get(NULL);
 	if (!L)
 		return false;
 	hb_unicode_general_category_t g =
@@ -138,7 +137,7 @@ void tb_pdf_breaks(const char *s, size_t len, unsigned char *out, bool thai)
 	for (size_t c = 1; c < n; c++) {
 		uint32_t prev = cps[c - 1], cur = cps[c];
 		unsigned char b = TB_PDF_BREAK_CHAR;
-		if (S_extends(L, cur) || prev == 0x200D ||
+		if (tb_pdf_cp_extends(cur) || prev == 0x200D ||
 		    (L && !tb_pdf_cp_simple(prev) &&
 		     L->hb_unicode_combining_class(L->hb_unicode_funcs_get_default(), prev) ==
 		     HB_UNICODE_COMBINING_CLASS_VIRAMA))

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum {
 	TB_PDF_BREAK_NONE = 0,  /* inside a character or a cluster */
@@ -26,6 +27,12 @@ enum {
  * to load, so the paragraph breaker asks for them only for a Thai word
  * group that does not fit its line. */
 void tb_pdf_breaks(const char *s, size_t len, unsigned char *out, bool thai);
+
+/* Whether cp continues the cluster before it: a mark, a joiner, a
+ * variation selector, a tag character, an emoji modifier.  The shaper
+ * keeps such a character in its base's font; a line never breaks before
+ * it. */
+bool tb_pdf_cp_extends(uint32_t cp);
 
 /* Whether s[0..len) holds Thai. */
 bool tb_pdf_has_thai(const char *s, size_t len);

@@ -65,7 +65,8 @@ typedef struct tb_pdf_annot {
 typedef struct tb_pdf_page {
 	tb_buf c;               /* the content stream */
 	uint32_t *mcid_elem;    /* the structure element of each MCID */
-	unsigned nmcid, mcap;
+	unsigned nmcid;
+	size_t mcap;
 	uint32_t fonts;         /* bit i: font i is used on the page */
 	unsigned obj;
 	tb_pdf_annot *annots;
@@ -171,6 +172,9 @@ tb_pdf_font *tb_pdf_fontset_at(tb_pdf_doc *st, size_t i);
 bool tb_pdf_fontset_glyph(tb_pdf_doc *st, unsigned style, uint32_t cp, tb_pdf_glyph_hit *out);
 /* Refuses the document: no font draws cp (c is the text, for the message). */
 void tb_pdf_fontset_missing(tb_pdf_doc *st, uint32_t cp, const tb_pdf_cells *c);
+/* Refuses the document when cp must leave ink and font fi drew its
+ * cluster with empty glyphs only (a damaged font's substitutions). */
+void tb_pdf_fontset_blank(tb_pdf_doc *st, size_t fi, uint32_t cp);
 /* Width of cells[a..b) in thousandths of the font size. */
 long tb_pdf_fontset_cells_width(tb_pdf_doc *st, const tb_pdf_cells *c, size_t a, size_t b);
 /* A tb_pdf_measure_fn: ctx is the tb_pdf_doc. */
@@ -259,11 +263,12 @@ void tb_pdf_tag_unmark(tb_pdf_doc *st);
 void tb_pdf_tag_artifact(tb_pdf_doc *st, bool on);
 /* Around a link's text: its marked content in a Link element of its own
  * (the paragraph's marked content ends before it and begins again
- * after); returns whether it opened one. */
-bool tb_pdf_tag_link_begin(tb_pdf_doc *st);
+ * after).  Returns what to give tb_pdf_tag_link_end: 0 nothing opened (an
+ * artifact), 1 a Link, 2 a Link inside marked content to resume. */
+int tb_pdf_tag_link_begin(tb_pdf_doc *st);
 /* A form field's Form element, inside the open one, for annotation a. */
 void tb_pdf_tag_form(tb_pdf_doc *st, tb_pdf_annot *a);
-void tb_pdf_tag_link_end(tb_pdf_doc *st, bool opened);
+void tb_pdf_tag_link_end(tb_pdf_doc *st, int state);
 /* Allocates the tree's objects (before the catalog names its root, whose
  * number is returned) and gives each link annotation its key in the parent
  * tree; writes them once the pages have theirs. */

@@ -176,8 +176,20 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 	return (double)w * size_pt / 1000.0;
 }
 
-/* Draws the cells, in logical order, as a line: joined, put in visual
- * order, and shown a run of one style at a time from x. */
+/* A new annotation of the current page over (x0, y0)-(x1, y1). */
+static tb_pdf_annot *S_new_annot(tb_pdf_doc *st, double x0, double y0, double x1, double y1)
+{
+	tb_pdf_page *p = st->page;
+	p->annots = tb_xgrow(p->annots, &p->acap, p->nannots + 1, sizeof *p->annots, 8);
+	tb_pdf_annot *a = &p->annots[p->nannots++];
+	memset(a, 0, sizeof *a);
+	a->x0 = x0;
+	a->y0 = y0;
+	a->x1 = x1;
+	a->y1 = y1;
+	return a;
+}
+
 /* Where a link's run was drawn, on the current page: the run's box from
  * below the baseline to the ascent, joined to the previous box when it
  * continues it (the same link, the same line). */
@@ -194,16 +206,7 @@ static void S_annot(tb_pdf_doc *st, unsigned link, double x0, double x1, double 
 			return;
 		}
 	}
-	if (p->nannots == p->acap) {
-		p->acap = p->acap ? p->acap * 2 : 8;
-		p->annots = tb_xrealloc(p->annots, p->acap * sizeof *p->annots);
-	}
-	tb_pdf_annot *a = &p->annots[p->nannots++];
-	memset(a, 0, sizeof *a);
-	a->x0 = x0;
-	a->x1 = x1;
-	a->y0 = y0;
-	a->y1 = y1;
+	tb_pdf_annot *a = S_new_annot(st, x0, y0, x1, y1);
 	a->link = link;
 	/* the Link element its text was drawn in (tb_pdf_tag_link_begin) */
 	if (st->nelems && !strcmp(st->elems[st->cur].type, "Link"))
@@ -213,17 +216,7 @@ static void S_annot(tb_pdf_doc *st, unsigned link, double x0, double x1, double 
 void tb_pdf_draw_sig_field(tb_pdf_doc *st, const char *role, double x0, double y0, double x1,
                            double y1)
 {
-	tb_pdf_page *p = st->page;
-	if (p->nannots == p->acap) {
-		p->acap = p->acap ? p->acap * 2 : 8;
-		p->annots = tb_xrealloc(p->annots, p->acap * sizeof *p->annots);
-	}
-	tb_pdf_annot *a = &p->annots[p->nannots++];
-	memset(a, 0, sizeof *a);
-	a->x0 = x0;
-	a->y0 = y0;
-	a->x1 = x1;
-	a->y1 = y1;
+	tb_pdf_annot *a = S_new_annot(st, x0, y0, x1, y1);
 	a->sig_role = role;
 	tb_pdf_tag_form(st, a);
 }
@@ -376,8 +369,8 @@ static void S_show_shaped(tb_pdf_doc *st, double x, double y, double size_pt, tb
 				continue;
 			}
 			double from = adv;
-			bool tag = TB_PDF_LINK_OF(sh->v[k].style) && angle_rad == 0 &&
-			           tb_pdf_tag_link_begin(st);
+			int tag = TB_PDF_LINK_OF(sh->v[k].style) && angle_rad == 0
+			          ? tb_pdf_tag_link_begin(st) : 0;
 			adv += S_show_glyphs(st, x + adv * co, y + adv * sn, size_pt, color, c, sh, k, j,
 			                     angle_rad);
 			S_link_box(st, sh->v[k].style, x, from, adv, y, size_pt, angle_rad);
@@ -413,8 +406,8 @@ static void S_show_line(tb_pdf_doc *st, double x, double y, double size_pt, tb_r
 			continue;
 		}
 		double from = adv;
-		bool tag = TB_PDF_LINK_OF(c->v[k].style) && angle_rad == 0 &&
-		           tb_pdf_tag_link_begin(st);
+		int tag = TB_PDF_LINK_OF(c->v[k].style) && angle_rad == 0
+		          ? tb_pdf_tag_link_begin(st) : 0;
 		adv += S_show(st, x + adv * co, y + adv * sn, size_pt, color, c, k, j, angle_rad);
 		S_link_box(st, c->v[k].style, x, from, adv, y, size_pt, angle_rad);
 		tb_pdf_tag_link_end(st, tag);
@@ -515,8 +508,8 @@ void tb_pdf_draw_line(tb_pdf_doc *st, const tb_pdf_para *p, size_t li, double x0
 {
 	const tb_pdf_line *ln = &p->lines[li];
 	/* a right-to-left paragraph is set flush right, its lines in its order */
-	int dir = tb_pdf_shape_dir(p->text.ptr, p->text.len);
-	double x = x0 + (right || dir == TB_PDF_DIR_RTL ? width - ln->width_pt : 0);
+	int dir = p->rtl ? TB_PDF_DIR_RTL : TB_PDF_DIR_LTR;
+	double x = x0 + (right || p->rtl ? width - ln->width_pt : 0);
 	tb_pdf_cells c = {0};
 	for (size_t k = ln->first; k < ln->first + ln->n; k++) {
 		const tb_pdf_piece *pc = &p->pieces[k];

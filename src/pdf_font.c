@@ -310,8 +310,10 @@ static bool S_parse(tb_pdf_font *f, char *why, size_t why_len)
 /* A regular font file mapped rather than read: the Chinese fallback is
  * 4.5 MB, of which a page touches the character map and a few glyphs
  * (reading it whole was 3-4 ms of a page with one line of Chinese).
- * NULL for anything else, which the bounded reader then reads and
- * explains. */
+ * NULL for anything else (a FIFO, a device, a directory), which the
+ * bounded reader then reads and explains.  A font file cut short while
+ * a report is being drawn would fault; fonts are installed files, and
+ * that is the price every mapping font engine pays. */
 static unsigned char *S_map(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);

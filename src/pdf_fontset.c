@@ -212,6 +212,12 @@ static void S_blame(tb_pdf_doc *st, size_t fi, uint32_t cp, bool empty)
 	st->failed = true;
 }
 
+void tb_pdf_fontset_blank(tb_pdf_doc *st, size_t fi, uint32_t cp)
+{
+	if (S_visible(cp))
+		S_blame(st, fi, cp, true);
+}
+
 /* A character no font draws: the document is refused, naming it. */
 void tb_pdf_fontset_missing(tb_pdf_doc *st, uint32_t cp, const tb_pdf_cells *c)
 {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pdf_break.h"
 #include "pdf_doc.h"
 #include "textlib.h"
 #include "utf8.h"
@@ -99,23 +100,13 @@ static hb_font_t *S_hb_font(const tb_textlib *L, tb_pdf_doc *st, size_t fi)
 	return font;
 }
 
-/* Marks, joiners and variation selectors stay in their base's font when
- * it has them, so HarfBuzz can place them on it. */
-static bool S_cluster_part(const tb_textlib *L, hb_unicode_funcs_t *uf, uint32_t cp)
-{
-	hb_unicode_general_category_t g = L->hb_unicode_general_category(uf, cp);
-	return g == HB_UNICODE_GENERAL_CATEGORY_NON_SPACING_MARK ||
-	       g == HB_UNICODE_GENERAL_CATEGORY_SPACING_MARK ||
-	       g == HB_UNICODE_GENERAL_CATEGORY_ENCLOSING_MARK || cp == 0x200C || cp == 0x200D ||
-	       (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF);
-}
-
-/* The font slot that draws cell i; -1 when none does (reported). */
-static int S_font_of(const tb_textlib *L, tb_pdf_doc *st, hb_unicode_funcs_t *uf, const tb_pdf_cells *c, size_t i,
-                     int prev)
+/* The font slot that draws cell i; -1 when none does (reported).  A
+ * mark, joiner or selector stays in its base's font when that has it, so
+ * HarfBuzz can place it there. */
+static int S_font_of(tb_pdf_doc *st, const tb_pdf_cells *c, size_t i, int prev)
 {
 	uint32_t cp = c->v[i].cp;
-	bool keep = S_cluster_part(L, uf, cp) ||
+	bool keep = tb_pdf_cp_extends(cp) ||
 	            cp == ' ' || cp == 0x00A0 || cp == 0x202F; /* spaces stay in a run's font */
 	if (prev >= 0 && keep && (tb_pdf_ignorable(cp) ||
 	                          tb_pdf_font_glyph(st->fonts[prev].f, cp)))
@@ -134,10 +125,7 @@ static int S_font_of(const tb_textlib *L, tb_pdf_doc *st, hb_unicode_funcs_t *uf
 
 static tb_pdf_glyph *S_glyph(tb_pdf_shaped *s)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 64;
-		s->v = tb_xrealloc(s->v, s->cap * sizeof *s->v);
-	}
+	s->v = tb_xgrow(s->v, &s->cap, s->n + 1, sizeof *s->v, 64);
 	tb_pdf_glyph *g = &s->v[s->n++];
 	memset(g, 0, sizeof *g);
 	return g;
@@ -145,10 +133,7 @@ static tb_pdf_glyph *S_glyph(tb_pdf_shaped *s)
 
 static tb_pdf_run *S_run(tb_pdf_shaped *s)
 {
-	if (s->nruns == s->rcap) {
-		s->rcap = s->rcap ? s->rcap * 2 : 8;
-		s->runs = tb_xrealloc(s->runs, s->rcap * sizeof *s->runs);
-	}
+	s->runs = tb_xgrow(s->runs, &s->rcap, s->nruns + 1, sizeof *s->runs, 8);
 	tb_pdf_run *r = &s->runs[s->nruns++];
 	memset(r, 0, sizeof *r);
 	return r;
@@ -161,7 +146,9 @@ void tb_pdf_shaped_release(tb_pdf_shaped *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Scratch per line, one allocation. */
+#define S_RUN_CELLS 512
+
+/* Scratch for one line, an array of each per character. */
 typedef struct S_line {
 	uint32_t *cp;
 	FriBidiCharType *types;
@@ -172,6 +159,7 @@ typedef struct S_line {
 	hb_script_t *script;
 	uint32_t *run_of;       /* logical run of each cell */
 	uint32_t *cluster_end;  /* for a cluster's first cell: the cell after it */
+	unsigned char *ink;     /* for a cluster's first cell: it has an outline */
 } S_line;
 
 /* Shapes logical cells [a, b) of font fi as one run of `level`. */
@@ -187,9 +175,11 @@ static void S_shape_run(const tb_textlib *L, tb_pdf_doc *st, const tb_pdf_cells 
 	L->hb_buffer_set_script(buf, ln->script[a]);
 	const char *lang = st->meta && st->meta->lang ? st->meta->lang : "en";
 	L->hb_buffer_set_language(buf, L->hb_language_from_string(lang, -1));
+	/* no dotted circle for a mark whose base is in the run before */
 	L->hb_buffer_set_flags(buf, (hb_buffer_flags_t)((a == 0 ? HB_BUFFER_FLAG_BOT : 0) |
 	                                             (b == c->n ? HB_BUFFER_FLAG_EOT : 0) |
-	                                             HB_BUFFER_FLAG_REMOVE_DEFAULT_IGNORABLES));
+	                                             HB_BUFFER_FLAG_REMOVE_DEFAULT_IGNORABLES |
+	                                             HB_BUFFER_FLAG_DO_NOT_INSERT_DOTTED_CIRCLE));
 	L->hb_buffer_add_codepoints(buf, ln->cp, (int)c->n, (unsigned)a, (int)(b - a));
 	L->hb_shape(hbf, buf, NULL, 0);
 	unsigned ng = 0;
@@ -200,13 +190,18 @@ static void S_shape_run(const tb_textlib *L, tb_pdf_doc *st, const tb_pdf_cells 
 		upem = 1000;
 
 	/* the clusters: each starts at a cell some glyph names and runs to
-	 * the next such cell */
+	 * the next such cell; ink[] says whether any of its glyphs has an
+	 * outline */
 	uint32_t *end = ln->cluster_end;
+	unsigned char *ink = ln->ink;
 	for (size_t i = a; i < b; i++)
-		end[i] = 0;
-	for (unsigned k = 0; k < ng; k++)
-		if (gi[k].cluster >= a && gi[k].cluster < b)
+		end[i] = ink[i] = 0;
+	for (unsigned k = 0; k < ng; k++) {
+		if (gi[k].cluster >= a && gi[k].cluster < b) {
 			end[gi[k].cluster] = 1;
+			ink[gi[k].cluster] |= tb_pdf_font_inked(f, gi[k].codepoint);
+		}
+	}
 	size_t next = b;
 	for (size_t i = b; i-- > a;) {
 		if (end[i]) {
@@ -252,12 +247,15 @@ static void S_shape_run(const tb_textlib *L, tb_pdf_doc *st, const tb_pdf_cells 
 	if (!rtl && expect != b)
 		r->reordered = true;
 	r->n = (uint32_t)out->n - r->first;
+	/* text never vanishes: a cluster with a letter in it leaves ink */
+	for (size_t i = a; i < b && !st->failed; i++)
+		for (size_t k = i; end[i] && !ink[i] && k < end[i] && !st->failed; k++)
+			tb_pdf_fontset_blank(st, fi, c->v[k].cp);
 }
 
 void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped *out)
 {
 	out->n = out->nruns = 0;
-	out->rtl = dir == TB_PDF_DIR_RTL;
 	size_t n = c->n;
 	if (!n || n > INT_MAX / 8 || st->failed)
 		return;
@@ -279,6 +277,7 @@ void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped 
 	ln.script = tb_xcalloc(n, sizeof *ln.script);
 	ln.run_of = tb_xcalloc(n, sizeof *ln.run_of);
 	ln.cluster_end = tb_xcalloc(n, sizeof *ln.cluster_end);
+	ln.ink = tb_xcalloc(n, sizeof *ln.ink);
 	for (size_t i = 0; i < n; i++)
 		ln.cp[i] = c->v[i].cp;
 
@@ -298,13 +297,12 @@ void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped 
 		for (size_t i = 0; i < n; i++)
 			ln.map[i] = (FriBidiStrIndex)i;
 	}
-	out->rtl = FRIBIDI_IS_RTL(pt);
 
 	/* fonts: an ignorable character with no glyph takes a neighbour's */
 	hb_unicode_funcs_t *uf = L->hb_unicode_funcs_get_default();
 	int prev = -1;
 	for (size_t i = 0; i < n; i++) {
-		ln.font[i] = S_font_of(L, st, uf, c, i, prev);
+		ln.font[i] = S_font_of(st, c, i, prev);
 		if (ln.font[i] == -1)
 			goto done;
 		if (ln.font[i] >= 0)
@@ -337,12 +335,23 @@ void tb_pdf_shape(tb_pdf_doc *st, const tb_pdf_cells *c, int dir, tb_pdf_shaped 
 			ln.script[i] = last == HB_SCRIPT_INVALID ? HB_SCRIPT_COMMON : last;
 	}
 
-	/* logical runs: one level, font, style and script */
+	/* logical runs: one level, font, style and script, and bounded: past
+	 * S_RUN_CELLS a run ends before the next character that starts a
+	 * cluster, past twice that anywhere.  HarfBuzz 6 asserts (and
+	 * aborts) on a long enough chain of marks on one letter, which a
+	 * hostile template can write; no text needs a run this long, and the
+	 * line around it is still the context each run is shaped in.  (70,000
+	 * marks on a q aborted here; tests/cli-pdf.sh keeps that case.) */
 	uint32_t nrun = 0;
-	for (size_t i = 0; i < n; i++) {
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++, len++) {
 		if (i > 0 && (ln.levels[i] != ln.levels[i - 1] || ln.font[i] != ln.font[i - 1] ||
-		              c->v[i].style != c->v[i - 1].style || ln.script[i] != ln.script[i - 1]))
+		              c->v[i].style != c->v[i - 1].style || ln.script[i] != ln.script[i - 1] ||
+		              (len >= S_RUN_CELLS && !tb_pdf_cp_extends(ln.cp[i])) ||
+		              len >= 2 * S_RUN_CELLS)) {
 			nrun++;
+			len = 0;
+		}
 		ln.run_of[i] = nrun;
 	}
 
@@ -371,4 +380,5 @@ done:
 	free(ln.script);
 	free(ln.run_of);
 	free(ln.cluster_end);
+	free(ln.ink);
 }

@@ -51,7 +51,6 @@ typedef struct tb_pdf_shaped {
 	size_t n, cap;
 	tb_pdf_run *runs;
 	size_t nruns, rcap;
-	bool rtl;               /* the paragraph's direction */
 } tb_pdf_shaped;
 
 /* Paragraph directions. */

@@ -17,10 +17,7 @@
 
 static tb_pdf_kid *S_kid(tb_pdf_elem *e)
 {
-	if (e->nkids == e->kcap) {
-		e->kcap = e->kcap ? e->kcap * 2 : 4;
-		e->kids = tb_xrealloc(e->kids, e->kcap * sizeof *e->kids);
-	}
+	e->kids = tb_xgrow(e->kids, &e->kcap, e->nkids + 1, sizeof *e->kids, 4);
 	tb_pdf_kid *k = &e->kids[e->nkids++];
 	memset(k, 0, sizeof *k);
 	return k;
@@ -45,10 +42,7 @@ void tb_pdf_tags_release(tb_pdf_doc *st)
 
 void tb_pdf_tag_open(tb_pdf_doc *st, const char *type)
 {
-	if (st->nelems == st->ecap) {
-		st->ecap = st->ecap ? st->ecap * 2 : 64;
-		st->elems = tb_xrealloc(st->elems, st->ecap * sizeof *st->elems);
-	}
+	st->elems = tb_xgrow(st->elems, &st->ecap, st->nelems + 1, sizeof *st->elems, 64);
 	size_t i = st->nelems++;
 	tb_pdf_elem *e = &st->elems[i];
 	memset(e, 0, sizeof *e);
@@ -87,10 +81,8 @@ void tb_pdf_tag_mark(tb_pdf_doc *st)
 	k->page = (uint32_t)(st->npages - 1);
 	k->mcid = p->nmcid;
 	/* the page's parent-tree entry: which element each MCID is in */
-	if (p->nmcid == p->mcap) {
-		p->mcap = p->mcap ? p->mcap * 2 : 16;
-		p->mcid_elem = tb_xrealloc(p->mcid_elem, p->mcap * sizeof *p->mcid_elem);
-	}
+	p->mcid_elem = tb_xgrow(p->mcid_elem, &p->mcap, (size_t)p->nmcid + 1,
+	                        sizeof *p->mcid_elem, 16);
 	p->mcid_elem[p->nmcid] = st->cur;
 	tb_buf_putc(&p->c, '/');
 	tb_buf_puts(&p->c, e->type);
@@ -119,17 +111,15 @@ void tb_pdf_tag_artifact(tb_pdf_doc *st, bool on)
 	}
 }
 
-bool tb_pdf_tag_link_begin(tb_pdf_doc *st)
+int tb_pdf_tag_link_begin(tb_pdf_doc *st)
 {
 	if (st->marked == 2 || !st->nelems)
-		return false;
-	bool was = st->marked == 1;
+		return 0;
+	int state = st->marked == 1 ? 2 : 1;
 	tb_pdf_tag_unmark(st);
 	tb_pdf_tag_open(st, "Link");
-	/* the element records whether its parent's content was open */
-	st->elems[st->cur].objr = was;
 	tb_pdf_tag_mark(st);
-	return true;
+	return state;
 }
 
 void tb_pdf_tag_form(tb_pdf_doc *st, tb_pdf_annot *a)
@@ -142,15 +132,13 @@ void tb_pdf_tag_form(tb_pdf_doc *st, tb_pdf_annot *a)
 	tb_pdf_tag_close(st);
 }
 
-void tb_pdf_tag_link_end(tb_pdf_doc *st, bool opened)
+void tb_pdf_tag_link_end(tb_pdf_doc *st, int state)
 {
-	if (!opened)
+	if (!state)
 		return;
-	bool was = st->elems[st->cur].objr != 0;
-	st->elems[st->cur].objr = 0;
 	tb_pdf_tag_unmark(st);
 	tb_pdf_tag_close(st);
-	if (was)
+	if (state == 2)
 		tb_pdf_tag_mark(st);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pdf_break.h"
+#include "pdf_shape.h"
 #include "trainbudget/xalloc.h"
 #include "utf8.h"
 
@@ -204,6 +205,19 @@ static void S_emit(tb_pdf_para *p, size_t first, size_t end, double w)
 	p->nlines++;
 }
 
+/* The end of the grapheme cluster starting at byte i of s[0..len), by
+ * the break opportunities brk[] known for s[0..span): past span, each
+ * character ends one. */
+static size_t S_cluster_end(const char *s, size_t len, const unsigned char *brk, size_t span,
+                            size_t i)
+{
+	do {
+		bool ok;
+		i += S_seq_len((const unsigned char *)s + i, len - i, &ok);
+	} while (i < len && i < span && brk[i] == TB_PDF_BREAK_NONE);
+	return i;
+}
+
 /* Splits piece k so that its first part is at most avail_pt wide (at least
  * one character when `force`); returns false when nothing fits. */
 static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
@@ -211,20 +225,21 @@ static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
 {
 	tb_pdf_piece pc = p->pieces[k];
 	const char *s = p->text.ptr + pc.off;
-	/* Longest fitting prefix, found by walking characters: words are short
-	 * and this runs only for the rare word wider than a line. */
+	/* Longest fitting prefix, found by walking clusters: words are short
+	 * and this runs only for the rare word wider than a line.  Clusters
+	 * are found in a window a little past the first prefix too wide, not
+	 * in the whole word: a 200 KB word is cut a line at a time, and
+	 * looking at all of it each time made that quadratic. */
+	size_t win = pc.len < 256 ? pc.len : 256;
+	while (win < pc.len && measure(ctx, pc.style, p->size_pt, s, win) <= avail_pt)
+		win = tb_pdf_utf8_floor(s, pc.len, win * 4);
+	size_t span = tb_pdf_utf8_floor(s, pc.len, win + 64);
+	unsigned char *brk = tb_xmalloc(span ? span : 1);
+	tb_pdf_breaks(s, span, brk, false);
 	size_t best = 0, i = 0;
 	double best_w = 0;
-	unsigned char *brk = tb_xmalloc(pc.len ? pc.len : 1);
-	tb_pdf_breaks(s, pc.len, brk, false);
-	/* the end of the cluster starting at i */
-#define S_CLUSTER_END(i) do { \
-		bool ok_; \
-		(i) += S_seq_len((const unsigned char *)s + (i), pc.len - (i), &ok_); \
-	} while ((i) < pc.len && brk[(i)] == TB_PDF_BREAK_NONE)
 	while (i < pc.len) {
-		size_t e = i;
-		S_CLUSTER_END(e);
+		size_t e = S_cluster_end(s, pc.len, brk, span, i);
 		double w = measure(ctx, pc.style, p->size_pt, s, e);
 		if (w > avail_pt)
 			break;
@@ -237,10 +252,9 @@ static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
 			free(brk);
 			return false;
 		}
-		S_CLUSTER_END(best);
+		best = S_cluster_end(s, pc.len, brk, span, 0);
 		best_w = measure(ctx, pc.style, p->size_pt, s, best);
 	}
-#undef S_CLUSTER_END
 	free(brk);
 	if (best >= pc.len)
 		return true;
@@ -267,6 +281,7 @@ size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
 	 * the natural width: allow for it rather than wrap */
 	width_pt += 1e-6;
 	p->nlines = 0;
+	p->rtl = tb_pdf_shape_dir(p->text.ptr, p->text.len) == TB_PDF_DIR_RTL;
 	for (size_t i = 0; i < p->npieces; i++) {
 		tb_pdf_piece *pc = &p->pieces[i];
 		pc->width_pt = measure(ctx, pc->style, p->size_pt, p->text.ptr + pc->off, pc->len);

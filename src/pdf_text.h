@@ -52,6 +52,7 @@ typedef struct tb_pdf_para {
 	size_t npieces, cap;
 	tb_pdf_line *lines;
 	size_t nlines, lcap;
+	bool rtl;               /* right to left (its first strong letter's), set by layout */
 	bool pending_space;     /* text so far ended in a space */
 	bool pending_newline;
 } tb_pdf_para;

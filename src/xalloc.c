@@ -34,6 +34,19 @@ void *tb_xrealloc(void *p, size_t n)
 	return q;
 }
 
+void *tb_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first)
+{
+	if (need <= *cap)
+		return p;
+	size_t c = *cap ? *cap : first;
+	while (c < need)
+		c *= 2;
+	if (c > (size_t)-1 / size)
+		S_oom(c);
+	*cap = c;
+	return tb_xrealloc(p, c * size);
+}
+
 char *tb_xstrndup(const char *s, size_t n)
 {
 	if (!s)

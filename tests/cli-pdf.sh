@@ -396,6 +396,17 @@ else
 	fail "Armenian and Georgian: $(head -2 "$T/err.txt") $(pdffonts "$T/arm/default-7b.pdf" 2>&1 | tail -n +3)"
 fi
 
+# ---- hostile text: 70,000 marks on one letter (HarfBuzz 6 aborts on an
+# attachment chain that long, as it did here: runs are bounded) ---------
+{ printf '# S\n\nq'; yes "$(printf '\314\201')" | head -n 70000 | tr -d '\n'; printf '\n'; } >"$T/marks.md"
+rc=0
+"$BIN" report docs/examples/default-7b.yaml --template "$T/marks.md" --format pdf -o "$T/marks" >/dev/null 2>"$T/err.txt" || rc=$?
+if [ "$rc" -eq 0 ] && [ -s "$T/marks/default-7b.pdf" ] && qpdf --check "$T/marks/default-7b.pdf" >/dev/null 2>&1; then
+	ok "a letter with 70,000 marks is drawn, not an abort"
+else
+	fail "70,000 marks (exit $rc): $(tail -2 "$T/err.txt")"
+fi
+
 # ---- the text libraries missing: complex text refused, Latin unaffected ---
 FAULT=$(dirname "$BIN")/tests/fault.so
 if [ -f "$FAULT" ]; then

@@ -25,7 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char S_body[] =
 	"Cost 1,234.5 USD, 10% tax: ABC xyz 0123456789.\n\n"
-	"- weights 13.5 GB (fits)\n";
+	"- weights 13.5 GB (fits)\n\n"
+	/* through HarfBuzz and FriBidi: a combining accent, Arabic joined */
+	"q\xCC\x81 \xD8\xA8\xD8\xA8\xD8\xA8\n";
 static const char S_visible[] = "Cost1,234.5USD10%tax:ABCxyz0123456789.-weights13.5GB(fits)";
 
 static char S_dir[64];
