@@ -1,4 +1,5 @@
 #include "pdf_font.h"
+#include "pdf_cff.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +52,12 @@ struct tb_pdf_font {
 	size_t ntext, text_cap;
 	unsigned *slots;        /* open addressing: index+1 into cids, 0 empty */
 	size_t nslots;
+	bool is_cff;            /* PostScript outlines: cff, not loca and glyf */
+	tb_pdf_cff cff;
+	/* the embedded subset, made by tb_pdf_font_prepare */
+	tb_buf file;
+	unsigned *cid_gid;      /* each CID's glyph in the subset (TrueType) or CFF CID */
+	size_t nprepared;       /* CIDs the subset covers */
 };
 
 static unsigned S_u16(const tb_pdf_font *f, size_t at)
@@ -189,6 +196,8 @@ static bool S_glyph_span(const tb_pdf_font *f, unsigned gid, size_t *off, size_t
 bool tb_pdf_font_inked(const tb_pdf_font *f, unsigned gid)
 {
 	size_t off, len;
+	if (f->is_cff)
+		return gid < f->nglyphs && tb_pdf_cff_inked(&f->cff, gid);
 	return gid < f->nglyphs && S_glyph_span(f, gid, &off, &len) && len > 0;
 }
 
@@ -256,26 +265,32 @@ static bool S_parse(tb_pdf_font *f, char *why, size_t why_len)
 	if (f->len >= 16 && memcmp(f->data, "ttcf", 4) == 0)
 		dir = S_u32(f, 12);
 	uint32_t ver = S_u32(f, dir);
-	if (ver == 0x4F54544F) { /* 'OTTO' */
-		snprintf(why, why_len, "it has PostScript (CFF) outlines; expected a TrueType font");
+	f->is_cff = ver == 0x4F54544F; /* 'OTTO' */
+	if (!f->is_cff && ver != 0x00010000 && ver != 0x74727565) {
+		snprintf(why, why_len, "it is not a TrueType or OpenType font file");
 		return false;
 	}
-	if (ver != 0x00010000 && ver != 0x74727565) {
-		snprintf(why, why_len, "it is not a TrueType font file");
+	size_t cmap, dummy, cff = 0, cff_len = 0;
+	if (f->is_cff && !S_find_table(f, dir, "CFF ", &cff, &cff_len)) {
+		snprintf(why, why_len, S_find_table(f, dir, "CFF2", &cff, &cff_len)
+		         ? "it has variable PostScript outlines (CFF2); expected TrueType or CFF outlines"
+		         : "it has no CFF table, which its header promises");
 		return false;
 	}
-	size_t cmap, dummy;
 	if (!S_find_table(f, dir, "head", &f->head, &f->head_len) || f->head_len < 54 ||
 	    !S_find_table(f, dir, "hhea", &f->hhea, &f->hhea_len) || f->hhea_len < 36 ||
 	    !S_find_table(f, dir, "maxp", &f->maxp, &f->maxp_len) || f->maxp_len < 6 ||
 	    !S_find_table(f, dir, "hmtx", &f->hmtx, &f->hmtx_len) ||
-	    !S_find_table(f, dir, "loca", &f->loca, &f->loca_len) ||
-	    !S_find_table(f, dir, "glyf", &f->glyf, &f->glyf_len) ||
+	    (!f->is_cff && !S_find_table(f, dir, "loca", &f->loca, &f->loca_len)) ||
+	    (!f->is_cff && !S_find_table(f, dir, "glyf", &f->glyf, &f->glyf_len)) ||
 	    !S_find_table(f, dir, "cmap", &cmap, &dummy)) {
-		snprintf(why, why_len, "a table TrueType needs (head, hhea, maxp, hmtx, loca, "
-		         "glyf, cmap) is missing or cut short");
+		snprintf(why, why_len, f->is_cff ? "a table OpenType needs (head, hhea, maxp, hmtx, "
+		         "cmap) is missing or cut short" : "a table TrueType needs (head, hhea, maxp, "
+		         "hmtx, loca, glyf, cmap) is missing or cut short");
 		return false;
 	}
+	if (f->is_cff && !tb_pdf_cff_parse(f->data + cff, cff_len, &f->cff, why, why_len))
+		return false;
 	S_find_table(f, dir, "OS/2", &f->os2, &f->os2_len);
 	S_find_table(f, dir, "cvt ", &f->cvt, &f->cvt_len);
 	S_find_table(f, dir, "fpgm", &f->fpgm, &f->fpgm_len);
@@ -286,11 +301,12 @@ static bool S_parse(tb_pdf_font *f, char *why, size_t why_len)
 	f->nhmetrics = S_u16(f, f->hhea + 34);
 	if (f->upem < 16 || f->nglyphs == 0 || f->nhmetrics == 0 || f->nhmetrics > f->nglyphs ||
 	    4 * (size_t)f->nhmetrics > f->hmtx_len ||
-	    (size_t)(f->nglyphs + 1) * (f->long_loca ? 4 : 2) > f->loca_len) {
+	    (f->is_cff ? f->cff.nglyphs != f->nglyphs
+	     : (size_t)(f->nglyphs + 1) * (f->long_loca ? 4 : 2) > f->loca_len)) {
 		snprintf(why, why_len, "its glyph tables do not agree with each other");
 		return false;
 	}
-	if (!S_loca_ok(f, why, why_len))
+	if (!f->is_cff && !S_loca_ok(f, why, why_len))
 		return false;
 	if (!S_parse_cmap(f, cmap)) {
 		snprintf(why, why_len, "it has no Unicode character map");
@@ -358,6 +374,7 @@ tb_pdf_font *tb_pdf_font_load(const char *path, char *why, size_t why_len)
 	f->cids_cap = 64;
 	f->cids = tb_xcalloc(f->cids_cap, sizeof *f->cids);
 	f->ncids = 1;
+	tb_buf_init(&f->file);
 	return f;
 }
 
@@ -373,6 +390,8 @@ void tb_pdf_font_free(tb_pdf_font *f)
 	free(f->cids);
 	free(f->text);
 	free(f->slots);
+	free(f->cid_gid);
+	tb_buf_release(&f->file);
 	free(f);
 }
 
@@ -701,8 +720,6 @@ static void S_to_unicode(const tb_pdf_font *f, tb_buf *b)
 			if (nr % 100 == 0) {
 				if (nr)
 					tb_buf_puts(&ranges, "endbfrange\n");
-				size_t left = 0;
-				(void)left;
 				tb_buf_puts(&ranges, "\x01"); /* count patched below */
 			}
 			tb_buf_printf(&ranges, "<%04zX> <%04zX> <", i, j - 1);
@@ -752,79 +769,174 @@ static void S_to_unicode(const tb_pdf_font *f, tb_buf *b)
 	tb_buf_puts(b, "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
 }
 
-void tb_pdf_font_write(tb_pdf_font *f, tb_pdfw *w, unsigned type0)
+bool tb_pdf_font_prepare(tb_pdf_font *f, char *why, size_t why_len)
 {
+	tb_buf_truncate(&f->file, 0);
+	free(f->cid_gid);
+	f->cid_gid = tb_xcalloc(f->ncids, sizeof *f->cid_gid);
+	f->nprepared = f->ncids;
+	if (f->is_cff) {
+		/* hb-subset renumbers the glyphs; each CID's glyph is then named
+		 * by the CID the subset's charset gives it */
+		unsigned *gids = tb_xcalloc(f->ncids, sizeof *gids);
+		for (size_t i = 0; i < f->ncids; i++)
+			gids[i] = f->cids[i].gid;
+		const char *err = NULL;
+		bool ok = tb_pdf_cff_subset(f->data, f->len, gids, f->ncids, &f->file, f->cid_gid, &err);
+		free(gids);
+		if (!ok)
+			snprintf(why, why_len, "%s", err);
+		return ok;
+	}
 	S_subset s;
 	memset(&s, 0, sizeof s);
 	s.new_of = tb_xcalloc(f->nglyphs, sizeof *s.new_of);
 	S_keep(&s, 0);
-	unsigned *cid_gid = tb_xcalloc(f->ncids, sizeof *cid_gid);
 	for (size_t i = 1; i < f->ncids; i++)
-		cid_gid[i] = S_keep(&s, f->cids[i].gid);
-	tb_buf file, b, tag;
-	tb_buf_init(&file);
+		f->cid_gid[i] = S_keep(&s, f->cids[i].gid);
+	S_subset_file(f, &s, &f->file);
+	free(s.old_of);
+	free(s.new_of);
+	return true;
+}
+
+/* The widths by CID, for /W: runs of consecutive CIDs, 64 a run.  A
+ * TrueType subset's CIDs are the document's codes, in order; a CFF's are
+ * its charset's, sorted here, each once. */
+typedef struct S_cw {
+	unsigned cid;
+	int w;
+} S_cw;
+
+static int S_cmp_cw(const void *a, const void *b)
+{
+	const S_cw *x = a, *y = b;
+	return (x->cid > y->cid) - (x->cid < y->cid);
+}
+
+static void S_widths(const tb_pdf_font *f, tb_buf *b)
+{
+	S_cw *cw = tb_xcalloc(f->ncids, sizeof *cw);
+	size_t n = 0;
+	for (size_t i = 1; i < f->ncids; i++)
+		cw[n++] = (S_cw){f->is_cff ? f->cid_gid[i] : (unsigned)i, tb_pdf_font_width(f, f->cids[i].gid)};
+	if (f->is_cff)
+		qsort(cw, n, sizeof *cw, S_cmp_cw);
+	tb_buf_puts(b, "/W [");
+	for (size_t i = 0; i < n;) {
+		tb_buf_printf(b, "%s%u [", i ? " " : "", cw[i].cid);
+		size_t j = i;
+		for (; j < n && j < i + 64 && cw[j].cid == cw[i].cid + (j - i); j++)
+			tb_buf_printf(b, "%s%d", j > i ? " " : "", cw[j].w);
+		/* a CID several codes share is listed once */
+		while (j < n && cw[j].cid == cw[j - 1].cid)
+			j++;
+		tb_buf_putc(b, ']');
+		i = j;
+	}
+	tb_buf_putc(b, ']');
+	free(cw);
+}
+
+/* The embedded CMap of a CFF font: the document's codes to the CIDs that
+ * select their glyphs.  Its system is the font's, as PDF/A asks of a
+ * CMap that is not Identity. */
+static void S_encoding(const tb_pdf_font *f, const char *name, tb_buf *b)
+{
+	tb_buf_printf(b, "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+	              "/CIDSystemInfo << /Registry (%s) /Ordering (%s) /Supplement %u >> def\n"
+	              "/CMapName /%s def\n/CMapType 1 def\n"
+	              "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n",
+	              f->cff.registry, f->cff.ordering, f->cff.supplement, name);
+	for (size_t i = 0; i < f->ncids; i += 100) {
+		size_t e = i + 100 < f->ncids ? i + 100 : f->ncids;
+		tb_buf_printf(b, "%zu begincidchar\n", e - i);
+		for (size_t k = i; k < e; k++)
+			tb_buf_printf(b, "<%04zX> %u\n", k, f->cid_gid[k]);
+		tb_buf_puts(b, "endcidchar\n");
+	}
+	tb_buf_puts(b, "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+}
+
+void tb_pdf_font_write(tb_pdf_font *f, tb_pdfw *w, unsigned type0)
+{
+	tb_buf b, tag, cmap_name;
 	tb_buf_init(&b);
 	tb_buf_init(&tag);
-	S_subset_file(f, &s, &file);
-
+	tb_buf_init(&cmap_name);
 	/* the subset's tag: six capitals from a hash of what it holds */
 	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < file.len; i++)
-		h = (h ^ (unsigned char)file.ptr[i]) * 16777619u;
+	for (size_t i = 0; i < f->file.len; i++)
+		h = (h ^ (unsigned char)f->file.ptr[i]) * 16777619u;
 	for (int i = 0; i < 6; i++, h /= 26)
 		tb_buf_putc(&tag, (char)('A' + h % 26));
+	tb_buf_printf(&cmap_name, "TB-%s", tag.ptr);
 	tb_buf_putc(&tag, '+');
 	tb_buf_puts(&tag, f->name);
 
 	unsigned cidfont = tb_pdfw_alloc(w), desc = tb_pdfw_alloc(w), file_obj = tb_pdfw_alloc(w),
 	         map = tb_pdfw_alloc(w), tounicode = tb_pdfw_alloc(w);
-	tb_buf_printf(&b, "<< /Type /Font /Subtype /Type0 /BaseFont /%s /Encoding /Identity-H "
-	              "/DescendantFonts [%u 0 R] /ToUnicode %u 0 R >>", tag.ptr, cidfont, tounicode);
+	if (f->is_cff)
+		tb_buf_printf(&b, "<< /Type /Font /Subtype /Type0 /BaseFont /%s-%s /Encoding %u 0 R "
+		              "/DescendantFonts [%u 0 R] /ToUnicode %u 0 R >>", tag.ptr, cmap_name.ptr,
+		              map, cidfont, tounicode);
+	else
+		tb_buf_printf(&b, "<< /Type /Font /Subtype /Type0 /BaseFont /%s /Encoding /Identity-H "
+		              "/DescendantFonts [%u 0 R] /ToUnicode %u 0 R >>", tag.ptr, cidfont,
+		              tounicode);
 	tb_pdfw_obj(w, type0, b.ptr, b.len);
 
 	tb_buf_truncate(&b, 0);
-	tb_buf_printf(&b, "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /%s "
-	              "/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> "
-	              "/FontDescriptor %u 0 R /CIDToGIDMap %u 0 R /DW %d /W [",
-	              tag.ptr, desc, map, tb_pdf_font_width(f, 0));
-	for (size_t i = 1; i < f->ncids;) {
-		size_t j = i;
-		tb_buf_printf(&b, "%s%zu [", i > 1 ? " " : "", i);
-		for (; j < f->ncids && j < i + 64; j++)
-			tb_buf_printf(&b, "%s%d", j > i ? " " : "", tb_pdf_font_width(f, f->cids[j].gid));
-		tb_buf_putc(&b, ']');
-		i = j;
-	}
-	tb_buf_puts(&b, "] >>");
+	tb_buf_printf(&b, "<< /Type /Font /Subtype /CIDFontType%d /BaseFont /%s "
+	              "/CIDSystemInfo << /Registry (%s) /Ordering (%s) /Supplement %u >> "
+	              "/FontDescriptor %u 0 R ", f->is_cff ? 0 : 2, tag.ptr,
+	              f->is_cff ? f->cff.registry : "Adobe", f->is_cff ? f->cff.ordering : "Identity",
+	              f->is_cff ? f->cff.supplement : 0, desc);
+	if (!f->is_cff)
+		tb_buf_printf(&b, "/CIDToGIDMap %u 0 R ", map);
+	tb_buf_printf(&b, "/DW %d ", tb_pdf_font_width(f, 0));
+	S_widths(f, &b);
+	tb_buf_puts(&b, " >>");
 	tb_pdfw_obj(w, cidfont, b.ptr, b.len);
 
 	tb_buf_truncate(&b, 0);
-	/* flags 4: symbolic, as every CIDFontType2 font is to a viewer */
+	/* flags 4: symbolic, as every CIDFont is to a viewer */
 	tb_buf_printf(&b, "<< /Type /FontDescriptor /FontName /%s /Flags 4 /FontBBox [%d %d %d %d] "
 	              "/ItalicAngle 0 /Ascent %d /Descent %d /CapHeight %d /StemV 80 "
-	              "/FontFile2 %u 0 R >>", tag.ptr, f->bbox[0], f->bbox[1], f->bbox[2],
-	              f->bbox[3], f->ascent, f->descent, f->cap_height, file_obj);
+	              "/FontFile%d %u 0 R >>", tag.ptr, f->bbox[0], f->bbox[1], f->bbox[2],
+	              f->bbox[3], f->ascent, f->descent, f->cap_height, f->is_cff ? 3 : 2, file_obj);
 	tb_pdfw_obj(w, desc, b.ptr, b.len);
 
 	tb_buf_truncate(&b, 0);
-	tb_buf_printf(&b, "/Length1 %zu", file.len);
-	tb_pdfw_stream(w, file_obj, b.ptr, file.ptr, file.len, true);
+	if (f->is_cff)
+		tb_buf_puts(&b, "/Subtype /CIDFontType0C");
+	else
+		tb_buf_printf(&b, "/Length1 %zu", f->file.len);
+	tb_pdfw_stream(w, file_obj, b.ptr, f->file.ptr, f->file.len, true);
 
 	tb_buf_truncate(&b, 0);
-	for (size_t i = 0; i < f->ncids; i++) {
-		tb_buf_putc(&b, (char)(cid_gid[i] >> 8));
-		tb_buf_putc(&b, (char)cid_gid[i]);
+	if (f->is_cff) {
+		S_encoding(f, cmap_name.ptr, &b);
+		tb_buf dict;
+		tb_buf_init(&dict);
+		tb_buf_printf(&dict, "/Type /CMap /CMapName /%s /CIDSystemInfo << /Registry (%s) "
+		              "/Ordering (%s) /Supplement %u >> /WMode 0", cmap_name.ptr,
+		              f->cff.registry, f->cff.ordering, f->cff.supplement);
+		tb_pdfw_stream(w, map, dict.ptr, b.ptr, b.len, true);
+		tb_buf_release(&dict);
+	} else {
+		for (size_t i = 0; i < f->ncids; i++) {
+			tb_buf_putc(&b, (char)(f->cid_gid[i] >> 8));
+			tb_buf_putc(&b, (char)f->cid_gid[i]);
+		}
+		tb_pdfw_stream(w, map, "", b.ptr, b.len, true);
 	}
-	tb_pdfw_stream(w, map, "", b.ptr, b.len, true);
 
 	tb_buf_truncate(&b, 0);
 	S_to_unicode(f, &b);
 	tb_pdfw_stream(w, tounicode, "", b.ptr, b.len, true);
 
-	tb_buf_release(&file);
 	tb_buf_release(&b);
 	tb_buf_release(&tag);
-	free(cid_gid);
-	free(s.old_of);
-	free(s.new_of);
+	tb_buf_release(&cmap_name);
 }

@@ -2,9 +2,10 @@
  * character, how wide it is, and the embedded subset of the glyphs a
  * document used, with a ToUnicode map so text can be searched and copied.
  *
- * A font is read whole and parsed once; nothing is built per code point,
- * so loading a face costs a file read.  Only fonts with TrueType outlines
- * (a glyf table) can be embedded; a .ttc gives its first face.
+ * A font is mapped and parsed once; nothing is built per code point, so
+ * loading a face costs a file read.  TrueType outlines (glyf) and CFF
+ * outlines (an OpenType 'CFF ' table, pdf_cff.h) are embedded; CFF2 is
+ * refused; a .ttc or .otc gives its first face.
  *
  * A document shows text as 2-byte CIDs: each distinct (glyph, text) pair a
  * document draws gets the next CID, so the ToUnicode map gives back exactly
@@ -52,9 +53,18 @@ bool tb_pdf_font_used(const tb_pdf_font *f);
 /* The font's PostScript name (from its name table, else "Font"). */
 const char *tb_pdf_font_name(const tb_pdf_font *f);
 
-/* Writes the font as objects of `w`: a Type0 font numbered `type0` (which
- * pages name in their resources) with its CIDFontType2, descriptor,
- * embedded subset, CID-to-glyph map and ToUnicode CMap. */
+/* Makes the embedded subset of the glyphs the document used: our own
+ * TrueType subset, or hb-subset's CFF for PostScript outlines.  False
+ * with a reason in why[] when it cannot be made (hb-subset missing, a
+ * font it refuses); the document is then refused, never written without
+ * the font.  Called once, after the last CID is assigned. */
+bool tb_pdf_font_prepare(tb_pdf_font *f, char *why, size_t why_len);
+
+/* Writes the prepared font as objects of `w`: a Type0 font numbered
+ * `type0` (which pages name in their resources) with its CIDFont (Type 2
+ * over TrueType, with a CID-to-glyph map; Type 0 over CFF, with an
+ * embedded CMap from codes to the font's CIDs), descriptor, embedded
+ * subset and ToUnicode CMap. */
 void tb_pdf_font_write(tb_pdf_font *f, tb_pdfw *w, unsigned type0);
 
 #endif

@@ -29,6 +29,10 @@ static const uint32_t S_cjk[][2] = {
 static const uint32_t S_hangul[][2] = {
 	{0x1100, 0x11FF}, {0x3130, 0x318F}, {0xA960, 0xA97F}, {0xAC00, 0xD7FF},
 };
+static const uint32_t S_cjk_hangul[][2] = {
+	{0x1100, 0x11FF}, {0x2E80, 0x9FFF}, {0xA960, 0xA97F}, {0xAC00, 0xD7FF}, {0xF900, 0xFAFF},
+	{0xFE30, 0xFE4F}, {0xFF00, 0xFFEF}, {0x20000, 0x3FFFF},
+};
 static const uint32_t S_deva[][2] = { {0x0900, 0x097F}, {0x1CD0, 0x1CFF}, {0xA8E0, 0xA8FF} };
 static const uint32_t S_thai[][2] = { {0x0E00, 0x0E7F} };
 #define S_ANY NULL, 0
@@ -43,6 +47,10 @@ static const struct S_fallback {
 	{"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", S_ANY},
 	/* fonts-droid-fallback: Chinese, Japanese (few Korean syllables) */
 	{"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", S_FOR(S_cjk)},
+	/* fonts-noto-cjk: Chinese, Japanese and Korean, in PostScript
+	 * outlines (CFF, embedded through hb-subset); after Droid so that a
+	 * machine with both draws what the tests pin */
+	{"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", S_FOR(S_cjk_hangul)},
 	/* fonts-nanum: Korean */
 	{"/usr/share/fonts/truetype/nanum/NanumGothic.ttf", S_FOR(S_hangul)},
 	/* fonts-wqy-microhei, fonts-wqy-zenhei, fonts-arphic-uming: CJK */
@@ -169,11 +177,11 @@ static const char *S_package_for(uint32_t cp)
 {
 	if ((cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0x1100 && cp <= 0x11FF) ||
 	    (cp >= 0x3130 && cp <= 0x318F))
-		return "fonts-nanum (Korean)";
+		return "fonts-noto-cjk or fonts-nanum (Korean)";
 	if ((cp >= 0x2E80 && cp <= 0x9FFF) ||
 	    (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF) ||
 	    (cp >= 0x20000 && cp <= 0x3FFFF))
-		return "fonts-droid-fallback (Chinese, Japanese)";
+		return "fonts-droid-fallback or fonts-noto-cjk (Chinese, Japanese)";
 	if ((cp >= 0x1F000 && cp <= 0x1FAFF) || (cp >= 0x2600 && cp <= 0x27BF))
 		return "fonts-symbola (emoji and symbols)";
 	if ((cp >= 0x0900 && cp <= 0x097F) || (cp >= 0xA8E0 && cp <= 0xA8FF))

@@ -862,6 +862,17 @@ static int S_render(tb_pdf_doc *st, cmark_node *root, const tb_pdf_options *opt,
 	S_furniture(st);
 	if (!tb_pdf_ok(st))
 		return -1;
+	/* every font's subset before a byte is written: one that cannot be
+	 * made refuses the document */
+	for (size_t i = 0; i < st->nfonts; i++) {
+		tb_pdf_font *f = st->fonts[i].f;
+		char why[300];
+		if (f && tb_pdf_font_used(f) && !tb_pdf_font_prepare(f, why, sizeof why)) {
+			tb_diags_add(st->d, TB_DIAG_ERROR, st->fonts[i].loaded, NULL, 0, 0, 0,
+			             "cannot embed this font: %s", why);
+			return -1;
+		}
+	}
 	S_save(st, out, !(opt && opt->no_pdfa));
 	return 0;
 }

@@ -44,6 +44,40 @@ static void S_load(void)
 	S_ok = &S_lib;
 }
 
+static tb_textlib_subset S_sub;
+static const tb_textlib_subset *S_sub_ok;
+static char S_sub_why[256];
+static pthread_once_t S_sub_once = PTHREAD_ONCE_INIT;
+
+static void S_load_subset(void)
+{
+	const char *so = "libharfbuzz-subset.so.0";
+	void *h = dlopen(so, RTLD_LAZY | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(S_sub_why, sizeof S_sub_why, "cannot load %s (%s); expected Debian's "
+		         "libharfbuzz-subset0 installed", so, e ? e : "not found");
+		return;
+	}
+#define S_SUB(name) \
+	if (!(*(void **)&S_sub.name = dlsym(h, #name))) { \
+		snprintf(S_sub_why, sizeof S_sub_why, "cannot find %s in %s; expected " \
+		         "HarfBuzz 4.0 or later", #name, so); \
+		return; \
+	}
+	TB_TEXTLIB_SUBSET(S_SUB)
+#undef S_SUB
+	S_sub_ok = &S_sub;
+}
+
+const tb_textlib_subset *tb_textlib_subsetter(const char **why)
+{
+	pthread_once(&S_sub_once, S_load_subset);
+	if (why)
+		*why = S_sub_ok ? NULL : S_sub_why;
+	return S_sub_ok;
+}
+
 static __typeof__(th_brk_wc_find_breaks) *S_thai;
 static pthread_once_t S_thai_once = PTHREAD_ONCE_INIT;
 

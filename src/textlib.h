@@ -8,13 +8,15 @@
  * own) into every process, 1.3-1.8 ms more for each `estimate`.  So they
  * are opened with dlopen when complex text first appears, once a process.
  * Their headers still give every type and signature.  Internal to the
- * PDF back end. */
+ * PDF back end.  hb-subset, for fonts with PostScript outlines, is
+ * opened apart, when such a font is embedded. */
 #ifndef TB_TEXTLIB_H
 #define TB_TEXTLIB_H
 
 #include <stddef.h>
 #include <fribidi.h>
 #include <hb.h>
+#include <hb-subset.h>
 #include <thai/thwbrk.h>
 
 #define TB_TEXTLIB_FRIBIDI(X) \
@@ -29,17 +31,30 @@
 	X(hb_buffer_add_codepoints) X(hb_buffer_get_glyph_infos) \
 	X(hb_buffer_get_glyph_positions) X(hb_language_from_string) X(hb_shape) \
 	X(hb_unicode_funcs_get_default) X(hb_unicode_general_category) X(hb_unicode_script) \
-	X(hb_unicode_combining_class)
+	X(hb_unicode_combining_class) X(hb_set_add) X(hb_map_get) X(hb_face_reference_table) \
+	X(hb_blob_get_data)
+#define TB_TEXTLIB_SUBSET(X) \
+	X(hb_subset_input_create_or_fail) X(hb_subset_input_destroy) X(hb_subset_input_set) \
+	X(hb_subset_plan_create_or_fail) X(hb_subset_plan_destroy) \
+	X(hb_subset_plan_execute_or_fail) X(hb_subset_plan_old_to_new_glyph_mapping)
 #define TB_TEXTLIB_FIELD(name) __typeof__(name) *name;
 typedef struct tb_textlib {
 	TB_TEXTLIB_FRIBIDI(TB_TEXTLIB_FIELD)
 	TB_TEXTLIB_HARFBUZZ(TB_TEXTLIB_FIELD)
 } tb_textlib;
+typedef struct tb_textlib_subset {
+	TB_TEXTLIB_SUBSET(TB_TEXTLIB_FIELD)
+} tb_textlib_subset;
 #undef TB_TEXTLIB_FIELD
 
 /* FriBidi and HarfBuzz, opened on the first call (thread-safe); NULL when
  * one cannot be, with a sentence saying which and why (static storage). */
 const tb_textlib *tb_textlib_get(const char **why);
+
+/* hb-subset, opened on the first call, only when a document embeds a
+ * font with PostScript outlines (thread-safe); NULL when it cannot be,
+ * with a sentence in *why (static storage). */
+const tb_textlib_subset *tb_textlib_subsetter(const char **why);
 
 /* libthai's word breaker, opened on the first call, only when a Thai
  * line must break (thread-safe); NULL when it cannot be. */

@@ -407,6 +407,68 @@ else
 	fail "70,000 marks (exit $rc): $(tail -2 "$T/err.txt")"
 fi
 
+# ---- PostScript (CFF) outlines: hb-subset's subset, as CIDFontType0 ------
+# tests/fixtures/fonts: DejaVu's ASCII letters redrawn as CFF, name-keyed and
+# CID-keyed (CIDs that are not glyph ids), made by tests/mkcff.py.  As the
+# regular face, each draws the first page as the TrueType face does (within
+# tests/pixels.py's anti-aliasing tolerance: the rasteriser differs);
+# as the CJK fallback (the font folder's copy of Noto CJK's file name), the
+# Hangul it maps reads back.
+FONTS=$(dirname "$BIN")/fonts
+"$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/cff-ref" >/dev/null 2>&1 || true
+for kind in name cid; do
+	rm -rf "$T/cff-$kind"
+	mkdir -p "$T/cff-$kind/fonts"
+	cp "$FONTS/DejaVuSans-Bold.ttf" "$FONTS/DejaVuSansMono.ttf" "$T/cff-$kind/fonts/"
+	cp "tests/fixtures/fonts/cff-$kind.otf" "$T/cff-$kind/fonts/DejaVuSans.ttf"
+	rc=0
+	"$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/cff-$kind/out" \
+		--font-dir "$T/cff-$kind/fonts" >/dev/null 2>"$T/err.txt" || rc=$?
+	pdf="$T/cff-$kind/out/default-7b.pdf"
+	if [ "$rc" -eq 0 ] && pdffonts "$pdf" 2>&1 | grep -q "TestCFF-$kind-TB-[A-Z]* *CID Type 0C *Custom *yes yes yes" &&
+	   [ -z "$(pdffonts "$pdf" 2>&1 >/dev/null)" ] && [ -z "$(pdftotext "$pdf" /dev/null 2>&1)" ] &&
+	   qpdf --check "$pdf" >/dev/null 2>&1 &&
+	   [ "$(pdftotext "$pdf" - 2>/dev/null)" = "$(pdftotext "$T/cff-ref/default-7b.pdf" - 2>/dev/null)" ] &&
+	   pdftoppm -r 100 -gray -f 1 -l 1 "$pdf" "$T/cff-$kind/a" && pdftoppm -r 100 -gray -f 1 -l 1 "$T/cff-ref/default-7b.pdf" "$T/cff-$kind/b" &&
+	   python3 tests/pixels.py "$T/cff-$kind"/a-*.pgm "$T/cff-$kind"/b-*.pgm >/dev/null 2>&1; then
+		ok "a $kind-keyed CFF face: embedded as CID Type 0C, the same text and the same pixels as TrueType"
+	else
+		fail "$kind-keyed CFF face (exit $rc): $(head -2 "$T/err.txt"); $(pdffonts "$pdf" 2>&1 | head -4)"
+	fi
+done
+rm -rf "$T/cff-fb"
+mkdir -p "$T/cff-fb/fonts"
+cp "$FONTS"/DejaVuSans*.ttf "$T/cff-fb/fonts/"
+cp tests/fixtures/fonts/cff-cid.otf "$T/cff-fb/fonts/NotoSansCJK-Regular.ttc"
+printf '# Hangul\n\n\355\225\234\352\265\255\354\226\264 \353\263\264\352\263\240\354\204\234\n' >"$T/hangul.md"
+rc=0
+"$BIN" report docs/examples/default-7b.yaml --template "$T/hangul.md" --format pdf -o "$T/cff-fb/out" \
+	--font-dir "$T/cff-fb/fonts" >/dev/null 2>"$T/err.txt" || rc=$?
+if [ "$rc" -eq 0 ] && pdftotext "$T/cff-fb/out/default-7b.pdf" - 2>/dev/null | grep -q "^$(printf '\355\225\234\352\265\255\354\226\264 \353\263\264\352\263\240\354\204\234')\$" &&
+   pdffonts "$T/cff-fb/out/default-7b.pdf" 2>&1 | grep -q 'TestCFF-cid.*CID Type 0C'; then
+	ok "Korean from a CID-keyed CFF fallback reads back"
+else
+	fail "Korean from a CFF fallback (exit $rc): $(head -2 "$T/err.txt")"
+fi
+# a variable PostScript font (CFF2) is named and refused as a face, no PDF
+/usr/bin/python3 - tests/fixtures/fonts/cff-name.otf "$T/cff-name/fonts/DejaVuSans.ttf" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+n = int.from_bytes(d[4:6], 'big')
+for i in range(n):
+    if d[12 + 16 * i:16 + 16 * i] == b'CFF ':
+        d[12 + 16 * i:16 + 16 * i] = b'CFF2'
+open(sys.argv[2], 'wb').write(bytes(d))
+PY
+rc=0
+"$BIN" report docs/examples/default-7b.yaml --format pdf -o "$T/cff2" --font-dir "$T/cff-name/fonts" >/dev/null 2>"$T/err.txt" || rc=$?
+if [ "$rc" -eq 3 ] && grep -q 'DejaVuSans.ttf: error: cannot read font: it has variable PostScript outlines (CFF2); expected TrueType or CFF outlines' "$T/err.txt" &&
+   [ ! -e "$T/cff2/default-7b.pdf" ]; then
+	ok "a CFF2 face is refused by name, exit 3, no PDF"
+else
+	fail "CFF2 face (exit $rc): $(head -2 "$T/err.txt")"
+fi
+
 # ---- the text libraries missing: complex text refused, Latin unaffected ---
 FAULT=$(dirname "$BIN")/tests/fault.so
 if [ -f "$FAULT" ]; then
@@ -421,6 +483,15 @@ if [ -f "$FAULT" ]; then
 		ok "without HarfBuzz a page of scripts is refused by name, no PDF left (exit $rc)"
 	else
 		fail "HarfBuzz missing (exit $rc): $(head -2 "$T/err.txt")"
+	fi
+	rc=0
+	LD_PRELOAD="$FAULT" TB_FAULT_NODLOPEN=libharfbuzz-subset "$BIN" report docs/examples/default-7b.yaml \
+		--format pdf -o "$T/nosub" --font-dir "$T/cff-cid/fonts" >/dev/null 2>"$T/err.txt" || rc=$?
+	if [ "$rc" -eq 3 ] && grep -q "DejaVuSans.ttf: error: cannot embed this font: cannot load libharfbuzz-subset.so.0 .*expected Debian's libharfbuzz-subset0 installed" "$T/err.txt" &&
+	   [ ! -e "$T/nosub/default-7b.pdf" ]; then
+		ok "without hb-subset a CFF font is refused by name, no PDF left"
+	else
+		fail "hb-subset missing (exit $rc): $(head -2 "$T/err.txt")"
 	fi
 	# Thai's dictionary only for a Thai line that must break
 	printf '# S\n\nภาษาไทยเป็นภาษาที่มีระดับเสียง\n' >"$T/thai-short.md"

@@ -57,6 +57,12 @@ vg report docs/examples/default-7b.yaml --no-pdf-a -o "$out/np" --format pdf
 # complex text: FriBidi, HarfBuzz and libthai opened, six scripts shaped,
 # Thai broken by its dictionary; the structure tree and object streams
 vg report docs/examples/default-7b.yaml --template tests/templates/scripts.md -o "$out/sc" --format pdf
+# a CID-keyed CFF face: hb-subset's subset, the embedded CMap
+mkdir -p "$out/cff"
+fonts=$(dirname "$bin")/fonts
+cp "$fonts/DejaVuSans-Bold.ttf" "$fonts/DejaVuSansMono.ttf" "$out/cff/"
+cp tests/fixtures/fonts/cff-cid.otf "$out/cff/DejaVuSans.ttf"
+vg report docs/examples/default-7b.yaml --font-dir "$out/cff" -o "$out/cf" --format pdf
 vg estimate docs/examples/default-7b.yaml --set "hardware.reservation=60 days" \
 	--set plan.ablations=20% --set plan.storage.kept=3 --set hardware.node_power=10.2kW --format json
 # every input the inputs SHA-256 covers at once: a config.json, a user
