@@ -12,7 +12,7 @@ SAN     ?= build-san
 PKGS      = libcmark yaml-0.1 zlib
 # Complex text's libraries: their headers at build time, the libraries
 # opened when a PDF first needs them (src/textlib.h says why)
-DL_PKGS   = fribidi harfbuzz harfbuzz-subset libthai
+DL_PKGS   = fribidi harfbuzz harfbuzz-subset icu-uc
 
 TB_WARN   = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings

@@ -615,19 +615,16 @@ static bool S_template(const tb_cli *cli, tb_scenario *sc, char **text, size_t *
 	return true;
 }
 
+/* tpl: the template S_template read (NULL: the built-in one). */
 static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
                                const tb_budget *b, const tb_sweep *sw, const char *date,
-                               S_outputs *outs, tb_diags *d)
+                               const char *tpl, size_t tpl_len, S_outputs *outs, tb_diags *d)
 {
 	const char *file = cli->nfiles ? cli->files[0] : NULL;
 	const char *name = S_output_name(sc, file);
 	tb_exit rc = TB_EXIT_OK;
 
 	if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
-		char *tpl;
-		size_t tpl_len;
-		if (!S_template(cli, sc, &tpl, &tpl_len, d))
-			return TB_EXIT_INPUT;
 		char *command = S_command_line(cli);
 		tb_report_options ro;
 		memset(&ro, 0, sizeof ro);
@@ -639,13 +636,11 @@ static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
 		ro.sweep = sw;
 		tb_report *r = tb_report_new(sc, b, &ro, d);
 		if (!r) {
-			free(tpl);
 			free(command);
 			return TB_EXIT_INPUT;
 		}
 		rc = S_render_doc(cli, r, name, outs, d);
 		tb_report_free(r);
-		free(tpl);
 		free(command);
 	}
 	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
@@ -745,6 +740,15 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	if (sc->date && *sc->date)
 		snprintf(date, sizeof date, "%s", sc->date);
 
+	/* the template first: when its PDF will need the text libraries, they
+	 * open on another core while the answer is computed */
+	char *tpl = NULL;
+	size_t tpl_len = 0;
+	bool tpl_ok = !(cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) ||
+	              S_template(cli, sc, &tpl, &tpl_len, &d);
+	if (tpl && (cli->formats & TB_OUT_PDF))
+		tb_render_pdf_prefetch(tpl, tpl_len);
+
 	tb_budget *b = tb_xcalloc(1, sizeof *b);
 	/* the one answer: the layout priced, decided once (answer.h); the
 	 * scenario's inputs become the priced ones, so every section and
@@ -755,9 +759,12 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	S_outputs outs;
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;
-	tb_exit rc = S_render_report(cli, sc, b, sw, date, &outs, &d);
+	tb_exit rc = tpl_ok ? S_render_report(cli, sc, b, sw, date, tpl, tpl_len, &outs, &d)
+	             : TB_EXIT_INPUT;
 	if (rc == TB_EXIT_OK && d.errors > errors_before)
 		rc = TB_EXIT_INPUT;
+	tb_render_pdf_prefetch_wait();
+	free(tpl);
 	rc = S_deliver(cli, S_output_name(sc, cli->nfiles ? cli->files[0] : NULL), rc, &outs, &d);
 	S_outputs_release(&outs);
 	tb_diags_release(&d);

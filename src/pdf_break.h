@@ -1,13 +1,18 @@
 /* pdf_break.h: where a line may break inside text that has no spaces,
  * for the PDF's paragraphs (pdf_text.c).  Between words at spaces is
- * pdf_text.c's own rule; this adds what Unicode's line breaking (UAX #14)
- * allows without a space: between Chinese and Japanese characters (but
- * not before their closing punctuation and small kana, nor after an
- * opening bracket), and
- * between Thai words, which are written without spaces and found with
- * libthai's dictionary.  A word too wide for a line is cut only between
- * grapheme clusters, never between a letter and its marks, inside a
- * conjunct or an emoji sequence. */
+ * pdf_text.c's own rule; inside a word with letters beyond Latin, Greek
+ * and Cyrillic, the breaks are Unicode's line breaking algorithm (UAX #14)
+ * as ICU implements it: between Chinese and Japanese characters but not
+ * before their closing punctuation and small kana nor after an opening
+ * bracket, between the words of Thai, Lao, Khmer and Burmese (written
+ * without spaces; ICU's dictionaries find them), and every other class
+ * rule.  A word too wide for a line is cut only between grapheme clusters
+ * (UAX #29, ICU's character iterator), never between a letter and its
+ * marks, inside a conjunct or an emoji sequence.
+ *
+ * Latin, Greek and Cyrillic words break at spaces only: UAX #14 would
+ * also allow a break after a hyphen, which a signed report does without
+ * so that "GPU-hours" and "-10%" stay whole. */
 #ifndef TB_PDF_BREAK_H
 #define TB_PDF_BREAK_H
 
@@ -21,20 +26,16 @@ enum {
 	TB_PDF_BREAK_WORD = 2,  /* a break opportunity, as a space is */
 };
 
-/* For each byte offset i of sanitized UTF-8 s[0..len), out[i] says
- * whether a line may break before byte i; out[0] is NONE.  Thai words are
- * found only when `thai` is set: the dictionary costs a few milliseconds
- * to load, so the paragraph breaker asks for them only for a Thai word
- * group that does not fit its line. */
-void tb_pdf_breaks(const char *s, size_t len, unsigned char *out, bool thai);
+/* For each byte offset i of sanitized UTF-8 s[0..len) (a word: no
+ * spaces), out[i] says whether a line may break before byte i; out[0] is
+ * NONE.  Without ICU (libicu not installed) a word is only cut between
+ * clusters as HarfBuzz's character properties find them. */
+void tb_pdf_breaks(const char *s, size_t len, unsigned char *out);
 
 /* Whether cp continues the cluster before it: a mark, a joiner, a
  * variation selector, a tag character, an emoji modifier.  The shaper
  * keeps such a character in its base's font; a line never breaks before
  * it. */
 bool tb_pdf_cp_extends(uint32_t cp);
-
-/* Whether s[0..len) holds Thai. */
-bool tb_pdf_has_thai(const char *s, size_t len);
 
 #endif

@@ -71,22 +71,19 @@ static tb_pdf_piece *S_push(tb_pdf_para *p)
 	return pc;
 }
 
-/* Splits piece k where pdf_break.h allows a break without a space (Thai
- * words too when `thai`): the first part stays piece k, the others follow
- * it with break_before.  Returns how many pieces it became. */
-static size_t S_split_words(tb_pdf_para *p, size_t k, bool thai)
+/* Splits piece k where pdf_break.h allows a break without a space: the
+ * first part stays piece k, the others follow it with break_before. */
+static void S_split_words(tb_pdf_para *p, size_t k)
 {
 	size_t off = p->pieces[k].off, n = p->pieces[k].len;
-	if (thai)
-		p->pieces[k].thai = false;
 	unsigned char *brk = tb_xmalloc(n ? n : 1);
-	tb_pdf_breaks(p->text.ptr + off, n, brk, thai);
+	tb_pdf_breaks(p->text.ptr + off, n, brk);
 	size_t cuts = 0;
 	for (size_t i = 1; i < n; i++)
 		cuts += brk[i] == TB_PDF_BREAK_WORD;
 	if (!cuts) {
 		free(brk);
-		return 1;
+		return;
 	}
 	tb_pdf_piece tmpl = p->pieces[k];
 	size_t old = p->npieces;
@@ -106,12 +103,10 @@ static size_t S_split_words(tb_pdf_para *p, size_t k, bool thai)
 		}
 		q->off = off + start;
 		q->len = i - start;
-		q->thai = !thai && tmpl.thai && tb_pdf_has_thai(p->text.ptr + q->off, q->len);
 		start = i;
 		at++;
 	}
 	free(brk);
-	return cuts + 1;
 }
 
 static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len)
@@ -125,8 +120,7 @@ static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len
 	pc->newline = p->pending_newline;
 	p->pending_space = false;
 	p->pending_newline = false;
-	/* ideographs break without a space: one piece each; Thai words are
-	 * found when a Thai word group does not fit (S_thai_words) */
+	/* ideographs, Thai words and the like break without a space */
 	bool plain = true;
 	for (size_t i = pc->off; i < p->text.len && plain;) {
 		uint32_t cp = (unsigned char)p->text.ptr[i];
@@ -137,8 +131,7 @@ static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len
 	}
 	if (plain)
 		return;
-	pc->thai = tb_pdf_has_thai(p->text.ptr + pc->off, pc->len);
-	S_split_words(p, p->npieces - 1, false);
+	S_split_words(p, p->npieces - 1);
 }
 
 void tb_pdf_para_add(tb_pdf_para *p, unsigned style, const char *s, size_t len)
@@ -235,7 +228,7 @@ static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
 		win = tb_pdf_utf8_floor(s, pc.len, win * 4);
 	size_t span = tb_pdf_utf8_floor(s, pc.len, win + 64);
 	unsigned char *brk = tb_xmalloc(span ? span : 1);
-	tb_pdf_breaks(s, span, brk, false);
+	tb_pdf_breaks(s, span, brk);
 	size_t best = 0, i = 0;
 	double best_w = 0;
 	while (i < pc.len) {
@@ -310,22 +303,6 @@ size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
 			i = j;
 			continue;
 		}
-		/* Thai that does not fit: find its words now, and try again */
-		bool split = false;
-		for (size_t k = i; k < j; k++) {
-			if (!p->pieces[k].thai)
-				continue;
-			size_t parts = S_split_words(p, k, true);
-			for (size_t q = k; q < k + parts; q++)
-				p->pieces[q].width_pt = measure(ctx, p->pieces[q].style, p->size_pt,
-				                                p->text.ptr + p->pieces[q].off,
-				                                p->pieces[q].len);
-			split = split || parts > 1;
-			j += parts - 1;
-			k += parts - 1;
-		}
-		if (split)
-			continue;
 		if (i > first) {
 			/* the space before a word that wraps is dropped */
 			S_emit(p, first, i, line_w);

@@ -35,7 +35,6 @@ typedef struct tb_pdf_piece {
 	size_t off, len;        /* into the paragraph's text */
 	bool space_before;      /* a breakable space separates it from the previous piece */
 	bool break_before;      /* a line may break before it without a space (pdf_break.h) */
-	bool thai;              /* holds Thai whose words are not yet found */
 	bool newline;           /* a hard break comes before it */
 	double width_pt;
 } tb_pdf_piece;

@@ -78,20 +78,31 @@ const tb_textlib_subset *tb_textlib_subsetter(const char **why)
 	return S_sub_ok;
 }
 
-static __typeof__(th_brk_wc_find_breaks) *S_thai;
-static pthread_once_t S_thai_once = PTHREAD_ONCE_INIT;
+static tb_textlib_icu S_icu;
+static const tb_textlib_icu *S_icu_ok;
+static pthread_once_t S_icu_once = PTHREAD_ONCE_INIT;
 
-static void S_load_thai(void)
+/* names as the headers rename them: ubrk_open -> "ubrk_open_72" */
+#define S_STR(x) S_STR_(x)
+#define S_STR_(x) #x
+
+static void S_load_icu(void)
 {
-	void *th = dlopen("libthai.so.0", RTLD_LAZY | RTLD_LOCAL);
-	if (th)
-		*(void **)&S_thai = dlsym(th, "th_brk_wc_find_breaks");
+	void *h = dlopen("libicuuc.so." U_ICU_VERSION_SHORT, RTLD_LAZY | RTLD_LOCAL);
+	if (!h)
+		return;
+#define S_ICU(name) \
+	if (!(*(void **)&S_icu.name = dlsym(h, S_STR(name)))) \
+		return;
+	TB_TEXTLIB_ICU(S_ICU)
+#undef S_ICU
+	S_icu_ok = &S_icu;
 }
 
-__typeof__(th_brk_wc_find_breaks) *tb_textlib_thai(void)
+const tb_textlib_icu *tb_textlib_breaker(void)
 {
-	pthread_once(&S_thai_once, S_load_thai);
-	return S_thai;
+	pthread_once(&S_icu_once, S_load_icu);
+	return S_icu_ok;
 }
 
 const tb_textlib *tb_textlib_get(const char **why)

@@ -1,6 +1,6 @@
-/* textlib.h: FriBidi, HarfBuzz and libthai, loaded the first time a
- * document has text that needs them (libthai only when a Thai line must
- * break: its dictionary is 21M instructions to load).
+/* textlib.h: FriBidi, HarfBuzz and ICU's break iterators, loaded the
+ * first time a document has text that needs them, or beforehand on a
+ * helper thread when the template has such text (pdf_prefetch.c).
  *
  * Most reports are Latin text, which the PDF draws without them, and
  * most commands draw no PDF at all: linking the three would map eleven
@@ -8,8 +8,11 @@
  * own) into every process, 1.3-1.8 ms more for each `estimate`.  So they
  * are opened with dlopen when complex text first appears, once a process.
  * Their headers still give every type and signature.  Internal to the
- * PDF back end.  hb-subset, for fonts with PostScript outlines, is
- * opened apart, when such a font is embedded. */
+ * PDF back end.  ICU (line breaks) and hb-subset (fonts with PostScript
+ * outlines) are opened apart, each when first needed.  ICU renames its
+ * functions per release (ubrk_open is ubrk_open_72): the names and the
+ * library's soname come from the headers built against, which Debian's
+ * libicu-dev keeps in step with the libicu it installs. */
 #ifndef TB_TEXTLIB_H
 #define TB_TEXTLIB_H
 
@@ -17,7 +20,9 @@
 #include <fribidi.h>
 #include <hb.h>
 #include <hb-subset.h>
-#include <thai/thwbrk.h>
+#include <unicode/ubrk.h>
+#include <unicode/uclean.h>
+#include <unicode/uvernum.h>
 
 #define TB_TEXTLIB_FRIBIDI(X) \
 	X(fribidi_get_bidi_type) X(fribidi_get_bidi_types) X(fribidi_get_bracket_types) \
@@ -37,6 +42,8 @@
 	X(hb_subset_input_create_or_fail) X(hb_subset_input_destroy) X(hb_subset_input_set) \
 	X(hb_subset_plan_create_or_fail) X(hb_subset_plan_destroy) \
 	X(hb_subset_plan_execute_or_fail) X(hb_subset_plan_old_to_new_glyph_mapping)
+#define TB_TEXTLIB_ICU(X) \
+	X(ubrk_open) X(ubrk_setText) X(ubrk_first) X(ubrk_next) X(ubrk_close) X(u_cleanup)
 #define TB_TEXTLIB_FIELD(name) __typeof__(name) *name;
 typedef struct tb_textlib {
 	TB_TEXTLIB_FRIBIDI(TB_TEXTLIB_FIELD)
@@ -45,6 +52,9 @@ typedef struct tb_textlib {
 typedef struct tb_textlib_subset {
 	TB_TEXTLIB_SUBSET(TB_TEXTLIB_FIELD)
 } tb_textlib_subset;
+typedef struct tb_textlib_icu {
+	TB_TEXTLIB_ICU(TB_TEXTLIB_FIELD)
+} tb_textlib_icu;
 #undef TB_TEXTLIB_FIELD
 
 /* FriBidi and HarfBuzz, opened on the first call (thread-safe); NULL when
@@ -56,8 +66,8 @@ const tb_textlib *tb_textlib_get(const char **why);
  * with a sentence in *why (static storage). */
 const tb_textlib_subset *tb_textlib_subsetter(const char **why);
 
-/* libthai's word breaker, opened on the first call, only when a Thai
- * line must break (thread-safe); NULL when it cannot be. */
-__typeof__(th_brk_wc_find_breaks) *tb_textlib_thai(void);
+/* ICU's break iterators (libicuuc), opened on the first call
+ * (thread-safe); NULL when they cannot be. */
+const tb_textlib_icu *tb_textlib_breaker(void);
 
 #endif

@@ -71,7 +71,7 @@ static const char S_where_time_goes[] =
 	"level 1 would run 5% fewer instructions and make the file 45% larger (80 KB to 115 KB), "
 	"so the level stays 6.\n\n"
 	"Complex text and tags (issue 23, 2026-12-02). Shaping: the Latin text takes the "
-	"one-glyph path and FriBidi, HarfBuzz and libthai are never opened (linked rather than "
+	"one-glyph path and FriBidi, HarfBuzz and ICU are never opened (linked rather than "
 	"opened on demand they added 1.2M instructions and 1.3-1.8 ms to every `estimate`, "
 	"mapping eleven shared libraries); `report default-7b.yaml --format pdf` ran 134.2M "
 	"instructions with shaping against 135.2M before. Tagging (the structure tree of about "
@@ -80,9 +80,16 @@ static const char S_where_time_goes[] =
 	"plain objects they made the file 179 KB and cost 21M more in SHA-256 and deflate; the "
 	"object streams are deflated at level 1, 3.8M fewer instructions than level 6 for 2% more "
 	"bytes; the tree's numbers are formatted by hand, 8M fewer than printf). The page of six "
-	"scripts runs 95.8M instructions against 39.0M for the same page in English: about 21M "
-	"of it is libthai reading its word-break dictionary (fread and libdatrie), the rest "
-	"opening the libraries and the fallback fonts (Droid for Chinese, Lohit, Garuda) once.\n\n"
+	"scripts ran 95.3M instructions against 38.7M for the same page in English, 29.1-31.2 ms "
+	"against 13.6-15.9 ms (2.1x): 31M of it was libthai reading its word-break dictionary "
+	"(a fread a cell, 7.5-8.4 ms). ICU's line breaker, which replaced it (UAX #14 whole, and "
+	"Lao, Khmer and Burmese dictionaries), maps its data instead: 66.6M instructions. "
+	"HarfBuzz and its libraries take 1.9 ms to map; since the template says early that its "
+	"PDF will need them, they and ICU open on two helper threads while the answer and the "
+	"layout search are computed (src/pdf_prefetch.c). Paired runs on this 2-core machine: "
+	"the page of scripts 21.3-22.6 ms against 14.0-14.6 ms in English. Checking Droid's "
+	"34,000 loca offsets in one pass instead of a span lookup per glyph took its load from "
+	"5.2M instructions to 2.1M.\n\n"
 	"The writer is our own (src/pdf_write.c, src/pdf_font.c), since libharu 2.3.0 was "
 	"replaced: at df3dff9 a full report took 27-28 ms and 244M instructions, 39% of them in "
 	"`HPDF_GetFont` building a 65,536-entry UTF-8 map per face, and the demo PDF was 103 KB. A "
@@ -722,7 +729,7 @@ int main(int argc, char **argv)
 	        sweep_ms, sweep_ms < 500 ? "met" : "**missed**");
 
 	/* (d) the PDF's text: Latin takes the one-glyph path; a page of six
-	 * scripts loads FriBidi, HarfBuzz and libthai and shapes (issue 23:
+	 * scripts loads FriBidi, HarfBuzz and ICU and shapes (issue 23:
 	 * under 2x the Latin report's PDF) */
 	fprintf(o, "\n## The PDF's text\n\n"
 	        "The default scenario's PDF alone: the full report (Latin text, drawn a glyph a "

@@ -1,7 +1,8 @@
 /* test_pdf_break.c: where a line may break without a space
- * (src/pdf_break.c): between Thai words as libthai's dictionary finds
- * them, between ideographs (UAX #14's ID class), and never inside a
- * grapheme cluster (UAX #29: before a mark, after a joiner or a virama). */
+ * (src/pdf_break.c, ICU's UAX #14 and UAX #29): between Thai, Lao and
+ * Khmer words as the dictionaries find them, between ideographs (UAX #14's
+ * ID class) but not next to the punctuation kinsoku forbids, and never
+ * inside a grapheme cluster (before a mark, after a joiner or a virama). */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@ static unsigned char S_b[256];
 
 static const unsigned char *S_breaks(const char *s)
 {
-	tb_pdf_breaks(s, strlen(s), S_b, true);
+	tb_pdf_breaks(s, strlen(s), S_b);
 	return S_b;
 }
 
@@ -35,8 +36,36 @@ Test(pdf_break, ideographs)
 {
 	const unsigned char *b = S_breaks("\xE8\xAE\xAD\xE7\xBB\x83" "GPU"); /* xunlian GPU */
 	cr_expect_eq(b[3], TB_PDF_BREAK_WORD);
-	cr_expect_eq(b[6], TB_PDF_BREAK_CHAR, "an ideograph then a Latin letter: UAX #14 keeps them");
-	cr_expect_eq(b[7], TB_PDF_BREAK_CHAR);
+	/* ID then AL: no rule joins them, so LB31 allows the break */
+	cr_expect_eq(b[6], TB_PDF_BREAK_WORD, "an ideograph then a Latin letter");
+	cr_expect_eq(b[7], TB_PDF_BREAK_CHAR, "inside GPU: AL x AL (LB28)");
+}
+
+/* Lao and Burmese are written without spaces too: ICU's dictionaries
+ * find "phasa | lao" and "bama | sa". */
+Test(pdf_break, lao_and_burmese_words)
+{
+	const unsigned char *b = S_breaks("\xE0\xBA\x9E\xE0\xBA\xB2\xE0\xBA\xAA\xE0\xBA\xB2"
+	                                  "\xE0\xBA\xA5\xE0\xBA\xB2\xE0\xBA\xA7");
+	cr_expect_eq(b[12], TB_PDF_BREAK_WORD, "before lao");
+	cr_expect_eq(b[3], TB_PDF_BREAK_CHAR, "inside phasa: only to cut it");
+	b = S_breaks("\xE1\x80\x97\xE1\x80\x99\xE1\x80\xAC\xE1\x80\x85\xE1\x80\xAC");
+	cr_expect_eq(b[9], TB_PDF_BREAK_WORD, "before sa");
+	cr_expect_eq(b[10], TB_PDF_BREAK_NONE, "never inside a character");
+	cr_expect_eq(b[3], TB_PDF_BREAK_CHAR, "inside bama: only to cut it");
+}
+
+/* Latin words break at spaces only: UAX #14 would allow a break after
+ * the hyphen of GPU-hours (LB21 then LB31), which a report keeps whole;
+ * a number with its separators is one word in any case (LB25). */
+Test(pdf_break, latin_words_stay_whole)
+{
+	const unsigned char *b = S_breaks("GPU-hours");
+	for (int i = 1; i < 9; i++)
+		cr_expect_eq(b[i], TB_PDF_BREAK_CHAR, "byte %d", i);
+	b = S_breaks("1,234.5");
+	for (int i = 1; i < 7; i++)
+		cr_expect_eq(b[i], TB_PDF_BREAK_CHAR, "byte %d", i);
 }
 
 Test(pdf_break, never_inside_a_cluster)

@@ -54,8 +54,8 @@ vg compare docs/examples/stages/staged-llama-3.1-405b.yaml docs/examples/llama-3
 # issue 23: link annotations and signature fields in the PDF, and a plain one
 vg report docs/examples/default-7b.yaml --template tests/templates/links.md -o "$out/lk" --format pdf
 vg report docs/examples/default-7b.yaml --no-pdf-a -o "$out/np" --format pdf
-# complex text: FriBidi, HarfBuzz and libthai opened, six scripts shaped,
-# Thai broken by its dictionary; the structure tree and object streams
+# complex text: FriBidi, HarfBuzz and ICU opened (on helper threads),
+# six scripts shaped, Thai broken by ICU's dictionary; the structure tree and object streams
 vg report docs/examples/default-7b.yaml --template tests/templates/scripts.md -o "$out/sc" --format pdf
 # a CID-keyed CFF face: hb-subset's subset, the embedded CMap
 mkdir -p "$out/cff"

@@ -67,6 +67,14 @@ typedef struct tb_pdf_options {
 	bool no_pdfa;
 } tb_pdf_options;
 
+/* Starts opening, on a helper thread, the text libraries a PDF of `text`
+ * (a template) will need: FriBidi and HarfBuzz for text that must be
+ * shaped or ordered, ICU's line breaker (and its Thai dictionary).  A hint, never
+ * required: without it the back end opens them itself when first needed.
+ * Call tb_render_pdf_prefetch_wait before the process ends. */
+void tb_render_pdf_prefetch(const char *text, size_t len);
+void tb_render_pdf_prefetch_wait(void);
+
 /* The sign-off PDF into `out`.  Returns 0, or -1 with errors in d (a
  * missing font, a character no font can draw); `out` is then left empty. */
 int tb_render_pdf(const tb_report *r, const tb_pdf_options *opt,
