@@ -126,6 +126,12 @@ typedef struct tb_mem_fit {
 /* Memory per GPU of the busiest stage at micro-batch mb: non-decreasing in
  * mb; *busy (when not NULL) is that stage, 0 first, 1 middle, 2 last. */
 double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb, int *busy);
+/* tb_memory_fit_total in its two halves, for a search that varies the
+ * ZeRO stage (the states) inside the micro-batch and virtual stages (the
+ * activations): the three stages' activations, then the total given them;
+ * the same sum, to the last bit. */
+void tb_memory_stage_act(const tb_mem_fit *c, int64_t mb, double act[3]);
+double tb_memory_fit_sum(const tb_mem_fit *c, const double act[3], int *busy);
 
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
 void tb_goodput_step(const tb_inputs *in, tb_budget *b);     /* goodput.c */

@@ -362,14 +362,24 @@ static int S_busy(const tb_mem_fit *c, const double act[3])
 	return busy;
 }
 
-double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb, int *busy)
+void tb_memory_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 {
-	double act[3];
 	S_stage_act(c, mb, act);
+}
+
+double tb_memory_fit_sum(const tb_mem_fit *c, const double act[3], int *busy)
+{
 	int k = S_busy(c, act);
 	if (busy)
 		*busy = k;
 	return c->states[k] + act[k] + c->other;
+}
+
+double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb, int *busy)
+{
+	double act[3];
+	S_stage_act(c, mb, act);
+	return tb_memory_fit_sum(c, act, busy);
 }
 
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)

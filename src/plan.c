@@ -19,7 +19,10 @@
 #include "trainbudget/plan.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "trainbudget/xalloc.h"
 
 #include "calc.h"
 #include "deriv.h"
@@ -55,6 +58,20 @@ static int S_divisors(int64_t n, int64_t *out, int max)
 	for (int i = hi - 1; i >= 0 && k < max; i--)
 		out[k++] = high[i];
 	return k;
+}
+
+/* Where d stands in the ascending divisors ds[0..n) (d one of them). */
+static int S_index_of(const int64_t *ds, int n, int64_t d)
+{
+	int lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (ds[mid] < d)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static int S_ndivisors(int64_t n)
@@ -175,7 +192,58 @@ typedef struct S_mem {
 	double dd, de;          /* replicas the dense and the expert states are sharded over */
 } S_mem;
 
-static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a)
+/* What a (context, expert, pipeline) under one tensor size fixes of the
+ * memory, whatever the sequence parallelism, checkpointing and
+ * micro-batch the loops around it vary: the stages' parameter shares and
+ * their states under each ZeRO stage.  A search meets each such triple
+ * 6 x micro-batches times; the states were a quarter of its instructions. */
+typedef struct S_pm {
+	unsigned gen;           /* the tensor size it was made under; else empty */
+	int64_t c, e, p;
+	bool have_share;
+	unsigned have_zero;     /* bit z: states[z] holds ZeRO stage z's */
+	tb_mem_share share[3];
+	int64_t split[3];
+	double states[4][3];
+} S_pm;
+
+#define S_PM_SLOTS 1024
+#define S_ACT_V 65              /* virtual splits whose activations are kept */
+
+typedef struct S_pmemo {
+	S_pm slot[S_PM_SLOTS];
+	int used;
+	unsigned gen;           /* slots of another generation are empty */
+} S_pmemo;
+
+/* The entry of (c, e, p), made on first use; NULL when the table is
+ * three-quarters full (the caller computes instead). */
+static S_pm *S_pm_get(S_pmemo *m, int64_t c, int64_t e, int64_t p)
+{
+	uint64_t h = ((uint64_t)c * 0x9E3779B97F4A7C15u) ^ ((uint64_t)e * 0xC2B2AE3D27D4EB4Fu) ^
+	             ((uint64_t)p * 0x165667B19E3779F9u);
+	unsigned i = (unsigned)(h >> 40) & (S_PM_SLOTS - 1);
+	for (;;) {
+		S_pm *s = &m->slot[i];
+		if (s->gen != m->gen) {
+			if (4 * (m->used + 1) > 3 * S_PM_SLOTS)
+				return NULL;
+			m->used++;
+			s->gen = m->gen;
+			s->have_share = false;
+			s->have_zero = 0;
+			s->c = c;
+			s->e = e;
+			s->p = p;
+			return s;
+		}
+		if (s->c == c && s->e == e && s->p == p)
+			return s;
+		i = (i + 1) & (S_PM_SLOTS - 1);
+	}
+}
+
+static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a, S_pm *pm)
 {
 	const tb_inputs *in = st->in;
 	int64_t t = l->tensor, p = l->pipeline, e = l->expert, d = l->data;
@@ -188,7 +256,17 @@ static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a)
 	if (a->de < 1)
 		a->de = 1;
 	int64_t split[3];
-	tb_memory_shares(&st->mm, t, et, p, e, a->share, split);
+	if (pm && pm->have_share) {
+		memcpy(a->share, pm->share, sizeof a->share);
+		memcpy(split, pm->split, sizeof split);
+	} else {
+		tb_memory_shares(&st->mm, t, et, p, e, a->share, split);
+		if (pm) {
+			memcpy(pm->share, a->share, sizeof a->share);
+			memcpy(pm->split, split, sizeof split);
+			pm->have_share = true;
+		}
+	}
 	tb_mem_fit *c = &a->c;
 	memset(c, 0, sizeof *c);
 	c->p = p;
@@ -209,12 +287,20 @@ static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a)
 	c->logits_b1 = 4 * s * V / (double)t / cp;
 }
 
-static void S_mem_zero(S_state *st, S_mem *a, int zero)
+static void S_mem_zero(S_state *st, S_mem *a, int zero, S_pm *pm)
 {
+	if (pm && (pm->have_zero >> zero & 1)) {
+		memcpy(a->c.states, pm->states[zero], sizeof pm->states[zero]);
+		return;
+	}
 	for (int i = 0; i < 3; i++)
 		a->c.states[i] = a->c.p == 2 && i == 1 ? 0
 		                 : tb_memory_states_bytes(&st->mm, &a->share[i], zero,
 		                                          st->in->parallelism.no_sync, a->dd, a->de);
+	if (pm) {
+		memcpy(pm->states[zero], a->c.states, sizeof pm->states[zero]);
+		pm->have_zero |= 1u << zero;
+	}
 }
 
 static double S_mem_total(S_mem *a, int64_t v, int64_t micro_batch)
@@ -226,8 +312,8 @@ static double S_mem_total(S_mem *a, int64_t v, int64_t micro_batch)
 static double S_memory(S_state *st, const tb_plan_layout *l)
 {
 	S_mem a;
-	S_mem_init(st, l, &a);
-	S_mem_zero(st, &a, l->zero);
+	S_mem_init(st, l, &a, NULL);
+	S_mem_zero(st, &a, l->zero, NULL);
 	return S_mem_total(&a, l->virtual_pipeline, l->micro_batch);
 }
 
@@ -486,6 +572,14 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 		ne = S_divisors(m->experts, es, S_DIVS_MAX);
 	int nb = S_divisors(B, bs, S_DIVS_MAX);
 	uint64_t per_p = 4 * V;                 /* ZeRO stages x virtual stages */
+	/* Megatron-LM's interleaving rule for each pipeline size (a divisor
+	 * of N), once: bit v says whether v virtual stages split the layers */
+	uint64_t vok_of[S_DIVS_MAX];
+	for (int i = 0; i < nt; i++) {
+		vok_of[i] = 0;
+		for (int64_t v = 1; v <= st->vmax && v < 64; v++)
+			vok_of[i] |= (uint64_t)tb_perf_virtual_ok(L, ts[i], v) << v;
+	}
 	bool here = cd->index == st->own_card && N == in->hardware.count &&
 	            B == in->training.global_batch;
 	/* days and objective per second of step on this card, count and
@@ -501,8 +595,12 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 		return;
 	}
 
+	S_pmemo *pmemo = tb_xcalloc(1, sizeof *pmemo);
 	for (int ti = 0; ti < nt; ti++) {
 		int64_t t = ts[ti];
+		/* the memo holds one tensor size's triples */
+		pmemo->gen++;
+		pmemo->used = 0;
 		if (st->sp->progress)
 			st->sp->progress(st->sp->progress_ctx, k->rules + k->batch + k->memory + k->feasible,
 			                 (uint64_t)total);
@@ -581,9 +679,21 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 								l0.gpu = cd->index; l0.count = N;
 								l0.capacity_bytes = cap;
 								S_mem mem;
-								S_mem_init(st, &l0, &mem);
+								S_pm *pm = S_pm_get(pmemo, c, e, p);
+								S_mem_init(st, &l0, &mem, pm);
 								tb_perf_input pin;
 								S_perf_in(cd, &l0, &pin);
+								uint64_t vok = vok_of[S_index_of(ts, nt, p)];
+								int64_t vtop = p == 1 || mbs % p ? 1 : st->vmax;
+								/* the activations of each virtual split,
+								 * which no ZeRO stage changes */
+								double act[S_ACT_V][3];
+								for (int64_t v = 1; v <= vtop && v < S_ACT_V; v++) {
+									if (!(v < 64 ? (vok >> v & 1) : tb_perf_virtual_ok(L, p, v)))
+										continue;
+									mem.c.v = p > 1 ? v : 1;
+									tb_memory_stage_act(&mem.c, b, act[v]);
+								}
 								for (int z = 0; z < 4; z++) {
 									/* nothing to shard without replicas;
 									 * ZeRO-3 re-gathers every micro-batch,
@@ -595,20 +705,25 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 										k->rules += V;
 										continue;
 									}
-									S_mem_zero(st, &mem, z);
+									S_mem_zero(st, &mem, z, pm);
 									/* Megatron-LM's interleaving: a pipeline,
 									 * whole layers per virtual stage (the
 									 * embedding and loss may count as one),
 									 * micro-batches a multiple of the stages */
-									int64_t vtop = p == 1 || mbs % p ? 1 : st->vmax;
 									k->rules += V - (uint64_t)vtop;
 									for (int64_t v = 1; v <= vtop; v++) {
-										if (!tb_perf_virtual_ok(L, p, v) ||
+										if (!(v < 64 ? (vok >> v & 1) : tb_perf_virtual_ok(L, p, v)) ||
 										    ((fx->fix & TB_LAYOUT_VIRTUAL) && v != fx->fix_virtual)) {
 											k->rules++;
 											continue;
 										}
-										double bytes = S_mem_total(&mem, v, b);
+										double bytes;
+										if (v < S_ACT_V) {
+											mem.c.v = p > 1 ? v : 1;
+											bytes = tb_memory_fit_sum(&mem.c, act[v], NULL);
+										} else {
+											bytes = S_mem_total(&mem, v, b);
+										}
 										if (!(bytes <= cap)) {
 											k->memory++;
 											continue;
@@ -663,6 +778,7 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 			}
 		}
 	}
+	free(pmemo);
 }
 
 /* ---- the scenario's own layout --------------------------------------- */
