@@ -29,6 +29,9 @@ typedef struct S_cmd_def {
 	"  2  usage error: unknown command or option, bad option value\n" \
 	"  3  output error: a file could not be written (nothing is changed)\n"
 
+#define S_JOBS_HELP \
+	"  -j, --jobs N        threads for the layout search (default: the cores\n" \
+	"                      online); the result is the same for any N\n"
 #define S_SET_HELP \
 	"  --set KEY=VALUE     override a scenario value, repeatable:\n" \
 	"                      --set hardware.count=128 --set training.tokens=2T;\n" \
@@ -95,6 +98,7 @@ static const char S_help_estimate[] =
 	"  --format text|json  plain text for people (default) or JSON (SI units,\n"
 	"                      the keys are listed in docs/json.md)\n"
 	"  --name NAME         the scenario name JSON gives (default: the stem)\n"
+	S_JOBS_HELP
 	S_SET_HELP
 	S_SWEEP_HELP
 	"  -h, --help          show this help\n"
@@ -133,6 +137,7 @@ static const char S_help_report[] =
 	"                      DejaVuSansMono.ttf are (default: TB_FONT_DIR, else\n"
 	"                      the subsets built beside the binary or installed,\n"
 	"                      else /usr/share/fonts/truetype/dejavu)\n"
+	S_JOBS_HELP
 	S_SET_HELP
 	S_SWEEP_HELP
 	"  -h, --help          show this help\n"
@@ -171,6 +176,7 @@ static const char S_help_compare[] =
 	"  --paper a4|letter   PDF paper size (default a4; any case)\n"
 	"  --no-pdf-a          a plain PDF, not PDF/A-2b (the archival form, the default)\n"
 	"  --font-dir DIR      where the DejaVu TrueType fonts are (as for report)\n"
+	S_JOBS_HELP
 	S_SET_HELP
 	S_SWEEP_HELP
 	"  -h, --help          show this help\n"
@@ -217,6 +223,7 @@ static const char S_help_plan[] =
 	"  --template FILE     a template instead of templates/plan.md\n"
 	"  --paper a4|letter   PDF paper size (default a4)\n"
 	"  --font-dir DIR      where the DejaVu TrueType fonts are (as for report)\n"
+	S_JOBS_HELP
 	S_SET_HELP
 	"  -h, --help          show this help\n"
 	"\n"
@@ -283,7 +290,7 @@ const char *tb_cli_cmd_name(tb_cmd cmd)
 /* ---- the option table, sorted by name -------------------------------- */
 
 typedef enum { S_OPT_CALIBRATE, S_OPT_COUNT, S_OPT_FONT_DIR, S_OPT_FORMAT, S_OPT_GLOBAL_BATCH, S_OPT_GPU,
-               S_OPT_HELP, S_OPT_MAX_VIRTUAL, S_OPT_NAME, S_OPT_NO_PDF_A, S_OPT_OBJECTIVE, S_OPT_OUTPUT,
+               S_OPT_HELP, S_OPT_JOBS, S_OPT_MAX_VIRTUAL, S_OPT_NAME, S_OPT_NO_PDF_A, S_OPT_OBJECTIVE, S_OPT_OUTPUT,
                S_OPT_PAPER, S_OPT_SET, S_OPT_SWEEP, S_OPT_TENSOR_ACROSS, S_OPT_TEMPLATE,
                S_OPT_TOP, S_OPT_UNSET, S_OPT_VERSION } S_opt_id;
 
@@ -312,6 +319,7 @@ static const S_opt_def S_opts[] = {
 	{ "--global-batch", 0, true, S_PLAN, S_OPT_GLOBAL_BATCH },
 	{ "--gpu", 0, true, S_PLAN, S_OPT_GPU },
 	{ "--help", 'h', false, S_ALL_CMDS, S_OPT_HELP },
+	{ "--jobs", 'j', true, S_IN(TB_CMD_ESTIMATE) | S_WRITERS, S_OPT_JOBS },
 	{ "--max-virtual", 0, true, S_PLAN, S_OPT_MAX_VIRTUAL },
 	{ "--name", 0, true, S_IN(TB_CMD_ESTIMATE) | S_IN(TB_CMD_REPORT) | S_PLAN, S_OPT_NAME },
 	{ "--no-pdf-a", 0, false, S_WRITERS, S_OPT_NO_PDF_A },
@@ -806,6 +814,16 @@ static tb_exit S_apply(S_state *st, const S_opt_def *o, const char *val)
 			return S_usage(st, c->cmd);
 		}
 		c->plan.top = (int)n;
+		return TB_EXIT_OK;
+	}
+	case S_OPT_JOBS: {
+		int64_t n;
+		if (!S_int(val, &n) || n < 1 || n > TB_PLAN_JOBS_MAX) {
+			tb_buf_printf(st->err, "%s: --jobs '%s' is not a number of threads; "
+			              "expected 1 to %d", st->where, val, TB_PLAN_JOBS_MAX);
+			return S_usage(st, c->cmd);
+		}
+		c->jobs = (int)n;
 		return TB_EXIT_OK;
 	}
 	case S_OPT_MAX_VIRTUAL: {

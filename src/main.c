@@ -1034,6 +1034,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	tb_buf_release(&err);
+	tb_plan_set_jobs(cli.jobs);
 
 	if (cli.help) {
 		fputs(tb_cli_help(cli.help_cmd), stdout);

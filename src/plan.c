@@ -19,8 +19,10 @@
 #include "trainbudget/plan.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trainbudget/xalloc.h"
 
@@ -374,12 +376,12 @@ static void S_card_init(S_state *st, const tb_plan_gpu *g, int index, S_card *cd
 
 /* ---- ranking -------------------------------------------------------- */
 
-static void S_keep(S_state *st, const tb_plan_layout *l)
+/* Into the top list, in the ranking's order (a total order, so the list
+ * is the same whatever order layouts arrive in). */
+static void S_insert(S_state *st, const tb_plan_layout *l)
 {
 	tb_plan_result *out = st->out;
 	tb_plan_objective obj = out->objective;
-	if (st->rank_it && tb_plan_compare(l, &st->scenario, obj) < 0)
-		st->ahead++;
 	int n = out->n_layouts;
 	if (n == st->top && tb_plan_compare(l, &out->layouts[n - 1], obj) >= 0)
 		return;
@@ -391,6 +393,13 @@ static void S_keep(S_state *st, const tb_plan_layout *l)
 	out->layouts[i] = *l;
 	if (n < st->top)
 		out->n_layouts++;
+}
+
+static void S_keep(S_state *st, const tb_plan_layout *l)
+{
+	if (st->rank_it && tb_plan_compare(l, &st->scenario, st->out->objective) < 0)
+		st->ahead++;
+	S_insert(st, l);
 }
 
 static void S_note_here(S_state *st, const tb_plan_layout *l)
@@ -554,8 +563,11 @@ typedef struct S_counts {
 	uint64_t rules, batch, memory, feasible;
 } S_counts;
 
+/* One card, count and batch; of the tensor sizes, the t_first-th and
+ * every t_step-th after it (one job's share).  *done: candidates counted
+ * so far by every job, for the progress line. */
 static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64_t B,
-                         S_counts *k, double total)
+                         S_counts *k, double total, int t_first, int t_step, uint64_t *done)
 {
 	const tb_inputs *in = st->in;
 	const tb_model *m = &in->model;
@@ -591,19 +603,24 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 	/* one step's tokens past the run's: the run would end before its first
 	 * optimizer step, so every candidate of this batch breaks the rule */
 	if (!tb_plan_batch_ok(in, B)) {
-		k->batch += (uint64_t)(24.0 * (double)V * (double)ne * S_splits(B, 2) * S_splits(N, 4));
+		if (t_first == 0)
+			k->batch += (uint64_t)(24.0 * (double)V * (double)ne * S_splits(B, 2) * S_splits(N, 4));
 		return;
 	}
 
 	S_pmemo *pmemo = tb_xcalloc(1, sizeof *pmemo);
-	for (int ti = 0; ti < nt; ti++) {
+	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
+	for (int ti = t_first; ti < nt; ti += t_step) {
 		int64_t t = ts[ti];
 		/* the memo holds one tensor size's triples */
 		pmemo->gen++;
 		pmemo->used = 0;
-		if (st->sp->progress)
-			st->sp->progress(st->sp->progress_ctx, k->rules + k->batch + k->memory + k->feasible,
-			                 (uint64_t)total);
+		uint64_t now = k->rules + k->batch + k->memory + k->feasible;
+		uint64_t all = __atomic_add_fetch(done, now - counted, __ATOMIC_RELAXED);
+		counted = now;
+		/* the line is drawn by the first job alone */
+		if (st->sp->progress && t_first == 0)
+			st->sp->progress(st->sp->progress_ctx, all, (uint64_t)total);
 		int nc = S_divisors(N / t, cs, S_DIVS_MAX);
 		uint64_t per_ck = 0;                /* candidates under one (sp, ck) */
 		for (int ci = 0; ci < nc; ci++)
@@ -856,6 +873,118 @@ static void S_front(S_state *st, int ncards, int ncounts)
 	}
 }
 
+/* ---- jobs ------------------------------------------------------------ */
+
+/* Threads a search uses: tb_plan_set_jobs's whatever the search's size,
+ * else the online cores for a search large enough to gain from them. */
+static int S_jobs_wanted = 0;
+
+void tb_plan_set_jobs(int n)
+{
+	__atomic_store_n(&S_jobs_wanted, n > 0 ? n : 0, __ATOMIC_RELAXED);
+}
+
+int tb_plan_jobs(void)
+{
+	int n = __atomic_load_n(&S_jobs_wanted, __ATOMIC_RELAXED);
+	if (n <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		n = c > 0 ? (int)c : 1;
+	}
+	return n < TB_PLAN_JOBS_MAX ? n : TB_PLAN_JOBS_MAX;
+}
+
+/* One job: a share of every card, count and batch's tensor sizes, into a
+ * state of its own (its top list, bests and counts). */
+typedef struct S_job {
+	S_state st;
+	tb_plan_result out;     /* the job's lists; the rest unused */
+	S_counts k;
+	int index, njobs;
+	const S_card *cards;
+	const int64_t *counts, *batches;
+	int ncounts, nbatches;
+	uint64_t *done;
+	double total;
+} S_job;
+
+static void *S_job_run(void *arg)
+{
+	S_job *j = arg;
+	for (int ci = 0; ci < j->st.out->n_gpus; ci++)
+		for (int ni = 0; ni < j->ncounts; ni++)
+			for (int bi = 0; bi < j->nbatches; bi++)
+				S_search_one(&j->st, &j->cards[ci], ni, j->counts[ni], j->batches[bi], &j->k,
+				             j->total, j->index, j->njobs, j->done);
+	return NULL;
+}
+
+/* Below this many candidates a search is over before threads start. */
+#define S_JOBS_MIN_SPACE 200000.0
+
+/* The search over every card, count and batch, on the cores.  The jobs'
+ * results merge into st and *k the same whatever their number: the top
+ * list and the bests are taken by the ranking's total order, the counts
+ * summed; a job prunes against its own lists, which only makes it time
+ * more candidates, never keep others (docs/plan.md, Speed). */
+static void S_run_jobs(S_state *st, const S_card *cards, const int64_t *counts, int ncounts,
+                       const int64_t *batches, int nbatches, S_counts *k)
+{
+	tb_plan_result *out = st->out;
+	int n = __atomic_load_n(&S_jobs_wanted, __ATOMIC_RELAXED) > 0 ||
+	        out->space >= S_JOBS_MIN_SPACE ? tb_plan_jobs() : 1;
+	uint64_t done = 0;
+	S_job *jobs = tb_xcalloc((size_t)n, sizeof *jobs);
+	for (int j = 0; j < n; j++) {
+		S_job *jb = &jobs[j];
+		jb->st = *st;
+		jb->out.objective = out->objective;
+		jb->out.n_gpus = out->n_gpus;
+		jb->st.out = &jb->out;
+		jb->st.ahead = 0;
+		jb->index = j;
+		jb->njobs = n;
+		jb->cards = cards;
+		jb->counts = counts;
+		jb->ncounts = ncounts;
+		jb->batches = batches;
+		jb->nbatches = nbatches;
+		jb->done = &done;
+		jb->total = out->space;
+	}
+	pthread_t *th = tb_xcalloc((size_t)n, sizeof *th);
+	bool *started = tb_xcalloc((size_t)n, sizeof *started);
+	for (int j = 1; j < n; j++)
+		started[j] = pthread_create(&th[j], NULL, S_job_run, &jobs[j]) == 0;
+	/* a job no thread could take is run here, after the first */
+	S_job_run(&jobs[0]);
+	for (int j = 1; j < n; j++) {
+		if (started[j])
+			pthread_join(th[j], NULL);
+		else
+			S_job_run(&jobs[j]);
+	}
+	for (int j = 0; j < n; j++) {
+		const S_job *jb = &jobs[j];
+		k->rules += jb->k.rules;
+		k->batch += jb->k.batch;
+		k->memory += jb->k.memory;
+		k->feasible += jb->k.feasible;
+		st->ahead += jb->st.ahead;
+		for (int i = 0; i < jb->out.n_layouts; i++)
+			S_insert(st, &jb->out.layouts[i]);
+		if (jb->out.have_best_here)
+			S_note_here(st, &jb->out.best_here);
+		for (int ci = 0; ci < TB_PLAN_GPUS_MAX; ci++)
+			for (int ni = 0; ni < TB_PLAN_COUNTS_MAX; ni++)
+				if (jb->st.have_best[ci][ni])
+					S_note_best(st, ci, ni, &jb->st.best[ci][ni]);
+	}
+	free(started);
+	free(th);
+	free(jobs);
+}
+
 /* ---- the entry point ------------------------------------------------- */
 
 void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result *out)
@@ -932,14 +1061,12 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 		S_scenario(&st, &cd);
 	}
 
+	S_card *cards = tb_xcalloc((size_t)out->n_gpus, sizeof *cards);
+	for (int ci = 0; ci < out->n_gpus; ci++)
+		S_card_init(&st, &out->gpus[ci], ci, &cards[ci]);
 	S_counts k = { 0, 0, 0, 0 };
-	for (int ci = 0; ci < out->n_gpus; ci++) {
-		S_card cd;
-		S_card_init(&st, &out->gpus[ci], ci, &cd);
-		for (int ni = 0; ni < ncounts; ni++)
-			for (int bi = 0; bi < nbatches; bi++)
-				S_search_one(&st, &cd, ni, counts[ni], batches[bi], &k, out->space);
-	}
+	S_run_jobs(&st, cards, counts, ncounts, batches, nbatches, &k);
+	free(cards);
 	out->pruned_rules = k.rules;
 	out->pruned_batch = k.batch;
 	out->pruned_memory = k.memory;

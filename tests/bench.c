@@ -44,7 +44,7 @@
  * do not depend on the machine's load, so they are written down here
  * rather than measured on every run.  Remeasure when the code moves:
  *   valgrind --tool=callgrind build/trainbudget report FILE --format F */
-static const char S_where_time_goes[] =
+static const char *const S_where_time_goes[] = {
 	"Instruction counts from callgrind for `docs/examples/default-7b.yaml` (2026-12-01, "
 	"with the layout search inside every budget; a count does not depend on the machine's "
 	"load, unlike the times above): `estimate --format json` runs 17.3M instructions, of "
@@ -59,14 +59,14 @@ static const char S_where_time_goes[] =
 	"hashed, so the 28M instructions become about 6M; tests/test_sha256.c checks both rounds "
 	"on NIST's vectors and on every length up to 1,100 bytes. A crypto library (libcrypto's "
 	"SHA-256 does the same with the same instructions) would be one more library loaded by "
-	"every process for 80 lines.\n\n"
+	"every process for 80 lines.\n\n",
 	"The search is what makes `estimate` cost milliseconds instead of the budget's "
 	"microseconds: it prices every layout of the scenario's card, count and global batch so "
 	"that `estimate` can say when a faster one exists (issue 12). Its cost grows with the "
 	"layouts that fit: DeepSeek-V3 on 2,048 GPUs (256 experts, 27.7M candidates, 162k "
 	"feasible) spends 250M instructions in it, Mixtral 41M, GPT-3 31M. A candidate whose step "
 	"floor already loses is counted, not timed (docs/plan.md, Speed): that halved those "
-	"figures (600M, 75M, 59M before) without changing a result.\n\n"
+	"figures (600M, 75M, 59M before) without changing a result.\n\n",
 	"Inside the PDF, deflate (zlib level 6 on the page streams and the font subsets) is now "
 	"the largest part. Until this version about 60% of the PDF's instructions were the printf "
 	"family formatting coordinates, sizes and colour components (`tb_pdfw_num`) and glyph "
@@ -76,7 +76,7 @@ static const char S_where_time_goes[] =
 	"and letter, a plan, a comparison and a CJK/Hebrew/Arabic/emoji title: cmp-identical). The "
 	"full report fell from 279M to 181M instructions, its PDF from 187M to 88M. Deflate at "
 	"level 1 would run 5% fewer instructions and make the file 45% larger (80 KB to 115 KB), "
-	"so the level stays 6.\n\n"
+	"so the level stays 6.\n\n",
 	"Complex text and tags (issue 23, 2026-12-02). Shaping: the Latin text takes the "
 	"one-glyph path and FriBidi, HarfBuzz and ICU are never opened (linked rather than "
 	"opened on demand they added 1.2M instructions and 1.3-1.8 ms to every `estimate`, "
@@ -96,7 +96,7 @@ static const char S_where_time_goes[] =
 	"layout search are computed (src/pdf_prefetch.c). Paired runs on this 2-core machine: "
 	"the page of scripts 21.3-22.6 ms against 14.0-14.6 ms in English. Checking Droid's "
 	"34,000 loca offsets in one pass instead of a span lookup per glyph took its load from "
-	"5.2M instructions to 2.1M.\n\n"
+	"5.2M instructions to 2.1M.\n\n",
 	"The writer is our own (src/pdf_write.c, src/pdf_font.c), since libharu 2.3.0 was "
 	"replaced: at df3dff9 a full report took 27-28 ms and 244M instructions, 39% of them in "
 	"`HPDF_GetFont` building a 65,536-entry UTF-8 map per face, and the demo PDF was 103 KB. A "
@@ -104,10 +104,12 @@ static const char S_where_time_goes[] =
 	"per character); glyph lookups and widths are cached per style; only the glyphs drawn are "
 	"embedded. Where a report's time went up since (the figures above against those 27-28 ms), "
 	"it is what the report gained: the step-time, failure and risk sections, their charts and "
-	"derivations, and the manifest.\n\n"
+	"derivations, and the manifest.\n\n",
 	"The calculators show no single hot spot: `tb_memory_compute`, the plan rows and `exp` in "
 	"the scaling-law losses, `tb_timecost_compute` and the derivation bookkeeping each take "
-	"5-12% of the time.";
+	"5-12% of the time.",
+	NULL,
+};
 
 static double S_now_s(void)
 {
@@ -497,9 +499,19 @@ int main(int argc, char **argv)
 	printf("bench: step-time model: %zu layouts (%zu refused), best %.3g predictions/s, mean %.3g\n",
 	       pn, refused, pbest, pmean);
 
-	/* (a'') the layout search */
+	/* (a'') the layout search: one thread, then each count of threads up
+	 * to the cores online (--jobs) */
 	S_plan_meas pm[2];
+	tb_plan_set_jobs(1);
 	int npm = S_plan_cases(pm);
+	long ncores = sysconf(_SC_NPROCESSORS_ONLN);
+	ncores = ncores < 1 ? 1 : ncores > 64 ? 64 : ncores;
+	static S_plan_meas pscale[65][2];
+	for (long j = 2; j <= ncores; j++) {
+		tb_plan_set_jobs((int)j);
+		S_plan_cases(pscale[j]);
+	}
+	tb_plan_set_jobs(0);
 
 	/* (b) the program, per example */
 	glob_t g;
@@ -606,6 +618,24 @@ int main(int argc, char **argv)
 		        (double)pm[k].feasible / pm[k].best_s);
 	fprintf(o, "\nAim: above 1e6 candidates per second per core, each search in about a "
 	        "second.\n\n");
+	fprintf(o, "The same searches on 1 to %ld threads (`--jobs`; each job takes every N-th "
+	        "tensor size of every card, count and batch, and the jobs' lists merge by the "
+	        "ranking's total order, so the result is the same bits for any N: tests/test_plan.c):"
+	        "\n\n| Search | 1 thread |", ncores);
+	for (long j = 2; j <= ncores; j++)
+		fprintf(o, " %ld threads |", j);
+	fprintf(o, " Speed-up |\n|---|---:|");
+	for (long j = 2; j <= ncores; j++)
+		fprintf(o, "---:|");
+	fprintf(o, "---:|\n");
+	for (int k = 0; k < npm; k++) {
+		fprintf(o, "| %s | %.4f s |", pm[k].label, pm[k].best_s);
+		for (long j = 2; j <= ncores; j++)
+			fprintf(o, " %.4f s |", pscale[j][k].best_s);
+		double last = ncores > 1 ? pscale[ncores][k].best_s : pm[k].best_s;
+		fprintf(o, " %.2fx |\n", last > 0 ? pm[k].best_s / last : 0);
+	}
+	fprintf(o, "\n");
 
 	fprintf(o, "## The risk step\n\n"
 	        "`tb_budget_compute_risk` (%d simulated runs; kept out of `tb_budget_compute` so that "
@@ -735,6 +765,50 @@ int main(int argc, char **argv)
 	fprintf(o, "\nThe 100-point sweep's full report: %.0f ms median (aim well under 1,000 ms: %s).\n",
 	        sweep_ms, sweep_ms < 500 ? "met" : "**missed**");
 
+	/* (c') the rows of issue 24, each against a bare Python start in the
+	 * same run, so the ratios hold on any machine */
+	{
+		char *py[] = { (char *)"/usr/bin/python3", (char *)"-S", (char *)"-c", (char *)"pass", NULL };
+		S_meas pym = S_measure(py);
+		char *r1[] = { (char *)bin, (char *)"estimate", NULL };
+		char *r2[] = { (char *)bin, (char *)"estimate", (char *)"docs/examples/deepseek-v3.yaml", NULL };
+		char *r3[] = { (char *)bin, (char *)"report", (char *)"-o", tmp, NULL };
+		char *r4[] = { (char *)bin, (char *)"report", (char *)"docs/examples/deepseek-v3.yaml",
+		               (char *)"-o", tmp, NULL };
+		char *r5[] = { (char *)bin, (char *)"plan", (char *)"docs/examples/deepseek-v3.yaml",
+		               (char *)"--count", (char *)"512..8192", (char *)"--gpu",
+		               (char *)"h100-sxm,h200,b200", NULL };
+		char *r6[] = { (char *)bin, (char *)"plan", (char *)"docs/examples/deepseek-v3.yaml",
+		               (char *)"--count", (char *)"256..16384", (char *)"--gpu",
+		               (char *)"h100-sxm,h200,b200,mi300x", NULL };
+		struct { const char *label; char **argv; double aim; bool seconds; } rows[] = {
+			{ "`estimate` (built-in question)", r1, 0.3, false },
+			{ "`estimate docs/examples/deepseek-v3.yaml`", r2, 0.3, false },
+			{ "`report` (md, html, json, pdf; built-in question)", r3, 1.0, false },
+			{ "`report docs/examples/deepseek-v3.yaml`", r4, 1.5, false },
+			{ "`plan docs/examples/deepseek-v3.yaml --count 512..8192 --gpu h100-sxm,h200,b200`", r5, 0.2, true },
+			{ "`plan docs/examples/deepseek-v3.yaml --count 256..16384 --gpu h100-sxm,h200,b200,mi300x`", r6, 0.2, true },
+		};
+		fprintf(o, "## Against a Python start\n\n"
+		        "Issue 24's rows: each command as its own process beside a bare `python3 -S -c "
+		        "pass` (%.2f ms median here), measured in this run as above, on %ld cores "
+		        "(the search uses them all, `--jobs` unset). The aim is a ratio to the Python "
+		        "start, or seconds for the two hardware searches.\n\n"
+		        "| Command | Median | Ratio to Python | Aim | Peak RSS | Exit |\n"
+		        "|---|---:|---:|---:|---:|---|\n", pym.median_ms, ncores);
+		for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+			S_meas m = S_measure(rows[k].argv);
+			double ratio = pym.median_ms > 0 ? m.median_ms / pym.median_ms : 0;
+			bool met = rows[k].seconds ? m.median_ms / 1e3 <= rows[k].aim : ratio <= rows[k].aim;
+			fprintf(o, "| %s | %.2f ms | %.2fx | %s%.1f%s %s | %.1f MB | %s |\n", rows[k].label,
+			        m.median_ms, ratio, rows[k].seconds ? "" : "<= ", rows[k].aim,
+			        rows[k].seconds ? " s" : "x", met ? "(met)" : "(**missed**)",
+			        (double)m.rss_kb * 1024.0 / 1e6, m.ok ? "0" : "**non-zero**");
+			printf("bench: %s: median %.2f ms, %.2fx python\n", rows[k].label, m.median_ms, ratio);
+		}
+		fprintf(o, "\n");
+	}
+
 	/* (d) the PDF's text: Latin takes the one-glyph path; a page of six
 	 * scripts loads FriBidi, HarfBuzz and ICU and shapes (issue 23:
 	 * under 2x the Latin report's PDF) */
@@ -771,7 +845,11 @@ int main(int argc, char **argv)
 	fprintf(o, "\nThe page of scripts: %.2fx the same page in English (aim under 2x: %s).\n",
 	        ratio, ratio < 2 ? "met" : "**missed**");
 
-	fprintf(o, "\n## Where the time goes\n\n%s\n", S_where_time_goes);
+	fprintf(o, "\n## Where the time goes\n\n");
+	/* paragraphs apart: C caps one string literal at 4,095 characters */
+	for (size_t k = 0; S_where_time_goes[k]; k++)
+		fputs(S_where_time_goes[k], o);
+	fputc('\n', o);
 	fclose(o);
 	globfree(&g);
 	char rm[64];

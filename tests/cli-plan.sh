@@ -55,6 +55,8 @@ trainbudget plan: unknown GPU 'h1000' in --gpu; did you mean 'h100-sxm'?|--gpu h
 trainbudget plan: --gpu price 'abc' is not a number; expected a price per GPU-hour such as h100-sxm=2.50|--gpu h100-sxm=abc
 trainbudget plan: --gpu names 'h200' twice; expected each card once|--gpu h200,h200
 trainbudget plan: --max-virtual '0' is not a number of stages; expected 1 to 64|--max-virtual 0
+trainbudget plan: --jobs '0' is not a number of threads; expected 1 to 256|--jobs 0
+trainbudget plan: --jobs '257' is not a number of threads; expected 1 to 256|-j 257
 trainbudget plan: unknown format 'xml' in --format; expected text, json or a comma-separated list of md, html, pdf, json|--format xml
 trainbudget plan: unknown option '--sweep'; '--sweep' is not an option of this command|--sweep hardware.count=1,2
 EOF
@@ -65,6 +67,19 @@ EOF
 	&& grep -q '^  *yours ' "$T/text" && grep -q '^Why$' "$T/text" \
 	&& ok "plan prints the table, the scenario's row and why" \
 	|| fail "plan text: $(head -3 "$T/text") $(cat "$T/err")"
+
+# ---- threads: the same bytes on 1, 2, 3 and 7 (issue 24) -----------------------
+"$BIN" plan "$D" --count 8..512 --gpu h100-sxm,a100-80gb --format json --jobs 1 >"$T/j1.json" 2>/dev/null
+same=1
+for j in 2 3 7; do
+	"$BIN" plan "$D" --count 8..512 --gpu h100-sxm,a100-80gb --format json -j "$j" >"$T/j.json" 2>/dev/null
+	cmp -s "$T/j1.json" "$T/j.json" || same=0
+	"$BIN" estimate "$D" --format json --jobs "$j" >"$T/e.json" 2>/dev/null
+	"$BIN" estimate "$D" --format json --jobs 1 >"$T/e1.json" 2>/dev/null
+	cmp -s "$T/e1.json" "$T/e.json" || same=0
+done
+[ "$same" = 1 ] && [ -s "$T/j1.json" ] && ok "plan and estimate on 1, 2, 3 and 7 threads: the same bytes" \
+	|| fail "plan or estimate differ with --jobs"
 
 # ---- JSON: the contract keys, and the same bytes twice -------------------------
 "$BIN" plan "$D" --format json >"$T/a.json" && "$BIN" plan "$D" --format json >"$T/b.json" \

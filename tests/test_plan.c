@@ -574,3 +574,64 @@ Test(plan, a_slower_layout_is_never_level)
 	cr_expect(strstr(buf, "the first is 11% slower than the second") != NULL, "%s", buf);
 	cr_expect(strstr(buf, "level") == NULL, "%s", buf);
 }
+
+/* ---- threads ------------------------------------------------------------- */
+
+static void S_same_result(const tb_plan_result *a, const tb_plan_result *b, int jobs)
+{
+	cr_expect_eq(a->searched, b->searched, "jobs %d", jobs);
+	cr_expect_eq(a->pruned_rules, b->pruned_rules, "jobs %d", jobs);
+	cr_expect_eq(a->pruned_batch, b->pruned_batch, "jobs %d", jobs);
+	cr_expect_eq(a->pruned_memory, b->pruned_memory, "jobs %d", jobs);
+	cr_expect_eq(a->feasible, b->feasible, "jobs %d", jobs);
+	cr_expect_eq(a->scenario_rank, b->scenario_rank, "jobs %d", jobs);
+	cr_assert_eq(a->n_layouts, b->n_layouts, "jobs %d", jobs);
+	for (int i = 0; i < a->n_layouts; i++)
+		expect_same(&a->layouts[i], &b->layouts[i], i);
+	cr_assert_eq(a->n_front, b->n_front, "jobs %d", jobs);
+	for (int i = 0; i < a->n_front; i++)
+		expect_same(&a->front[i], &b->front[i], i);
+	cr_expect_eq(a->have_best_here, b->have_best_here);
+	if (a->have_best_here)
+		expect_same(&a->best_here, &b->best_here, -1);
+}
+
+/* The same result, to the last bit, on 1 to 8 threads: the brute-force
+ * cases (each job prunes against its own lists, so a job times more and
+ * keeps nothing else) and a search over two cards and five counts. */
+Test(plan, any_number_of_threads_gives_the_same_result)
+{
+	static const int jobs[] = {2, 3, 5, 8};
+	for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+		tb_plan_set_jobs(jobs[i]);
+		tb_inputs in;
+		small_dense(&in);
+		against_brute(&in, TB_PLAN_BY_TIME);
+		small_moe(&in);
+		against_brute(&in, TB_PLAN_BY_COST);
+	}
+	tb_inputs in;
+	small_dense(&in);
+	in.hardware.gpu.memory_bytes = 80e9;
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.top = 20;
+	const char *names[2] = { "h100-sxm", "a100-80gb" };
+	for (int i = 0; i < 2; i++) {
+		sp.gpus[i].gpu = *tb_gpus_find(names[i]);
+		sp.gpus[i].price_per_gpu_hour = i ? 1.1 : 2.5;
+		sp.gpus[i].price_given = true;
+	}
+	sp.n_gpus = 2;
+	for (int64_t n = 4; n <= 64; n *= 2)
+		sp.counts[sp.n_counts++] = n;
+	static tb_plan_result one, many;
+	tb_plan_set_jobs(1);
+	tb_plan_search(&in, &sp, &one);
+	for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+		tb_plan_set_jobs(jobs[i]);
+		tb_plan_search(&in, &sp, &many);
+		S_same_result(&many, &one, jobs[i]);
+	}
+	tb_plan_set_jobs(0);
+}

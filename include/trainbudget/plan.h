@@ -31,6 +31,7 @@
 #define TB_PLAN_GPUS_MAX 8      /* cards one search compares */
 #define TB_PLAN_COUNTS_MAX 24   /* GPU counts, and global batches, one search tries */
 #define TB_PLAN_FRONT_MAX 32    /* points of the days-against-cost front */
+#define TB_PLAN_JOBS_MAX 256    /* threads one search uses */
 #define TB_PLAN_VIRTUAL_MAX 8   /* default bound on the virtual stages per rank */
 /* The most candidates one search takes on: at the search's slowest measured
  * rate (about 0.5 billion a second on one core) some ten seconds.  A space
@@ -166,6 +167,12 @@ bool tb_plan_batch_ok(const tb_inputs *in, int64_t B);
 /* Searches the space for checked inputs (a scenario's).  sp = NULL: the
  * scenario's card, count and batch, by time, the top 10.  Writes only *out. */
 void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result *out);
+
+/* Threads a search uses (--jobs): n for every search; with n 0 (the
+ * default) the cores online for a search of 200,000 candidates or more,
+ * one below.  The result is the same, bit for bit, whatever the number. */
+void tb_plan_set_jobs(int n);
+int tb_plan_jobs(void);
 
 /* The ranking: negative when a comes first.  By the objective (seconds or
  * cost), then the other one, then memory per GPU (more headroom first),
