@@ -10,11 +10,13 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trainbudget/budget.h"
 #include "deriv.h"
 #include "trainbudget/fmt.h"
+#include "trainbudget/xalloc.h"
 
 #define S_SIZES (TB_LAYOUT_TENSOR | TB_LAYOUT_PIPELINE | TB_LAYOUT_VIRTUAL | TB_LAYOUT_CONTEXT | \
                  TB_LAYOUT_EXPERT | TB_LAYOUT_SEQUENCE_PARALLEL)
@@ -177,25 +179,37 @@ static void S_hint(const tb_inputs *in, unsigned key, double written_step, tb_bu
 		tb_buf_printf(b, ", %+.0f%% step", 100 * d);
 }
 
-void tb_answer_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced)
+/* keep (may be NULL): with nothing written, the search is the one
+ * tb_budget_compute_plan makes by default (every key free, the top 10),
+ * and its result is left there with *kept set, so that it is not made
+ * twice; the answer is its first layout either way. */
+static void S_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced,
+                     tb_plan_result *keep, bool *kept)
 {
 	memset(a, 0, sizeof *a);
 	*priced = *in;
+	if (kept)
+		*kept = false;
 	if (!in->model.has_shape)
 		return;
 	a->decided = true;
 	unsigned w = in->parallelism.written & TB_LAYOUT_ALL;
 	tb_plan_space sp;
-	tb_plan_result r;
+	tb_plan_result local;
+	tb_plan_result *r = keep && w == 0 ? keep : &local;
 	S_space(in, w, &sp);
-	tb_plan_search(in, &sp, &r);
-	if (!r.known) {          /* a space past the search's bound */
+	if (r == keep)
+		sp.top = 0;             /* the default search's ten */
+	tb_plan_search(in, &sp, r);
+	if (r == keep)
+		*kept = r->known;
+	if (!r->known) {          /* a space past the search's bound */
 		a->decided = false;
 		return;
 	}
-	a->written = r.scenario;
-	a->written_runs = r.scenario_known && r.scenario_fits;
-	S_why_written(&r, a->written_why_not, sizeof a->written_why_not);
+	a->written = r->scenario;
+	a->written_runs = r->scenario_known && r->scenario_fits;
+	S_why_written(r, a->written_why_not, sizeof a->written_why_not);
 	/* the loader leaves the batch to the answer when the keys that split
 	 * it are not all written: the written defaults may not split it */
 	int64_t unit = a->written.data * a->written.micro_batch *
@@ -214,7 +228,7 @@ void tb_answer_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced)
 		a->layout = a->written;
 		return;
 	}
-	if (r.n_layouts > 0) {
+	if (r->n_layouts > 0) {
 		a->source = w ? TB_LAYOUT_COMPLETED : TB_LAYOUT_CHOSEN;
 		a->chosen = ~w & TB_LAYOUT_ALL;
 	} else if (a->written_runs) {
@@ -226,35 +240,42 @@ void tb_answer_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced)
 		return;
 	} else {
 		/* the cheapest single changes that make what was written run */
-		if (r.scenario_known) {
+		if (r->scenario_known) {
 			tb_buf h;
 			tb_buf_init(&h);
 			static const unsigned savers[] = {
 				TB_LAYOUT_ZERO, TB_LAYOUT_CHECKPOINTING, TB_LAYOUT_MICRO_BATCH,
 			};
 			for (size_t i = 0; i < sizeof savers / sizeof savers[0]; i++)
-				S_hint(in, savers[i], r.scenario.step_s, &h);
+				S_hint(in, savers[i], r->scenario.step_s, &h);
 			snprintf(a->hints, sizeof a->hints, "%s", h.len ? h.ptr : "");
 			tb_buf_release(&h);
 		}
 		/* cannot run as written: free the memory savers, then everything */
+		if (kept)
+			*kept = false;
 		S_space(in, w & S_SIZES, &sp);
-		tb_plan_search(in, &sp, &r);
-		if (r.n_layouts == 0) {
+		tb_plan_search(in, &sp, r);
+		if (r->n_layouts == 0) {
 			S_space(in, 0, &sp);
-			tb_plan_search(in, &sp, &r);
+			tb_plan_search(in, &sp, r);
 		}
-		if (r.n_layouts == 0) {
+		if (r->n_layouts == 0) {
 			a->source = TB_LAYOUT_REPLACED;
 			S_would_run(in, a->why_not, sizeof a->why_not);
 			return;
 		}
 		a->source = TB_LAYOUT_REPLACED;
-		a->chosen = (~w & TB_LAYOUT_ALL) | (S_differ(&r.layouts[0], &a->written) & w);
+		a->chosen = (~w & TB_LAYOUT_ALL) | (S_differ(&r->layouts[0], &a->written) & w);
 	}
 	a->runs = true;
-	a->layout = r.layouts[0];
+	a->layout = r->layouts[0];
 	S_apply(&a->layout, priced);
+}
+
+void tb_answer_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced)
+{
+	S_decide(in, a, priced, NULL, NULL);
 }
 
 size_t tb_answer_text(const tb_answer *a, char *dst, size_t cap)
@@ -317,7 +338,9 @@ void tb_budget_price_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b
 	/* in and priced may be one struct: what was written is read first */
 	bool sel_flash = in->model.has_shape && in->training.checkpointing == TB_CKPT_SELECTIVE &&
 	                 in->training.flash_attention;
-	tb_answer_decide(in, &a, &p);
+	tb_plan_result *keep = tb_xmalloc(sizeof *keep);
+	bool kept;
+	S_decide(in, &a, &p, keep, &kept);
 	/* a measured step was taken on the layout as written: it prices only
 	 * that layout */
 	bool moved = a.decided && p.measured.has_step_time && !tb_plan_same_layout(&a.layout, &a.written);
@@ -325,6 +348,11 @@ void tb_budget_price_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b
 		p.measured.has_step_time = false;
 	*priced = p;
 	tb_budget_compute(priced, b);
+	if (kept) {
+		b->plan = *keep;
+		b->plan_from_answer = true;
+	}
+	free(keep);
 	if (moved)
 		tb_budget_warn(b, "measured.step_time was taken on the layout as written, which the "
 		               "answer does not price: the figures use the prediction for the layout priced");

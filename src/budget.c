@@ -26,6 +26,7 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out)
 	out->plan.why = "";
 	out->plan.n_layouts = 0;
 	out->plan.n_front = 0;
+	out->plan_from_answer = false;
 	out->answer.decided = false;
 	/* the stages are tb_budget_compute_stages' (stages.h) */
 	out->n_stages = 0;

@@ -987,6 +987,60 @@ static void S_run_jobs(S_state *st, const S_card *cards, const int64_t *counts, 
 
 /* ---- the entry point ------------------------------------------------- */
 
+/* What tb_plan_search sets up before its loops. */
+static void S_state_init(S_state *st, const tb_inputs *in, const tb_plan_space *sp,
+                         tb_plan_result *out)
+{
+	memset(st, 0, sizeof *st);
+	st->in = in;
+	st->sp = sp;
+	st->out = out;
+	st->top = sp->top > 0 ? (sp->top < TB_PLAN_TOP_MAX ? sp->top : TB_PLAN_TOP_MAX) : 10;
+	st->vmax = sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX;
+	tb_params pp;
+	{
+		tb_budget b;
+		memset(&b, 0, sizeof b);
+		tb_params_compute(in, &b);
+		pp = b.params;
+	}
+	tb_memory_model(in, &pp, &st->mm);
+	tb_calc_arch(&in->model, &st->arch);
+}
+
+/* out, a default search of inputs that differ from `in` only in the
+ * layout keys, made the search of `in`: its scenario row and rank are
+ * in's.  Only where in's layout is the search's first (the answer priced
+ * it), whose rank is then 1 with nothing ahead; false otherwise, and out
+ * is left for a new search. */
+static bool S_rescore(const tb_inputs *in, tb_plan_result *out)
+{
+	if (!out->known || out->n_layouts == 0 || out->hardware_searched ||
+	    strcmp(out->gpus[0].gpu.name, in->hardware.gpu.name) != 0)
+		return false;
+	tb_plan_space defaults;
+	memset(&defaults, 0, sizeof defaults);
+	S_state *st = tb_xmalloc(sizeof *st);
+	S_state_init(st, in, &defaults, out);
+	tb_plan_result scen = *out;
+	st->out = &scen;
+	S_card cd;
+	st->own_card = 0;
+	S_card_init(st, &out->gpus[0], 0, &cd);
+	S_scenario(st, &cd);
+	bool first = st->rank_it && tb_plan_same_layout(&scen.scenario, &out->layouts[0]) &&
+	             tb_plan_compare(&scen.scenario, &out->layouts[0], out->objective) == 0;
+	free(st);
+	if (!first)
+		return false;
+	out->scenario = scen.scenario;
+	out->scenario_fits = scen.scenario_fits;
+	out->scenario_known = scen.scenario_known;
+	out->scenario_gpu = out->gpus[0];
+	out->scenario_rank = 1;
+	return true;
+}
+
 void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result *out)
 {
 	tb_plan_space defaults;
@@ -1005,21 +1059,7 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 	/* the state is large (the per-card bests): static storage would
 	 * break purity, so it lives on the caller's stack for one call */
 	S_state st;
-	memset(&st, 0, sizeof st);
-	st.in = in;
-	st.sp = sp;
-	st.out = out;
-	st.top = sp->top > 0 ? (sp->top < TB_PLAN_TOP_MAX ? sp->top : TB_PLAN_TOP_MAX) : 10;
-	st.vmax = sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX;
-	tb_params pp;
-	{
-		tb_budget b;
-		memset(&b, 0, sizeof b);
-		tb_params_compute(in, &b);
-		pp = b.params;
-	}
-	tb_memory_model(in, &pp, &st.mm);
-	tb_calc_arch(&in->model, &st.arch);
+	S_state_init(&st, in, sp, out);
 
 	/* the cards: the space's, or the scenario's at its price */
 	if (sp->n_gpus > 0) {
@@ -1128,9 +1168,27 @@ static void S_basis(const tb_budget *b, tb_plan_result *r)
 	}
 }
 
+/* Whether sp asks for the default search (a progress line aside). */
+static bool S_default_space(const tb_plan_space *sp)
+{
+	if (!sp)
+		return true;
+	tb_plan_space x = *sp, zero;
+	x.progress = NULL;
+	x.progress_ctx = NULL;
+	memset(&zero, 0, sizeof zero);
+	return memcmp(&x, &zero, sizeof x) == 0;
+}
+
 void tb_budget_compute_plan(const tb_inputs *in, tb_budget *b, const tb_plan_space *sp)
 {
-	tb_plan_search(in, sp, &b->plan);
+	/* the answer searched this space already (the same candidates, the
+	 * same card, count and batch): only the scenario's row is the priced
+	 * layout's; else the search */
+	bool reuse = b->plan_from_answer && S_default_space(sp) && S_rescore(in, &b->plan);
+	b->plan_from_answer = false;
+	if (!reuse)
+		tb_plan_search(in, sp, &b->plan);
 	if (b->plan.known)
 		S_basis(b, &b->plan);
 	if (!b->plan.known && b->plan.space > TB_PLAN_CANDIDATES_MAX)

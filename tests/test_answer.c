@@ -299,3 +299,47 @@ Test(answer, plan_rows_are_on_the_verdicts_basis)
 	cr_expect_eq(S_b.plan.basis_scale, 1);
 	tb_scenario_free(sc);
 }
+
+/* With nothing written the answer's search is the default one, and the
+ * plan section takes it instead of searching again (issue 24): the same
+ * result as a search of the priced inputs, to the last bit, with the
+ * priced layout first and ranked 1.  With a layout written, the plan
+ * section searches itself. */
+Test(answer, the_plan_section_reuses_the_answers_search)
+{
+	static tb_budget fresh_b;
+	static const char *const files[] = {"docs/examples/default-7b.yaml",
+	                                    "docs/examples/llama-3.1-405b.yaml"};
+	for (int f = 0; f < 2; f++) {
+		tb_scenario *sc = S_load(files[f], NULL, 0);
+		tb_inputs priced;
+		tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+		bool written = (sc->inputs.parallelism.written & TB_LAYOUT_ALL) != 0;
+		cr_expect_eq(S_b.plan_from_answer, !written, "%s", files[f]);
+		tb_budget_compute_plan(&priced, &S_b, NULL);
+		cr_expect_not(S_b.plan_from_answer);
+		/* the same budget and section made without the answer's search */
+		tb_budget_compute(&priced, &fresh_b);
+		cr_assert_not(fresh_b.plan_from_answer);
+		tb_budget_compute_plan(&priced, &fresh_b, NULL);
+		const tb_plan_result *a = &S_b.plan, *fresh = &fresh_b.plan;
+		cr_assert(a->known && fresh->known);
+		cr_expect_eq(a->searched, fresh->searched);
+		cr_expect_eq(a->feasible, fresh->feasible);
+		cr_expect_eq(a->pruned_memory, fresh->pruned_memory);
+		cr_expect_eq(a->scenario_rank, fresh->scenario_rank, "%s", files[f]);
+		cr_expect_eq(a->scenario_fits, fresh->scenario_fits);
+		cr_expect(a->basis_scale == fresh->basis_scale);
+		cr_expect(tb_plan_same_layout(&a->scenario, &fresh->scenario));
+		cr_expect(a->scenario.seconds == fresh->scenario.seconds);
+		cr_assert_eq(a->n_layouts, fresh->n_layouts);
+		for (int i = 0; i < a->n_layouts; i++) {
+			cr_expect(tb_plan_same_layout(&a->layouts[i], &fresh->layouts[i]), "rank %d", i + 1);
+			cr_expect(a->layouts[i].seconds == fresh->layouts[i].seconds, "rank %d", i + 1);
+			cr_expect(a->layouts[i].memory_per_gpu_bytes == fresh->layouts[i].memory_per_gpu_bytes);
+		}
+		if (!written)
+			cr_expect_eq(a->scenario_rank, 1);
+		tb_scenario_free(sc);
+	}
+}

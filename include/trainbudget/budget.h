@@ -429,6 +429,10 @@ typedef struct tb_budget {
 	/* The layout search (plan.h): filled by tb_budget_compute_plan, not
 	 * tb_budget_compute (plan.known is false until then). */
 	tb_plan_result plan;
+	/* plan holds the answer's search of the scenario with every key free
+	 * (nothing written), the one tb_budget_compute_plan makes by default:
+	 * it reuses it, with the scenario's row for the layout priced. */
+	bool plan_from_answer;
 	/* The layout this budget prices and why (answer.h): set by
 	 * tb_budget_compute_answer, not tb_budget_compute (decided is false
 	 * until then, and the inputs are priced as given). */
