@@ -99,6 +99,71 @@ static void S_clusters(const uint32_t *cps, const size_t *off, size_t n, unsigne
 	}
 }
 
+void tb_pdf_breaks_warm(bool thai)
+{
+	const tb_textlib_icu *I = tb_textlib_breaker();
+	if (!I)
+		return;
+	/* an iterator of its own: the shared ones stay free for the layout
+	 * while ICU loads its rules and dictionary (its caches have their own
+	 * locks) */
+	static const UChar word[] = {0x0E20, 0x0E32, 0x0E29, 0x0E32, 0x0E44, 0x0E17, 0x0E22};
+	UErrorCode st = U_ZERO_ERROR;
+	UBreakIterator *it = I->ubrk_open(UBRK_LINE, "", NULL, 0, &st);
+	if (thai && U_SUCCESS(st)) {
+		I->ubrk_setText(it, word, (int32_t)(sizeof word / sizeof word[0]), &st);
+		for (int32_t b = I->ubrk_first(it); U_SUCCESS(st) && b != UBRK_DONE; b = I->ubrk_next(it))
+			;
+	}
+	I->ubrk_close(it);
+}
+
+/* Scripts whose words UAX #14 breaks without a space: the dictionary
+ * scripts (class SA) and the ideographic ones (ID, Hangul's syllables). */
+static bool S_breaks_within(hb_script_t sc)
+{
+	switch (sc) {
+	case HB_SCRIPT_THAI: case HB_SCRIPT_LAO: case HB_SCRIPT_KHMER: case HB_SCRIPT_MYANMAR:
+	case HB_SCRIPT_TAI_THAM: case HB_SCRIPT_TAI_VIET: case HB_SCRIPT_NEW_TAI_LUE:
+	case HB_SCRIPT_HAN: case HB_SCRIPT_HIRAGANA: case HB_SCRIPT_KATAKANA: case HB_SCRIPT_HANGUL:
+	case HB_SCRIPT_BOPOMOFO: case HB_SCRIPT_YI: case HB_SCRIPT_TANGUT: case HB_SCRIPT_NUSHU:
+	case HB_SCRIPT_KHITAN_SMALL_SCRIPT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool tb_pdf_breaks_inside(const char *s, size_t len)
+{
+	const tb_textlib *L = tb_textlib_get(NULL);
+	if (!L)
+		return true;
+	hb_unicode_funcs_t *uf = L->hb_unicode_funcs_get_default();
+	for (size_t i = 0; i < len;) {
+		uint32_t cp = '?';
+		size_t k = tb_utf8_seq((const unsigned char *)s + i, len - i, &cp);
+		i += k ? k : 1;
+		switch (L->hb_unicode_general_category(uf, cp)) {
+		case HB_UNICODE_GENERAL_CATEGORY_LOWERCASE_LETTER:
+		case HB_UNICODE_GENERAL_CATEGORY_MODIFIER_LETTER:
+		case HB_UNICODE_GENERAL_CATEGORY_OTHER_LETTER:
+		case HB_UNICODE_GENERAL_CATEGORY_TITLECASE_LETTER:
+		case HB_UNICODE_GENERAL_CATEGORY_UPPERCASE_LETTER:
+		case HB_UNICODE_GENERAL_CATEGORY_SPACING_MARK:
+		case HB_UNICODE_GENERAL_CATEGORY_ENCLOSING_MARK:
+		case HB_UNICODE_GENERAL_CATEGORY_NON_SPACING_MARK:
+		case HB_UNICODE_GENERAL_CATEGORY_DECIMAL_NUMBER:
+			if (S_breaks_within(L->hb_unicode_script(uf, cp)))
+				return true;
+			break;
+		default:
+			return true;
+		}
+	}
+	return false;
+}
+
 void tb_pdf_breaks(const char *s, size_t len, unsigned char *out)
 {
 	memset(out, TB_PDF_BREAK_NONE, len);

@@ -32,6 +32,18 @@ enum {
  * clusters as HarfBuzz's character properties find them. */
 void tb_pdf_breaks(const char *s, size_t len, unsigned char *out);
 
+/* Whether UAX #14 may break inside the word s[0..len) at all: false for
+ * one made only of letters, marks and digits of scripts that separate
+ * words with spaces (Arabic, Hebrew, Devanagari...), whose only
+ * opportunities are its spaces; true otherwise, and without HarfBuzz.
+ * Lets the layout leave ICU closed for such words. */
+bool tb_pdf_breaks_inside(const char *s, size_t len);
+
+/* Opens ICU's break iterators, and with `thai` loads its Thai dictionary,
+ * on the calling thread without holding the layout's iterators: for a
+ * helper thread (pdf_prefetch.c). */
+void tb_pdf_breaks_warm(bool thai);
+
 /* Whether cp continues the cluster before it: a mark, a joiner, a
  * variation selector, a tag character, an emoji modifier.  The shaper
  * keeps such a character in its base's font; a line never breaks before

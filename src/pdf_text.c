@@ -129,7 +129,7 @@ static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len
 		plain = cp < 0x3000 && tb_pdf_cp_simple(cp);
 		i += k ? k : 1;
 	}
-	if (plain)
+	if (plain || !tb_pdf_breaks_inside(p->text.ptr + pc->off, pc->len))
 		return;
 	S_split_words(p, p->npieces - 1);
 }

@@ -563,11 +563,13 @@ typedef struct S_counts {
 	uint64_t rules, batch, memory, feasible;
 } S_counts;
 
-/* One card, count and batch; of the tensor sizes, the t_first-th and
- * every t_step-th after it (one job's share).  *done: candidates counted
- * so far by every job, for the progress line. */
+/* One card, count and batch; of its tensor sizes, those whose tickets
+ * this job draws from *ticket (shared by the jobs, so that a job free
+ * takes the next size: the first sizes hold the most layouts).  *done:
+ * candidates counted so far by every job, for the progress line, which
+ * job 0 draws. */
 static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64_t B,
-                         S_counts *k, double total, int t_first, int t_step, uint64_t *done)
+                         S_counts *k, double total, int job, int *ticket, uint64_t *done)
 {
 	const tb_inputs *in = st->in;
 	const tb_model *m = &in->model;
@@ -603,14 +605,16 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 	/* one step's tokens past the run's: the run would end before its first
 	 * optimizer step, so every candidate of this batch breaks the rule */
 	if (!tb_plan_batch_ok(in, B)) {
-		if (t_first == 0)
+		/* counted once, by the job that draws the first ticket */
+		if (__atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED) == 0)
 			k->batch += (uint64_t)(24.0 * (double)V * (double)ne * S_splits(B, 2) * S_splits(N, 4));
 		return;
 	}
 
 	S_pmemo *pmemo = tb_xcalloc(1, sizeof *pmemo);
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
-	for (int ti = t_first; ti < nt; ti += t_step) {
+	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < nt;
+	     ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED)) {
 		int64_t t = ts[ti];
 		/* the memo holds one tensor size's triples */
 		pmemo->gen++;
@@ -619,7 +623,7 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 		uint64_t all = __atomic_add_fetch(done, now - counted, __ATOMIC_RELAXED);
 		counted = now;
 		/* the line is drawn by the first job alone */
-		if (st->sp->progress && t_first == 0)
+		if (st->sp->progress && job == 0)
 			st->sp->progress(st->sp->progress_ctx, all, (uint64_t)total);
 		int nc = S_divisors(N / t, cs, S_DIVS_MAX);
 		uint64_t per_ck = 0;                /* candidates under one (sp, ck) */
@@ -894,28 +898,30 @@ int tb_plan_jobs(void)
 	return n < TB_PLAN_JOBS_MAX ? n : TB_PLAN_JOBS_MAX;
 }
 
-/* One job: a share of every card, count and batch's tensor sizes, into a
- * state of its own (its top list, bests and counts). */
+/* One job: the tensor sizes it draws of every card, count and batch, into
+ * a state of its own (its top list, bests and counts). */
 typedef struct S_job {
 	S_state st;
 	tb_plan_result out;     /* the job's lists; the rest unused */
 	S_counts k;
-	int index, njobs;
+	int index;
 	const S_card *cards;
 	const int64_t *counts, *batches;
 	int ncounts, nbatches;
 	uint64_t *done;
+	int *tickets;           /* one a card, count and batch, shared */
 	double total;
 } S_job;
 
 static void *S_job_run(void *arg)
 {
 	S_job *j = arg;
+	int u = 0;
 	for (int ci = 0; ci < j->st.out->n_gpus; ci++)
 		for (int ni = 0; ni < j->ncounts; ni++)
-			for (int bi = 0; bi < j->nbatches; bi++)
+			for (int bi = 0; bi < j->nbatches; bi++, u++)
 				S_search_one(&j->st, &j->cards[ci], ni, j->counts[ni], j->batches[bi], &j->k,
-				             j->total, j->index, j->njobs, j->done);
+				             j->total, j->index, &j->tickets[u], j->done);
 	return NULL;
 }
 
@@ -934,6 +940,7 @@ static void S_run_jobs(S_state *st, const S_card *cards, const int64_t *counts, 
 	int n = __atomic_load_n(&S_jobs_wanted, __ATOMIC_RELAXED) > 0 ||
 	        out->space >= S_JOBS_MIN_SPACE ? tb_plan_jobs() : 1;
 	uint64_t done = 0;
+	int *tickets = tb_xcalloc((size_t)out->n_gpus * (size_t)ncounts * (size_t)nbatches, sizeof *tickets);
 	S_job *jobs = tb_xcalloc((size_t)n, sizeof *jobs);
 	for (int j = 0; j < n; j++) {
 		S_job *jb = &jobs[j];
@@ -943,13 +950,13 @@ static void S_run_jobs(S_state *st, const S_card *cards, const int64_t *counts, 
 		jb->st.out = &jb->out;
 		jb->st.ahead = 0;
 		jb->index = j;
-		jb->njobs = n;
 		jb->cards = cards;
 		jb->counts = counts;
 		jb->ncounts = ncounts;
 		jb->batches = batches;
 		jb->nbatches = nbatches;
 		jb->done = &done;
+		jb->tickets = tickets;
 		jb->total = out->space;
 	}
 	pthread_t *th = tb_xcalloc((size_t)n, sizeof *th);
@@ -983,6 +990,7 @@ static void S_run_jobs(S_state *st, const S_card *cards, const int64_t *counts, 
 	free(started);
 	free(th);
 	free(jobs);
+	free(tickets);
 }
 
 /* ---- the entry point ------------------------------------------------- */
