@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cmark.h>
 
 #include "cli.h"
 #include "trainbudget/budget.h"
@@ -550,9 +553,74 @@ static void S_outputs_release(S_outputs *o)
 
 /* The documents of a report model: NAME.md with its charts' SVGs, NAME.html,
  * NAME.pdf, as the formats ask. */
-static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *name,
-                            S_outputs *outs, tb_diags *d)
+/* The PDF, drawn on a thread of its own while the other formats are
+ * written (it is the longest of them): it only reads the report (the
+ * Markdown and HTML back ends set their blocks' on_enter and on_exit,
+ * which it never reads) and writes its own buffer and d, which nothing
+ * else touches until it is joined.  The files come out in the same
+ * order, with the same bytes, as drawn one after the other. */
+typedef struct S_pdf_job {
+	const tb_report *r;
+	tb_pdf_options po;
+	tb_buf out;
+	tb_diags *d;
+	int rc;
+} S_pdf_job;
+
+/* cmark's getters may keep a NUL-terminated copy of a node's string the
+ * first time they are asked (cmark_chunk_to_cstr, in the releases that
+ * store chunks): asked once here, before two threads read the tree, they
+ * only read after. */
+static void S_settle_tree(cmark_node *root)
 {
+	if (!root)
+		return;
+	cmark_iter *it = cmark_iter_new(root);
+	cmark_event_type ev;
+	while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+		if (ev != CMARK_EVENT_ENTER)
+			continue;
+		cmark_node *n = cmark_iter_get_node(it);
+		(void)cmark_node_get_literal(n);
+		(void)cmark_node_get_url(n);
+		(void)cmark_node_get_title(n);
+		(void)cmark_node_get_fence_info(n);
+		(void)cmark_node_get_on_enter(n);
+		(void)cmark_node_get_on_exit(n);
+	}
+	cmark_iter_free(it);
+}
+
+static void *S_pdf_run(void *arg)
+{
+	S_pdf_job *j = arg;
+	j->rc = tb_render_pdf(j->r, &j->po, &j->out, j->d);
+	return NULL;
+}
+
+/* also (may be NULL): more work for this thread while the PDF is drawn
+ * (the report's JSON). */
+static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *name,
+                            S_outputs *outs, tb_diags *d, void (*also)(void *), void *also_ctx)
+{
+	S_pdf_job pj;
+	memset(&pj, 0, sizeof pj);
+	tb_buf fontdir;
+	tb_buf_init(&fontdir);
+	pthread_t th;
+	bool threaded = false;
+	if (cli->formats & TB_OUT_PDF) {
+		pj.r = r;
+		pj.po = (tb_pdf_options){ cli->paper, S_font_dir(cli->font_dir, &fontdir), NULL,
+		                          cli->no_pdfa };
+		pj.d = d;
+		tb_buf_init(&pj.out);
+		/* alone, it is drawn here */
+		if ((cli->formats & (TB_OUT_MD | TB_OUT_HTML)) || also) {
+			S_settle_tree(tb_report_root(r));
+			threaded = pthread_create(&th, NULL, S_pdf_run, &pj) == 0;
+		}
+	}
 	if (cli->formats & TB_OUT_MD) {
 		tb_buf prefix;
 		tb_buf_init(&prefix);
@@ -578,22 +646,23 @@ static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *n
 		char *html = tb_render_html(r);
 		S_add_output(outs, name, ".html", html, strlen(html));
 	}
+	if (also)
+		also(also_ctx);
 	if (cli->formats & TB_OUT_PDF) {
-		tb_buf fontdir;
-		tb_buf_init(&fontdir);
-		tb_pdf_options po = { cli->paper, S_font_dir(cli->font_dir, &fontdir), NULL, cli->no_pdfa };
-		tb_buf pdf;
-		tb_buf_init(&pdf);
-		int prc = tb_render_pdf(r, &po, &pdf, d);
+		if (threaded)
+			pthread_join(th, NULL);
+		else
+			S_pdf_run(&pj);
 		tb_buf_release(&fontdir);
-		if (prc != 0 || d->errors) {
-			tb_buf_release(&pdf);
+		if (pj.rc != 0 || d->errors) {
+			tb_buf_release(&pj.out);
 			return TB_EXIT_OUTPUT;
 		}
 		size_t len = 0;
-		char *data = tb_buf_detach(&pdf, &len);
+		char *data = tb_buf_detach(&pj.out, &len);
 		S_add_output(outs, name, ".pdf", data, len);
 	}
+	tb_buf_release(&fontdir);
 	return TB_EXIT_OK;
 }
 
@@ -613,6 +682,20 @@ static bool S_template(const tb_cli *cli, tb_scenario *sc, char **text, size_t *
 		return false;
 	tb_scenario_add_input(sc, TB_INPUT_TEMPLATE, cli->template_path, *text, *len);
 	return true;
+}
+
+/* The report's JSON, written while its PDF is drawn. */
+typedef struct S_json_job {
+	const tb_scenario *sc;
+	const tb_budget *b;
+	const tb_sweep *sw;
+	char *json;
+} S_json_job;
+
+static void S_json_run(void *arg)
+{
+	S_json_job *j = arg;
+	j->json = tb_render_json_sweep(j->sc, j->b, j->sw);
 }
 
 /* tpl: the template S_template read (NULL: the built-in one). */
@@ -639,9 +722,19 @@ static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
 			free(command);
 			return TB_EXIT_INPUT;
 		}
-		rc = S_render_doc(cli, r, name, outs, d);
+		S_json_job jj = { sc, b, sw, NULL };
+		rc = S_render_doc(cli, r, name, outs, d, (cli->formats & TB_OUT_JSON) ? S_json_run : NULL,
+		                  &jj);
 		tb_report_free(r);
 		free(command);
+		if (rc != TB_EXIT_OK) {
+			free(jj.json);
+			return rc;
+		}
+		if (jj.json) {
+			S_add_output(outs, name, ".json", jj.json, strlen(jj.json));
+			return rc;
+		}
 	}
 	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
 		char *json = tb_render_json_sweep(sc, b, sw);
@@ -855,7 +948,7 @@ static tb_exit S_cmd_compare(const tb_cli *cli)
 		ro.date = *date ? date : NULL;
 		ro.command = command;
 		tb_report *r = !cli->template_path || tpl ? tb_report_new_compare(c, &ro, &d) : NULL;
-		rc = r ? S_render_doc(cli, r, name, &outs, &d) : TB_EXIT_INPUT;
+		rc = r ? S_render_doc(cli, r, name, &outs, &d, NULL, NULL) : TB_EXIT_INPUT;
 		tb_report_free(r);
 		free(tpl);
 		free(command);
@@ -984,7 +1077,7 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 				ro.date = *date ? date : NULL;
 				ro.command = command;
 				tb_report *r = tb_report_new_plan(sc, b, &ro, &d);
-				rc = r ? S_render_doc(cli, r, name.ptr, &outs, &d) : TB_EXIT_INPUT;
+				rc = r ? S_render_doc(cli, r, name.ptr, &outs, &d, NULL, NULL) : TB_EXIT_INPUT;
 				tb_report_free(r);
 				free(command);
 				free(tpl);
