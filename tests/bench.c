@@ -635,8 +635,8 @@ int main(int argc, char **argv)
 		        (double)pm[k].feasible / pm[k].best_s);
 	fprintf(o, "\nAim: above 1e6 candidates per second per core, each search in about a "
 	        "second.\n\n");
-	fprintf(o, "The same searches on 1 to %ld threads (`--jobs`; each job takes every N-th "
-	        "tensor size of every card, count and batch, and the jobs' lists merge by the "
+	fprintf(o, "The same searches on 1 to %ld threads (`--jobs`; the jobs draw the tensor "
+	        "sizes of every card, count and batch from a shared counter, and their lists merge by the "
 	        "ranking's total order, so the result is the same bits for any N: tests/test_plan.c):"
 	        "\n\n| Search | 1 thread |", ncores);
 	for (long j = 2; j <= ncores; j++)
