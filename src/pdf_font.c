@@ -844,16 +844,25 @@ static void S_widths(const tb_pdf_font *f, tb_buf *b)
 	free(cw);
 }
 
+/* The font's character collection, as its CIDFont and embedded CMap both
+ * give it: a CFF's own ROS, Adobe-Identity-0 for TrueType. */
+static void S_system(tb_buf *b, const tb_pdf_font *f)
+{
+	tb_buf_printf(b, "<< /Registry (%s) /Ordering (%s) /Supplement %u >>",
+	              f->is_cff ? f->cff.registry : "Adobe", f->is_cff ? f->cff.ordering : "Identity",
+	              f->is_cff ? f->cff.supplement : 0);
+}
+
 /* The embedded CMap of a CFF font: the document's codes to the CIDs that
  * select their glyphs.  Its system is the font's, as PDF/A asks of a
  * CMap that is not Identity. */
 static void S_encoding(const tb_pdf_font *f, const char *name, tb_buf *b)
 {
-	tb_buf_printf(b, "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
-	              "/CIDSystemInfo << /Registry (%s) /Ordering (%s) /Supplement %u >> def\n"
-	              "/CMapName /%s def\n/CMapType 1 def\n"
-	              "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n",
-	              f->cff.registry, f->cff.ordering, f->cff.supplement, name);
+	tb_buf_puts(b, "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+	               "/CIDSystemInfo ");
+	S_system(b, f);
+	tb_buf_printf(b, " def\n/CMapName /%s def\n/CMapType 1 def\n"
+	              "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n", name);
 	for (size_t i = 0; i < f->ncids; i += 100) {
 		size_t e = i + 100 < f->ncids ? i + 100 : f->ncids;
 		tb_buf_printf(b, "%zu begincidchar\n", e - i);
@@ -893,11 +902,10 @@ void tb_pdf_font_write(tb_pdf_font *f, tb_pdfw *w, unsigned type0)
 	tb_pdfw_obj(w, type0, b.ptr, b.len);
 
 	tb_buf_truncate(&b, 0);
-	tb_buf_printf(&b, "<< /Type /Font /Subtype /CIDFontType%d /BaseFont /%s "
-	              "/CIDSystemInfo << /Registry (%s) /Ordering (%s) /Supplement %u >> "
-	              "/FontDescriptor %u 0 R ", f->is_cff ? 0 : 2, tag.ptr,
-	              f->is_cff ? f->cff.registry : "Adobe", f->is_cff ? f->cff.ordering : "Identity",
-	              f->is_cff ? f->cff.supplement : 0, desc);
+	tb_buf_printf(&b, "<< /Type /Font /Subtype /CIDFontType%d /BaseFont /%s /CIDSystemInfo ",
+	              f->is_cff ? 0 : 2, tag.ptr);
+	S_system(&b, f);
+	tb_buf_printf(&b, " /FontDescriptor %u 0 R ", desc);
 	if (!f->is_cff)
 		tb_buf_printf(&b, "/CIDToGIDMap %u 0 R ", map);
 	tb_buf_printf(&b, "/DW %d ", tb_pdf_font_width(f, 0));
@@ -925,9 +933,9 @@ void tb_pdf_font_write(tb_pdf_font *f, tb_pdfw *w, unsigned type0)
 		S_encoding(f, cmap_name.ptr, &b);
 		tb_buf dict;
 		tb_buf_init(&dict);
-		tb_buf_printf(&dict, "/Type /CMap /CMapName /%s /CIDSystemInfo << /Registry (%s) "
-		              "/Ordering (%s) /Supplement %u >> /WMode 0", cmap_name.ptr,
-		              f->cff.registry, f->cff.ordering, f->cff.supplement);
+		tb_buf_printf(&dict, "/Type /CMap /CMapName /%s /CIDSystemInfo ", cmap_name.ptr);
+		S_system(&dict, f);
+		tb_buf_puts(&dict, " /WMode 0");
 		tb_pdfw_stream(w, map, dict.ptr, b.ptr, b.len, true);
 		tb_buf_release(&dict);
 	} else {

@@ -42,14 +42,21 @@ static const unsigned char *S_table(const char *font, size_t len, size_t *tlen)
 	return NULL;
 }
 
-Test(pdf_cff, name_keyed_selects_by_glyph_id)
+/* The CFF table of test font `mode`, read; the font's bytes, to free. */
+static char *S_parsed(const char *mode, tb_pdf_cff *c)
 {
 	size_t len, tlen;
-	char *font = S_font("name", &len);
+	char *font = S_font(mode, &len);
 	const unsigned char *t = S_table(font, len, &tlen);
-	tb_pdf_cff c;
 	char why[160];
-	cr_assert(tb_pdf_cff_parse(t, tlen, &c, why, sizeof why), "%s", why);
+	cr_assert(tb_pdf_cff_parse(t, tlen, c, why, sizeof why), "%s", why);
+	return font;
+}
+
+Test(pdf_cff, name_keyed_selects_by_glyph_id)
+{
+	tb_pdf_cff c;
+	char *font = S_parsed("name", &c);
 	cr_expect_not(c.cid_keyed);
 	cr_expect_eq(c.nglyphs, S_NGLYPHS);
 	unsigned cid[S_NGLYPHS];
@@ -63,12 +70,8 @@ Test(pdf_cff, name_keyed_selects_by_glyph_id)
 
 Test(pdf_cff, cid_keyed_reads_its_charset)
 {
-	size_t len, tlen;
-	char *font = S_font("cid", &len);
-	const unsigned char *t = S_table(font, len, &tlen);
 	tb_pdf_cff c;
-	char why[160];
-	cr_assert(tb_pdf_cff_parse(t, tlen, &c, why, sizeof why), "%s", why);
+	char *font = S_parsed("cid", &c);
 	cr_expect(c.cid_keyed);
 	cr_expect_str_eq(c.registry, "Adobe");
 	cr_expect_str_eq(c.ordering, "Identity");

@@ -305,24 +305,30 @@ Test(plan, ranking_is_a_total_order_and_top_is_a_prefix)
 
 /* ---- hardware search and the front ---------------------------------------- */
 
+/* Two cards at their prices over 4 to 64 GPUs (five counts). */
+static void S_two_cards(tb_plan_space *sp, int top, tb_plan_objective obj)
+{
+	memset(sp, 0, sizeof *sp);
+	sp->top = top;
+	sp->objective = obj;
+	const char *names[2] = { "h100-sxm", "a100-80gb" };
+	for (int i = 0; i < 2; i++) {
+		sp->gpus[i].gpu = *tb_gpus_find(names[i]);
+		sp->gpus[i].price_per_gpu_hour = i ? 1.1 : 2.5;
+		sp->gpus[i].price_given = true;
+	}
+	sp->n_gpus = 2;
+	for (int64_t n = 4; n <= 64; n *= 2)
+		sp->counts[sp->n_counts++] = n;
+}
+
 Test(plan, hardware_search_front_is_pareto)
 {
 	tb_inputs in;
 	small_dense(&in);
 	in.hardware.gpu.memory_bytes = 80e9;
 	tb_plan_space sp;
-	memset(&sp, 0, sizeof sp);
-	sp.top = 10;
-	sp.objective = TB_PLAN_BY_COST;
-	const char *names[2] = { "h100-sxm", "a100-80gb" };
-	for (int i = 0; i < 2; i++) {
-		sp.gpus[i].gpu = *tb_gpus_find(names[i]);
-		sp.gpus[i].price_per_gpu_hour = i ? 1.1 : 2.5;
-		sp.gpus[i].price_given = true;
-	}
-	sp.n_gpus = 2;
-	for (int64_t n = 4; n <= 64; n *= 2)
-		sp.counts[sp.n_counts++] = n;
+	S_two_cards(&sp, 10, TB_PLAN_BY_COST);
 	static tb_plan_result r;
 	tb_plan_search(&in, &sp, &r);
 	cr_assert(r.known && r.hardware_searched);
@@ -614,17 +620,7 @@ Test(plan, any_number_of_threads_gives_the_same_result)
 	small_dense(&in);
 	in.hardware.gpu.memory_bytes = 80e9;
 	tb_plan_space sp;
-	memset(&sp, 0, sizeof sp);
-	sp.top = 20;
-	const char *names[2] = { "h100-sxm", "a100-80gb" };
-	for (int i = 0; i < 2; i++) {
-		sp.gpus[i].gpu = *tb_gpus_find(names[i]);
-		sp.gpus[i].price_per_gpu_hour = i ? 1.1 : 2.5;
-		sp.gpus[i].price_given = true;
-	}
-	sp.n_gpus = 2;
-	for (int64_t n = 4; n <= 64; n *= 2)
-		sp.counts[sp.n_counts++] = n;
+	S_two_cards(&sp, 20, TB_PLAN_BY_TIME);
 	static tb_plan_result one, many;
 	tb_plan_set_jobs(1);
 	tb_plan_search(&in, &sp, &one);
