@@ -66,7 +66,7 @@ static void S_space(const tb_inputs *in, unsigned fix, tb_plan_space *sp)
 	sp->fix_checkpointing = in->training.checkpointing;
 	/* selective under flash attention is the same run as none (the
 	 * search's rule, and the warning says so): held as none */
-	if (sp->fix_checkpointing == TB_CKPT_SELECTIVE && in->training.flash_attention)
+	if (sp->fix_checkpointing == TB_CKPT_SELECTIVE && tb_selective_is_none(&in->training))
 		sp->fix_checkpointing = TB_CKPT_NONE;
 }
 
@@ -337,7 +337,7 @@ void tb_budget_price_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b
 	tb_inputs p;
 	/* in and priced may be one struct: what was written is read first */
 	bool sel_flash = in->model.has_shape && in->training.checkpointing == TB_CKPT_SELECTIVE &&
-	                 in->training.flash_attention;
+	                 tb_selective_is_none(&in->training);
 	tb_plan_result *keep = tb_xmalloc(sizeof *keep);
 	bool kept;
 	S_decide(in, &a, &p, keep, &kept);

@@ -180,19 +180,21 @@ static inline double tb_calc_div(double a, double b)
 
 /* Extra forward FLOPs per token that checkpointing `mode` recomputes:
  * selective redoes the attention core (scores, softmax, context;
- * Korthikanti et al. 2022 Sec. 5), full one more forward of the layers but
+ * Korthikanti et al. 2022 Sec. 5), or under the op policy every second
+ * matmul of a layer (k, o and the MLP's second), full one more forward of the layers but
  * not of the logits (Narayanan et al. 2021 Eq. (3)).  A count-only model
  * has no attention or logits term, so full recomputes its 2N.  LoRA's
  * adapters are recomputed with their layer; a forward-only run (method
  * frozen) keeps nothing for a backward, so recomputes nothing. */
 static inline double tb_calc_recompute_per_token(const tb_flops *fl,
-                                                 tb_checkpointing mode)
+                                                 tb_checkpointing mode, tb_selective policy)
 {
 	if (fl->forward_only)
 		return 0;
 	switch (mode) {
 	case TB_CKPT_SELECTIVE:
-		return fl->fwd_attention_per_token;
+		return policy == TB_SELECTIVE_OP ? fl->fwd_op_recompute_per_token
+		                                 : fl->fwd_attention_per_token;
 	case TB_CKPT_FULL:
 		return fl->fwd_matmul_per_token - fl->fwd_logits_per_token +
 		       fl->fwd_attention_per_token + fl->fwd_adapter_per_token;

@@ -120,6 +120,10 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		                  a.L_moe * (a.k * a.expert_w + a.shared_w + a.router_w);
 
 		fl->fwd_logits_per_token = 2 * a.V * a.h;
+		double dh = (double)m->head_dim;
+		fl->fwd_op_recompute_per_token =
+			2 * a.L * (a.h * (double)m->kv_heads * dh + (double)m->heads * dh * a.h +
+			           a.f_dense * a.h);
 		fl->fwd_matmul_per_token = 2 * layers_w + fl->fwd_logits_per_token;
 		/* scores: d_qk per key; context: d_v per key; 2 FLOP each */
 		fl->fwd_attention_per_token = 2 * a.H * (a.d_qk + a.d_v) *
@@ -180,7 +184,8 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		fl->per_token_model = 3 * fwd;
 		break;
 	}
-	fl->recompute_per_token = tb_calc_recompute_per_token(fl, in->training.checkpointing);
+	fl->recompute_per_token = tb_calc_recompute_per_token(fl, in->training.checkpointing,
+	                                                      in->training.selective_policy);
 	fl->per_token_hardware = fl->per_token_model + fl->recompute_per_token;
 	fl->total_6nd = fl->per_token_6n * D;
 	fl->total_model = fl->per_token_model * D;

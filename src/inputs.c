@@ -47,6 +47,16 @@ const char *tb_checkpointing_name(tb_checkpointing c)
 	return "?";
 }
 
+const char *tb_selective_name(tb_selective s)
+{
+	return s == TB_SELECTIVE_OP ? "op" : "attention";
+}
+
+bool tb_selective_is_none(const tb_training *t)
+{
+	return t->flash_attention && t->selective_policy == TB_SELECTIVE_ATTENTION;
+}
+
 const char *tb_mlp_name(tb_mlp m)
 {
 	switch (m) {

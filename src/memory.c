@@ -139,7 +139,29 @@ static double S_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointi
 		} \
 	} while (0)
 
-	if (mode == TB_CKPT_FULL) {
+	if (mode == TB_CKPT_SELECTIVE && tr->selective_policy == TB_SELECTIVE_OP) {
+		/* PyTorch's per-op policy as torchtitan writes it: the layer's
+		 * input (the checkpoint) and what the policy keeps, the outputs
+		 * of the odd matmuls of the order q, k, v, o, gate (or up), up,
+		 * down, the attention's output and statistics, and the
+		 * reduce-scatters' outputs; every other op is recomputed (the
+		 * scenario allows it for dense layers without MLA only).  A
+		 * row-parallel matmul's output is the whole sequence's partial
+		 * sum, h wide on every tensor rank. */
+		bool gated = m->mlp == TB_MLP_GATED;
+		S_ITEM("layer input (checkpoint)", "2*s*b*h", 2 * sbh * rep);
+		S_ITEM("attention: Q projection output (matmul 1)", "2*s*b*a*d/t", 2 * s * bsz * a * dh / t);
+		S_ITEM("attention: V projection output (matmul 3)", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
+		S_ITEM("attention: output", "2*s*b*a*d/t", 2 * s * bsz * a * dh / t);
+		if (tr->flash_attention)
+			S_ITEM("attention: softmax statistics (fp32, flash)", "4*a*s*b/t", 4 * a * s * bsz / t);
+		S_ITEM(gated ? "MLP: gate output (matmul 5)" : "MLP: first linear output (matmul 5)",
+		       "2*s*b*f/t", 2 * s * bsz * f / t);
+		if (gated)
+			S_ITEM("MLP: down projection output (matmul 7)", "2*s*b*h", 2 * sbh);
+		if (t > 1 && in->parallelism.sequence_parallel)
+			S_ITEM("attention and MLP outputs, reduce-scattered", "4*s*b*h/t", 4 * sbh / t);
+	} else if (mode == TB_CKPT_FULL) {
 		/* Table 2 keeps the layer input, 2sbh, whatever the parallelism */
 		S_ITEM("layer input (checkpoint)", "2*s*b*h", 2 * sbh);
 	} else {
@@ -717,7 +739,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		tb_checkpointing mode = (tb_checkpointing)i;
 		tb_ckpt_row *r = &mem->checkpointing[i];
 		r->mode = mode;
-		r->extra_flops_fraction = S_div(tb_calc_recompute_per_token(fl, mode),
+		r->extra_flops_fraction = S_div(tb_calc_recompute_per_token(fl, mode, in->training.selective_policy),
 		                                fl->per_token_model);
 		if (m->has_shape) {
 			tb_mem_fit cc = c;
@@ -889,7 +911,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	/* what selective recomputation recomputes, flash attention never
 	 * stores: the two are the same run (Korthikanti et al. 2022, Sec. 5) */
 	if (m->has_shape && in->training.checkpointing == TB_CKPT_SELECTIVE &&
-	    in->training.flash_attention)
+	    tb_selective_is_none(&in->training))
 		tb_budget_warn(b, "training.checkpointing selective under flash attention recomputes "
 		                  "nothing more (flash attention never stores the scores it drops): "
 		                  "memory and time are those of none");

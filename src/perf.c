@@ -27,6 +27,7 @@ const tb_perf_consts tb_perf_fitted = {
 	.mem_fraction = 0.90,
 	.layer_overhead_s = 1e-6,
 	.zero3_overlap_cost = 1.0,
+	.power_exponent = 1.224,
 	.nvlink_latency_s = 10e-6,
 	.network_latency_s = 15e-6,
 };
@@ -70,79 +71,6 @@ static int64_t S_clamp(int64_t v, int64_t lo, int64_t hi)
 static int64_t S_at_least_1(int64_t v)
 {
 	return v > 1 ? v : 1;
-}
-
-/* ---- building blocks ------------------------------------------------- */
-
-double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
-                        const tb_perf_hw *hw, const tb_perf_consts *c)
-{
-	if (!S_pos(m) || !S_pos(n) || !S_pos(k) || !hw)
-		return 0;
-	if (!c)
-		c = &tb_perf_fitted;
-	double d0 = c->matmul_dim_half;
-	double frac = hw->matmul_ceiling / (1 + d0 / m + d0 / n + d0 / k);
-	double compute_s = 2 * m * n * k / (hw->peak_flops * frac);
-	double memory_s = (m * k + k * n + m * n) * elem_bytes /
-	                  (hw->hbm_bytes_per_s * c->mem_fraction);
-	return compute_s > memory_s ? compute_s : memory_s;
-}
-
-double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
-                            int64_t per_node, const tb_perf_hw *hw,
-                            const tb_perf_consts *k)
-{
-	if (!S_pos(bytes) || n <= 1 || !hw)
-		return 0;
-	if (!k)
-		k = &tb_perf_fitted;
-	int64_t g = S_clamp(per_node, 1, n);
-	double nodes = ceil((double)n / (double)g);
-	double chunk = kind == TB_COLL_P2P ? bytes : bytes / (double)n;
-	double size_frac = chunk / (chunk + k->coll_chunk_half_bytes);
-	double nvl = hw->nvlink_bytes_per_s * hw->nvlink_fraction * size_frac;
-	double net = hw->network_bytes_per_s * hw->network_fraction * size_frac;
-	if (net > nvl)
-		net = nvl;      /* a node's own links are never the slower ones */
-	double latency_s = k->nvlink_latency_s;
-	if (nodes > 1)
-		latency_s += k->network_latency_s * ceil(log2(nodes));
-	double dn = (double)n;
-
-	switch (kind) {
-	case TB_COLL_P2P:
-		return latency_s + bytes / (nodes > 1 ? net : nvl);
-	case TB_COLL_ALL_TO_ALL:
-		/* (g-1)/n of the buffer stays in the node; the rest leaves
-		 * through the GPU's own port. */
-		return latency_s + (double)(g - 1) / dn * bytes / nvl +
-		       (dn - (double)g) / dn * bytes / net;
-	case TB_COLL_ALL_REDUCE:
-	case TB_COLL_REDUCE_SCATTER:
-	case TB_COLL_ALL_GATHER:
-	default: {
-		/* A ring's slowest hop: NVLink in a node; across nodes the g
-		 * members of a node cross the boundary on their g ports at once. */
-		double link = nvl;
-		if (nodes > 1 && (double)g * net < nvl)
-			link = (double)g * net;
-		double factor = (dn - 1) / dn;
-		if (kind == TB_COLL_ALL_REDUCE)
-			factor *= 2;
-		return latency_s + factor * bytes / link;
-	}
-	}
-}
-
-double tb_perf_bubble_fraction(int64_t pipeline, int64_t virtual_pipeline,
-                               int64_t microbatches)
-{
-	if (pipeline <= 1)
-		return 0;
-	double v = virtual_pipeline > 1 ? (double)virtual_pipeline : 1;
-	double m = microbatches > 1 ? (double)microbatches : 1;
-	return (double)(pipeline - 1) / (v * m);
 }
 
 /* ---- one prediction -------------------------------------------------- */
@@ -277,6 +205,17 @@ static double S_dequant(const S_ctx *x, bool experts)
 	return (dense + expert) * (x->in->quant_bytes + 2) / x->mem_bw;
 }
 
+/* The matmuls the op policy recomputes in a layer: k, o and the MLP's
+ * second, in the order torchtitan's layers run them (q, k, v, o, then
+ * gate, up, down or up, down); the scenario allows the policy for dense
+ * layers without MLA only. */
+static double S_op_recompute(const S_ctx *x)
+{
+	double t = x->t, h = x->h, tok = x->tok;
+	double second = x->nmat > 1 ? S_mm(x, tok, x->f / t, h) : S_mm(x, tok, h, x->f / t);
+	return S_mm(x, tok, x->hkv / t, h) + S_mm(x, tok, h, x->hq / t) + second;
+}
+
 /* One micro-batch through one layer: an expert layer of a mixture when
  * `experts`, else a dense one. */
 static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
@@ -324,7 +263,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		/* causal blocks above the diagonal are skipped; the backward
 		 * recomputes the scores: 2.5x the forward's matmul FLOPs */
 		double exec = full_flops / 2;
-		L->attn_f = exec / (x->hw->attention_peak_flops * x->hw->attention_fraction);
+		L->attn_f = exec / (x->hw->attention_peak_flops * x->hw->attention_fraction *
+		                    tb_perf_clock_fraction(x->hw, x->k));
 		L->attn_b = 2.5 * L->attn_f;
 		L->flops_f += exec;
 	} else {
@@ -387,8 +327,13 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		break;
 	case TB_CKPT_SELECTIVE:
 		/* the attention core again; flash attention already recomputes
-		 * it inside its backward */
-		L->recompute = in->flash_attention ? 0 : L->attn_f;
+		 * it inside its backward.  The op policy keeps the attention
+		 * and redoes every second matmul (k, o, then up when gated or
+		 * down when plain) and every memory-bound op */
+		if (in->selective_policy == TB_SELECTIVE_OP)
+			L->recompute = S_op_recompute(x) + L->mem_f;
+		else
+			L->recompute = in->flash_attention ? 0 : L->attn_f;
 		break;
 	case TB_CKPT_NONE:
 	default:
@@ -502,7 +447,10 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 	}
 	switch (in->checkpointing) {
 	case TB_CKPT_FULL: *recompute = mm - logits + attn; break;
-	case TB_CKPT_SELECTIVE: *recompute = attn; break;
+	case TB_CKPT_SELECTIVE:
+		*recompute = in->selective_policy == TB_SELECTIVE_OP
+			? 2 * L * (h * x->hkv + x->hq * h + x->f * h) : attn;
+		break;
 	case TB_CKPT_NONE: default: *recompute = 0; break;
 	}
 }

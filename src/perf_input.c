@@ -120,6 +120,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->global_batch = tr->global_batch;
 	out->micro_batch = tr->micro_batch > 0 ? tr->micro_batch : 1;
 	out->checkpointing = tr->checkpointing;
+	out->selective_policy = tr->selective_policy;
 	out->flash_attention = tr->flash_attention;
 
 	const tb_parallelism *pa = &in->parallelism;
@@ -200,5 +201,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	                                                      : node->network_bytes_per_s;
 	hw->nvlink_fraction = node->nvlink_fraction;
 	hw->network_fraction = node->network_fraction;
+	double cap = in->hardware.power_limit_w;
+	hw->power_fraction = cap > 0 && g->tdp_w > 0 && cap < g->tdp_w ? cap / g->tdp_w : 1;
 	tb_calib_apply(&in->calib, g->name, hw);
 }

@@ -573,7 +573,7 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 {
 	const tb_inputs *in = st->in;
 	const tb_model *m = &in->model;
-	bool flash = in->training.flash_attention;
+	bool sel_none = tb_selective_is_none(&in->training);
 	uint64_t V = (uint64_t)st->vmax;
 	int64_t L = m->layers;
 	double cap = cd->g->gpu.memory_bytes;
@@ -644,9 +644,9 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 			}
 			for (int cki = 0; cki < 3; cki++) {
 				tb_checkpointing ck = (tb_checkpointing)cki;
-				/* with flash attention, selective recomputation has
+				/* with flash attention, the attention policy has
 				 * nothing left to recompute: it is "none" again */
-				if ((ck == TB_CKPT_SELECTIVE && flash) ||
+				if ((ck == TB_CKPT_SELECTIVE && sel_none) ||
 				    (st->sp->checkpointing_modes && !(st->sp->checkpointing_modes & (1u << cki))) ||
 				    ((fx->fix & TB_LAYOUT_CHECKPOINTING) && ck != fx->fix_checkpointing)) {
 					k->rules += per_ck;

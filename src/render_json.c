@@ -97,6 +97,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_str(j, "grad_dtype", tb_grad_dtype_name(tb_grad_dtype_of(t)));
 	S_str(j, "optimizer", tb_optimizer_name(t->optimizer));
 	S_str(j, "checkpointing", tb_checkpointing_name(t->checkpointing));
+	S_str(j, "selective_policy", tb_selective_name(t->selective_policy));
 	S_str(j, "attention_flops", t->attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
 	S_bool(j, "flash_attention", t->flash_attention);
 	S_bool(j, "dropout", t->dropout);
@@ -143,6 +144,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_str(j, "memory_source", h->gpu.memory_source);
 	S_obj_end(j);
 	S_num(j, "count", (double)h->count);
+	S_numk(j, "power_limit_w", h->power_limit_w, h->power_limit_w > 0);
 	/* the scenario's range only when it is the basis: a default range the
 	 * figures never used is not an input (issue 19) */
 	if (h->mfu_predicted)

@@ -157,7 +157,10 @@ static void S_table_checkpointing(tb_report *r, tb_table *t)
 	             "Extra FLOPs", "Total per GPU", "Fits", NULL);
 	for (int i = 0; i < 3; i++) {
 		const tb_ckpt_row *c = &m->checkpointing[i];
-		tb_rtab_fmt(&tb, "%s%s", tb_checkpointing_name((tb_checkpointing)i),
+		bool op = i == TB_CKPT_SELECTIVE &&
+		          r->sc->inputs.training.selective_policy == TB_SELECTIVE_OP;
+		tb_rtab_fmt(&tb, "%s%s%s", tb_checkpointing_name((tb_checkpointing)i),
+		            op ? ", op policy" : "",
 		            i == (int)r->sc->inputs.training.checkpointing ? " (this run)" : "");
 		if (m->activations_known) {
 			tb_rtab_num(&tb, TB_RF_BYTES, c->activations_bytes);

@@ -169,7 +169,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_rtab_str(&tb, "Training tokens");
 	tb_rtab_num(&tb, TB_RF_COUNT, in->training.tokens);
 	tb_rtab_str(&tb, "Activation checkpointing");
-	tb_rtab_str(&tb, tb_checkpointing_name(in->training.checkpointing));
+	tb_rtab_str(&tb, in->training.checkpointing == TB_CKPT_SELECTIVE &&
+	                 in->training.selective_policy == TB_SELECTIVE_OP
+	                 ? "selective, op policy (every second matmul and the memory-bound ops recomputed)"
+	                 : tb_checkpointing_name(in->training.checkpointing));
 	tb_rtab_str(&tb, "Flash attention");
 	tb_rtab_str(&tb, tb_ryesno(in->training.flash_attention));
 	tb_rtab_str(&tb, "Attention FLOPs convention");

@@ -18,7 +18,7 @@
 static const char *const S_keys[] = {
 	"gpu", "count", "mfu", "price_per_gpu_hour", "currency", "pue", "overhead",
 	"failures_per_node_day", "checkpoint_bandwidth", "restart_time", "node",
-	"reservation", "node_power",
+	"reservation", "node_power", "power_limit",
 };
 static const char *const S_gpu_keys[] = {
 	"name", "label", "memory", "bf16", "fp16", "fp8", "tf32", "fp32",
@@ -353,6 +353,22 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			else if (!(h->node_power_w >= 1)) {
 				tb_yaml_err(c, n, "hardware.node_power '%s' is below 1 W; expected a node's draw "
 				            "at the wall such as 10.2kW", n->str);
+				ok = false;
+			}
+		}
+		/* nvidia-smi -pl: a cap below the board's TDP slows the clocks */
+		if ((n = tb_yaml_get(hw, "power_limit"))) {
+			if (!S_quant_unit(c, n, "hardware.power_limit", "W", TB_YAML_Q_COUNT,
+			                  "the GPUs' power limit such as 500W", 1e5, &h->power_limit_w))
+				ok = false;
+			else if (!(h->gpu.tdp_w > 0)) {
+				tb_yaml_err(c, n, "hardware.power_limit with a GPU whose TDP is unknown; expected "
+				            "hardware.gpu.tdp on the inline GPU, or no power limit");
+				ok = false;
+			} else if (!(h->power_limit_w >= 0.25 * h->gpu.tdp_w && h->power_limit_w <= h->gpu.tdp_w)) {
+				tb_yaml_err(c, n, "hardware.power_limit '%s' is outside %.0f W to %.0f W; expected "
+				            "a limit from a quarter of the GPU's TDP to its TDP", n->str,
+				            0.25 * h->gpu.tdp_w, h->gpu.tdp_w);
 				ok = false;
 			}
 		}

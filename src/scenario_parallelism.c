@@ -259,6 +259,16 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	const tb_yaml_node *nsn = pm ? tb_yaml_get(pm, "no_sync") : NULL;
 	if (nsn && par->no_sync && (par->framework != TB_FW_FSDP || par->zero < 2))
 		tb_yaml_err(c, nsn, "parallelism.no_sync is FSDP's, with ZeRO 2 or 3 (it defers their per-micro-batch reduce-scatter); expected parallelism.framework: fsdp and parallelism.zero 2 or 3");
+	/* the op policy is written here for a dense decoder's matmuls:
+	 * torchtitan's experts run as grouped GEMMs the policy never keeps,
+	 * and MLA's order of projections is its own */
+	const tb_yaml_node *spn = tr ? tb_yaml_get(tr, "selective_policy") : NULL;
+	if (spn && t->selective_policy == TB_SELECTIVE_OP && in->model.has_shape &&
+	    (in->model.experts > 1 || in->model.kv_lora_rank > 0))
+		tb_yaml_err(c, spn, "training.selective_policy op is modelled for dense layers with ordinary attention; expected attention for a mixture of experts or multi-head latent attention");
+	else if (spn && (par->written & TB_LAYOUT_CHECKPOINTING) && t->checkpointing != TB_CKPT_SELECTIVE)
+		tb_yaml_err(c, spn, "training.selective_policy with training.checkpointing %s: the policy says what selective recomputation keeps; expected training.checkpointing selective, or no policy",
+		            tb_checkpointing_name(t->checkpointing));
 	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
 	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
 		tb_yaml_err(c, dn, "parallelism.dispatcher with a dense model, which dispatches no tokens; expected it only where model.experts is above 1");

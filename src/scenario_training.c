@@ -12,7 +12,7 @@
 
 static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
-	"optimizer", "checkpointing", "flash_attention", "dropout",
+	"optimizer", "checkpointing", "selective_policy", "flash_attention", "dropout",
 	"attention_flops", "checkpoint_interval", "grad_dtype",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 	"packing", "avg_seq_len",
@@ -21,6 +21,7 @@ static const char *const S_keys[] = {
 static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
 static const char *const S_opt_names[] = { "adamw", "adamw-8bit", "adafactor", "sgd", "sgd-momentum", "lion" };
 static const char *const S_ckpt_names[] = { "none", "selective", "full" };
+static const char *const S_sel_names[] = { "attention", "op" };
 static const char *const S_attn_names[] = { "full", "causal" };
 /* indexed like tb_grad_dtype from TB_GRAD_BF16 on */
 static const char *const S_grad_names[] = { "bf16", "fp16", "fp32" };
@@ -116,6 +117,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	t->grad_dtype = TB_GRAD_DEFAULT;
 	t->optimizer = TB_OPT_ADAMW;
 	t->checkpointing = TB_CKPT_NONE;
+	t->selective_policy = TB_SELECTIVE_ATTENTION;
 	t->attention_flops = TB_ATTN_FLOPS_FULL;
 	t->flash_attention = true;
 	t->dropout = false;
@@ -184,6 +186,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(tr, "checkpointing"))) {
 			sc->inputs.parallelism.written |= TB_LAYOUT_CHECKPOINTING;
 			if (tb_yaml_enum(c, n, "training.checkpointing", S_ckpt_names, TB_N(S_ckpt_names), &e)) t->checkpointing = (tb_checkpointing)e; else ok = false;
+		}
+		if ((n = tb_yaml_get(tr, "selective_policy"))) {
+			if (tb_yaml_enum(c, n, "training.selective_policy", S_sel_names, TB_N(S_sel_names), &e)) t->selective_policy = (tb_selective)e; else ok = false;
 		}
 		if ((n = tb_yaml_get(tr, "attention_flops"))) {
 			if (tb_yaml_enum(c, n, "training.attention_flops", S_attn_names, TB_N(S_attn_names), &e)) t->attention_flops = (tb_attention_flops)e; else ok = false;

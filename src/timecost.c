@@ -135,7 +135,7 @@ static bool S_peak(const tb_inputs *in, tb_budget *b)
 
 /* Watts a GPU draws: its share of the node's draw at the wall when the
  * scenario gives one (a DGX H100's 10.2 kW over 8 GPUs is 1,275 W, about
- * 1.8 times the 700 W TDP), else its TDP. */
+ * 1.8 times the 700 W TDP), else its power limit, else its TDP. */
 static double S_watts(const tb_inputs *in)
 {
 	const tb_hardware *hw = &in->hardware;
@@ -143,7 +143,7 @@ static double S_watts(const tb_inputs *in)
 		int64_t g = hw->node.gpus > 0 ? hw->node.gpus : tb_gpus_node(hw->gpu.name)->gpus;
 		return hw->node_power_w / (double)(g > 0 ? g : 1);
 	}
-	return hw->gpu.tdp_w;
+	return hw->power_limit_w > 0 ? hw->power_limit_w : hw->gpu.tdp_w;
 }
 
 static void S_derivs(const tb_inputs *in, tb_budget *b)
@@ -191,12 +191,15 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 			                 hw->pue >= 1 ? hw->pue : 1, "");
 		}
 	} else if (t->energy_known) {
+		bool cap = hw->power_limit_w > 0;
 		d = tb_budget_add_deriv(b, "time.energy", "Energy at the expected MFU", "W",
 		                        "T * H * PUE / 1000",
-		                        "upper bound: every GPU at its TDP for the whole run, facility overhead by PUE",
+		                        cap ? "upper bound: every GPU at its power limit (hardware.power_limit) for "
+		                              "the whole run, facility overhead by PUE"
+		                            : "upper bound: every GPU at its TDP for the whole run, facility overhead by PUE",
 		                        t->energy_kwh[1], "kWh");
 		if (d) {
-			tb_deriv_add_var(d, "T", "TDP per GPU", hw->gpu.tdp_w, "W");
+			tb_deriv_add_var(d, "T", cap ? "power limit per GPU" : "TDP per GPU", S_watts(in), "W");
 			tb_deriv_add_var(d, "H", "GPU-hours", t->gpu_hours[1], "GPU-h");
 			tb_deriv_add_var(d, "PUE", "power usage effectiveness",
 			                 hw->pue >= 1 ? hw->pue : 1, "");

@@ -188,6 +188,27 @@ Test(flops, recomputation)
 	cr_expect(B.flops.total_hardware / B.flops.total_model < 1.334);
 }
 
+/* The op policy recomputes every second matmul of a layer in torchtitan's
+ * order (q, k, v, o, gate, up, down): k, o and up, for Llama 3.1 8B
+ * 2 x 32 x (4096 x 1024 + 4096 x 4096 + 4096 x 14336) = 5,100,273,664 FLOPs
+ * a token; a plain MLP's second matmul is its down projection. */
+Test(flops, op_policy_recomputes_every_second_matmul)
+{
+	tb_inputs in;
+	base(&in);
+	shape(&in, 32, 4096, 32, 8, 128, 14336, 128256, 8192);
+	in.model.mlp = TB_MLP_GATED;
+	in.training.tokens = 1e9;
+	in.training.checkpointing = TB_CKPT_SELECTIVE;
+	in.training.selective_policy = TB_SELECTIVE_OP;
+	run(&in, &B);
+	cr_expect(B.flops.recompute_per_token == 5100273664.0, "%.0f", B.flops.recompute_per_token);
+	in.model.mlp = TB_MLP_PLAIN;
+	shape(&in, 24, 2048, 16, 16, 128, 8192, 50000, 2048);
+	run(&in, &B);
+	cr_expect(B.flops.recompute_per_token == 2.0 * 24 * (2048.0 * 2048 + 2048.0 * 2048 + 8192.0 * 2048));
+}
+
 /* PyTorch's count for the same models (tests/torch_flops.py wrote the
  * fixture with torch's FLOP counter): forward+backward FLOPs per token. */
 Test(flops, torch_fixture)

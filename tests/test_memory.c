@@ -714,3 +714,48 @@ Test(memory, interleaved_inflight)
 	cr_expect_eq(B.memory.inflight_chunks, 2 * 3);
 	cr_expect_eq(B.memory.inflight_microbatches, 2);
 }
+
+/* torchtitan's per-op policy (training.selective_policy: op), worked by
+ * hand from the policy's rule (torchtitan's activation_checkpoint.py: keep
+ * every matmul's and the attention's output except every second matmul of
+ * the layer): Llama 3.1 8B's shape, one sequence of 2,048.  The layer keeps
+ * its input, q (matmul 1), v (matmul 3), the attention's output and
+ * statistics, the gate output (matmul 5) and the down output (matmul 7);
+ * k, o and up are recomputed.  Under TP 2 with sequence parallelism the
+ * input is split, the column-parallel outputs are split, the down output is
+ * the whole sequence's partial sum, and the two reduce-scatters' outputs
+ * are kept. */
+Test(memory, op_policy_by_hand)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 32, 4096, 32, 128256);
+	in.model.kv_heads = 8;
+	in.model.mlp = TB_MLP_GATED;
+	in.model.ffn_hidden = 14336;
+	in.training.dropout = false;
+	in.training.flash_attention = true;
+	in.training.checkpointing = TB_CKPT_SELECTIVE;
+	in.training.selective_policy = TB_SELECTIVE_OP;
+	run(&in);
+	double h = 4096, f = 14336, s = 2048, a = 32, kv = 1024;
+	double want = s * (2 * h + 2 * h + 2 * kv + 2 * h + 2 * f + 2 * h) + 4 * a * s;
+	cr_expect(B.memory.activations_per_layer_bytes == want, "%.0f vs %.0f",
+	          B.memory.activations_per_layer_bytes, want);
+	/* more than full recomputation keeps, less than the attention policy
+	 * (= none under flash attention) */
+	cr_expect(B.memory.checkpointing[TB_CKPT_SELECTIVE].activations_bytes <
+	          B.memory.checkpointing[TB_CKPT_NONE].activations_bytes);
+	cr_expect(B.memory.checkpointing[TB_CKPT_SELECTIVE].activations_bytes >
+	          B.memory.checkpointing[TB_CKPT_FULL].activations_bytes);
+
+	in.parallelism.tensor = 2;
+	in.parallelism.sequence_parallel = true;
+	in.hardware.count = 2;
+	run(&in);
+	double t = 2;
+	want = s * (2 * h / t + 2 * h / t + 2 * kv / t + 2 * h / t + 2 * f / t + 2 * h + 4 * h / t) +
+	       4 * a * s / t;
+	cr_expect(B.memory.activations_per_layer_bytes == want, "%.0f vs %.0f",
+	          B.memory.activations_per_layer_bytes, want);
+}

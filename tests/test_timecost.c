@@ -439,3 +439,22 @@ Test(timecost, node_power_and_reservation_bill)
 	tb_scenario_free(sc);
 	tb_diags_release(&d);
 }
+
+/* hardware.power_limit bounds the energy at the limit, not the TDP: the same
+ * 3,369.0 GPU-hours at 500 W x 1.2 are 2,021.4 kWh; the time here is the
+ * assumed MFU's, which a limit does not change (the step-time model's is
+ * test_perf's). */
+Test(timecost, energy_at_the_power_limit)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	in.hardware.power_limit_w = 500;
+	tb_timecost_compute(&in, &b);
+	cr_expect(rel(b.time.gpu_hours[1], 3369.045) < 1e-6);
+	cr_expect(rel(b.time.energy_kwh[1], 3369.045 * 500 * 1.2 / 1000) < 1e-6,
+	          "%g kWh", b.time.energy_kwh[1]);
+	const tb_deriv *d = tb_budget_deriv(&b, "time.energy");
+	cr_assert(d != NULL);
+	cr_expect(strstr(d->source, "power limit") != NULL, "%s", d->source);
+}

@@ -492,7 +492,11 @@ static void S_generic(const S_yrow *r)
 	in.training.precision = S_is(r, "precision", "fp8") ? TB_PREC_FP8_MIXED : TB_PREC_BF16_MIXED;
 	in.training.optimizer = TB_OPT_ADAMW;
 	in.training.checkpointing = S_is(r, "recompute", "full") ? TB_CKPT_FULL
-	                            : S_is(r, "recompute", "selective") ? TB_CKPT_SELECTIVE : TB_CKPT_NONE;
+	                            : S_is(r, "recompute", "selective") || S_is(r, "recompute", "selective-op")
+	                            ? TB_CKPT_SELECTIVE : TB_CKPT_NONE;
+	/* selective-op: PyTorch's per-op policy as torchtitan writes it */
+	in.training.selective_policy = S_is(r, "recompute", "selective-op") ? TB_SELECTIVE_OP
+	                               : TB_SELECTIVE_ATTENTION;
 	in.training.flash_attention = true;
 	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
 	in.parallelism.tensor = (int64_t)tp;
@@ -516,6 +520,13 @@ static void S_generic(const S_yrow *r)
 	                           : S_is(r, "framework", "deepspeed") ? TB_FW_DEEPSPEED
 	                           : S_is(r, "framework", "fsdp") ? TB_FW_FSDP : TB_FW_ANY;
 	in.hardware.gpu = *g;
+	/* a card held below its TDP, and its memory's bandwidth, where the
+	 * source gives them (Meta's Grand Teton H100: 500 W, HBM2e 2.4 TB/s) */
+	double cap = S_num(r, "power_w"), hbm = S_num(r, "hbm_tbs");
+	if (!isnan(cap))
+		in.hardware.power_limit_w = cap;
+	if (!isnan(hbm))
+		in.hardware.gpu.bandwidth_bytes_per_s = hbm * 1e12;
 	in.hardware.count = (int64_t)gpus;
 	in.training.tokens = 300e9;
 	in.hardware.overhead_bytes = 2.0 * 1073741824.0;
@@ -603,6 +614,24 @@ static void S_build(void)
 	}
 }
 
+/* The power-limited modern rows (power_w below the card's TDP) fit
+ * power_exponent alone: within each group, in file order, the first, third,
+ * ... of them are its fit set and the rest stay held out. */
+static void S_power_split(void)
+{
+	for (int i = 0; i < S_nm; i++) {
+		S_case *c = &S_m[i];
+		if (c->set != S_HELD || !(c->in.hw.power_fraction < 1))
+			continue;
+		int pos = 0;
+		for (int j = 0; j < i; j++)
+			if (S_m[j].set != S_NOT_SCORED && S_m[j].in.hw.power_fraction < 1 &&
+			    strcmp(S_m[j].group, c->group) == 0)
+				pos++;
+		c->set = pos % 2 == 0 ? S_FIT : S_HELD;
+	}
+}
+
 /* ---- errors and the fit ------------------------------------------------- */
 
 static double S_err(const S_case *c, const tb_perf_consts *k, tb_perf_result *res)
@@ -671,6 +700,47 @@ static tb_perf_consts S_fit(void)
 	return k;
 }
 
+/* power_exponent on the power-limited fit rows, the other constants as
+ * fitted on the older runs: the same cost, x2 steps shrinking to x1.001
+ * within 0.1 to 4. */
+static double S_power_cost(const tb_perf_consts *k)
+{
+	double sum = 0;
+	tb_perf_result res;
+	for (int i = 0; i < S_nm; i++) {
+		if (S_m[i].set != S_FIT)
+			continue;
+		double e = S_err(&S_m[i], k, &res);
+		if (isnan(e))
+			return INFINITY;
+		sum += fabs(log1p(e));
+	}
+	return sum;
+}
+
+static void S_fit_power(tb_perf_consts *k)
+{
+	double best = S_power_cost(k);
+	for (double step = 2; step > 1.001; step = sqrt(step))
+		for (int moved = 1; moved;) {
+			moved = 0;
+			for (int dir = -1; dir <= 1; dir += 2) {
+				double keep = k->power_exponent;
+				double v = dir > 0 ? keep * step : keep / step;
+				if (v < 0.1 || v > 4)
+					continue;
+				k->power_exponent = v;
+				double cst = S_power_cost(k);
+				if (cst < best - 1e-12) {
+					best = cst;
+					moved = 1;
+				} else {
+					k->power_exponent = keep;
+				}
+			}
+		}
+}
+
 /* ---- the section ---------------------------------------------------------- */
 
 static int S_cmp(const void *a, const void *b)
@@ -733,7 +803,8 @@ static void S_layout(const S_case *c, char *dst, size_t cap)
 	         (long long)in->tensor, (long long)in->pipeline, v, ep, (long long)in->data,
 	         (long long)in->micro_batch, z,
 	         in->checkpointing == TB_CKPT_FULL ? ", full recompute"
-	         : in->checkpointing == TB_CKPT_SELECTIVE ? ", selective" : "",
+	         : in->checkpointing == TB_CKPT_SELECTIVE
+	         ? (in->selective_policy == TB_SELECTIVE_OP ? ", selective (op)" : ", selective") : "",
 	         in->sequence_parallel ? ", SP" : "", in->overlap_ep ? ", EP overlap" : "",
 	         in->dispatcher == TB_DISPATCH_DEEPEP ? ", DeepEP" : "");
 }
@@ -925,6 +996,9 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 		  k->layer_overhead_s, refit->layer_overhead_s },
 		{ "zero3_overlap_cost", "fraction of ZeRO-3's hidden collective time still paid (bounds 0.01 to 1)",
 		  k->zero3_overlap_cost, refit->zero3_overlap_cost },
+		{ "power_exponent", "a card held to a fraction p of its TDP computes at p^x of its speed (bounds 0.1 to 4; "
+		  "fitted alone on the power-limited modern rows marked fit, section below)",
+		  k->power_exponent, refit->power_exponent },
 	};
 	fprintf(f, "| Fitted constant | Meaning | In perf.c | Refit now |\n|---|---|---:|---:|\n");
 	for (size_t i = 0; i < sizeof kc / sizeof kc[0]; i++) {
@@ -1197,9 +1271,10 @@ static int S_same_file(const char *a, size_t na, const char *path)
 static void S_print_consts(const tb_perf_consts *k)
 {
 	printf("matmul_dim_half = %.6g\ncoll_chunk_half_bytes = %.6g\nmem_fraction = %.6g\n"
-	       "layer_overhead_s = %.6g\nzero3_overlap_cost = %.6g\ncost = %.6g\n",
+	       "layer_overhead_s = %.6g\nzero3_overlap_cost = %.6g\npower_exponent = %.6g\n"
+	       "cost = %.6g\n",
 	       k->matmul_dim_half, k->coll_chunk_half_bytes, k->mem_fraction, k->layer_overhead_s,
-	       k->zero3_overlap_cost, S_cost(k));
+	       k->zero3_overlap_cost, k->power_exponent, S_cost(k));
 }
 
 /* The modern runs apart: per group, then per row, every one held out. */
@@ -1217,18 +1292,25 @@ static void S_write_modern(FILE *f)
 		ok[i] = !isnan(err[i]);
 		scored += ok[i];
 	}
+	int nfit = 0;
+	for (int i = 0; i < S_nm; i++)
+		nfit += ok[i] && S_m[i].set == S_FIT;
 	fprintf(f, "\n## Modern runs (held out of the fit)\n\n"
 	           "Written by `make validate` (tests/validate_perf.c): the %d `kind: generic` rows of "
 	           "`tests/fixtures/runs.yaml` (Llama 3, MegaScale, FP8-LM, Nemotron-4, torchtitan, "
 	           "OLMo-core, DeepSeek-V3, Megatron-MoE-ModelZoo's Qwen3-235B and Mixtral 8x22B, "
 	           "Megatron-LM's MoE and GB200 guides, torchao's float8, MX and MoE READMEs; "
-	           "2023-2025, each group's source in the file), %d scored. None is in the fit or "
-	           "in the error band above: they are the test of the constants fitted on the older "
-	           "runs, per group. A whole-run figure (GPU-hours for a token count) is scored as "
-	           "the mean step it implies where its layout is printed. Error = (predicted - "
-	           "published) / published.\n\n",
-	        S_nm, scored);
-	fprintf(f, "| Group | runs | median \\|error\\| | median error | worst | within 10%% | within 20%% |\n"
+	           "2023-2025, each group's source in the file), %d scored. They are the test of the "
+	           "constants fitted on the older runs, per group, and are in neither that fit nor the "
+	           "error band above. The exception is power_exponent, which only a card held below "
+	           "its TDP can show: it is fitted alone on the %d power-limited rows marked (fit) "
+	           "below (within each group, in file order, the first, third, ... of its power-"
+	           "limited rows), and the counts and errors of the table are the held-out rows'. A "
+	           "whole-run figure (GPU-hours for a token count) is scored as the mean step it "
+	           "implies where its layout is printed. Error = (predicted - published) / "
+	           "published.\n\n",
+	        S_nm, scored, nfit);
+	fprintf(f, "| Group | held-out runs | median \\|error\\| | median error | worst | within 10%% | within 20%% |\n"
 	           "|---|---:|---:|---:|---:|---:|---:|\n");
 	for (int i = 0; i < S_nm; i++) {
 		if (!ok[i])
@@ -1242,11 +1324,15 @@ static void S_write_modern(FILE *f)
 		double a[ROWS_MAX], sg[ROWS_MAX];
 		int n = 0, w10 = 0;
 		for (int j = i; j < S_nm; j++)
-			if (ok[j] && strcmp(S_m[j].group, S_m[i].group) == 0) {
+			if (ok[j] && S_m[j].set == S_HELD && strcmp(S_m[j].group, S_m[i].group) == 0) {
 				sg[n] = err[j];
 				a[n++] = fabs(err[j]);
 				w10 += fabs(err[j]) <= 0.10;
 			}
+		if (n == 0) {
+			fprintf(f, "| %s | 0 | (its runs are in the fit) | | | | |\n", S_m[i].group);
+			continue;
+		}
 		S_stats st = S_stats_of(a, n);
 		fprintf(f, "| %s | %d | %.1f%% | %+.1f%% | %.1f%% | %d | %d |\n", S_m[i].group, n,
 		        100 * st.median, 100 * S_median(sg, n), 100 * st.worst, w10, st.within20);
@@ -1259,24 +1345,31 @@ static void S_write_modern(FILE *f)
 	           "these errors); the BF16 rows of the same code miss by as much, so the 2023 "
 	           "software stack reached less of the card than the 2024 matmul ceiling the model "
 	           "uses (794.5 of 989 TFLOP/s).\n"
-	           "- **7-8B models on H100 in general** (torchtitan, torchao, FP8-LM 7B, Trainy's "
-	           "H200): predicted 20-50%% faster, while the same model is within 3%% of Llama 3 "
-	           "405B's 8K rows and 12%% of Megatron-LM's 2021 A100 rows at 1.7-7.5B. A joint "
-	           "refit of the four constants on half of these rows moves the per-layer overhead "
-	           "to its 1 ms bound and the HBM fraction to its 0.5 bound and makes the 2021 rows "
-	           "43%% slow: the missing term scales with the card (sustained clocks under a "
-	           "700 W cap, kernel gaps that a 3x faster card exposes), not with the layer. Until "
-	           "it is found, a prediction above the best published MFU of its card says so "
-	           "(src/ceiling.c, the table below).\n"
-	           "- **torchtitan 2024-12 Tables 1-3 and 6, async TP, H200**: predicted 22-42%% "
-	           "faster. The benchmark's cards are H100 96GB HBM2e at 500 W, not the 700 W "
-	           "SXM5 of the table (lower sustained clocks and 2.4 TB/s), and FSDP2's "
-	           "per-parameter all-gathers of 2024 are smaller messages than the model's "
-	           "per-stage collectives.\n"
-	           "- **torchtitan 405B (docs and Table 5)**: predicted 42%% slower. Pipeline "
-	           "schedules beyond 1F1B and interleaved 1F1B (torchtitan's Interleaved "
-	           "Zero-Bubble and looped BFS) are not modelled: the predicted step is mostly "
-	           "bubble.\n"
+	           "- **7-8B models on H100**: two mechanisms closed most of the 20-50%% the model "
+	           "was fast on PyTorch's runs. (1) torchtitan's selective checkpointing is its "
+	           "per-op policy (`selective_policy: op`: every second matmul and every "
+	           "memory-bound op recomputed), not Megatron-LM's attention-only one, which flash "
+	           "attention makes free: 5-7 points on every torchtitan and torchao row, and the "
+	           "A100 group within 8%%. (2) Meta's hosts run their H100s at 500 W of 700 W with "
+	           "2.4 TB/s HBM2e (the benchmark file says both): with the clocks at "
+	           "(500/700)^power_exponent of the card's, the held-out torchtitan Tables 1 and 3, "
+	           "the 8B async-TP rows and torchao's H100 row are within 0.5-6%%. Left: FP8-LM's "
+	           "7B and 13B (Azure's 700 W cards, 2023 software; its BF16 rows miss as much as "
+	           "its FP8 ones) and Trainy's H200 8B (700 W) 13%% fast.\n"
+	           "- **The exponent is not one number for every shape.** Fitted on 8B and 70B "
+	           "rows alike, it leaves the 8B rows within 8%% and makes torchtitan's 70B rows "
+	           "(TP 8 with FSDP) 11-33%% slow, the held-out async-TP ones most (async TP's "
+	           "overlap is not modelled: the model exposes 22%% of the step as tensor-parallel "
+	           "communication). Either a power limit costs a large layer's GEMMs less than the "
+	           "8B rows say, or the 70B rows' communication is overestimated; these rows "
+	           "cannot tell the two apart.\n"
+	           "- **torchtitan 405B (docs and Table 5)**: predicted 73-88%% slow (42%% before "
+	           "the power limit). Pipeline schedules beyond 1F1B and interleaved 1F1B "
+	           "(torchtitan's Interleaved Zero-Bubble and looped BFS) are not modelled, and "
+	           "FSDP's collectives at 405B are half of the predicted step (dp_comm 40-50%%) "
+	           "where torchtitan hides most of them: the limit multiplies a step that was "
+	           "already too slow. Table 6's long-context rows, mostly bubble, are within "
+	           "0-25%%.\n"
 	           "- **MegaScale Megatron-LM baselines** (A100, up to 12,288 GPUs): predicted "
 	           "8-20%% faster; the model has no term for the stragglers and data-loader stalls "
 	           "MegaScale's paper measures at that scale.\n"
@@ -1320,7 +1413,8 @@ static void S_write_modern(FILE *f)
 		char lay[96];
 		S_layout(c, lay, sizeof lay);
 		int t = S_top_term(&res[i]);
-		fprintf(f, "| %s | %s | %.3g s | %.3g s | %s%+.1f%%%s | %s %.0f%% | %s | %s |\n", c->id, lay,
+		fprintf(f, "| %s%s | %s | %.3g s | %.3g s | %s%+.1f%%%s | %s %.0f%% | %s | %s |\n", c->id,
+		        c->set == S_FIT ? " (fit)" : "", lay,
 		        c->published_s, res[i].step_s, fabs(err[i]) > 0.2 ? "**" : "", 100 * err[i],
 		        fabs(err[i]) > 0.2 ? "**" : "", tb_perf_term_name(t),
 		        100 * res[i].breakdown_s[t] / res[i].step_s, c->basis, c->assumed);
@@ -1544,8 +1638,10 @@ int main(int argc, char **argv)
 	}
 	free(text);
 	S_build();
+	S_power_split();
 
 	tb_perf_consts refit = S_fit();
+	S_fit_power(&refit);
 	if (fit_only) {
 		S_print_consts(&refit);
 		return 0;

@@ -95,6 +95,9 @@ typedef struct tb_flops {
 	double fwd_logits_per_token;    /* the vocabulary projection alone */
 	double recompute_per_token;     /* extra forward work under checkpointing */
 	double fwd_adapter_per_token;   /* LoRA's adapters a token runs through: 2 N_a */
+	/* the matmuls the op policy recomputes (inputs.h TB_SELECTIVE_OP):
+	 * k, o and the MLP's second (up, or down when plain) of each layer */
+	double fwd_op_recompute_per_token;
 	/* training.method: frozen runs forward only: no backward, nothing
 	 * recomputed */
 	bool forward_only;

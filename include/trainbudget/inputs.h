@@ -59,6 +59,13 @@ typedef enum {
 } tb_optimizer;
 
 typedef enum { TB_CKPT_NONE, TB_CKPT_SELECTIVE, TB_CKPT_FULL } tb_checkpointing;
+/* What selective checkpointing recomputes.  ATTENTION: the attention core
+ * (Korthikanti et al. 2022, Megatron-LM), which flash attention never
+ * stores, so it is none again.  OP: PyTorch's per-op policy as torchtitan
+ * writes it (selective_ac_option = 'op'): every matmul's output and the
+ * attention's are kept except every second matmul of a layer, and every
+ * other op is recomputed. */
+typedef enum { TB_SELECTIVE_ATTENTION, TB_SELECTIVE_OP } tb_selective;
 
 /* PaLM counts the whole score matrix (eager attention), as Megatron-LM did up
  * to core_v0.11.0; FlashAttention and Megatron-LM since core_v0.12.0 (commit
@@ -136,6 +143,7 @@ typedef struct tb_training {
 	tb_grad_dtype grad_dtype;   /* DEFAULT when the scenario does not say */
 	tb_optimizer optimizer;
 	tb_checkpointing checkpointing;
+	tb_selective selective_policy;
 	tb_attention_flops attention_flops;
 	bool flash_attention;
 	bool dropout;
@@ -200,6 +208,10 @@ typedef struct tb_hardware {
 	 * (0: the GPUs' TDP alone) */
 	double reservation_s;
 	double node_power_w;
+	/* the GPUs' power limit (nvidia-smi -pl), a quarter of the TDP to the
+	 * TDP; 0: the TDP.  It slows the compute (perf.h power_exponent) and
+	 * bounds the energy */
+	double power_limit_w;
 } tb_hardware;
 
 /* The layout's keys, as bits of tb_parallelism.written: the ones a
@@ -310,6 +322,11 @@ typedef struct tb_inputs {
 const char *tb_precision_name(tb_precision p);
 const char *tb_optimizer_name(tb_optimizer o);
 const char *tb_checkpointing_name(tb_checkpointing c);
+const char *tb_selective_name(tb_selective s);
+/* Whether selective checkpointing under t's policy and attention keeps
+ * what no checkpointing keeps: the attention policy under flash attention
+ * (the one rule for memory, the step, the search and the warning). */
+bool tb_selective_is_none(const tb_training *t);
 /* "megatron", "deepspeed", "fsdp"; "any" for TB_FW_ANY. */
 const char *tb_framework_name(tb_framework f);
 const char *tb_mlp_name(tb_mlp m);

@@ -63,6 +63,9 @@ typedef struct tb_perf_hw {
 	double network_bytes_per_s;   /* between nodes */
 	double nvlink_fraction;       /* achieved bus bandwidth / link, large messages */
 	double network_fraction;
+	/* the board's power limit over its TDP (hardware.power_limit); 1 or
+	 * 0: not limited */
+	double power_fraction;
 } tb_perf_hw;
 
 /* The constants fitted on the published runs (docs/validation.md says on
@@ -82,11 +85,19 @@ typedef struct tb_perf_consts {
 	 * collectives' kernels share the SMs and the HBM bandwidth of the
 	 * compute they overlap. */
 	double zero3_overlap_cost;
+	/* A card held to a fraction p of its TDP runs its matmuls and
+	 * attention at p^power_exponent of their speed: the clocks fall until
+	 * the draw fits (HBM and links keep theirs). */
+	double power_exponent;
 	double nvlink_latency_s;      /* per collective inside a node */
 	double network_latency_s;     /* per doubling of the nodes a collective spans */
 } tb_perf_consts;
 
 extern const tb_perf_consts tb_perf_fitted;
+
+/* The speed of a card's compute under its power limit, as a fraction of
+ * its speed at its TDP: power_fraction^power_exponent, 1 unlimited. */
+double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
 
 /* The measured error of the prediction on the runs it was not fitted on
  * (docs/validation.md): relative step-time error (predicted - published) /
@@ -98,8 +109,8 @@ extern const tb_perf_consts tb_perf_fitted;
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.25)
-#define TB_PERF_CAL_ERR_HIGH (0.28)
+#define TB_PERF_CAL_ERR_LOW  (-0.24)
+#define TB_PERF_CAL_ERR_HIGH (0.25)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
@@ -156,6 +167,7 @@ typedef struct tb_perf_input {
 	tb_framework framework;       /* FSDP's ZeRO-2 gathers every micro-batch */
 	bool sequence_parallel;
 	tb_checkpointing checkpointing;
+	tb_selective selective_policy;  /* what selective recomputes */
 	bool flash_attention;
 	/* The overlap rule (docs/formulas.md): with overlap_dp the gradient
 	 * reduction hides behind the last micro-batch's backward and ZeRO-3's

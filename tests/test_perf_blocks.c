@@ -1,0 +1,193 @@
+/* test_perf_blocks.c: the step-time model's building blocks
+ * (perf_blocks.c).
+ *
+ * Collective times against hand-worked arithmetic (round link figures,
+ * latencies and the size term switched off so each case is one line of
+ * arithmetic in its comment) and against the published bus bandwidths the
+ * node table is built from; the 1F1B bubble; the clocks a power limit
+ * leaves. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "trainbudget/gpus.h"
+#include "trainbudget/perf.h"
+
+static double rel(double got, double want)
+{
+	return fabs(got - want) / fabs(want);
+}
+
+/* 100 GB/s NVLink, 10 GB/s network, nothing lost: a collective is bytes x
+ * factor / link. */
+static tb_perf_hw S_round_hw(void)
+{
+	tb_perf_hw hw;
+	memset(&hw, 0, sizeof hw);
+	hw.gpus_per_node = 8;
+	hw.nvlink_bytes_per_s = 100e9;
+	hw.network_bytes_per_s = 10e9;
+	hw.nvlink_fraction = 1;
+	hw.network_fraction = 1;
+	return hw;
+}
+
+static tb_perf_consts S_bare(void)
+{
+	tb_perf_consts k = tb_perf_fitted;
+	k.coll_chunk_half_bytes = 0;
+	k.nvlink_latency_s = 0;
+	k.network_latency_s = 0;
+	return k;
+}
+
+Test(perf_blocks, collectives_hand_worked)
+{
+	tb_perf_hw hw = S_round_hw();
+	tb_perf_consts k = S_bare();
+	/* all-reduce of 8 GB over 8 GPUs of a node: 2 x 7/8 x 8e9 / 100e9 */
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 8e9, 8, 8, &hw, &k), 0.14) < 1e-12);
+	/* reduce-scatter and all-gather: half of it, 7/8 x 8e9 / 100e9 */
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, 8e9, 8, 8, &hw, &k), 0.07) < 1e-12);
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_ALL_GATHER, 8e9, 8, 8, &hw, &k), 0.07) < 1e-12);
+	/* all-to-all in a node: 7/8 of the buffer leaves each GPU on NVLink */
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 8e9, 8, 8, &hw, &k), 0.07) < 1e-12);
+	/* 16 GPUs on 2 nodes of 8: the boundary is crossed on 8 ports at once,
+	 * min(100, 8 x 10) = 80 GB/s: 2 x 15/16 x 8e9 / 80e9 */
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 8e9, 16, 8, &hw, &k), 0.1875) < 1e-12);
+	/* 8 GPUs, one per node (a data-parallel group beside TP 8): one port,
+	 * 2 x 7/8 x 8e9 / 10e9 */
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 8e9, 8, 1, &hw, &k), 1.4) < 1e-12);
+	/* all-to-all over 2 nodes of 8: 7/16 stays on NVLink, 8/16 leaves on
+	 * the GPU's port: 7/16 x 8e9/100e9 + 8/16 x 8e9/10e9 */
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 8e9, 16, 8, &hw, &k), 0.435) < 1e-12);
+	/* one send between nodes: 1e9 / 10e9; inside a node: 1e9 / 100e9 */
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_P2P, 1e9, 2, 1, &hw, &k), 0.1) < 1e-12);
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_P2P, 1e9, 2, 2, &hw, &k), 0.01) < 1e-12);
+	/* nothing to do */
+	cr_expect_eq(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 8e9, 1, 1, &hw, &k), 0);
+	cr_expect_eq(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 0, 8, 8, &hw, &k), 0);
+}
+
+Test(perf_blocks, collective_latency_and_size)
+{
+	tb_perf_hw hw = S_round_hw();
+	tb_perf_consts k = S_bare();
+	k.nvlink_latency_s = 10e-6;
+	k.network_latency_s = 15e-6;
+	/* 64 GPUs on 8 nodes: 10 us + 3 doublings x 15 us, plus 2 x 63/64 x
+	 * 1e9 / 80e9 */
+	double want = 10e-6 + 45e-6 + 2.0 * 63 / 64 * 1e9 / 80e9;
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 1e9, 64, 8, &hw, &k), want) < 1e-12);
+	/* a chunk of x0 bytes per rank runs at half speed: 8 GPUs x 1 MB */
+	k.nvlink_latency_s = k.network_latency_s = 0;
+	k.coll_chunk_half_bytes = 1e6;
+	double full = 2.0 * 7 / 8 * 8e6 / 100e9;
+	cr_expect(rel(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 8e6, 8, 8, &hw, &k), 2 * full) < 1e-12);
+}
+
+/* The node table reproduces the bus bandwidths it was built from
+ * (interconnect.yaml, ml-engineering network/README.md): 235 GB/s
+ * all-reduce on an 8 x A100 node; 740.64 GB/s on one 8 x B200 node and
+ * 377.34 GB/s over four, at 4 GiB.  busbw = 2(n-1)/n x size / time
+ * (nccl-tests doc/PERFORMANCE.md). */
+static double S_busbw(const char *gpu, int64_t n, double bytes)
+{
+	const tb_gpu_node *nd = tb_gpus_node(gpu);
+	tb_perf_hw hw;
+	memset(&hw, 0, sizeof hw);
+	hw.gpus_per_node = nd->gpus;
+	hw.nvlink_bytes_per_s = nd->nvlink_bytes_per_s;
+	hw.network_bytes_per_s = nd->network_bytes_per_s;
+	hw.nvlink_fraction = nd->nvlink_fraction;
+	hw.network_fraction = nd->network_fraction;
+	double t = tb_perf_collective_s(TB_COLL_ALL_REDUCE, bytes, n, nd->gpus, &hw, NULL);
+	return 2.0 * (double)(n - 1) / (double)n * bytes / t;
+}
+
+Test(perf_blocks, published_bus_bandwidths)
+{
+	double gib4 = 4.0 * 1073741824.0;
+	cr_expect(rel(S_busbw("a100-80gb", 8, gib4), 235e9) < 0.005, "%g", S_busbw("a100-80gb", 8, gib4));
+	cr_expect(rel(S_busbw("b200", 8, gib4), 740.64e9) < 0.005, "%g", S_busbw("b200", 8, gib4));
+	cr_expect(rel(S_busbw("b200", 32, gib4), 377.34e9) < 0.005, "%g", S_busbw("b200", 32, gib4));
+}
+
+Test(perf_blocks, bubble_formula)
+{
+	/* (p-1)/(v m): Narayanan et al. 2021 Sec. 2.2 */
+	cr_expect(rel(tb_perf_bubble_fraction(8, 1, 64), 7.0 / 64) < 1e-15);
+	cr_expect(rel(tb_perf_bubble_fraction(8, 3, 64), 7.0 / 192) < 1e-15);
+	cr_expect(rel(tb_perf_bubble_fraction(12, 1, 2), 11.0 / 2) < 1e-15);
+	cr_expect_eq(tb_perf_bubble_fraction(1, 4, 64), 0);
+	/* more micro-batches never widen the bubble; interleaving never does */
+	for (int64_t p = 2; p <= 64; p *= 2)
+		for (int64_t m = 1; m < 512; m++) {
+			cr_assert(tb_perf_bubble_fraction(p, 1, m + 1) <= tb_perf_bubble_fraction(p, 1, m));
+			cr_assert(tb_perf_bubble_fraction(p, 2, m) <= tb_perf_bubble_fraction(p, 1, m));
+		}
+}
+
+Test(perf_blocks, inside_a_node_never_slower)
+{
+	const char *cards[] = { "a100-80gb", "h100-sxm", "b200", "l40s", "tpu-v4" };
+	tb_coll kinds[] = { TB_COLL_ALL_REDUCE, TB_COLL_REDUCE_SCATTER, TB_COLL_ALL_GATHER,
+	                    TB_COLL_ALL_TO_ALL };
+	for (size_t c = 0; c < sizeof cards / sizeof cards[0]; c++) {
+		const tb_gpu_node *nd = tb_gpus_node(cards[c]);
+		tb_perf_hw hw;
+		memset(&hw, 0, sizeof hw);
+		hw.gpus_per_node = nd->gpus;
+		hw.nvlink_bytes_per_s = nd->nvlink_bytes_per_s;
+		hw.network_bytes_per_s = nd->network_bytes_per_s;
+		hw.nvlink_fraction = nd->nvlink_fraction;
+		hw.network_fraction = nd->network_fraction;
+		for (size_t kk = 0; kk < sizeof kinds / sizeof kinds[0]; kk++)
+			for (int64_t n = 2; n <= nd->gpus; n++)
+				for (double bytes = 1e3; bytes < 1e11; bytes *= 7) {
+					double inside = tb_perf_collective_s(kinds[kk], bytes, n, n, &hw, NULL);
+					/* the same n GPUs spread over more nodes */
+					for (int64_t per = 1; per < n; per++) {
+						if (n % per)
+							continue;
+						double across = tb_perf_collective_s(kinds[kk], bytes, n, per, &hw, NULL);
+						cr_assert(inside <= across, "%s kind %zu n %lld per %lld bytes %g: %g > %g",
+						          cards[c], kk, (long long)n, (long long)per, bytes, inside, across);
+					}
+				}
+		cr_assert(tb_perf_collective_s(TB_COLL_P2P, 1e8, 2, 2, &hw, NULL) <=
+		          tb_perf_collective_s(TB_COLL_P2P, 1e8, 2, 1, &hw, NULL));
+	}
+}
+
+/* A power limit slows the clocks of the compute, not the memory or the
+ * links: a compute-bound GEMM takes 1 / (p^x) as long, a memory-bound one
+ * and a collective the same; no limit, or a nonsense fraction, is 1. */
+Test(perf_blocks, power_limit_slows_compute_only)
+{
+	tb_perf_hw hw = S_round_hw();
+	hw.peak_flops = 989.4e12;
+	hw.matmul_ceiling = 0.803;
+	hw.hbm_bytes_per_s = 3.35e12;
+	tb_perf_hw cap = hw;
+	cap.power_fraction = 500.0 / 700.0;
+	double clock = pow(500.0 / 700.0, tb_perf_fitted.power_exponent);
+	cr_expect(tb_perf_clock_fraction(&cap, NULL) == clock);
+	cr_expect(clock > 0.5 && clock < 0.8, "%g", clock);
+	hw.power_fraction = 1;
+	cr_expect(tb_perf_clock_fraction(&hw, NULL) == 1);
+	hw.power_fraction = 0;
+	cr_expect(tb_perf_clock_fraction(&hw, NULL) == 1);
+	hw.power_fraction = NAN;
+	cr_expect(tb_perf_clock_fraction(&hw, NULL) == 1);
+	hw.power_fraction = 1;
+	double big = tb_perf_matmul_s(8192, 8192, 8192, 2, &hw, NULL);
+	cr_expect(rel(tb_perf_matmul_s(8192, 8192, 8192, 2, &cap, NULL), big / clock) < 1e-12);
+	/* one row through a card with a tenth of the bandwidth: memory-bound */
+	hw.hbm_bytes_per_s = cap.hbm_bytes_per_s = 0.1e12;
+	double thin = tb_perf_matmul_s(1, 8192, 8192, 2, &hw, NULL);
+	cr_expect(thin == 8192.0 * 8192 * 2 / (0.1e12 * tb_perf_fitted.mem_fraction) * (1 + 2 / 8192.0));
+	cr_expect(tb_perf_matmul_s(1, 8192, 8192, 2, &cap, NULL) == thin);
+	cr_expect(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 1e9, 8, 8, &cap, NULL) ==
+	          tb_perf_collective_s(TB_COLL_ALL_REDUCE, 1e9, 8, 8, &hw, NULL));
+}
