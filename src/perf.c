@@ -624,6 +624,7 @@ static void S_layer_all(const S_ctx *x, S_layer *L)
 	}
 	double ab = x->in->act_bytes;
 	L->embed_s = 4 * x->tok * x->h * ab / x->mem_bw;
+	L->mtp_proj_s = x->in->mtp_modules > 0 ? 3 * S_mm(x, x->tok, x->h, 2 * x->h) : 0;
 	L->embed_tp = x->ti > 1 ? L->tp_one : 0;
 	L->logits_s = 0;
 	L->logits_tp = 0;
@@ -721,8 +722,13 @@ static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 	}
 	for (int i = 0; i < 3; i++)
 		g->stage_s[i] = (double)nd[i] * ld + (double)(n[i] - nd[i]) * lt;
-	g->stage_s[0] += L->embed_s + L->embed_tp + (x->pi == 1 ? L->logits_s + L->logits_tp : 0);
-	g->stage_s[2] += L->logits_s + L->logits_tp;
+	/* multi-token prediction (DeepSeek-V3 Sec. 2.2): each module is one
+	 * more layer, the projection of [h; embedding] (tok, h, 2h) forward
+	 * and back, and the shared head once more, after the last layer */
+	double head = L->logits_s + L->logits_tp +
+	              (double)in->mtp_modules * (lt + L->logits_s + L->logits_tp + L->mtp_proj_s);
+	g->stage_s[0] += L->embed_s + L->embed_tp + (x->pi == 1 ? head : 0);
+	g->stage_s[2] += head;
 	g->busy = 0;
 	if (x->pi > 1) {
 		if (g->stage_s[1] > g->stage_s[g->busy])
@@ -815,8 +821,12 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 		extra_tp += embed_tp;
 	}
 	if (busy == 2 || x->pi == 1) {
-		extra_compute += logits_s;
-		extra_tp += logits_tp;
+		/* the head, and each MTP module's layer, projection and head */
+		double mt = (double)in->mtp_modules;
+		extra_compute += logits_s + mt * (logits_s + L->mtp_proj_s);
+		extra_tp += logits_tp * (1 + mt);
+		nb += mt;
+		nm += mt;
 	}
 
 	int64_t m = g.m;

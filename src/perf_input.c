@@ -104,6 +104,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 		out->expert_ffn_hidden = m->expert_ffn_hidden;
 		out->shared_ffn_hidden = m->shared_ffn_hidden;
 		out->dense_layers = m->dense_layers;
+		out->mtp_modules = m->mtp_modules;
 		out->q_lora_rank = m->q_lora_rank;
 		out->kv_lora_rank = m->kv_lora_rank;
 		out->qk_nope_dim = m->qk_nope_dim;

@@ -710,6 +710,7 @@ Test(perf, moe_dense_layers_by_stage)
 	S_deepseek_v3(&x);
 	tb_perf_input in;
 	tb_perf_input_from(&x, &in);
+	in.mtp_modules = 0;     /* the MTP module apart: mtp_module_on_the_last_stage */
 	tb_perf_layer L;
 	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
 	cr_expect(L.dense_fwd > 0 && L.dense_bwd > 0 && L.dense_fwd != L.fwd);
@@ -1051,4 +1052,40 @@ Test(perf, torchtitan_table1_at_500w_held_out)
 	tb_perf_input_from(&x, &in);
 	tb_perf_predict(&in, NULL, &r);
 	cr_expect(r.step_s < 0.8 * published, "%g s", r.step_s);
+}
+
+/* Multi-token prediction (DeepSeek-V3 Sec. 2.2, depth 1) on the last
+ * pipeline stage, with the output head (Sec. 3.2.1): one more layer of the
+ * model's kind, the projection of [h; embedding] (tok x 2h by 2h x h) forward
+ * and back, and the head once more.  The last stage's time grows by exactly
+ * that; every other stage's stays; the breakdown still adds up. */
+Test(perf, mtp_module_on_the_last_stage)
+{
+	tb_inputs x;
+	tb_perf_input in;
+	tb_perf_layer L;
+	tb_perf_result r0, r1;
+	S_deepseek_v3(&x);
+	cr_assert_eq(x.model.mtp_modules, 1);
+	tb_perf_input_from(&x, &in);
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	double proj = 3 * tb_perf_matmul_s(4096, 7168, 2 * 7168, 1, &in.hw, NULL);
+	cr_expect(rel(L.mtp_proj_s, proj) < 1e-12, "%g vs %g", L.mtp_proj_s, proj);
+	tb_perf_predict(&in, NULL, &r1);
+	in.mtp_modules = 0;
+	tb_perf_predict(&in, NULL, &r0);
+	cr_assert(r0.ok && r1.ok);
+	double lt = L.fwd + L.bwd + L.recompute + L.tp + L.cp + L.ep + tb_perf_fitted.layer_overhead_s;
+	double per_mb = lt + L.logits_s + L.logits_tp + L.mtp_proj_s;
+	double m = 15360.0 / 128;
+	/* the last stage was not the busiest without the module; with it,
+	 * its micro-batches and bubble share grow */
+	cr_expect(r1.step_s > r0.step_s);
+	double sum = 0;
+	for (int i = 0; i < TB_PERF_TERMS; i++)
+		sum += r1.breakdown_s[i];
+	cr_expect(rel(sum, r1.step_s) < 1e-12);
+	cr_expect(r1.breakdown_s[TB_PERF_COMPUTE] + r1.breakdown_s[TB_PERF_RECOMPUTE] +
+	          r1.breakdown_s[TB_PERF_EP_COMM] + r1.breakdown_s[TB_PERF_OTHER] >=
+	          m * per_mb, "the module's own share of the busiest stage");
 }

@@ -129,6 +129,10 @@ typedef struct tb_perf_input {
 	int64_t expert_ffn_hidden, shared_ffn_hidden, dense_layers;
 	/* group-limited routing (tb_model's route_groups fields; 0 = none) */
 	int64_t route_groups, route_groups_per_token;
+	/* multi-token prediction modules (DeepSeek-V3: 1): each one more layer
+	 * of the model's kind, its projection and the shared head's logits
+	 * again, on the last pipeline stage */
+	int64_t mtp_modules;
 	/* multi-head latent attention when kv_lora_rank > 0 (tb_model's fields) */
 	int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
 	bool gated_mlp;               /* three MLP matrices (SwiGLU) instead of two */
@@ -268,6 +272,7 @@ typedef struct tb_perf_layer {
 	double mm_flops_f;
 	double embed_s, embed_tp;     /* the embedding on the first stage */
 	double logits_s, logits_tp;   /* the logits on the last stage */
+	double mtp_proj_s;            /* one MTP module's projection, forward and back */
 	/* a mixture's leading dense layers (tb_perf_input.dense_layers), the
 	 * fields above being its expert layers': compute, recomputation and
 	 * exposed tensor and context communication; zero for other models */
