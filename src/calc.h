@@ -83,6 +83,9 @@ typedef struct tb_mem_model {
 	bool extras_trained, extras_frozen;
 	double embedding, head_tied, output, final_norm;
 	bool tied;
+	/* multi-token prediction modules: each one more layer on the last
+	 * stage, with the head (the step-time model's placing, perf.c) */
+	double mtp;
 } tb_mem_model;
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm);
 /* One GPU's parameters of one stage, before ZeRO: dense ones (ZeRO shards
@@ -120,6 +123,7 @@ typedef struct tb_mem_fit {
 	double act_layer_b1;    /* per layer, micro-batch 1, per context rank */
 	double ws_b1;           /* full recompute: one layer rebuilt in backward */
 	double emb_b1, logits_b1;
+	double mtp;             /* MTP modules on the last stage (tb_mem_model) */
 	int64_t p, v, d, gb;
 	double other;           /* hardware.overhead_bytes */
 } tb_mem_fit;

@@ -356,9 +356,12 @@ static void S_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 	for (int i = 0; i < 3; i++) {
 		int64_t chunks, emb;
 		S_inflight(c->p, c->v, c->gb, mb, c->d, S_rank(c->p, i), &chunks, &emb);
-		double layers_b = c->layers[i] * c->act_layer_b1 * b;
+		/* the MTP modules' layers and logits with the head */
+		double mtp = c->p <= 1 || i == 2 ? c->mtp : 0;
+		double layers_b = (c->layers[i] + mtp) * c->act_layer_b1 * b;
+		double logits_b = c->logits_b1 * b * (1 + mtp);
 		if (c->p <= 1) {
-			act[i] = layers_b + c->emb_b1 * b + c->logits_b1 * b + c->ws_b1 * b;
+			act[i] = layers_b + c->emb_b1 * b + logits_b + c->ws_b1 * b;
 			continue;
 		}
 		if (c->layers[i] <= 0) {        /* p = 2: no middle stage */
@@ -370,7 +373,7 @@ static void S_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 		if (i == 0)
 			act[i] += c->emb_b1 * b * (double)emb;
 		if (i == 2)
-			act[i] += c->logits_b1 * b;
+			act[i] += logits_b;
 	}
 }
 
@@ -417,6 +420,7 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 	             ? S_adafactor_elems_per_param(m, &ar, pp->total) : 0;
 	S_bytes_per_param(in, &mm->bp, ada);
 	mm->total = pp->total;
+	mm->mtp = m->has_shape ? (double)m->mtp_modules : 0;
 	tb_method meth = in->training.method;
 	tb_quant q = in->training.quantization;
 	bool trains_base = tb_method_trains_base(meth);
@@ -497,7 +501,10 @@ void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, 
 	tb_perf_stage_split(mm->layers, p, layers);
 	double td = (double)t, ete = (double)et * (double)e;
 	for (int i = 0; i < 3; i++) {
-		double ls = (double)layers[i];
+		/* an MTP module's layer rides with the head; its projection
+		 * (2h x h) is left out, under 1% of the layer */
+		bool head = p <= 1 ? i == 0 : i == 2;
+		double ls = (double)layers[i] + (head ? mm->mtp : 0);
 		share[i].train = S_layers_pair(mm->train, ls, td, ete);
 		share[i].frozen = S_layers_pair(mm->frozen, ls, td, ete);
 		share[i].quant = S_layers_pair(mm->quant, ls, td, ete);
@@ -617,6 +624,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	c.d = d;
 	c.gb = tr->global_batch;
 	c.other = in->hardware.overhead_bytes;
+	c.mtp = mm.mtp;
 	tb_mem_items items[3];
 	for (int i = 0; i < 3; i++) {
 		c.layers[i] = (double)split[i];

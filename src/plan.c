@@ -278,6 +278,7 @@ static void S_mem_init(S_state *st, const tb_plan_layout *l, S_mem *a, S_pm *pm)
 	for (int i = 0; i < 3; i++)
 		c->layers[i] = (double)split[i];
 	c->other = in->hardware.overhead_bytes;
+	c->mtp = st->mm.mtp;
 	const double *b1 = S_act_b1(st, t, l->sequence_parallel);
 	double s = (double)in->training.seq_len, h = (double)in->model.hidden;
 	double V = (double)in->model.vocab;

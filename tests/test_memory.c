@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calc.h"
+#include "trainbudget/presets.h"
 
 #define GIB 1073741824.0
 
@@ -758,4 +759,49 @@ Test(memory, op_policy_by_hand)
 	       4 * a * s / t;
 	cr_expect(B.memory.activations_per_layer_bytes == want, "%.0f vs %.0f",
 	          B.memory.activations_per_layer_bytes, want);
+}
+
+/* DeepSeek-V3's multi-token prediction module rides with the head on the
+ * last pipeline stage (the step-time model's placing): that stage holds one
+ * more layer's parameters and activations and a second fp32 logits buffer;
+ * the first and middle stages do not change. */
+Test(memory, mtp_module_on_the_last_stage)
+{
+	tb_inputs in;
+	base(&in);
+	in.model = tb_presets_find("deepseek-v3")->model;
+	cr_assert_eq(in.model.mtp_modules, 1);
+	in.training.seq_len = 4096;
+	in.training.dropout = false;
+	in.training.flash_attention = true;
+	in.parallelism.pipeline = 16;
+	in.parallelism.expert = 64;
+	in.parallelism.data = 128;
+	in.hardware.count = 2048;
+	tb_params_compute(&in, &B);
+	tb_mem_model with, without;
+	tb_memory_model(&in, &B.params, &with);
+	without = with;
+	without.mtp = 0;
+	cr_expect_eq(with.mtp, 1);
+	tb_mem_share sw[3], so[3];
+	int64_t lw[3], lo[3];
+	tb_memory_shares(&with, 1, 1, 16, 64, sw, lw);
+	tb_memory_shares(&without, 1, 1, 16, 64, so, lo);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(lw[i], lo[i], "the perf split is the model's layers");
+	for (int i = 0; i < 2; i++)
+		cr_expect(sw[i].train.dense == so[i].train.dense && sw[i].train.expert == so[i].train.expert);
+	/* one more layer: the last stage's share at layers + 1 over layers */
+	double per_layer_w = (sw[2].train.dense + sw[2].train.expert) - (so[2].train.dense + so[2].train.expert);
+	cr_expect(per_layer_w > 0);
+	tb_mem_fit c = { .layers = { 3, 4, 3 }, .act_layer_b1 = 1e9, .logits_b1 = 2e9,
+	                 .p = 16, .v = 1, .d = 128, .gb = 15360, .mtp = 1 };
+	double aw[3], ao[3];
+	tb_memory_stage_act(&c, 1, aw);
+	c.mtp = 0;
+	tb_memory_stage_act(&c, 1, ao);
+	cr_expect(aw[0] == ao[0] && aw[1] == ao[1]);
+	/* the last rank has one micro-batch in flight: one layer, one logits */
+	cr_expect(aw[2] - ao[2] == 1e9 + 2e9, "%g", aw[2] - ao[2]);
 }
