@@ -143,7 +143,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	 * --overlap-grad-reduce); tensor-parallel overlap is opt-in. */
 	out->framework = in->parallelism.framework;
 	out->overlap_dp = true;
-	out->overlap_tp = false;
+	out->overlap_tp = pa->overlap_tp;
 	out->overlap_ep = pa->overlap_ep;
 	out->dispatcher = pa->dispatcher;
 

@@ -256,6 +256,10 @@ typedef struct tb_parallelism {
 	 * (DeepSeek-V3's DualPipe, Megatron-LM's
 	 * --overlap-moe-expert-parallel-comm); false: it waits in line. */
 	bool overlap_ep;
+	/* Tensor-parallel collectives hidden behind the layer's matmuls
+	 * (Megatron-LM's --tp-comm-overlap, torchtitan's async TP); false:
+	 * exposed. */
+	bool overlap_tp;
 	/* How tokens reach their experts: Megatron-LM's all-to-all sends every
 	 * routed copy; DeepEP sends each token once per destination node and
 	 * forwards it over NVLink there, in fp8 under fp8 matmuls
