@@ -213,6 +213,13 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		tb_buf_printf(o, " (%s)", ms);
 	}
 	tb_rtab_end(&tb);
+	if (in->hardware.power_limit_w > 0) {
+		tb_rtab_str(&tb, "Power limit");
+		o = tb_rtab_begin(&tb);
+		tb_buf_printf(o, "%.0f W of the %.0f W TDP (hardware.power_limit: slower compute, "
+		                 "the energy at the limit)", in->hardware.power_limit_w, gpu->tdp_w);
+		tb_rtab_end(&tb);
+	}
 	tb_rtab_str(&tb, "Price per GPU-hour");
 	o = tb_rtab_begin(&tb);
 	tb_rfmt(o, TB_RF_MONEY, in->hardware.price_per_gpu_hour, tb_rcurrency(r));
@@ -606,8 +613,10 @@ static void S_key_figures(tb_report *r)
 		tb_buf_puts(&o, " kWh");
 		/* the GPUs at their TDP (x PUE): about half a DGX H100 node's draw
 		 * (NVIDIA DGX H100 datasheet: 10.2 kW for 8 x 700 W GPUs) */
-		S_key(r, r->sc->inputs.hardware.node_power_w > 0 ? "Node energy at the wall (expected MFU)"
-		                                                 : "GPU energy at TDP (expected MFU)",
+		const tb_hardware *hw = &r->sc->inputs.hardware;
+		S_key(r, hw->node_power_w > 0 ? "Node energy at the wall (expected MFU)"
+		         : hw->power_limit_w > 0 ? "GPU energy at the power limit (expected MFU)"
+		         : "GPU energy at TDP (expected MFU)",
 		      tb_buf_detach(&o, NULL));
 		if (tb_bill_any(&b->bill_in))
 			S_key(r, "Billed (booked, ablations, storage)", tb_rmoneys(r, tb_budget_expected(b).cost));
