@@ -191,6 +191,22 @@ if [ -n "$p64" ] && [ -n "$p128" ] &&
 else
 	no "predicted MFU: 1,024 GPUs faster than 512, by less than 2x" "512 GPUs: '$p64'  1,024 GPUs: '$p128'"
 fi
+# A power limit (hardware.power_limit) slows the predicted step by the
+# clocks it leaves, says so, bounds the energy at the limit, and is echoed
+# in the inputs; the op policy and the TP overlap are echoed too.
+run "$BIN" estimate --format json --set hardware.count=64
+full=$(json_seconds "$T/out")
+run "$BIN" estimate --format json --set hardware.count=64 --set hardware.power_limit=500W \
+	--set training.checkpointing=selective --set training.selective_policy=op --set parallelism.overlap_tp=true
+capped=$(json_seconds "$T/out")
+if [ "$rc" -eq 0 ] && [ -n "$full" ] && [ -n "$capped" ] &&
+   awk -v a="$full" -v b="$capped" 'BEGIN { exit !(b > 1.2 * a) }' &&
+   grep -q '"power_limit_w": 500' "$T/out" && grep -q '"selective_policy": "op"' "$T/out" &&
+   grep -q '"overlap_tp": true' "$T/out" && grep -q 'hardware.power_limit holds each GPU to 500 W' "$T/out"; then
+	ok "a 500 W limit slows the predicted run and says so; the new keys are echoed ($full -> $capped s)"
+else
+	no "hardware.power_limit, selective_policy, overlap_tp end to end" "rc $rc: '$full' -> '$capped'" "$(head -c 300 "$T/err")"
+fi
 run "$BIN" estimate --format json --set training.tokens=200B --set training.tokens=100B --set hardware.count=512
 s_last=$(json_seconds "$T/out")
 [ -n "$s_last" ] && [ "$s_last" = "$p64" ] && ok "repeated --set: the last one wins" \
