@@ -248,7 +248,10 @@ const tb_gpu *tb_gpus_find(const char *name)
  * network per node (0.943).  Matmul ceilings: ml-engineering's Maximum
  * Achievable Matmul FLOPS (best shape) over the dense peak: A100 bf16
  * 271.2/312 = 0.869, H100 bf16 794.5/989 = 0.803, H100 fp8 1402.6/1979 =
- * 0.709, MI300X bf16 668.4/1300 = 0.514.  Flash attention: FlashAttention-2
+ * 0.709, MI300X bf16 668.4/1300 = 0.514; and from ml-engineering's
+ * insights/when-to-upgrade-gpus (stas00/ml-engineering), B200 SXM bf16
+ * 1745.0/2250 = 0.776 and fp8 3432.5/4500 = 0.763, H200 fp8 1453.4/1979 =
+ * 0.734.  Flash attention: FlashAttention-2
  * (Dao 2023, arXiv:2307.08691) reaches 50-73% of the A100 peak (0.55 taken
  * for forward + backward); on H100 it runs at about 362 TFLOP/s (Shah et
  * al. 2024, FlashAttention-3, arXiv:2407.08608, Fig. 5, head dim 128),
@@ -277,13 +280,14 @@ static const tb_gpu_node S_nodes[] = {
 	  "400 Gb/s per GPU; fractions as H100 SXM" },
 	/* not measured on an H200, but its GH100 runs at the H100 SXM's
 	 * clocks and 700 W: the H100's measured fractions stand (false) */
-	{ "h200", 8, 450e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943, false,
+	{ "h200", 8, 450e9, 50e9, 0.803, 0.734, 0.37, 0.783, 0.943, false,
 	  "HGX H200: 8 GPUs, NVLink 4 (interconnect.yaml), 400 Gb/s per GPU; "
-	  "same GH100 compute as H100: its MAMF and FA2 fractions" },
-	{ "b200", 8, 900e9, 50e9, 0.803, 0.709, 0.37, 0.823, 0.943, true,
+	  "same GH100 compute as H100: its bf16 MAMF and FA2 fractions; fp8 MAMF measured "
+	  "on H200, 1453.4/1979" },
+	{ "b200", 8, 900e9, 50e9, 0.776, 0.763, 0.37, 0.823, 0.943, true,
 	  "DGX B200: 8 GPUs, NVLink 5 900 GB/s, 400 Gb/s per GPU; all-reduce 740.64 of "
-	  "900 GB/s in one node, 377.34 GB/s over 4 (interconnect.yaml); matmul and "
-	  "attention fractions assumed as H100 (no published MAMF)" },
+	  "900 GB/s in one node, 377.34 GB/s over 4 (interconnect.yaml); MAMF 1745.0/2250 "
+	  "bf16, 3432.5/4500 fp8 (ml-engineering); attention fraction assumed as H100" },
 	{ "a100-40gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
 	  "DGX A100: 8 GPUs, NVLink 3 300 GB/s, HDR 200 Gb/s per GPU; nccl all_reduce "
 	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)" },
@@ -323,14 +327,14 @@ static const tb_gpu_node S_nodes[] = {
 	  "HGX H20: 8 GPUs, NVLink 900 GB/s both ways (spec sheet); 400 Gb/s per GPU assumed; bf16 "
 	  "matmul 142.25 of 148 TFLOP/s measured (10240^3, zzc0721/torch-performance-test-data#77); "
 	  "fp8, attention, link fractions assumed as H100" },
-	{ "gb200", 72, 900e9, 50e9, 0.803, 0.709, 0.37, 0.823, 0.943, true,
+	{ "gb200", 72, 900e9, 50e9, 0.776, 0.763, 0.37, 0.823, 0.943, true,
 	  "GB200 NVL72: 72 GPUs in one NVLink 5 domain, 1.8 TB/s both ways per GPU; ConnectX-7 "
 	  "400 Gb/s per GPU (NVIDIA multi-node NVLink tuning guide); fractions assumed as B200 "
 	  "(all-reduce measured on 8, not 72)" },
-	{ "gb300", 72, 900e9, 100e9, 0.803, 0.709, 0.37, 0.823, 0.943, true,
+	{ "gb300", 72, 900e9, 100e9, 0.776, 0.763, 0.37, 0.823, 0.943, true,
 	  "GB300 NVL72: 72 GPUs, NVLink 5 1.8 TB/s both ways per GPU; 4 ConnectX-8 (800 Gb/s) per "
 	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); fractions assumed as B200" },
-	{ "b300", 8, 900e9, 100e9, 0.803, 0.709, 0.37, 0.823, 0.943, true,
+	{ "b300", 8, 900e9, 100e9, 0.776, 0.763, 0.37, 0.823, 0.943, true,
 	  "HGX B300: 8 GPUs, NVLink 5 1.8 TB/s both ways, 8 ConnectX-8 800 Gb/s (1.6 TB/s both ways "
 	  "per board, HGX B300 table); fractions assumed as B200" },
 	{ "mi325x", 8, 448e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943, true,

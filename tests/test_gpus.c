@@ -212,6 +212,19 @@ Test(gpus, efficiency_assumed)
 	}
 	/* the H20's bf16 matmul was measured: 142.25 of 148 TFLOP/s */
 	cr_expect(fabs(tb_gpus_node("h20")->matmul_ceiling - 142.25 / 148) < 0.001);
+	/* MAMF (stas00/ml-engineering, insights/when-to-upgrade-gpus): B200 SXM
+	 * bf16 1,745.0 of 2,250 and fp8 3,432.5 of 4,500 TFLOP/s; H200 fp8
+	 * 1,453.4 of 1,979; the Blackwell rows without their own take B200's */
+	cr_expect(fabs(tb_gpus_node("b200")->matmul_ceiling - 1745.0 / 2250) < 0.001);
+	cr_expect(fabs(tb_gpus_node("b200")->matmul_ceiling_fp8 - 3432.5 / 4500) < 0.001);
+	cr_expect(fabs(tb_gpus_node("h200")->matmul_ceiling_fp8 - 1453.4 / 1979) < 0.001);
+	cr_expect(fabs(tb_gpus_node("h100-sxm")->matmul_ceiling_fp8 - 1402.6 / 1979) < 0.001);
+	static const char *const blackwell[] = { "gb200", "gb300", "b300" };
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect(tb_gpus_node(blackwell[i])->matmul_ceiling == tb_gpus_node("b200")->matmul_ceiling);
+		cr_expect(tb_gpus_node(blackwell[i])->matmul_ceiling_fp8 ==
+		          tb_gpus_node("b200")->matmul_ceiling_fp8);
+	}
 	/* DeepSeek-V3: NVLink 160 GB/s achieved on the H800 */
 	cr_expect(fabs(tb_gpus_node("h800")->nvlink_fraction * tb_gpus_node("h800")->nvlink_bytes_per_s -
 	               160e9) < 1e6);
