@@ -377,14 +377,14 @@ static bool S_in_list(S_cfg *c, const S_field *f, int64_t i, const char *key)
 
 typedef enum {
 	F_DEEPSEEK_V2, F_DEEPSEEK_V3, F_GEMMA, F_GEMMA2, F_GEMMA3, F_GEMMA3_TEXT,
-	F_GPT2, F_LLAMA, F_LLAMA4, F_LLAMA4_TEXT, F_MISTRAL, F_MIXTRAL, F_OLMO2,
+	F_GPT2, F_GPT_OSS, F_LLAMA, F_LLAMA4, F_LLAMA4_TEXT, F_MISTRAL, F_MIXTRAL, F_OLMO2,
 	F_PHI3, F_QWEN2, F_QWEN2_MOE, F_QWEN3, F_QWEN3_MOE, F_COUNT
 } S_family;
 
 /* Sorted, as the error message lists them. */
 static const char *const S_types[F_COUNT] = {
 	"deepseek_v2", "deepseek_v3", "gemma", "gemma2", "gemma3", "gemma3_text",
-	"gpt2", "llama", "llama4", "llama4_text", "mistral", "mixtral", "olmo2",
+	"gpt2", "gpt_oss", "llama", "llama4", "llama4_text", "mistral", "mixtral", "olmo2",
 	"phi3", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
 };
 
@@ -450,6 +450,15 @@ static void S_windows(S_cfg *c, S_family fam, tb_model *m)
 		}
 		break;
 	}
+	case F_GPT_OSS:
+		/* GptOssConfig: a 128-token window on the even layers */
+		if (S_is_null(c, "sliding_window"))
+			break;
+		w = S_def(c, "sliding_window", 1, 100000000, 128);
+		n = S_layer_types(c, L, &kind);
+		if (n < 0 && !c->failed)
+			n = (L + 1) / 2;
+		break;
 	case F_GEMMA2: case F_GEMMA3: case F_GEMMA3_TEXT:
 		if (S_is_null(c, "sliding_window"))
 			break;
@@ -556,7 +565,10 @@ static void S_decoder(S_cfg *c, S_family fam, tb_model *m)
 	m->tied_embeddings = fam == F_GEMMA || fam == F_GEMMA2 || gemma3;
 	m->qkv_bias = fam == F_QWEN2;
 
-	bool attention_bias = false, mlp_bias = false;
+	/* GptOssConfig: attention biases unless said otherwise; its experts
+	 * and router always have biases, and every head a learned sink */
+	bool gpt_oss = fam == F_GPT_OSS;
+	bool attention_bias = gpt_oss, mlp_bias = false;
 	S_bool(c, "attention_bias", &attention_bias);
 	S_bool(c, "mlp_bias", &mlp_bias);
 	if (fam == F_QWEN2_MOE) {
@@ -567,10 +579,13 @@ static void S_decoder(S_cfg *c, S_family fam, tb_model *m)
 	           attention_bias) {
 		m->attn_bias = true;            /* q, k, v and o (MLA: q_a, kv_a and o) */
 	}
-	m->mlp_bias = mlp_bias && (fam == F_LLAMA || fam == F_MISTRAL);
+	m->mlp_bias = (mlp_bias && (fam == F_LLAMA || fam == F_MISTRAL)) || gpt_oss;
+	m->router_bias = gpt_oss;
+	m->attn_sinks = gpt_oss;
 
 	/* head dimension: the class default, then hidden / heads */
-	int64_t hd_default = fam == F_QWEN3 || fam == F_QWEN3_MOE || llama4 ? 128 : fam == F_GEMMA2 || gemma3 ? 256 : 0;
+	int64_t hd_default = fam == F_QWEN3 || fam == F_QWEN3_MOE || llama4 ? 128
+	                     : fam == F_GEMMA2 || gemma3 ? 256 : gpt_oss ? 64 : 0;
 	m->head_dim = hd_default;
 	S_int(c, "head_dim", 1, 100000, &m->head_dim);
 	if (c->failed)
@@ -610,6 +625,13 @@ static void S_decoder(S_cfg *c, S_family fam, tb_model *m)
 	const char *ekey = NULL;
 	int64_t E = 0, k = 0;
 	switch (fam) {
+	case F_GPT_OSS:
+		/* GptOssConfig: 128 experts, 4 a token, each intermediate_size wide */
+		ekey = "num_local_experts";
+		E = S_def(c, ekey, 0, 100000, 128);
+		k = S_def(c, "num_experts_per_tok", 1, 100000, 4);
+		m->expert_ffn_hidden = m->ffn_hidden;
+		break;
 	case F_MIXTRAL:
 		ekey = "num_local_experts";
 		if (!S_int(c, ekey, 1, 100000, &E) && !c->failed)

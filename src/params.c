@@ -71,6 +71,8 @@ void tb_calc_arch(const tb_model *m, tb_arch *a)
 			a->attn_v = (H + 2 * K) * d + h;
 		else if (m->qkv_bias)
 			a->attn_v = (H + 2 * K) * d;
+		if (m->attn_sinks)
+			a->attn_v += H;
 		if (m->qk_norm == TB_QKNORM_HEAD)
 			a->attn_v += 2 * d;
 		else if (m->qk_norm == TB_QKNORM_FULL)
@@ -120,6 +122,7 @@ static bool S_plain(const tb_model *m)
 {
 	bool moe = m->experts > 1;
 	return m->kv_lora_rank <= 0 && m->qk_norm == TB_QKNORM_NONE && !m->attn_bias && !m->mlp_bias &&
+	       !m->attn_sinks &&
 	       (m->norms_per_layer == 0 || m->norms_per_layer == 2) &&
 	       (!moe || ((m->expert_ffn_hidden == 0 || m->expert_ffn_hidden == m->ffn_hidden) &&
 	                 m->dense_layers == 0 && m->shared_ffn_hidden == 0 && !m->router_bias));

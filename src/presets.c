@@ -133,6 +133,28 @@ static const tb_preset S_presets[] = {
 	    .experts_per_token = 8, .expert_ffn_hidden = 2048,
 	    .shared_ffn_hidden = 2048, .dense_layers = 3, .router_bias = true,
 	    .route_groups = 8, .route_groups_per_token = 4, .mtp_modules = 1 } },
+	/* OpenAI's model card: 116.83B and 20.91B parameters, 5.13B and 3.61B
+	 * active (the unembedding counted, the embedding not); every linear
+	 * layer has a bias, every head a learned sink, even layers a 128-token
+	 * window */
+	{ "gpt-oss-120b", "gpt-oss-120b",
+	  "openai/gpt-oss-120b config.json; OpenAI gpt-oss model card (116.83B, 5.13B active)",
+	  116.83e9,
+	  { .has_shape = true, .layers = 36, .hidden = 2880, .heads = 64,
+	    .kv_heads = 8, .head_dim = 64, .ffn_hidden = 2880, .vocab = 201088,
+	    .mlp = TB_MLP_GATED, .norm = TB_NORM_RMSNORM, .positions = TB_POS_ROPE,
+	    .attn_bias = true, .mlp_bias = true, .router_bias = true, .attn_sinks = true,
+	    .window = 128, .window_layers = 18, .experts = 128, .experts_per_token = 4,
+	    .expert_ffn_hidden = 2880 } },
+	{ "gpt-oss-20b", "gpt-oss-20b",
+	  "openai/gpt-oss-20b config.json; OpenAI gpt-oss model card (20.91B, 3.61B active)",
+	  20.91e9,
+	  { .has_shape = true, .layers = 24, .hidden = 2880, .heads = 64,
+	    .kv_heads = 8, .head_dim = 64, .ffn_hidden = 2880, .vocab = 201088,
+	    .mlp = TB_MLP_GATED, .norm = TB_NORM_RMSNORM, .positions = TB_POS_ROPE,
+	    .attn_bias = true, .mlp_bias = true, .router_bias = true, .attn_sinks = true,
+	    .window = 128, .window_layers = 12, .experts = 32, .experts_per_token = 4,
+	    .expert_ffn_hidden = 2880 } },
 	/* Table 4 gives layers, heads, key size and d_model; the feed-forward
 	 * width is Gopher's 4 x d_model, which counts 64.7B against the
 	 * paper's nominal 70B.  Relative positions add no parameters. */

@@ -113,7 +113,7 @@ static char *S_first(const tb_diags *d)
 	return s;
 }
 
-#define S_TYPES "deepseek_v2, deepseek_v3, gemma, gemma2, gemma3, gemma3_text, gpt2, llama, " \
+#define S_TYPES "deepseek_v2, deepseek_v3, gemma, gemma2, gemma3, gemma3_text, gpt2, gpt_oss, llama, " \
                 "llama4, llama4_text, mistral, mixtral, olmo2, phi3, qwen2, qwen2_moe, qwen3 or qwen3_moe"
 
 Test(hfconfig, errors_point_into_the_file)
@@ -488,5 +488,45 @@ Test(hfconfig, presets_match_their_configs)
 		tb_model pm = p->model;
 		snprintf(pm.preset, sizeof pm.preset, "%s", "");
 		cr_expect(memcmp(&m, &pm, sizeof m) == 0, "%s differs from %s", pairs[i].preset, pairs[i].file);
+	}
+}
+
+/* gpt-oss (OpenAI's model card: 116.83B and 20.91B total, 5.13B and 3.61B
+ * active, the unembedding counted and the embedding not).  By hand from
+ * config.json, per layer: q, k, v and o with their biases (2,880 x 4,096 +
+ * 4,096, twice 2,880 x 512 + 512, 4,096 x 2,880 + 2,880), a sink per head
+ * (64), the router with its bias (2,880 x E + E), E experts of gate_up
+ * (2,880 x 5,760 + 5,760) and down (2,880 x 2,880 + 2,880), two RMSNorms;
+ * then the embedding, the unembedding and the final norm. */
+Test(hfconfig, gpt_oss_exact)
+{
+	static const struct { const char *file, *preset; int64_t L, E; double total, active; } cases[] = {
+		{ "gpt-oss-120b.json", "gpt-oss-120b", 36, 128, 116.83e9, 5.13e9 },
+		{ "gpt-oss-20b.json", "gpt-oss-20b", 24, 32, 20.91e9, 3.61e9 },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		tb_model m = S_fixture(cases[i].file);
+		cr_expect_eq(m.layers, cases[i].L);
+		cr_expect_eq(m.experts, cases[i].E);
+		cr_expect_eq(m.experts_per_token, 4);
+		cr_expect(m.attn_bias && m.mlp_bias && m.router_bias && m.attn_sinks);
+		cr_expect_eq(m.window, 128);
+		cr_expect_eq(m.window_layers, cases[i].L / 2);
+		cr_expect(!m.tied_embeddings);
+		double E = (double)cases[i].E;
+		double attn = 2880.0 * 4096 + 4096 + 2 * (2880.0 * 512 + 512) + 4096.0 * 2880 + 2880 + 64;
+		double expert = 2880.0 * 5760 + 5760 + 2880.0 * 2880 + 2880;
+		double layer = attn + 2880 * E + E + E * expert + 2 * 2880;
+		double emb = 201088.0 * 2880;
+		double want = (double)cases[i].L * layer + 2 * emb + 2880;
+		tb_params p = S_count(&m)->params;
+		cr_expect(p.total == want, "%s: %.0f vs %.0f", cases[i].file, p.total, want);
+		cr_expect(fabs(p.total - cases[i].total) <= 0.005e9, "%.0f", p.total);
+		double active = (double)cases[i].L * (attn + 2880 * E + E + 4 * expert + 2 * 2880) + emb + 2880;
+		cr_expect(p.active - p.embedding == active, "%.0f vs %.0f", p.active - p.embedding, active);
+		cr_expect(fabs(p.active - p.embedding - cases[i].active) <= 0.005e9, "%.0f", p.active - p.embedding);
+		tb_model pm = tb_presets_find(cases[i].preset)->model;
+		snprintf(pm.preset, sizeof pm.preset, "%s", "");
+		cr_expect(memcmp(&m, &pm, sizeof m) == 0, "%s differs from %s", cases[i].preset, cases[i].file);
 	}
 }

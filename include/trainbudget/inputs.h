@@ -124,6 +124,7 @@ typedef struct tb_model {
 	int64_t shared_ffn_hidden; /* always-on shared expert(s), their total width; 0 = none */
 	bool shared_expert_gate;   /* Qwen2-MoE: a sigmoid gate (h x 1) on the shared expert */
 	bool router_bias;          /* one bias per expert on the router (DeepSeek-V3) */
+	bool attn_sinks;           /* a learned sink logit per query head (gpt-oss) */
 	/* Group-limited routing (DeepSeek-V2/V3 config.json n_group, topk_group):
 	 * the experts form route_groups groups and a token's experts come from
 	 * at most route_groups_per_token of them (V3: 4 of 8, one group a node
