@@ -45,18 +45,25 @@ void tb_budget_warn(tb_budget *b, const char *fmt, ...)
 {
 	if (b->n_warnings >= TB_WARNINGS_MAX)
 		return;
+	char *w = b->warnings[b->n_warnings++];
+	size_t cap = sizeof b->warnings[0], n;
 	/* Most warnings are fixed sentences: copy them without vsnprintf. */
 	if (!strchr(fmt, '%')) {
-		size_t n = strlen(fmt);
-		if (n >= sizeof b->warnings[0])
-			n = sizeof b->warnings[0] - 1;
-		memcpy(b->warnings[b->n_warnings], fmt, n);
-		b->warnings[b->n_warnings++][n] = '\0';
-		return;
+		n = strlen(fmt);
+		memcpy(w, fmt, n < cap ? n + 1 : cap - 1);
+	} else {
+		va_list ap;
+		va_start(ap, fmt);
+		int r = vsnprintf(w, cap, fmt, ap);
+		va_end(ap);
+		n = r < 0 ? 0 : (size_t)r;
 	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(b->warnings[b->n_warnings], sizeof b->warnings[0], fmt, ap);
-	va_end(ap);
-	b->n_warnings++;
+	if (n < cap)
+		return;
+	/* too long (a long name in it): cut at a whole UTF-8 character and
+	 * say so, never mid-sequence */
+	size_t end = cap - 4;
+	while (end > 0 && ((unsigned char)w[end] & 0xC0) == 0x80)
+		end--;
+	memcpy(w + end, "...", 4);
 }

@@ -271,10 +271,9 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               gn->name);
 	/* a fitted constant prices the clocks a power limit leaves */
 	if (in->hardware.mfu_predicted && in->model.has_shape && pb->in.hw.power_fraction < 1)
-		tb_budget_warn(b, "hardware.power_limit holds each GPU to %.0f W of its %.0f W TDP: the "
-		               "step-time model runs its matmuls and attention at %.0f%% of their speed "
-		               "((limit / TDP)^%.3g, the exponent fitted on published runs of H100s at "
-		               "500 W; docs/validation.md)",
+		tb_budget_warn(b, "hardware.power_limit: %.0f W of a %.0f W TDP runs the matmuls and "
+		               "attention at %.0f%% of their speed ((limit/TDP)^%.3g, fitted on H100s "
+		               "at 500 W: docs/validation.md)",
 		               in->hardware.power_limit_w, in->hardware.gpu.tdp_w,
 		               100 * tb_perf_clock_fraction(&pb->in.hw, NULL), tb_perf_fitted.power_exponent);
 	tb_perf_predict(&pb->in, NULL, &pb->r);

@@ -202,7 +202,7 @@ capped=$(json_seconds "$T/out")
 if [ "$rc" -eq 0 ] && [ -n "$full" ] && [ -n "$capped" ] &&
    awk -v a="$full" -v b="$capped" 'BEGIN { exit !(b > 1.2 * a) }' &&
    grep -q '"power_limit_w": 500' "$T/out" && grep -q '"selective_policy": "op"' "$T/out" &&
-   grep -q '"overlap_tp": true' "$T/out" && grep -q 'hardware.power_limit holds each GPU to 500 W' "$T/out"; then
+   grep -q '"overlap_tp": true' "$T/out" && grep -q 'hardware.power_limit: 500 W of a 700 W TDP' "$T/out"; then
 	ok "a 500 W limit slows the predicted run and says so; the new keys are echoed ($full -> $capped s)"
 else
 	no "hardware.power_limit, selective_policy, overlap_tp end to end" "rc $rc: '$full' -> '$capped'" "$(head -c 300 "$T/err")"

@@ -30,8 +30,35 @@ Test(deriv, warnings_cap_and_truncate)
 	for (int i = 0; i < TB_WARNINGS_MAX + 3; i++)
 		tb_budget_warn(&B, "w%d %s", i, longer);
 	cr_expect(B.n_warnings == TB_WARNINGS_MAX);
-	cr_expect(strlen(B.warnings[0]) == sizeof B.warnings[0] - 1);
+	/* cut, and saying so */
+	size_t n = strlen(B.warnings[0]);
+	cr_expect(n == sizeof B.warnings[0] - 1, "%zu", n);
 	cr_expect(strncmp(B.warnings[0], "w0 x", 4) == 0);
+	cr_expect_str_eq(B.warnings[0] + n - 3, "...");
+}
+
+/* A warning cut inside a multi-byte character drops the whole character
+ * (a report must stay valid UTF-8), fixed or formatted: 'a' and 128 euro
+ * signs of 3 bytes, 385 bytes, do not fit. */
+#define S_E "\xe2\x82\xac"
+#define S_E8 S_E S_E S_E S_E S_E S_E S_E S_E
+#define S_E64 S_E8 S_E8 S_E8 S_E8 S_E8 S_E8 S_E8 S_E8
+Test(deriv, truncation_keeps_utf8_whole)
+{
+	for (int fixed = 0; fixed < 2; fixed++) {
+		memset(&B, 0, sizeof B);
+		if (fixed)
+			tb_budget_warn(&B, "a" S_E64 S_E64);
+		else
+			tb_budget_warn(&B, "%s", "a" S_E64 S_E64);
+		const char *w = B.warnings[0];
+		size_t n = strlen(w);
+		cr_expect(n < sizeof B.warnings[0] && n > sizeof B.warnings[0] - 8, "%zu", n);
+		cr_expect_str_eq(w + n - 3, "...");
+		/* what precedes is 'a' and whole euro signs */
+		cr_expect((n - 3 - 1) % 3 == 0, "%zu", n);
+		cr_expect(memcmp(w + n - 6, S_E, 3) == 0);
+	}
 }
 
 Test(deriv, lookup_by_key)

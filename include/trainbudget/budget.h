@@ -401,6 +401,7 @@ typedef struct tb_stage_row {
 /* ---- the budget ------------------------------------------------------- */
 
 #define TB_WARNINGS_MAX 16
+#define TB_WARNING_BYTES 320
 
 typedef struct tb_budget {
 	tb_params params;
@@ -445,7 +446,9 @@ typedef struct tb_budget {
 	int n_derivs;
 	tb_deriv derivs[TB_DERIVS_MAX];
 	int n_warnings;
-	char warnings[TB_WARNINGS_MAX][200];
+	/* each a sentence; one that would not fit ends in "..." at a whole
+	 * character (tb_budget_warn) */
+	char warnings[TB_WARNINGS_MAX][TB_WARNING_BYTES];
 } tb_budget;
 
 /* Computes the whole budget for checked inputs, except the confidence
