@@ -359,9 +359,7 @@ void tb_budget_price_answer(const tb_inputs *in, tb_inputs *priced, tb_budget *b
 	/* said of what was written, whatever the answer priced (memory.c says
 	 * it when the priced layout keeps it) */
 	if (sel_flash && priced->training.checkpointing != TB_CKPT_SELECTIVE)
-		tb_budget_warn(b, "training.checkpointing selective under flash attention recomputes "
-		                  "nothing more (flash attention never stores the scores it drops): "
-		                  "memory and time are those of none");
+		tb_budget_warn(b, "%s", tb_selective_none_warning(priced));
 	if (a.decided && !a.runs) {
 		/* nothing runs: no time, cost, MFU or verdict is priced on a
 		 * layout that cannot run */

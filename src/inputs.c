@@ -57,6 +57,16 @@ bool tb_selective_is_none(const tb_training *t)
 	return t->flash_attention && t->selective_policy == TB_SELECTIVE_ATTENTION;
 }
 
+const char *tb_selective_none_warning(const tb_inputs *in)
+{
+	return in->parallelism.framework == TB_FW_FSDP
+		? "training.checkpointing selective under flash attention recomputes nothing more "
+		  "(flash attention never stores the scores it drops): memory and time are those of "
+		  "none; PyTorch's selective checkpointing (torchtitan's) is training.selective_policy: op"
+		: "training.checkpointing selective under flash attention recomputes nothing more "
+		  "(flash attention never stores the scores it drops): memory and time are those of none";
+}
+
 const char *tb_mlp_name(tb_mlp m)
 {
 	switch (m) {

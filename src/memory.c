@@ -920,7 +920,5 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	 * stores: the two are the same run (Korthikanti et al. 2022, Sec. 5) */
 	if (m->has_shape && in->training.checkpointing == TB_CKPT_SELECTIVE &&
 	    tb_selective_is_none(&in->training))
-		tb_budget_warn(b, "training.checkpointing selective under flash attention recomputes "
-		                  "nothing more (flash attention never stores the scores it drops): "
-		                  "memory and time are those of none");
+		tb_budget_warn(b, "%s", tb_selective_none_warning(in));
 }

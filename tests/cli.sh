@@ -207,6 +207,19 @@ if [ "$rc" -eq 0 ] && [ -n "$full" ] && [ -n "$capped" ] &&
 else
 	no "hardware.power_limit, selective_policy, overlap_tp end to end" "rc $rc: '$full' -> '$capped'" "$(head -c 300 "$T/err")"
 fi
+# Selective checkpointing under flash attention is none again; under FSDP
+# the warning names the op policy (what torchtitan's selective is).
+run "$BIN" estimate --format json --set training.checkpointing=selective --set parallelism.framework=fsdp
+if [ "$rc" -eq 0 ] && grep -q "PyTorch's selective checkpointing (torchtitan's) is training.selective_policy: op" "$T/out"; then
+	run "$BIN" estimate --format json --set training.checkpointing=selective
+	if [ "$rc" -eq 0 ] && grep -q 'those of none' "$T/out" && ! grep -q 'selective_policy: op' "$T/out"; then
+		ok "selective under flash attention: the warning names the op policy under FSDP only"
+	else
+		no "the selective warning without FSDP" "rc $rc" "$(grep -i selective "$T/out" | head -3)"
+	fi
+else
+	no "the selective warning under FSDP names the op policy" "rc $rc" "$(grep -i -A2 selective "$T/out" | head -6)"
+fi
 run "$BIN" estimate --format json --set training.tokens=200B --set training.tokens=100B --set hardware.count=512
 s_last=$(json_seconds "$T/out")
 [ -n "$s_last" ] && [ "$s_last" = "$p64" ] && ok "repeated --set: the last one wins" \

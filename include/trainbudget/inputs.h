@@ -332,6 +332,10 @@ const char *tb_selective_name(tb_selective s);
  * what no checkpointing keeps: the attention policy under flash attention
  * (the one rule for memory, the step, the search and the warning). */
 bool tb_selective_is_none(const tb_training *t);
+/* The warning for selective checkpointing that is none again, the same
+ * wherever it is said; under FSDP it names the op policy, which is what
+ * PyTorch's selective checkpointing (torchtitan's) is. */
+const char *tb_selective_none_warning(const tb_inputs *in);
 /* "megatron", "deepspeed", "fsdp"; "any" for TB_FW_ANY. */
 const char *tb_framework_name(tb_framework f);
 const char *tb_mlp_name(tb_mlp m);
