@@ -67,6 +67,12 @@ const char *tb_selective_none_warning(const tb_inputs *in)
 		  "(flash attention never stores the scores it drops): memory and time are those of none";
 }
 
+double tb_hardware_gpu_watts(const tb_hardware *hw)
+{
+	double cap = hw->power_limit_w, tdp = hw->gpu.tdp_w;
+	return cap > 0 && tdp > 0 && cap < tdp ? cap : tdp;
+}
+
 const char *tb_mlp_name(tb_mlp m)
 {
 	switch (m) {

@@ -615,7 +615,7 @@ static void S_key_figures(tb_report *r)
 		 * (NVIDIA DGX H100 datasheet: 10.2 kW for 8 x 700 W GPUs) */
 		const tb_hardware *hw = &r->sc->inputs.hardware;
 		S_key(r, hw->node_power_w > 0 ? "Node energy at the wall (expected MFU)"
-		         : hw->power_limit_w > 0 ? "GPU energy at the power limit (expected MFU)"
+		         : tb_hardware_gpu_watts(hw) < hw->gpu.tdp_w ? "GPU energy at the power limit (expected MFU)"
 		         : "GPU energy at TDP (expected MFU)",
 		      tb_buf_detach(&o, NULL));
 		if (tb_bill_any(&b->bill_in))

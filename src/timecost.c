@@ -143,7 +143,7 @@ static double S_watts(const tb_inputs *in)
 		int64_t g = hw->node.gpus > 0 ? hw->node.gpus : tb_gpus_node(hw->gpu.name)->gpus;
 		return hw->node_power_w / (double)(g > 0 ? g : 1);
 	}
-	return hw->power_limit_w > 0 ? hw->power_limit_w : hw->gpu.tdp_w;
+	return tb_hardware_gpu_watts(hw);
 }
 
 static void S_derivs(const tb_inputs *in, tb_budget *b)
@@ -191,7 +191,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 			                 hw->pue >= 1 ? hw->pue : 1, "");
 		}
 	} else if (t->energy_known) {
-		bool cap = hw->power_limit_w > 0;
+		bool cap = tb_hardware_gpu_watts(hw) < hw->gpu.tdp_w;
 		d = tb_budget_add_deriv(b, "time.energy", "Energy at the expected MFU", "W",
 		                        "T * H * PUE / 1000",
 		                        cap ? "upper bound: every GPU at its power limit (hardware.power_limit) for "

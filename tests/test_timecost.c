@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calc.h"
+#include "trainbudget/perf.h"
 #include "trainbudget/scenario.h"
 
 static double rel(double got, double want)
@@ -457,4 +458,24 @@ Test(timecost, energy_at_the_power_limit)
 	const tb_deriv *d = tb_budget_deriv(&b, "time.energy");
 	cr_assert(d != NULL);
 	cr_expect(strstr(d->source, "power limit") != NULL, "%s", d->source);
+}
+
+/* A search prices the scenario's limit on other cards too: on one whose
+ * TDP is below it (500 W on a 400 W A100) the card draws its TDP, and its
+ * compute is not slowed. */
+Test(timecost, power_limit_above_the_card_is_its_tdp)
+{
+	tb_inputs in;
+	tb_budget b;
+	setup(&in, &b);
+	in.hardware.power_limit_w = 800;
+	tb_timecost_compute(&in, &b);
+	cr_expect(rel(b.time.energy_kwh[1], 3369.045 * 700 * 1.2 / 1000) < 1e-6, "%g kWh", b.time.energy_kwh[1]);
+	cr_expect(tb_hardware_gpu_watts(&in.hardware) == 700);
+	const tb_deriv *d = tb_budget_deriv(&b, "time.energy");
+	cr_assert(d != NULL);
+	cr_expect(strstr(d->source, "power limit") == NULL, "%s", d->source);
+	tb_perf_input pi;
+	tb_perf_input_from(&in, &pi);
+	cr_expect(pi.hw.power_fraction == 1);
 }

@@ -336,6 +336,10 @@ bool tb_selective_is_none(const tb_training *t);
  * wherever it is said; under FSDP it names the op policy, which is what
  * PyTorch's selective checkpointing (torchtitan's) is. */
 const char *tb_selective_none_warning(const tb_inputs *in);
+/* The watts a GPU may draw: hardware.power_limit where it is below the
+ * card's TDP (a search may price the scenario's limit on another card,
+ * whose TDP is lower), else the TDP; 0 when neither is known. */
+double tb_hardware_gpu_watts(const tb_hardware *hw);
 /* "megatron", "deepspeed", "fsdp"; "any" for TB_FW_ANY. */
 const char *tb_framework_name(tb_framework f);
 const char *tb_mlp_name(tb_mlp m);
