@@ -1,12 +1,14 @@
 /* plan.c: the layout search (plan.h; the rules in docs/plan.md).
  *
  * The loops run, outermost first: card, GPU count, global batch, tensor,
- * sequence parallelism, checkpointing, context, expert, micro-batch,
- * pipeline, ZeRO stage, virtual stages.  Everything the memory model and
+ * sequence parallelism, checkpointing, context, expert, pipeline,
+ * micro-batch, ZeRO stage, virtual stages.  Everything the memory model and
  * the step-time model need is computed at the outermost level it depends
  * on: the card's budget (peak, FLOPs) per card, one layer's activations
- * per (tensor, sequence parallelism), one layer's time per (card, tensor,
- * sequence parallelism, checkpointing, context, expert, micro-batch).  The
+ * per (tensor, sequence parallelism), what a pipeline fixes of the memory
+ * per pipeline, one layer's time per (card, tensor, sequence parallelism,
+ * checkpointing, context, expert, micro-batch), made once for every
+ * pipeline.  The
  * innermost work per candidate is the memory total (about thirty
  * operations) and, for the ones that fit, assembling the step from the
  * layer's time.  A rule that fails at an outer level prunes its whole
@@ -564,6 +566,194 @@ typedef struct S_counts {
 	uint64_t rules, batch, memory, feasible;
 } S_counts;
 
+/* What one ticket's loops share below its tensor size. */
+typedef struct S_walk {
+	S_state *st;
+	const S_card *cd;
+	S_counts *k;
+	S_pmemo *pmemo;
+	int ni;
+	bool here;
+	int64_t N, B, t;
+	uint64_t V;
+	/* days and objective per second of step on this card, count and
+	 * batch (a constant: the steps of the run, times GPUs and price for
+	 * cost), from the first layout timed */
+	double k_sec, k_obj;
+	const int64_t *ts, *bs;
+	int nt, nb;
+	const uint64_t *vok_of;
+	int64_t *vlist;         /* the virtual splits a pipeline allows */
+	/* one layer's time per micro-batch of the (sequence parallelism,
+	 * checkpointing, context, expert) walked: made when a candidate of
+	 * that micro-batch first fits, for every pipeline */
+	tb_perf_layer *layer;
+	signed char *layer_state;       /* 0 not made, 1 made, -1 refused */
+} S_walk;
+
+/* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
+ * parallelism, checkpointing, context, expert, pipeline): what the
+ * pipeline fixes of the memory is computed once, before the micro-batches. */
+static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, int64_t e,
+                            int64_t p)
+{
+	S_state *st = w->st;
+	const S_card *cd = w->cd;
+	const tb_plan_space *fx = st->sp;
+	S_counts *k = w->k;
+	int64_t t = w->t, N = w->N, B = w->B, d = N / t / c / p;
+	int64_t L = st->in->model.layers, shard = st->in->parallelism.shard_group;
+	uint64_t V = w->V, per_p = 4 * V;      /* ZeRO stages x virtual stages */
+	double cap = cd->g->gpu.memory_bytes;
+	/* expert groups are carved from data x context, and so is an HSDP
+	 * shard group */
+	if (p > L || (e > 1 && (d * c) % e) || (shard > 0 && (d * c) % shard) ||
+	    (fx->max_pipeline > 0 && p > fx->max_pipeline) ||
+	    ((fx->fix & TB_LAYOUT_PIPELINE) && p != fx->fix_pipeline)) {
+		k->rules += (uint64_t)w->nb * per_p;
+		return;
+	}
+	/* the ZeRO stages: nothing to shard without replicas; ZeRO-3
+	 * re-gathers every micro-batch, which no pipeline engine does; the
+	 * framework's own */
+	unsigned zok = 0;
+	int nz = 0;
+	for (int z = 0; z < 4; z++) {
+		if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
+		    !tb_perf_framework_zero_ok(cd->base.framework, z, p, NULL) ||
+		    (fx->zero_stages && !(fx->zero_stages & (1u << z))) ||
+		    ((fx->fix & TB_LAYOUT_ZERO) && z != fx->fix_zero))
+			continue;
+		zok |= 1u << z;
+		nz++;
+	}
+	/* Megatron-LM's interleaving: a pipeline, whole layers per virtual
+	 * stage (the embedding and loss may count as one), micro-batches a
+	 * multiple of the stages (else v = 1 alone, the list's first when
+	 * allowed).  No split past L + 2 chunks passes. */
+	uint64_t vok = w->vok_of[S_index_of(w->ts, w->nt, p)];
+	int64_t *vlist = w->vlist;
+	int nv_all = 0;
+	int64_t vend = p == 1 ? 1 : st->vmax < L + 2 ? st->vmax : L + 2;
+	for (int64_t v = 1; v <= vend; v++)
+		if ((v < 64 ? (vok >> v & 1) : tb_perf_virtual_ok(L, p, v)) &&
+		    !((fx->fix & TB_LAYOUT_VIRTUAL) && v != fx->fix_virtual))
+			vlist[nv_all++] = v;
+	int nv_one = nv_all > 0 && vlist[0] == 1;
+
+	tb_plan_layout l0;
+	memset(&l0, 0, sizeof l0);
+	l0.tensor = t; l0.pipeline = p; l0.virtual_pipeline = 1;
+	l0.context = c; l0.expert = e; l0.data = d;
+	l0.checkpointing = ck; l0.sequence_parallel = sp;
+	l0.global_batch = B;
+	l0.gpu = cd->index; l0.count = N;
+	l0.capacity_bytes = cap;
+	S_mem mem;
+	S_pm *pm = S_pm_get(w->pmemo, c, e, p);
+	S_mem_init(st, &l0, &mem, pm);
+	double states[4][3];
+	for (int z = 0; z < 4; z++)
+		if (zok >> z & 1) {
+			S_mem_zero(st, &mem, z, pm);
+			memcpy(states[z], mem.c.states, sizeof states[z]);
+		}
+	tb_perf_input pin;
+	bool have_pin = false;
+
+	for (int bi = 0; bi < w->nb; bi++) {
+		int64_t b = w->bs[bi];
+		if ((fx->fix & TB_LAYOUT_MICRO_BATCH) && b != fx->fix_micro_batch) {
+			k->rules += per_p;
+			continue;
+		}
+		if (B % (d * b)) {
+			k->batch += per_p;
+			continue;
+		}
+		int64_t mbs = B / (d * b);
+		int nv = p == 1 || mbs % p ? nv_one : nv_all;
+		k->rules += (uint64_t)(4 - nz) * V + (uint64_t)nz * (V - (uint64_t)nv);
+		if (nz == 0 || nv == 0)
+			continue;
+		l0.micro_batch = b;
+		/* the activations of each virtual split, which no ZeRO stage
+		 * changes */
+		double act[S_ACT_V][3];
+		for (int i = 0; i < nv && i < S_ACT_V; i++) {
+			mem.c.v = p > 1 ? vlist[i] : 1;
+			tb_memory_stage_act(&mem.c, b, act[i]);
+		}
+		double floor_s = -1;
+		for (int z = 0; z < 4; z++) {
+			if (!(zok >> z & 1))
+				continue;
+			memcpy(mem.c.states, states[z], sizeof states[z]);
+			for (int i = 0; i < nv; i++) {
+				int64_t v = vlist[i];
+				double bytes;
+				if (i < S_ACT_V) {
+					mem.c.v = p > 1 ? v : 1;
+					bytes = tb_memory_fit_sum(&mem.c, act[i], NULL);
+				} else {
+					bytes = S_mem_total(&mem, v, b);
+				}
+				if (!(bytes <= cap)) {
+					k->memory++;
+					continue;
+				}
+				if (!have_pin) {
+					S_perf_in(cd, &l0, &pin);
+					have_pin = true;
+				}
+				pin.micro_batch = b;
+				pin.zero = z;
+				pin.virtual_pipeline = v;
+				tb_perf_layer *layer = &w->layer[bi];
+				signed char *made = &w->layer_state[bi];
+				if (*made == 0)
+					*made = tb_perf_layer_time(&pin, NULL, layer, NULL) ? 1 : -1;
+				bool bad = *made < 0;
+				/* what every ZeRO stage and virtual split of this
+				 * pipeline and micro-batch costs at least: a candidate
+				 * it already rules out is feasible, not timed */
+				if (!bad && w->k_sec > 0) {
+					if (floor_s < 0)
+						floor_s = tb_perf_step_floor_s(&pin, NULL, layer);
+					if (floor_s > 0 &&
+					    !S_may_place(st, cd->index, w->ni, w->here, floor_s * w->k_obj,
+					                 floor_s * w->k_sec)) {
+						k->feasible++;
+						continue;
+					}
+				}
+				tb_plan_layout l = l0;
+				l.zero = z;
+				l.virtual_pipeline = v;
+				l.memory_per_gpu_bytes = bytes;
+				tb_perf_result r;
+				if (!bad)
+					tb_perf_assemble(&pin, NULL, layer, &r);
+				if (bad || !r.ok) {
+					k->rules++;
+					continue;
+				}
+				k->feasible++;
+				S_figures(cd, &r, &l);
+				if (w->k_sec == 0 && l.step_s > 0 && l.seconds > 0) {
+					w->k_sec = l.seconds / l.step_s;
+					w->k_obj = st->out->objective == TB_PLAN_BY_COST ? l.cost / l.step_s
+					                                                 : w->k_sec;
+				}
+				S_keep(st, &l);
+				S_note_best(st, cd->index, w->ni, &l);
+				if (w->here)
+					S_note_here(st, &l);
+			}
+		}
+	}
+}
+
 /* One card, count and batch; of its tensor sizes, those whose tickets
  * this job draws from *ticket (shared by the jobs, so that a job free
  * takes the next size: the first sizes hold the most layouts).  *done:
@@ -577,7 +767,6 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 	bool sel_none = tb_selective_is_none(&in->training);
 	uint64_t V = (uint64_t)st->vmax;
 	int64_t L = m->layers;
-	double cap = cd->g->gpu.memory_bytes;
 
 	int64_t ts[S_DIVS_MAX], cs[S_DIVS_MAX], ps[S_DIVS_MAX], es[S_DIVS_MAX], bs[S_DIVS_MAX];
 	int nt = S_divisors(N, ts, S_DIVS_MAX);
@@ -587,21 +776,6 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 		ne = S_divisors(m->experts, es, S_DIVS_MAX);
 	int nb = S_divisors(B, bs, S_DIVS_MAX);
 	uint64_t per_p = 4 * V;                 /* ZeRO stages x virtual stages */
-	/* Megatron-LM's interleaving rule for each pipeline size (a divisor
-	 * of N), once: bit v says whether v virtual stages split the layers */
-	uint64_t vok_of[S_DIVS_MAX];
-	for (int i = 0; i < nt; i++) {
-		vok_of[i] = 0;
-		for (int64_t v = 1; v <= st->vmax && v < 64; v++)
-			vok_of[i] |= (uint64_t)tb_perf_virtual_ok(L, ts[i], v) << v;
-	}
-	bool here = cd->index == st->own_card && N == in->hardware.count &&
-	            B == in->training.global_batch;
-	/* days and objective per second of step on this card, count and
-	 * batch (a constant: the steps of the run, times GPUs and price for
-	 * cost), from the first layout timed */
-	double k_sec = 0, k_obj = 0;
-	bool by_cost = st->out->objective == TB_PLAN_BY_COST;
 
 	/* one step's tokens past the run's: the run would end before its first
 	 * optimizer step, so every candidate of this batch breaks the rule */
@@ -612,14 +786,44 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 		return;
 	}
 
-	S_pmemo *pmemo = tb_xcalloc(1, sizeof *pmemo);
+	/* Megatron-LM's interleaving rule for each pipeline size (a divisor
+	 * of N), once: bit v says whether v virtual stages split the layers */
+	uint64_t vok_of[S_DIVS_MAX];
+	for (int i = 0; i < nt; i++) {
+		vok_of[i] = 0;
+		for (int64_t v = 1; v <= st->vmax && v < 64; v++)
+			vok_of[i] |= (uint64_t)tb_perf_virtual_ok(L, ts[i], v) << v;
+	}
+	S_walk w;
+	memset(&w, 0, sizeof w);
+	w.st = st;
+	w.cd = cd;
+	w.k = k;
+	w.ni = ni;
+	w.here = cd->index == st->own_card && N == in->hardware.count &&
+	         B == in->training.global_batch;
+	w.N = N;
+	w.B = B;
+	w.V = V;
+	w.ts = ts;
+	w.nt = nt;
+	w.bs = bs;
+	w.nb = nb;
+	w.vok_of = vok_of;
+	int64_t vcap = st->vmax < L + 2 ? st->vmax : L + 2;
+	w.vlist = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.vlist);
+	w.layer = tb_xcalloc((size_t)nb, sizeof *w.layer);
+	w.layer_state = tb_xcalloc((size_t)nb, sizeof *w.layer_state);
+	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
+
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
 	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < nt;
 	     ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED)) {
 		int64_t t = ts[ti];
+		w.t = t;
 		/* the memo holds one tensor size's triples */
-		pmemo->gen++;
-		pmemo->used = 0;
+		w.pmemo->gen++;
+		w.pmemo->used = 0;
 		uint64_t now = k->rules + k->batch + k->memory + k->feasible;
 		uint64_t all = __atomic_add_fetch(done, now - counted, __ATOMIC_RELAXED);
 		counted = now;
@@ -667,140 +871,18 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 							k->rules += per_e;
 							continue;
 						}
-						for (int bi = 0; bi < nb; bi++) {
-							int64_t b = bs[bi];
-							if ((fx->fix & TB_LAYOUT_MICRO_BATCH) && b != fx->fix_micro_batch) {
-								k->rules += (uint64_t)np * per_p;
-								continue;
-							}
-							bool have_layer = false, layer_bad = false;
-							tb_perf_layer layer;
-							for (int pi = 0; pi < np; pi++) {
-								int64_t p = ps[pi];
-								int64_t d = N / t / c / p;
-								/* expert groups are carved from data x context */
-								if (p > L || (e > 1 && (d * c) % e) ||
-								    (st->sp->max_pipeline > 0 && p > st->sp->max_pipeline) ||
-								    ((fx->fix & TB_LAYOUT_PIPELINE) && p != fx->fix_pipeline)) {
-									k->rules += per_p;
-									continue;
-								}
-								if (B % (d * b)) {
-									k->batch += per_p;
-									continue;
-								}
-								int64_t mbs = B / (d * b);
-								double floor_s = -1;
-								/* what every candidate of this pipeline shares */
-								tb_plan_layout l0;
-								memset(&l0, 0, sizeof l0);
-								l0.tensor = t; l0.pipeline = p; l0.virtual_pipeline = 1;
-								l0.context = c; l0.expert = e; l0.data = d;
-								l0.checkpointing = ck; l0.sequence_parallel = sp;
-								l0.micro_batch = b; l0.global_batch = B;
-								l0.gpu = cd->index; l0.count = N;
-								l0.capacity_bytes = cap;
-								S_mem mem;
-								S_pm *pm = S_pm_get(pmemo, c, e, p);
-								S_mem_init(st, &l0, &mem, pm);
-								tb_perf_input pin;
-								S_perf_in(cd, &l0, &pin);
-								uint64_t vok = vok_of[S_index_of(ts, nt, p)];
-								int64_t vtop = p == 1 || mbs % p ? 1 : st->vmax;
-								/* the activations of each virtual split,
-								 * which no ZeRO stage changes */
-								double act[S_ACT_V][3];
-								for (int64_t v = 1; v <= vtop && v < S_ACT_V; v++) {
-									if (!(v < 64 ? (vok >> v & 1) : tb_perf_virtual_ok(L, p, v)))
-										continue;
-									mem.c.v = p > 1 ? v : 1;
-									tb_memory_stage_act(&mem.c, b, act[v]);
-								}
-								for (int z = 0; z < 4; z++) {
-									/* nothing to shard without replicas;
-									 * ZeRO-3 re-gathers every micro-batch,
-									 * which no pipeline engine does */
-									if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
-									    !tb_perf_framework_zero_ok(pin.framework, z, p, NULL) ||
-									    (st->sp->zero_stages && !(st->sp->zero_stages & (1u << z))) ||
-									    ((fx->fix & TB_LAYOUT_ZERO) && z != fx->fix_zero)) {
-										k->rules += V;
-										continue;
-									}
-									S_mem_zero(st, &mem, z, pm);
-									/* Megatron-LM's interleaving: a pipeline,
-									 * whole layers per virtual stage (the
-									 * embedding and loss may count as one),
-									 * micro-batches a multiple of the stages */
-									k->rules += V - (uint64_t)vtop;
-									for (int64_t v = 1; v <= vtop; v++) {
-										if (!(v < 64 ? (vok >> v & 1) : tb_perf_virtual_ok(L, p, v)) ||
-										    ((fx->fix & TB_LAYOUT_VIRTUAL) && v != fx->fix_virtual)) {
-											k->rules++;
-											continue;
-										}
-										double bytes;
-										if (v < S_ACT_V) {
-											mem.c.v = p > 1 ? v : 1;
-											bytes = tb_memory_fit_sum(&mem.c, act[v], NULL);
-										} else {
-											bytes = S_mem_total(&mem, v, b);
-										}
-										if (!(bytes <= cap)) {
-											k->memory++;
-											continue;
-										}
-										pin.zero = z;
-										pin.virtual_pipeline = v;
-										if (!have_layer) {
-											have_layer = true;
-											layer_bad = !tb_perf_layer_time(&pin, NULL, &layer, NULL);
-										}
-										/* what every ZeRO stage and virtual
-										 * split of this pipeline costs at
-										 * least: a candidate it already
-										 * rules out is feasible, not timed */
-										if (!layer_bad && k_sec > 0) {
-											if (floor_s < 0)
-												floor_s = tb_perf_step_floor_s(&pin, NULL, &layer);
-											if (floor_s > 0 &&
-											    !S_may_place(st, cd->index, ni, here,
-											                 floor_s * k_obj, floor_s * k_sec)) {
-												k->feasible++;
-												continue;
-											}
-										}
-										tb_plan_layout l = l0;
-										l.zero = z;
-										l.virtual_pipeline = v;
-										l.memory_per_gpu_bytes = bytes;
-										tb_perf_result r;
-										if (!layer_bad)
-											tb_perf_assemble(&pin, NULL, &layer, &r);
-										if (layer_bad || !r.ok) {
-											k->rules++;
-											continue;
-										}
-										k->feasible++;
-										S_figures(cd, &r, &l);
-										if (k_sec == 0 && l.step_s > 0 && l.seconds > 0) {
-											k_sec = l.seconds / l.step_s;
-											k_obj = by_cost ? l.cost / l.step_s : k_sec;
-										}
-										S_keep(st, &l);
-										S_note_best(st, cd->index, ni, &l);
-										if (here)
-											S_note_here(st, &l);
-									}
-								}
-							}
-						}
+						memset(w.layer_state, 0, (size_t)nb);
+						for (int pi = 0; pi < np; pi++)
+							S_walk_pipeline(&w, sp, ck, c, e, ps[pi]);
 					}
 				}
 			}
 		}
 	}
-	free(pmemo);
+	free(w.pmemo);
+	free(w.layer_state);
+	free(w.layer);
+	free(w.vlist);
 }
 
 /* ---- the scenario's own layout --------------------------------------- */
