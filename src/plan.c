@@ -196,14 +196,13 @@ typedef struct S_mem {
 	double dd, de;          /* replicas the dense and the expert states are sharded over */
 } S_mem;
 
-/* What a (context, expert, pipeline) under one tensor size fixes of the
- * memory, whatever the sequence parallelism, checkpointing and
- * micro-batch the loops around it vary: the stages' parameter shares and
- * their states under each ZeRO stage.  A search meets each such triple
- * 6 x micro-batches times; the states were a quarter of its instructions. */
+/* What a (context, expert, pipeline, data) under one tensor size fixes of
+ * the memory, whatever the sequence parallelism and checkpointing the
+ * loops around it vary: the stages' parameter shares and their states
+ * under each ZeRO stage.  A search meets each such tuple 6 times. */
 typedef struct S_pm {
 	unsigned gen;           /* the tensor size it was made under; else empty */
-	int64_t c, e, p;
+	int64_t c, e, p, d;
 	bool have_share;
 	unsigned have_zero;     /* bit z: states[z] holds ZeRO stage z's */
 	tb_mem_share share[3];
@@ -220,12 +219,12 @@ typedef struct S_pmemo {
 	unsigned gen;           /* slots of another generation are empty */
 } S_pmemo;
 
-/* The entry of (c, e, p), made on first use; NULL when the table is
+/* The entry of (c, e, p, d), made on first use; NULL when the table is
  * three-quarters full (the caller computes instead). */
-static S_pm *S_pm_get(S_pmemo *m, int64_t c, int64_t e, int64_t p)
+static S_pm *S_pm_get(S_pmemo *m, int64_t c, int64_t e, int64_t p, int64_t d)
 {
 	uint64_t h = ((uint64_t)c * 0x9E3779B97F4A7C15u) ^ ((uint64_t)e * 0xC2B2AE3D27D4EB4Fu) ^
-	             ((uint64_t)p * 0x165667B19E3779F9u);
+	             ((uint64_t)p * 0x165667B19E3779F9u) ^ ((uint64_t)d * 0xD6E8FEB86659FD93u);
 	unsigned i = (unsigned)(h >> 40) & (S_PM_SLOTS - 1);
 	for (;;) {
 		S_pm *s = &m->slot[i];
@@ -239,9 +238,10 @@ static S_pm *S_pm_get(S_pmemo *m, int64_t c, int64_t e, int64_t p)
 			s->c = c;
 			s->e = e;
 			s->p = p;
+			s->d = d;
 			return s;
 		}
-		if (s->c == c && s->e == e && s->p == p)
+		if (s->c == c && s->e == e && s->p == p && s->d == d)
 			return s;
 		i = (i + 1) & (S_PM_SLOTS - 1);
 	}
@@ -566,27 +566,36 @@ typedef struct S_counts {
 	uint64_t rules, batch, memory, feasible;
 } S_counts;
 
+/* One GPU count of a card and batch: its divisors, the interleaving rule
+ * of each pipeline size among them, the constants of its floor. */
+typedef struct S_count {
+	int64_t N;
+	int ni, nt;
+	bool here;              /* the scenario's card, count and batch */
+	/* days and objective per second of step on this card, count and
+	 * batch (a constant: the steps of the run, times GPUs and price for
+	 * cost), from the first layout timed */
+	double k_sec, k_obj;
+	int64_t ts[S_DIVS_MAX];
+	uint64_t vok_of[S_DIVS_MAX];    /* bit v: v virtual stages split the layers */
+	uint64_t per_ck;        /* candidates under one (tensor, sp, ck) */
+} S_count;
+
 /* What one ticket's loops share below its tensor size. */
 typedef struct S_walk {
 	S_state *st;
 	const S_card *cd;
 	S_counts *k;
 	S_pmemo *pmemo;
-	int ni;
-	bool here;
-	int64_t N, B, t;
+	int64_t B, t;
 	uint64_t V;
-	/* days and objective per second of step on this card, count and
-	 * batch (a constant: the steps of the run, times GPUs and price for
-	 * cost), from the first layout timed */
-	double k_sec, k_obj;
-	const int64_t *ts, *bs;
-	int nt, nb;
-	const uint64_t *vok_of;
+	S_count *n;             /* the count walked */
+	const int64_t *bs;
+	int nb;
 	int64_t *vlist;         /* the virtual splits a pipeline allows */
 	/* one layer's time per micro-batch of the (sequence parallelism,
 	 * checkpointing, context, expert) walked: made when a candidate of
-	 * that micro-batch first fits, for every pipeline */
+	 * that micro-batch first fits, for every pipeline of every count */
 	tb_perf_layer *layer;
 	signed char *layer_state;       /* 0 not made, 1 made, -1 refused */
 } S_walk;
@@ -601,7 +610,8 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	const S_card *cd = w->cd;
 	const tb_plan_space *fx = st->sp;
 	S_counts *k = w->k;
-	int64_t t = w->t, N = w->N, B = w->B, d = N / t / c / p;
+	const S_count *n = w->n;
+	int64_t t = w->t, N = n->N, B = w->B, d = N / t / c / p;
 	int64_t L = st->in->model.layers, shard = st->in->parallelism.shard_group;
 	uint64_t V = w->V, per_p = 4 * V;      /* ZeRO stages x virtual stages */
 	double cap = cd->g->gpu.memory_bytes;
@@ -631,7 +641,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	 * stage (the embedding and loss may count as one), micro-batches a
 	 * multiple of the stages (else v = 1 alone, the list's first when
 	 * allowed).  No split past L + 2 chunks passes. */
-	uint64_t vok = w->vok_of[S_index_of(w->ts, w->nt, p)];
+	uint64_t vok = n->vok_of[S_index_of(n->ts, n->nt, p)];
 	int64_t *vlist = w->vlist;
 	int nv_all = 0;
 	int64_t vend = p == 1 ? 1 : st->vmax < L + 2 ? st->vmax : L + 2;
@@ -650,7 +660,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	l0.gpu = cd->index; l0.count = N;
 	l0.capacity_bytes = cap;
 	S_mem mem;
-	S_pm *pm = S_pm_get(w->pmemo, c, e, p);
+	S_pm *pm = S_pm_get(w->pmemo, c, e, p, d);
 	S_mem_init(st, &l0, &mem, pm);
 	double states[4][3];
 	for (int z = 0; z < 4; z++)
@@ -717,12 +727,12 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				/* what every ZeRO stage and virtual split of this
 				 * pipeline and micro-batch costs at least: a candidate
 				 * it already rules out is feasible, not timed */
-				if (!bad && w->k_sec > 0) {
+				if (!bad && n->k_sec > 0) {
 					if (floor_s < 0)
 						floor_s = tb_perf_step_floor_s(&pin, NULL, layer);
 					if (floor_s > 0 &&
-					    !S_may_place(st, cd->index, w->ni, w->here, floor_s * w->k_obj,
-					                 floor_s * w->k_sec)) {
+					    !S_may_place(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
+					                 floor_s * n->k_sec)) {
 						k->feasible++;
 						continue;
 					}
@@ -740,76 +750,164 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				}
 				k->feasible++;
 				S_figures(cd, &r, &l);
-				if (w->k_sec == 0 && l.step_s > 0 && l.seconds > 0) {
-					w->k_sec = l.seconds / l.step_s;
-					w->k_obj = st->out->objective == TB_PLAN_BY_COST ? l.cost / l.step_s
-					                                                 : w->k_sec;
+				if (n->k_sec == 0 && l.step_s > 0 && l.seconds > 0) {
+					w->n->k_sec = l.seconds / l.step_s;
+					w->n->k_obj = st->out->objective == TB_PLAN_BY_COST ? l.cost / l.step_s
+					                                                    : n->k_sec;
 				}
 				S_keep(st, &l);
-				S_note_best(st, cd->index, w->ni, &l);
-				if (w->here)
+				S_note_best(st, cd->index, n->ni, &l);
+				if (n->here)
 					S_note_here(st, &l);
 			}
 		}
 	}
 }
 
-/* One card, count and batch; of its tensor sizes, those whose tickets
- * this job draws from *ticket (shared by the jobs, so that a job free
- * takes the next size: the first sizes hold the most layouts).  *done:
- * candidates counted so far by every job, for the progress line, which
- * job 0 draws. */
-static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64_t B,
-                         S_counts *k, double total, int job, int *ticket, uint64_t *done)
+/* Every count's candidates under one (tensor, sequence parallelism,
+ * checkpointing): the rules of those loops counted per count, then for
+ * each (context, expert) the pipelines of every count that context
+ * divides, so that one micro-batch's layer time serves them all. */
+static void S_walk_tsc(S_walk *w, S_count *cc, int ncounts, const int64_t *es, int ne, bool sp,
+                       tb_checkpointing ck)
+{
+	S_state *st = w->st;
+	const tb_plan_space *fx = st->sp;
+	S_counts *k = w->k;
+	int64_t t = w->t;
+	uint64_t per_p = 4 * w->V;
+	int64_t cs[S_DIVS_MAX], ps[S_DIVS_MAX];
+	/* the context sizes of the counts t divides: the union of the
+	 * divisors of N/t, ascending */
+	int64_t *cu = tb_xcalloc((size_t)ncounts * S_DIVS_MAX, sizeof *cu);
+	int ncu = 0;
+	uint64_t per_ck = 0;            /* candidates under this (t, sp, ck), every count */
+	for (int i = 0; i < ncounts; i++) {
+		const S_count *n = &cc[i];
+		if (n->N % t)
+			continue;
+		int nc = S_divisors(n->N / t, cs, S_DIVS_MAX);
+		for (int ci = 0; ci < nc; ci++) {
+			per_ck += (uint64_t)ne * (uint64_t)w->nb * (uint64_t)S_ndivisors(n->N / t / cs[ci]) * per_p;
+			int j = ncu;
+			while (j > 0 && cu[j - 1] > cs[ci])
+				j--;
+			if (j > 0 && cu[j - 1] == cs[ci])
+				continue;
+			memmove(&cu[j + 1], &cu[j], (size_t)(ncu - j) * sizeof *cu);
+			cu[j] = cs[ci];
+			ncu++;
+		}
+	}
+	/* the tensor rule; sequence parallelism needs a tensor group; with
+	 * flash attention, the attention policy has nothing left to
+	 * recompute: it is "none" again */
+	if (!S_tensor_ok(st, w->cd, t) || ((fx->fix & TB_LAYOUT_TENSOR) && t != fx->fix_tensor) ||
+	    (sp && (t == 1 || fx->no_sequence_parallel)) ||
+	    ((fx->fix & TB_LAYOUT_SEQUENCE_PARALLEL) && sp != fx->fix_sequence_parallel) ||
+	    (ck == TB_CKPT_SELECTIVE && tb_selective_is_none(&st->in->training)) ||
+	    (fx->checkpointing_modes && !(fx->checkpointing_modes & (1u << ck))) ||
+	    ((fx->fix & TB_LAYOUT_CHECKPOINTING) && ck != fx->fix_checkpointing)) {
+		k->rules += per_ck;
+		free(cu);
+		return;
+	}
+	for (int ci = 0; ci < ncu; ci++) {
+		int64_t c = cu[ci];
+		bool c_ok = S_context_ok(st, c) && !((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context);
+		for (int ei = 0; ei < ne; ei++) {
+			int64_t e = es[ei];
+			bool e_ok = !((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert);
+			if (c_ok && e_ok)
+				memset(w->layer_state, 0, (size_t)w->nb);
+			for (int i = 0; i < ncounts; i++) {
+				S_count *n = &cc[i];
+				if (n->N % t || (n->N / t) % c)
+					continue;
+				int np = S_divisors(n->N / t / c, ps, S_DIVS_MAX);
+				if (!c_ok || !e_ok) {
+					k->rules += (uint64_t)w->nb * (uint64_t)np * per_p;
+					continue;
+				}
+				w->n = n;
+				for (int pi = 0; pi < np; pi++)
+					S_walk_pipeline(w, sp, ck, c, e, ps[pi]);
+			}
+		}
+	}
+	free(cu);
+}
+
+/* One card and batch, every count; of the (tensor, sequence parallelism,
+ * checkpointing) triples, the tensor sizes the union of the counts'
+ * divisors, those whose tickets this job draws from *ticket (shared by
+ * the jobs, so that a job free takes the next: the first sizes hold the
+ * most layouts).  *done: candidates counted so far by every job, for the
+ * progress line, which job 0 draws. */
+static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts, int ncounts,
+                           int64_t B, S_counts *k, double total, int job, int *ticket,
+                           uint64_t *done)
 {
 	const tb_inputs *in = st->in;
 	const tb_model *m = &in->model;
-	bool sel_none = tb_selective_is_none(&in->training);
 	uint64_t V = (uint64_t)st->vmax;
 	int64_t L = m->layers;
 
-	int64_t ts[S_DIVS_MAX], cs[S_DIVS_MAX], ps[S_DIVS_MAX], es[S_DIVS_MAX], bs[S_DIVS_MAX];
-	int nt = S_divisors(N, ts, S_DIVS_MAX);
+	int64_t es[S_DIVS_MAX], bs[S_DIVS_MAX];
 	int ne = 1;
 	es[0] = 1;
 	if (m->experts > 1)
 		ne = S_divisors(m->experts, es, S_DIVS_MAX);
 	int nb = S_divisors(B, bs, S_DIVS_MAX);
-	uint64_t per_p = 4 * V;                 /* ZeRO stages x virtual stages */
 
 	/* one step's tokens past the run's: the run would end before its first
 	 * optimizer step, so every candidate of this batch breaks the rule */
 	if (!tb_plan_batch_ok(in, B)) {
 		/* counted once, by the job that draws the first ticket */
 		if (__atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED) == 0)
-			k->batch += (uint64_t)(24.0 * (double)V * (double)ne * S_splits(B, 2) * S_splits(N, 4));
+			for (int i = 0; i < ncounts; i++)
+				k->batch += (uint64_t)(24.0 * (double)V * (double)ne * S_splits(B, 2) *
+				                       S_splits(counts[i], 4));
 		return;
 	}
 
-	/* Megatron-LM's interleaving rule for each pipeline size (a divisor
-	 * of N), once: bit v says whether v virtual stages split the layers */
-	uint64_t vok_of[S_DIVS_MAX];
-	for (int i = 0; i < nt; i++) {
-		vok_of[i] = 0;
-		for (int64_t v = 1; v <= st->vmax && v < 64; v++)
-			vok_of[i] |= (uint64_t)tb_perf_virtual_ok(L, ts[i], v) << v;
+	S_count *cc = tb_xcalloc((size_t)ncounts, sizeof *cc);
+	int64_t *tu = tb_xcalloc((size_t)ncounts * S_DIVS_MAX, sizeof *tu);
+	int ntu = 0;
+	for (int i = 0; i < ncounts; i++) {
+		S_count *n = &cc[i];
+		n->N = counts[i];
+		n->ni = i;
+		n->here = cd->index == st->own_card && n->N == in->hardware.count &&
+		          B == in->training.global_batch;
+		n->nt = S_divisors(n->N, n->ts, S_DIVS_MAX);
+		/* Megatron-LM's interleaving rule for each pipeline size (a
+		 * divisor of N), once */
+		for (int j = 0; j < n->nt; j++) {
+			n->vok_of[j] = 0;
+			for (int64_t v = 1; v <= st->vmax && v < 64; v++)
+				n->vok_of[j] |= (uint64_t)tb_perf_virtual_ok(L, n->ts[j], v) << v;
+			/* the tensor sizes: the union, ascending */
+			int64_t t = n->ts[j];
+			int at = ntu;
+			while (at > 0 && tu[at - 1] > t)
+				at--;
+			if (at > 0 && tu[at - 1] == t)
+				continue;
+			memmove(&tu[at + 1], &tu[at], (size_t)(ntu - at) * sizeof *tu);
+			tu[at] = t;
+			ntu++;
+		}
 	}
 	S_walk w;
 	memset(&w, 0, sizeof w);
 	w.st = st;
 	w.cd = cd;
 	w.k = k;
-	w.ni = ni;
-	w.here = cd->index == st->own_card && N == in->hardware.count &&
-	         B == in->training.global_batch;
-	w.N = N;
 	w.B = B;
 	w.V = V;
-	w.ts = ts;
-	w.nt = nt;
 	w.bs = bs;
 	w.nb = nb;
-	w.vok_of = vok_of;
 	int64_t vcap = st->vmax < L + 2 ? st->vmax : L + 2;
 	w.vlist = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.vlist);
 	w.layer = tb_xcalloc((size_t)nb, sizeof *w.layer);
@@ -817,72 +915,28 @@ static void S_search_one(S_state *st, const S_card *cd, int ni, int64_t N, int64
 	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
 
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
-	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < nt;
+	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 6 * ntu;
 	     ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED)) {
-		int64_t t = ts[ti];
-		w.t = t;
-		/* the memo holds one tensor size's triples */
-		w.pmemo->gen++;
-		w.pmemo->used = 0;
+		/* the memo holds one tensor size's tuples */
+		if (w.t != tu[ti / 6]) {
+			w.t = tu[ti / 6];
+			w.pmemo->gen++;
+			w.pmemo->used = 0;
+		}
 		uint64_t now = k->rules + k->batch + k->memory + k->feasible;
 		uint64_t all = __atomic_add_fetch(done, now - counted, __ATOMIC_RELAXED);
 		counted = now;
 		/* the line is drawn by the first job alone */
 		if (st->sp->progress && job == 0)
 			st->sp->progress(st->sp->progress_ctx, all, (uint64_t)total);
-		int nc = S_divisors(N / t, cs, S_DIVS_MAX);
-		uint64_t per_ck = 0;                /* candidates under one (sp, ck) */
-		for (int ci = 0; ci < nc; ci++)
-			per_ck += (uint64_t)ne * (uint64_t)nb * (uint64_t)S_ndivisors(N / t / cs[ci]) * per_p;
-		const tb_plan_space *fx = st->sp;
-		if (!S_tensor_ok(st, cd, t) || ((fx->fix & TB_LAYOUT_TENSOR) && t != fx->fix_tensor)) {
-			k->rules += 6 * per_ck;
-			continue;
-		}
-		for (int spi = 0; spi < 2; spi++) {
-			bool sp = spi == 1;
-			if ((sp && (t == 1 || st->sp->no_sequence_parallel)) ||
-			    ((fx->fix & TB_LAYOUT_SEQUENCE_PARALLEL) && sp != fx->fix_sequence_parallel)) {
-				/* sequence parallelism needs a tensor group */
-				k->rules += 3 * per_ck;
-				continue;
-			}
-			for (int cki = 0; cki < 3; cki++) {
-				tb_checkpointing ck = (tb_checkpointing)cki;
-				/* with flash attention, the attention policy has
-				 * nothing left to recompute: it is "none" again */
-				if ((ck == TB_CKPT_SELECTIVE && sel_none) ||
-				    (st->sp->checkpointing_modes && !(st->sp->checkpointing_modes & (1u << cki))) ||
-				    ((fx->fix & TB_LAYOUT_CHECKPOINTING) && ck != fx->fix_checkpointing)) {
-					k->rules += per_ck;
-					continue;
-				}
-				for (int ci = 0; ci < nc; ci++) {
-					int64_t c = cs[ci];
-					int np = S_divisors(N / t / c, ps, S_DIVS_MAX);
-					uint64_t per_e = (uint64_t)nb * (uint64_t)np * per_p;
-					if (!S_context_ok(st, c) || ((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context)) {
-						k->rules += (uint64_t)ne * per_e;
-						continue;
-					}
-					for (int ei = 0; ei < ne; ei++) {
-						int64_t e = es[ei];
-						if ((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert) {
-							k->rules += per_e;
-							continue;
-						}
-						memset(w.layer_state, 0, (size_t)nb);
-						for (int pi = 0; pi < np; pi++)
-							S_walk_pipeline(&w, sp, ck, c, e, ps[pi]);
-					}
-				}
-			}
-		}
+		S_walk_tsc(&w, cc, ncounts, es, ne, ti % 6 >= 3, (tb_checkpointing)(ti % 3));
 	}
 	free(w.pmemo);
 	free(w.layer_state);
 	free(w.layer);
 	free(w.vlist);
+	free(tu);
+	free(cc);
 }
 
 /* ---- the scenario's own layout --------------------------------------- */
@@ -992,7 +1046,7 @@ typedef struct S_job {
 	const int64_t *counts, *batches;
 	int ncounts, nbatches;
 	uint64_t *done;
-	int *tickets;           /* one a card, count and batch, shared */
+	int *tickets;           /* one a card and batch, shared */
 	double total;
 } S_job;
 
@@ -1001,10 +1055,9 @@ static void *S_job_run(void *arg)
 	S_job *j = arg;
 	int u = 0;
 	for (int ci = 0; ci < j->st.out->n_gpus; ci++)
-		for (int ni = 0; ni < j->ncounts; ni++)
-			for (int bi = 0; bi < j->nbatches; bi++, u++)
-				S_search_one(&j->st, &j->cards[ci], ni, j->counts[ni], j->batches[bi], &j->k,
-				             j->total, j->index, &j->tickets[u], j->done);
+		for (int bi = 0; bi < j->nbatches; bi++, u++)
+			S_search_batch(&j->st, &j->cards[ci], j->counts, j->ncounts, j->batches[bi], &j->k,
+			               j->total, j->index, &j->tickets[u], j->done);
 	return NULL;
 }
 
@@ -1023,7 +1076,7 @@ static void S_run_jobs(S_state *st, const S_card *cards, const int64_t *counts, 
 	int n = __atomic_load_n(&S_jobs_wanted, __ATOMIC_RELAXED) > 0 ||
 	        out->space >= S_JOBS_MIN_SPACE ? tb_plan_jobs() : 1;
 	uint64_t done = 0;
-	int *tickets = tb_xcalloc((size_t)out->n_gpus * (size_t)ncounts * (size_t)nbatches, sizeof *tickets);
+	int *tickets = tb_xcalloc((size_t)out->n_gpus * (size_t)nbatches, sizeof *tickets);
 	S_job *jobs = tb_xcalloc((size_t)n, sizeof *jobs);
 	for (int j = 0; j < n; j++) {
 		S_job *jb = &jobs[j];
