@@ -593,6 +593,7 @@ typedef struct S_walk {
 	const int64_t *bs;
 	int nb;
 	int64_t *vlist;         /* the virtual splits a pipeline allows */
+	unsigned char *over;    /* [z x vlist]: past the card at a smaller micro-batch */
 	/* one layer's time per micro-batch of the (sequence parallelism,
 	 * checkpointing, context, expert) walked: made when a candidate of
 	 * that micro-batch first fits, for every pipeline of every count */
@@ -670,6 +671,12 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		}
 	tb_perf_input pin;
 	bool have_pin = false;
+	/* Memory is non-decreasing in the micro-batch (calc.h): a (ZeRO,
+	 * virtual) pair past the card by more than rounding at one
+	 * micro-batch is past it at every larger one, which is counted, not
+	 * computed (the micro-batches ascend) */
+	unsigned char *over = w->over;
+	memset(over, 0, (size_t)(4 * (nv_all > 0 ? nv_all : 1)));
 
 	for (int bi = 0; bi < w->nb; bi++) {
 		int64_t b = w->bs[bi];
@@ -691,6 +698,11 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		 * changes */
 		double act[S_ACT_V][3];
 		for (int i = 0; i < nv && i < S_ACT_V; i++) {
+			bool need = false;
+			for (int z = 0; z < 4 && !need; z++)
+				need = (zok >> z & 1) && !over[z * nv_all + i];
+			if (!need)
+				continue;
 			mem.c.v = p > 1 ? vlist[i] : 1;
 			tb_memory_stage_act(&mem.c, b, act[i]);
 		}
@@ -701,6 +713,10 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 			memcpy(mem.c.states, states[z], sizeof states[z]);
 			for (int i = 0; i < nv; i++) {
 				int64_t v = vlist[i];
+				if (over[z * nv_all + i]) {
+					k->memory++;
+					continue;
+				}
 				double bytes;
 				if (i < S_ACT_V) {
 					mem.c.v = p > 1 ? v : 1;
@@ -710,6 +726,8 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				}
 				if (!(bytes <= cap)) {
 					k->memory++;
+					if (bytes > cap * (1 + 1e-9))
+						over[z * nv_all + i] = 1;
 					continue;
 				}
 				if (!have_pin) {
@@ -910,6 +928,7 @@ static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts,
 	w.nb = nb;
 	int64_t vcap = st->vmax < L + 2 ? st->vmax : L + 2;
 	w.vlist = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.vlist);
+	w.over = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), 4);
 	w.layer = tb_xcalloc((size_t)nb, sizeof *w.layer);
 	w.layer_state = tb_xcalloc((size_t)nb, sizeof *w.layer_state);
 	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
@@ -935,6 +954,7 @@ static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts,
 	free(w.layer_state);
 	free(w.layer);
 	free(w.vlist);
+	free(w.over);
 	free(tu);
 	free(cc);
 }
