@@ -9,7 +9,7 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?= build-san
 
-PKGS      = libcmark yaml-0.1 zlib
+PKGS      = libcmark yaml-0.1 libdeflate
 # Complex text's libraries: their headers at build time, the libraries
 # opened when a PDF first needs them (src/textlib.h says why)
 DL_PKGS   = fribidi harfbuzz harfbuzz-subset icu-uc

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "trainbudget/sha256.h"
 #include "trainbudget/xalloc.h"
@@ -24,6 +24,8 @@ void tb_pdfw_release(tb_pdfw *w)
 {
 	tb_buf_release(&w->out);
 	tb_buf_release(&w->pack);
+	for (size_t i = 0; i < sizeof w->zc / sizeof w->zc[0]; i++)
+		libdeflate_free_compressor(w->zc[i]);
 	free(w->offset);
 	free(w->packed);
 	free(w->pack_num);
@@ -65,23 +67,39 @@ void tb_pdfw_obj(tb_pdfw *w, unsigned num, const char *body, size_t len)
 	w->pack_end[w->npack++] = w->pack.len;
 }
 
+/* FlateDecode wants the zlib format; libdeflate writes it 1.7x faster
+ * than zlib's compress2 at level 6 on a report's streams, and 4% smaller
+ * (README, "Libraries, and why") */
+static struct libdeflate_compressor *S_deflater(tb_pdfw *w, int level)
+{
+	if (level < 1)
+		level = 1;
+	if (level > 12)
+		level = 12;
+	if (!w->zc[level])
+		w->zc[level] = libdeflate_alloc_compressor(level);
+	return w->zc[level];
+}
+
 void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
                     const void *data, size_t len, bool deflate)
 {
 	unsigned char *z = NULL;
-	uLongf zlen = 0;
-	if (deflate && len > 0) {
-		zlen = compressBound((uLong)len);
-		z = tb_xmalloc(zlen);
-		if (compress2(z, &zlen, data, (uLong)len, w->level) != Z_OK) {
-			/* only memory can fail here: store the bytes as they are */
+	size_t zlen = 0;
+	struct libdeflate_compressor *c = deflate && len > 0 ? S_deflater(w, w->level) : NULL;
+	if (c) {
+		size_t cap = libdeflate_zlib_compress_bound(c, len);
+		z = tb_xmalloc(cap);
+		zlen = libdeflate_zlib_compress(c, data, len, z, cap);
+		if (zlen == 0) {
+			/* cannot happen at the bound: store the bytes as they are */
 			free(z);
 			z = NULL;
 		}
 	}
 	S_begin(w, num);
 	tb_buf_printf(&w->out, "<< /Length %zu%s%s%s >>\nstream\n",
-	              z ? (size_t)zlen : len, z ? " /Filter /FlateDecode" : "",
+	              z ? zlen : len, z ? " /Filter /FlateDecode" : "",
 	              dict[0] ? " " : "", dict);
 	if (z)
 		tb_buf_put(&w->out, z, zlen);

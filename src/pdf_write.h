@@ -22,7 +22,9 @@ typedef struct tb_pdfw {
 	size_t *offset;
 	unsigned char *packed;
 	unsigned nobj, cap;     /* numbers 1..nobj are allocated */
-	int level;              /* zlib level for streams */
+	int level;              /* deflate level for streams, 1-12 */
+	/* libdeflate's compressors by level, made on first use */
+	struct libdeflate_compressor *zc[13];
 	tb_buf pack;            /* the packed objects' bodies, one after another */
 	unsigned *pack_num;     /* their numbers, in order */
 	size_t *pack_end;       /* where each body ends in pack */

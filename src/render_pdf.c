@@ -32,9 +32,9 @@
 
 #define S_DEFAULT_FONT_DIR "/usr/share/fonts/truetype/dejavu"
 #define S_MARGIN_PT 54.0
-/* zlib level for every stream.  default-7b's PDF, measured with callgrind:
- * level 1 would run 5% fewer instructions but make the file 45% larger
- * (80 KB -> 115 KB); level 6 keeps it far inside the 300 KB aim */
+/* Deflate level for every stream (libdeflate's levels).  default-7b's PDF:
+ * level 6 makes it 4% smaller than zlib's level 6 in 0.6 of the time;
+ * level 1 would be 14% larger again */
 #define S_DEFLATE_LEVEL 6
 
 /* ---- inlines ----------------------------------------------------------- */

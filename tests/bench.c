@@ -740,7 +740,7 @@ int main(int argc, char **argv)
 		        sum_ms[4] / n_ex - base_ms, sum_ms[5] / n_ex - base_ms, sum_ms[6] / n_ex);
 	}
 	fprintf(o, "\nPeak RSS counts everything the process maps and touches: the C library, "
-	        "libyaml, cmark, zlib and the DejaVu faces the PDF reads.\n");
+	        "libyaml, cmark, libdeflate and the DejaVu faces the PDF reads.\n");
 	/* (c) sweeps and comparisons: the issue's aim is a 100-point sweep's
 	 * full report in well under a second */
 	fprintf(o, "\n## Sweeps and comparisons\n\n"
