@@ -1,5 +1,6 @@
 #include "trainbudget/buf.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,4 +97,37 @@ char *tb_buf_detach(tb_buf *b, size_t *len_out)
 		*len_out = b->len;
 	tb_buf_init(b);
 	return s;
+}
+
+void tb_buf_fixed(tb_buf *b, double v, int decimals)
+{
+	static const double scale[4] = { 1, 10, 100, 1000 };
+	if (decimals < 0 || decimals > 3 || !(fabs(v) <= 1e9)) {
+		tb_buf_printf(b, "%.*f", decimals < 0 ? 0 : decimals, v);
+		return;
+	}
+	double m = v * scale[decimals];
+	double r = nearbyint(m);
+	if (!(fabs(fabs(m - r) - 0.5) > 1e-3)) {
+		tb_buf_printf(b, "%.*f", decimals, v);
+		return;
+	}
+	long long q = (long long)r;
+	unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
+	char s[32];
+	char *p = s + sizeof s;
+	for (int i = 0; i < decimals; i++) {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	}
+	if (decimals > 0)
+		*--p = '.';
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	/* printf keeps the sign of a negative that rounds to zero ("-0.00") */
+	if (q < 0 || (q == 0 && signbit(v)))
+		*--p = '-';
+	tb_buf_put(b, p, (size_t)(s + sizeof s - p));
 }

@@ -140,7 +140,7 @@ void tb_chart_tick_label(char *out, size_t cap, const tb_chart_axis *a, double v
 	if (dec == 0)
 		tb_fmt_grouped(&b, v / div);
 	else
-		tb_buf_printf(&b, "%.*f", dec, v / div);
+		tb_buf_fixed(&b, v / div, dec);
 	tb_buf_puts(&b, suffix[s]);
 	if (unit && *unit)
 		tb_buf_printf(&b, " %s", unit);

@@ -39,19 +39,27 @@ static void S_num(tb_buf *b, double v)
 		v = 0;
 	if (fabs(v) < 0.005)
 		v = 0;
-	tb_buf_printf(b, "%.2f", v);
+	tb_buf_fixed(b, v, 2);
 }
 
 static void S_attr(tb_buf *b, const char *name, double v)
 {
-	tb_buf_printf(b, " %s=\"", name);
+	tb_buf_putc(b, ' ');
+	tb_buf_puts(b, name);
+	tb_buf_puts(b, "=\"");
 	S_num(b, v);
 	tb_buf_putc(b, '"');
 }
 
 static void S_color(tb_buf *b, const char *name, tb_rgb c)
 {
-	tb_buf_printf(b, " %s=\"#%02x%02x%02x\"", name, c.r, c.g, c.b);
+	static const char hex[] = "0123456789abcdef";
+	char s[8] = { '#', hex[c.r >> 4 & 15], hex[c.r & 15], hex[c.g >> 4 & 15], hex[c.g & 15],
+	              hex[c.b >> 4 & 15], hex[c.b & 15], '"' };
+	tb_buf_putc(b, ' ');
+	tb_buf_puts(b, name);
+	tb_buf_puts(b, "=\"");
+	tb_buf_put(b, s, sizeof s);
 }
 
 static const char *S_role_class(tb_prim_role r)

@@ -1,0 +1,52 @@
+/* test_buf.c: the byte buffer (src/buf.c). */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trainbudget/buf.h"
+
+static void expect_printf(double v, int dec)
+{
+	char want[512];
+	snprintf(want, sizeof want, "%.*f", dec, v);
+	tb_buf b;
+	tb_buf_init(&b);
+	tb_buf_fixed(&b, v, dec);
+	cr_assert_str_eq(b.ptr, want, "%.17g at %d decimals", v, dec);
+	tb_buf_release(&b);
+}
+
+/* The hand path against printf: a million values over every scale a
+ * chart or a table writes, the halves that send it to printf, the signed
+ * zeros and the values past its bound. */
+Test(buf, fixed_is_printf)
+{
+	uint64_t x = 0x9E3779B97F4A7C15u;
+	for (int i = 0; i < 1000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double mant = (double)(x >> 11) / 9007199254740992.0;
+		int e = (int)(x % 25) - 12;
+		double v = (x & 1 ? -1 : 1) * mant * pow(10, e);
+		expect_printf(v, (int)(x >> 5 & 3));
+	}
+	const double special[] = { 0.0, -0.0, 0.5, -0.5, 1.5, 2.5, 0.125, 0.005, -0.005, 0.015,
+	                           1.005, 2.675, 1e9, -1e9, 1e9 + 0.5, 1e12, -3e15, 123456.785,
+	                           0.0049999999999999999, -0.001, 999.9995, 1e-300 };
+	for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+		for (int d = 0; d <= 3; d++)
+			expect_printf(special[i], d);
+	for (int k = -100000; k <= 100000; k++)
+		for (int d = 0; d <= 3; d++)
+			expect_printf(k / 2000.0, d);
+}
+
+Test(buf, fixed_out_of_range_decimals_fall_back)
+{
+	expect_printf(3.14159265, 6);
+	expect_printf(-2.5e-7, 9);
+}
