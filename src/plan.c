@@ -210,7 +210,7 @@ typedef struct S_pm {
 	double states[4][3];
 } S_pm;
 
-#define S_PM_SLOTS 1024
+#define S_PM_SLOTS 256
 #define S_ACT_V 65              /* virtual splits whose activations are kept */
 
 typedef struct S_pmemo {

@@ -8,8 +8,10 @@
 #include "trainbudget/risk.h"
 
 #include "trainbudget/budget.h"
+#include "trainbudget/xalloc.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define S_SECONDS_PER_DAY 86400.0
@@ -417,9 +419,6 @@ static void S_summary(const double *v, int n, double cdf[TB_RISK_CDF_POINTS],
 
 /* ---- the model ---------------------------------------------------------- */
 
-static _Thread_local double S_days[TB_RISK_SAMPLES_MAX];
-static _Thread_local double S_cost[TB_RISK_SAMPLES_MAX];
-
 static bool S_pos(double v)
 {
 	return v > 0 && isfinite(v);
@@ -496,27 +495,12 @@ void tb_risk_compute(const tb_risk_in *in, tb_risk *out)
 	tb_risk_compute_parts(in, 1, out);
 }
 
-void tb_risk_compute_parts(const tb_risk_in *parts, int nparts, tb_risk *out)
+/* The n draws of every part, into draw_days and draw_cost (n each), and the
+ * figures of *out they give. */
+static void S_samples(const tb_risk_in *parts, int nparts, S_part *part, int n, double *draw_days,
+                      double *draw_cost, tb_risk *out)
 {
 	const tb_risk_in *in = &parts[0];
-	memset(out, 0, sizeof *out);
-	int n = in->samples > 0 ? in->samples : TB_RISK_SAMPLES;
-	if (n > TB_RISK_SAMPLES_MAX)
-		n = TB_RISK_SAMPLES_MAX;
-	out->samples = n;
-	out->seed = in->seed ? in->seed : TB_RISK_SEED;
-	out->has_deadline = in->has_deadline;
-	out->has_budget = in->has_budget;
-	out->finishes = true;
-	for (int k = 0; k < nparts; k++)
-		out->finishes = out->finishes && parts[k].failure_overhead < 1;
-	if (nparts < 1 || nparts > TB_RISK_PARTS_MAX)
-		return;
-
-	S_part part[TB_RISK_PARTS_MAX];
-	for (int k = 0; k < nparts; k++)
-		if (!S_part_init(&part[k], &parts[k], out->seed))
-			return;
 	/* the cluster, its price and the bill are the whole run's: the first
 	 * part's */
 	double gpu_h_per_s = in->gpus / S_SECONDS_PER_HOUR;
@@ -551,11 +535,11 @@ void tb_risk_compute_parts(const tb_risk_in *parts, int nparts, tb_risk *out)
 			cost = t * gpu_h_per_s * price;
 			if (billed)
 				cost = tb_bill_compute(&in->bill, price, cost, t, NULL);
-			S_cost[i] = cost;
+			draw_cost[i] = cost;
 		}
 		if (!isfinite(t) || !isfinite(cost))
 			return;
-		S_days[i] = days;
+		draw_days[i] = days;
 		sum_days += days;
 		sum_cost += cost;
 		meets += in->has_deadline && t <= in->deadline_s;
@@ -570,24 +554,53 @@ void tb_risk_compute_parts(const tb_risk_in *parts, int nparts, tb_risk *out)
 	out->p_meets_deadline = in->has_deadline ? (double)meets / n : 0;
 	out->p_within_budget = in->has_budget ? (double)within / n : 0;
 
-	S_sort(S_days, n);
+	S_sort(draw_days, n);
 	if (price_fixed) {
 		for (int i = 0; i < n; i++)
-			S_cost[i] = billed ? tb_bill_compute(&in->bill, price_lo, S_days[i] * cost_per_day,
-			                                     S_days[i] * S_SECONDS_PER_DAY, NULL)
-			                   : S_days[i] * cost_per_day;
+			draw_cost[i] = billed ? tb_bill_compute(&in->bill, price_lo, draw_days[i] * cost_per_day,
+			                                     draw_days[i] * S_SECONDS_PER_DAY, NULL)
+			                   : draw_days[i] * cost_per_day;
 	} else {
-		S_sort(S_cost, n);
+		S_sort(draw_cost, n);
 	}
-	out->days_p10 = S_quantile(S_days, n, 0.10);
-	out->days_p50 = S_quantile(S_days, n, 0.50);
-	out->days_p90 = S_quantile(S_days, n, 0.90);
-	out->cost_p10 = S_quantile(S_cost, n, 0.10);
-	out->cost_p50 = S_quantile(S_cost, n, 0.50);
-	out->cost_p90 = S_quantile(S_cost, n, 0.90);
+	out->days_p10 = S_quantile(draw_days, n, 0.10);
+	out->days_p50 = S_quantile(draw_days, n, 0.50);
+	out->days_p90 = S_quantile(draw_days, n, 0.90);
+	out->cost_p10 = S_quantile(draw_cost, n, 0.10);
+	out->cost_p50 = S_quantile(draw_cost, n, 0.50);
+	out->cost_p90 = S_quantile(draw_cost, n, 0.90);
 	out->budget_p90 = out->cost_p90;
-	S_summary(S_days, n, out->days_cdf, &out->days_hist_lo, &out->days_hist_hi, out->days_hist);
-	S_summary(S_cost, n, out->cost_cdf, &out->cost_hist_lo, &out->cost_hist_hi, out->cost_hist);
+	S_summary(draw_days, n, out->days_cdf, &out->days_hist_lo, &out->days_hist_hi, out->days_hist);
+	S_summary(draw_cost, n, out->cost_cdf, &out->cost_hist_lo, &out->cost_hist_hi, out->cost_hist);
+}
+
+
+void tb_risk_compute_parts(const tb_risk_in *parts, int nparts, tb_risk *out)
+{
+	const tb_risk_in *in = &parts[0];
+	memset(out, 0, sizeof *out);
+	int n = in->samples > 0 ? in->samples : TB_RISK_SAMPLES;
+	if (n > TB_RISK_SAMPLES_MAX)
+		n = TB_RISK_SAMPLES_MAX;
+	out->samples = n;
+	out->seed = in->seed ? in->seed : TB_RISK_SEED;
+	out->has_deadline = in->has_deadline;
+	out->has_budget = in->has_budget;
+	out->finishes = true;
+	for (int k = 0; k < nparts; k++)
+		out->finishes = out->finishes && parts[k].failure_overhead < 1;
+	if (nparts < 1 || nparts > TB_RISK_PARTS_MAX)
+		return;
+
+	S_part part[TB_RISK_PARTS_MAX];
+	for (int k = 0; k < nparts; k++)
+		if (!S_part_init(&part[k], &parts[k], out->seed))
+			return;
+	/* on the heap, not in thread-local storage: 256 KB of it was zeroed
+	 * for every thread any command started */
+	double *days = tb_xcalloc((size_t)n * 2, sizeof *days);
+	S_samples(parts, nparts, part, n, days, days + n, out);
+	free(days);
 }
 
 /* ---- the budget's confidence figures ---------------------------------- */
