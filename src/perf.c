@@ -610,10 +610,16 @@ static const char *S_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_c
  * gradient rows accumulated; with tensor parallelism its output is
  * all-reduced) and the logits (last stage: the vocabulary GEMM forward and
  * backward, the fp32 cross-entropy over V/t columns, four passes). */
-static void S_layer_all(const S_ctx *x, S_layer *L)
+static void S_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 {
 	S_layer_time(x, x->moe, L);
-	if (S_dense_count(x->in) > 0) {
+	if (S_dense_count(x->in) > 0 && dense) {
+		L->dense_fwd = dense->dense_fwd;
+		L->dense_bwd = dense->dense_bwd;
+		L->dense_recompute = dense->dense_recompute;
+		L->dense_tp = dense->dense_tp;
+		L->dense_cp = dense->dense_cp;
+	} else if (S_dense_count(x->in) > 0) {
 		S_layer D;
 		S_layer_time(x, false, &D);
 		L->dense_fwd = D.fwd;
@@ -665,6 +671,12 @@ double tb_perf_causal_mfu_scale(const tb_perf_input *in)
 bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
                         tb_perf_layer *out, const char **why)
 {
+	return tb_perf_layer_time_reuse(in, k, NULL, out, why);
+}
+
+bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
+                              const tb_perf_layer *dense, tb_perf_layer *out, const char **why)
+{
 	memset(out, 0, sizeof *out);
 	if (!k)
 		k = &tb_perf_fitted;
@@ -676,7 +688,7 @@ bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
 		*why = bad ? bad : "";
 	if (bad)
 		return false;
-	S_layer_all(&x, out);
+	S_layer_all(&x, out, dense);
 	return true;
 }
 
@@ -791,7 +803,7 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 		return;
 	}
 	S_layer L;
-	S_layer_all(&x, &L);
+	S_layer_all(&x, &L, NULL);
 	S_assemble(&x, &L, out);
 }
 

@@ -599,6 +599,10 @@ typedef struct S_walk {
 	 * that micro-batch first fits, for every pipeline of every count */
 	tb_perf_layer *layer;
 	signed char *layer_state;       /* 0 not made, 1 made, -1 refused */
+	/* per micro-batch, a layer of the (context) walked at any expert
+	 * size, whose dense layers serve the others (dense_from[b] set) */
+	int *dense_from;
+	tb_perf_layer *dense;
 } S_walk;
 
 /* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
@@ -739,8 +743,14 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				pin.virtual_pipeline = v;
 				tb_perf_layer *layer = &w->layer[bi];
 				signed char *made = &w->layer_state[bi];
-				if (*made == 0)
-					*made = tb_perf_layer_time(&pin, NULL, layer, NULL) ? 1 : -1;
+				if (*made == 0) {
+					const tb_perf_layer *dl = w->dense_from[bi] ? &w->dense[bi] : NULL;
+					*made = tb_perf_layer_time_reuse(&pin, NULL, dl, layer, NULL) ? 1 : -1;
+					if (*made > 0 && !dl) {
+						w->dense[bi] = *layer;
+						w->dense_from[bi] = 1;
+					}
+				}
 				bool bad = *made < 0;
 				/* what every ZeRO stage and virtual split of this
 				 * pipeline and micro-batch costs at least: a candidate
@@ -833,6 +843,7 @@ static void S_walk_tsc(S_walk *w, S_count *cc, int ncounts, const int64_t *es, i
 	for (int ci = 0; ci < ncu; ci++) {
 		int64_t c = cu[ci];
 		bool c_ok = S_context_ok(st, c) && !((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context);
+		memset(w->dense_from, 0, (size_t)w->nb * sizeof *w->dense_from);
 		for (int ei = 0; ei < ne; ei++) {
 			int64_t e = es[ei];
 			bool e_ok = !((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert);
@@ -931,6 +942,8 @@ static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts,
 	w.over = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), 4);
 	w.layer = tb_xcalloc((size_t)nb, sizeof *w.layer);
 	w.layer_state = tb_xcalloc((size_t)nb, sizeof *w.layer_state);
+	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
+	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
 	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
 
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
@@ -953,6 +966,8 @@ static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts,
 	free(w.pmemo);
 	free(w.layer_state);
 	free(w.layer);
+	free(w.dense);
+	free(w.dense_from);
 	free(w.vlist);
 	free(w.over);
 	free(tu);

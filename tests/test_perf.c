@@ -700,6 +700,44 @@ Test(perf, moe_shapes_count_like_flops)
 	cr_expect(rel(n_active, 37e9) < 0.03, "%.4g activated parameters", n_active);
 }
 
+/* A mixture's dense layers do not read the expert-parallel size, so a
+ * search times them once per shape (tb_perf_layer_time_reuse): a layer
+ * made at one expert size, its dense fields taken from a layer made at
+ * another, is the layer made whole, to the last bit, under every
+ * checkpointing, with and without sequence parallelism and tensor 4. */
+Test(perf, dense_layers_reused_across_expert_sizes)
+{
+	static const int64_t es[] = { 1, 2, 8, 64, 256 };
+	for (int ck = 0; ck < 3; ck++)
+		for (int t = 1; t <= 4; t *= 4) {
+			tb_inputs x;
+			S_deepseek_v3(&x);
+			x.training.checkpointing = (tb_checkpointing)ck;
+			x.parallelism.tensor = t;
+			x.parallelism.sequence_parallel = t > 1;
+			tb_perf_input in;
+			tb_perf_input_from(&x, &in);
+			in.data = 256;      /* every expert size divides the ranks */
+			in.expert = 8;
+			tb_perf_layer first;
+			cr_assert(tb_perf_layer_time(&in, NULL, &first, NULL));
+			cr_assert(first.dense_fwd > 0 && first.dense_fwd != first.fwd);
+			for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
+				in.expert = es[i];
+				tb_perf_layer whole, reused;
+				memset(&whole, 0, sizeof whole);
+				memset(&reused, 0, sizeof reused);
+				cr_assert(tb_perf_layer_time(&in, NULL, &whole, NULL));
+				cr_assert(tb_perf_layer_time_reuse(&in, NULL, &first, &reused, NULL));
+				cr_expect(memcmp(&whole, &reused, sizeof whole) == 0,
+				          "ck %d, t %d, e %lld: reused dense fields differ", ck, t,
+				          (long long)es[i]);
+				cr_expect(whole.fwd != first.fwd || es[i] == 8,
+				          "the expert layer does read the expert size");
+			}
+		}
+}
+
 /* The three dense layers lead DeepSeek-V3's 61: on 16 stages (3, 4 x 14,
  * 3 layers) they are the first stage's, the busiest is a middle stage of 4
  * expert layers; on 2 (31 and 30) the first holds 3 dense and 28 expert

@@ -283,6 +283,13 @@ typedef struct tb_perf_layer {
  * input cannot be timed, as tb_perf_predict would refuse it. */
 bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
                         tb_perf_layer *out, const char **why);
+/* The same, with a mixture's dense layers (the dense_* fields) taken from
+ * `dense` (NULL: computed), a layer this made from an input that differs
+ * at most in the expert-parallel size, which a dense layer does not read:
+ * a search that varies it innermost times the dense layers once (to the
+ * last bit the same; tests/test_perf.c). */
+bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
+                              const tb_perf_layer *dense, tb_perf_layer *out, const char **why);
 /* The step of `in` from its layer time L, which tb_perf_layer_time made
  * from an input equal to `in` in every field it reads.  `in` must pass
  * tb_perf_layer_time's checks. */
