@@ -38,6 +38,13 @@ double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
 	return compute_s > memory_s ? compute_s : memory_s;
 }
 
+double tb_perf_ceil_log2(double n)
+{
+	if (!(n >= 2 && n <= 2147483648.0) || n != floor(n))
+		return ceil(log2(n));
+	return (double)(64 - __builtin_clzll((unsigned long long)n - 1));
+}
+
 double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
                             int64_t per_node, const tb_perf_hw *hw,
                             const tb_perf_consts *k)
@@ -56,7 +63,7 @@ double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
 		net = nvl;      /* a node's own links are never the slower ones */
 	double latency_s = k->nvlink_latency_s;
 	if (nodes > 1)
-		latency_s += k->network_latency_s * ceil(log2(nodes));
+		latency_s += k->network_latency_s * tb_perf_ceil_log2(nodes);
 	double dn = (double)n;
 
 	switch (kind) {

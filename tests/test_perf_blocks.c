@@ -8,6 +8,7 @@
  * leaves. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "trainbudget/gpus.h"
@@ -190,4 +191,21 @@ Test(perf_blocks, power_limit_slows_compute_only)
 	cr_expect(tb_perf_matmul_s(1, 8192, 8192, 2, &cap, NULL) == thin);
 	cr_expect(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 1e9, 8, 8, &cap, NULL) ==
 	          tb_perf_collective_s(TB_COLL_ALL_REDUCE, 1e9, 8, 8, &hw, NULL));
+}
+
+/* The hops of a collective: libm's ceil(log2(n)), to the bit, from the
+ * bit length the search uses. */
+Test(perf_blocks, ceil_log2_is_libm)
+{
+	for (uint32_t n = 2; n <= (1u << 20); n++)
+		cr_assert(tb_perf_ceil_log2(n) == ceil(log2(n)), "n = %u", n);
+	for (int k = 1; k <= 31; k++)
+		for (int d = -3; d <= 3; d++) {
+			double n = ldexp(1, k) + d;
+			if (n >= 2)
+				cr_assert(tb_perf_ceil_log2(n) == ceil(log2(n)), "n = %.0f", n);
+		}
+	/* past the bound, and not whole: libm's */
+	cr_expect(tb_perf_ceil_log2(1e12) == ceil(log2(1e12)));
+	cr_expect(tb_perf_ceil_log2(2.5) == 2);
 }

@@ -306,6 +306,14 @@ void tb_perf_assemble(const tb_perf_input *in, const tb_perf_consts *k,
 double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
                             const tb_perf_layer *L);
 
+/* ceil(log2(n)), the network hops of a collective over n nodes: for a
+ * whole n from 2 to 2^31 the bit length of n - 1 (libm's log2 is exact at
+ * powers of two and never rounds a non-power onto a whole number there,
+ * so the two agree: tests/test_perf_blocks.c checks every n to 2^20 and
+ * the powers and their neighbours to 2^31), else libm's.  A search
+ * prices a collective for every candidate it times. */
+double tb_perf_ceil_log2(double n);
+
 /* One collective over n GPUs, per_node of them in each node, moving
  * `bytes` (the buffer NCCL is handed; for all-to-all, what each GPU holds
  * for all the others; for p2p, the message).  Latency plus bytes x ring
