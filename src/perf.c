@@ -769,7 +769,12 @@ double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
 	x.di = S_at_least_1(in->data);
 	S_stage g;
 	S_stage_of(&x, L, &g);
-	double v = (double)g.m * g.stage_s[g.busy];
+	double stage = g.stage_s[g.busy];
+	double v = (double)g.m * stage;
+	/* the bubble, (p - 1) / (v m) of m stage passes, at the most virtual
+	 * stages the caller allows */
+	if (x.pi > 1)
+		v += (double)(x.pi - 1) / (double)S_at_least_1(in->virtual_pipeline) * stage;
 	return S_pos(v) ? v : 0;
 }
 

@@ -756,8 +756,12 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				 * pipeline and micro-batch costs at least: a candidate
 				 * it already rules out is feasible, not timed */
 				if (!bad && n->k_sec > 0) {
-					if (floor_s < 0)
+					if (floor_s < 0) {
+						/* at the most virtual stages this micro-batch allows */
+						pin.virtual_pipeline = vlist[nv - 1];
 						floor_s = tb_perf_step_floor_s(&pin, NULL, layer);
+						pin.virtual_pipeline = v;
+					}
 					if (floor_s > 0 &&
 					    !S_may_place(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
 					                 floor_s * n->k_sec)) {

@@ -296,13 +296,16 @@ bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
 void tb_perf_assemble(const tb_perf_input *in, const tb_perf_consts *k,
                       const tb_perf_layer *L, tb_perf_result *out);
 /* What every step of `in`'s pipeline, micro-batch and layer shape costs
- * whatever its ZeRO stage and virtual stages: the busiest stage's
- * micro-batches with their compute, recomputation and exposed tensor,
- * context and expert communication.  tb_perf_assemble's step_s is this
- * plus terms that are never negative (bubble, pipeline sends,
+ * whatever its ZeRO stage and its virtual stages up to
+ * in->virtual_pipeline: the busiest stage's micro-batches with their
+ * compute, recomputation and exposed tensor, context and expert
+ * communication, and the bubble at those virtual stages (it shrinks as
+ * they grow).  tb_perf_assemble's step_s is this plus terms that are never
+ * negative (the bubble's excess at fewer virtual stages, pipeline sends,
  * data-parallel collectives, optimizer), so a search can drop a candidate
  * whose floor already loses without timing it.  Equal to the sum of those
- * terms up to rounding (a few ulps); 0 when `in` cannot be timed. */
+ * terms at in->virtual_pipeline up to rounding (a few ulps); 0 when `in`
+ * cannot be timed. */
 double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
                             const tb_perf_layer *L);
 
