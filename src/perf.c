@@ -754,8 +754,7 @@ static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 		g->m = 1;
 }
 
-double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
-                            const tb_perf_layer *L)
+double tb_perf_stage_s(const tb_perf_input *in, const tb_perf_consts *k, const tb_perf_layer *L)
 {
 	if (!k)
 		k = &tb_perf_fitted;
@@ -769,13 +768,31 @@ double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
 	x.di = S_at_least_1(in->data);
 	S_stage g;
 	S_stage_of(&x, L, &g);
-	double stage = g.stage_s[g.busy];
-	double v = (double)g.m * stage;
+	return g.stage_s[g.busy];
+}
+
+double tb_perf_step_floor_from_s(const tb_perf_input *in, double stage_s)
+{
+	if (in->layers <= 0 || in->micro_batch <= 0 || in->global_batch <= 0)
+		return 0;
+	/* S_stage_of's micro-batches of a step */
+	int64_t mb_ranks = in->micro_batch * S_at_least_1(in->data);
+	int64_t m = (in->global_batch + mb_ranks - 1) / mb_ranks;
+	if (m < 1)
+		m = 1;
+	int64_t p = S_at_least_1(in->pipeline);
+	double v = (double)m * stage_s;
 	/* the bubble, (p - 1) / (v m) of m stage passes, at the most virtual
 	 * stages the caller allows */
-	if (x.pi > 1)
-		v += (double)(x.pi - 1) / (double)S_at_least_1(in->virtual_pipeline) * stage;
+	if (p > 1)
+		v += (double)(p - 1) / (double)S_at_least_1(in->virtual_pipeline) * stage_s;
 	return S_pos(v) ? v : 0;
+}
+
+double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
+                            const tb_perf_layer *L)
+{
+	return tb_perf_step_floor_from_s(in, tb_perf_stage_s(in, k, L));
 }
 
 void tb_perf_assemble(const tb_perf_input *in, const tb_perf_consts *k,

@@ -603,7 +603,43 @@ typedef struct S_walk {
 	 * size, whose dense layers serve the others (dense_from[b] set) */
 	int *dense_from;
 	tb_perf_layer *dense;
+	/* the busiest stage's time per (micro-batch, pipeline) of the
+	 * (context, expert) walked, which the floor of every count takes */
+	struct S_stage_slot *stage;
+	unsigned stage_gen;
 } S_walk;
+
+#define S_STAGE_SLOTS 4096
+
+typedef struct S_stage_slot {
+	unsigned gen;           /* the (context, expert) it was made under */
+	int bi;
+	int64_t p;
+	double stage_s;
+} S_stage_slot;
+
+/* tb_perf_stage_s of the layer of micro-batch bi under pipeline p, kept
+ * for the other counts (computed when the table is three-quarters full). */
+static double S_stage_of_p(S_walk *w, int bi, int64_t p, const tb_perf_input *pin,
+                           const tb_perf_layer *layer)
+{
+	uint64_t h = ((uint64_t)bi * 0x9E3779B97F4A7C15u) ^ ((uint64_t)p * 0xC2B2AE3D27D4EB4Fu);
+	unsigned i = (unsigned)(h >> 40) & (S_STAGE_SLOTS - 1);
+	for (unsigned probe = 0; probe < S_STAGE_SLOTS / 4; probe++) {
+		S_stage_slot *s = &w->stage[i];
+		if (s->gen != w->stage_gen) {
+			s->gen = w->stage_gen;
+			s->bi = bi;
+			s->p = p;
+			s->stage_s = tb_perf_stage_s(pin, NULL, layer);
+			return s->stage_s;
+		}
+		if (s->bi == bi && s->p == p)
+			return s->stage_s;
+		i = (i + 1) & (S_STAGE_SLOTS - 1);
+	}
+	return tb_perf_stage_s(pin, NULL, layer);
+}
 
 /* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
  * parallelism, checkpointing, context, expert, pipeline): what the
@@ -757,9 +793,10 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				 * it already rules out is feasible, not timed */
 				if (!bad && n->k_sec > 0) {
 					if (floor_s < 0) {
+						double stage_s = S_stage_of_p(w, bi, p, &pin, layer);
 						/* at the most virtual stages this micro-batch allows */
 						pin.virtual_pipeline = vlist[nv - 1];
-						floor_s = tb_perf_step_floor_s(&pin, NULL, layer);
+						floor_s = tb_perf_step_floor_from_s(&pin, stage_s);
 						pin.virtual_pipeline = v;
 					}
 					if (floor_s > 0 &&
@@ -851,8 +888,10 @@ static void S_walk_tsc(S_walk *w, S_count *cc, int ncounts, const int64_t *es, i
 		for (int ei = 0; ei < ne; ei++) {
 			int64_t e = es[ei];
 			bool e_ok = !((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert);
-			if (c_ok && e_ok)
+			if (c_ok && e_ok) {
 				memset(w->layer_state, 0, (size_t)w->nb);
+				w->stage_gen++;
+			}
 			for (int i = 0; i < ncounts; i++) {
 				S_count *n = &cc[i];
 				if (n->N % t || (n->N / t) % c)
@@ -947,6 +986,7 @@ static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts,
 	w.layer = tb_xcalloc((size_t)nb, sizeof *w.layer);
 	w.layer_state = tb_xcalloc((size_t)nb, sizeof *w.layer_state);
 	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
+	w.stage = tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage);
 	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
 	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
 
@@ -972,6 +1012,7 @@ static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts,
 	free(w.layer);
 	free(w.dense);
 	free(w.dense_from);
+	free(w.stage);
 	free(w.vlist);
 	free(w.over);
 	free(tu);

@@ -308,6 +308,13 @@ void tb_perf_assemble(const tb_perf_input *in, const tb_perf_consts *k,
  * cannot be timed. */
 double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
                             const tb_perf_layer *L);
+/* The floor in its two parts, for a search that meets one pipeline and
+ * layer shape under many GPU counts: the busiest stage's time for one
+ * micro-batch (the pipeline and L alone), then the floor from it (the
+ * micro-batches of a step and the bubble).  tb_perf_step_floor_s is the
+ * second of the first, to the last bit. */
+double tb_perf_stage_s(const tb_perf_input *in, const tb_perf_consts *k, const tb_perf_layer *L);
+double tb_perf_step_floor_from_s(const tb_perf_input *in, double stage_s);
 
 /* ceil(log2(n)), the network hops of a collective over n nodes: for a
  * whole n from 2 to 2^31 the bit length of n - 1 (libm's log2 is exact at
