@@ -623,6 +623,8 @@ typedef struct S_stage_slot {
 static double S_stage_of_p(S_walk *w, int bi, int64_t p, const tb_perf_input *pin,
                            const tb_perf_layer *layer)
 {
+	if (!w->stage)          /* one count: each is met once */
+		return tb_perf_stage_s(pin, NULL, layer);
 	uint64_t h = ((uint64_t)bi * 0x9E3779B97F4A7C15u) ^ ((uint64_t)p * 0xC2B2AE3D27D4EB4Fu);
 	unsigned i = (unsigned)(h >> 40) & (S_STAGE_SLOTS - 1);
 	for (unsigned probe = 0; probe < S_STAGE_SLOTS / 4; probe++) {
@@ -986,7 +988,7 @@ static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts,
 	w.layer = tb_xcalloc((size_t)nb, sizeof *w.layer);
 	w.layer_state = tb_xcalloc((size_t)nb, sizeof *w.layer_state);
 	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
-	w.stage = tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage);
+	w.stage = ncounts > 1 ? tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage) : NULL;
 	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
 	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
 
