@@ -322,17 +322,22 @@ static void S_total(tb_mem_items *it)
  * (p-1)/(pv)) layers' worth once M is large (Korthikanti et al. 2022 Sec.
  * 4.2.3), and chunk 0 (the embedding's) holds p of them plus p - 1 of the
  * next group. */
-static void S_inflight(int64_t p, int64_t v, int64_t gb, int64_t mb, int64_t d, int64_t r,
-                       int64_t *chunks, int64_t *emb)
+/* The micro-batches of a step, M, at least 1. */
+static int64_t S_microbatches(int64_t gb, int64_t mb, int64_t d)
+{
+	int64_t per = mb * d;
+	int64_t nmb = per > 0 ? gb / per : 1;
+	return nmb < 1 ? 1 : nmb;
+}
+
+/* S_inflight given M (nmb): a search asks it for three ranks at once. */
+static void S_inflight_m(int64_t p, int64_t v, int64_t nmb, int64_t r, int64_t *chunks,
+                         int64_t *emb)
 {
 	if (p <= 1) {
 		*chunks = *emb = 1;
 		return;
 	}
-	int64_t per = mb * d;
-	int64_t nmb = per > 0 ? gb / per : 1;
-	if (nmb < 1)
-		nmb = 1;
 	if (v <= 1) {
 		*chunks = nmb < p - r ? nmb : p - r;
 		*emb = nmb < p ? nmb : p;
@@ -341,6 +346,12 @@ static void S_inflight(int64_t p, int64_t v, int64_t gb, int64_t mb, int64_t d, 
 	int64_t held = (v + 1) * p - 2 * r - 1;
 	*chunks = nmb * v < held ? nmb * v : held;
 	*emb = nmb < 2 * p - 1 ? nmb : 2 * p - 1;
+}
+
+static void S_inflight(int64_t p, int64_t v, int64_t gb, int64_t mb, int64_t d, int64_t r,
+                       int64_t *chunks, int64_t *emb)
+{
+	S_inflight_m(p, v, p <= 1 ? 1 : S_microbatches(gb, mb, d), r, chunks, emb);
 }
 
 /* The rank of stage i (0 first, 1 middle, 2 last). */
@@ -353,9 +364,10 @@ static int64_t S_rank(int64_t p, int i)
 static void S_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 {
 	double b = (double)mb;
+	int64_t nmb = c->p <= 1 ? 1 : S_microbatches(c->gb, mb, c->d);
 	for (int i = 0; i < 3; i++) {
 		int64_t chunks, emb;
-		S_inflight(c->p, c->v, c->gb, mb, c->d, S_rank(c->p, i), &chunks, &emb);
+		S_inflight_m(c->p, c->v, nmb, S_rank(c->p, i), &chunks, &emb);
 		/* the MTP modules' layers and logits with the head */
 		double mtp = c->p <= 1 || i == 2 ? c->mtp : 0;
 		double layers_b = (c->layers[i] + mtp) * c->act_layer_b1 * b;
