@@ -594,6 +594,7 @@ typedef struct S_walk {
 	int nb;
 	int64_t *vlist;         /* the virtual splits a pipeline allows */
 	unsigned char *over;    /* [z x vlist]: past the card at a smaller micro-batch */
+	int *alive;             /* [vlist]: ZeRO stages of the split not past it */
 	/* one layer's time per micro-batch of the (sequence parallelism,
 	 * checkpointing, context, expert) walked: made when a candidate of
 	 * that micro-batch first fits, for every pipeline of every count */
@@ -719,6 +720,10 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	 * computed (the micro-batches ascend) */
 	unsigned char *over = w->over;
 	memset(over, 0, (size_t)(4 * (nv_all > 0 ? nv_all : 1)));
+	/* of each virtual split, the ZeRO stages not yet past the card */
+	int *alive = w->alive;
+	for (int i = 0; i < nv_all; i++)
+		alive[i] = nz;
 
 	for (int bi = 0; bi < w->nb; bi++) {
 		int64_t b = w->bs[bi];
@@ -740,15 +745,13 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		 * changes */
 		double act[S_ACT_V][3];
 		for (int i = 0; i < nv && i < S_ACT_V; i++) {
-			bool need = false;
-			for (int z = 0; z < 4 && !need; z++)
-				need = (zok >> z & 1) && !over[z * nv_all + i];
-			if (!need)
+			if (alive[i] == 0)
 				continue;
 			mem.c.v = p > 1 ? vlist[i] : 1;
 			tb_memory_stage_act(&mem.c, b, act[i]);
 		}
 		double floor_s = -1;
+		bool ruled_out = false;
 		for (int z = 0; z < 4; z++) {
 			if (!(zok >> z & 1))
 				continue;
@@ -768,8 +771,10 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				}
 				if (!(bytes <= cap)) {
 					k->memory++;
-					if (bytes > cap * (1 + 1e-9))
+					if (bytes > cap * (1 + 1e-9)) {
 						over[z * nv_all + i] = 1;
+						alive[i]--;
+					}
 					continue;
 				}
 				if (!have_pin) {
@@ -801,9 +806,13 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 						floor_s = tb_perf_step_floor_from_s(&pin, stage_s);
 						pin.virtual_pipeline = v;
 					}
+					/* the bars only fall, so a floor they rule out
+					 * stays out for the rest of this micro-batch */
 					if (floor_s > 0 &&
-					    !S_may_place(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
-					                 floor_s * n->k_sec)) {
+					    (ruled_out ||
+					     !S_may_place(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
+					                  floor_s * n->k_sec))) {
+						ruled_out = true;
 						k->feasible++;
 						continue;
 					}
@@ -985,6 +994,7 @@ static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts,
 	int64_t vcap = st->vmax < L + 2 ? st->vmax : L + 2;
 	w.vlist = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.vlist);
 	w.over = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), 4);
+	w.alive = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.alive);
 	w.layer = tb_xcalloc((size_t)nb, sizeof *w.layer);
 	w.layer_state = tb_xcalloc((size_t)nb, sizeof *w.layer_state);
 	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
@@ -1017,6 +1027,7 @@ static void S_search_batch(S_state *st, const S_card *cd, const int64_t *counts,
 	free(w.stage);
 	free(w.vlist);
 	free(w.over);
+	free(w.alive);
 	free(tu);
 	free(cc);
 }
