@@ -706,11 +706,13 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	S_mem mem;
 	S_pm *pm = S_pm_get(w->pmemo, c, e, p, d);
 	S_mem_init(st, &l0, &mem, pm);
-	double states[4][3];
+	/* the fit under each ZeRO stage: its states in place, so that a
+	 * micro-batch's sums read them without copying */
+	tb_mem_fit fit[4];
 	for (int z = 0; z < 4; z++)
 		if (zok >> z & 1) {
 			S_mem_zero(st, &mem, z, pm);
-			memcpy(states[z], mem.c.states, sizeof states[z]);
+			fit[z] = mem.c;
 		}
 	tb_perf_input pin;
 	bool have_pin = false;
@@ -755,7 +757,6 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		for (int z = 0; z < 4; z++) {
 			if (!(zok >> z & 1))
 				continue;
-			memcpy(mem.c.states, states[z], sizeof states[z]);
 			for (int i = 0; i < nv; i++) {
 				int64_t v = vlist[i];
 				if (over[z * nv_all + i]) {
@@ -764,9 +765,9 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				}
 				double bytes;
 				if (i < S_ACT_V) {
-					mem.c.v = p > 1 ? v : 1;
-					bytes = tb_memory_fit_sum(&mem.c, act[i], NULL);
+					bytes = tb_memory_fit_sum(&fit[z], act[i], NULL);
 				} else {
+					memcpy(mem.c.states, fit[z].states, sizeof mem.c.states);
 					bytes = S_mem_total(&mem, v, b);
 				}
 				if (!(bytes <= cap)) {
