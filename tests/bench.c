@@ -130,7 +130,7 @@ static const char *const S_where_time_goes[] = {
 	"the bars rule out is asked once per micro-batch and pipeline; each ZeRO stage's memory "
 	"fit is kept whole (2.47G to 2.18G; the estimate 191M). In all, from the start of the "
 	"day: the DeepSeek-V3 estimate 376M to 191M, the plan over three cards 6.19G to 2.18G, "
-	"the default report 193M to 147M, DeepSeek-V3's report 563M to 340M. The "
+	"the default report 193M to 147M, DeepSeek-V3's report 563M to 337M. The "
 	"thread-local storage was 262 KB (the risk "
 	"step's sample arrays), zeroed by the loader for every thread: now 472 bytes, the arrays "
 	"on the heap (the default `estimate` 343 to 261 page faults). The report: PDF streams "
