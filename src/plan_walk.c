@@ -1,0 +1,480 @@
+/* plan_walk.c: the loops of the layout search over one card and batch
+ * (plan_int.h; docs/plan.md, "Speed"): every count, tensor size,
+ * sequence parallelism, checkpointing, context, expert, pipeline,
+ * micro-batch, ZeRO stage and virtual split, each candidate counted under
+ * the first rule it breaks, the ones that fit timed unless their floor
+ * already loses. */
+#include "plan_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainbudget/xalloc.h"
+
+/* One GPU count of a card and batch: its divisors, the interleaving rule
+ * of each pipeline size among them, the constants of its floor. */
+typedef struct S_count {
+	int64_t N;
+	int ni, nt;
+	bool here;              /* the scenario's card, count and batch */
+	/* days and objective per second of step on this card, count and
+	 * batch (a constant: the steps of the run, times GPUs and price for
+	 * cost), from the first layout timed */
+	double k_sec, k_obj;
+	int64_t ts[TB_PLAN_DIVS_MAX];
+	uint64_t vok_of[TB_PLAN_DIVS_MAX];    /* bit v: v virtual stages split the layers */
+	uint64_t per_ck;        /* candidates under one (tensor, sp, ck) */
+} S_count;
+
+/* What one ticket's loops share below its tensor size. */
+typedef struct S_walk {
+	tb_plan_state *st;
+	const tb_plan_card *cd;
+	tb_plan_counts *k;
+	tb_plan_pmemo *pmemo;
+	int64_t B, t;
+	uint64_t V;
+	S_count *n;             /* the count walked */
+	const int64_t *bs;
+	int nb;
+	int64_t *vlist;         /* the virtual splits a pipeline allows */
+	unsigned char *over;    /* [z x vlist]: past the card at a smaller micro-batch */
+	int *alive;             /* [vlist]: ZeRO stages of the split not past it */
+	/* one layer's time per micro-batch of the (sequence parallelism,
+	 * checkpointing, context, expert) walked: made when a candidate of
+	 * that micro-batch first fits, for every pipeline of every count */
+	tb_perf_layer *layer;
+	signed char *layer_state;       /* 0 not made, 1 made, -1 refused */
+	/* per micro-batch, a layer of the (context) walked at any expert
+	 * size, whose dense layers serve the others (dense_from[b] set) */
+	int *dense_from;
+	tb_perf_layer *dense;
+	/* the busiest stage's time per (micro-batch, pipeline) of the
+	 * (context, expert) walked, which the floor of every count takes */
+	struct S_stage_slot *stage;
+	unsigned stage_gen;
+} S_walk;
+
+#define S_STAGE_SLOTS 4096
+
+typedef struct S_stage_slot {
+	unsigned gen;           /* the (context, expert) it was made under */
+	int bi;
+	int64_t p;
+	double stage_s;
+} S_stage_slot;
+
+/* tb_perf_stage_s of the layer of micro-batch bi under pipeline p, kept
+ * for the other counts (computed when the table is three-quarters full). */
+static double S_stage_of_p(S_walk *w, int bi, int64_t p, const tb_perf_input *pin,
+                           const tb_perf_layer *layer)
+{
+	if (!w->stage)          /* one count: each is met once */
+		return tb_perf_stage_s(pin, NULL, layer);
+	uint64_t h = ((uint64_t)bi * 0x9E3779B97F4A7C15u) ^ ((uint64_t)p * 0xC2B2AE3D27D4EB4Fu);
+	unsigned i = (unsigned)(h >> 40) & (S_STAGE_SLOTS - 1);
+	for (unsigned probe = 0; probe < S_STAGE_SLOTS / 4; probe++) {
+		S_stage_slot *s = &w->stage[i];
+		if (s->gen != w->stage_gen) {
+			s->gen = w->stage_gen;
+			s->bi = bi;
+			s->p = p;
+			s->stage_s = tb_perf_stage_s(pin, NULL, layer);
+			return s->stage_s;
+		}
+		if (s->bi == bi && s->p == p)
+			return s->stage_s;
+		i = (i + 1) & (S_STAGE_SLOTS - 1);
+	}
+	return tb_perf_stage_s(pin, NULL, layer);
+}
+
+/* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
+ * parallelism, checkpointing, context, expert, pipeline): what the
+ * pipeline fixes of the memory is computed once, before the micro-batches. */
+static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, int64_t e,
+                            int64_t p)
+{
+	tb_plan_state *st = w->st;
+	const tb_plan_card *cd = w->cd;
+	const tb_plan_space *fx = st->sp;
+	tb_plan_counts *k = w->k;
+	const S_count *n = w->n;
+	int64_t t = w->t, N = n->N, B = w->B, d = N / t / c / p;
+	int64_t L = st->in->model.layers, shard = st->in->parallelism.shard_group;
+	uint64_t V = w->V, per_p = 4 * V;      /* ZeRO stages x virtual stages */
+	double cap = cd->g->gpu.memory_bytes;
+	/* expert groups are carved from data x context, and so is an HSDP
+	 * shard group */
+	if (p > L || (e > 1 && (d * c) % e) || (shard > 0 && (d * c) % shard) ||
+	    (fx->max_pipeline > 0 && p > fx->max_pipeline) ||
+	    ((fx->fix & TB_LAYOUT_PIPELINE) && p != fx->fix_pipeline)) {
+		k->rules += (uint64_t)w->nb * per_p;
+		return;
+	}
+	/* the ZeRO stages: nothing to shard without replicas; ZeRO-3
+	 * re-gathers every micro-batch, which no pipeline engine does; the
+	 * framework's own */
+	unsigned zok = 0;
+	int nz = 0;
+	for (int z = 0; z < 4; z++) {
+		if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
+		    !tb_perf_framework_zero_ok(cd->base.framework, z, p, NULL) ||
+		    (fx->zero_stages && !(fx->zero_stages & (1u << z))) ||
+		    ((fx->fix & TB_LAYOUT_ZERO) && z != fx->fix_zero))
+			continue;
+		zok |= 1u << z;
+		nz++;
+	}
+	/* Megatron-LM's interleaving: a pipeline, whole layers per virtual
+	 * stage (the embedding and loss may count as one), micro-batches a
+	 * multiple of the stages (else v = 1 alone, the list's first when
+	 * allowed).  No split past L + 2 chunks passes. */
+	uint64_t vok = n->vok_of[tb_plan_index_of(n->ts, n->nt, p)];
+	int64_t *vlist = w->vlist;
+	int nv_all = 0;
+	int64_t vend = p == 1 ? 1 : st->vmax < L + 2 ? st->vmax : L + 2;
+	for (int64_t v = 1; v <= vend; v++)
+		if ((v < 64 ? (vok >> v & 1) : tb_perf_virtual_ok(L, p, v)) &&
+		    !((fx->fix & TB_LAYOUT_VIRTUAL) && v != fx->fix_virtual))
+			vlist[nv_all++] = v;
+	int nv_one = nv_all > 0 && vlist[0] == 1;
+
+	tb_plan_layout l0;
+	memset(&l0, 0, sizeof l0);
+	l0.tensor = t; l0.pipeline = p; l0.virtual_pipeline = 1;
+	l0.context = c; l0.expert = e; l0.data = d;
+	l0.checkpointing = ck; l0.sequence_parallel = sp;
+	l0.global_batch = B;
+	l0.gpu = cd->index; l0.count = N;
+	l0.capacity_bytes = cap;
+	tb_plan_mem mem;
+	tb_plan_pm *pm = tb_plan_pm_get(w->pmemo, c, e, p, d);
+	tb_plan_mem_init(st, &l0, &mem, pm);
+	/* the fit under each ZeRO stage: its states in place, so that a
+	 * micro-batch's sums read them without copying */
+	tb_mem_fit fit[4];
+	for (int z = 0; z < 4; z++)
+		if (zok >> z & 1) {
+			tb_plan_mem_zero(st, &mem, z, pm);
+			fit[z] = mem.c;
+		}
+	tb_perf_input pin;
+	bool have_pin = false;
+	/* Memory is non-decreasing in the micro-batch (calc.h): a (ZeRO,
+	 * virtual) pair past the card by more than rounding at one
+	 * micro-batch is past it at every larger one, which is counted, not
+	 * computed (the micro-batches ascend) */
+	unsigned char *over = w->over;
+	memset(over, 0, (size_t)(4 * (nv_all > 0 ? nv_all : 1)));
+	/* of each virtual split, the ZeRO stages not yet past the card */
+	int *alive = w->alive;
+	for (int i = 0; i < nv_all; i++)
+		alive[i] = nz;
+
+	for (int bi = 0; bi < w->nb; bi++) {
+		int64_t b = w->bs[bi];
+		if ((fx->fix & TB_LAYOUT_MICRO_BATCH) && b != fx->fix_micro_batch) {
+			k->rules += per_p;
+			continue;
+		}
+		if (B % (d * b)) {
+			k->batch += per_p;
+			continue;
+		}
+		int64_t mbs = B / (d * b);
+		int nv = p == 1 || mbs % p ? nv_one : nv_all;
+		k->rules += (uint64_t)(4 - nz) * V + (uint64_t)nz * (V - (uint64_t)nv);
+		if (nz == 0 || nv == 0)
+			continue;
+		l0.micro_batch = b;
+		/* the activations of each virtual split, which no ZeRO stage
+		 * changes */
+		double act[TB_PLAN_ACT_V][3];
+		for (int i = 0; i < nv && i < TB_PLAN_ACT_V; i++) {
+			if (alive[i] == 0)
+				continue;
+			mem.c.v = p > 1 ? vlist[i] : 1;
+			tb_memory_stage_act(&mem.c, b, act[i]);
+		}
+		double floor_s = -1;
+		bool ruled_out = false;
+		for (int z = 0; z < 4; z++) {
+			if (!(zok >> z & 1))
+				continue;
+			for (int i = 0; i < nv; i++) {
+				int64_t v = vlist[i];
+				if (over[z * nv_all + i]) {
+					k->memory++;
+					continue;
+				}
+				double bytes;
+				if (i < TB_PLAN_ACT_V) {
+					bytes = tb_memory_fit_sum(&fit[z], act[i], NULL);
+				} else {
+					memcpy(mem.c.states, fit[z].states, sizeof mem.c.states);
+					bytes = tb_plan_mem_total(&mem, v, b);
+				}
+				if (!(bytes <= cap)) {
+					k->memory++;
+					if (bytes > cap * (1 + 1e-9)) {
+						over[z * nv_all + i] = 1;
+						alive[i]--;
+					}
+					continue;
+				}
+				if (!have_pin) {
+					tb_plan_perf_in(cd, &l0, &pin);
+					have_pin = true;
+				}
+				pin.micro_batch = b;
+				pin.zero = z;
+				pin.virtual_pipeline = v;
+				tb_perf_layer *layer = &w->layer[bi];
+				signed char *made = &w->layer_state[bi];
+				if (*made == 0) {
+					const tb_perf_layer *dl = w->dense_from[bi] ? &w->dense[bi] : NULL;
+					*made = tb_perf_layer_time_reuse(&pin, NULL, dl, layer, NULL) ? 1 : -1;
+					if (*made > 0 && !dl) {
+						w->dense[bi] = *layer;
+						w->dense_from[bi] = 1;
+					}
+				}
+				bool bad = *made < 0;
+				/* what every ZeRO stage and virtual split of this
+				 * pipeline and micro-batch costs at least: a candidate
+				 * it already rules out is feasible, not timed */
+				if (!bad && n->k_sec > 0) {
+					if (floor_s < 0) {
+						double stage_s = S_stage_of_p(w, bi, p, &pin, layer);
+						/* at the most virtual stages this micro-batch allows */
+						pin.virtual_pipeline = vlist[nv - 1];
+						floor_s = tb_perf_step_floor_from_s(&pin, stage_s);
+						pin.virtual_pipeline = v;
+					}
+					/* the bars only fall, so a floor they rule out
+					 * stays out for the rest of this micro-batch */
+					if (floor_s > 0 &&
+					    (ruled_out ||
+					     !tb_plan_may_place(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
+					                  floor_s * n->k_sec))) {
+						ruled_out = true;
+						k->feasible++;
+						continue;
+					}
+				}
+				tb_plan_layout l = l0;
+				l.zero = z;
+				l.virtual_pipeline = v;
+				l.memory_per_gpu_bytes = bytes;
+				tb_perf_result r;
+				if (!bad)
+					tb_perf_assemble(&pin, NULL, layer, &r);
+				if (bad || !r.ok) {
+					k->rules++;
+					continue;
+				}
+				k->feasible++;
+				tb_plan_figures(cd, &r, &l);
+				if (n->k_sec == 0 && l.step_s > 0 && l.seconds > 0) {
+					w->n->k_sec = l.seconds / l.step_s;
+					w->n->k_obj = st->out->objective == TB_PLAN_BY_COST ? l.cost / l.step_s
+					                                                    : n->k_sec;
+				}
+				tb_plan_keep(st, &l);
+				tb_plan_note_best(st, cd->index, n->ni, &l);
+				if (n->here)
+					tb_plan_note_here(st, &l);
+			}
+		}
+	}
+}
+
+/* Every count's candidates under one (tensor, sequence parallelism,
+ * checkpointing): the rules of those loops counted per count, then for
+ * each (context, expert) the pipelines of every count that context
+ * divides, so that one micro-batch's layer time serves them all. */
+static void S_walk_tsc(S_walk *w, S_count *cc, int ncounts, const int64_t *es, int ne, bool sp,
+                       tb_checkpointing ck)
+{
+	tb_plan_state *st = w->st;
+	const tb_plan_space *fx = st->sp;
+	tb_plan_counts *k = w->k;
+	int64_t t = w->t;
+	uint64_t per_p = 4 * w->V;
+	int64_t cs[TB_PLAN_DIVS_MAX], ps[TB_PLAN_DIVS_MAX];
+	/* the context sizes of the counts t divides: the union of the
+	 * divisors of N/t, ascending */
+	int64_t *cu = tb_xcalloc((size_t)ncounts * TB_PLAN_DIVS_MAX, sizeof *cu);
+	int ncu = 0;
+	uint64_t per_ck = 0;            /* candidates under this (t, sp, ck), every count */
+	for (int i = 0; i < ncounts; i++) {
+		const S_count *n = &cc[i];
+		if (n->N % t)
+			continue;
+		int nc = tb_plan_divisors(n->N / t, cs, TB_PLAN_DIVS_MAX);
+		for (int ci = 0; ci < nc; ci++) {
+			per_ck += (uint64_t)ne * (uint64_t)w->nb * (uint64_t)tb_plan_ndivisors(n->N / t / cs[ci]) * per_p;
+			int j = ncu;
+			while (j > 0 && cu[j - 1] > cs[ci])
+				j--;
+			if (j > 0 && cu[j - 1] == cs[ci])
+				continue;
+			memmove(&cu[j + 1], &cu[j], (size_t)(ncu - j) * sizeof *cu);
+			cu[j] = cs[ci];
+			ncu++;
+		}
+	}
+	/* the tensor rule; sequence parallelism needs a tensor group; with
+	 * flash attention, the attention policy has nothing left to
+	 * recompute: it is "none" again */
+	if (!tb_plan_tensor_ok(st, w->cd, t) || ((fx->fix & TB_LAYOUT_TENSOR) && t != fx->fix_tensor) ||
+	    (sp && (t == 1 || fx->no_sequence_parallel)) ||
+	    ((fx->fix & TB_LAYOUT_SEQUENCE_PARALLEL) && sp != fx->fix_sequence_parallel) ||
+	    (ck == TB_CKPT_SELECTIVE && tb_selective_is_none(&st->in->training)) ||
+	    (fx->checkpointing_modes && !(fx->checkpointing_modes & (1u << ck))) ||
+	    ((fx->fix & TB_LAYOUT_CHECKPOINTING) && ck != fx->fix_checkpointing)) {
+		k->rules += per_ck;
+		free(cu);
+		return;
+	}
+	for (int ci = 0; ci < ncu; ci++) {
+		int64_t c = cu[ci];
+		bool c_ok = tb_plan_context_ok(st, c) && !((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context);
+		memset(w->dense_from, 0, (size_t)w->nb * sizeof *w->dense_from);
+		for (int ei = 0; ei < ne; ei++) {
+			int64_t e = es[ei];
+			bool e_ok = !((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert);
+			if (c_ok && e_ok) {
+				memset(w->layer_state, 0, (size_t)w->nb);
+				w->stage_gen++;
+			}
+			for (int i = 0; i < ncounts; i++) {
+				S_count *n = &cc[i];
+				if (n->N % t || (n->N / t) % c)
+					continue;
+				int np = tb_plan_divisors(n->N / t / c, ps, TB_PLAN_DIVS_MAX);
+				if (!c_ok || !e_ok) {
+					k->rules += (uint64_t)w->nb * (uint64_t)np * per_p;
+					continue;
+				}
+				w->n = n;
+				for (int pi = 0; pi < np; pi++)
+					S_walk_pipeline(w, sp, ck, c, e, ps[pi]);
+			}
+		}
+	}
+	free(cu);
+}
+
+/* One card and batch, every count; of the (tensor, sequence parallelism,
+ * checkpointing) triples, the tensor sizes the union of the counts'
+ * divisors, those whose tickets this job draws from *ticket (shared by
+ * the jobs, so that a job free takes the next: the first sizes hold the
+ * most layouts).  *done: candidates counted so far by every job, for the
+ * progress line, which job 0 draws. */
+void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64_t *counts, int ncounts,
+                           int64_t B, tb_plan_counts *k, double total, int job, int *ticket,
+                           uint64_t *done)
+{
+	const tb_inputs *in = st->in;
+	const tb_model *m = &in->model;
+	uint64_t V = (uint64_t)st->vmax;
+	int64_t L = m->layers;
+
+	int64_t es[TB_PLAN_DIVS_MAX], bs[TB_PLAN_DIVS_MAX];
+	int ne = 1;
+	es[0] = 1;
+	if (m->experts > 1)
+		ne = tb_plan_divisors(m->experts, es, TB_PLAN_DIVS_MAX);
+	int nb = tb_plan_divisors(B, bs, TB_PLAN_DIVS_MAX);
+
+	/* one step's tokens past the run's: the run would end before its first
+	 * optimizer step, so every candidate of this batch breaks the rule */
+	if (!tb_plan_batch_ok(in, B)) {
+		/* counted once, by the job that draws the first ticket */
+		if (__atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED) == 0)
+			for (int i = 0; i < ncounts; i++)
+				k->batch += (uint64_t)(24.0 * (double)V * (double)ne * tb_plan_splits(B, 2) *
+				                       tb_plan_splits(counts[i], 4));
+		return;
+	}
+
+	S_count *cc = tb_xcalloc((size_t)ncounts, sizeof *cc);
+	int64_t *tu = tb_xcalloc((size_t)ncounts * TB_PLAN_DIVS_MAX, sizeof *tu);
+	int ntu = 0;
+	for (int i = 0; i < ncounts; i++) {
+		S_count *n = &cc[i];
+		n->N = counts[i];
+		n->ni = i;
+		n->here = cd->index == st->own_card && n->N == in->hardware.count &&
+		          B == in->training.global_batch;
+		n->nt = tb_plan_divisors(n->N, n->ts, TB_PLAN_DIVS_MAX);
+		/* Megatron-LM's interleaving rule for each pipeline size (a
+		 * divisor of N), once */
+		for (int j = 0; j < n->nt; j++) {
+			n->vok_of[j] = 0;
+			for (int64_t v = 1; v <= st->vmax && v < 64; v++)
+				n->vok_of[j] |= (uint64_t)tb_perf_virtual_ok(L, n->ts[j], v) << v;
+			/* the tensor sizes: the union, ascending */
+			int64_t t = n->ts[j];
+			int at = ntu;
+			while (at > 0 && tu[at - 1] > t)
+				at--;
+			if (at > 0 && tu[at - 1] == t)
+				continue;
+			memmove(&tu[at + 1], &tu[at], (size_t)(ntu - at) * sizeof *tu);
+			tu[at] = t;
+			ntu++;
+		}
+	}
+	S_walk w;
+	memset(&w, 0, sizeof w);
+	w.st = st;
+	w.cd = cd;
+	w.k = k;
+	w.B = B;
+	w.V = V;
+	w.bs = bs;
+	w.nb = nb;
+	int64_t vcap = st->vmax < L + 2 ? st->vmax : L + 2;
+	w.vlist = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.vlist);
+	w.over = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), 4);
+	w.alive = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.alive);
+	w.layer = tb_xcalloc((size_t)nb, sizeof *w.layer);
+	w.layer_state = tb_xcalloc((size_t)nb, sizeof *w.layer_state);
+	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
+	w.stage = ncounts > 1 ? tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage) : NULL;
+	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
+	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
+
+	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
+	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 6 * ntu;
+	     ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED)) {
+		/* the memo holds one tensor size's tuples */
+		if (w.t != tu[ti / 6]) {
+			w.t = tu[ti / 6];
+			w.pmemo->gen++;
+			w.pmemo->used = 0;
+		}
+		uint64_t now = k->rules + k->batch + k->memory + k->feasible;
+		uint64_t all = __atomic_add_fetch(done, now - counted, __ATOMIC_RELAXED);
+		counted = now;
+		/* the line is drawn by the first job alone */
+		if (st->sp->progress && job == 0)
+			st->sp->progress(st->sp->progress_ctx, all, (uint64_t)total);
+		S_walk_tsc(&w, cc, ncounts, es, ne, ti % 6 >= 3, (tb_checkpointing)(ti % 3));
+	}
+	free(w.pmemo);
+	free(w.layer_state);
+	free(w.layer);
+	free(w.dense);
+	free(w.dense_from);
+	free(w.stage);
+	free(w.vlist);
+	free(w.over);
+	free(w.alive);
+	free(tu);
+	free(cc);
+}
+
