@@ -711,6 +711,14 @@ static int64_t S_dense_in(int64_t dense, int64_t first, int64_t n)
 	return S_clamp(dense - first, 0, n);
 }
 
+/* The micro-batches of a step on one replica (the step and its floor). */
+static int64_t S_step_microbatches(const tb_perf_input *in)
+{
+	int64_t mb_ranks = in->micro_batch * S_at_least_1(in->data);
+	int64_t m = (in->global_batch + mb_ranks - 1) / mb_ranks;
+	return m < 1 ? 1 : m;
+}
+
 static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 {
 	const tb_perf_input *in = x->in;
@@ -748,10 +756,7 @@ static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 		if (g->stage_s[2] > g->stage_s[g->busy])
 			g->busy = 2;
 	}
-	int64_t mb_ranks = in->micro_batch * x->di;
-	g->m = (in->global_batch + mb_ranks - 1) / mb_ranks;
-	if (g->m < 1)
-		g->m = 1;
+	g->m = S_step_microbatches(in);
 }
 
 double tb_perf_stage_s(const tb_perf_input *in, const tb_perf_consts *k, const tb_perf_layer *L)
@@ -775,11 +780,7 @@ double tb_perf_step_floor_from_s(const tb_perf_input *in, double stage_s)
 {
 	if (in->layers <= 0 || in->micro_batch <= 0 || in->global_batch <= 0)
 		return 0;
-	/* S_stage_of's micro-batches of a step */
-	int64_t mb_ranks = in->micro_batch * S_at_least_1(in->data);
-	int64_t m = (in->global_batch + mb_ranks - 1) / mb_ranks;
-	if (m < 1)
-		m = 1;
+	int64_t m = S_step_microbatches(in);
 	int64_t p = S_at_least_1(in->pipeline);
 	double v = (double)m * stage_s;
 	/* the bubble, (p - 1) / (v m) of m stage passes, at the most virtual
