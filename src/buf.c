@@ -99,22 +99,25 @@ char *tb_buf_detach(tb_buf *b, size_t *len_out)
 	return s;
 }
 
-void tb_buf_fixed(tb_buf *b, double v, int decimals)
+size_t tb_fixed_str(char out[TB_FIXED_MAX], double v, int decimals)
 {
-	static const double scale[4] = { 1, 10, 100, 1000 };
-	if (decimals < 0 || decimals > 3 || !(fabs(v) <= 1e9)) {
-		tb_buf_printf(b, "%.*f", decimals < 0 ? 0 : decimals, v);
-		return;
-	}
+	static const double scale[10] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+	if (decimals < 0 || decimals > 9)
+		return 0;
 	double m = v * scale[decimals];
+	/* within 1e12 the product is off by at most 1.2e-4, so a fraction
+	 * more than 1e-3 from a half rounds the way the exact value does */
+	if (!(fabs(m) <= 1e12))
+		return 0;
 	double r = nearbyint(m);
-	if (!(fabs(fabs(m - r) - 0.5) > 1e-3)) {
-		tb_buf_printf(b, "%.*f", decimals, v);
-		return;
-	}
+	double off = fabs(m - r);
+	/* an exact half of an exact product: printf rounds it to even, as
+	 * nearbyint does in the default rounding mode */
+	if (!(fabs(off - 0.5) > 1e-3) && !(off == 0.5 && fma(v, scale[decimals], -m) == 0))
+		return 0;
 	long long q = (long long)r;
 	unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
-	char s[32];
+	char s[TB_FIXED_MAX];
 	char *p = s + sizeof s;
 	for (int i = 0; i < decimals; i++) {
 		*--p = (char)('0' + u % 10);
@@ -129,5 +132,18 @@ void tb_buf_fixed(tb_buf *b, double v, int decimals)
 	/* printf keeps the sign of a negative that rounds to zero ("-0.00") */
 	if (q < 0 || (q == 0 && signbit(v)))
 		*--p = '-';
-	tb_buf_put(b, p, (size_t)(s + sizeof s - p));
+	size_t n = (size_t)(s + sizeof s - p);
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return n;
+}
+
+void tb_buf_fixed(tb_buf *b, double v, int decimals)
+{
+	char s[TB_FIXED_MAX];
+	size_t n = tb_fixed_str(s, v, decimals);
+	if (n)
+		tb_buf_put(b, s, n);
+	else
+		tb_buf_printf(b, "%.*f", decimals < 0 ? 0 : decimals, v);
 }

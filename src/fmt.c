@@ -4,6 +4,8 @@
 #include "trainbudget/fmt.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,14 +37,69 @@ static void S_fix_neg_zero(char *s)
 	memmove(s, s + 1, strlen(s));
 }
 
+/* printf's "%.*f", by hand where tb_fixed_str can tell the digits */
+static void S_fixed(S_str *o, double v, int dec)
+{
+	if (!tb_fixed_str(o->s, v, dec))
+		snprintf(o->s, sizeof o->s, "%.*f", dec, v);
+}
+
+static const double S_p10[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* v rounded to `sig` significant digits as %e rounds it, without printf
+ * where that is exact: the digits r (exactly `sig` of them) and the
+ * decimal exponent e.  The scaled value is below 1e9, so off by less than
+ * 1.2e-7; a fraction more than 1e-3 from a half, and a scale that lands
+ * between 10^(sig-1) and 10^sig (log10's floor can miss by one at a power
+ * of ten), round the way the exact value does.  Else false: printf
+ * decides. */
+static bool S_sig_digits(double v, int sig, uint64_t *r, int *e)
+{
+	double a = fabs(v);
+	if (sig > 9 || !(a >= 1e-12 && a < 1e15))
+		return false;
+	int e0 = (int)floor(log10(a));
+	int k = sig - 1 - e0;
+	double m = k >= 0 ? a * S_p10[k] : a / S_p10[-k];
+	double lo = S_p10[sig - 1], hi = S_p10[sig];
+	if (!(m >= lo && m < hi))
+		return false;
+	double q = nearbyint(m);
+	if (!(fabs(fabs(m - q) - 0.5) > 1e-3))
+		return false;
+	if (q >= hi) {   /* 9.996 at 3 digits is 1.00e+01 */
+		q = lo;
+		e0++;
+	}
+	*r = (uint64_t)q;
+	*e = e0;
+	return true;
+}
+
 /* Decimal exponent of v after rounding to `sig` significant digits: %e
  * rounds correctly, so 9.996 at 3 digits reports 1 ("1.00e+01"). */
 static int S_exp10(double v, int sig)
 {
+	uint64_t r;
+	int e;
+	if (S_sig_digits(v, sig, &r, &e))
+		return e;
 	char tmp[64];
 	snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
-	const char *e = strchr(tmp, 'e');
-	return e ? atoi(e + 1) : 0;
+	const char *ep = strchr(tmp, 'e');
+	return ep ? atoi(ep + 1) : 0;
+}
+
+/* The `sig` digits of r, most significant first. */
+static void S_digits(char *d, uint64_t r, int sig)
+{
+	for (int i = sig - 1; i >= 0; i--) {
+		d[i] = (char)('0' + r % 10);
+		r /= 10;
+	}
 }
 
 /* v to `sig` significant digits, plain positional notation; trailing
@@ -53,7 +110,39 @@ static void S_sig(S_str *o, double v, int sig)
 		snprintf(o->s, sizeof o->s, "0");
 		return;
 	}
-	int e = S_exp10(v, sig);
+	uint64_t r;
+	int e;
+	if (S_sig_digits(v, sig, &r, &e)) {
+		/* what %.*f writes at sig - 1 - e decimals: the same rounding */
+		char d[16];
+		S_digits(d, r, sig);
+		int dec = sig - 1 - e;
+		char *w = o->s;
+		if (v < 0)
+			*w++ = '-';
+		if (dec <= 0) {
+			memcpy(w, d, (size_t)sig);
+			w += sig;
+			memset(w, '0', (size_t)-dec);
+			w += -dec;
+		} else if (dec >= sig) {
+			*w++ = '0';
+			*w++ = '.';
+			memset(w, '0', (size_t)(dec - sig));
+			w += dec - sig;
+			memcpy(w, d, (size_t)sig);
+			w += sig;
+		} else {
+			memcpy(w, d, (size_t)(sig - dec));
+			w += sig - dec;
+			*w++ = '.';
+			memcpy(w, d + sig - dec, (size_t)dec);
+			w += dec;
+		}
+		*w = '\0';
+		return;
+	}
+	e = S_exp10(v, sig);
 	int dec = sig - 1 - e;
 	if (dec < 0) {
 		/* Digits left of the point beyond `sig` are not significant:
@@ -71,7 +160,8 @@ static void S_sig(S_str *o, double v, int sig)
 static void S_grouped(S_str *o, double v)
 {
 	char digits[340];
-	snprintf(digits, sizeof digits, "%.0f", v);
+	if (!tb_fixed_str(digits, v, 0))
+		snprintf(digits, sizeof digits, "%.0f", v);
 	S_fix_neg_zero(digits);
 	const char *d = digits;
 	char *w = o->s;
@@ -113,16 +203,36 @@ void tb_fmt_sci(tb_buf *b, double v, int sig, bool ascii)
 		return;
 	}
 	sig = S_clamp_sig(sig);
-	int e = v == 0 ? 0 : S_exp10(v, sig);
+	uint64_t r;
+	int e = 0;
+	bool fast = v != 0 && S_sig_digits(v, sig, &r, &e);
+	if (v != 0 && !fast)
+		e = S_exp10(v, sig);
 	if (e > -4 && e < 4) {
 		tb_fmt_sig(b, v, sig);
 		return;
 	}
 	char tmp[64];
-	snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
-	char *ep = strchr(tmp, 'e');
-	if (ep)
-		*ep = '\0';
+	if (fast) {
+		/* %e's mantissa: d.ddd */
+		char d[16];
+		S_digits(d, r, sig);
+		char *w = tmp;
+		if (v < 0)
+			*w++ = '-';
+		*w++ = d[0];
+		if (sig > 1) {
+			*w++ = '.';
+			memcpy(w, d + 1, (size_t)(sig - 1));
+			w += sig - 1;
+		}
+		*w = '\0';
+	} else {
+		snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
+		char *ep = strchr(tmp, 'e');
+		if (ep)
+			*ep = '\0';
+	}
 	tb_buf_puts(b, tmp);
 	if (ascii) {
 		tb_buf_printf(b, "e%d", e);
@@ -160,7 +270,7 @@ static void S_scaled(tb_buf *b, double v, double step,
 	}
 	S_str o;
 	if (u == 0 && x == floor(x))
-		snprintf(o.s, sizeof o.s, "%.0f", x); /* "512 B", not "512.0 B" */
+		S_fixed(&o, x, 0); /* "512 B", not "512.0 B" */
 	else
 		S_sig(&o, x, 3);
 	if (u + 1 == nunits && strtod(o.s, NULL) >= 1000.0) {
@@ -169,7 +279,9 @@ static void S_scaled(tb_buf *b, double v, double step,
 		tb_buf_printf(b, " %s", units[0]);
 		return;
 	}
-	tb_buf_printf(b, "%s %s", o.s, units[u]);
+	tb_buf_puts(b, o.s);
+	tb_buf_putc(b, ' ');
+	tb_buf_puts(b, units[u]);
 }
 
 void tb_fmt_bytes(tb_buf *b, double bytes)
@@ -207,7 +319,7 @@ void tb_fmt_count(tb_buf *b, double v)
 	}
 	S_str o;
 	if (u == 0 && a == floor(a))
-		snprintf(o.s, sizeof o.s, "%.0f", a); /* "8" GPUs, not "8.00" */
+		S_fixed(&o, a, 0); /* "8" GPUs, not "8.00" */
 	else
 		S_sig(&o, a, 3);
 	bool neg = v < 0 && strcmp(o.s, "0") != 0;
@@ -215,7 +327,10 @@ void tb_fmt_count(tb_buf *b, double v)
 		tb_fmt_sci(b, v, 3, false); /* beyond 999T: "1.00 × 10³⁰" */
 		return;
 	}
-	tb_buf_printf(b, "%s%s%s", neg ? "-" : "", o.s, suffix[u]);
+	if (neg)
+		tb_buf_putc(b, '-');
+	tb_buf_puts(b, o.s);
+	tb_buf_puts(b, suffix[u]);
 }
 
 void tb_fmt_grouped(tb_buf *b, double v)
@@ -237,7 +352,8 @@ void tb_fmt_grouped(tb_buf *b, double v)
 static double S_round_dec(double x, int dec)
 {
 	char tmp[340];
-	snprintf(tmp, sizeof tmp, "%.*f", dec, x);
+	if (!tb_fixed_str(tmp, x, dec))
+		snprintf(tmp, sizeof tmp, "%.*f", dec, x);
 	return strtod(tmp, NULL);
 }
 
@@ -257,12 +373,15 @@ void tb_fmt_days(tb_buf *b, double seconds)
 		} else if (S_round_dec(days, 1) >= 100.0) {
 			S_str o;
 			S_grouped(&o, days);
-			tb_buf_printf(b, "%s days", o.s);
+			tb_buf_puts(b, o.s);
+			tb_buf_puts(b, " days");
 		} else {
-			tb_buf_printf(b, "%.1f days", days);
+			tb_buf_fixed(b, days, 1);
+			tb_buf_puts(b, " days");
 		}
 	} else if (S_round_dec(minutes, 0) >= 60.0) {
-		tb_buf_printf(b, "%.1f hours", hours);
+		tb_buf_fixed(b, hours, 1);
+		tb_buf_puts(b, " hours");
 	} else if (S_round_dec(seconds, 1) >= 60.0) {
 		double m = S_round_dec(minutes, 0);
 		tb_buf_printf(b, "%.0f minute%s", m, m == 1.0 ? "" : "s");
@@ -277,8 +396,9 @@ void tb_fmt_days(tb_buf *b, double seconds)
 		S_str o;
 		S_sig(&o, seconds, 2);
 		if (strtod(o.s, NULL) >= 10.0) /* "42 s" but "8.3 s" */
-			snprintf(o.s, sizeof o.s, "%.0f", seconds);
-		tb_buf_printf(b, "%s s", o.s);
+			S_fixed(&o, seconds, 0);
+		tb_buf_puts(b, o.s);
+		tb_buf_puts(b, " s");
 	}
 }
 
@@ -311,7 +431,7 @@ void tb_fmt_money_ref(tb_buf *b, double amount, const char *currency, double ref
 		tb_buf_release(&b2);
 	} else if (S_round_dec(top, 2) < 1000.0 || (amount > 0 && S_round_dec(a, 0) == 0)) {
 		/* cents; also for a positive amount whole units would show as 0 */
-		snprintf(o.s, sizeof o.s, "%.2f", a);
+		S_fixed(&o, a, 2);
 	} else if (S_round_dec(top, 0) < 1e9) {
 		S_grouped(&o, a);
 	} else {
@@ -334,10 +454,16 @@ void tb_fmt_money_ref(tb_buf *b, double amount, const char *currency, double ref
 		}
 	}
 	bool neg = amount < 0 && strspn(o.s, "0.,") != strlen(o.s);
+	if (neg)
+		tb_buf_putc(b, '-');
 	if (sym)
-		tb_buf_printf(b, "%s%s%s%s", neg ? "-" : "", sym, o.s, suffix);
-	else
-		tb_buf_printf(b, "%s%s%s %s", neg ? "-" : "", o.s, suffix, currency);
+		tb_buf_puts(b, sym);
+	tb_buf_puts(b, o.s);
+	tb_buf_puts(b, suffix);
+	if (!sym) {
+		tb_buf_putc(b, ' ');
+		tb_buf_puts(b, currency);
+	}
 }
 
 void tb_fmt_money(tb_buf *b, double amount, const char *currency)
@@ -363,12 +489,13 @@ void tb_fmt_pct(tb_buf *b, double fraction)
 	}
 	S_str o;
 	if (fabs(S_round_dec(p, 1)) >= 10.0) {
-		snprintf(o.s, sizeof o.s, "%.0f", p);
+		S_fixed(&o, p, 0);
 		S_fix_neg_zero(o.s);
 	} else {
 		S_sig(&o, p, 2);
 	}
-	tb_buf_printf(b, "%s%%", o.s);
+	tb_buf_puts(b, o.s);
+	tb_buf_putc(b, '%');
 }
 
 void tb_fmt_prob(tb_buf *b, double p)

@@ -2,6 +2,8 @@
 #include "json_write.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,65 @@ void tb_jw_string(tb_buf *out, const char *s)
 	tb_buf_putc(out, '"');
 }
 
+/* A whole number below 2^53 as its digits, as "%.0f" writes it. */
+static void S_integer(tb_buf *out, double v)
+{
+	uint64_t u = (uint64_t)fabs(v);
+	char s[24];
+	char *p = s + sizeof s;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	tb_buf_put(out, p, (size_t)(s + sizeof s - p));
+}
+
+/* A short decimal, as "%.15g" writes it, without printf: v is the nearest
+ * double to r / 10^k (the division is correctly rounded, so equality
+ * proves it) with r below 10^15.  Such a decimal is the one 15-digit
+ * figure within half a unit of v, so %.15g rounds v to it, reads back as
+ * v, and between 1e-4 and 1e9 writes it positionally without trailing
+ * zeros.  Returns false where printf must decide. */
+static bool S_short_decimal(tb_buf *out, double v)
+{
+	static const double p10[10] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+	double a = fabs(v);
+	if (!(a >= 1e-4 && a < 1e9))
+		return false;
+	for (int k = 1; k <= 9; k++) {
+		double r = nearbyint(a * p10[k]);
+		if (r >= 1e15)
+			return false;
+		if (r / p10[k] != a)
+			continue;
+		uint64_t u = (uint64_t)r;
+		int frac = k;
+		while (frac > 0 && u % 10 == 0) {
+			u /= 10;
+			frac--;
+		}
+		char s[40];
+		char *p = s + sizeof s;
+		for (int i = 0; i < frac; i++) {
+			*--p = (char)('0' + u % 10);
+			u /= 10;
+		}
+		if (frac > 0)
+			*--p = '.';
+		do {
+			*--p = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (v < 0)
+			*--p = '-';
+		tb_buf_put(out, p, (size_t)(s + sizeof s - p));
+		return true;
+	}
+	return false;
+}
+
 /* Shortest of %.15g/%.16g/%.17g that reads back exactly; whole numbers
  * below 2^53 as integers.  Non-finite is null (the calculators never
  * produce one; this is the last guard). */
@@ -60,9 +121,11 @@ void tb_jw_number(tb_buf *out, double v)
 		return;
 	}
 	if (v == trunc(v) && fabs(v) < 9007199254740992.0) {
-		tb_buf_printf(out, "%.0f", v);
+		S_integer(out, v);
 		return;
 	}
+	if (S_short_decimal(out, v))
+		return;
 	char s[40];
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(s, sizeof s, "%.*g", prec, v);

@@ -32,21 +32,40 @@ Test(buf, fixed_is_printf)
 		double mant = (double)(x >> 11) / 9007199254740992.0;
 		int e = (int)(x % 25) - 12;
 		double v = (x & 1 ? -1 : 1) * mant * pow(10, e);
-		expect_printf(v, (int)(x >> 5 & 3));
+		expect_printf(v, (int)((x >> 5) % 10));
 	}
 	const double special[] = { 0.0, -0.0, 0.5, -0.5, 1.5, 2.5, 0.125, 0.005, -0.005, 0.015,
 	                           1.005, 2.675, 1e9, -1e9, 1e9 + 0.5, 1e12, -3e15, 123456.785,
 	                           0.0049999999999999999, -0.001, 999.9995, 1e-300 };
 	for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
-		for (int d = 0; d <= 3; d++)
+		for (int d = 0; d <= 9; d++)
 			expect_printf(special[i], d);
 	for (int k = -100000; k <= 100000; k++)
 		for (int d = 0; d <= 3; d++)
 			expect_printf(k / 2000.0, d);
+	/* binary fractions: exact halves at every number of decimals, which
+	 * printf rounds to even */
+	for (int k = -70000; k <= 70000; k++)
+		for (int d = 0; d <= 9; d++)
+			expect_printf(k / 1024.0, d);
+}
+
+/* The hand path must take the common cases, or it saves nothing. */
+Test(buf, fixed_str_takes_exact_halves)
+{
+	char s[TB_FIXED_MAX];
+	cr_assert_eq(tb_fixed_str(s, 0.125, 2), 4);
+	cr_assert_str_eq(s, "0.12");
+	cr_assert_eq(tb_fixed_str(s, -2.5, 0), 2);
+	cr_assert_str_eq(s, "-2");
+	cr_assert_eq(tb_fixed_str(s, 1.005, 2), 0, "1.005 is 1.00499999999999989... : printf decides");
+	cr_assert_eq(tb_fixed_str(s, 1e13, 0), 0);
+	cr_assert_eq(tb_fixed_str(s, 1.0, 10), 0);
 }
 
 Test(buf, fixed_out_of_range_decimals_fall_back)
 {
-	expect_printf(3.14159265, 6);
-	expect_printf(-2.5e-7, 9);
+	expect_printf(3.14159265, 12);
+	expect_printf(-2.5e-7, 15);
+	expect_printf(6.02e23, 2);
 }

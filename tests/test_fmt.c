@@ -4,6 +4,10 @@
  * card and Hugging Face config). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "trainbudget/buf.h"
 #include "trainbudget/fmt.h"
@@ -253,4 +257,63 @@ Test(fmt, width_counts_code_points)
 	cr_expect_eq(tb_fmt_width("6.74B"), 5);
 	cr_expect_eq(tb_fmt_width("4.04 × 10²¹"), 11);
 	cr_expect_eq(tb_fmt_width("€1,500"), 6);
+}
+
+/* fmt.h's rule for significant digits, written with printf alone: the
+ * exponent of "%.*e" at sig - 1 decimals, then "%.*f" at sig - 1 - e of
+ * them (the %e value itself where that is below zero).  fmt.c formats
+ * most figures by hand; these are the bytes it must write. */
+static void S_sig_printf(char *out, size_t n, double v, int sig)
+{
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
+	int e = atoi(strchr(tmp, 'e') + 1);
+	int dec = sig - 1 - e;
+	if (dec < 0) {
+		v = strtod(tmp, NULL);
+		dec = 0;
+	}
+	snprintf(out, n, "%.*f", dec, v);
+}
+
+Test(fmt, sig_and_sci_are_printf)
+{
+	uint64_t x = 0x2545F4914F6CDD1Du;
+	char want[512], mant[64];
+	for (int i = 0; i < 400000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double m = 1.0 + (double)(x >> 11) / 9007199254740992.0 * 9.0;
+		int e = (int)(x % 23) - 5;
+		int sig = 1 + (int)((x >> 8) % 6);
+		/* every fourth value a short decimal, the kind a scenario holds,
+		 * whose halves printf decides */
+		double v = (x & 2) && (x & 4) ? floor(m * 1000) / 1000 * pow(10, e) : m * pow(10, e);
+		if (x & 1)
+			v = -v;
+		S_sig_printf(want, sizeof want, v, sig);
+		EXPECT_FMT(tb_fmt_sig(b, v, sig), want);
+		if (fabs(v) >= 1e4) {
+			snprintf(mant, sizeof mant, "%.*e", sig - 1, v);
+			*strchr(mant, 'e') = '\0';
+			tb_buf got;
+			tb_buf_init(&got);
+			tb_fmt_sci(&got, v, sig, true);
+			cr_assert(!strncmp(got.ptr, mant, strlen(mant)) && got.ptr[strlen(mant)] == 'e',
+			          "%.17g at %d: %s, printf's mantissa %s", v, sig, got.ptr, mant);
+			tb_buf_release(&got);
+		}
+	}
+	/* the edges of the hand path: powers of ten, carries, halves */
+	const double edge[] = { 1, 10, 100, 1e14, 9.9999999e14, 1e15, 0.001, 1e-6, 9.995, 9.996,
+	                        99.95, 0.12345, 999.5, 1.0000000001, 0.99999999999, 2.5, 0.25,
+	                        123456789.5, 1e-12, 9.99999e-7 };
+	for (size_t k = 0; k < sizeof edge / sizeof edge[0]; k++)
+		for (int sig = 1; sig <= 9; sig++) {
+			if (edge[k] < 1e-6)
+				continue;   /* tb_fmt_sig writes those as powers of ten */
+			S_sig_printf(want, sizeof want, edge[k], sig);
+			EXPECT_FMT(tb_fmt_sig(b, edge[k], sig), want);
+		}
 }

@@ -24,10 +24,14 @@ __attribute__((format(printf, 2, 3)))
 #endif
 void tb_buf_printf(tb_buf *b, const char *fmt, ...);
 void tb_buf_vprintf(tb_buf *b, const char *fmt, va_list ap);
-/* v as printf's "%.*f" with `decimals` (0 to 3) writes it, formatted by
- * hand where that is exact (the rounded v x 10^decimals lies more than a
- * hair from a half and |v| <= 1e9), else by printf: the same bytes, in a
- * tenth of the instructions (charts are mostly such numbers). */
+/* v as printf's "%.*f" with `decimals` writes it.  tb_fixed_str
+ * formats by hand where that is exact: 0 to 9 decimals, |v x 10^decimals|
+ * <= 1e12, and the scaled value more than a hair from a half or exactly
+ * on one.  It returns the length written to `out` (NUL-terminated), or 0
+ * where printf must decide.  tb_buf_fixed falls back to printf itself:
+ * the same bytes, in a tenth of the instructions. */
+#define TB_FIXED_MAX 40
+size_t tb_fixed_str(char out[TB_FIXED_MAX], double v, int decimals);
 void tb_buf_fixed(tb_buf *b, double v, int decimals);
 void tb_buf_truncate(tb_buf *b, size_t len);
 /* Hands the string to the caller (free()); b is left empty and initialised. */
