@@ -99,21 +99,61 @@ char *tb_buf_detach(tb_buf *b, size_t *len_out)
 	return s;
 }
 
-size_t tb_fixed_str(char out[TB_FIXED_MAX], double v, int decimals)
+void tb_buf_int(tb_buf *b, long long v)
+{
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	char s[24];
+	char *p = s + sizeof s;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	tb_buf_put(b, p, (size_t)(s + sizeof s - p));
+}
+
+void tb_buf_hex4(tb_buf *b, unsigned long v)
+{
+	static const char digit[16] = "0123456789ABCDEF";
+	char s[20];
+	char *p = s + sizeof s;
+	do {
+		*--p = digit[v & 15];
+		v >>= 4;
+	} while (v || s + sizeof s - p < 4);
+	tb_buf_put(b, p, (size_t)(s + sizeof s - p));
+}
+
+bool tb_fixed_round(double v, int decimals, double *q)
 {
 	static const double scale[10] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
 	if (decimals < 0 || decimals > 9)
-		return 0;
+		return false;
 	double m = v * scale[decimals];
+	if (!(fabs(m) <= 1e12))
+		return false;
+	double r = nearbyint(m);
 	/* within 1e12 the product is off by at most 1.2e-4, so a fraction
 	 * more than 1e-3 from a half rounds the way the exact value does */
-	if (!(fabs(m) <= 1e12))
-		return 0;
-	double r = nearbyint(m);
-	double off = fabs(m - r);
-	/* an exact half of an exact product: printf rounds it to even, as
-	 * nearbyint does in the default rounding mode */
-	if (!(fabs(off - 0.5) > 1e-3) && !(off == 0.5 && fma(v, scale[decimals], -m) == 0))
+	if (fabs(fabs(m - r) - 0.5) <= 1e-3) {
+		/* Near a half, the exact product is m + err (fma's residual is
+		 * exact), and m - h is exact (Sterbenz: both lie within 1e-3 of
+		 * each other and at least 0.5 from zero); their sum is zero only
+		 * when the product is the half itself, which printf rounds to
+		 * even, as nearbyint does in the default rounding mode. */
+		double lo = floor(m), h = lo + 0.5;
+		double side = (m - h) + fma(v, scale[decimals], -m);
+		r = side > 0 ? lo + 1 : side < 0 ? lo : nearbyint(h);
+	}
+	*q = r;
+	return true;
+}
+
+size_t tb_fixed_str(char out[TB_FIXED_MAX], double v, int decimals)
+{
+	double r;
+	if (!tb_fixed_round(v, decimals, &r))
 		return 0;
 	long long q = (long long)r;
 	unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;

@@ -150,7 +150,9 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 			if (open)
 				tb_buf_puts(&p->c, "> Tj\n");
 			open = false;
-			tb_buf_printf(&p->c, "[%d] TJ\n", -g.width);
+			tb_buf_putc(&p->c, '[');
+			tb_buf_int(&p->c, -g.width);
+			tb_buf_puts(&p->c, "] TJ\n");
 			w += g.width;
 			continue;
 		}
@@ -160,7 +162,9 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 			open = false;
 			font = g.font;
 			p->fonts |= 1u << font;
-			tb_buf_printf(&p->c, "/F%d ", font + 1);
+			tb_buf_puts(&p->c, "/F");
+			tb_buf_int(&p->c, font + 1);
+			tb_buf_putc(&p->c, ' ');
 			S_num(p, size_pt);
 			tb_pdf_draw_op(p, "Tf");
 		}
@@ -274,7 +278,9 @@ static double S_show_glyphs(tb_pdf_doc *st, double x, double y, double size_pt, 
 		if (g->font != font) {
 			font = g->font;
 			p->fonts |= 1u << font;
-			tb_buf_printf(&p->c, "/F%d ", font + 1);
+			tb_buf_puts(&p->c, "/F");
+			tb_buf_int(&p->c, font + 1);
+			tb_buf_putc(&p->c, ' ');
 			S_num(p, size_pt);
 			tb_pdf_draw_op(p, "Tf");
 		}
@@ -291,7 +297,7 @@ static double S_show_glyphs(tb_pdf_doc *st, double x, double y, double size_pt, 
 			if (hex)
 				tb_buf_putc(&p->c, '>');
 			hex = false;
-			tb_buf_printf(&p->c, "%ld", -move);
+			tb_buf_int(&p->c, -move);
 		}
 		if (!hex)
 			tb_buf_putc(&p->c, '<');
@@ -328,10 +334,10 @@ static void S_actual_text(tb_pdf_page *p, const tb_pdf_cells *c, size_t a, size_
 		uint32_t u = c->v[i].cp;
 		if (u >= 0x10000) {
 			u -= 0x10000;
-			tb_buf_printf(&p->c, "%04X%04X", 0xD800 + (unsigned)(u >> 10),
-			              0xDC00 + (unsigned)(u & 0x3FF));
+			tb_buf_hex4(&p->c, 0xD800 + (u >> 10));
+			tb_buf_hex4(&p->c, 0xDC00 + (u & 0x3FF));
 		} else {
-			tb_buf_printf(&p->c, "%04X", (unsigned)u);
+			tb_buf_hex4(&p->c, u);
 		}
 	}
 	tb_buf_puts(&p->c, ">>> BDC\n");

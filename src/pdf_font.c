@@ -688,9 +688,10 @@ static void S_utf16(tb_buf *b, uint32_t c)
 {
 	if (c >= 0x10000) {
 		c -= 0x10000;
-		tb_buf_printf(b, "%04X%04X", 0xD800 + (unsigned)(c >> 10), 0xDC00 + (unsigned)(c & 0x3FF));
+		tb_buf_hex4(b, 0xD800 + (c >> 10));
+		tb_buf_hex4(b, 0xDC00 + (c & 0x3FF));
 	} else {
-		tb_buf_printf(b, "%04X", (unsigned)c);
+		tb_buf_hex4(b, c);
 	}
 }
 
@@ -830,10 +831,16 @@ static void S_widths(const tb_pdf_font *f, tb_buf *b)
 		qsort(cw, n, sizeof *cw, S_cmp_cw);
 	tb_buf_puts(b, "/W [");
 	for (size_t i = 0; i < n;) {
-		tb_buf_printf(b, "%s%u [", i ? " " : "", cw[i].cid);
+		if (i)
+			tb_buf_putc(b, ' ');
+		tb_buf_int(b, cw[i].cid);
+		tb_buf_puts(b, " [");
 		size_t j = i;
-		for (; j < n && j < i + 64 && cw[j].cid == cw[i].cid + (j - i); j++)
-			tb_buf_printf(b, "%s%d", j > i ? " " : "", cw[j].w);
+		for (; j < n && j < i + 64 && cw[j].cid == cw[i].cid + (j - i); j++) {
+			if (j > i)
+				tb_buf_putc(b, ' ');
+			tb_buf_int(b, cw[j].w);
+		}
 		/* a CID several codes share is listed once */
 		while (j < n && cw[j].cid == cw[j - 1].cid)
 			j++;
@@ -866,8 +873,13 @@ static void S_encoding(const tb_pdf_font *f, const char *name, tb_buf *b)
 	for (size_t i = 0; i < f->ncids; i += 100) {
 		size_t e = i + 100 < f->ncids ? i + 100 : f->ncids;
 		tb_buf_printf(b, "%zu begincidchar\n", e - i);
-		for (size_t k = i; k < e; k++)
-			tb_buf_printf(b, "<%04zX> %u\n", k, f->cid_gid[k]);
+		for (size_t k = i; k < e; k++) {
+			tb_buf_putc(b, '<');
+			tb_buf_hex4(b, k);
+			tb_buf_puts(b, "> ");
+			tb_buf_int(b, f->cid_gid[k]);
+			tb_buf_putc(b, '\n');
+		}
 		tb_buf_puts(b, "endcidchar\n");
 	}
 	tb_buf_puts(b, "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");

@@ -49,7 +49,8 @@ unsigned tb_pdfw_alloc(tb_pdfw *w)
 static void S_begin(tb_pdfw *w, unsigned num)
 {
 	w->offset[num] = w->out.len;
-	tb_buf_printf(&w->out, "%u 0 obj\n", num);
+	tb_buf_int(&w->out, num);
+	tb_buf_puts(&w->out, " 0 obj\n");
 }
 
 void tb_pdfw_obj(tb_pdfw *w, unsigned num, const char *body, size_t len)
@@ -210,62 +211,48 @@ void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
 }
 
 /* "%.3f" without its trailing zeros, "-0" as "0".  Most of a PDF's bytes
- * are these numbers, and printf was most of its instructions, so the
- * common case is formatted here: the thousandths rounded from v x 1000,
- * which is exact unless that product lies within a hair of a half (then
- * printf decides). */
+ * are these numbers, and printf was most of its instructions: the
+ * thousandths come from tb_fixed_round, which rounds as printf does. */
 void tb_pdfw_num(tb_buf *b, double v)
 {
 	if (!isfinite(v))
 		v = 0;
 	/* far beyond any page, and within what readers take for a real
-	 * (Acrobat's limit is about 3.4e38; printf's digits of 1e300 would
-	 * not fit the fallback's buffer) */
+	 * (Acrobat's limit is about 3.4e38) */
 	if (fabs(v) > 1e9)
 		v = v < 0 ? -1e9 : 1e9;
-	double m = v * 1000.0;
-	double r = nearbyint(m);
-	if (fabs(fabs(m - r) - 0.5) > 1e-3) {
-		long long q = (long long)r;
-		if (q == 0) {
-			tb_buf_putc(b, '0');
-			return;
-		}
-		char s[32];
-		char *p = s + sizeof s;
-		unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
-		unsigned frac = (unsigned)(u % 1000);
-		u /= 1000;
-		if (frac) {
-			int digits = 3;
-			while (frac % 10 == 0) {
-				frac /= 10;
-				digits--;
-			}
-			for (int i = 0; i < digits; i++) {
-				*--p = (char)('0' + frac % 10);
-				frac /= 10;
-			}
-			*--p = '.';
-		}
-		do {
-			*--p = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
-		if (q < 0)
-			*--p = '-';
-		tb_buf_put(b, p, (size_t)(s + sizeof s - p));
+	double r;
+	if (!tb_fixed_round(v, 3, &r))
+		r = 0;  /* not reached: |v x 1000| <= 1e12 */
+	long long q = (long long)r;
+	if (q == 0) {
+		tb_buf_putc(b, '0');
 		return;
 	}
-	char s[64];
-	snprintf(s, sizeof s, "%.3f", v);
-	size_t n = strlen(s);
-	while (n > 0 && s[n - 1] == '0')
-		n--;
-	if (n > 0 && s[n - 1] == '.')
-		n--;
-	s[n] = '\0';
-	tb_buf_puts(b, strcmp(s, "-0") == 0 ? "0" : s);
+	char s[32];
+	char *p = s + sizeof s;
+	unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
+	unsigned frac = (unsigned)(u % 1000);
+	u /= 1000;
+	if (frac) {
+		int digits = 3;
+		while (frac % 10 == 0) {
+			frac /= 10;
+			digits--;
+		}
+		for (int i = 0; i < digits; i++) {
+			*--p = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		*--p = '.';
+	}
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (q < 0)
+		*--p = '-';
+	tb_buf_put(b, p, (size_t)(s + sizeof s - p));
 }
 
 /* The next code point of valid UTF-8 at s (advancing *i). */
@@ -311,10 +298,10 @@ void tb_pdfw_text(tb_buf *b, const char *s, size_t len)
 		uint32_t c = S_next((const unsigned char *)s, len, &i);
 		if (c >= 0x10000) {
 			c -= 0x10000;
-			tb_buf_printf(b, "%04X%04X", 0xD800 + (unsigned)(c >> 10),
-			              0xDC00 + (unsigned)(c & 0x3FF));
+			tb_buf_hex4(b, 0xD800 + (c >> 10));
+			tb_buf_hex4(b, 0xDC00 + (c & 0x3FF));
 		} else {
-			tb_buf_printf(b, "%04X", (unsigned)c);
+			tb_buf_hex4(b, c);
 		}
 	}
 	tb_buf_putc(b, '>');

@@ -77,8 +77,11 @@ static const char *S_role_class(tb_prim_role r)
 static void S_class(tb_buf *b, const tb_prim *p)
 {
 	const char *cls = S_role_class(p->role);
-	if (*cls)
-		tb_buf_printf(b, " class=\"%s\"", cls);
+	if (*cls) {
+		tb_buf_puts(b, " class=\"");
+		tb_buf_puts(b, cls);
+		tb_buf_putc(b, '"');
+	}
 }
 
 static void S_prim(tb_buf *b, const tb_prim *p)

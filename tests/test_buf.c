@@ -1,5 +1,6 @@
 /* test_buf.c: the byte buffer (src/buf.c). */
 #include <criterion/criterion.h>
+#include <limits.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -43,6 +44,14 @@ Test(buf, fixed_is_printf)
 	for (int k = -100000; k <= 100000; k++)
 		for (int d = 0; d <= 3; d++)
 			expect_printf(k / 2000.0, d);
+	/* decimals ending in 5 one place past the last kept: a hair either
+	 * side of a half, which the exact product decides */
+	for (int d = 0; d <= 9; d++)
+		for (long k = -20000; k <= 20000; k++)
+			expect_printf((double)(k * 10 + 5) / pow(10, d + 1), d);
+	for (int d = 0; d <= 9; d++)
+		for (long k = 1; k <= 2000; k++)
+			expect_printf((double)(k * 7919 * 10 + 5) / pow(10, d + 1), d);
 	/* binary fractions: exact halves at every number of decimals, which
 	 * printf rounds to even */
 	for (int k = -70000; k <= 70000; k++)
@@ -58,7 +67,14 @@ Test(buf, fixed_str_takes_exact_halves)
 	cr_assert_str_eq(s, "0.12");
 	cr_assert_eq(tb_fixed_str(s, -2.5, 0), 2);
 	cr_assert_str_eq(s, "-2");
-	cr_assert_eq(tb_fixed_str(s, 1.005, 2), 0, "1.005 is 1.00499999999999989... : printf decides");
+	/* 1.005 is 1.00499999999999989...: the exact product decides */
+	cr_assert_eq(tb_fixed_str(s, 1.005, 2), 4);
+	cr_assert_str_eq(s, "1.00");
+	cr_assert_eq(tb_fixed_str(s, 2.675, 2), 4);
+	cr_assert_str_eq(s, "2.67");
+	cr_assert_eq(tb_fixed_str(s, 1.015, 2), 4);
+	cr_assert_str_eq(s, "1.01");
+	cr_assert_eq(tb_fixed_str(s, 0.125, 2), 4);
 	cr_assert_eq(tb_fixed_str(s, 1e13, 0), 0);
 	cr_assert_eq(tb_fixed_str(s, 1.0, 10), 0);
 }
@@ -68,4 +84,28 @@ Test(buf, fixed_out_of_range_decimals_fall_back)
 	expect_printf(3.14159265, 12);
 	expect_printf(-2.5e-7, 15);
 	expect_printf(6.02e23, 2);
+}
+
+Test(buf, int_and_hex4_are_printf)
+{
+	const long long iv[] = { 0, 1, -1, 9, 10, -10, 65535, 1234567890123LL, LLONG_MAX, LLONG_MIN };
+	const unsigned long hv[] = { 0, 0xA, 0xFFF, 0x1000, 0xFFFF, 0x10000, 0xD800, 0xDFFF, 0x10FFFF,
+	                             0xFFFFFFFFul };
+	char want[64];
+	for (size_t i = 0; i < sizeof iv / sizeof iv[0]; i++) {
+		tb_buf b;
+		tb_buf_init(&b);
+		tb_buf_int(&b, iv[i]);
+		snprintf(want, sizeof want, "%lld", iv[i]);
+		cr_assert_str_eq(b.ptr, want);
+		tb_buf_release(&b);
+	}
+	for (size_t i = 0; i < sizeof hv / sizeof hv[0]; i++) {
+		tb_buf b;
+		tb_buf_init(&b);
+		tb_buf_hex4(&b, hv[i]);
+		snprintf(want, sizeof want, "%04lX", hv[i]);
+		cr_assert_str_eq(b.ptr, want);
+		tb_buf_release(&b);
+	}
 }

@@ -5,6 +5,7 @@
 #define TB_BUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct tb_buf {
@@ -24,13 +25,18 @@ __attribute__((format(printf, 2, 3)))
 #endif
 void tb_buf_printf(tb_buf *b, const char *fmt, ...);
 void tb_buf_vprintf(tb_buf *b, const char *fmt, va_list ap);
-/* v as printf's "%.*f" with `decimals` writes it.  tb_fixed_str
- * formats by hand where that is exact: 0 to 9 decimals, |v x 10^decimals|
- * <= 1e12, and the scaled value more than a hair from a half or exactly
- * on one.  It returns the length written to `out` (NUL-terminated), or 0
- * where printf must decide.  tb_buf_fixed falls back to printf itself:
- * the same bytes, in a tenth of the instructions. */
+/* printf's "%lld" and "%04lX", by hand: a PDF writes thousands. */
+void tb_buf_int(tb_buf *b, long long v);
+void tb_buf_hex4(tb_buf *b, unsigned long v);
+/* v as printf's "%.*f" with `decimals` writes it, by hand where
+ * |v x 10^decimals| <= 1e12 and decimals is 0 to 9 (else printf): the
+ * same bytes in a tenth of the instructions.  tb_fixed_round gives the
+ * integer those digits spell (v x 10^decimals rounded as printf rounds
+ * the exact binary value: to nearest, halves to even), or false out of
+ * range; tb_fixed_str writes the digits to `out` (NUL-terminated) and
+ * returns their length, or 0 out of range. */
 #define TB_FIXED_MAX 40
+bool tb_fixed_round(double v, int decimals, double *q);
 size_t tb_fixed_str(char out[TB_FIXED_MAX], double v, int decimals);
 void tb_buf_fixed(tb_buf *b, double v, int decimals);
 void tb_buf_truncate(tb_buf *b, size_t len);
