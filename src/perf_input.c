@@ -140,9 +140,10 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->sequence_parallel = pa->sequence_parallel;
 	/* Today's frameworks overlap the gradient reduction and ZeRO-3's
 	 * gathers (PyTorch DDP buckets, FSDP prefetch, Megatron-LM
-	 * --overlap-grad-reduce); tensor-parallel overlap is opt-in. */
+	 * --overlap-grad-reduce), unless the scenario says otherwise;
+	 * tensor-parallel overlap is opt-in. */
 	out->framework = in->parallelism.framework;
-	out->overlap_dp = true;
+	out->overlap_dp = !pa->no_overlap_dp;
 	out->overlap_tp = pa->overlap_tp;
 	out->overlap_ep = pa->overlap_ep;
 	out->dispatcher = pa->dispatcher;

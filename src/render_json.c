@@ -180,6 +180,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_numk(j, "shard_group", (double)p->shard_group, p->shard_group > 0);
 	S_bool(j, "no_sync", p->no_sync);
 	S_str(j, "framework", p->framework != TB_FW_ANY ? tb_framework_name(p->framework) : NULL);
+	S_bool(j, "overlap_dp", !p->no_overlap_dp);
 	S_bool(j, "overlap_ep", p->overlap_ep);
 	S_bool(j, "overlap_tp", p->overlap_tp);
 	S_str(j, "dispatcher", p->dispatcher == TB_DISPATCH_DEEPEP ? "deepep" : "alltoall");

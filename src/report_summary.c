@@ -154,6 +154,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	else
 		tb_rtab_fmt(&tb, "%d%s", in->parallelism.zero,
 		            in->parallelism.no_sync ? "; gradients reduced once a step (no_sync)" : "");
+	if (in->parallelism.no_overlap_dp) {
+		tb_rtab_str(&tb, "Data-parallel communication");
+		tb_rtab_str(&tb, "after the backward, not overlapped with it (parallelism.overlap_dp: false)");
+	}
 	tb_rtab_str(&tb, "Sequence length");
 	o = tb_rtab_begin(&tb);
 	tb_rfmt(o, TB_RF_GROUPED, (double)in->training.seq_len, NULL);

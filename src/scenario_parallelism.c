@@ -12,7 +12,7 @@
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
-	"framework", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "no_sync",
+	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "no_sync",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -48,6 +48,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "expert_tensor")) && !tb_yaml_int(c, n, "parallelism.expert_tensor", 1, 1000000, &par->expert_tensor)) ok = false;
 		if ((n = tb_yaml_get(pm, "shard_group")) && !tb_yaml_int(c, n, "parallelism.shard_group", 1, 1000000000, &par->shard_group)) ok = false;
 		if ((n = tb_yaml_get(pm, "no_sync")) && !tb_yaml_bool(c, n, "parallelism.no_sync", &par->no_sync)) ok = false;
+		bool overlap_dp = true;
+		if ((n = tb_yaml_get(pm, "overlap_dp")) && !tb_yaml_bool(c, n, "parallelism.overlap_dp", &overlap_dp)) ok = false;
+		par->no_overlap_dp = !overlap_dp;
 		static const char *const S_disp[] = { "alltoall", "deepep" };
 		int di;
 		if ((n = tb_yaml_get(pm, "dispatcher"))) {

@@ -1173,3 +1173,57 @@ Test(perf, torchtitan_70b_async_tp_held_out)
 	cr_expect(off.breakdown_s[TB_PERF_TP_COMM] > on.breakdown_s[TB_PERF_TP_COMM]);
 	cr_expect(off.step_s > 1.10 * published, "%g s", off.step_s);
 }
+
+/* parallelism.overlap_dp: false, Megatron-LM as MegaScale's baseline ran it
+ * (commit 285068c8, January 2023; --overlap-grad-reduce arrived in August
+ * 2023): the distributed optimizer's reduce-scatter and gather wait for the
+ * backward, so the whole of the data-parallel communication is in the step;
+ * with the overlap, what one micro-batch's pass covers hides.  MegaScale Table 2's 175B layout at
+ * 12,288 GPUs (TP 8, PP 8, 6 virtual stages, DP 192, batch 6,144). */
+Test(perf, overlap_dp_false_exposes_the_whole_reduction)
+{
+	tb_inputs x;
+	memset(&x, 0, sizeof x);
+	x.model.has_shape = true;
+	x.model.layers = 96;
+	x.model.hidden = 12288;
+	x.model.heads = 96;
+	x.model.kv_heads = 96;
+	x.model.head_dim = 128;
+	x.model.ffn_hidden = 4 * 12288;
+	x.model.vocab = 64000;
+	x.training.seq_len = 2048;
+	x.training.global_batch = 6144;
+	x.training.micro_batch = 1;
+	x.training.precision = TB_PREC_BF16_MIXED;
+	x.training.optimizer = TB_OPT_ADAMW;
+	x.training.flash_attention = true;
+	x.parallelism.tensor = 8;
+	x.parallelism.pipeline = 8;
+	x.parallelism.virtual_pipeline = 6;
+	x.parallelism.data = 192;
+	x.parallelism.zero = 1;
+	x.parallelism.sequence_parallel = true;
+	x.parallelism.framework = TB_FW_MEGATRON;
+	x.hardware.gpu = *tb_gpus_find("a100-80gb");
+	x.hardware.count = 12288;
+	tb_perf_input in;
+	tb_perf_result on, off;
+	tb_perf_input_from(&x, &in);
+	cr_assert(in.overlap_dp, "the default overlaps");
+	tb_perf_predict(&in, NULL, &on);
+	cr_assert(on.ok, "%s", on.why);
+	x.parallelism.no_overlap_dp = true;
+	tb_perf_input_from(&x, &in);
+	cr_assert(!in.overlap_dp);
+	tb_perf_predict(&in, NULL, &off);
+	cr_assert(off.ok, "%s", off.why);
+	cr_expect(rel(off.breakdown_s[TB_PERF_DP_COMM], off.dp_total_s) < 1e-12, "%g of %g s",
+	          off.breakdown_s[TB_PERF_DP_COMM], off.dp_total_s);
+	/* overlapped, the last micro-batch's backward and the first one's
+	 * forward hide what they can */
+	cr_expect(on.breakdown_s[TB_PERF_DP_COMM] < off.breakdown_s[TB_PERF_DP_COMM], "%g of %g s",
+	          on.breakdown_s[TB_PERF_DP_COMM], on.dp_total_s);
+	cr_expect(rel(on.dp_total_s, off.dp_total_s) < 1e-12);
+	cr_expect(off.step_s > on.step_s);
+}

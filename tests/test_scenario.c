@@ -674,3 +674,21 @@ Test(scenario, a_source_loads_as_the_file_does)
 	S_same_as_load("tests/scenarios/bad-duplicate-key.yaml", ok, 2);
 	S_same_as_load("tests/scenarios/bad-empty.yaml", none, 0);
 }
+
+/* parallelism.overlap_dp defaults to true (today's frameworks overlap the
+ * gradient reduction) and takes false. */
+Test(scenario, overlap_dp)
+{
+	tb_diags d;
+	tb_scenario *sc = S_load_text(S_base, NULL, 0, &d);
+	cr_assert(sc);
+	cr_expect(!sc->inputs.parallelism.no_overlap_dp);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+	const char *const set[] = { "parallelism.overlap_dp=false" };
+	sc = S_load_text(S_base, set, 1, &d);
+	cr_assert(sc);
+	cr_expect(sc->inputs.parallelism.no_overlap_dp);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}

@@ -250,6 +250,11 @@ typedef struct tb_parallelism {
 	 * accumulate unsharded and are reduce-scattered once, after the last
 	 * backward (ZeRO 2 and 3 under parallelism.framework: fsdp) */
 	bool no_sync;
+	/* parallelism.overlap_dp: false: the gradient reduction (and ZeRO's
+	 * gathers) wait until the backward ends, as in Megatron-LM before its
+	 * --overlap-grad-reduce (August 2023); the default, false here,
+	 * overlaps them (docs/formulas.md, the overlap rule) */
+	bool no_overlap_dp;
 	bool sequence_parallel;
 	int zero;               /* 0..3 */
 	tb_framework framework;
