@@ -41,7 +41,7 @@ void tb_buf_grow(tb_buf *b, size_t extra)
 	b->cap = cap;
 }
 
-void tb_buf_put(tb_buf *b, const void *data, size_t len)
+void tb_buf_put_slow(tb_buf *b, const void *data, size_t len)
 {
 	if (!len)
 		return;
@@ -54,11 +54,6 @@ void tb_buf_put(tb_buf *b, const void *data, size_t len)
 void tb_buf_puts(tb_buf *b, const char *s)
 {
 	tb_buf_put(b, s, strlen(s));
-}
-
-void tb_buf_putc(tb_buf *b, char c)
-{
-	tb_buf_put(b, &c, 1);
 }
 
 void tb_buf_vprintf(tb_buf *b, const char *fmt, va_list ap)
