@@ -609,16 +609,25 @@ static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *n
 	tb_buf_init(&fontdir);
 	pthread_t th;
 	bool threaded = false;
+	tb_pdf_helper *help = NULL;
 	if (cli->formats & TB_OUT_PDF) {
 		pj.r = r;
-		pj.po = (tb_pdf_options){ cli->paper, S_font_dir(cli->font_dir, &fontdir), NULL,
-		                          cli->no_pdfa };
+		pj.po = (tb_pdf_options){ .paper = cli->paper,
+		                          .font_dir = S_font_dir(cli->font_dir, &fontdir),
+		                          .no_pdfa = cli->no_pdfa };
 		pj.d = d;
 		tb_buf_init(&pj.out);
 		/* alone, it is drawn here */
 		if ((cli->formats & (TB_OUT_MD | TB_OUT_HTML)) || also) {
 			S_settle_tree(tb_report_root(r));
+			help = tb_pdf_helper_new();
+			pj.po.helper = help;
 			threaded = pthread_create(&th, NULL, S_pdf_run, &pj) == 0;
+			if (!threaded) {
+				pj.po.helper = NULL;
+				tb_pdf_helper_free(help);
+				help = NULL;
+			}
 		}
 	}
 	if (cli->formats & TB_OUT_MD) {
@@ -649,10 +658,15 @@ static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *n
 	if (also)
 		also(also_ctx);
 	if (cli->formats & TB_OUT_PDF) {
-		if (threaded)
+		if (threaded) {
+			/* this thread's documents are done: it deflates the
+			 * PDF's pages beside the one drawing it */
+			tb_pdf_helper_work(help);
 			pthread_join(th, NULL);
-		else
+			tb_pdf_helper_free(help);
+		} else {
 			S_pdf_run(&pj);
+		}
 		tb_buf_release(&fontdir);
 		if (pj.rc != 0 || d->errors) {
 			tb_buf_release(&pj.out);

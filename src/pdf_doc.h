@@ -110,6 +110,11 @@ typedef struct tb_pdf_glyph_hit {
 
 typedef struct tb_pdf_doc {
 	bool failed;                    /* an error already reported in d */
+	/* deflates the page streams once drawn (pdf_deflate.h); its offer's
+	 * arrays, one entry a page */
+	struct tb_pdf_helper *deflate;
+	const char **page_data;
+	size_t *page_len;
 	tb_diags *d;
 	const char *font_dir;
 	tb_pdf_font_slot fonts[TB_PDF_MAX_FONTS]; /* the faces, then the fallbacks */

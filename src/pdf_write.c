@@ -82,6 +82,20 @@ static struct libdeflate_compressor *S_deflater(tb_pdfw *w, int level)
 	return w->zc[level];
 }
 
+void tb_pdfw_stream_deflated(tb_pdfw *w, unsigned num, const char *dict, const void *data,
+                             size_t len, const unsigned char *z, size_t zlen)
+{
+	S_begin(w, num);
+	tb_buf_printf(&w->out, "<< /Length %zu%s%s%s >>\nstream\n",
+	              z ? zlen : len, z ? " /Filter /FlateDecode" : "",
+	              dict[0] ? " " : "", dict);
+	if (z)
+		tb_buf_put(&w->out, z, zlen);
+	else
+		tb_buf_put(&w->out, data, len);
+	tb_buf_puts(&w->out, "\nendstream\nendobj\n");
+}
+
 void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
                     const void *data, size_t len, bool deflate)
 {
@@ -98,15 +112,7 @@ void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
 			z = NULL;
 		}
 	}
-	S_begin(w, num);
-	tb_buf_printf(&w->out, "<< /Length %zu%s%s%s >>\nstream\n",
-	              z ? zlen : len, z ? " /Filter /FlateDecode" : "",
-	              dict[0] ? " " : "", dict);
-	if (z)
-		tb_buf_put(&w->out, z, zlen);
-	else
-		tb_buf_put(&w->out, data, len);
-	tb_buf_puts(&w->out, "\nendstream\nendobj\n");
+	tb_pdfw_stream_deflated(w, num, dict, data, len, z, zlen);
 	free(z);
 }
 

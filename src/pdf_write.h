@@ -45,6 +45,10 @@ void tb_pdfw_obj(tb_pdfw *w, unsigned num, const char *body, size_t len);
  * `dict` holds the dictionary's other entries ("/Length1 123") or "". */
 void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
                     const void *data, size_t len, bool deflate);
+/* The same with the bytes already deflated (z, zlen: the zlib format);
+ * z NULL writes `data` as it is. */
+void tb_pdfw_stream_deflated(tb_pdfw *w, unsigned num, const char *dict, const void *data,
+                             size_t len, const unsigned char *z, size_t zlen);
 
 /* The object streams, the cross-reference stream and the trailer's
  * entries; moves the file into `out`.  Every allocated number must have

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pdf_deflate.h"
 #include "pdf_doc.h"
 #include "pdf_pdfa.h"
 #include "pdf_write.h"
@@ -794,7 +795,9 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 		}
 		tb_buf_puts(&b, " >>");
 		tb_pdfw_obj(&w, p->obj, b.ptr, b.len);
-		tb_pdfw_stream(&w, content, "", p->c.ptr, p->c.len, true);
+		size_t zlen = 0;
+		const unsigned char *z = tb_pdf_helper_take(st->deflate, i, &zlen);
+		tb_pdfw_stream_deflated(&w, content, "", p->c.ptr, p->c.len, z, zlen);
 		for (size_t a = 0; a < p->nannots; a++) {
 			if (p->annots[a].sig_role)
 				S_sig_field(&p->annots[a], first_annot + (unsigned)a, p->obj, &w, &b);
@@ -863,6 +866,14 @@ static int S_render(tb_pdf_doc *st, cmark_node *root, const tb_pdf_options *opt,
 	S_furniture(st);
 	if (!tb_pdf_ok(st))
 		return -1;
+	/* the pages are final: a free thread may deflate them from here */
+	st->page_data = tb_xcalloc(st->npages ? st->npages : 1, sizeof *st->page_data);
+	st->page_len = tb_xcalloc(st->npages ? st->npages : 1, sizeof *st->page_len);
+	for (size_t i = 0; i < st->npages; i++) {
+		st->page_data[i] = st->pages[i]->c.ptr;
+		st->page_len[i] = st->pages[i]->c.len;
+	}
+	tb_pdf_helper_offer(st->deflate, st->page_data, st->page_len, st->npages, S_DEFLATE_LEVEL);
 	/* every font's subset before a byte is written: one that cannot be
 	 * made refuses the document */
 	for (size_t i = 0; i < st->nfonts; i++) {
@@ -890,7 +901,14 @@ int tb_render_pdf_tree(cmark_node *root, const tb_report_meta *meta,
 	st->font_dir = opt && opt->font_dir ? opt->font_dir : S_DEFAULT_FONT_DIR;
 	tb_pdf_fontset_init(st, opt);
 	tb_pdf_tags_init(st);
+	/* without another thread's help, this one deflates every page */
+	tb_pdf_helper *own = opt && opt->helper ? NULL : tb_pdf_helper_new();
+	st->deflate = own ? own : opt->helper;
 	int rc = S_render(st, root, opt, out);
+	tb_pdf_helper_close(st->deflate);
+	tb_pdf_helper_free(own);
+	free(st->page_data);
+	free(st->page_len);
 	tb_pdf_fontset_release(st);
 	tb_pdf_tags_release(st);
 	for (size_t i = 0; i < st->npages; i++) {

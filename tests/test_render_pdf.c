@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,7 +240,7 @@ static int S_render_md(const char *md, const tb_report_meta *m, tb_paper paper,
 	cmark_node *root = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
 	for (size_t i = 0; i < nblocks; i++)
 		S_splice(root, marks[i], &blocks[i]);
-	tb_pdf_options opt = {paper, NULL, NULL, false};
+	tb_pdf_options opt = {paper, NULL, NULL, false, NULL};
 	int rc = tb_render_pdf_tree(root, m, S_lookup, &opt, out, d);
 	cmark_node_free(root);
 	return rc;
@@ -543,7 +544,7 @@ Test(render_pdf, missing_font_is_a_clear_error)
 {
 	cmark_node *root = cmark_parse_document("Text.\n", 6, CMARK_OPT_DEFAULT);
 	tb_report_meta m = S_meta("No fonts");
-	tb_pdf_options opt = {TB_PAPER_A4, "/nonexistent/fonts", NULL, false};
+	tb_pdf_options opt = {TB_PAPER_A4, "/nonexistent/fonts", NULL, false, NULL};
 	tb_buf out;
 	tb_buf_init(&out);
 	tb_diags d;
@@ -565,7 +566,7 @@ static int S_render_fb(const char *md, const tb_report_meta *m, const char *cons
 	cmark_node *root = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
 	static tb_block title = {.kind = TB_BLOCK_TITLE};
 	S_splice(root, "TITLE", &title);
-	tb_pdf_options opt = {TB_PAPER_A4, NULL, fallbacks, false};
+	tb_pdf_options opt = {TB_PAPER_A4, NULL, fallbacks, false, NULL};
 	int rc = tb_render_pdf_tree(root, m, S_lookup, &opt, out, d);
 	cmark_node_free(root);
 	return rc;
@@ -653,7 +654,7 @@ Test(render_pdf, characters_no_font_draws_are_refused)
 	cmark_node *root = cmark_parse_document("T\n", 2, CMARK_OPT_DEFAULT);
 	tb_block b = {.kind = TB_BLOCK_TITLE};
 	S_splice(root, "T", &b);
-	tb_pdf_options opt = {TB_PAPER_A4, NULL, none, false};
+	tb_pdf_options opt = {TB_PAPER_A4, NULL, none, false, NULL};
 	cr_expect_eq(tb_render_pdf_tree(root, &m, S_lookup, &opt, &out, &d), -1);
 	cr_expect(d.errors >= 1 && strstr(d.items[0].msg, "U+4E2D"));
 	cmark_node_free(root);
@@ -754,7 +755,7 @@ Test(render_pdf, default_report_end_to_end)
 	o.command = "trainbudget report docs/examples/default-7b.yaml";
 	tb_report *r = tb_report_new(sc, &b, &o, &d);
 	cr_assert_not_null(r);
-	tb_pdf_options po = {TB_PAPER_A4, NULL, NULL, false};
+	tb_pdf_options po = {TB_PAPER_A4, NULL, NULL, false, NULL};
 	tb_buf out;
 	tb_buf_init(&out);
 	cr_assert_eq(tb_render_pdf(r, &po, &out, &d), 0);
@@ -853,4 +854,61 @@ Test(render_pdf, numbers_as_printf_prints_them)
 		}
 	}
 	tb_buf_release(&got);
+}
+
+static void *S_help(void *h)
+{
+	tb_pdf_helper_work(h);
+	return NULL;
+}
+
+/* The report's PDF is the same file whether another thread helped
+ * deflate its pages or not; and a document that fails lets the helping
+ * thread go. */
+Test(render_pdf, a_helper_thread_changes_no_byte)
+{
+	/* enough paragraphs for several pages */
+	tb_buf md;
+	tb_buf_init(&md);
+	tb_buf_puts(&md, "# Title\n\n");
+	for (int i = 0; i < 150; i++)
+		tb_buf_printf(&md, "Paragraph %d of a document long enough to fill several pages.\n\n", i);
+	cmark_node *root = cmark_parse_document(md.ptr, md.len, CMARK_OPT_DEFAULT);
+	tb_buf_release(&md);
+	tb_report_meta m = S_meta("Helper");
+	tb_buf alone, helped;
+	tb_buf_init(&alone);
+	tb_buf_init(&helped);
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_pdf_options opt = {TB_PAPER_A4, NULL, NULL, false, NULL};
+	cr_assert_eq(tb_render_pdf_tree(root, &m, S_lookup, &opt, &alone, &d), 0);
+	opt.helper = tb_pdf_helper_new();
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, S_help, opt.helper), 0);
+	cr_assert_eq(tb_render_pdf_tree(root, &m, S_lookup, &opt, &helped, &d), 0);
+	pthread_join(th, NULL);
+	tb_pdf_helper_free(opt.helper);
+	cr_assert_eq(alone.len, helped.len);
+	cr_expect_eq(memcmp(alone.ptr, helped.ptr, alone.len), 0);
+	char *path = S_write(&alone);
+	char *info = S_cmd("pdfinfo", path, "2>/dev/null");
+	const char *pages = strstr(info, "Pages:");
+	cr_expect(pages && atoi(pages + 6) >= 3, "several pages: %s", info);
+	unlink(path);
+	free(path);
+	free(info);
+
+	tb_pdf_options bad = {TB_PAPER_A4, "/nonexistent/fonts", NULL, false, tb_pdf_helper_new()};
+	cr_assert_eq(pthread_create(&th, NULL, S_help, bad.helper), 0);
+	tb_buf none;
+	tb_buf_init(&none);
+	cr_expect_eq(tb_render_pdf_tree(root, &m, S_lookup, &bad, &none, &d), -1);
+	pthread_join(th, NULL);
+	tb_pdf_helper_free(bad.helper);
+	cmark_node_free(root);
+	tb_buf_release(&alone);
+	tb_buf_release(&helped);
+	tb_buf_release(&none);
+	tb_diags_release(&d);
 }

@@ -1,0 +1,85 @@
+/* test_pdf_deflate.c: the page streams deflated by whichever thread is
+ * free (src/pdf_deflate.c) are libdeflate's bytes for each page, whoever
+ * compressed it, and a helper never outlives or blocks the document. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libdeflate.h>
+
+#include "pdf_deflate.h"
+
+#define S_PAGES 40
+
+static void *S_work(void *h)
+{
+	tb_pdf_helper_work(h);
+	return NULL;
+}
+
+/* Pages of different lengths and contents, one of them empty. */
+static void S_pages(char *data[S_PAGES], size_t len[S_PAGES])
+{
+	unsigned x = 12345;
+	for (int i = 0; i < S_PAGES; i++) {
+		len[i] = i == 7 ? 0 : (size_t)(1000 + 997 * i);
+		data[i] = malloc(len[i] + 1);
+		for (size_t k = 0; k < len[i]; k++) {
+			x = x * 1103515245u + 12345u;
+			data[i][k] = "BT /F1 9.5 Tf <0012> Tj ET\n"[(x >> 16) % 27];
+		}
+	}
+}
+
+static void S_check(int helpers)
+{
+	char *data[S_PAGES];
+	size_t len[S_PAGES];
+	S_pages(data, len);
+	tb_pdf_helper *h = tb_pdf_helper_new();
+	pthread_t th[4];
+	for (int t = 0; t < helpers; t++)
+		cr_assert_eq(pthread_create(&th[t], NULL, S_work, h), 0);
+	tb_pdf_helper_offer(h, (const char *const *)data, len, S_PAGES, 5);
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(5);
+	for (int i = 0; i < S_PAGES; i++) {
+		size_t zlen = 0;
+		const unsigned char *z = tb_pdf_helper_take(h, (size_t)i, &zlen);
+		if (len[i] == 0) {
+			cr_expect_null(z, "an empty page is stored as it is");
+			continue;
+		}
+		size_t cap = libdeflate_zlib_compress_bound(c, len[i]);
+		unsigned char *want = malloc(cap);
+		size_t wlen = libdeflate_zlib_compress(c, data[i], len[i], want, cap);
+		cr_assert_eq(zlen, wlen, "page %d with %d helpers", i, helpers);
+		cr_assert_eq(memcmp(z, want, wlen), 0, "page %d with %d helpers", i, helpers);
+		free(want);
+	}
+	tb_pdf_helper_close(h);
+	for (int t = 0; t < helpers; t++)
+		pthread_join(th[t], NULL);
+	tb_pdf_helper_free(h);
+	libdeflate_free_compressor(c);
+	for (int i = 0; i < S_PAGES; i++)
+		free(data[i]);
+}
+
+Test(pdf_deflate, same_bytes_whoever_deflates)
+{
+	for (int helpers = 0; helpers <= 3; helpers++)
+		S_check(helpers);
+}
+
+/* A document that fails before its pages are offered: the helper's
+ * thread returns instead of waiting for them. */
+Test(pdf_deflate, close_without_offer_releases_the_helper)
+{
+	tb_pdf_helper *h = tb_pdf_helper_new();
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, S_work, h), 0);
+	tb_pdf_helper_close(h);
+	pthread_join(th, NULL);
+	tb_pdf_helper_free(h);
+}
