@@ -152,7 +152,7 @@ static const char *const S_where_time_goes[] = {
 	"of ten when its fraction lies clear of a half (fmt.c), a JSON number that is the "
 	"nearest double to a short decimal proven so by dividing back, and %.Nf to 9 decimals "
 	"with the halves decided from the exact product (fma's residual), so the PDF's numbers "
-	"never reach printf (tests compare 2 million values with printf's bytes): the default "
+	"never reach printf (tests compare some 4 million values with printf's bytes): the default "
 	"`estimate` 9.45M to 8.22M instructions, the default report 146.5M to 132.5M. The "
 	"buffer's one-byte appends inline (380k a report): 132.5M to 125.6M, the PDF's thread "
 	"72.8M to 66.7M. The PDF's page streams are deflated by whichever thread is free: the "
