@@ -170,6 +170,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	int *alive = w->alive;
 	for (int i = 0; i < nv_all; i++)
 		alive[i] = nz;
+	int64_t alive_all = (int64_t)nz * nv_all;       /* the sum of alive[] */
 
 	for (int bi = 0; bi < w->nb; bi++) {
 		int64_t b = w->bs[bi];
@@ -186,6 +187,11 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		k->rules += (uint64_t)(4 - nz) * V + (uint64_t)nz * (V - (uint64_t)nv);
 		if (nz == 0 || nv == 0)
 			continue;
+		if (alive_all == 0) {
+			/* every pair is past the card at a smaller micro-batch */
+			k->memory += (uint64_t)nz * (uint64_t)nv;
+			continue;
+		}
 		l0.micro_batch = b;
 		/* the activations of each virtual split, which no ZeRO stage
 		 * changes */
@@ -219,6 +225,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 					if (bytes > cap * (1 + 1e-9)) {
 						over[z * nv_all + i] = 1;
 						alive[i]--;
+						alive_all--;
 					}
 					continue;
 				}
