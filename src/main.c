@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cmark.h>
-
 #include "cli.h"
+#include "documents.h"
+#include "outputs.h"
 #include "trainbudget/budget.h"
 #include "trainbudget/buf.h"
 #include "trainbudget/compare.h"
@@ -30,52 +29,6 @@
 #include "trainbudget/sweep.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
-
-#define S_SYSTEM_FONT_DIR "/usr/share/fonts/truetype/dejavu"
-
-#ifndef TB_DATADIR
-#define TB_DATADIR "/usr/local/share/trainbudget"
-#endif
-
-static bool S_has_fonts(const char *dir)
-{
-	tb_buf p;
-	tb_buf_init(&p);
-	tb_buf_printf(&p, "%s/DejaVuSans.ttf", dir);
-	bool ok = access(p.ptr, R_OK) == 0;
-	tb_buf_release(&p);
-	return ok;
-}
-
-/* Where the PDF's fonts are: --font-dir, TB_FONT_DIR, then the subset
- * fonts the build makes beside the binary (build/fonts) or installs
- * (DATADIR/fonts), which libharu embeds three times faster, else Debian's
- * full DejaVu.  Writes into *buf, which the caller releases. */
-static const char *S_font_dir(const char *given, tb_buf *buf)
-{
-	const char *env = getenv("TB_FONT_DIR");
-	if (given && *given)
-		return given;
-	if (env && *env)
-		return env;
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			tb_buf_printf(buf, "%s/fonts", exe);
-			if (S_has_fonts(buf->ptr))
-				return buf->ptr;
-			tb_buf_truncate(buf, 0);
-		}
-	}
-	tb_buf_puts(buf, TB_DATADIR "/fonts");
-	if (S_has_fonts(buf->ptr))
-		return buf->ptr;
-	return S_SYSTEM_FONT_DIR;
-}
 
 /* ---- printing --------------------------------------------------------- */
 
@@ -479,57 +432,6 @@ static const char *S_output_name(const tb_scenario *sc, const char *file)
 	return "default";
 }
 
-/* A chart id becomes part of a file name: keep it to [A-Za-z0-9_-]. */
-static bool S_safe_id(const char *id)
-{
-	if (!*id)
-		return false;
-	for (const char *p = id; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
-			return false;
-	return true;
-}
-
-typedef struct S_outputs {
-	tb_outfile *files;      /* names inside the output directory */
-	char **owned;           /* names and contents to free */
-	size_t n, cap, nowned, owned_cap;
-} S_outputs;
-
-static char *S_own(S_outputs *o, char *p)
-{
-	if (o->nowned == o->owned_cap) {
-		o->owned_cap = o->owned_cap ? o->owned_cap * 2 : 16;
-		o->owned = tb_xrealloc(o->owned, o->owned_cap * sizeof *o->owned);
-	}
-	o->owned[o->nowned++] = p;
-	return p;
-}
-
-static void S_add_output(S_outputs *o, const char *name, const char *suffix,
-                         char *data, size_t len)
-{
-	tb_buf p;
-	tb_buf_init(&p);
-	tb_buf_printf(&p, "%s%s", name, suffix);
-	for (size_t i = 0; i < o->n; i++)
-		if (strcmp(o->files[i].name, p.ptr) == 0) {
-			/* The same chart twice in one template: one file. */
-			tb_buf_release(&p);
-			free(data);
-			return;
-		}
-	if (o->n == o->cap) {
-		o->cap = o->cap ? o->cap * 2 : 8;
-		o->files = tb_xrealloc(o->files, o->cap * sizeof *o->files);
-	}
-	tb_outfile *f = &o->files[o->n++];
-	f->name = S_own(o, tb_buf_detach(&p, NULL));
-	f->data = S_own(o, data);
-	f->len = len;
-}
-
 /* DIR/NAME as the user gave DIR, for the list of paths written. */
 static void S_print_path(const char *dir, const char *name)
 {
@@ -540,144 +442,6 @@ static void S_print_path(const char *dir, const char *name)
 	S_put_escaped(stdout, p.ptr, NULL);
 	fputc('\n', stdout);
 	tb_buf_release(&p);
-}
-
-static void S_outputs_release(S_outputs *o)
-{
-	for (size_t i = 0; i < o->nowned; i++)
-		free(o->owned[i]);
-	free(o->owned);
-	free(o->files);
-	memset(o, 0, sizeof *o);
-}
-
-/* The documents of a report model: NAME.md with its charts' SVGs, NAME.html,
- * NAME.pdf, as the formats ask. */
-/* The PDF, drawn on a thread of its own while the other formats are
- * written (it is the longest of them): it only reads the report (the
- * Markdown and HTML back ends set their blocks' on_enter and on_exit,
- * which it never reads) and writes its own buffer and d, which nothing
- * else touches until it is joined.  The files come out in the same
- * order, with the same bytes, as drawn one after the other. */
-typedef struct S_pdf_job {
-	const tb_report *r;
-	tb_pdf_options po;
-	tb_buf out;
-	tb_diags *d;
-	int rc;
-} S_pdf_job;
-
-/* cmark's getters may keep a NUL-terminated copy of a node's string the
- * first time they are asked (cmark_chunk_to_cstr, in the releases that
- * store chunks): asked once here, before two threads read the tree, they
- * only read after. */
-static void S_settle_tree(cmark_node *root)
-{
-	if (!root)
-		return;
-	cmark_iter *it = cmark_iter_new(root);
-	cmark_event_type ev;
-	while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
-		if (ev != CMARK_EVENT_ENTER)
-			continue;
-		cmark_node *n = cmark_iter_get_node(it);
-		(void)cmark_node_get_literal(n);
-		(void)cmark_node_get_url(n);
-		(void)cmark_node_get_title(n);
-		(void)cmark_node_get_fence_info(n);
-		(void)cmark_node_get_on_enter(n);
-		(void)cmark_node_get_on_exit(n);
-	}
-	cmark_iter_free(it);
-}
-
-static void *S_pdf_run(void *arg)
-{
-	S_pdf_job *j = arg;
-	j->rc = tb_render_pdf(j->r, &j->po, &j->out, j->d);
-	return NULL;
-}
-
-/* also (may be NULL): more work for this thread while the PDF is drawn
- * (the report's JSON). */
-static tb_exit S_render_doc(const tb_cli *cli, const tb_report *r, const char *name,
-                            S_outputs *outs, tb_diags *d, void (*also)(void *), void *also_ctx)
-{
-	S_pdf_job pj;
-	memset(&pj, 0, sizeof pj);
-	tb_buf fontdir;
-	tb_buf_init(&fontdir);
-	pthread_t th;
-	bool threaded = false;
-	tb_pdf_helper *help = NULL;
-	if (cli->formats & TB_OUT_PDF) {
-		pj.r = r;
-		pj.po = (tb_pdf_options){ .paper = cli->paper,
-		                          .font_dir = S_font_dir(cli->font_dir, &fontdir),
-		                          .no_pdfa = cli->no_pdfa };
-		pj.d = d;
-		tb_buf_init(&pj.out);
-		/* alone, it is drawn here */
-		if ((cli->formats & (TB_OUT_MD | TB_OUT_HTML)) || also) {
-			S_settle_tree(tb_report_root(r));
-			help = tb_pdf_helper_new();
-			pj.po.helper = help;
-			threaded = pthread_create(&th, NULL, S_pdf_run, &pj) == 0;
-			if (!threaded) {
-				pj.po.helper = NULL;
-				tb_pdf_helper_free(help);
-				help = NULL;
-			}
-		}
-	}
-	if (cli->formats & TB_OUT_MD) {
-		tb_buf prefix;
-		tb_buf_init(&prefix);
-		tb_buf_printf(&prefix, "%s-", name);
-		char *md = tb_render_md(r, prefix.ptr);
-		S_add_output(outs, name, ".md", md, strlen(md));
-		for (size_t i = 0; i < tb_report_nblocks(r); i++) {
-			const tb_block *blk = tb_report_block_at(r, i);
-			/* a chart Markdown shows as its table has no picture */
-			if (!blk || blk->kind != TB_BLOCK_CHART || !S_safe_id(blk->chart.id) ||
-			    blk->table.nrows > 0)
-				continue;
-			tb_buf suffix;
-			tb_buf_init(&suffix);
-			tb_buf_printf(&suffix, "-%s.svg", blk->chart.id);
-			char *svg = tb_render_svg(&blk->chart);
-			S_add_output(outs, name, suffix.ptr, svg, strlen(svg));
-			tb_buf_release(&suffix);
-		}
-		tb_buf_release(&prefix);
-	}
-	if (cli->formats & TB_OUT_HTML) {
-		char *html = tb_render_html(r);
-		S_add_output(outs, name, ".html", html, strlen(html));
-	}
-	if (also)
-		also(also_ctx);
-	if (cli->formats & TB_OUT_PDF) {
-		if (threaded) {
-			/* this thread's documents are done: it deflates the
-			 * PDF's pages beside the one drawing it */
-			tb_pdf_helper_work(help);
-			pthread_join(th, NULL);
-			tb_pdf_helper_free(help);
-		} else {
-			S_pdf_run(&pj);
-		}
-		tb_buf_release(&fontdir);
-		if (pj.rc != 0 || d->errors) {
-			tb_buf_release(&pj.out);
-			return TB_EXIT_OUTPUT;
-		}
-		size_t len = 0;
-		char *data = tb_buf_detach(&pj.out, &len);
-		S_add_output(outs, name, ".pdf", data, len);
-	}
-	tb_buf_release(&fontdir);
-	return TB_EXIT_OK;
 }
 
 /* The template is read once: the same bytes are expanded and hashed, and
@@ -715,7 +479,7 @@ static void S_json_run(void *arg)
 /* tpl: the template S_template read (NULL: the built-in one). */
 static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
                                const tb_budget *b, const tb_sweep *sw, const char *date,
-                               const char *tpl, size_t tpl_len, S_outputs *outs, tb_diags *d)
+                               const char *tpl, size_t tpl_len, tb_outputs *outs, tb_diags *d)
 {
 	const char *file = cli->nfiles ? cli->files[0] : NULL;
 	const char *name = S_output_name(sc, file);
@@ -737,7 +501,7 @@ static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
 			return TB_EXIT_INPUT;
 		}
 		S_json_job jj = { sc, b, sw, NULL };
-		rc = S_render_doc(cli, r, name, outs, d, (cli->formats & TB_OUT_JSON) ? S_json_run : NULL,
+		rc = tb_documents_render(cli, r, name, outs, d, (cli->formats & TB_OUT_JSON) ? S_json_run : NULL,
 		                  &jj);
 		tb_report_free(r);
 		free(command);
@@ -746,13 +510,13 @@ static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
 			return rc;
 		}
 		if (jj.json) {
-			S_add_output(outs, name, ".json", jj.json, strlen(jj.json));
+			tb_outputs_add(outs, name, ".json", jj.json, strlen(jj.json));
 			return rc;
 		}
 	}
 	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
 		char *json = tb_render_json_sweep(sc, b, sw);
-		S_add_output(outs, name, ".json", json, strlen(json));
+		tb_outputs_add(outs, name, ".json", json, strlen(json));
 	}
 	return rc;
 }
@@ -761,7 +525,7 @@ static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
  * when the paths cannot be delivered the previous set is put back, so
  * exit 3 always means "nothing changed".  *sig: a signal caught while the
  * directory was held, for the caller to re-raise. */
-static tb_exit S_write_report(const tb_cli *cli, const char *name, const S_outputs *outs,
+static tb_exit S_write_report(const tb_cli *cli, const char *name, const tb_outputs *outs,
                               tb_diags *d, int *sig)
 {
 	*sig = 0;
@@ -806,7 +570,7 @@ static bool S_date(const char *cmd, char date[16])
 /* Writes what was rendered (only now does anything touch the disk), says
  * what happened, and dies of a signal that came while the directory was
  * held, as its sender expects. */
-static tb_exit S_deliver(const tb_cli *cli, const char *name, tb_exit rc, S_outputs *outs,
+static tb_exit S_deliver(const tb_cli *cli, const char *name, tb_exit rc, tb_outputs *outs,
                          tb_diags *d)
 {
 	int sig = 0;
@@ -863,7 +627,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
 	tb_budget_compute_stages(&sc->inputs, sc->stages, sc->nstages, b);
 	S_compute_plan(&sc->inputs, b, NULL);
-	S_outputs outs;
+	tb_outputs outs;
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;
 	tb_exit rc = tpl_ok ? S_render_report(cli, sc, b, sw, date, tpl, tpl_len, &outs, &d)
@@ -873,7 +637,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	tb_render_pdf_prefetch_wait();
 	free(tpl);
 	rc = S_deliver(cli, S_output_name(sc, cli->nfiles ? cli->files[0] : NULL), rc, &outs, &d);
-	S_outputs_release(&outs);
+	tb_outputs_release(&outs);
 	tb_diags_release(&d);
 	free(b);
 	tb_sweep_free(sw);
@@ -940,7 +704,7 @@ static tb_exit S_cmd_compare(const tb_cli *cli)
 		return TB_EXIT_INPUT;
 	}
 	char *name = S_compare_name(c, cli);
-	S_outputs outs;
+	tb_outputs outs;
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;
 	tb_exit rc = TB_EXIT_OK;
@@ -962,19 +726,19 @@ static tb_exit S_cmd_compare(const tb_cli *cli)
 		ro.date = *date ? date : NULL;
 		ro.command = command;
 		tb_report *r = !cli->template_path || tpl ? tb_report_new_compare(c, &ro, &d) : NULL;
-		rc = r ? S_render_doc(cli, r, name, &outs, &d, NULL, NULL) : TB_EXIT_INPUT;
+		rc = r ? tb_documents_render(cli, r, name, &outs, &d, NULL, NULL) : TB_EXIT_INPUT;
 		tb_report_free(r);
 		free(tpl);
 		free(command);
 	}
 	if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
 		char *json = tb_render_json_compare(c);
-		S_add_output(&outs, name, ".json", json, strlen(json));
+		tb_outputs_add(&outs, name, ".json", json, strlen(json));
 	}
 	if (rc == TB_EXIT_OK && d.errors > errors_before)
 		rc = TB_EXIT_INPUT;
 	rc = S_deliver(cli, name, rc, &outs, &d);
-	S_outputs_release(&outs);
+	tb_outputs_release(&outs);
 	tb_diags_release(&d);
 	free(name);
 	tb_compare_free(c);
@@ -1075,7 +839,7 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 		tb_buf name;
 		tb_buf_init(&name);
 		tb_buf_printf(&name, "%s-plan", S_output_name(sc, file));
-		S_outputs outs;
+		tb_outputs outs;
 		memset(&outs, 0, sizeof outs);
 		size_t errors_before = d.errors;
 		if (cli->formats & (TB_OUT_MD | TB_OUT_HTML | TB_OUT_PDF)) {
@@ -1091,7 +855,7 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 				ro.date = *date ? date : NULL;
 				ro.command = command;
 				tb_report *r = tb_report_new_plan(sc, b, &ro, &d);
-				rc = r ? S_render_doc(cli, r, name.ptr, &outs, &d, NULL, NULL) : TB_EXIT_INPUT;
+				rc = r ? tb_documents_render(cli, r, name.ptr, &outs, &d, NULL, NULL) : TB_EXIT_INPUT;
 				tb_report_free(r);
 				free(command);
 				free(tpl);
@@ -1101,12 +865,12 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 		}
 		if (rc == TB_EXIT_OK && (cli->formats & TB_OUT_JSON)) {
 			char *json = tb_render_json(sc, b);
-			S_add_output(&outs, name.ptr, ".json", json, strlen(json));
+			tb_outputs_add(&outs, name.ptr, ".json", json, strlen(json));
 		}
 		if (rc == TB_EXIT_OK && d.errors > errors_before)
 			rc = TB_EXIT_INPUT;
 		rc = S_deliver(cli, name.ptr, rc, &outs, &d);
-		S_outputs_release(&outs);
+		tb_outputs_release(&outs);
 		tb_buf_release(&name);
 	}
 	tb_diags_release(&d);
