@@ -48,21 +48,6 @@ void tb_jw_string(tb_buf *out, const char *s)
 	tb_buf_putc(out, '"');
 }
 
-/* A whole number below 2^53 as its digits, as "%.0f" writes it. */
-static void S_integer(tb_buf *out, double v)
-{
-	uint64_t u = (uint64_t)fabs(v);
-	char s[24];
-	char *p = s + sizeof s;
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
-	tb_buf_put(out, p, (size_t)(s + sizeof s - p));
-}
-
 /* A short decimal, as "%.15g" writes it, without printf: v is the nearest
  * double to r / 10^k (the division is correctly rounded, so equality
  * proves it) with r below 10^15.  Such a decimal is the one 15-digit
@@ -121,7 +106,7 @@ void tb_jw_number(tb_buf *out, double v)
 		return;
 	}
 	if (v == trunc(v) && fabs(v) < 9007199254740992.0) {
-		S_integer(out, v);
+		tb_buf_int(out, (long long)v);      /* "%.0f"'s digits */
 		return;
 	}
 	if (S_short_decimal(out, v))
