@@ -145,15 +145,12 @@ bool tb_fixed_round(double v, int decimals, double *q)
 	return true;
 }
 
-size_t tb_fixed_str(char out[TB_FIXED_MAX], double v, int decimals)
+/* q / 10^decimals in positional notation, a minus first when asked,
+ * written backwards from the end of s: returns where it starts. */
+static const char *S_fixed_digits(char s[TB_FIXED_MAX], long long q, int decimals, bool minus)
 {
-	double r;
-	if (!tb_fixed_round(v, decimals, &r))
-		return 0;
-	long long q = (long long)r;
-	unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
-	char s[TB_FIXED_MAX];
-	char *p = s + sizeof s;
+	unsigned long long u = q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q;
+	char *p = s + TB_FIXED_MAX;
 	for (int i = 0; i < decimals; i++) {
 		*--p = (char)('0' + u % 10);
 		u /= 10;
@@ -164,13 +161,40 @@ size_t tb_fixed_str(char out[TB_FIXED_MAX], double v, int decimals)
 		*--p = (char)('0' + u % 10);
 		u /= 10;
 	} while (u);
-	/* printf keeps the sign of a negative that rounds to zero ("-0.00") */
-	if (q < 0 || (q == 0 && signbit(v)))
+	if (minus)
 		*--p = '-';
+	return p;
+}
+
+size_t tb_fixed_str(char out[TB_FIXED_MAX], double v, int decimals)
+{
+	double r;
+	if (!tb_fixed_round(v, decimals, &r))
+		return 0;
+	long long q = (long long)r;
+	char s[TB_FIXED_MAX];
+	/* printf keeps the sign of a negative that rounds to zero ("-0.00") */
+	const char *p = S_fixed_digits(s, q, decimals, q < 0 || (q == 0 && signbit(v)));
 	size_t n = (size_t)(s + sizeof s - p);
 	memcpy(out, p, n);
 	out[n] = '\0';
 	return n;
+}
+
+bool tb_buf_fixed_trim(tb_buf *b, double v, int decimals)
+{
+	double r;
+	if (!tb_fixed_round(v, decimals, &r))
+		return false;
+	long long q = (long long)r;
+	while (decimals > 0 && q % 10 == 0) {
+		q /= 10;
+		decimals--;
+	}
+	char s[TB_FIXED_MAX];
+	const char *p = S_fixed_digits(s, q, decimals, q < 0);
+	tb_buf_put(b, p, (size_t)(s + sizeof s - p));
+	return true;
 }
 
 void tb_buf_fixed(tb_buf *b, double v, int decimals)

@@ -79,14 +79,11 @@ static bool S_sig_digits(double v, int sig, uint64_t *r, int *e)
 	return true;
 }
 
-/* Decimal exponent of v after rounding to `sig` significant digits: %e
- * rounds correctly, so 9.996 at 3 digits reports 1 ("1.00e+01"). */
-static int S_exp10(double v, int sig)
+/* Decimal exponent of v after rounding to `sig` significant digits, where
+ * S_sig_digits cannot tell it: %e rounds correctly, so 9.996 at 3 digits
+ * reports 1 ("1.00e+01"). */
+static int S_exp10_printf(double v, int sig)
 {
-	uint64_t r;
-	int e;
-	if (S_sig_digits(v, sig, &r, &e))
-		return e;
 	char tmp[64];
 	snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
 	const char *ep = strchr(tmp, 'e');
@@ -142,7 +139,7 @@ static void S_sig(S_str *o, double v, int sig)
 		*w = '\0';
 		return;
 	}
-	e = S_exp10(v, sig);
+	e = S_exp10_printf(v, sig);
 	int dec = sig - 1 - e;
 	if (dec < 0) {
 		/* Digits left of the point beyond `sig` are not significant:
@@ -207,7 +204,7 @@ void tb_fmt_sci(tb_buf *b, double v, int sig, bool ascii)
 	int e = 0;
 	bool fast = v != 0 && S_sig_digits(v, sig, &r, &e);
 	if (v != 0 && !fast)
-		e = S_exp10(v, sig);
+		e = S_exp10_printf(v, sig);
 	if (e > -4 && e < 4) {
 		tb_fmt_sig(b, v, sig);
 		return;

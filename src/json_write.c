@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,28 +65,9 @@ static bool S_short_decimal(tb_buf *out, double v)
 			return false;
 		if (r / p10[k] != a)
 			continue;
-		uint64_t u = (uint64_t)r;
-		int frac = k;
-		while (frac > 0 && u % 10 == 0) {
-			u /= 10;
-			frac--;
-		}
-		char s[40];
-		char *p = s + sizeof s;
-		for (int i = 0; i < frac; i++) {
-			*--p = (char)('0' + u % 10);
-			u /= 10;
-		}
-		if (frac > 0)
-			*--p = '.';
-		do {
-			*--p = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
-		if (v < 0)
-			*--p = '-';
-		tb_buf_put(out, p, (size_t)(s + sizeof s - p));
-		return true;
+		/* %.*f at k decimals rounds v to r itself (it lies a hair from
+		 * it, never near a half); past its 1e12 range, printf */
+		return tb_buf_fixed_trim(out, v, k);
 	}
 	return false;
 }

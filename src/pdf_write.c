@@ -218,7 +218,7 @@ void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
 
 /* "%.3f" without its trailing zeros, "-0" as "0".  Most of a PDF's bytes
  * are these numbers, and printf was most of its instructions: the
- * thousandths come from tb_fixed_round, which rounds as printf does. */
+ * thousandths come from tb_buf_fixed_trim, which rounds as printf does. */
 void tb_pdfw_num(tb_buf *b, double v)
 {
 	if (!isfinite(v))
@@ -227,38 +227,7 @@ void tb_pdfw_num(tb_buf *b, double v)
 	 * (Acrobat's limit is about 3.4e38) */
 	if (fabs(v) > 1e9)
 		v = v < 0 ? -1e9 : 1e9;
-	double r;
-	if (!tb_fixed_round(v, 3, &r))
-		r = 0;  /* not reached: |v x 1000| <= 1e12 */
-	long long q = (long long)r;
-	if (q == 0) {
-		tb_buf_putc(b, '0');
-		return;
-	}
-	char s[32];
-	char *p = s + sizeof s;
-	unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
-	unsigned frac = (unsigned)(u % 1000);
-	u /= 1000;
-	if (frac) {
-		int digits = 3;
-		while (frac % 10 == 0) {
-			frac /= 10;
-			digits--;
-		}
-		for (int i = 0; i < digits; i++) {
-			*--p = (char)('0' + frac % 10);
-			frac /= 10;
-		}
-		*--p = '.';
-	}
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (q < 0)
-		*--p = '-';
-	tb_buf_put(b, p, (size_t)(s + sizeof s - p));
+	tb_buf_fixed_trim(b, v, 3);     /* |v x 1000| <= 1e12: always in range */
 }
 
 /* The next code point of valid UTF-8 at s (advancing *i). */

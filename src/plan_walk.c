@@ -406,15 +406,11 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 		return;
 	}
 
-	/* not calloc: 24 KB a count, zeroed per job, cost more than a small
-	 * question's whole walk; every field is set below */
-	S_count *cc = tb_xmalloc((size_t)ncounts * sizeof *cc);
-	int64_t *tu = tb_xmalloc((size_t)ncounts * TB_PLAN_DIVS_MAX * sizeof *tu);
+	S_count *cc = tb_xcalloc((size_t)ncounts, sizeof *cc);
+	int64_t *tu = tb_xcalloc((size_t)ncounts * TB_PLAN_DIVS_MAX, sizeof *tu);
 	int ntu = 0;
 	for (int i = 0; i < ncounts; i++) {
 		S_count *n = &cc[i];
-		n->k_sec = 0;
-		n->k_obj = 0;
 		n->N = counts[i];
 		n->ni = i;
 		n->here = cd->index == st->own_card && n->N == in->hardware.count &&
@@ -456,13 +452,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
 	w.stage = ncounts > 1 ? tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage) : NULL;
 	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
-	/* not calloc: zeroing 64 KB per job cost more than the memo saved on
-	 * small questions; a slot of generation 0 is empty */
-	w.pmemo = tb_xmalloc(sizeof *w.pmemo);
-	for (int i = 0; i < TB_PLAN_PM_SLOTS; i++)
-		w.pmemo->slot[i].gen = 0;
-	w.pmemo->used = 0;
-	w.pmemo->gen = 0;
+	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
 
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
 	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 6 * ntu;

@@ -109,3 +109,37 @@ Test(buf, int_and_hex4_are_printf)
 		tb_buf_release(&b);
 	}
 }
+
+/* tb_buf_fixed_trim: printf's "%.*f" less its trailing zeros and point,
+ * "-0" as "0"; nothing and false out of range. */
+Test(buf, fixed_trim_is_printf_trimmed)
+{
+	uint64_t x = 0xD1B54A32D192ED03u;
+	char want[64];
+	for (int i = 0; i < 300000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int d = (int)((x >> 5) % 10);
+		double v = (x & 1 ? -1 : 1) * (double)(x >> 20) / pow(10, (double)((x >> 8) % 12));
+		snprintf(want, sizeof want, "%.*f", d, v);
+		size_t n = strlen(want);
+		if (strchr(want, '.')) {
+			while (want[n - 1] == '0')
+				n--;
+			if (want[n - 1] == '.')
+				n--;
+		}
+		want[n] = '\0';
+		if (!strcmp(want, "-0"))
+			strcpy(want, "0");
+		tb_buf b;
+		tb_buf_init(&b);
+		bool in = tb_buf_fixed_trim(&b, v, d);
+		cr_assert(in ? !strcmp(b.ptr, want) : fabs(v) * pow(10, d) > 1e12,
+		          "%.17g at %d: %s, printf %s", v, d, b.ptr, want);
+		if (!in)
+			cr_assert_eq(b.len, 0);
+		tb_buf_release(&b);
+	}
+}

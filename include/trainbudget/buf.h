@@ -68,6 +68,10 @@ void tb_buf_hex4(tb_buf *b, unsigned long v);
 #define TB_FIXED_MAX 40
 bool tb_fixed_round(double v, int decimals, double *q);
 size_t tb_fixed_str(char out[TB_FIXED_MAX], double v, int decimals);
+/* Appends the same digits without trailing zeros or a trailing point,
+ * "-0" as "0" (the PDF's numbers, JSON's short decimals); false, and
+ * nothing written, out of range. */
+bool tb_buf_fixed_trim(tb_buf *b, double v, int decimals);
 void tb_buf_fixed(tb_buf *b, double v, int decimals);
 void tb_buf_truncate(tb_buf *b, size_t len);
 /* Hands the string to the caller (free()); b is left empty and initialised. */
