@@ -37,6 +37,10 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 	int64_t g_edp = tb_perf_ctx_per_node(x, x->eti * x->ei, n_edp);
 	double fwd_mb = a->fwd_mb, bwd_mb = a->bwd_mb;
 	double dp = 0, dp_one = 0, dp_total = 0;
+	/* what ZeRO-3's hidden collectives still cost: FSDP's and
+	 * Megatron-FSDP's prefetching streams, or DeepSpeed's */
+	double oc = in->framework == TB_FW_FSDP || in->framework == TB_FW_MEGATRON
+	            ? k->fsdp_overlap_cost : k->zero3_overlap_cost;
 	if (n_dp > 1) {
 		double gb = in->grad_bytes, pb = in->param_bytes;
 		/* only the collectives this stage uses: a search times millions */
@@ -65,7 +69,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				dp_one = ag;
 				dp_total = dm * ag;
 				double per = ov ? fmax(first, ag - fwd_mb) : ag;
-				per += k->zero3_overlap_cost * (ag - per);
+				per += oc * (ag - per);
 				dp = dm * per;
 				o->bytes = (dense + expert) * pb;
 			}
@@ -127,15 +131,15 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				/* the gathers every micro-batch, one reduce-scatter */
 				dp_total = dm * 2 * ag + rs;
 				double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag - bwd_mb) : 2 * ag;
-				per += k->zero3_overlap_cost * (2 * ag - per);
+				per += oc * (2 * ag - per);
 				double last = ov ? S_max0(rs - bwd_mb) : rs;
-				last += k->zero3_overlap_cost * (rs - last);
+				last += oc * (rs - last);
 				dp = dm * per + last;
 			} else {
 				dp_total = dm * dp_one;
 				double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag + rs - bwd_mb)
 				                : 2 * ag + rs;
-				per += k->zero3_overlap_cost * (dp_one - per);
+				per += oc * (dp_one - per);
 				dp = dm * per;
 			}
 			break;

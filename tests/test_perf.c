@@ -1227,3 +1227,74 @@ Test(perf, overlap_dp_false_exposes_the_whole_reduction)
 	cr_expect(rel(on.dp_total_s, off.dp_total_s) < 1e-12);
 	cr_expect(off.step_s > on.step_s);
 }
+
+/* Llama 3.1 405B as torchtitan's docs ran it (docs/performance.md, commit
+ * 4d88a8a): 128 H100 of 95 GB HBM2e at a lower TDP (taken as 500 W), FSDP
+ * 16 x TP 8, local batch 2 of 8,192, full recomputation, fp8 linears: 177
+ * tokens/s per GPU. */
+static void S_torchtitan_405b(tb_inputs *x, tb_framework fw)
+{
+	S_torchtitan_8b(x, TB_SELECTIVE_ATTENTION, 500);
+	x->model.layers = 126;
+	x->model.hidden = 16384;
+	x->model.heads = 128;
+	x->model.ffn_hidden = 53248;
+	x->training.global_batch = 32;
+	x->training.checkpointing = TB_CKPT_FULL;
+	x->training.precision = TB_PREC_FP8_MIXED;
+	x->parallelism.tensor = 8;
+	x->parallelism.data = 16;
+	x->parallelism.sequence_parallel = true;
+	x->parallelism.framework = fw;
+	x->hardware.count = 128;
+}
+
+/* ZeRO-3's hidden collectives cost zero3_overlap_cost of their time under
+ * DeepSpeed (and a framework not named), fsdp_overlap_cost under FSDP and
+ * Megatron-FSDP: dp = E + k (T - E), E what the overlap rule exposes and T
+ * the collectives' whole time.  At 405B the gathers are about half the
+ * step; FSDP hides them, as torchtitan's published figure shows. */
+Test(perf, fsdp_pays_its_own_overlap_cost)
+{
+	tb_inputs x;
+	tb_perf_input in;
+	tb_perf_result r[3];
+	tb_perf_consts k = tb_perf_fitted;
+	S_torchtitan_405b(&x, TB_FW_FSDP);
+	tb_perf_input_from(&x, &in);
+	double cost[3] = { 0, 0.5, 1 };
+	for (int i = 0; i < 3; i++) {
+		k.fsdp_overlap_cost = cost[i];
+		tb_perf_predict(&in, &k, &r[i]);
+		cr_assert(r[i].ok, "%s", r[i].why);
+	}
+	double e = r[0].breakdown_s[TB_PERF_DP_COMM], t = r[2].breakdown_s[TB_PERF_DP_COMM];
+	cr_expect(e < 0.2 * t, "exposed %g of %g s", e, t);
+	cr_expect(rel(t, r[2].dp_total_s) < 1e-9, "%g vs %g s", t, r[2].dp_total_s);
+	cr_expect(rel(r[1].breakdown_s[TB_PERF_DP_COMM], (e + t) / 2) < 1e-9);
+
+	/* DeepSpeed's constant is the other one: fsdp_overlap_cost moves nothing */
+	tb_perf_result ds, ds0;
+	S_torchtitan_405b(&x, TB_FW_DEEPSPEED);
+	tb_perf_input_from(&x, &in);
+	k = tb_perf_fitted;
+	tb_perf_predict(&in, &k, &ds);
+	k.fsdp_overlap_cost = 0;
+	tb_perf_predict(&in, &k, &ds0);
+	cr_assert(ds.ok && ds0.ok);
+	cr_expect(ds.step_s == ds0.step_s);
+	S_torchtitan_405b(&x, TB_FW_ANY);
+	tb_perf_input_from(&x, &in);
+	tb_perf_result any;
+	tb_perf_predict(&in, NULL, &any);
+	cr_expect(any.step_s == ds.step_s, "a framework not named is priced as DeepSpeed");
+
+	/* the published step: 32 x 8,192 tokens at 177 tokens/s on each of 128 */
+	double published = 32 * 8192.0 / (128 * 177.0);
+	tb_perf_result fsdp;
+	S_torchtitan_405b(&x, TB_FW_FSDP);
+	tb_perf_input_from(&x, &in);
+	tb_perf_predict(&in, NULL, &fsdp);
+	cr_expect(rel(fsdp.step_s, published) < 0.15, "%g s vs %g s", fsdp.step_s, published);
+	cr_expect(ds.step_s > 1.5 * published, "%g s", ds.step_s);
+}

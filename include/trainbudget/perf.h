@@ -85,6 +85,12 @@ typedef struct tb_perf_consts {
 	 * collectives' kernels share the SMs and the HBM bandwidth of the
 	 * compute they overlap. */
 	double zero3_overlap_cost;
+	/* The same fraction where the framework gathers on streams of its
+	 * own, prefetching the next layer while this one computes: PyTorch
+	 * FSDP and Megatron-FSDP (parallelism.framework fsdp or megatron at
+	 * ZeRO-3).  zero3_overlap_cost is DeepSpeed's, the only ZeRO-3 in
+	 * the older runs, and a framework not named is priced as DeepSpeed. */
+	double fsdp_overlap_cost;
 	/* A card held to a fraction p of its TDP runs its matmuls and
 	 * attention at p^power_exponent of their speed: the clocks fall until
 	 * the draw fits (HBM and links keep theirs). */
@@ -109,8 +115,8 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.24)
-#define TB_PERF_CAL_ERR_HIGH (0.19)
+#define TB_PERF_CAL_ERR_LOW  (-0.26)
+#define TB_PERF_CAL_ERR_HIGH (0.18)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
