@@ -18,6 +18,43 @@ static int64_t S_at_least_1(int64_t v)
 	return v > 0 ? v : 1;
 }
 
+double tb_perf_zero3_overlap_cost(tb_framework fw, const tb_perf_consts *k)
+{
+	if (!k)
+		k = &tb_perf_fitted;
+	return fw == TB_FW_FSDP || fw == TB_FW_MEGATRON ? k->fsdp_overlap_cost : k->zero3_overlap_cost;
+}
+
+const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync)
+{
+	switch (zero) {
+	case 0:
+		return "gradients all-reduced once a step, behind the last micro-batch's backward";
+	case 1:
+		return "ZeRO-1 (Megatron-LM's distributed optimizer, DeepSpeed's stage 1): gradients "
+		       "reduce-scattered once a step behind the last backward, the updated weights "
+		       "gathered behind the next forward";
+	case 2:
+		if (fw == TB_FW_FSDP)
+			return no_sync ? "FSDP SHARD_GRAD_OP with no_sync: the weights gathered for every "
+			                 "micro-batch, the gradients reduce-scattered once a step"
+			               : "FSDP SHARD_GRAD_OP: the weights gathered for every micro-batch, the "
+			                 "gradients reduce-scattered after each backward";
+		return no_sync ? "DeepSpeed ZeRO-2 with the reduction once a step: gradients reduce-"
+		                 "scattered after the last backward, the weights gathered once"
+		               : "DeepSpeed ZeRO-2: gradients reduce-scattered after each micro-batch's "
+		                 "backward, the weights gathered once a step";
+	default:
+		if (fw == TB_FW_FSDP || fw == TB_FW_MEGATRON)
+			return "FSDP FULL_SHARD (or Megatron-FSDP): the weights gathered for each forward "
+			       "and backward and the gradients reduce-scattered, prefetched on streams of "
+			       "their own, what hides behind compute costing fsdp_overlap_cost of its time";
+		return "DeepSpeed ZeRO-3: the weights gathered for each forward and backward and the "
+		       "gradients reduce-scattered, what hides behind compute costing "
+		       "zero3_overlap_cost of its time (DeepSpeed's published runs)";
+	}
+}
+
 void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 {
 	const tb_perf_input *in = x->in;
@@ -39,8 +76,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 	double dp = 0, dp_one = 0, dp_total = 0;
 	/* what ZeRO-3's hidden collectives still cost: FSDP's and
 	 * Megatron-FSDP's prefetching streams, or DeepSpeed's */
-	double oc = in->framework == TB_FW_FSDP || in->framework == TB_FW_MEGATRON
-	            ? k->fsdp_overlap_cost : k->zero3_overlap_cost;
+	double oc = tb_perf_zero3_overlap_cost(in->framework, k);
 	if (n_dp > 1) {
 		double gb = in->grad_bytes, pb = in->param_bytes;
 		/* only the collectives this stage uses: a search times millions */

@@ -154,9 +154,23 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	else
 		tb_rtab_fmt(&tb, "%d%s", in->parallelism.zero,
 		            in->parallelism.no_sync ? "; gradients reduced once a step (no_sync)" : "");
-	if (in->parallelism.no_overlap_dp) {
-		tb_rtab_str(&tb, "Data-parallel communication");
-		tb_rtab_str(&tb, "after the backward, not overlapped with it (parallelism.overlap_dp: false)");
+	if (in->parallelism.data * in->parallelism.context > 1) {
+		const tb_parallelism *pa = &in->parallelism;
+		tb_rtab_str(&tb, "Data-parallel reduction");
+		o = tb_rtab_begin(&tb);
+		if (pa->framework == TB_FW_ANY)
+			tb_buf_puts(o, "framework not named (parallelism.framework); ");
+		else
+			tb_buf_printf(o, "%s; ", tb_framework_name(pa->framework));
+		tb_buf_puts(o, tb_perf_dp_rule(pa->framework, pa->zero, pa->no_sync));
+		if (pa->zero >= 3) {
+			tb_buf_puts(o, " (");
+			tb_rfmt(o, TB_RF_PCT, tb_perf_zero3_overlap_cost(pa->framework, NULL), NULL);
+			tb_buf_puts(o, ")");
+		}
+		if (pa->no_overlap_dp)
+			tb_buf_puts(o, "; after the backward, not overlapped with it (parallelism.overlap_dp: false)");
+		tb_rtab_end(&tb);
 	}
 	tb_rtab_str(&tb, "Sequence length");
 	o = tb_rtab_begin(&tb);

@@ -1288,6 +1288,13 @@ Test(perf, fsdp_pays_its_own_overlap_cost)
 	tb_perf_result any;
 	tb_perf_predict(&in, NULL, &any);
 	cr_expect(any.step_s == ds.step_s, "a framework not named is priced as DeepSpeed");
+	/* the report's assumptions say the same rule */
+	cr_expect(tb_perf_zero3_overlap_cost(TB_FW_ANY, NULL) == tb_perf_fitted.zero3_overlap_cost);
+	cr_expect(tb_perf_zero3_overlap_cost(TB_FW_MEGATRON, NULL) == tb_perf_fitted.fsdp_overlap_cost);
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_FSDP, 3, false), "fsdp_overlap_cost"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_ANY, 3, false), "zero3_overlap_cost"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_FSDP, 2, false), "every micro-batch"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_ANY, 2, false), "gathered once a step"));
 
 	/* the published step: 32 x 8,192 tokens at 177 tokens/s on each of 128 */
 	double published = 32 * 8192.0 / (128 * 177.0);

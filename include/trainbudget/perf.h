@@ -375,6 +375,17 @@ bool tb_perf_virtual_ok(int64_t layers, int64_t pipeline, int64_t virtual_pipeli
  * every stage. */
 bool tb_perf_framework_zero_ok(tb_framework fw, int zero, int64_t pipeline, const char **why);
 
+/* What ZeRO-3's collectives hidden behind compute still cost, as a
+ * fraction of their time, under framework fw: fsdp_overlap_cost for FSDP
+ * and Megatron-FSDP, zero3_overlap_cost for DeepSpeed and a framework not
+ * named (k NULL: the fitted constants). */
+double tb_perf_zero3_overlap_cost(tb_framework fw, const tb_perf_consts *k);
+
+/* How the step prices the data-parallel reduction of ZeRO stage `zero`
+ * under framework fw, in words for the report's assumptions: one
+ * sentence, static. */
+const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync);
+
 /* 1F1B fill and drain over the ideal time: (p-1)/(v m). */
 double tb_perf_bubble_fraction(int64_t pipeline, int64_t virtual_pipeline,
                                int64_t microbatches);
