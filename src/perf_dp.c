@@ -29,11 +29,10 @@ const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync)
 {
 	switch (zero) {
 	case 0:
-		return "gradients all-reduced once a step, behind the last micro-batch's backward";
+		return "gradients all-reduced once a step";
 	case 1:
 		return "ZeRO-1 (Megatron-LM's distributed optimizer, DeepSpeed's stage 1): gradients "
-		       "reduce-scattered once a step behind the last backward, the updated weights "
-		       "gathered behind the next forward";
+		       "reduce-scattered once a step, the updated weights gathered for the next forward";
 	case 2:
 		if (fw == TB_FW_FSDP)
 			return no_sync ? "FSDP SHARD_GRAD_OP with no_sync: the weights gathered for every "
@@ -47,11 +46,12 @@ const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync)
 	default:
 		if (fw == TB_FW_FSDP || fw == TB_FW_MEGATRON)
 			return "FSDP FULL_SHARD (or Megatron-FSDP): the weights gathered for each forward "
-			       "and backward and the gradients reduce-scattered, prefetched on streams of "
-			       "their own, what hides behind compute costing fsdp_overlap_cost of its time";
+			       "and backward and the gradients reduce-scattered, every micro-batch, "
+			       "prefetched on streams of their own; what hides behind compute costs "
+			       "fsdp_overlap_cost of its time";
 		return "DeepSpeed ZeRO-3: the weights gathered for each forward and backward and the "
-		       "gradients reduce-scattered, what hides behind compute costing "
-		       "zero3_overlap_cost of its time (DeepSpeed's published runs)";
+		       "gradients reduce-scattered, every micro-batch; what hides behind compute costs "
+		       "zero3_overlap_cost of its time";
 	}
 }
 

@@ -168,8 +168,9 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 			tb_rfmt(o, TB_RF_PCT, tb_perf_zero3_overlap_cost(pa->framework, NULL), NULL);
 			tb_buf_puts(o, ")");
 		}
-		if (pa->no_overlap_dp)
-			tb_buf_puts(o, "; after the backward, not overlapped with it (parallelism.overlap_dp: false)");
+		tb_buf_puts(o, pa->no_overlap_dp
+		               ? "; after the backward, not overlapped with it (parallelism.overlap_dp: false)"
+		               : "; hidden behind the compute where the overlap rule allows (parallelism.overlap_dp)");
 		tb_rtab_end(&tb);
 	}
 	tb_rtab_str(&tb, "Sequence length");
