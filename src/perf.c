@@ -115,7 +115,14 @@ static double S_deepep(const S_ctx *x, double tok_bytes, int64_t per_node)
 	if (in->route_groups > 1 && in->route_groups_per_token > 0 &&
 	    in->route_groups_per_token < in->route_groups)
 		A = fmax(1, N * (double)in->route_groups_per_token / (double)in->route_groups);
-	double D = A * (1 - pow(1 - 1 / A, x->kt));
+	/* a search asks for the same few (A, k) again and again */
+	static _Thread_local double memo_a, memo_k, memo_p;
+	if (A != memo_a || x->kt != memo_k) {
+		memo_a = A;
+		memo_k = x->kt;
+		memo_p = pow(1 - 1 / A, x->kt);
+	}
+	double D = A * (1 - memo_p);
 	double g = (double)per_node;
 	return S_coll(x, TB_COLL_P2P, tok_bytes * D * (N - 1) / N, 2, 1) +
 	       S_coll(x, TB_COLL_P2P, tok_bytes * x->kt * (g - 1) / g, 2, 2);
