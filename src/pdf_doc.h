@@ -64,6 +64,14 @@ typedef struct tb_pdf_annot {
 
 typedef struct tb_pdf_page {
 	tb_buf c;               /* the content stream */
+	/* What the stream has set so far.  A page saves and restores no
+	 * graphics state (no q or Q), so each setting lasts to the page's end
+	 * and one equal to it is not written again; the text font and size
+	 * outlive BT ... ET (ISO 32000-1, 9.3.1).  0: not set yet. */
+	uint32_t fill, stroke;  /* 0xRRGGBB + 1 */
+	int tf_font;            /* font index + 1 */
+	double tf_size, line_width;
+	bool line_width_set;
 	uint32_t *mcid_elem;    /* the structure element of each MCID */
 	unsigned nmcid;
 	size_t mcap;
@@ -190,6 +198,12 @@ double tb_pdf_fontset_width(tb_pdf_doc *st, unsigned style, double size_pt, cons
 /* ---- pdf_draw.c -------------------------------------------------------- */
 
 extern const tb_rgb tb_pdf_black, tb_pdf_grey, tb_pdf_rule, tb_pdf_shade;
+
+/* Glyph code `cid` (two bytes, big-endian) inside a literal string: half
+ * the bytes of hex for the deflater to read.  The delimiters and the
+ * escape are escaped, and a carriage return, which a reader takes for a
+ * line feed (ISO 32000-1, 7.3.4.2). */
+void tb_pdf_put_cid(tb_buf *b, unsigned cid);
 
 void tb_pdf_draw_op(tb_pdf_page *p, const char *op);
 void tb_pdf_draw_fill_rgb(tb_pdf_page *p, tb_rgb c);

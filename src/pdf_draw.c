@@ -29,6 +29,11 @@ void tb_pdf_draw_op(tb_pdf_page *p, const char *op)
 
 static void S_rgb(tb_pdf_page *p, tb_rgb c, const char *op)
 {
+	uint32_t key = ((uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b) + 1;
+	uint32_t *now = op[0] == 'r' ? &p->fill : &p->stroke;
+	if (*now == key)
+		return;
+	*now = key;
 	S_num(p, c.r / 255.0);
 	S_num(p, c.g / 255.0);
 	S_num(p, c.b / 255.0);
@@ -70,6 +75,10 @@ void tb_pdf_draw_line_to(tb_pdf_page *p, double x, double y)
 
 void tb_pdf_draw_line_width(tb_pdf_page *p, double w)
 {
+	if (p->line_width_set && p->line_width == w)
+		return;
+	p->line_width_set = true;
+	p->line_width = w;
 	S_num(p, w);
 	tb_pdf_draw_op(p, "w");
 }
@@ -97,13 +106,42 @@ const tb_rgb tb_pdf_grey = {96, 96, 96};
 const tb_rgb tb_pdf_rule = {170, 170, 170};
 const tb_rgb tb_pdf_shade = {243, 244, 246};
 
-/* "%04X" by hand: one per glyph drawn */
+void tb_pdf_put_cid(tb_buf *b, unsigned cid)
+{
+	char o[16];     /* 4 used; tb_buf_put may read up to 8 */
+	size_t n = 0;
+	for (int i = 0; i < 2; i++) {
+		unsigned char c = (unsigned char)(i ? cid : cid >> 8);
+		if (c == '(' || c == ')' || c == '\\') {
+			o[n++] = '\\';
+			o[n++] = (char)c;
+		} else if (c == '\r') {
+			o[n++] = '\\';
+			o[n++] = 'r';
+		} else {
+			o[n++] = (char)c;
+		}
+	}
+	tb_buf_put(b, o, n);
+}
+
 static inline void S_cid(tb_pdf_page *p, unsigned cid)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	char h[4] = { hex[(cid >> 12) & 15], hex[(cid >> 8) & 15], hex[(cid >> 4) & 15],
-	              hex[cid & 15] };
-	tb_buf_put(&p->c, h, 4);
+	tb_pdf_put_cid(&p->c, cid);
+}
+
+/* Selects font `font` at size_pt, unless the page's text state has it. */
+static void S_font(tb_pdf_page *p, int font, double size_pt)
+{
+	if (p->tf_font == font + 1 && p->tf_size == size_pt)
+		return;
+	p->tf_font = font + 1;
+	p->tf_size = size_pt;
+	tb_buf_puts(&p->c, "/F");
+	tb_buf_int(&p->c, font + 1);
+	tb_buf_putc(&p->c, ' ');
+	S_num(p, size_pt);
+	tb_pdf_draw_op(p, "Tf");
 }
 
 /* Opens a text object at (x, y) turned angle_rad, slanted for italic. */
@@ -148,7 +186,7 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 			/* move the text position without drawing: a negative
 			 * adjustment in a TJ array advances */
 			if (open)
-				tb_buf_puts(&p->c, "> Tj\n");
+				tb_buf_puts(&p->c, ") Tj\n");
 			open = false;
 			tb_buf_putc(&p->c, '[');
 			tb_buf_int(&p->c, -g.width);
@@ -158,24 +196,20 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 		}
 		if (g.font != font) {
 			if (open)
-				tb_buf_puts(&p->c, "> Tj\n");
+				tb_buf_puts(&p->c, ") Tj\n");
 			open = false;
 			font = g.font;
 			p->fonts |= 1u << font;
-			tb_buf_puts(&p->c, "/F");
-			tb_buf_int(&p->c, font + 1);
-			tb_buf_putc(&p->c, ' ');
-			S_num(p, size_pt);
-			tb_pdf_draw_op(p, "Tf");
+			S_font(p, font, size_pt);
 		}
 		if (!open)
-			tb_buf_putc(&p->c, '<');
+			tb_buf_putc(&p->c, '(');
 		open = true;
 		S_cid(p, tb_pdf_font_cid(st->fonts[font].f, g.gid, &e->cp, 1));
 		w += g.width;
 	}
 	if (open)
-		tb_buf_puts(&p->c, "> Tj\n");
+		tb_buf_puts(&p->c, ") Tj\n");
 	tb_pdf_draw_op(p, "ET");
 	return (double)w * size_pt / 1000.0;
 }
@@ -257,7 +291,7 @@ static double S_show_glyphs(tb_pdf_doc *st, double x, double y, double size_pt, 
 	tb_pdf_draw_fill_rgb(p, color);
 	S_begin_text(p, x, y, sh->v[a].style, angle_rad);
 	int font = -1;
-	bool array = false, hex = false;
+	bool array = false, str = false;
 	long move = 0;          /* thousandths still to move right before the next glyph */
 	int32_t rise = 0;
 	long w = 0;
@@ -269,20 +303,16 @@ static double S_show_glyphs(tb_pdf_doc *st, double x, double y, double size_pt, 
 			continue;
 		}
 		if (g->font != font || g->dy != rise) {
-			if (hex)
-				tb_buf_putc(&p->c, '>');
+			if (str)
+				tb_buf_putc(&p->c, ')');
 			if (array)
 				tb_buf_puts(&p->c, "] TJ\n");
-			array = hex = false;
+			array = str = false;
 		}
 		if (g->font != font) {
 			font = g->font;
 			p->fonts |= 1u << font;
-			tb_buf_puts(&p->c, "/F");
-			tb_buf_int(&p->c, font + 1);
-			tb_buf_putc(&p->c, ' ');
-			S_num(p, size_pt);
-			tb_pdf_draw_op(p, "Tf");
+			S_font(p, font, size_pt);
 		}
 		if (g->dy != rise) {
 			rise = g->dy;
@@ -294,14 +324,14 @@ static double S_show_glyphs(tb_pdf_doc *st, double x, double y, double size_pt, 
 			tb_buf_putc(&p->c, '[');
 		array = true;
 		if (move) {
-			if (hex)
-				tb_buf_putc(&p->c, '>');
-			hex = false;
+			if (str)
+				tb_buf_putc(&p->c, ')');
+			str = false;
 			tb_buf_int(&p->c, -move);
 		}
-		if (!hex)
-			tb_buf_putc(&p->c, '<');
-		hex = true;
+		if (!str)
+			tb_buf_putc(&p->c, '(');
+		str = true;
 		uint32_t text[TB_PDF_CID_TEXT_MAX];
 		size_t nt = 0;
 		for (size_t k = 0; g->text && k < g->ncells && nt < TB_PDF_CID_TEXT_MAX; k++)
@@ -315,8 +345,8 @@ static double S_show_glyphs(tb_pdf_doc *st, double x, double y, double size_pt, 
 		S_cid(p, tb_pdf_font_cid(st->fonts[font].f, g->gid, text, nt));
 		move = g->adv - g->w - g->dx;
 	}
-	if (hex)
-		tb_buf_putc(&p->c, '>');
+	if (str)
+		tb_buf_putc(&p->c, ')');
 	if (array)
 		tb_buf_puts(&p->c, "] TJ\n");
 	if (rise)
