@@ -148,8 +148,15 @@ static void S_font(tb_pdf_page *p, int font, double size_pt)
 static void S_begin_text(tb_pdf_page *p, double x, double y, unsigned style, double angle_rad)
 {
 	tb_pdf_draw_op(p, "BT");
-	double co = cos(angle_rad), sn = sin(angle_rad);
 	double skew = (style & TB_PDF_ITALIC) ? S_ITALIC_SKEW : 0;
+	if (angle_rad == 0 && skew == 0) {
+		/* a text object starts at the identity: a move is the matrix */
+		S_num(p, x);
+		S_num(p, y);
+		tb_pdf_draw_op(p, "Td");
+		return;
+	}
+	double co = cos(angle_rad), sn = sin(angle_rad);
 	S_num(p, co);
 	S_num(p, sn);
 	S_num(p, skew * co - sn);
