@@ -34,10 +34,12 @@
 #define S_DEFAULT_FONT_DIR "/usr/share/fonts/truetype/dejavu"
 #define S_MARGIN_PT 54.0
 /* Deflate level for every stream (libdeflate's levels).  On default-7b's
- * 448 KB of streams, in 20 KB pieces: level 5 7.4 ms and 89.3 KB, level 6
- * 10.7 ms and 87.6 KB, zlib's level 6 (before) 16.6 ms and 91.5 KB; level
- * 1 would be 14% larger again.  The file: 100.7 KB (99.2 at level 6) */
-#define S_DEFLATE_LEVEL 5
+ * 236 KB of streams (36; glyphs in literal strings, settings not repeated):
+ * level 1 1.6 ms and 77.4 KB, level 3 2.4 ms and 75.6 KB, level 5 3.1 ms
+ * and 73.9 KB.  The file: 100.2 KB at level 1, 96.6 KB at 5, where the
+ * hex glyphs at level 5 made 99.8 KB; paired, level 1 makes the whole
+ * report 10% faster. */
+#define S_DEFLATE_LEVEL 1
 
 /* ---- inlines ----------------------------------------------------------- */
 
