@@ -125,11 +125,6 @@ void tb_pdf_put_cid(tb_buf *b, unsigned cid)
 	tb_buf_put(b, o, n);
 }
 
-static inline void S_cid(tb_pdf_page *p, unsigned cid)
-{
-	tb_pdf_put_cid(&p->c, cid);
-}
-
 /* Selects font `font` at size_pt, unless the page's text state has it. */
 static void S_font(tb_pdf_page *p, int font, double size_pt)
 {
@@ -212,7 +207,7 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 		if (!open)
 			tb_buf_putc(&p->c, '(');
 		open = true;
-		S_cid(p, tb_pdf_font_cid(st->fonts[font].f, g.gid, &e->cp, 1));
+		tb_pdf_put_cid(&p->c, tb_pdf_font_cid(st->fonts[font].f, g.gid, &e->cp, 1));
 		w += g.width;
 	}
 	if (open)
@@ -349,7 +344,7 @@ static double S_show_glyphs(tb_pdf_doc *st, double x, double y, double size_pt, 
 				text[k] = text[nt - 1 - k];
 				text[nt - 1 - k] = t;
 			}
-		S_cid(p, tb_pdf_font_cid(st->fonts[font].f, g->gid, text, nt));
+		tb_pdf_put_cid(&p->c, tb_pdf_font_cid(st->fonts[font].f, g->gid, text, nt));
 		move = g->adv - g->w - g->dx;
 	}
 	if (str)

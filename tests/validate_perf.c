@@ -636,7 +636,7 @@ static bool S_modern_fits(const S_case *c)
 /* Those rows fit power_exponent and fsdp_overlap_cost: within each group,
  * in file order, the first, third, ... of them are its fit set and the
  * rest stay held out. */
-static void S_power_split(void)
+static void S_modern_split(void)
 {
 	for (int i = 0; i < S_nm; i++) {
 		S_case *c = &S_m[i];
@@ -661,14 +661,16 @@ static double S_err(const S_case *c, const tb_perf_consts *k, tb_perf_result *re
 	return (res->step_s - c->published_s) / c->published_s;
 }
 
-static double S_cost(const tb_perf_consts *k)
+/* The fit's cost over the fit cases of cs[0..n): the sum of |log(1 +
+ * error)|, so that twice too slow and twice too fast weigh the same. */
+static double S_cost_of(const S_case *cs, int n, const tb_perf_consts *k)
 {
 	double sum = 0;
 	tb_perf_result res;
-	for (int i = 0; i < S_nc; i++) {
-		if (S_c[i].set != S_FIT)
+	for (int i = 0; i < n; i++) {
+		if (cs[i].set != S_FIT)
 			continue;
-		double e = S_err(&S_c[i], k, &res);
+		double e = S_err(&cs[i], k, &res);
 		if (isnan(e))
 			return INFINITY;
 		sum += fabs(log1p(e));
@@ -676,25 +678,24 @@ static double S_cost(const tb_perf_consts *k)
 	return sum;
 }
 
-/* The fitted constants: each a factor away from its start, within its
- * bounds; coordinate steps of x2 shrinking to x1.001. */
+static double S_cost(const tb_perf_consts *k)
+{
+	return S_cost_of(S_c, S_nc, k);
+}
+
+/* A fitted constant of *k: each a factor away from its start, within its
+ * bounds. */
 typedef struct S_param {
 	const char *name;
 	double *p;
 	double lo, hi;
 } S_param;
 
-static tb_perf_consts S_fit(void)
+/* Coordinate steps of x2 shrinking to x1.001 on the constants ps[0..np)
+ * (pointers into *k), minimizing the cost over the fit cases of cs. */
+static void S_descend(tb_perf_consts *k, const S_param *ps, int np, const S_case *cs, int n)
 {
-	tb_perf_consts k = tb_perf_fitted;
-	S_param ps[] = {
-		{ "matmul_dim_half", &k.matmul_dim_half, 1, 2048 },
-		{ "mem_fraction", &k.mem_fraction, 0.5, 0.9 },
-		{ "layer_overhead_s", &k.layer_overhead_s, 1e-6, 1e-3 },
-		{ "zero3_overlap_cost", &k.zero3_overlap_cost, 0.01, 1 },
-	};
-	int np = (int)(sizeof ps / sizeof ps[0]);
-	double best = S_cost(&k);
+	double best = S_cost_of(cs, n, k);
 	for (double step = 2; step > 1.001; step = sqrt(step)) {
 		for (int pass = 0, moved = 1; moved && pass < 200; pass++) {
 			moved = 0;
@@ -705,7 +706,7 @@ static tb_perf_consts S_fit(void)
 					if (v < ps[i].lo || v > ps[i].hi)
 						continue;
 					*ps[i].p = v;
-					double cst = S_cost(&k);
+					double cst = S_cost_of(cs, n, k);
 					if (cst < best - 1e-12) {
 						best = cst;
 						keep = v;
@@ -716,53 +717,31 @@ static tb_perf_consts S_fit(void)
 			}
 		}
 	}
+}
+
+/* The constants the older runs show, fitted on their fit half. */
+static tb_perf_consts S_fit(void)
+{
+	tb_perf_consts k = tb_perf_fitted;
+	const S_param ps[] = {
+		{ "matmul_dim_half", &k.matmul_dim_half, 1, 2048 },
+		{ "mem_fraction", &k.mem_fraction, 0.5, 0.9 },
+		{ "layer_overhead_s", &k.layer_overhead_s, 1e-6, 1e-3 },
+		{ "zero3_overlap_cost", &k.zero3_overlap_cost, 0.01, 1 },
+	};
+	S_descend(&k, ps, (int)(sizeof ps / sizeof ps[0]), S_c, S_nc);
 	return k;
 }
 
 /* power_exponent and fsdp_overlap_cost on the modern fit rows, the other
- * constants as fitted on the older runs: the same cost, coordinate steps
- * of x2 shrinking to x1.001 within their bounds. */
-static double S_power_cost(const tb_perf_consts *k)
+ * constants as fitted on the older runs. */
+static void S_fit_modern(tb_perf_consts *k)
 {
-	double sum = 0;
-	tb_perf_result res;
-	for (int i = 0; i < S_nm; i++) {
-		if (S_m[i].set != S_FIT)
-			continue;
-		double e = S_err(&S_m[i], k, &res);
-		if (isnan(e))
-			return INFINITY;
-		sum += fabs(log1p(e));
-	}
-	return sum;
-}
-
-static void S_fit_power(tb_perf_consts *k)
-{
-	S_param ps[] = {
+	const S_param ps[] = {
 		{ "power_exponent", &k->power_exponent, 0.1, 4 },
 		{ "fsdp_overlap_cost", &k->fsdp_overlap_cost, 0.01, 1 },
 	};
-	double best = S_power_cost(k);
-	for (double step = 2; step > 1.001; step = sqrt(step))
-		for (int moved = 1; moved;) {
-			moved = 0;
-			for (int i = 0; i < 2; i++)
-				for (int dir = -1; dir <= 1; dir += 2) {
-					double keep = *ps[i].p;
-					double v = dir > 0 ? keep * step : keep / step;
-					if (v < ps[i].lo || v > ps[i].hi)
-						continue;
-					*ps[i].p = v;
-					double cst = S_power_cost(k);
-					if (cst < best - 1e-12) {
-						best = cst;
-						moved = 1;
-					} else {
-						*ps[i].p = keep;
-					}
-				}
-		}
+	S_descend(k, ps, (int)(sizeof ps / sizeof ps[0]), S_m, S_nm);
 }
 
 /* ---- the section ---------------------------------------------------------- */
@@ -1297,6 +1276,24 @@ static int S_same_file(const char *a, size_t na, const char *path)
 	return same;
 }
 
+/* Each scored case's published and predicted step and its nonzero terms
+ * (--dump): where a group's error comes from. */
+static void S_dump(const S_case *cs, int n, const tb_perf_consts *k)
+{
+	tb_perf_result r;
+	for (int i = 0; i < n; i++) {
+		if (cs[i].set == S_NOT_SCORED)
+			continue;
+		double e = S_err(&cs[i], k, &r);
+		printf("%-28s %-8s pub %8.3f pred %8.3f err %+6.1f%% mfu %.3f |", cs[i].id,
+		       S_set_name(cs[i].set), cs[i].published_s, r.step_s, 100 * e, r.mfu);
+		for (int t = 0; t < TB_PERF_TERMS; t++)
+			if (r.breakdown_s[t] != 0)
+				printf(" %s %.3g", tb_perf_term_name(t), r.breakdown_s[t]);
+		printf("\n");
+	}
+}
+
 static void S_print_consts(const tb_perf_consts *k)
 {
 	printf("matmul_dim_half = %.6g\ncoll_chunk_half_bytes = %.6g\nmem_fraction = %.6g\n"
@@ -1705,38 +1702,18 @@ int main(int argc, char **argv)
 	}
 	free(text);
 	S_build();
-	S_power_split();
+	S_modern_split();
 
 	tb_perf_consts refit = S_fit();
-	S_fit_power(&refit);
+	S_fit_modern(&refit);
 	if (fit_only) {
 		S_print_consts(&refit);
 		return 0;
 	}
 	if (dump) {
-		tb_perf_result r;
-		for (int i = 0; i < S_nc; i++) {
-			if (S_c[i].set == S_NOT_SCORED)
-				continue;
-			double e = S_err(&S_c[i], dump_refit ? &refit : &tb_perf_fitted, &r);
-			printf("%-22s %-8s pub %8.3f pred %8.3f err %+6.1f%% mfu %.3f |", S_c[i].id,
-			       S_set_name(S_c[i].set), S_c[i].published_s, r.step_s, 100 * e, r.mfu);
-			for (int t = 0; t < TB_PERF_TERMS; t++)
-				printf(" %s %.2f", tb_perf_term_name(t), r.breakdown_s[t]);
-			printf("\n");
-		}
-		/* the modern rows after the fit set's: what each term costs */
-		for (int i = 0; i < S_nm; i++) {
-			if (S_m[i].set == S_NOT_SCORED)
-				continue;
-			double e = S_err(&S_m[i], dump_refit ? &refit : &tb_perf_fitted, &r);
-			printf("%-26s pub %8.3f pred %8.3f err %+6.1f%% mfu %.3f |", S_m[i].id,
-			       S_m[i].published_s, r.step_s, 100 * e, r.mfu);
-			for (int t = 0; t < TB_PERF_TERMS; t++)
-				if (r.breakdown_s[t] != 0)
-					printf(" %s %.3g", tb_perf_term_name(t), r.breakdown_s[t]);
-			printf("\n");
-		}
+		const tb_perf_consts *k = dump_refit ? &refit : &tb_perf_fitted;
+		S_dump(S_c, S_nc, k);
+		S_dump(S_m, S_nm, k);      /* the modern rows after the older ones */
 		return 0;
 	}
 	FILE *f = fopen(argv[1], "a");
