@@ -123,6 +123,11 @@ typedef struct tb_mem_fit {
 	double act_layer_b1;    /* per layer, micro-batch 1, per context rank */
 	double ws_b1;           /* full recompute: one layer rebuilt in backward */
 	double emb_b1, logits_b1;
+	/* full checkpointing of part of the layers: a chunk's first
+	 * recompute_layers hold act_layer_b1, the others act_keep_b1 (no
+	 * recomputation's); recompute_layers 0: every layer act_layer_b1 */
+	int64_t recompute_layers;
+	double act_keep_b1;
 	double mtp;             /* MTP modules on the last stage (tb_mem_model) */
 	int64_t p, v, d, gb;
 	double other;           /* hardware.overhead_bytes */
@@ -136,6 +141,10 @@ double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb, int *busy);
  * the same sum, to the last bit. */
 void tb_memory_stage_act(const tb_mem_fit *c, int64_t mb, double act[3]);
 double tb_memory_fit_sum(const tb_mem_fit *c, const double act[3], int *busy);
+/* Sets c's recompute_layers and act_keep_b1 for checkpointing `mode`
+ * from the layer at micro-batch 1 under each mode (b1, per context rank). */
+void tb_memory_fit_recompute(tb_mem_fit *c, const tb_inputs *in, const double b1[3],
+                             tb_checkpointing mode);
 
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
 void tb_goodput_step(const tb_inputs *in, tb_budget *b);     /* goodput.c */
@@ -187,21 +196,34 @@ static inline double tb_calc_div(double a, double b)
  * Korthikanti et al. 2022 Sec. 5), or under the op policy every second
  * matmul of a layer (k, o and the MLP's second), full one more forward of the layers but
  * not of the logits (Narayanan et al. 2021 Eq. (3)).  A count-only model
- * has no attention or logits term, so full recomputes its 2N.  LoRA's
+ * has no attention or logits term, so full recomputes its 2N; full of
+ * part of the layers (training.recompute_layers) their share.  LoRA's
  * adapters are recomputed with their layer; a forward-only run (method
  * frozen) keeps nothing for a backward, so recomputes nothing. */
-static inline double tb_calc_recompute_per_token(const tb_flops *fl,
-                                                 tb_checkpointing mode, tb_selective policy)
+static inline double tb_calc_recompute_per_token(const tb_flops *fl, const tb_inputs *in,
+                                                 tb_checkpointing mode)
 {
 	if (fl->forward_only)
 		return 0;
 	switch (mode) {
 	case TB_CKPT_SELECTIVE:
-		return policy == TB_SELECTIVE_OP ? fl->fwd_op_recompute_per_token
-		                                 : fl->fwd_attention_per_token;
-	case TB_CKPT_FULL:
-		return fl->fwd_matmul_per_token - fl->fwd_logits_per_token +
-		       fl->fwd_attention_per_token + fl->fwd_adapter_per_token;
+		return in->training.selective_policy == TB_SELECTIVE_OP ? fl->fwd_op_recompute_per_token
+		                                                        : fl->fwd_attention_per_token;
+	case TB_CKPT_FULL: {
+		double f = fl->fwd_matmul_per_token - fl->fwd_logits_per_token +
+		           fl->fwd_attention_per_token + fl->fwd_adapter_per_token;
+		/* part of the layers (training.recompute_layers): theirs alone */
+		int64_t L = in->model.has_shape ? in->model.layers : 0;
+		if (in->training.recompute_layers > 0 && L > 0) {
+			int64_t p = in->parallelism.pipeline > 1 ? in->parallelism.pipeline : 1;
+			int64_t v = p > 1 && in->parallelism.virtual_pipeline > 1
+			            ? in->parallelism.virtual_pipeline : 1;
+			int64_t r = tb_perf_recomputed_layers(L, p, v, in->training.recompute_layers);
+			if (r < L)
+				f *= (double)r / (double)L;
+		}
+		return f;
+	}
 	case TB_CKPT_NONE:
 	default:
 		return 0;

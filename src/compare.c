@@ -66,6 +66,8 @@ static void S_optimizer(const tb_scenario *sc, tb_buf *o)
 static void S_ckpt(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_checkpointing_name(sc->inputs.training.checkpointing));
+	if (sc->inputs.training.checkpointing == TB_CKPT_FULL && sc->inputs.training.recompute_layers > 0)
+		tb_buf_printf(o, ", %lld layers a chunk", (long long)sc->inputs.training.recompute_layers);
 }
 static void S_gpu(const tb_scenario *sc, tb_buf *o) { tb_buf_puts(o, sc->inputs.hardware.gpu.name); }
 

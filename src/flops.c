@@ -184,8 +184,7 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		fl->per_token_model = 3 * fwd;
 		break;
 	}
-	fl->recompute_per_token = tb_calc_recompute_per_token(fl, in->training.checkpointing,
-	                                                      in->training.selective_policy);
+	fl->recompute_per_token = tb_calc_recompute_per_token(fl, in, in->training.checkpointing);
 	fl->per_token_hardware = fl->per_token_model + fl->recompute_per_token;
 	fl->total_6nd = fl->per_token_6n * D;
 	fl->total_model = fl->per_token_model * D;

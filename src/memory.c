@@ -371,6 +371,14 @@ static void S_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 		/* the MTP modules' layers and logits with the head */
 		double mtp = c->p <= 1 || i == 2 ? c->mtp : 0;
 		double layers_b = (c->layers[i] + mtp) * c->act_layer_b1 * b;
+		if (c->recompute_layers > 0) {
+			int64_t n = (int64_t)c->layers[i];
+			int64_t r = tb_perf_stage_recomputed(n, c->p > 1 ? c->v : 1, c->recompute_layers);
+			/* the MTP modules' layers are recomputed with a stage's every one */
+			if (r < n)
+				layers_b = ((double)r * c->act_layer_b1 +
+				            ((double)(n - r) + mtp) * c->act_keep_b1) * b;
+		}
 		double logits_b = c->logits_b1 * b * (1 + mtp);
 		if (c->p <= 1) {
 			act[i] = layers_b + c->emb_b1 * b + logits_b + c->ws_b1 * b;
@@ -397,6 +405,18 @@ static int S_busy(const tb_mem_fit *c, const double act[3])
 		if (c->states[i] + act[i] > c->states[busy] + act[busy])
 			busy = i;
 	return busy;
+}
+
+void tb_memory_fit_recompute(tb_mem_fit *c, const tb_inputs *in, const double b1[3],
+                             tb_checkpointing mode)
+{
+	c->recompute_layers = 0;
+	c->act_keep_b1 = 0;
+	if (mode == TB_CKPT_FULL && in->training.recompute_layers > 0 &&
+	    in->training.method != TB_METHOD_FROZEN) {
+		c->recompute_layers = in->training.recompute_layers;
+		c->act_keep_b1 = b1[TB_CKPT_NONE];
+	}
 }
 
 void tb_memory_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
@@ -666,6 +686,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		for (int i = 0; i < 3; i++)
 			act_mode_b1[i] /= cp;
 		tb_memory_layer_terms(in, act_mode_b1, (tb_checkpointing)ck, &c.act_layer_b1, &c.ws_b1);
+		tb_memory_fit_recompute(&c, in, act_mode_b1, (tb_checkpointing)ck);
 		/* The embedding's output is the first layer's input, which the
 		 * layer inventory already holds (its norm input); what the
 		 * embedding adds is its dropout mask, 1 byte per element, split
@@ -759,12 +780,13 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		tb_checkpointing mode = (tb_checkpointing)i;
 		tb_ckpt_row *r = &mem->checkpointing[i];
 		r->mode = mode;
-		r->extra_flops_fraction = S_div(tb_calc_recompute_per_token(fl, mode, in->training.selective_policy),
+		r->extra_flops_fraction = S_div(tb_calc_recompute_per_token(fl, in, mode),
 		                                fl->per_token_model);
 		if (m->has_shape) {
 			tb_mem_fit cc = c;
 			tb_memory_layer_terms(in, act_mode_b1, (tb_checkpointing)mode,
 			                      &cc.act_layer_b1, &cc.ws_b1);
+			tb_memory_fit_recompute(&cc, in, act_mode_b1, (tb_checkpointing)mode);
 			double ca[3];
 			S_stage_act(&cc, mb, ca);
 			int k = S_busy(&cc, ca);
@@ -832,13 +854,29 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(dv, "V", "vocabulary", V, "tokens");
 		tb_deriv_add_var(dv, "t", "tensor-parallel size", (double)t, "");
 
+		int64_t n_re = c.recompute_layers > 0
+		               ? tb_perf_stage_recomputed(split[busy], p > 1 ? c.v : 1, c.recompute_layers)
+		               : split[busy];
+		bool part = n_re < split[busy];
 		dv = tb_budget_add_deriv(b, "memory.activations",
 			"Activations per GPU, busiest pipeline stage", "A",
-			"L_s * A_l * n_mb + A_emb + A_logits + A_ws",
-			"Korthikanti et al. 2022, Eq. (5) and Sec. 4.3; 1F1B in-flight micro-batches",
+			part ? "(L_r * A_l + (L_s - L_r) * A_k) * n_mb + A_emb + A_logits + A_ws"
+			     : "L_s * A_l * n_mb + A_emb + A_logits + A_ws",
+			part ? "Korthikanti et al. 2022, Eq. (5) and Sec. 4.3; 1F1B in-flight micro-batches; "
+			       "Megatron-LM --recompute-method block: the first N layers of each chunk"
+			     : "Korthikanti et al. 2022, Eq. (5) and Sec. 4.3; 1F1B in-flight micro-batches",
 			mem->activations_bytes, "B");
 		tb_deriv_add_var(dv, "L_s", "layers on the stage", (double)split[busy], "");
-		tb_deriv_add_var(dv, "A_l", "activations per layer", mem->activations_per_layer_bytes, "B");
+		if (part) {
+			tb_deriv_add_var(dv, "L_r", "of them recomputed in full (training.recompute_layers per chunk)",
+			                 (double)n_re, "");
+			tb_deriv_add_var(dv, "A_l", "activations per recomputed layer",
+			                 mem->activations_per_layer_bytes, "B");
+			tb_deriv_add_var(dv, "A_k", "activations per layer not recomputed",
+			                 c.act_keep_b1 * (double)mb, "B");
+		} else {
+			tb_deriv_add_var(dv, "A_l", "activations per layer", mem->activations_per_layer_bytes, "B");
+		}
 		tb_deriv_add_var(dv, "n_mb", c.v > 1
 		                 ? "micro-batches in flight on this stage (interleaved: chunk passes / v)"
 		                 : "micro-batches in flight on this stage",

@@ -350,6 +350,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	}
 	L->fwd *= passes_f;
 	bool full = !fwd_only && in->checkpointing == TB_CKPT_FULL;
+	/* part of the layers recomputed: the others' communication too */
+	bool part = full && in->recompute_layers > 0;
 	/* collectives of a forward pass (the reference's too) and of a
 	 * backward, each over the pass's count */
 	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
@@ -367,6 +369,11 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		double total = L->tp_one * 2 * (nf + nb);
 		double hide = in->overlap_tp ? L->mm_f * (nf + 2 * nb) : 0;
 		L->tp = S_max0(total - hide);
+		if (part) {
+			total = L->tp_one * 2 * (passes_f + nb);
+			hide = in->overlap_tp ? L->mm_f * (passes_f + 2 * nb) : 0;
+			L->tp_keep = S_max0(total - hide);
+		}
 	}
 
 	/* context parallel: a ring passes each rank's K and V chunk c-1
@@ -378,6 +385,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		double hop = S_coll(x, TB_COLL_P2P, bytes, 2, g >= x->ci ? 2 : 1);
 		double f_s = (x->c - 1) * hop, b_s = 2 * (x->c - 1) * hop;
 		L->cp = passes_f * S_max0(f_s - L->attn_f) + nb * S_max0(b_s - L->attn_b);
+		if (part)
+			L->cp_keep = L->cp;
 		if (full)
 			L->cp += S_max0(f_s - L->attn_f);
 	}
@@ -395,14 +404,22 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 			send = back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
 		}
 		double total = (send + back) * (nf + nb);
+		double total_keep = (send + back) * (passes_f + nb);
 		if (in->overlap_ep) {
 			/* beside the other micro-batch's forward and backward,
 			 * which run on the SMs the communication leaves */
 			double hide = L->fwd + L->bwd + L->recompute;
 			double share = TB_PERF_EP_OVERLAP_SM_SHARE;
 			L->ep = S_max0(total - hide) + fmin(total, hide) * share / (1 - share);
+			if (part) {
+				hide = L->fwd + L->bwd;
+				L->ep_keep = S_max0(total_keep - hide) +
+				             fmin(total_keep, hide) * share / (1 - share);
+			}
 		} else {
 			L->ep = total;
+			if (part)
+				L->ep_keep = total_keep;
 		}
 	}
 }
@@ -454,7 +471,15 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 	case TB_METHOD_FULL: case TB_METHOD_COUNT: default: *model = 3 * (mm + attn); break;
 	}
 	switch (in->checkpointing) {
-	case TB_CKPT_FULL: *recompute = mm - logits + attn; break;
+	case TB_CKPT_FULL:
+		*recompute = mm - logits + attn;
+		if (in->recompute_layers > 0) {
+			int64_t v = x->pi > 1 ? S_at_least_1(in->virtual_pipeline) : 1;
+			int64_t r = tb_perf_recomputed_layers(in->layers, x->pi, v, in->recompute_layers);
+			if (r < in->layers)
+				*recompute *= (double)r / L;
+		}
+		break;
 	case TB_CKPT_SELECTIVE:
 		*recompute = in->selective_policy == TB_SELECTIVE_OP
 			? 2 * L * (h * x->hkv + x->hq * h + x->f * h) : attn;
@@ -513,6 +538,32 @@ void tb_perf_stage_split(int64_t layers, int64_t p, int64_t out[3])
 	out[0] = base + (r - on_middle > 0 ? 1 : 0);
 	out[1] = middle > 0 ? base + (on_middle > 0 ? 1 : 0) : 0;
 	out[2] = base;
+}
+
+int64_t tb_perf_stage_recomputed(int64_t n, int64_t v, int64_t per_chunk)
+{
+	if (per_chunk <= 0 || n <= 0)
+		return n > 0 ? n : 0;
+	if (v < 1)
+		v = 1;
+	return per_chunk >= (n + v - 1) / v ? n : per_chunk * v;
+}
+
+int64_t tb_perf_recomputed_layers(int64_t layers, int64_t p, int64_t v, int64_t per_chunk)
+{
+	if (layers <= 0)
+		return 0;
+	if (p <= 1)
+		return tb_perf_stage_recomputed(layers, 1, per_chunk);
+	/* tb_perf_stage_split's classes: the first rank, the middle ones
+	 * with the remainder's extra layer and without, the last */
+	int64_t base = layers / p, r = layers % p, middle = p - 2;
+	int64_t on_middle = r < middle ? r : middle;
+	int64_t first = base + (r - on_middle > 0 ? 1 : 0);
+	return tb_perf_stage_recomputed(first, v, per_chunk) +
+	       on_middle * tb_perf_stage_recomputed(base + 1, v, per_chunk) +
+	       (middle - on_middle) * tb_perf_stage_recomputed(base, v, per_chunk) +
+	       tb_perf_stage_recomputed(base, v, per_chunk);
 }
 
 int64_t tb_perf_expert_tensor(int64_t expert_tensor, int64_t tensor)
@@ -627,6 +678,8 @@ static void S_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		L->dense_recompute = dense->dense_recompute;
 		L->dense_tp = dense->dense_tp;
 		L->dense_cp = dense->dense_cp;
+		L->dense_tp_keep = dense->dense_tp_keep;
+		L->dense_cp_keep = dense->dense_cp_keep;
 	} else if (S_dense_count(x->in) > 0) {
 		S_layer D;
 		S_layer_time(x, false, &D);
@@ -635,6 +688,8 @@ static void S_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		L->dense_recompute = D.recompute;
 		L->dense_tp = D.tp;
 		L->dense_cp = D.cp;
+		L->dense_tp_keep = D.tp_keep;
+		L->dense_cp_keep = D.cp_keep;
 	}
 	double ab = x->in->act_bytes;
 	L->embed_s = 4 * x->tok * x->h * ab / x->mem_bw;
@@ -707,6 +762,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out);
  * step and its floor). */
 typedef struct S_stage {
 	int64_t n[3], nd[3];
+	double re[3];           /* the share of each stage's layers recomputed */
 	double stage_s[3];
 	int busy;
 	int64_t m;
@@ -748,13 +804,35 @@ static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 		int64_t fewest = x->pi > 3 ? S_dense_in(dense, in->layers - n[2] - n[1], n[1]) : most;
 		nd[1] = ld > lt ? most : fewest;
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
+		g->re[i] = 1;
 		g->stage_s[i] = (double)nd[i] * ld + (double)(n[i] - nd[i]) * lt;
+	}
+	/* part of the layers recomputed: a chunk's first recompute_layers,
+	 * the dense and expert ones in proportion; the layers past them run
+	 * their forward's communication once */
+	double lt_last = lt;
+	if (in->checkpointing == TB_CKPT_FULL && in->recompute_layers > 0 && S_pos(L->recompute)) {
+		int64_t v = x->pi > 1 ? S_at_least_1(in->virtual_pipeline) : 1;
+		double lk = L->fwd + L->bwd + L->tp_keep + L->cp_keep + L->ep_keep + over;
+		double ldk = L->dense_fwd + L->dense_bwd + L->dense_tp_keep + L->dense_cp_keep + over;
+		for (int i = 0; i < 3; i++) {
+			int64_t r = tb_perf_stage_recomputed(n[i], v, in->recompute_layers);
+			if (n[i] <= 0 || r >= n[i])
+				continue;
+			g->re[i] = (double)r / (double)n[i];
+			g->stage_s[i] = (double)nd[i] * (ldk + g->re[i] * (ld - ldk)) +
+			                (double)(n[i] - nd[i]) * (lk + g->re[i] * (lt - lk));
+		}
+		if (g->re[2] < 1)
+			lt_last = lk;
+	}
 	/* multi-token prediction (DeepSeek-V3 Sec. 2.2): each module is one
-	 * more layer, the projection of [h; embedding] (tok, h, 2h) forward
-	 * and back, and the shared head once more, after the last layer */
+	 * more layer (recomputed when its stage's every layer is), the
+	 * projection of [h; embedding] (tok, h, 2h) forward and back, and the
+	 * shared head once more, after the last layer */
 	double head = L->logits_s + L->logits_tp +
-	              (double)in->mtp_modules * (lt + L->logits_s + L->logits_tp + L->mtp_proj_s);
+	              (double)in->mtp_modules * (lt_last + L->logits_s + L->logits_tp + L->mtp_proj_s);
 	g->stage_s[0] += L->embed_s + L->embed_tp + (x->pi == 1 ? head : 0);
 	g->stage_s[2] += head;
 	g->busy = 0;
@@ -773,6 +851,14 @@ double tb_perf_stage_s(const tb_perf_input *in, const tb_perf_consts *k, const t
 		k = &tb_perf_fitted;
 	if (in->layers <= 0 || in->micro_batch <= 0 || in->global_batch <= 0)
 		return 0;
+	/* the fewest layers recomputed are at one virtual stage, so the
+	 * floor holds for every split */
+	tb_perf_input one;
+	if (in->recompute_layers > 0 && in->virtual_pipeline > 1) {
+		one = *in;
+		one.virtual_pipeline = 1;
+		in = &one;
+	}
 	/* what S_stage_of reads: a search calls this for every pipeline */
 	S_ctx x;
 	x.in = in;
@@ -878,10 +964,22 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	double *br = out->breakdown_s;
 	br[TB_PERF_COMPUTE] = dm * (nm * (L->fwd + L->bwd) + ndb * (L->dense_fwd + L->dense_bwd) +
 	                            extra_compute);
-	br[TB_PERF_RECOMPUTE] = dm * (nm * L->recompute + ndb * L->dense_recompute);
-	br[TB_PERF_TP_COMM] = dm * (nm * L->tp + ndb * L->dense_tp + extra_tp);
-	br[TB_PERF_CP_COMM] = dm * (nm * L->cp + ndb * L->dense_cp);
-	br[TB_PERF_EP_COMM] = dm * nm * L->ep;
+	/* part of the busiest stage's layers recomputed (S_stage_of) */
+	double re = g.re[busy];
+	out->recomputed_share = re;
+	br[TB_PERF_RECOMPUTE] = dm * (re * (nm * L->recompute + ndb * L->dense_recompute));
+	if (re < 1) {
+		double k1 = 1 - re;
+		br[TB_PERF_TP_COMM] = dm * (nm * (re * L->tp + k1 * L->tp_keep) +
+		                            ndb * (re * L->dense_tp + k1 * L->dense_tp_keep) + extra_tp);
+		br[TB_PERF_CP_COMM] = dm * (nm * (re * L->cp + k1 * L->cp_keep) +
+		                            ndb * (re * L->dense_cp + k1 * L->dense_cp_keep));
+		br[TB_PERF_EP_COMM] = dm * nm * (re * L->ep + k1 * L->ep_keep);
+	} else {
+		br[TB_PERF_TP_COMM] = dm * (nm * L->tp + ndb * L->dense_tp + extra_tp);
+		br[TB_PERF_CP_COMM] = dm * (nm * L->cp + ndb * L->dense_cp);
+		br[TB_PERF_EP_COMM] = dm * nm * L->ep;
+	}
 	br[TB_PERF_OTHER] = dm * nb * k->layer_overhead_s;
 	double per_mb = stage_s[busy];
 	out->bubble_fraction = tb_perf_bubble_fraction(x->pi, (int64_t)x->v, m);
@@ -926,7 +1024,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 		.dense = dense, .expert = expert, .gdense = gdense, .gexpert = gexpert,
 		.layers = nb, .microbatches = dm,
 		.fwd_mb = nm * L->fwd + ndb * L->dense_fwd,
-		.bwd_mb = nm * (L->bwd + L->recompute) + ndb * (L->dense_bwd + L->dense_recompute),
+		.bwd_mb = nm * (L->bwd + re * L->recompute) + ndb * (L->dense_bwd + re * L->dense_recompute),
 		.bubble_s = br[TB_PERF_BUBBLE],
 	};
 	tb_perf_dp_out dpo;

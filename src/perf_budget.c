@@ -122,18 +122,26 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(d, "t_x", "embedding and logits on that stage", extra > 0 ? extra : 0, "s");
 
 	if (br[TB_PERF_RECOMPUTE] > 0) {
+		bool part = r->recomputed_share > 0 && r->recomputed_share < 1;
 		d = tb_budget_add_deriv(b, "perf.recompute", "Recomputation, one step", "R",
-		                        "m * n_s * t_r", "Korthikanti et al. 2022 Sec. 5",
+		                        part ? "m * n_r * t_r" : "m * n_s * t_r",
+		                        part ? "Korthikanti et al. 2022 Sec. 5; Megatron-LM --recompute-method "
+		                               "block (the first N layers of each chunk)"
+		                             : "Korthikanti et al. 2022 Sec. 5",
 		                        br[TB_PERF_RECOMPUTE], "s");
 		tb_deriv_add_var(d, "m", "micro-batches per step", m, "");
-		tb_deriv_add_var(d, "n_s", "layers on the busiest stage", ns, "");
+		if (part)
+			tb_deriv_add_var(d, "n_r", "layers of the busiest stage recomputed (training.recompute_layers per chunk)",
+			                 r->recomputed_share * ns, "");
+		else
+			tb_deriv_add_var(d, "n_s", "layers on the busiest stage", ns, "");
 		tb_deriv_add_var(d, "t_r", "forward work redone per layer", r->layer_recompute_s, "s");
 	}
 
 	if (pi->tensor > 1 && r->tp_s > 0) {
 		double k = 4;   /* two forward, two backward per layer */
 		if (pi->checkpointing == TB_CKPT_FULL)
-			k += 2;
+			k += 2 * (r->recomputed_share > 0 ? r->recomputed_share : 1); /* the recomputed layers' forward again */
 		double x = r->stage_extra_tp_s / r->tp_s;   /* the embedding's and logits' */
 		d = tb_budget_add_deriv(b, "perf.tp_comm", "Tensor-parallel communication, one step",
 		                        "X_tp", pi->overlap_tp ? "m * (n_s * k + x) * T_tp - H"

@@ -122,6 +122,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->micro_batch = tr->micro_batch > 0 ? tr->micro_batch : 1;
 	out->checkpointing = tr->checkpointing;
 	out->selective_policy = tr->selective_policy;
+	out->recompute_layers = tr->recompute_layers;
 	out->flash_attention = tr->flash_attention;
 
 	const tb_parallelism *pa = &in->parallelism;

@@ -217,8 +217,10 @@ void tb_plan_mem_init(tb_plan_state *st, const tb_plan_layout *l, tb_plan_mem *a
 	double s = (double)in->training.seq_len, h = (double)in->model.hidden;
 	double V = (double)in->model.vocab;
 	tb_memory_layer_terms(in, b1, l->checkpointing, &c->act_layer_b1, &c->ws_b1);
+	tb_memory_fit_recompute(c, in, b1, l->checkpointing);
 	c->act_layer_b1 /= cp;
 	c->ws_b1 /= cp;
+	c->act_keep_b1 /= cp;
 	double rep = l->sequence_parallel ? 1 / (double)t : 1;
 	c->emb_b1 = in->training.dropout ? s * h * rep / cp : 0;
 	c->logits_b1 = 4 * s * V / (double)t / cp;

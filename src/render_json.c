@@ -98,6 +98,8 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_str(j, "optimizer", tb_optimizer_name(t->optimizer));
 	S_str(j, "checkpointing", tb_checkpointing_name(t->checkpointing));
 	S_str(j, "selective_policy", tb_selective_name(t->selective_policy));
+	S_numk(j, "recompute_layers", (double)t->recompute_layers,
+	       t->checkpointing == TB_CKPT_FULL && t->recompute_layers > 0);
 	S_str(j, "attention_flops", t->attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
 	S_bool(j, "flash_attention", t->flash_attention);
 	S_bool(j, "dropout", t->dropout);

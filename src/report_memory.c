@@ -159,8 +159,12 @@ static void S_table_checkpointing(tb_report *r, tb_table *t)
 		const tb_ckpt_row *c = &m->checkpointing[i];
 		bool op = i == TB_CKPT_SELECTIVE &&
 		          r->sc->inputs.training.selective_policy == TB_SELECTIVE_OP;
-		tb_rtab_fmt(&tb, "%s%s%s", tb_checkpointing_name((tb_checkpointing)i),
-		            op ? ", op policy" : "",
+		int64_t part = i == TB_CKPT_FULL ? r->sc->inputs.training.recompute_layers : 0;
+		char per[48] = "";
+		if (part > 0)
+			snprintf(per, sizeof per, ", %lld layers a chunk", (long long)part);
+		tb_rtab_fmt(&tb, "%s%s%s%s", tb_checkpointing_name((tb_checkpointing)i),
+		            op ? ", op policy" : "", per,
 		            i == (int)r->sc->inputs.training.checkpointing ? " (this run)" : "");
 		if (m->activations_known) {
 			tb_rtab_num(&tb, TB_RF_BYTES, c->activations_bytes);

@@ -188,10 +188,18 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_rtab_str(&tb, "Training tokens");
 	tb_rtab_num(&tb, TB_RF_COUNT, in->training.tokens);
 	tb_rtab_str(&tb, "Activation checkpointing");
-	tb_rtab_str(&tb, in->training.checkpointing == TB_CKPT_SELECTIVE &&
-	                 in->training.selective_policy == TB_SELECTIVE_OP
-	                 ? "selective, op policy (every second matmul and the memory-bound ops recomputed)"
-	                 : tb_checkpointing_name(in->training.checkpointing));
+	if (in->training.checkpointing == TB_CKPT_FULL && in->training.recompute_layers > 0) {
+		o = tb_rtab_begin(&tb);
+		tb_buf_printf(o, "full, the first %lld layers of each pipeline chunk (Megatron-LM's block "
+		              "method); the others keep their activations",
+		              (long long)in->training.recompute_layers);
+		tb_rtab_end(&tb);
+	} else {
+		tb_rtab_str(&tb, in->training.checkpointing == TB_CKPT_SELECTIVE &&
+		                 in->training.selective_policy == TB_SELECTIVE_OP
+		                 ? "selective, op policy (every second matmul and the memory-bound ops recomputed)"
+		                 : tb_checkpointing_name(in->training.checkpointing));
+	}
 	tb_rtab_str(&tb, "Flash attention");
 	tb_rtab_str(&tb, tb_ryesno(in->training.flash_attention));
 	tb_rtab_str(&tb, "Attention FLOPs convention");

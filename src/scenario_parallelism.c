@@ -273,6 +273,10 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	else if (spn && (par->written & TB_LAYOUT_CHECKPOINTING) && t->checkpointing != TB_CKPT_SELECTIVE)
 		tb_yaml_err(c, spn, "training.selective_policy with training.checkpointing %s: the policy says what selective recomputation keeps; expected training.checkpointing selective, or no policy",
 		            tb_checkpointing_name(t->checkpointing));
+	const tb_yaml_node *rln = tr ? tb_yaml_get(tr, "recompute_layers") : NULL;
+	if (rln && t->checkpointing != TB_CKPT_FULL)
+		tb_yaml_err(c, rln, "training.recompute_layers with training.checkpointing %s: it says how many layers of each pipeline chunk full recomputation redoes; expected training.checkpointing full, or no recompute_layers",
+		            tb_checkpointing_name(t->checkpointing));
 	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
 	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
 		tb_yaml_err(c, dn, "parallelism.dispatcher with a dense model, which dispatches no tokens; expected it only where model.experts is above 1");

@@ -12,7 +12,7 @@
 
 static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
-	"optimizer", "checkpointing", "selective_policy", "flash_attention", "dropout",
+	"optimizer", "checkpointing", "selective_policy", "recompute_layers", "flash_attention", "dropout",
 	"attention_flops", "checkpoint_interval", "grad_dtype",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 	"packing", "avg_seq_len",
@@ -190,6 +190,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(tr, "selective_policy"))) {
 			if (tb_yaml_enum(c, n, "training.selective_policy", S_sel_names, TB_N(S_sel_names), &e)) t->selective_policy = (tb_selective)e; else ok = false;
 		}
+		if ((n = tb_yaml_get(tr, "recompute_layers")) &&
+		    !tb_yaml_int(c, n, "training.recompute_layers", 1, 1000000, &t->recompute_layers))
+			ok = false;
 		if ((n = tb_yaml_get(tr, "attention_flops"))) {
 			if (tb_yaml_enum(c, n, "training.attention_flops", S_attn_names, TB_N(S_attn_names), &e)) t->attention_flops = (tb_attention_flops)e; else ok = false;
 		}

@@ -805,3 +805,44 @@ Test(memory, mtp_module_on_the_last_stage)
 	/* the last rank has one micro-batch in flight: one layer, one logits */
 	cr_expect(aw[2] - ao[2] == 1e9 + 2e9, "%g", aw[2] - ao[2]);
 }
+
+/* Full recomputation of part of the layers (Megatron-LM's
+ * --recompute-method block --recompute-num-layers 4): GPT-3 175B at t = 8
+ * with sequence parallelism, p = 8 (12 layers a stage), 64 micro-batches
+ * of 1, 8 in flight on the first stage.  Its 4 recomputed layers hold
+ * Korthikanti Table 2's full-recomputation figure (2sbh/t: 0.046875 GiB)
+ * and the other 8 the no-recomputation one (sbh(34/t + 5as/ht):
+ * 0.333984375 GiB), for each micro-batch in flight; then one layer
+ * rebuilt in backward (the latter again) and the embedding's dropout
+ * mask, sbhp/t = 2048 x 12288 x 8 / 8 B (Sec. 4.3).  Recomputation then
+ * costs a third of full's: 4 of every 12 layers. */
+Test(memory, block_recomputation_mixes_table_2_rows)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 96, 12288, 96, 51200);
+	in.training.global_batch = 64;
+	in.parallelism.tensor = 8;
+	in.parallelism.pipeline = 8;
+	in.parallelism.sequence_parallel = true;
+	in.hardware.count = 64;
+	in.training.checkpointing = TB_CKPT_FULL;
+	run(&in);
+	double full_re = B.flops.recompute_per_token, full_act = B.memory.activations_bytes;
+	in.training.recompute_layers = 4;
+	run(&in);
+	cr_assert_eq(B.memory.inflight_microbatches, 8);
+	cr_assert_eq(B.memory.layers_on_busiest_stage, 12);
+	double want = (8 * (4 * 0.046875 + 8 * 0.333984375) + 0.333984375) * GIB +
+	              2048.0 * 12288 * 8 / 8;
+	cr_expect(rel(B.memory.activations_bytes, want) < 1e-12, "%.0f vs %.0f",
+	          B.memory.activations_bytes, want);
+	cr_expect(rel(B.flops.recompute_per_token, full_re / 3) < 1e-12);
+	/* the memory table's full row is this run's */
+	cr_expect(B.memory.checkpointing[TB_CKPT_FULL].activations_bytes == B.memory.activations_bytes);
+	/* 12 or more layers a chunk is every layer: full recomputation's bits */
+	in.training.recompute_layers = 12;
+	run(&in);
+	cr_expect(B.memory.activations_bytes == full_act);
+	cr_expect(B.flops.recompute_per_token == full_re);
+}

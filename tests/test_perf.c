@@ -1305,3 +1305,50 @@ Test(perf, fsdp_pays_its_own_overlap_cost)
 	cr_expect(rel(fsdp.step_s, published) < 0.15, "%g s vs %g s", fsdp.step_s, published);
 	cr_expect(ds.step_s > 1.5 * published, "%g s", ds.step_s);
 }
+
+/* Megatron-LM's block method redoes the first N layers of each model
+ * chunk.  Llama 3's 126 layers on 16 ranks split 7, 8 x 14, 7; in two
+ * chunks a rank holds 4 + 3 (first and last) or 4 + 4 layers.  N = 3:
+ * 3 + 3 everywhere, 96 in all; N = 4: 4 + 3 = 7 and 4 + 4 = 8, every
+ * layer; one chunk, N = 4: 4 a rank, 64. */
+Test(perf, block_recomputation_counts_chunks)
+{
+	cr_expect_eq(tb_perf_stage_recomputed(7, 2, 3), 6);
+	cr_expect_eq(tb_perf_stage_recomputed(7, 2, 4), 7);
+	cr_expect_eq(tb_perf_stage_recomputed(8, 2, 3), 6);
+	cr_expect_eq(tb_perf_stage_recomputed(8, 1, 0), 8);
+	cr_expect_eq(tb_perf_recomputed_layers(126, 16, 2, 3), 96);
+	cr_expect_eq(tb_perf_recomputed_layers(126, 16, 2, 4), 126);
+	cr_expect_eq(tb_perf_recomputed_layers(126, 16, 1, 4), 64);
+	cr_expect_eq(tb_perf_recomputed_layers(32, 1, 1, 16), 16);
+	cr_expect_eq(tb_perf_recomputed_layers(126, 16, 1, 0), 126);
+}
+
+/* GPT-3 175B at t 8, p 8 (12 layers a stage): recomputing 4 of them
+ * costs a third of full recomputation's forward work, the tensor-parallel
+ * collectives 4 + 2/3 a layer instead of 6, and the step lies between
+ * none and full. */
+Test(perf, block_recomputation_prices_its_share)
+{
+	tb_perf_input in;
+	tb_perf_result none, full, part;
+	S_gpt(&in, "a100-80gb", 12288, 96, 96, 2048, 64, 1, 8, 8, 1, 1, TB_CKPT_NONE, true);
+	tb_perf_predict(&in, NULL, &none);
+	in.checkpointing = TB_CKPT_FULL;
+	tb_perf_predict(&in, NULL, &full);
+	in.recompute_layers = 4;
+	tb_perf_predict(&in, NULL, &part);
+	cr_assert(none.ok && full.ok && part.ok);
+	cr_expect(full.recomputed_share == 1 && part.recomputed_share == 4.0 / 12);
+	cr_expect(rel(part.breakdown_s[TB_PERF_RECOMPUTE], full.breakdown_s[TB_PERF_RECOMPUTE] / 3) < 1e-12);
+	double tp_none = none.breakdown_s[TB_PERF_TP_COMM], tp_full = full.breakdown_s[TB_PERF_TP_COMM];
+	cr_expect(rel(part.breakdown_s[TB_PERF_TP_COMM], tp_none + (tp_full - tp_none) / 3) < 1e-9);
+	cr_expect(none.step_s < part.step_s && part.step_s < full.step_s, "%g %g %g", none.step_s,
+	          part.step_s, full.step_s);
+	cr_expect(rel(part.hardware_flops_per_step - part.model_flops_per_step,
+	              (full.hardware_flops_per_step - full.model_flops_per_step) / 3) < 1e-12);
+	/* every layer of the stage: full's bits */
+	in.recompute_layers = 12;
+	tb_perf_predict(&in, NULL, &part);
+	cr_expect(part.step_s == full.step_s);
+}

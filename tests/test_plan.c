@@ -287,6 +287,23 @@ Test(plan, shard_group_against_brute_force)
 	against_brute(&in, TB_PLAN_BY_TIME);
 }
 
+/* Full checkpointing of the first 3 layers of each chunk (Megatron-LM's
+ * block method): the 8 layers make stages of 8, 4, 2 and 1 and chunks of
+ * 1 to 8, so that some stages recompute all their layers and some part,
+ * and the search's memory fit and layer times (the floor at one virtual
+ * stage, the fewest recomputed) must give the budget's bits. */
+Test(plan, partial_recomputation_against_brute_force)
+{
+	tb_inputs in;
+	small_dense(&in);
+	in.training.recompute_layers = 3;
+	against_brute(&in, TB_PLAN_BY_TIME);
+	small_moe(&in);
+	in.training.recompute_layers = 3;
+	in.parallelism.overlap_ep = true;
+	against_brute(&in, TB_PLAN_BY_COST);
+}
+
 /* ---- ranking ----------------------------------------------------------- */
 
 Test(plan, ranking_is_a_total_order_and_top_is_a_prefix)

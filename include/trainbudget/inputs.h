@@ -145,6 +145,11 @@ typedef struct tb_training {
 	tb_optimizer optimizer;
 	tb_checkpointing checkpointing;
 	tb_selective selective_policy;
+	/* Full checkpointing of part of the layers (Megatron-LM's
+	 * --recompute-method block --recompute-num-layers N): the first N
+	 * layers of each pipeline chunk recomputed in full, the others
+	 * keeping every activation; 0: every layer (tb_perf_stage_recomputed) */
+	int64_t recompute_layers;
 	tb_attention_flops attention_flops;
 	bool flash_attention;
 	bool dropout;

@@ -178,6 +178,7 @@ typedef struct tb_perf_input {
 	bool sequence_parallel;
 	tb_checkpointing checkpointing;
 	tb_selective selective_policy;  /* what selective recomputes */
+	int64_t recompute_layers;     /* tb_training.recompute_layers */
 	bool flash_attention;
 	/* The overlap rule (docs/formulas.md): with overlap_dp the gradient
 	 * reduction hides behind the last micro-batch's backward and ZeRO-3's
@@ -241,6 +242,7 @@ typedef struct tb_perf_result {
 	double layer_fwd_flops;       /* one layer, one micro-batch, one GPU, executed */
 	double matmul_fraction;       /* achieved, the layer's matmuls, of peak */
 	double layer_fwd_s, layer_bwd_s, layer_recompute_s; /* compute of one layer */
+	double recomputed_share;      /* of the busiest stage's layers (training.recompute_layers) */
 	double layer_mem_s;           /* of which memory-bound, forward + backward */
 	double tp_bytes, tp_s;        /* one collective; per layer and micro-batch */
 	double cp_bytes, ep_bytes;
@@ -283,6 +285,11 @@ typedef struct tb_perf_layer {
 	 * fields above being its expert layers': compute, recomputation and
 	 * exposed tensor and context communication; zero for other models */
 	double dense_fwd, dense_bwd, dense_recompute, dense_tp, dense_cp;
+	/* under full checkpointing of part of the layers (recompute_layers),
+	 * the exposed communication of a layer that is not recomputed (its
+	 * forward's collectives once); the fields above are a recomputed
+	 * layer's.  Zero otherwise. */
+	double tp_keep, cp_keep, ep_keep, dense_tp_keep, dense_cp_keep;
 } tb_perf_layer;
 
 /* Fills *out for `in`; false (and *why, static, when why != NULL) when the
@@ -352,6 +359,16 @@ double tb_perf_causal_mfu_scale(const tb_perf_input *in);
  * first (126 layers on 16: 7, 8 x 14, 7).  p <= 1: every layer, thrice;
  * p = 2: no middle (0).  The memory model and the step share it. */
 void tb_perf_stage_split(int64_t layers, int64_t pipeline, int64_t out[3]);
+
+/* The layers a stage of n layers in v chunks recomputes when full
+ * checkpointing redoes the first `per_chunk` of each chunk (Megatron-LM's
+ * --recompute-method block, --recompute-num-layers per model chunk):
+ * min(per_chunk x v, n), since the chunks split n as evenly as layers
+ * allow; n when per_chunk is 0 (every layer). */
+int64_t tb_perf_stage_recomputed(int64_t n, int64_t v, int64_t per_chunk);
+/* The same over every stage of tb_perf_stage_split's layers on p ranks:
+ * the layers one step's forward runs twice. */
+int64_t tb_perf_recomputed_layers(int64_t layers, int64_t pipeline, int64_t v, int64_t per_chunk);
 
 /* The expert layers' tensor-parallel size a layout runs: expert_tensor
  * when set, else tensor. */
