@@ -179,6 +179,8 @@ size_t tb_plan_layout_text(const tb_plan_layout *l, char *dst, size_t cap)
 		S_put(&o, ", ZeRO-%d", l->zero);
 	S_put(&o, ", micro-batch %lld, %s", (long long)l->micro_batch,
 	      tb_plan_checkpointing_words(l->checkpointing));
+	if (l->checkpointing == TB_CKPT_FULL && l->recompute_layers > 0)
+		S_put(&o, " of %lld layers a chunk", (long long)l->recompute_layers);
 	return o.len;
 }
 

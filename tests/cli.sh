@@ -207,6 +207,25 @@ if [ "$rc" -eq 0 ] && [ -n "$full" ] && [ -n "$capped" ] &&
 else
 	no "hardware.power_limit, selective_policy, overlap_tp end to end" "rc $rc: '$full' -> '$capped'" "$(head -c 300 "$T/err")"
 fi
+# Full recomputation of part of the layers: echoed in the JSON, said in
+# the report's assumptions and memory table, and between none and full
+# in time (the 8B example on its own layout, one stage of 32 layers).
+E8=docs/examples/llama-3.1-8b-torchtitan.yaml
+run "$BIN" estimate "$E8" --format json --set training.checkpointing=full --unset training.selective_policy
+t_full=$(json_seconds "$T/out")
+run "$BIN" estimate "$E8" --format json --set training.checkpointing=full --unset training.selective_policy --set training.recompute_layers=16
+t_part=$(json_seconds "$T/out")
+part_rc=$rc
+grep -q '"recompute_layers": 16' "$T/out"; echoed=$?
+run "$BIN" report "$E8" --format md -o "$T/rl" --set training.checkpointing=full --unset training.selective_policy --set training.recompute_layers=16
+if [ "$part_rc" -eq 0 ] && [ "$echoed" -eq 0 ] && [ "$rc" -eq 0 ] && [ -n "$t_full" ] && [ -n "$t_part" ] &&
+   awk -v a="$t_full" -v b="$t_part" 'BEGIN { exit !(b < a) }' &&
+   grep -q 'full, the first 16 layers of each pipeline chunk' "$T/rl/llama-3.1-8b-torchtitan.md" &&
+   grep -q 'full, 16 layers a chunk (this run)' "$T/rl/llama-3.1-8b-torchtitan.md"; then
+	ok "training.recompute_layers: echoed, said in the report, faster than full ($t_full -> $t_part s)"
+else
+	no "training.recompute_layers end to end" "rc $part_rc/$rc echoed $echoed: '$t_full' -> '$t_part'" "$(head -c 300 "$T/err")"
+fi
 # Selective checkpointing under flash attention is none again; under FSDP
 # the warning names the op policy (what torchtitan's selective is).
 run "$BIN" estimate --format json --set training.checkpointing=selective --set parallelism.framework=fsdp

@@ -92,6 +92,9 @@ typedef struct tb_plan_layout {
 	int64_t tensor, pipeline, virtual_pipeline, context, expert, data;
 	int zero;
 	tb_checkpointing checkpointing;
+	/* under full checkpointing, the layers of each chunk recomputed (the
+	 * scenario's training.recompute_layers); 0: every layer */
+	int64_t recompute_layers;
 	bool sequence_parallel;
 	int64_t micro_batch, global_batch;
 	int gpu;                /* index into tb_plan_result.gpus */
