@@ -194,7 +194,8 @@ static inline double tb_calc_div(double a, double b)
 /* Extra forward FLOPs per token that checkpointing `mode` recomputes:
  * selective redoes the attention core (scores, softmax, context;
  * Korthikanti et al. 2022 Sec. 5), or under the op policy every second
- * matmul of a layer (k, o and the MLP's second), full one more forward of the layers but
+ * matmul of a layer (k, o and the MLP's second), under DeepSeek-V3's recipe
+ * MLA's up-projections, full one more forward of the layers but
  * not of the logits (Narayanan et al. 2021 Eq. (3)).  A count-only model
  * has no attention or logits term, so full recomputes its 2N; full of
  * part of the layers (training.recompute_layers) their share.  LoRA's
@@ -208,7 +209,9 @@ static inline double tb_calc_recompute_per_token(const tb_flops *fl, const tb_in
 	switch (mode) {
 	case TB_CKPT_SELECTIVE:
 		return in->training.selective_policy == TB_SELECTIVE_OP ? fl->fwd_op_recompute_per_token
-		                                                        : fl->fwd_attention_per_token;
+		       : in->training.selective_policy == TB_SELECTIVE_DEEPSEEK
+		       ? fl->fwd_deepseek_recompute_per_token
+		       : fl->fwd_attention_per_token;
 	case TB_CKPT_FULL: {
 		double f = fl->fwd_matmul_per_token - fl->fwd_logits_per_token +
 		           fl->fwd_attention_per_token + fl->fwd_adapter_per_token;

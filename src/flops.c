@@ -124,6 +124,11 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 		fl->fwd_op_recompute_per_token =
 			2 * a.L * (a.h * (double)m->kv_heads * dh + (double)m->heads * dh * a.h +
 			           a.f_dense * a.h);
+		if (a.mla) {
+			double dn = (double)m->qk_nope_dim, dv = a.d_v;
+			fl->fwd_deepseek_recompute_per_token =
+				2 * a.L * a.H * ((double)m->q_lora_rank * a.d_qk + (double)m->kv_lora_rank * (dn + dv));
+		}
 		fl->fwd_matmul_per_token = 2 * layers_w + fl->fwd_logits_per_token;
 		/* scores: d_qk per key; context: d_v per key; 2 FLOP each */
 		fl->fwd_attention_per_token = 2 * a.H * (a.d_qk + a.d_v) *

@@ -49,7 +49,7 @@ const char *tb_checkpointing_name(tb_checkpointing c)
 
 const char *tb_selective_name(tb_selective s)
 {
-	return s == TB_SELECTIVE_OP ? "op" : "attention";
+	return s == TB_SELECTIVE_OP ? "op" : s == TB_SELECTIVE_DEEPSEEK ? "deepseek" : "attention";
 }
 
 bool tb_selective_is_none(const tb_training *t)

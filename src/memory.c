@@ -161,6 +161,69 @@ static double S_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointi
 			S_ITEM("MLP: down projection output (matmul 7)", "2*s*b*h", 2 * sbh);
 		if (t > 1 && in->parallelism.sequence_parallel)
 			S_ITEM("attention and MLP outputs, reduce-scattered", "4*s*b*h/t", 4 * sbh / t);
+	} else if (mode == TB_CKPT_SELECTIVE && tr->selective_policy == TB_SELECTIVE_DEEPSEEK) {
+		/* DeepSeek-V3's recipe (Sec. 3.2.3): the norms' outputs and
+		 * MLA's up-projected queries, keys and values are rebuilt in the
+		 * backward, so what is kept is each norm's input (the residual
+		 * stream, the latents), the attention's output and statistics,
+		 * and the MLPs' inner tensors.  Sec. 3.3.2: a linear layer's
+		 * cached input is FP8 (1 B and a 4 B scale per 1x128 tile); the
+		 * MoE SwiGLU's inputs are cached in FP8 and its output rebuilt;
+		 * the attention's output stays in a wider format (E5M6, counted
+		 * in a 16-bit container).  Outside fp8-mixed the caches are the
+		 * 16-bit ones.  Under flash attention only (the scenario says). */
+		bool f8 = tr->precision == TB_PREC_FP8_MIXED;
+		double c8 = f8 ? 1 + 4.0 / 128 : 2;
+		bool gated = m->mlp == TB_MLP_GATED;
+		double wd = ar->L_moe > 0 ? ar->L_dense / ar->L : 1, wm = ar->L_moe > 0 ? ar->L_moe / ar->L : 0;
+		double fe = ar->f_expert, fs = ar->L_moe > 0 ? ar->f_shared : 0;
+		S_ITEM("layer input (attention norm input)", "2*s*b*h", 2 * sbh * rep);
+		if (ar->mla) {
+			double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
+			if (rq > 0)
+				S_ITEM("MLA: query latent (its norm and up-projection rebuilt)", "2*s*b*r_q",
+				       2 * s * bsz * rq);
+			S_ITEM("MLA: key/value latent (its norm and up-projection rebuilt)", "2*s*b*r_kv",
+			       2 * s * bsz * rkv);
+		} else {
+			S_ITEM("attention: Q and K", "2*s*b*(a+k_h)*d/t", 2 * s * bsz * (a + K) * dh / t);
+			S_ITEM("attention: V", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
+		}
+		S_ITEM("attention: softmax statistics (fp32, flash)", "4*a*s*b/t", 4 * a * s * bsz / t);
+		S_ITEM("attention: output projection input (E5M6 in 16 bits)", "2*s*b*a*d_v/t",
+		       2 * s * bsz * a * ar->d_v / t);
+		if (tr->dropout)
+			S_ITEM("attention: output dropout mask", "s*b*h", sbh * rep);
+		S_ITEM("MLP norm: input (the residual)", "2*s*b*h", 2 * sbh * rep);
+		if (wd > 0) {
+			S_ITEM(gated ? "dense MLP: gate and up outputs" : "dense MLP: activation input",
+			       gated ? "4*s*b*f/t x L_d/L" : "2*s*b*f/t x L_d/L",
+			       (gated ? 4 : 2) * s * bsz * f / t * wd);
+			S_ITEM("dense MLP: down input (cached for its linear)",
+			       f8 ? "(1+1/32)*s*b*f/t x L_d/L (fp8)" : "2*s*b*f/t x L_d/L",
+			       c8 * s * bsz * f / t * wd);
+		}
+		if (fs > 0)
+			S_ITEM("MoE: shared expert SwiGLU inputs (cached; output rebuilt)",
+			       f8 ? (gated ? "2*(1+1/32)*s*b*f_s/t x L_moe/L (fp8)" : "(1+1/32)*s*b*f_s/t x L_moe/L (fp8)")
+			          : (gated ? "4*s*b*f_s/t x L_moe/L" : "2*s*b*f_s/t x L_moe/L"),
+			       (gated ? 2 : 1) * c8 * s * bsz * fs / t * wm);
+		if (wm > 0) {
+			S_ITEM("MoE: routed copies of the input (cached for the experts' linear)",
+			       f8 ? "(1+1/32)*s*b*h*k x L_moe/L (fp8)" : "2*s*b*h*k x L_moe/L",
+			       c8 * sbh * rep * k * wm);
+			S_ITEM("MoE: experts' SwiGLU inputs (cached; output rebuilt)",
+			       f8 ? (gated ? "2*(1+1/32)*s*b*f_e/t*k x L_moe/L (fp8)" : "(1+1/32)*s*b*f_e/t*k x L_moe/L (fp8)")
+			          : (gated ? "4*s*b*f_e/t*k x L_moe/L" : "2*s*b*f_e/t*k x L_moe/L"),
+			       (gated ? 2 : 1) * c8 * s * bsz * fe / t * k * wm);
+			S_ITEM("MoE: router logits (fp32)", "4*s*b*E x L_moe/L", 4 * s * bsz * ar->E * wm);
+		}
+		if (tr->dropout)
+			S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
+		if (sandwich) {
+			S_ITEM("post-attention norm: input", "2*s*b*h", 2 * sbh * rep);
+			S_ITEM("post-MLP norm: input", "2*s*b*h", 2 * sbh * rep);
+		}
 	} else if (mode == TB_CKPT_FULL) {
 		/* Table 2 keeps the layer input, 2sbh, whatever the parallelism */
 		S_ITEM("layer input (checkpoint)", "2*s*b*h", 2 * sbh);

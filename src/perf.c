@@ -224,6 +224,27 @@ static double S_op_recompute(const S_ctx *x)
 	return S_mm(x, tok, x->hkv / t, h) + S_mm(x, tok, h, x->hq / t) + second;
 }
 
+/* What DeepSeek-V3's recipe redoes in a layer's backward (Sec. 3.2.3 and
+ * 3.3.2): the two norms over the residual (read and write, over tok/t
+ * under sequence parallelism) and, under MLA, the latents' norms and the
+ * up-projections of queries, keys and values; in an expert layer the
+ * SwiGLU's output from its two cached inputs (`swiglu` elements). */
+static double S_deepseek_recompute(const S_ctx *x, double swiglu)
+{
+	const tb_perf_input *in = x->in;
+	double ab = in->act_bytes, t = x->t, tok = x->tok;
+	double tok_n = in->sequence_parallel ? tok / t : tok;
+	double bytes = 2 * 2 * tok_n * x->h * ab + 3 * swiglu * ab;
+	double s = 0;
+	if (x->mla) {
+		bytes += 2 * tok * (x->rq + x->rkv) * ab;
+		if (x->rq > 0)
+			s += S_mm(x, tok, x->H * x->dqk / t, x->rq);
+		s += S_mm(x, tok, x->H * (x->dn + x->dv) / t, x->rkv);
+	}
+	return s + bytes / x->mem_bw;
+}
+
 /* One micro-batch through one layer: an expert layer of a mixture when
  * `experts`, else a dense one. */
 static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
@@ -340,6 +361,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		 * down when plain) and every memory-bound op */
 		if (in->selective_policy == TB_SELECTIVE_OP)
 			L->recompute = S_op_recompute(x) + L->mem_f;
+		else if (in->selective_policy == TB_SELECTIVE_DEEPSEEK)
+			L->recompute = S_deepseek_recompute(x, experts ? act_elems : 0);
 		else
 			L->recompute = in->flash_attention ? 0 : L->attn_f;
 		break;
@@ -482,7 +505,10 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 		break;
 	case TB_CKPT_SELECTIVE:
 		*recompute = in->selective_policy == TB_SELECTIVE_OP
-			? 2 * L * (h * x->hkv + x->hq * h + x->f * h) : attn;
+			? 2 * L * (h * x->hkv + x->hq * h + x->f * h)
+			: in->selective_policy == TB_SELECTIVE_DEEPSEEK
+			? (x->mla ? 2 * L * (x->rq * x->H * x->dqk + x->rkv * x->H * (x->dn + x->dv)) : 0)
+			: attn;
 		break;
 	case TB_CKPT_NONE: default: *recompute = 0; break;
 	}

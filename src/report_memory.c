@@ -157,14 +157,16 @@ static void S_table_checkpointing(tb_report *r, tb_table *t)
 	             "Extra FLOPs", "Total per GPU", "Fits", NULL);
 	for (int i = 0; i < 3; i++) {
 		const tb_ckpt_row *c = &m->checkpointing[i];
-		bool op = i == TB_CKPT_SELECTIVE &&
-		          r->sc->inputs.training.selective_policy == TB_SELECTIVE_OP;
+		tb_selective pol = r->sc->inputs.training.selective_policy;
+		const char *policy = i != TB_CKPT_SELECTIVE ? ""
+		                     : pol == TB_SELECTIVE_OP ? ", op policy"
+		                     : pol == TB_SELECTIVE_DEEPSEEK ? ", DeepSeek-V3's recipe" : "";
 		int64_t part = i == TB_CKPT_FULL ? r->sc->inputs.training.recompute_layers : 0;
 		char per[48] = "";
 		if (part > 0)
 			snprintf(per, sizeof per, ", %lld layers a chunk", (long long)part);
 		tb_rtab_fmt(&tb, "%s%s%s%s", tb_checkpointing_name((tb_checkpointing)i),
-		            op ? ", op policy" : "", per,
+		            policy, per,
 		            i == (int)r->sc->inputs.training.checkpointing ? " (this run)" : "");
 		if (m->activations_known) {
 			tb_rtab_num(&tb, TB_RF_BYTES, c->activations_bytes);

@@ -195,9 +195,12 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		              (long long)in->training.recompute_layers);
 		tb_rtab_end(&tb);
 	} else {
-		tb_rtab_str(&tb, in->training.checkpointing == TB_CKPT_SELECTIVE &&
-		                 in->training.selective_policy == TB_SELECTIVE_OP
+		bool sel = in->training.checkpointing == TB_CKPT_SELECTIVE;
+		tb_rtab_str(&tb, sel && in->training.selective_policy == TB_SELECTIVE_OP
 		                 ? "selective, op policy (every second matmul and the memory-bound ops recomputed)"
+		                 : sel && in->training.selective_policy == TB_SELECTIVE_DEEPSEEK
+		                 ? "selective, DeepSeek-V3's recipe (the norms, MLA's up-projections and the "
+		                   "MoE SwiGLU's output recomputed; under fp8 the linear layers' inputs cached in FP8)"
 		                 : tb_checkpointing_name(in->training.checkpointing));
 	}
 	tb_rtab_str(&tb, "Flash attention");

@@ -21,7 +21,7 @@ static const char *const S_keys[] = {
 static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
 static const char *const S_opt_names[] = { "adamw", "adamw-8bit", "adafactor", "sgd", "sgd-momentum", "lion" };
 static const char *const S_ckpt_names[] = { "none", "selective", "full" };
-static const char *const S_sel_names[] = { "attention", "op" };
+static const char *const S_sel_names[] = { "attention", "op", "deepseek" };
 static const char *const S_attn_names[] = { "full", "causal" };
 /* indexed like tb_grad_dtype from TB_GRAD_BF16 on */
 static const char *const S_grad_names[] = { "bf16", "fp16", "fp32" };

@@ -8,6 +8,7 @@
 
 #include "calc.h"
 #include "trainbudget/presets.h"
+#include "trainbudget/gpus.h"
 
 #define GIB 1073741824.0
 
@@ -845,4 +846,51 @@ Test(memory, block_recomputation_mixes_table_2_rows)
 	run(&in);
 	cr_expect(B.memory.activations_bytes == full_act);
 	cr_expect(B.flops.recompute_per_token == full_re);
+}
+
+/* DeepSeek-V3 as DeepSeek trained it (arXiv:2412.19437 Sec. 3.2: PP 16,
+ * EP 64, ZeRO-1 over 128 replicas, micro-batch 1 of 4,096 tokens, on 80 GB
+ * H800s) under its own recomputation (Sec. 3.2.3: every RMSNorm and MLA
+ * up-projection rebuilt; Sec. 3.3.2: the linear layers' inputs cached in
+ * FP8 with a 4 B scale per 1x128 tile, the MoE SwiGLU's inputs cached in
+ * FP8 and its output rebuilt, the attention's output in E5M6, counted in
+ * 16 bits).  A layer at micro-batch 1 keeps, item by item: the residual
+ * before each norm, 2sbh twice; the query and key/value latents, 2s(r_q +
+ * r_kv); the attention's fp32 statistics, 4as; its output, 2s a d_v; in the
+ * 3 of 61 dense layers the SwiGLU's inputs (4sf) and its output as the
+ * down projection's FP8 input ((1+1/32)sf); in the 58 MoE layers the
+ * routed copies ((1+1/32)shk), the routed and shared SwiGLUs' FP8 inputs
+ * (2(1+1/32)s f_e (k + 1)) and the fp32 router logits (4sE).  The run
+ * fitted its card; keeping every activation (selective under flash
+ * attention) it would not. */
+Test(memory, deepseek_v3_recipe_fits_its_card)
+{
+	tb_inputs in;
+	base(&in);
+	in.model = tb_presets_find("deepseek-v3")->model;
+	in.training.seq_len = 4096;
+	in.training.global_batch = 15360;
+	in.training.dropout = false;
+	in.training.flash_attention = true;
+	in.training.precision = TB_PREC_FP8_MIXED;
+	in.training.checkpointing = TB_CKPT_SELECTIVE;
+	in.training.selective_policy = TB_SELECTIVE_DEEPSEEK;
+	in.parallelism.pipeline = 16;
+	in.parallelism.expert = 64;
+	in.parallelism.data = 128;
+	in.parallelism.zero = 1;
+	in.hardware.count = 2048;
+	in.hardware.gpu = *tb_gpus_find("h800");
+	run(&in);
+	double s = 4096, h = 7168, c8 = 1 + 1.0 / 32, wd = 3.0 / 61, wm = 58.0 / 61;
+	double want = 2 * 2 * s * h + 2 * s * (1536 + 512) + 4 * 128 * s + 2 * s * 128 * 128 +
+	              wd * (4 * s * 18432 + c8 * s * 18432) +
+	              wm * (c8 * s * h * 8 + 2 * c8 * s * 2048 * (8 + 1) + 4 * s * 256);
+	cr_expect(rel(B.memory.activations_per_layer_bytes, want) < 1e-12, "%.0f vs %.0f",
+	          B.memory.activations_per_layer_bytes, want);
+	cr_expect(B.memory.fits, "%.1f GB of %.1f GB", B.memory.per_gpu.total / 1e9,
+	          B.memory.capacity_bytes / 1e9);
+	in.training.selective_policy = TB_SELECTIVE_ATTENTION;
+	run(&in);
+	cr_expect(!B.memory.fits, "%.1f GB keeping every activation", B.memory.per_gpu.total / 1e9);
 }

@@ -1352,3 +1352,33 @@ Test(perf, block_recomputation_prices_its_share)
 	tb_perf_predict(&in, NULL, &part);
 	cr_expect(part.step_s == full.step_s);
 }
+
+/* DeepSeek-V3's recomputation (arXiv:2412.19437 Sec. 3.2.3, 3.3.2) in an
+ * expert layer, micro-batch 1 of 4,096 tokens at t = 1: the up-projections
+ * of MLA's query latent (1,536 to 128 heads x 192) and key/value latent
+ * (512 to 128 x (128 + 128)) again, as GEMMs at the fp8 matmul rate; the
+ * two norms over the residual (4,096 x 7,168, read and written in 16
+ * bits), the latents' norms, and the SwiGLU's output from its two inputs
+ * for the 8 routed and the shared expert's rows (4,096 x 2,048 each), at
+ * the HBM rate.  The recomputed FLOPs are the up-projections' alone. */
+Test(perf, deepseek_recipe_recomputes_norms_up_projections_swiglu)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.training.selective_policy = TB_SELECTIVE_DEEPSEEK;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	double s = 4096, h = 7168, ab = in.act_bytes;
+	double gemm = tb_perf_matmul_s(s, 128 * 192, 1536, in.matmul_bytes, &in.hw, NULL) +
+	              tb_perf_matmul_s(s, 128 * 256, 512, in.matmul_bytes, &in.hw, NULL);
+	double bytes = 4 * s * h * ab + 2 * s * (1536 + 512) * ab + 3 * s * 2048 * (8 + 1) * ab;
+	double want = gemm + bytes / (in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction);
+	cr_expect(rel(r.layer_recompute_s, want) < 1e-12, "%.9g vs %.9g", r.layer_recompute_s, want);
+	double per_token = 2 * 61 * 128 * (1536 * 192 + 512 * 256.0);
+	double tokens = 15360 * 4096.0;            /* one step */
+	cr_expect(rel(r.hardware_flops_per_step - r.model_flops_per_step, per_token * tokens) < 1e-9,
+	          "%.6g vs %.6g", r.hardware_flops_per_step - r.model_flops_per_step, per_token * tokens);
+}

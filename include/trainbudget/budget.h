@@ -98,6 +98,9 @@ typedef struct tb_flops {
 	/* the matmuls the op policy recomputes (inputs.h TB_SELECTIVE_OP):
 	 * k, o and the MLP's second (up, or down when plain) of each layer */
 	double fwd_op_recompute_per_token;
+	/* MLA's up-projections, which DeepSeek-V3's recipe recomputes
+	 * (TB_SELECTIVE_DEEPSEEK; its norms and SwiGLU have no matmul) */
+	double fwd_deepseek_recompute_per_token;
 	/* training.method: frozen runs forward only: no backward, nothing
 	 * recomputed */
 	bool forward_only;

@@ -64,8 +64,11 @@ typedef enum { TB_CKPT_NONE, TB_CKPT_SELECTIVE, TB_CKPT_FULL } tb_checkpointing;
  * stores, so it is none again.  OP: PyTorch's per-op policy as torchtitan
  * writes it (selective_ac_option = 'op'): every matmul's output and the
  * attention's are kept except every second matmul of a layer, and every
- * other op is recomputed. */
-typedef enum { TB_SELECTIVE_ATTENTION, TB_SELECTIVE_OP } tb_selective;
+ * other op is recomputed.  DEEPSEEK: DeepSeek-V3's recipe (arXiv:2412.19437
+ * Sec. 3.2.3 and 3.3.2): every RMSNorm and MLA's up-projections
+ * recomputed, the MoE SwiGLU's output recomputed from its inputs, which
+ * are cached in FP8 with the experts' inputs under fp8-mixed. */
+typedef enum { TB_SELECTIVE_ATTENTION, TB_SELECTIVE_OP, TB_SELECTIVE_DEEPSEEK } tb_selective;
 
 /* PaLM counts the whole score matrix (eager attention), as Megatron-LM did up
  * to core_v0.11.0; FlashAttention and Megatron-LM since core_v0.12.0 (commit
