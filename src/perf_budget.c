@@ -70,6 +70,14 @@ static void S_variants(const tb_inputs *in, tb_budget *b)
 		tb_perf_predict(&pi, NULL, &r);
 		S_variant(pb, "precision fp8", &r);
 	}
+	/* full recomputation of only the layers the card needs (memory.c's
+	 * fewest; timecost.c offers the lever on the same condition) */
+	if (b->memory.fewest_recompute_layers > 0) {
+		tb_perf_input pi = pb->in;
+		pi.recompute_layers = b->memory.fewest_recompute_layers;
+		tb_perf_predict(&pi, NULL, &r);
+		S_variant(pb, TB_LEVER_FEWEST_RECOMPUTED, &r);
+	}
 }
 
 static void S_derivs(const tb_inputs *in, tb_budget *b)

@@ -315,6 +315,9 @@ static void S_memory(S_json *j, const tb_memory *m)
 	S_numk(j, "headroom", m->headroom_bytes, act);
 	S_numk(j, "max_micro_batch", (double)m->max_micro_batch, act);
 	S_obj_end(j);
+	S_numk(j, "fewest_recompute_layers", (double)m->fewest_recompute_layers,
+	       m->fewest_recompute_layers > 0);
+	S_numk(j, "fewest_recompute_bytes", m->fewest_recompute_bytes, m->fewest_recompute_layers > 0);
 
 	S_arr(j, "zero");
 	for (int z = 0; z < 4; z++) {

@@ -182,6 +182,15 @@ static void S_table_checkpointing(tb_report *r, tb_table *t)
 		tb_rtab_str(&tb, "n/a");
 		tb_rtab_str(&tb, tb_rfits_word(c->fits, c->fits_known));
 	}
+	/* the fewest layers full recomputation could redo and fit (memory.c) */
+	if (m->fewest_recompute_layers > 0) {
+		tb_rtab_fmt(&tb, "full, %lld layers a chunk (the fewest that fit)",
+		            (long long)m->fewest_recompute_layers);
+		tb_rtab_num(&tb, TB_RF_BYTES, m->fewest_recompute_act_bytes);
+		tb_rtab_num(&tb, TB_RF_PCT, m->fewest_recompute_flops_fraction);
+		tb_rtab_num(&tb, TB_RF_BYTES, m->fewest_recompute_bytes);
+		tb_rtab_str(&tb, tb_rfits_word(true, true));
+	}
 }
 
 static void S_chart_zero(const tb_report *r, tb_chart_spec *s)

@@ -521,6 +521,11 @@ static void S_levers(const tb_inputs *in, tb_budget *b)
 			r = fmax(peak / fp8, 1 / S_FP8_GAIN_MID);
 		S_lever(b, "precision fp8", r, r);
 	}
+	/* full recomputation of only the layers the card needs: through the
+	 * model alone (without it there is no step to scale) */
+	double fr = S_variant_ratio(b, TB_LEVER_FEWEST_RECOMPUTED);
+	if (b->memory.fewest_recompute_layers > 0 && fr > 0)
+		S_lever(b, TB_LEVER_FEWEST_RECOMPUTED, fr, fr);
 }
 
 /* The MFU a measured step shows, or 0 when there is none to take. */

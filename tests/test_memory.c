@@ -894,3 +894,37 @@ Test(memory, deepseek_v3_recipe_fits_its_card)
 	run(&in);
 	cr_expect(!B.memory.fits, "%.1f GB keeping every activation", B.memory.per_gpu.total / 1e9);
 }
+
+/* The fewest layers full recomputation could redo and fit: GPT-3 175B as
+ * in block_recomputation_mixes_table_2_rows, the card sized to the total
+ * at 4 layers a stage; at one byte less it takes 5.  Where no
+ * recomputation fits the rows say so and nothing is offered. */
+Test(memory, fewest_recomputed_layers_that_fit)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 96, 12288, 96, 51200);
+	in.training.global_batch = 64;
+	in.parallelism.tensor = 8;
+	in.parallelism.pipeline = 8;
+	in.parallelism.sequence_parallel = true;
+	in.hardware.count = 64;
+	in.training.checkpointing = TB_CKPT_FULL;
+	in.training.recompute_layers = 4;
+	run(&in);
+	double at4 = B.memory.per_gpu.total, act4 = B.memory.activations_bytes;
+	in.training.recompute_layers = 0;
+	in.hardware.gpu.memory_bytes = at4;
+	run(&in);
+	cr_expect_eq(B.memory.fewest_recompute_layers, 4);
+	cr_expect(B.memory.fewest_recompute_bytes == at4 && B.memory.fewest_recompute_act_bytes == act4);
+	cr_expect(rel(B.memory.fewest_recompute_flops_fraction,
+	              B.memory.checkpointing[TB_CKPT_FULL].extra_flops_fraction / 3) < 1e-12);
+	in.hardware.gpu.memory_bytes = at4 - 1;
+	run(&in);
+	cr_expect_eq(B.memory.fewest_recompute_layers, 5);
+	in.hardware.gpu.memory_bytes = 1e15;
+	run(&in);
+	cr_expect(B.memory.checkpointing[TB_CKPT_NONE].fits);
+	cr_expect_eq(B.memory.fewest_recompute_layers, 0);
+}

@@ -1382,3 +1382,36 @@ Test(perf, deepseek_recipe_recomputes_norms_up_projections_swiglu)
 	cr_expect(rel(r.hardware_flops_per_step - r.model_flops_per_step, per_token * tokens) < 1e-9,
 	          "%.6g vs %.6g", r.hardware_flops_per_step - r.model_flops_per_step, per_token * tokens);
 }
+
+/* Where full recomputation redoes more layers than the card needs, the
+ * budget offers the fewest that fit (memory.c) as a lever priced through
+ * the model: the step of that layout over this one, below 1, and the same
+ * step as the prediction with recompute_layers set to it. */
+Test(perf, fewest_recomputed_layers_lever)
+{
+	static tb_budget b;
+	tb_inputs x;
+	S_budget_inputs(&x);
+	x.training.checkpointing = TB_CKPT_FULL;
+	x.training.micro_batch = 2;
+	/* a card halfway between what full and no recomputation need */
+	tb_budget_compute(&x, &b);
+	x.hardware.gpu.memory_bytes = (b.memory.checkpointing[TB_CKPT_NONE].total_bytes +
+	                               b.memory.checkpointing[TB_CKPT_FULL].total_bytes) / 2;
+	tb_budget_compute(&x, &b);
+	int64_t n = b.memory.fewest_recompute_layers;
+	cr_assert(n > 0 && n < 12, "fewest %lld of 12", (long long)n);
+	const tb_lever *l = S_lever(&b, TB_LEVER_FEWEST_RECOMPUTED);
+	cr_assert_not_null(l);
+	tb_perf_input pi = b.perf.in;
+	pi.recompute_layers = n;
+	tb_perf_result r;
+	tb_perf_predict(&pi, NULL, &r);
+	cr_expect(r.step_s < b.perf.r.step_s);
+	cr_expect(rel(l->seconds / b.time.seconds[1], r.step_s / b.perf.r.step_s) < 1e-12);
+	/* no lever where every layer must be recomputed */
+	x.training.recompute_layers = n;
+	tb_budget_compute(&x, &b);
+	cr_expect_eq(b.memory.fewest_recompute_layers, 0);
+	cr_expect_null(S_lever(&b, TB_LEVER_FEWEST_RECOMPUTED));
+}

@@ -179,6 +179,12 @@ typedef struct tb_memory {
 	bool fits, fits_known;
 	double headroom_bytes;              /* capacity - total; negative when it does not fit */
 	int64_t max_micro_batch;            /* largest that fits; 0 if none */
+	/* Under full checkpointing, the fewest layers of each pipeline chunk
+	 * it could recompute and still fit (training.recompute_layers), when
+	 * fewer than it recomputes now; 0 otherwise.  Its total per GPU. */
+	int64_t fewest_recompute_layers;
+	double fewest_recompute_bytes, fewest_recompute_act_bytes;
+	double fewest_recompute_flops_fraction;     /* extra FLOPs, as tb_ckpt_row's */
 
 	tb_zero_row zero[4];
 	tb_ckpt_row checkpointing[3];       /* none, selective, full */
@@ -202,7 +208,7 @@ typedef struct tb_memory {
 
 /* ---- step time (perf.h) ---------------------------------------------- */
 
-#define TB_PERF_VARIANTS 4
+#define TB_PERF_VARIANTS 5
 
 /* The step of this layout and of the levers that change it, for the
  * breakdown chart: the model's own view of a lever. */
@@ -353,6 +359,9 @@ typedef struct tb_chinchilla {
 /* ---- levers ----------------------------------------------------------- */
 
 #define TB_LEVERS_MAX 12
+/* The lever and perf variant of full recomputation cut to the fewest
+ * layers a chunk that fit (tb_memory.fewest_recompute_layers) */
+#define TB_LEVER_FEWEST_RECOMPUTED "recompute the fewest layers that fit"
 
 typedef struct tb_lever {
 	const char *label;              /* static: "tokens -25%", "GPUs x2", "MFU +0.10" */
