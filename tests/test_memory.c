@@ -807,6 +807,20 @@ Test(memory, mtp_module_on_the_last_stage)
 	cr_expect(aw[2] - ao[2] == 1e9 + 2e9, "%g", aw[2] - ao[2]);
 }
 
+/* GPT-3 175B at t = 8 with sequence parallelism on 8 stages of 12 layers,
+ * 64 micro-batches of 1, full recomputation: the two tests below. */
+static void gpt3_8x8_full(tb_inputs *in)
+{
+	base(in);
+	gpt(in, 96, 12288, 96, 51200);
+	in->training.global_batch = 64;
+	in->parallelism.tensor = 8;
+	in->parallelism.pipeline = 8;
+	in->parallelism.sequence_parallel = true;
+	in->hardware.count = 64;
+	in->training.checkpointing = TB_CKPT_FULL;
+}
+
 /* Full recomputation of part of the layers (Megatron-LM's
  * --recompute-method block --recompute-num-layers 4): GPT-3 175B at t = 8
  * with sequence parallelism, p = 8 (12 layers a stage), 64 micro-batches
@@ -820,14 +834,7 @@ Test(memory, mtp_module_on_the_last_stage)
 Test(memory, block_recomputation_mixes_table_2_rows)
 {
 	tb_inputs in;
-	base(&in);
-	gpt(&in, 96, 12288, 96, 51200);
-	in.training.global_batch = 64;
-	in.parallelism.tensor = 8;
-	in.parallelism.pipeline = 8;
-	in.parallelism.sequence_parallel = true;
-	in.hardware.count = 64;
-	in.training.checkpointing = TB_CKPT_FULL;
+	gpt3_8x8_full(&in);
 	run(&in);
 	double full_re = B.flops.recompute_per_token, full_act = B.memory.activations_bytes;
 	in.training.recompute_layers = 4;
@@ -902,14 +909,7 @@ Test(memory, deepseek_v3_recipe_fits_its_card)
 Test(memory, fewest_recomputed_layers_that_fit)
 {
 	tb_inputs in;
-	base(&in);
-	gpt(&in, 96, 12288, 96, 51200);
-	in.training.global_batch = 64;
-	in.parallelism.tensor = 8;
-	in.parallelism.pipeline = 8;
-	in.parallelism.sequence_parallel = true;
-	in.hardware.count = 64;
-	in.training.checkpointing = TB_CKPT_FULL;
+	gpt3_8x8_full(&in);
 	in.training.recompute_layers = 4;
 	run(&in);
 	double at4 = B.memory.per_gpu.total, act4 = B.memory.activations_bytes;
