@@ -245,6 +245,73 @@ static double S_deepseek_recompute(const S_ctx *x, double swiglu)
 	return s + bytes / x->mem_bw;
 }
 
+/* What checkpointing changes of a layer whose other parts are timed:
+ * the forward it redoes and the collectives exposed around it (a search
+ * times the rest once for every checkpointing mode; tb_perf_layer_mode).
+ * ti, ci, ei: the tensor, context and expert sizes (ei 1: no all-to-all). */
+static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_t ei, S_layer *L)
+{
+	bool fwd_only = in->method == TB_METHOD_FROZEN;
+	double passes_f = in->method == TB_METHOD_DPO ? 2 : 1;
+	switch (fwd_only ? TB_CKPT_NONE : in->checkpointing) {
+	case TB_CKPT_FULL:
+		L->recompute = L->fwd / passes_f;       /* one forward (exact: 1 or 2) */
+		break;
+	case TB_CKPT_SELECTIVE:
+		L->recompute = L->rc_selective;
+		break;
+	case TB_CKPT_NONE:
+	default:
+		L->recompute = 0;
+		break;
+	}
+	bool full = !fwd_only && in->checkpointing == TB_CKPT_FULL;
+	/* part of the layers recomputed: the others' communication too */
+	bool part = full && in->recompute_layers > 0;
+	/* collectives of a forward pass (the reference's too) and of a
+	 * backward, each over the pass's count; full recomputation repeats
+	 * the forward's */
+	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
+	L->tp = L->cp = L->ep = L->tp_keep = L->cp_keep = L->ep_keep = 0;
+	if (ti > 1) {
+		double total = L->tp_one * 2 * (nf + nb);
+		double hide = in->overlap_tp ? L->mm_f * (nf + 2 * nb) : 0;
+		L->tp = S_max0(total - hide);
+		if (part) {
+			total = L->tp_one * 2 * (passes_f + nb);
+			hide = in->overlap_tp ? L->mm_f * (passes_f + 2 * nb) : 0;
+			L->tp_keep = S_max0(total - hide);
+		}
+	}
+	if (ci > 1) {
+		L->cp = passes_f * S_max0(L->cp_f - L->attn_f) + nb * S_max0(L->cp_b - L->attn_b);
+		if (part)
+			L->cp_keep = L->cp;
+		if (full)
+			L->cp += S_max0(L->cp_f - L->attn_f);
+	}
+	if (ei > 1) {
+		double total = L->ep_one * (nf + nb);
+		double total_keep = L->ep_one * (passes_f + nb);
+		if (in->overlap_ep) {
+			/* beside the other micro-batch's forward and backward,
+			 * which run on the SMs the communication leaves */
+			double hide = L->fwd + L->bwd + L->recompute;
+			double share = TB_PERF_EP_OVERLAP_SM_SHARE;
+			L->ep = S_max0(total - hide) + fmin(total, hide) * share / (1 - share);
+			if (part) {
+				hide = L->fwd + L->bwd;
+				L->ep_keep = S_max0(total_keep - hide) +
+				             fmin(total_keep, hide) * share / (1 - share);
+			}
+		} else {
+			L->ep = total;
+			if (part)
+				L->ep_keep = total_keep;
+		}
+	}
+}
+
 /* One micro-batch through one layer: an expert layer of a mixture when
  * `experts`, else a dense one. */
 static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
@@ -350,38 +417,22 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	/* DPO: the reference model's forward on every micro-batch, the
 	 * same shapes again, never recomputed */
 	double passes_f = in->method == TB_METHOD_DPO ? 2 : 1;
-	switch (fwd_only ? TB_CKPT_NONE : in->checkpointing) {
-	case TB_CKPT_FULL:
-		L->recompute = L->fwd;
-		break;
-	case TB_CKPT_SELECTIVE:
-		/* the attention core again; flash attention already recomputes
-		 * it inside its backward.  The op policy keeps the attention
-		 * and redoes every second matmul (k, o, then up when gated or
-		 * down when plain) and every memory-bound op */
-		if (in->selective_policy == TB_SELECTIVE_OP)
-			L->recompute = S_op_recompute(x) + L->mem_f;
-		else if (in->selective_policy == TB_SELECTIVE_DEEPSEEK)
-			L->recompute = S_deepseek_recompute(x, experts ? act_elems : 0);
-		else
-			L->recompute = in->flash_attention ? 0 : L->attn_f;
-		break;
-	case TB_CKPT_NONE:
-	default:
-		L->recompute = 0;
-		break;
-	}
+	/* what selective checkpointing redoes: the attention core again
+	 * (flash attention already recomputes it inside its backward); the
+	 * op policy keeps the attention and redoes every second matmul (k,
+	 * o, then up when gated or down when plain) and every memory-bound
+	 * op; DeepSeek-V3's recipe its norms, up-projections and SwiGLU */
+	if (in->selective_policy == TB_SELECTIVE_OP)
+		L->rc_selective = S_op_recompute(x) + L->mem_f;
+	else if (in->selective_policy == TB_SELECTIVE_DEEPSEEK)
+		L->rc_selective = S_deepseek_recompute(x, experts ? act_elems : 0);
+	else
+		L->rc_selective = in->flash_attention ? 0 : L->attn_f;
 	L->fwd *= passes_f;
-	bool full = !fwd_only && in->checkpointing == TB_CKPT_FULL;
-	/* part of the layers recomputed: the others' communication too */
-	bool part = full && in->recompute_layers > 0;
-	/* collectives of a forward pass (the reference's too) and of a
-	 * backward, each over the pass's count */
-	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
+	(void)fwd_only;
 
 	/* tensor parallel: two all-reduces forward, two backward (reduce-
-	 * scatter + all-gather under sequence parallelism); full
-	 * recomputation repeats the forward's */
+	 * scatter + all-gather under sequence parallelism) */
 	if (x->ti > 1) {
 		double bytes = tok * h * ab;
 		int64_t g = S_per_node(x, 1, x->ti);
@@ -389,14 +440,6 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 			? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
 			  S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g)
 			: S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
-		double total = L->tp_one * 2 * (nf + nb);
-		double hide = in->overlap_tp ? L->mm_f * (nf + 2 * nb) : 0;
-		L->tp = S_max0(total - hide);
-		if (part) {
-			total = L->tp_one * 2 * (passes_f + nb);
-			hide = in->overlap_tp ? L->mm_f * (passes_f + 2 * nb) : 0;
-			L->tp_keep = S_max0(total - hide);
-		}
 	}
 
 	/* context parallel: a ring passes each rank's K and V chunk c-1
@@ -406,12 +449,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		double bytes = x->b * q * (x->hk + x->hv) / t * ab;
 		int64_t g = S_per_node(x, x->ti, x->ci);
 		double hop = S_coll(x, TB_COLL_P2P, bytes, 2, g >= x->ci ? 2 : 1);
-		double f_s = (x->c - 1) * hop, b_s = 2 * (x->c - 1) * hop;
-		L->cp = passes_f * S_max0(f_s - L->attn_f) + nb * S_max0(b_s - L->attn_b);
-		if (part)
-			L->cp_keep = L->cp;
-		if (full)
-			L->cp += S_max0(f_s - L->attn_f);
+		L->cp_f = (x->c - 1) * hop;
+		L->cp_b = 2 * (x->c - 1) * hop;
 	}
 
 	/* expert parallel: dispatch and combine, forward, and their
@@ -426,25 +465,9 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		} else {
 			send = back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
 		}
-		double total = (send + back) * (nf + nb);
-		double total_keep = (send + back) * (passes_f + nb);
-		if (in->overlap_ep) {
-			/* beside the other micro-batch's forward and backward,
-			 * which run on the SMs the communication leaves */
-			double hide = L->fwd + L->bwd + L->recompute;
-			double share = TB_PERF_EP_OVERLAP_SM_SHARE;
-			L->ep = S_max0(total - hide) + fmin(total, hide) * share / (1 - share);
-			if (part) {
-				hide = L->fwd + L->bwd;
-				L->ep_keep = S_max0(total_keep - hide) +
-				             fmin(total_keep, hide) * share / (1 - share);
-			}
-		} else {
-			L->ep = total;
-			if (part)
-				L->ep_keep = total_keep;
-		}
+		L->ep_one = send + back;
 	}
+	S_layer_mode(in, x->ti, x->ci, experts ? x->ei : 1, L);
 }
 
 /* Dense and expert parameters of one layer on one GPU: an expert layer
@@ -706,6 +729,8 @@ static void S_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		L->dense_cp = dense->dense_cp;
 		L->dense_tp_keep = dense->dense_tp_keep;
 		L->dense_cp_keep = dense->dense_cp_keep;
+		L->dense_mm_f = dense->dense_mm_f;
+		L->dense_rc_selective = dense->dense_rc_selective;
 	} else if (S_dense_count(x->in) > 0) {
 		S_layer D;
 		S_layer_time(x, false, &D);
@@ -716,6 +741,8 @@ static void S_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		L->dense_cp = D.cp;
 		L->dense_tp_keep = D.tp_keep;
 		L->dense_cp_keep = D.cp_keep;
+		L->dense_mm_f = D.mm_f;
+		L->dense_rc_selective = D.rc_selective;
 	}
 	double ab = x->in->act_bytes;
 	L->embed_s = 4 * x->tok * x->h * ab / x->mem_bw;
@@ -779,6 +806,33 @@ bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
 		return false;
 	S_layer_all(&x, out, dense);
 	return true;
+}
+
+void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L)
+{
+	int64_t ti = S_at_least_1(in->tensor), ci = S_at_least_1(in->context);
+	int64_t ei = in->experts > 1 ? S_at_least_1(in->expert) : 1;
+	S_layer_mode(in, ti, ci, ei, L);
+	if (S_dense_count(in) <= 0)
+		return;
+	/* the mixture's dense layers: the same attention, their own MLP */
+	S_layer D;
+	memset(&D, 0, sizeof D);
+	D.fwd = L->dense_fwd;
+	D.bwd = L->dense_bwd;
+	D.mm_f = L->dense_mm_f;
+	D.rc_selective = L->dense_rc_selective;
+	D.attn_f = L->attn_f;
+	D.attn_b = L->attn_b;
+	D.tp_one = L->tp_one;
+	D.cp_f = L->cp_f;
+	D.cp_b = L->cp_b;
+	S_layer_mode(in, ti, ci, 1, &D);
+	L->dense_recompute = D.recompute;
+	L->dense_tp = D.tp;
+	L->dense_cp = D.cp;
+	L->dense_tp_keep = D.tp_keep;
+	L->dense_cp_keep = D.cp_keep;
 }
 
 static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out);

@@ -1415,3 +1415,47 @@ Test(perf, fewest_recomputed_layers_lever)
 	cr_expect_eq(b.memory.fewest_recompute_layers, 0);
 	cr_expect_null(S_lever(&b, TB_LEVER_FEWEST_RECOMPUTED));
 }
+
+/* A layer timed under one checkpointing mode and set to another by
+ * tb_perf_layer_mode is, to the last bit, the layer timed under the other:
+ * dense and MoE (with leading dense layers, DeepEP and the all-to-all
+ * overlapped), context and tensor parallelism with the overlap, DPO's
+ * second forward, part of the layers recomputed and each selective
+ * policy. */
+Test(perf, layer_mode_is_the_layer_timed_in_that_mode)
+{
+	tb_inputs xs[4];
+	S_deepseek_v3(&xs[0]);
+	xs[0].parallelism.dispatcher = TB_DISPATCH_DEEPEP;
+	xs[0].parallelism.overlap_ep = true;
+	xs[0].training.selective_policy = TB_SELECTIVE_DEEPSEEK;
+	S_budget_inputs(&xs[1]);
+	xs[1].parallelism.context = 2;
+	xs[1].parallelism.data = 8;
+	xs[1].parallelism.overlap_tp = true;
+	xs[1].training.flash_attention = true;
+	S_budget_inputs(&xs[2]);
+	xs[2].training.method = TB_METHOD_DPO;
+	xs[2].training.flash_attention = false;
+	S_budget_inputs(&xs[3]);
+	xs[3].training.selective_policy = TB_SELECTIVE_OP;
+	xs[3].training.flash_attention = true;
+	for (int i = 0; i < 4; i++) {
+		for (int from = 0; from < 3; from++)
+			for (int to = 0; to < 3; to++)
+				for (int64_t part = 0; part <= 2; part += 2) {
+					tb_perf_input a, b;
+					tb_perf_input_from(&xs[i], &a);
+					a.checkpointing = (tb_checkpointing)from;
+					b = a;
+					b.checkpointing = (tb_checkpointing)to;
+					b.recompute_layers = to == TB_CKPT_FULL ? part : 0;
+					tb_perf_layer la, lb;
+					cr_assert(tb_perf_layer_time(&a, NULL, &la, NULL));
+					cr_assert(tb_perf_layer_time(&b, NULL, &lb, NULL));
+					tb_perf_layer_mode(&b, &la);
+					cr_expect(memcmp(&la, &lb, sizeof la) == 0, "case %d: %d -> %d (part %lld)", i,
+					          from, to, (long long)part);
+				}
+	}
+}

@@ -290,6 +290,11 @@ typedef struct tb_perf_layer {
 	 * forward's collectives once); the fields above are a recomputed
 	 * layer's.  Zero otherwise. */
 	double tp_keep, cp_keep, ep_keep, dense_tp_keep, dense_cp_keep;
+	/* what a change of checkpointing reads (tb_perf_layer_mode): the
+	 * forward selective recomputation redoes, the context-parallel ring's
+	 * forward and backward passes, one dispatch and combine, and the
+	 * dense layers' matmuls and selective recomputation */
+	double rc_selective, cp_f, cp_b, ep_one, dense_mm_f, dense_rc_selective;
 } tb_perf_layer;
 
 /* Fills *out for `in`; false (and *why, static, when why != NULL) when the
@@ -303,6 +308,13 @@ bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
  * last bit the same; tests/test_perf.c). */
 bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
                               const tb_perf_layer *dense, tb_perf_layer *out, const char **why);
+/* L, made by tb_perf_layer_time from an input that differs from `in` at
+ * most in its checkpointing (mode, selective policy aside, and
+ * recompute_layers), set to `in`'s: the recomputation and the exposed
+ * collectives, to the last bit what tb_perf_layer_time gives for `in`
+ * (tests/test_perf.c).  A search times the rest of a layer once for the
+ * three modes. */
+void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L);
 /* The step of `in` from its layer time L, which tb_perf_layer_time made
  * from an input equal to `in` in every field it reads.  `in` must pass
  * tb_perf_layer_time's checks. */
