@@ -39,11 +39,15 @@ typedef struct S_walk {
 	int64_t *vlist;         /* the virtual splits a pipeline allows */
 	unsigned char *over;    /* [z x vlist]: past the card at a smaller micro-batch */
 	int *alive;             /* [vlist]: ZeRO stages of the split not past it */
-	/* one layer's time per micro-batch of the (sequence parallelism,
-	 * checkpointing, context, expert) walked: made when a candidate of
-	 * that micro-batch first fits, for every pipeline of every count */
-	tb_perf_layer *layer;
-	signed char *layer_state;       /* 0 not made, 1 made, -1 refused */
+	/* one layer's time per checkpointing mode and micro-batch of the
+	 * (sequence parallelism, context, expert) walked: made when a
+	 * candidate of that micro-batch first fits, for every pipeline of
+	 * every count, from the micro-batch's base (what no mode changes,
+	 * timed once for the three: tb_perf_layer_mode) */
+	tb_perf_layer *layer;           /* [3 x nb] */
+	signed char *layer_state;       /* [3 x nb]: 0 not made, 1 made, -1 refused */
+	tb_perf_layer *base;            /* [nb] */
+	signed char *base_state;        /* [nb] */
 	/* per micro-batch, a layer of the (context) walked at any expert
 	 * size, whose dense layers serve the others (dense_from[b] set) */
 	int *dense_from;
@@ -58,13 +62,14 @@ typedef struct S_walk {
 
 typedef struct S_stage_slot {
 	unsigned gen;           /* the (context, expert) it was made under */
-	int bi;
+	int bi;                 /* micro-batch index x 3 + checkpointing */
 	int64_t p;
 	double stage_s;
 } S_stage_slot;
 
-/* tb_perf_stage_s of the layer of micro-batch bi under pipeline p, kept
- * for the other counts (computed when the table is three-quarters full). */
+/* tb_perf_stage_s of the layer of micro-batch and mode bi (index x 3 +
+ * checkpointing) under pipeline p, kept for the other counts (computed
+ * when the table is three-quarters full). */
 static double S_stage_of_p(S_walk *w, int bi, int64_t p, const tb_perf_input *pin,
                            const tb_perf_layer *layer)
 {
@@ -237,14 +242,24 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				pin.micro_batch = b;
 				pin.zero = z;
 				pin.virtual_pipeline = v;
-				tb_perf_layer *layer = &w->layer[bi];
-				signed char *made = &w->layer_state[bi];
+				int li = (int)ck * w->nb + bi;
+				tb_perf_layer *layer = &w->layer[li];
+				signed char *made = &w->layer_state[li];
 				if (*made == 0) {
-					const tb_perf_layer *dl = w->dense_from[bi] ? &w->dense[bi] : NULL;
-					*made = tb_perf_layer_time_reuse(&pin, NULL, dl, layer, NULL) ? 1 : -1;
-					if (*made > 0 && !dl) {
-						w->dense[bi] = *layer;
-						w->dense_from[bi] = 1;
+					/* what no mode changes, once for the three */
+					tb_perf_layer *base = &w->base[bi];
+					if (w->base_state[bi] == 0) {
+						const tb_perf_layer *dl = w->dense_from[bi] ? &w->dense[bi] : NULL;
+						w->base_state[bi] = tb_perf_layer_time_reuse(&pin, NULL, dl, base, NULL) ? 1 : -1;
+						if (w->base_state[bi] > 0 && !dl) {
+							w->dense[bi] = *base;
+							w->dense_from[bi] = 1;
+						}
+					}
+					*made = w->base_state[bi];
+					if (*made > 0) {
+						*layer = *base;
+						tb_perf_layer_mode(&pin, layer);
 					}
 				}
 				bool bad = *made < 0;
@@ -253,7 +268,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				 * it already rules out is feasible, not timed */
 				if (!bad && n->k_sec > 0) {
 					if (floor_s < 0) {
-						double stage_s = S_stage_of_p(w, bi, p, &pin, layer);
+						double stage_s = S_stage_of_p(w, li, p, &pin, layer);
 						/* at the most virtual stages this micro-batch allows */
 						pin.virtual_pipeline = vlist[nv - 1];
 						floor_s = tb_perf_step_floor_from_s(&pin, stage_s);
@@ -297,12 +312,12 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	}
 }
 
-/* Every count's candidates under one (tensor, sequence parallelism,
- * checkpointing): the rules of those loops counted per count, then for
- * each (context, expert) the pipelines of every count that context
- * divides, so that one micro-batch's layer time serves them all. */
-static void S_walk_tsc(S_walk *w, S_count *cc, int ncounts, const int64_t *es, int ne, bool sp,
-                       tb_checkpointing ck)
+/* Every count's candidates under one (tensor, sequence parallelism):
+ * the rules of those loops counted per count, then for each (context,
+ * expert) and checkpointing mode the pipelines of every count that
+ * context divides, so that one micro-batch's layer time serves them all
+ * and what no mode changes of it is timed once for the three. */
+static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, int ne, bool sp)
 {
 	tb_plan_state *st = w->st;
 	const tb_plan_space *fx = st->sp;
@@ -314,7 +329,7 @@ static void S_walk_tsc(S_walk *w, S_count *cc, int ncounts, const int64_t *es, i
 	 * divisors of N/t, ascending */
 	int64_t *cu = tb_xcalloc((size_t)ncounts * TB_PLAN_DIVS_MAX, sizeof *cu);
 	int ncu = 0;
-	uint64_t per_ck = 0;            /* candidates under this (t, sp, ck), every count */
+	uint64_t per_ck = 0;            /* candidates under this (t, sp) and one mode, every count */
 	for (int i = 0; i < ncounts; i++) {
 		const S_count *n = &cc[i];
 		if (n->N % t)
@@ -335,13 +350,22 @@ static void S_walk_tsc(S_walk *w, S_count *cc, int ncounts, const int64_t *es, i
 	/* the tensor rule; sequence parallelism needs a tensor group; with
 	 * flash attention, the attention policy has nothing left to
 	 * recompute: it is "none" again */
-	if (!tb_plan_tensor_ok(st, w->cd, t) || ((fx->fix & TB_LAYOUT_TENSOR) && t != fx->fix_tensor) ||
-	    (sp && (t == 1 || fx->no_sequence_parallel)) ||
-	    ((fx->fix & TB_LAYOUT_SEQUENCE_PARALLEL) && sp != fx->fix_sequence_parallel) ||
-	    (ck == TB_CKPT_SELECTIVE && tb_selective_is_none(&st->in->training)) ||
-	    (fx->checkpointing_modes && !(fx->checkpointing_modes & (1u << ck))) ||
-	    ((fx->fix & TB_LAYOUT_CHECKPOINTING) && ck != fx->fix_checkpointing)) {
-		k->rules += per_ck;
+	bool ts_ok = tb_plan_tensor_ok(st, w->cd, t) && !((fx->fix & TB_LAYOUT_TENSOR) && t != fx->fix_tensor) &&
+	             !(sp && (t == 1 || fx->no_sequence_parallel)) &&
+	             !((fx->fix & TB_LAYOUT_SEQUENCE_PARALLEL) && sp != fx->fix_sequence_parallel);
+	bool ck_ok[3];
+	int nck = 0;
+	for (int m = 0; m < 3; m++) {
+		tb_checkpointing ck = (tb_checkpointing)m;
+		ck_ok[m] = ts_ok && !(ck == TB_CKPT_SELECTIVE && tb_selective_is_none(&st->in->training)) &&
+		           !(fx->checkpointing_modes && !(fx->checkpointing_modes & (1u << ck))) &&
+		           !((fx->fix & TB_LAYOUT_CHECKPOINTING) && ck != fx->fix_checkpointing);
+		if (ck_ok[m])
+			nck++;
+		else
+			k->rules += per_ck;
+	}
+	if (nck == 0) {
 		free(cu);
 		return;
 	}
@@ -353,29 +377,34 @@ static void S_walk_tsc(S_walk *w, S_count *cc, int ncounts, const int64_t *es, i
 			int64_t e = es[ei];
 			bool e_ok = !((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert);
 			if (c_ok && e_ok) {
-				memset(w->layer_state, 0, (size_t)w->nb);
+				memset(w->layer_state, 0, (size_t)(3 * w->nb));
+				memset(w->base_state, 0, (size_t)w->nb);
 				w->stage_gen++;
 			}
-			for (int i = 0; i < ncounts; i++) {
-				S_count *n = &cc[i];
-				if (n->N % t || (n->N / t) % c)
+			for (int m = 0; m < 3; m++) {
+				if (!ck_ok[m])
 					continue;
-				int np = tb_plan_divisors(n->N / t / c, ps, TB_PLAN_DIVS_MAX);
-				if (!c_ok || !e_ok) {
-					k->rules += (uint64_t)w->nb * (uint64_t)np * per_p;
-					continue;
+				for (int i = 0; i < ncounts; i++) {
+					S_count *n = &cc[i];
+					if (n->N % t || (n->N / t) % c)
+						continue;
+					int np = tb_plan_divisors(n->N / t / c, ps, TB_PLAN_DIVS_MAX);
+					if (!c_ok || !e_ok) {
+						k->rules += (uint64_t)w->nb * (uint64_t)np * per_p;
+						continue;
+					}
+					w->n = n;
+					for (int pi = 0; pi < np; pi++)
+						S_walk_pipeline(w, sp, (tb_checkpointing)m, c, e, ps[pi]);
 				}
-				w->n = n;
-				for (int pi = 0; pi < np; pi++)
-					S_walk_pipeline(w, sp, ck, c, e, ps[pi]);
 			}
 		}
 	}
 	free(cu);
 }
 
-/* One card and batch, every count; of the (tensor, sequence parallelism,
- * checkpointing) triples, the tensor sizes the union of the counts'
+/* One card and batch, every count; of the (tensor, sequence parallelism)
+ * pairs, the tensor sizes the union of the counts'
  * divisors, those whose tickets this job draws from *ticket (shared by
  * the jobs, so that a job free takes the next: the first sizes hold the
  * most layouts).  *done: candidates counted so far by every job, for the
@@ -448,19 +477,21 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.vlist = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.vlist);
 	w.over = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), 4);
 	w.alive = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.alive);
-	w.layer = tb_xcalloc((size_t)nb, sizeof *w.layer);
-	w.layer_state = tb_xcalloc((size_t)nb, sizeof *w.layer_state);
+	w.layer = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer);
+	w.layer_state = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer_state);
+	w.base = tb_xcalloc((size_t)nb, sizeof *w.base);
+	w.base_state = tb_xcalloc((size_t)nb, sizeof *w.base_state);
 	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
 	w.stage = ncounts > 1 ? tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage) : NULL;
 	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
 	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
 
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
-	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 6 * ntu;
+	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 2 * ntu;
 	     ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED)) {
 		/* the memo holds one tensor size's tuples */
-		if (w.t != tu[ti / 6]) {
-			w.t = tu[ti / 6];
+		if (w.t != tu[ti / 2]) {
+			w.t = tu[ti / 2];
 			w.pmemo->gen++;
 			w.pmemo->used = 0;
 		}
@@ -470,11 +501,13 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 		/* the line is drawn by the first job alone */
 		if (st->sp->progress && job == 0)
 			st->sp->progress(st->sp->progress_ctx, all, (uint64_t)total);
-		S_walk_tsc(&w, cc, ncounts, es, ne, ti % 6 >= 3, (tb_checkpointing)(ti % 3));
+		S_walk_ts(&w, cc, ncounts, es, ne, ti % 2 == 1);
 	}
 	free(w.pmemo);
 	free(w.layer_state);
 	free(w.layer);
+	free(w.base);
+	free(w.base_state);
 	free(w.dense);
 	free(w.dense_from);
 	free(w.stage);
