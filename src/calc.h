@@ -112,7 +112,10 @@ double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,
 void tb_memory_layer_terms(const tb_inputs *in, const double b1[3], tb_checkpointing mode,
                            double *act, double *ws);
 /* One layer's activations at micro-batch 1 under `mode`, with the inputs'
- * tensor size and sequence parallelism, before the context split. */
+ * tensor size and sequence parallelism, before the context split
+ * (memory_act.c); the inventory in items[*n] when items is not NULL. */
+double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointing mode,
+                           tb_act_item *items, int *n);
 double tb_memory_act_layer_b1(const tb_inputs *in, const tb_arch *ar,
                               tb_checkpointing mode);
 typedef struct tb_mem_fit {

@@ -8,11 +8,10 @@
  * the run.
  *
  * Activations are an inventory of the tensors one layer keeps for
- * backward (Korthikanti et al. 2022, Sec. 4.1).  Under that paper's
- * assumptions the inventory sums to its Table 2 exactly; the same items,
- * sized from the real shapes, cover gated MLPs, GQA, no dropout and
- * flash attention.  Every item is linear in the micro-batch b, which
- * makes the largest micro-batch that fits a cheap search. */
+ * backward (Korthikanti et al. 2022, Sec. 4.1; memory_act.c), summed here
+ * over the layers and micro-batches in flight on each stage.  Every item
+ * is linear in the micro-batch b, which makes the largest micro-batch
+ * that fits a cheap search. */
 #include "calc.h"
 
 #include <string.h>
@@ -102,244 +101,6 @@ static double S_adafactor_elems_per_param(const tb_model *m, const tb_arch *a, d
 	                 a->router_rc + a->router_v);
 	s += a->final_norm;
 	return s / total;
-}
-
-/* One layer's activations for micro-batch 1 under `mode`; fills the
- * inventory when items != NULL.  Layers of different kinds (dense or MoE
- * MLP, global or local attention) are averaged: an item present in only
- * some layers is weighted by their share, and its shape says so. */
-static double S_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpointing mode,
-                          tb_act_item *items, int *n)
-{
-	const tb_model *m = &in->model;
-	const tb_training *tr = &in->training;
-	double s = (double)tr->seq_len, bsz = 1;
-	double h = (double)m->hidden, a = (double)m->heads;
-	double K = (double)m->kv_heads, dh = (double)m->head_dim;
-	double f = (double)m->ffn_hidden;
-	double t = (double)S_pos(in->parallelism.tensor);
-	double rep = in->parallelism.sequence_parallel ? 1 / t : 1;
-	/* routed copies only where there are experts (a config's MoE layers
-	 * can all be overridden away: layers below first_k_dense_replace) */
-	double k = ar->L_moe > 0 && m->experts_per_token > 1 ? (double)m->experts_per_token : 1;
-	double sbh = s * bsz * h;
-	double total = 0;
-	int cnt = 0;
-	/* the pre-existing inventory, unchanged for a plain decoder */
-	bool plain_mlp = ar->L_moe <= 0 ||
-	                 (ar->L_dense <= 0 && ar->f_shared <= 0 && ar->f_expert == f);
-	bool sandwich = m->norms_per_layer >= 4;
-
-#define S_ITEM(nm, shp, val) do { \
-		double v_ = (val); \
-		total += v_; \
-		if (items && cnt < TB_ACT_ITEMS_MAX) { \
-			items[cnt].name = (nm); items[cnt].shape = (shp); \
-			items[cnt].bytes = v_; cnt++; \
-		} \
-	} while (0)
-
-	if (mode == TB_CKPT_SELECTIVE && tr->selective_policy == TB_SELECTIVE_OP) {
-		/* PyTorch's per-op policy as torchtitan writes it: the layer's
-		 * input (the checkpoint) and what the policy keeps, the outputs
-		 * of the odd matmuls of the order q, k, v, o, gate (or up), up,
-		 * down, the attention's output and statistics, and the
-		 * reduce-scatters' outputs; every other op is recomputed (the
-		 * scenario allows it for dense layers without MLA only).  A
-		 * row-parallel matmul's output is the whole sequence's partial
-		 * sum, h wide on every tensor rank. */
-		bool gated = m->mlp == TB_MLP_GATED;
-		S_ITEM("layer input (checkpoint)", "2*s*b*h", 2 * sbh * rep);
-		S_ITEM("attention: Q projection output (matmul 1)", "2*s*b*a*d/t", 2 * s * bsz * a * dh / t);
-		S_ITEM("attention: V projection output (matmul 3)", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
-		S_ITEM("attention: output", "2*s*b*a*d/t", 2 * s * bsz * a * dh / t);
-		if (tr->flash_attention)
-			S_ITEM("attention: softmax statistics (fp32, flash)", "4*a*s*b/t", 4 * a * s * bsz / t);
-		S_ITEM(gated ? "MLP: gate output (matmul 5)" : "MLP: first linear output (matmul 5)",
-		       "2*s*b*f/t", 2 * s * bsz * f / t);
-		if (gated)
-			S_ITEM("MLP: down projection output (matmul 7)", "2*s*b*h", 2 * sbh);
-		if (t > 1 && in->parallelism.sequence_parallel)
-			S_ITEM("attention and MLP outputs, reduce-scattered", "4*s*b*h/t", 4 * sbh / t);
-	} else if (mode == TB_CKPT_SELECTIVE && tr->selective_policy == TB_SELECTIVE_DEEPSEEK) {
-		/* DeepSeek-V3's recipe (Sec. 3.2.3): the norms' outputs and
-		 * MLA's up-projected queries, keys and values are rebuilt in the
-		 * backward, so what is kept is each norm's input (the residual
-		 * stream, the latents), the attention's output and statistics,
-		 * and the MLPs' inner tensors.  Sec. 3.3.2: a linear layer's
-		 * cached input is FP8 (1 B and a 4 B scale per 1x128 tile); the
-		 * MoE SwiGLU's inputs are cached in FP8 and its output rebuilt;
-		 * the attention's output stays in a wider format (E5M6, counted
-		 * in a 16-bit container).  Outside fp8-mixed the caches are the
-		 * 16-bit ones.  Under flash attention only (the scenario says). */
-		bool f8 = tr->precision == TB_PREC_FP8_MIXED;
-		double c8 = f8 ? 1 + 4.0 / 128 : 2;
-		bool gated = m->mlp == TB_MLP_GATED;
-		double wd = ar->L_moe > 0 ? ar->L_dense / ar->L : 1, wm = ar->L_moe > 0 ? ar->L_moe / ar->L : 0;
-		double fe = ar->f_expert, fs = ar->L_moe > 0 ? ar->f_shared : 0;
-		S_ITEM("layer input (attention norm input)", "2*s*b*h", 2 * sbh * rep);
-		if (ar->mla) {
-			double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
-			if (rq > 0)
-				S_ITEM("MLA: query latent (its norm and up-projection rebuilt)", "2*s*b*r_q",
-				       2 * s * bsz * rq);
-			S_ITEM("MLA: key/value latent (its norm and up-projection rebuilt)", "2*s*b*r_kv",
-			       2 * s * bsz * rkv);
-		} else {
-			S_ITEM("attention: Q and K", "2*s*b*(a+k_h)*d/t", 2 * s * bsz * (a + K) * dh / t);
-			S_ITEM("attention: V", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
-		}
-		S_ITEM("attention: softmax statistics (fp32, flash)", "4*a*s*b/t", 4 * a * s * bsz / t);
-		S_ITEM("attention: output projection input (E5M6 in 16 bits)", "2*s*b*a*d_v/t",
-		       2 * s * bsz * a * ar->d_v / t);
-		if (tr->dropout)
-			S_ITEM("attention: output dropout mask", "s*b*h", sbh * rep);
-		S_ITEM("MLP norm: input (the residual)", "2*s*b*h", 2 * sbh * rep);
-		if (wd > 0) {
-			S_ITEM(gated ? "dense MLP: gate and up outputs" : "dense MLP: activation input",
-			       gated ? "4*s*b*f/t x L_d/L" : "2*s*b*f/t x L_d/L",
-			       (gated ? 4 : 2) * s * bsz * f / t * wd);
-			S_ITEM("dense MLP: down input (cached for its linear)",
-			       f8 ? "(1+1/32)*s*b*f/t x L_d/L (fp8)" : "2*s*b*f/t x L_d/L",
-			       c8 * s * bsz * f / t * wd);
-		}
-		if (fs > 0)
-			S_ITEM("MoE: shared expert SwiGLU inputs (cached; output rebuilt)",
-			       f8 ? (gated ? "2*(1+1/32)*s*b*f_s/t x L_moe/L (fp8)" : "(1+1/32)*s*b*f_s/t x L_moe/L (fp8)")
-			          : (gated ? "4*s*b*f_s/t x L_moe/L" : "2*s*b*f_s/t x L_moe/L"),
-			       (gated ? 2 : 1) * c8 * s * bsz * fs / t * wm);
-		if (wm > 0) {
-			S_ITEM("MoE: routed copies of the input (cached for the experts' linear)",
-			       f8 ? "(1+1/32)*s*b*h*k x L_moe/L (fp8)" : "2*s*b*h*k x L_moe/L",
-			       c8 * sbh * rep * k * wm);
-			S_ITEM("MoE: experts' SwiGLU inputs (cached; output rebuilt)",
-			       f8 ? (gated ? "2*(1+1/32)*s*b*f_e/t*k x L_moe/L (fp8)" : "(1+1/32)*s*b*f_e/t*k x L_moe/L (fp8)")
-			          : (gated ? "4*s*b*f_e/t*k x L_moe/L" : "2*s*b*f_e/t*k x L_moe/L"),
-			       (gated ? 2 : 1) * c8 * s * bsz * fe / t * k * wm);
-			S_ITEM("MoE: router logits (fp32)", "4*s*b*E x L_moe/L", 4 * s * bsz * ar->E * wm);
-		}
-		if (tr->dropout)
-			S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
-		if (sandwich) {
-			S_ITEM("post-attention norm: input", "2*s*b*h", 2 * sbh * rep);
-			S_ITEM("post-MLP norm: input", "2*s*b*h", 2 * sbh * rep);
-		}
-	} else if (mode == TB_CKPT_FULL) {
-		/* Table 2 keeps the layer input, 2sbh, whatever the parallelism */
-		S_ITEM("layer input (checkpoint)", "2*s*b*h", 2 * sbh);
-	} else {
-		S_ITEM("attention norm: input", "2*s*b*h", 2 * sbh * rep);
-		S_ITEM("attention: QKV projection input", "2*s*b*h", 2 * sbh * rep);
-		if (ar->mla) {
-			/* the latents come from replicated down-projections: not split by t */
-			double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
-			if (rq > 0) {
-				S_ITEM("MLA: query latent, norm input", "2*s*b*r_q", 2 * s * bsz * rq);
-				S_ITEM("MLA: query latent, up-projection input", "2*s*b*r_q", 2 * s * bsz * rq);
-			}
-			S_ITEM("MLA: key/value latent, norm input", "2*s*b*r_kv", 2 * s * bsz * rkv);
-			S_ITEM("MLA: key/value latent, up-projection input", "2*s*b*r_kv", 2 * s * bsz * rkv);
-			S_ITEM("attention: Q and K", "4*s*b*a*d_qk/t", 4 * s * bsz * a * ar->d_qk / t);
-			S_ITEM("attention: V", "2*s*b*a*d_v/t", 2 * s * bsz * a * ar->d_v / t);
-		} else {
-			if (m->qk_norm != TB_QKNORM_NONE)
-				S_ITEM("attention: q/k norm inputs", "2*s*b*(a+k_h)*d/t",
-				       2 * s * bsz * (a + K) * dh / t);
-			S_ITEM("attention: Q and K", "2*s*b*(a+k_h)*d/t", 2 * s * bsz * (a + K) * dh / t);
-			S_ITEM("attention: V", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
-		}
-		if (tr->flash_attention) {
-			S_ITEM("attention: softmax statistics (fp32, flash)", "4*a*s*b/t",
-			       4 * a * s * bsz / t);
-		} else if (mode == TB_CKPT_NONE && ar->L_local <= 0) {
-			S_ITEM("attention: softmax output", "2*a*s^2*b/t", 2 * a * s * s * bsz / t);
-			if (tr->dropout) {
-				S_ITEM("attention: softmax dropout mask", "a*s^2*b/t", a * s * s * bsz / t);
-				S_ITEM("attention: dropout output", "2*a*s^2*b/t", 2 * a * s * s * bsz / t);
-			}
-		} else if (mode == TB_CKPT_NONE) {
-			/* a local layer keeps the scores of the keys it sees */
-			double span = ar->window < s ? ar->window : s;
-			double skv = ((ar->L - ar->L_local) * s + ar->L_local * span) / ar->L;
-			S_ITEM("attention: softmax output", "2*a*s*s_kv*b/t (s_kv: mean keys kept)",
-			       2 * a * s * skv * bsz / t);
-			if (tr->dropout) {
-				S_ITEM("attention: softmax dropout mask", "a*s*s_kv*b/t", a * s * skv * bsz / t);
-				S_ITEM("attention: dropout output", "2*a*s*s_kv*b/t", 2 * a * s * skv * bsz / t);
-			}
-		}
-		if (ar->mla)
-			S_ITEM("attention: output projection input", "2*s*b*a*d_v/t", 2 * s * bsz * a * ar->d_v / t);
-		else
-			S_ITEM("attention: output projection input", "2*s*b*a*d/t", 2 * s * bsz * a * dh / t);
-		if (tr->dropout)
-			S_ITEM("attention: output dropout mask", "s*b*h", sbh * rep);
-		if (sandwich)
-			S_ITEM("post-attention norm: input", "2*s*b*h", 2 * sbh * rep);
-		S_ITEM("MLP norm: input", "2*s*b*h", 2 * sbh * rep);
-		if (plain_mlp) {
-			double fm = ar->L_moe > 0 ? ar->f_expert : f;
-			S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep * k);
-			if (m->mlp == TB_MLP_GATED) {
-				S_ITEM("MLP: gate and up outputs", "4*s*b*f/t (x k)", 4 * s * bsz * fm / t * k);
-				S_ITEM("MLP: gated product (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * fm / t * k);
-			} else {
-				S_ITEM("MLP: activation input", "2*s*b*f/t (x k)", 2 * s * bsz * fm / t * k);
-				S_ITEM("MLP: activation output (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * fm / t * k);
-			}
-			if (tr->dropout)
-				S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
-			if (ar->L_moe > 0)
-				S_ITEM("MoE: router logits (fp32)", "4*s*b*E", 4 * s * bsz * (double)m->experts);
-		} else {
-			double wd = ar->L_dense / ar->L, wm = ar->L_moe / ar->L;
-			double fe = ar->f_expert, fs = ar->f_shared;
-			bool gated = m->mlp == TB_MLP_GATED;
-			if (wd > 0) {
-				S_ITEM("dense MLP: first linear input", "2*s*b*h x L_d/L", 2 * sbh * rep * wd);
-				S_ITEM(gated ? "dense MLP: gate and up outputs" : "dense MLP: activation input",
-				       gated ? "4*s*b*f/t x L_d/L" : "2*s*b*f/t x L_d/L",
-				       (gated ? 4 : 2) * s * bsz * f / t * wd);
-				S_ITEM(gated ? "dense MLP: gated product (down input)" : "dense MLP: activation output",
-				       "2*s*b*f/t x L_d/L", 2 * s * bsz * f / t * wd);
-			}
-			if (fs > 0) {
-				/* the router's input, also the shared expert's */
-				S_ITEM("MoE: router and shared-expert input", "2*s*b*h x L_moe/L", 2 * sbh * rep * wm);
-				S_ITEM(gated ? "MoE: shared expert gate and up outputs" : "MoE: shared expert activation input",
-				       gated ? "4*s*b*f_s/t x L_moe/L" : "2*s*b*f_s/t x L_moe/L",
-				       (gated ? 4 : 2) * s * bsz * fs / t * wm);
-				S_ITEM("MoE: shared expert down input", "2*s*b*f_s/t x L_moe/L", 2 * s * bsz * fs / t * wm);
-			}
-			S_ITEM("MoE: routed copies of the input", "2*s*b*h*k x L_moe/L", 2 * sbh * rep * k * wm);
-			S_ITEM(gated ? "MoE: experts' gate and up outputs" : "MoE: experts' activation input",
-			       gated ? "4*s*b*f_e/t*k x L_moe/L" : "2*s*b*f_e/t*k x L_moe/L",
-			       (gated ? 4 : 2) * s * bsz * fe / t * k * wm);
-			S_ITEM("MoE: experts' down input", "2*s*b*f_e/t*k x L_moe/L", 2 * s * bsz * fe / t * k * wm);
-			S_ITEM("MoE: router logits (fp32)", "4*s*b*E x L_moe/L", 4 * s * bsz * ar->E * wm);
-			if (tr->dropout)
-				S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
-		}
-		if (sandwich)
-			S_ITEM("post-MLP norm: input", "2*s*b*h", 2 * sbh * rep);
-		tb_lora_count lc;
-		const char *why;
-		if (tb_method_adapters(tr->method) &&
-		    tb_lora_count_compute(m, &tr->lora, &lc, &why)) {
-			/* B's input, x A, for B's gradient; with lora_dropout each
-			 * adapter's own dropped copy of x and its mask (PEFT
-			 * applies the dropout per adapter) */
-			S_ITEM("LoRA: adapter A outputs (B inputs)", "2*s*b*sum(r)",
-			       2 * s * bsz * lc.rank_elems_per_layer);
-			if (tr->lora.dropout > 0)
-				S_ITEM("LoRA: dropped inputs and masks", "3*s*b*sum(in)",
-				       3 * s * bsz * lc.dropout_elems_per_layer);
-		}
-	}
-#undef S_ITEM
-	if (n)
-		*n = cnt;
-	return total;
 }
 
 /* ZeRO: stage >= 1 shards master weights and moments, >= 2 gradients,
@@ -632,10 +393,6 @@ double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,
 	return it.weights + it.gradients + it.master_weights + it.optimizer - it.paged;
 }
 
-double tb_memory_act_layer_b1(const tb_inputs *in, const tb_arch *ar, tb_checkpointing mode)
-{
-	return S_act_layer(in, ar, mode, NULL, NULL);
-}
 
 void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 {
@@ -742,7 +499,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	if (m->has_shape) {
 		for (int i = 0; i < 3; i++) {
 			bool mine = i == ck;
-			act_mode_b1[i] = S_act_layer(in, &ar, (tb_checkpointing)i,
+			act_mode_b1[i] = tb_memory_act_layer(in, &ar, (tb_checkpointing)i,
 			                             mine ? mem->act_items : NULL,
 			                             mine ? &mem->n_act_items : NULL);
 		}

@@ -54,26 +54,6 @@ const char *tb_perf_term_label(int term)
 	return term >= 0 && term < TB_PERF_TERMS ? S_term_labels[term] : "?";
 }
 
-static bool S_pos(double v)
-{
-	return v > 0 && isfinite(v);
-}
-
-static double S_max0(double v)
-{
-	return v > 0 ? v : 0;
-}
-
-static int64_t S_clamp(int64_t v, int64_t lo, int64_t hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-static int64_t S_at_least_1(int64_t v)
-{
-	return v > 1 ? v : 1;
-}
-
 /* ---- one prediction -------------------------------------------------- */
 
 typedef tb_perf_ctx S_ctx;
@@ -81,11 +61,6 @@ typedef tb_perf_ctx S_ctx;
 /* tb_perf_layer (perf.h) is one micro-batch through one layer, and through
  * the embedding and the logits. */
 typedef tb_perf_layer S_layer;
-
-static double S_mm(const S_ctx *x, double m, double n, double k)
-{
-	return tb_perf_matmul_s(m, n, k, x->in->matmul_bytes, x->hw, x->k);
-}
 
 static double S_coll(const S_ctx *x, tb_coll kind, double bytes, int64_t n,
                      int64_t per_node)
@@ -98,55 +73,11 @@ static int64_t S_per_node(const S_ctx *x, int64_t stride, int64_t n)
 	return tb_perf_ctx_per_node(x, stride, n);
 }
 
-/* One way of DeepEP's dispatch or combine for a micro-batch through a
- * layer, tok_bytes being its tokens' hidden states at the wire's width:
- * each token crosses the network once per distinct remote node among its
- * experts, D = A (1 - (1 - 1/A)^k) of the A nodes its routing allows (all N
- * the group spans, or N x topk_group / n_group under group-limited
- * routing), a fraction (N-1)/N of them remote; there NVLink forwards it to
- * each of its experts on the other GPUs (DeepSeek-V3 Sec. 3.2.2). */
-static double S_deepep(const S_ctx *x, double tok_bytes, int64_t per_node)
-{
-	double N = ceil(x->e / (double)per_node);
-	if (N <= 1)
-		return S_coll(x, TB_COLL_ALL_TO_ALL, tok_bytes * x->kt, x->ei, per_node);
-	const tb_perf_input *in = x->in;
-	double A = N;
-	if (in->route_groups > 1 && in->route_groups_per_token > 0 &&
-	    in->route_groups_per_token < in->route_groups)
-		A = fmax(1, N * (double)in->route_groups_per_token / (double)in->route_groups);
-	/* a search asks for the same few (A, k) again and again */
-	static _Thread_local double memo_a, memo_k, memo_p;
-	if (A != memo_a || x->kt != memo_k) {
-		memo_a = A;
-		memo_k = x->kt;
-		memo_p = pow(1 - 1 / A, x->kt);
-	}
-	double D = A * (1 - memo_p);
-	double g = (double)per_node;
-	return S_coll(x, TB_COLL_P2P, tok_bytes * D * (N - 1) / N, 2, 1) +
-	       S_coll(x, TB_COLL_P2P, tok_bytes * x->kt * (g - 1) / g, 2, 2);
-}
-
-/* The elements a layer's linear GEMMs read as input (forward) and as
- * output gradient (backward): what fp8 casts each micro-batch. */
-typedef struct S_cast {
-	double in, out;
-} S_cast;
-
-/* One linear layer's GEMM of M x K by K x N, its casts counted in *c. */
-static double S_lin(const S_ctx *x, double m, double n, double k, S_cast *c)
-{
-	c->in += m * k;
-	c->out += m * n;
-	return S_mm(x, m, n, k);
-}
-
 /* The attention's weights: those split over the tensor-parallel ranks and
  * those every rank holds whole (MLA's down-projections to its latents,
  * replicated as Megatron-LM's MLA does; every other matrix is split by
  * heads). */
-static void S_attn_weights(const S_ctx *x, double *split, double *whole)
+void tb_perf_attn_weights(const S_ctx *x, double *split, double *whole)
 {
 	double h = x->h, H = x->H;
 	if (!x->mla) {
@@ -159,323 +90,12 @@ static void S_attn_weights(const S_ctx *x, double *split, double *whole)
 	         H * (x->dn + x->dv) * x->rkv + H * x->dv * h;
 }
 
-/* The attention's projections for tok tokens on one GPU: their time, and
- * their forward FLOPs in *flops (two a weight a token). */
-static double S_attn_proj(const S_ctx *x, double tok, double *flops, S_cast *c)
-{
-	double t = x->t, h = x->h, H = x->H, split, whole;
-	S_attn_weights(x, &split, &whole);
-	*flops = 2 * tok * (split / t + whole);
-	if (!x->mla)
-		return S_lin(x, tok, (x->hq + 2 * x->hkv) / t, h, c) + S_lin(x, tok, h, x->hq / t, c);
-	double s = x->rq > 0 ? S_lin(x, tok, x->rq, h, c) + S_lin(x, tok, H * x->dqk / t, x->rq, c)
-	                     : S_lin(x, tok, H * x->dqk / t, h, c);
-	s += S_lin(x, tok, x->rkv + x->dr, h, c) + S_lin(x, tok, H * (x->dn + x->dv) / t, x->rkv, c);
-	return s + S_lin(x, tok, h, H * x->dv / t, c);
-}
-
-static void S_layer_params(const S_ctx *x, bool experts, double *dense, double *expert);
-
-/* One group of LoRA adapters for T tokens: x A (in -> r), then (x A) B
- * (r -> out), column-parallel modules with their out split over ts,
- * row-parallel ones with their in; skinny GEMMs, mostly memory-bound. */
-static double S_adapter_group(const S_ctx *x, const double io[4], double T, double ts)
-{
-	double r = (double)x->in->lora_rank, s = 0;
-	if (io[0] > 0)
-		s += S_mm(x, T, r, io[0]) + S_mm(x, T, io[1] / ts, r);
-	if (io[2] > 0)
-		s += S_mm(x, T, r, io[2] / ts) + S_mm(x, T, io[3], r);
-	return s;
-}
-
-/* The adapters' forward through one layer; 0 without LoRA. */
-static double S_adapters_f(const S_ctx *x, bool experts)
-{
-	const tb_perf_input *in = x->in;
-	if (!tb_method_adapters(in->method) || in->lora_rank < 1)
-		return 0;
-	if (!experts)
-		return S_adapter_group(x, in->lora_io[0], x->tok, x->t);
-	double local = x->E / x->e, rows = x->tok_e * x->kt * x->e / x->E;
-	return S_adapter_group(x, in->lora_io[1], x->tok, x->t) +
-	       local * S_adapter_group(x, in->lora_io[2], rows, x->et);
-}
-
-/* QLoRA dequantizes every frozen weight of the layer to 16 bits before
- * each use: one pass reads the stored bytes and writes two a weight. */
-static double S_dequant(const S_ctx *x, bool experts)
-{
-	if (!(x->in->quant_bytes > 0))
-		return 0;
-	double dense, expert;
-	S_layer_params(x, experts, &dense, &expert);
-	return (dense + expert) * (x->in->quant_bytes + 2) / x->mem_bw;
-}
-
-/* The matmuls the op policy recomputes in a layer: k, o and the MLP's
- * second, in the order torchtitan's layers run them (q, k, v, o, then
- * gate, up, down or up, down); the scenario allows the policy for dense
- * layers without MLA only. */
-static double S_op_recompute(const S_ctx *x)
-{
-	double t = x->t, h = x->h, tok = x->tok;
-	double second = x->nmat > 1 ? S_mm(x, tok, x->f / t, h) : S_mm(x, tok, h, x->f / t);
-	return S_mm(x, tok, x->hkv / t, h) + S_mm(x, tok, h, x->hq / t) + second;
-}
-
-/* What DeepSeek-V3's recipe redoes in a layer's backward (Sec. 3.2.3 and
- * 3.3.2): the two norms over the residual (read and write, over tok/t
- * under sequence parallelism) and, under MLA, the latents' norms and the
- * up-projections of queries, keys and values; in an expert layer the
- * SwiGLU's output from its two cached inputs (`swiglu` elements). */
-static double S_deepseek_recompute(const S_ctx *x, double swiglu)
-{
-	const tb_perf_input *in = x->in;
-	double ab = in->act_bytes, t = x->t, tok = x->tok;
-	double tok_n = in->sequence_parallel ? tok / t : tok;
-	double bytes = 2 * 2 * tok_n * x->h * ab + 3 * swiglu * ab;
-	double s = 0;
-	if (x->mla) {
-		bytes += 2 * tok * (x->rq + x->rkv) * ab;
-		if (x->rq > 0)
-			s += S_mm(x, tok, x->H * x->dqk / t, x->rq);
-		s += S_mm(x, tok, x->H * (x->dn + x->dv) / t, x->rkv);
-	}
-	return s + bytes / x->mem_bw;
-}
-
-/* What checkpointing changes of a layer whose other parts are timed:
- * the forward it redoes and the collectives exposed around it (a search
- * times the rest once for every checkpointing mode; tb_perf_layer_mode).
- * ti, ci, ei: the tensor, context and expert sizes (ei 1: no all-to-all). */
-static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_t ei, S_layer *L)
-{
-	bool fwd_only = in->method == TB_METHOD_FROZEN;
-	double passes_f = in->method == TB_METHOD_DPO ? 2 : 1;
-	switch (fwd_only ? TB_CKPT_NONE : in->checkpointing) {
-	case TB_CKPT_FULL:
-		L->recompute = L->fwd / passes_f;       /* one forward (exact: 1 or 2) */
-		break;
-	case TB_CKPT_SELECTIVE:
-		L->recompute = L->rc_selective;
-		break;
-	case TB_CKPT_NONE:
-	default:
-		L->recompute = 0;
-		break;
-	}
-	bool full = !fwd_only && in->checkpointing == TB_CKPT_FULL;
-	/* part of the layers recomputed: the others' communication too */
-	bool part = full && in->recompute_layers > 0;
-	/* collectives of a forward pass (the reference's too) and of a
-	 * backward, each over the pass's count; full recomputation repeats
-	 * the forward's */
-	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
-	L->tp = L->cp = L->ep = L->tp_keep = L->cp_keep = L->ep_keep = 0;
-	if (ti > 1) {
-		double total = L->tp_one * 2 * (nf + nb);
-		double hide = in->overlap_tp ? L->mm_f * (nf + 2 * nb) : 0;
-		L->tp = S_max0(total - hide);
-		if (part) {
-			total = L->tp_one * 2 * (passes_f + nb);
-			hide = in->overlap_tp ? L->mm_f * (passes_f + 2 * nb) : 0;
-			L->tp_keep = S_max0(total - hide);
-		}
-	}
-	if (ci > 1) {
-		L->cp = passes_f * S_max0(L->cp_f - L->attn_f) + nb * S_max0(L->cp_b - L->attn_b);
-		if (part)
-			L->cp_keep = L->cp;
-		if (full)
-			L->cp += S_max0(L->cp_f - L->attn_f);
-	}
-	if (ei > 1) {
-		double total = L->ep_one * (nf + nb);
-		double total_keep = L->ep_one * (passes_f + nb);
-		if (in->overlap_ep) {
-			/* beside the other micro-batch's forward and backward,
-			 * which run on the SMs the communication leaves */
-			double hide = L->fwd + L->bwd + L->recompute;
-			double share = TB_PERF_EP_OVERLAP_SM_SHARE;
-			L->ep = S_max0(total - hide) + fmin(total, hide) * share / (1 - share);
-			if (part) {
-				hide = L->fwd + L->bwd;
-				L->ep_keep = S_max0(total_keep - hide) +
-				             fmin(total_keep, hide) * share / (1 - share);
-			}
-		} else {
-			L->ep = total;
-			if (part)
-				L->ep_keep = total_keep;
-		}
-	}
-}
-
-/* One micro-batch through one layer: an expert layer of a mixture when
- * `experts`, else a dense one. */
-static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
-{
-	const tb_perf_input *in = x->in;
-	double tok = x->tok, t = x->t, h = x->h, ab = in->act_bytes;
-	memset(L, 0, sizeof *L);
-
-	/* matmuls: the attention's projections, then the MLP, or the router,
-	 * the local experts at the rows routed to them and the shared ones */
-	S_cast cast = { 0, 0 };
-	L->mm_f = S_attn_proj(x, tok, &L->mm_flops_f, &cast);
-	double act_elems;               /* MLP activation-function inputs */
-	double moe_perm_bytes = 0;
-	if (experts) {
-		double local = x->E / x->e, et = x->et;
-		double rows = x->tok_e * x->kt * x->e / x->E;   /* tokens per local expert */
-		S_cast one = { 0, 0 };
-		/* the router stays in 16 bits (Transformer Engine, torchao) */
-		L->mm_f += S_mm(x, tok, x->E, h);
-		L->mm_f += local * (S_lin(x, rows, x->nmat * x->fe / et, h, &one) +
-		                    S_lin(x, rows, h, x->fe / et, &one));
-		cast.in += local * one.in;
-		cast.out += local * one.out;
-		if (x->fs > 0)
-			L->mm_f += S_lin(x, tok, x->nmat * x->fs / t, h, &cast) +
-			           S_lin(x, tok, h, x->fs / t, &cast);
-		L->mm_flops_f += 2 * tok * x->E * h +
-		                 2 * (x->tok_e * x->kt * x->fe / et + tok * x->fs / t) * (x->nmat + 1) * h;
-		act_elems = x->tok_e * x->kt * x->fe / et + tok * x->fs / t;
-		/* dispatch and combine: gather and scatter the routed rows */
-		moe_perm_bytes = 4 * x->tok_e * x->kt * h * ab;
-	} else {
-		L->mm_f += S_lin(x, tok, x->nmat * x->f / t, h, &cast) + S_lin(x, tok, h, x->f / t, &cast);
-		L->mm_flops_f += 2 * tok * (x->nmat + 1) * x->f * h / t;
-		act_elems = tok * x->f / t;
-	}
-
-	/* attention core over this rank's heads and queries, all keys */
-	double heads = (double)in->heads / t;
-	double q = x->s / x->c;
-	double full_flops = 2 * x->b * heads * q * x->s * (x->dqk + x->dv);
-	double score_fwd_bytes = 0, score_bwd_bytes = 0;
-	if (in->flash_attention) {
-		/* causal blocks above the diagonal are skipped; the backward
-		 * recomputes the scores: 2.5x the forward's matmul FLOPs */
-		double exec = full_flops / 2;
-		L->attn_f = exec / (x->hw->attention_peak_flops * x->hw->attention_fraction *
-		                    tb_perf_clock_fraction(x->hw, x->k));
-		L->attn_b = 2.5 * L->attn_f;
-		L->flops_f += exec;
-	} else {
-		double bmm = x->b * heads;
-		double core = bmm * (S_mm(x, q, x->s, x->dqk) + S_mm(x, q, x->dv, x->s));
-		double elems = bmm * q * x->s;
-		/* softmax reads and writes the scores; dropout reads, writes and
-		 * keeps a one-byte mask; backward reads one more tensor each */
-		score_fwd_bytes = elems * (2 * ab + (in->dropout ? 2 * ab + 1 : 0));
-		score_bwd_bytes = elems * (3 * ab + (in->dropout ? 2 * ab + 1 : 0));
-		L->attn_f = core + score_fwd_bytes / x->mem_bw;
-		L->attn_b = 2 * core + score_bwd_bytes / x->mem_bw;
-		L->flops_f += full_flops;
-	}
-	L->flops_f += L->mm_flops_f;
-
-	/* memory-bound kernels: two norms (read + write), two residual adds
-	 * (read two, write one) with their dropout masks, the activation
-	 * function (read one or two, write one); over tokens/t under
-	 * sequence parallelism.  Backward moves about twice the bytes. */
-	double tok_n = in->sequence_parallel ? tok / t : tok;
-	double ew = tok_n * h * (4 * ab + 6 * ab + (in->dropout ? 2 : 0)) +
-	            act_elems * ab * (x->nmat + 1) + moe_perm_bytes;
-	/* fp8: every linear layer's input is cast forward and its output
-	 * gradient backward, each read in 16 bits and written as fp8 and its
-	 * transpose (for the other GEMM); the weights' casts are cached
-	 * across micro-batches (Transformer Engine's is_first_microbatch,
-	 * torchao's fp8 all-gather) and left out */
-	double cast_b = in->matmul_bytes == 1 ? ab + 2 : 0;
-	L->mem_f = (ew + cast.in * cast_b) / x->mem_bw;
-	L->mem_b = (2 * ew + cast.out * cast_b) / x->mem_bw;
-
-	/* the method: frozen matrices' backward is the input gradient's GEMM
-	 * alone; adapters run forward and twice that back; forward-only runs
-	 * have no backward */
-	double ad_f = S_adapters_f(x, experts), dq = S_dequant(x, experts);
-	L->fwd = L->mm_f + L->attn_f + L->mem_f + ad_f + dq;
-	switch (in->method) {
-	case TB_METHOD_LORA:
-	case TB_METHOD_QLORA:
-		L->bwd = L->mm_f + L->attn_b + L->mem_b + 2 * ad_f + dq;
-		break;
-	case TB_METHOD_FROZEN:
-		L->bwd = 0;
-		break;
-	case TB_METHOD_FULL:
-	case TB_METHOD_DPO:
-	case TB_METHOD_COUNT:
-	default:
-		L->bwd = 2 * L->mm_f + L->attn_b + L->mem_b;
-		break;
-	}
-	bool fwd_only = in->method == TB_METHOD_FROZEN;
-	/* DPO: the reference model's forward on every micro-batch, the
-	 * same shapes again, never recomputed */
-	double passes_f = in->method == TB_METHOD_DPO ? 2 : 1;
-	/* what selective checkpointing redoes: the attention core again
-	 * (flash attention already recomputes it inside its backward); the
-	 * op policy keeps the attention and redoes every second matmul (k,
-	 * o, then up when gated or down when plain) and every memory-bound
-	 * op; DeepSeek-V3's recipe its norms, up-projections and SwiGLU */
-	if (in->selective_policy == TB_SELECTIVE_OP)
-		L->rc_selective = S_op_recompute(x) + L->mem_f;
-	else if (in->selective_policy == TB_SELECTIVE_DEEPSEEK)
-		L->rc_selective = S_deepseek_recompute(x, experts ? act_elems : 0);
-	else
-		L->rc_selective = in->flash_attention ? 0 : L->attn_f;
-	L->fwd *= passes_f;
-	(void)fwd_only;
-
-	/* tensor parallel: two all-reduces forward, two backward (reduce-
-	 * scatter + all-gather under sequence parallelism) */
-	if (x->ti > 1) {
-		double bytes = tok * h * ab;
-		int64_t g = S_per_node(x, 1, x->ti);
-		L->tp_one = in->sequence_parallel
-			? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
-			  S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g)
-			: S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
-	}
-
-	/* context parallel: a ring passes each rank's K and V chunk c-1
-	 * times forward, K, V and their gradients backward, behind the
-	 * attention core */
-	if (x->ci > 1) {
-		double bytes = x->b * q * (x->hk + x->hv) / t * ab;
-		int64_t g = S_per_node(x, x->ti, x->ci);
-		double hop = S_coll(x, TB_COLL_P2P, bytes, 2, g >= x->ci ? 2 : 1);
-		L->cp_f = (x->c - 1) * hop;
-		L->cp_b = 2 * (x->c - 1) * hop;
-	}
-
-	/* expert parallel: dispatch and combine, forward, and their
-	 * gradients backward; DeepEP dispatches in fp8 under fp8 matmuls, and
-	 * the backward's gradient toward the experts too */
-	if (experts && x->ei > 1) {
-		int64_t g = S_per_node(x, x->eti, x->ei);
-		double send, back;
-		if (in->dispatcher == TB_DISPATCH_DEEPEP) {
-			send = S_deepep(x, x->tok_e * h * (in->matmul_bytes == 1 ? 1 : ab), g);
-			back = S_deepep(x, x->tok_e * h * ab, g);
-		} else {
-			send = back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
-		}
-		L->ep_one = send + back;
-	}
-	S_layer_mode(in, x->ti, x->ci, experts ? x->ei : 1, L);
-}
-
 /* Dense and expert parameters of one layer on one GPU: an expert layer
  * when `experts`.  The router is whole on every tensor-parallel rank. */
-static void S_layer_params(const S_ctx *x, bool experts, double *dense, double *expert)
+void tb_perf_layer_params(const S_ctx *x, bool experts, double *dense, double *expert)
 {
 	double h = x->h, split, whole;
-	S_attn_weights(x, &split, &whole);
+	tb_perf_attn_weights(x, &split, &whole);
 	if (experts) {
 		*dense = (split + (x->nmat + 1) * x->fs * h) / x->t + whole + x->E * h + 2 * h;
 		*expert = x->E / x->e * (x->nmat + 1) * x->fe * h / x->et;
@@ -486,11 +106,11 @@ static void S_layer_params(const S_ctx *x, bool experts, double *dense, double *
 }
 
 /* A mixture's leading dense layers; 0 for a dense model. */
-static int64_t S_dense_count(const tb_perf_input *in)
+int64_t tb_perf_dense_count(const tb_perf_input *in)
 {
 	if (in->experts <= 1)
 		return 0;
-	return S_clamp(in->dense_layers, 0, in->layers);
+	return tb_perf_clamp(in->dense_layers, 0, in->layers);
 }
 
 /* Model FLOPs per token as flops.c counts them (PaLM App. B), and the
@@ -499,9 +119,9 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 {
 	const tb_perf_input *in = x->in;
 	double L = (double)in->layers, h = x->h;
-	double nd = (double)S_dense_count(in);
+	double nd = (double)tb_perf_dense_count(in);
 	double split, whole;
-	S_attn_weights(x, &split, &whole);
+	tb_perf_attn_weights(x, &split, &whole);
 	double attn_w = split + whole;
 	double dense_w = (x->nmat + 1) * h * x->f;
 	double mlp_w = x->moe ? (x->kt * x->fe + x->fs) * (x->nmat + 1) * h + h * x->E : dense_w;
@@ -520,7 +140,7 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 	case TB_CKPT_FULL:
 		*recompute = mm - logits + attn;
 		if (in->recompute_layers > 0) {
-			int64_t v = x->pi > 1 ? S_at_least_1(in->virtual_pipeline) : 1;
+			int64_t v = x->pi > 1 ? tb_perf_at_least_1(in->virtual_pipeline) : 1;
 			int64_t r = tb_perf_recomputed_layers(in->layers, x->pi, v, in->recompute_layers);
 			if (r < in->layers)
 				*recompute *= (double)r / L;
@@ -537,7 +157,7 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 	}
 }
 
-static const char *S_check(const tb_perf_input *in)
+const char *tb_perf_check(const tb_perf_input *in)
 {
 	if (in->layers <= 0 || in->hidden <= 0 || in->heads <= 0 || in->ffn_hidden <= 0)
 		return "the model has no shape (layers, hidden size, heads, MLP width)";
@@ -548,29 +168,29 @@ static const char *S_check(const tb_perf_input *in)
 	if (in->experts > 1 && in->expert > in->experts)
 		return "more expert-parallel ranks than experts";
 	if (in->shard_group > 0 &&
-	    (S_at_least_1(in->context) * S_at_least_1(in->data)) % in->shard_group != 0)
+	    (tb_perf_at_least_1(in->context) * tb_perf_at_least_1(in->data)) % in->shard_group != 0)
 		return "the shard group does not divide the data-parallel group";
 	if (in->experts > 1) {
-		int64_t t = S_at_least_1(in->tensor);
+		int64_t t = tb_perf_at_least_1(in->tensor);
 		int64_t et = tb_perf_expert_tensor(in->expert_tensor, t);
-		int64_t ranks = t * S_at_least_1(in->context) * S_at_least_1(in->data);
+		int64_t ranks = t * tb_perf_at_least_1(in->context) * tb_perf_at_least_1(in->data);
 		if (et < 1 || t % et != 0)
 			return "the expert layers' tensor-parallel size does not divide the tensor-parallel size";
-		if (ranks % (et * S_at_least_1(in->expert)) != 0)
+		if (ranks % (et * tb_perf_at_least_1(in->expert)) != 0)
 			return "expert x expert tensor parallelism does not divide tensor x context x data";
 	}
 	const tb_perf_hw *hw = &in->hw;
-	if (!S_pos(hw->peak_flops) || !S_pos(hw->attention_peak_flops) ||
-	    !S_pos(hw->matmul_ceiling) || !S_pos(hw->attention_fraction) ||
-	    !S_pos(hw->hbm_bytes_per_s))
+	if (!tb_perf_pos(hw->peak_flops) || !tb_perf_pos(hw->attention_peak_flops) ||
+	    !tb_perf_pos(hw->matmul_ceiling) || !tb_perf_pos(hw->attention_fraction) ||
+	    !tb_perf_pos(hw->hbm_bytes_per_s))
 		return "the GPU lists no usable peak or memory bandwidth";
-	if (hw->gpus_per_node < 1 || !S_pos(hw->nvlink_bytes_per_s) ||
-	    !S_pos(hw->network_bytes_per_s) || !S_pos(hw->nvlink_fraction) ||
-	    !S_pos(hw->network_fraction))
+	if (hw->gpus_per_node < 1 || !tb_perf_pos(hw->nvlink_bytes_per_s) ||
+	    !tb_perf_pos(hw->network_bytes_per_s) || !tb_perf_pos(hw->nvlink_fraction) ||
+	    !tb_perf_pos(hw->network_fraction))
 		return "the node's links are not known";
-	if (!S_pos(in->matmul_bytes) || !S_pos(in->act_bytes) ||
-	    !S_pos(in->param_bytes) || !S_pos(in->grad_bytes) ||
-	    !S_pos(in->optimizer_bytes_per_param))
+	if (!tb_perf_pos(in->matmul_bytes) || !tb_perf_pos(in->act_bytes) ||
+	    !tb_perf_pos(in->param_bytes) || !tb_perf_pos(in->grad_bytes) ||
+	    !tb_perf_pos(in->optimizer_bytes_per_param))
 		return "the precision's byte sizes are not set";
 	return NULL;
 }
@@ -653,21 +273,21 @@ bool tb_perf_framework_zero_ok(tb_framework fw, int zero, int64_t pipeline, cons
 }
 
 /* Fills x from a checked input; returns why it cannot, or NULL. */
-static const char *S_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_consts *k)
+const char *tb_perf_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_consts *k)
 {
 	memset(x, 0, sizeof *x);
 	x->in = in;
 	x->k = k;
 	x->hw = &in->hw;
-	x->ti = S_at_least_1(in->tensor);
-	x->pi = S_at_least_1(in->pipeline);
-	x->ci = S_at_least_1(in->context);
-	x->ei = S_at_least_1(in->expert);
-	x->di = S_at_least_1(in->data);
-	x->gpn = S_at_least_1(in->hw.gpus_per_node);
+	x->ti = tb_perf_at_least_1(in->tensor);
+	x->pi = tb_perf_at_least_1(in->pipeline);
+	x->ci = tb_perf_at_least_1(in->context);
+	x->ei = tb_perf_at_least_1(in->expert);
+	x->di = tb_perf_at_least_1(in->data);
+	x->gpn = tb_perf_at_least_1(in->hw.gpus_per_node);
 	x->t = (double)x->ti; x->p = (double)x->pi; x->c = (double)x->ci;
 	x->e = (double)x->ei; x->d = (double)x->di;
-	x->v = x->pi > 1 ? (double)S_at_least_1(in->virtual_pipeline) : 1;
+	x->v = x->pi > 1 ? (double)tb_perf_at_least_1(in->virtual_pipeline) : 1;
 	x->b = (double)in->micro_batch;
 	x->s = (double)in->seq_len;
 	x->tok = x->b * x->s / x->c;
@@ -700,139 +320,34 @@ static const char *S_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_c
 	x->V = in->vocab > 0 ? (double)in->vocab : 0;
 	x->moe = in->experts > 1;
 	x->E = x->moe ? (double)in->experts : 1;
-	x->kt = x->moe ? (double)S_at_least_1(in->experts_per_token) : 1;
+	x->kt = x->moe ? (double)tb_perf_at_least_1(in->experts_per_token) : 1;
 	x->fe = x->moe && in->expert_ffn_hidden > 0 ? (double)in->expert_ffn_hidden : x->f;
 	x->fs = x->moe && in->shared_ffn_hidden > 0 ? (double)in->shared_ffn_hidden : 0;
 	if (!x->moe)
 		x->e = 1, x->ei = 1;
 	x->nmat = in->gated_mlp ? 2 : 1;
 	x->mem_bw = in->hw.hbm_bytes_per_s * k->mem_fraction;
-	if (x->mla && (!S_pos(x->dqk) || !S_pos(x->dv)))
+	if (x->mla && (!tb_perf_pos(x->dqk) || !tb_perf_pos(x->dv)))
 		return "the latent attention's head widths are not set";
-	if (!S_pos(x->mem_bw) || !S_pos(k->matmul_dim_half + 1))
+	if (!tb_perf_pos(x->mem_bw) || !tb_perf_pos(k->matmul_dim_half + 1))
 		return "the model's constants are not usable";
 	return NULL;
-}
-
-/* The layer, then the embedding (first stage: rows read and written,
- * gradient rows accumulated; with tensor parallelism its output is
- * all-reduced) and the logits (last stage: the vocabulary GEMM forward and
- * backward, the fp32 cross-entropy over V/t columns, four passes). */
-static void S_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
-{
-	S_layer_time(x, x->moe, L);
-	if (S_dense_count(x->in) > 0 && dense) {
-		L->dense_fwd = dense->dense_fwd;
-		L->dense_bwd = dense->dense_bwd;
-		L->dense_recompute = dense->dense_recompute;
-		L->dense_tp = dense->dense_tp;
-		L->dense_cp = dense->dense_cp;
-		L->dense_tp_keep = dense->dense_tp_keep;
-		L->dense_cp_keep = dense->dense_cp_keep;
-		L->dense_mm_f = dense->dense_mm_f;
-		L->dense_rc_selective = dense->dense_rc_selective;
-	} else if (S_dense_count(x->in) > 0) {
-		S_layer D;
-		S_layer_time(x, false, &D);
-		L->dense_fwd = D.fwd;
-		L->dense_bwd = D.bwd;
-		L->dense_recompute = D.recompute;
-		L->dense_tp = D.tp;
-		L->dense_cp = D.cp;
-		L->dense_tp_keep = D.tp_keep;
-		L->dense_cp_keep = D.cp_keep;
-		L->dense_mm_f = D.mm_f;
-		L->dense_rc_selective = D.rc_selective;
-	}
-	double ab = x->in->act_bytes;
-	L->embed_s = 4 * x->tok * x->h * ab / x->mem_bw;
-	L->mtp_proj_s = x->in->mtp_modules > 0 ? 3 * S_mm(x, x->tok, x->h, 2 * x->h) : 0;
-	L->embed_tp = x->ti > 1 ? L->tp_one : 0;
-	L->logits_s = 0;
-	L->logits_tp = 0;
-	if (x->V > 0) {
-		/* the head's GEMMs: forward, input and weight gradients; a
-		 * frozen head has no weight gradient, a forward-only run no
-		 * backward, and DPO's reference one more forward; the
-		 * cross-entropy's passes likewise */
-		double gemms = 3, ce = 16;
-		switch (x->in->method) {
-		case TB_METHOD_LORA: case TB_METHOD_QLORA: gemms = 2; break;
-		case TB_METHOD_FROZEN: gemms = 1; ce = 8; break;
-		case TB_METHOD_DPO: gemms = 4; ce = 24; break;
-		case TB_METHOD_FULL: case TB_METHOD_COUNT: default: break;
-		}
-		L->logits_s = gemms * S_mm(x, x->tok, x->V / x->t, x->h) +
-		              ce * x->tok * x->V / x->t / x->mem_bw;
-		L->logits_tp = x->ti > 1 && x->in->sequence_parallel ? L->tp_one : 0;
-	}
 }
 
 double tb_perf_causal_mfu_scale(const tb_perf_input *in)
 {
 	S_ctx x;
-	if (S_check(in) || S_ctx_init(&x, in, &tb_perf_fitted))
+	if (tb_perf_check(in) || tb_perf_ctx_init(&x, in, &tb_perf_fitted))
 		return 1;
 	double used, causal, re;
 	S_model_flops(&x, &used, &re);
-	if (S_pos(in->model_flops_per_token))
+	if (tb_perf_pos(in->model_flops_per_token))
 		used = in->model_flops_per_token;
 	tb_perf_input c = *in;
 	c.causal_attention_flops = true;
 	x.in = &c;
 	S_model_flops(&x, &causal, &re);
-	return S_pos(used) && S_pos(causal) ? causal / used : 1;
-}
-
-bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
-                        tb_perf_layer *out, const char **why)
-{
-	return tb_perf_layer_time_reuse(in, k, NULL, out, why);
-}
-
-bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
-                              const tb_perf_layer *dense, tb_perf_layer *out, const char **why)
-{
-	memset(out, 0, sizeof *out);
-	if (!k)
-		k = &tb_perf_fitted;
-	const char *bad = S_check(in);
-	S_ctx x;
-	if (!bad)
-		bad = S_ctx_init(&x, in, k);
-	if (why)
-		*why = bad ? bad : "";
-	if (bad)
-		return false;
-	S_layer_all(&x, out, dense);
-	return true;
-}
-
-void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L)
-{
-	int64_t ti = S_at_least_1(in->tensor), ci = S_at_least_1(in->context);
-	int64_t ei = in->experts > 1 ? S_at_least_1(in->expert) : 1;
-	S_layer_mode(in, ti, ci, ei, L);
-	if (S_dense_count(in) <= 0)
-		return;
-	/* the mixture's dense layers: the same attention, their own MLP */
-	S_layer D;
-	memset(&D, 0, sizeof D);
-	D.fwd = L->dense_fwd;
-	D.bwd = L->dense_bwd;
-	D.mm_f = L->dense_mm_f;
-	D.rc_selective = L->dense_rc_selective;
-	D.attn_f = L->attn_f;
-	D.attn_b = L->attn_b;
-	D.tp_one = L->tp_one;
-	D.cp_f = L->cp_f;
-	D.cp_b = L->cp_b;
-	S_layer_mode(in, ti, ci, 1, &D);
-	L->dense_recompute = D.recompute;
-	L->dense_tp = D.tp;
-	L->dense_cp = D.cp;
-	L->dense_tp_keep = D.tp_keep;
-	L->dense_cp_keep = D.cp_keep;
+	return tb_perf_pos(used) && tb_perf_pos(causal) ? causal / used : 1;
 }
 
 static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out);
@@ -852,13 +367,13 @@ typedef struct S_stage {
  * lead). */
 static int64_t S_dense_in(int64_t dense, int64_t first, int64_t n)
 {
-	return S_clamp(dense - first, 0, n);
+	return tb_perf_clamp(dense - first, 0, n);
 }
 
 /* The micro-batches of a step on one replica (the step and its floor). */
 static int64_t S_step_microbatches(const tb_perf_input *in)
 {
-	int64_t mb_ranks = in->micro_batch * S_at_least_1(in->data);
+	int64_t mb_ranks = in->micro_batch * tb_perf_at_least_1(in->data);
 	int64_t m = (in->global_batch + mb_ranks - 1) / mb_ranks;
 	return m < 1 ? 1 : m;
 }
@@ -866,7 +381,7 @@ static int64_t S_step_microbatches(const tb_perf_input *in)
 static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 {
 	const tb_perf_input *in = x->in;
-	int64_t *n = g->n, *nd = g->nd, dense = S_dense_count(in);
+	int64_t *n = g->n, *nd = g->nd, dense = tb_perf_dense_count(in);
 	tb_perf_stage_split(in->layers, x->pi, n);
 	double over = x->k->layer_overhead_s;
 	double lt = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep + over;
@@ -892,8 +407,8 @@ static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 	 * the dense and expert ones in proportion; the layers past them run
 	 * their forward's communication once */
 	double lt_last = lt;
-	if (in->checkpointing == TB_CKPT_FULL && in->recompute_layers > 0 && S_pos(L->recompute)) {
-		int64_t v = x->pi > 1 ? S_at_least_1(in->virtual_pipeline) : 1;
+	if (in->checkpointing == TB_CKPT_FULL && in->recompute_layers > 0 && tb_perf_pos(L->recompute)) {
+		int64_t v = x->pi > 1 ? tb_perf_at_least_1(in->virtual_pipeline) : 1;
 		double lk = L->fwd + L->bwd + L->tp_keep + L->cp_keep + L->ep_keep + over;
 		double ldk = L->dense_fwd + L->dense_bwd + L->dense_tp_keep + L->dense_cp_keep + over;
 		for (int i = 0; i < 3; i++) {
@@ -943,8 +458,8 @@ double tb_perf_stage_s(const tb_perf_input *in, const tb_perf_consts *k, const t
 	S_ctx x;
 	x.in = in;
 	x.k = k;
-	x.pi = S_at_least_1(in->pipeline);
-	x.di = S_at_least_1(in->data);
+	x.pi = tb_perf_at_least_1(in->pipeline);
+	x.di = tb_perf_at_least_1(in->data);
 	S_stage g;
 	S_stage_of(&x, L, &g);
 	return g.stage_s[g.busy];
@@ -955,13 +470,13 @@ double tb_perf_step_floor_from_s(const tb_perf_input *in, double stage_s)
 	if (in->layers <= 0 || in->micro_batch <= 0 || in->global_batch <= 0)
 		return 0;
 	int64_t m = S_step_microbatches(in);
-	int64_t p = S_at_least_1(in->pipeline);
+	int64_t p = tb_perf_at_least_1(in->pipeline);
 	double v = (double)m * stage_s;
 	/* the bubble, (p - 1) / (v m) of m stage passes, at the most virtual
 	 * stages the caller allows */
 	if (p > 1)
-		v += (double)(p - 1) / (double)S_at_least_1(in->virtual_pipeline) * stage_s;
-	return S_pos(v) ? v : 0;
+		v += (double)(p - 1) / (double)tb_perf_at_least_1(in->virtual_pipeline) * stage_s;
+	return tb_perf_pos(v) ? v : 0;
 }
 
 double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
@@ -976,7 +491,7 @@ void tb_perf_assemble(const tb_perf_input *in, const tb_perf_consts *k,
 	if (!k)
 		k = &tb_perf_fitted;
 	S_ctx x;
-	const char *bad = S_ctx_init(&x, in, k);
+	const char *bad = tb_perf_ctx_init(&x, in, k);
 	if (bad) {
 		memset(out, 0, sizeof *out);
 		out->why = bad;
@@ -990,17 +505,17 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 {
 	if (!k)
 		k = &tb_perf_fitted;
-	const char *bad = S_check(in);
+	const char *bad = tb_perf_check(in);
 	S_ctx x;
 	if (!bad)
-		bad = S_ctx_init(&x, in, k);
+		bad = tb_perf_ctx_init(&x, in, k);
 	if (bad) {
 		memset(out, 0, sizeof *out);
 		out->why = bad;
 		return;
 	}
 	S_layer L;
-	S_layer_all(&x, &L, NULL);
+	tb_perf_layer_all(&x, &L, NULL);
 	S_assemble(&x, &L, out);
 }
 
@@ -1083,8 +598,8 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 
 	/* data parallel, with the overlap rule of perf.h */
 	double dense1, expert1, dense_d, expert_d;
-	S_layer_params(x, x->moe, &dense1, &expert1);
-	S_layer_params(x, false, &dense_d, &expert_d);
+	tb_perf_layer_params(x, x->moe, &dense1, &expert1);
+	tb_perf_layer_params(x, false, &dense_d, &expert_d);
 	double dense = nm * dense1 + ndb * dense_d, expert = nm * expert1;
 	double vocab_p = x->V * x->h / x->t;
 	if (busy == 0)
@@ -1127,7 +642,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	double step = 0;
 	for (int i = 0; i < TB_PERF_TERMS; i++)
 		step += br[i];
-	if (!S_pos(step)) {
+	if (!tb_perf_pos(step)) {
 		memset(out, 0, sizeof *out);
 		out->why = "the step time could not be computed";
 		return;
@@ -1135,7 +650,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 
 	double per_tok_model, per_tok_re;
 	S_model_flops(x, &per_tok_model, &per_tok_re);
-	if (S_pos(in->model_flops_per_token) && S_pos(per_tok_model)) {
+	if (tb_perf_pos(in->model_flops_per_token) && tb_perf_pos(per_tok_model)) {
 		/* the caller's count; recomputation in the same proportion */
 		double scale = in->model_flops_per_token / per_tok_model;
 		per_tok_model *= scale;

@@ -8,16 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-static double S_max0(double v)
-{
-	return v > 0 ? v : 0;
-}
-
-static int64_t S_at_least_1(int64_t v)
-{
-	return v > 0 ? v : 1;
-}
-
 double tb_perf_zero3_overlap_cost(tb_framework fw, const tb_perf_consts *k)
 {
 	if (!k)
@@ -63,7 +53,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 	double dense = a->dense, expert = a->expert, gdense = a->gdense, gexpert = a->gexpert;
 	double nb = a->layers, dm = a->microbatches;
 	int64_t n_dp = x->ci * x->di;
-	int64_t n_edp = S_at_least_1(x->ti * n_dp / (x->eti * x->ei));
+	int64_t n_edp = tb_perf_at_least_1(x->ti * n_dp / (x->eti * x->ei));
 	int64_t g_dp = tb_perf_ctx_per_node(x, x->ti, n_dp);
 	/* HSDP: ZeRO over a shard group of n_sh ranks, then its gradient
 	 * shard all-reduced over the n_dp / n_sh groups, ranks n_sh apart */
@@ -112,11 +102,11 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			break;
 		case 0:
 			dp_one = dp_total = ar;
-			dp = ov ? S_max0(ar - bwd_mb) : ar;
+			dp = ov ? tb_perf_max0(ar - bwd_mb) : ar;
 			break;
 		case 1:
 			dp_one = dp_total = rs + ag;
-			dp = ov ? S_max0(rs - bwd_mb) + S_max0(ag - fwd_mb) : rs + ag;
+			dp = ov ? tb_perf_max0(rs - bwd_mb) + tb_perf_max0(ag - fwd_mb) : rs + ag;
 			break;
 		case 2: {
 			/* the weights' gather: once a step behind the first
@@ -125,18 +115,18 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			 * for its backward */
 			bool each = in->framework == TB_FW_FSDP;
 			double gathers = each ? dm : 1;
-			double ag_x = gathers * (ov ? S_max0(ag - fwd_mb) : ag);
+			double ag_x = gathers * (ov ? tb_perf_max0(ag - fwd_mb) : ag);
 			dp_one = rs + ag;
 			dp_total = (in->no_sync ? 1 : dm) * rs + gathers * ag;
 			if (!ov) {
 				dp = dp_total;
 			} else if (in->no_sync) {
 				/* one reduce-scatter, behind the last backward */
-				dp = S_max0(rs - bwd_mb) + ag_x;
+				dp = tb_perf_max0(rs - bwd_mb) + ag_x;
 			} else if (x->pi == 1) {
 				/* DeepSpeed and FSDP wait for each backward's
 				 * reduce-scatter before the next micro-batch */
-				dp = dm * S_max0(rs - bwd_mb) + ag_x;
+				dp = dm * tb_perf_max0(rs - bwd_mb) + ag_x;
 			} else {
 				/* a pipeline schedule never waits for them: the
 				 * reductions queue on their own stream from the
@@ -148,9 +138,9 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				 * per-micro-batch reduce-scatter under an
 				 * interleaved schedule) */
 				double warm = x->v > 1 ? ((x->v + 1) * x->p - 1) / x->v : x->p;
-				double window = dm * bwd_mb + S_max0(dm - warm) * fwd_mb +
+				double window = dm * bwd_mb + tb_perf_max0(dm - warm) * fwd_mb +
 				                a->bubble_s;
-				dp = fmax(S_max0(rs - bwd_mb), dm * rs - window) + ag_x;
+				dp = fmax(tb_perf_max0(rs - bwd_mb), dm * rs - window) + ag_x;
 			}
 			break;
 		}
@@ -168,7 +158,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				dp_total = dm * 2 * ag + rs;
 				double per = ov ? fmax(first, ag - fwd_mb) + fmax(first, ag - bwd_mb) : 2 * ag;
 				per += oc * (2 * ag - per);
-				double last = ov ? S_max0(rs - bwd_mb) : rs;
+				double last = ov ? tb_perf_max0(rs - bwd_mb) : rs;
 				last += oc * (rs - last);
 				dp = dm * per + last;
 			} else {

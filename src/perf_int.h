@@ -1,9 +1,10 @@
-/* perf_int.h: what the step-time model's files share (perf.c, perf_dp.c);
- * internal to the library. */
+/* perf_int.h: what the step-time model's files share (perf.c, perf_layer.c,
+ * perf_dp.c); internal to the library. */
 #ifndef TB_PERF_INT_H
 #define TB_PERF_INT_H
 
 #include <stdbool.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "trainbudget/perf.h"
@@ -43,6 +44,41 @@ static inline int64_t tb_perf_ctx_per_node(const tb_perf_ctx *x, int64_t stride,
 	int64_t g = x->gpn / stride;
 	return g < 1 ? 1 : g > n ? n : g;
 }
+
+static inline bool tb_perf_pos(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+static inline double tb_perf_max0(double v)
+{
+	return v > 0 ? v : 0;
+}
+
+static inline int64_t tb_perf_clamp(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static inline int64_t tb_perf_at_least_1(int64_t v)
+{
+	return v > 1 ? v : 1;
+}
+
+/* perf.c: the checks and the normalized layout every part reads (NULL, or
+ * why the input cannot be timed); the attention's weights split over the
+ * tensor ranks and whole on each; a layer's dense and expert parameters
+ * on one GPU; a mixture's leading dense layers (0 for a dense model) */
+const char *tb_perf_check(const tb_perf_input *in);
+const char *tb_perf_ctx_init(tb_perf_ctx *x, const tb_perf_input *in, const tb_perf_consts *k);
+void tb_perf_attn_weights(const tb_perf_ctx *x, double *split, double *whole);
+void tb_perf_layer_params(const tb_perf_ctx *x, bool experts, double *dense, double *expert);
+int64_t tb_perf_dense_count(const tb_perf_input *in);
+
+/* perf_layer.c: the layer of x's kind (an expert layer of a mixture), its
+ * leading dense layers (taken from `dense` when not NULL), the embedding
+ * and the logits */
+void tb_perf_layer_all(const tb_perf_ctx *x, tb_perf_layer *L, const tb_perf_layer *dense);
 
 /* One step's data-parallel work on the busiest stage: its parameters
  * (dense, routed experts') as gathered, those that get gradients, its
