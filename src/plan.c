@@ -519,6 +519,8 @@ static void S_scenario(tb_plan_state *st, const tb_plan_card *cd)
 	l.zero = pa->zero;
 	l.checkpointing = in->training.checkpointing;
 	l.recompute_layers = l.checkpointing == TB_CKPT_FULL ? in->training.recompute_layers : 0;
+	l.selective_policy = l.checkpointing == TB_CKPT_SELECTIVE ? in->training.selective_policy
+	                                                            : TB_SELECTIVE_ATTENTION;
 	l.sequence_parallel = pa->sequence_parallel;
 	l.micro_batch = S_at_least_1(in->training.micro_batch);
 	l.global_batch = in->training.global_batch;

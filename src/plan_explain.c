@@ -181,6 +181,10 @@ size_t tb_plan_layout_text(const tb_plan_layout *l, char *dst, size_t cap)
 	      tb_plan_checkpointing_words(l->checkpointing));
 	if (l->checkpointing == TB_CKPT_FULL && l->recompute_layers > 0)
 		S_put(&o, " of %lld layers a chunk", (long long)l->recompute_layers);
+	else if (l->checkpointing == TB_CKPT_SELECTIVE && l->selective_policy == TB_SELECTIVE_OP)
+		S_put(&o, " (the op policy)");
+	else if (l->checkpointing == TB_CKPT_SELECTIVE && l->selective_policy == TB_SELECTIVE_DEEPSEEK)
+		S_put(&o, " (DeepSeek-V3's recipe)");
 	return o.len;
 }
 

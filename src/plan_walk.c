@@ -150,6 +150,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	l0.context = c; l0.expert = e; l0.data = d;
 	l0.checkpointing = ck; l0.sequence_parallel = sp;
 	l0.recompute_layers = ck == TB_CKPT_FULL ? st->in->training.recompute_layers : 0;
+	l0.selective_policy = ck == TB_CKPT_SELECTIVE ? st->in->training.selective_policy : TB_SELECTIVE_ATTENTION;
 	l0.global_batch = B;
 	l0.gpu = cd->index; l0.count = N;
 	l0.capacity_bytes = cap;

@@ -95,6 +95,9 @@ typedef struct tb_plan_layout {
 	/* under full checkpointing, the layers of each chunk recomputed (the
 	 * scenario's training.recompute_layers); 0: every layer */
 	int64_t recompute_layers;
+	/* under selective checkpointing, what it recomputes (the scenario's
+	 * training.selective_policy) */
+	tb_selective selective_policy;
 	bool sequence_parallel;
 	int64_t micro_batch, global_batch;
 	int gpu;                /* index into tb_plan_result.gpus */
