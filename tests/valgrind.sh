@@ -72,6 +72,10 @@ vg report docs/examples/llama3-8b-hf.yaml --template templates/report.md \
 vg report docs/examples/llama3-8b-hf.yaml --template "$out/no-such-template.md" -o "$out/s"
 vg estimate docs/examples/llama3-8b-hf.yaml --format json \
 	--sweep model.hf_config=llama3-8b-config.json,../../tests/fixtures/hf/qwen3-8b.json
+# part of the layers recomputed, across the cliff where they start to fit
+vg estimate docs/examples/llama-3.1-8b-torchtitan.yaml --set training.checkpointing=full \
+	--unset training.selective_policy --set training.micro_batch=4 --set training.global_batch=1024 \
+	--sweep training.recompute_layers=4..32:4
 for f in tests/scenarios/bad-*.yaml; do
 	[ -e "$f" ] || continue
 	vg check "$f"
