@@ -667,6 +667,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	out->stage_layers[0] = n[0];
 	out->stage_layers[1] = n[1];
 	out->stage_layers[2] = n[2];
+	memcpy(out->stage_s, g.stage_s, sizeof out->stage_s);
 	out->busiest_stage = busy;
 	out->tokens_per_s_per_gpu = tokens / step / gpus;
 	out->model_flops_per_step = per_tok_model * tokens;

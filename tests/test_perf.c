@@ -1459,3 +1459,28 @@ Test(perf, layer_mode_is_the_layer_timed_in_that_mode)
 				}
 	}
 }
+
+/* The head and DeepSeek-V3's MTP module on the last of 16 stages make it
+ * the slowest by more than a tenth (3 layers, the module's and two heads'
+ * work against 4 layers): the budget says so, with what would balance it.
+ * GPT-3 175B's head on the last of 8 stages (12 layers and a 51,200-word
+ * head) is within the tenth, and nothing is said. */
+Test(perf, a_heavy_last_stage_is_said)
+{
+	static tb_budget b;
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.training.selective_policy = TB_SELECTIVE_DEEPSEEK;
+	x.hardware.mfu_predicted = true;
+	x.hardware.mfu[0] = 0.2; x.hardware.mfu[1] = 0.3; x.hardware.mfu[2] = 0.4;
+	x.hardware.pue = 1;
+	tb_budget_compute(&x, &b);
+	cr_assert(b.perf.known, "%s", b.perf.why);
+	cr_expect_eq(b.perf.r.busiest_stage, 2);
+	cr_expect(b.perf.r.stage_s[2] > 1.1 * b.perf.r.stage_s[1]);
+	cr_expect(S_has_warning(&b, "The last pipeline stage holds the output head and the multi-token"));
+	S_budget_inputs(&x);
+	tb_budget_compute(&x, &b);
+	cr_assert(b.perf.known);
+	cr_expect(!S_has_warning(&b, "The last pipeline stage holds"));
+}

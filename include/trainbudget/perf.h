@@ -236,6 +236,7 @@ typedef struct tb_perf_result {
 	/* what the derivations show */
 	int64_t gpus, microbatches;
 	int64_t stage_layers[3];      /* first, busiest middle, last stage */
+	double stage_s[3];            /* one micro-batch through each of them */
 	int busiest_stage;            /* 0 first, 1 middle, 2 last */
 	double bubble_fraction;       /* (p-1)/(v m) */
 	double model_flops_per_step, hardware_flops_per_step;
