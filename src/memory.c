@@ -394,6 +394,25 @@ double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,
 }
 
 
+/* The fewest layers a chunk full recomputation can redo with the stage
+ * still within cap, below `now` (the layers it redoes): memory never grows
+ * with them, so bisect; 0 when none fewer fits. */
+static int64_t S_fewest_recomputed(const tb_mem_fit *c, double act_none_b1, int64_t mb,
+                                   double cap, int64_t now)
+{
+	tb_mem_fit f = *c;
+	f.act_keep_b1 = act_none_b1;
+	int64_t lo = 0, hi = now;       /* lo: fewer than any that fit; hi fits or is now */
+	while (hi - lo > 1) {
+		f.recompute_layers = lo + (hi - lo) / 2;
+		if (tb_memory_fit_total(&f, mb, NULL) <= cap)
+			hi = f.recompute_layers;
+		else
+			lo = f.recompute_layers;
+	}
+	return hi < now ? hi : 0;
+}
+
 void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 {
 	const tb_model *m = &in->model;
@@ -574,59 +593,6 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		}
 	}
 
-	/* the fewest layers a chunk full recomputation needs to redo: memory
-	 * is non-increasing in them, so bisect between none (N = 0 is every
-	 * layer, so start at 1) and one short of the chunk's layers now
-	 * redone */
-	mem->fewest_recompute_layers = 0;
-	mem->fewest_recompute_bytes = mem->fewest_recompute_act_bytes = 0;
-	mem->fewest_recompute_flops_fraction = 0;
-	if (m->has_shape && tr->checkpointing == TB_CKPT_FULL && tr->method != TB_METHOD_FROZEN) {
-		int64_t chunk = 0;
-		for (int i = 0; i < 3; i++)
-			if (split[i] > 0) {
-				int64_t per = (split[i] + c.v - 1) / c.v;
-				chunk = per > chunk ? per : chunk;
-			}
-		int64_t now = tr->recompute_layers > 0 && tr->recompute_layers < chunk ? tr->recompute_layers : chunk;
-		tb_mem_fit f = c;
-		/* where no recomputation fits, the checkpointing rows say so */
-		f.act_layer_b1 = f.act_keep_b1 = act_mode_b1[TB_CKPT_NONE];
-		f.ws_b1 = 0;
-		f.recompute_layers = 0;
-		if (tb_memory_fit_total(&f, mb, NULL) <= mem->capacity_bytes)
-			now = 0;
-		f = c;
-		f.recompute_layers = 1;
-		f.act_keep_b1 = act_mode_b1[TB_CKPT_NONE];
-		if (now > 1 && tb_memory_fit_total(&f, mb, NULL) > mem->capacity_bytes) {
-			int64_t lo = 1, hi = now;       /* lo does not fit, hi does or is now */
-			while (hi - lo > 1) {
-				f.recompute_layers = lo + (hi - lo) / 2;
-				if (tb_memory_fit_total(&f, mb, NULL) <= mem->capacity_bytes)
-					hi = f.recompute_layers;
-				else
-					lo = f.recompute_layers;
-			}
-			if (hi < now)
-				mem->fewest_recompute_layers = hi;
-		} else if (now > 1) {
-			mem->fewest_recompute_layers = 1;
-		}
-		if (mem->fewest_recompute_layers > 0) {
-			f.recompute_layers = mem->fewest_recompute_layers;
-			double fa[3];
-			int k;
-			tb_memory_stage_act(&f, mb, fa);
-			mem->fewest_recompute_bytes = tb_memory_fit_sum(&f, fa, &k);
-			mem->fewest_recompute_act_bytes = fa[k];
-			tb_inputs x = *in;
-			x.training.recompute_layers = mem->fewest_recompute_layers;
-			mem->fewest_recompute_flops_fraction =
-				S_div(tb_calc_recompute_per_token(&b->flops, &x, TB_CKPT_FULL), b->flops.per_token_model);
-		}
-	}
-
 	/* ---- ZeRO rows ------------------------------------------------------ */
 	for (int z = 0; z < 4; z++) {
 		tb_zero_row *r = &mem->zero[z];
@@ -671,6 +637,36 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		}
 		r->fits = r->total_bytes <= mem->capacity_bytes;
 		r->fits_known = mem->activations_known || !r->fits;
+	}
+
+	/* under full recomputation where no recomputation does not fit, the
+	 * fewest layers a chunk it could redo (the lever; timecost.c) */
+	mem->fewest_recompute_layers = 0;
+	mem->fewest_recompute_bytes = mem->fewest_recompute_act_bytes = 0;
+	mem->fewest_recompute_flops_fraction = 0;
+	if (m->has_shape && tr->checkpointing == TB_CKPT_FULL && tr->method != TB_METHOD_FROZEN &&
+	    !mem->checkpointing[TB_CKPT_NONE].fits) {
+		int64_t chunk = 0;
+		for (int i = 0; i < 3; i++)
+			if (split[i] > 0 && (split[i] + c.v - 1) / c.v > chunk)
+				chunk = (split[i] + c.v - 1) / c.v;
+		int64_t now = tr->recompute_layers > 0 && tr->recompute_layers < chunk ? tr->recompute_layers : chunk;
+		tb_mem_fit f = c;
+		f.recompute_layers = S_fewest_recomputed(&c, act_mode_b1[TB_CKPT_NONE], mb,
+		                                         mem->capacity_bytes, now);
+		if (f.recompute_layers > 0) {
+			f.act_keep_b1 = act_mode_b1[TB_CKPT_NONE];
+			double fa[3];
+			int k;
+			tb_memory_stage_act(&f, mb, fa);
+			mem->fewest_recompute_layers = f.recompute_layers;
+			mem->fewest_recompute_bytes = tb_memory_fit_sum(&f, fa, &k);
+			mem->fewest_recompute_act_bytes = fa[k];
+			tb_inputs x = *in;
+			x.training.recompute_layers = f.recompute_layers;
+			mem->fewest_recompute_flops_fraction =
+				S_div(tb_calc_recompute_per_token(&b->flops, &x, TB_CKPT_FULL), b->flops.per_token_model);
+		}
 	}
 
 	/* ---- KV cache ------------------------------------------------------- */

@@ -157,7 +157,7 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 	}
 }
 
-const char *tb_perf_check(const tb_perf_input *in)
+static const char *S_check(const tb_perf_input *in)
 {
 	if (in->layers <= 0 || in->hidden <= 0 || in->heads <= 0 || in->ffn_hidden <= 0)
 		return "the model has no shape (layers, hidden size, heads, MLP width)";
@@ -334,10 +334,16 @@ const char *tb_perf_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_co
 	return NULL;
 }
 
+const char *tb_perf_ctx_checked(S_ctx *x, const tb_perf_input *in, const tb_perf_consts *k)
+{
+	const char *bad = S_check(in);
+	return bad ? bad : tb_perf_ctx_init(x, in, k ? k : &tb_perf_fitted);
+}
+
 double tb_perf_causal_mfu_scale(const tb_perf_input *in)
 {
 	S_ctx x;
-	if (tb_perf_check(in) || tb_perf_ctx_init(&x, in, &tb_perf_fitted))
+	if (tb_perf_ctx_checked(&x, in, NULL))
 		return 1;
 	double used, causal, re;
 	S_model_flops(&x, &used, &re);
@@ -505,10 +511,8 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 {
 	if (!k)
 		k = &tb_perf_fitted;
-	const char *bad = tb_perf_check(in);
 	S_ctx x;
-	if (!bad)
-		bad = tb_perf_ctx_init(&x, in, k);
+	const char *bad = tb_perf_ctx_checked(&x, in, k);
 	if (bad) {
 		memset(out, 0, sizeof *out);
 		out->why = bad;

@@ -65,12 +65,13 @@ static inline int64_t tb_perf_at_least_1(int64_t v)
 	return v > 1 ? v : 1;
 }
 
-/* perf.c: the checks and the normalized layout every part reads (NULL, or
- * why the input cannot be timed); the attention's weights split over the
+/* perf.c: the normalized layout every part reads, from an input already
+ * checked, or checked here first (k NULL: tb_perf_fitted); NULL, or why
+ * the input cannot be timed.  The attention's weights split over the
  * tensor ranks and whole on each; a layer's dense and expert parameters
  * on one GPU; a mixture's leading dense layers (0 for a dense model) */
-const char *tb_perf_check(const tb_perf_input *in);
 const char *tb_perf_ctx_init(tb_perf_ctx *x, const tb_perf_input *in, const tb_perf_consts *k);
+const char *tb_perf_ctx_checked(tb_perf_ctx *x, const tb_perf_input *in, const tb_perf_consts *k);
 void tb_perf_attn_weights(const tb_perf_ctx *x, double *split, double *whole);
 void tb_perf_layer_params(const tb_perf_ctx *x, bool experts, double *dense, double *expert);
 int64_t tb_perf_dense_count(const tb_perf_input *in);

@@ -451,10 +451,8 @@ bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
 	memset(out, 0, sizeof *out);
 	if (!k)
 		k = &tb_perf_fitted;
-	const char *bad = tb_perf_check(in);
 	S_ctx x;
-	if (!bad)
-		bad = tb_perf_ctx_init(&x, in, k);
+	const char *bad = tb_perf_ctx_checked(&x, in, k);
 	if (why)
 		*why = bad ? bad : "";
 	if (bad)
