@@ -78,11 +78,17 @@ static double S_lin(const S_ctx *x, double m, double n, double k, S_cast *c)
 
 /* The attention's projections for tok tokens on one GPU: their time, and
  * their forward FLOPs in *flops (two a weight a token). */
+static double S_attn_proj_flops(const S_ctx *x, double tok)
+{
+	double split, whole;
+	tb_perf_attn_weights(x, &split, &whole);
+	return 2 * tok * (split / x->t + whole);
+}
+
 static double S_attn_proj(const S_ctx *x, double tok, double *flops, S_cast *c)
 {
-	double t = x->t, h = x->h, H = x->H, split, whole;
-	tb_perf_attn_weights(x, &split, &whole);
-	*flops = 2 * tok * (split / t + whole);
+	double t = x->t, h = x->h, H = x->H;
+	*flops = S_attn_proj_flops(x, tok);
 	if (!x->mla)
 		return S_lin(x, tok, (x->hq + 2 * x->hkv) / t, h, c) + S_lin(x, tok, h, x->hq / t, c);
 	double s = x->rq > 0 ? S_lin(x, tok, x->rq, h, c) + S_lin(x, tok, H * x->dqk / t, x->rq, c)
@@ -227,6 +233,25 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 	}
 }
 
+/* The forward FLOPs of an expert layer's router, local experts and shared
+ * experts on one GPU. */
+static double S_expert_mm_flops(const S_ctx *x, double *routed)
+{
+	double tok = x->tok, h = x->h;
+	*routed = 2 * x->tok_e * x->kt * x->fe / x->et * (x->nmat + 1) * h;
+	return 2 * tok * x->E * h + 2 * (x->tok_e * x->kt * x->fe / x->et + tok * x->fs / x->t) * (x->nmat + 1) * h;
+}
+
+/* The attention core's forward under flash attention: the causal half of
+ * the score and value matmuls, at the attention kernels' rate. */
+static double S_flash_f(const S_ctx *x, double *exec)
+{
+	double heads = (double)x->in->heads / x->t, q = x->s / x->c;
+	*exec = x->b * heads * q * x->s * (x->dqk + x->dv);
+	return *exec / (x->hw->attention_peak_flops * x->hw->attention_fraction *
+	                tb_perf_clock_fraction(x->hw, x->k));
+}
+
 /* One micro-batch through one layer: an expert layer of a mixture when
  * `experts`, else a dense one. */
 static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
@@ -254,8 +279,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		if (x->fs > 0)
 			L->mm_f += S_lin(x, tok, x->nmat * x->fs / t, h, &cast) +
 			           S_lin(x, tok, h, x->fs / t, &cast);
-		L->mm_flops_f += 2 * tok * x->E * h +
-		                 2 * (x->tok_e * x->kt * x->fe / et + tok * x->fs / t) * (x->nmat + 1) * h;
+		double routed;
+		L->mm_flops_f += S_expert_mm_flops(x, &routed);
 		act_elems = x->tok_e * x->kt * x->fe / et + tok * x->fs / t;
 		/* dispatch and combine: gather and scatter the routed rows */
 		moe_perm_bytes = 4 * x->tok_e * x->kt * h * ab;
@@ -273,9 +298,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	if (in->flash_attention) {
 		/* causal blocks above the diagonal are skipped; the backward
 		 * recomputes the scores: 2.5x the forward's matmul FLOPs */
-		double exec = full_flops / 2;
-		L->attn_f = exec / (x->hw->attention_peak_flops * x->hw->attention_fraction *
-		                    tb_perf_clock_fraction(x->hw, x->k));
+		double exec;
+		L->attn_f = S_flash_f(x, &exec);
 		L->attn_b = 2.5 * L->attn_f;
 		L->flops_f += exec;
 	} else {
@@ -459,6 +483,59 @@ bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
 		return false;
 	tb_perf_layer_all(&x, out, dense);
 	return true;
+}
+
+bool tb_perf_layer_floor(const tb_perf_input *in, const tb_perf_consts *k, tb_perf_floor *out)
+{
+	memset(out, 0, sizeof *out);
+	S_ctx x;
+	if (tb_perf_ctx_checked(&x, in, k ? k : &tb_perf_fitted) || !x.moe)
+		return false;
+	/* what S_layer_time's forward and backward hold at least: each matmul
+	 * at the card's ceiling less its token dimension's share of
+	 * tb_perf_matmul_s's (1 + d0/m + d0/n + d0/k), the flash attention
+	 * core; the rest (memory-bound kernels, casts, adapters) at nothing */
+	double routed, all = S_attn_proj_flops(&x, x.tok) + S_expert_mm_flops(&x, &routed);
+	double rows = x.tok_e * x.kt * x.e / x.E, d0 = x.k->matmul_dim_half;
+	double mm = ((all - routed) * (1 + d0 / x.tok) + routed * (1 + d0 / rows)) /
+	            (x.hw->peak_flops * x.hw->matmul_ceiling * tb_perf_clock_fraction(x.hw, x.k));
+	double exec, attn = in->flash_attention ? S_flash_f(&x, &exec) : 0;
+	double bwd_mm = 2;
+	switch (in->method) {
+	case TB_METHOD_LORA: case TB_METHOD_QLORA: bwd_mm = 1; break;
+	case TB_METHOD_FROZEN: bwd_mm = 0; break;
+	case TB_METHOD_FULL: case TB_METHOD_DPO: case TB_METHOD_COUNT: default: break;
+	}
+	out->fwd_s = mm + attn;
+	out->bwd_s = in->method == TB_METHOD_FROZEN ? 0 : bwd_mm * mm + 2.5 * attn;
+	if (x.ei > 1) {
+		int64_t g = S_per_node(&x, x.eti, x.ei);
+		if (in->dispatcher == TB_DISPATCH_DEEPEP)
+			out->a2a_s = S_deepep(&x, x.tok_e * x.h * (in->matmul_bytes == 1 ? 1 : in->act_bytes), g) +
+			             S_deepep(&x, x.tok_e * x.h * in->act_bytes, g);
+		else
+			out->a2a_s = 2 * S_coll(&x, TB_COLL_ALL_TO_ALL, x.tok_e * x.kt * x.h * in->act_bytes, x.ei, g);
+	}
+	return tb_perf_pos(out->fwd_s) && out->bwd_s >= 0 && out->a2a_s >= 0;
+}
+
+double tb_perf_layer_floor_s(const tb_perf_input *in, const tb_perf_floor *f)
+{
+	bool fwd_only = in->method == TB_METHOD_FROZEN;
+	double passes_f = in->method == TB_METHOD_DPO ? 2 : 1, nb = fwd_only ? 0 : 1;
+	/* full recomputation of every layer: one forward more, and its
+	 * collectives */
+	double nf = passes_f + (!fwd_only && in->checkpointing == TB_CKPT_FULL && in->recompute_layers <= 0);
+	double hide = nf * f->fwd_s + f->bwd_s;
+	/* the dispatch and combine of every pass, exposed in full or beside
+	 * the layer's compute, which they slow (S_layer_mode: the step grows
+	 * with the compute they hide behind) */
+	double T = f->a2a_s * (nf + nb), lt = hide + T;
+	if (in->overlap_ep) {
+		double share = TB_PERF_EP_OVERLAP_SM_SHARE;
+		lt = fmax(T, hide) + fmin(T, hide) * share / (1 - share);
+	}
+	return tb_perf_pos(lt) ? lt : 0;
 }
 
 void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L)

@@ -48,6 +48,14 @@ typedef struct S_walk {
 	signed char *layer_state;       /* [3 x nb]: 0 not made, 1 made, -1 refused */
 	tb_perf_layer *base;            /* [nb] */
 	signed char *base_state;        /* [nb] */
+	/* per micro-batch, what no mode changes of the shape's bound
+	 * (tb_perf_layer_floor), asked before its base is timed */
+	tb_perf_floor *lb;              /* [nb] */
+	signed char *lb_state;          /* [nb]: 0 not made, 1 made, -1 none */
+	/* per checkpointing mode and micro-batch, a layer at that bound (its
+	 * expert layers at tb_perf_layer_floor_s, the rest at nothing) */
+	tb_perf_layer *lb_layer;        /* [3 x nb] */
+	unsigned char *lb_layer_made;   /* [3 x nb] */
 	/* per micro-batch, a layer of the (context) walked at any expert
 	 * size, whose dense layers serve the others (dense_from[b] set) */
 	int *dense_from;
@@ -62,7 +70,8 @@ typedef struct S_walk {
 
 typedef struct S_stage_slot {
 	unsigned gen;           /* the (context, expert) it was made under */
-	int bi;                 /* micro-batch index x 3 + checkpointing */
+	int bi;                 /* the layer: checkpointing x micro-batches + micro-batch,
+	                         * past 3 x micro-batches for the bound's (S_bound_s) */
 	int64_t p;
 	double stage_s;
 } S_stage_slot;
@@ -70,7 +79,7 @@ typedef struct S_stage_slot {
 /* tb_perf_stage_s of the layer of micro-batch and mode bi (index x 3 +
  * checkpointing) under pipeline p, kept for the other counts (computed
  * when the table is three-quarters full). */
-static double S_stage_of_p(S_walk *w, int bi, int64_t p, const tb_perf_input *pin,
+static inline double S_stage_of_p(S_walk *w, int bi, int64_t p, const tb_perf_input *pin,
                            const tb_perf_layer *layer)
 {
 	if (!w->stage)          /* one count: each is met once */
@@ -91,6 +100,33 @@ static double S_stage_of_p(S_walk *w, int bi, int64_t p, const tb_perf_input *pi
 		i = (i + 1) & (S_STAGE_SLOTS - 1);
 	}
 	return tb_perf_stage_s(pin, NULL, layer);
+}
+
+/* The floor of pin's candidates at up to vmax virtual stages from
+ * tb_perf_layer_floor_s, before the layer is timed: its expert layers at
+ * that bound, everything else of the layer at nothing (the step's floor
+ * only grows with each; tb_perf_stage_s).  0: no bound. */
+static double S_bound_s(S_walk *w, int bi, int li, tb_perf_input *pin, int64_t vmax)
+{
+	/* what no mode changes of the bound once per micro-batch of the
+	 * (context, expert) walked, the layer under each mode once, its
+	 * stage once per pipeline (keyed past the timed layers') */
+	if (w->lb_state[bi] == 0)
+		w->lb_state[bi] = tb_perf_layer_floor(pin, NULL, &w->lb[bi]) ? 1 : -1;
+	if (w->lb_state[bi] < 0)
+		return 0;
+	tb_perf_layer *fake = &w->lb_layer[li];
+	if (!w->lb_layer_made[li]) {
+		memset(fake, 0, sizeof *fake);
+		fake->ep = tb_perf_layer_floor_s(pin, &w->lb[bi]);
+		w->lb_layer_made[li] = 1;
+	}
+	int64_t v = pin->virtual_pipeline;
+	double stage_s = S_stage_of_p(w, 3 * w->nb + li, pin->pipeline, pin, fake);
+	pin->virtual_pipeline = vmax;
+	double floor_s = tb_perf_step_floor_from_s(pin, stage_s);
+	pin->virtual_pipeline = v;
+	return floor_s;
 }
 
 /* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
@@ -209,7 +245,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 			mem.c.v = p > 1 ? vlist[i] : 1;
 			tb_memory_stage_act(&mem.c, b, act[i]);
 		}
-		double floor_s = -1;
+		double floor_s = -1, bound_s = -1;
 		bool ruled_out = false;
 		for (int z = 0; z < 4; z++) {
 			if (!(zok >> z & 1))
@@ -246,6 +282,24 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				int li = (int)ck * w->nb + bi;
 				tb_perf_layer *layer = &w->layer[li];
 				signed char *made = &w->layer_state[li];
+				/* a layer not yet timed, on one count: first the
+				 * floor at its bound (tb_perf_layer_floor), a few
+				 * collectives and products against its matmuls.
+				 * Over several counts a layer serves them all and
+				 * is seldom ruled out for each: there the bound
+				 * cost more than it saved (docs/plan.md) */
+				if (*made == 0 && n->k_sec > 0 && !w->stage) {
+					if (bound_s < 0)
+						bound_s = S_bound_s(w, bi, li, &pin, vlist[nv - 1]);
+					if (bound_s > 0 &&
+					    (ruled_out ||
+					     !tb_plan_may_place(st, cd->index, n->ni, n->here, bound_s * n->k_obj,
+					                        bound_s * n->k_sec))) {
+						ruled_out = true;
+						k->feasible++;
+						continue;
+					}
+				}
 				if (*made == 0) {
 					/* what no mode changes, once for the three */
 					tb_perf_layer *base = &w->base[bi];
@@ -380,6 +434,8 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 			if (c_ok && e_ok) {
 				memset(w->layer_state, 0, (size_t)(3 * w->nb));
 				memset(w->base_state, 0, (size_t)w->nb);
+				memset(w->lb_state, 0, (size_t)w->nb);
+				memset(w->lb_layer_made, 0, (size_t)(3 * w->nb));
 				w->stage_gen++;
 			}
 			for (int m = 0; m < 3; m++) {
@@ -482,6 +538,10 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.layer_state = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer_state);
 	w.base = tb_xcalloc((size_t)nb, sizeof *w.base);
 	w.base_state = tb_xcalloc((size_t)nb, sizeof *w.base_state);
+	w.lb = tb_xcalloc((size_t)nb, sizeof *w.lb);
+	w.lb_state = tb_xcalloc((size_t)nb, sizeof *w.lb_state);
+	w.lb_layer = tb_xcalloc((size_t)(3 * nb), sizeof *w.lb_layer);
+	w.lb_layer_made = tb_xcalloc((size_t)(3 * nb), sizeof *w.lb_layer_made);
 	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
 	w.stage = ncounts > 1 ? tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage) : NULL;
 	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
@@ -509,6 +569,10 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	free(w.layer);
 	free(w.base);
 	free(w.base_state);
+	free(w.lb);
+	free(w.lb_state);
+	free(w.lb_layer);
+	free(w.lb_layer_made);
 	free(w.dense);
 	free(w.dense_from);
 	free(w.stage);
