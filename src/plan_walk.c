@@ -106,6 +106,19 @@ static inline double S_stage_of_p(S_walk *w, int bi, int64_t p, const tb_perf_in
  * tb_perf_layer_floor_s, before the layer is timed: its expert layers at
  * that bound, everything else of the layer at nothing (the step's floor
  * only grows with each; tb_perf_stage_s).  0: no bound. */
+/* The floor of pin's candidates from layer (kept under key: S_stage_of_p)
+ * at up to vmax virtual stages. */
+static inline double S_floor(S_walk *w, int key, tb_perf_input *pin, const tb_perf_layer *layer,
+                      int64_t vmax)
+{
+	double stage_s = S_stage_of_p(w, key, pin->pipeline, pin, layer);
+	int64_t v = pin->virtual_pipeline;
+	pin->virtual_pipeline = vmax;
+	double floor_s = tb_perf_step_floor_from_s(pin, stage_s);
+	pin->virtual_pipeline = v;
+	return floor_s;
+}
+
 static double S_bound_s(S_walk *w, int bi, int li, tb_perf_input *pin, int64_t vmax)
 {
 	/* what no mode changes of the bound once per micro-batch of the
@@ -121,12 +134,22 @@ static double S_bound_s(S_walk *w, int bi, int li, tb_perf_input *pin, int64_t v
 		fake->ep = tb_perf_layer_floor_s(pin, &w->lb[bi]);
 		w->lb_layer_made[li] = 1;
 	}
-	int64_t v = pin->virtual_pipeline;
-	double stage_s = S_stage_of_p(w, 3 * w->nb + li, pin->pipeline, pin, fake);
-	pin->virtual_pipeline = vmax;
-	double floor_s = tb_perf_step_floor_from_s(pin, stage_s);
-	pin->virtual_pipeline = v;
-	return floor_s;
+	return S_floor(w, 3 * w->nb + li, pin, fake, vmax);
+}
+
+/* Whether a floor rules out the candidates of its micro-batch: the bars
+ * only fall, so a floor they rule out stays out for the rest of it
+ * (*out). */
+static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
+{
+	if (!(floor_s > 0))
+		return false;
+	const S_count *n = w->n;
+	if (!*out && tb_plan_may_place(w->st, w->cd->index, n->ni, n->here, floor_s * n->k_obj,
+	                               floor_s * n->k_sec))
+		return false;
+	*out = true;
+	return true;
 }
 
 /* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
@@ -291,11 +314,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				if (*made == 0 && n->k_sec > 0 && !w->stage) {
 					if (bound_s < 0)
 						bound_s = S_bound_s(w, bi, li, &pin, vlist[nv - 1]);
-					if (bound_s > 0 &&
-					    (ruled_out ||
-					     !tb_plan_may_place(st, cd->index, n->ni, n->here, bound_s * n->k_obj,
-					                        bound_s * n->k_sec))) {
-						ruled_out = true;
+					if (S_ruled_out(w, bound_s, &ruled_out)) {
 						k->feasible++;
 						continue;
 					}
@@ -322,20 +341,10 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				 * pipeline and micro-batch costs at least: a candidate
 				 * it already rules out is feasible, not timed */
 				if (!bad && n->k_sec > 0) {
-					if (floor_s < 0) {
-						double stage_s = S_stage_of_p(w, li, p, &pin, layer);
-						/* at the most virtual stages this micro-batch allows */
-						pin.virtual_pipeline = vlist[nv - 1];
-						floor_s = tb_perf_step_floor_from_s(&pin, stage_s);
-						pin.virtual_pipeline = v;
-					}
-					/* the bars only fall, so a floor they rule out
-					 * stays out for the rest of this micro-batch */
-					if (floor_s > 0 &&
-					    (ruled_out ||
-					     !tb_plan_may_place(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
-					                  floor_s * n->k_sec))) {
-						ruled_out = true;
+					/* at the most virtual stages this micro-batch allows */
+					if (floor_s < 0)
+						floor_s = S_floor(w, li, &pin, layer, vlist[nv - 1]);
+					if (S_ruled_out(w, floor_s, &ruled_out)) {
 						k->feasible++;
 						continue;
 					}
