@@ -1,12 +1,17 @@
-/* test_perf_layer.c: one layer's time (perf_layer.c): the bound a search
- * asks before timing a layer shape.  The layer itself is pinned through
- * whole predictions in test_perf.c. */
+/* test_perf_layer.c: one micro-batch through one layer (perf_layer.c):
+ * a mixture's shapes, its dense layers reused across expert sizes, the
+ * expert all-to-all by hand and under DeepEP, the expert tensor group, the
+ * selective policies' recomputation, a layer set to another checkpointing
+ * mode, and the bound a search asks before timing a layer shape. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
+#include "trainbudget/budget.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/perf.h"
 #include "trainbudget/presets.h"
+#include "perf_fixtures.h"
 
 /* A mixture of the presets on 8-GPU H100 nodes, 4K sequences, the layout
  * and training varied by the caller. */
@@ -42,7 +47,7 @@ static double S_lt(const tb_perf_layer *L)
  * that fell to nothing would pass that, so at DeepSeek-V3's own layout it
  * must hold most of the layer, and so must its matmuls where the
  * all-to-all stays in a node. */
-Test(perf_layer, floor_bounds_the_layer)
+Test(perf, floor_bounds_the_layer)
 {
 	const char *presets[] = { "deepseek-v3", "mixtral-8x7b", "qwen1.5-moe-a2.7b" };
 	const tb_method methods[] = { TB_METHOD_FULL, TB_METHOD_DPO, TB_METHOD_LORA, TB_METHOD_FROZEN };
@@ -131,4 +136,302 @@ Test(perf_layer, floor_bounds_the_layer)
 	x.model.experts = 0;
 	tb_perf_input_from(&x, &in);
 	cr_expect(!tb_perf_layer_floor(&in, NULL, &f));
+}
+
+/* The step-time model counts a mixture's FLOPs from the shapes it times:
+ * routed experts at their own width, the shared expert, the leading dense
+ * layers and MLA's low-rank projections.  Its count must be flops.c's
+ * (within what each leaves out: norms, the router's bias) and DeepSeek's
+ * own: 37B activated parameters (arXiv:2412.19437 Sec. 1), six FLOPs each
+ * per token.  Before the shapes were read, the model timed DeepSeek-V3's
+ * experts at the dense width, 9 times theirs (5.3 times flops.c's count). */
+Test(perf, moe_shapes_count_like_flops)
+{
+	static const char *const names[] = {
+		"mixtral-8x7b", "qwen1.5-moe-a2.7b", "deepseek-v2-lite", "deepseek-v3",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		tb_inputs x;
+		S_deepseek_v3(&x);
+		x.model = tb_presets_find(names[i])->model;
+		x.parallelism.expert = 8;
+		x.parallelism.pipeline = 4;
+		x.parallelism.data = 512;
+		x.parallelism.zero = 1;
+		static tb_budget b;
+		tb_budget_compute(&x, &b);
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		in.model_flops_per_token = 0;
+		tb_perf_result r;
+		tb_perf_predict(&in, NULL, &r);
+		cr_assert(r.ok, "%s: %s", names[i], r.why);
+		double per_token = r.model_flops_per_step / (15360.0 * 4096);
+		cr_expect(rel(per_token, b.flops.per_token_model) < 0.01, "%s: %.4g vs flops.c %.4g",
+		          names[i], per_token, b.flops.per_token_model);
+	}
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.training.seq_len = 1;     /* the attention core vanishes */
+	x.training.global_batch = 15360 * 4096;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	in.model_flops_per_token = 0;
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	double n_active = r.model_flops_per_step / (15360.0 * 4096) / 6;
+	cr_expect(rel(n_active, 37e9) < 0.03, "%.4g activated parameters", n_active);
+}
+
+/* A mixture's dense layers do not read the expert-parallel size, so a
+ * search times them once per shape (tb_perf_layer_time_reuse): a layer
+ * made at one expert size, its dense fields taken from a layer made at
+ * another, is the layer made whole, to the last bit, under every
+ * checkpointing, with and without sequence parallelism and tensor 4. */
+Test(perf, dense_layers_reused_across_expert_sizes)
+{
+	static const int64_t es[] = { 1, 2, 8, 64, 256 };
+	for (int ck = 0; ck < 3; ck++)
+		for (int t = 1; t <= 4; t *= 4) {
+			tb_inputs x;
+			S_deepseek_v3(&x);
+			x.training.checkpointing = (tb_checkpointing)ck;
+			x.parallelism.tensor = t;
+			x.parallelism.sequence_parallel = t > 1;
+			tb_perf_input in;
+			tb_perf_input_from(&x, &in);
+			in.data = 256;      /* every expert size divides the ranks */
+			in.expert = 8;
+			tb_perf_layer first;
+			cr_assert(tb_perf_layer_time(&in, NULL, &first, NULL));
+			cr_assert(first.dense_fwd > 0 && first.dense_fwd != first.fwd);
+			for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
+				in.expert = es[i];
+				tb_perf_layer whole, reused;
+				memset(&whole, 0, sizeof whole);
+				memset(&reused, 0, sizeof reused);
+				cr_assert(tb_perf_layer_time(&in, NULL, &whole, NULL));
+				cr_assert(tb_perf_layer_time_reuse(&in, NULL, &first, &reused, NULL));
+				cr_expect(memcmp(&whole, &reused, sizeof whole) == 0,
+				          "ck %d, t %d, e %lld: reused dense fields differ", ck, t,
+				          (long long)es[i]);
+				cr_expect(whole.fwd != first.fwd || es[i] == 8,
+				          "the expert layer does read the expert size");
+			}
+		}
+}
+
+/* The expert all-to-all by hand: each GPU sends every routed copy of its
+ * tokens' hidden states, 4,096 tokens x 8 experts x 7,168 x 2 bytes =
+ * 469,762,048 bytes, dispatched and combined, forward and backward (4);
+ * 56 of EP 64's ranks are in other nodes.  Overlapped with another
+ * micro-batch's compute, what the compute cannot hide is exposed, and the
+ * compute it hides behind runs on 112 of 132 SMs (DeepSeek-V3 Sec. 3.2.2). */
+Test(perf, expert_all_to_all_hand_worked)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	cr_expect_eq(r.ep_bytes, 469762048.0);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	double one = tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 469762048.0, 64, 8, &in.hw, NULL);
+	cr_expect(rel(L.ep, 4 * one) < 1e-12, "%g vs %g", L.ep, 4 * one);
+	/* the 56/64 that leave the node dominate: 0.875 x 470 MB at 50 GB/s */
+	cr_expect(one > 0.875 * 469762048.0 / 50e9);
+
+	in.overlap_ep = true;
+	tb_perf_layer O;
+	cr_assert(tb_perf_layer_time(&in, NULL, &O, NULL));
+	double hide = O.fwd + O.bwd + O.recompute, total = 4 * one;
+	double share = 20.0 / 132.0;
+	double want = fmax(total - hide, 0) + fmin(total, hide) * share / (1 - share);
+	cr_expect(rel(O.ep, want) < 1e-12, "%g vs %g", O.ep, want);
+	cr_expect(O.ep < L.ep);
+	cr_expect_eq(O.fwd, L.fwd);
+}
+
+/* Expert tensor parallelism below the tensor size folds the expert group
+ * over the tensor ranks (MoE Parallel Folding, arXiv:2504.14960): Qwen3-
+ * 235B's TP 2 with expert_tensor 1 and EP 32 on DP 16.  Each rank sends
+ * its own half of the sequence-parallel tokens, 4,096 / 2 x 8 x 4,096 x
+ * 2 bytes = 134,217,728, to 31 others of which 7 share its node (the group
+ * is consecutive ranks); each holds 4 of the 128 experts whole. */
+Test(perf, expert_tensor_folds_over_tensor_ranks)
+{
+	tb_perf_input in;
+	memset(&in, 0, sizeof in);
+	in.layers = 94, in.hidden = 4096, in.heads = 64, in.kv_heads = 4, in.head_dim = 128;
+	in.ffn_hidden = 12288, in.vocab = 151936, in.experts = 128, in.experts_per_token = 8;
+	in.expert_ffn_hidden = 1536, in.gated_mlp = true;
+	in.seq_len = 4096, in.global_batch = 2048, in.micro_batch = 1;
+	in.tensor = 2, in.pipeline = 8, in.virtual_pipeline = 4, in.context = 1;
+	in.expert = 32, in.data = 16, in.zero = 1, in.sequence_parallel = true;
+	in.checkpointing = TB_CKPT_SELECTIVE, in.flash_attention = true, in.overlap_dp = true;
+	in.matmul_bytes = 2, in.act_bytes = 2, in.param_bytes = 2, in.grad_bytes = 4;
+	in.optimizer_bytes_per_param = 34;
+	tb_inputs x;
+	memset(&x, 0, sizeof x);
+	x.hardware.gpu = *tb_gpus_find("h100-sxm");
+	x.training.precision = TB_PREC_BF16_MIXED;
+	tb_perf_input hw;
+	tb_perf_input_from(&x, &hw);
+	in.hw = hw.hw;
+
+	/* expert tensor 2 (the default, the tensor size): 32 x 2 ranks are
+	 * more than the 32 there are */
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect(!r.ok && strstr(r.why, "expert"), "%s", r.why);
+
+	in.expert_tensor = 1;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	cr_expect_eq(r.ep_bytes, 134217728.0);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	double one = tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 134217728.0, 32, 8, &in.hw, NULL);
+	cr_expect(rel(L.ep, 4 * one) < 1e-12, "%g vs %g", L.ep, 4 * one);
+	cr_expect_eq(tb_perf_expert_tensor(0, 4), 4);
+	cr_expect_eq(tb_perf_expert_tensor(1, 4), 1);
+}
+
+/* DeepEP by hand (DeepSeek-V3 Sec. 3.2.2): EP 64 spans 8 nodes; routing
+ * allows 4 of the 8 groups, one a node, so a token's 8 experts fall on
+ * D = 4 (1 - (3/4)^8) = 3.5995 nodes on average, 7/8 of them remote.  It
+ * crosses the network once per such node, 4,096 x 7,168 bytes a token
+ * row in fp8 for the dispatch (2 bytes for the combine), and NVLink
+ * forwards each of its 8 copies to the other 7 GPUs of the node. */
+Test(perf, deepep_sends_once_per_node)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.parallelism.dispatcher = TB_DISPATCH_DEEPEP;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.route_groups, 8);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	double D = 4 * (1 - pow(0.75, 8));
+	cr_expect(fabs(D - 3.5995) < 1e-4);
+	double row = 4096.0 * 7168;
+	double send = tb_perf_collective_s(TB_COLL_P2P, row * 1 * D * 7 / 8, 2, 1, &in.hw, NULL) +
+	              tb_perf_collective_s(TB_COLL_P2P, row * 1 * 8 * 7 / 8, 2, 2, &in.hw, NULL);
+	double back = tb_perf_collective_s(TB_COLL_P2P, row * 2 * D * 7 / 8, 2, 1, &in.hw, NULL) +
+	              tb_perf_collective_s(TB_COLL_P2P, row * 2 * 8 * 7 / 8, 2, 2, &in.hw, NULL);
+	cr_expect(rel(L.ep, 2 * (send + back)) < 1e-12, "%g vs %g", L.ep, 2 * (send + back));
+	/* against every routed copy in bf16 through Megatron-LM's all-to-all:
+	 * about half the time (the network carries 3.15 rows a token in place
+	 * of 7, at 1.5 bytes an element in place of 2; NVLink carries more) */
+	in.dispatcher = TB_DISPATCH_ALLTOALL;
+	tb_perf_layer A;
+	cr_assert(tb_perf_layer_time(&in, NULL, &A, NULL));
+	cr_expect(L.ep < 0.55 * A.ep, "%g vs %g", L.ep, A.ep);
+	/* without the group limit a token reaches 8 (1 - (7/8)^8) = 5.25 nodes */
+	in.dispatcher = TB_DISPATCH_DEEPEP;
+	in.route_groups = 0;
+	tb_perf_layer U;
+	cr_assert(tb_perf_layer_time(&in, NULL, &U, NULL));
+	cr_expect(U.ep > L.ep);
+}
+
+/* The op policy redoes k, o and up (the layer's second, fourth and sixth
+ * matmuls) and every memory-bound op, and never the attention; the
+ * attention policy under flash attention redoes nothing. */
+Test(perf, op_policy_recomputes_its_matmuls)
+{
+	tb_inputs x;
+	tb_perf_input in;
+	tb_perf_layer L;
+	S_torchtitan_8b(&x, TB_SELECTIVE_OP, 0);
+	tb_perf_input_from(&x, &in);
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	double tok = 2 * 8192.0;
+	double want = tb_perf_matmul_s(tok, 1024, 4096, 2, &in.hw, NULL) +
+	              tb_perf_matmul_s(tok, 4096, 4096, 2, &in.hw, NULL) +
+	              tb_perf_matmul_s(tok, 14336, 4096, 2, &in.hw, NULL) + L.mem_f;
+	cr_expect(rel(L.recompute, want) < 1e-12, "%g vs %g", L.recompute, want);
+	S_torchtitan_8b(&x, TB_SELECTIVE_ATTENTION, 0);
+	tb_perf_input_from(&x, &in);
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	cr_expect_eq(L.recompute, 0);
+}
+
+/* DeepSeek-V3's recomputation (arXiv:2412.19437 Sec. 3.2.3, 3.3.2) in an
+ * expert layer, micro-batch 1 of 4,096 tokens at t = 1: the up-projections
+ * of MLA's query latent (1,536 to 128 heads x 192) and key/value latent
+ * (512 to 128 x (128 + 128)) again, as GEMMs at the fp8 matmul rate; the
+ * two norms over the residual (4,096 x 7,168, read and written in 16
+ * bits), the latents' norms, and the SwiGLU's output from its two inputs
+ * for the 8 routed and the shared expert's rows (4,096 x 2,048 each), at
+ * the HBM rate.  The recomputed FLOPs are the up-projections' alone. */
+Test(perf, deepseek_recipe_recomputes_norms_up_projections_swiglu)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.training.selective_policy = TB_SELECTIVE_DEEPSEEK;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	double s = 4096, h = 7168, ab = in.act_bytes;
+	double gemm = tb_perf_matmul_s(s, 128 * 192, 1536, in.matmul_bytes, &in.hw, NULL) +
+	              tb_perf_matmul_s(s, 128 * 256, 512, in.matmul_bytes, &in.hw, NULL);
+	double bytes = 4 * s * h * ab + 2 * s * (1536 + 512) * ab + 3 * s * 2048 * (8 + 1) * ab;
+	double want = gemm + bytes / (in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction);
+	cr_expect(rel(r.layer_recompute_s, want) < 1e-12, "%.9g vs %.9g", r.layer_recompute_s, want);
+	double per_token = 2 * 61 * 128 * (1536 * 192 + 512 * 256.0);
+	double tokens = 15360 * 4096.0;            /* one step */
+	cr_expect(rel(r.hardware_flops_per_step - r.model_flops_per_step, per_token * tokens) < 1e-9,
+	          "%.6g vs %.6g", r.hardware_flops_per_step - r.model_flops_per_step, per_token * tokens);
+}
+
+/* A layer timed under one checkpointing mode and set to another by
+ * tb_perf_layer_mode is, to the last bit, the layer timed under the other:
+ * dense and MoE (with leading dense layers, DeepEP and the all-to-all
+ * overlapped), context and tensor parallelism with the overlap, DPO's
+ * second forward, part of the layers recomputed and each selective
+ * policy. */
+Test(perf, layer_mode_is_the_layer_timed_in_that_mode)
+{
+	tb_inputs xs[4];
+	S_deepseek_v3(&xs[0]);
+	xs[0].parallelism.dispatcher = TB_DISPATCH_DEEPEP;
+	xs[0].parallelism.overlap_ep = true;
+	xs[0].training.selective_policy = TB_SELECTIVE_DEEPSEEK;
+	S_budget_inputs(&xs[1]);
+	xs[1].parallelism.context = 2;
+	xs[1].parallelism.data = 8;
+	xs[1].parallelism.overlap_tp = true;
+	xs[1].training.flash_attention = true;
+	S_budget_inputs(&xs[2]);
+	xs[2].training.method = TB_METHOD_DPO;
+	xs[2].training.flash_attention = false;
+	S_budget_inputs(&xs[3]);
+	xs[3].training.selective_policy = TB_SELECTIVE_OP;
+	xs[3].training.flash_attention = true;
+	for (int i = 0; i < 4; i++) {
+		for (int from = 0; from < 3; from++)
+			for (int to = 0; to < 3; to++)
+				for (int64_t part = 0; part <= 2; part += 2) {
+					tb_perf_input a, b;
+					tb_perf_input_from(&xs[i], &a);
+					a.checkpointing = (tb_checkpointing)from;
+					b = a;
+					b.checkpointing = (tb_checkpointing)to;
+					b.recompute_layers = to == TB_CKPT_FULL ? part : 0;
+					tb_perf_layer la, lb;
+					cr_assert(tb_perf_layer_time(&a, NULL, &la, NULL));
+					cr_assert(tb_perf_layer_time(&b, NULL, &lb, NULL));
+					tb_perf_layer_mode(&b, &la);
+					cr_expect(memcmp(&la, &lb, sizeof la) == 0, "case %d: %d -> %d (part %lld)", i,
+					          from, to, (long long)part);
+				}
+	}
 }

@@ -306,14 +306,14 @@ bool tb_perf_layer_time(const tb_perf_input *in, const tb_perf_consts *k,
  * `dense` (NULL: computed), a layer this made from an input that differs
  * at most in the expert-parallel size, which a dense layer does not read:
  * a search that varies it innermost times the dense layers once (to the
- * last bit the same; tests/test_perf.c). */
+ * last bit the same; tests/test_perf_layer.c). */
 bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
                               const tb_perf_layer *dense, tb_perf_layer *out, const char **why);
 /* L, made by tb_perf_layer_time from an input that differs from `in` at
  * most in its checkpointing (mode, selective policy aside, and
  * recompute_layers), set to `in`'s: the recomputation and the exposed
  * collectives, to the last bit what tb_perf_layer_time gives for `in`
- * (tests/test_perf.c).  A search times the rest of a layer once for the
+ * (tests/test_perf_layer.c).  A search times the rest of a layer once for the
  * three modes. */
 void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L);
 /* A lower bound on one expert layer's time for a micro-batch (tb_perf_layer's
@@ -327,7 +327,7 @@ void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L);
  * then the layer under `in`'s mode (tb_perf_layer_floor_s: the passes it
  * runs, the all-to-all exposed or beside the compute it slows).  The rest
  * of the layer (memory-bound kernels, casts, adapters, tensor- and
- * context-parallel collectives) is left at nothing (tests/test_perf.c). */
+ * context-parallel collectives) is left at nothing (tests/test_perf_layer.c). */
 typedef struct tb_perf_floor {
 	double fwd_s, bwd_s, a2a_s;
 } tb_perf_floor;

@@ -1,0 +1,262 @@
+/* test_perf_dp.c: the data-parallel reduction of a step (perf_dp.c):
+ * the ZeRO stages each framework has, their reductions per step, HSDP,
+ * FSDP's no_sync and its own overlap cost, and the whole reduction exposed
+ * without overlap. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "trainbudget/budget.h"
+#include "trainbudget/gpus.h"
+#include "trainbudget/perf.h"
+#include "trainbudget/presets.h"
+#include "perf_fixtures.h"
+
+/* Llama 3.1 405B as torchtitan's docs ran it (docs/performance.md, commit
+ * 4d88a8a): 128 H100 of 95 GB HBM2e at a lower TDP (taken as 500 W), FSDP
+ * 16 x TP 8, local batch 2 of 8,192, full recomputation, fp8 linears: 177
+ * tokens/s per GPU. */
+static void S_torchtitan_405b(tb_inputs *x, tb_framework fw)
+{
+	S_torchtitan_8b(x, TB_SELECTIVE_ATTENTION, 500);
+	x->model.layers = 126;
+	x->model.hidden = 16384;
+	x->model.heads = 128;
+	x->model.ffn_hidden = 53248;
+	x->training.global_batch = 32;
+	x->training.checkpointing = TB_CKPT_FULL;
+	x->training.precision = TB_PREC_FP8_MIXED;
+	x->parallelism.tensor = 8;
+	x->parallelism.data = 16;
+	x->parallelism.sequence_parallel = true;
+	x->parallelism.framework = fw;
+	x->hardware.count = 128;
+}
+
+Test(perf, framework_zero_stages)
+{
+	const char *why;
+	cr_expect(!tb_perf_framework_zero_ok(TB_FW_MEGATRON, 2, 1, &why));
+	cr_expect(strstr(why, "ZeRO-1") != NULL, "%s", why);
+	cr_expect(tb_perf_framework_zero_ok(TB_FW_MEGATRON, 1, 16, NULL));
+	cr_expect(!tb_perf_framework_zero_ok(TB_FW_FSDP, 1, 1, NULL));
+	cr_expect(tb_perf_framework_zero_ok(TB_FW_FSDP, 2, 1, NULL));
+	cr_expect(tb_perf_framework_zero_ok(TB_FW_DEEPSPEED, 2, 1, NULL));
+	cr_expect(!tb_perf_framework_zero_ok(TB_FW_DEEPSPEED, 2, 4, NULL));
+	cr_expect(tb_perf_framework_zero_ok(TB_FW_DEEPSPEED, 1, 4, NULL));
+	for (int z = 0; z < 4; z++)
+		cr_expect(tb_perf_framework_zero_ok(TB_FW_ANY, z, 16, NULL));
+}
+
+/* How many reductions a step makes, by framework (docs/formulas.md): the
+ * distributed optimizer (ZeRO-1) reduces and gathers once a step; ZeRO-2
+ * reduce-scatters every micro-batch and gathers once (DeepSpeed), or every
+ * micro-batch too (FSDP's SHARD_GRAD_OP); ZeRO-3 gathers twice and reduces
+ * once every micro-batch. */
+Test(perf, reductions_per_step_by_framework)
+{
+	tb_perf_input in;
+	S_gpt(&in, "h100-sxm", 4096, 32, 32, 2048, 512, 2, 1, 1, 1, 64, TB_CKPT_NONE, false);
+	tb_perf_result r;
+	double m = 512.0 / (2 * 64);                /* 4 micro-batches */
+	in.zero = 1;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok && r.microbatches == 4);
+	cr_expect(rel(r.dp_total_s, r.dp_s) < 1e-12);
+	in.zero = 3;
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect(rel(r.dp_total_s, m * r.dp_s) < 1e-12);
+	in.zero = 2;
+	in.framework = TB_FW_FSDP;
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect(rel(r.dp_total_s, m * r.dp_s) < 1e-12);
+	double fsdp = r.dp_total_s;
+	in.framework = TB_FW_DEEPSPEED;
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect(r.dp_total_s < fsdp && r.dp_total_s > r.dp_s * 1.5);
+}
+
+/* HSDP by hand (FSDP's HYBRID_SHARD): ZeRO-3 over 64 ranks in shard groups
+ * of 8 (one node each): every micro-batch gathers the weights twice and
+ * reduce-scatters the gradients inside the node, then all-reduces the
+ * 1/8 gradient shard across the 8 nodes, one rank a node; each rank
+ * updates 1/8 of the weights, and holds 8 times the sharded states of
+ * ZeRO-3 over all 64. */
+Test(perf, hsdp_shards_within_a_group)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	x.parallelism.tensor = 1;
+	x.parallelism.pipeline = 1;
+	x.parallelism.data = 64;
+	x.parallelism.zero = 3;
+	x.hardware.count = 64;
+	static tb_budget whole, hsdp;
+	tb_budget_compute(&x, &whole);
+	x.parallelism.shard_group = 8;
+	tb_budget_compute(&x, &hsdp);
+	cr_assert(whole.perf.known && hsdp.perf.known, "%s %s", whole.perf.why, hsdp.perf.why);
+	const tb_perf_input *in = &hsdp.perf.in;
+	cr_expect_eq(in->shard_group, 8);
+	const tb_perf_result *r = &hsdp.perf.r;
+	double dense = r->dp_bytes / (2 * in->param_bytes + in->grad_bytes);
+	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, dense * in->param_bytes, 8, 8, &in->hw, NULL);
+	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, dense * in->grad_bytes, 8, 8, &in->hw, NULL) +
+	            tb_perf_collective_s(TB_COLL_ALL_REDUCE, dense * in->grad_bytes / 8, 8, 1, &in->hw, NULL);
+	cr_expect(rel(r->dp_s, 2 * ag + rs) < 1e-12, "%g vs %g", r->dp_s, 2 * ag + rs);
+	cr_expect(rel(r->optimizer_params, dense / 8) < 1e-12);
+	cr_expect(rel(whole.perf.r.optimizer_params, dense / 64) < 1e-12);
+	/* the sharded states: 8x ZeRO-3's over 64 */
+	cr_expect(rel(hsdp.memory.per_gpu.optimizer, 8 * whole.memory.per_gpu.optimizer) < 1e-9,
+	          "%g vs %g", hsdp.memory.per_gpu.optimizer, whole.memory.per_gpu.optimizer);
+	/* a group that does not divide the replicas is refused */
+	tb_perf_input bad = *in;
+	bad.shard_group = 7;
+	tb_perf_result rb;
+	tb_perf_predict(&bad, NULL, &rb);
+	cr_expect(!rb.ok && strstr(rb.why, "shard"));
+}
+
+/* FSDP's no_sync: ZeRO-3 still gathers the weights twice every micro-batch
+ * but reduce-scatters once a step, after the last backward, keeping the
+ * whole gradient until then: (m - 1) reduce-scatters fewer, the gradients
+ * unsharded in memory (d times ZeRO-3's share). */
+Test(perf, fsdp_no_sync)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	x.parallelism.tensor = 1;
+	x.parallelism.pipeline = 1;
+	x.parallelism.data = 64;
+	x.parallelism.zero = 3;
+	x.parallelism.framework = TB_FW_FSDP;
+	x.hardware.count = 64;
+	static tb_budget each, once;
+	tb_budget_compute(&x, &each);
+	x.parallelism.no_sync = true;
+	tb_budget_compute(&x, &once);
+	cr_assert(each.perf.known && once.perf.known);
+	const tb_perf_result *a = &each.perf.r, *b = &once.perf.r;
+	cr_assert_gt(a->microbatches, 1);
+	const tb_perf_input *in = &once.perf.in;
+	double dense = b->dp_bytes / (2 * in->param_bytes + in->grad_bytes);
+	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, dense * in->grad_bytes, 64, 8,
+	                                 &in->hw, NULL);
+	cr_expect(rel(a->dp_total_s - b->dp_total_s, (double)(a->microbatches - 1) * rs) < 1e-9,
+	          "%g vs %g", a->dp_total_s - b->dp_total_s, (double)(a->microbatches - 1) * rs);
+	cr_expect(b->breakdown_s[TB_PERF_DP_COMM] <= a->breakdown_s[TB_PERF_DP_COMM]);
+	cr_expect(rel(once.memory.per_gpu.gradients, 64 * each.memory.per_gpu.gradients) < 1e-9,
+	          "%g vs %g", once.memory.per_gpu.gradients, each.memory.per_gpu.gradients);
+	cr_expect_eq(once.memory.per_gpu.weights, each.memory.per_gpu.weights);
+}
+
+/* parallelism.overlap_dp: false, Megatron-LM as MegaScale's baseline ran it
+ * (commit 285068c8, January 2023; --overlap-grad-reduce arrived in August
+ * 2023): the distributed optimizer's reduce-scatter and gather wait for the
+ * backward, so the whole of the data-parallel communication is in the step;
+ * with the overlap, what one micro-batch's pass covers hides.  MegaScale Table 2's 175B layout at
+ * 12,288 GPUs (TP 8, PP 8, 6 virtual stages, DP 192, batch 6,144). */
+Test(perf, overlap_dp_false_exposes_the_whole_reduction)
+{
+	tb_inputs x;
+	memset(&x, 0, sizeof x);
+	x.model.has_shape = true;
+	x.model.layers = 96;
+	x.model.hidden = 12288;
+	x.model.heads = 96;
+	x.model.kv_heads = 96;
+	x.model.head_dim = 128;
+	x.model.ffn_hidden = 4 * 12288;
+	x.model.vocab = 64000;
+	x.training.seq_len = 2048;
+	x.training.global_batch = 6144;
+	x.training.micro_batch = 1;
+	x.training.precision = TB_PREC_BF16_MIXED;
+	x.training.optimizer = TB_OPT_ADAMW;
+	x.training.flash_attention = true;
+	x.parallelism.tensor = 8;
+	x.parallelism.pipeline = 8;
+	x.parallelism.virtual_pipeline = 6;
+	x.parallelism.data = 192;
+	x.parallelism.zero = 1;
+	x.parallelism.sequence_parallel = true;
+	x.parallelism.framework = TB_FW_MEGATRON;
+	x.hardware.gpu = *tb_gpus_find("a100-80gb");
+	x.hardware.count = 12288;
+	tb_perf_input in;
+	tb_perf_result on, off;
+	tb_perf_input_from(&x, &in);
+	cr_assert(in.overlap_dp, "the default overlaps");
+	tb_perf_predict(&in, NULL, &on);
+	cr_assert(on.ok, "%s", on.why);
+	x.parallelism.no_overlap_dp = true;
+	tb_perf_input_from(&x, &in);
+	cr_assert(!in.overlap_dp);
+	tb_perf_predict(&in, NULL, &off);
+	cr_assert(off.ok, "%s", off.why);
+	cr_expect(rel(off.breakdown_s[TB_PERF_DP_COMM], off.dp_total_s) < 1e-12, "%g of %g s",
+	          off.breakdown_s[TB_PERF_DP_COMM], off.dp_total_s);
+	/* overlapped, the last micro-batch's backward and the first one's
+	 * forward hide what they can */
+	cr_expect(on.breakdown_s[TB_PERF_DP_COMM] < off.breakdown_s[TB_PERF_DP_COMM], "%g of %g s",
+	          on.breakdown_s[TB_PERF_DP_COMM], on.dp_total_s);
+	cr_expect(rel(on.dp_total_s, off.dp_total_s) < 1e-12);
+	cr_expect(off.step_s > on.step_s);
+}
+
+/* ZeRO-3's hidden collectives cost zero3_overlap_cost of their time under
+ * DeepSpeed (and a framework not named), fsdp_overlap_cost under FSDP and
+ * Megatron-FSDP: dp = E + k (T - E), E what the overlap rule exposes and T
+ * the collectives' whole time.  At 405B the gathers are about half the
+ * step; FSDP hides them, as torchtitan's published figure shows. */
+Test(perf, fsdp_pays_its_own_overlap_cost)
+{
+	tb_inputs x;
+	tb_perf_input in;
+	tb_perf_result r[3];
+	tb_perf_consts k = tb_perf_fitted;
+	S_torchtitan_405b(&x, TB_FW_FSDP);
+	tb_perf_input_from(&x, &in);
+	double cost[3] = { 0, 0.5, 1 };
+	for (int i = 0; i < 3; i++) {
+		k.fsdp_overlap_cost = cost[i];
+		tb_perf_predict(&in, &k, &r[i]);
+		cr_assert(r[i].ok, "%s", r[i].why);
+	}
+	double e = r[0].breakdown_s[TB_PERF_DP_COMM], t = r[2].breakdown_s[TB_PERF_DP_COMM];
+	cr_expect(e < 0.2 * t, "exposed %g of %g s", e, t);
+	cr_expect(rel(t, r[2].dp_total_s) < 1e-9, "%g vs %g s", t, r[2].dp_total_s);
+	cr_expect(rel(r[1].breakdown_s[TB_PERF_DP_COMM], (e + t) / 2) < 1e-9);
+
+	/* DeepSpeed's constant is the other one: fsdp_overlap_cost moves nothing */
+	tb_perf_result ds, ds0;
+	S_torchtitan_405b(&x, TB_FW_DEEPSPEED);
+	tb_perf_input_from(&x, &in);
+	k = tb_perf_fitted;
+	tb_perf_predict(&in, &k, &ds);
+	k.fsdp_overlap_cost = 0;
+	tb_perf_predict(&in, &k, &ds0);
+	cr_assert(ds.ok && ds0.ok);
+	cr_expect(ds.step_s == ds0.step_s);
+	S_torchtitan_405b(&x, TB_FW_ANY);
+	tb_perf_input_from(&x, &in);
+	tb_perf_result any;
+	tb_perf_predict(&in, NULL, &any);
+	cr_expect(any.step_s == ds.step_s, "a framework not named is priced as DeepSpeed");
+	/* the report's assumptions say the same rule */
+	cr_expect(tb_perf_zero3_overlap_cost(TB_FW_ANY, NULL) == tb_perf_fitted.zero3_overlap_cost);
+	cr_expect(tb_perf_zero3_overlap_cost(TB_FW_MEGATRON, NULL) == tb_perf_fitted.fsdp_overlap_cost);
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_FSDP, 3, false), "fsdp_overlap_cost"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_ANY, 3, false), "zero3_overlap_cost"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_FSDP, 2, false), "every micro-batch"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_ANY, 2, false), "gathered once a step"));
+
+	/* the published step: 32 x 8,192 tokens at 177 tokens/s on each of 128 */
+	double published = 32 * 8192.0 / (128 * 177.0);
+	tb_perf_result fsdp;
+	S_torchtitan_405b(&x, TB_FW_FSDP);
+	tb_perf_input_from(&x, &in);
+	tb_perf_predict(&in, NULL, &fsdp);
+	cr_expect(rel(fsdp.step_s, published) < 0.15, "%g s vs %g s", fsdp.step_s, published);
+	cr_expect(ds.step_s > 1.5 * published, "%g s", ds.step_s);
+}
