@@ -523,6 +523,148 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 	S_assemble(&x, &L, out);
 }
 
+/* One micro-batch's send across one chunk boundary: 1/t of the
+ * activation (scatter-gather, or sequence parallelism), gathered again over
+ * the tensor-parallel group when not sequence parallel. */
+static double S_send(const S_ctx *x)
+{
+	double bytes = x->tok * x->h * x->in->act_bytes / x->t;
+	int64_t stride = x->ti * x->ci * x->di;
+	double one = S_coll(x, TB_COLL_P2P, bytes, 2, stride < x->gpn ? 2 : 1);
+	if (x->ti > 1 && !x->in->sequence_parallel)
+		one += S_coll(x, TB_COLL_ALL_GATHER, bytes * x->t, x->ti, S_per_node(x, 1, x->ti));
+	return one;
+}
+
+/* The data-parallel reduction's input for stage class `busy` of g (its
+ * layers with the MTP modules on the last, its weights with the embedding
+ * on the first and the head on the last, what of them gets gradients);
+ * the micro-batches and what hides the collectives are the caller's. */
+static void S_dp_in(const S_ctx *x, const S_stage *g, int busy, tb_perf_dp_in *da)
+{
+	const tb_perf_input *in = x->in;
+	double nb = (double)g->n[busy];
+	double ndb = (double)g->nd[busy], nm = nb - ndb;  /* dense, expert layers */
+	if (busy == 2 || x->pi == 1) {
+		double mt = (double)in->mtp_modules;
+		nb += mt;
+		nm += mt;
+	}
+	double dense1, expert1, dense_d, expert_d;
+	tb_perf_layer_params(x, x->moe, &dense1, &expert1);
+	tb_perf_layer_params(x, false, &dense_d, &expert_d);
+	double dense = nm * dense1 + ndb * dense_d, expert = nm * expert1;
+	double vocab_p = x->V * x->h / x->t;
+	if (busy == 0)
+		dense += vocab_p;
+	if (busy == 2 || x->pi == 1)
+		dense += vocab_p;
+	/* what gets gradients: the weights, or the adapters (dense ones
+	 * split over the tensor ranks like their matrices), or nothing */
+	double gdense = dense, gexpert = expert;
+	if (tb_method_adapters(in->method)) {
+		gdense = nb * in->adapters_dense_per_layer / x->t;
+		gexpert = nb * in->adapters_expert_per_layer / (x->et * x->e);
+	} else if (in->method == TB_METHOD_FROZEN) {
+		gdense = gexpert = 0;
+	}
+	memset(da, 0, sizeof *da);
+	da->dense = dense;
+	da->expert = expert;
+	da->gdense = gdense;
+	da->gexpert = gexpert;
+	da->layers = nb;
+}
+
+/* The parameters this GPU's optimizer updates. */
+static double S_updated(const S_ctx *x, const tb_perf_dp_in *da, const tb_perf_dp_out *dpo)
+{
+	bool z = x->in->zero >= 1;
+	return da->gdense / (z ? (double)dpo->n_shard : 1) + da->gexpert / (z ? (double)dpo->n_edp : 1);
+}
+
+bool tb_perf_extras_max(const tb_perf_input *in, const tb_perf_consts *k, tb_perf_extras *out)
+{
+	memset(out, 0, sizeof *out);
+	S_ctx x;
+	if (tb_perf_ctx_checked(&x, in, k))
+		return false;
+	/* every stage class S_stage_of can make the busiest, the middle one
+	 * with the most dense layers and with the fewest (which it is depends
+	 * on the layer's time, which this does not read) */
+	S_stage g;
+	memset(&g, 0, sizeof g);
+	int64_t dense = tb_perf_dense_count(in);
+	tb_perf_stage_split(in->layers, x.pi, g.n);
+	int64_t nd1[2];
+	if (x.pi == 1) {
+		g.nd[0] = g.nd[1] = g.nd[2] = dense;
+		nd1[0] = nd1[1] = dense;
+	} else {
+		g.nd[0] = S_dense_in(dense, 0, g.n[0]);
+		g.nd[2] = S_dense_in(dense, in->layers - g.n[2], g.n[2]);
+		nd1[0] = S_dense_in(dense, g.n[0], g.n[1]);
+		nd1[1] = x.pi > 3 ? S_dense_in(dense, in->layers - g.n[2] - g.n[1], g.n[1]) : nd1[0];
+	}
+	/* the collectives grow with the bytes they move and the optimizer
+	 * with what it updates: the largest of each over the classes bounds
+	 * every class's */
+	tb_perf_dp_in top;
+	memset(&top, 0, sizeof top);
+	for (int c = 0; c < 4; c++) {
+		int busy = c < 2 ? c : c - 1;  /* 0, 1 (most dense), 1 (fewest), 2 */
+		if (x.pi == 1 ? busy != 0 : busy == 1 && x.pi == 2)
+			continue;
+		if (busy == 1)
+			g.nd[1] = nd1[c - 1];
+		tb_perf_dp_in da;
+		S_dp_in(&x, &g, busy, &da);
+		top.dense = fmax(top.dense, da.dense);
+		top.expert = fmax(top.expert, da.expert);
+		top.gdense = fmax(top.gdense, da.gdense);
+		top.gexpert = fmax(top.gexpert, da.gexpert);
+		top.layers = fmax(top.layers, da.layers);
+	}
+	/* the collectives once a step (no micro-batch) and each
+	 * micro-batch's: dp_total is affine in the micro-batches */
+	tb_perf_dp_out d0, d1;
+	top.microbatches = 0;
+	tb_perf_dp(&x, &top, &d0);
+	top.microbatches = 1;
+	tb_perf_dp(&x, &top, &d1);
+	out->once_s = d0.dp_total + S_updated(&x, &top, &d1) * in->optimizer_bytes_per_param / x.mem_bw;
+	out->per_microbatch_s = d1.dp_total - d0.dp_total;
+	/* a send is affine in its bytes (tb_perf_collective_s: the latency,
+	 * then the bytes and the chunk's half-rate size at the link's rate),
+	 * so in the micro-batch: its time at one and two sequences */
+	if (x.pi > 1) {
+		S_ctx y = x;
+		y.b = 1;
+		y.tok = x.s / x.c;
+		double s1 = S_send(&y);
+		y.b = 2;
+		y.tok = 2 * x.s / x.c;
+		double s2 = S_send(&y);
+		out->send_per_sequence_s = s2 - s1;
+		out->send_s = s1 - out->send_per_sequence_s;
+	}
+	return isfinite(out->once_s) && isfinite(out->per_microbatch_s);
+}
+
+double tb_perf_step_ceiling_from_s(const tb_perf_input *in, double stage_s, const tb_perf_extras *e)
+{
+	if (in->layers <= 0 || in->micro_batch <= 0 || in->global_batch <= 0)
+		return INFINITY;
+	double m = (double)S_step_microbatches(in);
+	int64_t p = tb_perf_at_least_1(in->pipeline);
+	double v = p > 1 ? (double)tb_perf_at_least_1(in->virtual_pipeline) : 1;
+	double send = p > 1 ? e->send_s + e->send_per_sequence_s * (double)in->micro_batch : 0;
+	double s = tb_perf_step_floor_from_s(in, stage_s) + m * v * 2 * send + e->once_s +
+	           m * e->per_microbatch_s;
+	/* the sums run in another order than the step's: a millionth over */
+	return s * (1 + 1e-6);
+}
+
 /* The step from one layer's time: the busiest stage's micro-batches, the
  * bubble, the pipeline sends, the data-parallel collectives under the
  * overlap rule and the optimizer. */
@@ -585,51 +727,24 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	br[TB_PERF_BUBBLE] = out->bubble_fraction * dm * per_mb;
 
 	/* pipeline: each micro-batch crosses each of the stage's v chunk
-	 * boundaries forward and backward; 1/t of the activation is sent
-	 * (scatter-gather, or sequence parallelism), gathered again over the
-	 * tensor-parallel group when not sequence parallel */
+	 * boundaries forward and backward (S_send) */
 	if (x->pi > 1) {
-		double bytes = x->tok * x->h * ab / x->t;
-		int64_t stride = x->ti * x->ci * x->di;
-		double one = S_coll(x, TB_COLL_P2P, bytes, 2, stride < x->gpn ? 2 : 1);
-		if (x->ti > 1 && !in->sequence_parallel)
-			one += S_coll(x, TB_COLL_ALL_GATHER, bytes * x->t, x->ti,
-			              S_per_node(x, 1, x->ti));
-		out->pp_bytes = bytes;
+		double one = S_send(x);
+		out->pp_bytes = x->tok * x->h * ab / x->t;
 		out->pp_s = one;
 		br[TB_PERF_PP_COMM] = dm * x->v * 2 * one;
 	}
 
 	/* data parallel, with the overlap rule of perf.h */
-	double dense1, expert1, dense_d, expert_d;
-	tb_perf_layer_params(x, x->moe, &dense1, &expert1);
-	tb_perf_layer_params(x, false, &dense_d, &expert_d);
-	double dense = nm * dense1 + ndb * dense_d, expert = nm * expert1;
-	double vocab_p = x->V * x->h / x->t;
-	if (busy == 0)
-		dense += vocab_p;
-	if (busy == 2 || x->pi == 1)
-		dense += vocab_p;
-	/* what gets gradients: the weights, or the adapters (dense ones
-	 * split over the tensor ranks like their matrices), or nothing */
-	double gdense = dense, gexpert = expert;
-	if (tb_method_adapters(in->method)) {
-		gdense = nb * in->adapters_dense_per_layer / x->t;
-		gexpert = nb * in->adapters_expert_per_layer / (x->et * x->e);
-	} else if (in->method == TB_METHOD_FROZEN) {
-		gdense = gexpert = 0;
-	}
-	tb_perf_dp_in da = {
-		.dense = dense, .expert = expert, .gdense = gdense, .gexpert = gexpert,
-		.layers = nb, .microbatches = dm,
-		.fwd_mb = nm * L->fwd + ndb * L->dense_fwd,
-		.bwd_mb = nm * (L->bwd + re * L->recompute) + ndb * (L->dense_bwd + re * L->dense_recompute),
-		.bubble_s = br[TB_PERF_BUBBLE],
-	};
+	tb_perf_dp_in da;
+	S_dp_in(x, &g, busy, &da);
+	da.microbatches = dm;
+	da.fwd_mb = nm * L->fwd + ndb * L->dense_fwd;
+	da.bwd_mb = nm * (L->bwd + re * L->recompute) + ndb * (L->dense_bwd + re * L->dense_recompute);
+	da.bubble_s = br[TB_PERF_BUBBLE];
 	tb_perf_dp_out dpo;
 	tb_perf_dp(x, &da, &dpo);
 	double dp = dpo.dp, dp_one = dpo.dp_one, dp_total = dpo.dp_total;
-	int64_t n_sh = dpo.n_shard, n_edp = dpo.n_edp;
 	out->dp_bytes = dpo.bytes;
 	out->dp_s = dp_one;
 	out->dp_total_s = dp_total;
@@ -638,8 +753,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	br[TB_PERF_DP_COMM] = dp;
 
 	/* optimizer: every parameter this GPU updates, at HBM speed */
-	double upd = gdense / (in->zero >= 1 ? (double)n_sh : 1) +
-	             gexpert / (in->zero >= 1 ? (double)n_edp : 1);
+	double upd = S_updated(x, &da, &dpo);
 	out->optimizer_params = upd;
 	br[TB_PERF_OPTIMIZER] = upd * in->optimizer_bytes_per_param / x->mem_bw;
 

@@ -357,26 +357,26 @@ void tb_plan_note_best(tb_plan_state *st, int ci, int ni, const tb_plan_layout *
 }
 
 /* Whether a layout whose objective is at least obj_floor (and days at
- * least sec_floor) could still enter a list the search returns: the top N,
- * the count ahead of the scenario's layout, the best on the scenario's own
- * hardware, the best of its card and count.  A floor above every bar by
- * more than rounding cannot, whatever ties follow. */
+ * least sec_floor) could still enter a list the search returns: the count
+ * ahead of the scenario's layout, or (tb_plan_may_list) the top N, the best
+ * on the scenario's own hardware, the best of its card and count.  A floor
+ * above every bar by more than rounding cannot, whatever ties follow.
+ * tb_plan_surely_ahead: a layout whose objective is at most obj_ceiling
+ * ranks ahead of the scenario's, by more than rounding. */
 bool tb_plan_may_place(const tb_plan_state *st, int ci, int ni, bool here, double obj_floor,
                         double sec_floor)
 {
 	const tb_plan_result *out = st->out;
-	const double slack = 1 + 1e-9;
 	bool cost = out->objective == TB_PLAN_BY_COST;
-	const tb_plan_layout *last = &out->layouts[out->n_layouts > 0 ? out->n_layouts - 1 : 0];
-	if (out->n_layouts < st->top || obj_floor <= (cost ? last->cost : last->seconds) * slack)
-		return true;
-	if (st->rank_it &&
-	    obj_floor <= (cost ? st->scenario.cost : st->scenario.seconds) * slack)
-		return true;
-	if (here && (!out->have_best_here ||
-	             obj_floor <= (cost ? out->best_here.cost : out->best_here.seconds) * slack))
-		return true;
-	return !st->have_best[ci][ni] || sec_floor <= st->best[ci][ni].seconds * slack;
+	return (st->rank_it &&
+	        obj_floor <= (cost ? st->scenario.cost : st->scenario.seconds) * (1 + 1e-9)) ||
+	       tb_plan_may_list(st, ci, ni, here, obj_floor, sec_floor);
+}
+
+bool tb_plan_surely_ahead(const tb_plan_state *st, double obj_ceiling)
+{
+	bool cost = st->out->objective == TB_PLAN_BY_COST;
+	return st->rank_it && obj_ceiling * (1 + 1e-9) < (cost ? st->scenario.cost : st->scenario.seconds);
 }
 
 /* ---- the rules (docs/plan.md) ---------------------------------------- */

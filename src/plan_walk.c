@@ -25,6 +25,19 @@ typedef struct S_count {
 	uint64_t vok_of[TB_PLAN_DIVS_MAX];    /* bit v: v virtual stages split the layers */
 } S_count;
 
+/* What a step adds to its floor at most (tb_perf_extras_max) for a GPU
+ * count, pipeline and ZeRO stage of the (context, expert) walked, which no
+ * checkpointing mode changes: kept for the three. */
+typedef struct S_extras_slot {
+	unsigned gen;
+	int z;
+	int64_t N, p;
+	signed char ok;
+	tb_perf_extras e;
+} S_extras_slot;
+
+#define S_EXTRAS_SLOTS 1024
+
 /* What one ticket's loops share below its tensor size. */
 typedef struct S_walk {
 	tb_plan_state *st;
@@ -64,6 +77,9 @@ typedef struct S_walk {
 	 * (context, expert) walked, which the floor of every count takes */
 	struct S_stage_slot *stage;
 	unsigned stage_gen;
+	/* what a step adds to its floor at most, per (count, pipeline, ZeRO
+	 * stage) of the (context, expert) walked (S_extras) */
+	struct S_extras_slot *extras, extras_spare;
 } S_walk;
 
 #define S_STAGE_SLOTS 4096
@@ -150,6 +166,43 @@ static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
 		return false;
 	*out = true;
 	return true;
+}
+
+
+static const tb_perf_extras *S_extras(S_walk *w, const tb_perf_input *pin)
+{
+	int64_t N = w->n->N, p = pin->pipeline;
+	int z = pin->zero;
+	if (!w->extras)         /* made when first asked: most walks never do */
+		w->extras = tb_xcalloc(S_EXTRAS_SLOTS, sizeof *w->extras);
+	uint64_t h = ((uint64_t)N * 0x9E3779B97F4A7C15u) ^ ((uint64_t)p * 0xC2B2AE3D27D4EB4Fu) ^ (uint64_t)z;
+	unsigned i = (unsigned)(h >> 40) & (S_EXTRAS_SLOTS - 1);
+	for (unsigned probe = 0; probe < S_EXTRAS_SLOTS / 4; probe++) {
+		S_extras_slot *s = &w->extras[i];
+		if (s->gen != w->stage_gen) {
+			s->gen = w->stage_gen;
+			s->N = N;
+			s->p = p;
+			s->z = z;
+			s->ok = tb_perf_extras_max(pin, NULL, &s->e);
+			return s->ok ? &s->e : NULL;
+		}
+		if (s->N == N && s->p == p && s->z == z)
+			return s->ok ? &s->e : NULL;
+		i = (i + 1) & (S_EXTRAS_SLOTS - 1);
+	}
+	w->extras_spare.ok = tb_perf_extras_max(pin, NULL, &w->extras_spare.e);
+	return w->extras_spare.ok ? &w->extras_spare.e : NULL;
+}
+
+/* The ceiling of pin's step from its timed layer; 0: none. */
+static double S_ceiling(S_walk *w, int li, tb_perf_input *pin, const tb_perf_layer *layer)
+{
+	const tb_perf_extras *e = S_extras(w, pin);
+	if (!e)
+		return 0;
+	double stage_s = S_stage_of_p(w, li, pin->pipeline, pin, layer);
+	return tb_perf_step_ceiling_from_s(pin, stage_s, e);
 }
 
 /* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
@@ -347,6 +400,21 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 					if (S_ruled_out(w, floor_s, &ruled_out)) {
 						k->feasible++;
 						continue;
+					}
+					/* one that no list but the rank can take: counted
+					 * ahead of the scenario's layout, untimed, when its
+					 * ceiling already is (not where part of the layers
+					 * is recomputed: the floor's stage is at one virtual
+					 * stage, tb_perf_stage_s) */
+					if (st->rank_it && !(ck == TB_CKPT_FULL && pin.recompute_layers > 0) &&
+					    !tb_plan_may_list(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
+					                      floor_s * n->k_sec)) {
+						double ceil_s = S_ceiling(w, li, &pin, layer);
+						if (ceil_s > 0 && tb_plan_surely_ahead(st, ceil_s * n->k_obj)) {
+							st->ahead++;
+							k->feasible++;
+							continue;
+						}
 					}
 				}
 				tb_plan_layout l = l0;
@@ -585,6 +653,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	free(w.dense);
 	free(w.dense_from);
 	free(w.stage);
+	free(w.extras);
 	free(w.vlist);
 	free(w.over);
 	free(w.alive);

@@ -617,3 +617,84 @@ Test(perf, block_recomputation_prices_its_share)
 	tb_perf_predict(&in, NULL, &part);
 	cr_expect(part.step_s == full.step_s);
 }
+
+/* The ceiling a search counts a layout ahead of another by, without timing
+ * it, is never below the step it stands for: GPT-3 175B, DeepSeek-V3 and
+ * Llama 3.1 8B, under every ZeRO stage their framework has, each framework,
+ * the reduction overlapped or not, FSDP's no_sync, an HSDP group, pipelines
+ * of 1 to 8 with and without interleaving, sequence parallelism on and off
+ * (an all-gather per send), micro-batches of 1 to 4 and four methods.  A
+ * ceiling too high to count anything would pass that, so where the step
+ * has one stage class and waits for its whole reduction, the ceiling is
+ * the step to its millionth. */
+Test(perf, ceiling_bounds_the_step)
+{
+	const tb_framework fws[] = { TB_FW_ANY, TB_FW_MEGATRON, TB_FW_DEEPSPEED, TB_FW_FSDP };
+	const tb_method methods[] = { TB_METHOD_FULL, TB_METHOD_LORA, TB_METHOD_FROZEN, TB_METHOD_DPO };
+	const int64_t pipes[][2] = { { 1, 1 }, { 2, 1 }, { 4, 2 }, { 8, 1 } };
+	int checked = 0;
+	for (int model = 0; model < 3; model++)
+		for (int z = 0; z < 4; z++)
+			for (int fi = 0; fi < 4; fi++)
+				for (int pi = 0; pi < 4; pi++)
+					for (int var = 0; var < 16; var++) {
+						tb_inputs x;
+						if (model == 0)
+							S_budget_inputs(&x);
+						else if (model == 1)
+							S_deepseek_v3(&x);
+						else
+							S_torchtitan_8b(&x, TB_SELECTIVE_OP, 500);
+						x.parallelism.zero = z;
+						x.parallelism.framework = fws[fi];
+						x.parallelism.pipeline = pipes[pi][0];
+						x.parallelism.virtual_pipeline = pipes[pi][1];
+						x.parallelism.no_overlap_dp = var & 1;
+						x.parallelism.no_sync = var & 2;
+						x.training.micro_batch = var & 4 ? 4 : 1;
+						x.training.method = methods[(var >> 3) + (model & 1) * 2];
+						if (x.training.method == TB_METHOD_LORA)
+							x.training.lora.rank = 16;
+						if (model == 0 && (var & 8))
+							x.parallelism.sequence_parallel = false;
+						if (model == 2 && (var & 8))
+							x.parallelism.shard_group = 2;
+						tb_perf_input in;
+						tb_perf_input_from(&x, &in);
+						tb_perf_layer L;
+						tb_perf_result r;
+						if (!tb_perf_framework_zero_ok(in.framework, z, in.pipeline, NULL) ||
+						    !tb_perf_layer_time(&in, NULL, &L, NULL))
+							continue;
+						tb_perf_assemble(&in, NULL, &L, &r);
+						if (!r.ok)
+							continue;
+						tb_perf_extras e;
+						cr_assert(tb_perf_extras_max(&in, NULL, &e));
+						double c = tb_perf_step_ceiling_from_s(&in, tb_perf_stage_s(&in, NULL, &L), &e);
+						cr_expect(c >= r.step_s, "model %d zero %d fw %d pipe %d var %d: %.17g < %.17g",
+						          model, z, fi, pi, var, c, r.step_s);
+						checked++;
+					}
+	cr_expect(checked > 500, "%d", checked);
+
+	/* one stage class, the whole reduction waited for */
+	tb_inputs x;
+	S_budget_inputs(&x);
+	x.parallelism.pipeline = 1;
+	x.parallelism.data = 128;
+	x.parallelism.zero = 1;
+	x.parallelism.no_overlap_dp = true;
+	x.training.checkpointing = TB_CKPT_FULL;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer L;
+	tb_perf_result r;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	tb_perf_assemble(&in, NULL, &L, &r);
+	cr_assert(r.ok);
+	tb_perf_extras e;
+	cr_assert(tb_perf_extras_max(&in, NULL, &e));
+	double c = tb_perf_step_ceiling_from_s(&in, tb_perf_stage_s(&in, NULL, &L), &e);
+	cr_expect(c >= r.step_s && c <= r.step_s * (1 + 2e-6), "%.17g against %.17g", c, r.step_s);
+}

@@ -359,6 +359,27 @@ double tb_perf_step_floor_s(const tb_perf_input *in, const tb_perf_consts *k,
 double tb_perf_stage_s(const tb_perf_input *in, const tb_perf_consts *k, const tb_perf_layer *L);
 double tb_perf_step_floor_from_s(const tb_perf_input *in, double stage_s);
 
+/* What a step adds to its floor, at most (a search counts a layout ahead of
+ * another without timing it when its ceiling is): the pipeline sends, and
+ * the data-parallel collectives and optimizer of the stage whose weights
+ * make them longest, every collective exposed (tb_perf_assemble's overlap
+ * only hides).  tb_perf_extras_max takes what depends on the layout's
+ * sizes and ZeRO stage alone: the reduction's collectives once a step and
+ * per micro-batch, and a send across one chunk boundary, affine in the
+ * micro-batch's sequences (false where `in` cannot be timed);
+ * tb_perf_step_ceiling_from_s adds them to the floor at
+ * in->virtual_pipeline from the busiest stage's time, a millionth over for
+ * the sums' order.  Not an upper bound where part of the layers is
+ * recomputed at more than one virtual stage (the floor's stage is at one,
+ * tb_perf_stage_s).  tests/test_perf.c checks it against the step. */
+typedef struct tb_perf_extras {
+	double once_s;                  /* collectives once a step, and the optimizer */
+	double per_microbatch_s;        /* collectives every micro-batch */
+	double send_s, send_per_sequence_s;     /* one send: s + b x per sequence */
+} tb_perf_extras;
+bool tb_perf_extras_max(const tb_perf_input *in, const tb_perf_consts *k, tb_perf_extras *out);
+double tb_perf_step_ceiling_from_s(const tb_perf_input *in, double stage_s, const tb_perf_extras *e);
+
 /* ceil(log2(n)), the network hops of a collective over n nodes: for a
  * whole n from 2 to 2^31 the bit length of n - 1 (libm's log2 is exact at
  * powers of two and never rounds a non-power onto a whole number there,
