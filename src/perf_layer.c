@@ -489,7 +489,7 @@ bool tb_perf_layer_floor(const tb_perf_input *in, const tb_perf_consts *k, tb_pe
 {
 	memset(out, 0, sizeof *out);
 	S_ctx x;
-	if (tb_perf_ctx_checked(&x, in, k ? k : &tb_perf_fitted) || !x.moe)
+	if (in->experts <= 1 || tb_perf_ctx_checked(&x, in, k ? k : &tb_perf_fitted))
 		return false;
 	/* what S_layer_time's forward and backward hold at least: each matmul
 	 * at the card's ceiling less its token dimension's share of

@@ -363,6 +363,27 @@ void tb_plan_note_best(tb_plan_state *st, int ci, int ni, const tb_plan_layout *
  * above every bar by more than rounding cannot, whatever ties follow.
  * tb_plan_surely_ahead: a layout whose objective is at most obj_ceiling
  * ranks ahead of the scenario's, by more than rounding. */
+static bool S_may_list(const tb_plan_state *st, int ci, int ni, bool here, double obj_floor,
+                       double sec_floor)
+{
+	const tb_plan_result *out = st->out;
+	const double slack = 1 + 1e-9;
+	bool cost = out->objective == TB_PLAN_BY_COST;
+	const tb_plan_layout *last = &out->layouts[out->n_layouts > 0 ? out->n_layouts - 1 : 0];
+	if (out->n_layouts < st->top || obj_floor <= (cost ? last->cost : last->seconds) * slack)
+		return true;
+	if (here && (!out->have_best_here ||
+	             obj_floor <= (cost ? out->best_here.cost : out->best_here.seconds) * slack))
+		return true;
+	return !st->have_best[ci][ni] || sec_floor <= st->best[ci][ni].seconds * slack;
+}
+
+bool tb_plan_may_list(const tb_plan_state *st, int ci, int ni, bool here, double obj_floor,
+                      double sec_floor)
+{
+	return S_may_list(st, ci, ni, here, obj_floor, sec_floor);
+}
+
 bool tb_plan_may_place(const tb_plan_state *st, int ci, int ni, bool here, double obj_floor,
                         double sec_floor)
 {
@@ -370,7 +391,7 @@ bool tb_plan_may_place(const tb_plan_state *st, int ci, int ni, bool here, doubl
 	bool cost = out->objective == TB_PLAN_BY_COST;
 	return (st->rank_it &&
 	        obj_floor <= (cost ? st->scenario.cost : st->scenario.seconds) * (1 + 1e-9)) ||
-	       tb_plan_may_list(st, ci, ni, here, obj_floor, sec_floor);
+	       S_may_list(st, ci, ni, here, obj_floor, sec_floor);
 }
 
 bool tb_plan_surely_ahead(const tb_plan_state *st, double obj_ceiling)

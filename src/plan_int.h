@@ -107,22 +107,8 @@ void tb_plan_note_best(tb_plan_state *st, int ci, int ni, const tb_plan_layout *
 void tb_plan_note_here(tb_plan_state *st, const tb_plan_layout *l);
 bool tb_plan_may_place(const tb_plan_state *st, int ci, int ni, bool here, double obj_floor,
                         double sec_floor);
-/* The lists of tb_plan_may_place without the rank, inline: a search asks
- * it for every floor. */
-static inline bool tb_plan_may_list(const tb_plan_state *st, int ci, int ni, bool here,
-                                    double obj_floor, double sec_floor)
-{
-	const tb_plan_result *out = st->out;
-	const double slack = 1 + 1e-9;
-	bool cost = out->objective == TB_PLAN_BY_COST;
-	const tb_plan_layout *last = &out->layouts[out->n_layouts > 0 ? out->n_layouts - 1 : 0];
-	if (out->n_layouts < st->top || obj_floor <= (cost ? last->cost : last->seconds) * slack)
-		return true;
-	if (here && (!out->have_best_here ||
-	             obj_floor <= (cost ? out->best_here.cost : out->best_here.seconds) * slack))
-		return true;
-	return !st->have_best[ci][ni] || sec_floor <= st->best[ci][ni].seconds * slack;
-}
+bool tb_plan_may_list(const tb_plan_state *st, int ci, int ni, bool here, double obj_floor,
+                      double sec_floor);
 bool tb_plan_surely_ahead(const tb_plan_state *st, double obj_ceiling);
 /* plan.c: the tensor and context rules */
 bool tb_plan_tensor_ok(const tb_plan_state *st, const tb_plan_card *cd, int64_t t);

@@ -358,13 +358,13 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				int li = (int)ck * w->nb + bi;
 				tb_perf_layer *layer = &w->layer[li];
 				signed char *made = &w->layer_state[li];
-				/* a layer not yet timed, on one count: first the
+				/* a mixture's layer not yet timed, on one count (w->lb): first the
 				 * floor at its bound (tb_perf_layer_floor), a few
 				 * collectives and products against its matmuls.
 				 * Over several counts a layer serves them all and
 				 * is seldom ruled out for each: there the bound
 				 * cost more than it saved (docs/plan.md) */
-				if (*made == 0 && n->k_sec > 0 && !w->stage) {
+				if (*made == 0 && n->k_sec > 0 && w->lb) {
 					if (bound_s < 0)
 						bound_s = S_bound_s(w, bi, li, &pin, vlist[nv - 1]);
 					if (S_ruled_out(w, bound_s, &ruled_out)) {
@@ -511,8 +511,10 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 			if (c_ok && e_ok) {
 				memset(w->layer_state, 0, (size_t)(3 * w->nb));
 				memset(w->base_state, 0, (size_t)w->nb);
-				memset(w->lb_state, 0, (size_t)w->nb);
-				memset(w->lb_layer_made, 0, (size_t)(3 * w->nb));
+				if (w->lb) {
+					memset(w->lb_state, 0, (size_t)w->nb);
+					memset(w->lb_layer_made, 0, (size_t)(3 * w->nb));
+				}
 				w->stage_gen++;
 			}
 			for (int m = 0; m < 3; m++) {
@@ -615,10 +617,12 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.layer_state = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer_state);
 	w.base = tb_xcalloc((size_t)nb, sizeof *w.base);
 	w.base_state = tb_xcalloc((size_t)nb, sizeof *w.base_state);
-	w.lb = tb_xcalloc((size_t)nb, sizeof *w.lb);
-	w.lb_state = tb_xcalloc((size_t)nb, sizeof *w.lb_state);
-	w.lb_layer = tb_xcalloc((size_t)(3 * nb), sizeof *w.lb_layer);
-	w.lb_layer_made = tb_xcalloc((size_t)(3 * nb), sizeof *w.lb_layer_made);
+	if (m->experts > 1 && ncounts == 1) {       /* the bound's (S_bound_s) */
+		w.lb = tb_xcalloc((size_t)nb, sizeof *w.lb);
+		w.lb_state = tb_xcalloc((size_t)nb, sizeof *w.lb_state);
+		w.lb_layer = tb_xcalloc((size_t)(3 * nb), sizeof *w.lb_layer);
+		w.lb_layer_made = tb_xcalloc((size_t)(3 * nb), sizeof *w.lb_layer_made);
+	}
 	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
 	w.stage = ncounts > 1 ? tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage) : NULL;
 	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);

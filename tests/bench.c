@@ -186,7 +186,7 @@ static const char *const S_where_time_goes[] = {
 	"against the timed layer at 1,400-odd shapes in tests/test_perf_layer.c): on one GPU "
 	"count a micro-batch whose floor at that bound already loses is counted feasible with "
 	"its layer untimed. DeepSeek-V3's estimate times 6,242 of the 17,885 shapes' layers "
-	"where it timed them all: 209M instructions to 194M. The all-to-all alone spared 47% "
+	"where it timed them all: 209M instructions to 194M (197M after the ceiling below). The all-to-all alone spared 47% "
 	"of them and the matmuls added little until the mode's own passes were counted (full "
 	"recomputation's second forward and its collectives). Over several counts a shape serves "
 	"them all and is seldom ruled out for each; there the bound cost more than it saved "
@@ -198,7 +198,7 @@ static const char *const S_where_time_goes[] = {
 	"floor at its own split, plus the sends, the whole data-parallel reduction and the "
 	"optimizer at their largest (`tb_perf_extras_max`, kept per count, pipeline and ZeRO "
 	"stage). One whose ceiling is ahead is counted untimed (docs/plan.md): 69,540 steps "
-	"assembled, 2.84G instructions to 2.66G, and over four cards 5.58G to 4.97G. Most of "
+	"assembled, 2.84G instructions to 2.67G, and over four cards 5.58G to 5.00G. Most of "
 	"what the ceiling spares, its own inputs cost again. Ranking among its own card and "
 	"count alone would spare 17% more, but the rank's meaning is a contract. A floor at each "
 	"virtual split's own bubble before assembling spared none of them.\n\n",
