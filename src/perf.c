@@ -384,27 +384,38 @@ static int64_t S_step_microbatches(const tb_perf_input *in)
 	return m < 1 ? 1 : m;
 }
 
+/* The layers of the first, a middle and the last stage (n), the dense ones
+ * of the first and last (nd[0], nd[2]), and of the middle stages the most
+ * and the fewest dense ones a stage holds (mid[0], mid[1]: the first
+ * middle stage holds the most, the last the fewest). */
+static inline void S_stage_layers(const S_ctx *x, int64_t n[3], int64_t nd[3], int64_t mid[2])
+{
+	const tb_perf_input *in = x->in;
+	int64_t dense = tb_perf_dense_count(in);
+	tb_perf_stage_split(in->layers, x->pi, n);
+	if (x->pi == 1) {
+		nd[0] = nd[1] = nd[2] = mid[0] = mid[1] = dense;
+		return;
+	}
+	nd[0] = S_dense_in(dense, 0, n[0]);
+	nd[2] = S_dense_in(dense, in->layers - n[2], n[2]);
+	mid[0] = S_dense_in(dense, n[0], n[1]);
+	mid[1] = x->pi > 3 ? S_dense_in(dense, in->layers - n[2] - n[1], n[1]) : mid[0];
+	nd[1] = mid[0];
+}
+
 static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 {
 	const tb_perf_input *in = x->in;
-	int64_t *n = g->n, *nd = g->nd, dense = tb_perf_dense_count(in);
-	tb_perf_stage_split(in->layers, x->pi, n);
+	int64_t *n = g->n, *nd = g->nd, mid[2];
+	S_stage_layers(x, n, nd, mid);
 	double over = x->k->layer_overhead_s;
 	double lt = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep + over;
 	double ld = L->dense_fwd + L->dense_bwd + L->dense_recompute + L->dense_tp +
 	            L->dense_cp + over;
-	if (x->pi == 1) {
-		nd[0] = nd[1] = nd[2] = dense;
-	} else {
-		nd[0] = S_dense_in(dense, 0, n[0]);
-		nd[2] = S_dense_in(dense, in->layers - n[2], n[2]);
-		/* of the middle stages, the first holds the most dense layers,
-		 * the last the fewest: the busier is the one with more of the
-		 * slower kind */
-		int64_t most = S_dense_in(dense, n[0], n[1]);
-		int64_t fewest = x->pi > 3 ? S_dense_in(dense, in->layers - n[2] - n[1], n[1]) : most;
-		nd[1] = ld > lt ? most : fewest;
-	}
+	/* the busier middle stage is the one with more of the slower kind */
+	if (x->pi > 1)
+		nd[1] = ld > lt ? mid[0] : mid[1];
 	for (int i = 0; i < 3; i++) {
 		g->re[i] = 1;
 		g->stage_s[i] = (double)nd[i] * ld + (double)(n[i] - nd[i]) * lt;
@@ -594,18 +605,8 @@ bool tb_perf_extras_max(const tb_perf_input *in, const tb_perf_consts *k, tb_per
 	 * on the layer's time, which this does not read) */
 	S_stage g;
 	memset(&g, 0, sizeof g);
-	int64_t dense = tb_perf_dense_count(in);
-	tb_perf_stage_split(in->layers, x.pi, g.n);
 	int64_t nd1[2];
-	if (x.pi == 1) {
-		g.nd[0] = g.nd[1] = g.nd[2] = dense;
-		nd1[0] = nd1[1] = dense;
-	} else {
-		g.nd[0] = S_dense_in(dense, 0, g.n[0]);
-		g.nd[2] = S_dense_in(dense, in->layers - g.n[2], g.n[2]);
-		nd1[0] = S_dense_in(dense, g.n[0], g.n[1]);
-		nd1[1] = x.pi > 3 ? S_dense_in(dense, in->layers - g.n[2] - g.n[1], g.n[1]) : nd1[0];
-	}
+	S_stage_layers(&x, g.n, g.nd, nd1);
 	/* the collectives grow with the bytes they move and the optimizer
 	 * with what it updates: the largest of each over the classes bounds
 	 * every class's */

@@ -62,6 +62,36 @@ static double S_deepep(const S_ctx *x, double tok_bytes, int64_t per_node)
 	       S_coll(x, TB_COLL_P2P, tok_bytes * x->kt * (g - 1) / g, 2, 2);
 }
 
+/* Expert parallelism's dispatch and combine for a micro-batch through a
+ * layer, forward, or their gradients backward; DeepEP dispatches in fp8
+ * under fp8 matmuls, and the backward's gradient toward the experts too. */
+static inline double S_ep_one(const S_ctx *x)
+{
+	const tb_perf_input *in = x->in;
+	double h = x->h, ab = in->act_bytes;
+	int64_t g = S_per_node(x, x->eti, x->ei);
+	double send, back;
+	if (in->dispatcher == TB_DISPATCH_DEEPEP) {
+		send = S_deepep(x, x->tok_e * h * (in->matmul_bytes == 1 ? 1 : ab), g);
+		back = S_deepep(x, x->tok_e * h * ab, g);
+	} else {
+		send = back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
+	}
+	return send + back;
+}
+
+/* What of `total` seconds of expert all-to-all a layer waits for: all of
+ * it, or, beside the other micro-batch's `hide` seconds of compute, which
+ * runs on the SMs the communication leaves, what outlasts it and the slowing
+ * of what it hides behind. */
+static inline double S_ep_exposed(const tb_perf_input *in, double total, double hide)
+{
+	if (!in->overlap_ep)
+		return total;
+	double share = TB_PERF_EP_OVERLAP_SM_SHARE;
+	return tb_perf_max0(total - hide) + fmin(total, hide) * share / (1 - share);
+}
+
 /* The elements a layer's linear GEMMs read as input (forward) and as
  * output gradient (backward): what fp8 casts each micro-batch. */
 typedef struct S_cast {
@@ -212,24 +242,9 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 			L->cp += tb_perf_max0(L->cp_f - L->attn_f);
 	}
 	if (ei > 1) {
-		double total = L->ep_one * (nf + nb);
-		double total_keep = L->ep_one * (passes_f + nb);
-		if (in->overlap_ep) {
-			/* beside the other micro-batch's forward and backward,
-			 * which run on the SMs the communication leaves */
-			double hide = L->fwd + L->bwd + L->recompute;
-			double share = TB_PERF_EP_OVERLAP_SM_SHARE;
-			L->ep = tb_perf_max0(total - hide) + fmin(total, hide) * share / (1 - share);
-			if (part) {
-				hide = L->fwd + L->bwd;
-				L->ep_keep = tb_perf_max0(total_keep - hide) +
-				             fmin(total_keep, hide) * share / (1 - share);
-			}
-		} else {
-			L->ep = total;
-			if (part)
-				L->ep_keep = total_keep;
-		}
+		L->ep = S_ep_exposed(in, L->ep_one * (nf + nb), L->fwd + L->bwd + L->recompute);
+		if (part)
+			L->ep_keep = S_ep_exposed(in, L->ep_one * (passes_f + nb), L->fwd + L->bwd);
 	}
 }
 
@@ -392,20 +407,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		L->cp_b = 2 * (x->c - 1) * hop;
 	}
 
-	/* expert parallel: dispatch and combine, forward, and their
-	 * gradients backward; DeepEP dispatches in fp8 under fp8 matmuls, and
-	 * the backward's gradient toward the experts too */
-	if (experts && x->ei > 1) {
-		int64_t g = S_per_node(x, x->eti, x->ei);
-		double send, back;
-		if (in->dispatcher == TB_DISPATCH_DEEPEP) {
-			send = S_deepep(x, x->tok_e * h * (in->matmul_bytes == 1 ? 1 : ab), g);
-			back = S_deepep(x, x->tok_e * h * ab, g);
-		} else {
-			send = back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
-		}
-		L->ep_one = send + back;
-	}
+	if (experts && x->ei > 1)
+		L->ep_one = S_ep_one(x);
 	S_layer_mode(in, x->ti, x->ci, experts ? x->ei : 1, L);
 }
 
@@ -508,14 +511,8 @@ bool tb_perf_layer_floor(const tb_perf_input *in, const tb_perf_consts *k, tb_pe
 	}
 	out->fwd_s = mm + attn;
 	out->bwd_s = in->method == TB_METHOD_FROZEN ? 0 : bwd_mm * mm + 2.5 * attn;
-	if (x.ei > 1) {
-		int64_t g = S_per_node(&x, x.eti, x.ei);
-		if (in->dispatcher == TB_DISPATCH_DEEPEP)
-			out->a2a_s = S_deepep(&x, x.tok_e * x.h * (in->matmul_bytes == 1 ? 1 : in->act_bytes), g) +
-			             S_deepep(&x, x.tok_e * x.h * in->act_bytes, g);
-		else
-			out->a2a_s = 2 * S_coll(&x, TB_COLL_ALL_TO_ALL, x.tok_e * x.kt * x.h * in->act_bytes, x.ei, g);
-	}
+	if (x.ei > 1)
+		out->a2a_s = S_ep_one(&x);
 	return tb_perf_pos(out->fwd_s) && out->bwd_s >= 0 && out->a2a_s >= 0;
 }
 
@@ -530,11 +527,7 @@ double tb_perf_layer_floor_s(const tb_perf_input *in, const tb_perf_floor *f)
 	/* the dispatch and combine of every pass, exposed in full or beside
 	 * the layer's compute, which they slow (S_layer_mode: the step grows
 	 * with the compute they hide behind) */
-	double T = f->a2a_s * (nf + nb), lt = hide + T;
-	if (in->overlap_ep) {
-		double share = TB_PERF_EP_OVERLAP_SM_SHARE;
-		lt = fmax(T, hide) + fmin(T, hide) * share / (1 - share);
-	}
+	double lt = hide + S_ep_exposed(in, f->a2a_s * (nf + nb), hide);
 	return tb_perf_pos(lt) ? lt : 0;
 }
 
