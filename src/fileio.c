@@ -663,8 +663,10 @@ int tb_fileio_set_commit(tb_fileio_set *s, const char *name, const tb_outfile *f
 		it->len = files[i].len;
 		if (name) {
 			char hex[65];
-			tb_sha256_hex(files[i].data, files[i].len, hex);
-			tb_buf_printf(&list, "%s  %s\n", hex, files[i].name);
+			if (!files[i].sha256_hex)
+				tb_sha256_hex(files[i].data, files[i].len, hex);
+			tb_buf_printf(&list, "%s  %s\n", files[i].sha256_hex ? files[i].sha256_hex : hex,
+			              files[i].name);
 		}
 	}
 	if (name) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "trainbudget/buf.h"
+#include "trainbudget/sha256.h"
 #include "trainbudget/xalloc.h"
 
 bool tb_outputs_safe_id(const char *id)
@@ -50,6 +51,11 @@ void tb_outputs_add(tb_outputs *o, const char *name, const char *suffix,
 	f->name = S_own(o, tb_buf_detach(&p, NULL));
 	f->data = S_own(o, data);
 	f->len = len;
+	/* hashed here, by the thread that made it: the manifest need not
+	 * wait for it after the last document */
+	char *hex = tb_xmalloc(65);
+	tb_sha256_hex(data, len, hex);
+	f->sha256_hex = S_own(o, hex);
 }
 
 void tb_outputs_release(tb_outputs *o)

@@ -16,8 +16,9 @@ typedef struct tb_outputs {
 	size_t n, cap, nowned, owned_cap;
 } tb_outputs;
 
-/* NAME SUFFIX with `data` (taken: freed with the set).  A name already in
- * the set keeps its first file: the same chart twice in one template. */
+/* NAME SUFFIX with `data` (taken: freed with the set), hashed now for
+ * the manifest.  A name already in the set keeps its first file: the
+ * same chart twice in one template. */
 void tb_outputs_add(tb_outputs *o, const char *name, const char *suffix, char *data, size_t len);
 void tb_outputs_release(tb_outputs *o);
 

@@ -11,6 +11,8 @@
 #include "trainbudget/xalloc.h"
 
 typedef struct {
+	const char *data;       /* the page's bytes, unchanged once offered */
+	size_t len;
 	unsigned char *z;
 	size_t zlen;
 	bool done;
@@ -18,14 +20,12 @@ typedef struct {
 
 struct tb_pdf_helper {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;      /* a page done, pages offered, or closed */
-	const char *const *data;
-	const size_t *len;
+	pthread_cond_t cv;      /* a page done or offered, the last offered, or closed */
 	S_page *page;
-	size_t n, next;         /* pages offered; the first nobody started */
+	size_t n, cap, next;    /* pages offered; the first nobody started */
 	size_t busy;            /* pages being deflated now */
 	int level;
-	bool offered, closed;
+	bool all, closed;       /* every page offered; no more taken */
 	struct libdeflate_compressor *own;      /* the back end's */
 };
 
@@ -50,31 +50,38 @@ void tb_pdf_helper_free(tb_pdf_helper *h)
 	free(h);
 }
 
-void tb_pdf_helper_offer(tb_pdf_helper *h, const char *const *data, const size_t *len, size_t n,
-                         int level)
+size_t tb_pdf_helper_add(tb_pdf_helper *h, const char *data, size_t len, int level)
 {
 	pthread_mutex_lock(&h->mu);
-	h->data = data;
-	h->len = len;
-	h->page = tb_xcalloc(n ? n : 1, sizeof *h->page);
-	h->n = n;
-	h->next = 0;
+	/* the array moves as it grows: a deflate in progress holds its
+	 * page's bytes, not a pointer into it */
+	h->page = tb_xgrow(h->page, &h->cap, h->n + 1, sizeof *h->page, 16);
+	h->page[h->n] = (S_page){ .data = data, .len = len };
 	h->level = level;
-	h->offered = true;
+	size_t i = h->n++;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return i;
+}
+
+void tb_pdf_helper_all_added(tb_pdf_helper *h)
+{
+	pthread_mutex_lock(&h->mu);
+	h->all = true;
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
 }
 
-/* Deflates page i, outside the lock (the page was claimed under it). */
-static void S_deflate(tb_pdf_helper *h, struct libdeflate_compressor *c, size_t i)
+/* Deflates page i, claimed under the lock, outside it. */
+static void S_deflate(tb_pdf_helper *h, struct libdeflate_compressor *c, const char *data,
+                      size_t len, size_t i)
 {
-	size_t len = h->len[i];
 	unsigned char *z = NULL;
 	size_t zlen = 0;
 	if (c && len > 0) {
 		size_t cap = libdeflate_zlib_compress_bound(c, len);
 		z = tb_xmalloc(cap);
-		zlen = libdeflate_zlib_compress(c, h->data[i], len, z, cap);
+		zlen = libdeflate_zlib_compress(c, data, len, z, cap);
 		if (zlen == 0) {
 			/* cannot happen at the bound: stored as it is */
 			free(z);
@@ -90,29 +97,38 @@ static void S_deflate(tb_pdf_helper *h, struct libdeflate_compressor *c, size_t 
 	pthread_mutex_unlock(&h->mu);
 }
 
+/* Claims the front page nobody started (the lock held, a page left). */
+static size_t S_claim(tb_pdf_helper *h, const char **data, size_t *len)
+{
+	size_t i = h->next++;
+	h->busy++;
+	*data = h->page[i].data;
+	*len = h->page[i].len;
+	return i;
+}
+
 void tb_pdf_helper_work(tb_pdf_helper *h)
 {
+	struct libdeflate_compressor *c = NULL;
 	pthread_mutex_lock(&h->mu);
-	while (!h->offered && !h->closed)
-		pthread_cond_wait(&h->cv, &h->mu);
-	if (h->closed || h->next >= h->n) {
-		pthread_mutex_unlock(&h->mu);
-		return;
-	}
-	int level = h->level;
-	pthread_mutex_unlock(&h->mu);
-	struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
 	for (;;) {
-		pthread_mutex_lock(&h->mu);
-		if (h->closed || h->next >= h->n) {
-			pthread_mutex_unlock(&h->mu);
+		if (h->closed || (h->all && h->next >= h->n))
 			break;
+		if (h->next >= h->n) {
+			pthread_cond_wait(&h->cv, &h->mu);
+			continue;
 		}
-		size_t i = h->next++;
-		h->busy++;
+		const char *data;
+		size_t len;
+		size_t i = S_claim(h, &data, &len);
+		int level = h->level;
 		pthread_mutex_unlock(&h->mu);
-		S_deflate(h, c, i);
+		if (!c)
+			c = libdeflate_alloc_compressor(level);
+		S_deflate(h, c, data, len, i);
+		pthread_mutex_lock(&h->mu);
 	}
+	pthread_mutex_unlock(&h->mu);
 	libdeflate_free_compressor(c);
 }
 
@@ -122,12 +138,13 @@ const unsigned char *tb_pdf_helper_take(tb_pdf_helper *h, size_t i, size_t *zlen
 	while (!h->page[i].done) {
 		if (h->next < h->n) {
 			/* the front page nobody started: this thread's */
-			size_t j = h->next++;
-			h->busy++;
+			const char *data;
+			size_t len;
+			size_t j = S_claim(h, &data, &len);
 			pthread_mutex_unlock(&h->mu);
 			if (!h->own)
 				h->own = libdeflate_alloc_compressor(h->level);
-			S_deflate(h, h->own, j);
+			S_deflate(h, h->own, data, len, j);
 			pthread_mutex_lock(&h->mu);
 		} else {
 			pthread_cond_wait(&h->cv, &h->mu);

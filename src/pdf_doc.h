@@ -63,7 +63,13 @@ typedef struct tb_pdf_annot {
 } tb_pdf_annot;
 
 typedef struct tb_pdf_page {
-	tb_buf c;               /* the content stream */
+	tb_buf c;               /* the content stream being drawn */
+	/* The page's body, once the next page is begun; c then holds its
+	 * furniture (header, footer), a second stream of the page's
+	 * contents, drawn on with every setting below as the body left it
+	 * (the streams of an array are one, ISO 32000-1, 7.8.2). */
+	tb_buf body;
+	bool ended;
 	/* What the stream has set so far.  A page saves and restores no
 	 * graphics state (no q or Q), so each setting lasts to the page's end
 	 * and one equal to it is not written again; the text font and size
@@ -118,11 +124,8 @@ typedef struct tb_pdf_glyph_hit {
 
 typedef struct tb_pdf_doc {
 	bool failed;                    /* an error already reported in d */
-	/* deflates the page streams once drawn (pdf_deflate.h); its offer's
-	 * arrays, one entry a page */
+	/* deflates the pages' bodies once drawn (pdf_deflate.h) */
 	struct tb_pdf_helper *deflate;
-	const char **page_data;
-	size_t *page_len;
 	tb_diags *d;
 	const char *font_dir;
 	tb_pdf_font_slot fonts[TB_PDF_MAX_FONTS]; /* the faces, then the fallbacks */
@@ -223,6 +226,9 @@ void tb_pdf_draw_label(tb_pdf_doc *st, double x, double y, unsigned style, doubl
                        tb_rgb color, const char *s);
 
 void tb_pdf_draw_new_page(tb_pdf_doc *st);
+/* The current page's body is done: it is offered to be deflated, and
+ * what is drawn on the page from here is its furniture. */
+void tb_pdf_draw_end_page(tb_pdf_doc *st);
 /* The number a link's text carries (TB_PDF_LINK_SHIFT) for destination
  * `url`: 0 when the destination is not allowed (its text is drawn as
  * text, as HTML drops the link), or the table is full. */

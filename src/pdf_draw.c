@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "linkdest.h"
+#include "pdf_deflate.h"
 #include "pdf_write.h"
 #include "trainbudget/xalloc.h"
 
@@ -487,6 +488,7 @@ void tb_pdf_draw_new_page(tb_pdf_doc *st)
 		tb_pdf_tag_unmark(st);
 	else if (marked == 2)
 		tb_pdf_tag_artifact(st, false);
+	tb_pdf_draw_end_page(st);
 	if (st->npages == st->pcap) {
 		st->pcap = st->pcap ? st->pcap * 2 : 16;
 		st->pages = tb_xrealloc(st->pages, st->pcap * sizeof *st->pages);
@@ -500,6 +502,17 @@ void tb_pdf_draw_new_page(tb_pdf_doc *st)
 		tb_pdf_tag_mark(st);
 	else if (marked == 2)
 		tb_pdf_tag_artifact(st, true);
+}
+
+void tb_pdf_draw_end_page(tb_pdf_doc *st)
+{
+	tb_pdf_page *p = st->page;
+	if (!p || p->ended)
+		return;
+	p->ended = true;
+	p->body = p->c;
+	tb_buf_init(&p->c);
+	tb_pdf_helper_add(st->deflate, p->body.ptr, p->body.len, TB_PDF_DEFLATE_LEVEL);
 }
 
 /* A bookmark to the current page, at `top` (NAN: the whole page). */

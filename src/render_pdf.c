@@ -33,13 +33,6 @@
 
 #define S_DEFAULT_FONT_DIR "/usr/share/fonts/truetype/dejavu"
 #define S_MARGIN_PT 54.0
-/* Deflate level for every stream (libdeflate's levels).  On default-7b's
- * 236 KB of streams (36; glyphs in literal strings, settings not repeated):
- * level 1 1.6 ms and 77.4 KB, level 3 2.4 ms and 75.6 KB, level 5 3.1 ms
- * and 73.9 KB.  The file: 100.2 KB at level 1, 96.6 KB at 5, where the
- * hex glyphs at level 5 made 99.8 KB; paired, level 1 makes the whole
- * report 10% faster. */
-#define S_DEFLATE_LEVEL 1
 
 /* ---- inlines ----------------------------------------------------------- */
 
@@ -696,7 +689,7 @@ static void S_layout(tb_pdf_doc *st, cmark_node *root)
 static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 {
 	tb_pdfw w;
-	tb_pdfw_init(&w, S_DEFLATE_LEVEL);
+	tb_pdfw_init(&w, TB_PDF_DEFLATE_LEVEL);
 	unsigned catalog = tb_pdfw_alloc(&w), pages = tb_pdfw_alloc(&w), info = tb_pdfw_alloc(&w);
 	unsigned xmp = pdfa ? tb_pdfw_alloc(&w) : 0, icc = pdfa ? tb_pdfw_alloc(&w) : 0;
 	unsigned outlines = st->noutline ? tb_pdfw_alloc(&w) : 0;
@@ -774,7 +767,7 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 
 	for (size_t i = 0; i < st->npages; i++) {
 		tb_pdf_page *p = st->pages[i];
-		unsigned content = tb_pdfw_alloc(&w);
+		unsigned body = tb_pdfw_alloc(&w), furniture = p->c.len ? tb_pdfw_alloc(&w) : 0;
 		tb_buf_truncate(&b, 0);
 		tb_buf_printf(&b, "<< /Type /Page /Parent %u 0 R /Resources << /ProcSet [/PDF /Text]",
 		              pages);
@@ -785,7 +778,10 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 					tb_buf_printf(&b, " /F%zu %u 0 R", f + 1, st->fonts[f].obj);
 			tb_buf_puts(&b, " >>");
 		}
-		tb_buf_printf(&b, " >> /Contents %u 0 R", content);
+		if (furniture)
+			tb_buf_printf(&b, " >> /Contents [%u 0 R %u 0 R]", body, furniture);
+		else
+			tb_buf_printf(&b, " >> /Contents %u 0 R", body);
 		if (tree)
 			tb_buf_printf(&b, " /StructParents %zu /Tabs /S", i);
 		unsigned first_annot = p->annot_obj;
@@ -799,7 +795,9 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 		tb_pdfw_obj(&w, p->obj, b.ptr, b.len);
 		size_t zlen = 0;
 		const unsigned char *z = tb_pdf_helper_take(st->deflate, i, &zlen);
-		tb_pdfw_stream_deflated(&w, content, "", p->c.ptr, p->c.len, z, zlen);
+		tb_pdfw_stream_deflated(&w, body, "", p->body.ptr, p->body.len, z, zlen);
+		if (furniture)
+			tb_pdfw_stream(&w, furniture, "", p->c.ptr, p->c.len, true);
 		for (size_t a = 0; a < p->nannots; a++) {
 			if (p->annots[a].sig_role)
 				S_sig_field(&p->annots[a], first_annot + (unsigned)a, p->obj, &w, &b);
@@ -865,17 +863,12 @@ static int S_render(tb_pdf_doc *st, cmark_node *root, const tb_pdf_options *opt,
 	S_layout(st, root);
 	if (!tb_pdf_ok(st))
 		return -1;
+	/* the last body is done: every page's is offered */
+	tb_pdf_draw_end_page(st);
+	tb_pdf_helper_all_added(st->deflate);
 	S_furniture(st);
 	if (!tb_pdf_ok(st))
 		return -1;
-	/* the pages are final: a free thread may deflate them from here */
-	st->page_data = tb_xcalloc(st->npages ? st->npages : 1, sizeof *st->page_data);
-	st->page_len = tb_xcalloc(st->npages ? st->npages : 1, sizeof *st->page_len);
-	for (size_t i = 0; i < st->npages; i++) {
-		st->page_data[i] = st->pages[i]->c.ptr;
-		st->page_len[i] = st->pages[i]->c.len;
-	}
-	tb_pdf_helper_offer(st->deflate, st->page_data, st->page_len, st->npages, S_DEFLATE_LEVEL);
 	/* every font's subset before a byte is written: one that cannot be
 	 * made refuses the document */
 	for (size_t i = 0; i < st->nfonts; i++) {
@@ -909,12 +902,11 @@ int tb_render_pdf_tree(cmark_node *root, const tb_report_meta *meta,
 	int rc = S_render(st, root, opt, out);
 	tb_pdf_helper_close(st->deflate);
 	tb_pdf_helper_free(own);
-	free(st->page_data);
-	free(st->page_len);
 	tb_pdf_fontset_release(st);
 	tb_pdf_tags_release(st);
 	for (size_t i = 0; i < st->npages; i++) {
 		tb_buf_release(&st->pages[i]->c);
+		tb_buf_release(&st->pages[i]->body);
 		free(st->pages[i]->mcid_elem);
 		free(st->pages[i]->annots);
 		free(st->pages[i]);

@@ -124,7 +124,7 @@ static void S_text_is(const char *name, const char *want)
 	free(text);
 }
 
-#define S_FILE(n, t) { (n), (t), sizeof(t) - 1 }
+#define S_FILE(n, t) { (n), (t), sizeof(t) - 1, NULL }
 
 /* One set, written with no error. */
 static void S_write(const char *name, const tb_outfile *files, size_t n)
@@ -251,6 +251,17 @@ Test(fileio, a_set_is_written_with_its_manifest)
 	S_listing_is("r.json r.md r.sha256");
 }
 
+Test(fileio, a_hash_given_is_the_manifests)
+{
+	/* a file hashed by its maker is listed by that hash, not hashed again
+	 * (the hash of "xyz" is not this: the manifest shows which it used) */
+	tb_outfile files[] = { { "r.md", "xyz", 3,
+	                         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" } };
+	S_write("r", files, 1);
+	S_text_is("r.sha256",
+	          "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  r.md\n");
+}
+
 Test(fileio, without_a_name_no_manifest)
 {
 	tb_outfile files[] = { S_FILE("r.md", "x") };
@@ -260,7 +271,7 @@ Test(fileio, without_a_name_no_manifest)
 
 Test(fileio, write_keeps_embedded_nul_bytes)
 {
-	tb_outfile f = { "bin.pdf", "%PDF\0\x01", 6 };
+	tb_outfile f = { "bin.pdf", "%PDF\0\x01", 6, NULL };
 	S_write(NULL, &f, 1);
 	char p[512];
 	S_path(p, sizeof p, "bin.pdf");
@@ -275,7 +286,7 @@ static int S_write_too_big(const char *name, tb_diags *d)
 {
 	static char big[4096];
 	memset(big, 'x', sizeof big);
-	tb_outfile files[] = { S_FILE("r.md", "new report\n"), { "r.pdf", big, sizeof big } };
+	tb_outfile files[] = { S_FILE("r.md", "new report\n"), { "r.pdf", big, sizeof big, NULL } };
 	struct rlimit old, lim;
 	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
 	lim = old;
@@ -415,7 +426,7 @@ Test(fileio, names_must_be_plain_and_unique)
 {
 	const char *bad[] = { "a/b.md", ".r.md", "", "r.sha256" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		tb_outfile f = { bad[i], "x", 1 };
+		tb_outfile f = { bad[i], "x", 1, NULL };
 		tb_diags d;
 		tb_diags_init(&d);
 		cr_assert_eq(tb_fileio_write_set(S_dir, "r", &f, 1, &d), -1, "'%s'", bad[i]);

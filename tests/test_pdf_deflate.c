@@ -1,8 +1,10 @@
 /* test_pdf_deflate.c: the page streams deflated by whichever thread is
  * free (src/pdf_deflate.c) are libdeflate's bytes for each page, whoever
- * compressed it, and a helper never outlives or blocks the document. */
+ * compressed it and whenever it was offered, and a helper never outlives
+ * or blocks the document. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +34,9 @@ static void S_pages(char *data[S_PAGES], size_t len[S_PAGES])
 	}
 }
 
-static void S_check(int helpers)
+/* Pages offered one at a time (more than the helper's first array, so
+ * it grows while helpers deflate), each taken at once or all at the end. */
+static void S_check(int helpers, bool take_as_added)
 {
 	char *data[S_PAGES];
 	size_t len[S_PAGES];
@@ -41,25 +45,34 @@ static void S_check(int helpers)
 	pthread_t th[4];
 	for (int t = 0; t < helpers; t++)
 		cr_assert_eq(pthread_create(&th[t], NULL, S_work, h), 0);
-	tb_pdf_helper_offer(h, (const char *const *)data, len, S_PAGES, 5);
 	struct libdeflate_compressor *c = libdeflate_alloc_compressor(5);
-	for (int i = 0; i < S_PAGES; i++) {
-		size_t zlen = 0;
-		const unsigned char *z = tb_pdf_helper_take(h, (size_t)i, &zlen);
-		if (len[i] == 0) {
-			cr_expect_null(z, "an empty page is stored as it is");
-			continue;
+	int taken = 0;
+	for (int i = 0; i <= S_PAGES; i++) {
+		if (i < S_PAGES)
+			cr_assert_eq(tb_pdf_helper_add(h, data[i], len[i], 5), (size_t)i);
+		else
+			tb_pdf_helper_all_added(h);
+		int upto = i == S_PAGES ? S_PAGES : take_as_added ? i + 1 : 0;
+		for (; taken < upto; taken++) {
+			size_t zlen = 0;
+			const unsigned char *z = tb_pdf_helper_take(h, (size_t)taken, &zlen);
+			if (len[taken] == 0) {
+				cr_expect_null(z, "an empty page is stored as it is");
+				continue;
+			}
+			size_t cap = libdeflate_zlib_compress_bound(c, len[taken]);
+			unsigned char *want = malloc(cap);
+			size_t wlen = libdeflate_zlib_compress(c, data[taken], len[taken], want, cap);
+			cr_assert_eq(zlen, wlen, "page %d with %d helpers", taken, helpers);
+			cr_assert_eq(memcmp(z, want, wlen), 0, "page %d with %d helpers", taken, helpers);
+			free(want);
 		}
-		size_t cap = libdeflate_zlib_compress_bound(c, len[i]);
-		unsigned char *want = malloc(cap);
-		size_t wlen = libdeflate_zlib_compress(c, data[i], len[i], want, cap);
-		cr_assert_eq(zlen, wlen, "page %d with %d helpers", i, helpers);
-		cr_assert_eq(memcmp(z, want, wlen), 0, "page %d with %d helpers", i, helpers);
-		free(want);
 	}
-	tb_pdf_helper_close(h);
+	cr_assert_eq(taken, S_PAGES);
+	/* every page offered and started: the helpers return by themselves */
 	for (int t = 0; t < helpers; t++)
 		pthread_join(th[t], NULL);
+	tb_pdf_helper_close(h);
 	tb_pdf_helper_free(h);
 	libdeflate_free_compressor(c);
 	for (int i = 0; i < S_PAGES; i++)
@@ -68,17 +81,20 @@ static void S_check(int helpers)
 
 Test(pdf_deflate, same_bytes_whoever_deflates)
 {
-	for (int helpers = 0; helpers <= 3; helpers++)
-		S_check(helpers);
+	for (int helpers = 0; helpers <= 3; helpers++) {
+		S_check(helpers, false);
+		S_check(helpers, true);
+	}
 }
 
-/* A document that fails before its pages are offered: the helper's
- * thread returns instead of waiting for them. */
+/* A document that fails before its pages are all offered: the helper's
+ * thread returns instead of waiting for the rest. */
 Test(pdf_deflate, close_without_offer_releases_the_helper)
 {
 	tb_pdf_helper *h = tb_pdf_helper_new();
 	pthread_t th;
 	cr_assert_eq(pthread_create(&th, NULL, S_work, h), 0);
+	tb_pdf_helper_add(h, "BT ET", 5, 1);
 	tb_pdf_helper_close(h);
 	pthread_join(th, NULL);
 	tb_pdf_helper_free(h);

@@ -55,6 +55,10 @@ typedef struct tb_outfile {
 	const char *name;
 	const char *data;
 	size_t len;
+	/* Its SHA-256 in lowercase hex where the caller already has it (a
+	 * report hashes each document as it is made, beside the PDF still
+	 * being drawn), else NULL: the manifest hashes it. */
+	const char *sha256_hex;
 } tb_outfile;
 
 /* An output directory held for one set; opaque. */

@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		S_put(S_dir, S_outside[i], S_outside[i], strlen(S_outside[i]));
 	S_put(S_dir, "r.sha256", data, size);
 
-	tb_outfile f = { "r.json", "{}", 2 };
+	tb_outfile f = { "r.json", "{}", 2, NULL };
 	tb_diags d;
 	tb_diags_init(&d);
 	if (tb_fileio_write_set(S_dir, "r", &f, 1, &d) != 0)
