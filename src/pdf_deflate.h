@@ -4,9 +4,9 @@
  * A page's body no longer changes once the next page is begun (its
  * running header and footer are a stream of their own, drawn when the
  * page count is known); the back end offers each body here as it begins
- * the next, and while it lays out the rest a helper thread (the one that
- * rendered the Markdown, HTML and JSON, now idle) deflates them from the
- * front.  The back end takes each page's bytes in order, deflating any
+ * the next (and every page's furniture after the last body), and while
+ * it lays out the rest a helper thread (the one that rendered the
+ * Markdown, HTML and JSON, now idle) deflates them from the front.  The back end takes each page's bytes in order, deflating any
  * page nobody has started.  Deflate is a function of the bytes and the
  * level, so the file is the same whoever compressed which page, and with
  * no helper at all. */

@@ -124,7 +124,8 @@ typedef struct tb_pdf_glyph_hit {
 
 typedef struct tb_pdf_doc {
 	bool failed;                    /* an error already reported in d */
-	/* deflates the pages' bodies once drawn (pdf_deflate.h) */
+	/* deflates the pages' bodies, then their furniture, once drawn
+	 * (pdf_deflate.h) */
 	struct tb_pdf_helper *deflate;
 	tb_diags *d;
 	const char *font_dir;

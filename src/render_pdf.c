@@ -796,8 +796,10 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 		size_t zlen = 0;
 		const unsigned char *z = tb_pdf_helper_take(st->deflate, i, &zlen);
 		tb_pdfw_stream_deflated(&w, body, "", p->body.ptr, p->body.len, z, zlen);
-		if (furniture)
-			tb_pdfw_stream(&w, furniture, "", p->c.ptr, p->c.len, true);
+		if (furniture) {
+			z = tb_pdf_helper_take(st->deflate, st->npages + i, &zlen);
+			tb_pdfw_stream_deflated(&w, furniture, "", p->c.ptr, p->c.len, z, zlen);
+		}
 		for (size_t a = 0; a < p->nannots; a++) {
 			if (p->annots[a].sig_role)
 				S_sig_field(&p->annots[a], first_annot + (unsigned)a, p->obj, &w, &b);
@@ -865,10 +867,14 @@ static int S_render(tb_pdf_doc *st, cmark_node *root, const tb_pdf_options *opt,
 		return -1;
 	/* the last body is done: every page's is offered */
 	tb_pdf_draw_end_page(st);
-	tb_pdf_helper_all_added(st->deflate);
 	S_furniture(st);
 	if (!tb_pdf_ok(st))
 		return -1;
+	/* and the furniture after the bodies, page n's as stream npages + n */
+	for (size_t i = 0; i < st->npages; i++)
+		tb_pdf_helper_add(st->deflate, st->pages[i]->c.ptr, st->pages[i]->c.len,
+		                  TB_PDF_DEFLATE_LEVEL);
+	tb_pdf_helper_all_added(st->deflate);
 	/* every font's subset before a byte is written: one that cannot be
 	 * made refuses the document */
 	for (size_t i = 0; i < st->nfonts; i++) {
