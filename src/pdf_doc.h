@@ -120,6 +120,7 @@ typedef struct tb_pdf_glyph_hit {
 	unsigned char font;
 	uint16_t gid;
 	int16_t width;
+	uint16_t cid;           /* its CID drawn as this one character; 0: not yet asked */
 } tb_pdf_glyph_hit;
 
 typedef struct tb_pdf_doc {
@@ -132,6 +133,9 @@ typedef struct tb_pdf_doc {
 	tb_pdf_font_slot fonts[TB_PDF_MAX_FONTS]; /* the faces, then the fallbacks */
 	size_t nfonts;
 	tb_pdf_glyph_hit cache[TB_PDF_GLYPH_CACHE];
+	/* printable ASCII's widths per face, as measured (thousandths + 1;
+	 * 0: not looked up yet, -1: no font draws it) */
+	int32_t ascii_w[TB_PDF_NFACES][0x7F - 0x20];
 	tb_pdf_cells cells;             /* scratch for measuring */
 	void *hb_buf;                   /* HarfBuzz's buffer, made on first use */
 	tb_pdf_shaped shaped;           /* scratch for complex text */
@@ -187,6 +191,11 @@ void tb_pdf_fontset_release(tb_pdf_doc *st);
 tb_pdf_font *tb_pdf_fontset_at(tb_pdf_doc *st, size_t i);
 /* The font and glyph that draw cp in style; false when no font has it. */
 bool tb_pdf_fontset_glyph(tb_pdf_doc *st, unsigned style, uint32_t cp, tb_pdf_glyph_hit *out);
+/* The same, with out->cid the CID that draws cp as itself (one
+ * character, one glyph: tb_pdf_font_cid's), kept with the glyph so a
+ * character drawn again is not looked up again. */
+bool tb_pdf_fontset_glyph_cid(tb_pdf_doc *st, unsigned style, uint32_t cp,
+                              tb_pdf_glyph_hit *out);
 /* Refuses the document: no font draws cp (c is the text, for the message). */
 void tb_pdf_fontset_missing(tb_pdf_doc *st, uint32_t cp, const tb_pdf_cells *c);
 /* Refuses the document when cp must leave ink and font fi drew its

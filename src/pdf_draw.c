@@ -180,7 +180,9 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 	for (size_t i = a; i < b; i++) {
 		const tb_pdf_cell *e = &c->v[i];
 		tb_pdf_glyph_hit g;
-		if (!tb_pdf_fontset_glyph(st, e->style, e->cp, &g)) {
+		/* a gap is advanced over, never drawn: no CID of its own */
+		if (!(e->gap ? tb_pdf_fontset_glyph(st, e->style, e->cp, &g)
+		             : tb_pdf_fontset_glyph_cid(st, e->style, e->cp, &g))) {
 			if (!tb_pdf_ignorable(e->cp))
 				tb_pdf_fontset_missing(st, e->cp, c);
 			continue;
@@ -208,7 +210,7 @@ static double S_show(tb_pdf_doc *st, double x, double y, double size_pt, tb_rgb 
 		if (!open)
 			tb_buf_putc(&p->c, '(');
 		open = true;
-		tb_pdf_put_cid(&p->c, tb_pdf_font_cid(st->fonts[font].f, g.gid, &e->cp, 1));
+		tb_pdf_put_cid(&p->c, g.cid);
 		w += g.width;
 	}
 	if (open)

@@ -261,17 +261,15 @@ void tb_pdf_fontset_missing(tb_pdf_doc *st, uint32_t cp, const tb_pdf_cells *c)
 	st->failed = true;
 }
 
-/* The font and glyph that draw `cp` in `style`: the style's face, the
- * regular face, then the fallbacks.  False when none has it. */
-bool tb_pdf_fontset_glyph(tb_pdf_doc *st, unsigned style, uint32_t cp, tb_pdf_glyph_hit *out)
+/* The cache slot for `cp` in `style`, filled: the style's face, the
+ * regular face, then the fallbacks.  NULL when none has it. */
+static tb_pdf_glyph_hit *S_hit(tb_pdf_doc *st, unsigned style, uint32_t cp)
 {
 	int face = S_face(style);
 	uint32_t key = ((uint32_t)face << 21 | cp) + 1;
 	tb_pdf_glyph_hit *h = &st->cache[(cp * 2654435761u ^ (uint32_t)face) % TB_PDF_GLYPH_CACHE];
-	if (h->key == key) {
-		*out = *h;
-		return true;
-	}
+	if (h->key == key)
+		return h;
 	for (size_t i = 0; i < st->nfonts; i++) {
 		if (i != (size_t)face && (i < TB_PDF_NFACES && i != TB_PDF_FACE_REGULAR))
 			continue;
@@ -286,16 +284,36 @@ bool tb_pdf_fontset_glyph(tb_pdf_doc *st, unsigned style, uint32_t cp, tb_pdf_gl
 			continue;
 		if (S_visible(cp) && !tb_pdf_font_inked(f, gid)) {
 			S_blame(st, fi, cp, true);
-			return false;
+			return NULL;
 		}
 		h->key = key;
 		h->font = (unsigned char)fi;
 		h->gid = (uint16_t)gid;
 		h->width = (int16_t)tb_pdf_font_width(f, gid);
-		*out = *h;
-		return true;
+		h->cid = 0;
+		return h;
 	}
-	return false;
+	return NULL;
+}
+
+bool tb_pdf_fontset_glyph(tb_pdf_doc *st, unsigned style, uint32_t cp, tb_pdf_glyph_hit *out)
+{
+	const tb_pdf_glyph_hit *h = S_hit(st, style, cp);
+	if (h)
+		*out = *h;
+	return h != NULL;
+}
+
+bool tb_pdf_fontset_glyph_cid(tb_pdf_doc *st, unsigned style, uint32_t cp,
+                              tb_pdf_glyph_hit *out)
+{
+	tb_pdf_glyph_hit *h = S_hit(st, style, cp);
+	if (!h)
+		return false;
+	if (!h->cid)
+		h->cid = (uint16_t)tb_pdf_font_cid(st->fonts[h->font].f, h->gid, &cp, 1);
+	*out = *h;
+	return true;
 }
 
 /* Width in thousandths of the font size of cells[a..b), in the order
@@ -313,10 +331,38 @@ long tb_pdf_fontset_cells_width(tb_pdf_doc *st, const tb_pdf_cells *c, size_t a,
 	return w;
 }
 
+/* The width of s when it is printable ASCII only, the most of what is
+ * measured: the sum of its glyphs' widths, as the cells would give it,
+ * from a table filled on first use.  False for anything else, and for a
+ * character no font draws (the cells report it). */
+static bool S_ascii_width(tb_pdf_doc *st, unsigned style, const char *s, size_t len, long *w)
+{
+	int32_t *tab = st->ascii_w[S_face(style)];
+	long sum = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c >= 0x7F)
+			return false;
+		int32_t *t = &tab[c - 0x20];
+		if (!*t) {
+			tb_pdf_glyph_hit g;
+			*t = tb_pdf_fontset_glyph(st, style, c, &g) ? g.width + 1 : -1;
+		}
+		if (*t < 0)
+			return false;
+		sum += *t - 1;
+	}
+	*w = sum;
+	return true;
+}
+
 double tb_pdf_fontset_measure(void *ctx, unsigned style, double size_pt, const char *s,
                               size_t len)
 {
 	tb_pdf_doc *st = ctx;
+	long aw;
+	if (S_ascii_width(st, style, s, len, &aw))
+		return (double)aw * size_pt / 1000.0;
 	st->cells.n = 0;
 	tb_pdf_cells_add(&st->cells, style, s, len);
 	if (tb_pdf_shape_simple(&st->cells))
