@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "trainbudget/xalloc.h"
+#include "utf8.h"
 
 static const char *const S_face_file[TB_PDF_NFACES] = {
 	"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf",
@@ -331,26 +332,39 @@ long tb_pdf_fontset_cells_width(tb_pdf_doc *st, const tb_pdf_cells *c, size_t a,
 	return w;
 }
 
-/* The width of s when it is printable ASCII only, the most of what is
- * measured: the sum of its glyphs' widths, as the cells would give it,
- * from a table filled on first use.  False for anything else, and for a
- * character no font draws (the cells report it). */
-static bool S_ascii_width(tb_pdf_doc *st, unsigned style, const char *s, size_t len, long *w)
+/* The width of s when every character needs no shaping (most of what is
+ * measured): the sum of its glyphs' widths, as the cells would give it,
+ * printable ASCII's from a table filled on first use, the rest from the
+ * glyph cache.  False for anything else: a character to shape, a
+ * control, malformed UTF-8, or one no font draws (the cells report it). */
+static bool S_simple_width(tb_pdf_doc *st, unsigned style, const char *s, size_t len, long *w)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	int32_t *tab = st->ascii_w[S_face(style)];
 	long sum = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c >= 0x7F)
-			return false;
-		int32_t *t = &tab[c - 0x20];
-		if (!*t) {
-			tb_pdf_glyph_hit g;
-			*t = tb_pdf_fontset_glyph(st, style, c, &g) ? g.width + 1 : -1;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = u[i];
+		if (c >= 0x20 && c < 0x7F) {
+			int32_t *t = &tab[c - 0x20];
+			if (!*t) {
+				tb_pdf_glyph_hit g;
+				*t = tb_pdf_fontset_glyph(st, style, c, &g) ? g.width + 1 : -1;
+			}
+			if (*t < 0)
+				return false;
+			sum += *t - 1;
+			i++;
+			continue;
 		}
-		if (*t < 0)
+		uint32_t cp;
+		size_t n = c >= 0x80 ? tb_utf8_seq(u + i, len - i, &cp) : 0;
+		if (!n || !tb_pdf_cp_simple(cp))
 			return false;
-		sum += *t - 1;
+		const tb_pdf_glyph_hit *h = S_hit(st, style, cp);
+		if (!h)
+			return false;
+		sum += h->width;
+		i += n;
 	}
 	*w = sum;
 	return true;
@@ -361,7 +375,7 @@ double tb_pdf_fontset_measure(void *ctx, unsigned style, double size_pt, const c
 {
 	tb_pdf_doc *st = ctx;
 	long aw;
-	if (S_ascii_width(st, style, s, len, &aw))
+	if (S_simple_width(st, style, s, len, &aw))
 		return (double)aw * size_pt / 1000.0;
 	st->cells.n = 0;
 	tb_pdf_cells_add(&st->cells, style, s, len);
