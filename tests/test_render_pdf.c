@@ -895,6 +895,12 @@ Test(render_pdf, a_helper_thread_changes_no_byte)
 	char *info = S_cmd("pdfinfo", path, "2>/dev/null");
 	const char *pages = strstr(info, "Pages:");
 	cr_expect(pages && atoi(pages + 6) >= 3, "several pages: %s", info);
+	/* each page's contents two streams, its body (deflated while the
+	 * next page was laid out) and its header and footer */
+	char *two = S_cmd("qpdf --object-streams=disable", path,
+	                  "- 2>/dev/null | grep -ao '/Contents \\[ [0-9]* 0 R [0-9]* 0 R \\]' | wc -l");
+	cr_expect(pages && atoi(two) == atoi(pages + 6), "every page: %s of %s", two, info);
+	free(two);
 	unlink(path);
 	free(path);
 	free(info);
