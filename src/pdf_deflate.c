@@ -13,6 +13,7 @@
 typedef struct {
 	const char *data;       /* the page's bytes, unchanged once offered */
 	size_t len;
+	int level;
 	unsigned char *z;
 	size_t zlen;
 	bool done;
@@ -24,9 +25,9 @@ struct tb_pdf_helper {
 	S_page *page;
 	size_t n, cap, next;    /* pages offered; the first nobody started */
 	size_t busy;            /* pages being deflated now */
-	int level;
 	bool all, closed;       /* every page offered; no more taken */
-	struct libdeflate_compressor *own;      /* the back end's */
+	struct libdeflate_compressor *own;      /* the back end's, at own_level */
+	int own_level;
 };
 
 tb_pdf_helper *tb_pdf_helper_new(void)
@@ -56,8 +57,7 @@ size_t tb_pdf_helper_add(tb_pdf_helper *h, const char *data, size_t len, int lev
 	/* the array moves as it grows: a deflate in progress holds its
 	 * page's bytes, not a pointer into it */
 	h->page = tb_xgrow(h->page, &h->cap, h->n + 1, sizeof *h->page, 16);
-	h->page[h->n] = (S_page){ .data = data, .len = len };
-	h->level = level;
+	h->page[h->n] = (S_page){ .data = data, .len = len, .level = level };
 	size_t i = h->n++;
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
@@ -98,18 +98,32 @@ static void S_deflate(tb_pdf_helper *h, struct libdeflate_compressor *c, const c
 }
 
 /* Claims the front page nobody started (the lock held, a page left). */
-static size_t S_claim(tb_pdf_helper *h, const char **data, size_t *len)
+static size_t S_claim(tb_pdf_helper *h, const char **data, size_t *len, int *level)
 {
 	size_t i = h->next++;
 	h->busy++;
 	*data = h->page[i].data;
 	*len = h->page[i].len;
+	*level = h->page[i].level;
 	return i;
+}
+
+/* A thread's compressor at `level`, made anew when the level changes
+ * (pages, fonts and object streams may each have their own). */
+static struct libdeflate_compressor *S_at(struct libdeflate_compressor **c, int *at, int level)
+{
+	if (!*c || *at != level) {
+		libdeflate_free_compressor(*c);
+		*c = libdeflate_alloc_compressor(level);
+		*at = level;
+	}
+	return *c;
 }
 
 void tb_pdf_helper_work(tb_pdf_helper *h)
 {
 	struct libdeflate_compressor *c = NULL;
+	int clevel = 0;
 	pthread_mutex_lock(&h->mu);
 	for (;;) {
 		if (h->closed || (h->all && h->next >= h->n))
@@ -120,12 +134,10 @@ void tb_pdf_helper_work(tb_pdf_helper *h)
 		}
 		const char *data;
 		size_t len;
-		size_t i = S_claim(h, &data, &len);
-		int level = h->level;
+		int level;
+		size_t i = S_claim(h, &data, &len, &level);
 		pthread_mutex_unlock(&h->mu);
-		if (!c)
-			c = libdeflate_alloc_compressor(level);
-		S_deflate(h, c, data, len, i);
+		S_deflate(h, S_at(&c, &clevel, level), data, len, i);
 		pthread_mutex_lock(&h->mu);
 	}
 	pthread_mutex_unlock(&h->mu);
@@ -140,11 +152,10 @@ const unsigned char *tb_pdf_helper_take(tb_pdf_helper *h, size_t i, size_t *zlen
 			/* the front page nobody started: this thread's */
 			const char *data;
 			size_t len;
-			size_t j = S_claim(h, &data, &len);
+			int level;
+			size_t j = S_claim(h, &data, &len, &level);
 			pthread_mutex_unlock(&h->mu);
-			if (!h->own)
-				h->own = libdeflate_alloc_compressor(h->level);
-			S_deflate(h, h->own, data, len, j);
+			S_deflate(h, S_at(&h->own, &h->own_level, level), data, len, j);
 			pthread_mutex_lock(&h->mu);
 		} else {
 			pthread_cond_wait(&h->cv, &h->mu);

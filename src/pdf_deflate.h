@@ -1,15 +1,16 @@
-/* pdf_deflate.h: the page streams of a PDF, deflated by whichever thread
- * is free (render.h, tb_pdf_helper).
+/* pdf_deflate.h: a PDF's streams, deflated by whichever thread is free
+ * (render.h, tb_pdf_helper).
  *
  * A page's body no longer changes once the next page is begun (its
  * running header and footer are a stream of their own, drawn when the
  * page count is known); the back end offers each body here as it begins
- * the next (and every page's furniture after the last body), and while
- * it lays out the rest a helper thread (the one that rendered the
- * Markdown, HTML and JSON, now idle) deflates them from the front.  The back end takes each page's bytes in order, deflating any
- * page nobody has started.  Deflate is a function of the bytes and the
- * level, so the file is the same whoever compressed which page, and with
- * no helper at all. */
+ * the next, then every page's furniture, the fonts' streams and the
+ * object streams as each is made, and a helper thread (the one that
+ * rendered the Markdown, HTML and JSON, now idle) deflates them from the
+ * front while the back end goes on.  The back end takes each stream's
+ * bytes when it writes it, deflating any nobody has started.  Deflate is
+ * a function of the bytes and the level, so the file is the same whoever
+ * compressed which stream, and with no helper at all. */
 #ifndef TB_PDF_DEFLATE_H
 #define TB_PDF_DEFLATE_H
 
@@ -25,16 +26,16 @@
  * report 10% faster. */
 #define TB_PDF_DEFLATE_LEVEL 1
 
-/* Offers the next page's content (its bytes stay valid and unchanged
- * until tb_pdf_helper_close), to be deflated at `level`; returns its
- * number, counted from 0 in the order offered. */
+/* Offers the next stream's bytes (valid and unchanged until
+ * tb_pdf_helper_close), to be deflated at `level`; returns its number,
+ * counted from 0 in the order offered. */
 size_t tb_pdf_helper_add(tb_pdf_helper *h, const char *data, size_t len, int level);
 
-/* Every page is offered: a tb_pdf_helper_work with none left to start
+/* Every stream is offered: a tb_pdf_helper_work with none left to start
  * returns. */
 void tb_pdf_helper_all_added(tb_pdf_helper *h);
 
-/* Page i's deflated bytes (the helper keeps them; NULL with *zlen 0 when
+/* Stream i's deflated bytes (the helper keeps them; NULL with *zlen 0 when
  * deflate failed, and the page is then stored as it is).  Deflates pages
  * itself while the one it needs is not done. */
 const unsigned char *tb_pdf_helper_take(tb_pdf_helper *h, size_t i, size_t *zlen);

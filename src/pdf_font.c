@@ -938,7 +938,7 @@ void tb_pdf_font_write(tb_pdf_font *f, tb_pdfw *w, unsigned type0)
 		tb_buf_puts(&b, "/Subtype /CIDFontType0C");
 	else
 		tb_buf_printf(&b, "/Length1 %zu", f->file.len);
-	tb_pdfw_stream(w, file_obj, b.ptr, f->file.ptr, f->file.len, true);
+	tb_pdfw_stream_later(w, file_obj, b.ptr, f->file.ptr, f->file.len, w->level);
 
 	tb_buf_truncate(&b, 0);
 	if (f->is_cff) {
@@ -948,19 +948,19 @@ void tb_pdf_font_write(tb_pdf_font *f, tb_pdfw *w, unsigned type0)
 		tb_buf_printf(&dict, "/Type /CMap /CMapName /%s /CIDSystemInfo ", cmap_name.ptr);
 		S_system(&dict, f);
 		tb_buf_puts(&dict, " /WMode 0");
-		tb_pdfw_stream(w, map, dict.ptr, b.ptr, b.len, true);
+		tb_pdfw_stream_later(w, map, dict.ptr, b.ptr, b.len, w->level);
 		tb_buf_release(&dict);
 	} else {
 		for (size_t i = 0; i < f->ncids; i++) {
 			tb_buf_putc(&b, (char)(f->cid_gid[i] >> 8));
 			tb_buf_putc(&b, (char)f->cid_gid[i]);
 		}
-		tb_pdfw_stream(w, map, "", b.ptr, b.len, true);
+		tb_pdfw_stream_later(w, map, "", b.ptr, b.len, w->level);
 	}
 
 	tb_buf_truncate(&b, 0);
 	S_to_unicode(f, &b);
-	tb_pdfw_stream(w, tounicode, "", b.ptr, b.len, true);
+	tb_pdfw_stream_later(w, tounicode, "", b.ptr, b.len, w->level);
 
 	tb_buf_release(&b);
 	tb_buf_release(&tag);

@@ -7,6 +7,7 @@
 
 #include <libdeflate.h>
 
+#include "pdf_deflate.h"
 #include "trainbudget/sha256.h"
 #include "trainbudget/xalloc.h"
 
@@ -22,6 +23,11 @@ void tb_pdfw_init(tb_pdfw *w, int deflate_level)
 
 void tb_pdfw_release(tb_pdfw *w)
 {
+	for (size_t i = 0; i < w->nlater; i++) {
+		tb_buf_release(&w->later[i].dict);
+		tb_buf_release(&w->later[i].data);
+	}
+	free(w->later);
 	tb_buf_release(&w->out);
 	tb_buf_release(&w->pack);
 	for (size_t i = 0; i < sizeof w->zc / sizeof w->zc[0]; i++)
@@ -116,6 +122,36 @@ void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
 	free(z);
 }
 
+void tb_pdfw_stream_later(tb_pdfw *w, unsigned num, const char *dict, const void *data,
+                          size_t len, int level)
+{
+	w->later = tb_xgrow(w->later, &w->later_cap, w->nlater + 1, sizeof *w->later, 16);
+	tb_pdfw_later *l = &w->later[w->nlater++];
+	l->num = num;
+	l->level = level;
+	tb_buf_init(&l->dict);
+	tb_buf_init(&l->data);
+	tb_buf_puts(&l->dict, dict);
+	tb_buf_put(&l->data, data, len);
+	/* offered now, so a free thread deflates it while this one goes on */
+	if (w->helper)
+		l->job = tb_pdf_helper_add(w->helper, l->data.ptr, l->data.len, level);
+}
+
+static void S_write_later(tb_pdfw *w, const tb_pdfw_later *l)
+{
+	if (w->helper) {
+		size_t zlen = 0;
+		const unsigned char *z = tb_pdf_helper_take(w->helper, l->job, &zlen);
+		tb_pdfw_stream_deflated(w, l->num, l->dict.ptr, l->data.ptr, l->data.len, z, zlen);
+		return;
+	}
+	int level = w->level;
+	w->level = l->level;
+	tb_pdfw_stream(w, l->num, l->dict.ptr, l->data.ptr, l->data.len, true);
+	w->level = level;
+}
+
 void tb_pdfw_uint(tb_buf *b, size_t v)
 {
 	char d[24];
@@ -172,12 +208,11 @@ void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
 		snprintf(dict, sizeof dict, "/Type /ObjStm /N %zu /First %zu", b - a, head.len);
 		/* level 1: the structure tree is most of it; level 6 ran 3.8M
 		 * instructions more on the demo's PDF for 2% fewer bytes */
-		int level = w->level;
-		w->level = 1;
-		tb_pdfw_stream(w, stream_num[k], dict, body.ptr, body.len, true);
-		w->level = level;
+		tb_pdfw_stream_later(w, stream_num[k], dict, body.ptr, body.len, 1);
 	}
 	tb_buf_release(&head);
+	for (size_t i = 0; i < w->nlater; i++)
+		S_write_later(w, &w->later[i]);
 
 	/* the cross-reference stream: type 1 (offset) or 2 (stream, index)
 	 * per object, in 1 + 4 + 2 bytes */

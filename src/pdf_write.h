@@ -15,6 +15,14 @@
 #include <stdint.h>
 #include "trainbudget/buf.h"
 
+/* A stream asked for at one point and written at tb_pdfw_finish. */
+typedef struct tb_pdfw_later {
+	unsigned num;
+	int level;
+	size_t job;             /* its number in the helper's queue */
+	tb_buf dict, data;
+} tb_pdfw_later;
+
 typedef struct tb_pdfw {
 	tb_buf out;
 	/* by object number: where it was written (0 = not yet); for a packed
@@ -29,6 +37,12 @@ typedef struct tb_pdfw {
 	unsigned *pack_num;     /* their numbers, in order */
 	size_t *pack_end;       /* where each body ends in pack */
 	size_t npack, pack_cap;
+	/* Streams written at tb_pdfw_finish (tb_pdfw_stream_later), deflated
+	 * meanwhile by whichever of the helper's threads is free (pdf_deflate.h;
+	 * NULL: by this one at finish).  Set by the caller after init. */
+	struct tb_pdf_helper *helper;
+	tb_pdfw_later *later;
+	size_t nlater, later_cap;
 } tb_pdfw;
 
 void tb_pdfw_init(tb_pdfw *w, int deflate_level);
@@ -49,10 +63,15 @@ void tb_pdfw_stream(tb_pdfw *w, unsigned num, const char *dict,
  * z NULL writes `data` as it is. */
 void tb_pdfw_stream_deflated(tb_pdfw *w, unsigned num, const char *dict, const void *data,
                              size_t len, const unsigned char *z, size_t zlen);
+/* Object `num` as a stream deflated at `level`, written at tb_pdfw_finish
+ * in the order asked for (dict and data are copied): the bytes do not
+ * depend on which thread deflated it, or on whether there is a helper. */
+void tb_pdfw_stream_later(tb_pdfw *w, unsigned num, const char *dict, const void *data,
+                          size_t len, int level);
 
-/* The object streams, the cross-reference stream and the trailer's
- * entries; moves the file into `out`.  Every allocated number must have
- * been written. */
+/* The object streams, the streams asked for later, the cross-reference
+ * stream and the trailer's entries; moves the file into `out`.  Every
+ * allocated number must have been written or asked for. */
 void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out);
 
 /* A number as PDF writes it: at most 3 decimals, no trailing zeros, "-0"

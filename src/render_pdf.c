@@ -690,6 +690,9 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 {
 	tb_pdfw w;
 	tb_pdfw_init(&w, TB_PDF_DEFLATE_LEVEL);
+	/* the fonts' and the object streams' deflate, like the pages', goes
+	 * to whichever thread is free */
+	w.helper = st->deflate;
 	unsigned catalog = tb_pdfw_alloc(&w), pages = tb_pdfw_alloc(&w), info = tb_pdfw_alloc(&w);
 	unsigned xmp = pdfa ? tb_pdfw_alloc(&w) : 0, icc = pdfa ? tb_pdfw_alloc(&w) : 0;
 	unsigned outlines = st->noutline ? tb_pdfw_alloc(&w) : 0;
@@ -874,7 +877,6 @@ static int S_render(tb_pdf_doc *st, cmark_node *root, const tb_pdf_options *opt,
 	for (size_t i = 0; i < st->npages; i++)
 		tb_pdf_helper_add(st->deflate, st->pages[i]->c.ptr, st->pages[i]->c.len,
 		                  TB_PDF_DEFLATE_LEVEL);
-	tb_pdf_helper_all_added(st->deflate);
 	/* every font's subset before a byte is written: one that cannot be
 	 * made refuses the document */
 	for (size_t i = 0; i < st->nfonts; i++) {
@@ -887,6 +889,7 @@ static int S_render(tb_pdf_doc *st, cmark_node *root, const tb_pdf_options *opt,
 		}
 	}
 	S_save(st, out, !(opt && opt->no_pdfa));
+	tb_pdf_helper_all_added(st->deflate);
 	return 0;
 }
 

@@ -34,6 +34,13 @@ static void S_pages(char *data[S_PAGES], size_t len[S_PAGES])
 	}
 }
 
+/* Streams at different levels, as a PDF's pages, fonts and object
+ * streams are: a thread's compressor changes with them. */
+static int S_level(int i)
+{
+	return i % 7 == 3 ? 1 : i % 5 == 0 ? 9 : 5;
+}
+
 /* Pages offered one at a time (more than the helper's first array, so
  * it grows while helpers deflate), each taken at once or all at the end. */
 static void S_check(int helpers, bool take_as_added)
@@ -45,11 +52,10 @@ static void S_check(int helpers, bool take_as_added)
 	pthread_t th[4];
 	for (int t = 0; t < helpers; t++)
 		cr_assert_eq(pthread_create(&th[t], NULL, S_work, h), 0);
-	struct libdeflate_compressor *c = libdeflate_alloc_compressor(5);
 	int taken = 0;
 	for (int i = 0; i <= S_PAGES; i++) {
 		if (i < S_PAGES)
-			cr_assert_eq(tb_pdf_helper_add(h, data[i], len[i], 5), (size_t)i);
+			cr_assert_eq(tb_pdf_helper_add(h, data[i], len[i], S_level(i)), (size_t)i);
 		else
 			tb_pdf_helper_all_added(h);
 		int upto = i == S_PAGES ? S_PAGES : take_as_added ? i + 1 : 0;
@@ -60,9 +66,11 @@ static void S_check(int helpers, bool take_as_added)
 				cr_expect_null(z, "an empty page is stored as it is");
 				continue;
 			}
+			struct libdeflate_compressor *c = libdeflate_alloc_compressor(S_level(taken));
 			size_t cap = libdeflate_zlib_compress_bound(c, len[taken]);
 			unsigned char *want = malloc(cap);
 			size_t wlen = libdeflate_zlib_compress(c, data[taken], len[taken], want, cap);
+			libdeflate_free_compressor(c);
 			cr_assert_eq(zlen, wlen, "page %d with %d helpers", taken, helpers);
 			cr_assert_eq(memcmp(z, want, wlen), 0, "page %d with %d helpers", taken, helpers);
 			free(want);
@@ -74,7 +82,6 @@ static void S_check(int helpers, bool take_as_added)
 		pthread_join(th[t], NULL);
 	tb_pdf_helper_close(h);
 	tb_pdf_helper_free(h);
-	libdeflate_free_compressor(c);
 	for (int i = 0; i < S_PAGES; i++)
 		free(data[i]);
 }

@@ -65,12 +65,12 @@ typedef struct tb_pdf_options {
 	/* A plain PDF; false (the default): PDF/A-2b, with XMP metadata and an
 	 * sRGB output intent */
 	bool no_pdfa;
-	/* Another thread's help with the page streams' deflate (NULL: none) */
+	/* Another thread's help with the streams' deflate (NULL: none) */
 	struct tb_pdf_helper *helper;
 } tb_pdf_options;
 
-/* A thread that has finished its own work can deflate the page streams
- * of a PDF another thread is writing: make a helper, name it in that
+/* A thread that has finished its own work can deflate the streams of a
+ * PDF another thread is writing: make a helper, name it in that
  * document's tb_pdf_options, and call tb_pdf_helper_work from the free
  * thread; it returns when no page is left to start or the document has
  * ended (also on failure).  The file is the same bytes with or without
