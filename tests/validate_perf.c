@@ -3,22 +3,11 @@
  *   validate_perf OUT.md [runs.yaml]   appends the step-time section to OUT.md
  *   validate_perf --fit [runs.yaml]    refits the constants and prints them
  *
- * The runs are ../shared/reference/runs.yaml, copied verbatim to the top
- * of tests/fixtures/runs.yaml so a clean clone can rebuild the table (the
- * copy is compared with the reference when both are present), followed by
- * the modern runs found since (kind: generic rows, 2023-2025), which are
- * scored apart: held out of the fit and of the error band until the
- * mechanisms they exercise (MoE, FP8) are modelled (issue 20).  The
- * published figures (layout, batch, measured speed) are read from that
- * file; what a row leaves out (a shape printed only in the group's
- * comment, a micro-batch size nobody published, the framework's overlap
- * behaviour) is completed here, row group by row group, and each
- * completion is written into the table as an assumption.
- *
- * Every published speed becomes a step time with its source's own FLOP
- * formula (never a raw TFLOP/s comparison): Narayanan et al. 2021 Eq. (3)
- * for Megatron-LM and BLOOM's TFLOP/s, Korthikanti et al. 2022's model
- * FLOPs for its MFU, tokens/s per GPU as printed by MosaicML.
+ * The runs, and what each row leaves out, are validate_runs.c's.  The
+ * modern ones (kind: generic rows, 2023-2025) are scored apart: held out
+ * of the fit and of the error band until the mechanisms they exercise
+ * (MoE, FP8) are modelled (issue 20).  The layout search against the
+ * published layouts is validate_plan.c's section.
  *
  * Fit and held-out halves: within each group, in file order, odd rows
  * (1st, 3rd, ...) are the fit set and even rows are held out.  The
@@ -28,639 +17,27 @@
  * reported is on the held-out rows.  Exits 1 when the constants in perf.c
  * are not the refit's, or the error band in perf.h is not the measured
  * one: the documentation would be stale. */
+#include "validate_perf.h"
+
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "trainbudget/calibrate.h"
 #include "trainbudget/ceiling.h"
-#include "trainbudget/gpus.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
-#include "trainbudget/plan.h"
+
+#include "validate_plan.h"
+#include "validate_runs.h"
 
 #define FIXTURE "tests/fixtures/runs.yaml"
 #define SHARED "../shared/reference/runs.yaml"
-#define ROWS_MAX 192
-#define KEYS_MAX 48
-
-/* ---- the runs file: a sequence of flat mappings ------------------------ */
-
-typedef struct S_yrow {
-	int n;
-	char key[KEYS_MAX][24];
-	char val[KEYS_MAX][96];
-} S_yrow;
-
-static S_yrow S_y[ROWS_MAX];
-static int S_ny;
-
-static char *S_slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			cap = cap ? 2 * cap : 16384;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + n, 1, 4096, f);
-		n += got;
-		if (got < 4096)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-static int S_load(const char *text, size_t len)
-{
-	yaml_parser_t p;
-	yaml_document_t doc;
-	if (!yaml_parser_initialize(&p))
-		return -1;
-	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&p, &doc)) {
-		yaml_parser_delete(&p);
-		return -1;
-	}
-	yaml_node_t *root = yaml_document_get_root_node(&doc);
-	int rc = -1;
-	if (root && root->type == YAML_SEQUENCE_NODE) {
-		rc = 0;
-		for (yaml_node_item_t *it = root->data.sequence.items.start;
-		     it < root->data.sequence.items.top && S_ny < ROWS_MAX; it++) {
-			yaml_node_t *m = yaml_document_get_node(&doc, *it);
-			if (!m || m->type != YAML_MAPPING_NODE)
-				continue;
-			S_yrow *r = &S_y[S_ny++];
-			memset(r, 0, sizeof *r);
-			for (yaml_node_pair_t *kv = m->data.mapping.pairs.start;
-			     kv < m->data.mapping.pairs.top && r->n < KEYS_MAX; kv++) {
-				yaml_node_t *k = yaml_document_get_node(&doc, kv->key);
-				yaml_node_t *v = yaml_document_get_node(&doc, kv->value);
-				if (!k || !v || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE)
-					continue;
-				snprintf(r->key[r->n], sizeof r->key[0], "%s", (char *)k->data.scalar.value);
-				snprintf(r->val[r->n], sizeof r->val[0], "%s", (char *)v->data.scalar.value);
-				r->n++;
-			}
-		}
-	}
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&p);
-	return rc;
-}
-
-static const char *S_get(const S_yrow *r, const char *key)
-{
-	for (int i = 0; i < r->n; i++)
-		if (strcmp(r->key[i], key) == 0)
-			return r->val[i];
-	return NULL;
-}
-
-/* A number, or NAN when absent or null. */
-static double S_num(const S_yrow *r, const char *key)
-{
-	const char *v = S_get(r, key);
-	if (!v || !*v || strcmp(v, "null") == 0 || strcmp(v, "~") == 0)
-		return NAN;
-	char *end;
-	double d = strtod(v, &end);
-	return end == v ? NAN : d;
-}
-
-/* ---- the runs as the model sees them ------------------------------------ */
-
-typedef enum { S_FIT, S_HELD, S_NOT_SCORED } S_set;
-
-typedef struct S_case S_case;
-
-struct S_case {
-	char id[40];
-	char group[48];
-	S_set set;
-	tb_perf_input in;
-	double published_s;     /* step time from the published figure */
-	char basis[160];        /* how the published figure became a step time */
-	char assumed[200];      /* what the row does not publish */
-	char why_not[160];      /* S_NOT_SCORED: why */
-	tb_inputs inputs;       /* the run as a scenario, for the layout search */
-};
-
-static S_case S_c[ROWS_MAX];
-static int S_nc;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void S_say(char *dst, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(dst, cap, fmt, ap);
-	va_end(ap);
-}
-
-/* Narayanan et al. 2021 Eq. (3): FLOPs of one step with full
- * recomputation, the convention of Megatron-LM's and BLOOM's TFLOP/s. */
-static double S_eq3(double B, double s, double l, double h, double V)
-{
-	return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
-}
-
-/* Korthikanti et al. 2022 Sec. 6: model FLOPs (no recomputation). */
-static double S_kor_model(double B, double s, double l, double h, double V)
-{
-	return 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
-}
-
-typedef struct S_shape {
-	double h, L, heads, ffn, V;
-} S_shape;
-
-/* Builds the perf input through the same adapter the program uses. */
-static void S_input(S_case *c, const char *gpu, const S_shape *sh,
-                    double seq, double gbs, double mbs, double tp, double pp,
-                    double vpp, double dp, int zero, tb_checkpointing ck,
-                    bool sp, bool flash, bool dropout, tb_precision prec)
-{
-	tb_inputs in;
-	memset(&in, 0, sizeof in);
-	in.model.has_shape = true;
-	in.model.layers = (int64_t)sh->L;
-	in.model.hidden = (int64_t)sh->h;
-	in.model.heads = (int64_t)sh->heads;
-	in.model.kv_heads = (int64_t)sh->heads;
-	in.model.head_dim = (int64_t)(sh->h / sh->heads);
-	in.model.ffn_hidden = (int64_t)sh->ffn;
-	in.model.vocab = (int64_t)sh->V;
-	in.model.mlp = TB_MLP_PLAIN;
-	in.training.seq_len = (int64_t)seq;
-	in.training.global_batch = (int64_t)gbs;
-	in.training.micro_batch = (int64_t)mbs;
-	in.training.precision = prec;
-	in.training.optimizer = TB_OPT_ADAMW;
-	in.training.checkpointing = ck;
-	in.training.flash_attention = flash;
-	in.training.dropout = dropout;
-	in.training.attention_flops = TB_ATTN_FLOPS_FULL;
-	in.parallelism.tensor = (int64_t)tp;
-	in.parallelism.pipeline = (int64_t)pp;
-	in.parallelism.virtual_pipeline = (int64_t)vpp;
-	in.parallelism.data = (int64_t)dp;
-	in.parallelism.zero = zero;
-	in.parallelism.sequence_parallel = sp;
-	const tb_gpu *g = tb_gpus_find(gpu);
-	if (g)
-		in.hardware.gpu = *g;
-	in.hardware.count = (int64_t)(tp * pp * dp);
-	/* for the layout search: the run's tokens price nothing here (steps
-	 * are compared), the overhead is the program's default */
-	in.training.tokens = 300e9;
-	in.hardware.overhead_bytes = 2.0 * 1073741824.0;
-	in.hardware.mfu_predicted = true;
-	in.hardware.price_per_gpu_hour = 1;
-	in.hardware.pue = 1;
-	in.parallelism.context = 1;
-	in.parallelism.expert = 1;
-	c->inputs = in;
-	tb_perf_input_from(&in, &c->in);
-}
-
-static S_case *S_new(const S_yrow *r, const char *group)
-{
-	S_case *c = &S_c[S_nc++];
-	memset(c, 0, sizeof *c);
-	snprintf(c->id, sizeof c->id, "%s", S_get(r, "id"));
-	snprintf(c->group, sizeof c->group, "%s", group);
-	return c;
-}
-
-static const S_shape S_175B = { 12288, 96, 96, 4 * 12288, 51200 };
-static const S_shape S_530B = { 20480, 105, 128, 4 * 20480, 51200 };
-
-static void S_megatron(const S_yrow *r)
-{
-	S_case *c = S_new(r, "Narayanan 2021 Table 1");
-	S_shape sh = { S_num(r, "hidden"), S_num(r, "layers"), S_num(r, "heads"), 0, 51200 };
-	sh.ffn = 4 * sh.h;
-	double gpus = S_num(r, "gpus"), gbs = S_num(r, "gbs"), s = S_num(r, "seq");
-	S_input(c, "a100-80gb", &sh, s, gbs, 1, S_num(r, "tp"), S_num(r, "pp"), 1,
-	        S_num(r, "dp"), 0, TB_CKPT_FULL, false, false, true, TB_PREC_FP16_MIXED);
-	c->in.overlap_dp = false;
-	double tf = S_num(r, "tflops_gpu");
-	c->published_s = S_eq3(gbs, s, sh.L, sh.h, sh.V) / (gpus * tf * 1e12);
-	S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU by Eq. (3)", tf);
-	S_say(c->assumed, sizeof c->assumed,
-	      "micro-batch 1, no interleaving (not published); fp16; gradient all-reduce after the backward (Megatron-LM 2021)");
-}
-
-static void S_korthikanti(const S_yrow *r)
-{
-	S_case *c = S_new(r, "Korthikanti 2022 Table 5");
-	S_shape sh = { S_num(r, "hidden"), S_num(r, "layers"), S_num(r, "heads"),
-	               S_num(r, "ffn"), 51200 };
-	if (isnan(sh.ffn))
-		sh.ffn = 4 * sh.h;
-	const char *mode = S_get(r, "mode");
-	bool seqsel = mode && strcmp(mode, "seqsel") == 0;
-	double gpus = S_num(r, "gpus"), s = S_num(r, "seq");
-	double gbs = S_num(r, "gbs"), mbs = S_num(r, "mbs"), vpp = S_num(r, "vpp");
-	bool agg = isnan(gbs);
-	if (agg) {
-		/* the 2240-GPU figure: the 530B layout of Table 5 at dp 8 */
-		gbs = 2240, mbs = 1, vpp = 3, seqsel = true;
-	}
-	S_input(c, "a100-80gb", &sh, s, gbs, mbs, S_num(r, "tp"), S_num(r, "pp"), vpp,
-	        S_num(r, "dp"), 0, seqsel ? TB_CKPT_SELECTIVE : TB_CKPT_FULL, seqsel, false,
-	        true, TB_PREC_FP16_MIXED);
-	c->in.overlap_dp = false;
-	if (!agg) {
-		c->published_s = S_num(r, "step_s");
-		S_say(c->basis, sizeof c->basis, "step time %.2f s as printed", c->published_s);
-		S_say(c->assumed, sizeof c->assumed, "vocabulary 51,200, fp16 (Table 3's GPT setting)");
-	} else {
-		double mfu = S_num(r, "mfu_pct") / 100;
-		c->published_s = S_kor_model(gbs, s, sh.L, sh.h, sh.V) / (gpus * 312e12 * mfu);
-		S_say(c->basis, sizeof c->basis, "MFU %.1f%% by the paper's model-FLOPs formula",
-		      mfu * 100);
-		S_say(c->assumed, sizeof c->assumed,
-		      "global batch 2240, micro-batch 1, interleaving 3 (as ptd.530B.2240 and kor22.530B); "
-		      "shape from the group's 530B rows");
-	}
-}
-
-static void S_ptd(const S_yrow *r)
-{
-	const char *id = S_get(r, "id");
-	bool big = strstr(id, "530B") != NULL;
-	const S_shape *sh = big ? &S_530B : &S_175B;
-	bool zero3 = strncmp(id, "zero3.", 6) == 0;
-	S_case *c = S_new(r, zero3 ? "Narayanan 2021 Table 2, ZeRO-3" : "Narayanan 2021 Table 2, PTD-P");
-	double gpus = S_num(r, "gpus"), gbs = S_num(r, "gbs"), s = S_num(r, "seq");
-	double mbs = S_num(r, "mbs");
-	bool mbs_assumed = isnan(mbs);
-	if (mbs_assumed)
-		mbs = 1;
-	double tp = S_num(r, "tp"), pp = S_num(r, "pp"), dp = S_num(r, "dp");
-	if (zero3)
-		dp = gpus;
-	S_input(c, "a100-80gb", sh, s, gbs, mbs, tp, pp, 1, dp, zero3 ? 3 : 0,
-	        TB_CKPT_FULL, false, false, true, TB_PREC_FP16_MIXED);
-	c->in.overlap_dp = zero3;
-	double tf = S_num(r, "tflops_gpu");
-	c->published_s = S_eq3(gbs, s, sh->L, sh->h, sh->V) / (gpus * tf * 1e12);
-	S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU by Eq. (3)", tf);
-	if (zero3)
-		S_say(c->assumed, sizeof c->assumed,
-		      "shape from the group comment; full recomputation (Eq. 3 counts it); "
-		      "fp16; DeepSpeed prefetches the gathers (overlap)");
-	else
-		S_say(c->assumed, sizeof c->assumed,
-		      "shape from the group comment; %sno interleaving (not published); fp16; "
-		      "gradient all-reduce after the backward",
-		      mbs_assumed ? "micro-batch 1 (null in the source), " : "");
-}
-
-static void S_mosaic(const S_yrow *r)
-{
-	S_case *c = S_new(r, "MosaicML llm-foundry FSDP");
-	const char *id = S_get(r, "id");
-	S_shape sh = { 0, 0, 0, 0, 50368 };
-	/* the MPT configurations of llm-foundry (d_model, n_layers, n_heads;
-	 * expansion ratio 4), whose parameter counts the rows print */
-	if (strstr(id, ".70b."))
-		sh.h = 8192, sh.L = 80, sh.heads = 64;
-	else if (strstr(id, ".30b."))
-		sh.h = 7168, sh.L = 48, sh.heads = 64;
-	else if (strstr(id, ".13b."))
-		sh.h = 5120, sh.L = 40, sh.heads = 40;
-	else if (strstr(id, ".7b."))
-		sh.h = 4096, sh.L = 32, sh.heads = 32;
-	else
-		sh.h = 2048, sh.L = 24, sh.heads = 16;
-	sh.ffn = 4 * sh.h;
-	const char *gpu = strncmp(S_get(r, "gpu"), "H100", 4) == 0 ? "h100-sxm" : "a100-80gb";
-	double gpus = S_num(r, "gpus"), s = S_num(r, "seq"), gbs = S_num(r, "gbs");
-	const char *ac = S_get(r, "ac");
-	bool ckpt = ac && strcmp(ac, "true") == 0;
-	const char *prec = S_get(r, "prec");
-	bool pure = prec && strstr(prec, "PURE");
-	S_input(c, gpu, &sh, s, gbs, S_num(r, "mbs"), 1, 1, 1, gpus, 3,
-	        ckpt ? TB_CKPT_FULL : TB_CKPT_NONE, false, true, false, TB_PREC_BF16_MIXED);
-	if (pure)
-		c->in.grad_bytes = 2;
-	double tok = S_num(r, "tok_s_gpu");
-	c->published_s = gbs * s / (gpus * tok);
-	S_say(c->basis, sizeof c->basis, "%.0f tokens/s per GPU as printed", tok);
-	S_say(c->assumed, sizeof c->assumed,
-	      "MPT shape (d_model %.0f, %.0f layers, %.0f heads, vocabulary 50,368); flash attention; "
-	      "no dropout; FSDP = ZeRO-3 with prefetch%s",
-	      sh.h, sh.L, sh.heads, pure ? "; PURE reduces in bf16" : "; fp32 gradient reduction");
-}
-
-static void S_bloom(const S_yrow *r)
-{
-	S_case *c = S_new(r, "BLOOM-176B batch ramp");
-	S_shape sh = { 14336, 70, 112, 4 * 14336, 250880 };
-	double gpus = S_num(r, "gpus"), gbs = S_num(r, "gbs"), s = S_num(r, "seq");
-	S_input(c, "a100-80gb", &sh, s, gbs, S_num(r, "mbs"), S_num(r, "tp"),
-	        S_num(r, "pp"), 1, S_num(r, "dp"), 1, TB_CKPT_FULL, false, false, false,
-	        TB_PREC_BF16_MIXED);
-	c->in.overlap_dp = false;
-	/* Jean Zay: four Omni-Path 100 Gb/s links per node of 8 (BLOOM paper,
-	 * arXiv:2211.05100, Sec. 3.4.1) */
-	c->in.hw.network_bytes_per_s = 4 * 100e9 / 8 / 8;
-	double tf = S_num(r, "tflops_gpu");
-	c->published_s = S_eq3(gbs, s, sh.L, sh.h, sh.V) / (gpus * tf * 1e12);
-	S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU by Megatron-DeepSpeed's formula (= Eq. 3)", tf);
-	S_say(c->assumed, sizeof c->assumed,
-	      "shape and vocabulary from the group comment; network 4 x 100 Gb/s per node "
-	      "(BLOOM paper Sec. 3.4.1); no dropout, no interleaving; DeepSpeed reduces after "
-	      "the pipeline flush");
-}
-
-static void S_not_scored(const S_yrow *r, const char *why)
-{
-	S_case *c = S_new(r, "aggregate figures (tier C)");
-	c->set = S_NOT_SCORED;
-	snprintf(c->why_not, sizeof c->why_not, "%s", why);
-}
-
-/* ---- the modern runs: generic rows ------------------------------------- */
-
-static S_case S_m[ROWS_MAX];
-static int S_nm;
-
-static bool S_is(const S_yrow *r, const char *key, const char *want)
-{
-	const char *v = S_get(r, key);
-	return v && strcmp(v, want) == 0;
-}
-
-static double S_or(double v, double dflt)
-{
-	return isnan(v) ? dflt : v;
-}
-
-/* A generic row (runs.yaml's schema comment) as the program would take
- * it: the row's card, shape, layout, framework and precision; what it
- * leaves out completed as written into `assumed`.  A whole-run aggregate
- * (GPU-hours for a token count) is scored where the layout, the batch and
- * the GPU count are printed, as the mean speed it implies.  Not scored: a
- * card the table does not have, an aggregate without its layout. */
-static void S_generic(const S_yrow *r)
-{
-	S_case *c = &S_m[S_nm++];
-	memset(c, 0, sizeof *c);
-	snprintf(c->id, sizeof c->id, "%s", S_get(r, "id"));
-	snprintf(c->group, sizeof c->group, "%s", S_get(r, "group") ? S_get(r, "group") : "?");
-	c->set = S_HELD;
-	const char *gpu = S_get(r, "gpu");
-	const tb_gpu *g = gpu ? tb_gpus_find(gpu) : NULL;
-	double h = S_num(r, "hidden"), L = S_num(r, "layers"), heads = S_num(r, "heads");
-	double gpus = S_num(r, "gpus"), seq = S_num(r, "seq"), gbs = S_num(r, "gbs");
-	double step = S_num(r, "step_s"), tok = S_num(r, "tok_s_gpu");
-	double mfu = S_num(r, "mfu_pct") / 100, tf = S_num(r, "tflops_gpu");
-	double hours = S_num(r, "gpu_hours"), tokens = S_num(r, "tokens");
-	const char *why = NULL, *rc = S_get(r, "recompute");
-	if (!g)
-		why = "card not in the table";
-	else if (rc && strcmp(rc, "none") && strcmp(rc, "selective") && strcmp(rc, "selective-op") &&
-	         strcmp(rc, "selective-deepseek") && strcmp(rc, "full"))
-		why = "recomputation the model has no mode for (every k-th layer in full)";
-	else if (isnan(h) || isnan(L) || isnan(heads) || isnan(seq) || isnan(gbs) || isnan(gpus))
-		why = "shape, sequence or batch not published";
-	else if (isnan(step) && isnan(tok) && isnan(mfu) && isnan(tf) &&
-	         (isnan(hours) || isnan(tokens) || isnan(S_num(r, "pp"))))
-		why = "whole-run aggregate (GPU-hours) without its layout";
-	if (why) {
-		c->set = S_NOT_SCORED;
-		snprintf(c->why_not, sizeof c->why_not, "%s", why);
-		return;
-	}
-	double tp = S_or(S_num(r, "tp"), 1), pp = S_or(S_num(r, "pp"), 1), cp = S_or(S_num(r, "cp"), 1);
-	double dp = S_or(S_num(r, "dp"), gpus / (tp * pp * cp));
-	double ffn = S_num(r, "ffn"), kv = S_num(r, "kv_heads");
-	bool gated = !isnan(ffn) && ffn != 4 * h;
-	tb_inputs in;
-	memset(&in, 0, sizeof in);
-	in.model.has_shape = true;
-	in.model.layers = (int64_t)L;
-	in.model.hidden = (int64_t)h;
-	in.model.heads = (int64_t)heads;
-	in.model.kv_heads = (int64_t)S_or(kv, heads);
-	in.model.head_dim = (int64_t)S_or(S_num(r, "head_dim"), h / heads);
-	in.model.ffn_hidden = (int64_t)S_or(ffn, 4 * h);
-	in.model.vocab = (int64_t)S_or(S_num(r, "vocab"), 51200);
-	in.model.mlp = gated ? TB_MLP_GATED : TB_MLP_PLAIN;
-	double experts = S_or(S_num(r, "experts"), 0);
-	if (experts > 1) {
-		double width = S_or(S_num(r, "expert_ffn"), in.model.ffn_hidden);
-		in.model.experts = (int64_t)experts;
-		in.model.experts_per_token = (int64_t)S_or(S_num(r, "top_k"), 1);
-		in.model.expert_ffn_hidden = (int64_t)width;
-		in.model.shared_ffn_hidden = (int64_t)(S_or(S_num(r, "shared_experts"), 0) * width);
-		in.model.dense_layers = (int64_t)S_or(S_num(r, "dense_layers"), 0);
-		in.model.mtp_modules = (int64_t)S_or(S_num(r, "mtp"), 0);
-		in.model.route_groups = (int64_t)S_or(S_num(r, "route_groups"), 0);
-		in.model.route_groups_per_token = (int64_t)S_or(S_num(r, "route_groups_per_token"), 0);
-		in.model.mlp = TB_MLP_GATED;    /* every mixture published since Mixtral */
-	}
-	if (S_is(r, "mla", "true")) {
-		in.model.q_lora_rank = (int64_t)S_or(S_num(r, "q_lora_rank"), 0);
-		in.model.kv_lora_rank = (int64_t)S_or(S_num(r, "kv_lora_rank"), 512);
-		in.model.qk_nope_dim = (int64_t)S_or(S_num(r, "qk_nope_dim"), 128);
-		in.model.qk_rope_dim = (int64_t)S_or(S_num(r, "qk_rope_dim"), 64);
-		in.model.v_head_dim = (int64_t)S_or(S_num(r, "v_head_dim"), 128);
-	}
-	in.training.seq_len = (int64_t)seq;
-	in.training.global_batch = (int64_t)gbs;
-	in.training.micro_batch = (int64_t)S_or(S_num(r, "mbs"), 1);
-	in.training.precision = S_is(r, "precision", "fp8") ? TB_PREC_FP8_MIXED : TB_PREC_BF16_MIXED;
-	in.training.optimizer = TB_OPT_ADAMW;
-	in.training.checkpointing = S_is(r, "recompute", "full") ? TB_CKPT_FULL
-	                            : S_is(r, "recompute", "selective") || S_is(r, "recompute", "selective-op") ||
-	                              S_is(r, "recompute", "selective-deepseek")
-	                            ? TB_CKPT_SELECTIVE : TB_CKPT_NONE;
-	/* selective-op: PyTorch's per-op policy as torchtitan writes it;
-	 * selective-deepseek: DeepSeek-V3's norms, MLA up-projections and
-	 * MoE SwiGLU */
-	in.training.selective_policy = S_is(r, "recompute", "selective-op") ? TB_SELECTIVE_OP
-	                               : S_is(r, "recompute", "selective-deepseek") ? TB_SELECTIVE_DEEPSEEK
-	                               : TB_SELECTIVE_ATTENTION;
-	/* full of part of the layers: Megatron-LM's block method, or
-	 * torchtitan's every k-th layer written as its count */
-	in.training.recompute_layers = (int64_t)S_or(S_num(r, "recompute_layers"), 0);
-	in.training.flash_attention = true;
-	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
-	in.parallelism.tensor = (int64_t)tp;
-	in.parallelism.pipeline = (int64_t)pp;
-	in.parallelism.virtual_pipeline = (int64_t)S_or(S_num(r, "vpp"), 1);
-	in.parallelism.context = (int64_t)cp;
-	in.parallelism.expert = (int64_t)S_or(S_num(r, "ep"), 1);
-	in.parallelism.overlap_ep = S_is(r, "overlap_ep", "true");
-	in.parallelism.overlap_tp = S_is(r, "overlap_tp", "true");
-	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
-	in.parallelism.expert_tensor = (int64_t)S_or(S_num(r, "etp"), 0);
-	in.parallelism.dispatcher = S_is(r, "dispatcher", "deepep") ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
-	in.parallelism.data = (int64_t)dp;
-	in.parallelism.zero = (int)S_or(S_num(r, "zero"), 0);
-	in.parallelism.shard_group = (int64_t)S_or(S_num(r, "shard_group"), 0);
-	/* "ZeRO-2" under Megatron-LM is its distributed optimizer: the
-	 * gradients accumulate whole and are reduce-scattered once a step */
-	bool distopt = S_is(r, "framework", "megatron") && in.parallelism.zero == 2;
-	if (distopt)
-		in.parallelism.zero = 1;
-	in.parallelism.sequence_parallel = tp > 1;
-	in.parallelism.framework = S_is(r, "framework", "megatron") ? TB_FW_MEGATRON
-	                           : S_is(r, "framework", "deepspeed") ? TB_FW_DEEPSPEED
-	                           : S_is(r, "framework", "fsdp") ? TB_FW_FSDP : TB_FW_ANY;
-	in.hardware.gpu = *g;
-	/* a card held below its TDP, and its memory's bandwidth, where the
-	 * source gives them (Meta's Grand Teton H100: 500 W, HBM2e 2.4 TB/s) */
-	double cap = S_num(r, "power_w"), hbm = S_num(r, "hbm_tbs");
-	if (!isnan(cap))
-		in.hardware.power_limit_w = cap;
-	if (!isnan(hbm))
-		in.hardware.gpu.bandwidth_bytes_per_s = hbm * 1e12;
-	in.hardware.count = (int64_t)gpus;
-	in.training.tokens = 300e9;
-	in.hardware.overhead_bytes = 2.0 * 1073741824.0;
-	in.hardware.mfu_predicted = true;
-	c->inputs = in;
-	tb_perf_input_from(&in, &c->in);
-	tb_perf_result res;
-	tb_perf_predict(&c->in, NULL, &res);
-	double peak = c->in.hw.peak_flops;
-	const char *conv = S_get(r, "conv");
-	if (!isnan(step)) {
-		c->published_s = step;
-		S_say(c->basis, sizeof c->basis, "step %.3g s as printed", step);
-	} else if (!isnan(tok)) {
-		c->published_s = gbs * seq / (gpus * tok);
-		S_say(c->basis, sizeof c->basis, "%.0f tokens/s per GPU as printed", tok);
-	} else if (!isnan(mfu)) {
-		/* the source's convention is rarely printed: taken as the
-		 * model's own count (6N plus causal attention) over the
-		 * precision's dense peak */
-		c->published_s = res.model_flops_per_step / (gpus * mfu * peak);
-		S_say(c->basis, sizeof c->basis, "MFU %.1f%% (%s), on our model FLOP count", 100 * mfu,
-		      conv ? conv : "convention not printed");
-	} else if (!isnan(tf)) {
-		c->published_s = res.model_flops_per_step / (gpus * tf * 1e12);
-		S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU (%s), on our model FLOP count", tf,
-		      conv ? conv : "convention not printed");
-	} else {
-		/* the whole stage's mean: batch ramp, failures and restarts in */
-		c->published_s = gbs * seq * hours * 3600 / (gpus * tokens);
-		S_say(c->basis, sizeof c->basis, "%.4gM GPU-hours for %.3gT tokens (the whole stage's mean)",
-		      hours / 1e6, tokens / 1e12);
-	}
-	S_say(c->assumed, sizeof c->assumed, "%s%s%s%s%s%s", gated ? "gated MLP (ffn not 4h)" : "plain MLP",
-	      distopt ? "; ZeRO-2 as Megatron's distributed optimizer (ZeRO-1)" : "",
-	      isnan(S_num(r, "mbs")) ? "; micro-batch 1" : "",
-	      S_get(r, "recompute") ? "" : "; no recomputation",
-	      tp > 1 ? "; sequence parallel" : "", "; flash attention, no dropout");
-}
-
-/* Every row of the file becomes a case; the split is by position within
- * the group. */
-static void S_build(void)
-{
-	char last_group[48] = "";
-	int pos = 0;
-	for (int i = 0; i < S_ny; i++) {
-		const S_yrow *r = &S_y[i];
-		const char *id = S_get(r, "id");
-		if (!id)
-			continue;
-		const char *kind = S_get(r, "kind");
-		if (kind && strcmp(kind, "generic") == 0) {
-			S_generic(r);
-			continue;
-		}
-		int before = S_nc;
-		if (strncmp(id, "meg21.", 6) == 0)
-			S_megatron(r);
-		else if (strncmp(id, "kor22.", 6) == 0)
-			S_korthikanti(r);
-		else if (strncmp(id, "ptd.", 4) == 0 || strncmp(id, "zero3.", 6) == 0)
-			S_ptd(r);
-		else if (strncmp(id, "mpt.", 4) == 0)
-			S_mosaic(r);
-		else if (strncmp(id, "bloom.", 6) == 0)
-			S_bloom(r);
-		else if (strncmp(id, "palm.", 5) == 0)
-			S_not_scored(r, "TPU v4 and no layout: MFU only");
-		else if (strncmp(id, "opt.", 4) == 0)
-			S_not_scored(r, "no layout, batch or FLOP convention (\"up to\")");
-		else
-			S_not_scored(r, "H100 96GB 500 W variant, sequence length not published");
-		if (S_nc == before)
-			continue;
-		S_case *c = &S_c[S_nc - 1];
-		if (c->set == S_NOT_SCORED)
-			continue;
-		if (strcmp(c->group, last_group) != 0) {
-			snprintf(last_group, sizeof last_group, "%s", c->group);
-			pos = 0;
-		}
-		pos++;
-		c->set = pos % 2 == 1 ? S_FIT : S_HELD;
-	}
-}
-
-/* A modern row that can show a constant the older runs cannot: a card
- * held below its TDP (power_exponent), or ZeRO-3 under FSDP or
- * Megatron-FSDP on a card whose efficiencies were measured
- * (fsdp_overlap_cost; on a card with assumed ones the compute's own
- * error would be fitted as communication). */
-static bool S_modern_fits(const S_case *c)
-{
-	bool fsdp = c->in.zero >= 3 && (c->in.framework == TB_FW_FSDP ||
-	                                 c->in.framework == TB_FW_MEGATRON);
-	return c->in.hw.power_fraction < 1 ||
-	       (fsdp && c->in.overlap_dp && !tb_gpus_node(c->inputs.hardware.gpu.name)->efficiency_assumed);
-}
-
-/* Those rows fit power_exponent and fsdp_overlap_cost: within each group,
- * in file order, the first, third, ... of them are its fit set and the
- * rest stay held out. */
-static void S_modern_split(void)
-{
-	for (int i = 0; i < S_nm; i++) {
-		S_case *c = &S_m[i];
-		if (c->set != S_HELD || !S_modern_fits(c))
-			continue;
-		int pos = 0;
-		for (int j = 0; j < i; j++)
-			if (S_m[j].set != S_NOT_SCORED && S_modern_fits(&S_m[j]) &&
-			    strcmp(S_m[j].group, c->group) == 0)
-				pos++;
-		c->set = pos % 2 == 0 ? S_FIT : S_HELD;
-	}
-}
 
 /* ---- errors and the fit ------------------------------------------------- */
 
-static double S_err(const S_case *c, const tb_perf_consts *k, tb_perf_result *res)
+static double S_err(const tb_vruns_case *c, const tb_perf_consts *k, tb_perf_result *res)
 {
 	tb_perf_predict(&c->in, k, res);
 	if (!res->ok || !(c->published_s > 0))
@@ -670,12 +47,12 @@ static double S_err(const S_case *c, const tb_perf_consts *k, tb_perf_result *re
 
 /* The fit's cost over the fit cases of cs[0..n): the sum of |log(1 +
  * error)|, so that twice too slow and twice too fast weigh the same. */
-static double S_cost_of(const S_case *cs, int n, const tb_perf_consts *k)
+static double S_cost_of(const tb_vruns_case *cs, int n, const tb_perf_consts *k)
 {
 	double sum = 0;
 	tb_perf_result res;
 	for (int i = 0; i < n; i++) {
-		if (cs[i].set != S_FIT)
+		if (cs[i].set != TB_VRUNS_FIT)
 			continue;
 		double e = S_err(&cs[i], k, &res);
 		if (isnan(e))
@@ -687,7 +64,7 @@ static double S_cost_of(const S_case *cs, int n, const tb_perf_consts *k)
 
 static double S_cost(const tb_perf_consts *k)
 {
-	return S_cost_of(S_c, S_nc, k);
+	return S_cost_of(tb_vruns_cases, tb_vruns_ncases, k);
 }
 
 /* A fitted constant of *k: each a factor away from its start, within its
@@ -700,7 +77,7 @@ typedef struct S_param {
 
 /* Coordinate steps of x2 shrinking to x1.001 on the constants ps[0..np)
  * (pointers into *k), minimizing the cost over the fit cases of cs. */
-static void S_descend(tb_perf_consts *k, const S_param *ps, int np, const S_case *cs, int n)
+static void S_descend(tb_perf_consts *k, const S_param *ps, int np, const tb_vruns_case *cs, int n)
 {
 	double best = S_cost_of(cs, n, k);
 	for (double step = 2; step > 1.001; step = sqrt(step)) {
@@ -736,7 +113,7 @@ static tb_perf_consts S_fit(void)
 		{ "layer_overhead_s", &k.layer_overhead_s, 1e-6, 1e-3 },
 		{ "zero3_overlap_cost", &k.zero3_overlap_cost, 0.01, 1 },
 	};
-	S_descend(&k, ps, (int)(sizeof ps / sizeof ps[0]), S_c, S_nc);
+	S_descend(&k, ps, (int)(sizeof ps / sizeof ps[0]), tb_vruns_cases, tb_vruns_ncases);
 	return k;
 }
 
@@ -748,7 +125,7 @@ static void S_fit_modern(tb_perf_consts *k)
 		{ "power_exponent", &k->power_exponent, 0.1, 4 },
 		{ "fsdp_overlap_cost", &k->fsdp_overlap_cost, 0.01, 1 },
 	};
-	S_descend(k, ps, (int)(sizeof ps / sizeof ps[0]), S_m, S_nm);
+	S_descend(k, ps, (int)(sizeof ps / sizeof ps[0]), tb_vruns_modern, tb_vruns_nmodern);
 }
 
 /* ---- the section ---------------------------------------------------------- */
@@ -760,7 +137,7 @@ static int S_cmp(const void *a, const void *b)
 }
 
 /* Sorts v in place. */
-static double S_median(double *v, int n)
+double tb_vperf_median(double *v, int n)
 {
 	if (n == 0)
 		return NAN;
@@ -780,9 +157,9 @@ static double S_pct(const double *v, int n, double q)
 	return v[i] + (x - i) * (v[i + 1] - v[i]);
 }
 
-static const char *S_set_name(S_set s)
+static const char *S_set_name(tb_vruns_set s)
 {
-	return s == S_FIT ? "fit" : s == S_HELD ? "held out" : "not scored";
+	return s == TB_VRUNS_FIT ? "fit" : s == TB_VRUNS_HELD ? "held out" : "not scored";
 }
 
 /* The largest term after compute, with its share of the step. */
@@ -795,7 +172,7 @@ static int S_top_term(const tb_perf_result *r)
 	return best;
 }
 
-static void S_layout(const S_case *c, char *dst, size_t cap)
+static void S_layout(const tb_vruns_case *c, char *dst, size_t cap)
 {
 	const tb_perf_input *in = &c->in;
 	char v[24] = "", z[24] = "";
@@ -830,7 +207,7 @@ static void S_layout(const S_case *c, char *dst, size_t cap)
  * errors, rounded outwards to whole percent. */
 static void S_band(const double *signed_err, int n, double *lo, double *hi)
 {
-	double v[ROWS_MAX];
+	double v[TB_VRUNS_ROWS_MAX];
 	memcpy(v, signed_err, (size_t)n * sizeof *v);
 	qsort(v, (size_t)n, sizeof *v, S_cmp);
 	*lo = floor(100 * S_pct(v, n, 0.10)) / 100;
@@ -845,12 +222,12 @@ typedef struct S_stats {
 static S_stats S_stats_of(const double *abs_err, int n)
 {
 	S_stats s = { n, 0, NAN, NAN };
-	double v[ROWS_MAX];
+	double v[TB_VRUNS_ROWS_MAX];
 	memcpy(v, abs_err, (size_t)n * sizeof *v);
 	for (int i = 0; i < n; i++)
 		s.within20 += v[i] <= 0.20;
 	if (n) {
-		s.median = S_median(v, n);
+		s.median = tb_vperf_median(v, n);
 		s.worst = v[n - 1];
 	}
 	return s;
@@ -897,8 +274,8 @@ static void S_misses(FILE *f, const double *err, const bool *ok)
 	bool any = false;
 	for (size_t g = 0; g < sizeof S_why / sizeof S_why[0]; g++) {
 		bool miss = false;
-		for (int i = 0; i < S_nc; i++)
-			if (ok[i] && strcmp(S_c[i].group, S_why[g].group) == 0 && fabs(err[i]) > 0.20)
+		for (int i = 0; i < tb_vruns_ncases; i++)
+			if (ok[i] && strcmp(tb_vruns_cases[i].group, S_why[g].group) == 0 && fabs(err[i]) > 0.20)
 				miss = true;
 		if (!miss)
 			continue;
@@ -916,14 +293,14 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 	const tb_perf_consts *k = &tb_perf_fitted;
 	tb_perf_result res;
 	int rc = 0;
-	double err[ROWS_MAX];
-	bool ok[ROWS_MAX];
+	double err[TB_VRUNS_ROWS_MAX];
+	bool ok[TB_VRUNS_ROWS_MAX];
 	int scored = 0;
-	for (int i = 0; i < S_nc; i++) {
+	for (int i = 0; i < tb_vruns_ncases; i++) {
 		ok[i] = false;
-		if (S_c[i].set == S_NOT_SCORED)
+		if (tb_vruns_cases[i].set == TB_VRUNS_NOT_SCORED)
 			continue;
-		err[i] = S_err(&S_c[i], k, &res);
+		err[i] = S_err(&tb_vruns_cases[i], k, &res);
 		ok[i] = !isnan(err[i]);
 		scored++;
 		if (!ok[i])
@@ -937,15 +314,15 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 	           "source's own FLOP formula, never a raw TFLOP/s comparison. Within each group, in "
 	           "file order, odd rows are the **fit** set, on which the four constants below were "
 	           "fitted once for all groups, and even rows are **held out**. Error = (predicted - "
-	           "published) / published.\n\n", src, S_ny, scored);
+	           "published) / published.\n\n", src, tb_vruns_nrows, scored);
 
 	/* summary first: what a reader wants */
-	double h_abs[ROWS_MAX], h_signed[ROWS_MAX], f_abs[ROWS_MAX];
+	double h_abs[TB_VRUNS_ROWS_MAX], h_signed[TB_VRUNS_ROWS_MAX], f_abs[TB_VRUNS_ROWS_MAX];
 	int nh = 0, nf = 0;
-	for (int i = 0; i < S_nc; i++) {
+	for (int i = 0; i < tb_vruns_ncases; i++) {
 		if (!ok[i])
 			continue;
-		if (S_c[i].set == S_HELD) {
+		if (tb_vruns_cases[i].set == TB_VRUNS_HELD) {
 			h_signed[nh] = err[i];
 			h_abs[nh++] = fabs(err[i]);
 		} else {
@@ -955,26 +332,26 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 	S_stats hs = S_stats_of(h_abs, nh), fs = S_stats_of(f_abs, nf);
 	fprintf(f, "| Group | Fit: median \\|error\\| | worst | within 20%% | Held out: median \\|error\\| | worst | within 20%% |\n");
 	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|\n");
-	for (int i = 0; i < S_nc; i++) {
-		if (S_c[i].set == S_NOT_SCORED)
+	for (int i = 0; i < tb_vruns_ncases; i++) {
+		if (tb_vruns_cases[i].set == TB_VRUNS_NOT_SCORED)
 			continue;
 		bool first = true;
 		for (int j = 0; j < i; j++)
-			if (strcmp(S_c[j].group, S_c[i].group) == 0)
+			if (strcmp(tb_vruns_cases[j].group, tb_vruns_cases[i].group) == 0)
 				first = false;
 		if (!first)
 			continue;
-		double ga[ROWS_MAX], gb[ROWS_MAX];
+		double ga[TB_VRUNS_ROWS_MAX], gb[TB_VRUNS_ROWS_MAX];
 		int na = 0, nb = 0;
-		for (int j = i; j < S_nc; j++) {
-			if (!ok[j] || strcmp(S_c[j].group, S_c[i].group) != 0)
+		for (int j = i; j < tb_vruns_ncases; j++) {
+			if (!ok[j] || strcmp(tb_vruns_cases[j].group, tb_vruns_cases[i].group) != 0)
 				continue;
-			if (S_c[j].set == S_FIT)
+			if (tb_vruns_cases[j].set == TB_VRUNS_FIT)
 				ga[na++] = fabs(err[j]);
 			else
 				gb[nb++] = fabs(err[j]);
 		}
-		fprintf(f, "| %s |", S_c[i].group);
+		fprintf(f, "| %s |", tb_vruns_cases[i].group);
 		S_stats_cells(f, S_stats_of(ga, na));
 		S_stats_cells(f, S_stats_of(gb, nb));
 		fprintf(f, "\n");
@@ -1040,9 +417,9 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 	/* every run */
 	fprintf(f, "| # | Run | Set | Layout | Published step | Predicted | Error | Largest term after compute | Published figure | Assumed |\n");
 	fprintf(f, "|---:|---|---|---|---:|---:|---:|---|---|---|\n");
-	for (int i = 0; i < S_nc; i++) {
-		const S_case *c = &S_c[i];
-		if (c->set == S_NOT_SCORED) {
+	for (int i = 0; i < tb_vruns_ncases; i++) {
+		const tb_vruns_case *c = &tb_vruns_cases[i];
+		if (c->set == TB_VRUNS_NOT_SCORED) {
 			fprintf(f, "| %d | %s | not scored | — | — | — | — | — | — | %s |\n",
 			        i + 1, c->id, c->why_not);
 			continue;
@@ -1067,213 +444,6 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 	return rc;
 }
 
-/* ---- the layout search against the published layouts ------------------- */
-
-static void S_plan_layout(const tb_plan_layout *l, char *dst, size_t cap)
-{
-	char v[24] = "", cp[24] = "", z[24] = "";
-	if (l->virtual_pipeline > 1)
-		snprintf(v, sizeof v, "x%lld", (long long)l->virtual_pipeline);
-	if (l->context > 1)
-		snprintf(cp, sizeof cp, " CP%lld", (long long)l->context);
-	if (l->zero)
-		snprintf(z, sizeof z, " ZeRO-%d", l->zero);
-	snprintf(dst, cap, "TP%lld%s PP%lld%s%s DP%lld, mb %lld%s, %s recompute",
-	         (long long)l->tensor, l->sequence_parallel ? "+SP" : "", (long long)l->pipeline, v,
-	         cp, (long long)l->data, (long long)l->micro_batch, z, tb_checkpointing_name(l->checkpointing));
-}
-
-/* What each group's framework offered in its year: the search is held to
- * it, so that a gap measures the layout chosen, not the techniques that
- * came later.  A second search with today's techniques says what they add. */
-typedef struct S_era {
-	const char *group, *label;
-	unsigned zero, ckpt;            /* bit sets; 0 = all */
-	bool no_sp, no_cp;
-	int64_t max_t, max_p, max_v;
-} S_era;
-
-#define S_CK(m) (1u << (m))
-static const S_era S_eras[] = {
-	{ "Narayanan 2021 Table 1", "Megatron-LM 2021: TP, PP with interleaving, DP; full or no recomputation",
-	  1u, S_CK(TB_CKPT_NONE) | S_CK(TB_CKPT_FULL), true, true, 0, 0, 0 },
-	{ "Narayanan 2021 Table 2, PTD-P", "Megatron-LM 2021 (as above)",
-	  1u, S_CK(TB_CKPT_NONE) | S_CK(TB_CKPT_FULL), true, true, 0, 0, 0 },
-	{ "Korthikanti 2022 Table 5", "Megatron-LM 2022: adds sequence parallelism, selective recomputation, the distributed optimizer (ZeRO-1)",
-	  3u, 0, false, true, 0, 0, 0 },
-	{ "Narayanan 2021 Table 2, ZeRO-3", "DeepSpeed ZeRO-3 without model parallelism (the paper's comparison); full or no recomputation",
-	  8u, S_CK(TB_CKPT_NONE) | S_CK(TB_CKPT_FULL), true, true, 1, 1, 1 },
-	{ "MosaicML llm-foundry FSDP", "llm-foundry 2023: FSDP only (NO_SHARD, SHARD_GRAD_OP, FULL_SHARD); full or no recomputation",
-	  1u | 4u | 8u, S_CK(TB_CKPT_NONE) | S_CK(TB_CKPT_FULL), true, true, 1, 1, 1 },
-	{ "BLOOM-176B batch ramp", "Megatron-DeepSpeed 2022: TP, PP without interleaving, ZeRO-1; full or no recomputation",
-	  3u, S_CK(TB_CKPT_NONE) | S_CK(TB_CKPT_FULL), true, true, 0, 0, 1 },
-};
-
-static const S_era *S_era_of(const char *group)
-{
-	for (size_t i = 0; i < sizeof S_eras / sizeof S_eras[0]; i++)
-		if (strcmp(S_eras[i].group, group) == 0)
-			return &S_eras[i];
-	return NULL;
-}
-
-static void S_era_space(const S_era *e, tb_plan_space *sp)
-{
-	if (!e)
-		return;
-	sp->zero_stages = e->zero;
-	sp->checkpointing_modes = e->ckpt;
-	sp->no_sequence_parallel = e->no_sp;
-	sp->no_context_parallel = e->no_cp;
-	sp->max_tensor = e->max_t;
-	sp->max_pipeline = e->max_p;
-	sp->max_virtual = e->max_v;
-}
-
-/* Why the search's claims are (or are not) to be believed, group by group:
- * written from the sentences below and the published figures. */
-static const struct { const char *group, *why; } S_plan_why[] = {
-	{ "Narayanan 2021 Table 1",
-	  "Most of the claim is recomputation: every run of the table recomputed every layer "
-	  "(Eq. 3 counts it), and the memory model finds that without it the activations of "
-	  "micro-batch 1-3 still fit, the best layouts filling most of the card (column \"Its memory\"). The size of the "
-	  "saving is the one the same team measured a year later (Korthikanti et al. 2022 Table 5: "
-	  "18.13 s with full recomputation, 13.75 s without most of it, for 175B); whether the "
-	  "memory would have fit at that fill is the memory model's to answer, with 2 GiB counted "
-	  "for the CUDA context, NCCL and the allocator. The rest is tensor parallelism: the table "
-	  "set TP = min(8, model-parallel size) by rule, where the search prefers 2-4 and "
-	  "interleaving for the 7.5B-39B models." },
-	{ "Narayanan 2021 Table 2, PTD-P",
-	  "As for Table 1: no recomputation where the activations fit (the 175B layouts fill "
-	  "most of the card) is the whole claim for 175B; the 530B rows come within about 10%." },
-	{ "Korthikanti 2022 Table 5",
-	  "The full-recomputation rows are the paper's own baseline, run without its sequence "
-	  "parallelism and selective recomputation on purpose: the gap is the paper's point. The "
-	  "tuned rows (seqsel) come within 5-12%, the rest being interleaving the search would "
-	  "deepen (5 instead of 3 virtual stages, p = 7 instead of 35)." },
-	{ "MosaicML llm-foundry FSDP",
-	  "The claim is FSDP's other sharding: SHARD_GRAD_OP (ZeRO-2), whose gradient "
-	  "reduce-scatter hides behind the backward, instead of FULL_SHARD (ZeRO-3), whose "
-	  "gathers sit on every layer's critical path and which the model charges in full "
-	  "(zero3_overlap_cost, fitted on these rows). Where the weights fit unsharded (7B and "
-	  "13B on 80 GB) that is the step's whole communication; the published runs did not "
-	  "measure SHARD_GRAD_OP, so the saving is the model's, and the ZeRO-2 overlap it assumes "
-	  "is the one no published row measures. The 30B and 70B rows come within 10%: there "
-	  "FULL_SHARD is what fits." },
-	{ "BLOOM-176B batch ramp",
-	  "At global batch 16 and 192 the run kept the layout of its full batch (2,048) through "
-	  "the ramp, where a pipeline twice as deep with half the micro-batches per stage would "
-	  "bubble less; at the full batch the claim is recomputation again. The model also misses "
-	  "a fixed cost of about 12 s per step in these runs (the table above), so the ramp's "
-	  "predicted steps are too short to rank precisely." },
-};
-
-/* Each run's GPU count, card and global batch searched over every layout
- * with the run's own node and framework settings (the perf input above),
- * twice: within what its framework offered then, and with everything the
- * search knows; the published layout's predicted step against the best. */
-static void S_write_plan(FILE *f)
-{
-	fprintf(f, "## The layout search against the published layouts\n\n"
-	           "Written by `make validate` (tests/validate_perf.c): for each run above, "
-	           "`tb_plan_search` (src/plan.c, docs/plan.md) over every layout of the run's GPU "
-	           "count and global batch on its card, with the run's node and framework settings "
-	           "(the perf inputs of the table above), ranked by predicted step time. First within "
-	           "what the run's framework offered at the time (**then**: the groups below), so that "
-	           "the gap measures the layout the experts chose, not techniques published after it; "
-	           "then with everything the search knows (**today**: sequence parallelism, selective "
-	           "recomputation, ZeRO stages, context parallelism, up to 8 virtual stages). **Gap** "
-	           "= predicted step of the published layout / the best predicted step - 1. Experts "
-	           "tuned these layouts, so a sound search should find them within about 10%% of its "
-	           "best; where it claims more, the sentence after the table says which terms of the "
-	           "step it expects to save.\n\n");
-	fprintf(f, "| Group | What the framework offered then |\n|---|---|\n");
-	for (size_t i = 0; i < sizeof S_eras / sizeof S_eras[0]; i++)
-		fprintf(f, "| %s | %s |\n", S_eras[i].group, S_eras[i].label);
-	fprintf(f, "\n| # | Run | Published layout | Fits | Rank then | Published (predicted) | "
-	           "Best then | Gap then | Best layout then | Its memory | Best today | Gap today |\n");
-	fprintf(f, "|---:|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|\n");
-	static tb_plan_result r, now;
-	double gaps[ROWS_MAX], gaps_now[ROWS_MAX];
-	int ng = 0, within = 0, within_now = 0;
-	static char why[ROWS_MAX][1400];
-	int whyrow[ROWS_MAX], nwhy = 0;
-	for (int i = 0; i < S_nc; i++) {
-		const S_case *c = &S_c[i];
-		if (c->set == S_NOT_SCORED)
-			continue;
-		tb_plan_space sp;
-		memset(&sp, 0, sizeof sp);
-		sp.top = 1;
-		sp.perf_base = &c->in;
-		tb_plan_search(&c->inputs, &sp, &now);
-		S_era_space(S_era_of(c->group), &sp);
-		tb_plan_search(&c->inputs, &sp, &r);
-		char pub[96], best[96];
-		S_plan_layout(&r.scenario, pub, sizeof pub);
-		if (!r.known || r.n_layouts == 0 || !r.scenario_known || now.n_layouts == 0) {
-			fprintf(f, "| %d | %s | %s | — | — | — | — | — | no feasible layout | — | — |\n",
-			        i + 1, c->id, pub);
-			continue;
-		}
-		const tb_plan_layout *b = &r.layouts[0], *p = &r.scenario, *t = &now.layouts[0];
-		S_plan_layout(b, best, sizeof best);
-		double gap = p->step_s / b->step_s - 1, gap_now = p->step_s / t->step_s - 1;
-		gaps[ng] = gap;
-		gaps_now[ng++] = gap_now;
-		within += gap <= 0.10;
-		within_now += gap_now <= 0.10;
-		char fits[48], rank[32];
-		if (r.scenario_fits)
-			snprintf(fits, sizeof fits, "yes");
-		else
-			snprintf(fits, sizeof fits, "no (%.0f GB)", p->memory_per_gpu_bytes / 1e9);
-		if (r.scenario_rank)
-			snprintf(rank, sizeof rank, "%llu of %llu", (unsigned long long)r.scenario_rank,
-			         (unsigned long long)r.feasible);
-		else
-			snprintf(rank, sizeof rank, "—");
-		fprintf(f, "| %d | %s | %s | %s | %s | %.3g s | %.3g s | %s%+.1f%%%s | %s | %.0f%% | %.3g s | %+.1f%% |\n",
-		        i + 1, c->id, pub, fits, rank, p->step_s, b->step_s,
-		        gap > 0.10 ? "**" : "", 100 * gap, gap > 0.10 ? "**" : "", best,
-		        100 * b->memory_per_gpu_bytes / b->capacity_bytes, t->step_s, 100 * gap_now);
-		if (gap > 0.10 && nwhy < ROWS_MAX) {
-			tb_plan_explain(&r, b, "the best layout then", p, "the published one", why[nwhy],
-			                sizeof why[nwhy]);
-			whyrow[nwhy++] = i;
-		}
-	}
-	double med = NAN, med_now = NAN;
-	if (ng) {
-		double v[ROWS_MAX];
-		memcpy(v, gaps, (size_t)ng * sizeof *v);
-		med = S_median(v, ng);
-		memcpy(v, gaps_now, (size_t)ng * sizeof *v);
-		med_now = S_median(v, ng);
-	}
-	fprintf(f, "\nPublished layouts within 10%% of the search's best with their framework's "
-	           "techniques: **%d of %d** (median gap %.1f%%; aim: within about 10%%). With "
-	           "today's: %d of %d (median gap %.1f%%).\n\n", within, ng, 100 * med, within_now,
-	        ng, 100 * med_now);
-	if (nwhy) {
-		fprintf(f, "### Where the search claims a much faster layout\n\n");
-		for (size_t g = 0; g < sizeof S_plan_why / sizeof S_plan_why[0]; g++) {
-			bool any = false;
-			for (int k = 0; k < nwhy; k++)
-				any = any || strcmp(S_c[whyrow[k]].group, S_plan_why[g].group) == 0;
-			if (any)
-				fprintf(f, "**%s.** %s\n\n", S_plan_why[g].group, S_plan_why[g].why);
-		}
-		fprintf(f, "Run by run, from the two breakdowns (src/plan_explain.c):\n\n");
-		for (int k = 0; k < nwhy; k++) {
-			const char *w = why[k];
-			fprintf(f, "- **%s**: %c%s\n", S_c[whyrow[k]].id,
-			        w[0] >= 'a' && w[0] <= 'z' ? w[0] - 'a' + 'A' : w[0], w + 1);
-		}
-		fprintf(f, "\n");
-	}
-}
-
 /* ---- main ------------------------------------------------------------------ */
 
 /* Whether the text starts with the file at `path` (the shared reference
@@ -1281,7 +451,7 @@ static void S_write_plan(FILE *f)
 static int S_same_file(const char *a, size_t na, const char *path)
 {
 	size_t nb;
-	char *b = S_slurp(path, &nb);
+	char *b = tb_vruns_slurp(path, &nb);
 	if (!b)
 		return -1;
 	int same = na >= nb && memcmp(a, b, nb) == 0;
@@ -1291,11 +461,11 @@ static int S_same_file(const char *a, size_t na, const char *path)
 
 /* Each scored case's published and predicted step and its nonzero terms
  * (--dump): where a group's error comes from. */
-static void S_dump(const S_case *cs, int n, const tb_perf_consts *k)
+static void S_dump(const tb_vruns_case *cs, int n, const tb_perf_consts *k)
 {
 	tb_perf_result r;
 	for (int i = 0; i < n; i++) {
-		if (cs[i].set == S_NOT_SCORED)
+		if (cs[i].set == TB_VRUNS_NOT_SCORED)
 			continue;
 		double e = S_err(&cs[i], k, &r);
 		printf("%-28s %-8s pub %8.3f pred %8.3f err %+6.1f%% mfu %.3f |", cs[i].id,
@@ -1319,21 +489,21 @@ static void S_print_consts(const tb_perf_consts *k)
 /* The modern runs apart: per group, then per row, every one held out. */
 static void S_write_modern(FILE *f)
 {
-	double err[ROWS_MAX];
-	bool ok[ROWS_MAX];
-	tb_perf_result res[ROWS_MAX];
+	double err[TB_VRUNS_ROWS_MAX];
+	bool ok[TB_VRUNS_ROWS_MAX];
+	tb_perf_result res[TB_VRUNS_ROWS_MAX];
 	int scored = 0;
-	for (int i = 0; i < S_nm; i++) {
+	for (int i = 0; i < tb_vruns_nmodern; i++) {
 		ok[i] = false;
-		if (S_m[i].set == S_NOT_SCORED)
+		if (tb_vruns_modern[i].set == TB_VRUNS_NOT_SCORED)
 			continue;
-		err[i] = S_err(&S_m[i], NULL, &res[i]);
+		err[i] = S_err(&tb_vruns_modern[i], NULL, &res[i]);
 		ok[i] = !isnan(err[i]);
 		scored += ok[i];
 	}
 	int nfit = 0;
-	for (int i = 0; i < S_nm; i++)
-		nfit += ok[i] && S_m[i].set == S_FIT;
+	for (int i = 0; i < tb_vruns_nmodern; i++)
+		nfit += ok[i] && tb_vruns_modern[i].set == TB_VRUNS_FIT;
 	fprintf(f, "\n## Modern runs (held out of the fit)\n\n"
 	           "Written by `make validate` (tests/validate_perf.c): the %d `kind: generic` rows of "
 	           "`tests/fixtures/runs.yaml` (Llama 3, MegaScale, FP8-LM, Nemotron-4, torchtitan, "
@@ -1351,33 +521,33 @@ static void S_write_modern(FILE *f)
 	           "whole-run figure (GPU-hours for a token count) is scored as the mean step it "
 	           "implies where its layout is printed. Error = (predicted - published) / "
 	           "published.\n\n",
-	        S_nm, scored, nfit);
+	        tb_vruns_nmodern, scored, nfit);
 	fprintf(f, "| Group | held-out runs | median \\|error\\| | median error | worst | within 10%% | within 20%% |\n"
 	           "|---|---:|---:|---:|---:|---:|---:|\n");
-	for (int i = 0; i < S_nm; i++) {
+	for (int i = 0; i < tb_vruns_nmodern; i++) {
 		if (!ok[i])
 			continue;
 		bool first = true;
 		for (int j = 0; j < i; j++)
-			if (ok[j] && strcmp(S_m[j].group, S_m[i].group) == 0)
+			if (ok[j] && strcmp(tb_vruns_modern[j].group, tb_vruns_modern[i].group) == 0)
 				first = false;
 		if (!first)
 			continue;
-		double a[ROWS_MAX], sg[ROWS_MAX];
+		double a[TB_VRUNS_ROWS_MAX], sg[TB_VRUNS_ROWS_MAX];
 		int n = 0, w10 = 0;
-		for (int j = i; j < S_nm; j++)
-			if (ok[j] && S_m[j].set == S_HELD && strcmp(S_m[j].group, S_m[i].group) == 0) {
+		for (int j = i; j < tb_vruns_nmodern; j++)
+			if (ok[j] && tb_vruns_modern[j].set == TB_VRUNS_HELD && strcmp(tb_vruns_modern[j].group, tb_vruns_modern[i].group) == 0) {
 				sg[n] = err[j];
 				a[n++] = fabs(err[j]);
 				w10 += fabs(err[j]) <= 0.10;
 			}
 		if (n == 0) {
-			fprintf(f, "| %s | 0 | (its runs are in the fit) | | | | |\n", S_m[i].group);
+			fprintf(f, "| %s | 0 | (its runs are in the fit) | | | | |\n", tb_vruns_modern[i].group);
 			continue;
 		}
 		S_stats st = S_stats_of(a, n);
-		fprintf(f, "| %s | %d | %.1f%% | %+.1f%% | %.1f%% | %d | %d |\n", S_m[i].group, n,
-		        100 * st.median, 100 * S_median(sg, n), 100 * st.worst, w10, st.within20);
+		fprintf(f, "| %s | %d | %.1f%% | %+.1f%% | %.1f%% | %d | %d |\n", tb_vruns_modern[i].group, n,
+		        100 * st.median, 100 * tb_vperf_median(sg, n), 100 * st.worst, w10, st.within20);
 	}
 	fprintf(f, "\nWhere the model misses these runs (the mechanism, not a constant, is what is "
 	           "missing; issue 20 keeps them):\n\n"
@@ -1497,18 +667,18 @@ static void S_write_modern(FILE *f)
 	           "- **Whole-run aggregates without a layout** are not scored.\n");
 	fprintf(f, "\n| Run | Layout | Published step | Predicted | Error | Largest term after compute "
 	           "| Published figure | Assumed |\n|---|---|---:|---:|---:|---|---|---|\n");
-	for (int i = 0; i < S_nm; i++) {
-		const S_case *c = &S_m[i];
+	for (int i = 0; i < tb_vruns_nmodern; i++) {
+		const tb_vruns_case *c = &tb_vruns_modern[i];
 		if (!ok[i]) {
 			fprintf(f, "| %s | not scored | — | — | — | — | — | %s |\n", c->id,
-			        c->set == S_NOT_SCORED ? c->why_not : "the model refuses the layout");
+			        c->set == TB_VRUNS_NOT_SCORED ? c->why_not : "the model refuses the layout");
 			continue;
 		}
 		char lay[96];
 		S_layout(c, lay, sizeof lay);
 		int t = S_top_term(&res[i]);
 		fprintf(f, "| %s%s | %s | %.3g s | %.3g s | %s%+.1f%%%s | %s %.0f%% | %s | %s |\n", c->id,
-		        c->set == S_FIT ? " (fit)" : "", lay,
+		        c->set == TB_VRUNS_FIT ? " (fit)" : "", lay,
 		        c->published_s, res[i].step_s, fabs(err[i]) > 0.2 ? "**" : "", 100 * err[i],
 		        fabs(err[i]) > 0.2 ? "**" : "", tb_perf_term_name(t),
 		        100 * res[i].breakdown_s[t] / res[i].step_s, c->basis, c->assumed);
@@ -1523,7 +693,7 @@ static void S_write_modern(FILE *f)
  * (the calibrated band perf.h holds). */
 static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 {
-	static double before_all[2 * ROWS_MAX], after_all[2 * ROWS_MAX];
+	static double before_all[2 * TB_VRUNS_ROWS_MAX], after_all[2 * TB_VRUNS_ROWS_MAX];
 	int nall = 0;
 	fprintf(f, "\n## Calibrated on a pilot (`--calibrate`)\n\n"
 	           "Written by `make validate` (tests/validate_perf.c): within each group of "
@@ -1535,25 +705,25 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 	           "| Group | pilot | term, factor | runs | median \\|error\\| before | after | worst after |\n"
 	           "|---|---|---|---:|---:|---:|---:|\n");
 	for (int set = 0; set < 2; set++) {
-		S_case *all = set ? S_m : S_c;
-		int count = set ? S_nm : S_nc;
+		tb_vruns_case *all = set ? tb_vruns_modern : tb_vruns_cases;
+		int count = set ? tb_vruns_nmodern : tb_vruns_ncases;
 		for (int i = 0; i < count; i++) {
 			tb_perf_result r;
-			if (all[i].set == S_NOT_SCORED || isnan(S_err(&all[i], NULL, &r)))
+			if (all[i].set == TB_VRUNS_NOT_SCORED || isnan(S_err(&all[i], NULL, &r)))
 				continue;
 			bool first = true;
 			for (int j = 0; j < i; j++)
-				if (all[j].set != S_NOT_SCORED && strcmp(all[j].group, all[i].group) == 0)
+				if (all[j].set != TB_VRUNS_NOT_SCORED && strcmp(all[j].group, all[i].group) == 0)
 					first = false;
 			if (!first)
 				continue;
 			/* the group's runs on the first run's card; the pilot is the
 			 * one on the fewest GPUs (the first of equals) */
-			int idx[ROWS_MAX], n = 0, pilot = -1;
+			int idx[TB_VRUNS_ROWS_MAX], n = 0, pilot = -1;
 			int64_t fewest = INT64_MAX;
 			const char *card = all[i].inputs.hardware.gpu.name;
 			for (int j = i; j < count; j++) {
-				if (all[j].set == S_NOT_SCORED || strcmp(all[j].group, all[i].group) != 0 ||
+				if (all[j].set == TB_VRUNS_NOT_SCORED || strcmp(all[j].group, all[i].group) != 0 ||
 				    strcmp(all[j].inputs.hardware.gpu.name, card) != 0 ||
 				    isnan(S_err(&all[j], NULL, &r)))
 					continue;
@@ -1570,14 +740,14 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 			const char *why;
 			if (!tb_calib_add_perf(&c, &all[pilot].in, card, all[pilot].published_s, NULL, &why))
 				continue;
-			double eb[ROWS_MAX], ea[ROWS_MAX], worst = 0;
+			double eb[TB_VRUNS_ROWS_MAX], ea[TB_VRUNS_ROWS_MAX], worst = 0;
 			int m = 0;
 			for (int k = 0; k < n; k++) {
 				if (idx[k] == pilot)
 					continue;
-				S_case *h = &all[idx[k]];
+				tb_vruns_case *h = &all[idx[k]];
 				double e0 = S_err(h, NULL, &r);
-				S_case cal = *h;
+				tb_vruns_case cal = *h;
 				tb_calib_apply(&c, card, &cal.in.hw);
 				double e1 = S_err(&cal, NULL, &r);
 				if (isnan(e0) || isnan(e1))
@@ -1595,16 +765,16 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 			const tb_calib_pilot *p = &c.pilots[0];
 			fprintf(f, "| %s | %s (%lld GPUs) | %s x%.3g%s | %d | %.1f%% | %.1f%% | %.1f%% |\n",
 			        all[i].group, all[pilot].id, (long long)p->gpus, tb_calib_term_name(p->term),
-			        p->factors[p->term], p->clamped ? " (at its bound)" : "", m, 100 * S_median(eb, m),
-			        100 * S_median(ea, m), 100 * worst);
+			        p->factors[p->term], p->clamped ? " (at its bound)" : "", m, 100 * tb_vperf_median(eb, m),
+			        100 * tb_vperf_median(ea, m), 100 * worst);
 		}
 	}
-	double b[2 * ROWS_MAX], a[2 * ROWS_MAX];
+	double b[2 * TB_VRUNS_ROWS_MAX], a[2 * TB_VRUNS_ROWS_MAX];
 	for (int i = 0; i < nall; i++) {
 		b[i] = fabs(before_all[i]);
 		a[i] = fabs(after_all[i]);
 	}
-	double mb = S_median(b, nall), ma = S_median(a, nall);
+	double mb = tb_vperf_median(b, nall), ma = tb_vperf_median(a, nall);
 	qsort(after_all, (size_t)nall, sizeof after_all[0], S_cmp);
 	qsort(before_all, (size_t)nall, sizeof before_all[0], S_cmp);
 	*band_lo = floor(100 * S_pct(after_all, nall, 0.1)) / 100;
@@ -1628,19 +798,19 @@ typedef struct S_best {
 	char card[32];
 	bool fp8;
 	double mfu;
-	const S_case *c;
+	const tb_vruns_case *c;
 } S_best;
 
 static int S_bests(S_best *out, int cap)
 {
 	int n = 0;
 	for (int set = 0; set < 2; set++) {
-		const S_case *all = set ? S_m : S_c;
-		int count = set ? S_nm : S_nc;
+		const tb_vruns_case *all = set ? tb_vruns_modern : tb_vruns_cases;
+		int count = set ? tb_vruns_nmodern : tb_vruns_ncases;
 		for (int i = 0; i < count; i++) {
-			const S_case *c = &all[i];
+			const tb_vruns_case *c = &all[i];
 			tb_perf_result r;
-			if (c->set == S_NOT_SCORED || isnan(S_err(c, NULL, &r)))
+			if (c->set == TB_VRUNS_NOT_SCORED || isnan(S_err(c, NULL, &r)))
 				continue;
 			double gpus = (double)r.gpus, peak = c->in.hw.peak_flops;
 			double mfu = r.model_flops_per_step / (c->published_s * gpus * peak) *
@@ -1717,7 +887,7 @@ int main(int argc, char **argv)
 	}
 	const char *src = argc > 2 ? argv[2] : FIXTURE;
 	size_t len;
-	char *text = S_slurp(src, &len);
+	char *text = tb_vruns_slurp(src, &len);
 	if (!text) {
 		fprintf(stderr, "validate_perf: cannot read %s\n", src);
 		return 2;
@@ -1725,14 +895,14 @@ int main(int argc, char **argv)
 	int stale = strcmp(src, FIXTURE) == 0 ? S_same_file(text, len, SHARED) : -1;
 	if (stale == 0)
 		fprintf(stderr, "validate_perf: %s differs from %s: refresh the copy\n", FIXTURE, SHARED);
-	if (S_load(text, len) != 0) {
+	if (tb_vruns_load(text, len) != 0) {
 		fprintf(stderr, "validate_perf: %s is not a sequence of mappings\n", src);
 		free(text);
 		return 2;
 	}
 	free(text);
-	S_build();
-	S_modern_split();
+	tb_vruns_build();
+	tb_vruns_modern_split();
 
 	tb_perf_consts refit = S_fit();
 	S_fit_modern(&refit);
@@ -1742,8 +912,8 @@ int main(int argc, char **argv)
 	}
 	if (dump) {
 		const tb_perf_consts *k = dump_refit ? &refit : &tb_perf_fitted;
-		S_dump(S_c, S_nc, k);
-		S_dump(S_m, S_nm, k);      /* the modern rows after the older ones */
+		S_dump(tb_vruns_cases, tb_vruns_ncases, k);
+		S_dump(tb_vruns_modern, tb_vruns_nmodern, k);      /* the modern rows after the older ones */
 		return 0;
 	}
 	FILE *f = fopen(argv[1], "a");
@@ -1752,7 +922,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int rc = S_write(f, strcmp(src, FIXTURE) == 0 ? FIXTURE : src, &refit);
-	S_write_plan(f);
+	tb_vplan_write(f);
 	S_write_modern(f);
 	if (S_write_ceilings(f))
 		rc = 1;

@@ -1,0 +1,627 @@
+/* validate_runs.c: the published runs of validate_perf, as the step-time
+ * model sees them (validate_runs.h).
+ *
+ * The runs are ../shared/reference/runs.yaml, copied verbatim to the top
+ * of tests/fixtures/runs.yaml so a clean clone can rebuild the table (the
+ * copy is compared with the reference when both are present), followed by
+ * the modern runs found since (kind: generic rows, 2023-2025), which
+ * validate_perf.c scores apart.  The published figures (layout, batch,
+ * measured speed) are read from that file; what a row leaves out (a shape
+ * printed only in the group's comment, a micro-batch size nobody
+ * published, the framework's overlap behaviour) is completed here, row
+ * group by row group, and each completion is written into the table as
+ * an assumption.
+ *
+ * Every published speed becomes a step time with its source's own FLOP
+ * formula (never a raw TFLOP/s comparison): Narayanan et al. 2021 Eq. (3)
+ * for Megatron-LM and BLOOM's TFLOP/s, Korthikanti et al. 2022's model
+ * FLOPs for its MFU, tokens/s per GPU as printed by MosaicML. */
+#include "validate_runs.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "trainbudget/gpus.h"
+#include "trainbudget/inputs.h"
+#include "trainbudget/perf.h"
+
+#define KEYS_MAX 48
+
+/* ---- the runs file: a sequence of flat mappings ------------------------ */
+
+typedef struct S_yrow {
+	int n;
+	char key[KEYS_MAX][24];
+	char val[KEYS_MAX][96];
+} S_yrow;
+
+static S_yrow S_y[TB_VRUNS_ROWS_MAX];
+int tb_vruns_nrows;
+
+char *tb_vruns_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			cap = cap ? 2 * cap : 16384;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + n, 1, 4096, f);
+		n += got;
+		if (got < 4096)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+int tb_vruns_load(const char *text, size_t len)
+{
+	yaml_parser_t p;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&p))
+		return -1;
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&p, &doc)) {
+		yaml_parser_delete(&p);
+		return -1;
+	}
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	int rc = -1;
+	if (root && root->type == YAML_SEQUENCE_NODE) {
+		rc = 0;
+		for (yaml_node_item_t *it = root->data.sequence.items.start;
+		     it < root->data.sequence.items.top && tb_vruns_nrows < TB_VRUNS_ROWS_MAX; it++) {
+			yaml_node_t *m = yaml_document_get_node(&doc, *it);
+			if (!m || m->type != YAML_MAPPING_NODE)
+				continue;
+			S_yrow *r = &S_y[tb_vruns_nrows++];
+			memset(r, 0, sizeof *r);
+			for (yaml_node_pair_t *kv = m->data.mapping.pairs.start;
+			     kv < m->data.mapping.pairs.top && r->n < KEYS_MAX; kv++) {
+				yaml_node_t *k = yaml_document_get_node(&doc, kv->key);
+				yaml_node_t *v = yaml_document_get_node(&doc, kv->value);
+				if (!k || !v || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE)
+					continue;
+				snprintf(r->key[r->n], sizeof r->key[0], "%s", (char *)k->data.scalar.value);
+				snprintf(r->val[r->n], sizeof r->val[0], "%s", (char *)v->data.scalar.value);
+				r->n++;
+			}
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+static const char *S_get(const S_yrow *r, const char *key)
+{
+	for (int i = 0; i < r->n; i++)
+		if (strcmp(r->key[i], key) == 0)
+			return r->val[i];
+	return NULL;
+}
+
+/* A number, or NAN when absent or null. */
+static double S_num(const S_yrow *r, const char *key)
+{
+	const char *v = S_get(r, key);
+	if (!v || !*v || strcmp(v, "null") == 0 || strcmp(v, "~") == 0)
+		return NAN;
+	char *end;
+	double d = strtod(v, &end);
+	return end == v ? NAN : d;
+}
+
+/* ---- the runs as the model sees them ------------------------------------ */
+
+tb_vruns_case tb_vruns_cases[TB_VRUNS_ROWS_MAX];
+int tb_vruns_ncases;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void S_say(char *dst, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(dst, cap, fmt, ap);
+	va_end(ap);
+}
+
+/* Narayanan et al. 2021 Eq. (3): FLOPs of one step with full
+ * recomputation, the convention of Megatron-LM's and BLOOM's TFLOP/s. */
+static double S_eq3(double B, double s, double l, double h, double V)
+{
+	return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+
+/* Korthikanti et al. 2022 Sec. 6: model FLOPs (no recomputation). */
+static double S_kor_model(double B, double s, double l, double h, double V)
+{
+	return 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+}
+
+typedef struct S_shape {
+	double h, L, heads, ffn, V;
+} S_shape;
+
+/* Builds the perf input through the same adapter the program uses. */
+static void S_input(tb_vruns_case *c, const char *gpu, const S_shape *sh,
+                    double seq, double gbs, double mbs, double tp, double pp,
+                    double vpp, double dp, int zero, tb_checkpointing ck,
+                    bool sp, bool flash, bool dropout, tb_precision prec)
+{
+	tb_inputs in;
+	memset(&in, 0, sizeof in);
+	in.model.has_shape = true;
+	in.model.layers = (int64_t)sh->L;
+	in.model.hidden = (int64_t)sh->h;
+	in.model.heads = (int64_t)sh->heads;
+	in.model.kv_heads = (int64_t)sh->heads;
+	in.model.head_dim = (int64_t)(sh->h / sh->heads);
+	in.model.ffn_hidden = (int64_t)sh->ffn;
+	in.model.vocab = (int64_t)sh->V;
+	in.model.mlp = TB_MLP_PLAIN;
+	in.training.seq_len = (int64_t)seq;
+	in.training.global_batch = (int64_t)gbs;
+	in.training.micro_batch = (int64_t)mbs;
+	in.training.precision = prec;
+	in.training.optimizer = TB_OPT_ADAMW;
+	in.training.checkpointing = ck;
+	in.training.flash_attention = flash;
+	in.training.dropout = dropout;
+	in.training.attention_flops = TB_ATTN_FLOPS_FULL;
+	in.parallelism.tensor = (int64_t)tp;
+	in.parallelism.pipeline = (int64_t)pp;
+	in.parallelism.virtual_pipeline = (int64_t)vpp;
+	in.parallelism.data = (int64_t)dp;
+	in.parallelism.zero = zero;
+	in.parallelism.sequence_parallel = sp;
+	const tb_gpu *g = tb_gpus_find(gpu);
+	if (g)
+		in.hardware.gpu = *g;
+	in.hardware.count = (int64_t)(tp * pp * dp);
+	/* for the layout search: the run's tokens price nothing here (steps
+	 * are compared), the overhead is the program's default */
+	in.training.tokens = 300e9;
+	in.hardware.overhead_bytes = 2.0 * 1073741824.0;
+	in.hardware.mfu_predicted = true;
+	in.hardware.price_per_gpu_hour = 1;
+	in.hardware.pue = 1;
+	in.parallelism.context = 1;
+	in.parallelism.expert = 1;
+	c->inputs = in;
+	tb_perf_input_from(&in, &c->in);
+}
+
+static tb_vruns_case *S_new(const S_yrow *r, const char *group)
+{
+	tb_vruns_case *c = &tb_vruns_cases[tb_vruns_ncases++];
+	memset(c, 0, sizeof *c);
+	snprintf(c->id, sizeof c->id, "%s", S_get(r, "id"));
+	snprintf(c->group, sizeof c->group, "%s", group);
+	return c;
+}
+
+static const S_shape S_175B = { 12288, 96, 96, 4 * 12288, 51200 };
+static const S_shape S_530B = { 20480, 105, 128, 4 * 20480, 51200 };
+
+static void S_megatron(const S_yrow *r)
+{
+	tb_vruns_case *c = S_new(r, "Narayanan 2021 Table 1");
+	S_shape sh = { S_num(r, "hidden"), S_num(r, "layers"), S_num(r, "heads"), 0, 51200 };
+	sh.ffn = 4 * sh.h;
+	double gpus = S_num(r, "gpus"), gbs = S_num(r, "gbs"), s = S_num(r, "seq");
+	S_input(c, "a100-80gb", &sh, s, gbs, 1, S_num(r, "tp"), S_num(r, "pp"), 1,
+	        S_num(r, "dp"), 0, TB_CKPT_FULL, false, false, true, TB_PREC_FP16_MIXED);
+	c->in.overlap_dp = false;
+	double tf = S_num(r, "tflops_gpu");
+	c->published_s = S_eq3(gbs, s, sh.L, sh.h, sh.V) / (gpus * tf * 1e12);
+	S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU by Eq. (3)", tf);
+	S_say(c->assumed, sizeof c->assumed,
+	      "micro-batch 1, no interleaving (not published); fp16; gradient all-reduce after the backward (Megatron-LM 2021)");
+}
+
+static void S_korthikanti(const S_yrow *r)
+{
+	tb_vruns_case *c = S_new(r, "Korthikanti 2022 Table 5");
+	S_shape sh = { S_num(r, "hidden"), S_num(r, "layers"), S_num(r, "heads"),
+	               S_num(r, "ffn"), 51200 };
+	if (isnan(sh.ffn))
+		sh.ffn = 4 * sh.h;
+	const char *mode = S_get(r, "mode");
+	bool seqsel = mode && strcmp(mode, "seqsel") == 0;
+	double gpus = S_num(r, "gpus"), s = S_num(r, "seq");
+	double gbs = S_num(r, "gbs"), mbs = S_num(r, "mbs"), vpp = S_num(r, "vpp");
+	bool agg = isnan(gbs);
+	if (agg) {
+		/* the 2240-GPU figure: the 530B layout of Table 5 at dp 8 */
+		gbs = 2240, mbs = 1, vpp = 3, seqsel = true;
+	}
+	S_input(c, "a100-80gb", &sh, s, gbs, mbs, S_num(r, "tp"), S_num(r, "pp"), vpp,
+	        S_num(r, "dp"), 0, seqsel ? TB_CKPT_SELECTIVE : TB_CKPT_FULL, seqsel, false,
+	        true, TB_PREC_FP16_MIXED);
+	c->in.overlap_dp = false;
+	if (!agg) {
+		c->published_s = S_num(r, "step_s");
+		S_say(c->basis, sizeof c->basis, "step time %.2f s as printed", c->published_s);
+		S_say(c->assumed, sizeof c->assumed, "vocabulary 51,200, fp16 (Table 3's GPT setting)");
+	} else {
+		double mfu = S_num(r, "mfu_pct") / 100;
+		c->published_s = S_kor_model(gbs, s, sh.L, sh.h, sh.V) / (gpus * 312e12 * mfu);
+		S_say(c->basis, sizeof c->basis, "MFU %.1f%% by the paper's model-FLOPs formula",
+		      mfu * 100);
+		S_say(c->assumed, sizeof c->assumed,
+		      "global batch 2240, micro-batch 1, interleaving 3 (as ptd.530B.2240 and kor22.530B); "
+		      "shape from the group's 530B rows");
+	}
+}
+
+static void S_ptd(const S_yrow *r)
+{
+	const char *id = S_get(r, "id");
+	bool big = strstr(id, "530B") != NULL;
+	const S_shape *sh = big ? &S_530B : &S_175B;
+	bool zero3 = strncmp(id, "zero3.", 6) == 0;
+	tb_vruns_case *c = S_new(r, zero3 ? "Narayanan 2021 Table 2, ZeRO-3" : "Narayanan 2021 Table 2, PTD-P");
+	double gpus = S_num(r, "gpus"), gbs = S_num(r, "gbs"), s = S_num(r, "seq");
+	double mbs = S_num(r, "mbs");
+	bool mbs_assumed = isnan(mbs);
+	if (mbs_assumed)
+		mbs = 1;
+	double tp = S_num(r, "tp"), pp = S_num(r, "pp"), dp = S_num(r, "dp");
+	if (zero3)
+		dp = gpus;
+	S_input(c, "a100-80gb", sh, s, gbs, mbs, tp, pp, 1, dp, zero3 ? 3 : 0,
+	        TB_CKPT_FULL, false, false, true, TB_PREC_FP16_MIXED);
+	c->in.overlap_dp = zero3;
+	double tf = S_num(r, "tflops_gpu");
+	c->published_s = S_eq3(gbs, s, sh->L, sh->h, sh->V) / (gpus * tf * 1e12);
+	S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU by Eq. (3)", tf);
+	if (zero3)
+		S_say(c->assumed, sizeof c->assumed,
+		      "shape from the group comment; full recomputation (Eq. 3 counts it); "
+		      "fp16; DeepSpeed prefetches the gathers (overlap)");
+	else
+		S_say(c->assumed, sizeof c->assumed,
+		      "shape from the group comment; %sno interleaving (not published); fp16; "
+		      "gradient all-reduce after the backward",
+		      mbs_assumed ? "micro-batch 1 (null in the source), " : "");
+}
+
+static void S_mosaic(const S_yrow *r)
+{
+	tb_vruns_case *c = S_new(r, "MosaicML llm-foundry FSDP");
+	const char *id = S_get(r, "id");
+	S_shape sh = { 0, 0, 0, 0, 50368 };
+	/* the MPT configurations of llm-foundry (d_model, n_layers, n_heads;
+	 * expansion ratio 4), whose parameter counts the rows print */
+	if (strstr(id, ".70b."))
+		sh.h = 8192, sh.L = 80, sh.heads = 64;
+	else if (strstr(id, ".30b."))
+		sh.h = 7168, sh.L = 48, sh.heads = 64;
+	else if (strstr(id, ".13b."))
+		sh.h = 5120, sh.L = 40, sh.heads = 40;
+	else if (strstr(id, ".7b."))
+		sh.h = 4096, sh.L = 32, sh.heads = 32;
+	else
+		sh.h = 2048, sh.L = 24, sh.heads = 16;
+	sh.ffn = 4 * sh.h;
+	const char *gpu = strncmp(S_get(r, "gpu"), "H100", 4) == 0 ? "h100-sxm" : "a100-80gb";
+	double gpus = S_num(r, "gpus"), s = S_num(r, "seq"), gbs = S_num(r, "gbs");
+	const char *ac = S_get(r, "ac");
+	bool ckpt = ac && strcmp(ac, "true") == 0;
+	const char *prec = S_get(r, "prec");
+	bool pure = prec && strstr(prec, "PURE");
+	S_input(c, gpu, &sh, s, gbs, S_num(r, "mbs"), 1, 1, 1, gpus, 3,
+	        ckpt ? TB_CKPT_FULL : TB_CKPT_NONE, false, true, false, TB_PREC_BF16_MIXED);
+	if (pure)
+		c->in.grad_bytes = 2;
+	double tok = S_num(r, "tok_s_gpu");
+	c->published_s = gbs * s / (gpus * tok);
+	S_say(c->basis, sizeof c->basis, "%.0f tokens/s per GPU as printed", tok);
+	S_say(c->assumed, sizeof c->assumed,
+	      "MPT shape (d_model %.0f, %.0f layers, %.0f heads, vocabulary 50,368); flash attention; "
+	      "no dropout; FSDP = ZeRO-3 with prefetch%s",
+	      sh.h, sh.L, sh.heads, pure ? "; PURE reduces in bf16" : "; fp32 gradient reduction");
+}
+
+static void S_bloom(const S_yrow *r)
+{
+	tb_vruns_case *c = S_new(r, "BLOOM-176B batch ramp");
+	S_shape sh = { 14336, 70, 112, 4 * 14336, 250880 };
+	double gpus = S_num(r, "gpus"), gbs = S_num(r, "gbs"), s = S_num(r, "seq");
+	S_input(c, "a100-80gb", &sh, s, gbs, S_num(r, "mbs"), S_num(r, "tp"),
+	        S_num(r, "pp"), 1, S_num(r, "dp"), 1, TB_CKPT_FULL, false, false, false,
+	        TB_PREC_BF16_MIXED);
+	c->in.overlap_dp = false;
+	/* Jean Zay: four Omni-Path 100 Gb/s links per node of 8 (BLOOM paper,
+	 * arXiv:2211.05100, Sec. 3.4.1) */
+	c->in.hw.network_bytes_per_s = 4 * 100e9 / 8 / 8;
+	double tf = S_num(r, "tflops_gpu");
+	c->published_s = S_eq3(gbs, s, sh.L, sh.h, sh.V) / (gpus * tf * 1e12);
+	S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU by Megatron-DeepSpeed's formula (= Eq. 3)", tf);
+	S_say(c->assumed, sizeof c->assumed,
+	      "shape and vocabulary from the group comment; network 4 x 100 Gb/s per node "
+	      "(BLOOM paper Sec. 3.4.1); no dropout, no interleaving; DeepSpeed reduces after "
+	      "the pipeline flush");
+}
+
+static void S_not_scored(const S_yrow *r, const char *why)
+{
+	tb_vruns_case *c = S_new(r, "aggregate figures (tier C)");
+	c->set = TB_VRUNS_NOT_SCORED;
+	snprintf(c->why_not, sizeof c->why_not, "%s", why);
+}
+
+/* ---- the modern runs: generic rows ------------------------------------- */
+
+tb_vruns_case tb_vruns_modern[TB_VRUNS_ROWS_MAX];
+int tb_vruns_nmodern;
+
+static bool S_is(const S_yrow *r, const char *key, const char *want)
+{
+	const char *v = S_get(r, key);
+	return v && strcmp(v, want) == 0;
+}
+
+static double S_or(double v, double dflt)
+{
+	return isnan(v) ? dflt : v;
+}
+
+/* A generic row (runs.yaml's schema comment) as the program would take
+ * it: the row's card, shape, layout, framework and precision; what it
+ * leaves out completed as written into `assumed`.  A whole-run aggregate
+ * (GPU-hours for a token count) is scored where the layout, the batch and
+ * the GPU count are printed, as the mean speed it implies.  Not scored: a
+ * card the table does not have, an aggregate without its layout. */
+static void S_generic(const S_yrow *r)
+{
+	tb_vruns_case *c = &tb_vruns_modern[tb_vruns_nmodern++];
+	memset(c, 0, sizeof *c);
+	snprintf(c->id, sizeof c->id, "%s", S_get(r, "id"));
+	snprintf(c->group, sizeof c->group, "%s", S_get(r, "group") ? S_get(r, "group") : "?");
+	c->set = TB_VRUNS_HELD;
+	const char *gpu = S_get(r, "gpu");
+	const tb_gpu *g = gpu ? tb_gpus_find(gpu) : NULL;
+	double h = S_num(r, "hidden"), L = S_num(r, "layers"), heads = S_num(r, "heads");
+	double gpus = S_num(r, "gpus"), seq = S_num(r, "seq"), gbs = S_num(r, "gbs");
+	double step = S_num(r, "step_s"), tok = S_num(r, "tok_s_gpu");
+	double mfu = S_num(r, "mfu_pct") / 100, tf = S_num(r, "tflops_gpu");
+	double hours = S_num(r, "gpu_hours"), tokens = S_num(r, "tokens");
+	const char *why = NULL, *rc = S_get(r, "recompute");
+	if (!g)
+		why = "card not in the table";
+	else if (rc && strcmp(rc, "none") && strcmp(rc, "selective") && strcmp(rc, "selective-op") &&
+	         strcmp(rc, "selective-deepseek") && strcmp(rc, "full"))
+		why = "recomputation the model has no mode for (every k-th layer in full)";
+	else if (isnan(h) || isnan(L) || isnan(heads) || isnan(seq) || isnan(gbs) || isnan(gpus))
+		why = "shape, sequence or batch not published";
+	else if (isnan(step) && isnan(tok) && isnan(mfu) && isnan(tf) &&
+	         (isnan(hours) || isnan(tokens) || isnan(S_num(r, "pp"))))
+		why = "whole-run aggregate (GPU-hours) without its layout";
+	if (why) {
+		c->set = TB_VRUNS_NOT_SCORED;
+		snprintf(c->why_not, sizeof c->why_not, "%s", why);
+		return;
+	}
+	double tp = S_or(S_num(r, "tp"), 1), pp = S_or(S_num(r, "pp"), 1), cp = S_or(S_num(r, "cp"), 1);
+	double dp = S_or(S_num(r, "dp"), gpus / (tp * pp * cp));
+	double ffn = S_num(r, "ffn"), kv = S_num(r, "kv_heads");
+	bool gated = !isnan(ffn) && ffn != 4 * h;
+	tb_inputs in;
+	memset(&in, 0, sizeof in);
+	in.model.has_shape = true;
+	in.model.layers = (int64_t)L;
+	in.model.hidden = (int64_t)h;
+	in.model.heads = (int64_t)heads;
+	in.model.kv_heads = (int64_t)S_or(kv, heads);
+	in.model.head_dim = (int64_t)S_or(S_num(r, "head_dim"), h / heads);
+	in.model.ffn_hidden = (int64_t)S_or(ffn, 4 * h);
+	in.model.vocab = (int64_t)S_or(S_num(r, "vocab"), 51200);
+	in.model.mlp = gated ? TB_MLP_GATED : TB_MLP_PLAIN;
+	double experts = S_or(S_num(r, "experts"), 0);
+	if (experts > 1) {
+		double width = S_or(S_num(r, "expert_ffn"), in.model.ffn_hidden);
+		in.model.experts = (int64_t)experts;
+		in.model.experts_per_token = (int64_t)S_or(S_num(r, "top_k"), 1);
+		in.model.expert_ffn_hidden = (int64_t)width;
+		in.model.shared_ffn_hidden = (int64_t)(S_or(S_num(r, "shared_experts"), 0) * width);
+		in.model.dense_layers = (int64_t)S_or(S_num(r, "dense_layers"), 0);
+		in.model.mtp_modules = (int64_t)S_or(S_num(r, "mtp"), 0);
+		in.model.route_groups = (int64_t)S_or(S_num(r, "route_groups"), 0);
+		in.model.route_groups_per_token = (int64_t)S_or(S_num(r, "route_groups_per_token"), 0);
+		in.model.mlp = TB_MLP_GATED;    /* every mixture published since Mixtral */
+	}
+	if (S_is(r, "mla", "true")) {
+		in.model.q_lora_rank = (int64_t)S_or(S_num(r, "q_lora_rank"), 0);
+		in.model.kv_lora_rank = (int64_t)S_or(S_num(r, "kv_lora_rank"), 512);
+		in.model.qk_nope_dim = (int64_t)S_or(S_num(r, "qk_nope_dim"), 128);
+		in.model.qk_rope_dim = (int64_t)S_or(S_num(r, "qk_rope_dim"), 64);
+		in.model.v_head_dim = (int64_t)S_or(S_num(r, "v_head_dim"), 128);
+	}
+	in.training.seq_len = (int64_t)seq;
+	in.training.global_batch = (int64_t)gbs;
+	in.training.micro_batch = (int64_t)S_or(S_num(r, "mbs"), 1);
+	in.training.precision = S_is(r, "precision", "fp8") ? TB_PREC_FP8_MIXED : TB_PREC_BF16_MIXED;
+	in.training.optimizer = TB_OPT_ADAMW;
+	in.training.checkpointing = S_is(r, "recompute", "full") ? TB_CKPT_FULL
+	                            : S_is(r, "recompute", "selective") || S_is(r, "recompute", "selective-op") ||
+	                              S_is(r, "recompute", "selective-deepseek")
+	                            ? TB_CKPT_SELECTIVE : TB_CKPT_NONE;
+	/* selective-op: PyTorch's per-op policy as torchtitan writes it;
+	 * selective-deepseek: DeepSeek-V3's norms, MLA up-projections and
+	 * MoE SwiGLU */
+	in.training.selective_policy = S_is(r, "recompute", "selective-op") ? TB_SELECTIVE_OP
+	                               : S_is(r, "recompute", "selective-deepseek") ? TB_SELECTIVE_DEEPSEEK
+	                               : TB_SELECTIVE_ATTENTION;
+	/* full of part of the layers: Megatron-LM's block method, or
+	 * torchtitan's every k-th layer written as its count */
+	in.training.recompute_layers = (int64_t)S_or(S_num(r, "recompute_layers"), 0);
+	in.training.flash_attention = true;
+	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
+	in.parallelism.tensor = (int64_t)tp;
+	in.parallelism.pipeline = (int64_t)pp;
+	in.parallelism.virtual_pipeline = (int64_t)S_or(S_num(r, "vpp"), 1);
+	in.parallelism.context = (int64_t)cp;
+	in.parallelism.expert = (int64_t)S_or(S_num(r, "ep"), 1);
+	in.parallelism.overlap_ep = S_is(r, "overlap_ep", "true");
+	in.parallelism.overlap_tp = S_is(r, "overlap_tp", "true");
+	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
+	in.parallelism.expert_tensor = (int64_t)S_or(S_num(r, "etp"), 0);
+	in.parallelism.dispatcher = S_is(r, "dispatcher", "deepep") ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
+	in.parallelism.data = (int64_t)dp;
+	in.parallelism.zero = (int)S_or(S_num(r, "zero"), 0);
+	in.parallelism.shard_group = (int64_t)S_or(S_num(r, "shard_group"), 0);
+	/* "ZeRO-2" under Megatron-LM is its distributed optimizer: the
+	 * gradients accumulate whole and are reduce-scattered once a step */
+	bool distopt = S_is(r, "framework", "megatron") && in.parallelism.zero == 2;
+	if (distopt)
+		in.parallelism.zero = 1;
+	in.parallelism.sequence_parallel = tp > 1;
+	in.parallelism.framework = S_is(r, "framework", "megatron") ? TB_FW_MEGATRON
+	                           : S_is(r, "framework", "deepspeed") ? TB_FW_DEEPSPEED
+	                           : S_is(r, "framework", "fsdp") ? TB_FW_FSDP : TB_FW_ANY;
+	in.hardware.gpu = *g;
+	/* a card held below its TDP, and its memory's bandwidth, where the
+	 * source gives them (Meta's Grand Teton H100: 500 W, HBM2e 2.4 TB/s) */
+	double cap = S_num(r, "power_w"), hbm = S_num(r, "hbm_tbs");
+	if (!isnan(cap))
+		in.hardware.power_limit_w = cap;
+	if (!isnan(hbm))
+		in.hardware.gpu.bandwidth_bytes_per_s = hbm * 1e12;
+	in.hardware.count = (int64_t)gpus;
+	in.training.tokens = 300e9;
+	in.hardware.overhead_bytes = 2.0 * 1073741824.0;
+	in.hardware.mfu_predicted = true;
+	c->inputs = in;
+	tb_perf_input_from(&in, &c->in);
+	tb_perf_result res;
+	tb_perf_predict(&c->in, NULL, &res);
+	double peak = c->in.hw.peak_flops;
+	const char *conv = S_get(r, "conv");
+	if (!isnan(step)) {
+		c->published_s = step;
+		S_say(c->basis, sizeof c->basis, "step %.3g s as printed", step);
+	} else if (!isnan(tok)) {
+		c->published_s = gbs * seq / (gpus * tok);
+		S_say(c->basis, sizeof c->basis, "%.0f tokens/s per GPU as printed", tok);
+	} else if (!isnan(mfu)) {
+		/* the source's convention is rarely printed: taken as the
+		 * model's own count (6N plus causal attention) over the
+		 * precision's dense peak */
+		c->published_s = res.model_flops_per_step / (gpus * mfu * peak);
+		S_say(c->basis, sizeof c->basis, "MFU %.1f%% (%s), on our model FLOP count", 100 * mfu,
+		      conv ? conv : "convention not printed");
+	} else if (!isnan(tf)) {
+		c->published_s = res.model_flops_per_step / (gpus * tf * 1e12);
+		S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU (%s), on our model FLOP count", tf,
+		      conv ? conv : "convention not printed");
+	} else {
+		/* the whole stage's mean: batch ramp, failures and restarts in */
+		c->published_s = gbs * seq * hours * 3600 / (gpus * tokens);
+		S_say(c->basis, sizeof c->basis, "%.4gM GPU-hours for %.3gT tokens (the whole stage's mean)",
+		      hours / 1e6, tokens / 1e12);
+	}
+	S_say(c->assumed, sizeof c->assumed, "%s%s%s%s%s%s", gated ? "gated MLP (ffn not 4h)" : "plain MLP",
+	      distopt ? "; ZeRO-2 as Megatron's distributed optimizer (ZeRO-1)" : "",
+	      isnan(S_num(r, "mbs")) ? "; micro-batch 1" : "",
+	      S_get(r, "recompute") ? "" : "; no recomputation",
+	      tp > 1 ? "; sequence parallel" : "", "; flash attention, no dropout");
+}
+
+/* Every row of the file becomes a case; the split is by position within
+ * the group. */
+void tb_vruns_build(void)
+{
+	char last_group[48] = "";
+	int pos = 0;
+	for (int i = 0; i < tb_vruns_nrows; i++) {
+		const S_yrow *r = &S_y[i];
+		const char *id = S_get(r, "id");
+		if (!id)
+			continue;
+		const char *kind = S_get(r, "kind");
+		if (kind && strcmp(kind, "generic") == 0) {
+			S_generic(r);
+			continue;
+		}
+		int before = tb_vruns_ncases;
+		if (strncmp(id, "meg21.", 6) == 0)
+			S_megatron(r);
+		else if (strncmp(id, "kor22.", 6) == 0)
+			S_korthikanti(r);
+		else if (strncmp(id, "ptd.", 4) == 0 || strncmp(id, "zero3.", 6) == 0)
+			S_ptd(r);
+		else if (strncmp(id, "mpt.", 4) == 0)
+			S_mosaic(r);
+		else if (strncmp(id, "bloom.", 6) == 0)
+			S_bloom(r);
+		else if (strncmp(id, "palm.", 5) == 0)
+			S_not_scored(r, "TPU v4 and no layout: MFU only");
+		else if (strncmp(id, "opt.", 4) == 0)
+			S_not_scored(r, "no layout, batch or FLOP convention (\"up to\")");
+		else
+			S_not_scored(r, "H100 96GB 500 W variant, sequence length not published");
+		if (tb_vruns_ncases == before)
+			continue;
+		tb_vruns_case *c = &tb_vruns_cases[tb_vruns_ncases - 1];
+		if (c->set == TB_VRUNS_NOT_SCORED)
+			continue;
+		if (strcmp(c->group, last_group) != 0) {
+			snprintf(last_group, sizeof last_group, "%s", c->group);
+			pos = 0;
+		}
+		pos++;
+		c->set = pos % 2 == 1 ? TB_VRUNS_FIT : TB_VRUNS_HELD;
+	}
+}
+
+/* A modern row that can show a constant the older runs cannot: a card
+ * held below its TDP (power_exponent), or ZeRO-3 under FSDP or
+ * Megatron-FSDP on a card whose efficiencies were measured
+ * (fsdp_overlap_cost; on a card with assumed ones the compute's own
+ * error would be fitted as communication). */
+static bool S_modern_fits(const tb_vruns_case *c)
+{
+	bool fsdp = c->in.zero >= 3 && (c->in.framework == TB_FW_FSDP ||
+	                                 c->in.framework == TB_FW_MEGATRON);
+	return c->in.hw.power_fraction < 1 ||
+	       (fsdp && c->in.overlap_dp && !tb_gpus_node(c->inputs.hardware.gpu.name)->efficiency_assumed);
+}
+
+/* Those rows fit power_exponent and fsdp_overlap_cost: within each group,
+ * in file order, the first, third, ... of them are its fit set and the
+ * rest stay held out. */
+void tb_vruns_modern_split(void)
+{
+	for (int i = 0; i < tb_vruns_nmodern; i++) {
+		tb_vruns_case *c = &tb_vruns_modern[i];
+		if (c->set != TB_VRUNS_HELD || !S_modern_fits(c))
+			continue;
+		int pos = 0;
+		for (int j = 0; j < i; j++)
+			if (tb_vruns_modern[j].set != TB_VRUNS_NOT_SCORED && S_modern_fits(&tb_vruns_modern[j]) &&
+			    strcmp(tb_vruns_modern[j].group, c->group) == 0)
+				pos++;
+		c->set = pos % 2 == 0 ? TB_VRUNS_FIT : TB_VRUNS_HELD;
+	}
+}
