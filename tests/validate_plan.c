@@ -126,7 +126,7 @@ static const struct { const char *group, *why; } S_plan_why[] = {
 void tb_vplan_write(FILE *f)
 {
 	fprintf(f, "## The layout search against the published layouts\n\n"
-	           "Written by `make validate` (tests/validate_perf.c): for each run above, "
+	           "Written by `make validate` (tests/validate_plan.c): for each run above, "
 	           "`tb_plan_search` (src/plan.c, docs/plan.md) over every layout of the run's GPU "
 	           "count and global batch on its card, with the run's node and framework settings "
 	           "(the perf inputs of the table above), ranked by predicted step time. First within "
