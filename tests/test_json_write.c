@@ -58,6 +58,41 @@ Test(json_write, numbers_are_printf)
 	}
 }
 
+/* Where the digits are made without printf (1e-5 to 1e15): any double
+ * there, log-uniform; beside each power of ten; and exact ties, where
+ * printf rounds the half to even: a whole number of 13 to 15 digits plus
+ * an eighth, a quarter or a half has its 5 at the 16th, 17th or 18th
+ * significant digit. */
+Test(json_write, digits_without_printf_are_printf)
+{
+	uint64_t x = 0xD1B54A32D192ED03u;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double u = (double)(x >> 11) / 9007199254740992.0;
+		double v = pow(10, -5.5 + 21 * u);
+		S_expect(x & 1 ? -v : v);
+	}
+	for (int j = -6; j <= 16; j++) {
+		double t = pow(10, j);
+		double near[] = { t, nextafter(t, 0), nextafter(t, INFINITY),
+		                  nextafter(nextafter(t, 0), 0), nextafter(nextafter(t, INFINITY), INFINITY) };
+		for (size_t k = 0; k < sizeof near / sizeof near[0]; k++)
+			S_expect(near[k]);
+	}
+	const double frac[] = { 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875 };
+	for (int i = 0; i < 3000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int digits = 13 + i % 3;
+		double lo = pow(10, digits - 1);
+		double M = lo + (double)(x % (uint64_t)(9 * lo));
+		S_expect(M + frac[(x >> 40) % 7]);
+	}
+}
+
 Test(json_write, non_finite_is_null)
 {
 	tb_buf b;
