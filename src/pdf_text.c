@@ -37,6 +37,15 @@ void tb_pdf_sanitize(tb_buf *out, const char *s, size_t len)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < len) {
+		/* a run of printable ASCII, most of any text, is kept as it is */
+		size_t r = i;
+		while (r < len && u[r] >= 0x20 && u[r] < 0x7F)
+			r++;
+		if (r > i) {
+			tb_buf_put(out, s + i, r - i);
+			i = r;
+			continue;
+		}
 		bool ok;
 		size_t n = S_seq_len(u + i, len - i, &ok);
 		if (!ok) {
@@ -159,21 +168,22 @@ void tb_pdf_para_add_verbatim(tb_pdf_para *p, unsigned style, const char *s,
 		size_t j = i;
 		while (j < len && s[j] != '\n')
 			j++;
-		tb_buf line;
-		tb_buf_init(&line);
-		for (size_t k = i; k < j; k++) {
-			if (s[k] == '\t')
-				tb_buf_puts(&line, "    ");
-			else if (s[k] != '\r')
-				tb_buf_putc(&line, s[k]);
-		}
-		if (line.len) {
-			S_add_word(p, style, line.ptr, line.len);
+		if (!memchr(s + i, '\t', j - i) && !memchr(s + i, '\r', j - i)) {
+			/* nothing to expand or drop: the line as it is (an empty
+			 * one still takes a line, as a zero-width piece) */
+			S_add_word(p, style, s + i, j - i);
 		} else {
-			/* an empty line still takes a line: a zero-width piece */
-			S_add_word(p, style, "", 0);
+			tb_buf line;
+			tb_buf_init(&line);
+			for (size_t k = i; k < j; k++) {
+				if (s[k] == '\t')
+					tb_buf_puts(&line, "    ");
+				else if (s[k] != '\r')
+					tb_buf_putc(&line, s[k]);
+			}
+			S_add_word(p, style, line.len ? line.ptr : "", line.len);
+			tb_buf_release(&line);
 		}
-		tb_buf_release(&line);
 		if (j < len)
 			p->pending_newline = true;
 		i = j + 1;
