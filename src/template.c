@@ -96,6 +96,15 @@ void tb_template_put_utf8(tb_buf *out, const char *s, size_t len)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < len) {
+		/* a run of ASCII other than NUL, most of any text, as it is */
+		size_t r = i;
+		while (r < len && u[r] != 0 && u[r] < 0x80)
+			r++;
+		if (r > i) {
+			tb_buf_put(out, s + i, r - i);
+			i = r;
+			continue;
+		}
 		/* a NUL is no more text than a bad byte */
 		size_t k = u[i] ? tb_utf8_seq(u + i, len - i, NULL) : 0;
 		if (k == 0) {
