@@ -32,13 +32,20 @@ static void S_expect(double v)
 	tb_buf_release(&b);
 }
 
+/* Marsaglia's xorshift64: the same values on every machine. */
+static uint64_t S_xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
 Test(json_write, numbers_are_printf)
 {
 	uint64_t x = 0x9E3779B97F4A7C15u;
 	for (int i = 0; i < 300000; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		S_xorshift(&x);
 		int e = (int)(x % 30) - 12;
 		int digits = 1 + (int)((x >> 6) % 17);
 		double m = (double)(x >> 11) / 9007199254740992.0;
@@ -67,9 +74,7 @@ Test(json_write, digits_without_printf_are_printf)
 {
 	uint64_t x = 0xD1B54A32D192ED03u;
 	for (int i = 0; i < 200000; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		S_xorshift(&x);
 		double u = (double)(x >> 11) / 9007199254740992.0;
 		double v = pow(10, -5.5 + 21 * u);
 		S_expect(x & 1 ? -v : v);
@@ -83,9 +88,7 @@ Test(json_write, digits_without_printf_are_printf)
 	}
 	const double frac[] = { 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875 };
 	for (int i = 0; i < 3000; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		S_xorshift(&x);
 		int digits = 13 + i % 3;
 		double lo = pow(10, digits - 1);
 		double M = lo + (double)(x % (uint64_t)(9 * lo));
