@@ -1,4 +1,4 @@
-/* pdf_deflate.c: page streams deflated by whichever thread is free
+/* pdf_deflate.c: a PDF's streams deflated by whichever thread is free
  * (pdf_deflate.h). */
 #include "pdf_deflate.h"
 
@@ -11,21 +11,21 @@
 #include "trainbudget/xalloc.h"
 
 typedef struct {
-	const char *data;       /* the page's bytes, unchanged once offered */
+	const char *data;       /* the stream's bytes, unchanged once offered */
 	size_t len;
 	int level;
 	unsigned char *z;
 	size_t zlen;
 	bool done;
-} S_page;
+} S_stream;
 
 struct tb_pdf_helper {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;      /* a page done or offered, the last offered, or closed */
-	S_page *page;
-	size_t n, cap, next;    /* pages offered; the first nobody started */
-	size_t busy;            /* pages being deflated now */
-	bool all, closed;       /* every page offered; no more taken */
+	pthread_cond_t cv;      /* a stream done or offered, the last offered, or closed */
+	S_stream *stream;
+	size_t n, cap, next;    /* streams offered; the first nobody started */
+	size_t busy;            /* streams being deflated now */
+	bool all, closed;       /* every stream offered; no more taken */
 	struct libdeflate_compressor *own;      /* the back end's, at own_level */
 	int own_level;
 };
@@ -43,8 +43,8 @@ void tb_pdf_helper_free(tb_pdf_helper *h)
 	if (!h)
 		return;
 	for (size_t i = 0; i < h->n; i++)
-		free(h->page[i].z);
-	free(h->page);
+		free(h->stream[i].z);
+	free(h->stream);
 	libdeflate_free_compressor(h->own);
 	pthread_cond_destroy(&h->cv);
 	pthread_mutex_destroy(&h->mu);
@@ -55,9 +55,9 @@ size_t tb_pdf_helper_add(tb_pdf_helper *h, const char *data, size_t len, int lev
 {
 	pthread_mutex_lock(&h->mu);
 	/* the array moves as it grows: a deflate in progress holds its
-	 * page's bytes, not a pointer into it */
-	h->page = tb_xgrow(h->page, &h->cap, h->n + 1, sizeof *h->page, 16);
-	h->page[h->n] = (S_page){ .data = data, .len = len, .level = level };
+	 * stream's bytes, not a pointer into it */
+	h->stream = tb_xgrow(h->stream, &h->cap, h->n + 1, sizeof *h->stream, 16);
+	h->stream[h->n] = (S_stream){ .data = data, .len = len, .level = level };
 	size_t i = h->n++;
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
@@ -72,7 +72,7 @@ void tb_pdf_helper_all_added(tb_pdf_helper *h)
 	pthread_mutex_unlock(&h->mu);
 }
 
-/* Deflates page i, claimed under the lock, outside it. */
+/* Deflates stream i, claimed under the lock, outside it. */
 static void S_deflate(tb_pdf_helper *h, struct libdeflate_compressor *c, const char *data,
                       size_t len, size_t i)
 {
@@ -89,22 +89,22 @@ static void S_deflate(tb_pdf_helper *h, struct libdeflate_compressor *c, const c
 		}
 	}
 	pthread_mutex_lock(&h->mu);
-	h->page[i].z = z;
-	h->page[i].zlen = zlen;
-	h->page[i].done = true;
+	h->stream[i].z = z;
+	h->stream[i].zlen = zlen;
+	h->stream[i].done = true;
 	h->busy--;
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
 }
 
-/* Claims the front page nobody started (the lock held, a page left). */
+/* Claims the front stream nobody started (the lock held, one left). */
 static size_t S_claim(tb_pdf_helper *h, const char **data, size_t *len, int *level)
 {
 	size_t i = h->next++;
 	h->busy++;
-	*data = h->page[i].data;
-	*len = h->page[i].len;
-	*level = h->page[i].level;
+	*data = h->stream[i].data;
+	*len = h->stream[i].len;
+	*level = h->stream[i].level;
 	return i;
 }
 
@@ -147,9 +147,9 @@ void tb_pdf_helper_work(tb_pdf_helper *h)
 const unsigned char *tb_pdf_helper_take(tb_pdf_helper *h, size_t i, size_t *zlen)
 {
 	pthread_mutex_lock(&h->mu);
-	while (!h->page[i].done) {
+	while (!h->stream[i].done) {
 		if (h->next < h->n) {
-			/* the front page nobody started: this thread's */
+			/* the front stream nobody started: this thread's */
 			const char *data;
 			size_t len;
 			int level;
@@ -161,8 +161,8 @@ const unsigned char *tb_pdf_helper_take(tb_pdf_helper *h, size_t i, size_t *zlen
 			pthread_cond_wait(&h->cv, &h->mu);
 		}
 	}
-	*zlen = h->page[i].zlen;
-	const unsigned char *z = h->page[i].z;
+	*zlen = h->stream[i].zlen;
+	const unsigned char *z = h->stream[i].z;
 	pthread_mutex_unlock(&h->mu);
 	return z;
 }
@@ -172,7 +172,7 @@ void tb_pdf_helper_close(tb_pdf_helper *h)
 	pthread_mutex_lock(&h->mu);
 	h->closed = true;
 	pthread_cond_broadcast(&h->cv);
-	/* the pages' bytes are freed after this: no deflate may still read
+	/* the streams' bytes are freed after this: no deflate may still read
 	 * them */
 	while (h->busy > 0)
 		pthread_cond_wait(&h->cv, &h->mu);

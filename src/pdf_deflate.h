@@ -36,13 +36,13 @@ size_t tb_pdf_helper_add(tb_pdf_helper *h, const char *data, size_t len, int lev
 void tb_pdf_helper_all_added(tb_pdf_helper *h);
 
 /* Stream i's deflated bytes (the helper keeps them; NULL with *zlen 0 when
- * deflate failed, and the page is then stored as it is).  Deflates pages
- * itself while the one it needs is not done. */
+ * deflate failed, and the stream is then stored as it is).  Deflates
+ * streams itself while the one it needs is not done. */
 const unsigned char *tb_pdf_helper_take(tb_pdf_helper *h, size_t i, size_t *zlen);
 
-/* No more pages will be taken: a waiting tb_pdf_helper_work returns
- * (also when not every page was offered: the document failed).  Returns once no
- * page is being deflated, so the offered bytes may then be freed. */
+/* No more streams will be taken: a waiting tb_pdf_helper_work returns
+ * (also when not every stream was offered: the document failed).  Returns
+ * once none is being deflated, so the offered bytes may then be freed. */
 void tb_pdf_helper_close(tb_pdf_helper *h);
 
 #endif

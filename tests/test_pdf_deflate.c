@@ -1,5 +1,5 @@
-/* test_pdf_deflate.c: the page streams deflated by whichever thread is
- * free (src/pdf_deflate.c) are libdeflate's bytes for each page, whoever
+/* test_pdf_deflate.c: the streams deflated by whichever thread is free
+ * (src/pdf_deflate.c) are libdeflate's bytes for each stream, whoever
  * compressed it and whenever it was offered, and a helper never outlives
  * or blocks the document. */
 #include <criterion/criterion.h>
