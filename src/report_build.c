@@ -38,8 +38,10 @@ void tb_rfmt(tb_buf *o, tb_rfilter f, double v, const char *currency)
 	case TB_RF_NFILTERS:
 		if (fabs(v) >= 1e6 || (v != 0 && fabs(v) < 1e-3))
 			tb_fmt_sci(o, v, 3, false);
+		else if (v == 0 && signbit(v))
+			tb_buf_puts(o, "-0");   /* as "%.0f" writes it */
 		else if (v == floor(v))
-			tb_buf_printf(o, "%.0f", v);
+			tb_buf_int(o, (long long)v);    /* below 1e6: "%.0f"'s digits */
 		else
 			tb_fmt_sig(o, v, 3);
 		break;

@@ -58,7 +58,8 @@ void tb_rderiv_fill(tb_derivation *dv, const tb_deriv *src, const char *currency
 	dv->formula = tb_rstrf("%s = %s", sym, formula);
 	tb_buf o;
 	tb_buf_init(&o);
-	tb_buf_printf(&o, "%s = ", sym);
+	tb_buf_puts(&o, sym);
+	tb_buf_puts(&o, " = ");
 	for (size_t i = 0; formula[i];) {
 		if (!S_id_start(formula[i]) || (i > 0 && S_id_char(formula[i - 1]))) {
 			tb_buf_putc(&o, formula[i++]);
@@ -96,22 +97,30 @@ void tb_rderiv_fill(tb_derivation *dv, const tb_deriv *src, const char *currency
 		i = j;
 	}
 	dv->substituted = tb_buf_detach(&o, NULL);
-	tb_buf_printf(&o, "%s = ", sym);
+	tb_buf_puts(&o, sym);
+	tb_buf_puts(&o, " = ");
 	S_num(&o, src->result);
 	const char *unit = S_unit(src->unit, currency);
-	if (unit && *unit)
-		tb_buf_printf(&o, " %s", unit);
+	if (unit && *unit) {
+		tb_buf_putc(&o, ' ');
+		tb_buf_puts(&o, unit);
+	}
 	dv->result = tb_buf_detach(&o, NULL);
 	dv->source = tb_xstrdup(src->source ? src->source : "");
 	dv->nwhere = (size_t)nv;
 	dv->where = tb_xcalloc(dv->nwhere ? dv->nwhere : 1, sizeof *dv->where);
 	for (int k = 0; k < nv; k++) {
 		const tb_deriv_var *v = &src->vars[k];
-		tb_buf_printf(&o, "%s: %s = ", v->sym ? v->sym : "?", v->meaning ? v->meaning : "");
+		tb_buf_puts(&o, v->sym ? v->sym : "?");
+		tb_buf_puts(&o, ": ");
+		tb_buf_puts(&o, v->meaning ? v->meaning : "");
+		tb_buf_puts(&o, " = ");
 		S_num(&o, v->value);
 		const char *vu = S_unit(v->unit, currency);
-		if (vu && *vu)
-			tb_buf_printf(&o, " %s", vu);
+		if (vu && *vu) {
+			tb_buf_putc(&o, ' ');
+			tb_buf_puts(&o, vu);
+		}
 		dv->where[k] = tb_buf_detach(&o, NULL);
 	}
 	tb_buf_release(&o);
