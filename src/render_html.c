@@ -65,14 +65,19 @@ static void S_esc(tb_buf *o, const char *s)
 	tb_buf clean;
 	tb_buf_init(&clean);
 	tb_template_put_utf8(&clean, s ? s : "", s ? strlen(s) : 0);
-	for (const char *p = clean.ptr; *p; p++) {
-		switch (*p) {
+	for (const char *p = clean.ptr;;) {
+		/* what needs no escape, most of it, as one copy */
+		size_t n = strcspn(p, "&<>\"'");
+		tb_buf_put(o, p, n);
+		p += n;
+		if (!*p)
+			break;
+		switch (*p++) {
 		case '&': tb_buf_puts(o, "&amp;"); break;
 		case '<': tb_buf_puts(o, "&lt;"); break;
 		case '>': tb_buf_puts(o, "&gt;"); break;
 		case '"': tb_buf_puts(o, "&quot;"); break;
-		case '\'': tb_buf_puts(o, "&#39;"); break;
-		default: tb_buf_putc(o, *p); break;
+		default: tb_buf_puts(o, "&#39;"); break;
 		}
 	}
 	tb_buf_release(&clean);
