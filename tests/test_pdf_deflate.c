@@ -11,6 +11,7 @@
 #include <libdeflate.h>
 
 #include "pdf_deflate.h"
+#include "pdf_write.h"
 
 #define S_PAGES 40
 
@@ -105,4 +106,59 @@ Test(pdf_deflate, close_without_offer_releases_the_helper)
 	tb_pdf_helper_close(h);
 	pthread_join(th, NULL);
 	tb_pdf_helper_free(h);
+}
+
+/* A file whose streams are written later (tb_pdfw_stream_later): the same
+ * bytes with a helper thread deflating them, with one that never comes
+ * (the writer's thread takes them), and with none (deflated at finish). */
+static void S_later_file(tb_pdf_helper *h, tb_buf *out)
+{
+	char *data[S_PAGES];
+	size_t len[S_PAGES];
+	S_pages(data, len);
+	tb_pdfw w;
+	tb_pdfw_init(&w, 6);
+	w.helper = h;
+	unsigned root = tb_pdfw_alloc(&w);
+	tb_pdfw_obj(&w, root, "<< /Type /Catalog >>", 20);
+	for (int i = 0; i < S_PAGES; i++) {
+		unsigned num = tb_pdfw_alloc(&w);
+		tb_pdfw_stream_later(&w, num, i % 2 ? "/Length1 7" : "", data[i], len[i], S_level(i));
+		free(data[i]);  /* the writer keeps its own copy */
+	}
+	tb_buf_init(out);
+	tb_pdfw_finish(&w, root, 0, out);
+	if (h) {
+		tb_pdf_helper_all_added(h);
+		tb_pdf_helper_close(h);
+	}
+	tb_pdfw_release(&w);
+}
+
+Test(pdf_deflate, streams_written_later_same_file)
+{
+	tb_buf none, alone, helped;
+	S_later_file(NULL, &none);
+	tb_pdf_helper *h = tb_pdf_helper_new();
+	S_later_file(h, &alone);
+	tb_pdf_helper_free(h);
+	h = tb_pdf_helper_new();
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, S_work, h), 0);
+	S_later_file(h, &helped);
+	pthread_join(th, NULL);
+	tb_pdf_helper_free(h);
+	cr_assert_gt(none.len, 1000);
+	cr_assert_eq(none.len, alone.len);
+	cr_assert_eq(none.len, helped.len);
+	cr_expect_eq(memcmp(none.ptr, alone.ptr, none.len), 0);
+	cr_expect_eq(memcmp(none.ptr, helped.ptr, none.len), 0);
+	/* each stream in the file deflated (an empty one stored as it is) */
+	size_t flate = 0;
+	for (size_t i = 0; i + 12 <= none.len; i++)
+		flate += memcmp(none.ptr + i, "/FlateDecode", 12) == 0;
+	cr_expect_eq(flate, S_PAGES - 1 + 2, "%zu", flate);   /* and the xref, the object stream */
+	tb_buf_release(&none);
+	tb_buf_release(&alone);
+	tb_buf_release(&helped);
 }
