@@ -96,10 +96,14 @@ typedef struct tb_mem_share {
 	tb_mem_pair train, frozen, quant;
 } tb_mem_share;
 /* The first, a middle (the second) and the last stage's shares; their
- * layers in layers[i] (tb_perf_stage_split; all 0 when the model has only
- * a count, whose parameters are then spread evenly). */
-void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
-                      tb_mem_share share[3], int64_t layers[3]);
+ * layers in layers[i] (tb_perf_stage_split, or the layout's where `pl`
+ * is for p ranks; all 0 when the model has only a count, whose parameters
+ * are then spread evenly) and their MTP modules in mtp[i].  Under a
+ * layout the middle stage is a bound on every middle rank: the most
+ * layers any holds, with the MTP modules if one holds them. */
+void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t t, int64_t et,
+                      int64_t p, int64_t e, tb_mem_share share[3], int64_t layers[3],
+                      double mtp[3]);
 /* Weights (frozen ones included) + gradients + master weights + optimizer
  * state of one GPU; grads_whole (FSDP's no_sync) keeps the gradients
  * unsharded. */
@@ -131,7 +135,7 @@ typedef struct tb_mem_fit {
 	 * recomputation's); recompute_layers 0: every layer act_layer_b1 */
 	int64_t recompute_layers;
 	double act_keep_b1;
-	double mtp;             /* MTP modules on the last stage (tb_mem_model) */
+	double mtp[3];          /* MTP modules on each stage (tb_memory_shares) */
 	int64_t p, v, d, gb;
 	double other;           /* hardware.overhead_bytes */
 } tb_mem_fit;

@@ -192,8 +192,9 @@ static void S_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 	for (int i = 0; i < 3; i++) {
 		int64_t chunks, emb;
 		S_inflight_m(c->p, c->v, nmb, S_rank(c->p, i), &chunks, &emb);
-		/* the MTP modules' layers and logits with the head */
-		double mtp = c->p <= 1 || i == 2 ? c->mtp : 0;
+		/* the MTP modules' layers and logits, with the head or where a
+		 * layout puts them */
+		double mtp = c->mtp[i];
 		double layers_b = (c->layers[i] + mtp) * c->act_layer_b1 * b;
 		if (c->recompute_layers > 0) {
 			int64_t n = (int64_t)c->layers[i];
@@ -218,6 +219,8 @@ static void S_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 			act[i] += c->emb_b1 * b * (double)emb;
 		if (i == 2)
 			act[i] += logits_b;
+		else if (mtp > 0)
+			act[i] += c->logits_b1 * b * mtp;
 	}
 }
 
@@ -342,10 +345,29 @@ static tb_mem_pair S_layers_pair(tb_mem_pair per_layer, double ls, double t, dou
 	return r;
 }
 
-void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, int64_t e,
-                      tb_mem_share share[3], int64_t layers[3])
+/* A layout's layers and MTP modules per stage class; false: none for p. */
+static bool S_layout_split(const tb_pipe_layout *pl, int64_t p, int64_t layers[3], double mtp[3])
+{
+	if (!pl || p <= 1 || pl->pipeline != p)
+		return false;
+	layers[0] = pl->first.layers, mtp[0] = (double)pl->first.mtp;
+	layers[2] = pl->last.layers, mtp[2] = (double)pl->last.mtp;
+	layers[1] = 0, mtp[1] = 0;
+	for (int i = 0; i < pl->n_middle; i++) {
+		if (pl->middle[i].layers > layers[1])
+			layers[1] = pl->middle[i].layers;
+		if (pl->middle[i].mtp > mtp[1])
+			mtp[1] = (double)pl->middle[i].mtp;
+	}
+	return true;
+}
+
+void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t t, int64_t et,
+                      int64_t p, int64_t e, tb_mem_share share[3], int64_t layers[3],
+                      double mtp[3])
 {
 	memset(share, 0, 3 * sizeof *share);
+	mtp[0] = mtp[1] = mtp[2] = 0;
 	if (!mm->by_stage) {
 		for (int i = 0; i < 3; i++) {
 			share[i].train.dense = S_div(mm->trained_total, (double)(t * p));
@@ -354,13 +376,16 @@ void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, 
 		}
 		return;
 	}
-	tb_perf_stage_split(mm->layers, p, layers);
+	/* an MTP module's layer rides with the head, or where a layout puts
+	 * it; its projection (2h x h) is left out, under 1% of the layer */
+	if (!S_layout_split(pl, p, layers, mtp)) {
+		tb_perf_stage_split(mm->layers, p, layers);
+		for (int i = 0; i < 3; i++)
+			mtp[i] = (p <= 1 ? i == 0 : i == 2) ? mm->mtp : 0;
+	}
 	double td = (double)t, ete = (double)et * (double)e;
 	for (int i = 0; i < 3; i++) {
-		/* an MTP module's layer rides with the head; its projection
-		 * (2h x h) is left out, under 1% of the layer */
-		bool head = p <= 1 ? i == 0 : i == 2;
-		double ls = (double)layers[i] + (head ? mm->mtp : 0);
+		double ls = (double)layers[i] + mtp[i];
 		share[i].train = S_layers_pair(mm->train, ls, td, ete);
 		share[i].frozen = S_layers_pair(mm->frozen, ls, td, ete);
 		share[i].quant = S_layers_pair(mm->quant, ls, td, ete);
@@ -381,8 +406,10 @@ void tb_memory_shares(const tb_mem_model *mm, int64_t t, int64_t et, int64_t p, 
 		if (p > 1)
 			l->dense += last;
 	}
-	if (p <= 1)
+	if (p <= 1) {
 		share[1] = share[2] = share[0];
+		mtp[1] = mtp[2] = mtp[0];
+	}
 }
 
 double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,
@@ -486,7 +513,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	/* ---- partition: the first, a middle and the last stage ---------- */
 	tb_mem_share share[3];
 	int64_t split[3];
-	tb_memory_shares(&mm, t, et, p, e, share, split);
+	double c_mtp[3];
+	tb_memory_shares(&mm, &par->layout, t, et, p, e, share, split, c_mtp);
 
 	/* ---- activations ------------------------------------------------ */
 	tb_mem_fit c = {0};
@@ -495,7 +523,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	c.d = d;
 	c.gb = tr->global_batch;
 	c.other = in->hardware.overhead_bytes;
-	c.mtp = mm.mtp;
+	memcpy(c.mtp, c_mtp, sizeof c.mtp);
 	tb_mem_items items[3];
 	for (int i = 0; i < 3; i++) {
 		c.layers[i] = (double)split[i];

@@ -113,6 +113,30 @@ int64_t tb_perf_dense_count(const tb_perf_input *in)
 	return tb_perf_clamp(in->dense_layers, 0, in->layers);
 }
 
+/* in's pipeline layout where it is for in's pipeline; NULL: the even
+ * split.  The virtual size is not compared: a floor asks at another. */
+static inline const tb_pipe_layout *S_layout(const tb_perf_input *in, int64_t pi)
+{
+	const tb_pipe_layout *l = in->layout;
+	return l && pi > 1 && l->pipeline == pi ? l : NULL;
+}
+
+/* The layers full recomputation of recompute_layers a chunk redoes, over
+ * every rank. */
+static int64_t S_recomputed(const S_ctx *x, int64_t v)
+{
+	const tb_perf_input *in = x->in;
+	const tb_pipe_layout *pl = S_layout(in, x->pi);
+	if (!pl)
+		return tb_perf_recomputed_layers(in->layers, x->pi, v, in->recompute_layers);
+	int64_t r = tb_perf_stage_recomputed(pl->first.layers, v, in->recompute_layers) +
+	            tb_perf_stage_recomputed(pl->last.layers, v, in->recompute_layers);
+	for (int i = 0; i < pl->n_middle; i++)
+		r += pl->middle[i].count *
+		     tb_perf_stage_recomputed(pl->middle[i].layers, v, in->recompute_layers);
+	return r;
+}
+
 /* Model FLOPs per token as flops.c counts them (PaLM App. B), and the
  * forward FLOPs checkpointing recomputes. */
 static void S_model_flops(const S_ctx *x, double *model, double *recompute)
@@ -141,7 +165,7 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 		*recompute = mm - logits + attn;
 		if (in->recompute_layers > 0) {
 			int64_t v = x->pi > 1 ? tb_perf_at_least_1(in->virtual_pipeline) : 1;
-			int64_t r = tb_perf_recomputed_layers(in->layers, x->pi, v, in->recompute_layers);
+			int64_t r = S_recomputed(x, v);
 			if (r < in->layers)
 				*recompute *= (double)r / L;
 		}
@@ -257,6 +281,14 @@ bool tb_perf_virtual_ok(int64_t layers, int64_t pipeline, int64_t virtual_pipeli
 	return false;
 }
 
+bool tb_perf_split_ok(const tb_pipe_layout *pl, int64_t layers, int64_t pipeline,
+                      int64_t virtual_pipeline)
+{
+	if (pl && pl->pipeline > 1 && pl->pipeline == pipeline)
+		return virtual_pipeline == pl->virtual_pipeline;
+	return tb_perf_virtual_ok(layers, pipeline, virtual_pipeline);
+}
+
 bool tb_perf_framework_zero_ok(tb_framework fw, int zero, int64_t pipeline, const char **why)
 {
 	const char *w = NULL;
@@ -358,11 +390,12 @@ double tb_perf_causal_mfu_scale(const tb_perf_input *in)
 
 static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out);
 
-/* The busiest stage: its layers (of which dense), the time of one
- * micro-batch through it, and the micro-batches of a step (shared by the
- * step and its floor). */
+/* The busiest stage: its layers (of which dense) and MTP modules, the
+ * time of one micro-batch through it, and the micro-batches of a step
+ * (shared by the step and its floor).  Class 0 is the first rank (the
+ * embedding), 2 the last (the head), 1 the busiest middle one. */
 typedef struct S_stage {
-	int64_t n[3], nd[3];
+	int64_t n[3], nd[3], mtp[3];
 	double re[3];           /* the share of each stage's layers recomputed */
 	double stage_s[3];
 	int busy;
@@ -387,16 +420,33 @@ static int64_t S_step_microbatches(const tb_perf_input *in)
 /* The layers of the first, a middle and the last stage (n), the dense ones
  * of the first and last (nd[0], nd[2]), and of the middle stages the most
  * and the fewest dense ones a stage holds (mid[0], mid[1]: the first
- * middle stage holds the most, the last the fewest). */
-static inline void S_stage_layers(const S_ctx *x, int64_t n[3], int64_t nd[3], int64_t mid[2])
+ * middle stage holds the most, the last the fewest); the MTP modules ride
+ * with the head.  Under a layout the middle class is the caller's to
+ * choose among its kinds. */
+static inline void S_stage_layers(const S_ctx *x, int64_t n[3], int64_t nd[3], int64_t mtp[3],
+                                  int64_t mid[2])
 {
 	const tb_perf_input *in = x->in;
-	int64_t dense = tb_perf_dense_count(in);
-	tb_perf_stage_split(in->layers, x->pi, n);
-	if (x->pi == 1) {
-		nd[0] = nd[1] = nd[2] = mid[0] = mid[1] = dense;
+	const tb_pipe_layout *pl = S_layout(in, x->pi);
+	if (pl) {
+		const tb_pipe_rank *k[3] = { &pl->first, pl->n_middle ? &pl->middle[0] : NULL, &pl->last };
+		for (int i = 0; i < 3; i++) {
+			n[i] = k[i] ? k[i]->layers : 0;
+			nd[i] = k[i] ? k[i]->dense : 0;
+			mtp[i] = k[i] ? k[i]->mtp : 0;
+		}
+		mid[0] = mid[1] = nd[1];
 		return;
 	}
+	int64_t dense = tb_perf_dense_count(in);
+	tb_perf_stage_split(in->layers, x->pi, n);
+	mtp[0] = mtp[1] = mtp[2] = 0;
+	if (x->pi == 1) {
+		nd[0] = nd[1] = nd[2] = mid[0] = mid[1] = dense;
+		mtp[0] = in->mtp_modules;
+		return;
+	}
+	mtp[2] = in->mtp_modules;
 	nd[0] = S_dense_in(dense, 0, n[0]);
 	nd[2] = S_dense_in(dense, in->layers - n[2], n[2]);
 	mid[0] = S_dense_in(dense, n[0], n[1]);
@@ -404,49 +454,82 @@ static inline void S_stage_layers(const S_ctx *x, int64_t n[3], int64_t nd[3], i
 	nd[1] = mid[0];
 }
 
+/* A layer's time for a micro-batch, of each kind, with and without its
+ * recomputation (S_stage_of). */
+typedef struct S_times {
+	double lt, ld;          /* an expert (or any) layer, a dense one */
+	double lk, ldk;         /* the same, not recomputed */
+	bool part;              /* part of the layers recomputed */
+	int64_t v;
+} S_times;
+
+/* One stage's micro-batch: its layers, part of them recomputed, then its
+ * MTP modules, each one more layer (recomputed when its stage's every
+ * layer is), the projection of [h; embedding] (tok, h, 2h) forward and
+ * back, and the shared head once more (DeepSeek-V3 Sec. 2.2); the head
+ * itself when `head`, and the embedding when `embed`.  *re: the share of
+ * its layers recomputed. */
+static double S_class_s(const S_ctx *x, const S_layer *L, const S_times *tm, int64_t n,
+                        int64_t nd, int64_t mtp, bool embed, bool head, double *re)
+{
+	*re = 1;
+	double s = (double)nd * tm->ld + (double)(n - nd) * tm->lt;
+	double lt_mtp = tm->lt;
+	if (tm->part) {
+		int64_t r = tb_perf_stage_recomputed(n, tm->v, x->in->recompute_layers);
+		if (n > 0 && r < n) {
+			*re = (double)r / (double)n;
+			s = (double)nd * (tm->ldk + *re * (tm->ld - tm->ldk)) +
+			    (double)(n - nd) * (tm->lk + *re * (tm->lt - tm->lk));
+			lt_mtp = tm->lk;
+		}
+	}
+	/* summed as one term, then added: the order the step always had */
+	if (embed || head || mtp > 0)
+		s += (embed ? L->embed_s + L->embed_tp : 0) +
+		     ((head ? L->logits_s + L->logits_tp : 0) +
+		      (double)mtp * (lt_mtp + L->logits_s + L->logits_tp + L->mtp_proj_s));
+	return s;
+}
+
 static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 {
 	const tb_perf_input *in = x->in;
 	int64_t *n = g->n, *nd = g->nd, mid[2];
-	S_stage_layers(x, n, nd, mid);
+	S_stage_layers(x, n, nd, g->mtp, mid);
 	double over = x->k->layer_overhead_s;
-	double lt = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep + over;
-	double ld = L->dense_fwd + L->dense_bwd + L->dense_recompute + L->dense_tp +
-	            L->dense_cp + over;
-	/* the busier middle stage is the one with more of the slower kind */
-	if (x->pi > 1)
-		nd[1] = ld > lt ? mid[0] : mid[1];
-	for (int i = 0; i < 3; i++) {
-		g->re[i] = 1;
-		g->stage_s[i] = (double)nd[i] * ld + (double)(n[i] - nd[i]) * lt;
-	}
+	S_times tm;
+	tm.lt = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep + over;
+	tm.ld = L->dense_fwd + L->dense_bwd + L->dense_recompute + L->dense_tp +
+	        L->dense_cp + over;
 	/* part of the layers recomputed: a chunk's first recompute_layers,
 	 * the dense and expert ones in proportion; the layers past them run
 	 * their forward's communication once */
-	double lt_last = lt;
-	if (in->checkpointing == TB_CKPT_FULL && in->recompute_layers > 0 && tb_perf_pos(L->recompute)) {
-		int64_t v = x->pi > 1 ? tb_perf_at_least_1(in->virtual_pipeline) : 1;
-		double lk = L->fwd + L->bwd + L->tp_keep + L->cp_keep + L->ep_keep + over;
-		double ldk = L->dense_fwd + L->dense_bwd + L->dense_tp_keep + L->dense_cp_keep + over;
-		for (int i = 0; i < 3; i++) {
-			int64_t r = tb_perf_stage_recomputed(n[i], v, in->recompute_layers);
-			if (n[i] <= 0 || r >= n[i])
-				continue;
-			g->re[i] = (double)r / (double)n[i];
-			g->stage_s[i] = (double)nd[i] * (ldk + g->re[i] * (ld - ldk)) +
-			                (double)(n[i] - nd[i]) * (lk + g->re[i] * (lt - lk));
-		}
-		if (g->re[2] < 1)
-			lt_last = lk;
+	tm.part = in->checkpointing == TB_CKPT_FULL && in->recompute_layers > 0 &&
+	          tb_perf_pos(L->recompute);
+	tm.lk = tm.ldk = 0;
+	tm.v = x->pi > 1 ? tb_perf_at_least_1(in->virtual_pipeline) : 1;
+	if (tm.part) {
+		tm.lk = L->fwd + L->bwd + L->tp_keep + L->cp_keep + L->ep_keep + over;
+		tm.ldk = L->dense_fwd + L->dense_bwd + L->dense_tp_keep + L->dense_cp_keep + over;
 	}
-	/* multi-token prediction (DeepSeek-V3 Sec. 2.2): each module is one
-	 * more layer (recomputed when its stage's every layer is), the
-	 * projection of [h; embedding] (tok, h, 2h) forward and back, and the
-	 * shared head once more, after the last layer */
-	double head = L->logits_s + L->logits_tp +
-	              (double)in->mtp_modules * (lt_last + L->logits_s + L->logits_tp + L->mtp_proj_s);
-	g->stage_s[0] += L->embed_s + L->embed_tp + (x->pi == 1 ? head : 0);
-	g->stage_s[2] += head;
+	const tb_pipe_layout *pl = S_layout(in, x->pi);
+	/* the busier middle stage is the one with more of the slower kind;
+	 * under a layout, the slowest of its kinds */
+	if (x->pi > 1 && !pl)
+		nd[1] = tm.ld > tm.lt ? mid[0] : mid[1];
+	bool one = x->pi == 1;
+	for (int i = 0; i < 3; i++)
+		g->stage_s[i] = S_class_s(x, L, &tm, n[i], nd[i], g->mtp[i], i == 0, i == 2 || one,
+		                          &g->re[i]);
+	for (int j = 1; pl && j < pl->n_middle; j++) {
+		const tb_pipe_rank *k = &pl->middle[j];
+		double re, s = S_class_s(x, L, &tm, k->layers, k->dense, k->mtp, false, false, &re);
+		if (s > g->stage_s[1]) {
+			g->stage_s[1] = s, g->re[1] = re;
+			n[1] = k->layers, nd[1] = k->dense, g->mtp[1] = k->mtp;
+		}
+	}
 	g->busy = 0;
 	if (x->pi > 1) {
 		if (g->stage_s[1] > g->stage_s[g->busy])
@@ -548,16 +631,16 @@ static double S_send(const S_ctx *x)
 }
 
 /* The data-parallel reduction's input for stage class `busy` of g (its
- * layers with the MTP modules on the last, its weights with the embedding
- * on the first and the head on the last, what of them gets gradients);
- * the micro-batches and what hides the collectives are the caller's. */
+ * layers with its MTP modules, its weights with the embedding on the
+ * first and the head on the last, what of them gets gradients); the
+ * micro-batches and what hides the collectives are the caller's. */
 static void S_dp_in(const S_ctx *x, const S_stage *g, int busy, tb_perf_dp_in *da)
 {
 	const tb_perf_input *in = x->in;
 	double nb = (double)g->n[busy];
 	double ndb = (double)g->nd[busy], nm = nb - ndb;  /* dense, expert layers */
-	if (busy == 2 || x->pi == 1) {
-		double mt = (double)in->mtp_modules;
+	if (g->mtp[busy] > 0) {
+		double mt = (double)g->mtp[busy];
 		nb += mt;
 		nm += mt;
 	}
@@ -602,22 +685,30 @@ bool tb_perf_extras_max(const tb_perf_input *in, const tb_perf_consts *k, tb_per
 		return false;
 	/* every stage class S_stage_of can make the busiest, the middle one
 	 * with the most dense layers and with the fewest (which it is depends
-	 * on the layer's time, which this does not read) */
+	 * on the layer's time, which this does not read), or each of a
+	 * layout's middle kinds */
 	S_stage g;
 	memset(&g, 0, sizeof g);
 	int64_t nd1[2];
-	S_stage_layers(&x, g.n, g.nd, nd1);
+	S_stage_layers(&x, g.n, g.nd, g.mtp, nd1);
+	const tb_pipe_layout *pl = S_layout(in, x.pi);
+	int kinds = pl ? pl->n_middle : 2;
 	/* the collectives grow with the bytes they move and the optimizer
 	 * with what it updates: the largest of each over the classes bounds
 	 * every class's */
 	tb_perf_dp_in top;
 	memset(&top, 0, sizeof top);
-	for (int c = 0; c < 4; c++) {
-		int busy = c < 2 ? c : c - 1;  /* 0, 1 (most dense), 1 (fewest), 2 */
+	for (int c = 0; c < kinds + 2; c++) {
+		int busy = c == 0 ? 0 : c <= kinds ? 1 : 2;
 		if (x.pi == 1 ? busy != 0 : busy == 1 && x.pi == 2)
 			continue;
-		if (busy == 1)
+		if (busy == 1 && pl) {
+			g.n[1] = pl->middle[c - 1].layers;
+			g.nd[1] = pl->middle[c - 1].dense;
+			g.mtp[1] = pl->middle[c - 1].mtp;
+		} else if (busy == 1) {
 			g.nd[1] = nd1[c - 1];
+		}
 		tb_perf_dp_in da;
 		S_dp_in(&x, &g, busy, &da);
 		top.dense = fmax(top.dense, da.dense);
@@ -691,11 +782,12 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 		extra_compute += embed_s;
 		extra_tp += embed_tp;
 	}
-	if (busy == 2 || x->pi == 1) {
+	bool head = busy == 2 || x->pi == 1;
+	if (head || g.mtp[busy] > 0) {
 		/* the head, and each MTP module's layer, projection and head */
-		double mt = (double)in->mtp_modules;
-		extra_compute += logits_s + mt * (logits_s + L->mtp_proj_s);
-		extra_tp += logits_tp * (1 + mt);
+		double mt = (double)g.mtp[busy];
+		extra_compute += (head ? logits_s : 0) + mt * (logits_s + L->mtp_proj_s);
+		extra_tp += logits_tp * ((head ? 1 : 0) + mt);
 		nb += mt;
 		nm += mt;
 	}

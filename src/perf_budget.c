@@ -26,6 +26,7 @@ bool tb_perf_budget_at(const tb_inputs *in, const tb_budget *b, int64_t gpus,
 	if (!b->perf.known || !tb_calc_count_ok(in, gpus))
 		return false;
 	tb_perf_input pi = b->perf.in;
+	pi.layout = in->parallelism.layout.pipeline > 0 ? &in->parallelism.layout : NULL;
 	int64_t g = tb_calc_replica_gpus(in);
 	pi.data = gpus / g;
 	tb_perf_predict(&pi, NULL, out);

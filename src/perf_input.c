@@ -132,6 +132,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->context = S_at_least_1(pa->context);
 	out->expert = S_at_least_1(pa->expert);
 	out->expert_tensor = pa->expert_tensor;
+	out->layout = pa->layout.pipeline > 0 ? &pa->layout : NULL;
 	int64_t group = out->tensor * out->pipeline * out->context;
 	out->data = pa->data > 0 ? pa->data
 	          : S_at_least_1(in->hardware.count / (group > 0 ? group : 1));

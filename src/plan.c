@@ -192,14 +192,17 @@ void tb_plan_mem_init(tb_plan_state *st, const tb_plan_layout *l, tb_plan_mem *a
 	if (a->de < 1)
 		a->de = 1;
 	int64_t split[3];
+	double mtp[3];
 	if (pm && pm->have_share) {
 		memcpy(a->share, pm->share, sizeof a->share);
 		memcpy(split, pm->split, sizeof split);
+		memcpy(mtp, pm->mtp, sizeof mtp);
 	} else {
-		tb_memory_shares(&st->mm, t, et, p, e, a->share, split);
+		tb_memory_shares(&st->mm, &in->parallelism.layout, t, et, p, e, a->share, split, mtp);
 		if (pm) {
 			memcpy(pm->share, a->share, sizeof a->share);
 			memcpy(pm->split, split, sizeof split);
+			memcpy(pm->mtp, mtp, sizeof mtp);
 			pm->have_share = true;
 		}
 	}
@@ -212,7 +215,7 @@ void tb_plan_mem_init(tb_plan_state *st, const tb_plan_layout *l, tb_plan_mem *a
 	for (int i = 0; i < 3; i++)
 		c->layers[i] = (double)split[i];
 	c->other = in->hardware.overhead_bytes;
-	c->mtp = st->mm.mtp;
+	memcpy(c->mtp, mtp, sizeof c->mtp);
 	const double *b1 = S_act_b1(st, t, l->sequence_parallel);
 	double s = (double)in->training.seq_len, h = (double)in->model.hidden;
 	double V = (double)in->model.vocab;
@@ -308,6 +311,8 @@ static void S_card_init(tb_plan_state *st, const tb_plan_gpu *g, int index, tb_p
 		tb_perf_input_from(&cd->in, &cd->base);
 		cd->base.model_flops_per_token = b.flops.per_token_model;
 	}
+	/* borrowed from the search's inputs, which outlive the card */
+	cd->base.layout = st->in->parallelism.layout.pipeline > 0 ? &st->in->parallelism.layout : NULL;
 	cd->gpn = cd->base.hw.gpus_per_node > 0 ? cd->base.hw.gpus_per_node : 1;
 }
 
@@ -712,6 +717,21 @@ static void S_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64
 
 /* ---- the entry point ------------------------------------------------- */
 
+/* sp, with the pipeline and virtual sizes held where the inputs have a
+ * pipeline layout (it is written for them); buf holds the copy. */
+static const tb_plan_space *S_held(const tb_inputs *in, const tb_plan_space *sp,
+                                   tb_plan_space *buf)
+{
+	const tb_pipe_layout *pl = &in->parallelism.layout;
+	if (pl->pipeline <= 0)
+		return sp;
+	*buf = *sp;
+	buf->fix |= TB_LAYOUT_PIPELINE | TB_LAYOUT_VIRTUAL;
+	buf->fix_pipeline = pl->pipeline;
+	buf->fix_virtual = pl->virtual_pipeline;
+	return buf;
+}
+
 /* What tb_plan_search sets up before its loops. */
 static void S_state_init(tb_plan_state *st, const tb_inputs *in, const tb_plan_space *sp,
                          tb_plan_result *out)
@@ -743,10 +763,10 @@ static bool S_rescore(const tb_inputs *in, tb_plan_result *out)
 	if (!out->known || out->n_layouts == 0 || out->hardware_searched ||
 	    strcmp(out->gpus[0].gpu.name, in->hardware.gpu.name) != 0)
 		return false;
-	tb_plan_space defaults;
+	tb_plan_space defaults, held;
 	memset(&defaults, 0, sizeof defaults);
 	tb_plan_state *st = tb_xmalloc(sizeof *st);
-	S_state_init(st, in, &defaults, out);
+	S_state_init(st, in, S_held(in, &defaults, &held), out);
 	tb_plan_result scen = *out;
 	st->out = &scen;
 	tb_plan_card cd;
@@ -768,11 +788,12 @@ static bool S_rescore(const tb_inputs *in, tb_plan_result *out)
 
 void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result *out)
 {
-	tb_plan_space defaults;
+	tb_plan_space defaults, held;
 	if (!sp) {
 		memset(&defaults, 0, sizeof defaults);
 		sp = &defaults;
 	}
+	sp = S_held(in, sp, &held);
 	memset(out, 0, sizeof *out);
 	out->why = "";
 	out->objective = sp->objective;

@@ -75,6 +75,7 @@ typedef struct tb_plan_pm {
 	unsigned have_zero;     /* bit z: states[z] holds ZeRO stage z's */
 	tb_mem_share share[3];
 	int64_t split[3];
+	double mtp[3];
 	double states[4][3];
 } tb_plan_pm;
 

@@ -250,8 +250,11 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	int64_t *vlist = w->vlist;
 	int nv_all = 0;
 	int64_t vend = p == 1 ? 1 : st->vmax < L + 2 ? st->vmax : L + 2;
+	const tb_pipe_layout *pl = &st->in->parallelism.layout;
+	if (pl->pipeline == p && pl->virtual_pipeline > vend)
+		vend = pl->virtual_pipeline;
 	for (int64_t v = 1; v <= vend; v++)
-		if ((v < 64 ? (vok >> v & 1) : tb_perf_virtual_ok(L, p, v)) &&
+		if ((v < 64 ? (vok >> v & 1) : tb_perf_split_ok(pl, L, p, v)) &&
 		    !((fx->fix & TB_LAYOUT_VIRTUAL) && v != fx->fix_virtual))
 			vlist[nv_all++] = v;
 	int nv_one = nv_all > 0 && vlist[0] == 1;
@@ -586,8 +589,10 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 		 * divisor of N), once */
 		for (int j = 0; j < n->nt; j++) {
 			n->vok_of[j] = 0;
-			for (int64_t v = 1; v <= st->vmax && v < 64; v++)
-				n->vok_of[j] |= (uint64_t)tb_perf_virtual_ok(L, n->ts[j], v) << v;
+			for (int64_t v = 1; v < 64; v++)
+				if (v <= st->vmax || v == in->parallelism.layout.virtual_pipeline)
+					n->vok_of[j] |= (uint64_t)tb_perf_split_ok(&in->parallelism.layout, L,
+					                                          n->ts[j], v) << v;
 			/* the tensor sizes: the union, ascending */
 			int64_t t = n->ts[j];
 			int at = ntu;

@@ -9,10 +9,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
 	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "no_sync",
+	"pipeline_layout",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -128,6 +130,55 @@ static void S_adapt_batch(tb_scenario *sc, const tb_parallelism *par, tb_trainin
 	t->global_batch = g;
 }
 
+/* parallelism.pipeline_layout (pipelayout.h): Megatron-LM's string for
+ * the written pipeline size; it sets the virtual size.  False (with the
+ * error said) where it cannot be read. */
+static bool S_layout(tb_yaml_ctx *c, const tb_yaml_node *n, const tb_yaml_node *vn,
+                     tb_scenario *sc)
+{
+	tb_parallelism *par = &sc->inputs.parallelism;
+	const tb_model *m = &sc->inputs.model;
+	const char *name = "parallelism.pipeline_layout";
+	char *text = tb_yaml_string(c, n, name, TB_PIPE_TEXT_MAX - 1, true);
+	if (!text)
+		return false;
+	bool ok = false;
+	if (!m->has_shape)
+		tb_yaml_err(c, n, "%s with a model given by its parameter count; expected the model's "
+		            "shape (model.layers), whose layers it places", name);
+	else if (!(par->written & TB_LAYOUT_PIPELINE))
+		tb_yaml_err(c, n, "%s without parallelism.pipeline; expected the pipeline size the "
+		            "layout is written for (its stages are a multiple of it)", name);
+	else {
+		char why[200];
+		long at;
+		int64_t dense = m->experts > 1 ? m->dense_layers : 0;
+		const char *bad = tb_pipe_layout_parse(text, par->pipeline, m->layers,
+		                                       dense < m->layers ? dense : m->layers,
+		                                       m->mtp_modules, &par->layout, why, sizeof why, &at);
+		if (bad && at >= 0 && n->str && strcmp(n->str, text) == 0)
+			tb_yaml_err_at(c, n->src, n->line, n->col + (size_t)at + (n->quoted ? 1 : 0),
+			               "%s: %s", name, bad);
+		else if (bad)
+			tb_yaml_err(c, n, "%s \"%s\": %s", name, text, bad);
+		else if (vn && par->virtual_pipeline != par->layout.virtual_pipeline) {
+			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) with a pipeline layout of "
+			            "%lld virtual stages a rank (%lld stages on %lld ranks); expected %lld, or "
+			            "no virtual_pipeline", (long long)par->virtual_pipeline,
+			            (long long)par->layout.virtual_pipeline,
+			            (long long)(par->layout.virtual_pipeline * par->pipeline),
+			            (long long)par->pipeline, (long long)par->layout.virtual_pipeline);
+			memset(&par->layout, 0, sizeof par->layout);
+		} else {
+			par->virtual_pipeline = par->layout.virtual_pipeline;
+			par->written |= TB_LAYOUT_VIRTUAL;
+			ok = true;
+		}
+	}
+	free(text);
+	return ok;
+}
+
 bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
 	tb_inputs *in = &sc->inputs;
@@ -142,6 +193,9 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	const tb_yaml_node *cn = pm ? tb_yaml_get(pm, "context") : NULL;
 	const tb_yaml_node *vn = pm ? tb_yaml_get(pm, "virtual_pipeline") : NULL;
 	char near[64];
+	/* first: a layout sets the virtual size the batch's checks read */
+	const tb_yaml_node *pln = pm ? tb_yaml_get(pm, "pipeline_layout") : NULL;
+	bool laid = pln && S_layout(c, pln, vn, sc);
 	int64_t tp = par->tensor * par->pipeline;
 	if (h->count % tp != 0) {
 		tb_scenario_near_multiple(near, sizeof near, "hardware.count", h->count, tp, 100000000);
@@ -191,11 +245,11 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		if (par->pipeline == 1)
 			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) without pipeline parallelism; expected 1 unless parallelism.pipeline is above 1",
 			            (long long)par->virtual_pipeline);
-		else if (m->has_shape && chunks > m->layers)
+		else if (!laid && m->has_shape && chunks > m->layers)
 			tb_yaml_err(c, vn, "parallelism.pipeline x parallelism.virtual_pipeline (%lld x %lld = %lld) is above model.layers (%lld); expected at least one layer per virtual stage: virtual_pipeline %lld or less would work",
 			            (long long)par->pipeline, (long long)par->virtual_pipeline, (long long)chunks, (long long)m->layers,
 			            (long long)(m->layers / par->pipeline));
-		else if (m->has_shape && !tb_perf_virtual_ok(m->layers, par->pipeline, par->virtual_pipeline)) {
+		else if (!laid && m->has_shape && !tb_perf_virtual_ok(m->layers, par->pipeline, par->virtual_pipeline)) {
 			/* the nearest that splits, the smaller on a tie */
 			int64_t best = 1, want = par->virtual_pipeline;
 			for (int64_t v = 2; v * par->pipeline <= m->layers && v <= 64; v++)
@@ -207,7 +261,7 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		} else if (!open && t->global_batch % per_step == 0 && mbs % par->pipeline != 0) {
 			int64_t unit = S_batch_unit(par, t);
 			tb_scenario_near_multiple(near, sizeof near, "global_batch", t->global_batch, unit, 1000000000);
-			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) needs the micro-batches per step (%lld) to be a multiple of parallelism.pipeline (%lld); expected a global batch of k x %lld x data-parallel size x micro_batch (Megatron-LM's interleaved schedule)%s",
+			tb_yaml_err(c, vn ? vn : pln, "parallelism.virtual_pipeline (%lld) needs the micro-batches per step (%lld) to be a multiple of parallelism.pipeline (%lld); expected a global batch of k x %lld x data-parallel size x micro_batch (Megatron-LM's interleaved schedule)%s",
 			            (long long)par->virtual_pipeline, (long long)mbs, (long long)par->pipeline, (long long)par->pipeline, near);
 		}
 	}

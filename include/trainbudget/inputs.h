@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trainbudget/pipelayout.h"
 #include "trainbudget/calibrate.h"
 #include "trainbudget/pilot.h"
 #include "trainbudget/tuning.h"
@@ -250,6 +251,10 @@ typedef struct tb_parallelism {
 	int64_t virtual_pipeline, context;
 	/* The expert layers' tensor-parallel size; 0: tensor (perf.h). */
 	int64_t expert_tensor;
+	/* parallelism.pipeline_layout: which layers each rank holds
+	 * (pipelayout.h); layout.pipeline 0: the even split.  It sets the
+	 * pipeline and virtual sizes, which every search then holds. */
+	tb_pipe_layout layout;
 	/* HSDP (FSDP's HYBRID_SHARD, DeepSpeed's MiCS): ZeRO shards the dense
 	 * states over groups of this many data-parallel ranks and replicates
 	 * them across the groups; 0: over the whole data x context group. */

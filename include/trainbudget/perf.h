@@ -168,6 +168,10 @@ typedef struct tb_perf_input {
 	 * expert x expert_tensor divides tensor x context x data (MoE
 	 * Parallel Folding, Liu et al. 2025, arXiv:2504.14960) */
 	int64_t expert_tensor;
+	/* The layers of each rank (borrowed; tb_parallelism.layout), read
+	 * where pipeline and virtual_pipeline are its own; NULL, or another
+	 * pipeline: the even split (tb_perf_stage_split). */
+	const tb_pipe_layout *layout;
 	int zero;                     /* 0..3 */
 	/* ZeRO's dense shards span groups of this many of the context x
 	 * data ranks, replicated across groups whose gradients are then
@@ -434,6 +438,10 @@ int64_t tb_perf_expert_tensor(int64_t expert_tensor, int64_t tensor);
  * layers on 16 ranks: 128 = 16 x 8, v = 2, 4 or 8.  Always true for v <= 1
  * or p <= 1. */
 bool tb_perf_virtual_ok(int64_t layers, int64_t pipeline, int64_t virtual_pipeline);
+/* The same where a layout (pipelayout.h) may say it: on its pipeline, its
+ * own virtual size alone. */
+bool tb_perf_split_ok(const tb_pipe_layout *pl, int64_t layers, int64_t pipeline,
+                      int64_t virtual_pipeline);
 
 /* Whether framework fw runs ZeRO stage `zero` on `pipeline` stages; false
  * with *why (static) saying what it has instead.  Megatron-LM's
