@@ -193,6 +193,7 @@ static void S_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced,
 	if (!in->model.has_shape)
 		return;
 	a->decided = true;
+	memcpy(a->pipeline_layout, in->parallelism.layout.text, sizeof a->pipeline_layout);
 	unsigned w = in->parallelism.written & TB_LAYOUT_ALL;
 	tb_plan_space sp;
 	tb_plan_result local;
@@ -285,8 +286,10 @@ size_t tb_answer_text(const tb_answer *a, char *dst, size_t cap)
 	dst[0] = '\0';
 	if (!a->decided)
 		return 0;
-	char lay[200];
-	tb_plan_layout_text(&a->layout, lay, sizeof lay);
+	char lay[200 + TB_PIPE_TEXT_MAX];
+	size_t n_lay = tb_plan_layout_text(&a->layout, lay, 200);
+	if (a->pipeline_layout[0] && n_lay < 200)
+		snprintf(lay + n_lay, sizeof lay - n_lay, ", pipeline layout %s", a->pipeline_layout);
 	bool wrote = (a->chosen & TB_LAYOUT_ALL) != TB_LAYOUT_ALL || a->source == TB_LAYOUT_REPLACED;
 	tb_buf b;
 	tb_buf_init(&b);

@@ -219,8 +219,8 @@ static void S_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 			act[i] += c->emb_b1 * b * (double)emb;
 		if (i == 2)
 			act[i] += logits_b;
-		else if (mtp > 0)
-			act[i] += c->logits_b1 * b * mtp;
+		else if (mtp > 0)       /* a layout's module off the last rank */
+			act[i] += c->logits_b1 * b * mtp * passes;
 	}
 }
 

@@ -334,17 +334,19 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               100 * best->mfu, best->source);
 	/* the head (and MTP modules) on the last of 1F1B's stages, which the
 	 * step waits for: said where it makes that stage the slowest by more
-	 * than a tenth, since neither an uneven split nor DualPipe is priced */
+	 * than a tenth, since the search tries no uneven split and DualPipe is
+	 * not priced */
 	const tb_perf_result *pr = &pb->r;
 	int other = pr->stage_layers[1] > 0 ? 1 : 0;
 	if (pb->in.pipeline > 1 && pr->busiest_stage == 2 && pr->stage_s[other] > 0 &&
 	    pr->stage_s[2] > 1.1 * pr->stage_s[other])
 		tb_budget_warn(b, "The last pipeline stage holds the output head%s: a micro-batch takes "
 		               "%.0f%% longer there than on %s stage, and the step runs at the "
-		               "slowest; Megatron-LM can give it fewer layers "
-		               "(--decoder-last-pipeline-num-layers) and DeepSeek's DualPipe places it "
-		               "with the first layers, neither of which the model prices or the layout "
-		               "search tries, so layouts with fewer stages gain partly from that",
+		               "slowest; Megatron-LM can give it fewer layers (its "
+		               "--pipeline-model-parallel-layout, which parallelism.pipeline_layout "
+		               "prices) and DeepSeek's DualPipe places it with the first layers, which "
+		               "the model does not price; the layout search tries neither, so layouts "
+		               "with fewer stages gain partly from that",
 		               pb->in.mtp_modules > 1 ? " and the multi-token prediction modules"
 		               : pb->in.mtp_modules == 1 ? " and the multi-token prediction module" : "",
 		               100 * (pr->stage_s[2] / pr->stage_s[other] - 1),

@@ -173,6 +173,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_num(j, "tensor", (double)p->tensor);
 	S_num(j, "pipeline", (double)p->pipeline);
 	S_num(j, "virtual_pipeline", (double)(p->virtual_pipeline > 1 ? p->virtual_pipeline : 1));
+	S_str(j, "pipeline_layout", p->layout.pipeline > 0 ? p->layout.text : NULL);
 	S_num(j, "context", (double)(p->context > 1 ? p->context : 1));
 	S_num(j, "expert", (double)p->expert);
 	S_num(j, "expert_tensor", (double)tb_perf_expert_tensor(p->expert_tensor, p->tensor));

@@ -195,7 +195,8 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	char near[64];
 	/* first: a layout sets the virtual size the batch's checks read */
 	const tb_yaml_node *pln = pm ? tb_yaml_get(pm, "pipeline_layout") : NULL;
-	bool laid = pln && S_layout(c, pln, vn, sc);
+	if (pln)
+		S_layout(c, pln, vn, sc);
 	int64_t tp = par->tensor * par->pipeline;
 	if (h->count % tp != 0) {
 		tb_scenario_near_multiple(near, sizeof near, "hardware.count", h->count, tp, 100000000);
@@ -245,11 +246,11 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		if (par->pipeline == 1)
 			tb_yaml_err(c, vn, "parallelism.virtual_pipeline (%lld) without pipeline parallelism; expected 1 unless parallelism.pipeline is above 1",
 			            (long long)par->virtual_pipeline);
-		else if (!laid && m->has_shape && chunks > m->layers)
+		else if (!pln && m->has_shape && chunks > m->layers)
 			tb_yaml_err(c, vn, "parallelism.pipeline x parallelism.virtual_pipeline (%lld x %lld = %lld) is above model.layers (%lld); expected at least one layer per virtual stage: virtual_pipeline %lld or less would work",
 			            (long long)par->pipeline, (long long)par->virtual_pipeline, (long long)chunks, (long long)m->layers,
 			            (long long)(m->layers / par->pipeline));
-		else if (!laid && m->has_shape && !tb_perf_virtual_ok(m->layers, par->pipeline, par->virtual_pipeline)) {
+		else if (!pln && m->has_shape && !tb_perf_virtual_ok(m->layers, par->pipeline, par->virtual_pipeline)) {
 			/* the nearest that splits, the smaller on a tie */
 			int64_t best = 1, want = par->virtual_pipeline;
 			for (int64_t v = 2; v * par->pipeline <= m->layers && v <= 64; v++)

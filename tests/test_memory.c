@@ -787,8 +787,10 @@ Test(memory, mtp_module_on_the_last_stage)
 	cr_expect_eq(with.mtp, 1);
 	tb_mem_share sw[3], so[3];
 	int64_t lw[3], lo[3];
-	tb_memory_shares(&with, 1, 1, 16, 64, sw, lw);
-	tb_memory_shares(&without, 1, 1, 16, 64, so, lo);
+	double mw[3], mo[3];
+	tb_memory_shares(&with, NULL, 1, 1, 16, 64, sw, lw, mw);
+	tb_memory_shares(&without, NULL, 1, 1, 16, 64, so, lo, mo);
+	cr_expect(mw[0] == 0 && mw[1] == 0 && mw[2] == 1 && mo[2] == 0, "the module with the head");
 	for (int i = 0; i < 3; i++)
 		cr_expect_eq(lw[i], lo[i], "the perf split is the model's layers");
 	for (int i = 0; i < 2; i++)
@@ -797,14 +799,46 @@ Test(memory, mtp_module_on_the_last_stage)
 	double per_layer_w = (sw[2].train.dense + sw[2].train.expert) - (so[2].train.dense + so[2].train.expert);
 	cr_expect(per_layer_w > 0);
 	tb_mem_fit c = { .layers = { 3, 4, 3 }, .act_layer_b1 = 1e9, .logits_b1 = 2e9,
-	                 .p = 16, .v = 1, .d = 128, .gb = 15360, .mtp = 1 };
+	                 .p = 16, .v = 1, .d = 128, .gb = 15360, .mtp = { 0, 0, 1 } };
 	double aw[3], ao[3];
 	tb_memory_stage_act(&c, 1, aw);
-	c.mtp = 0;
+	c.mtp[2] = 0;
 	tb_memory_stage_act(&c, 1, ao);
 	cr_expect(aw[0] == ao[0] && aw[1] == ao[1]);
 	/* the last rank has one micro-batch in flight: one layer, one logits */
 	cr_expect(aw[2] - ao[2] == 1e9 + 2e9, "%g", aw[2] - ao[2]);
+
+	/* Megatron-LM's "Et*3|(tt|)*29,m|L" (pipelayout.h) puts the module on
+	 * rank 14, a middle one: the middle class holds it with the most
+	 * layers a middle rank has (4), the last rank 2 layers and the head */
+	tb_pipe_layout pl;
+	char why[200];
+	long at;
+	cr_assert_null(tb_pipe_layout_parse("Et*3|(tt|)*29,m|L", 16, 61, 3, 1, &pl, why, sizeof why, &at));
+	tb_memory_shares(&with, &pl, 1, 1, 16, 64, sw, lw, mw);
+	cr_expect(lw[0] == 5 && lw[1] == 4 && lw[2] == 2, "%lld %lld %lld", (long long)lw[0],
+	          (long long)lw[1], (long long)lw[2]);
+	cr_expect(mw[0] == 0 && mw[1] == 1 && mw[2] == 0);
+	/* the middle class: 4 layers and the module, at the last class's
+	 * weight per layer */
+	tb_memory_shares(&without, NULL, 1, 1, 16, 64, so, lo, mo);
+	double w4 = sw[1].train.dense + sw[1].train.expert, o4 = so[1].train.dense + so[1].train.expert;
+	cr_expect(fabs(w4 - o4 * 5 / 4) < 1e-6 * o4, "%g vs %g", w4, o4 * 5 / 4);
+	/* another pipeline size: the even split */
+	tb_memory_shares(&with, &pl, 1, 1, 8, 64, sw, lw, mw);
+	cr_expect(lw[0] == 7 && lw[2] == 7 && mw[2] == 1);
+	/* its activations: a middle rank with the module holds its logits */
+	tb_mem_fit cl = { .layers = { 5, 4, 2 }, .act_layer_b1 = 1e9, .logits_b1 = 2e9,
+	                  .p = 16, .v = 1, .d = 128, .gb = 15360, .mtp = { 0, 1, 0 } };
+	double al[3];
+	tb_memory_stage_act(&cl, 1, al);
+	tb_mem_fit cn = cl;
+	cn.mtp[1] = 0;
+	double an[3];
+	tb_memory_stage_act(&cn, 1, an);
+	/* rank 1 has 15 micro-batches in flight: 15 more layers, one logits each */
+	cr_expect(al[1] - an[1] == 15 * (1e9 + 2e9), "%g", al[1] - an[1]);
+	cr_expect(al[2] == an[2] && al[0] == an[0]);
 }
 
 /* GPT-3 175B at t = 8 with sequence parallelism on 8 stages of 12 layers,

@@ -535,6 +535,71 @@ Test(perf, mtp_module_on_the_last_stage)
 	          m * per_mb, "the module's own share of the busiest stage");
 }
 
+/* A pipeline layout (pipelayout.h) in place of the even split: Megatron-
+ * LM's "Et*3|(tt|)*29,m|L" for DeepSeek-V3 on 16 ranks of 2 virtual
+ * stages.  The first rank is its 3 dense and 2 expert layers with the
+ * embedding, the last 2 expert layers with the head, and of the middle
+ * kinds (13 ranks of 4 expert layers, rank 14 with 2 and the MTP module)
+ * the slower is the middle stage; each stage's time is its layers' and
+ * modules', by hand from the layer. */
+Test(perf, pipeline_layout_stages)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_pipe_layout pl;
+	char why[200];
+	long at;
+	cr_assert_null(tb_pipe_layout_parse("Et*3|(tt|)*29,m|L", 16, 61, 3, 1, &pl, why, sizeof why, &at));
+	in.layout = &pl;
+	in.virtual_pipeline = 2;
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	double over = tb_perf_fitted.layer_overhead_s;
+	double lt = L.fwd + L.bwd + L.recompute + L.tp + L.cp + L.ep + over;
+	double ld = L.dense_fwd + L.dense_bwd + L.dense_recompute + L.dense_tp + L.dense_cp + over;
+	double mtp = lt + L.logits_s + L.logits_tp + L.mtp_proj_s;
+	double first = 3 * ld + 2 * lt + L.embed_s + L.embed_tp;
+	double four = 4 * lt, two_mtp = 2 * lt + mtp;
+	double last = 2 * lt + L.logits_s + L.logits_tp;
+	cr_expect(rel(r.stage_s[0], first) < 1e-12, "%g vs %g", r.stage_s[0], first);
+	cr_expect(rel(r.stage_s[1], fmax(four, two_mtp)) < 1e-12);
+	cr_expect(rel(r.stage_s[2], last) < 1e-12);
+	cr_expect_eq(r.stage_layers[0], 5);
+	cr_expect_eq(r.stage_layers[1], two_mtp > four ? 2 : 4);
+	cr_expect_eq(r.stage_layers[2], 2);
+	/* the busiest is the slowest of the three, and the step adds up */
+	double top = fmax(first, fmax(fmax(four, two_mtp), last));
+	cr_expect(rel(r.stage_microbatch_s, top) < 1e-12);
+	double sum = 0;
+	for (int i = 0; i < TB_PERF_TERMS; i++)
+		sum += r.breakdown_s[i];
+	cr_expect(rel(sum, r.step_s) < 1e-12);
+
+	/* the even split of the same 16 ranks puts the head and the module
+	 * on a last rank of 3 layers, the slowest stage, longer than any of
+	 * the layout's */
+	tb_perf_result e;
+	in.layout = NULL;
+	tb_perf_predict(&in, NULL, &e);
+	cr_assert(e.ok);
+	cr_expect_eq(e.busiest_stage, 2);
+	cr_expect(e.stage_microbatch_s > r.stage_microbatch_s);
+	/* a layout read where its pipeline is not the input's: the even split */
+	in.layout = &pl;
+	in.pipeline = 8;
+	in.data = 256;
+	tb_perf_result r8, e8;
+	tb_perf_predict(&in, NULL, &r8);
+	in.layout = NULL;
+	tb_perf_predict(&in, NULL, &e8);
+	cr_expect(r8.ok && r8.step_s == e8.step_s);
+}
+
 /* Held out (docs/validation.md): torchtitan's June 2025 async-TP benchmark,
  * Llama 3.1 70B on 256 of Meta's 500 W H100s (FSDP 32 x TP 8, local batch
  * 16 of 8,192, full checkpointing, bf16): 652.4 tokens/s per GPU with async

@@ -677,6 +677,40 @@ Test(scenario, a_source_loads_as_the_file_does)
 
 /* parallelism.overlap_dp defaults to true (today's frameworks overlap the
  * gradient reduction) and takes false. */
+/* parallelism.pipeline_layout: read for the written pipeline, the model's
+ * dense layers and MTP module placed, the virtual size set from it and
+ * counted as written (every search then holds it). */
+Test(scenario, pipeline_layout)
+{
+	static const char *const text =
+		"title: t\n"
+		"model:\n"
+		"  preset: deepseek-v3\n"
+		"training:\n"
+		"  tokens: 1T\n"
+		"  global_batch: 16384\n"
+		"hardware:\n"
+		"  gpu: h800\n"
+		"  count: 2048\n"
+		"parallelism:\n"
+		"  pipeline: 8\n"
+		"  expert: 64\n"
+		"  pipeline_layout: Et|(tt|)*30mL\n";
+	tb_diags d;
+	tb_scenario *sc = S_load_text(text, NULL, 0, &d);
+	cr_assert_not_null(sc, "%s", d.n ? d.items[0].msg : "");
+	const tb_parallelism *par = &sc->inputs.parallelism;
+	cr_expect_eq(par->layout.pipeline, 8);
+	cr_expect_eq(par->layout.virtual_pipeline, 4);
+	cr_expect_eq(par->virtual_pipeline, 4);
+	cr_expect(par->written & TB_LAYOUT_VIRTUAL);
+	cr_expect_eq(par->layout.first.dense, 1);
+	cr_expect_eq(par->layout.last.mtp, 1);
+	cr_expect_str_eq(par->layout.text, "Et|(tt|)*30mL");
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
 Test(scenario, overlap_dp)
 {
 	tb_diags d;

@@ -43,6 +43,9 @@ typedef struct tb_answer {
 	 * make it run, each with what it costs in step time ("ZeRO-2 fits, the
 	 * same step; full recomputation fits, +33% step"); "" otherwise. */
 	char hints[240];
+	/* parallelism.pipeline_layout as written, which every layout the
+	 * search offers keeps; "" for the even split. */
+	char pipeline_layout[TB_PIPE_TEXT_MAX];
 	/* Seconds per optimizer step the priced time implies (the time over
 	 * the run's steps); 0 when nothing is priced.  Set by the budget step
 	 * (tb_budget_price_answer), which prices the answer. */
