@@ -423,6 +423,7 @@ static int64_t S_step_microbatches(const tb_perf_input *in)
  * middle stage holds the most, the last the fewest); the MTP modules ride
  * with the head.  Under a layout the middle class is the caller's to
  * choose among its kinds. */
+__attribute__((always_inline))
 static inline void S_stage_layers(const S_ctx *x, int64_t n[3], int64_t nd[3], int64_t mtp[3],
                                   int64_t mid[2])
 {
@@ -442,8 +443,9 @@ static inline void S_stage_layers(const S_ctx *x, int64_t n[3], int64_t nd[3], i
 	tb_perf_stage_split(in->layers, x->pi, n);
 	mtp[0] = mtp[1] = mtp[2] = 0;
 	if (x->pi == 1) {
+		/* one stage, priced as class 0; class 2 carries the same head */
 		nd[0] = nd[1] = nd[2] = mid[0] = mid[1] = dense;
-		mtp[0] = in->mtp_modules;
+		mtp[0] = mtp[2] = in->mtp_modules;
 		return;
 	}
 	mtp[2] = in->mtp_modules;
@@ -463,33 +465,81 @@ typedef struct S_times {
 	int64_t v;
 } S_times;
 
-/* One stage's micro-batch: its layers, part of them recomputed, then its
- * MTP modules, each one more layer (recomputed when its stage's every
- * layer is), the projection of [h; embedding] (tok, h, 2h) forward and
- * back, and the shared head once more (DeepSeek-V3 Sec. 2.2); the head
- * itself when `head`, and the embedding when `embed`.  *re: the share of
- * its layers recomputed. */
-static double S_class_s(const S_ctx *x, const S_layer *L, const S_times *tm, int64_t n,
-                        int64_t nd, int64_t mtp, bool embed, bool head, double *re)
+/* A stage's layers for a micro-batch, part of them recomputed; *lt_mtp is
+ * the layer an MTP module on it runs as (recomputed when every layer of
+ * the stage is).  *re: the share of its layers recomputed. */
+static inline double S_layers_s(const S_ctx *x, const S_times *tm, int64_t n, int64_t nd,
+                                double *re, double *lt_mtp)
 {
 	*re = 1;
+	*lt_mtp = tm->lt;
 	double s = (double)nd * tm->ld + (double)(n - nd) * tm->lt;
-	double lt_mtp = tm->lt;
 	if (tm->part) {
 		int64_t r = tb_perf_stage_recomputed(n, tm->v, x->in->recompute_layers);
 		if (n > 0 && r < n) {
 			*re = (double)r / (double)n;
 			s = (double)nd * (tm->ldk + *re * (tm->ld - tm->ldk)) +
 			    (double)(n - nd) * (tm->lk + *re * (tm->lt - tm->lk));
-			lt_mtp = tm->lk;
+			*lt_mtp = tm->lk;
 		}
 	}
-	/* summed as one term, then added: the order the step always had */
-	if (embed || head || mtp > 0)
-		s += (embed ? L->embed_s + L->embed_tp : 0) +
-		     ((head ? L->logits_s + L->logits_tp : 0) +
-		      (double)mtp * (lt_mtp + L->logits_s + L->logits_tp + L->mtp_proj_s));
 	return s;
+}
+
+/* mtp MTP modules, each one more layer (lt), the projection of
+ * [h; embedding] (tok, h, 2h) forward and back, and the shared head once
+ * more (DeepSeek-V3 Sec. 2.2). */
+static inline double S_mtp_s(const S_layer *L, int64_t mtp, double lt)
+{
+	return (double)mtp * (lt + L->logits_s + L->logits_tp + L->mtp_proj_s);
+}
+
+/* The layer times S_stage_of and S_stage_of_layout read. */
+static inline void S_times_of(const S_ctx *x, const S_layer *L, S_times *tm)
+{
+	const tb_perf_input *in = x->in;
+	double over = x->k->layer_overhead_s;
+	tm->lt = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep + over;
+	tm->ld = L->dense_fwd + L->dense_bwd + L->dense_recompute + L->dense_tp +
+	         L->dense_cp + over;
+	/* part of the layers recomputed: a chunk's first recompute_layers,
+	 * the dense and expert ones in proportion; the layers past them run
+	 * their forward's communication once */
+	tm->part = in->checkpointing == TB_CKPT_FULL && in->recompute_layers > 0 &&
+	           tb_perf_pos(L->recompute);
+	tm->lk = tm->ldk = 0;
+	tm->v = x->pi > 1 ? tb_perf_at_least_1(in->virtual_pipeline) : 1;
+	if (tm->part) {
+		tm->lk = L->fwd + L->bwd + L->tp_keep + L->cp_keep + L->ep_keep + over;
+		tm->ldk = L->dense_fwd + L->dense_bwd + L->dense_tp_keep + L->dense_cp_keep + over;
+	}
+}
+
+/* The three stages' times under a layout, its busiest middle kind the
+ * middle stage: the general form of S_stage_of's sums, in their order. */
+__attribute__((noinline))
+static void S_stage_of_layout(const S_ctx *x, const S_layer *L, const tb_pipe_layout *pl,
+                              S_stage *g)
+{
+	S_times tm;
+	S_times_of(x, L, &tm);
+	double lt_mtp[3];
+	for (int i = 0; i < 3; i++)
+		g->stage_s[i] = S_layers_s(x, &tm, g->n[i], g->nd[i], &g->re[i], &lt_mtp[i]);
+	double head = L->logits_s + L->logits_tp + S_mtp_s(L, g->mtp[2], lt_mtp[2]);
+	g->stage_s[0] += L->embed_s + L->embed_tp + S_mtp_s(L, g->mtp[0], lt_mtp[0]);
+	g->stage_s[1] += S_mtp_s(L, g->mtp[1], lt_mtp[1]);
+	g->stage_s[2] += head;
+	for (int j = 1; j < pl->n_middle; j++) {
+		const tb_pipe_rank *k = &pl->middle[j];
+		double re, ltm;
+		double s = S_layers_s(x, &tm, k->layers, k->dense, &re, &ltm) +
+		           S_mtp_s(L, k->mtp, ltm);
+		if (s > g->stage_s[1]) {
+			g->stage_s[1] = s, g->re[1] = re;
+			g->n[1] = k->layers, g->nd[1] = k->dense, g->mtp[1] = k->mtp;
+		}
+	}
 }
 
 static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
@@ -497,38 +547,38 @@ static void S_stage_of(const S_ctx *x, const S_layer *L, S_stage *g)
 	const tb_perf_input *in = x->in;
 	int64_t *n = g->n, *nd = g->nd, mid[2];
 	S_stage_layers(x, n, nd, g->mtp, mid);
-	double over = x->k->layer_overhead_s;
-	S_times tm;
-	tm.lt = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep + over;
-	tm.ld = L->dense_fwd + L->dense_bwd + L->dense_recompute + L->dense_tp +
-	        L->dense_cp + over;
-	/* part of the layers recomputed: a chunk's first recompute_layers,
-	 * the dense and expert ones in proportion; the layers past them run
-	 * their forward's communication once */
-	tm.part = in->checkpointing == TB_CKPT_FULL && in->recompute_layers > 0 &&
-	          tb_perf_pos(L->recompute);
-	tm.lk = tm.ldk = 0;
-	tm.v = x->pi > 1 ? tb_perf_at_least_1(in->virtual_pipeline) : 1;
-	if (tm.part) {
-		tm.lk = L->fwd + L->bwd + L->tp_keep + L->cp_keep + L->ep_keep + over;
-		tm.ldk = L->dense_fwd + L->dense_bwd + L->dense_tp_keep + L->dense_cp_keep + over;
-	}
 	const tb_pipe_layout *pl = S_layout(in, x->pi);
-	/* the busier middle stage is the one with more of the slower kind;
-	 * under a layout, the slowest of its kinds */
-	if (x->pi > 1 && !pl)
-		nd[1] = tm.ld > tm.lt ? mid[0] : mid[1];
-	bool one = x->pi == 1;
-	for (int i = 0; i < 3; i++)
-		g->stage_s[i] = S_class_s(x, L, &tm, n[i], nd[i], g->mtp[i], i == 0, i == 2 || one,
-		                          &g->re[i]);
-	for (int j = 1; pl && j < pl->n_middle; j++) {
-		const tb_pipe_rank *k = &pl->middle[j];
-		double re, s = S_class_s(x, L, &tm, k->layers, k->dense, k->mtp, false, false, &re);
-		if (s > g->stage_s[1]) {
-			g->stage_s[1] = s, g->re[1] = re;
-			n[1] = k->layers, nd[1] = k->dense, g->mtp[1] = k->mtp;
+	if (pl) {
+		S_stage_of_layout(x, L, pl, g);
+	} else {
+		/* the even split, the search's inner loop: S_stage_of_layout's
+		 * sums with the MTP modules on the last stage (on the only one
+		 * when p = 1), written out (tests/test_perf.c checks the two
+		 * agree to the bit) */
+		double over = x->k->layer_overhead_s;
+		double lt = L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep + over;
+		double ld = L->dense_fwd + L->dense_bwd + L->dense_recompute + L->dense_tp +
+		            L->dense_cp + over;
+		/* the busier middle stage is the one with more of the slower kind */
+		if (x->pi > 1)
+			nd[1] = ld > lt ? mid[0] : mid[1];
+		for (int i = 0; i < 3; i++) {
+			g->re[i] = 1;
+			g->stage_s[i] = (double)nd[i] * ld + (double)(n[i] - nd[i]) * lt;
 		}
+		double lt_last = lt;
+		if (in->checkpointing == TB_CKPT_FULL && in->recompute_layers > 0 &&
+		    tb_perf_pos(L->recompute)) {
+			S_times tm;
+			S_times_of(x, L, &tm);
+			double ltm;
+			for (int i = 0; i < 3; i++)
+				g->stage_s[i] = S_layers_s(x, &tm, n[i], nd[i], &g->re[i],
+				                           i == 2 ? &lt_last : &ltm);
+		}
+		double head = L->logits_s + L->logits_tp + S_mtp_s(L, in->mtp_modules, lt_last);
+		g->stage_s[0] += L->embed_s + L->embed_tp + (x->pi == 1 ? head : 0);
+		g->stage_s[2] += head;
 	}
 	g->busy = 0;
 	if (x->pi > 1) {

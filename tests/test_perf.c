@@ -589,6 +589,31 @@ Test(perf, pipeline_layout_stages)
 	cr_assert(e.ok);
 	cr_expect_eq(e.busiest_stage, 2);
 	cr_expect(e.stage_microbatch_s > r.stage_microbatch_s);
+	/* the even split written as a layout is the even split, to the bit:
+	 * the search's written-out sums and the layout's general ones agree,
+	 * with every layer recomputed and with 2 of each chunk's */
+	tb_pipe_layout ev;
+	cr_assert_null(tb_pipe_layout_parse("Et*3|(t*4|)*13,t*3|t*3mL", 16, 61, 3, 1, &ev, why,
+	                                    sizeof why, &at));
+	for (int part = 0; part < 2; part++) {
+		tb_perf_input a = in;
+		a.virtual_pipeline = 1;
+		if (part) {
+			a.checkpointing = TB_CKPT_FULL;
+			a.recompute_layers = 2;
+		}
+		tb_perf_result ra, rb;
+		a.layout = NULL;
+		tb_perf_predict(&a, NULL, &ra);
+		a.layout = &ev;
+		tb_perf_predict(&a, NULL, &rb);
+		cr_assert(ra.ok && rb.ok);
+		for (int i = 0; i < 3; i++)
+			cr_expect(ra.stage_s[i] == rb.stage_s[i] && ra.stage_layers[i] == rb.stage_layers[i],
+			          "part %d stage %d: %.17g vs %.17g", part, i, ra.stage_s[i], rb.stage_s[i]);
+		cr_expect(ra.step_s == rb.step_s, "part %d: %.17g vs %.17g", part, ra.step_s, rb.step_s);
+	}
+
 	/* a layout read where its pipeline is not the input's: the even split */
 	in.layout = &pl;
 	in.pipeline = 8;
