@@ -8,7 +8,10 @@
 #include "calc.h"
 #include "trainbudget/ceiling.h"
 #include "trainbudget/gpus.h"
+#include "trainbudget/xalloc.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char S_src[] =
@@ -260,6 +263,61 @@ const char *tb_perf_source(const tb_perf_budget *pb)
 	return pb->calibrated ? "calibrated" : "predicted";
 }
 
+/* The even split's last stage, slowest for the head it carries, given
+ * fewer layers: each count below its own, written as Megatron-LM's layout
+ * (the other layers spread as evenly), predicted, and the fastest whose
+ * memory fits the card kept where it beats the even split by over 1%.
+ * Interleaved splits are left alone: their last rank's layers are spread
+ * over its virtual stages. */
+static void S_balanced(const tb_inputs *in, tb_budget *b)
+{
+	tb_perf_budget *pb = &b->perf;
+	const tb_perf_input *pi = &pb->in;
+	const tb_model *m = &in->model;
+	if (pi->pipeline < 2 || pi->virtual_pipeline > 1 || pi->layout ||
+	    pb->r.busiest_stage != 2 || !m->has_shape)
+		return;
+	int64_t dense = m->experts > 1 ? (m->dense_layers < m->layers ? m->dense_layers : m->layers) : 0;
+	double best = 0.99 * pb->r.step_s;
+	tb_pipe_layout *lay = tb_xmalloc(sizeof *lay);
+	tb_inputs *x = NULL;
+	tb_budget *scratch = NULL;
+	char text[TB_PIPE_TEXT_MAX], why[200];
+	long at;
+	for (int64_t last = pb->r.stage_layers[2] - 1; last >= 0; last--) {
+		if (!tb_pipe_layout_write(m->layers, pi->pipeline, last, m->mtp_modules, text,
+		                          sizeof text) ||
+		    tb_pipe_layout_parse(text, pi->pipeline, m->layers, dense, m->mtp_modules, lay, why,
+		                         sizeof why, &at))
+			continue;
+		tb_perf_input q = *pi;
+		q.layout = lay;
+		tb_perf_result r;
+		tb_perf_predict(&q, NULL, &r);
+		if (!r.ok || !(r.step_s < best))
+			continue;
+		/* the other ranks hold more: the memory model says whether it fits */
+		if (!x) {
+			x = tb_xmalloc(sizeof *x);
+			scratch = tb_xmalloc(sizeof *scratch);
+		}
+		*x = *in;
+		x->parallelism.layout = *lay;
+		memset(scratch, 0, sizeof *scratch);
+		tb_params_compute(x, scratch);
+		tb_memory_compute(x, scratch);
+		if (scratch->memory.fits_known && !scratch->memory.fits)
+			continue;
+		best = r.step_s;
+		memcpy(pb->balanced_layout, text, sizeof text);
+		pb->balanced_last_layers = last;
+		pb->balanced_step_s = r.step_s;
+	}
+	free(scratch);
+	free(x);
+	free(lay);
+}
+
 void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 {
 	tb_perf_budget *pb = &b->perf;
@@ -339,18 +397,26 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	const tb_perf_result *pr = &pb->r;
 	int other = pr->stage_layers[1] > 0 ? 1 : 0;
 	if (pb->in.pipeline > 1 && pr->busiest_stage == 2 && pr->stage_s[other] > 0 &&
-	    pr->stage_s[2] > 1.1 * pr->stage_s[other])
-		tb_budget_warn(b, "The last pipeline stage holds the output head%s: a micro-batch takes "
-		               "%.0f%% longer there than on %s stage, and the step runs at the "
-		               "slowest; Megatron-LM can give it fewer layers (its "
-		               "--pipeline-model-parallel-layout, which parallelism.pipeline_layout "
-		               "prices) and DeepSeek's DualPipe places it with the first layers, which "
-		               "the model does not price; the layout search tries neither, so layouts "
-		               "with fewer stages gain partly from that",
-		               pb->in.mtp_modules > 1 ? " and the multi-token prediction modules"
-		               : pb->in.mtp_modules == 1 ? " and the multi-token prediction module" : "",
-		               100 * (pr->stage_s[2] / pr->stage_s[other] - 1),
-		               other ? "a middle" : "the first");
+	    pr->stage_s[2] > 1.1 * pr->stage_s[other]) {
+		S_balanced(in, b);
+		const char *what = pb->in.mtp_modules > 1 ? " and the MTP modules"
+		                   : pb->in.mtp_modules == 1 ? " and the MTP module" : "";
+		double slower = 100 * (pr->stage_s[2] / pr->stage_s[other] - 1);
+		if (pb->balanced_layout[0])
+			tb_budget_warn(b, "The last pipeline stage holds the output head%s and is %.0f%% "
+			               "slower than %s one: parallelism.pipeline_layout \"%s\" (Megatron-"
+			               "LM's, %lld on the last rank) fits and takes %.3g s a step, %.0f%% "
+			               "less; the layout search tries no uneven split",
+			               what, slower, other ? "a middle" : "the first", pb->balanced_layout,
+			               (long long)pb->balanced_last_layers, pb->balanced_step_s,
+			               100 * (1 - pb->balanced_step_s / pr->step_s));
+		else
+			tb_budget_warn(b, "The last pipeline stage holds the output head%s and is %.0f%% "
+			               "slower than %s one, and the step waits for it; an uneven split "
+			               "(parallelism.pipeline_layout) or DeepSeek's DualPipe would balance "
+			               "it: the layout search tries neither, so layouts with fewer stages "
+			               "gain partly from that", what, slower, other ? "a middle" : "the first");
+	}
 	if (!pb->source_predicted && in->hardware.mfu[1] > u) {
 		pb->assumption_above = true;
 		tb_budget_warn(b, "hardware.mfu assumes %.1f%%, above the %.1f%% the step-time model "

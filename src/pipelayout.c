@@ -8,6 +8,7 @@
  * a repeat count cannot make the work grow past them. */
 #include "trainbudget/pipelayout.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,4 +273,60 @@ const char *tb_pipe_layout_parse(const char *text, int64_t pipeline, int64_t lay
 	}
 	memcpy(out->text, text, len + 1);
 	return NULL;
+}
+
+/* Appends to dst[*len..cap); false when it does not fit. */
+__attribute__((format(printf, 4, 5)))
+static bool S_add(char *dst, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(dst + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (k < 0 || *len + (size_t)k >= cap)
+		return false;
+	*len += (size_t)k;
+	return true;
+}
+
+/* One stage's layers: "t", "t*n" or nothing. */
+static bool S_add_layers(char *dst, size_t cap, size_t *len, int64_t n)
+{
+	return n <= 0 || (n == 1 ? S_add(dst, cap, len, "t")
+	                         : S_add(dst, cap, len, "t*%lld", (long long)n));
+}
+
+size_t tb_pipe_layout_write(int64_t layers, int64_t pipeline, int64_t last, int64_t mtp,
+                            char *dst, size_t cap)
+{
+	if (pipeline < 2 || last < 0 || last > layers || mtp < 0 || mtp > 9 || cap == 0)
+		return 0;
+	int64_t rest = layers - last, others = pipeline - 1, middle = pipeline - 2;
+	int64_t base = rest / others, r = rest % others;
+	int64_t on_middle = r < middle ? r : middle;
+	int64_t first = base + (r - on_middle > 0 ? 1 : 0);
+	size_t len = 0;
+	dst[0] = '\0';
+	bool ok = S_add(dst, cap, &len, "E") && S_add_layers(dst, cap, &len, first) &&
+	          S_add(dst, cap, &len, "|");
+	/* the middle ranks: those with the remainder's layer, then the
+	 * others, each run of equal stages as one group */
+	int64_t runs[2][2] = { { on_middle, base + 1 }, { middle - on_middle, base } };
+	for (int i = 0; ok && i < 2; i++) {
+		int64_t count = runs[i][0];
+		if (count == 1)
+			ok = S_add_layers(dst, cap, &len, runs[i][1]) && S_add(dst, cap, &len, "|");
+		else if (count > 1)
+			ok = S_add(dst, cap, &len, "(") && S_add_layers(dst, cap, &len, runs[i][1]) &&
+			     S_add(dst, cap, &len, "|)*%lld,", (long long)count);
+	}
+	ok = ok && S_add_layers(dst, cap, &len, last);
+	for (int64_t i = 0; ok && i < mtp; i++)
+		ok = S_add(dst, cap, &len, "m");
+	ok = ok && S_add(dst, cap, &len, "L");
+	if (!ok) {
+		dst[0] = '\0';
+		return 0;
+	}
+	return len;
 }

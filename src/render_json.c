@@ -517,6 +517,15 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 	S_obj_end(j);
 	static const char *const stages[3] = { "first", "middle", "last" };
 	S_str(j, "busiest_stage", stages[r->busiest_stage >= 0 && r->busiest_stage < 3 ? r->busiest_stage : 0]);
+	if (pb->balanced_layout[0]) {
+		S_obj(j, "balanced_layout");
+		S_str(j, "pipeline_layout", pb->balanced_layout);
+		S_num(j, "last_layers", (double)pb->balanced_last_layers);
+		S_num(j, "step_s", pb->balanced_step_s);
+		S_obj_end(j);
+	} else {
+		S_null(j, "balanced_layout");
+	}
 	S_obj(j, "node");
 	S_num(j, "gpus", (double)pb->in.hw.gpus_per_node);
 	S_num(j, "nvlink_bytes_per_s", pb->in.hw.nvlink_bytes_per_s);

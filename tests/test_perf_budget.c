@@ -171,9 +171,12 @@ Test(perf, fewest_recomputed_layers_lever)
 
 /* The head and DeepSeek-V3's MTP module on the last of 16 stages make it
  * the slowest by more than a tenth (3 layers, the module's and two heads'
- * work against 4 layers): the budget says so, with what would balance it.
- * GPT-3 175B's head on the last of 8 stages (12 layers and a 51,200-word
- * head) is within the tenth, and nothing is said. */
+ * work against 4 layers): the budget says so, with what would balance it:
+ * the layout with fewer layers on the last rank that fits and is fastest,
+ * its step the one the layout itself is priced at (one computation), and
+ * faster than every other count of last layers that fits.  GPT-3 175B's
+ * head on the last of 8 stages (12 layers and a 51,200-word head) is
+ * within the tenth, and nothing is said. */
 Test(perf, a_heavy_last_stage_is_said)
 {
 	static tb_budget b;
@@ -187,7 +190,39 @@ Test(perf, a_heavy_last_stage_is_said)
 	cr_assert(b.perf.known, "%s", b.perf.why);
 	cr_expect_eq(b.perf.r.busiest_stage, 2);
 	cr_expect(b.perf.r.stage_s[2] > 1.1 * b.perf.r.stage_s[1]);
-	cr_expect(S_has_warning(&b, "The last pipeline stage holds the output head and the multi-token"));
+	cr_expect(S_has_warning(&b, "The last pipeline stage holds the output head and the MTP module"));
+	const tb_perf_budget *pb = &b.perf;
+	cr_assert(pb->balanced_layout[0]);
+	cr_expect(pb->balanced_last_layers < 3);
+	cr_expect(pb->balanced_step_s < 0.99 * pb->r.step_s);
+	cr_expect(S_has_warning(&b, pb->balanced_layout));
+	/* priced as a written layout, the same step */
+	static tb_budget bl;
+	tb_inputs y = x;
+	char why[200];
+	long at;
+	cr_assert_null(tb_pipe_layout_parse(pb->balanced_layout, 16, 61, 3, 1, &y.parallelism.layout,
+	                                    why, sizeof why, &at));
+	tb_budget_compute(&y, &bl);
+	cr_assert(bl.perf.known);
+	cr_expect(bl.perf.r.step_s == pb->balanced_step_s, "%.17g vs %.17g", bl.perf.r.step_s,
+	          pb->balanced_step_s);
+	cr_expect(bl.memory.fits);
+	cr_expect(!S_has_warning(&bl, "The last pipeline stage holds"));
+	/* and no other count of last layers is faster */
+	for (int64_t last = 0; last <= 3; last++) {
+		char text[TB_PIPE_TEXT_MAX];
+		cr_assert(tb_pipe_layout_write(61, 16, last, 1, text, sizeof text));
+		tb_perf_input q = pb->in;
+		tb_pipe_layout lay;
+		cr_assert_null(tb_pipe_layout_parse(text, 16, 61, 3, 1, &lay, why, sizeof why, &at));
+		q.layout = &lay;
+		tb_perf_result r;
+		tb_perf_predict(&q, NULL, &r);
+		cr_assert(r.ok);
+		cr_expect(r.step_s >= pb->balanced_step_s, "%lld layers on the last: %g < %g",
+		          (long long)last, r.step_s, pb->balanced_step_s);
+	}
 	S_budget_inputs(&x);
 	tb_budget_compute(&x, &b);
 	cr_assert(b.perf.known);

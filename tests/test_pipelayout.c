@@ -151,3 +151,36 @@ Test(pipelayout, bounded_whatever_the_counts)
 	longer[sizeof longer - 1] = '\0';
 	cr_expect_not_null(S_parse(longer, 2, 400, 0, 0, &l, &at));
 }
+
+/* The layout a budget suggests for a heavy last stage: the last rank's
+ * layers as asked, the others spread as the even split spreads them, and
+ * the string read back to the same ranks. */
+Test(pipelayout, written_and_read_back)
+{
+	char text[TB_PIPE_TEXT_MAX];
+	tb_pipe_layout l;
+	long at;
+	cr_assert(tb_pipe_layout_write(61, 16, 1, 1, text, sizeof text));
+	cr_expect_str_eq(text, "Et*4|(t*4|)*14,tmL");
+	cr_assert_null(S_parse(text, 16, 61, 3, 1, &l, &at));
+	cr_expect(l.first.layers == 4 && l.last.layers == 1 && l.last.mtp == 1);
+	cr_expect(l.n_middle == 1 && l.middle[0].count == 14 && l.middle[0].layers == 4);
+	/* 126 on 16 with 6 on the last: 120 over 15, 8 each */
+	cr_assert(tb_pipe_layout_write(126, 16, 6, 0, text, sizeof text));
+	cr_expect_str_eq(text, "Et*8|(t*8|)*14,t*6L");
+	/* a remainder: 62 over 15 is 4 with 2 over, on the first middles */
+	cr_assert(tb_pipe_layout_write(63, 16, 1, 0, text, sizeof text));
+	cr_expect_str_eq(text, "Et*4|(t*5|)*2,(t*4|)*12,tL");
+	cr_assert_null(S_parse(text, 16, 63, 0, 0, &l, &at));
+	cr_expect(l.n_middle == 2 && l.middle[0].layers == 5 && l.middle[0].count == 2);
+	/* two ranks, nothing on the last; one middle with the remainder */
+	cr_assert(tb_pipe_layout_write(5, 2, 0, 0, text, sizeof text));
+	cr_expect_str_eq(text, "Et*5|L");
+	cr_assert(tb_pipe_layout_write(8, 3, 2, 0, text, sizeof text));
+	cr_expect_str_eq(text, "Et*3|t*3|t*2L");
+	/* impossible or too long: nothing written */
+	cr_expect_eq(tb_pipe_layout_write(8, 1, 2, 0, text, sizeof text), 0);
+	cr_expect_eq(tb_pipe_layout_write(8, 3, 9, 0, text, sizeof text), 0);
+	cr_expect_eq(tb_pipe_layout_write(8, 3, 2, 0, text, 6), 0);
+	cr_expect_str_eq(text, "");
+}

@@ -244,6 +244,14 @@ typedef struct tb_perf_budget {
 	double step_band[2], step_band_uncalibrated[2];
 	int n_variants;
 	tb_perf_variant variants[TB_PERF_VARIANTS]; /* [0]: this layout */
+	/* Where the head makes the last of an even split's stages the
+	 * slowest: the layout (Megatron-LM's string, pipelayout.h) that gives
+	 * the last rank fewer layers, the fastest that fits the card, and its
+	 * step; "" when none is faster by over 1% (or the scenario writes a
+	 * layout, or interleaves). */
+	char balanced_layout[TB_PIPE_TEXT_MAX];
+	int64_t balanced_last_layers;
+	double balanced_step_s;
 } tb_perf_budget;
 
 /* ---- time, cost, energy ---------------------------------------------- */

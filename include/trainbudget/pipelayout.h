@@ -59,4 +59,14 @@ const char *tb_pipe_layout_parse(const char *text, int64_t pipeline, int64_t lay
                                  int64_t dense, int64_t mtp, tb_pipe_layout *out,
                                  char *why, size_t cap, long *at);
 
+/* Writes the layout of `layers` decoder layers on `pipeline` ranks (one
+ * stage a rank) with `last` of them on the last rank, after them its
+ * `mtp` MTP modules and the loss; the others as evenly as the even split
+ * spreads them (the remainder on the middle ranks first, then the first):
+ * DeepSeek-V3's 61 layers on 16 ranks with 1 on the last is
+ * "Et*4|(t*4|)*14,tmL".  Returns the length, 0 where the layout is
+ * impossible (pipeline < 2, last > layers) or does not fit in cap. */
+size_t tb_pipe_layout_write(int64_t layers, int64_t pipeline, int64_t last, int64_t mtp,
+                            char *dst, size_t cap);
+
 #endif
