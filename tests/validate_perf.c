@@ -175,8 +175,19 @@ static int S_top_term(const tb_perf_result *r)
 static void S_layout(const tb_vruns_case *c, char *dst, size_t cap)
 {
 	const tb_perf_input *in = &c->in;
-	char v[24] = "", z[24] = "";
-	if (in->virtual_pipeline > 1)
+	char v[24 + 2 * TB_PIPE_TEXT_MAX] = "", z[24] = "";
+	if (in->layout) {
+		/* a table cell: its '|' escaped (GFM), code span or not */
+		char esc[2 * TB_PIPE_TEXT_MAX];
+		size_t k = 0;
+		for (const char *p = in->layout->text; *p && k + 2 < sizeof esc; p++) {
+			if (*p == '|')
+				esc[k++] = '\\';
+			esc[k++] = *p;
+		}
+		esc[k] = '\0';
+		snprintf(v, sizeof v, "x%lld as `%s`", (long long)in->virtual_pipeline, esc);
+	} else if (in->virtual_pipeline > 1)
 		snprintf(v, sizeof v, "x%lld", (long long)in->virtual_pipeline);
 	if (in->zero)
 		snprintf(z, sizeof z, " ZeRO-%d", in->zero);

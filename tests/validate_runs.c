@@ -512,8 +512,25 @@ static void S_generic(const S_yrow *r)
 	in.training.tokens = 300e9;
 	in.hardware.overhead_bytes = 2.0 * 1073741824.0;
 	in.hardware.mfu_predicted = true;
+	/* Megatron-LM's --pipeline-model-parallel-layout where the source
+	 * prints it */
+	const char *lay = S_get(r, "pp_layout");
+	if (lay) {
+		char lay_why[200];
+		long at;
+		const char *bad = tb_pipe_layout_parse(lay, in.parallelism.pipeline, in.model.layers,
+		                                       in.model.experts > 1 ? in.model.dense_layers : 0,
+		                                       in.model.mtp_modules, &in.parallelism.layout,
+		                                       lay_why, sizeof lay_why, &at);
+		if (bad) {
+			fprintf(stderr, "validate: %s: pp_layout \"%s\": %s\n", S_get(r, "id"), lay, bad);
+			exit(1);
+		}
+		in.parallelism.virtual_pipeline = in.parallelism.layout.virtual_pipeline;
+	}
 	c->inputs = in;
-	tb_perf_input_from(&in, &c->in);
+	/* the perf input borrows the layout: from the case's own copy */
+	tb_perf_input_from(&c->inputs, &c->in);
 	tb_perf_result res;
 	tb_perf_predict(&c->in, NULL, &res);
 	double peak = c->in.hw.peak_flops;
