@@ -184,3 +184,60 @@ Test(pipelayout, written_and_read_back)
 	cr_expect_eq(tb_pipe_layout_write(8, 3, 2, 0, text, 6), 0);
 	cr_expect_str_eq(text, "");
 }
+
+/* Random strings of layouts' pieces: every one refused with a
+ * reason and the byte in range, or read into ranks whose layers and MTP
+ * modules add up to the model's (the parser is also fuzzed through the
+ * scenario loader, tests/fuzz/fuzz_scenario.c). */
+Test(pipelayout, random_strings_add_up_or_are_refused)
+{
+	unsigned long seed = 12345;
+	int read = 0;
+	for (int n = 0; n < 20000; n++) {
+		/* pieces of layouts, and of broken ones, between an embedding
+		 * and a loss most of the time */
+		static const char *const pieces[] = {
+			"t", "t", "t", "|", "|", "t*2", "(t|)*2", ",", "(|t)*1", "m", "x", "*", "(", ")",
+			"t*0", "(tt|)*1",
+		};
+		char s[80] = "";
+		size_t len = 0;
+		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+		bool framed = (seed >> 60) != 0;
+		if (framed)
+			s[len++] = 'E';
+		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+		int k = 1 + (int)(seed >> 60);
+		for (int i = 0; i < k; i++) {
+			seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+			const char *pc = pieces[(seed >> 40) % (sizeof pieces / sizeof pieces[0])];
+			size_t pl = strlen(pc);
+			memcpy(s + len, pc, pl);
+			len += pl;
+		}
+		if (framed)
+			s[len++] = 'L';
+		s[len] = '\0';
+		for (int64_t p = 1; p <= 4; p++) {
+			tb_pipe_layout l;
+			long at;
+			const char *bad = S_parse(s, p, 4, 1, 1, &l, &at);
+			if (bad) {
+				/* at the end: where the missing digits belong */
+				cr_assert(at >= -1 && at <= (long)len, "\"%s\": at %ld", s, at);
+				cr_assert_eq(l.pipeline, 0);
+				continue;
+			}
+			read++;
+			int64_t layers = l.first.layers, mtp = l.first.mtp;
+			if (p > 1)
+				layers += l.last.layers, mtp += l.last.mtp;
+			for (int i = 0; i < l.n_middle; i++)
+				layers += l.middle[i].count * l.middle[i].layers,
+				mtp += l.middle[i].count * l.middle[i].mtp;
+			cr_assert_eq(layers, 4, "\"%s\" on %lld", s, (long long)p);
+			cr_assert_eq(mtp, 1, "\"%s\" on %lld", s, (long long)p);
+		}
+	}
+	cr_expect(read > 0, "no random string was a layout");
+}
