@@ -82,6 +82,9 @@ static void S_variants(const tb_inputs *in, tb_budget *b)
 		tb_perf_predict(&pi, NULL, &r);
 		S_variant(pb, TB_LEVER_FEWEST_RECOMPUTED, &r);
 	}
+	/* the layout that unloads a head-heavy last rank (S_balanced) */
+	if (pb->balanced_layout[0])
+		S_variant(pb, TB_LEVER_BALANCED_SPLIT, &pb->balanced);
 }
 
 static void S_derivs(const tb_inputs *in, tb_budget *b)
@@ -312,6 +315,7 @@ static void S_balanced(const tb_inputs *in, tb_budget *b)
 		memcpy(pb->balanced_layout, text, sizeof text);
 		pb->balanced_last_layers = last;
 		pb->balanced_step_s = r.step_s;
+		pb->balanced = r;
 	}
 	free(scratch);
 	free(x);

@@ -526,6 +526,10 @@ static void S_levers(const tb_inputs *in, tb_budget *b)
 	double fr = S_variant_ratio(b, TB_LEVER_FEWEST_RECOMPUTED);
 	if (b->memory.fewest_recompute_layers > 0 && fr > 0)
 		S_lever(b, TB_LEVER_FEWEST_RECOMPUTED, fr, fr);
+	/* the pipeline layout the budget names (perf.balanced_layout) */
+	double bs = S_variant_ratio(b, TB_LEVER_BALANCED_SPLIT);
+	if (bs > 0)
+		S_lever(b, TB_LEVER_BALANCED_SPLIT, bs, bs);
 }
 
 /* The MFU a measured step shows, or 0 when there is none to take. */

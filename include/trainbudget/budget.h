@@ -208,7 +208,7 @@ typedef struct tb_memory {
 
 /* ---- step time (perf.h) ---------------------------------------------- */
 
-#define TB_PERF_VARIANTS 5
+#define TB_PERF_VARIANTS 6
 
 /* The step of this layout and of the levers that change it, for the
  * breakdown chart: the model's own view of a lever. */
@@ -252,6 +252,7 @@ typedef struct tb_perf_budget {
 	char balanced_layout[TB_PIPE_TEXT_MAX];
 	int64_t balanced_last_layers;
 	double balanced_step_s;
+	tb_perf_result balanced;        /* its prediction, the variant's */
 } tb_perf_budget;
 
 /* ---- time, cost, energy ---------------------------------------------- */
@@ -370,6 +371,8 @@ typedef struct tb_chinchilla {
 /* The lever and perf variant of full recomputation cut to the fewest
  * layers a chunk that fit (tb_memory.fewest_recompute_layers) */
 #define TB_LEVER_FEWEST_RECOMPUTED "recompute the fewest layers that fit"
+/* perf.balanced_layout: the pipeline layout that unloads a head-heavy last rank */
+#define TB_LEVER_BALANCED_SPLIT "lighter last rank"
 
 typedef struct tb_lever {
 	const char *label;              /* static: "tokens -25%", "GPUs x2", "MFU +0.10" */
