@@ -408,6 +408,23 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		tb_buf_truncate(&c, 0);
 		said = true;
 	}
+	/* the scenario's own stages, unloaded of the head: the budget's
+	 * figure (perf.balanced_layout), since the search compares even
+	 * splits only */
+	if (b->perf.known && b->perf.balanced_layout[0] && r->scenario_known) {
+		tb_buf_truncate(&c, 0);
+		tb_buf_printf(&c, "Your layout's last pipeline stage holds the output head and is its "
+		                  "slowest: with %lld layer%s on the last rank (parallelism.pipeline_layout "
+		                  "\"%s\") it takes %.3g s a step instead of %.3g s. The search ranks even "
+		                  "splits only.",
+		              (long long)b->perf.balanced_last_layers,
+		              b->perf.balanced_last_layers == 1 ? "" : "s", b->perf.balanced_layout,
+		              b->perf.balanced_step_s, b->perf.r.step_s);
+		tb_buf_putc(&o, '\n');
+		S_para(&o, c.ptr, 0);
+		tb_buf_truncate(&c, 0);
+		said = true;
+	}
 	for (int i = 0; i < r->n_gpus; i++) {
 		if (!tb_gpus_node(r->gpus[i].gpu.name)->efficiency_assumed)
 			continue;

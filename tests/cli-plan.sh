@@ -278,6 +278,21 @@ else
 	ok "progress line: skipped, no pseudo-terminal here"
 fi
 
+# ---- a head-heavy last stage (issue 20): the plan names the layout that
+# unloads it, and that layout, written, is priced at the step it said ----
+"$BIN" plan docs/examples/deepseek-v3.yaml >"$T/ds" 2>&1
+lay=$(tr '\n' ' ' <"$T/ds" | sed -n 's/.*parallelism.pipeline_layout *"\([^"]*\)").*/\1/p')
+said=$(tr '\n' ' ' <"$T/ds" | sed -n 's/.*it takes \([0-9.]*\) s a step instead of.*/\1/p')
+step=$("$BIN" estimate docs/examples/deepseek-v3.yaml --set "parallelism.pipeline_layout=$lay" \
+	--set parallelism.sequence_parallel=false --set training.micro_batch=1 --unset hardware.mfu --format json |
+	sed -n 's/^    "step_s": \([0-9.]*\),$/\1/p' | head -1)
+if [ "$lay" = "Et*4|(t*4|)*14,tmL" ] && [ -n "$said" ] && [ -n "$step" ] &&
+	[ "$(printf '%.3g' "$step")" = "$said" ]; then
+	ok "plan names the lighter last rank ($lay, $said s), and the layout written is priced at it"
+else
+	fail "balanced layout: '$lay' said '$said' s, priced '$step' s"
+fi
+
 if [ "$fails" -eq 0 ]; then
 	echo "cli-plan: all checks passed"
 else
