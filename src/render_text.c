@@ -652,6 +652,19 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 		tb_buf_printf(o, "  layout    the search finds one %s", better);
 		S_nl(t);
 	}
+	/* the budget's split for a head-heavy last stage (perf.balanced_layout),
+	 * which the search, ranking even splits only, does not offer */
+	const tb_perf_budget *pb = &b->perf;
+	if (pb->known && pb->balanced_layout[0]) {
+		tb_fmt_sig(S_c(t), pb->balanced_step_s, 3);
+		tb_buf_printf(o, "  split     the last stage, with the output head, is the slowest: "
+		              "parallelism.pipeline_layout \"%s\" gives the last rank %lld layer%s, "
+		              "%s s a step (%.0f%% less)", pb->balanced_layout,
+		              (long long)pb->balanced_last_layers,
+		              pb->balanced_last_layers == 1 ? "" : "s", t->cell.ptr,
+		              100 * (1 - pb->balanced_step_s / pb->r.step_s));
+		S_nl(t);
+	}
 	if (!tm->known) {
 		tb_buf_puts(o, "  unknown: see warnings");
 		S_nl(t);

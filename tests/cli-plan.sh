@@ -292,6 +292,10 @@ if [ "$lay" = "Et*4|(t*4|)*14,tmL" ] && [ -n "$said" ] && [ -n "$step" ] &&
 else
 	fail "balanced layout: '$lay' said '$said' s, priced '$step' s"
 fi
+"$BIN" estimate docs/examples/deepseek-v3.yaml >"$T/est" 2>&1
+grep -qF "split     the last stage, with the output head, is the slowest: parallelism.pipeline_layout \"$lay\" gives the last rank 1 layer, $said s a step" "$T/est" \
+	&& ok "estimate says the same split and step" \
+	|| fail "estimate's split line: $(grep -F 'split ' "$T/est")"
 
 if [ "$fails" -eq 0 ]; then
 	echo "cli-plan: all checks passed"
