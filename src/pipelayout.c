@@ -21,7 +21,7 @@ typedef struct S_state {
 	int64_t *lay, *den, *mt;     /* per rank */
 	int64_t stage, t, m, l;
 	int64_t m_stage, l_stage;
-	bool e, any;                 /* the embedding seen; any symbol seen */
+	bool e;                      /* the embedding seen (every other symbol wants it first) */
 	const char *why;
 	long at;
 	char *buf;
@@ -46,10 +46,10 @@ static bool S_emit(S_state *s, char c, long at)
 	case 'E':
 		if (s->e)
 			return S_fail(s, at, "the embedding (E) twice; expected it once, first");
-		if (s->any || s->stage > 0)
-			return S_fail(s, at, "the embedding (E) after other layers or stages; expected it "
-			                     "first, in the first stage (it runs on rank 0)");
-		s->e = s->any = true;
+		if (s->stage > 0)
+			return S_fail(s, at, "the embedding (E) after other stages; expected it first, in "
+			                     "the first stage (it runs on rank 0)");
+		s->e = true;
 		return true;
 	case 't':
 		if (!s->e)

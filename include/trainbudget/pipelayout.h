@@ -14,7 +14,7 @@
  * the first (the embedding), the last (the head) and the middle ones.  A
  * layout keeps the first and the last and each kind of middle rank (its
  * layers, dense layers and MTP modules) once, with how many ranks are of
- * that kind.  Pure: no I/O, no allocation. */
+ * that kind.  No I/O; the parser allocates only while it runs. */
 #ifndef TB_PIPELAYOUT_H
 #define TB_PIPELAYOUT_H
 
