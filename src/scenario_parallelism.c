@@ -156,9 +156,11 @@ static bool S_layout(tb_yaml_ctx *c, const tb_yaml_node *n, const tb_yaml_node *
 		const char *bad = tb_pipe_layout_parse(text, par->pipeline, m->layers,
 		                                       dense < m->layers ? dense : m->layers,
 		                                       m->mtp_modules, &par->layout, why, sizeof why, &at);
-		if (bad && at >= 0 && n->str && strcmp(n->str, text) == 0)
-			tb_yaml_err_at(c, n->src, n->line, n->col + (size_t)at + (n->quoted ? 1 : 0),
-			               "%s: %s", name, bad);
+		size_t col;
+		if (bad && at >= 0 && tb_yaml_value_col(n, (size_t)at, &col))
+			tb_yaml_err_at(c, n->src, n->line, col, "%s: %s", name, bad);
+		else if (bad && at >= 0)
+			tb_yaml_err(c, n, "%s \"%s\": %s (byte %ld of the layout)", name, text, bad, at + 1);
 		else if (bad)
 			tb_yaml_err(c, n, "%s \"%s\": %s", name, text, bad);
 		else if (vn && par->virtual_pipeline != par->layout.virtual_pipeline) {

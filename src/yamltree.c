@@ -54,6 +54,27 @@ void tb_yaml_err_at(tb_yaml_ctx *c, const tb_yaml_src *src, size_t line, size_t 
 	va_end(ap);
 }
 
+bool tb_yaml_value_col(const tb_yaml_node *n, size_t offset, size_t *col)
+{
+	const tb_yaml_src *src = n ? n->src : NULL;
+	if (!src || !src->text || n->kind != TB_YAML_SCALAR || !n->str || n->line < 1 ||
+	    n->col < 1 || offset > strlen(n->str))
+		return false;
+	size_t pos = 0;
+	for (size_t l = 1; l < n->line; l++) {
+		const char *nl = memchr(src->text + pos, '\n', src->len - pos);
+		if (!nl)
+			return false;
+		pos = (size_t)(nl - src->text) + 1;
+	}
+	size_t skip = n->col - 1 + (n->quoted ? 1 : 0);
+	if (skip > src->len - pos || offset > src->len - pos - skip ||
+	    memcmp(src->text + pos + skip, n->str, offset) != 0)
+		return false;
+	*col = n->col + (n->quoted ? 1 : 0) + offset;
+	return true;
+}
+
 tb_yaml_node *tb_yaml_node_new(tb_yaml_ctx *c, tb_yaml_kind kind,
                                const tb_yaml_src *src, size_t line, size_t col)
 {

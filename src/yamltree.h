@@ -72,6 +72,11 @@ __attribute__((format(printf, 5, 6)))
 #endif
 void tb_yaml_err_at(tb_yaml_ctx *c, const tb_yaml_src *src, size_t line, size_t col,
                     const char *fmt, ...);
+/* The column of byte `offset` of scalar n's value in its source, where
+ * the value's bytes before it stand there as written (a plain scalar, or
+ * a quoted one up to its first escape); false otherwise (an escape, a
+ * folded or block scalar), for the caller to point at n. */
+bool tb_yaml_value_col(const tb_yaml_node *n, size_t offset, size_t *col);
 
 /* ---- the tree -------------------------------------------------------- */
 
