@@ -6,6 +6,7 @@
  * GPUs /2, precision fp8), which timecost.c prices through the model.
  * Pure: no I/O, no allocation. */
 #include "calc.h"
+#include "perf_int.h"
 #include "trainbudget/ceiling.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
@@ -266,6 +267,11 @@ const char *tb_perf_source(const tb_perf_budget *pb)
 	return pb->calibrated ? "calibrated" : "predicted";
 }
 
+double tb_perf_balanced_saving(const tb_perf_budget *pb)
+{
+	return pb->balanced_layout[0] && pb->r.step_s > 0 ? 1 - pb->balanced.step_s / pb->r.step_s : 0;
+}
+
 /* The even split's last stage, slowest for the head it carries, given
  * fewer layers: each count below its own, written as Megatron-LM's layout
  * (the other layers spread as evenly), predicted, and the fastest whose
@@ -280,7 +286,7 @@ static void S_balanced(const tb_inputs *in, tb_budget *b)
 	if (pi->pipeline < 2 || pi->virtual_pipeline > 1 || pi->layout ||
 	    pb->r.busiest_stage != 2 || !m->has_shape)
 		return;
-	int64_t dense = m->experts > 1 ? (m->dense_layers < m->layers ? m->dense_layers : m->layers) : 0;
+	int64_t dense = tb_perf_dense_count(pi);
 	double best = 0.99 * pb->r.step_s;
 	tb_pipe_layout *lay = tb_xmalloc(sizeof *lay);
 	tb_inputs *x = NULL;
@@ -313,8 +319,6 @@ static void S_balanced(const tb_inputs *in, tb_budget *b)
 			continue;
 		best = r.step_s;
 		memcpy(pb->balanced_layout, text, sizeof text);
-		pb->balanced_last_layers = last;
-		pb->balanced_step_s = r.step_s;
 		pb->balanced = r;
 	}
 	free(scratch);
@@ -412,8 +416,8 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 			               "LM's, %lld on the last rank) fits and takes %.3g s a step, %.0f%% "
 			               "less; the layout search tries no uneven split",
 			               what, slower, other ? "a middle" : "the first", pb->balanced_layout,
-			               (long long)pb->balanced_last_layers, pb->balanced_step_s,
-			               100 * (1 - pb->balanced_step_s / pr->step_s));
+			               (long long)pb->balanced.stage_layers[2], pb->balanced.step_s,
+			               100 * tb_perf_balanced_saving(pb));
 		else
 			tb_budget_warn(b, "The last pipeline stage holds the output head%s and is %.0f%% "
 			               "slower than %s one, and the step waits for it; an uneven split "

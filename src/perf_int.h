@@ -1,5 +1,6 @@
 /* perf_int.h: what the step-time model's files share (perf.c, perf_layer.c,
- * perf_dp.c); internal to the library. */
+ * perf_dp.c, and perf_budget.c for the dense-layer count); internal to the
+ * library. */
 #ifndef TB_PERF_INT_H
 #define TB_PERF_INT_H
 

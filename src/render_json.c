@@ -520,8 +520,8 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 	if (pb->balanced_layout[0]) {
 		S_obj(j, "balanced_layout");
 		S_str(j, "pipeline_layout", pb->balanced_layout);
-		S_num(j, "last_layers", (double)pb->balanced_last_layers);
-		S_num(j, "step_s", pb->balanced_step_s);
+		S_num(j, "last_layers", (double)pb->balanced.stage_layers[2]);
+		S_num(j, "step_s", pb->balanced.step_s);
 		S_obj_end(j);
 	} else {
 		S_null(j, "balanced_layout");

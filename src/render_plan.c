@@ -417,9 +417,9 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		                  "slowest: with %lld layer%s on the last rank (parallelism.pipeline_layout "
 		                  "\"%s\") it takes %.3g s a step instead of %.3g s. The search ranks even "
 		                  "splits only.",
-		              (long long)b->perf.balanced_last_layers,
-		              b->perf.balanced_last_layers == 1 ? "" : "s", b->perf.balanced_layout,
-		              b->perf.balanced_step_s, b->perf.r.step_s);
+		              (long long)b->perf.balanced.stage_layers[2],
+		              b->perf.balanced.stage_layers[2] == 1 ? "" : "s", b->perf.balanced_layout,
+		              b->perf.balanced.step_s, b->perf.r.step_s);
 		tb_buf_putc(&o, '\n');
 		S_para(&o, c.ptr, 0);
 		tb_buf_truncate(&c, 0);

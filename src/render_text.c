@@ -656,13 +656,13 @@ static void S_time(S_text *t, const tb_inputs *in, const tb_budget *b)
 	 * which the search, ranking even splits only, does not offer */
 	const tb_perf_budget *pb = &b->perf;
 	if (pb->known && pb->balanced_layout[0]) {
-		tb_fmt_sig(S_c(t), pb->balanced_step_s, 3);
+		int64_t last = pb->balanced.stage_layers[2];
+		tb_fmt_sig(S_c(t), pb->balanced.step_s, 3);
 		tb_buf_printf(o, "  split     the last stage, with the output head, is the slowest: "
 		              "parallelism.pipeline_layout \"%s\" gives the last rank %lld layer%s, "
 		              "%s s a step (%.0f%% less)", pb->balanced_layout,
-		              (long long)pb->balanced_last_layers,
-		              pb->balanced_last_layers == 1 ? "" : "s", t->cell.ptr,
-		              100 * (1 - pb->balanced_step_s / pb->r.step_s));
+		              (long long)last, last == 1 ? "" : "s", t->cell.ptr,
+		              100 * tb_perf_balanced_saving(pb));
 		S_nl(t);
 	}
 	if (!tm->known) {

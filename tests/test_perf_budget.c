@@ -193,8 +193,8 @@ Test(perf, a_heavy_last_stage_is_said)
 	cr_expect(S_has_warning(&b, "The last pipeline stage holds the output head and the MTP module"));
 	const tb_perf_budget *pb = &b.perf;
 	cr_assert(pb->balanced_layout[0]);
-	cr_expect(pb->balanced_last_layers < 3);
-	cr_expect(pb->balanced_step_s < 0.99 * pb->r.step_s);
+	cr_expect(pb->balanced.stage_layers[2] < 3);
+	cr_expect(pb->balanced.step_s < 0.99 * pb->r.step_s);
 	cr_expect(S_has_warning(&b, pb->balanced_layout));
 	/* priced as a written layout, the same step */
 	static tb_budget bl;
@@ -205,8 +205,8 @@ Test(perf, a_heavy_last_stage_is_said)
 	                                    why, sizeof why, &at));
 	tb_budget_compute(&y, &bl);
 	cr_assert(bl.perf.known);
-	cr_expect(bl.perf.r.step_s == pb->balanced_step_s, "%.17g vs %.17g", bl.perf.r.step_s,
-	          pb->balanced_step_s);
+	cr_expect(bl.perf.r.step_s == pb->balanced.step_s, "%.17g vs %.17g", bl.perf.r.step_s,
+	          pb->balanced.step_s);
 	cr_expect(bl.memory.fits);
 	cr_expect(!S_has_warning(&bl, "The last pipeline stage holds"));
 	/* and no other count of last layers is faster */
@@ -220,8 +220,8 @@ Test(perf, a_heavy_last_stage_is_said)
 		tb_perf_result r;
 		tb_perf_predict(&q, NULL, &r);
 		cr_assert(r.ok);
-		cr_expect(r.step_s >= pb->balanced_step_s, "%lld layers on the last: %g < %g",
-		          (long long)last, r.step_s, pb->balanced_step_s);
+		cr_expect(r.step_s >= pb->balanced.step_s, "%lld layers on the last: %g < %g",
+		          (long long)last, r.step_s, pb->balanced.step_s);
 	}
 	S_budget_inputs(&x);
 	tb_budget_compute(&x, &b);

@@ -247,12 +247,11 @@ typedef struct tb_perf_budget {
 	/* Where the head makes the last of an even split's stages the
 	 * slowest: the layout (Megatron-LM's string, pipelayout.h) that gives
 	 * the last rank fewer layers, the fastest that fits the card, and its
-	 * step; "" when none is faster by over 1% (or the scenario writes a
-	 * layout, or interleaves). */
+	 * prediction (its step, its last rank's layers in stage_layers[2]);
+	 * "" when none is faster by over 1% (or the scenario writes a layout,
+	 * or interleaves). */
 	char balanced_layout[TB_PIPE_TEXT_MAX];
-	int64_t balanced_last_layers;
-	double balanced_step_s;
-	tb_perf_result balanced;        /* its prediction, the variant's */
+	tb_perf_result balanced;
 } tb_perf_budget;
 
 /* ---- time, cost, energy ---------------------------------------------- */
@@ -482,6 +481,9 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out);
  * "predicted" by the model, or "assumed" (hardware.mfu given, or no
  * prediction).  The one place every document takes it from. */
 const char *tb_perf_source(const tb_perf_budget *pb);
+/* The share of the step perf.balanced_layout saves (0 without one): what
+ * the warning and estimate's `split` line say. */
+double tb_perf_balanced_saving(const tb_perf_budget *pb);
 
 /* Adds the confidence figures (b->risk_mfu, b->risk: percentiles of days
  * and cost, the chance of meeting the deadline and the budget) to a budget

@@ -169,8 +169,8 @@ typedef struct tb_perf_input {
 	 * Parallel Folding, Liu et al. 2025, arXiv:2504.14960) */
 	int64_t expert_tensor;
 	/* The layers of each rank (borrowed; tb_parallelism.layout), read
-	 * where pipeline and virtual_pipeline are its own; NULL, or another
-	 * pipeline: the even split (tb_perf_stage_split). */
+	 * where pipeline is its own (a floor asks at other virtual sizes);
+	 * NULL, or another pipeline: the even split (tb_perf_stage_split). */
 	const tb_pipe_layout *layout;
 	int zero;                     /* 0..3 */
 	/* ZeRO's dense shards span groups of this many of the context x
