@@ -80,6 +80,21 @@ typedef struct S_walk {
 	/* what a step adds to its floor at most, per (count, pipeline, ZeRO
 	 * stage) of the (context, expert) walked (S_extras) */
 	struct S_extras_slot *extras, extras_spare;
+	/* per layer of the (context, expert) walked, keyed as the stage
+	 * table (S_stage_of_p), its whole pass through every layer at one
+	 * stage (S_work_ruled_out), made when first asked */
+	double *work;
+	unsigned *work_gen;
+	/* per checkpointing mode, the bound of every candidate of the
+	 * (context, expert) walked whose layer is not yet timed
+	 * (S_group_ruled_out): 0 not made, 1 made, -1 none, 2 ruled out */
+	signed char group_state[3];
+	double group_s[3];
+	/* what no mode changes of it: the layer's bound at the largest
+	 * micro-batch (0 not made, 1 made, -1 none) */
+	signed char group_floor_state;
+	int64_t group_bmax;
+	tb_perf_floor group_floor;
 } S_walk;
 
 #define S_STAGE_SLOTS 4096
@@ -135,6 +150,124 @@ static inline double S_floor(S_walk *w, int key, tb_perf_input *pin, const tb_pe
 	return floor_s;
 }
 
+/* Whether a floor rules out the candidates of its micro-batch: the bars
+ * only fall, so a floor they rule out stays out for the rest of it
+ * (*out). */
+static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
+{
+	if (!(floor_s > 0))
+		return false;
+	const S_count *n = w->n;
+	if (!*out && tb_plan_may_place(w->st, w->cd->index, n->ni, n->here, floor_s * n->k_obj,
+	                               floor_s * n->k_sec))
+		return false;
+	*out = true;
+	return true;
+}
+
+
+/* Whether every pipeline's floor of layer key at micro-batch count mbs
+ * is ruled out, from one figure: a micro-batch's pass through all the
+ * layers, the embedding and the head at one stage (tb_perf_stage_s at
+ * p = 1), W.  p ranks share that work, so the busiest rank's stage is at
+ * least W / p, and the floor, m stage passes and the bubble, at least
+ * m W / p, whatever the split; W is kept across pipelines and counts.
+ * Not where part of the layers is recomputed, whose count per rank the
+ * split sets.  It spares the busiest stage's sums for most pipelines
+ * (docs/plan.md, Speed). */
+static bool S_work_ruled_out(S_walk *w, int key, tb_perf_input *pin,
+                             const tb_perf_layer *layer, int64_t mbs, bool *out)
+{
+	if (pin->recompute_layers > 0 && pin->checkpointing == TB_CKPT_FULL)
+		return false;
+	if (w->work_gen[key] != w->stage_gen) {
+		int64_t p = pin->pipeline, v = pin->virtual_pipeline;
+		pin->pipeline = 1;
+		pin->virtual_pipeline = 1;
+		w->work[key] = tb_perf_stage_s(pin, NULL, layer);
+		pin->pipeline = p;
+		pin->virtual_pipeline = v;
+		w->work_gen[key] = w->stage_gen;
+	}
+	/* a rounding's margin: the bound must not pass the floor */
+	double bound_s = (double)mbs * w->work[key] / (double)pin->pipeline * (1 - 1e-9);
+	return S_ruled_out(w, bound_s, out);
+}
+
+/* Whether every candidate of the (context, expert) walked under pin's
+ * checkpointing mode is ruled out before its layer is timed, on one count.
+ * A mixture's layer at its bound (tb_perf_layer_floor_s) per micro-batch
+ * of tokens does not grow with the micro-batch: its matmuls' overhead
+ * share (1 + d0/m) falls, its collectives' latency and chunk rule are
+ * spread over more bytes, the rest is linear (tests/test_perf_layer.c
+ * checks it).  So is W, the pass at one stage of S_work_ruled_out.  Every
+ * candidate's floor, at least m W(b) / p, is then at least B / (N / (t c))
+ * x W(bmax) / bmax, bmax the largest micro-batch any pipeline allows: one
+ * bound for every pipeline, micro-batch, ZeRO stage and split.  The bars
+ * only fall, so once ruled out it stays so. */
+static bool S_group_ruled_out(S_walk *w, tb_perf_input *pin, int64_t p, int64_t mbs, int64_t b)
+{
+	int ck = (int)pin->checkpointing;
+	if (w->group_state[ck] == 2)
+		return true;
+	if (w->group_state[ck] < 0)
+		return false;
+	if (w->group_state[ck] == 0) {
+		w->group_state[ck] = -1;
+		if (pin->recompute_layers > 0 && pin->checkpointing == TB_CKPT_FULL)
+			return false;
+		if (w->group_floor_state == 0) {
+			/* the deepest pipeline a count allows sets the smallest
+			 * data-parallel group d, and so the largest micro-batch:
+			 * d b divides B, so b <= B / d */
+			w->group_floor_state = -1;
+			int64_t L = w->st->in->model.layers, tc = w->t * pin->context, N = w->n->N;
+			int64_t ps[TB_PLAN_DIVS_MAX], pmax = 1;
+			int np = tb_plan_divisors(N / tc, ps, TB_PLAN_DIVS_MAX);
+			for (int i = 0; i < np; i++)
+				if (ps[i] <= L)
+					pmax = ps[i];
+			int64_t dmin = N / tc / pmax, bmax = 0;
+			for (int i = 0; i < w->nb; i++)
+				if (w->bs[i] <= w->B / dmin)
+					bmax = w->bs[i];
+			if (bmax > 0) {
+				int64_t b0 = pin->micro_batch;
+				pin->micro_batch = bmax;
+				if (tb_perf_layer_floor(pin, NULL, &w->group_floor)) {
+					w->group_floor_state = 1;
+					w->group_bmax = bmax;
+				}
+				pin->micro_batch = b0;
+			}
+		}
+		if (w->group_floor_state < 0)
+			return false;
+		int64_t b0 = pin->micro_batch, p0 = pin->pipeline, v0 = pin->virtual_pipeline;
+		pin->micro_batch = w->group_bmax;
+		tb_perf_layer fake;
+		memset(&fake, 0, sizeof fake);
+		fake.ep = tb_perf_layer_floor_s(pin, &w->group_floor);
+		pin->pipeline = 1;
+		pin->virtual_pipeline = 1;
+		double W = tb_perf_stage_s(pin, NULL, &fake);
+		pin->micro_batch = b0;
+		pin->pipeline = p0;
+		pin->virtual_pipeline = v0;
+		if (!(W > 0))
+			return false;
+		w->group_s[ck] = W / (double)w->group_bmax;
+		w->group_state[ck] = 1;
+	}
+	/* m b / p is B t c / N, whatever the pipeline and micro-batch */
+	double bound_s = (double)mbs * (double)b / (double)p * w->group_s[ck] * (1 - 1e-9);
+	bool out = false;
+	if (!S_ruled_out(w, bound_s, &out))
+		return false;
+	w->group_state[ck] = 2;
+	return true;
+}
+
 static double S_bound_s(S_walk *w, int bi, int li, tb_perf_input *pin, int64_t vmax)
 {
 	/* what no mode changes of the bound once per micro-batch of the
@@ -152,22 +285,6 @@ static double S_bound_s(S_walk *w, int bi, int li, tb_perf_input *pin, int64_t v
 	}
 	return S_floor(w, 3 * w->nb + li, pin, fake, vmax);
 }
-
-/* Whether a floor rules out the candidates of its micro-batch: the bars
- * only fall, so a floor they rule out stays out for the rest of it
- * (*out). */
-static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
-{
-	if (!(floor_s > 0))
-		return false;
-	const S_count *n = w->n;
-	if (!*out && tb_plan_may_place(w->st, w->cd->index, n->ni, n->here, floor_s * n->k_obj,
-	                               floor_s * n->k_sec))
-		return false;
-	*out = true;
-	return true;
-}
-
 
 static const tb_perf_extras *S_extras(S_walk *w, const tb_perf_input *pin)
 {
@@ -325,6 +442,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 			tb_memory_stage_act(&mem.c, b, act[i]);
 		}
 		double floor_s = -1, bound_s = -1;
+		int group_out = -1;
 		bool ruled_out = false;
 		for (int z = 0; z < 4; z++) {
 			if (!(zok >> z & 1))
@@ -368,6 +486,13 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				 * is seldom ruled out for each: there the bound
 				 * cost more than it saved (docs/plan.md) */
 				if (*made == 0 && n->k_sec > 0 && w->lb) {
+					/* asked once a micro-batch and pipeline */
+					if (group_out < 0)
+						group_out = S_group_ruled_out(w, &pin, p, mbs, b);
+					if (group_out) {
+						k->feasible++;
+						continue;
+					}
 					if (bound_s < 0)
 						bound_s = S_bound_s(w, bi, li, &pin, vlist[nv - 1]);
 					if (S_ruled_out(w, bound_s, &ruled_out)) {
@@ -398,8 +523,13 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				 * it already rules out is feasible, not timed */
 				if (!bad && n->k_sec > 0) {
 					/* at the most virtual stages this micro-batch allows */
-					if (floor_s < 0)
+					if (floor_s < 0) {
+						if (S_work_ruled_out(w, li, &pin, layer, mbs, &ruled_out)) {
+							k->feasible++;
+							continue;
+						}
 						floor_s = S_floor(w, li, &pin, layer, vlist[nv - 1]);
+					}
 					if (S_ruled_out(w, floor_s, &ruled_out)) {
 						k->feasible++;
 						continue;
@@ -516,6 +646,8 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 				memset(w->base_state, 0, (size_t)w->nb);
 				if (w->lb) {
 					memset(w->lb_state, 0, (size_t)w->nb);
+					memset(w->group_state, 0, sizeof w->group_state);
+					w->group_floor_state = 0;
 					memset(w->lb_layer_made, 0, (size_t)(3 * w->nb));
 				}
 				w->stage_gen++;
@@ -632,6 +764,8 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.stage = ncounts > 1 ? tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage) : NULL;
 	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
 	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
+	w.work = tb_xcalloc((size_t)(3 * nb), sizeof *w.work);
+	w.work_gen = tb_xcalloc((size_t)(3 * nb), sizeof *w.work_gen);
 
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
 	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 2 * ntu;
@@ -651,6 +785,8 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 		S_walk_ts(&w, cc, ncounts, es, ne, ti % 2 == 1);
 	}
 	free(w.pmemo);
+	free(w.work);
+	free(w.work_gen);
 	free(w.layer_state);
 	free(w.layer);
 	free(w.base);

@@ -138,6 +138,73 @@ Test(perf, floor_bounds_the_layer)
 	cr_expect(!tb_perf_layer_floor(&in, NULL, &f));
 }
 
+/* The search bounds every micro-batch of a (tensor, context, expert) by
+ * the largest one's bound per sequence (plan_walk.c, S_group_ruled_out):
+ * that holds only if the bound, and the pass at one stage made of it,
+ * never grow faster than the micro-batch.  Checked over the methods,
+ * checkpointing modes, dispatchers, overlaps, precisions and shapes of
+ * the test above, at micro-batches 1 to 256 (a factor of 3 among them). */
+Test(perf, floor_per_sequence_falls_with_the_micro_batch)
+{
+	const char *presets[] = { "deepseek-v3", "mixtral-8x7b", "qwen1.5-moe-a2.7b" };
+	const tb_method methods[] = { TB_METHOD_FULL, TB_METHOD_DPO, TB_METHOD_LORA, TB_METHOD_FROZEN };
+	const int64_t shapes[][3] = {   /* tensor, context, expert */
+		{ 1, 1, 8 }, { 1, 1, 64 }, { 2, 1, 8 }, { 1, 2, 16 }, { 8, 1, 32 }, { 1, 1, 1 },
+	};
+	const int64_t mbs[] = { 1, 2, 3, 4, 6, 8, 12, 16, 32, 48, 64, 128, 256 };
+	int checked = 0;
+	for (size_t pi = 0; pi < sizeof presets / sizeof *presets; pi++)
+		for (size_t mi = 0; mi < sizeof methods / sizeof *methods; mi++)
+			for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
+				for (int var = 0; var < 8; var++)
+					for (int ck = 0; ck < 3; ck++) {
+						tb_inputs x;
+						S_moe(&x, presets[pi]);
+						x.training.method = methods[mi];
+						if (methods[mi] == TB_METHOD_LORA)
+							x.training.lora.rank = 16;
+						x.parallelism.tensor = shapes[si][0];
+						x.parallelism.sequence_parallel = shapes[si][0] > 1;
+						x.parallelism.context = shapes[si][1];
+						x.parallelism.expert = shapes[si][2];
+						x.parallelism.data = 1024 / 4 / shapes[si][0] / shapes[si][1];
+						x.parallelism.dispatcher = var & 1 ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
+						x.parallelism.overlap_ep = var & 2;
+						if (var & 4)
+							x.training.precision = TB_PREC_FP8_MIXED;
+						tb_perf_input in;
+						tb_perf_input_from(&x, &in);
+						in.checkpointing = (tb_checkpointing)ck;
+						in.pipeline = 1;
+						in.virtual_pipeline = 1;
+						double last_lb = 0, last_w = 0;
+						for (size_t bi = 0; bi < sizeof mbs / sizeof *mbs; bi++) {
+							in.micro_batch = mbs[bi];
+							tb_perf_floor f;
+							if (!tb_perf_layer_floor(&in, NULL, &f))
+								break;
+							tb_perf_layer fake;
+							memset(&fake, 0, sizeof fake);
+							fake.ep = tb_perf_layer_floor_s(&in, &f);
+							double lb = fake.ep / (double)mbs[bi];
+							double w = tb_perf_stage_s(&in, NULL, &fake) / (double)mbs[bi];
+							cr_assert(lb > 0 && w > 0);
+							if (bi > 0) {
+								cr_expect(lb <= last_lb * (1 + 1e-12),
+								          "%s method %d shape %zu var %d mode %d b %lld: %.17g > %.17g",
+								          presets[pi], (int)methods[mi], si, var, ck,
+								          (long long)mbs[bi], lb, last_lb);
+								cr_expect(w <= last_w * (1 + 1e-12), "%s shape %zu var %d b %lld: W",
+								          presets[pi], si, var, (long long)mbs[bi]);
+								checked++;
+							}
+							last_lb = lb;
+							last_w = w;
+						}
+					}
+	cr_expect(checked > 15000, "%d", checked);
+}
+
 /* The step-time model counts a mixture's FLOPs from the shapes it times:
  * routed experts at their own width, the shared expert, the leading dense
  * layers and MLA's low-rank projections.  Its count must be flops.c's
