@@ -488,49 +488,6 @@ bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
 	return true;
 }
 
-bool tb_perf_layer_floor(const tb_perf_input *in, const tb_perf_consts *k, tb_perf_floor *out)
-{
-	memset(out, 0, sizeof *out);
-	S_ctx x;
-	if (in->experts <= 1 || tb_perf_ctx_checked(&x, in, k ? k : &tb_perf_fitted))
-		return false;
-	/* what S_layer_time's forward and backward hold at least: each matmul
-	 * at the card's ceiling less its token dimension's share of
-	 * tb_perf_matmul_s's (1 + d0/m + d0/n + d0/k), the flash attention
-	 * core; the rest (memory-bound kernels, casts, adapters) at nothing */
-	double routed, all = S_attn_proj_flops(&x, x.tok) + S_expert_mm_flops(&x, &routed);
-	double rows = x.tok_e * x.kt * x.e / x.E, d0 = x.k->matmul_dim_half;
-	double mm = ((all - routed) * (1 + d0 / x.tok) + routed * (1 + d0 / rows)) /
-	            (x.hw->peak_flops * x.hw->matmul_ceiling * tb_perf_clock_fraction(x.hw, x.k));
-	double exec, attn = in->flash_attention ? S_flash_f(&x, &exec) : 0;
-	double bwd_mm = 2;
-	switch (in->method) {
-	case TB_METHOD_LORA: case TB_METHOD_QLORA: bwd_mm = 1; break;
-	case TB_METHOD_FROZEN: bwd_mm = 0; break;
-	case TB_METHOD_FULL: case TB_METHOD_DPO: case TB_METHOD_COUNT: default: break;
-	}
-	out->fwd_s = mm + attn;
-	out->bwd_s = in->method == TB_METHOD_FROZEN ? 0 : bwd_mm * mm + 2.5 * attn;
-	if (x.ei > 1)
-		out->a2a_s = S_ep_one(&x);
-	return tb_perf_pos(out->fwd_s) && out->bwd_s >= 0 && out->a2a_s >= 0;
-}
-
-double tb_perf_layer_floor_s(const tb_perf_input *in, const tb_perf_floor *f)
-{
-	bool fwd_only = in->method == TB_METHOD_FROZEN;
-	double passes_f = in->method == TB_METHOD_DPO ? 2 : 1, nb = fwd_only ? 0 : 1;
-	/* full recomputation of every layer: one forward more, and its
-	 * collectives */
-	double nf = passes_f + (!fwd_only && in->checkpointing == TB_CKPT_FULL && in->recompute_layers <= 0);
-	double hide = nf * f->fwd_s + f->bwd_s;
-	/* the dispatch and combine of every pass, exposed in full or beside
-	 * the layer's compute, which they slow (S_layer_mode: the step grows
-	 * with the compute they hide behind) */
-	double lt = hide + S_ep_exposed(in, f->a2a_s * (nf + nb), hide);
-	return tb_perf_pos(lt) ? lt : 0;
-}
-
 void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L)
 {
 	int64_t ti = tb_perf_at_least_1(in->tensor), ci = tb_perf_at_least_1(in->context);

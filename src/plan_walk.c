@@ -61,14 +61,6 @@ typedef struct S_walk {
 	signed char *layer_state;       /* [3 x nb]: 0 not made, 1 made, -1 refused */
 	tb_perf_layer *base;            /* [nb] */
 	signed char *base_state;        /* [nb] */
-	/* per micro-batch, what no mode changes of the shape's bound
-	 * (tb_perf_layer_floor), asked before its base is timed */
-	tb_perf_floor *lb;              /* [nb] */
-	signed char *lb_state;          /* [nb]: 0 not made, 1 made, -1 none */
-	/* per checkpointing mode and micro-batch, a layer at that bound (its
-	 * expert layers at tb_perf_layer_floor_s, the rest at nothing) */
-	tb_perf_layer *lb_layer;        /* [3 x nb] */
-	unsigned char *lb_layer_made;   /* [3 x nb] */
 	/* per micro-batch, a layer of the (context) walked at any expert
 	 * size, whose dense layers serve the others (dense_from[b] set) */
 	int *dense_from;
@@ -80,29 +72,26 @@ typedef struct S_walk {
 	/* what a step adds to its floor at most, per (count, pipeline, ZeRO
 	 * stage) of the (context, expert) walked (S_extras) */
 	struct S_extras_slot *extras, extras_spare;
-	/* per layer of the (context, expert) walked, keyed as the stage
-	 * table (S_stage_of_p), its whole pass through every layer at one
-	 * stage (S_work_ruled_out), made when first asked */
-	double *work;
-	unsigned *work_gen;
-	/* per checkpointing mode, the bound of every candidate of the
-	 * (context, expert) walked whose layer is not yet timed
-	 * (S_group_ruled_out): 0 not made, 1 made, -1 none, 2 ruled out */
-	signed char group_state[3];
-	double group_s[3];
-	/* what no mode changes of it: the layer's bound at the largest
-	 * micro-batch (0 not made, 1 made, -1 none) */
-	signed char group_floor_state;
-	int64_t group_bmax;
-	tb_perf_floor group_floor;
+	/* per checkpointing mode, on one count, the bound of every candidate
+	 * of the (context, expert) walked whose layer is not yet timed
+	 * (S_shape_ruled_out): 0 not made, 1 made, -1 none, 2 ruled out */
+	signed char shape_state[3];
+	double shape_s[3];
+	unsigned char *shape_out;       /* [3 x counts]: ruled out on that count */
+	const S_count *cc;
+	int ncounts;
+	/* what no mode changes of it: the layer at the largest micro-batch
+	 * (0 not made, 1 made, -1 refused) */
+	signed char shape_base_state;
+	int64_t shape_bmax;
+	tb_perf_layer shape_base;
 } S_walk;
 
 #define S_STAGE_SLOTS 4096
 
 typedef struct S_stage_slot {
 	unsigned gen;           /* the (context, expert) it was made under */
-	int bi;                 /* the layer: checkpointing x micro-batches + micro-batch,
-	                         * past 3 x micro-batches for the bound's (S_bound_s) */
+	int bi;                 /* the layer: checkpointing x micro-batches + micro-batch */
 	int64_t p;
 	double stage_s;
 } S_stage_slot;
@@ -133,10 +122,6 @@ static inline double S_stage_of_p(S_walk *w, int bi, int64_t p, const tb_perf_in
 	return tb_perf_stage_s(pin, NULL, layer);
 }
 
-/* The floor of pin's candidates at up to vmax virtual stages from
- * tb_perf_layer_floor_s, before the layer is timed: its expert layers at
- * that bound, everything else of the layer at nothing (the step's floor
- * only grows with each; tb_perf_stage_s).  0: no bound. */
 /* The floor of pin's candidates from layer (kept under key: S_stage_of_p)
  * at up to vmax virtual stages. */
 static inline double S_floor(S_walk *w, int key, tb_perf_input *pin, const tb_perf_layer *layer,
@@ -166,124 +151,86 @@ static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
 }
 
 
-/* Whether every pipeline's floor of layer key at micro-batch count mbs
- * is ruled out, from one figure: a micro-batch's pass through all the
- * layers, the embedding and the head at one stage (tb_perf_stage_s at
- * p = 1), W.  p ranks share that work, so the busiest rank's stage is at
- * least W / p, and the floor, m stage passes and the bubble, at least
- * m W / p, whatever the split; W is kept across pipelines and counts.
+/* Whether every candidate of the (context, expert) walked, under pin's
+ * checkpointing mode and on the one count walked, is ruled out before its
+ * layer is timed.  p ranks share a micro-batch's pass through every layer,
+ * the embedding and the head, W (tb_perf_stage_s at p = 1), so the busiest
+ * rank's stage is at least W / p and any split's floor, m stage passes and
+ * the bubble, at least m W(b) / p.  A layer's time per sequence does not
+ * grow with the micro-batch b: its matmuls' overhead share (1 + d0/m)
+ * falls, a collective's latency and chunk rule and a fixed cost are spread
+ * over more tokens, the rest is linear in them, and what hides one part
+ * behind another (sums, max, min) grows with its parts and is linear in
+ * them together; so W(b) / b falls too (tests/test_perf_layer.c checks it).
+ * With m b / p = B t c / N for every pipeline and micro-batch, every
+ * candidate's floor is at least B t c / N x W(bmax) / bmax, bmax the
+ * largest micro-batch any pipeline of the count allows: one layer timed
+ * bounds the shape's every pipeline, micro-batch, ZeRO stage and split.
  * Not where part of the layers is recomputed, whose count per rank the
- * split sets.  It spares the busiest stage's sums for most pipelines
- * (docs/plan.md, Speed). */
-static bool S_work_ruled_out(S_walk *w, int key, tb_perf_input *pin,
-                             const tb_perf_layer *layer, int64_t mbs, bool *out)
-{
-	if (pin->recompute_layers > 0 && pin->checkpointing == TB_CKPT_FULL)
-		return false;
-	if (w->work_gen[key] != w->stage_gen) {
-		int64_t p = pin->pipeline, v = pin->virtual_pipeline;
-		pin->pipeline = 1;
-		pin->virtual_pipeline = 1;
-		w->work[key] = tb_perf_stage_s(pin, NULL, layer);
-		pin->pipeline = p;
-		pin->virtual_pipeline = v;
-		w->work_gen[key] = w->stage_gen;
-	}
-	/* a rounding's margin: the bound must not pass the floor */
-	double bound_s = (double)mbs * w->work[key] / (double)pin->pipeline * (1 - 1e-9);
-	return S_ruled_out(w, bound_s, out);
-}
-
-/* Whether every candidate of the (context, expert) walked under pin's
- * checkpointing mode is ruled out before its layer is timed, on one count.
- * A mixture's layer at its bound (tb_perf_layer_floor_s) per micro-batch
- * of tokens does not grow with the micro-batch: its matmuls' overhead
- * share (1 + d0/m) falls, its collectives' latency and chunk rule are
- * spread over more bytes, the rest is linear (tests/test_perf_layer.c
- * checks it).  So is W, the pass at one stage of S_work_ruled_out.  Every
- * candidate's floor, at least m W(b) / p, is then at least B / (N / (t c))
- * x W(bmax) / bmax, bmax the largest micro-batch any pipeline allows: one
- * bound for every pipeline, micro-batch, ZeRO stage and split.  The bars
- * only fall, so once ruled out it stays so. */
-static bool S_group_ruled_out(S_walk *w, tb_perf_input *pin, int64_t p, int64_t mbs, int64_t b)
+ * split sets.  The bars only fall, so once ruled out it stays so. */
+static bool S_shape_ruled_out(S_walk *w, tb_perf_input *pin, int64_t p, int64_t mbs, int64_t b,
+                              unsigned char *ruled)
 {
 	int ck = (int)pin->checkpointing;
-	if (w->group_state[ck] == 2)
-		return true;
-	if (w->group_state[ck] < 0)
+	if (w->shape_state[ck] < 0)
 		return false;
-	if (w->group_state[ck] == 0) {
-		w->group_state[ck] = -1;
+	if (w->shape_state[ck] == 0) {
+		w->shape_state[ck] = -1;
 		if (pin->recompute_layers > 0 && pin->checkpointing == TB_CKPT_FULL)
 			return false;
-		if (w->group_floor_state == 0) {
-			/* the deepest pipeline a count allows sets the smallest
+		int64_t b0 = pin->micro_batch, p0 = pin->pipeline, v0 = pin->virtual_pipeline;
+		if (w->shape_base_state == 0) {
+			/* the deepest pipeline the count allows sets the smallest
 			 * data-parallel group d, and so the largest micro-batch:
 			 * d b divides B, so b <= B / d */
-			w->group_floor_state = -1;
-			int64_t L = w->st->in->model.layers, tc = w->t * pin->context, N = w->n->N;
-			int64_t ps[TB_PLAN_DIVS_MAX], pmax = 1;
-			int np = tb_plan_divisors(N / tc, ps, TB_PLAN_DIVS_MAX);
-			for (int i = 0; i < np; i++)
-				if (ps[i] <= L)
-					pmax = ps[i];
-			int64_t dmin = N / tc / pmax, bmax = 0;
-			for (int i = 0; i < w->nb; i++)
-				if (w->bs[i] <= w->B / dmin)
-					bmax = w->bs[i];
+			w->shape_base_state = -1;
+			int64_t L = w->st->in->model.layers, tc = w->t * pin->context, bmax = 0;
+			for (int ni = 0; ni < w->ncounts; ni++) {
+				int64_t N = w->cc[ni].N;
+				if (N % tc)
+					continue;
+				int64_t ps[TB_PLAN_DIVS_MAX], pmax = 1;
+				int np = tb_plan_divisors(N / tc, ps, TB_PLAN_DIVS_MAX);
+				for (int i = 0; i < np; i++)
+					if (ps[i] <= L)
+						pmax = ps[i];
+				int64_t dmin = N / tc / pmax;
+				for (int i = 0; i < w->nb; i++)
+					if (w->bs[i] <= w->B / dmin && w->bs[i] > bmax)
+						bmax = w->bs[i];
+			}
 			if (bmax > 0) {
-				int64_t b0 = pin->micro_batch;
 				pin->micro_batch = bmax;
-				if (tb_perf_layer_floor(pin, NULL, &w->group_floor)) {
-					w->group_floor_state = 1;
-					w->group_bmax = bmax;
+				if (tb_perf_layer_time(pin, NULL, &w->shape_base, NULL)) {
+					w->shape_base_state = 1;
+					w->shape_bmax = bmax;
 				}
 				pin->micro_batch = b0;
 			}
 		}
-		if (w->group_floor_state < 0)
+		if (w->shape_base_state < 0)
 			return false;
-		int64_t b0 = pin->micro_batch, p0 = pin->pipeline, v0 = pin->virtual_pipeline;
-		pin->micro_batch = w->group_bmax;
-		tb_perf_layer fake;
-		memset(&fake, 0, sizeof fake);
-		fake.ep = tb_perf_layer_floor_s(pin, &w->group_floor);
+		tb_perf_layer layer = w->shape_base;
+		pin->micro_batch = w->shape_bmax;
+		tb_perf_layer_mode(pin, &layer);
 		pin->pipeline = 1;
 		pin->virtual_pipeline = 1;
-		double W = tb_perf_stage_s(pin, NULL, &fake);
+		double W = tb_perf_stage_s(pin, NULL, &layer);
 		pin->micro_batch = b0;
 		pin->pipeline = p0;
 		pin->virtual_pipeline = v0;
 		if (!(W > 0))
 			return false;
-		w->group_s[ck] = W / (double)w->group_bmax;
-		w->group_state[ck] = 1;
+		w->shape_s[ck] = W / (double)w->shape_bmax;
+		w->shape_state[ck] = 1;
 	}
 	/* m b / p is B t c / N, whatever the pipeline and micro-batch */
-	double bound_s = (double)mbs * (double)b / (double)p * w->group_s[ck] * (1 - 1e-9);
+	double bound_s = (double)mbs * (double)b / (double)p * w->shape_s[ck] * (1 - 1e-9);
 	bool out = false;
 	if (!S_ruled_out(w, bound_s, &out))
 		return false;
-	w->group_state[ck] = 2;
+	*ruled = 1;
 	return true;
-}
-
-static double S_bound_s(S_walk *w, int bi, int li, tb_perf_input *pin, int64_t vmax)
-{
-	/* what no mode changes of the bound once per micro-batch of the
-	 * (context, expert) walked, the layer under each mode once, its
-	 * stage once per pipeline (keyed past the timed layers') */
-	if (w->lb_state[bi] == 0)
-		w->lb_state[bi] = tb_perf_layer_floor(pin, NULL, &w->lb[bi]) ? 1 : -1;
-	if (w->lb_state[bi] < 0)
-		return 0;
-	tb_perf_layer *fake = &w->lb_layer[li];
-	if (!w->lb_layer_made[li]) {
-		memset(fake, 0, sizeof *fake);
-		fake->ep = tb_perf_layer_floor_s(pin, &w->lb[bi]);
-		w->lb_layer_made[li] = 1;
-	}
-	return S_floor(w, 3 * w->nb + li, pin, fake, vmax);
 }
 
 static const tb_perf_extras *S_extras(S_walk *w, const tb_perf_input *pin)
@@ -399,6 +346,9 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		}
 	tb_perf_input pin;
 	bool have_pin = false;
+	/* whether the bound of the whole shape rules out this count's
+	 * candidates under this mode (S_shape_ruled_out) */
+	unsigned char *ruled = &w->shape_out[(int)ck * w->ncounts + n->ni];
 	/* Memory is non-decreasing in the micro-batch (calc.h): a (ZeRO,
 	 * virtual) pair past the card by more than rounding at one
 	 * micro-batch is past it at every larger one, which is counted, not
@@ -441,8 +391,8 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 			mem.c.v = p > 1 ? vlist[i] : 1;
 			tb_memory_stage_act(&mem.c, b, act[i]);
 		}
-		double floor_s = -1, bound_s = -1;
-		int group_out = -1;
+		double floor_s = -1;
+		int shape_out = -1;
 		bool ruled_out = false;
 		for (int z = 0; z < 4; z++) {
 			if (!(zok >> z & 1))
@@ -479,23 +429,15 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				int li = (int)ck * w->nb + bi;
 				tb_perf_layer *layer = &w->layer[li];
 				signed char *made = &w->layer_state[li];
-				/* a mixture's layer not yet timed, on one count (w->lb): first the
-				 * floor at its bound (tb_perf_layer_floor), a few
-				 * collectives and products against its matmuls.
-				 * Over several counts a layer serves them all and
-				 * is seldom ruled out for each: there the bound
-				 * cost more than it saved (docs/plan.md) */
-				if (*made == 0 && n->k_sec > 0 && w->lb) {
+				/* a layer not yet timed, on one count: first the
+				 * bound of its whole shape (S_shape_ruled_out).  Over
+				 * several counts a layer serves them all and is
+				 * seldom ruled out for each (docs/plan.md) */
+				if (*made == 0 && n->k_sec > 0) {
 					/* asked once a micro-batch and pipeline */
-					if (group_out < 0)
-						group_out = S_group_ruled_out(w, &pin, p, mbs, b);
-					if (group_out) {
-						k->feasible++;
-						continue;
-					}
-					if (bound_s < 0)
-						bound_s = S_bound_s(w, bi, li, &pin, vlist[nv - 1]);
-					if (S_ruled_out(w, bound_s, &ruled_out)) {
+					if (shape_out < 0)
+						shape_out = *ruled || S_shape_ruled_out(w, &pin, p, mbs, b, ruled);
+					if (shape_out) {
 						k->feasible++;
 						continue;
 					}
@@ -523,13 +465,8 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				 * it already rules out is feasible, not timed */
 				if (!bad && n->k_sec > 0) {
 					/* at the most virtual stages this micro-batch allows */
-					if (floor_s < 0) {
-						if (S_work_ruled_out(w, li, &pin, layer, mbs, &ruled_out)) {
-							k->feasible++;
-							continue;
-						}
+					if (floor_s < 0)
 						floor_s = S_floor(w, li, &pin, layer, vlist[nv - 1]);
-					}
 					if (S_ruled_out(w, floor_s, &ruled_out)) {
 						k->feasible++;
 						continue;
@@ -644,12 +581,9 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 			if (c_ok && e_ok) {
 				memset(w->layer_state, 0, (size_t)(3 * w->nb));
 				memset(w->base_state, 0, (size_t)w->nb);
-				if (w->lb) {
-					memset(w->lb_state, 0, (size_t)w->nb);
-					memset(w->group_state, 0, sizeof w->group_state);
-					w->group_floor_state = 0;
-					memset(w->lb_layer_made, 0, (size_t)(3 * w->nb));
-				}
+				memset(w->shape_state, 0, sizeof w->shape_state);
+				memset(w->shape_out, 0, (size_t)(3 * ncounts));
+				w->shape_base_state = 0;
 				w->stage_gen++;
 			}
 			for (int m = 0; m < 3; m++) {
@@ -754,18 +688,13 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.layer_state = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer_state);
 	w.base = tb_xcalloc((size_t)nb, sizeof *w.base);
 	w.base_state = tb_xcalloc((size_t)nb, sizeof *w.base_state);
-	if (m->experts > 1 && ncounts == 1) {       /* the bound's (S_bound_s) */
-		w.lb = tb_xcalloc((size_t)nb, sizeof *w.lb);
-		w.lb_state = tb_xcalloc((size_t)nb, sizeof *w.lb_state);
-		w.lb_layer = tb_xcalloc((size_t)(3 * nb), sizeof *w.lb_layer);
-		w.lb_layer_made = tb_xcalloc((size_t)(3 * nb), sizeof *w.lb_layer_made);
-	}
 	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
 	w.stage = ncounts > 1 ? tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage) : NULL;
 	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
 	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
-	w.work = tb_xcalloc((size_t)(3 * nb), sizeof *w.work);
-	w.work_gen = tb_xcalloc((size_t)(3 * nb), sizeof *w.work_gen);
+	w.shape_out = tb_xcalloc((size_t)(3 * ncounts), 1);
+	w.cc = cc;
+	w.ncounts = ncounts;
 
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
 	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 2 * ntu;
@@ -785,16 +714,11 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 		S_walk_ts(&w, cc, ncounts, es, ne, ti % 2 == 1);
 	}
 	free(w.pmemo);
-	free(w.work);
-	free(w.work_gen);
+	free(w.shape_out);
 	free(w.layer_state);
 	free(w.layer);
 	free(w.base);
 	free(w.base_state);
-	free(w.lb);
-	free(w.lb_state);
-	free(w.lb_layer);
-	free(w.lb_layer_made);
 	free(w.dense);
 	free(w.dense_from);
 	free(w.stage);

@@ -320,23 +320,6 @@ bool tb_perf_layer_time_reuse(const tb_perf_input *in, const tb_perf_consts *k,
  * (tests/test_perf_layer.c).  A search times the rest of a layer once for the
  * three modes. */
 void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L);
-/* A lower bound on one expert layer's time for a micro-batch (tb_perf_layer's
- * fwd + bwd + recompute + tp + cp + ep), a few collectives' and products'
- * cost against the matmuls of tb_perf_layer_time, which a search asks
- * before timing a layer shape whose every candidate may then lose.  In
- * two parts: what no checkpointing changes (tb_perf_layer_floor: the
- * matmuls at the card's ceiling less their token dimension's share of the
- * GEMM model's overhead, the flash attention core, the expert all-to-all
- * of one pass; false for a dense model or an input that cannot be timed),
- * then the layer under `in`'s mode (tb_perf_layer_floor_s: the passes it
- * runs, the all-to-all exposed or beside the compute it slows).  The rest
- * of the layer (memory-bound kernels, casts, adapters, tensor- and
- * context-parallel collectives) is left at nothing (tests/test_perf_layer.c). */
-typedef struct tb_perf_floor {
-	double fwd_s, bwd_s, a2a_s;
-} tb_perf_floor;
-bool tb_perf_layer_floor(const tb_perf_input *in, const tb_perf_consts *k, tb_perf_floor *out);
-double tb_perf_layer_floor_s(const tb_perf_input *in, const tb_perf_floor *f);
 /* The step of `in` from its layer time L, which tb_perf_layer_time made
  * from an input equal to `in` in every field it reads.  `in` must pass
  * tb_perf_layer_time's checks. */
