@@ -419,6 +419,20 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 					}
 					continue;
 				}
+				int li = (int)ck * w->nb + bi;
+				tb_perf_layer *layer = &w->layer[li];
+				signed char *made = &w->layer_state[li];
+				/* a layer not yet timed: first the bound of its whole
+				 * shape on this count (S_shape_ruled_out), asked once a
+				 * micro-batch and pipeline; once it rules the shape
+				 * out, what is left of it is counted */
+				bool ask = *made == 0 && n->k_sec > 0;
+				if (ask && shape_out < 0 && *ruled)
+					shape_out = 1;
+				if (ask && shape_out > 0) {
+					k->feasible++;
+					continue;
+				}
 				if (!have_pin) {
 					tb_plan_perf_in(cd, &l0, &pin);
 					have_pin = true;
@@ -426,17 +440,8 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				pin.micro_batch = b;
 				pin.zero = z;
 				pin.virtual_pipeline = v;
-				int li = (int)ck * w->nb + bi;
-				tb_perf_layer *layer = &w->layer[li];
-				signed char *made = &w->layer_state[li];
-				/* a layer not yet timed, on one count: first the
-				 * bound of its whole shape (S_shape_ruled_out).  Over
-				 * several counts a layer serves them all and is
-				 * seldom ruled out for each (docs/plan.md) */
-				if (*made == 0 && n->k_sec > 0) {
-					/* asked once a micro-batch and pipeline */
-					if (shape_out < 0)
-						shape_out = *ruled || S_shape_ruled_out(w, &pin, p, mbs, b, ruled);
+				if (ask && shape_out < 0) {
+					shape_out = S_shape_ruled_out(w, &pin, p, mbs, b, ruled);
 					if (shape_out) {
 						k->feasible++;
 						continue;
