@@ -341,53 +341,79 @@ static void S_swap(double *x, double *y)
 	*y = t;
 }
 
-/* Quicksort, median of three, insertion sort below 16; recursion on the
- * smaller side only, so the depth stays under log2(n). */
-static void S_sort(double *v, long n)
+/* Order statistics: afterwards v[k] is the k-th smallest of v[lo, hi) for
+ * every k of ks (ascending, within [lo, hi)).  Quicksort's partitions
+ * (median of three), descending only into the parts that hold a wanted
+ * index, and insertion sort below 16: the quantiles and the histogram need
+ * some 40 order statistics of 4,096 runs, not their order (a fourth of a
+ * full sort's work).  Recursion only where both parts hold one, so its
+ * depth stays under the number wanted. */
+static void S_select(double *v, long lo, long hi, const long *ks, int nk)
 {
-	while (n > 16) {
-		long mid = n / 2;
-		if (v[mid] < v[0])
-			S_swap(&v[mid], &v[0]);
-		if (v[n - 1] < v[0])
-			S_swap(&v[n - 1], &v[0]);
-		if (v[n - 1] < v[mid])
-			S_swap(&v[n - 1], &v[mid]);
-		double pivot = v[mid];
+	while (nk > 0 && hi - lo > 16) {
+		double *w = v + lo;
+		long n = hi - lo, mid = n / 2;
+		if (w[mid] < w[0])
+			S_swap(&w[mid], &w[0]);
+		if (w[n - 1] < w[0])
+			S_swap(&w[n - 1], &w[0]);
+		if (w[n - 1] < w[mid])
+			S_swap(&w[n - 1], &w[mid]);
+		double pivot = w[mid];
 		long i = 0, j = n - 1;
 		for (;;) {
-			while (v[i] < pivot)
+			while (w[i] < pivot)
 				i++;
-			while (pivot < v[j])
+			while (pivot < w[j])
 				j--;
 			if (i >= j)
 				break;
-			S_swap(&v[i], &v[j]);
+			S_swap(&w[i], &w[j]);
 			i++;
 			j--;
 		}
-		/* [0, j] <= pivot <= [j + 1, n) */
-		long left = j + 1, right = n - left;
-		if (left < right) {
-			S_sort(v, left);
-			v += left;
-			n = right;
+		/* [lo, left) <= pivot <= [left, hi) */
+		long left = lo + j + 1;
+		int nl = 0;
+		while (nl < nk && ks[nl] < left)
+			nl++;
+		if (nl > 0 && nl < nk)
+			S_select(v, lo, left, ks, nl);
+		if (nl == nk) {
+			hi = left;
 		} else {
-			S_sort(v + left, right);
-			n = left;
+			lo = left;
+			ks += nl;
+			nk -= nl;
 		}
 	}
-	for (long i = 1; i < n; i++) {
+	if (nk == 0)
+		return;
+	for (long i = lo + 1; i < hi; i++) {
 		double x = v[i];
 		long j = i;
-		for (; j > 0 && v[j - 1] > x; j--)
+		for (; j > lo && v[j - 1] > x; j--)
 			v[j] = v[j - 1];
 		v[j] = x;
 	}
 }
 
-/* The q-quantile of sorted v, linear between order statistics (Hyndman
- * and Fan 1996, type 7: what R and NumPy give by default). */
+/* The order statistics S_quantile reads of n values at q. */
+static int S_quantile_at(int n, double q, long at[2])
+{
+	int lo = (int)floor((n - 1) * q);
+	if (lo >= n - 1) {
+		at[0] = n - 1;
+		return 1;
+	}
+	at[0] = lo;
+	at[1] = lo + 1;
+	return 2;
+}
+
+/* The q-quantile of v, linear between order statistics (Hyndman and Fan
+ * 1996, type 7: what R and NumPy give by default), where v holds the ones
+ * S_quantile_at names in place (S_select). */
 static double S_quantile(const double *v, int n, double q)
 {
 	double h = (n - 1) * q;
@@ -395,6 +421,35 @@ static double S_quantile(const double *v, int n, double q)
 	if (lo >= n - 1)
 		return v[n - 1];
 	return v[lo] + (h - lo) * (v[lo + 1] - v[lo]);
+}
+
+static int S_cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+/* Puts in place every order statistic of v's n values that the summary
+ * and the 10th, 50th and 90th percentiles read: the ends (the histogram's
+ * range) and both sides of each quantile. */
+static void S_order(double *v, int n)
+{
+	static const double extra[3] = { 0.10, 0.50, 0.90 };
+	long ks[2 * (TB_RISK_CDF_POINTS + 3) + 2];
+	int nk = 0;
+	ks[nk++] = 0;
+	ks[nk++] = n - 1;
+	for (int i = 0; i < TB_RISK_CDF_POINTS + 3; i++) {
+		double q = i < TB_RISK_CDF_POINTS ? (double)i / (TB_RISK_CDF_POINTS - 1)
+		                                  : extra[i - TB_RISK_CDF_POINTS];
+		nk += S_quantile_at(n, q, &ks[nk]);
+	}
+	qsort(ks, (size_t)nk, sizeof *ks, S_cmp_long);
+	int u = 0;
+	for (int i = 0; i < nk; i++)
+		if (u == 0 || ks[i] != ks[u - 1])
+			ks[u++] = ks[i];
+	S_select(v, 0, n, ks, u);
 }
 
 static void S_summary(const double *v, int n, double cdf[TB_RISK_CDF_POINTS],
@@ -508,8 +563,8 @@ static void S_samples(const tb_risk_in *parts, int nparts, S_part *part, int n, 
 	double price_lo = tb_dist_quantile(&in->price, 0.001);
 	bool price_fixed = price_lo == tb_dist_quantile(&in->price, 0.999);
 	double cost_per_day = S_SECONDS_PER_DAY * gpu_h_per_s * (price_lo > 0 ? price_lo : 0);
-	/* the bill is non-decreasing in the wall clock, so sorted days give
-	 * sorted bills */
+	/* the bill is non-decreasing in the wall clock, so the days' order
+	 * statistics give the bills' */
 	bool billed = tb_bill_any(&in->bill);
 
 	double sum_days = 0, sum_cost = 0, sum_failures = 0;
@@ -554,14 +609,14 @@ static void S_samples(const tb_risk_in *parts, int nparts, S_part *part, int n, 
 	out->p_meets_deadline = in->has_deadline ? (double)meets / n : 0;
 	out->p_within_budget = in->has_budget ? (double)within / n : 0;
 
-	S_sort(draw_days, n);
+	S_order(draw_days, n);
 	if (price_fixed) {
 		for (int i = 0; i < n; i++)
 			draw_cost[i] = billed ? tb_bill_compute(&in->bill, price_lo, draw_days[i] * cost_per_day,
 			                                     draw_days[i] * S_SECONDS_PER_DAY, NULL)
 			                   : draw_days[i] * cost_per_day;
 	} else {
-		S_sort(draw_cost, n);
+		S_order(draw_cost, n);
 	}
 	out->days_p10 = S_quantile(draw_days, n, 0.10);
 	out->days_p50 = S_quantile(draw_days, n, 0.50);

@@ -215,6 +215,49 @@ Test(risk, normal_mfu_against_closed_form)
 	cr_expect_eq(r.failures_mean, 0);
 }
 
+/* The summary reads order statistics put in place by a partial sort
+ * (risk.c, S_select), not a sorted copy: at every size, from one run
+ * (insertion sort alone) past the first partition (17) to the largest,
+ * with the bill from the days (one price) and from its own draws (a price
+ * band), the ends are the histogram's, the points do not fall, P10, P50
+ * and P90 are the CDF's own points, and the bins hold every run. */
+Test(risk, summary_reads_the_order_statistics)
+{
+	const int sizes[] = { 1, 2, 3, 16, 17, 18, 33, 1000, TB_RISK_SAMPLES, TB_RISK_SAMPLES_MAX };
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+		for (int band = 0; band < 2; band++) {
+			tb_risk_in in = base_in();
+			in.samples = sizes[si];
+			in.failure_rate_per_s = 1e-6;
+			in.restart_s = 600;
+			if (band)
+				in.price = tb_dist_triangular(1.5, 2, 3);
+			tb_risk r;
+			tb_risk_compute(&in, &r);
+			cr_assert(r.known, "n %d", sizes[si]);
+			cr_expect_eq(r.samples, sizes[si]);
+			const double *cdf[2] = { r.days_cdf, r.cost_cdf };
+			const double lo[2] = { r.days_hist_lo, r.cost_hist_lo };
+			const double hi[2] = { r.days_hist_hi, r.cost_hist_hi };
+			const double *hist[2] = { r.days_hist, r.cost_hist };
+			const double p[2][3] = { { r.days_p10, r.days_p50, r.days_p90 },
+			                         { r.cost_p10, r.cost_p50, r.cost_p90 } };
+			for (int k = 0; k < 2; k++) {
+				cr_expect_eq(cdf[k][0], lo[k], "n %d %d", sizes[si], k);
+				cr_expect_eq(cdf[k][TB_RISK_CDF_POINTS - 1], hi[k], "n %d %d", sizes[si], k);
+				for (int i = 1; i < TB_RISK_CDF_POINTS; i++)
+					cr_expect(cdf[k][i] >= cdf[k][i - 1], "n %d %d point %d", sizes[si], k, i);
+				cr_expect_eq(p[k][0], cdf[k][2], "n %d %d P10", sizes[si], k);
+				cr_expect_eq(p[k][1], cdf[k][10], "n %d %d P50", sizes[si], k);
+				cr_expect_eq(p[k][2], cdf[k][18], "n %d %d P90", sizes[si], k);
+				double sum = 0;
+				for (int i = 0; i < TB_RISK_BINS; i++)
+					sum += hist[k][i];
+				cr_expect(fabs(sum - 1) < 1e-9, "n %d %d: bins hold %.17g", sizes[si], k, sum);
+			}
+		}
+}
+
 /* The user's range as a triangle: the same check through its own CDF. */
 Test(risk, triangular_mfu_against_closed_form)
 {

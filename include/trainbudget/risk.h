@@ -24,7 +24,8 @@
  * numbers (one stream each for the MFU, the price and the failures), so a
  * what-if (twice the GPUs) moves the figures by its effect, not by noise.
  *
- * Pure: no I/O, no allocation (the samples live in thread-local scratch). */
+ * Pure: no I/O; the samples live in one heap block for the call (thread-
+ * local scratch of 256 KB was zeroed for every thread any command started). */
 #ifndef TB_RISK_H
 #define TB_RISK_H
 
