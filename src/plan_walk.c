@@ -72,14 +72,16 @@ typedef struct S_walk {
 	/* what a step adds to its floor at most, per (count, pipeline, ZeRO
 	 * stage) of the (context, expert) walked (S_extras) */
 	struct S_extras_slot *extras, extras_spare;
-	/* per checkpointing mode, on one count, the bound of every candidate
+	/* per checkpointing mode, the bound per sequence of every candidate
 	 * of the (context, expert) walked whose layer is not yet timed
-	 * (S_shape_ruled_out): 0 not made, 1 made, -1 none, 2 ruled out */
+	 * (S_shape_ruled_out): 0 not made, 1 made, -1 none; and per mode and
+	 * count whether the bars rule it out */
 	signed char shape_state[3];
 	double shape_s[3];
-	unsigned char *shape_out;       /* [3 x counts]: ruled out on that count */
+	unsigned char *shape_out;       /* [3 x counts] */
 	const S_count *cc;
 	int ncounts;
+	int64_t *cu;            /* [counts x TB_PLAN_DIVS_MAX]: S_walk_ts's context sizes */
 	/* what no mode changes of it: the layer at the largest micro-batch
 	 * (0 not made, 1 made, -1 refused) */
 	signed char shape_base_state;
@@ -534,7 +536,7 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 	int64_t cs[TB_PLAN_DIVS_MAX], ps[TB_PLAN_DIVS_MAX];
 	/* the context sizes of the counts t divides: the union of the
 	 * divisors of N/t, ascending */
-	int64_t *cu = tb_xcalloc((size_t)ncounts * TB_PLAN_DIVS_MAX, sizeof *cu);
+	int64_t *cu = w->cu;
 	int ncu = 0;
 	uint64_t per_ck = 0;            /* candidates under this (t, sp) and one mode, every count */
 	for (int i = 0; i < ncounts; i++) {
@@ -572,10 +574,8 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 		else
 			k->rules += per_ck;
 	}
-	if (nck == 0) {
-		free(cu);
+	if (nck == 0)
 		return;
-	}
 	for (int ci = 0; ci < ncu; ci++) {
 		int64_t c = cu[ci];
 		bool c_ok = tb_plan_context_ok(st, c) && !((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context);
@@ -610,7 +610,6 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 			}
 		}
 	}
-	free(cu);
 }
 
 /* One card and batch, every count; of the (tensor, sequence parallelism)
@@ -700,6 +699,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.shape_out = tb_xcalloc((size_t)(3 * ncounts), 1);
 	w.cc = cc;
 	w.ncounts = ncounts;
+	w.cu = tb_xmalloc((size_t)ncounts * TB_PLAN_DIVS_MAX * sizeof *w.cu);
 
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
 	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 2 * ntu;
@@ -720,6 +720,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	}
 	free(w.pmemo);
 	free(w.shape_out);
+	free(w.cu);
 	free(w.layer_state);
 	free(w.layer);
 	free(w.base);

@@ -653,7 +653,7 @@ void tb_risk_compute_parts(const tb_risk_in *parts, int nparts, tb_risk *out)
 			return;
 	/* on the heap, not in thread-local storage: 256 KB of it was zeroed
 	 * for every thread any command started */
-	double *days = tb_xcalloc((size_t)n * 2, sizeof *days);
+	double *days = tb_xmalloc((size_t)n * 2 * sizeof *days);     /* S_samples writes each */
 	S_samples(parts, nparts, part, n, days, days + n, out);
 	free(days);
 }
