@@ -50,7 +50,7 @@ typedef struct S_walk {
 	const int64_t *bs;
 	int nb;
 	int64_t *vlist;         /* the virtual splits a pipeline allows */
-	unsigned char *over;    /* [z x vlist]: past the card at a smaller micro-batch */
+	int *pairs;             /* [4 x vlist]: (ZeRO, split) pairs not past the card */
 	int *alive;             /* [vlist]: ZeRO stages of the split not past it */
 	/* one layer's time per checkpointing mode and micro-batch of the
 	 * (sequence parallelism, context, expert) walked: made when a
@@ -355,8 +355,16 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	 * virtual) pair past the card by more than rounding at one
 	 * micro-batch is past it at every larger one, which is counted, not
 	 * computed (the micro-batches ascend) */
-	unsigned char *over = w->over;
-	memset(over, 0, (size_t)(4 * (nv_all > 0 ? nv_all : 1)));
+	/* the (ZeRO, split) pairs not yet past it, in the walk's order (ZeRO
+	 * stage, then split), each split index x 4 + z; the ones past it are
+	 * counted in bulk, those of the first split apart (where only v = 1
+	 * is allowed, they alone count) */
+	int *pairs = w->pairs, npairs = 0;
+	for (int z = 0; z < 4; z++)
+		if (zok >> z & 1)
+			for (int i = 0; i < nv_all; i++)
+				pairs[npairs++] = i << 2 | z;
+	uint64_t over_all = 0, over_first = 0;
 	/* of each virtual split, the ZeRO stages not yet past the card */
 	int *alive = w->alive;
 	for (int i = 0; i < nv_all; i++)
@@ -396,127 +404,135 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		double floor_s = -1;
 		int shape_out = -1;
 		bool ruled_out = false;
-		for (int z = 0; z < 4; z++) {
-			if (!(zok >> z & 1))
+		k->memory += nv == nv_all ? over_all : over_first;
+		int removed = 0;
+		for (int pi = 0; pi < npairs; pi++) {
+			int z = pairs[pi] & 3, i = pairs[pi] >> 2;
+			if (i >= nv)
 				continue;
-			for (int i = 0; i < nv; i++) {
-				int64_t v = vlist[i];
-				if (over[z * nv_all + i]) {
-					k->memory++;
-					continue;
+			int64_t v = vlist[i];
+			double bytes;
+			if (i < TB_PLAN_ACT_V) {
+				bytes = tb_memory_fit_sum(&fit[z], act[i], NULL);
+			} else {
+				memcpy(mem.c.states, fit[z].states, sizeof mem.c.states);
+				bytes = tb_plan_mem_total(&mem, v, b);
+			}
+			if (!(bytes <= cap)) {
+				k->memory++;
+				if (bytes > cap * (1 + 1e-9)) {
+					pairs[pi] = -1;
+					removed++;
+					over_all++;
+					over_first += i == 0;
+					alive[i]--;
+					alive_all--;
 				}
-				double bytes;
-				if (i < TB_PLAN_ACT_V) {
-					bytes = tb_memory_fit_sum(&fit[z], act[i], NULL);
-				} else {
-					memcpy(mem.c.states, fit[z].states, sizeof mem.c.states);
-					bytes = tb_plan_mem_total(&mem, v, b);
-				}
-				if (!(bytes <= cap)) {
-					k->memory++;
-					if (bytes > cap * (1 + 1e-9)) {
-						over[z * nv_all + i] = 1;
-						alive[i]--;
-						alive_all--;
-					}
-					continue;
-				}
-				int li = (int)ck * w->nb + bi;
-				tb_perf_layer *layer = &w->layer[li];
-				signed char *made = &w->layer_state[li];
-				/* a layer not yet timed: first the bound of its whole
-				 * shape on this count (S_shape_ruled_out), asked once a
-				 * micro-batch and pipeline; once it rules the shape
-				 * out, what is left of it is counted */
-				bool ask = *made == 0 && n->k_sec > 0;
-				if (ask && shape_out < 0 && *ruled)
-					shape_out = 1;
-				if (ask && shape_out > 0) {
+				continue;
+			}
+			int li = (int)ck * w->nb + bi;
+			tb_perf_layer *layer = &w->layer[li];
+			signed char *made = &w->layer_state[li];
+			/* a layer not yet timed: first the bound of its whole
+			 * shape on this count (S_shape_ruled_out), asked once a
+			 * micro-batch and pipeline; once it rules the shape
+			 * out, what is left of it is counted */
+			bool ask = *made == 0 && n->k_sec > 0;
+			if (ask && shape_out < 0 && *ruled)
+				shape_out = 1;
+			if (ask && shape_out > 0) {
+				k->feasible++;
+				continue;
+			}
+			if (!have_pin) {
+				tb_plan_perf_in(cd, &l0, &pin);
+				have_pin = true;
+			}
+			pin.micro_batch = b;
+			pin.zero = z;
+			pin.virtual_pipeline = v;
+			if (ask && shape_out < 0) {
+				shape_out = S_shape_ruled_out(w, &pin, p, mbs, b, ruled);
+				if (shape_out) {
 					k->feasible++;
 					continue;
 				}
-				if (!have_pin) {
-					tb_plan_perf_in(cd, &l0, &pin);
-					have_pin = true;
-				}
-				pin.micro_batch = b;
-				pin.zero = z;
-				pin.virtual_pipeline = v;
-				if (ask && shape_out < 0) {
-					shape_out = S_shape_ruled_out(w, &pin, p, mbs, b, ruled);
-					if (shape_out) {
-						k->feasible++;
-						continue;
+			}
+			if (*made == 0) {
+				/* what no mode changes, once for the three */
+				tb_perf_layer *base = &w->base[bi];
+				if (w->base_state[bi] == 0) {
+					const tb_perf_layer *dl = w->dense_from[bi] ? &w->dense[bi] : NULL;
+					w->base_state[bi] = tb_perf_layer_time_reuse(&pin, NULL, dl, base, NULL) ? 1 : -1;
+					if (w->base_state[bi] > 0 && !dl) {
+						w->dense[bi] = *base;
+						w->dense_from[bi] = 1;
 					}
 				}
-				if (*made == 0) {
-					/* what no mode changes, once for the three */
-					tb_perf_layer *base = &w->base[bi];
-					if (w->base_state[bi] == 0) {
-						const tb_perf_layer *dl = w->dense_from[bi] ? &w->dense[bi] : NULL;
-						w->base_state[bi] = tb_perf_layer_time_reuse(&pin, NULL, dl, base, NULL) ? 1 : -1;
-						if (w->base_state[bi] > 0 && !dl) {
-							w->dense[bi] = *base;
-							w->dense_from[bi] = 1;
-						}
-					}
-					*made = w->base_state[bi];
-					if (*made > 0) {
-						*layer = *base;
-						tb_perf_layer_mode(&pin, layer);
-					}
+				*made = w->base_state[bi];
+				if (*made > 0) {
+					*layer = *base;
+					tb_perf_layer_mode(&pin, layer);
 				}
-				bool bad = *made < 0;
-				/* what every ZeRO stage and virtual split of this
-				 * pipeline and micro-batch costs at least: a candidate
-				 * it already rules out is feasible, not timed */
-				if (!bad && n->k_sec > 0) {
-					/* at the most virtual stages this micro-batch allows */
-					if (floor_s < 0)
-						floor_s = S_floor(w, li, &pin, layer, vlist[nv - 1]);
-					if (S_ruled_out(w, floor_s, &ruled_out)) {
-						k->feasible++;
-						continue;
-					}
-					/* one that no list but the rank can take: counted
-					 * ahead of the scenario's layout, untimed, when its
-					 * ceiling already is (not where part of the layers
-					 * is recomputed: the floor's stage is at one virtual
-					 * stage, tb_perf_stage_s) */
-					if (st->rank_it && !(ck == TB_CKPT_FULL && pin.recompute_layers > 0) &&
-					    !tb_plan_may_list(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
-					                      floor_s * n->k_sec)) {
-						double ceil_s = S_ceiling(w, li, &pin, layer);
-						if (ceil_s > 0 && tb_plan_surely_ahead(st, ceil_s * n->k_obj)) {
-							st->ahead++;
-							k->feasible++;
-							continue;
-						}
-					}
-				}
-				tb_plan_layout l = l0;
-				l.zero = z;
-				l.virtual_pipeline = v;
-				l.memory_per_gpu_bytes = bytes;
-				tb_perf_result r;
-				if (!bad)
-					tb_perf_assemble(&pin, NULL, layer, &r);
-				if (bad || !r.ok) {
-					k->rules++;
+			}
+			bool bad = *made < 0;
+			/* what every ZeRO stage and virtual split of this
+			 * pipeline and micro-batch costs at least: a candidate
+			 * it already rules out is feasible, not timed */
+			if (!bad && n->k_sec > 0) {
+				/* at the most virtual stages this micro-batch allows */
+				if (floor_s < 0)
+					floor_s = S_floor(w, li, &pin, layer, vlist[nv - 1]);
+				if (S_ruled_out(w, floor_s, &ruled_out)) {
+					k->feasible++;
 					continue;
 				}
-				k->feasible++;
-				tb_plan_figures(cd, &r, &l);
-				if (n->k_sec == 0 && l.step_s > 0 && l.seconds > 0) {
-					w->n->k_sec = l.seconds / l.step_s;
-					w->n->k_obj = st->out->objective == TB_PLAN_BY_COST ? l.cost / l.step_s
-					                                                    : n->k_sec;
+				/* one that no list but the rank can take: counted
+				 * ahead of the scenario's layout, untimed, when its
+				 * ceiling already is (not where part of the layers
+				 * is recomputed: the floor's stage is at one virtual
+				 * stage, tb_perf_stage_s) */
+				if (st->rank_it && !(ck == TB_CKPT_FULL && pin.recompute_layers > 0) &&
+				    !tb_plan_may_list(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
+				                      floor_s * n->k_sec)) {
+					double ceil_s = S_ceiling(w, li, &pin, layer);
+					if (ceil_s > 0 && tb_plan_surely_ahead(st, ceil_s * n->k_obj)) {
+						st->ahead++;
+						k->feasible++;
+						continue;
+					}
 				}
-				tb_plan_keep(st, &l);
-				tb_plan_note_best(st, cd->index, n->ni, &l);
-				if (n->here)
-					tb_plan_note_here(st, &l);
 			}
+			tb_plan_layout l = l0;
+			l.zero = z;
+			l.virtual_pipeline = v;
+			l.memory_per_gpu_bytes = bytes;
+			tb_perf_result r;
+			if (!bad)
+				tb_perf_assemble(&pin, NULL, layer, &r);
+			if (bad || !r.ok) {
+				k->rules++;
+				continue;
+			}
+			k->feasible++;
+			tb_plan_figures(cd, &r, &l);
+			if (n->k_sec == 0 && l.step_s > 0 && l.seconds > 0) {
+				w->n->k_sec = l.seconds / l.step_s;
+				w->n->k_obj = st->out->objective == TB_PLAN_BY_COST ? l.cost / l.step_s
+				                                                    : n->k_sec;
+			}
+			tb_plan_keep(st, &l);
+			tb_plan_note_best(st, cd->index, n->ni, &l);
+			if (n->here)
+				tb_plan_note_here(st, &l);
+		}
+		/* the pairs past the card leave the list, in order */
+		if (removed) {
+			int kept = 0;
+			for (int pi = 0; pi < npairs; pi++)
+				if (pairs[pi] >= 0)
+					pairs[kept++] = pairs[pi];
+			npairs = kept;
 		}
 	}
 }
@@ -686,7 +702,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.nb = nb;
 	int64_t vcap = st->vmax < L + 2 ? st->vmax : L + 2;
 	w.vlist = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.vlist);
-	w.over = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), 4);
+	w.pairs = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1) * 4, sizeof *w.pairs);
 	w.alive = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.alive);
 	w.layer = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer);
 	w.layer_state = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer_state);
@@ -730,7 +746,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	free(w.stage);
 	free(w.extras);
 	free(w.vlist);
-	free(w.over);
+	free(w.pairs);
 	free(w.alive);
 	free(tu);
 	free(cc);
