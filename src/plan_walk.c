@@ -6,6 +6,7 @@
  * already loses. */
 #include "plan_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,7 +222,7 @@ static bool S_shape_ruled_out(S_walk *w, tb_perf_input *pin, int64_t p, int64_t 
 		pin->micro_batch = b0;
 		pin->pipeline = p0;
 		pin->virtual_pipeline = v0;
-		if (!(W > 0))
+		if (!(W > 0 && W < HUGE_VAL))
 			return false;
 		w->shape_s[ck] = W / (double)w->shape_bmax;
 		w->shape_state[ck] = 1;
