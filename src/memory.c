@@ -184,43 +184,46 @@ static int64_t S_rank(int64_t p, int i)
 	return i == 0 || p <= 1 ? 0 : i == 1 ? 1 : p - 1;
 }
 
-/* Activations of the first, middle and last stage for micro-batch mb. */
+/* Activations of the first, middle and last stage for micro-batch mb.  A
+ * search asks it for every micro-batch and virtual split of every layout
+ * that may fit: the products of b are taken once, each in the order the
+ * sums below read it. */
 static void S_stage_act(const tb_mem_fit *c, int64_t mb, double act[3])
 {
 	double b = (double)mb;
-	int64_t nmb = c->p <= 1 ? 1 : S_microbatches(c->gb, mb, c->d);
+	double ws_b = c->ws_b1 * b, emb_b = c->emb_b1 * b, logits_b1 = c->logits_b1 * b;
+	int64_t p = c->p, v = c->v, nmb = p <= 1 ? 1 : S_microbatches(c->gb, mb, c->d);
 	for (int i = 0; i < 3; i++) {
-		int64_t chunks, emb;
-		S_inflight_m(c->p, c->v, nmb, S_rank(c->p, i), &chunks, &emb);
 		/* the MTP modules' layers and logits, with the head or where a
 		 * layout puts them */
 		double mtp = c->mtp[i];
 		double layers_b = (c->layers[i] + mtp) * c->act_layer_b1 * b;
 		if (c->recompute_layers > 0) {
 			int64_t n = (int64_t)c->layers[i];
-			int64_t r = tb_perf_stage_recomputed(n, c->p > 1 ? c->v : 1, c->recompute_layers);
+			int64_t r = tb_perf_stage_recomputed(n, p > 1 ? v : 1, c->recompute_layers);
 			/* the MTP modules' layers are recomputed with a stage's every one */
 			if (r < n)
 				layers_b = ((double)r * c->act_layer_b1 +
 				            ((double)(n - r) + mtp) * c->act_keep_b1) * b;
 		}
-		double logits_b = c->logits_b1 * b * (1 + mtp);
-		if (c->p <= 1) {
-			act[i] = layers_b + c->emb_b1 * b + logits_b + c->ws_b1 * b;
+		if (p <= 1) {
+			act[i] = layers_b + emb_b + logits_b1 * (1 + mtp) + ws_b;
 			continue;
 		}
 		if (c->layers[i] <= 0) {        /* p = 2: no middle stage */
 			act[i] = 0;
 			continue;
 		}
-		double passes = c->v > 1 ? (double)chunks / (double)c->v : (double)chunks;
-		act[i] = layers_b * passes + c->ws_b1 * b;
+		int64_t chunks, emb;
+		S_inflight_m(p, v, nmb, S_rank(p, i), &chunks, &emb);
+		double passes = v > 1 ? (double)chunks / (double)v : (double)chunks;
+		act[i] = layers_b * passes + ws_b;
 		if (i == 0)
-			act[i] += c->emb_b1 * b * (double)emb;
+			act[i] += emb_b * (double)emb;
 		if (i == 2)
-			act[i] += logits_b;
+			act[i] += logits_b1 * (1 + mtp);
 		else if (mtp > 0)       /* a layout's module off the last rank */
-			act[i] += c->logits_b1 * b * mtp * passes;
+			act[i] += logits_b1 * mtp * passes;
 	}
 }
 
