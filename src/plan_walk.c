@@ -2,8 +2,8 @@
  * (plan_int.h; docs/plan.md, "Speed"): every count, tensor size,
  * sequence parallelism, checkpointing, context, expert, pipeline,
  * micro-batch, ZeRO stage and virtual split, each candidate counted under
- * the first rule it breaks, the ones that fit timed unless their floor
- * already loses. */
+ * the first rule it breaks, the ones that fit timed unless the bound on
+ * their whole layer shape or their own floor already loses. */
 #include "plan_int.h"
 
 #include <math.h>
@@ -155,8 +155,8 @@ static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
 
 
 /* Whether every candidate of the (context, expert) walked, under pin's
- * checkpointing mode and on the one count walked, is ruled out before its
- * layer is timed.  p ranks share a micro-batch's pass through every layer,
+ * checkpointing mode and on the count walked, is ruled out before its
+ * layer is timed (*ruled: that count's flag).  p ranks share a micro-batch's pass through every layer,
  * the embedding and the head, W (tb_perf_stage_s at p = 1), so the busiest
  * rank's stage is at least W / p and any split's floor, m stage passes and
  * the bubble, at least m W(b) / p.  A layer's time per sequence does not
@@ -167,7 +167,7 @@ static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
  * them together; so W(b) / b falls too (tests/test_perf_layer.c checks it).
  * With m b / p = B t c / N for every pipeline and micro-batch, every
  * candidate's floor is at least B t c / N x W(bmax) / bmax, bmax the
- * largest micro-batch any pipeline of the count allows: one layer timed
+ * largest micro-batch any pipeline of any count allows: one layer timed
  * bounds the shape's every pipeline, micro-batch, ZeRO stage and split.
  * Not where part of the layers is recomputed, whose count per rank the
  * split sets.  The bars only fall, so once ruled out it stays so. */
@@ -354,12 +354,11 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	unsigned char *ruled = &w->shape_out[(int)ck * w->ncounts + n->ni];
 	/* Memory is non-decreasing in the micro-batch (calc.h): a (ZeRO,
 	 * virtual) pair past the card by more than rounding at one
-	 * micro-batch is past it at every larger one, which is counted, not
-	 * computed (the micro-batches ascend) */
-	/* the (ZeRO, split) pairs not yet past it, in the walk's order (ZeRO
-	 * stage, then split), each split index x 4 + z; the ones past it are
-	 * counted in bulk, those of the first split apart (where only v = 1
-	 * is allowed, they alone count) */
+	 * micro-batch is past it at every larger one (the micro-batches
+	 * ascend).  So the pairs not yet past it are kept in a list, in the
+	 * walk's order (ZeRO stage, then split), each split index x 4 + z,
+	 * and the ones past it are counted in bulk, those of the first split
+	 * apart (where only v = 1 is allowed, they alone count). */
 	int *pairs = w->pairs, npairs = 0;
 	for (int z = 0; z < 4; z++)
 		if (zok >> z & 1)
