@@ -611,8 +611,20 @@ void tb_plan_set_jobs(int n)
 	__atomic_store_n(&S_jobs_wanted, n > 0 ? n : 0, __ATOMIC_RELAXED);
 }
 
+/* This thread's own limit (tb_plan_set_jobs_here): 0, none. */
+static _Thread_local int S_jobs_here = 0;
+
+int tb_plan_set_jobs_here(int n)
+{
+	int was = S_jobs_here;
+	S_jobs_here = n > 0 ? n : 0;
+	return was;
+}
+
 int tb_plan_jobs(void)
 {
+	if (S_jobs_here > 0)
+		return S_jobs_here < TB_PLAN_JOBS_MAX ? S_jobs_here : TB_PLAN_JOBS_MAX;
 	int n = __atomic_load_n(&S_jobs_wanted, __ATOMIC_RELAXED);
 	if (n <= 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);

@@ -11,12 +11,14 @@
 #include "trainbudget/sweep.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trainbudget/budget.h"
+#include "trainbudget/plan.h"
 #include "trainbudget/scenario.h"
 #include "trainbudget/signoff.h"
 #include "trainbudget/units.h"
@@ -493,6 +495,131 @@ static void S_relocate(S_run *r, const tb_diags *pd)
 	free(v);
 }
 
+/* What one point found that the sweep merges in order: its load's
+ * diagnostics and status, the config.json files it read, where it puts
+ * its values on the axes, its currency. */
+typedef struct S_point_out {
+	char *setv[2];          /* "KEY=VALUE" of the point, per axis */
+	tb_diags pd;
+	tb_scenario_status status;
+	struct {
+		tb_input_kind kind;
+		char *read_as;
+		char sha256[65];
+	} hashes[TB_SIGNOFF_MAX_FILES];
+	size_t nhashes;
+	double x[2];
+	bool has_x[2];
+	char currency[8];
+} S_point_out;
+
+static void S_point_out_release(S_point_out *o, size_t naxes)
+{
+	for (size_t a = 0; a < naxes; a++)
+		free(o->setv[a]);
+	for (size_t h = 0; h < o->nhashes; h++)
+		free(o->hashes[h].read_as);
+	tb_diags_release(&o->pd);
+}
+
+/* The points, drawn by the threads from a shared counter. */
+typedef struct S_pool {
+	tb_sweep *s;
+	const tb_scenario_source *src;
+	const char *const *sets;
+	size_t nsets;
+	const tb_calib *calib;
+	S_point_out *outs;
+	size_t next;
+	size_t threads;
+} S_pool;
+
+/* Prices point k into its own slot: nothing shared is written. */
+static void S_point(S_pool *pl, size_t k, const char **all, tb_budget *b)
+{
+	tb_sweep *s = pl->s;
+	size_t nargs = s->naxes, n1 = nargs == 2 ? s->axis[1].n : 1;
+	size_t i = k / n1, j = k % n1;
+	tb_sweep_point *p = &s->points[k];
+	S_point_out *o = &pl->outs[k];
+	p->i = i;
+	p->j = j;
+	for (size_t a = 0; a < nargs; a++) {
+		o->setv[a] = S_strf("%s=%s", s->axis[a].key, s->axis[a].values[a ? j : i]);
+		all[pl->nsets + a] = o->setv[a];
+	}
+	tb_diags_init(&o->pd);
+	tb_scenario *sc = tb_scenario_load_source(pl->src, all, pl->nsets + nargs, &o->pd,
+	                                          &o->status);
+	if (sc) {
+		for (size_t f = 0; f < sc->signoff.nfiles; f++) {
+			const tb_input_file *in = &sc->signoff.files[f];
+			if (in->kind != TB_INPUT_HF_CONFIG)
+				continue;
+			o->hashes[o->nhashes].kind = in->kind;
+			o->hashes[o->nhashes].read_as = tb_xstrdup(in->read_as);
+			memcpy(o->hashes[o->nhashes].sha256, in->sha256, sizeof in->sha256);
+			o->nhashes++;
+		}
+		if (pl->calib)
+			sc->inputs.calib = *pl->calib;
+		tb_budget_compute(&sc->inputs, b);
+		S_figures(&sc->inputs, b, &p->f);
+		S_answer(&sc->inputs, b, &p->f);
+		p->valid = true;
+		snprintf(o->currency, sizeof o->currency, "%s",
+		         b->time.currency[0] ? b->time.currency : sc->inputs.hardware.currency);
+		for (size_t a = 0; a < nargs; a++)
+			o->has_x[a] = S_known_x(s->axis[a].key, &sc->inputs, &o->x[a]);
+	}
+	tb_scenario_free(sc);
+}
+
+static void *S_worker(void *arg)
+{
+	S_pool *pl = arg;
+	/* with more than one thread a point's own search stays on its
+	 * thread: the points are what the cores share */
+	int was = pl->threads > 1 ? tb_plan_set_jobs_here(1) : -1;
+	const char **all = tb_xcalloc(pl->nsets + 2, sizeof *all);
+	for (size_t k = 0; k < pl->nsets; k++)
+		all[k] = pl->sets[k];
+	tb_budget *b = tb_xmalloc(sizeof *b);
+	for (size_t k = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED); k < pl->s->npoints;
+	     k = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED))
+		S_point(pl, k, all, b);
+	free(b);
+	free(all);
+	if (was >= 0)
+		tb_plan_set_jobs_here(was);
+	return NULL;
+}
+
+/* Every point, on as many threads as the layout search may use
+ * (tb_plan_jobs: --jobs, else the online cores), each point's search then
+ * on its own thread; one thread where there is one point. */
+static void S_points(S_pool *pl)
+{
+	size_t n = (size_t)tb_plan_jobs();
+	if (n > pl->s->npoints)
+		n = pl->s->npoints;
+	pl->threads = n;
+	if (n <= 1) {
+		S_worker(pl);
+		return;
+	}
+	pthread_t *th = tb_xcalloc(n, sizeof *th);
+	bool *started = tb_xcalloc(n, sizeof *started);
+	for (size_t t = 1; t < n; t++)
+		started[t] = pthread_create(&th[t], NULL, S_worker, pl) == 0;
+	S_worker(pl);
+	for (size_t t = 1; t < n; t++)
+		if (started[t])
+			pthread_join(th[t], NULL);
+	free(started);
+	free(th);
+}
+
 static void S_cliffs(tb_sweep *s);
 
 tb_sweep *tb_sweep_run(const char *const *args, size_t nargs, const char *path,
@@ -535,65 +662,44 @@ tb_sweep *tb_sweep_run_calibrated(const char *const *args, size_t nargs, const c
 	memset(&r, 0, sizeof r);
 	r.s = s;
 	r.d = d;
-	const char **all = tb_xcalloc(nsets + 2, sizeof *all);
-	for (size_t k = 0; k < nsets; k++)
-		all[k] = sets[k];
-	tb_budget *b = tb_xmalloc(sizeof *b);
 	bool numeric[2] = { true, true };
 	/* parsed and hashed once: 128 points of a 4 MiB file once took as
 	 * many parses and twice as many hashes */
 	tb_scenario_source *src = tb_scenario_source_new(path, text, len);
-	for (size_t i = 0; i < n0; i++)
-		for (size_t j = 0; j < n1; j++) {
-			tb_sweep_point *p = &s->points[i * n1 + j];
-			p->i = i;
-			p->j = j;
-			r.vi[0] = i;
-			r.vi[1] = j;
-			for (size_t a = 0; a < nargs; a++) {
-				free(r.setv[a]);
-				r.setv[a] = S_strf("%s=%s", s->axis[a].key,
-				                           s->axis[a].values[a ? j : i]);
-				all[nsets + a] = r.setv[a];
-			}
-			tb_diags pd;
-			tb_diags_init(&pd);
-			tb_scenario_status st;
-			tb_scenario *sc = tb_scenario_load_source(src, all, nsets + nargs, &pd, &st);
-			if (sc) {
-				for (size_t k = 0; k < sc->signoff.nfiles; k++) {
-					const tb_input_file *in = &sc->signoff.files[k];
-					if (in->kind == TB_INPUT_HF_CONFIG &&
-					    !tb_signoff_add_hash(&s->inputs, in->kind, in->read_as, in->sha256))
-						s->inputs_changed = true;
-				}
-				if (calib)
-					sc->inputs.calib = *calib;
-				tb_budget_compute(&sc->inputs, b);
-				S_figures(&sc->inputs, b, &p->f);
-				S_answer(&sc->inputs, b, &p->f);
-				p->valid = true;
-				s->nvalid++;
-				if (!s->currency[0])
-					snprintf(s->currency, sizeof s->currency, "%s", b->time.currency[0]
-					         ? b->time.currency : sc->inputs.hardware.currency);
-				for (size_t a = 0; a < nargs; a++) {
-					size_t vi = a ? j : i;
-					double x;
-					if (S_known_x(s->axis[a].key, &sc->inputs, &x))
-						s->axis[a].x[vi] = x;
-				}
-			} else if (st == TB_SCENARIO_INCONSISTENT) {
-				const tb_diag *g = S_first_error(&pd);
-				p->why = tb_xstrdup(g && g->msg ? g->msg : "the scenario refuses this value");
-			} else {
-				S_relocate(&r, &pd);
-			}
-			tb_diags_release(&pd);
-			tb_scenario_free(sc);
+	/* the points on the cores (S_points), then what they found merged
+	 * in the points' order, so that the sweep is the same bytes whatever
+	 * the number of threads */
+	S_point_out *outs = tb_xcalloc(s->npoints, sizeof *outs);
+	S_pool pool = { s, src, sets, nsets, calib, outs, 0, 0 };
+	S_points(&pool);
+	for (size_t k = 0; k < s->npoints; k++) {
+		tb_sweep_point *p = &s->points[k];
+		S_point_out *o = &outs[k];
+		r.vi[0] = p->i;
+		r.vi[1] = p->j;
+		for (size_t a = 0; a < nargs; a++)
+			r.setv[a] = o->setv[a];
+		if (p->valid) {
+			for (size_t h = 0; h < o->nhashes; h++)
+				if (!tb_signoff_add_hash(&s->inputs, o->hashes[h].kind, o->hashes[h].read_as,
+				                         o->hashes[h].sha256))
+					s->inputs_changed = true;
+			s->nvalid++;
+			if (!s->currency[0])
+				snprintf(s->currency, sizeof s->currency, "%s", o->currency);
+			for (size_t a = 0; a < nargs; a++)
+				if (o->has_x[a])
+					s->axis[a].x[a ? p->j : p->i] = o->x[a];
+		} else if (o->status == TB_SCENARIO_INCONSISTENT) {
+			const tb_diag *g = S_first_error(&o->pd);
+			p->why = tb_xstrdup(g && g->msg ? g->msg : "the scenario refuses this value");
+		} else {
+			S_relocate(&r, &o->pd);
 		}
+		S_point_out_release(o, nargs);
+	}
+	free(outs);
 	for (size_t a = 0; a < nargs; a++) {
-		free(r.setv[a]);
 		for (size_t i = 0; i < s->axis[a].n; i++) {
 			if (!isfinite(s->axis[a].x[i]))
 				s->axis[a].x[i] = S_text_x(s->axis[a].values[i]);
@@ -606,8 +712,6 @@ tb_sweep *tb_sweep_run_calibrated(const char *const *args, size_t nargs, const c
 	for (size_t k = 0; k < r.nsaid; k++)
 		free(r.said[k]);
 	free(r.said);
-	free(all);
-	free(b);
 	if (d->errors == errors0 && s->nvalid == 0) {
 		tb_buf m;
 		tb_buf_init(&m);

@@ -12,6 +12,7 @@
 
 #include "trainbudget/budget.h"
 #include "trainbudget/fileio.h"
+#include "trainbudget/plan.h"
 #include "trainbudget/scenario.h"
 #include "trainbudget/sweep.h"
 
@@ -403,4 +404,91 @@ Test(sweep, with_the_layout_left_open_every_point_runs)
 	free(b);
 	tb_sweep_free(s);
 	tb_diags_release(&d);
+}
+
+/* The points run on the cores (sweep.c, S_points) and what they found is
+ * merged in their order: one thread and four give the same sweep, a
+ * grid with a refused combination and the layouts the answers chose
+ * included, and the same located error for a bad value. */
+static void S_same_points(const tb_sweep *a, const tb_sweep *b)
+{
+	cr_assert_eq(a->npoints, b->npoints);
+	cr_expect_eq(a->nvalid, b->nvalid);
+	cr_expect_eq(a->ncliffs, b->ncliffs);
+	cr_expect_str_eq(a->currency, b->currency);
+	for (size_t k = 0; k < a->ncliffs; k++)
+		cr_expect(a->cliffs[k].kind == b->cliffs[k].kind && a->cliffs[k].at == b->cliffs[k].at &&
+		          a->cliffs[k].row == b->cliffs[k].row && a->cliffs[k].gain == b->cliffs[k].gain);
+	for (size_t k = 0; k < a->npoints; k++) {
+		const tb_sweep_point *p = &a->points[k], *q = &b->points[k];
+		cr_expect(p->i == q->i && p->j == q->j && p->valid == q->valid, "point %zu", k);
+		cr_expect_str_eq(p->why ? p->why : "", q->why ? q->why : "", "point %zu", k);
+		const tb_sweep_figures *f = &p->f, *g = &q->f;
+		cr_expect(f->seconds == g->seconds && f->cost == g->cost && f->mfu == g->mfu &&
+		          f->step_s == g->step_s && f->memory_per_gpu_bytes == g->memory_per_gpu_bytes &&
+		          f->fits == g->fits && f->max_micro_batch == g->max_micro_batch &&
+		          f->goodput == g->goodput && f->answer_runs == g->answer_runs, "point %zu", k);
+		cr_expect(tb_plan_same_layout(&f->answer_layout, &g->answer_layout), "point %zu", k);
+	}
+	for (size_t ax = 0; ax < a->naxes; ax++)
+		for (size_t i = 0; i < a->axis[ax].n; i++)
+			cr_expect(a->axis[ax].x[i] == b->axis[ax].x[i] ||
+			          (isnan(a->axis[ax].x[i]) && isnan(b->axis[ax].x[i])));
+}
+
+Test(sweep, the_same_whatever_the_threads)
+{
+	const char *args[2] = { "hardware.count=128..2048:x2", "training.micro_batch=1,2,4" };
+	tb_sweep *s[2];
+	for (int t = 0; t < 2; t++) {
+		tb_plan_set_jobs(t ? 4 : 1);
+		tb_diags d;
+		tb_diags_init(&d);
+		s[t] = tb_sweep_run(args, 2, "open.yaml", S_OPEN, sizeof S_OPEN - 1, NULL, 0, &d);
+		cr_assert_not_null(s[t]);
+		cr_expect_eq(d.errors, 0);
+		tb_diags_release(&d);
+	}
+	cr_expect_eq(s[0]->npoints, 15);
+	S_same_points(s[0], s[1]);
+	tb_sweep_free(s[0]);
+	tb_sweep_free(s[1]);
+
+	/* refused combinations (S_MB's batch over 32 replicas) */
+	const char *counts[1] = { "hardware.count=512..4096:x2" };
+	static const char *const ctx[] = { "parallelism.context=1" };
+	S_file f0 = S_read(S_MB);
+	for (int t = 0; t < 2; t++) {
+		tb_plan_set_jobs(t ? 3 : 1);
+		tb_diags d;
+		tb_diags_init(&d);
+		s[t] = tb_sweep_run(counts, 1, S_MB, f0.text, f0.len, ctx, 1, &d);
+		cr_assert_not_null(s[t]);
+		tb_diags_release(&d);
+	}
+	cr_expect(!s[0]->points[2].valid);
+	S_same_points(s[0], s[1]);
+	tb_sweep_free(s[0]);
+	tb_sweep_free(s[1]);
+
+	/* a value the scenario refuses in a grid (every point of its row
+	 * loads with the error): said once, at its column in the argument,
+	 * whatever the threads */
+	const char *bad[2] = { "training.micro_batch=1,2,4", "hardware.gpu=h100-sxm,nope" };
+	char *msg[2];
+	for (int t = 0; t < 2; t++) {
+		tb_plan_set_jobs(t ? 4 : 1);
+		tb_diags d;
+		tb_diags_init(&d);
+		cr_expect_null(tb_sweep_run(bad, 2, S_MB, f0.text, f0.len, NULL, 0, &d));
+		msg[t] = tb_diags_format(&d);
+		tb_diags_release(&d);
+	}
+	cr_expect_str_eq(msg[0], msg[1]);
+	cr_expect(strncmp(msg[0], "<--sweep>:1:23: error: unknown GPU 'nope'", 41) == 0, "%s", msg[0]);
+	cr_expect(strstr(msg[0], "1 error") != NULL, "%s", msg[0]);
+	free(msg[0]);
+	free(msg[1]);
+	free(f0.text);
+	tb_plan_set_jobs(0);
 }
