@@ -30,9 +30,9 @@ typedef struct S_cmd_def {
 	"  3  output error: a file could not be written (nothing is changed)\n"
 
 #define S_JOBS_HELP \
-	"  -j, --jobs N        threads for the layout search and a sweep's points\n" \
-	"                      (default: the cores online); the result is the\n" \
-	"                      same for any N\n"
+	"  -j, --jobs N        threads for the layout search, a sweep's points and\n" \
+	"                      a comparison's proposals (default: the cores\n" \
+	"                      online); the result is the same for any N\n"
 #define S_SET_HELP \
 	"  --set KEY=VALUE     override a scenario value, repeatable:\n" \
 	"                      --set hardware.count=128 --set training.tokens=2T;\n" \

@@ -13,6 +13,8 @@
 #include "trainbudget/fmt.h"
 #include "trainbudget/sha256.h"
 #include "trainbudget/xalloc.h"
+
+#include "pool.h"
 #include "yamltree.h"
 
 /* ---- the inputs a reader compares --------------------------------------- */
@@ -407,6 +409,17 @@ void tb_compare_add_template(tb_compare *c, const char *text, size_t len)
 }
 
 
+/* Prices proposal i of c (tb_pool_for): its budget, its answer and its
+ * stages. */
+static void S_price_one(void *ctx, size_t i)
+{
+	tb_compare *c = ctx;
+	c->p[i].b = tb_xcalloc(1, sizeof *c->p[i].b);
+	tb_budget_compute_answer(&c->p[i].sc->inputs, &c->p[i].sc->inputs, c->p[i].b);
+	tb_budget_compute_stages(&c->p[i].sc->inputs, c->p[i].sc->stages, c->p[i].sc->nstages,
+	                         c->p[i].b);
+}
+
 tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *const *sets,
                            size_t nsets, const char *const *sweeps, size_t nsweeps,
                            tb_diags *d)
@@ -423,12 +436,10 @@ tb_compare *tb_compare_new(const tb_compare_input *in, size_t n, const char *con
 		tb_compare_free(c);
 		return NULL;
 	}
+	/* each proposal as estimate prices it (the answer's layout), each
+	 * into its own slot, on the cores */
+	tb_pool_for(n, S_price_one, c);
 	for (size_t i = 0; i < n; i++) {
-		c->p[i].b = tb_xcalloc(1, sizeof *c->p[i].b);
-		/* each proposal as estimate prices it: the answer's layout */
-		tb_budget_compute_answer(&c->p[i].sc->inputs, &c->p[i].sc->inputs, c->p[i].b);
-		tb_budget_compute_stages(&c->p[i].sc->inputs, c->p[i].sc->stages, c->p[i].sc->nstages,
-		                         c->p[i].b);
 		if (nsweeps) {
 			c->p[i].sweep = tb_sweep_run(sweeps, nsweeps, in[i].path, in[i].text, in[i].len,
 			                             sets, nsets, d);

@@ -11,18 +11,18 @@
 #include "trainbudget/sweep.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trainbudget/budget.h"
-#include "trainbudget/plan.h"
 #include "trainbudget/scenario.h"
 #include "trainbudget/signoff.h"
 #include "trainbudget/units.h"
 #include "trainbudget/xalloc.h"
+
+#include "pool.h"
 
 #define S_SRC "<--sweep>"
 
@@ -522,7 +522,7 @@ static void S_point_out_release(S_point_out *o, size_t naxes)
 	tb_diags_release(&o->pd);
 }
 
-/* The points, drawn by the threads from a shared counter. */
+/* What every point reads. */
 typedef struct S_pool {
 	tb_sweep *s;
 	const tb_scenario_source *src;
@@ -530,13 +530,13 @@ typedef struct S_pool {
 	size_t nsets;
 	const tb_calib *calib;
 	S_point_out *outs;
-	size_t next;
-	size_t threads;
 } S_pool;
 
-/* Prices point k into its own slot: nothing shared is written. */
-static void S_point(S_pool *pl, size_t k, const char **all, tb_budget *b)
+/* Prices point k into its own slot: nothing shared is written
+ * (tb_pool_for). */
+static void S_point(void *ctx, size_t k)
 {
+	S_pool *pl = ctx;
 	tb_sweep *s = pl->s;
 	size_t nargs = s->naxes, n1 = nargs == 2 ? s->axis[1].n : 1;
 	size_t i = k / n1, j = k % n1;
@@ -544,6 +544,9 @@ static void S_point(S_pool *pl, size_t k, const char **all, tb_budget *b)
 	S_point_out *o = &pl->outs[k];
 	p->i = i;
 	p->j = j;
+	const char **all = tb_xcalloc(pl->nsets + 2, sizeof *all);
+	for (size_t m = 0; m < pl->nsets; m++)
+		all[m] = pl->sets[m];
 	for (size_t a = 0; a < nargs; a++) {
 		o->setv[a] = S_strf("%s=%s", s->axis[a].key, s->axis[a].values[a ? j : i]);
 		all[pl->nsets + a] = o->setv[a];
@@ -551,6 +554,7 @@ static void S_point(S_pool *pl, size_t k, const char **all, tb_budget *b)
 	tb_diags_init(&o->pd);
 	tb_scenario *sc = tb_scenario_load_source(pl->src, all, pl->nsets + nargs, &o->pd,
 	                                          &o->status);
+	free(all);
 	if (sc) {
 		for (size_t f = 0; f < sc->signoff.nfiles; f++) {
 			const tb_input_file *in = &sc->signoff.files[f];
@@ -563,6 +567,7 @@ static void S_point(S_pool *pl, size_t k, const char **all, tb_budget *b)
 		}
 		if (pl->calib)
 			sc->inputs.calib = *pl->calib;
+		tb_budget *b = tb_xmalloc(sizeof *b);
 		tb_budget_compute(&sc->inputs, b);
 		S_figures(&sc->inputs, b, &p->f);
 		S_answer(&sc->inputs, b, &p->f);
@@ -571,53 +576,9 @@ static void S_point(S_pool *pl, size_t k, const char **all, tb_budget *b)
 		         b->time.currency[0] ? b->time.currency : sc->inputs.hardware.currency);
 		for (size_t a = 0; a < nargs; a++)
 			o->has_x[a] = S_known_x(s->axis[a].key, &sc->inputs, &o->x[a]);
+		free(b);
 	}
 	tb_scenario_free(sc);
-}
-
-static void *S_worker(void *arg)
-{
-	S_pool *pl = arg;
-	/* with more than one thread a point's own search stays on its
-	 * thread: the points are what the cores share */
-	int was = pl->threads > 1 ? tb_plan_set_jobs_here(1) : -1;
-	const char **all = tb_xcalloc(pl->nsets + 2, sizeof *all);
-	for (size_t k = 0; k < pl->nsets; k++)
-		all[k] = pl->sets[k];
-	tb_budget *b = tb_xmalloc(sizeof *b);
-	for (size_t k = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED); k < pl->s->npoints;
-	     k = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED))
-		S_point(pl, k, all, b);
-	free(b);
-	free(all);
-	if (was >= 0)
-		tb_plan_set_jobs_here(was);
-	return NULL;
-}
-
-/* Every point, on as many threads as the layout search may use
- * (tb_plan_jobs: --jobs, else the online cores), each point's search then
- * on its own thread; one thread where there is one point. */
-static void S_points(S_pool *pl)
-{
-	size_t n = (size_t)tb_plan_jobs();
-	if (n > pl->s->npoints)
-		n = pl->s->npoints;
-	pl->threads = n;
-	if (n <= 1) {
-		S_worker(pl);
-		return;
-	}
-	pthread_t *th = tb_xcalloc(n, sizeof *th);
-	bool *started = tb_xcalloc(n, sizeof *started);
-	for (size_t t = 1; t < n; t++)
-		started[t] = pthread_create(&th[t], NULL, S_worker, pl) == 0;
-	S_worker(pl);
-	for (size_t t = 1; t < n; t++)
-		if (started[t])
-			pthread_join(th[t], NULL);
-	free(started);
-	free(th);
 }
 
 static void S_cliffs(tb_sweep *s);
@@ -666,12 +627,12 @@ tb_sweep *tb_sweep_run_calibrated(const char *const *args, size_t nargs, const c
 	/* parsed and hashed once: 128 points of a 4 MiB file once took as
 	 * many parses and twice as many hashes */
 	tb_scenario_source *src = tb_scenario_source_new(path, text, len);
-	/* the points on the cores (S_points), then what they found merged
+	/* the points on the cores (tb_pool_for), then what they found merged
 	 * in the points' order, so that the sweep is the same bytes whatever
 	 * the number of threads */
 	S_point_out *outs = tb_xcalloc(s->npoints, sizeof *outs);
-	S_pool pool = { s, src, sets, nsets, calib, outs, 0, 0 };
-	S_points(&pool);
+	S_pool pool = { s, src, sets, nsets, calib, outs };
+	tb_pool_for(s->npoints, S_point, &pool);
 	for (size_t k = 0; k < s->npoints; k++) {
 		tb_sweep_point *p = &s->points[k];
 		S_point_out *o = &outs[k];

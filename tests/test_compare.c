@@ -11,6 +11,7 @@
 #include "trainbudget/budget.h"
 #include "trainbudget/compare.h"
 #include "trainbudget/fileio.h"
+#include "trainbudget/plan.h"
 #include "trainbudget/render.h"
 #include "trainbudget/report.h"
 #include "trainbudget/scenario.h"
@@ -332,4 +333,35 @@ Test(compare, a_proposal_that_cannot_run_is_never_best)
 	cr_expect(h->v[0] < 0, "over the card is negative headroom: %g", h->v[0]);
 	tb_compare_free(c);
 	tb_diags_release(&d);
+}
+
+/* The proposals are priced on the cores, each into its own slot
+ * (compare.c, tb_pool_for): one thread and four give the same figures,
+ * to the bit, for three proposals. */
+Test(compare, the_same_whatever_the_threads)
+{
+	tb_compare_input in[3] = { S_file("docs/examples/compare/7b-2t.yaml"),
+	                           S_file("docs/examples/compare/13b-1t.yaml"),
+	                           S_file("docs/examples/compare/13b-1t-128.yaml") };
+	tb_compare *c[2];
+	for (int t = 0; t < 2; t++) {
+		tb_plan_set_jobs(t ? 4 : 1);
+		tb_diags d;
+		tb_diags_init(&d);
+		c[t] = tb_compare_new(in, 3, NULL, 0, NULL, 0, &d);
+		cr_assert_not_null(c[t]);
+		tb_diags_release(&d);
+	}
+	tb_plan_set_jobs(0);
+	cr_assert_eq(c[0]->nfigures, c[1]->nfigures);
+	for (size_t f = 0; f < c[0]->nfigures; f++)
+		for (size_t i = 0; i < c[0]->n; i++) {
+			const tb_compare_figure *a = &c[0]->figures[f], *b = &c[1]->figures[f];
+			cr_expect(a->known[i] == b->known[i] && a->best[i] == b->best[i] &&
+			          (!a->known[i] || a->v[i] == b->v[i]), "%s of %zu", a->key, i);
+		}
+	for (int t = 0; t < 2; t++)
+		tb_compare_free(c[t]);
+	for (int i = 0; i < 3; i++)
+		free((char *)in[i].text);
 }
