@@ -280,7 +280,7 @@ static const char *const S_where_time_goes[] = {
 	"on the cores too, each point's search on its own thread and the points merged in order "
 	"(sweep.c; the same bytes for any `--jobs`): the 100-point sweep of the table above took "
 	"68 ms at the start of the session, 51 ms after the search's changes on one thread, 33 ms "
-	"on two. Tried and not kept: "
+	"on two (a comparison's proposals share the same pool: src/pool.c). Tried and not kept: "
 	"a bound of each timed layer's pass W before its stage's sums (kept for one commit; with "
 	"the shape bound it cost more than it spared), the head and the MTP projections added to "
 	"the old layer bound (+0.6%), the activations of every virtual split computed from "
