@@ -286,9 +286,10 @@ static const char *const S_where_time_goes[] = {
 	"the old layer bound (+0.6%), the activations of every virtual split computed from "
 	"shared products (-0.7%, 40 more lines), the fit's busiest stage inlined (+1% "
 	"instructions, no change in time), skipping the micro-batches past B / d in one step "
-	"(no change in time), link-time optimisation (-flto: 5% less wall time on both "
-	"estimates, the same bytes, but Criterion's test registry lost 130 of its 746 tests "
-	"under it). What is left of DeepSeek-V3's search is the memory of every "
+	"(no change in time). Kept: link-time optimisation of the program (-flto, the objects "
+	"fat so that the test runner links their own code without it, since Criterion's test "
+	"registry lost 130 of its 746 tests under it): 3-10% less wall time on the estimates, "
+	"the same bytes. What is left of DeepSeek-V3's search is the memory of every "
 	"candidate, which the counts need (about 70M of the 89M instructions); a search that "
 	"counts without enumerating them would need the fit's boundary in closed form.\n\n",
 	"The writer is our own (src/pdf_write.c, src/pdf_font.c), since libharu 2.3.0 was "
