@@ -436,18 +436,29 @@ static void S_same_points(const tb_sweep *a, const tb_sweep *b)
 			          (isnan(a->axis[ax].x[i]) && isnan(b->axis[ax].x[i])));
 }
 
+/* tb_sweep_run on `jobs` threads; *msg (when not NULL): what it said. */
+static tb_sweep *S_run_on(int jobs, const char **args, size_t n, const char *path,
+                          const char *text, size_t len, const char *const *sets, size_t nsets,
+                          char **msg)
+{
+	tb_plan_set_jobs(jobs);
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_sweep *s = tb_sweep_run(args, n, path, text, len, sets, nsets, &d);
+	if (msg)
+		*msg = tb_diags_format(&d);
+	tb_diags_release(&d);
+	tb_plan_set_jobs(0);
+	return s;
+}
+
 Test(sweep, the_same_whatever_the_threads)
 {
 	const char *args[2] = { "hardware.count=128..2048:x2", "training.micro_batch=1,2,4" };
 	tb_sweep *s[2];
 	for (int t = 0; t < 2; t++) {
-		tb_plan_set_jobs(t ? 4 : 1);
-		tb_diags d;
-		tb_diags_init(&d);
-		s[t] = tb_sweep_run(args, 2, "open.yaml", S_OPEN, sizeof S_OPEN - 1, NULL, 0, &d);
+		s[t] = S_run_on(t ? 4 : 1, args, 2, "open.yaml", S_OPEN, sizeof S_OPEN - 1, NULL, 0, NULL);
 		cr_assert_not_null(s[t]);
-		cr_expect_eq(d.errors, 0);
-		tb_diags_release(&d);
 	}
 	cr_expect_eq(s[0]->npoints, 15);
 	S_same_points(s[0], s[1]);
@@ -459,12 +470,8 @@ Test(sweep, the_same_whatever_the_threads)
 	static const char *const ctx[] = { "parallelism.context=1" };
 	S_file f0 = S_read(S_MB);
 	for (int t = 0; t < 2; t++) {
-		tb_plan_set_jobs(t ? 3 : 1);
-		tb_diags d;
-		tb_diags_init(&d);
-		s[t] = tb_sweep_run(counts, 1, S_MB, f0.text, f0.len, ctx, 1, &d);
+		s[t] = S_run_on(t ? 3 : 1, counts, 1, S_MB, f0.text, f0.len, ctx, 1, NULL);
 		cr_assert_not_null(s[t]);
-		tb_diags_release(&d);
 	}
 	cr_expect(!s[0]->points[2].valid);
 	S_same_points(s[0], s[1]);
@@ -476,19 +483,12 @@ Test(sweep, the_same_whatever_the_threads)
 	 * whatever the threads */
 	const char *bad[2] = { "training.micro_batch=1,2,4", "hardware.gpu=h100-sxm,nope" };
 	char *msg[2];
-	for (int t = 0; t < 2; t++) {
-		tb_plan_set_jobs(t ? 4 : 1);
-		tb_diags d;
-		tb_diags_init(&d);
-		cr_expect_null(tb_sweep_run(bad, 2, S_MB, f0.text, f0.len, NULL, 0, &d));
-		msg[t] = tb_diags_format(&d);
-		tb_diags_release(&d);
-	}
+	for (int t = 0; t < 2; t++)
+		cr_expect_null(S_run_on(t ? 4 : 1, bad, 2, S_MB, f0.text, f0.len, NULL, 0, &msg[t]));
 	cr_expect_str_eq(msg[0], msg[1]);
 	cr_expect(strncmp(msg[0], "<--sweep>:1:23: error: unknown GPU 'nope'", 41) == 0, "%s", msg[0]);
 	cr_expect(strstr(msg[0], "1 error") != NULL, "%s", msg[0]);
 	free(msg[0]);
 	free(msg[1]);
 	free(f0.text);
-	tb_plan_set_jobs(0);
 }
