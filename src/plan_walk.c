@@ -88,6 +88,12 @@ typedef struct S_walk {
 	signed char shape_base_state;
 	int64_t shape_bmax;
 	tb_perf_layer shape_base;
+	/* S_count_only: the micro-batches a pipeline's rules allow (indices
+	 * into bs), for the first split and for every split, and one split's
+	 * activations per micro-batch, made when first asked (act_gen) */
+	int *b_first, *b_every;
+	double (*act)[3];
+	unsigned *act_gen, act_at;
 } S_walk;
 
 #define S_STAGE_SLOTS 4096
@@ -275,6 +281,109 @@ static double S_ceiling(S_walk *w, int li, tb_perf_input *pin, const tb_perf_lay
 /* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
  * parallelism, checkpointing, context, expert, pipeline): what the
  * pipeline fixes of the memory is computed once, before the micro-batches. */
+/* The memory of a pipeline's split i under ZeRO stage z at micro-batch bs[bi],
+ * as S_walk_pipeline's loop sums it. */
+static double S_count_bytes(S_walk *w, tb_plan_mem *mem, const tb_mem_fit *fit, int64_t p,
+                            int64_t v, int i, int bi)
+{
+	int64_t b = w->bs[bi];
+	if (i >= TB_PLAN_ACT_V) {
+		memcpy(mem->c.states, fit->states, sizeof mem->c.states);
+		return tb_plan_mem_total(mem, v, b);
+	}
+	if (w->act_gen[bi] != w->act_at) {
+		w->act_gen[bi] = w->act_at;
+		mem->c.v = p > 1 ? v : 1;
+		tb_memory_stage_act(&mem->c, b, w->act[bi]);
+	}
+	return tb_memory_fit_sum(fit, w->act[bi], NULL);
+}
+
+/* How many of the n micro-batches bi[] (ascending) S_walk_pipeline's loop
+ * finds within the card for split i under ZeRO stage z: the ones it sums
+ * before the first past the card by more than rounding.  Memory is
+ * non-decreasing in the micro-batch (calc.h) and a sum's rounding is far
+ * below 1e-9 of it, so a micro-batch whose sum is under the card by more
+ * than 1e-9 has every smaller one within the card: the last such is
+ * found by bisection, and the loop's own test runs from the next one on.
+ * The bisection needs no monotony to end: whatever pair it stops at, the
+ * argument holds for the lower one. */
+static uint64_t S_count_fits(S_walk *w, tb_plan_mem *mem, const tb_mem_fit *fit, int64_t p,
+                             int64_t v, int i, const int *bi, int n, double cap)
+{
+	int lo = -1, hi = n;
+	double hi_bytes = 0;
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+		double bytes = S_count_bytes(w, mem, fit, p, v, i, bi[mid]);
+		if (bytes <= cap * (1 - 1e-9)) {
+			lo = mid;
+		} else {
+			hi = mid;
+			hi_bytes = bytes;
+		}
+	}
+	uint64_t fits = (uint64_t)(lo + 1);
+	for (int j = lo + 1; j < n; j++) {
+		/* the first is the bisection's upper end, already summed */
+		double bytes = j == hi ? hi_bytes : S_count_bytes(w, mem, fit, p, v, i, bi[j]);
+		if (bytes <= cap)
+			fits++;
+		else if (bytes > cap * (1 + 1e-9))
+			break;
+	}
+	return fits;
+}
+
+/* S_walk_pipeline's counts where the bound has ruled the shape out on this
+ * count and no micro-batch's layer of the mode is timed: every candidate
+ * that fits is counted feasible untimed, so only the counts are made, each
+ * (ZeRO, split) pair's from its own bisection (S_count_fits) rather than a
+ * sum per micro-batch.  The same counts as the loop's. */
+static void S_count_only(S_walk *w, tb_plan_mem *mem, const tb_mem_fit fit[4], unsigned zok,
+                         int nz, const int64_t *vlist, int nv_all, int nv_one, int64_t p,
+                         int64_t d, double cap)
+{
+	tb_plan_counts *k = w->k;
+	const tb_plan_space *fx = w->st->sp;
+	uint64_t V = w->V, per_p = 4 * V;
+	int64_t B = w->B;
+	int nfirst = 0, nevery = 0;
+	for (int bi = 0; bi < w->nb; bi++) {
+		int64_t b = w->bs[bi];
+		if ((fx->fix & TB_LAYOUT_MICRO_BATCH) && b != fx->fix_micro_batch) {
+			k->rules += per_p;
+			continue;
+		}
+		if (B % (d * b)) {
+			k->batch += per_p;
+			continue;
+		}
+		int64_t mbs = B / (d * b);
+		int nv = p == 1 || mbs % p ? nv_one : nv_all;
+		k->rules += (uint64_t)(4 - nz) * V + (uint64_t)nz * (V - (uint64_t)nv);
+		if (nz == 0 || nv == 0)
+			continue;
+		w->b_first[nfirst++] = bi;
+		if (nv == nv_all)
+			w->b_every[nevery++] = bi;
+	}
+	for (int i = 0; i < nv_all; i++) {
+		/* split i is summed where the micro-batch allows i + 1 splits */
+		const int *bi = i == 0 ? w->b_first : w->b_every;
+		int n = i == 0 ? nfirst : nevery;
+		if (n == 0)
+			continue;
+		w->act_at++;
+		for (int z = 0; z < 4; z++)
+			if (zok >> z & 1) {
+				uint64_t fits = S_count_fits(w, mem, &fit[z], p, vlist[i], i, bi, n, cap);
+				k->feasible += fits;
+				k->memory += (uint64_t)n - fits;
+			}
+	}
+}
+
 static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, int64_t e,
                             int64_t p)
 {
@@ -359,6 +468,19 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	 * walk's order (ZeRO stage, then split), each split index x 4 + z,
 	 * and the ones past it are counted in bulk, those of the first split
 	 * apart (where only v = 1 is allowed, they alone count). */
+	/* the shape already ruled out on this count: what fits is counted
+	 * feasible untimed, unless a micro-batch's layer of the mode is timed
+	 * (its candidates are then timed, as the loop below does) */
+	if (*ruled && n->k_sec > 0) {
+		const signed char *made = &w->layer_state[(int)ck * w->nb];
+		int bi = 0;
+		while (bi < w->nb && made[bi] == 0)
+			bi++;
+		if (bi == w->nb) {
+			S_count_only(w, &mem, fit, zok, nz, vlist, nv_all, nv_one, p, d, cap);
+			return;
+		}
+	}
 	int *pairs = w->pairs, npairs = 0;
 	for (int z = 0; z < 4; z++)
 		if (zok >> z & 1)
@@ -716,6 +838,10 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.cc = cc;
 	w.ncounts = ncounts;
 	w.cu = tb_xmalloc((size_t)ncounts * TB_PLAN_DIVS_MAX * sizeof *w.cu);
+	w.b_first = tb_xmalloc((size_t)nb * sizeof *w.b_first);
+	w.b_every = tb_xmalloc((size_t)nb * sizeof *w.b_every);
+	w.act = tb_xmalloc((size_t)nb * sizeof *w.act);
+	w.act_gen = tb_xcalloc((size_t)nb, sizeof *w.act_gen);
 
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
 	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 2 * ntu;
@@ -737,6 +863,10 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	free(w.pmemo);
 	free(w.shape_out);
 	free(w.cu);
+	free(w.b_first);
+	free(w.b_every);
+	free(w.act);
+	free(w.act_gen);
 	free(w.layer_state);
 	free(w.layer);
 	free(w.base);
