@@ -60,6 +60,7 @@ typedef struct S_walk {
 	 * timed once for the three: tb_perf_layer_mode) */
 	tb_perf_layer *layer;           /* [3 x nb] */
 	signed char *layer_state;       /* [3 x nb]: 0 not made, 1 made, -1 refused */
+	int layers_made[3];             /* per mode, the layer_state not 0 */
 	tb_perf_layer *base;            /* [nb] */
 	signed char *base_state;        /* [nb] */
 	/* per micro-batch, a layer of the (context) walked at any expert
@@ -471,15 +472,9 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	/* the shape already ruled out on this count: what fits is counted
 	 * feasible untimed, unless a micro-batch's layer of the mode is timed
 	 * (its candidates are then timed, as the loop below does) */
-	if (*ruled && n->k_sec > 0) {
-		const signed char *made = &w->layer_state[(int)ck * w->nb];
-		int bi = 0;
-		while (bi < w->nb && made[bi] == 0)
-			bi++;
-		if (bi == w->nb) {
-			S_count_only(w, &mem, fit, zok, nz, vlist, nv_all, nv_one, p, d, cap);
-			return;
-		}
+	if (*ruled && n->k_sec > 0 && w->layers_made[ck] == 0) {
+		S_count_only(w, &mem, fit, zok, nz, vlist, nv_all, nv_one, p, d, cap);
+		return;
 	}
 	int *pairs = w->pairs, npairs = 0;
 	for (int z = 0; z < 4; z++)
@@ -592,6 +587,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 					}
 				}
 				*made = w->base_state[bi];
+				w->layers_made[ck] += *made != 0;
 				if (*made > 0) {
 					*layer = *base;
 					tb_perf_layer_mode(&pin, layer);
@@ -723,6 +719,7 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 			bool e_ok = !((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert);
 			if (c_ok && e_ok) {
 				memset(w->layer_state, 0, (size_t)(3 * w->nb));
+				memset(w->layers_made, 0, sizeof w->layers_made);
 				memset(w->base_state, 0, (size_t)w->nb);
 				memset(w->shape_state, 0, sizeof w->shape_state);
 				memset(w->shape_out, 0, (size_t)(3 * ncounts));
