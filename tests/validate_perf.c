@@ -576,7 +576,7 @@ static void S_write_modern(FILE *f)
 	           "A100 group within 8%% (before FSDP's overlap, below). (2) Meta's hosts run their H100s at 500 W of 700 W with "
 	           "2.4 TB/s HBM2e (the benchmark file says both): with the clocks at "
 	           "(500/700)^power_exponent of the card's, the held-out torchtitan Tables 1 and 3 "
-	           "and torchao's H100 row are within 5-8%%. Left: FP8-LM's "
+	           "and torchao's H100 row are within 6-9%% (5-8%% before the refit with torchtitan's pipeline defaults, below). Left: FP8-LM's "
 	           "7B and 13B (Azure's 700 W cards, 2023 software; its BF16 rows miss as much as "
 	           "its FP8 ones, and the distributed optimizer without overlap, as its authors' "
 	           "scripts ran it, moves them less than 1 point), and the 8B runs across nodes "
