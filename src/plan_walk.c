@@ -89,10 +89,15 @@ typedef struct S_walk {
 	signed char shape_base_state;
 	int64_t shape_bmax;
 	tb_perf_layer shape_base;
-	/* S_count_only: the micro-batches a pipeline's rules allow (indices
-	 * into bs), for the first split and for every split, and one split's
-	 * activations per micro-batch, made when first asked (act_gen) */
-	int *b_first, *b_every;
+	/* per divisor x of B (its index in bs): the micro-batches b with
+	 * x b dividing B that the layout's fixed micro-batch allows, as
+	 * indices into bs, made when first asked (S_bs_of) */
+	int *bx_at, *bx_len;            /* [nb]: into bx_pool; at -1 not made */
+	int *bx_pool;
+	size_t bx_used, bx_cap;
+	int fixed_out;                  /* micro-batches the fixed one rules out */
+	/* S_count_only: one split's activations per micro-batch, made when
+	 * first asked (act_gen) */
 	double (*act)[3];
 	unsigned *act_gen, act_at;
 } S_walk;
@@ -336,6 +341,40 @@ static uint64_t S_count_fits(S_walk *w, tb_plan_mem *mem, const tb_mem_fit *fit,
 	return fits;
 }
 
+/* The micro-batches b of bs, ascending, with x b dividing B (so that B / (x
+ * b) micro-batches of b make the batch over x replicas) and allowed by a
+ * fixed micro-batch: for x the data-parallel size they pass the batch
+ * rule, for x the data-parallel size times the pipeline they also make a
+ * multiple of the pipeline's micro-batches (every virtual split).  Made
+ * once a batch per x; where they start in bx_pool, which the next one
+ * made may move. */
+static size_t S_bs_of(S_walk *w, int64_t x, int *n)
+{
+	if (x <= 0 || w->B % x) {
+		*n = 0;
+		return 0;
+	}
+	int xi = tb_plan_index_of(w->bs, w->nb, x);
+	if (w->bx_at[xi] < 0) {
+		const tb_plan_space *fx = w->st->sp;
+		if (w->bx_cap - w->bx_used < (size_t)w->nb) {
+			w->bx_cap = 2 * w->bx_cap + (size_t)w->nb;
+			w->bx_pool = tb_xrealloc(w->bx_pool, w->bx_cap * sizeof *w->bx_pool);
+		}
+		int len = 0, *out = &w->bx_pool[w->bx_used];
+		int64_t q = w->B / x;
+		for (int bi = 0; bi < w->nb; bi++)
+			if (q % w->bs[bi] == 0 &&
+			    !((fx->fix & TB_LAYOUT_MICRO_BATCH) && w->bs[bi] != fx->fix_micro_batch))
+				out[len++] = bi;
+		w->bx_at[xi] = (int)w->bx_used;
+		w->bx_len[xi] = len;
+		w->bx_used += (size_t)len;
+	}
+	*n = w->bx_len[xi];
+	return (size_t)w->bx_at[xi];
+}
+
 /* S_walk_pipeline's counts where the bound has ruled the shape out on this
  * count and no micro-batch's layer of the mode is timed: every candidate
  * that fits is counted feasible untimed, so only the counts are made, each
@@ -346,33 +385,28 @@ static void S_count_only(S_walk *w, tb_plan_mem *mem, const tb_mem_fit fit[4], u
                          int64_t d, double cap)
 {
 	tb_plan_counts *k = w->k;
-	const tb_plan_space *fx = w->st->sp;
 	uint64_t V = w->V, per_p = 4 * V;
-	int64_t B = w->B;
-	int nfirst = 0, nevery = 0;
-	for (int bi = 0; bi < w->nb; bi++) {
-		int64_t b = w->bs[bi];
-		if ((fx->fix & TB_LAYOUT_MICRO_BATCH) && b != fx->fix_micro_batch) {
-			k->rules += per_p;
-			continue;
-		}
-		if (B % (d * b)) {
-			k->batch += per_p;
-			continue;
-		}
-		int64_t mbs = B / (d * b);
-		int nv = p == 1 || mbs % p ? nv_one : nv_all;
-		k->rules += (uint64_t)(4 - nz) * V + (uint64_t)nz * (V - (uint64_t)nv);
-		if (nz == 0 || nv == 0)
-			continue;
-		w->b_first[nfirst++] = bi;
-		if (nv == nv_all)
-			w->b_every[nevery++] = bi;
-	}
+	/* the micro-batches past the batch rule, and of those the ones whose
+	 * micro-batches the pipeline divides (every split allowed there, the
+	 * first alone elsewhere: nv_all and nv_one), counted as the loop
+	 * counts them one by one */
+	int nok, nevery;
+	size_t at_ok = S_bs_of(w, d, &nok);
+	size_t at_every = p > 1 ? S_bs_of(w, d * p, &nevery) : (nevery = nok, at_ok);
+	const int *ok = w->bx_pool ? &w->bx_pool[at_ok] : NULL;
+	const int *every = w->bx_pool ? &w->bx_pool[at_every] : NULL;
+	uint64_t nv_sum = p > 1 ? (uint64_t)nevery * (uint64_t)nv_all +
+	                          (uint64_t)(nok - nevery) * (uint64_t)nv_one
+	                        : (uint64_t)nok * (uint64_t)nv_one;
+	k->rules += (uint64_t)w->fixed_out * per_p + (uint64_t)nok * 4 * V - (uint64_t)nz * nv_sum;
+	k->batch += (uint64_t)(w->nb - w->fixed_out - nok) * per_p;
+	if (nz == 0)
+		return;
 	for (int i = 0; i < nv_all; i++) {
-		/* split i is summed where the micro-batch allows i + 1 splits */
-		const int *bi = i == 0 ? w->b_first : w->b_every;
-		int n = i == 0 ? nfirst : nevery;
+		/* split i is summed where the micro-batch allows i + 1 splits:
+		 * the first wherever one is allowed */
+		const int *bi = i == 0 && nv_one > 0 ? ok : every;
+		int n = i == 0 && nv_one > 0 ? nok : nevery;
 		if (n == 0)
 			continue;
 		w->act_at++;
@@ -835,9 +869,14 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.cc = cc;
 	w.ncounts = ncounts;
 	w.cu = tb_xmalloc((size_t)ncounts * TB_PLAN_DIVS_MAX * sizeof *w.cu);
-	w.b_first = tb_xmalloc((size_t)nb * sizeof *w.b_first);
-	w.b_every = tb_xmalloc((size_t)nb * sizeof *w.b_every);
 	w.act = tb_xmalloc((size_t)nb * sizeof *w.act);
+	w.bx_at = tb_xmalloc((size_t)nb * sizeof *w.bx_at);
+	w.bx_len = tb_xmalloc((size_t)nb * sizeof *w.bx_len);
+	for (int i = 0; i < nb; i++)
+		w.bx_at[i] = -1;
+	if (st->sp->fix & TB_LAYOUT_MICRO_BATCH)
+		for (int i = 0; i < nb; i++)
+			w.fixed_out += bs[i] != st->sp->fix_micro_batch;
 	w.act_gen = tb_xcalloc((size_t)nb, sizeof *w.act_gen);
 
 	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
@@ -860,9 +899,10 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	free(w.pmemo);
 	free(w.shape_out);
 	free(w.cu);
-	free(w.b_first);
-	free(w.b_every);
 	free(w.act);
+	free(w.bx_at);
+	free(w.bx_len);
+	free(w.bx_pool);
 	free(w.act_gen);
 	free(w.layer_state);
 	free(w.layer);
