@@ -382,24 +382,14 @@ static size_t S_bs_of(S_walk *w, int64_t x, int *n)
  * sum per micro-batch.  The same counts as the loop's. */
 static void S_count_only(S_walk *w, tb_plan_mem *mem, const tb_mem_fit fit[4], unsigned zok,
                          int nz, const int64_t *vlist, int nv_all, int nv_one, int64_t p,
-                         int64_t d, double cap)
+                         const int *ok, int nok, const int *every, int nevery, double cap)
 {
 	tb_plan_counts *k = w->k;
-	uint64_t V = w->V, per_p = 4 * V;
-	/* the micro-batches past the batch rule, and of those the ones whose
-	 * micro-batches the pipeline divides (every split allowed there, the
-	 * first alone elsewhere: nv_all and nv_one), counted as the loop
-	 * counts them one by one */
-	int nok, nevery;
-	size_t at_ok = S_bs_of(w, d, &nok);
-	size_t at_every = p > 1 ? S_bs_of(w, d * p, &nevery) : (nevery = nok, at_ok);
-	const int *ok = w->bx_pool ? &w->bx_pool[at_ok] : NULL;
-	const int *every = w->bx_pool ? &w->bx_pool[at_every] : NULL;
-	uint64_t nv_sum = p > 1 ? (uint64_t)nevery * (uint64_t)nv_all +
-	                          (uint64_t)(nok - nevery) * (uint64_t)nv_one
-	                        : (uint64_t)nok * (uint64_t)nv_one;
-	k->rules += (uint64_t)w->fixed_out * per_p + (uint64_t)nok * 4 * V - (uint64_t)nz * nv_sum;
-	k->batch += (uint64_t)(w->nb - w->fixed_out - nok) * per_p;
+	uint64_t V = w->V;
+	/* the rules' count, as the loop adds it a micro-batch at a time: of
+	 * 4 V candidates, nz x nv pass */
+	uint64_t nv_sum = (uint64_t)nevery * (uint64_t)nv_all + (uint64_t)(nok - nevery) * (uint64_t)nv_one;
+	k->rules += (uint64_t)nok * 4 * V - (uint64_t)nz * nv_sum;
 	if (nz == 0)
 		return;
 	for (int i = 0; i < nv_all; i++) {
@@ -503,11 +493,23 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	 * walk's order (ZeRO stage, then split), each split index x 4 + z,
 	 * and the ones past it are counted in bulk, those of the first split
 	 * apart (where only v = 1 is allowed, they alone count). */
+	/* the micro-batches past the batch rule (and a fixed micro-batch's),
+	 * and of those the ones whose micro-batches the pipeline divides,
+	 * which allow every split (else the first alone: nv_one); the others
+	 * counted at once */
+	int nok, nevery = 0;
+	size_t at_ok = S_bs_of(w, d, &nok);
+	size_t at_every = p > 1 ? S_bs_of(w, d * p, &nevery) : 0;
+	const int *ok = w->bx_pool ? &w->bx_pool[at_ok] : NULL;
+	const int *every = w->bx_pool ? &w->bx_pool[at_every] : NULL;
+	k->rules += (uint64_t)w->fixed_out * per_p;
+	k->batch += (uint64_t)(w->nb - w->fixed_out - nok) * per_p;
 	/* the shape already ruled out on this count: what fits is counted
 	 * feasible untimed, unless a micro-batch's layer of the mode is timed
 	 * (its candidates are then timed, as the loop below does) */
 	if (*ruled && n->k_sec > 0 && w->layers_made[ck] == 0) {
-		S_count_only(w, &mem, fit, zok, nz, vlist, nv_all, nv_one, p, d, cap);
+		S_count_only(w, &mem, fit, zok, nz, vlist, nv_all, nv_one, p, ok, nok, every, nevery,
+		             cap);
 		return;
 	}
 	int *pairs = w->pairs, npairs = 0;
@@ -522,18 +524,16 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		alive[i] = nz;
 	int64_t alive_all = (int64_t)nz * nv_all;       /* the sum of alive[] */
 
-	for (int bi = 0; bi < w->nb; bi++) {
+	for (int j = 0, je = 0; j < nok; j++) {
+		int bi = ok[j];
 		int64_t b = w->bs[bi];
-		if ((fx->fix & TB_LAYOUT_MICRO_BATCH) && b != fx->fix_micro_batch) {
-			k->rules += per_p;
-			continue;
-		}
-		if (B % (d * b)) {
-			k->batch += per_p;
-			continue;
-		}
 		int64_t mbs = B / (d * b);
-		int nv = p == 1 || mbs % p ? nv_one : nv_all;
+		/* every[] is the part of ok[] that allows every split, ascending */
+		int nv = nv_one;
+		if (je < nevery && every[je] == bi) {
+			nv = nv_all;
+			je++;
+		}
 		k->rules += (uint64_t)(4 - nz) * V + (uint64_t)nz * (V - (uint64_t)nv);
 		if (nz == 0 || nv == 0)
 			continue;
