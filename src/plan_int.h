@@ -14,7 +14,7 @@
 
 #define TB_PLAN_DIVS_MAX 1024   /* divisors of a number below 2^31: at most 1,600 for 1e9; 768 below 1e8 */
 #define TB_PLAN_ACT_MEMO 64
-#define TB_PLAN_PM_SLOTS 1024
+#define TB_PLAN_PM_SLOTS 256
 #define TB_PLAN_ACT_V 65        /* virtual splits whose activations are kept */
 
 /* One layer's activations at micro-batch 1 for a (tensor, sequence
