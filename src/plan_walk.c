@@ -814,11 +814,14 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 		return;
 	}
 
-	S_count *cc = tb_xcalloc((size_t)ncounts, sizeof *cc);
-	int64_t *tu = tb_xcalloc((size_t)ncounts * TB_PLAN_DIVS_MAX, sizeof *tu);
+	/* not zeroed: what is read is written first, and pages never
+	 * touched (most of ts and vok_of) cost no fault */
+	S_count *cc = tb_xmalloc((size_t)ncounts * sizeof *cc);
+	int64_t *tu = tb_xmalloc((size_t)ncounts * TB_PLAN_DIVS_MAX * sizeof *tu);
 	int ntu = 0;
 	for (int i = 0; i < ncounts; i++) {
 		S_count *n = &cc[i];
+		n->k_sec = n->k_obj = 0;
 		n->N = counts[i];
 		n->ni = i;
 		n->here = cd->index == st->own_card && n->N == in->hardware.count &&
@@ -857,11 +860,12 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.vlist = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.vlist);
 	w.pairs = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1) * 4, sizeof *w.pairs);
 	w.alive = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.alive);
-	w.layer = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer);
+	/* the layers are read only where their state says made */
+	w.layer = tb_xmalloc((size_t)(3 * nb) * sizeof *w.layer);
 	w.layer_state = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer_state);
-	w.base = tb_xcalloc((size_t)nb, sizeof *w.base);
+	w.base = tb_xmalloc((size_t)nb * sizeof *w.base);
 	w.base_state = tb_xcalloc((size_t)nb, sizeof *w.base_state);
-	w.dense = tb_xcalloc((size_t)nb, sizeof *w.dense);
+	w.dense = tb_xmalloc((size_t)nb * sizeof *w.dense);
 	w.stage = ncounts > 1 ? tb_xcalloc(S_STAGE_SLOTS, sizeof *w.stage) : NULL;
 	w.dense_from = tb_xcalloc((size_t)nb, sizeof *w.dense_from);
 	w.pmemo = tb_xcalloc(1, sizeof *w.pmemo);
