@@ -53,6 +53,7 @@ typedef struct S_walk {
 	int64_t *vlist;         /* the virtual splits a pipeline allows */
 	int *pairs;             /* [4 x vlist]: (ZeRO, split) pairs not past the card */
 	int *alive;             /* [vlist]: ZeRO stages of the split not past it */
+	unsigned *zmask;        /* [vlist]: which, for S_count_only */
 	/* one layer's time per checkpointing mode and micro-batch of the
 	 * (sequence parallelism, context, expert) walked: made when a
 	 * candidate of that micro-batch first fits, for every pipeline of
@@ -379,10 +380,14 @@ static size_t S_bs_of(S_walk *w, int64_t x, int *n)
  * count and no micro-batch's layer of the mode is timed: every candidate
  * that fits is counted feasible untimed, so only the counts are made, each
  * (ZeRO, split) pair's from its own bisection (S_count_fits) rather than a
- * sum per micro-batch.  The same counts as the loop's. */
-static void S_count_only(S_walk *w, tb_plan_mem *mem, const tb_mem_fit fit[4], unsigned zok,
-                         int nz, const int64_t *vlist, int nv_all, int nv_one, int64_t p,
-                         const int *ok, int nok, const int *every, int nevery, double cap)
+ * sum per micro-batch.  ok[] are the micro-batches left (ascending), every[]
+ * those of them that allow every split; zmask[i] the ZeRO stages of split i
+ * not yet past the card (the others are past it at each micro-batch left).
+ * The same counts as the loop's. */
+static void S_count_only(S_walk *w, tb_plan_mem *mem, const tb_mem_fit fit[4],
+                         const unsigned *zmask, int nz, const int64_t *vlist, int nv_all,
+                         int nv_one, int64_t p, const int *ok, int nok, const int *every,
+                         int nevery, double cap)
 {
 	tb_plan_counts *k = w->k;
 	uint64_t V = w->V;
@@ -399,9 +404,12 @@ static void S_count_only(S_walk *w, tb_plan_mem *mem, const tb_mem_fit fit[4], u
 		int n = i == 0 && nv_one > 0 ? nok : nevery;
 		if (n == 0)
 			continue;
+		k->memory += (uint64_t)(nz - __builtin_popcount(zmask[i])) * (uint64_t)n;
+		if (!zmask[i])
+			continue;
 		w->act_at++;
 		for (int z = 0; z < 4; z++)
-			if (zok >> z & 1) {
+			if (zmask[i] >> z & 1) {
 				uint64_t fits = S_count_fits(w, mem, &fit[z], p, vlist[i], i, bi, n, cap);
 				k->feasible += fits;
 				k->memory += (uint64_t)n - fits;
@@ -507,8 +515,11 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	/* the shape already ruled out on this count: what fits is counted
 	 * feasible untimed, unless a micro-batch's layer of the mode is timed
 	 * (its candidates are then timed, as the loop below does) */
+	unsigned *zmask = w->zmask;
 	if (*ruled && n->k_sec > 0 && w->layers_made[ck] == 0) {
-		S_count_only(w, &mem, fit, zok, nz, vlist, nv_all, nv_one, p, ok, nok, every, nevery,
+		for (int i = 0; i < nv_all; i++)
+			zmask[i] = zok;
+		S_count_only(w, &mem, fit, zmask, nz, vlist, nv_all, nv_one, p, ok, nok, every, nevery,
 		             cap);
 		return;
 	}
@@ -686,6 +697,17 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 					pairs[kept++] = pairs[pi];
 			npairs = kept;
 		}
+		/* the bound ruled the shape out at this micro-batch, and no layer
+		 * of the mode is timed: the micro-batches left are counted */
+		if (*ruled && n->k_sec > 0 && w->layers_made[ck] == 0 && j + 1 < nok) {
+			for (int i = 0; i < nv_all; i++)
+				zmask[i] = 0;
+			for (int pi = 0; pi < npairs; pi++)
+				zmask[pairs[pi] >> 2] |= 1u << (pairs[pi] & 3);
+			S_count_only(w, &mem, fit, zmask, nz, vlist, nv_all, nv_one, p, ok + j + 1,
+			             nok - j - 1, every + je, nevery - je, cap);
+			return;
+		}
 	}
 }
 
@@ -860,6 +882,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.vlist = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.vlist);
 	w.pairs = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1) * 4, sizeof *w.pairs);
 	w.alive = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.alive);
+	w.zmask = tb_xcalloc((size_t)(vcap > 1 ? vcap : 1), sizeof *w.zmask);
 	/* the layers are read only where their state says made */
 	w.layer = tb_xmalloc((size_t)(3 * nb) * sizeof *w.layer);
 	w.layer_state = tb_xcalloc((size_t)(3 * nb), sizeof *w.layer_state);
@@ -919,6 +942,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	free(w.vlist);
 	free(w.pairs);
 	free(w.alive);
+	free(w.zmask);
 	free(tu);
 	free(cc);
 }
