@@ -151,8 +151,10 @@ static const double *S_act_b1(tb_plan_state *st, int64_t t, bool sp)
 
 
 
-/* The entry of (c, e, p, d), made on first use; NULL when the table is
- * three-quarters full (the caller computes instead). */
+/* The entry of (c, e, p, d), made on first use.  A table three-quarters
+ * full is emptied: the walk meets a (context, expert)'s tuples under its
+ * three checkpointing modes one after another, so the recent ones are
+ * those asked again. */
 tb_plan_pm *tb_plan_pm_get(tb_plan_pmemo *m, int64_t c, int64_t e, int64_t p, int64_t d)
 {
 	uint64_t h = ((uint64_t)c * 0x9E3779B97F4A7C15u) ^ ((uint64_t)e * 0xC2B2AE3D27D4EB4Fu) ^
@@ -161,8 +163,10 @@ tb_plan_pm *tb_plan_pm_get(tb_plan_pmemo *m, int64_t c, int64_t e, int64_t p, in
 	for (;;) {
 		tb_plan_pm *s = &m->slot[i];
 		if (s->gen != m->gen) {
-			if (4 * (m->used + 1) > 3 * TB_PLAN_PM_SLOTS)
-				return NULL;
+			if (4 * (m->used + 1) > 3 * TB_PLAN_PM_SLOTS) {
+				m->gen++;
+				m->used = 0;
+			}
 			m->used++;
 			s->gen = m->gen;
 			s->have_share = false;

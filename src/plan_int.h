@@ -14,7 +14,7 @@
 
 #define TB_PLAN_DIVS_MAX 1024   /* divisors of a number below 2^31: at most 1,600 for 1e9; 768 below 1e8 */
 #define TB_PLAN_ACT_MEMO 64
-#define TB_PLAN_PM_SLOTS 256
+#define TB_PLAN_PM_SLOTS 64
 #define TB_PLAN_ACT_V 65        /* virtual splits whose activations are kept */
 
 /* One layer's activations at micro-batch 1 for a (tensor, sequence
@@ -67,9 +67,12 @@ typedef struct tb_plan_mem {
 /* What a (context, expert, pipeline, data) under one tensor size fixes of
  * the memory, whatever the sequence parallelism and checkpointing the
  * loops around it vary: the stages' parameter shares and their states
- * under each ZeRO stage.  A search meets each such tuple 6 times. */
+ * under each ZeRO stage.  A search meets each such tuple 6 times, 3 of
+ * them in a row (the checkpointing modes of one context and expert), so a
+ * small table emptied when full keeps what is asked again (64 tuples:
+ * a larger one saved no time, its pages faulted in for each job). */
 typedef struct tb_plan_pm {
-	unsigned gen;           /* the tensor size it was made under; else empty */
+	unsigned gen;           /* the table's fill it was made in; else empty */
 	int64_t c, e, p, d;
 	bool have_share;
 	unsigned have_zero;     /* bit z: states[z] holds ZeRO stage z's */
