@@ -314,18 +314,21 @@ Test(plan, partial_recomputation_against_brute_force)
  * are counted without a sum per micro-batch (plan_walk.c S_count_only),
  * which must give the brute force's counts.  64 GPUs, for pipelines
  * enough. */
+static void on_64(tb_inputs *in)
+{
+	in->hardware.count = 64;
+	in->parallelism.data = 16;
+	in->training.global_batch = 128;
+}
+
 Test(plan, counted_shapes_against_brute_force)
 {
 	tb_inputs in;
 	small_dense(&in);
-	in.hardware.count = 64;
-	in.parallelism.data = 16;
-	in.training.global_batch = 128;
+	on_64(&in);
 	against_brute_top(&in, TB_PLAN_BY_TIME, 1);
 	small_moe(&in);
-	in.hardware.count = 64;
-	in.parallelism.data = 16;
-	in.training.global_batch = 128;
+	on_64(&in);
 	against_brute_top(&in, TB_PLAN_BY_COST, 1);
 }
 
