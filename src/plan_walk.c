@@ -285,9 +285,6 @@ static double S_ceiling(S_walk *w, int li, tb_perf_input *pin, const tb_perf_lay
 	return tb_perf_step_ceiling_from_s(pin, stage_s, e);
 }
 
-/* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
- * parallelism, checkpointing, context, expert, pipeline): what the
- * pipeline fixes of the memory is computed once, before the micro-batches. */
 /* The memory of a pipeline's split i under ZeRO stage z at micro-batch bs[bi],
  * as S_walk_pipeline's loop sums it. */
 static double S_count_bytes(S_walk *w, tb_plan_mem *mem, const tb_mem_fit *fit, int64_t p,
@@ -417,6 +414,9 @@ static void S_count_only(S_walk *w, tb_plan_mem *mem, const tb_mem_fit fit[4],
 	}
 }
 
+/* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
+ * parallelism, checkpointing, context, expert, pipeline): what the
+ * pipeline fixes of the memory is computed once, before the micro-batches. */
 static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, int64_t e,
                             int64_t p)
 {
@@ -494,13 +494,6 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	/* whether the bound of the whole shape rules out this count's
 	 * candidates under this mode (S_shape_ruled_out) */
 	unsigned char *ruled = &w->shape_out[(int)ck * w->ncounts + n->ni];
-	/* Memory is non-decreasing in the micro-batch (calc.h): a (ZeRO,
-	 * virtual) pair past the card by more than rounding at one
-	 * micro-batch is past it at every larger one (the micro-batches
-	 * ascend).  So the pairs not yet past it are kept in a list, in the
-	 * walk's order (ZeRO stage, then split), each split index x 4 + z,
-	 * and the ones past it are counted in bulk, those of the first split
-	 * apart (where only v = 1 is allowed, they alone count). */
 	/* the micro-batches past the batch rule (and a fixed micro-batch's),
 	 * and of those the ones whose micro-batches the pipeline divides,
 	 * which allow every split (else the first alone: nv_one); the others
@@ -523,6 +516,13 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		             cap);
 		return;
 	}
+	/* Memory is non-decreasing in the micro-batch (calc.h): a (ZeRO,
+	 * virtual) pair past the card by more than rounding at one
+	 * micro-batch is past it at every larger one (the micro-batches
+	 * ascend).  So the pairs not yet past it are kept in a list, in the
+	 * walk's order (ZeRO stage, then split), each split index x 4 + z,
+	 * and the ones past it are counted in bulk, those of the first split
+	 * apart (where only v = 1 is allowed, they alone count). */
 	int *pairs = w->pairs, npairs = 0;
 	for (int z = 0; z < 4; z++)
 		if (zok >> z & 1)
