@@ -943,7 +943,11 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	out->layer_recompute_s = L->recompute;
 	out->layer_mem_s = L->mem_f + L->mem_b;
 	out->tp_bytes = x->ti > 1 ? x->tok * x->h * ab : 0;
-	out->tp_s = L->tp_one;
+	/* one pair (or all-reduce) of the stage's layers, the mean where its
+	 * dense and expert layers gather differently (fp8 linears in fp8) */
+	out->tp_s = L->tp_layer == L->dense_tp_layer || ndb <= 0
+	            ? L->tp_layer / 2
+	            : (nm * L->tp_layer + ndb * L->dense_tp_layer) / (2 * (nm + ndb));
 	out->cp_bytes = x->ci > 1 ? x->b * (x->s / x->c) * (x->hk + x->hv) / x->t * ab : 0;
 	out->ep_bytes = x->moe && x->ei > 1 ? x->tok_e * x->kt * x->h * ab : 0;
 	out->stage_microbatch_s = per_mb;

@@ -170,8 +170,14 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(d, "n_s", "layers on the busiest stage", ns, "");
 		tb_deriv_add_var(d, "k", "collectives per layer", k, "");
 		tb_deriv_add_var(d, "x", "collectives of the embedding/logits", x > 0.001 ? x : 0, "");
-		tb_deriv_add_var(d, "T_tp", "one collective (latency + bytes x ring factor / link)", r->tp_s, "s");
-		tb_deriv_add_var(d, "S", "bytes per collective", r->tp_bytes, "B");
+		bool fp8_ag = pi->sequence_parallel && pi->matmul_bytes < pi->act_bytes;
+		tb_deriv_add_var(d, "T_tp", fp8_ag ? "one reduce-scatter + all-gather of a layer (latency + bytes x "
+		                                     "ring factor / link), the fp8 linears' all-gathers in fp8; "
+		                                     "the mean over the stage's layers"
+		                                   : "one collective (latency + bytes x ring factor / link)",
+		                 r->tp_s, "s");
+		tb_deriv_add_var(d, "S", fp8_ag ? "bytes per 16-bit collective (an fp8 linear's all-gather: half)"
+		                                : "bytes per collective", r->tp_bytes, "B");
 		if (pi->overlap_tp)
 			tb_deriv_add_var(d, "H", "hidden behind the layer's matmuls",
 			                 m * ns * k * r->tp_s - br[TB_PERF_TP_COMM] > 0

@@ -225,11 +225,11 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
 	L->tp = L->cp = L->ep = L->tp_keep = L->cp_keep = L->ep_keep = 0;
 	if (ti > 1) {
-		double total = L->tp_one * 2 * (nf + nb);
+		double total = L->tp_layer * (nf + nb);
 		double hide = in->overlap_tp ? L->mm_f * (nf + 2 * nb) : 0;
 		L->tp = tb_perf_max0(total - hide);
 		if (part) {
-			total = L->tp_one * 2 * (passes_f + nb);
+			total = L->tp_layer * (passes_f + nb);
 			hide = in->overlap_tp ? L->mm_f * (passes_f + 2 * nb) : 0;
 			L->tp_keep = tb_perf_max0(total - hide);
 		}
@@ -386,14 +386,27 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	(void)fwd_only;
 
 	/* tensor parallel: two all-reduces forward, two backward (reduce-
-	 * scatter + all-gather under sequence parallelism) */
+	 * scatter + all-gather under sequence parallelism).  Under fp8
+	 * matmuls a column-parallel linear's input is cast before it is
+	 * gathered, and a row-parallel one's output gradient before it is
+	 * gathered backward: Transformer Engine since v0.10 (2023-06,
+	 * layernorm_linear.py, base.py grad_output_preprocess) and torchao's
+	 * float8 tensor parallel (Float8ColwiseParallel, PrepareFloat8-
+	 * ModuleInput); the reduce-scatters stay 16-bit, and so does a
+	 * mixture's expert block, whose tokens are gathered before the
+	 * router casts anything. */
 	if (x->ti > 1) {
 		double bytes = tok * h * ab;
 		int64_t g = S_per_node(x, 1, x->ti);
-		L->tp_one = in->sequence_parallel
+		double lin = L->tp_one = in->sequence_parallel
 			? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
 			  S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g)
 			: S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
+		if (in->sequence_parallel && in->matmul_bytes < ab)
+			lin = S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
+			      S_coll(x, TB_COLL_ALL_GATHER, tok * h * in->matmul_bytes, x->ti, g);
+		L->tp_layer = lin + (experts ? L->tp_one : lin);
+		L->dense_tp_layer = lin + lin;
 	}
 
 	/* context parallel: a ring passes each rank's K and V chunk c-1
@@ -505,6 +518,7 @@ void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L)
 	D.attn_f = L->attn_f;
 	D.attn_b = L->attn_b;
 	D.tp_one = L->tp_one;
+	D.tp_layer = L->dense_tp_layer;
 	D.cp_f = L->cp_f;
 	D.cp_b = L->cp_b;
 	S_layer_mode(in, ti, ci, 1, &D);

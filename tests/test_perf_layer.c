@@ -226,6 +226,64 @@ Test(perf, expert_all_to_all_hand_worked)
 	cr_expect_eq(O.fwd, L.fwd);
 }
 
+/* Under fp8 matmuls with sequence parallelism an fp8 linear's all-gathers
+ * (its input forward, a row-parallel one's output gradient backward) move
+ * fp8, as Transformer Engine (since v0.10) and torchao's float8 tensor
+ * parallel cast before gathering; the reduce-scatters stay bf16, and so
+ * does a mixture's expert block.  Llama 3.1 8B at TP 8 with SP, 4,096
+ * tokens of 4,096: 33,554,432 bytes a 16-bit collective, 16,777,216 an
+ * fp8 gather; Mixtral 8x7B's expert layer likewise, its MLP pair 16-bit. */
+Test(perf, fp8_linears_gather_in_fp8)
+{
+	tb_inputs x;
+	S_moe(&x, "llama-3.1-8b");
+	x.parallelism.pipeline = 1;
+	x.parallelism.tensor = 8;
+	x.parallelism.sequence_parallel = true;
+	x.hardware.count = 8;
+	x.training.global_batch = 8;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, 33554432.0, 8, 8, &in.hw, NULL);
+	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, 33554432.0, 8, 8, &in.hw, NULL);
+	double ag8 = tb_perf_collective_s(TB_COLL_ALL_GATHER, 16777216.0, 8, 8, &in.hw, NULL);
+	cr_expect(rel(L.tp_one, rs + ag) < 1e-12, "%g vs %g", L.tp_one, rs + ag);
+	cr_expect_eq(L.tp_layer, 2 * L.tp_one, "bf16: both pairs 16-bit");
+
+	x.training.precision = TB_PREC_FP8_MIXED;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer F;
+	cr_assert(tb_perf_layer_time(&in, NULL, &F, NULL));
+	cr_expect_eq(F.tp_one, L.tp_one, "the 16-bit pair (embedding, head) unchanged");
+	cr_expect(rel(F.tp_layer, 2 * (rs + ag8)) < 1e-12, "%g vs %g", F.tp_layer, 2 * (rs + ag8));
+	cr_expect(F.tp < L.tp);
+	/* a forward and a backward, each its two pairs: no overlap, no recomputation */
+	cr_expect(rel(F.tp, 2 * F.tp_layer) < 1e-12, "%g vs %g", F.tp, 2 * F.tp_layer);
+
+	/* a mixture's expert layer: the attention's pair in fp8, the expert
+	 * block's 16-bit */
+	S_moe(&x, "mixtral-8x7b");
+	x.parallelism.pipeline = 1;
+	x.parallelism.tensor = 8;
+	x.parallelism.sequence_parallel = true;
+	x.hardware.count = 8;
+	x.training.global_batch = 8;
+	x.training.precision = TB_PREC_FP8_MIXED;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer M;
+	cr_assert(tb_perf_layer_time(&in, NULL, &M, NULL));
+	cr_expect(rel(M.tp_layer, (rs + ag8) + (rs + ag)) < 1e-12, "%g vs %g", M.tp_layer,
+	          (rs + ag8) + (rs + ag));
+
+	/* without sequence parallelism the all-reduces are 16-bit whatever the matmuls */
+	x.parallelism.sequence_parallel = false;
+	tb_perf_input_from(&x, &in);
+	cr_assert(tb_perf_layer_time(&in, NULL, &M, NULL));
+	cr_expect_eq(M.tp_layer, 2 * M.tp_one);
+}
+
 /* Expert tensor parallelism below the tensor size folds the expert group
  * over the tensor ranks (MoE Parallel Folding, arXiv:2504.14960): Qwen3-
  * 235B's TP 2 with expert_tensor 1 and EP 32 on DP 16.  Each rank sends

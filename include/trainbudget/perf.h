@@ -116,7 +116,7 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
 #define TB_PERF_CAL_ERR_LOW  (-0.26)
-#define TB_PERF_CAL_ERR_HIGH (0.17)
+#define TB_PERF_CAL_ERR_HIGH (0.16)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
@@ -280,7 +280,13 @@ typedef struct tb_perf_layer {
 	double mem_f, mem_b;          /* memory-bound kernels */
 	double fwd, bwd, recompute;
 	double tp, cp, ep;            /* exposed communication */
-	double tp_one;                /* one tensor-parallel collective */
+	double tp_one;                /* one tensor-parallel collective (a pair under
+	                               * sequence parallelism), in 16 bits */
+	/* one pass's tensor-parallel collectives through the layer (its
+	 * attention's and its MLP's), and through a mixture's dense layer:
+	 * under fp8 matmuls and sequence parallelism the all-gathers of the
+	 * fp8 linears move fp8 */
+	double tp_layer, dense_tp_layer;
 	double flops_f;               /* executed forward FLOPs */
 	double mm_flops_f;
 	double embed_s, embed_tp;     /* the embedding on the first stage */
