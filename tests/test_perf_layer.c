@@ -233,15 +233,20 @@ Test(perf, expert_all_to_all_hand_worked)
  * does a mixture's expert block.  Llama 3.1 8B at TP 8 with SP, 4,096
  * tokens of 4,096: 33,554,432 bytes a 16-bit collective, 16,777,216 an
  * fp8 gather; Mixtral 8x7B's expert layer likewise, its MLP pair 16-bit. */
+static void S_tp8(tb_inputs *x, const char *preset)
+{
+	S_moe(x, preset);
+	x->parallelism.pipeline = 1;
+	x->parallelism.tensor = 8;
+	x->parallelism.sequence_parallel = true;
+	x->hardware.count = 8;
+	x->training.global_batch = 8;
+}
+
 Test(perf, fp8_linears_gather_in_fp8)
 {
 	tb_inputs x;
-	S_moe(&x, "llama-3.1-8b");
-	x.parallelism.pipeline = 1;
-	x.parallelism.tensor = 8;
-	x.parallelism.sequence_parallel = true;
-	x.hardware.count = 8;
-	x.training.global_batch = 8;
+	S_tp8(&x, "llama-3.1-8b");
 	tb_perf_input in;
 	tb_perf_input_from(&x, &in);
 	tb_perf_layer L;
@@ -264,12 +269,7 @@ Test(perf, fp8_linears_gather_in_fp8)
 
 	/* a mixture's expert layer: the attention's pair in fp8, the expert
 	 * block's 16-bit */
-	S_moe(&x, "mixtral-8x7b");
-	x.parallelism.pipeline = 1;
-	x.parallelism.tensor = 8;
-	x.parallelism.sequence_parallel = true;
-	x.hardware.count = 8;
-	x.training.global_batch = 8;
+	S_tp8(&x, "mixtral-8x7b");
 	x.training.precision = TB_PREC_FP8_MIXED;
 	tb_perf_input_from(&x, &in);
 	tb_perf_layer M;
