@@ -598,7 +598,7 @@ static void S_write_modern(FILE *f)
 	           "layer's matmuls, all of them where the matmuls are longer. It takes torchtitan's "
 	           "70B async-TP rows from 21-33%% slow to within 4%%, MegaScale's Table 2 from +8.9%% "
 	           "to a median of 3.1%% and its Table 3 from 13.3%% to 7.6%%, but makes its Fig. 9 "
-	           "rows 9.8%% fast (were 3.8%%) and torchtitan's 8B async-TP rows 15-22%% fast (the "
+	           "rows 9.8%% fast (were 3.8%%) and torchtitan's 8B async-TP rows 13-23%% fast (the "
 	           "8B runs gained 8-10%% from async TP, the rule gives 19-23%%: at 8B the matmuls "
 	           "cover less of the communication than at 70B, and decomposing them costs "
 	           "speed). The 70B rows without it stay slow (fit rows of the power exponent, whose "
