@@ -106,6 +106,12 @@ void tb_perf_layer_params(const S_ctx *x, bool experts, double *dense, double *e
 }
 
 /* A mixture's leading dense layers; 0 for a dense model. */
+double tb_perf_tp_gather_elem_bytes(const tb_perf_input *in)
+{
+	return in->sequence_parallel && in->matmul_bytes < in->act_bytes ? in->matmul_bytes
+	                                                                  : in->act_bytes;
+}
+
 int64_t tb_perf_dense_count(const tb_perf_input *in)
 {
 	if (in->experts <= 1)
@@ -943,6 +949,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	out->layer_recompute_s = L->recompute;
 	out->layer_mem_s = L->mem_f + L->mem_b;
 	out->tp_bytes = x->ti > 1 ? x->tok * x->h * ab : 0;
+	out->tp_gather_bytes = x->ti > 1 ? x->tok * x->h * tb_perf_tp_gather_elem_bytes(in) : 0;
 	/* one pair (or all-reduce) of the stage's layers, the mean where its
 	 * dense and expert layers gather differently (fp8 linears in fp8) */
 	out->tp_s = L->tp_layer == L->dense_tp_layer || ndb <= 0

@@ -159,10 +159,15 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		if (pi->checkpointing == TB_CKPT_FULL)
 			k += 2 * (r->recomputed_share > 0 ? r->recomputed_share : 1); /* the recomputed layers' forward again */
 		double x = r->stage_extra_tp_s / r->tp_s;   /* the embedding's and logits' */
+		bool fp8_ag = r->tp_gather_bytes < r->tp_bytes;
 		d = tb_budget_add_deriv(b, "perf.tp_comm", "Tensor-parallel communication, one step",
 		                        "X_tp", pi->overlap_tp ? "m * (n_s * k + x) * T_tp - H"
 		                                               : "m * (n_s * k + x) * T_tp",
-		                        pi->sequence_parallel
+		                        fp8_ag
+		                        ? "reduce-scatter + all-gather per all-reduce (Korthikanti et al. 2022); fp8 linears "
+		                          "gather in fp8 (Transformer Engine since v0.10; torchao float8 tensor parallel); "
+		                          "ring factor (nccl-tests PERFORMANCE.md)"
+		                        : pi->sequence_parallel
 		                        ? "reduce-scatter + all-gather per all-reduce (Korthikanti et al. 2022); ring factor (nccl-tests PERFORMANCE.md)"
 		                        : "two all-reduces forward, two backward per layer (Shoeybi et al. 2019); ring factor (nccl-tests PERFORMANCE.md)",
 		                        br[TB_PERF_TP_COMM], "s");
@@ -170,14 +175,15 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(d, "n_s", "layers on the busiest stage", ns, "");
 		tb_deriv_add_var(d, "k", "collectives per layer", k, "");
 		tb_deriv_add_var(d, "x", "collectives of the embedding/logits", x > 0.001 ? x : 0, "");
-		bool fp8_ag = pi->sequence_parallel && pi->matmul_bytes < pi->act_bytes;
 		tb_deriv_add_var(d, "T_tp", fp8_ag ? "one reduce-scatter + all-gather of a layer (latency + bytes x "
 		                                     "ring factor / link), the fp8 linears' all-gathers in fp8; "
 		                                     "the mean over the stage's layers"
 		                                   : "one collective (latency + bytes x ring factor / link)",
 		                 r->tp_s, "s");
-		tb_deriv_add_var(d, "S", fp8_ag ? "bytes per 16-bit collective (an fp8 linear's all-gather: half)"
-		                                : "bytes per collective", r->tp_bytes, "B");
+		tb_deriv_add_var(d, "S", fp8_ag ? "bytes per 16-bit collective" : "bytes per collective",
+		                 r->tp_bytes, "B");
+		if (fp8_ag)
+			tb_deriv_add_var(d, "S_ag", "bytes per all-gather of an fp8 linear", r->tp_gather_bytes, "B");
 		if (pi->overlap_tp)
 			tb_deriv_add_var(d, "H", "hidden behind the layer's matmuls",
 			                 m * ns * k * r->tp_s - br[TB_PERF_TP_COMM] > 0

@@ -76,6 +76,10 @@ const char *tb_perf_ctx_checked(tb_perf_ctx *x, const tb_perf_input *in, const t
 void tb_perf_attn_weights(const tb_perf_ctx *x, double *split, double *whole);
 void tb_perf_layer_params(const tb_perf_ctx *x, bool experts, double *dense, double *expert);
 int64_t tb_perf_dense_count(const tb_perf_input *in);
+/* The bytes an element of a linear's sequence-parallel all-gather moves:
+ * the matmuls' fp8 under fp8 (Transformer Engine and torchao cast before
+ * gathering), else the activations' 16 bits (docs/formulas.md) */
+double tb_perf_tp_gather_elem_bytes(const tb_perf_input *in);
 
 /* perf_layer.c: the layer of x's kind (an expert layer of a mixture), its
  * leading dense layers (taken from `dense` when not NULL), the embedding

@@ -402,9 +402,10 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 			? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
 			  S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g)
 			: S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
-		if (in->sequence_parallel && in->matmul_bytes < ab)
+		double gather = tb_perf_tp_gather_elem_bytes(in);
+		if (gather < ab)
 			lin = S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
-			      S_coll(x, TB_COLL_ALL_GATHER, tok * h * in->matmul_bytes, x->ti, g);
+			      S_coll(x, TB_COLL_ALL_GATHER, tok * h * gather, x->ti, g);
 		L->tp_layer = lin + (experts ? L->tp_one : lin);
 		L->dense_tp_layer = lin + lin;
 	}

@@ -262,6 +262,13 @@ Test(perf, fp8_linears_gather_in_fp8)
 	tb_perf_layer F;
 	cr_assert(tb_perf_layer_time(&in, NULL, &F, NULL));
 	cr_expect_eq(F.tp_one, L.tp_one, "the 16-bit pair (embedding, head) unchanged");
+	/* the result says what the derivation shows: 16-bit and fp8 bytes */
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	cr_expect_eq(r.tp_bytes, 33554432.0);
+	cr_expect_eq(r.tp_gather_bytes, 16777216.0);
+	cr_expect(rel(r.tp_s, rs + ag8) < 1e-12, "%g vs %g", r.tp_s, rs + ag8);
 	cr_expect(rel(F.tp_layer, 2 * (rs + ag8)) < 1e-12, "%g vs %g", F.tp_layer, 2 * (rs + ag8));
 	cr_expect(F.tp < L.tp);
 	/* a forward and a backward, each its two pairs: no overlap, no recomputation */

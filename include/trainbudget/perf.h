@@ -250,6 +250,8 @@ typedef struct tb_perf_result {
 	double recomputed_share;      /* of the busiest stage's layers (training.recompute_layers) */
 	double layer_mem_s;           /* of which memory-bound, forward + backward */
 	double tp_bytes, tp_s;        /* one collective; per layer and micro-batch */
+	double tp_gather_bytes;       /* a linear's all-gather: tp_bytes, or less
+	                               * where fp8 linears gather in fp8 */
 	double cp_bytes, ep_bytes;
 	double pp_bytes, pp_s;        /* one send */
 	double dp_bytes, dp_s;        /* one step's reduction (ZeRO-3: one micro-batch's) */
