@@ -257,10 +257,12 @@ const tb_gpu *tb_gpus_find(const char *name)
  * al. 2024, FlashAttention-3, arXiv:2407.08608, Fig. 5, head dim 128),
  * 0.37 of the peak.
  *
- * efficiency_assumed is false only where the matmul (and attention)
+ * efficiency_assumed is false only where the matmul and attention
  * fractions were measured on the card, or on the same die at the same
  * clocks and power (h200, h800 = H100 SXM; a800 = A100); every other row
- * copies the nearest measured card's and says so.
+ * copies the nearest measured card's and says so.  MI300X and B200 have a
+ * measured matmul but an attention fraction copied from H100, so they are
+ * assumed too.
  *
  * gpus is the scale-up (NVLink, NeuronLink, ICI host) domain: 72 for an
  * NVL72 rack, 8 for HGX boards and AMD's 8-GPU platforms, 16 for a
@@ -302,7 +304,7 @@ static const tb_gpu_node S_nodes[] = {
 	{ "rtx-4090", 8, 32e9, 1.5625e9, 0.803, 0.709, 0.37, 0.783, 0.943, true,
 	  "assumed: no NVLink, PCIe Gen4 x16 32 GB/s, 100 Gb/s per node of 8; "
 	  "fractions as H100" },
-	{ "mi300x", 8, 448e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943, false,
+	{ "mi300x", 8, 448e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943, true,
 	  "AMD MI300X platform: 8 GPUs, 7 Infinity Fabric links of 64 GB/s each way, "
 	  "400 Gb/s per GPU (assumed); MAMF 668.4/1300 bf16 (interconnect.yaml); "
 	  "attention and link fractions assumed as H100/A100" },

@@ -612,17 +612,18 @@ void tb_vruns_build(void)
 	}
 }
 
-/* A modern row that can show a constant the older runs cannot: a card
- * held below its TDP (power_exponent), or ZeRO-3 under FSDP or
- * Megatron-FSDP on a card whose efficiencies were measured
- * (fsdp_overlap_cost; on a card with assumed ones the compute's own
- * error would be fitted as communication). */
+/* A modern row that can show a constant the older runs cannot, on a
+ * card whose efficiencies were measured: held below its TDP
+ * (power_exponent), or ZeRO-3 under FSDP or Megatron-FSDP
+ * (fsdp_overlap_cost).  On a card with assumed ones the compute's own
+ * error would be fitted as the clocks or as communication. */
 static bool S_modern_fits(const tb_vruns_case *c)
 {
+	if (tb_gpus_node(c->inputs.hardware.gpu.name)->efficiency_assumed)
+		return false;
 	bool fsdp = c->in.zero >= 3 && (c->in.framework == TB_FW_FSDP ||
 	                                 c->in.framework == TB_FW_MEGATRON);
-	return c->in.hw.power_fraction < 1 ||
-	       (fsdp && c->in.overlap_dp && !tb_gpus_node(c->inputs.hardware.gpu.name)->efficiency_assumed);
+	return c->in.hw.power_fraction < 1 || (fsdp && c->in.overlap_dp);
 }
 
 /* Those rows fit power_exponent and fsdp_overlap_cost: within each group,
