@@ -52,6 +52,11 @@ const char *tb_selective_name(tb_selective s)
 	return s == TB_SELECTIVE_OP ? "op" : s == TB_SELECTIVE_DEEPSEEK ? "deepseek" : "attention";
 }
 
+const char *tb_attn_kernel_name(tb_attn_kernel k)
+{
+	return k == TB_ATTN_KERNEL_FLASH2 ? "flash2" : k == TB_ATTN_KERNEL_CUDNN ? "cudnn" : "auto";
+}
+
 bool tb_selective_is_none(const tb_training *t)
 {
 	return t->flash_attention && t->selective_policy == TB_SELECTIVE_ATTENTION;

@@ -125,6 +125,14 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(d, "P", "dense peak of the matmul dtype", pi->hw.peak_flops, "FLOP/s");
 	tb_deriv_add_var(d, "u_l", "achieved fraction of the peak, whole layer",
 	                 r->layer_fwd_s > 0 ? r->layer_fwd_flops / (r->layer_fwd_s * pi->hw.peak_flops) : 0, "");
+	if (pi->flash_attention)
+		tb_deriv_add_var(d, "u_a", pi->hw.attention_kernel == TB_ATTN_KERNEL_CUDNN
+		                 ? "within it, the attention core's fraction of the 16-bit peak: cuDNN's "
+		                   "fused attention (Transformer Engine's choice on Hopper and later; "
+		                   "training.attention_kernel)"
+		                 : "within it, the attention core's fraction of the 16-bit peak: "
+		                   "FlashAttention-2 (training.attention_kernel)",
+		                 pi->hw.attention_fraction, "");
 
 	double extra = r->stage_extra_s;
 	d = tb_budget_add_deriv(b, "perf.compute", "Compute of the busiest stage, one step", "C",
@@ -364,6 +372,14 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               "not measured on that card but assumed from another (gpus.c says which): "
 		               "its predicted MFU is less certain than on a validated card",
 		               gn->name);
+	/* cuDNN's attention asked for on a card without its figure */
+	if (in->hardware.mfu_predicted && in->model.has_shape && in->training.flash_attention &&
+	    in->training.attention_kernel == TB_ATTN_KERNEL_CUDNN &&
+	    pb->in.hw.attention_kernel != TB_ATTN_KERNEL_CUDNN)
+		tb_budget_warn(b, "training.attention_kernel cudnn: no published speed of cuDNN's fused "
+		               "attention on %s, so its attention is priced at FlashAttention-2's "
+		               "(%.0f%% of the 16-bit peak)",
+		               in->hardware.gpu.name, 100 * pb->in.hw.attention_fraction);
 	/* a fitted constant prices the clocks a power limit leaves */
 	if (in->hardware.mfu_predicted && in->model.has_shape && pb->in.hw.power_fraction < 1)
 		tb_budget_warn(b, "hardware.power_limit: %.0f W of a %.0f W TDP runs the matmuls and "

@@ -195,7 +195,22 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	                                     ? TB_DTYPE_TF32 : TB_DTYPE_BF16, &at_used);
 	hw->matmul_ceiling = used == TB_DTYPE_FP8 && node->matmul_ceiling_fp8 > 0
 	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
-	hw->attention_fraction = node->attention_fraction;
+	/* Megatron-LM's layers are Transformer Engine's, which since v1.2
+	 * (2023-12, cuDNN frontend v1) picks cuDNN's fused attention over
+	 * FlashAttention on Hopper and later ("FusedAttention preference on
+	 * Hopper+ for performance reasons", attention/dot_product_attention/
+	 * utils.py); PyTorch's SDPA and DeepSpeed's stacks run FlashAttention-2 */
+	tb_attn_kernel ak = tr->attention_kernel;
+	if (ak == TB_ATTN_KERNEL_AUTO)
+		ak = in->parallelism.framework == TB_FW_MEGATRON ? TB_ATTN_KERNEL_CUDNN
+		                                                  : TB_ATTN_KERNEL_FLASH2;
+	/* a card without cuDNN's figure prices FlashAttention-2's (a written
+	 * cudnn is warned of, perf_budget.c) */
+	if (!(node->attention_fraction_cudnn > 0))
+		ak = TB_ATTN_KERNEL_FLASH2;
+	hw->attention_kernel = ak;
+	hw->attention_fraction = ak == TB_ATTN_KERNEL_CUDNN ? node->attention_fraction_cudnn
+	                                                     : node->attention_fraction;
 	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
 	const tb_node *nd = &in->hardware.node;
 	hw->gpus_per_node = nd->gpus > 0 ? nd->gpus : node->gpus;

@@ -102,6 +102,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	       t->checkpointing == TB_CKPT_FULL && t->recompute_layers > 0);
 	S_str(j, "attention_flops", t->attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
 	S_bool(j, "flash_attention", t->flash_attention);
+	S_str(j, "attention_kernel", tb_attn_kernel_name(t->attention_kernel));
 	S_bool(j, "dropout", t->dropout);
 	S_numk(j, "checkpoint_interval_s", t->checkpoint_interval_s, t->checkpoint_interval_s > 0);
 	S_str(j, "method", tb_method_name(t->method));

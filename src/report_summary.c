@@ -204,7 +204,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		                 : tb_checkpointing_name(in->training.checkpointing));
 	}
 	tb_rtab_str(&tb, "Flash attention");
-	tb_rtab_str(&tb, tb_ryesno(in->training.flash_attention));
+	tb_rtab_str(&tb, !in->training.flash_attention ? tb_ryesno(false)
+	                 : b->perf.known && b->perf.in.hw.attention_kernel == TB_ATTN_KERNEL_CUDNN
+	                 ? "yes, cuDNN's fused attention (Transformer Engine's choice on Hopper and later)"
+	                 : b->perf.known ? "yes, FlashAttention-2" : tb_ryesno(true));
 	tb_rtab_str(&tb, "Attention FLOPs convention");
 	tb_rtab_str(&tb, in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL
 	                 ? "causal (FlashAttention: the lower triangle, half the score matrix)"

@@ -332,6 +332,10 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	else if (spn && (par->written & TB_LAYOUT_CHECKPOINTING) && t->checkpointing != TB_CKPT_SELECTIVE)
 		tb_yaml_err(c, spn, "training.selective_policy with training.checkpointing %s: the policy says what selective recomputation keeps; expected training.checkpointing selective, or no policy",
 		            tb_checkpointing_name(t->checkpointing));
+	const tb_yaml_node *akn = tr ? tb_yaml_get(tr, "attention_kernel") : NULL;
+	if (akn && t->attention_kernel != TB_ATTN_KERNEL_AUTO && !t->flash_attention)
+		tb_yaml_err(c, akn, "training.attention_kernel %s with training.flash_attention false: the kernel named is a fused attention, which keeps no score matrix; expected flash_attention true, or no attention_kernel",
+		            tb_attn_kernel_name(t->attention_kernel));
 	const tb_yaml_node *rln = tr ? tb_yaml_get(tr, "recompute_layers") : NULL;
 	if (rln && t->checkpointing != TB_CKPT_FULL)
 		tb_yaml_err(c, rln, "training.recompute_layers with training.checkpointing %s: it says how many layers of each pipeline chunk full recomputation redoes; expected training.checkpointing full, or no recompute_layers",

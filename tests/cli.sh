@@ -207,6 +207,24 @@ if [ "$rc" -eq 0 ] && [ -n "$full" ] && [ -n "$capped" ] &&
 else
 	no "hardware.power_limit, selective_policy, overlap_tp end to end" "rc $rc: '$full' -> '$capped'" "$(head -c 300 "$T/err")"
 fi
+# The attention kernel: Megatron-LM's on H100 is cuDNN's fused attention
+# (Transformer Engine's choice), faster than FlashAttention-2, which a
+# written flash2 brings back; the step's derivation names the kernel.
+run "$BIN" estimate --format json --set hardware.count=64
+fa2=$(json_seconds "$T/out")
+run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=megatron
+cud=$(json_seconds "$T/out")
+cud_named=$(grep -c "cuDNN's fused attention" "$T/out")
+run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=megatron \
+	--set training.attention_kernel=flash2
+back=$(json_seconds "$T/out")
+if [ "$rc" -eq 0 ] && [ -n "$fa2" ] && [ -n "$cud" ] && [ "$cud_named" -ge 1 ] &&
+   awk -v a="$fa2" -v b="$cud" -v c="$back" 'BEGIN { exit !(b < a && c > b) }' &&
+   grep -q '"attention_kernel": "flash2"' "$T/out" && grep -q 'FlashAttention-2 (training.attention_kernel)' "$T/out"; then
+	ok "Megatron-LM on H100 prices cuDNN's attention, flash2 brings FlashAttention-2 back ($fa2, $cud, $back s)"
+else
+	no "training.attention_kernel end to end" "rc $rc: '$fa2' '$cud' '$back'" "$(head -c 300 "$T/err")"
+fi
 # Full recomputation of part of the layers: echoed in the JSON, said in
 # the report's assumptions and memory table, and between none and full
 # in time (the 8B example on its own layout, one stage of 32 layers).

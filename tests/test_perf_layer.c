@@ -470,3 +470,62 @@ Test(perf, layer_mode_is_the_layer_timed_in_that_mode)
 				}
 	}
 }
+
+/* Which attention kernel is priced (perf_input.c): Megatron-LM's layers
+ * are Transformer Engine's, which on Hopper and later runs cuDNN's fused
+ * attention; PyTorch's SDPA and a framework not named run
+ * FlashAttention-2; a card without cuDNN's figure (A100) keeps
+ * FlashAttention-2's, whatever is written.  The attention core of Llama 3
+ * 8B at 8,192 tokens, worked by hand: the causal half of 32 heads' score
+ * and value matmuls, 32 x 8192^2 x (128 + 128) FLOPs, at the fraction of
+ * H100's 989.4 TFLOP/s bf16 peak that FlashAttention-3's paper measured
+ * for each kernel (Shah et al. 2024, Fig. 5: cuDNN 595-617 TFLOP/s,
+ * FlashAttention-2 362-370). */
+Test(perf, attention_kernel_as_transformer_engine_picks)
+{
+	static const struct {
+		const char *gpu;
+		tb_framework fw;
+		tb_attn_kernel written, priced;
+	} cases[] = {
+		{ "h100-sxm", TB_FW_MEGATRON, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_CUDNN },
+		{ "h100-sxm", TB_FW_FSDP, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2 },
+		{ "h100-sxm", TB_FW_ANY, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2 },
+		{ "h100-sxm", TB_FW_MEGATRON, TB_ATTN_KERNEL_FLASH2, TB_ATTN_KERNEL_FLASH2 },
+		{ "h100-sxm", TB_FW_FSDP, TB_ATTN_KERNEL_CUDNN, TB_ATTN_KERNEL_CUDNN },
+		{ "h200", TB_FW_MEGATRON, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_CUDNN },
+		{ "a100-80gb", TB_FW_MEGATRON, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2 },
+		{ "a100-80gb", TB_FW_ANY, TB_ATTN_KERNEL_CUDNN, TB_ATTN_KERNEL_FLASH2 },
+		{ "mi300x", TB_FW_MEGATRON, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2 },
+	};
+	double exec = 32.0 * 8192 * 8192 * 256;
+	double on_h100[2] = { 0, 0 };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.training.seq_len = 8192;
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = cases[i].fw;
+		x.training.attention_kernel = cases[i].written;
+		x.hardware.gpu = *tb_gpus_find(cases[i].gpu);
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		const tb_gpu_node *n = tb_gpus_node(cases[i].gpu);
+		double want_f = cases[i].priced == TB_ATTN_KERNEL_CUDNN ? n->attention_fraction_cudnn
+		                                                        : n->attention_fraction;
+		cr_expect_eq(in.hw.attention_kernel, cases[i].priced, "case %zu", i);
+		cr_expect_eq(in.hw.attention_fraction, want_f, "case %zu", i);
+		tb_perf_layer L;
+		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL), "case %zu", i);
+		double want = exec / (in.hw.attention_peak_flops * want_f);
+		cr_expect(fabs(L.attn_f / want - 1) < 1e-12, "case %zu: %g s, by hand %g", i, L.attn_f, want);
+		cr_expect(fabs(L.attn_b / (2.5 * L.attn_f) - 1) < 1e-12, "case %zu", i);
+		if (strcmp(cases[i].gpu, "h100-sxm") == 0 && cases[i].written == TB_ATTN_KERNEL_AUTO &&
+		    cases[i].fw != TB_FW_ANY)
+			on_h100[cases[i].priced == TB_ATTN_KERNEL_CUDNN] = L.attn_f;
+	}
+	/* the figure's two kernels on H100, 2K to 16K tokens, forward */
+	double cudnn_tflops = exec / on_h100[1] / 1e12, flash2_tflops = exec / on_h100[0] / 1e12;
+	cr_expect(cudnn_tflops >= 595 && cudnn_tflops <= 617, "cuDNN %g TFLOP/s", cudnn_tflops);
+	cr_expect(flash2_tflops >= 362 && flash2_tflops <= 370, "FlashAttention-2 %g TFLOP/s", flash2_tflops);
+}

@@ -477,6 +477,9 @@ static void S_generic(const S_yrow *r)
 	 * torchtitan's every k-th layer written as its count */
 	in.training.recompute_layers = (int64_t)S_or(S_num(r, "recompute_layers"), 0);
 	in.training.flash_attention = true;
+	in.training.attention_kernel = S_is(r, "attention", "flash2") ? TB_ATTN_KERNEL_FLASH2
+	                               : S_is(r, "attention", "cudnn") ? TB_ATTN_KERNEL_CUDNN
+	                               : TB_ATTN_KERNEL_AUTO;
 	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
 	in.parallelism.tensor = (int64_t)tp;
 	in.parallelism.pipeline = (int64_t)pp;

@@ -31,6 +31,10 @@ typedef struct tb_gpu_node {
 	 * at the same clocks and power (h200, h800, a800). */
 	bool efficiency_assumed;
 	char source[320];
+	/* cuDNN's fused attention, of the 16-bit peak, on a card where
+	 * Transformer Engine picks it over FlashAttention (Hopper and later);
+	 * 0: none, attention_fraction serves */
+	double attention_fraction_cudnn;
 } tb_gpu_node;
 
 /* The node row of card `name`, or the generic row (name "generic") for a

@@ -70,6 +70,10 @@ typedef enum { TB_CKPT_NONE, TB_CKPT_SELECTIVE, TB_CKPT_FULL } tb_checkpointing;
  * recomputed, the MoE SwiGLU's output recomputed from its inputs, which
  * are cached in FP8 with the experts' inputs under fp8-mixed. */
 typedef enum { TB_SELECTIVE_ATTENTION, TB_SELECTIVE_OP, TB_SELECTIVE_DEEPSEEK } tb_selective;
+/* Which fused attention kernel runs (training.attention_kernel): AUTO is
+ * cuDNN's under Megatron-LM on a card that has its figure (Transformer
+ * Engine's choice, perf_input.c), FlashAttention-2 elsewhere. */
+typedef enum { TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2, TB_ATTN_KERNEL_CUDNN } tb_attn_kernel;
 
 /* PaLM counts the whole score matrix (eager attention), as Megatron-LM did up
  * to core_v0.11.0; FlashAttention and Megatron-LM since core_v0.12.0 (commit
@@ -156,6 +160,7 @@ typedef struct tb_training {
 	int64_t recompute_layers;
 	tb_attention_flops attention_flops;
 	bool flash_attention;
+	tb_attn_kernel attention_kernel;
 	bool dropout;
 	/* Compute between two saves of the model states to storage (not
 	 * activation checkpointing); 0: Young's optimum (goodput.h). */
@@ -346,6 +351,7 @@ const char *tb_precision_name(tb_precision p);
 const char *tb_optimizer_name(tb_optimizer o);
 const char *tb_checkpointing_name(tb_checkpointing c);
 const char *tb_selective_name(tb_selective s);
+const char *tb_attn_kernel_name(tb_attn_kernel k);
 /* Whether selective checkpointing under t's policy and attention keeps
  * what no checkpointing keeps: the attention policy under flash attention
  * (the one rule for memory, the step, the search and the warning). */

@@ -57,6 +57,7 @@ typedef struct tb_perf_hw {
 	double attention_peak_flops;  /* dense bf16/fp16: attention stays there under fp8 */
 	double matmul_ceiling;        /* best achievable fraction of peak_flops */
 	double attention_fraction;    /* flash attention, forward + backward, of its peak */
+	tb_attn_kernel attention_kernel;  /* the kernel it is the fraction of: FLASH2 or CUDNN */
 	double hbm_bytes_per_s;
 	int64_t gpus_per_node;
 	double nvlink_bytes_per_s;    /* inside a node (PCIe where no NVLink) */
@@ -115,8 +116,8 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.26)
-#define TB_PERF_CAL_ERR_HIGH (0.16)
+#define TB_PERF_CAL_ERR_LOW  (-0.25)
+#define TB_PERF_CAL_ERR_HIGH (0.15)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
