@@ -49,7 +49,8 @@ const char *tb_checkpointing_name(tb_checkpointing c)
 
 const char *tb_selective_name(tb_selective s)
 {
-	return s == TB_SELECTIVE_OP ? "op" : s == TB_SELECTIVE_DEEPSEEK ? "deepseek" : "attention";
+	return s == TB_SELECTIVE_OP ? "op" : s == TB_SELECTIVE_DEEPSEEK ? "deepseek"
+	       : s == TB_SELECTIVE_MOE ? "moe" : "attention";
 }
 
 const char *tb_attn_kernel_name(tb_attn_kernel k)

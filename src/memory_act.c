@@ -132,8 +132,14 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 		/* Table 2 keeps the layer input, 2sbh, whatever the parallelism */
 		S_ITEM("layer input (checkpoint)", "2*s*b*h", 2 * sbh);
 	} else {
+		/* Megatron-LM's layernorm and moe modules (the moe policy): the
+		 * norms' outputs are rebuilt from their inputs, and an expert
+		 * layer keeps its input (the MLP norm's) and nothing of its block */
+		bool moe_rc = mode == TB_CKPT_SELECTIVE && tr->selective_policy == TB_SELECTIVE_MOE &&
+		              ar->L_moe > 0;
 		S_ITEM("attention norm: input", "2*s*b*h", 2 * sbh * rep);
-		S_ITEM("attention: QKV projection input", "2*s*b*h", 2 * sbh * rep);
+		if (!moe_rc)
+			S_ITEM("attention: QKV projection input", "2*s*b*h", 2 * sbh * rep);
 		if (ar->mla) {
 			/* the latents come from replicated down-projections: not split by t */
 			double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
@@ -181,7 +187,21 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 		if (sandwich)
 			S_ITEM("post-attention norm: input", "2*s*b*h", 2 * sbh * rep);
 		S_ITEM("MLP norm: input", "2*s*b*h", 2 * sbh * rep);
-		if (plain_mlp) {
+		if (moe_rc) {
+			/* the dense layers of a mixture keep their MLP's inner
+			 * tensors, the norm's output rebuilt */
+			double wd = ar->L_dense / ar->L;
+			bool gated = m->mlp == TB_MLP_GATED;
+			if (wd > 0) {
+				S_ITEM(gated ? "dense MLP: gate and up outputs" : "dense MLP: activation input",
+				       gated ? "4*s*b*f/t x L_d/L" : "2*s*b*f/t x L_d/L",
+				       (gated ? 4 : 2) * s * bsz * f / t * wd);
+				S_ITEM(gated ? "dense MLP: gated product (down input)" : "dense MLP: activation output",
+				       "2*s*b*f/t x L_d/L", 2 * s * bsz * f / t * wd);
+			}
+			if (tr->dropout)
+				S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
+		} else if (plain_mlp) {
 			double fm = ar->L_moe > 0 ? ar->f_expert : f;
 			S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep * k);
 			if (m->mlp == TB_MLP_GATED) {

@@ -181,6 +181,8 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 			? 2 * L * (h * x->hkv + x->hq * h + x->f * h)
 			: in->selective_policy == TB_SELECTIVE_DEEPSEEK
 			? (x->mla ? 2 * L * (x->rq * x->H * x->dqk + x->rkv * x->H * (x->dn + x->dv)) : 0)
+			: in->selective_policy == TB_SELECTIVE_MOE
+			? (x->moe ? 2 * (L - nd) * mlp_w : 0)
 			: attn;
 		break;
 	case TB_CKPT_NONE: default: *recompute = 0; break;

@@ -217,6 +217,9 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 		break;
 	}
 	bool full = !fwd_only && in->checkpointing == TB_CKPT_FULL;
+	/* the moe policy redoes an expert block forward, its collectives too */
+	bool moe_rc = !fwd_only && in->checkpointing == TB_CKPT_SELECTIVE &&
+	              in->selective_policy == TB_SELECTIVE_MOE;
 	/* part of the layers recomputed: the others' communication too */
 	bool part = full && in->recompute_layers > 0;
 	/* collectives of a forward pass (the reference's too) and of a
@@ -225,7 +228,7 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
 	L->tp = L->cp = L->ep = L->tp_keep = L->cp_keep = L->ep_keep = 0;
 	if (ti > 1) {
-		double total = L->tp_layer * (nf + nb);
+		double total = L->tp_layer * (nf + nb) + (moe_rc ? L->moe_tp : 0);
 		double hide = in->overlap_tp ? L->mm_f * (nf + 2 * nb) : 0;
 		L->tp = tb_perf_max0(total - hide);
 		if (part) {
@@ -242,7 +245,7 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 			L->cp += tb_perf_max0(L->cp_f - L->attn_f);
 	}
 	if (ei > 1) {
-		L->ep = S_ep_exposed(in, L->ep_one * (nf + nb), L->fwd + L->bwd + L->recompute);
+		L->ep = S_ep_exposed(in, L->ep_one * (nf + nb + (moe_rc ? 1 : 0)), L->fwd + L->bwd + L->recompute);
 		if (part)
 			L->ep_keep = S_ep_exposed(in, L->ep_one * (passes_f + nb), L->fwd + L->bwd);
 	}
@@ -281,6 +284,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	L->mm_f = S_attn_proj(x, tok, &L->mm_flops_f, &cast);
 	double act_elems;               /* MLP activation-function inputs */
 	double moe_perm_bytes = 0;
+	double attn_mm = L->mm_f;       /* the matmuls before the MLP */
 	if (experts) {
 		double local = x->E / x->e, et = x->et;
 		double rows = x->tok_e * x->kt * x->e / x->E;   /* tokens per local expert */
@@ -375,8 +379,16 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	 * (flash attention already recomputes it inside its backward); the
 	 * op policy keeps the attention and redoes every second matmul (k,
 	 * o, then up when gated or down when plain) and every memory-bound
-	 * op; DeepSeek-V3's recipe its norms, up-projections and SwiGLU */
-	if (in->selective_policy == TB_SELECTIVE_OP)
+	 * op; DeepSeek-V3's recipe its norms, up-projections and SwiGLU;
+	 * Megatron-LM's layernorm and moe modules the norms and an expert
+	 * layer's whole block: router, experts, their activation and the
+	 * rows' permutation (its dispatch and combine again: S_layer_mode) */
+	if (in->selective_policy == TB_SELECTIVE_MOE) {
+		double norms = 2 * 2 * tok_n * h * ab;
+		L->rc_selective = experts ? (L->mm_f - attn_mm) +
+		                            (norms + act_elems * ab * (x->nmat + 1) + moe_perm_bytes) / x->mem_bw
+		                          : norms / x->mem_bw;
+	} else if (in->selective_policy == TB_SELECTIVE_OP)
 		L->rc_selective = S_op_recompute(x) + L->mem_f;
 	else if (in->selective_policy == TB_SELECTIVE_DEEPSEEK)
 		L->rc_selective = S_deepseek_recompute(x, experts ? act_elems : 0);
@@ -408,6 +420,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 			      S_coll(x, TB_COLL_ALL_GATHER, tok * h * gather, x->ti, g);
 		L->tp_layer = lin + (experts ? L->tp_one : lin);
 		L->dense_tp_layer = lin + lin;
+		L->moe_tp = experts ? L->tp_one : 0;
 	}
 
 	/* context parallel: a ring passes each rank's K and V chunk c-1

@@ -185,6 +185,8 @@ size_t tb_plan_layout_text(const tb_plan_layout *l, char *dst, size_t cap)
 		S_put(&o, " (the op policy)");
 	else if (l->checkpointing == TB_CKPT_SELECTIVE && l->selective_policy == TB_SELECTIVE_DEEPSEEK)
 		S_put(&o, " (DeepSeek-V3's recipe)");
+	else if (l->checkpointing == TB_CKPT_SELECTIVE && l->selective_policy == TB_SELECTIVE_MOE)
+		S_put(&o, " (the norms and expert layers)");
 	return o.len;
 }
 

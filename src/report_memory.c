@@ -160,7 +160,8 @@ static void S_table_checkpointing(tb_report *r, tb_table *t)
 		tb_selective pol = r->sc->inputs.training.selective_policy;
 		const char *policy = i != TB_CKPT_SELECTIVE ? ""
 		                     : pol == TB_SELECTIVE_OP ? ", op policy"
-		                     : pol == TB_SELECTIVE_DEEPSEEK ? ", DeepSeek-V3's recipe" : "";
+		                     : pol == TB_SELECTIVE_DEEPSEEK ? ", DeepSeek-V3's recipe"
+		                     : pol == TB_SELECTIVE_MOE ? ", the norms and expert layers" : "";
 		int64_t part = i == TB_CKPT_FULL ? r->sc->inputs.training.recompute_layers : 0;
 		char per[48] = "";
 		if (part > 0)

@@ -198,6 +198,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		bool sel = in->training.checkpointing == TB_CKPT_SELECTIVE;
 		tb_rtab_str(&tb, sel && in->training.selective_policy == TB_SELECTIVE_OP
 		                 ? "selective, op policy (every second matmul and the memory-bound ops recomputed)"
+		                 : sel && in->training.selective_policy == TB_SELECTIVE_MOE
+		                 ? "selective, moe policy (the norms and each expert layer's whole block "
+		                   "recomputed, its dispatch and combine too: Megatron-LM's --recompute-modules "
+		                   "layernorm moe)"
 		                 : sel && in->training.selective_policy == TB_SELECTIVE_DEEPSEEK
 		                 ? "selective, DeepSeek-V3's recipe (the norms, MLA's up-projections and the "
 		                   "MoE SwiGLU's output recomputed; under fp8 the linear layers' inputs cached in FP8)"

@@ -21,7 +21,7 @@ static const char *const S_keys[] = {
 static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
 static const char *const S_opt_names[] = { "adamw", "adamw-8bit", "adafactor", "sgd", "sgd-momentum", "lion" };
 static const char *const S_ckpt_names[] = { "none", "selective", "full" };
-static const char *const S_sel_names[] = { "attention", "op", "deepseek" };
+static const char *const S_sel_names[] = { "attention", "op", "deepseek", "moe" };
 static const char *const S_attn_names[] = { "full", "causal" };
 /* indexed like tb_attn_kernel */
 static const char *const S_kernel_names[] = { "auto", "flash2", "cudnn" };

@@ -962,3 +962,29 @@ Test(memory, fewest_recomputed_layers_that_fit)
 	cr_expect(B.memory.checkpointing[TB_CKPT_NONE].fits);
 	cr_expect_eq(B.memory.fewest_recompute_layers, 0);
 }
+
+/* The moe policy (Megatron-LM's --recompute-modules layernorm moe) keeps
+ * of an expert layer only its input, the MLP norm's, and of every layer
+ * no norm's output: DeepSeek-V2's shape of the test above, the same sums
+ * less the QKV projection's input, the routed and shared experts' and the
+ * router's tensors, and the dense layer's first linear input. */
+Test(memory, moe_policy_keeps_the_expert_layers_input)
+{
+	tb_inputs in;
+	deepseek_v2(&in);
+	in.training.flash_attention = true;
+	in.parallelism.tensor = 8;
+	in.training.checkpointing = TB_CKPT_SELECTIVE;
+	in.training.selective_policy = TB_SELECTIVE_MOE;
+	run(&in);
+	double s = 2048, t = 8, a = 128, h = 5120, wd = 1.0 / 60;
+	double attn = 2 * s * h + 2 * 2 * s * 1536 + 2 * 2 * s * 512
+	            + 4 * s * a * 192 / t + 2 * s * a * 128 / t + 4 * a * s / t
+	            + 2 * s * a * 128 / t;
+	double want = attn + 2 * s * h + 6 * s * 12288 / t * wd;
+	cr_expect(rel(B.memory.activations_per_layer_bytes, want) < 1e-12, "%.0f vs %.0f",
+	          B.memory.activations_per_layer_bytes, want);
+	for (int i = 0; i < B.memory.n_act_items; i++)
+		cr_expect(strncmp(B.memory.act_items[i].name, "MoE:", 4) != 0, "%s kept",
+		          B.memory.act_items[i].name);
+}

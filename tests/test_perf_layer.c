@@ -529,3 +529,40 @@ Test(perf, attention_kernel_as_transformer_engine_picks)
 	cr_expect(cudnn_tflops >= 595 && cudnn_tflops <= 617, "cuDNN %g TFLOP/s", cudnn_tflops);
 	cr_expect(flash2_tflops >= 362 && flash2_tflops <= 370, "FlashAttention-2 %g TFLOP/s", flash2_tflops);
 }
+
+/* Megatron-LM's --recompute-modules layernorm moe (the moe policy): an
+ * expert layer's whole block is redone, so what a layer's forward gains
+ * from routing each token to more experts its recomputation gains too,
+ * to the rounding; the block's dispatch and combine run a third time
+ * (forward, recomputed forward, backward) and its tensor-parallel pair a
+ * second time forward.  Mixtral 8x7B on TP 2 with sequence parallelism
+ * and EP 4, nothing overlapped. */
+Test(perf, moe_policy_redoes_the_expert_block)
+{
+	tb_perf_layer L[2][2];          /* [top-k 2, 4][attention, moe policy] */
+	for (int ki = 0; ki < 2; ki++)
+		for (int pi = 0; pi < 2; pi++) {
+			tb_inputs x;
+			S_moe(&x, "mixtral-8x7b");
+			x.model.experts_per_token = ki ? 4 : 2;
+			x.parallelism.tensor = 2;
+			x.parallelism.sequence_parallel = true;
+			x.parallelism.expert = 4;
+			x.parallelism.framework = TB_FW_MEGATRON;
+			x.training.checkpointing = TB_CKPT_SELECTIVE;
+			x.training.selective_policy = pi ? TB_SELECTIVE_MOE : TB_SELECTIVE_ATTENTION;
+			tb_perf_input in;
+			tb_perf_input_from(&x, &in);
+			cr_assert(tb_perf_layer_time(&in, NULL, &L[ki][pi], NULL));
+		}
+	for (int ki = 0; ki < 2; ki++) {
+		const tb_perf_layer *a = &L[ki][0], *m = &L[ki][1];
+		cr_expect(a->recompute == 0, "flash attention's policy redoes nothing");
+		cr_expect(m->recompute > 0 && m->recompute < m->fwd);
+		cr_expect(fabs(m->ep / (1.5 * a->ep) - 1) < 1e-12, "all-to-all %g against %g", m->ep, a->ep);
+		cr_expect(m->moe_tp > 0 && m->moe_tp == m->tp_one);
+		cr_expect(fabs((m->tp - a->tp) / m->moe_tp - 1) < 1e-12, "tp %g against %g", m->tp, a->tp);
+	}
+	double dfwd = L[1][1].fwd - L[0][1].fwd, drc = L[1][1].recompute - L[0][1].recompute;
+	cr_expect(dfwd > 0 && fabs(drc / dfwd - 1) < 1e-9, "forward +%g s, recomputation +%g s", dfwd, drc);
+}

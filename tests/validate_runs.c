@@ -411,7 +411,7 @@ static void S_generic(const S_yrow *r)
 	if (!g)
 		why = "card not in the table";
 	else if (rc && strcmp(rc, "none") && strcmp(rc, "selective") && strcmp(rc, "selective-op") &&
-	         strcmp(rc, "selective-deepseek") && strcmp(rc, "full"))
+	         strcmp(rc, "selective-deepseek") && strcmp(rc, "selective-moe") && strcmp(rc, "full"))
 		why = "recomputation the model has no mode for (every k-th layer in full)";
 	else if (isnan(h) || isnan(L) || isnan(heads) || isnan(seq) || isnan(gbs) || isnan(gpus))
 		why = "shape, sequence or batch not published";
@@ -465,13 +465,15 @@ static void S_generic(const S_yrow *r)
 	in.training.optimizer = TB_OPT_ADAMW;
 	in.training.checkpointing = S_is(r, "recompute", "full") ? TB_CKPT_FULL
 	                            : S_is(r, "recompute", "selective") || S_is(r, "recompute", "selective-op") ||
-	                              S_is(r, "recompute", "selective-deepseek")
+	                              S_is(r, "recompute", "selective-deepseek") ||
+	                              S_is(r, "recompute", "selective-moe")
 	                            ? TB_CKPT_SELECTIVE : TB_CKPT_NONE;
 	/* selective-op: PyTorch's per-op policy as torchtitan writes it;
 	 * selective-deepseek: DeepSeek-V3's norms, MLA up-projections and
-	 * MoE SwiGLU */
+	 * MoE SwiGLU; selective-moe: Megatron-LM's layernorm and moe modules */
 	in.training.selective_policy = S_is(r, "recompute", "selective-op") ? TB_SELECTIVE_OP
 	                               : S_is(r, "recompute", "selective-deepseek") ? TB_SELECTIVE_DEEPSEEK
+	                               : S_is(r, "recompute", "selective-moe") ? TB_SELECTIVE_MOE
 	                               : TB_SELECTIVE_ATTENTION;
 	/* full of part of the layers: Megatron-LM's block method, or
 	 * torchtitan's every k-th layer written as its count */

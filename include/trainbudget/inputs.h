@@ -69,7 +69,11 @@ typedef enum { TB_CKPT_NONE, TB_CKPT_SELECTIVE, TB_CKPT_FULL } tb_checkpointing;
  * Sec. 3.2.3 and 3.3.2): every RMSNorm and MLA's up-projections
  * recomputed, the MoE SwiGLU's output recomputed from its inputs, which
  * are cached in FP8 with the experts' inputs under fp8-mixed. */
-typedef enum { TB_SELECTIVE_ATTENTION, TB_SELECTIVE_OP, TB_SELECTIVE_DEEPSEEK } tb_selective;
+/* MOE: Megatron-LM's --recompute-modules layernorm moe, the norms and a
+ * mixture's whole expert layer (router, dispatch, experts, combine) */
+typedef enum {
+	TB_SELECTIVE_ATTENTION, TB_SELECTIVE_OP, TB_SELECTIVE_DEEPSEEK, TB_SELECTIVE_MOE
+} tb_selective;
 /* Which fused attention kernel runs (training.attention_kernel): AUTO is
  * cuDNN's under Megatron-LM on a card that has its figure (Transformer
  * Engine's choice, perf_input.c), FlashAttention-2 elsewhere. */

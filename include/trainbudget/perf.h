@@ -117,7 +117,7 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
 #define TB_PERF_CAL_ERR_LOW  (-0.25)
-#define TB_PERF_CAL_ERR_HIGH (0.15)
+#define TB_PERF_CAL_ERR_HIGH (0.11)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
@@ -309,6 +309,9 @@ typedef struct tb_perf_layer {
 	 * forward and backward passes, one dispatch and combine, and the
 	 * dense layers' matmuls and selective recomputation */
 	double rc_selective, cp_f, cp_b, ep_one, dense_mm_f, dense_rc_selective;
+	/* an expert layer's tensor-parallel pair around its expert block,
+	 * which the moe policy's recomputation repeats (0 elsewhere) */
+	double moe_tp;
 } tb_perf_layer;
 
 /* Fills *out for `in`; false (and *why, static, when why != NULL) when the
