@@ -44,7 +44,7 @@ static double S_lt(const tb_perf_layer *L)
  * only if a layer's time, and the pass at one stage made of it, never grow
  * faster than the micro-batch.  Checked over mixtures and dense models,
  * four methods, every checkpointing mode, both dispatchers, overlap on and
- * off, bf16 and fp8, flash attention and not, and tensor, context and
+ * off (the moe policy with it), bf16 and fp8, flash attention and not, and tensor, context and
  * expert sizes, at micro-batches 1 to 256 (a factor of 3 among them). */
 Test(perf, layer_per_sequence_falls_with_the_micro_batch)
 {
@@ -75,6 +75,8 @@ Test(perf, layer_per_sequence_falls_with_the_micro_batch)
 						x.parallelism.dispatcher = var & 1 ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
 						x.parallelism.overlap_ep = var & 2;
 						x.parallelism.overlap_tp = var & 2;
+						/* the moe policy's third all-to-all with the overlap */
+						x.training.selective_policy = var & 2 ? TB_SELECTIVE_MOE : TB_SELECTIVE_ATTENTION;
 						if (var & 4)
 							x.training.precision = TB_PREC_FP8_MIXED;
 						tb_perf_input in;
@@ -435,7 +437,7 @@ Test(perf, deepseek_recipe_recomputes_norms_up_projections_swiglu)
  * policy. */
 Test(perf, layer_mode_is_the_layer_timed_in_that_mode)
 {
-	tb_inputs xs[4];
+	tb_inputs xs[5];
 	S_deepseek_v3(&xs[0]);
 	xs[0].parallelism.dispatcher = TB_DISPATCH_DEEPEP;
 	xs[0].parallelism.overlap_ep = true;
@@ -451,7 +453,11 @@ Test(perf, layer_mode_is_the_layer_timed_in_that_mode)
 	S_budget_inputs(&xs[3]);
 	xs[3].training.selective_policy = TB_SELECTIVE_OP;
 	xs[3].training.flash_attention = true;
-	for (int i = 0; i < 4; i++) {
+	S_deepseek_v3(&xs[4]);
+	xs[4].parallelism.tensor = 2;
+	xs[4].parallelism.sequence_parallel = true;
+	xs[4].training.selective_policy = TB_SELECTIVE_MOE;
+	for (int i = 0; i < 5; i++) {
 		for (int from = 0; from < 3; from++)
 			for (int to = 0; to < 3; to++)
 				for (int64_t part = 0; part <= 2; part += 2) {
