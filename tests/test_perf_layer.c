@@ -44,8 +44,9 @@ static double S_lt(const tb_perf_layer *L)
  * only if a layer's time, and the pass at one stage made of it, never grow
  * faster than the micro-batch.  Checked over mixtures and dense models,
  * four methods, every checkpointing mode, both dispatchers, overlap on and
- * off (the moe policy with it), bf16 and fp8, flash attention and not, and tensor, context and
- * expert sizes, at micro-batches 1 to 256 (a factor of 3 among them). */
+ * off (the moe policy with it), bf16 and fp8, flash attention and not, and
+ * tensor, context and expert sizes, at micro-batches 1 to 256 (a factor of
+ * 3 among them). */
 Test(perf, layer_per_sequence_falls_with_the_micro_batch)
 {
 	const char *presets[] = { "deepseek-v3", "mixtral-8x7b", "qwen1.5-moe-a2.7b", "llama-2-7b",
