@@ -11,6 +11,7 @@
 
 #include "trainbudget/buf.h"
 #include "trainbudget/render.h"
+#include "thread.h"
 
 #define S_SYSTEM_FONT_DIR "/usr/share/fonts/truetype/dejavu"
 
@@ -125,7 +126,7 @@ tb_exit tb_documents_render(const tb_cli *cli, const tb_report *r, const char *n
 			S_settle_tree(tb_report_root(r));
 			help = tb_pdf_helper_new();
 			pj.po.helper = help;
-			threaded = pthread_create(&th, NULL, S_pdf_run, &pj) == 0;
+			threaded = tb_thread_start(&th, S_pdf_run, &pj);
 			if (!threaded) {
 				pj.po.helper = NULL;
 				tb_pdf_helper_free(help);

@@ -19,6 +19,7 @@
 #include "textlib.h"
 #include "trainbudget/render.h"
 #include "utf8.h"
+#include "thread.h"
 
 static pthread_t S_thread;
 static bool S_started;
@@ -65,7 +66,7 @@ void tb_render_pdf_prefetch(const char *text, size_t len)
 	unsigned what = (complex ? S_SHAPING : 0) | (complex || cjk ? S_BREAKS : 0) |
 	                (thai ? S_THAI : 0);
 	if (what)
-		S_started = pthread_create(&S_thread, NULL, S_open, (void *)(uintptr_t)what) == 0;
+		S_started = tb_thread_start(&S_thread, S_open, (void *)(uintptr_t)what);
 }
 
 void tb_render_pdf_prefetch_wait(void)

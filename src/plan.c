@@ -21,6 +21,7 @@
 
 #include "calc.h"
 #include "deriv.h"
+#include "thread.h"
 
 
 static const char S_why_count_only[] =
@@ -700,7 +701,7 @@ static void S_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64
 	pthread_t *th = tb_xcalloc((size_t)n, sizeof *th);
 	bool *started = tb_xcalloc((size_t)n, sizeof *started);
 	for (int j = 1; j < n; j++)
-		started[j] = pthread_create(&th[j], NULL, S_job_run, &jobs[j]) == 0;
+		started[j] = tb_thread_start(&th[j], S_job_run, &jobs[j]);
 	/* a job no thread could take is run here, after the first */
 	S_job_run(&jobs[0]);
 	for (int j = 1; j < n; j++) {

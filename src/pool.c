@@ -8,6 +8,7 @@
 
 #include "trainbudget/plan.h"
 #include "trainbudget/xalloc.h"
+#include "thread.h"
 
 typedef struct S_pool {
 	size_t n, next, threads;
@@ -40,7 +41,7 @@ void tb_pool_for(size_t n, void (*fn)(void *ctx, size_t k), void *ctx)
 	bool *started = tb_xcalloc(p.threads, sizeof *started);
 	/* a thread that cannot start leaves its share to the others */
 	for (size_t i = 1; i < p.threads; i++)
-		started[i] = pthread_create(&th[i], NULL, S_worker, &p) == 0;
+		started[i] = tb_thread_start(&th[i], S_worker, &p);
 	S_worker(&p);
 	for (size_t i = 1; i < p.threads; i++)
 		if (started[i])
