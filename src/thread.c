@@ -37,6 +37,9 @@ bool tb_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
 	bool placed = CPU_COUNT(&other) > 0 &&
 	              pthread_attr_setaffinity_np(&at, sizeof other, &other) == 0;
 	bool ok = pthread_create(th, placed ? &at : NULL, S_trampoline, s) == 0;
+	/* a set the system refuses (a CPU gone offline since) */
+	if (!ok && placed)
+		ok = pthread_create(th, NULL, S_trampoline, s) == 0;
 	pthread_attr_destroy(&at);
 	if (!ok)
 		free(s);
