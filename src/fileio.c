@@ -215,7 +215,8 @@ struct tb_fileio_set {
 	int dirfd;          /* held open: the lock is on it */
 	int lockfd;         /* the fallback lock file, or -1 */
 	S_item *items;
-	size_t n;
+	size_t n, cap;
+	size_t staged;      /* items[0..staged) written before the commit */
 	char *manifest;     /* the NAME.sha256 contents, owned */
 	bool committed;
 	bool blocked;       /* caught signals held since commit */
@@ -424,7 +425,7 @@ static void S_items_free(tb_fileio_set *s)
 	}
 	free(s->items);
 	s->items = NULL;
-	s->n = 0;
+	s->n = s->cap = s->staged = 0;
 	free(s->manifest);
 	s->manifest = NULL;
 }
@@ -552,11 +553,11 @@ static bool S_in_files(const tb_outfile *files, size_t n, const char *name, size
 	return false;
 }
 
-static S_item *S_add_item(tb_fileio_set *s, size_t *cap, const char *name, size_t len)
+static S_item *S_add_item(tb_fileio_set *s, const char *name, size_t len)
 {
-	if (s->n == *cap) {
-		*cap = *cap ? *cap * 2 : 8;
-		s->items = tb_xrealloc(s->items, *cap * sizeof *s->items);
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->items = tb_xrealloc(s->items, s->cap * sizeof *s->items);
 	}
 	S_item *it = &s->items[s->n++];
 	memset(it, 0, sizeof *it);
@@ -567,7 +568,7 @@ static S_item *S_add_item(tb_fileio_set *s, size_t *cap, const char *name, size_
 /* The files the previous NAME.sha256 listed that this set does not hold.
  * Only names of the set's own form (NAME.x, NAME-x) are taken from it, so
  * an edited manifest cannot reach outside the set. */
-static void S_add_stale(tb_fileio_set *s, size_t *cap, const char *name, const char *manifest,
+static void S_add_stale(tb_fileio_set *s, const char *name, const char *manifest,
                         const tb_outfile *files, size_t n)
 {
 	int fd = openat(s->dirfd, manifest, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -609,7 +610,7 @@ static void S_add_stale(tb_fileio_set *s, size_t *cap, const char *name, const c
 				ours = false;
 		*end = save;
 		if (ours)
-			S_add_item(s, cap, f, flen);
+			S_add_item(s, f, flen);
 	}
 }
 
@@ -621,10 +622,51 @@ static void S_unblock(tb_fileio_set *s)
 	}
 }
 
+/* Drops what tb_fileio_set_stage wrote, the directory as it was. */
+static void S_unstage(tb_fileio_set *s)
+{
+	tb_diags none;
+	tb_diags_init(&none);
+	S_undo(s, &none);
+	tb_diags_release(&none);
+	S_items_free(s);
+}
+
+int tb_fileio_set_stage(tb_fileio_set *s, const tb_outfile *files, size_t n)
+{
+	if (!s || s->committed || s->staged != s->n)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (S_caught)
+			return -1;
+		if (!S_plain_name(files[i].name))
+			continue;       /* the commit refuses it, and says why */
+		bool have = false;
+		for (size_t k = 0; k < s->n && !have; k++)
+			have = strcmp(s->items[k].name, files[i].name) == 0;
+		if (have)
+			continue;
+		S_item *it = S_add_item(s, files[i].name, strlen(files[i].name));
+		it->data = files[i].data;
+		it->len = files[i].len;
+		tb_diags none;
+		tb_diags_init(&none);
+		int rc = S_stage(s, it, &none);
+		tb_diags_release(&none);
+		if (rc != 0) {
+			/* left for the commit to write again, and to report */
+			free(it->name);
+			s->n--;
+			return -1;
+		}
+		s->staged = s->n;
+	}
+	return 0;
+}
+
 int tb_fileio_set_commit(tb_fileio_set *s, const char *name, const tb_outfile *files,
                          size_t n, tb_diags *d)
 {
-	size_t cap = 0;
 	tb_buf manifest_name;
 	tb_buf_init(&manifest_name);
 	if (name)
@@ -643,6 +685,7 @@ int tb_fileio_set_commit(tb_fileio_set *s, const char *name, const tb_outfile *f
 			S_error(s, files[i].name, d, "%s; expected each file once, by a name without "
 			        "'/' that does not start with '.'", why);
 			tb_buf_release(&manifest_name);
+			S_unstage(s);
 			return -1;
 		}
 	}
@@ -650,6 +693,7 @@ int tb_fileio_set_commit(tb_fileio_set *s, const char *name, const tb_outfile *f
 		S_error(s, manifest_name.ptr, d, "not a plain file name; expected a set name "
 		        "without '/' that does not start with '.'");
 		tb_buf_release(&manifest_name);
+		S_unstage(s);
 		return -1;
 	}
 
@@ -657,10 +701,20 @@ int tb_fileio_set_commit(tb_fileio_set *s, const char *name, const tb_outfile *f
 	 * last: a manifest in place means everything it lists is. */
 	tb_buf list;
 	tb_buf_init(&list);
+	/* what was staged stands where the same bytes are committed under
+	 * its name; anything else staged is dropped and written anew */
+	bool same = s->staged <= n;
+	for (size_t k = 0; k < s->staged && same; k++)
+		same = strcmp(s->items[k].name, files[k].name) == 0 &&
+		       s->items[k].data == files[k].data && s->items[k].len == files[k].len;
+	if (!same)
+		S_unstage(s);
 	for (size_t i = 0; i < n; i++) {
-		S_item *it = S_add_item(s, &cap, files[i].name, strlen(files[i].name));
-		it->data = files[i].data;
-		it->len = files[i].len;
+		if (i >= s->n) {
+			S_item *it = S_add_item(s, files[i].name, strlen(files[i].name));
+			it->data = files[i].data;
+			it->len = files[i].len;
+		}
 		if (name) {
 			char hex[65];
 			if (!files[i].sha256_hex)
@@ -670,8 +724,8 @@ int tb_fileio_set_commit(tb_fileio_set *s, const char *name, const tb_outfile *f
 		}
 	}
 	if (name) {
-		S_add_stale(s, &cap, name, manifest_name.ptr, files, n);
-		S_item *it = S_add_item(s, &cap, manifest_name.ptr, manifest_name.len);
+		S_add_stale(s, name, manifest_name.ptr, files, n);
+		S_item *it = S_add_item(s, manifest_name.ptr, manifest_name.len);
 		s->manifest = tb_buf_detach(&list, &it->len);
 		it->data = s->manifest;
 	}
@@ -681,7 +735,7 @@ int tb_fileio_set_commit(tb_fileio_set *s, const char *name, const tb_outfile *f
 	for (size_t k = 0; k < s->n; k++) {
 		if (S_caught)
 			goto undo;
-		if (s->items[k].data && S_stage(s, &s->items[k], d) != 0)
+		if (s->items[k].data && !s->items[k].tmp && S_stage(s, &s->items[k], d) != 0)
 			goto undo;
 	}
 	for (size_t k = 0; k < s->n; k++)
@@ -720,6 +774,8 @@ int tb_fileio_set_end(tb_fileio_set *s)
 {
 	if (!s)
 		return S_last_signal;
+	if (!s->committed)
+		S_unstage(s);
 	for (size_t k = 0; k < s->n; k++)
 		if (s->items[k].old)
 			unlinkat(s->dirfd, s->items[k].old, 0);

@@ -462,24 +462,34 @@ static bool S_template(const tb_cli *cli, tb_scenario *sc, char **text, size_t *
 	return true;
 }
 
-/* The report's JSON, written while its PDF is drawn. */
+/* What this thread does while the PDF is drawn: the report's JSON, and
+ * the documents made so far written ahead into the output directory
+ * (tb_fileio_set_stage), so that only the PDF, the JSON and the manifest
+ * are left to write after the PDF. */
 typedef struct S_json_job {
 	const tb_scenario *sc;
 	const tb_budget *b;
 	const tb_sweep *sw;
+	bool want;              /* the JSON is asked for */
 	char *json;
+	tb_fileio_set *early;   /* NULL: nothing written ahead */
+	const tb_outputs *outs;
 } S_json_job;
 
 static void S_json_run(void *arg)
 {
 	S_json_job *j = arg;
-	j->json = tb_render_json_sweep(j->sc, j->b, j->sw);
+	if (j->early)
+		(void)tb_fileio_set_stage(j->early, j->outs->files, j->outs->n);
+	if (j->want)
+		j->json = tb_render_json_sweep(j->sc, j->b, j->sw);
 }
 
 /* tpl: the template S_template read (NULL: the built-in one). */
 static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
                                const tb_budget *b, const tb_sweep *sw, const char *date,
-                               const char *tpl, size_t tpl_len, tb_outputs *outs, tb_diags *d)
+                               const char *tpl, size_t tpl_len, tb_outputs *outs, tb_diags *d,
+                               tb_fileio_set *early)
 {
 	const char *file = cli->nfiles ? cli->files[0] : NULL;
 	const char *name = S_output_name(sc, file);
@@ -500,9 +510,8 @@ static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
 			free(command);
 			return TB_EXIT_INPUT;
 		}
-		S_json_job jj = { sc, b, sw, NULL };
-		rc = tb_documents_render(cli, r, name, outs, d, (cli->formats & TB_OUT_JSON) ? S_json_run : NULL,
-		                  &jj);
+		S_json_job jj = { sc, b, sw, (cli->formats & TB_OUT_JSON) != 0, NULL, early, outs };
+		rc = tb_documents_render(cli, r, name, outs, d, jj.want || early ? S_json_run : NULL, &jj);
 		tb_report_free(r);
 		free(command);
 		if (rc != TB_EXIT_OK) {
@@ -526,15 +535,16 @@ static tb_exit S_render_report(const tb_cli *cli, tb_scenario *sc,
  * exit 3 always means "nothing changed".  *sig: a signal caught while the
  * directory was held, for the caller to re-raise. */
 static tb_exit S_write_report(const tb_cli *cli, const char *name, const tb_outputs *outs,
-                              tb_diags *d, int *sig)
+                              tb_diags *d, int *sig, tb_fileio_set *early)
 {
 	*sig = 0;
 	if (S_stdout_closed) {
+		*sig = early ? tb_fileio_set_end(early) : 0;
 		S_stdout_error(EBADF);
 		return TB_EXIT_OUTPUT;
 	}
 	tb_exit rc = TB_EXIT_OUTPUT;
-	tb_fileio_set *set = tb_fileio_set_begin(cli->out_dir, d);
+	tb_fileio_set *set = early ? early : tb_fileio_set_begin(cli->out_dir, d);
 	if (set && tb_fileio_set_commit(set, name, outs->files, outs->n, d) == 0) {
 		for (size_t i = 0; i < outs->n; i++)
 			S_print_path(cli->out_dir, outs->files[i].name);
@@ -571,11 +581,13 @@ static bool S_date(const char *cmd, char date[16])
  * what happened, and dies of a signal that came while the directory was
  * held, as its sender expects. */
 static tb_exit S_deliver(const tb_cli *cli, const char *name, tb_exit rc, tb_outputs *outs,
-                         tb_diags *d)
+                         tb_diags *d, tb_fileio_set *early)
 {
 	int sig = 0;
 	if (rc == TB_EXIT_OK && outs->n > 0)
-		rc = S_write_report(cli, name, outs, d, &sig);
+		rc = S_write_report(cli, name, outs, d, &sig, early);
+	else if (early)
+		sig = tb_fileio_set_end(early);     /* what was written ahead, removed */
 	S_print_diags(d);
 	if (rc == TB_EXIT_OUTPUT && !sig)
 		fprintf(stderr, "trainbudget %s: no file was written\n", tb_cli_cmd_name(cli->cmd));
@@ -630,13 +642,37 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	tb_outputs outs;
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;
-	tb_exit rc = tpl_ok ? S_render_report(cli, sc, b, sw, date, tpl, tpl_len, &outs, &d)
+	/* the output directory taken now, when the PDF is drawn beside other
+	 * documents: those are written into it while the PDF is drawn.  Where
+	 * it cannot be taken, the delivery tries again and says why. */
+	tb_fileio_set *early = NULL;
+	if (tpl_ok && (cli->formats & TB_OUT_PDF) && (cli->formats & ~TB_OUT_PDF) && !S_stdout_closed) {
+		tb_diags none;
+		tb_diags_init(&none);
+		early = tb_fileio_set_begin(cli->out_dir, &none);
+		tb_diags_release(&none);
+		int esig = early ? 0 : tb_fileio_signal();
+		if (esig) {
+			/* a signal while waiting for the directory: nothing written */
+			tb_render_pdf_prefetch_wait();
+			free(tpl);
+			tb_diags_release(&d);
+			free(b);
+			tb_sweep_free(sw);
+			tb_scenario_free(sc);
+			fflush(stdout);
+			signal(esig, SIG_DFL);
+			raise(esig);
+			return (tb_exit)(128 + esig);
+		}
+	}
+	tb_exit rc = tpl_ok ? S_render_report(cli, sc, b, sw, date, tpl, tpl_len, &outs, &d, early)
 	             : TB_EXIT_INPUT;
 	if (rc == TB_EXIT_OK && d.errors > errors_before)
 		rc = TB_EXIT_INPUT;
 	tb_render_pdf_prefetch_wait();
 	free(tpl);
-	rc = S_deliver(cli, S_output_name(sc, cli->nfiles ? cli->files[0] : NULL), rc, &outs, &d);
+	rc = S_deliver(cli, S_output_name(sc, cli->nfiles ? cli->files[0] : NULL), rc, &outs, &d, early);
 	tb_outputs_release(&outs);
 	tb_diags_release(&d);
 	free(b);
@@ -737,7 +773,7 @@ static tb_exit S_cmd_compare(const tb_cli *cli)
 	}
 	if (rc == TB_EXIT_OK && d.errors > errors_before)
 		rc = TB_EXIT_INPUT;
-	rc = S_deliver(cli, name, rc, &outs, &d);
+	rc = S_deliver(cli, name, rc, &outs, &d, NULL);
 	tb_outputs_release(&outs);
 	tb_diags_release(&d);
 	free(name);
@@ -869,7 +905,7 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 		}
 		if (rc == TB_EXIT_OK && d.errors > errors_before)
 			rc = TB_EXIT_INPUT;
-		rc = S_deliver(cli, name.ptr, rc, &outs, &d);
+		rc = S_deliver(cli, name.ptr, rc, &outs, &d, NULL);
 		tb_outputs_release(&outs);
 		tb_buf_release(&name);
 	}

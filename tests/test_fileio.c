@@ -794,3 +794,56 @@ Test(fileio, leftovers_of_a_killed_run_are_removed)
 	S_listing_is(want);
 	tb_diags_release(&d);
 }
+
+/* Files written ahead of the commit (tb_fileio_set_stage, while a report's
+ * PDF is still drawn) are hidden until it: the commit writes only the
+ * rest and the set is the one written whole; a file committed with other
+ * bytes under a staged name is written again; a set ended without a
+ * commit leaves the directory as it was, no temporary behind. */
+Test(fileio, files_written_ahead_join_the_commit_or_leave_nothing)
+{
+	tb_outfile old[] = { S_FILE("r.md", "old report\n") };
+	S_write("r", old, 1);
+	char *manifest = S_slurp("r.sha256");
+	tb_diags d;
+	tb_diags_init(&d);
+
+	/* ended without a commit */
+	tb_outfile files[] = { S_FILE("r.md", "abc"), S_FILE("r-a.svg", "<svg/>"),
+	                       S_FILE("r.json", "") };
+	tb_fileio_set *s = tb_fileio_set_begin(S_dir, &d);
+	cr_assert_not_null(s);
+	cr_expect_eq(tb_fileio_set_stage(s, files, 2), 0);
+	tb_fileio_set_end(s);
+	S_text_is("r.md", "old report\n");
+	S_text_is("r.sha256", manifest);
+	S_listing_is("r.md r.sha256");
+
+	/* two written ahead, the third at the commit */
+	s = tb_fileio_set_begin(S_dir, &d);
+	cr_assert_not_null(s);
+	cr_expect_eq(tb_fileio_set_stage(s, files, 2), 0);
+	cr_expect_eq(tb_fileio_set_stage(s, files, 2), 0);       /* nothing new */
+	cr_expect_eq(tb_fileio_set_commit(s, "r", files, 3, &d), 0);
+	tb_fileio_set_end(s);
+	S_text_is("r.md", "abc");
+	S_text_is("r-a.svg", "<svg/>");
+	S_text_is("r.sha256",
+	          "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  r.md\n"
+	          "d4dc56669143034f31aa309635d4113d9ad76a02b1739da22c965ed2049be9e6  r-a.svg\n"
+	          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  r.json\n");
+	S_listing_is("r-a.svg r.json r.md r.sha256");
+
+	/* staged with bytes the commit does not carry: written again */
+	tb_outfile first[] = { S_FILE("r.md", "first") }, second[] = { S_FILE("r.md", "second") };
+	s = tb_fileio_set_begin(S_dir, &d);
+	cr_assert_not_null(s);
+	cr_expect_eq(tb_fileio_set_stage(s, first, 1), 0);
+	cr_expect_eq(tb_fileio_set_commit(s, "r", second, 1, &d), 0);
+	tb_fileio_set_end(s);
+	S_text_is("r.md", "second");
+	S_listing_is("r.md r.sha256");
+	cr_expect_eq(d.errors, 0);
+	free(manifest);
+	tb_diags_release(&d);
+}
