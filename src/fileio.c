@@ -655,6 +655,9 @@ int tb_fileio_set_stage(tb_fileio_set *s, const tb_outfile *files, size_t n)
 		tb_diags_release(&none);
 		if (rc != 0) {
 			/* left for the commit to write again, and to report */
+			if (it->tmp)
+				unlinkat(s->dirfd, it->tmp, 0);
+			free(it->tmp);
 			free(it->name);
 			s->n--;
 			return -1;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "documents.h"
@@ -643,10 +644,13 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;
 	/* the output directory taken now, when the PDF is drawn beside other
-	 * documents: those are written into it while the PDF is drawn.  Where
-	 * it cannot be taken, the delivery tries again and says why. */
+	 * documents: those are written into it while the PDF is drawn.  Only a
+	 * directory already there: a run that fails makes none.  Where it
+	 * cannot be taken, the delivery tries again and says why. */
 	tb_fileio_set *early = NULL;
-	if (tpl_ok && (cli->formats & TB_OUT_PDF) && (cli->formats & ~TB_OUT_PDF) && !S_stdout_closed) {
+	struct stat od;
+	if (tpl_ok && (cli->formats & TB_OUT_PDF) && (cli->formats & ~TB_OUT_PDF) && !S_stdout_closed &&
+	    stat(cli->out_dir, &od) == 0 && S_ISDIR(od.st_mode)) {
 		tb_diags none;
 		tb_diags_init(&none);
 		early = tb_fileio_set_begin(cli->out_dir, &none);
