@@ -578,7 +578,18 @@ static bool S_date(const char *cmd, char date[16])
 	return false;
 }
 
-/* Writes what was rendered (only now does anything touch the disk), says
+/* Dies of a signal caught while the directory was held, as its sender
+ * expects, what was printed first flushed. */
+static tb_exit S_die_of(int sig)
+{
+	fflush(stdout);
+	signal(sig, SIG_DFL);
+	raise(sig);
+	return (tb_exit)(128 + sig);
+}
+
+/* Writes what was rendered (the disk's first touch, but for a report's
+ * documents written ahead into `early`, which it commits or drops), says
  * what happened, and dies of a signal that came while the directory was
  * held, as its sender expects. */
 static tb_exit S_deliver(const tb_cli *cli, const char *name, tb_exit rc, tb_outputs *outs,
@@ -592,14 +603,10 @@ static tb_exit S_deliver(const tb_cli *cli, const char *name, tb_exit rc, tb_out
 	S_print_diags(d);
 	if (rc == TB_EXIT_OUTPUT && !sig)
 		fprintf(stderr, "trainbudget %s: no file was written\n", tb_cli_cmd_name(cli->cmd));
-	if (sig) {
-		/* Interrupted: the directory is back as it was (or, when the
-		 * signal came during the commit, holds the new set whole). */
-		fflush(stdout);
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return (tb_exit)(128 + sig);
-	}
+	/* Interrupted: the directory is back as it was (or, when the signal
+	 * came during the commit, holds the new set whole). */
+	if (sig)
+		return S_die_of(sig);
 	return rc;
 }
 
@@ -664,10 +671,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 			free(b);
 			tb_sweep_free(sw);
 			tb_scenario_free(sc);
-			fflush(stdout);
-			signal(esig, SIG_DFL);
-			raise(esig);
-			return (tb_exit)(128 + esig);
+			return S_die_of(esig);
 		}
 	}
 	tb_exit rc = tpl_ok ? S_render_report(cli, sc, b, sw, date, tpl, tpl_len, &outs, &d, early)

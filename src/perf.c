@@ -105,13 +105,13 @@ void tb_perf_layer_params(const S_ctx *x, bool experts, double *dense, double *e
 	}
 }
 
-/* A mixture's leading dense layers; 0 for a dense model. */
 double tb_perf_tp_gather_elem_bytes(const tb_perf_input *in)
 {
 	return in->sequence_parallel && in->matmul_bytes < in->act_bytes ? in->matmul_bytes
 	                                                                  : in->act_bytes;
 }
 
+/* A mixture's leading dense layers; 0 for a dense model. */
 int64_t tb_perf_dense_count(const tb_perf_input *in)
 {
 	if (in->experts <= 1)

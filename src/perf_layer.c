@@ -175,6 +175,15 @@ static double S_op_recompute(const S_ctx *x)
 	return S_mm(x, tok, x->hkv / t, h) + S_mm(x, tok, h, x->hq / t) + second;
 }
 
+/* A layer's two norms rebuilt: each reads and writes the residual stream
+ * (over the sequence-parallel share of the tokens). */
+static double S_norms_bytes(const S_ctx *x)
+{
+	const tb_perf_input *in = x->in;
+	double tok_n = in->sequence_parallel ? x->tok / x->t : x->tok;
+	return 2 * 2 * tok_n * x->h * in->act_bytes;
+}
+
 /* What DeepSeek-V3's recipe redoes in a layer's backward (Sec. 3.2.3 and
  * 3.3.2): the two norms over the residual (read and write, over tok/t
  * under sequence parallelism) and, under MLA, the latents' norms and the
@@ -184,8 +193,7 @@ static double S_deepseek_recompute(const S_ctx *x, double swiglu)
 {
 	const tb_perf_input *in = x->in;
 	double ab = in->act_bytes, t = x->t, tok = x->tok;
-	double tok_n = in->sequence_parallel ? tok / t : tok;
-	double bytes = 2 * 2 * tok_n * x->h * ab + 3 * swiglu * ab;
+	double bytes = S_norms_bytes(x) + 3 * swiglu * ab;
 	double s = 0;
 	if (x->mla) {
 		bytes += 2 * tok * (x->rq + x->rkv) * ab;
@@ -384,7 +392,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	 * layer's whole block: router, experts, their activation and the
 	 * rows' permutation (its dispatch and combine again: S_layer_mode) */
 	if (in->selective_policy == TB_SELECTIVE_MOE) {
-		double norms = 2 * 2 * tok_n * h * ab;
+		double norms = S_norms_bytes(x);
 		L->rc_selective = experts ? (L->mm_f - attn_mm) +
 		                            (norms + act_elems * ab * (x->nmat + 1) + moe_perm_bytes) / x->mem_bw
 		                          : norms / x->mem_bw;

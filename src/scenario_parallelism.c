@@ -329,6 +329,8 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		tb_yaml_err(c, spn, "training.selective_policy op is modelled for dense layers with ordinary attention; expected attention for a mixture of experts or multi-head latent attention");
 	else if (spn && t->selective_policy == TB_SELECTIVE_MOE && in->model.has_shape && in->model.experts <= 1)
 		tb_yaml_err(c, spn, "training.selective_policy moe recomputes a mixture's expert layers, and this model has none; expected model.experts above 1, or another policy");
+	else if (spn && t->selective_policy == TB_SELECTIVE_MOE && !t->flash_attention)
+		tb_yaml_err(c, spn, "training.selective_policy moe with training.flash_attention false: Megatron-LM's layernorm and moe modules are modelled beside a fused attention that keeps no score matrix; expected flash_attention true, or another policy");
 	else if (spn && t->selective_policy == TB_SELECTIVE_DEEPSEEK && !t->flash_attention)
 		tb_yaml_err(c, spn, "training.selective_policy deepseek with training.flash_attention false: DeepSeek-V3's recipe is modelled with a fused attention that keeps no score matrix; expected flash_attention true, or another policy");
 	else if (spn && (par->written & TB_LAYOUT_CHECKPOINTING) && t->checkpointing != TB_CKPT_SELECTIVE)
