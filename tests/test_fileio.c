@@ -847,3 +847,81 @@ Test(fileio, files_written_ahead_join_the_commit_or_leave_nothing)
 	free(manifest);
 	tb_diags_release(&d);
 }
+
+/* A target already holding its bytes is left as it is (inode, times), as
+ * install -C leaves one; anything else about it is replaced as before. */
+Test(fileio, a_file_already_holding_its_bytes_is_left_as_it_is)
+{
+	tb_outfile v1[] = { S_FILE("r.md", "same"), S_FILE("r.pdf", "p1"), S_FILE("r-a.svg", "a") };
+	S_write("r", v1, 3);
+	ino_t md = S_inode("r.md"), pdf = S_inode("r.pdf"), svg = S_inode("r-a.svg");
+	ino_t man = S_inode("r.sha256");
+	char p[512];
+	S_path(p, sizeof p, "r.md");
+	struct stat before, after;
+	cr_assert_eq(stat(p, &before), 0);
+
+	/* the same set again: nothing is written */
+	S_write("r", v1, 3);
+	cr_expect_eq(S_inode("r.md"), md);
+	cr_expect_eq(S_inode("r.pdf"), pdf);
+	cr_expect_eq(S_inode("r-a.svg"), svg);
+	cr_expect_eq(S_inode("r.sha256"), man);
+	cr_assert_eq(stat(p, &after), 0);
+	cr_expect_eq(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+	cr_expect_eq(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+
+	/* one file changed: it and the manifest are replaced, the rest stay */
+	tb_outfile v2[] = { S_FILE("r.md", "same"), S_FILE("r.pdf", "p2"), S_FILE("r-a.svg", "a") };
+	S_write("r", v2, 3);
+	cr_expect_eq(S_inode("r.md"), md);
+	cr_expect_eq(S_inode("r-a.svg"), svg);
+	cr_expect_neq(S_inode("r.pdf"), pdf);
+	cr_expect_neq(S_inode("r.sha256"), man);
+	S_text_is("r.pdf", "p2");
+	S_listing_is("r-a.svg r.md r.pdf r.sha256");
+
+	/* rolled back, the file replaced comes back and the others never left */
+	pdf = S_inode("r.pdf");
+	man = S_inode("r.sha256");
+	char *manifest = S_slurp("r.sha256");
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_fileio_set *s = tb_fileio_set_begin(S_dir, &d);
+	cr_assert_not_null(s);
+	cr_assert_eq(tb_fileio_set_commit(s, "r", v1, 3, &d), 0);
+	S_text_is("r.pdf", "p1");
+	tb_fileio_set_rollback(s, &d);
+	tb_fileio_set_end(s);
+	cr_expect_eq(S_inode("r.pdf"), pdf);
+	cr_expect_eq(S_inode("r.sha256"), man);
+	cr_expect_eq(S_inode("r.md"), md);
+	S_text_is("r.sha256", manifest);
+	S_listing_is("r-a.svg r.md r.pdf r.sha256");
+	free(manifest);
+
+	/* found the same ahead of the commit, then changed on disk (the same
+	 * length): written after all */
+	s = tb_fileio_set_begin(S_dir, &d);
+	cr_assert_not_null(s);
+	cr_expect_eq(tb_fileio_set_stage(s, v2, 1), 0);
+	S_put("r.md", "SAME");
+	cr_assert_eq(tb_fileio_set_commit(s, "r", v2, 3, &d), 0);
+	tb_fileio_set_end(s);
+	S_text_is("r.md", "same");
+
+	/* a link holding the same bytes is replaced, never followed */
+	S_put("target", "same");
+	char t[512];
+	S_path(t, sizeof t, "target");
+	cr_assert_eq(unlink(p), 0);
+	cr_assert_eq(symlink(t, p), 0);
+	S_write("r", v2, 3);
+	cr_assert_eq(lstat(p, &after), 0);
+	cr_expect(S_ISREG(after.st_mode));
+	S_text_is("r.md", "same");
+	S_text_is("target", "same");
+	S_listing_is("r-a.svg r.md r.pdf r.sha256 target");
+	cr_expect_eq(d.errors, 0);
+	tb_diags_release(&d);
+}
