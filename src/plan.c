@@ -716,6 +716,7 @@ static void S_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64
 		k->batch += jb->k.batch;
 		k->memory += jb->k.memory;
 		k->feasible += jb->k.feasible;
+		k->skipped += jb->k.skipped;
 		st->ahead += jb->st.ahead;
 		for (int i = 0; i < jb->out.n_layouts; i++)
 			S_insert(st, &jb->out.layouts[i]);
@@ -867,14 +868,15 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 	tb_plan_card *cards = tb_xcalloc((size_t)out->n_gpus, sizeof *cards);
 	for (int ci = 0; ci < out->n_gpus; ci++)
 		S_card_init(&st, &out->gpus[ci], ci, &cards[ci]);
-	tb_plan_counts k = { 0, 0, 0, 0 };
+	tb_plan_counts k = { 0, 0, 0, 0, 0 };
 	S_run_jobs(&st, cards, counts, ncounts, batches, nbatches, &k);
 	free(cards);
+	out->counted = k.skipped == 0;
 	out->pruned_rules = k.rules;
 	out->pruned_batch = k.batch;
 	out->pruned_memory = k.memory;
 	out->feasible = k.feasible;
-	out->searched = k.rules + k.batch + k.memory + k.feasible;
+	out->searched = k.rules + k.batch + k.memory + k.feasible + k.skipped;
 	if (sp->progress)
 		sp->progress(sp->progress_ctx, out->searched, out->searched);
 	out->scenario_rank = st.rank_it ? st.ahead + 1 : 0;
@@ -939,6 +941,7 @@ static bool S_default_space(const tb_plan_space *sp)
 	tb_plan_space x = *sp, zero;
 	x.progress = NULL;
 	x.progress_ctx = NULL;
+	x.no_counts = false;    /* a counted search serves one that skips them */
 	memset(&zero, 0, sizeof zero);
 	return memcmp(&x, &zero, sizeof x) == 0;
 }

@@ -88,8 +88,9 @@ typedef struct tb_plan_pmemo {
 	unsigned gen;           /* slots of another generation are empty */
 } tb_plan_pmemo;
 
+/* skipped: candidates neither counted nor timed (tb_plan_space.no_counts) */
 typedef struct tb_plan_counts {
-	uint64_t rules, batch, memory, feasible;
+	uint64_t rules, batch, memory, feasible, skipped;
 } tb_plan_counts;
 
 /* plan.c: divisors and splits */

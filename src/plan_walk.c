@@ -437,6 +437,15 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		k->rules += (uint64_t)w->nb * per_p;
 		return;
 	}
+	/* whether the bound of the whole shape rules out this count's
+	 * candidates under this mode (S_shape_ruled_out): where the counts
+	 * are not wanted and no layer of the mode is timed, nothing of the
+	 * pipeline is */
+	unsigned char *ruled = &w->shape_out[(int)ck * w->ncounts + n->ni];
+	if (fx->no_counts && *ruled && n->k_sec > 0 && w->layers_made[ck] == 0) {
+		k->skipped += (uint64_t)w->nb * per_p;
+		return;
+	}
 	/* the ZeRO stages: nothing to shard without replicas; ZeRO-3
 	 * re-gathers every micro-batch, which no pipeline engine does; the
 	 * framework's own */
@@ -491,9 +500,6 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		}
 	tb_perf_input pin;
 	bool have_pin = false;
-	/* whether the bound of the whole shape rules out this count's
-	 * candidates under this mode (S_shape_ruled_out) */
-	unsigned char *ruled = &w->shape_out[(int)ck * w->ncounts + n->ni];
 	/* the micro-batches past the batch rule (and a fixed micro-batch's),
 	 * and of those the ones whose micro-batches the pipeline divides,
 	 * which allow every split (else the first alone: nv_one); the others
@@ -700,6 +706,10 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		/* the bound ruled the shape out at this micro-batch, and no layer
 		 * of the mode is timed: the micro-batches left are counted */
 		if (*ruled && n->k_sec > 0 && w->layers_made[ck] == 0 && j + 1 < nok) {
+			if (fx->no_counts) {
+				k->skipped += (uint64_t)(nok - j - 1) * per_p;
+				return;
+			}
 			for (int i = 0; i < nv_all; i++)
 				zmask[i] = 0;
 			for (int pi = 0; pi < npairs; pi++)
@@ -906,7 +916,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 			w.fixed_out += bs[i] != st->sp->fix_micro_batch;
 	w.act_gen = tb_xcalloc((size_t)nb, sizeof *w.act_gen);
 
-	uint64_t counted = k->rules + k->batch + k->memory + k->feasible;
+	uint64_t counted = k->rules + k->batch + k->memory + k->feasible + k->skipped;
 	for (int ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED); ti < 2 * ntu;
 	     ti = __atomic_fetch_add(ticket, 1, __ATOMIC_RELAXED)) {
 		/* the memo holds one tensor size's tuples */
@@ -915,7 +925,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 			w.pmemo->gen++;
 			w.pmemo->used = 0;
 		}
-		uint64_t now = k->rules + k->batch + k->memory + k->feasible;
+		uint64_t now = k->rules + k->batch + k->memory + k->feasible + k->skipped;
 		uint64_t all = __atomic_add_fetch(done, now - counted, __ATOMIC_RELAXED);
 		counted = now;
 		/* the line is drawn by the first job alone */
