@@ -272,11 +272,11 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 	 * format describes the same layout */
 	tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
 	tb_budget_compute_stages(&sc->inputs, sc->stages, sc->nstages, b);
-	/* the text prints no counts of the search: it skips what the bound
-	 * rules out instead of counting it (the same layouts found) */
+	/* the text prints the search's best layout alone: no list, rank or
+	 * counts are made (plan.h; the same best found) */
 	tb_plan_space sp;
 	memset(&sp, 0, sizeof sp);
-	sp.no_counts = !cli->json;
+	sp.best_only = !cli->json;
 	S_compute_plan(&sc->inputs, b, &sp);
 	char *out = cli->json ? tb_render_json_sweep(sc, b, sw) : tb_render_text(sc, b);
 	fputs(out, stdout);

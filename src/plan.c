@@ -570,7 +570,9 @@ static void S_scenario(tb_plan_state *st, const tb_plan_card *cd)
 		tb_plan_figures(cd, &r, &l);
 	out->scenario = l;
 	st->scenario = l;
-	st->rank_it = r.ok && out->scenario_fits;
+	/* a rank nobody reads is not counted: it times what beats the
+	 * scenario, where the best alone needs what beats the best */
+	st->rank_it = r.ok && out->scenario_fits && !st->sp->best_only;
 }
 
 /* ---- the front ------------------------------------------------------- */
@@ -758,7 +760,7 @@ static void S_state_init(tb_plan_state *st, const tb_inputs *in, const tb_plan_s
 	st->in = in;
 	st->sp = sp;
 	st->out = out;
-	st->top = sp->top > 0 ? (sp->top < TB_PLAN_TOP_MAX ? sp->top : TB_PLAN_TOP_MAX) : 10;
+	st->top = sp->best_only ? 1 : sp->top > 0 ? (sp->top < TB_PLAN_TOP_MAX ? sp->top : TB_PLAN_TOP_MAX) : 10;
 	st->vmax = sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX;
 	tb_params pp;
 	{
@@ -941,7 +943,7 @@ static bool S_default_space(const tb_plan_space *sp)
 	tb_plan_space x = *sp, zero;
 	x.progress = NULL;
 	x.progress_ctx = NULL;
-	x.no_counts = false;    /* a counted search serves one that skips them */
+	x.best_only = false;    /* a full search serves one that wants the best */
 	memset(&zero, 0, sizeof zero);
 	return memcmp(&x, &zero, sizeof x) == 0;
 }

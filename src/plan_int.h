@@ -88,7 +88,7 @@ typedef struct tb_plan_pmemo {
 	unsigned gen;           /* slots of another generation are empty */
 } tb_plan_pmemo;
 
-/* skipped: candidates neither counted nor timed (tb_plan_space.no_counts) */
+/* skipped: candidates neither counted nor timed (tb_plan_space.best_only) */
 typedef struct tb_plan_counts {
 	uint64_t rules, batch, memory, feasible, skipped;
 } tb_plan_counts;

@@ -90,6 +90,11 @@ typedef struct S_walk {
 	signed char shape_base_state;
 	int64_t shape_bmax;
 	tb_perf_layer shape_base;
+	/* a layer made for the bound at the context walked, whose dense
+	 * layers serve its other expert sizes (at the same bmax) */
+	bool shape_dense_ok;
+	int64_t shape_dense_b;
+	tb_perf_layer shape_dense;
 	/* per divisor x of B (its index in bs): the micro-batches b with
 	 * x b dividing B that the layout's fixed micro-batch allows, as
 	 * indices into bs, made when first asked (S_bs_of) */
@@ -217,9 +222,16 @@ static bool S_shape_ruled_out(S_walk *w, tb_perf_input *pin, int64_t p, int64_t 
 			}
 			if (bmax > 0) {
 				pin->micro_batch = bmax;
-				if (tb_perf_layer_time(pin, NULL, &w->shape_base, NULL)) {
+				const tb_perf_layer *dl = w->shape_dense_ok && w->shape_dense_b == bmax
+				                          ? &w->shape_dense : NULL;
+				if (tb_perf_layer_time_reuse(pin, NULL, dl, &w->shape_base, NULL)) {
 					w->shape_base_state = 1;
 					w->shape_bmax = bmax;
+					if (!dl) {
+						w->shape_dense = w->shape_base;
+						w->shape_dense_b = bmax;
+						w->shape_dense_ok = true;
+					}
 				}
 				pin->micro_batch = b0;
 			}
@@ -442,7 +454,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	 * are not wanted and no layer of the mode is timed, nothing of the
 	 * pipeline is */
 	unsigned char *ruled = &w->shape_out[(int)ck * w->ncounts + n->ni];
-	if (fx->no_counts && *ruled && n->k_sec > 0 && w->layers_made[ck] == 0) {
+	if (fx->best_only && *ruled && n->k_sec > 0 && w->layers_made[ck] == 0) {
 		k->skipped += (uint64_t)w->nb * per_p;
 		return;
 	}
@@ -706,7 +718,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		/* the bound ruled the shape out at this micro-batch, and no layer
 		 * of the mode is timed: the micro-batches left are counted */
 		if (*ruled && n->k_sec > 0 && w->layers_made[ck] == 0 && j + 1 < nok) {
-			if (fx->no_counts) {
+			if (fx->best_only) {
 				k->skipped += (uint64_t)(nok - j - 1) * per_p;
 				return;
 			}
@@ -780,6 +792,7 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 		int64_t c = cu[ci];
 		bool c_ok = tb_plan_context_ok(st, c) && !((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context);
 		memset(w->dense_from, 0, (size_t)w->nb * sizeof *w->dense_from);
+		w->shape_dense_ok = false;
 		for (int ei = 0; ei < ne; ei++) {
 			int64_t e = es[ei];
 			bool e_ok = !((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert);

@@ -692,40 +692,47 @@ Test(plan, any_number_of_threads_gives_the_same_result)
 	tb_plan_set_jobs(0);
 }
 
-/* A search that leaves the counts unmade (tb_plan_space.no_counts: a text
- * estimate prints none) finds and ranks the same layouts to the last bit,
- * and says that it skipped candidates; the space is still the space.  A
- * list of one, so that the bound rules shapes out. */
-Test(plan, skipping_the_counts_finds_the_same_layouts)
+/* A search for the best alone (tb_plan_space.best_only: a text estimate
+ * prints nothing else) finds the same best layout and the same scenario
+ * row to the last bit, keeps a list of one, ranks nothing and says that it
+ * skipped candidates; the space is still the space.  On 16 and 64 GPUs,
+ * dense and mixture, by time and by cost, against the full search's list
+ * of ten. */
+Test(plan, the_best_alone_is_the_full_searchs_best)
 {
 	static const tb_plan_objective objs[] = { TB_PLAN_BY_TIME, TB_PLAN_BY_COST };
-	for (int moe = 0; moe < 2; moe++)
-		for (size_t o = 0; o < sizeof objs / sizeof objs[0]; o++) {
-			tb_inputs in;
-			if (moe)
-				small_moe(&in);
-			else
-				small_dense(&in);
-			on_64(&in);
-			tb_plan_space sp;
-			memset(&sp, 0, sizeof sp);
-			sp.objective = objs[o];
-			sp.top = 1;
-			sp.max_virtual = 4;
-			static tb_plan_result all, some;
-			tb_plan_search(&in, &sp, &all);
-			sp.no_counts = true;
-			tb_plan_search(&in, &sp, &some);
-			cr_assert(all.known && some.known);
-			cr_expect(all.counted);
-			cr_expect(!some.counted, "moe %d: the bound ruled shapes out, and they were skipped", moe);
-			cr_expect_eq(some.searched, all.searched);
-			cr_expect(some.feasible < all.feasible);
-			cr_expect_eq(some.scenario_rank, all.scenario_rank);
-			cr_assert_eq(some.n_layouts, all.n_layouts);
-			for (int i = 0; i < all.n_layouts; i++)
-				expect_same(&some.layouts[i], &all.layouts[i], i);
-			cr_expect_eq(some.scenario_known, all.scenario_known);
-			expect_same(&some.scenario, &all.scenario, -1);
-		}
+	int skipped = 0;
+	for (int big = 0; big < 2; big++)
+		for (int moe = 0; moe < 2; moe++)
+			for (size_t o = 0; o < sizeof objs / sizeof objs[0]; o++) {
+				tb_inputs in;
+				if (moe)
+					small_moe(&in);
+				else
+					small_dense(&in);
+				if (big)
+					on_64(&in);
+				tb_plan_space sp;
+				memset(&sp, 0, sizeof sp);
+				sp.objective = objs[o];
+				sp.max_virtual = 4;
+				static tb_plan_result all, best;
+				tb_plan_search(&in, &sp, &all);
+				sp.best_only = true;
+				tb_plan_search(&in, &sp, &best);
+				cr_assert(all.known && best.known);
+				cr_expect(all.counted);
+				skipped += !best.counted;
+				cr_expect_eq(best.searched, all.searched);
+				cr_expect_leq(best.feasible, all.feasible);
+				cr_expect(all.scenario_rank > 1, "the scenario's layout is not the best");
+				cr_expect_eq(best.scenario_rank, 0);
+				cr_assert(all.n_layouts > 1);
+				cr_assert_eq(best.n_layouts, 1);
+				expect_same(&best.layouts[0], &all.layouts[0], 0);
+				cr_expect_eq(best.scenario_known, all.scenario_known);
+				cr_expect_eq(best.scenario_fits, all.scenario_fits);
+				expect_same(&best.scenario, &all.scenario, -1);
+			}
+	cr_expect(skipped >= 4, "the bound ruled shapes out and they were skipped (%d of 8)", skipped);
 }

@@ -84,11 +84,12 @@ typedef struct tb_plan_space {
 	 * What it does cannot change the result. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
-	/* The counts are not wanted (a text estimate prints none): where the
-	 * bound rules a layer shape out, its candidates are skipped rather
-	 * than counted, and the result says so (counted false).  What is
-	 * found and ranked is the same, bit for bit. */
-	bool no_counts;
+	/* Only the best layout and the scenario's own row are read (a text
+	 * estimate prints nothing else): the list holds one, the scenario's
+	 * rank is not counted (scenario_rank 0), and a layer shape the bound
+	 * rules out is skipped rather than counted (counted false).  The best
+	 * layout and the scenario's row are the same, bit for bit. */
+	bool best_only;
 } tb_plan_space;
 
 /* A layout and what it gives.  The first block names the layout (the JSON
@@ -127,7 +128,7 @@ typedef struct tb_plan_result {
 	 * Rules prune whole branches at once; each candidate of a branch is
 	 * counted. */
 	uint64_t searched, pruned_rules, pruned_batch, pruned_memory, feasible;
-	/* false: the four counts above were not made (tb_plan_space.no_counts
+	/* false: the four counts above were not made (tb_plan_space.best_only
 	 * skipped candidates); searched is the space all the same */
 	bool counted;
 	/* The verdict's basis (issue 19): the seconds and costs of every
