@@ -26,6 +26,22 @@ typedef struct S_count {
 	uint64_t vok_of[TB_PLAN_DIVS_MAX];    /* bit v: v virtual stages split the layers */
 } S_count;
 
+/* The divisors of n's count over x (x one of its divisors), ascending,
+ * into out: those of the count's own that x times them divides, as
+ * tb_plan_divisors would list them (which it does where the count's list
+ * was cut at TB_PLAN_DIVS_MAX). */
+static int S_divisors_over(const S_count *n, int64_t x, int64_t *out)
+{
+	if (n->nt >= TB_PLAN_DIVS_MAX)
+		return tb_plan_divisors(n->N / x, out, TB_PLAN_DIVS_MAX);
+	int64_t q = n->N / x;
+	int k = 0;
+	for (int j = 0; j < n->nt && n->ts[j] <= q; j++)
+		if (q % n->ts[j] == 0)
+			out[k++] = n->ts[j];
+	return k;
+}
+
 /* What a step adds to its floor at most (tb_perf_extras_max) for a GPU
  * count, pipeline and ZeRO stage of the (context, expert) walked, which no
  * checkpointing mode changes: kept for the three. */
@@ -755,7 +771,7 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 		const S_count *n = &cc[i];
 		if (n->N % t)
 			continue;
-		int nc = tb_plan_divisors(n->N / t, cs, TB_PLAN_DIVS_MAX);
+		int nc = S_divisors_over(n, t, cs);
 		for (int ci = 0; ci < nc; ci++) {
 			per_ck += (uint64_t)ne * (uint64_t)w->nb * (uint64_t)tb_plan_ndivisors(n->N / t / cs[ci]) * per_p;
 			int j = ncu;
@@ -812,7 +828,7 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 					S_count *n = &cc[i];
 					if (n->N % t || (n->N / t) % c)
 						continue;
-					int np = tb_plan_divisors(n->N / t / c, ps, TB_PLAN_DIVS_MAX);
+					int np = S_divisors_over(n, t * c, ps);
 					if (!c_ok || !e_ok) {
 						k->rules += (uint64_t)w->nb * (uint64_t)np * per_p;
 						continue;
