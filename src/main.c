@@ -1,9 +1,9 @@
 /* main.c: runs what the command line asks for.  The only file that prints
  * or chooses an exit status; everything else returns data or diagnostics. */
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -760,7 +760,8 @@ static void S_state_init(tb_plan_state *st, const tb_inputs *in, const tb_plan_s
 	st->in = in;
 	st->sp = sp;
 	st->out = out;
-	st->top = sp->best_only ? 1 : sp->top > 0 ? (sp->top < TB_PLAN_TOP_MAX ? sp->top : TB_PLAN_TOP_MAX) : 10;
+	st->top = sp->best_only ? 1
+	          : sp->top > 0 ? (sp->top < TB_PLAN_TOP_MAX ? sp->top : TB_PLAN_TOP_MAX) : 10;
 	st->vmax = sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX;
 	tb_params pp;
 	{

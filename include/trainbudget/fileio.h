@@ -77,8 +77,9 @@ tb_fileio_set *tb_fileio_set_begin(const char *dir, tb_diags *d);
 
 /* Writes `files` to hidden temporaries ahead of the commit, while the rest
  * of the set is still being made: the commit then writes only what is not
- * here (nor already in place with these bytes).  Nothing becomes visible; a file the commit does not name with the
- * same bytes, or a set ended without a commit, has its temporary removed.
+ * here (nor already in place with these bytes).  Nothing becomes visible;
+ * a file the commit does not name with the same bytes, or a set ended
+ * without a commit, has its temporary removed.
  * Returns -1 (nothing said: the commit writes the file again and reports)
  * when one cannot be written or a signal came, else 0. */
 int tb_fileio_set_stage(tb_fileio_set *s, const tb_outfile *files, size_t n);
@@ -87,9 +88,10 @@ int tb_fileio_set_stage(tb_fileio_set *s, const tb_outfile *files, size_t n);
  * and nothing removed; the files are still replaced all or nothing).  A
  * file that already exists keeps its permission bits; a new one gets 0666
  * less the umask.  A regular file already holding its bytes is left as it
- * is (inode and times), unless it changed after it was compared.  Returns 0 with the new set in place and the previous
- * one still recoverable by tb_fileio_set_rollback, or -1 with the directory
- * as it was (an error in d, or none when a signal came first). */
+ * is (inode and times), unless it changed after it was compared.  Returns
+ * 0 with the new set in place and the previous one still recoverable by
+ * tb_fileio_set_rollback, or -1 with the directory as it was (an error in
+ * d, or none when a signal came first). */
 int tb_fileio_set_commit(tb_fileio_set *s, const char *name,
                          const tb_outfile *files, size_t n, tb_diags *d);
 
