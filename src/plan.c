@@ -655,14 +655,24 @@ typedef struct S_job {
 	double total;
 } S_job;
 
+/* Every card and batch of the space into st and *k, as job `index` of
+ * those sharing tickets[] and *done. */
+static void S_walk_all(tb_plan_state *st, const tb_plan_card *cards, const int64_t *counts,
+                       int ncounts, const int64_t *batches, int nbatches, tb_plan_counts *k,
+                       double total, int index, int *tickets, uint64_t *done)
+{
+	int u = 0;
+	for (int ci = 0; ci < st->out->n_gpus; ci++)
+		for (int bi = 0; bi < nbatches; bi++, u++)
+			tb_plan_search_batch(st, &cards[ci], counts, ncounts, batches[bi], k, total, index,
+			                     &tickets[u], done);
+}
+
 static void *S_job_run(void *arg)
 {
 	S_job *j = arg;
-	int u = 0;
-	for (int ci = 0; ci < j->st.out->n_gpus; ci++)
-		for (int bi = 0; bi < j->nbatches; bi++, u++)
-			tb_plan_search_batch(&j->st, &j->cards[ci], j->counts, j->ncounts, j->batches[bi], &j->k,
-			               j->total, j->index, &j->tickets[u], j->done);
+	S_walk_all(&j->st, j->cards, j->counts, j->ncounts, j->batches, j->nbatches, &j->k, j->total,
+	           j->index, j->tickets, j->done);
 	return NULL;
 }
 
@@ -682,6 +692,13 @@ static void S_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64
 	        out->space >= S_JOBS_MIN_SPACE ? tb_plan_jobs() : 1;
 	uint64_t done = 0;
 	int *tickets = tb_xcalloc((size_t)out->n_gpus * (size_t)nbatches, sizeof *tickets);
+	if (n == 1) {
+		/* one job: its state and lists are these, with nothing to merge
+		 * (a job's own, some 70 KB, cost more than a small search) */
+		S_walk_all(st, cards, counts, ncounts, batches, nbatches, k, out->space, 0, tickets, &done);
+		free(tickets);
+		return;
+	}
 	S_job *jobs = tb_xcalloc((size_t)n, sizeof *jobs);
 	for (int j = 0; j < n; j++) {
 		S_job *jb = &jobs[j];
