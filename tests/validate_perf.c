@@ -718,7 +718,10 @@ static void S_write_modern(FILE *f)
 	           "count the paper does not print (the full square of attention would put it at "
 	           "49%% rather than 38%%, the test's comment) and on document masks, so it is a "
 	           "weak judge of attention's speed; it is what keeps a sourced rate out, said "
-	           "here rather than hidden.\n");
+	           "here rather than hidden. The same paper's causal forward (FlashAttention-2 "
+	           "298-335 TFLOP/s, cuDNN 484-539 at 2K-16K) is also below the non-causal rate the "
+	           "model prices causal attention at; it would slow attention the same way and is "
+	           "left for the same reason.\n");
 	fprintf(f, "- **Qwen3-235B on H100** (Megatron-MoE-ModelZoo): 4K rows 3-41%% fast, "
 	           "long-context rows within 20%% (median 13.3%%; the forced-balance ones within "
 	           "10%%). Before the model folded the expert "
