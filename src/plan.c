@@ -865,7 +865,12 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 		return;
 	}
 
-	/* the scenario first: its figures set the bar its rank counts */
+	tb_plan_card *cards = tb_xcalloc((size_t)out->n_gpus, sizeof *cards);
+	for (int ci = 0; ci < out->n_gpus; ci++)
+		S_card_init(&st, &out->gpus[ci], ci, &cards[ci]);
+
+	/* the scenario first: its figures set the bar its rank counts; on
+	 * one of the searched cards it is that card's, else its own */
 	int scen = -1;
 	for (int i = 0; i < out->n_gpus; i++)
 		if (strcmp(out->gpus[i].gpu.name, in->hardware.gpu.name) == 0) {
@@ -873,21 +878,20 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 			break;
 		}
 	st.own_card = scen;
-	{
+	if (scen >= 0) {
+		out->scenario_gpu = out->gpus[scen];
+		S_scenario(&st, &cards[scen]);
+	} else {
 		tb_plan_gpu own;
 		memset(&own, 0, sizeof own);
 		own.gpu = in->hardware.gpu;
 		own.price_per_gpu_hour = in->hardware.price_per_gpu_hour;
 		own.price_given = true;
-		out->scenario_gpu = scen >= 0 ? out->gpus[scen] : own;
+		out->scenario_gpu = own;
 		tb_plan_card cd;
-		S_card_init(&st, scen >= 0 ? &out->gpus[scen] : &own, scen, &cd);
+		S_card_init(&st, &own, scen, &cd);
 		S_scenario(&st, &cd);
 	}
-
-	tb_plan_card *cards = tb_xcalloc((size_t)out->n_gpus, sizeof *cards);
-	for (int ci = 0; ci < out->n_gpus; ci++)
-		S_card_init(&st, &out->gpus[ci], ci, &cards[ci]);
 	tb_plan_counts k = { 0, 0, 0, 0, 0 };
 	S_run_jobs(&st, cards, counts, ncounts, batches, nbatches, &k);
 	free(cards);
