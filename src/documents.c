@@ -140,6 +140,10 @@ tb_exit tb_documents_render(const tb_cli *cli, const tb_report *r, const char *n
 		tb_buf_printf(&prefix, "%s-", name);
 		char *md = tb_render_md(r, prefix.ptr);
 		tb_outputs_add(outs, name, ".md", md, strlen(md));
+		/* the pages laid out meanwhile first: the PDF's writer waits
+		 * for them, these documents only for the delivery */
+		if (help)
+			tb_pdf_helper_work_ready(help);
 		for (size_t i = 0; i < tb_report_nblocks(r); i++) {
 			const tb_block *blk = tb_report_block_at(r, i);
 			/* a chart Markdown shows as its table has no picture */
@@ -155,10 +159,14 @@ tb_exit tb_documents_render(const tb_cli *cli, const tb_report *r, const char *n
 		}
 		tb_buf_release(&prefix);
 	}
+	if (help)
+		tb_pdf_helper_work_ready(help);
 	if (cli->formats & TB_OUT_HTML) {
 		char *html = tb_render_html(r);
 		tb_outputs_add(outs, name, ".html", html, strlen(html));
 	}
+	if (help)
+		tb_pdf_helper_work_ready(help);
 	if (also)
 		also(also_ctx);
 	if (cli->formats & TB_OUT_PDF) {

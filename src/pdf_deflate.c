@@ -28,6 +28,11 @@ struct tb_pdf_helper {
 	bool all, closed;       /* every stream offered; no more taken */
 	struct libdeflate_compressor *own;      /* the back end's, at own_level */
 	int own_level;
+	/* the compressor of the thread that called tb_pdf_helper_work_ready,
+	 * kept for its later calls (other helping threads make their own) */
+	struct libdeflate_compressor *help;
+	int help_level;
+	pthread_t help_thread;
 };
 
 tb_pdf_helper *tb_pdf_helper_new(void)
@@ -46,6 +51,7 @@ void tb_pdf_helper_free(tb_pdf_helper *h)
 		free(h->stream[i].z);
 	free(h->stream);
 	libdeflate_free_compressor(h->own);
+	libdeflate_free_compressor(h->help);
 	pthread_cond_destroy(&h->cv);
 	pthread_mutex_destroy(&h->mu);
 	free(h);
@@ -120,15 +126,17 @@ static struct libdeflate_compressor *S_at(struct libdeflate_compressor **c, int 
 	return *c;
 }
 
-void tb_pdf_helper_work(tb_pdf_helper *h)
+/* A helping thread's loop, with compressor *c at *clevel: until every
+ * stream is offered (wait) or, else, until none is left to start. */
+static void S_help(tb_pdf_helper *h, bool wait, struct libdeflate_compressor **c, int *clevel)
 {
-	struct libdeflate_compressor *c = NULL;
-	int clevel = 0;
 	pthread_mutex_lock(&h->mu);
 	for (;;) {
 		if (h->closed || (h->all && h->next >= h->n))
 			break;
 		if (h->next >= h->n) {
+			if (!wait)
+				break;
 			pthread_cond_wait(&h->cv, &h->mu);
 			continue;
 		}
@@ -137,11 +145,29 @@ void tb_pdf_helper_work(tb_pdf_helper *h)
 		int level;
 		size_t i = S_claim(h, &data, &len, &level);
 		pthread_mutex_unlock(&h->mu);
-		S_deflate(h, S_at(&c, &clevel, level), data, len, i);
+		S_deflate(h, S_at(c, clevel, level), data, len, i);
 		pthread_mutex_lock(&h->mu);
 	}
 	pthread_mutex_unlock(&h->mu);
+}
+
+void tb_pdf_helper_work(tb_pdf_helper *h)
+{
+	if (h->help && pthread_equal(h->help_thread, pthread_self())) {
+		S_help(h, true, &h->help, &h->help_level);
+		return;
+	}
+	struct libdeflate_compressor *c = NULL;
+	int clevel = 0;
+	S_help(h, true, &c, &clevel);
 	libdeflate_free_compressor(c);
+}
+
+void tb_pdf_helper_work_ready(tb_pdf_helper *h)
+{
+	if (!h->help)
+		h->help_thread = pthread_self();
+	S_help(h, false, &h->help, &h->help_level);
 }
 
 const unsigned char *tb_pdf_helper_take(tb_pdf_helper *h, size_t i, size_t *zlen)

@@ -162,3 +162,42 @@ Test(pdf_deflate, streams_written_later_same_file)
 	tb_buf_release(&alone);
 	tb_buf_release(&helped);
 }
+
+/* The helping thread's pieces between work of its own: work_ready deflates
+ * what is offered so far and returns without waiting for more; its later
+ * work deflates the rest; the bytes are libdeflate's either way. */
+Test(pdf_deflate, work_ready_takes_what_is_offered_and_returns, .timeout = 10)
+{
+	char *data[S_PAGES];
+	size_t len[S_PAGES];
+	S_pages(data, len);
+	tb_pdf_helper *h = tb_pdf_helper_new();
+	tb_pdf_helper_work_ready(h);            /* nothing offered: returns */
+	for (int i = 0; i < 5; i++)
+		tb_pdf_helper_add(h, data[i], len[i], S_level(i));
+	tb_pdf_helper_work_ready(h);
+	for (int i = 5; i < S_PAGES; i++)
+		tb_pdf_helper_add(h, data[i], len[i], S_level(i));
+	tb_pdf_helper_all_added(h);
+	tb_pdf_helper_work(h);                  /* every one offered: returns once started */
+	for (int i = 0; i < S_PAGES; i++) {
+		size_t zlen = 0;
+		const unsigned char *z = tb_pdf_helper_take(h, (size_t)i, &zlen);
+		if (len[i] == 0) {
+			cr_expect_null(z);
+			continue;
+		}
+		struct libdeflate_compressor *c = libdeflate_alloc_compressor(S_level(i));
+		size_t cap = libdeflate_zlib_compress_bound(c, len[i]);
+		unsigned char *want = malloc(cap);
+		size_t wlen = libdeflate_zlib_compress(c, data[i], len[i], want, cap);
+		libdeflate_free_compressor(c);
+		cr_assert_eq(zlen, wlen, "stream %d", i);
+		cr_assert_eq(memcmp(z, want, wlen), 0, "stream %d", i);
+		free(want);
+	}
+	tb_pdf_helper_close(h);
+	tb_pdf_helper_free(h);
+	for (int i = 0; i < S_PAGES; i++)
+		free(data[i]);
+}

@@ -74,10 +74,15 @@ typedef struct tb_pdf_options {
  * document's tb_pdf_options, and call tb_pdf_helper_work from the free
  * thread; it returns when no page is left to start or the document has
  * ended (also on failure).  The file is the same bytes with or without
- * it.  Free the helper after both threads are done. */
+ * it.  tb_pdf_helper_work_ready deflates only the streams offered so
+ * far and returns: a thread with work of its own left calls it between
+ * its pieces, so that the pages are done before the writer asks for them
+ * (from one thread, which keeps its compressor for its later calls).
+ * Free the helper after both threads are done. */
 typedef struct tb_pdf_helper tb_pdf_helper;
 tb_pdf_helper *tb_pdf_helper_new(void);
 void tb_pdf_helper_work(tb_pdf_helper *h);
+void tb_pdf_helper_work_ready(tb_pdf_helper *h);
 void tb_pdf_helper_free(tb_pdf_helper *h);
 
 /* Starts opening, on a helper thread, the text libraries a PDF of `text`
