@@ -922,6 +922,14 @@ Test(fileio, a_file_already_holding_its_bytes_is_left_as_it_is)
 	S_text_is("r.md", "same");
 	S_text_is("target", "same");
 	S_listing_is("r-a.svg r.md r.pdf r.sha256 target");
+
+	/* a FIFO in its place is replaced, never opened to wait for a writer */
+	cr_assert_eq(unlink(p), 0);
+	cr_assert_eq(mkfifo(p, 0666), 0);
+	S_write("r", v2, 3);
+	cr_assert_eq(lstat(p, &after), 0);
+	cr_expect(S_ISREG(after.st_mode));
+	S_text_is("r.md", "same");
 	cr_expect_eq(d.errors, 0);
 	tb_diags_release(&d);
 }

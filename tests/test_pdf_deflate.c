@@ -42,6 +42,25 @@ static int S_level(int i)
 	return i % 7 == 3 ? 1 : i % 5 == 0 ? 9 : 5;
 }
 
+/* Stream i's bytes as taken (z, zlen) are libdeflate's for its data at
+ * its level; an empty one is stored as it is. */
+static void S_is_libdeflates(const unsigned char *z, size_t zlen, const char *data, size_t len,
+                             int i, int helpers)
+{
+	if (len == 0) {
+		cr_expect_null(z, "an empty page is stored as it is");
+		return;
+	}
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(S_level(i));
+	size_t cap = libdeflate_zlib_compress_bound(c, len);
+	unsigned char *want = malloc(cap);
+	size_t wlen = libdeflate_zlib_compress(c, data, len, want, cap);
+	libdeflate_free_compressor(c);
+	cr_assert_eq(zlen, wlen, "page %d with %d helpers", i, helpers);
+	cr_assert_eq(memcmp(z, want, wlen), 0, "page %d with %d helpers", i, helpers);
+	free(want);
+}
+
 /* Pages offered one at a time (more than the helper's first array, so
  * it grows while helpers deflate), each taken at once or all at the end. */
 static void S_check(int helpers, bool take_as_added)
@@ -63,18 +82,7 @@ static void S_check(int helpers, bool take_as_added)
 		for (; taken < upto; taken++) {
 			size_t zlen = 0;
 			const unsigned char *z = tb_pdf_helper_take(h, (size_t)taken, &zlen);
-			if (len[taken] == 0) {
-				cr_expect_null(z, "an empty page is stored as it is");
-				continue;
-			}
-			struct libdeflate_compressor *c = libdeflate_alloc_compressor(S_level(taken));
-			size_t cap = libdeflate_zlib_compress_bound(c, len[taken]);
-			unsigned char *want = malloc(cap);
-			size_t wlen = libdeflate_zlib_compress(c, data[taken], len[taken], want, cap);
-			libdeflate_free_compressor(c);
-			cr_assert_eq(zlen, wlen, "page %d with %d helpers", taken, helpers);
-			cr_assert_eq(memcmp(z, want, wlen), 0, "page %d with %d helpers", taken, helpers);
-			free(want);
+			S_is_libdeflates(z, zlen, data[taken], len[taken], taken, helpers);
 		}
 	}
 	cr_assert_eq(taken, S_PAGES);
@@ -183,18 +191,7 @@ Test(pdf_deflate, work_ready_takes_what_is_offered_and_returns, .timeout = 10)
 	for (int i = 0; i < S_PAGES; i++) {
 		size_t zlen = 0;
 		const unsigned char *z = tb_pdf_helper_take(h, (size_t)i, &zlen);
-		if (len[i] == 0) {
-			cr_expect_null(z);
-			continue;
-		}
-		struct libdeflate_compressor *c = libdeflate_alloc_compressor(S_level(i));
-		size_t cap = libdeflate_zlib_compress_bound(c, len[i]);
-		unsigned char *want = malloc(cap);
-		size_t wlen = libdeflate_zlib_compress(c, data[i], len[i], want, cap);
-		libdeflate_free_compressor(c);
-		cr_assert_eq(zlen, wlen, "stream %d", i);
-		cr_assert_eq(memcmp(z, want, wlen), 0, "stream %d", i);
-		free(want);
+		S_is_libdeflates(z, zlen, data[i], len[i], i, 1);
 	}
 	tb_pdf_helper_close(h);
 	tb_pdf_helper_free(h);
