@@ -759,17 +759,11 @@ static void S_plan(S_json *j, const tb_plan_result *p)
 	S_str(j, "objective", p->objective == TB_PLAN_BY_COST ? "cost" : "time");
 	S_num(j, "searched", (double)p->searched);
 	S_num(j, "basis_scale", p->basis_scale > 0 ? p->basis_scale : 1);
-	if (p->counted) {
-		S_num(j, "feasible", (double)p->feasible);
-		S_num(j, "pruned_rules", (double)p->pruned_rules);
-		S_num(j, "pruned_batch", (double)p->pruned_batch);
-		S_num(j, "pruned_memory", (double)p->pruned_memory);
-	} else {                /* a search that skipped them (plan.h) */
-		S_null(j, "feasible");
-		S_null(j, "pruned_rules");
-		S_null(j, "pruned_batch");
-		S_null(j, "pruned_memory");
-	}
+	/* null from a search that skipped them (plan.h, best_only) */
+	S_numk(j, "feasible", (double)p->feasible, p->counted);
+	S_numk(j, "pruned_rules", (double)p->pruned_rules, p->counted);
+	S_numk(j, "pruned_batch", (double)p->pruned_batch, p->counted);
+	S_numk(j, "pruned_memory", (double)p->pruned_memory, p->counted);
 	S_bool(j, "hardware_searched", p->hardware_searched);
 	S_arr(j, "gpus");
 	for (int i = 0; i < p->n_gpus && i < TB_PLAN_GPUS_MAX; i++) {

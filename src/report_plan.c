@@ -143,7 +143,7 @@ static void S_table_counts(tb_report *r, tb_table *t)
 	const tb_plan_result *p = S_plan(r);
 	tb_rtab tb;
 	tb_rtab_init(&tb, t, r, NULL, "lrl", "Candidates", "Count", "Why", NULL);
-	if (!p->known)
+	if (!p->known || !p->counted)
 		return;
 	struct { const char *label; uint64_t n; const char *why; } rows[] = {
 		{ "Searched", p->searched, "every combination of the sizes, stages and modes (docs/plan.md)" },
@@ -352,10 +352,11 @@ tb_tpl_status tb_rplan_value(const tb_report *r, const char *name, const char *f
 	double gain = 0;
 	switch (k) {
 	case 0: num = (double)p->searched; break;
-	case 1: num = (double)p->feasible; break;
-	case 2: num = (double)p->pruned_rules; break;
-	case 3: num = (double)p->pruned_batch; break;
-	case 4: num = (double)p->pruned_memory; break;
+	/* the counts, unknown from a search that skipped them (plan.h) */
+	case 1: num = (double)p->feasible; known = known && p->counted; break;
+	case 2: num = (double)p->pruned_rules; known = known && p->counted; break;
+	case 3: num = (double)p->pruned_batch; known = known && p->counted; break;
+	case 4: num = (double)p->pruned_memory; known = known && p->counted; break;
 	case 5: num = (double)p->scenario_rank; known = known && p->scenario_rank > 0; break;
 	case 6: is_num = false; txt = p->objective == TB_PLAN_BY_COST ? "cost" : "time"; break;
 	case 7: tb_plan_better(p, &gain); num = gain; deflt = TB_RF_PCT;

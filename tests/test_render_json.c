@@ -332,6 +332,36 @@ Test(render_json, unknown_time_is_null)
 	free(s);
 }
 
+/* The search's counts: numbers from a search that made them, null (never
+ * a zero that reads as "none fit") from one that looked for the best
+ * alone (plan.h, best_only); the best layout listed either way. */
+Test(render_json, plan_counts_null_when_not_made)
+{
+	tb_inputs in;
+	inputs_7b(&in);
+	in.hardware.mfu_predicted = true;
+	static tb_budget b;
+	tb_plan_space sp;
+	for (int best = 0; best < 2; best++) {
+		tb_budget_compute(&in, &b);
+		memset(&sp, 0, sizeof sp);
+		sp.top = 1;
+		sp.best_only = best;
+		tb_budget_compute_plan(&in, &b, &sp);
+		cr_assert(b.plan.known && b.plan.n_layouts == 1);
+		char *s = render("x", &in, &b);
+		cr_assert(valid_json(s), "%s", s);
+		cr_expect_eq(strstr(s, "\"feasible\": null") != NULL, !b.plan.counted,
+		             "best_only %d, counted %d", best, b.plan.counted);
+		cr_expect_eq(strstr(s, "\"pruned_memory\": null") != NULL, !b.plan.counted);
+		if (best)
+			cr_expect(!b.plan.counted, "the bound ruled shapes out, and they were skipped");
+		else
+			cr_expect(b.plan.counted && strstr(s, "\"feasible\": null") == NULL);
+		free(s);
+	}
+}
+
 Test(render_json, deterministic)
 {
 	tb_inputs in;
