@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,7 +15,6 @@
 #include "cli.h"
 #include "documents.h"
 #include "outputs.h"
-#include "thread.h"
 #include "trainbudget/budget.h"
 #include "trainbudget/buf.h"
 #include "trainbudget/compare.h"
@@ -197,25 +195,25 @@ static void S_compute_plan(const tb_inputs *in, tb_budget *b, const tb_plan_spac
 typedef struct S_risk_job {
 	const tb_inputs *in;
 	tb_budget *b;
+	bool done;
 } S_risk_job;
 
-static void *S_risk_run(void *arg)
+static void S_risk_run(void *arg)
 {
 	S_risk_job *j = arg;
 	tb_budget_compute_risk(j->in, j->b);
-	return NULL;
+	j->done = true;
 }
 
 /* The one answer (answer.h: the scenario's inputs become the priced
  * ones, so every section and format describes the same layout), its
  * stages, then the layout search over plan_in (NULL: the priced inputs)
- * in sp.  The risk's 4,096 runs go on a thread of their own beside the
- * search: they read the priced time and write the budget's risk alone,
- * the search its plan and warnings alone.  A staged run's stages write
- * the risk again, so there the order stays; and where the answer's own
- * search is the plan's (nothing written to hold: plan_from_answer), no
- * search is left to hide the runs behind, and a thread costs more than
- * it saves (0.1 ms against the runs' 0.15). */
+ * in sp.  The risk's 4,096 runs go on the search's second thread before
+ * it takes its share (tb_plan_space.beside): they read the priced time
+ * and write the budget's risk alone, the search its plan and warnings
+ * alone.  A search without a second thread leaves them to this one,
+ * after it.  A staged run's stages write the risk again, so there the
+ * order stays. */
 static void S_answer_and_plan(tb_scenario *sc, tb_budget *b, const tb_inputs *plan_in,
                               const tb_plan_space *sp)
 {
@@ -226,13 +224,16 @@ static void S_answer_and_plan(tb_scenario *sc, tb_budget *b, const tb_inputs *pl
 		return;
 	}
 	tb_budget_price_answer(&sc->inputs, &sc->inputs, b);
-	S_risk_job j = { &sc->inputs, b };
-	pthread_t th;
-	bool started = !b->plan_from_answer && tb_thread_start(&th, S_risk_run, &j);
-	S_compute_plan(plan_in ? plan_in : &sc->inputs, b, sp);
-	if (started)
-		pthread_join(th, NULL);
+	S_risk_job j = { &sc->inputs, b, false };
+	tb_plan_space with;
+	if (sp)
+		with = *sp;
 	else
+		memset(&with, 0, sizeof with);
+	with.beside = S_risk_run;
+	with.beside_ctx = &j;
+	S_compute_plan(plan_in ? plan_in : &sc->inputs, b, &with);
+	if (!j.done)
 		S_risk_run(&j);
 }
 

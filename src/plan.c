@@ -653,6 +653,8 @@ typedef struct S_job {
 	uint64_t *done;
 	int *tickets;           /* one a card and batch, shared */
 	double total;
+	void (*beside)(void *ctx);  /* tb_plan_space.beside, first */
+	void *beside_ctx;
 } S_job;
 
 /* Every card and batch of the space into st and *k, as job `index` of
@@ -671,6 +673,8 @@ static void S_walk_all(tb_plan_state *st, const tb_plan_card *cards, const int64
 static void *S_job_run(void *arg)
 {
 	S_job *j = arg;
+	if (j->beside)
+		j->beside(j->beside_ctx);
 	S_walk_all(&j->st, j->cards, j->counts, j->ncounts, j->batches, j->nbatches, &j->k, j->total,
 	           j->index, j->tickets, j->done);
 	return NULL;
@@ -717,6 +721,8 @@ static void S_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64
 		jb->tickets = tickets;
 		jb->total = out->space;
 	}
+	jobs[1].beside = st->sp->beside;
+	jobs[1].beside_ctx = st->sp->beside_ctx;
 	pthread_t *th = tb_xcalloc((size_t)n, sizeof *th);
 	bool *started = tb_xcalloc((size_t)n, sizeof *started);
 	for (int j = 1; j < n; j++)

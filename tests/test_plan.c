@@ -8,6 +8,7 @@
  * identical, the explanations name the terms that differ and only those,
  * and the interleaving rules hold. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -688,6 +689,57 @@ Test(plan, any_number_of_threads_gives_the_same_result)
 		tb_plan_set_jobs(jobs[i]);
 		tb_plan_search(&in, &sp, &many);
 		S_same_result(&many, &one, jobs[i]);
+	}
+	tb_plan_set_jobs(0);
+}
+
+/* The caller's work beside a search (tb_plan_space.beside): run once, on
+ * the search's second thread, not the caller's, before the search ends;
+ * not at all with one thread; the result the same to the last bit. */
+typedef struct S_beside {
+	int calls;
+	pthread_t caller, ran_on;
+	bool search_running;    /* read back: the search had not returned */
+	bool *returned;
+} S_beside;
+
+static void S_beside_run(void *ctx)
+{
+	S_beside *b = ctx;
+	b->calls++;
+	b->ran_on = pthread_self();
+	b->search_running = !*b->returned;
+}
+
+Test(plan, the_callers_work_runs_once_on_the_searchs_second_thread)
+{
+	tb_inputs in;
+	small_dense(&in);
+	in.hardware.gpu.memory_bytes = 80e9;
+	tb_plan_space sp;
+	S_two_cards(&sp, 20, TB_PLAN_BY_TIME);
+	static tb_plan_result plain, with;
+	tb_plan_set_jobs(1);
+	tb_plan_search(&in, &sp, &plain);
+	static const int jobs[] = {1, 2, 5};
+	for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+		tb_plan_set_jobs(jobs[i]);
+		bool returned = false;
+		S_beside b = { 0, pthread_self(), pthread_self(), false, &returned };
+		tb_plan_space sb = sp;
+		sb.beside = S_beside_run;
+		sb.beside_ctx = &b;
+		tb_plan_search(&in, &sb, &with);
+		returned = true;
+		S_same_result(&with, &plain, jobs[i]);
+		if (jobs[i] == 1) {
+			cr_expect_eq(b.calls, 0, "one thread: the caller runs its work itself");
+			continue;
+		}
+		cr_expect_eq(b.calls, 1, "jobs %d: called %d times", jobs[i], b.calls);
+		cr_expect(b.search_running, "jobs %d: before the search returned", jobs[i]);
+		cr_expect(!pthread_equal(b.ran_on, b.caller), "jobs %d: on the caller's thread",
+		          jobs[i]);
 	}
 	tb_plan_set_jobs(0);
 }

@@ -90,6 +90,15 @@ typedef struct tb_plan_space {
 	 * rules out is skipped rather than counted (counted false).  The best
 	 * layout and the scenario's row are the same, bit for bit. */
 	bool best_only;
+	/* The caller's own work, run on the search's second thread before
+	 * that thread takes its share of the candidates: the shares are
+	 * taken as they come, so the search balances around it, and the
+	 * cores run two threads rather than three.  Called at most once, and
+	 * not by a search without a second thread (the caller's context says
+	 * whether it ran).  It must touch nothing the search reads or
+	 * writes.  NULL: none. */
+	void (*beside)(void *ctx);
+	void *beside_ctx;
 } tb_plan_space;
 
 /* A layout and what it gives.  The first block names the layout (the JSON
