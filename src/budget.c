@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-void tb_budget_compute(const tb_inputs *in, tb_budget *out)
+void tb_budget_clear(tb_budget *out)
 {
 	/* The derivation and warning arrays are most of the struct (about
 	 * 27 KB) and are only read up to their counts, so zeroing them would
@@ -30,6 +30,11 @@ void tb_budget_compute(const tb_inputs *in, tb_budget *out)
 	out->answer.decided = false;
 	/* the stages are tb_budget_compute_stages' (stages.h) */
 	out->n_stages = 0;
+}
+
+void tb_budget_compute(const tb_inputs *in, tb_budget *out)
+{
+	tb_budget_clear(out);
 	tb_params_compute(in, out);
 	tb_flops_compute(in, out);
 	tb_memory_compute(in, out);

@@ -53,6 +53,10 @@ void tb_calc_arch(const tb_model *m, tb_arch *a);             /* params.c */
 double tb_calc_keys_global(double T, bool causal);           /* flops.c */
 double tb_calc_keys_local(const tb_arch *a, double T, bool causal);
 
+/* Readies a budget for the calculators below, as tb_budget_compute
+ * begins: params, flops and memory cleared, no derivations or warnings
+ * (the rest is each step's own to clear; budget.c). */
+void tb_budget_clear(tb_budget *b);                          /* budget.c */
 void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
 void tb_flops_compute(const tb_inputs *in, tb_budget *b);    /* flops.c */
 void tb_memory_compute(const tb_inputs *in, tb_budget *b);   /* memory.c */
@@ -154,6 +158,10 @@ void tb_memory_fit_recompute(tb_mem_fit *c, const tb_inputs *in, const double b1
                              tb_checkpointing mode);
 
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
+/* The dense peak per GPU time is priced at: the precision's, else its
+ * fallback's (fp8 on a card without it runs in bf16); 0 when the card
+ * lists none (timecost.c). */
+double tb_time_peak_flops(const tb_inputs *in, tb_dtype *used);
 void tb_goodput_step(const tb_inputs *in, tb_budget *b);     /* goodput.c */
 
 /* GPUs come in whole model replicas of tensor x pipeline x context cards;

@@ -332,7 +332,7 @@ static void S_balanced(const tb_inputs *in, tb_budget *b)
 		}
 		*x = *in;
 		x->parallelism.layout = *lay;
-		memset(scratch, 0, sizeof *scratch);
+		tb_budget_clear(scratch);
 		tb_params_compute(x, scratch);
 		tb_memory_compute(x, scratch);
 		if (scratch->memory.fits_known && !scratch->memory.fits)

@@ -305,11 +305,17 @@ static void S_card_init(tb_plan_state *st, const tb_plan_gpu *g, int index, tb_p
 	cd->in.hardware.gpu = g->gpu;
 	cd->in.hardware.price_per_gpu_hour = g->price_per_gpu_hour;
 	cd->in.hardware.mfu_predicted = true;
+	/* the card's peak and the run's FLOPs: what the time is priced from
+	 * (its MFU is each candidate's); the rest of a budget is not needed,
+	 * nor the 72 KB of it cleared (tb_budget_clear) */
 	tb_budget b;
-	tb_budget_compute(&cd->in, &b);
-	cd->peak_flops = b.time.peak_flops_per_gpu;
+	tb_budget_clear(&b);
+	tb_params_compute(&cd->in, &b);
+	tb_flops_compute(&cd->in, &b);
+	tb_dtype used;
+	cd->peak_flops = tb_time_peak_flops(&cd->in, &used);
 	cd->total_model_flops = b.flops.total_model;
-	cd->time_known = b.time.known || (cd->peak_flops > 0 && cd->total_model_flops > 0);
+	cd->time_known = cd->peak_flops > 0 && cd->total_model_flops > 0;
 	if (st->sp->perf_base) {
 		cd->base = *st->sp->perf_base;
 	} else {
@@ -789,7 +795,7 @@ static void S_state_init(tb_plan_state *st, const tb_inputs *in, const tb_plan_s
 	tb_params pp;
 	{
 		tb_budget b;
-		memset(&b, 0, sizeof b);
+		tb_budget_clear(&b);
 		tb_params_compute(in, &b);
 		pp = b.params;
 	}

@@ -109,23 +109,36 @@ static void S_fp8_caution(const tb_inputs *in, tb_budget *b)
 	               100 * u * r * S_FP8_GAIN_LOW, 100 * u * r * S_FP8_GAIN_HIGH);
 }
 
+static tb_dtype S_wanted(const tb_inputs *in)
+{
+	tb_dtype want = tb_precision_compute_dtype(in->training.precision);
+	return (unsigned)want < TB_DTYPE_COUNT ? want : TB_DTYPE_BF16;
+}
+
+double tb_time_peak_flops(const tb_inputs *in, tb_dtype *used)
+{
+	tb_dtype want = S_wanted(in);
+	const tb_gpu *g = &in->hardware.gpu;
+	*used = want;
+	for (int i = 0; i < 3; i++) {
+		tb_dtype d = S_fallback[want][i];
+		if (tb_calc_pos(g->peak_flops[d])) {
+			*used = d;
+			return g->peak_flops[d];
+		}
+	}
+	return 0;
+}
+
 /* Chooses the peak for the precision; false when the card lists none. */
 static bool S_peak(const tb_inputs *in, tb_budget *b)
 {
-	tb_dtype want = tb_precision_compute_dtype(in->training.precision);
-	if ((unsigned)want >= TB_DTYPE_COUNT)
-		want = TB_DTYPE_BF16;
-	const tb_gpu *g = &in->hardware.gpu;
-	b->time.dtype = want;
-	for (int i = 0; i < 3; i++) {
-		tb_dtype d = S_fallback[want][i];
-		if (!tb_calc_pos(g->peak_flops[d]))
-			continue;
-		b->time.dtype = d;
-		b->time.peak_flops_per_gpu = g->peak_flops[d];
-		if (d != want)
+	tb_dtype want = S_wanted(in);
+	b->time.peak_flops_per_gpu = tb_time_peak_flops(in, &b->time.dtype);
+	if (b->time.peak_flops_per_gpu > 0) {
+		if (b->time.dtype != want)
 			tb_budget_warn(b, "%s lists no dense %s peak; time uses its %s peak instead",
-			               S_gpu_name(in), tb_dtype_name(want), tb_dtype_name(d));
+			               S_gpu_name(in), tb_dtype_name(want), tb_dtype_name(b->time.dtype));
 		return true;
 	}
 	tb_budget_warn(b, "%s lists no dense %s peak; time, cost and energy are unknown",
