@@ -533,6 +533,49 @@ double tb_plan_space_size(const tb_inputs *in, const tb_plan_space *sp)
 	return cards * 24 * V * experts * per_count * per_batch;
 }
 
+/* At most the candidates a search times: its space with each held key
+ * (tb_plan_space.fix) at its one value.  The threads are decided by it:
+ * the answer's search of a scenario that wrote its layout spans every
+ * layout (DeepSeek-V3's 27.7M) and times under a thousand, less work
+ * than a thread costs. */
+static double S_open_space(const tb_inputs *in, const tb_plan_space *sp, double space)
+{
+	unsigned f = sp->fix;
+	if (!f)
+		return space;
+	int64_t counts[TB_PLAN_COUNTS_MAX], batches[TB_PLAN_COUNTS_MAX];
+	int nbatches;
+	int ncounts = S_counts_of(in, sp, counts, batches, &nbatches);
+	/* a count is tensor x pipeline x context x data */
+	int64_t held = 1;
+	int free_parts = 4;
+	const struct { unsigned bit; int64_t v; } tpc[] = {
+		{ TB_LAYOUT_TENSOR, sp->fix_tensor },
+		{ TB_LAYOUT_PIPELINE, sp->fix_pipeline },
+		{ TB_LAYOUT_CONTEXT, sp->fix_context },
+	};
+	for (size_t i = 0; i < sizeof tpc / sizeof tpc[0]; i++)
+		if ((f & tpc[i].bit) && tpc[i].v > 0) {
+			held *= tpc[i].v;
+			free_parts--;
+		}
+	double per_count = 0, per_batch = 0;
+	for (int i = 0; i < ncounts; i++)
+		if (counts[i] % held == 0)
+			per_count += tb_plan_splits(counts[i] / held, free_parts);
+	for (int i = 0; i < nbatches; i++)
+		per_batch += f & TB_LAYOUT_MICRO_BATCH ? 1 : tb_plan_splits(batches[i], 2);
+	double cards = sp->n_gpus > 0 ? (sp->n_gpus < TB_PLAN_GPUS_MAX ? sp->n_gpus : TB_PLAN_GPUS_MAX) : 1;
+	double modes = (f & TB_LAYOUT_ZERO ? 1 : 4) * (f & TB_LAYOUT_CHECKPOINTING ? 1 : 3) *
+	               (f & TB_LAYOUT_SEQUENCE_PARALLEL ? 1 : 2);
+	double V = f & TB_LAYOUT_VIRTUAL ? 1
+	           : (double)(sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX);
+	double experts = f & TB_LAYOUT_EXPERT || in->model.experts <= 1
+	                 ? 1 : tb_plan_splits(in->model.experts, 2);
+	double open = cards * modes * V * experts * per_count * per_batch;
+	return open < space ? open : space;
+}
+
 /* ---- the scenario's own layout --------------------------------------- */
 
 static int64_t S_at_least_1(int64_t v)
@@ -699,7 +742,7 @@ static void S_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64
 {
 	tb_plan_result *out = st->out;
 	int n = __atomic_load_n(&S_jobs_wanted, __ATOMIC_RELAXED) > 0 ||
-	        out->space >= S_JOBS_MIN_SPACE ? tb_plan_jobs() : 1;
+	        S_open_space(st->in, st->sp, out->space) >= S_JOBS_MIN_SPACE ? tb_plan_jobs() : 1;
 	uint64_t done = 0;
 	int *tickets = tb_xcalloc((size_t)out->n_gpus * (size_t)nbatches, sizeof *tickets);
 	if (n == 1) {

@@ -744,6 +744,53 @@ Test(plan, the_callers_work_runs_once_on_the_searchs_second_thread)
 	tb_plan_set_jobs(0);
 }
 
+/* Threads are decided by what a search times, not by its space: one
+ * whose keys are held (the answer's search of a written layout) spans a
+ * space past the threading threshold and times a few candidates, so it
+ * runs on the caller's thread alone (its work beside it is then left to
+ * the caller); the same space with nothing held goes on the cores. */
+Test(plan, a_search_of_held_keys_stays_on_its_thread)
+{
+	tb_plan_set_jobs(0);
+	if (tb_plan_jobs() < 2)
+		cr_skip_test("one CPU online: every search runs on one thread");
+	tb_inputs in;
+	small_dense(&in);
+	in.hardware.count = 4096;
+	in.hardware.gpu.memory_bytes = 80e9;
+	in.training.global_batch = 4096;
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.best_only = true;
+	static tb_plan_result r;
+	tb_plan_search(&in, &sp, &r);
+	cr_assert(r.space >= 200000, "a space past the threshold: %.0f", r.space);
+
+	bool returned = false;
+	S_beside b = { 0, pthread_self(), pthread_self(), false, &returned };
+	sp.beside = S_beside_run;
+	sp.beside_ctx = &b;
+	sp.fix = TB_LAYOUT_ALL;
+	sp.fix_tensor = 4;
+	sp.fix_pipeline = 8;
+	sp.fix_virtual = 1;
+	sp.fix_context = 1;
+	sp.fix_expert = 1;
+	sp.fix_zero = 1;
+	sp.fix_micro_batch = 1;
+	sp.fix_checkpointing = TB_CKPT_NONE;
+	tb_plan_search(&in, &sp, &r);
+	cr_expect_eq(b.calls, 0, "every key held: no second thread");
+	cr_expect_eq(r.n_layouts, 1);
+	cr_expect_eq(r.layouts[0].tensor, 4);
+	cr_expect_eq(r.layouts[0].pipeline, 8);
+
+	sp.fix = 0;
+	tb_plan_search(&in, &sp, &r);
+	returned = true;
+	cr_expect_eq(b.calls, 1, "nothing held: the space goes on the cores");
+}
+
 /* A search for the best alone (tb_plan_space.best_only: a text estimate
  * prints nothing else) finds the same best layout and the same scenario
  * row to the last bit, keeps a list of one, ranks nothing and says that it
