@@ -745,22 +745,19 @@ static void S_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64
 	        S_open_space(st->in, st->sp, out->space) >= S_JOBS_MIN_SPACE ? tb_plan_jobs() : 1;
 	uint64_t done = 0;
 	int *tickets = tb_xcalloc((size_t)out->n_gpus * (size_t)nbatches, sizeof *tickets);
-	if (n == 1) {
-		/* one job: its state and lists are these, with nothing to merge
-		 * (a job's own, some 70 KB, cost more than a small search) */
-		S_walk_all(st, cards, counts, ncounts, batches, nbatches, k, out->space, 0, tickets, &done);
-		free(tickets);
-		return;
-	}
-	S_job *jobs = tb_xcalloc((size_t)n, sizeof *jobs);
-	for (int j = 0; j < n; j++) {
+	/* the first job walks here, in this state and these lists, as a
+	 * search of one job does; the others in states of their own (some
+	 * 70 KB each), merged into this one afterwards */
+	int others = n - 1;
+	S_job *jobs = others > 0 ? tb_xcalloc((size_t)others, sizeof *jobs) : NULL;
+	for (int j = 0; j < others; j++) {
 		S_job *jb = &jobs[j];
 		jb->st = *st;
 		jb->out.objective = out->objective;
 		jb->out.n_gpus = out->n_gpus;
 		jb->st.out = &jb->out;
 		jb->st.ahead = 0;
-		jb->index = j;
+		jb->index = j + 1;
 		jb->cards = cards;
 		jb->counts = counts;
 		jb->ncounts = ncounts;
@@ -770,21 +767,23 @@ static void S_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64
 		jb->tickets = tickets;
 		jb->total = out->space;
 	}
-	jobs[1].beside = st->sp->beside;
-	jobs[1].beside_ctx = st->sp->beside_ctx;
-	pthread_t *th = tb_xcalloc((size_t)n, sizeof *th);
-	bool *started = tb_xcalloc((size_t)n, sizeof *started);
-	for (int j = 1; j < n; j++)
+	if (others > 0) {
+		jobs[0].beside = st->sp->beside;
+		jobs[0].beside_ctx = st->sp->beside_ctx;
+	}
+	pthread_t *th = others > 0 ? tb_xcalloc((size_t)others, sizeof *th) : NULL;
+	bool *started = others > 0 ? tb_xcalloc((size_t)others, sizeof *started) : NULL;
+	for (int j = 0; j < others; j++)
 		started[j] = tb_thread_start(&th[j], S_job_run, &jobs[j]);
+	S_walk_all(st, cards, counts, ncounts, batches, nbatches, k, out->space, 0, tickets, &done);
 	/* a job no thread could take is run here, after the first */
-	S_job_run(&jobs[0]);
-	for (int j = 1; j < n; j++) {
+	for (int j = 0; j < others; j++) {
 		if (started[j])
 			pthread_join(th[j], NULL);
 		else
 			S_job_run(&jobs[j]);
 	}
-	for (int j = 0; j < n; j++) {
+	for (int j = 0; j < others; j++) {
 		const S_job *jb = &jobs[j];
 		k->rules += jb->k.rules;
 		k->batch += jb->k.batch;
