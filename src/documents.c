@@ -69,6 +69,7 @@ typedef struct S_pdf_job {
 	const tb_report *r;
 	tb_pdf_options po;
 	tb_buf out;
+	char sha256[65];        /* the file's, from its writer */
 	tb_diags *d;
 	int rc;
 } S_pdf_job;
@@ -118,7 +119,8 @@ tb_exit tb_documents_render(const tb_cli *cli, const tb_report *r, const char *n
 		pj.r = r;
 		pj.po = (tb_pdf_options){ .paper = cli->paper,
 		                          .font_dir = S_font_dir(cli->font_dir, &fontdir),
-		                          .no_pdfa = cli->no_pdfa };
+		                          .no_pdfa = cli->no_pdfa,
+		                          .sha256_hex = pj.sha256 };
 		pj.d = d;
 		tb_buf_init(&pj.out);
 		/* alone, it is drawn here */
@@ -186,7 +188,7 @@ tb_exit tb_documents_render(const tb_cli *cli, const tb_report *r, const char *n
 		}
 		size_t len = 0;
 		char *data = tb_buf_detach(&pj.out, &len);
-		tb_outputs_add(outs, name, ".pdf", data, len);
+		tb_outputs_add_hashed(outs, name, ".pdf", data, len, pj.sha256);
 	}
 	tb_buf_release(&fontdir);
 	return TB_EXIT_OK;

@@ -33,6 +33,12 @@ static char *S_own(tb_outputs *o, char *p)
 void tb_outputs_add(tb_outputs *o, const char *name, const char *suffix,
                          char *data, size_t len)
 {
+	tb_outputs_add_hashed(o, name, suffix, data, len, NULL);
+}
+
+void tb_outputs_add_hashed(tb_outputs *o, const char *name, const char *suffix, char *data,
+                           size_t len, const char sha256_hex[65])
+{
 	tb_buf p;
 	tb_buf_init(&p);
 	tb_buf_printf(&p, "%s%s", name, suffix);
@@ -54,7 +60,10 @@ void tb_outputs_add(tb_outputs *o, const char *name, const char *suffix,
 	/* hashed here, by the thread that made it: the manifest need not
 	 * wait for it after the last document */
 	char *hex = tb_xmalloc(65);
-	tb_sha256_hex(data, len, hex);
+	if (sha256_hex)
+		memcpy(hex, sha256_hex, 65);
+	else
+		tb_sha256_hex(data, len, hex);
 	f->sha256_hex = S_own(o, hex);
 }
 

@@ -20,6 +20,9 @@ typedef struct tb_outputs {
  * the manifest.  A name already in the set keeps its first file: the
  * same chart twice in one template. */
 void tb_outputs_add(tb_outputs *o, const char *name, const char *suffix, char *data, size_t len);
+/* The same with its hash already made (the PDF's writer makes it). */
+void tb_outputs_add_hashed(tb_outputs *o, const char *name, const char *suffix, char *data,
+                           size_t len, const char sha256_hex[65]);
 void tb_outputs_release(tb_outputs *o);
 
 /* A chart id becomes part of a file name: [A-Za-z0-9_-] only. */

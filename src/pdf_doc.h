@@ -130,6 +130,7 @@ typedef struct tb_pdf_doc {
 	struct tb_pdf_helper *deflate;
 	tb_diags *d;
 	const char *font_dir;
+	char *file_sha256;      /* tb_pdf_options.sha256_hex */
 	tb_pdf_font_slot fonts[TB_PDF_MAX_FONTS]; /* the faces, then the fallbacks */
 	size_t nfonts;
 	tb_pdf_glyph_hit cache[TB_PDF_GLYPH_CACHE];

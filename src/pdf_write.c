@@ -179,7 +179,8 @@ static void S_be(tb_buf *b, uint64_t v, int bytes)
 		tb_buf_putc(b, (char)(v >> (8 * i)));
 }
 
-void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
+void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out,
+                    char sha256_hex[65])
 {
 	/* the object streams: "num offset" pairs, then the bodies */
 	size_t nstreams = (w->npack + S_PACK_MAX - 1) / S_PACK_MAX;
@@ -216,8 +217,11 @@ void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
 
 	/* the cross-reference stream: type 1 (offset) or 2 (stream, index)
 	 * per object, in 1 + 4 + 2 bytes */
+	tb_sha256 hash;
+	tb_sha256_init(&hash);
+	tb_sha256_update(&hash, w->out.ptr, w->out.len);
 	char id[65];
-	tb_sha256_hex(w->out.ptr, w->out.len, id);
+	tb_sha256_hex_so_far(&hash, id);
 	id[32] = '\0';
 	size_t xref = w->out.len;
 	w->offset[xref_num] = xref;
@@ -247,8 +251,19 @@ void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out)
 	tb_buf_release(&dict);
 	tb_buf_release(&body);
 	free(stream_num);
-	tb_buf_put(out, w->out.ptr, w->out.len);
-	tb_buf_truncate(&w->out, 0);
+	if (sha256_hex) {
+		tb_sha256_update(&hash, w->out.ptr + xref, w->out.len - xref);
+		tb_sha256_hex_so_far(&hash, sha256_hex);
+	}
+	if (out->len == 0) {
+		/* moved, not copied: 100 KB of fresh pages less */
+		tb_buf t = *out;
+		*out = w->out;
+		w->out = t;
+	} else {
+		tb_buf_put(out, w->out.ptr, w->out.len);
+		tb_buf_truncate(&w->out, 0);
+	}
 }
 
 /* "%.3f" without its trailing zeros, "-0" as "0".  Most of a PDF's bytes

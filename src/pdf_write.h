@@ -70,9 +70,12 @@ void tb_pdfw_stream_later(tb_pdfw *w, unsigned num, const char *dict, const void
                           size_t len, int level);
 
 /* The object streams, the streams asked for later, the cross-reference
- * stream and the trailer's entries; moves the file into `out`.  Every
+ * stream and the trailer's entries; moves the file into `out` (appends it
+ * where out holds bytes already).  sha256_hex, when not NULL, receives
+ * the file's SHA-256, its bytes hashed once for the /ID and it.  Every
  * allocated number must have been written or asked for. */
-void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out);
+void tb_pdfw_finish(tb_pdfw *w, unsigned root, unsigned info, tb_buf *out,
+                    char sha256_hex[65]);
 
 /* A number as PDF writes it: at most 3 decimals, no trailing zeros, "-0"
  * as "0", and within +-1e9 (no page is larger; readers limit reals). */

@@ -847,7 +847,7 @@ static void S_save(tb_pdf_doc *st, tb_buf *out, bool pdfa)
 		if (st->fonts[i].obj)
 			tb_pdf_font_write(st->fonts[i].f, &w, st->fonts[i].obj);
 	tb_buf_release(&b);
-	tb_pdfw_finish(&w, catalog, info, out);
+	tb_pdfw_finish(&w, catalog, info, out, st->file_sha256);
 	tb_pdfw_release(&w);
 }
 
@@ -903,6 +903,7 @@ int tb_render_pdf_tree(cmark_node *root, const tb_report_meta *meta,
 	st->meta = meta ? meta : &empty_meta;
 	st->block = block;
 	st->font_dir = opt && opt->font_dir ? opt->font_dir : S_DEFAULT_FONT_DIR;
+	st->file_sha256 = opt ? opt->sha256_hex : NULL;
 	tb_pdf_fontset_init(st, opt);
 	tb_pdf_tags_init(st);
 	/* without another thread's help, this one deflates every page */

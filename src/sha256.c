@@ -125,24 +125,26 @@ static S_blocks_fn S_pick(void)
 	return S_blocks_portable;
 }
 
-static void S_hex(S_blocks_fn blocks, const void *data, size_t len, char hex_out[65])
+static const uint32_t S_h0[8] = {
+	0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+	0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+};
+
+/* The digest of h after `len` bytes, the last len % 64 of them in part:
+ * the padding and the length, then the state as hex. */
+static void S_finish(S_blocks_fn blocks, const uint32_t h0[8], const unsigned char *part,
+                     uint64_t len, char hex_out[65])
 {
-	uint32_t h[8] = {
-		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-	};
-	const unsigned char *p = data;
-	size_t whole = len / 64, left = len % 64;
-	if (whole)
-		blocks(h, p, whole);
-	p += 64 * whole;
+	uint32_t h[8];
+	memcpy(h, h0, sizeof h);
+	size_t left = (size_t)(len % 64);
 	unsigned char tail[128];
 	memset(tail, 0, sizeof tail);
 	if (left)
-		memcpy(tail, p, left);
+		memcpy(tail, part, left);
 	tail[left] = 0x80;
 	size_t tlen = left + 1 + 8 <= 64 ? 64 : 128;
-	uint64_t bits = (uint64_t)len * 8;
+	uint64_t bits = len * 8;
 	for (int i = 0; i < 8; i++)
 		tail[tlen - 1 - i] = (unsigned char)(bits >> (8 * i));
 	blocks(h, tail, tlen / 64);
@@ -153,7 +155,17 @@ static void S_hex(S_blocks_fn blocks, const void *data, size_t len, char hex_out
 	hex_out[64] = '\0';
 }
 
-void tb_sha256_hex(const void *data, size_t len, char hex_out[65])
+static void S_hex(S_blocks_fn blocks, const void *data, size_t len, char hex_out[65])
+{
+	uint32_t h[8];
+	memcpy(h, S_h0, sizeof h);
+	size_t whole = len / 64;
+	if (whole)
+		blocks(h, data, whole);
+	S_finish(blocks, h, (const unsigned char *)data + 64 * whole, len, hex_out);
+}
+
+static S_blocks_fn S_blocks(void)
 {
 	/* chosen once; a race between threads writes the same value */
 	static S_blocks_fn blocks;
@@ -162,7 +174,44 @@ void tb_sha256_hex(const void *data, size_t len, char hex_out[65])
 		f = S_pick();
 		__atomic_store_n(&blocks, f, __ATOMIC_RELAXED);
 	}
-	S_hex(f, data, len, hex_out);
+	return f;
+}
+
+void tb_sha256_hex(const void *data, size_t len, char hex_out[65])
+{
+	S_hex(S_blocks(), data, len, hex_out);
+}
+
+void tb_sha256_init(tb_sha256 *s)
+{
+	memcpy(s->h, S_h0, sizeof s->h);
+	s->len = 0;
+}
+
+void tb_sha256_update(tb_sha256 *s, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t have = (size_t)(s->len % 64);
+	s->len += len;
+	if (have) {
+		size_t take = 64 - have < len ? 64 - have : len;
+		memcpy(s->part + have, p, take);
+		p += take;
+		len -= take;
+		if (have + take < 64)
+			return;
+		S_blocks()(s->h, s->part, 1);
+	}
+	size_t whole = len / 64;
+	if (whole)
+		S_blocks()(s->h, p, whole);
+	if (len % 64)
+		memcpy(s->part, p + 64 * whole, len % 64);
+}
+
+void tb_sha256_hex_so_far(const tb_sha256 *s, char hex_out[65])
+{
+	S_finish(S_blocks(), s->h, s->part, s->len, hex_out);
 }
 
 void tb_sha256_hex_portable(const void *data, size_t len, char hex_out[65])

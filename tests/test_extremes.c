@@ -290,7 +290,7 @@ static void S_run(const char *yaml, const char *const *sets, size_t nsets)
 	}
 	tb_buf pdf;
 	tb_buf_init(&pdf);
-	tb_pdf_options po = { TB_PAPER_A4, NULL, NULL, false, NULL};
+	tb_pdf_options po = { .paper = TB_PAPER_A4 };
 	int prc = tb_render_pdf(r, &po, &pdf, &d);
 	msg = tb_diags_format(&d);
 	cr_expect_eq(prc, 0, "the PDF failed:\n%s", msg);

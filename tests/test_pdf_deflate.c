@@ -135,7 +135,7 @@ static void S_later_file(tb_pdf_helper *h, tb_buf *out)
 		free(data[i]);  /* the writer keeps its own copy */
 	}
 	tb_buf_init(out);
-	tb_pdfw_finish(&w, root, 0, out);
+	tb_pdfw_finish(&w, root, 0, out, NULL);
 	if (h) {
 		tb_pdf_helper_all_added(h);
 		tb_pdf_helper_close(h);

@@ -187,7 +187,7 @@ Test(pdf_shape, kerning)
 /* A character no font draws stops the document with its name. */
 Test(pdf_shape, a_character_no_font_draws_is_refused)
 {
-	tb_pdf_options none = {TB_PAPER_A4, NULL, (const char *const[]){NULL}, false, NULL};
+	tb_pdf_options none = { .paper = TB_PAPER_A4, .fallback_fonts = (const char *const[]){NULL} };
 	tb_pdf_fontset_release(&S_st);
 	memset(S_st.fonts, 0, sizeof S_st.fonts);
 	tb_pdf_fontset_init(&S_st, &none);

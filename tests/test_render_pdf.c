@@ -17,6 +17,7 @@
 #include "pdf_write.h"
 #include "trainbudget/budget.h"
 #include "trainbudget/render.h"
+#include "trainbudget/sha256.h"
 #include "trainbudget/scenario.h"
 #include "trainbudget/xalloc.h"
 
@@ -240,7 +241,7 @@ static int S_render_md(const char *md, const tb_report_meta *m, tb_paper paper,
 	cmark_node *root = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
 	for (size_t i = 0; i < nblocks; i++)
 		S_splice(root, marks[i], &blocks[i]);
-	tb_pdf_options opt = {paper, NULL, NULL, false, NULL};
+	tb_pdf_options opt = { .paper = paper };
 	int rc = tb_render_pdf_tree(root, m, S_lookup, &opt, out, d);
 	cmark_node_free(root);
 	return rc;
@@ -544,7 +545,7 @@ Test(render_pdf, missing_font_is_a_clear_error)
 {
 	cmark_node *root = cmark_parse_document("Text.\n", 6, CMARK_OPT_DEFAULT);
 	tb_report_meta m = S_meta("No fonts");
-	tb_pdf_options opt = {TB_PAPER_A4, "/nonexistent/fonts", NULL, false, NULL};
+	tb_pdf_options opt = { .paper = TB_PAPER_A4, .font_dir = "/nonexistent/fonts" };
 	tb_buf out;
 	tb_buf_init(&out);
 	tb_diags d;
@@ -566,7 +567,7 @@ static int S_render_fb(const char *md, const tb_report_meta *m, const char *cons
 	cmark_node *root = cmark_parse_document(md, strlen(md), CMARK_OPT_DEFAULT);
 	static tb_block title = {.kind = TB_BLOCK_TITLE};
 	S_splice(root, "TITLE", &title);
-	tb_pdf_options opt = {TB_PAPER_A4, NULL, fallbacks, false, NULL};
+	tb_pdf_options opt = { .paper = TB_PAPER_A4, .fallback_fonts = fallbacks };
 	int rc = tb_render_pdf_tree(root, m, S_lookup, &opt, out, d);
 	cmark_node_free(root);
 	return rc;
@@ -654,7 +655,7 @@ Test(render_pdf, characters_no_font_draws_are_refused)
 	cmark_node *root = cmark_parse_document("T\n", 2, CMARK_OPT_DEFAULT);
 	tb_block b = {.kind = TB_BLOCK_TITLE};
 	S_splice(root, "T", &b);
-	tb_pdf_options opt = {TB_PAPER_A4, NULL, none, false, NULL};
+	tb_pdf_options opt = { .paper = TB_PAPER_A4, .fallback_fonts = none };
 	cr_expect_eq(tb_render_pdf_tree(root, &m, S_lookup, &opt, &out, &d), -1);
 	cr_expect(d.errors >= 1 && strstr(d.items[0].msg, "U+4E2D"));
 	cmark_node_free(root);
@@ -736,6 +737,57 @@ Test(render_pdf, long_table_repeats_header_and_stays_in_margins)
 	S_fixture_free(b);
 }
 
+/* The file's SHA-256 from its writer (tb_pdf_options.sha256_hex, which
+ * continues the /ID's hash over the trailer) is the digest of the bytes
+ * written, into an empty buffer (moved there) and after others (appended:
+ * the file's own bytes); the /ID is the first half of the hash of the
+ * file up to the cross-reference stream. */
+Test(render_pdf, the_writers_hash_is_the_files)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load_file("docs/examples/default-7b.yaml", NULL, 0, &d);
+	cr_assert_not_null(sc);
+	tb_budget b;
+	tb_budget_compute(&sc->inputs, &b);
+	tb_report_options o;
+	memset(&o, 0, sizeof o);
+	o.date = "2026-01-02";
+	tb_report *r = tb_report_new(sc, &b, &o, &d);
+	cr_assert_not_null(r);
+	char hex[65] = "", want[65];
+	tb_pdf_options po = { .paper = TB_PAPER_A4, .sha256_hex = hex };
+	tb_buf out;
+	tb_buf_init(&out);
+	cr_assert_eq(tb_render_pdf(r, &po, &out, &d), 0);
+	tb_sha256_hex(out.ptr, out.len, want);
+	cr_expect_str_eq(hex, want);
+	cr_assert_gt(out.len, 64);
+	const char *xref = strstr(out.ptr + out.len - 64, "startxref\n");
+	cr_assert_not_null(xref);
+	size_t at = (size_t)strtoull(xref + 10, NULL, 10);
+	char prefix[65], id[96];
+	tb_sha256_hex(out.ptr, at, prefix);
+	prefix[32] = '\0';
+	snprintf(id, sizeof id, "/ID [<%s>", prefix);
+	cr_expect(strstr(out.ptr + at, id) != NULL, "%s", id);
+
+	tb_buf more;
+	tb_buf_init(&more);
+	tb_buf_puts(&more, "before ");
+	char again[65] = "";
+	po.sha256_hex = again;
+	cr_assert_eq(tb_render_pdf(r, &po, &more, &d), 0);
+	cr_expect_eq(more.len, out.len + 7);
+	cr_expect(memcmp(more.ptr + 7, out.ptr, out.len) == 0, "the same file after the bytes there");
+	cr_expect_str_eq(again, want);
+	tb_buf_release(&more);
+	tb_buf_release(&out);
+	tb_report_free(r);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}
+
 /* Through the real report model: the default example, a hostile title
  * printed literally, sections numbered in template order, every table and
  * chart reaching the page. */
@@ -755,7 +807,7 @@ Test(render_pdf, default_report_end_to_end)
 	o.command = "trainbudget report docs/examples/default-7b.yaml";
 	tb_report *r = tb_report_new(sc, &b, &o, &d);
 	cr_assert_not_null(r);
-	tb_pdf_options po = {TB_PAPER_A4, NULL, NULL, false, NULL};
+	tb_pdf_options po = { .paper = TB_PAPER_A4 };
 	tb_buf out;
 	tb_buf_init(&out);
 	cr_assert_eq(tb_render_pdf(r, &po, &out, &d), 0);
@@ -881,7 +933,7 @@ Test(render_pdf, a_helper_thread_changes_no_byte)
 	tb_buf_init(&helped);
 	tb_diags d;
 	tb_diags_init(&d);
-	tb_pdf_options opt = {TB_PAPER_A4, NULL, NULL, false, NULL};
+	tb_pdf_options opt = { .paper = TB_PAPER_A4 };
 	cr_assert_eq(tb_render_pdf_tree(root, &m, S_lookup, &opt, &alone, &d), 0);
 	opt.helper = tb_pdf_helper_new();
 	pthread_t th;
@@ -905,7 +957,8 @@ Test(render_pdf, a_helper_thread_changes_no_byte)
 	free(path);
 	free(info);
 
-	tb_pdf_options bad = {TB_PAPER_A4, "/nonexistent/fonts", NULL, false, tb_pdf_helper_new()};
+	tb_pdf_options bad = { .paper = TB_PAPER_A4, .font_dir = "/nonexistent/fonts",
+	                       .helper = tb_pdf_helper_new() };
 	cr_assert_eq(pthread_create(&th, NULL, S_help, bad.helper), 0);
 	tb_buf none;
 	tb_buf_init(&none);

@@ -72,3 +72,48 @@ Test(sha256, both_rounds_agree_on_every_length)
 		cr_assert_str_eq(a, b, "length %zu (%s)", n, tb_sha256_impl());
 	}
 }
+
+/* Given in pieces (tb_sha256_update): the published digests, whatever the
+ * pieces' sizes, and the digest so far read between pieces without
+ * changing what follows (a PDF reads its /ID so, then its file's). */
+Test(sha256, in_pieces_the_same_digest_and_the_digest_so_far)
+{
+	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	size_t n = strlen(m);
+	static const size_t cuts[] = { 1, 3, 7, 55, 56, 63, 64, 65 };
+	for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+		tb_sha256 s;
+		tb_sha256_init(&s);
+		char hex[65];
+		size_t at = 0;
+		while (at < n) {
+			size_t k = n - at < cuts[c] ? n - at : cuts[c];
+			if (at < 3 && at + k > 3)
+				k = 3 - at;     /* a stop after "abc" */
+			tb_sha256_update(&s, m + at, k);
+			at += k;
+			if (at == 3) {
+				tb_sha256_hex_so_far(&s, hex);
+				cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+				                 "\"abc\" so far, pieces of %zu", cuts[c]);
+			}
+		}
+		tb_sha256_hex_so_far(&s, hex);
+		cr_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+		                 "pieces of %zu", cuts[c]);
+	}
+
+	/* a million a's in uneven pieces */
+	size_t big = 1000000;
+	char *a = malloc(big);
+	cr_assert(a);
+	memset(a, 'a', big);
+	tb_sha256 s;
+	tb_sha256_init(&s);
+	for (size_t at = 0, k = 1; at < big; at += k, k = k * 7 % 1013 + 1)
+		tb_sha256_update(&s, a + at, big - at < k ? big - at : k);
+	char hex[65];
+	tb_sha256_hex_so_far(&s, hex);
+	cr_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(a);
+}

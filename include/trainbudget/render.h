@@ -67,6 +67,10 @@ typedef struct tb_pdf_options {
 	bool no_pdfa;
 	/* Another thread's help with the streams' deflate (NULL: none) */
 	struct tb_pdf_helper *helper;
+	/* Not NULL: receives the SHA-256 of the file, 64 hex digits and a NUL
+	 * (the writer hashes the file for its /ID; the rest of the file
+	 * continues that hash rather than a second pass over it) */
+	char *sha256_hex;
 } tb_pdf_options;
 
 /* A thread that has finished its own work can deflate the streams of a

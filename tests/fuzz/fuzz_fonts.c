@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m.sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 	m.command = "trainbudget report";
 	static const char *const no_fallbacks[] = { NULL };
-	tb_pdf_options opt = {TB_PAPER_A4, S_dir, no_fallbacks, false, NULL};
+	tb_pdf_options opt = { .paper = TB_PAPER_A4, .font_dir = S_dir, .fallback_fonts = no_fallbacks };
 	tb_diags d;
 	tb_diags_init(&d);
 	tb_buf out;

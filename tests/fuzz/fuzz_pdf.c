@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m.sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 	m.command = "trainbudget report";
 	const char *dir = getenv("TB_FUZZ_FONT_DIR");
-	tb_pdf_options opt = {TB_PAPER_A4, dir ? dir : "build/fonts", NULL, false, NULL};
+	tb_pdf_options opt = { .paper = TB_PAPER_A4, .font_dir = dir ? dir : "build/fonts" };
 	tb_diags d;
 	tb_diags_init(&d);
 	tb_buf out;

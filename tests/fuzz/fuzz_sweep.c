@@ -85,7 +85,7 @@ static void S_draw(const char *const *args, size_t nargs)
 		free(tb_render_md(r, "x-"));
 		free(tb_render_html(r));
 		const char *dir = getenv("TB_FUZZ_FONT_DIR");
-		tb_pdf_options po = {TB_PAPER_A4, dir ? dir : "build/fonts", NULL, false, NULL};
+		tb_pdf_options po = { .paper = TB_PAPER_A4, .font_dir = dir ? dir : "build/fonts" };
 		tb_buf pdf;
 		tb_buf_init(&pdf);
 		if (tb_render_pdf(r, &po, &pdf, &d) != 0 && d.errors == 0)
