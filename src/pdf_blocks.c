@@ -330,17 +330,28 @@ void tb_pdf_blocks_chart(tb_pdf_doc *st, const tb_chart *ch)
 
 /* ---- derivations and code ---------------------------------------------- */
 
+/* A code block's text: its trailing newlines dropped. */
+static void S_code_text(tb_pdf_para *p, const char *text, size_t len)
+{
+	tb_pdf_para_init(p, 8.0);
+	while (len && text[len - 1] == '\n')
+		len--;
+	tb_pdf_para_add_verbatim(p, TB_PDF_MONO, text, len);
+}
+
+static void S_code_draw(tb_pdf_doc *st, tb_pdf_para *p)
+{
+	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, true, tb_pdf_black};
+	tb_pdf_draw_para(st, p, &o);
+	st->y -= 8;
+}
+
 void tb_pdf_blocks_code(tb_pdf_doc *st, const char *text, size_t len)
 {
 	tb_pdf_para p;
-	tb_pdf_para_init(&p, 8.0);
-	while (len && text[len - 1] == '\n')
-		len--;
-	tb_pdf_para_add_verbatim(&p, TB_PDF_MONO, text, len);
-	tb_pdf_para_opts o = {tb_pdf_draw_body_x(st), tb_pdf_draw_body_w(st), false, true, tb_pdf_black};
-	tb_pdf_draw_para(st, &p, &o);
+	S_code_text(&p, text, len);
+	S_code_draw(st, &p);
 	tb_pdf_para_release(&p);
-	st->y -= 8;
 }
 
 void tb_pdf_blocks_derivation(tb_pdf_doc *st, const tb_derivation *dv)
@@ -359,20 +370,20 @@ void tb_pdf_blocks_derivation(tb_pdf_doc *st, const tb_derivation *dv)
 			if (dv->where[i])
 				tb_buf_printf(&b, "  %s\n", dv->where[i]);
 	}
-	/* a derivation is read as a whole: keep it on one page when it fits */
-	tb_pdf_para probe;
-	tb_pdf_para_init(&probe, 8.0);
-	tb_pdf_para_add_verbatim(&probe, TB_PDF_MONO, b.ptr, b.len ? b.len - 1 : 0);
-	double h = (double)tb_pdf_para_layout(&probe, tb_pdf_draw_body_w(st) - 8, tb_pdf_fontset_measure, st) *
-	           tb_pdf_draw_lead(&probe) + 16;
-	tb_pdf_para_release(&probe);
+	/* a derivation is read as a whole: keep it on one page when it fits
+	 * (laid out once: the block draws it at the same width) */
+	tb_pdf_para code;
+	S_code_text(&code, b.ptr, b.len);
+	double h = (double)tb_pdf_para_layout(&code, tb_pdf_draw_body_w(st) - 8, tb_pdf_fontset_measure, st) *
+	           tb_pdf_draw_lead(&code) + 16;
 	h += (dv->title ? 9.0 * TB_PDF_LEAD + 2 : 0) + (dv->source ? 2 * 8.0 * TB_PDF_LEAD : 0);
 	double page_h = st->top - st->bottom;
 	tb_pdf_draw_need(st, h < page_h ? h : 3 * 8.0 * TB_PDF_LEAD);
 	if (dv->title)
 		tb_pdf_draw_simple_para(st, TB_PDF_BOLD, 9.0, tb_pdf_black, dv->title, 2);
 	if (b.len)
-		tb_pdf_blocks_code(st, b.ptr, b.len);
+		S_code_draw(st, &code);
+	tb_pdf_para_release(&code);
 	if (dv->source && dv->source[0]) {
 		st->y += 5;
 		tb_buf_truncate(&b, 0);

@@ -120,6 +120,7 @@ static void S_split_words(tb_pdf_para *p, size_t k)
 
 static void S_add_word(tb_pdf_para *p, unsigned style, const char *s, size_t len)
 {
+	p->laid_measure = NULL;
 	tb_pdf_piece *pc = S_push(p);
 	pc->style = style;
 	pc->off = p->text.len;
@@ -280,6 +281,13 @@ static bool S_split(tb_pdf_para *p, size_t k, double avail_pt, bool force,
 size_t tb_pdf_para_layout(tb_pdf_para *p, double width_pt,
                           tb_pdf_measure_fn measure, void *ctx)
 {
+	if (p->laid_measure == measure && p->laid_ctx == ctx && p->laid_w == width_pt &&
+	    p->laid_size_pt == p->size_pt)
+		return p->nlines;
+	p->laid_measure = measure;
+	p->laid_ctx = ctx;
+	p->laid_w = width_pt;
+	p->laid_size_pt = p->size_pt;
 	/* a width computed as natural + padding - padding may round below
 	 * the natural width: allow for it rather than wrap */
 	width_pt += 1e-6;

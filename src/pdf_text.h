@@ -54,6 +54,12 @@ typedef struct tb_pdf_para {
 	bool rtl;               /* right to left (its first strong letter's), set by layout */
 	bool pending_space;     /* text so far ended in a space */
 	bool pending_newline;
+	/* the last layout's width and measure: asked again with no text
+	 * added, it stands (a derivation is laid out to find its height,
+	 * then drawn) */
+	double laid_w, laid_size_pt;
+	tb_pdf_measure_fn laid_measure;
+	void *laid_ctx;
 } tb_pdf_para;
 
 void tb_pdf_para_init(tb_pdf_para *p, double size_pt);

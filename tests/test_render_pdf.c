@@ -106,6 +106,48 @@ Test(render_pdf, glued_styles_wrap_together)
 	tb_pdf_para_release(&p);
 }
 
+/* Laid out again at the width, size and measure of its last layout, with
+ * no text added, a paragraph keeps its lines without measuring again (a
+ * derivation is laid out for its height, then drawn); anything else lays
+ * it out anew: more text, another size (a table's shrinking font), another
+ * width or measure. */
+static int S_measured;
+
+static double S_chars_counted(void *ctx, unsigned style, double size_pt, const char *s, size_t len)
+{
+	S_measured++;
+	return S_chars(ctx, style, size_pt, s, len) * size_pt / 10;
+}
+
+Test(render_pdf, a_layout_asked_again_stands)
+{
+	tb_pdf_para p;
+	tb_pdf_para_init(&p, 10);
+	tb_pdf_para_add(&p, 0, "aaa bbb ccc", 11);
+	S_measured = 0;
+	cr_assert_eq(tb_pdf_para_layout(&p, 7, S_chars_counted, NULL), 2);
+	int once = S_measured;
+	cr_assert_gt(once, 0);
+	cr_expect_eq(tb_pdf_para_layout(&p, 7, S_chars_counted, NULL), 2);
+	cr_expect_eq(S_measured, once, "the same layout asked again: nothing measured");
+
+	cr_expect_eq(tb_pdf_para_layout(&p, 7, S_chars, NULL), 2);
+	cr_expect_eq(tb_pdf_para_layout(&p, 11, S_chars_counted, NULL), 1, "another width");
+	cr_expect_gt(S_measured, once);
+
+	p.size_pt = 20;        /* twice as wide: one word a line */
+	cr_expect_eq(tb_pdf_para_layout(&p, 11, S_chars_counted, NULL), 3, "another size");
+
+	p.size_pt = 10;
+	cr_expect_eq(tb_pdf_para_layout(&p, 11, S_chars_counted, NULL), 1);
+	tb_pdf_para_add(&p, 0, " dd", 3);
+	cr_expect_eq(tb_pdf_para_layout(&p, 11, S_chars_counted, NULL), 2, "text added");
+	char *last = S_line(&p, 1);
+	cr_expect_str_eq(last, "dd");
+	free(last);
+	tb_pdf_para_release(&p);
+}
+
 Test(render_pdf, verbatim_keeps_spaces_and_lines)
 {
 	tb_pdf_para p;
