@@ -1017,8 +1017,11 @@ static bool S_default_space(const tb_plan_space *sp)
 	if (!sp)
 		return true;
 	tb_plan_space x = *sp, zero;
+	/* neither changes what is found */
 	x.progress = NULL;
 	x.progress_ctx = NULL;
+	x.beside = NULL;
+	x.beside_ctx = NULL;
 	x.best_only = false;    /* a full search serves one that wants the best */
 	memset(&zero, 0, sizeof zero);
 	return memcmp(&x, &zero, sizeof x) == 0;

@@ -343,3 +343,50 @@ Test(answer, the_plan_section_reuses_the_answers_search)
 		tb_scenario_free(sc);
 	}
 }
+
+/* The caller's work beside a search and a progress line change nothing a
+ * search finds, so a space that carries them is still the default one and
+ * the answer's search is taken (the commands set both): no search runs,
+ * and the work is left to the caller.  With a layout written the plan
+ * section searches, and on two threads the work runs beside it. */
+static int S_beside_calls;
+
+static void S_beside(void *ctx)
+{
+	(void)ctx;
+	S_beside_calls++;
+}
+
+static void S_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	(void)done;
+	(void)total;
+}
+
+Test(answer, the_answers_search_is_taken_whatever_runs_beside)
+{
+	static const char *const files[] = {"docs/examples/default-7b.yaml",
+	                                    "docs/examples/llama-3.1-405b.yaml"};
+	tb_plan_set_jobs(2);
+	for (int f = 0; f < 2; f++) {
+		tb_scenario *sc = S_load(files[f], NULL, 0);
+		tb_inputs priced;
+		tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
+		bool written = (sc->inputs.parallelism.written & TB_LAYOUT_ALL) != 0;
+		cr_assert_eq(S_b.plan_from_answer, !written, "%s", files[f]);
+		tb_plan_space sp;
+		memset(&sp, 0, sizeof sp);
+		sp.beside = S_beside;
+		sp.progress = S_progress;
+		S_beside_calls = 0;
+		tb_budget_compute_plan(&priced, &S_b, &sp);
+		cr_expect(S_b.plan.known);
+		cr_expect_eq(S_beside_calls, written ? 1 : 0, "%s: %s", files[f],
+		             written ? "searched" : "the answer's search taken");
+		if (!written)
+			cr_expect_eq(S_b.plan.scenario_rank, 1);
+		tb_scenario_free(sc);
+	}
+	tb_plan_set_jobs(0);
+}
