@@ -159,8 +159,9 @@ void tb_memory_fit_recompute(tb_mem_fit *c, const tb_inputs *in, const double b1
 
 void tb_timecost_compute(const tb_inputs *in, tb_budget *b); /* timecost.c */
 /* The dense peak per GPU time is priced at: the precision's, else its
- * fallback's (fp8 on a card without it runs in bf16); 0 when the card
- * lists none (timecost.c). */
+ * fallback's (fp8 on a card without it runs in bf16), whose type goes to
+ * *used (unless NULL; the precision's when none); 0 when the card lists
+ * none (timecost.c). */
 double tb_time_peak_flops(const tb_inputs *in, tb_dtype *used);
 void tb_goodput_step(const tb_inputs *in, tb_budget *b);     /* goodput.c */
 

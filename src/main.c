@@ -978,7 +978,7 @@ int main(int argc, char **argv)
 #ifdef M_TOP_PAD
 	/* Each malloc heap grows 1 MB at a time rather than glibc's 128 KB:
 	 * a growth is a brk or mprotect that the other threads' page faults
-	 * wait behind.  DeepSeek-V3's report made 94, now 19; 0.1-0.3 ms a
+	 * wait behind.  DeepSeek-V3's report made 94, now 25; 0.1-0.3 ms a
 	 * run (docs/performance.md).  Pages are still touched, and so
 	 * counted, only as they are used. */
 	mallopt(M_TOP_PAD, 1 << 20);

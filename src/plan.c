@@ -312,8 +312,7 @@ static void S_card_init(tb_plan_state *st, const tb_plan_gpu *g, int index, tb_p
 	tb_budget_clear(&b);
 	tb_params_compute(&cd->in, &b);
 	tb_flops_compute(&cd->in, &b);
-	tb_dtype used;
-	cd->peak_flops = tb_time_peak_flops(&cd->in, &used);
+	cd->peak_flops = tb_time_peak_flops(&cd->in, NULL);
 	cd->total_model_flops = b.flops.total_model;
 	cd->time_known = cd->peak_flops > 0 && cd->total_model_flops > 0;
 	if (st->sp->perf_base) {

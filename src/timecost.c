@@ -117,17 +117,16 @@ static tb_dtype S_wanted(const tb_inputs *in)
 
 double tb_time_peak_flops(const tb_inputs *in, tb_dtype *used)
 {
-	tb_dtype want = S_wanted(in);
+	tb_dtype want = S_wanted(in), d = want;
 	const tb_gpu *g = &in->hardware.gpu;
-	*used = want;
-	for (int i = 0; i < 3; i++) {
-		tb_dtype d = S_fallback[want][i];
-		if (tb_calc_pos(g->peak_flops[d])) {
-			*used = d;
-			return g->peak_flops[d];
-		}
+	double peak = 0;
+	for (int i = 0; i < 3 && !(peak > 0); i++) {
+		d = S_fallback[want][i];
+		peak = tb_calc_pos(g->peak_flops[d]) ? g->peak_flops[d] : 0;
 	}
-	return 0;
+	if (used)
+		*used = peak > 0 ? d : want;
+	return peak;
 }
 
 /* Chooses the peak for the precision; false when the card lists none. */
