@@ -121,6 +121,15 @@ bool tb_plan_context_ok(const tb_plan_state *st, int64_t c);
 /* plan_walk.c: one card and batch, every count; of its (tensor, sequence
  * parallelism, checkpointing) triples, those whose tickets this job draws
  * from *ticket; *done counts candidates for the progress line */
+/* plan.c: l into the top list alone (tb_plan_keep also counts it against
+ * the scenario's row) */
+void tb_plan_insert(tb_plan_state *st, const tb_plan_layout *l);
+/* plan_jobs.c: every card, count and batch of the search into st and *k,
+ * on the cores where `open`, the candidates it times at most, is worth
+ * them (or --jobs says); tb_plan_space.beside on the second thread */
+void tb_plan_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64_t *counts,
+                      int ncounts, const int64_t *batches, int nbatches, double open,
+                      tb_plan_counts *k);
 void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64_t *counts, int ncounts,
                            int64_t B, tb_plan_counts *k, double total, int job, int *ticket,
                            uint64_t *done);
