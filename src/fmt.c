@@ -18,6 +18,24 @@
  * only. */
 typedef struct { char s[512]; } S_str;
 
+/* Whether the plain decimal S_sig or S_fixed wrote ("-12.5", "1000") is
+ * at least the whole number n > 0: its whole part says so exactly, as the
+ * value strtod would read does, since a fraction lies between the whole
+ * part and the next (and a figure sixteen digits long is past every n). */
+static bool S_at_least(const S_str *o, long long n)
+{
+	const char *p = o->s;
+	if (*p == '-')
+		return false;
+	long long w = 0;
+	for (int digits = 0; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (digits == 16)
+			return true;
+		w = w * 10 + (*p - '0');
+	}
+	return w >= n;
+}
+
 static int S_clamp_sig(int sig)
 {
 	if (sig <= 0)
@@ -260,7 +278,7 @@ static void S_scaled(tb_buf *b, double v, double step,
 	while (u + 1 < nunits) {
 		S_str o;
 		S_sig(&o, x, 3);
-		if (x < step && strtod(o.s, NULL) < step)
+		if (x < step && !S_at_least(&o, (long long)step))
 			break;
 		x /= step;
 		u++;
@@ -270,7 +288,7 @@ static void S_scaled(tb_buf *b, double v, double step,
 		S_fixed(&o, x, 0); /* "512 B", not "512.0 B" */
 	else
 		S_sig(&o, x, 3);
-	if (u + 1 == nunits && strtod(o.s, NULL) >= 1000.0) {
+	if (u + 1 == nunits && S_at_least(&o, 1000)) {
 		/* Past the last unit: powers of ten read better than 13 digits. */
 		tb_fmt_sci(b, v, 3, false);
 		tb_buf_printf(b, " %s", units[0]);
@@ -309,7 +327,7 @@ void tb_fmt_count(tb_buf *b, double v)
 	while (u + 1 < sizeof suffix / sizeof suffix[0]) {
 		S_str o;
 		S_sig(&o, a, 3);
-		if (strtod(o.s, NULL) < 1000.0)
+		if (!S_at_least(&o, 1000))
 			break;
 		a /= 1000.0;
 		u++;
@@ -320,7 +338,7 @@ void tb_fmt_count(tb_buf *b, double v)
 	else
 		S_sig(&o, a, 3);
 	bool neg = v < 0 && strcmp(o.s, "0") != 0;
-	if (strtod(o.s, NULL) >= 1000.0) {
+	if (S_at_least(&o, 1000)) {
 		tb_fmt_sci(b, v, 3, false); /* beyond 999T: "1.00 × 10³⁰" */
 		return;
 	}
@@ -392,7 +410,7 @@ void tb_fmt_days(tb_buf *b, double seconds)
 	} else {
 		S_str o;
 		S_sig(&o, seconds, 2);
-		if (strtod(o.s, NULL) >= 10.0) /* "42 s" but "8.3 s" */
+		if (S_at_least(&o, 10)) /* "42 s" but "8.3 s" */
 			S_fixed(&o, seconds, 0);
 		tb_buf_puts(b, o.s);
 		tb_buf_puts(b, " s");
@@ -436,12 +454,12 @@ void tb_fmt_money_ref(tb_buf *b, double amount, const char *currency, double ref
 		double unit = 1e9;
 		suffix = "B";
 		S_sig(&o, top / unit, 3);
-		if (strtod(o.s, NULL) >= 1000.0) {
+		if (S_at_least(&o, 1000)) {
 			unit = 1e12;
 			suffix = "T";
 		}
 		S_sig(&o, a / unit, 3);
-		if (strtod(o.s, NULL) >= 1000.0) {
+		if (S_at_least(&o, 1000)) {
 			tb_buf b2;
 			tb_buf_init(&b2);
 			tb_fmt_sci(&b2, a, 3, false);

@@ -157,6 +157,25 @@ Test(fmt, days_hours_minutes_seconds)
 	EXPECT_FMT(tb_fmt_sig(b, 0.000012, 2), "0.000012");
 }
 
+/* A unit moves on where the rounded figure reaches the next: decided on
+ * the figure as written, its whole part (a fraction lies between it and
+ * the next whole number), never on the value before rounding. */
+Test(fmt, the_unit_moves_on_the_figure_as_written)
+{
+	EXPECT_FMT(tb_fmt_bytes(b, 999.4e3), "999 kB");
+	EXPECT_FMT(tb_fmt_bytes(b, 999.5e3), "1.00 MB");
+	/* 1,023.6 KiB is 1,020 to three digits, short of 1,024 */
+	EXPECT_FMT(tb_fmt_gib(b, 1023.6 * 1024), "1020 KiB");
+	EXPECT_FMT(tb_fmt_gib(b, 1024.0 * 1024), "1.00 MiB");
+	EXPECT_FMT(tb_fmt_count(b, 999.4e3), "999k");
+	EXPECT_FMT(tb_fmt_count(b, 999.5e3), "1.00M");
+	EXPECT_FMT(tb_fmt_days(b, 9.94), "9.9 s");
+	EXPECT_FMT(tb_fmt_days(b, 9.96), "10 s");
+	/* past the largest unit: a power of ten */
+	EXPECT_FMT(tb_fmt_count(b, 999.4e12), "999T");
+	EXPECT_FMT(tb_fmt_count(b, 999.5e12), "1.00 \u00d7 10\u00b9\u2075");
+}
+
 Test(fmt, days_rounding_moves_to_the_next_unit)
 {
 	EXPECT_FMT(tb_fmt_days(b, 86400 - 60), "1.0 days");   /* 23.98 hours */
