@@ -16,19 +16,21 @@ typedef enum { S_SRC_BUDGET, S_SRC_INPUTS } S_src;
 
 typedef struct S_value_def {
 	const char *name;
+	size_t len;             /* strlen(name): most names are told apart by it */
 	S_src src;
 	size_t off;
 	S_vtype type;
 	tb_rfilter filter;      /* default */
 } S_value_def;
 
-#define BD(n, field, f) { n, S_SRC_BUDGET, offsetof(tb_budget, field), S_T_D, f }
-#define BI(n, field, f) { n, S_SRC_BUDGET, offsetof(tb_budget, field), S_T_I64, f }
-#define BB(n, field) { n, S_SRC_BUDGET, offsetof(tb_budget, field), S_T_BOOL, TB_RF_PLAIN }
-#define ID(n, field, f) { n, S_SRC_INPUTS, offsetof(tb_inputs, field), S_T_D, f }
-#define II(n, field, f) { n, S_SRC_INPUTS, offsetof(tb_inputs, field), S_T_I64, f }
-#define IN(n, field, f) { n, S_SRC_INPUTS, offsetof(tb_inputs, field), S_T_INT, f }
-#define IB(n, field) { n, S_SRC_INPUTS, offsetof(tb_inputs, field), S_T_BOOL, TB_RF_PLAIN }
+/* n, a string literal: its size is its length and NUL */
+#define BD(n, field, f) { n, sizeof(n) - 1, S_SRC_BUDGET, offsetof(tb_budget, field), S_T_D, f }
+#define BI(n, field, f) { n, sizeof(n) - 1, S_SRC_BUDGET, offsetof(tb_budget, field), S_T_I64, f }
+#define BB(n, field) { n, sizeof(n) - 1, S_SRC_BUDGET, offsetof(tb_budget, field), S_T_BOOL, TB_RF_PLAIN }
+#define ID(n, field, f) { n, sizeof(n) - 1, S_SRC_INPUTS, offsetof(tb_inputs, field), S_T_D, f }
+#define II(n, field, f) { n, sizeof(n) - 1, S_SRC_INPUTS, offsetof(tb_inputs, field), S_T_I64, f }
+#define IN(n, field, f) { n, sizeof(n) - 1, S_SRC_INPUTS, offsetof(tb_inputs, field), S_T_INT, f }
+#define IB(n, field) { n, sizeof(n) - 1, S_SRC_INPUTS, offsetof(tb_inputs, field), S_T_BOOL, TB_RF_PLAIN }
 
 static const S_value_def S_values[] = {
 	/* model */
@@ -282,9 +284,10 @@ static bool S_lookup(const tb_report *r, const char *name, double *num,
 	const tb_budget *b = r->b;
 	*found = true;
 	*txt = NULL;
+	size_t len = strlen(name);
 	for (size_t k = 0; k < S_NVALUES; k++) {
 		const S_value_def *v = &S_values[k];
-		if (strcmp(v->name, name) != 0)
+		if (v->len != len || memcmp(v->name, name, len) != 0)
 			continue;
 		const char *base = v->src == S_SRC_BUDGET ? (const char *)b : (const char *)in;
 		*deflt = v->filter;
