@@ -508,6 +508,44 @@ bool tb_plan_batch_ok(const tb_inputs *in, int64_t B)
 	return (double)B * (double)in->training.seq_len <= in->training.tokens;
 }
 
+/* The candidates of sp with the keys of `held` (TB_LAYOUT_* bits, sp's
+ * values) at their one value: every one of them (held 0, the space) or at
+ * most those a search times (sp->fix). */
+static double S_size(const tb_inputs *in, const tb_plan_space *sp, unsigned held)
+{
+	int64_t counts[TB_PLAN_COUNTS_MAX], batches[TB_PLAN_COUNTS_MAX];
+	int nbatches;
+	int ncounts = S_counts_of(in, sp, counts, batches, &nbatches);
+	/* a count is tensor x pipeline x context x data */
+	int64_t fixed = 1;
+	int parts = 4;
+	const struct { unsigned bit; int64_t v; } tpc[] = {
+		{ TB_LAYOUT_TENSOR, sp->fix_tensor },
+		{ TB_LAYOUT_PIPELINE, sp->fix_pipeline },
+		{ TB_LAYOUT_CONTEXT, sp->fix_context },
+	};
+	for (size_t i = 0; i < sizeof tpc / sizeof tpc[0]; i++)
+		if ((held & tpc[i].bit) && tpc[i].v > 0) {
+			fixed *= tpc[i].v;
+			parts--;
+		}
+	double per_count = 0, per_batch = 0;
+	for (int i = 0; i < ncounts; i++)
+		if (counts[i] % fixed == 0)
+			per_count += tb_plan_splits(counts[i] / fixed, parts);
+	for (int i = 0; i < nbatches; i++)
+		per_batch += held & TB_LAYOUT_MICRO_BATCH ? 1 : tb_plan_splits(batches[i], 2);
+	double cards = sp->n_gpus > 0 ? (sp->n_gpus < TB_PLAN_GPUS_MAX ? sp->n_gpus : TB_PLAN_GPUS_MAX) : 1;
+	/* ZeRO stages x checkpointing modes x sequence parallelism */
+	double modes = (held & TB_LAYOUT_ZERO ? 1 : 4) * (held & TB_LAYOUT_CHECKPOINTING ? 1 : 3) *
+	               (held & TB_LAYOUT_SEQUENCE_PARALLEL ? 1 : 2);
+	double V = held & TB_LAYOUT_VIRTUAL ? 1
+	           : (double)(sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX);
+	double experts = held & TB_LAYOUT_EXPERT || in->model.experts <= 1
+	                 ? 1 : tb_plan_splits(in->model.experts, 2);
+	return cards * modes * V * experts * per_count * per_batch;
+}
+
 double tb_plan_space_size(const tb_inputs *in, const tb_plan_space *sp)
 {
 	tb_plan_space defaults;
@@ -515,18 +553,7 @@ double tb_plan_space_size(const tb_inputs *in, const tb_plan_space *sp)
 		memset(&defaults, 0, sizeof defaults);
 		sp = &defaults;
 	}
-	int64_t counts[TB_PLAN_COUNTS_MAX], batches[TB_PLAN_COUNTS_MAX];
-	int nbatches;
-	int ncounts = S_counts_of(in, sp, counts, batches, &nbatches);
-	double V = (double)(sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX);
-	double cards = sp->n_gpus > 0 ? (sp->n_gpus < TB_PLAN_GPUS_MAX ? sp->n_gpus : TB_PLAN_GPUS_MAX) : 1;
-	double experts = in->model.experts > 1 ? tb_plan_splits(in->model.experts, 2) : 1;
-	double per_count = 0, per_batch = 0;
-	for (int i = 0; i < ncounts; i++)
-		per_count += tb_plan_splits(counts[i], 4);
-	for (int i = 0; i < nbatches; i++)
-		per_batch += tb_plan_splits(batches[i], 2);
-	return cards * 24 * V * experts * per_count * per_batch;
+	return S_size(in, sp, 0);
 }
 
 /* At most the candidates a search times: its space with each held key
@@ -536,39 +563,9 @@ double tb_plan_space_size(const tb_inputs *in, const tb_plan_space *sp)
  * than a thread costs. */
 static double S_open_space(const tb_inputs *in, const tb_plan_space *sp, double space)
 {
-	unsigned f = sp->fix;
-	if (!f)
+	if (!sp->fix)
 		return space;
-	int64_t counts[TB_PLAN_COUNTS_MAX], batches[TB_PLAN_COUNTS_MAX];
-	int nbatches;
-	int ncounts = S_counts_of(in, sp, counts, batches, &nbatches);
-	/* a count is tensor x pipeline x context x data */
-	int64_t held = 1;
-	int free_parts = 4;
-	const struct { unsigned bit; int64_t v; } tpc[] = {
-		{ TB_LAYOUT_TENSOR, sp->fix_tensor },
-		{ TB_LAYOUT_PIPELINE, sp->fix_pipeline },
-		{ TB_LAYOUT_CONTEXT, sp->fix_context },
-	};
-	for (size_t i = 0; i < sizeof tpc / sizeof tpc[0]; i++)
-		if ((f & tpc[i].bit) && tpc[i].v > 0) {
-			held *= tpc[i].v;
-			free_parts--;
-		}
-	double per_count = 0, per_batch = 0;
-	for (int i = 0; i < ncounts; i++)
-		if (counts[i] % held == 0)
-			per_count += tb_plan_splits(counts[i] / held, free_parts);
-	for (int i = 0; i < nbatches; i++)
-		per_batch += f & TB_LAYOUT_MICRO_BATCH ? 1 : tb_plan_splits(batches[i], 2);
-	double cards = sp->n_gpus > 0 ? (sp->n_gpus < TB_PLAN_GPUS_MAX ? sp->n_gpus : TB_PLAN_GPUS_MAX) : 1;
-	double modes = (f & TB_LAYOUT_ZERO ? 1 : 4) * (f & TB_LAYOUT_CHECKPOINTING ? 1 : 3) *
-	               (f & TB_LAYOUT_SEQUENCE_PARALLEL ? 1 : 2);
-	double V = f & TB_LAYOUT_VIRTUAL ? 1
-	           : (double)(sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX);
-	double experts = f & TB_LAYOUT_EXPERT || in->model.experts <= 1
-	                 ? 1 : tb_plan_splits(in->model.experts, 2);
-	double open = cards * modes * V * experts * per_count * per_batch;
+	double open = S_size(in, sp, sp->fix);
 	return open < space ? open : space;
 }
 
