@@ -190,6 +190,8 @@ void tb_sha256_init(tb_sha256 *s)
 
 void tb_sha256_update(tb_sha256 *s, const void *data, size_t len)
 {
+	if (len == 0)           /* data may then be NULL: nothing to copy */
+		return;
 	const unsigned char *p = data;
 	size_t have = (size_t)(s->len % 64);
 	s->len += len;

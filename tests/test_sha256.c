@@ -103,6 +103,14 @@ Test(sha256, in_pieces_the_same_digest_and_the_digest_so_far)
 		                 "pieces of %zu", cuts[c]);
 	}
 
+	/* nothing given, or no bytes: the empty message's digest */
+	tb_sha256 e;
+	tb_sha256_init(&e);
+	tb_sha256_update(&e, NULL, 0);
+	char ehex[65];
+	tb_sha256_hex_so_far(&e, ehex);
+	cr_assert_str_eq(ehex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+
 	/* a million a's in uneven pieces */
 	size_t big = 1000000;
 	char *a = malloc(big);
