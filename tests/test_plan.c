@@ -663,6 +663,15 @@ static void S_same_result(const tb_plan_result *a, const tb_plan_result *b, int 
 		expect_same(&a->best_here, &b->best_here, -1);
 }
 
+/* small_dense on an 80 GB card over two cards and twenty counts: a
+ * space the thread tests search whole. */
+static void S_two_card_case(tb_inputs *in, tb_plan_space *sp)
+{
+	small_dense(in);
+	in->hardware.gpu.memory_bytes = 80e9;
+	S_two_cards(sp, 20, TB_PLAN_BY_TIME);
+}
+
 /* The same result, to the last bit, on 1 to 8 threads: the brute-force
  * cases (each job prunes against its own lists, so a job times more and
  * keeps nothing else) and a search over two cards and five counts. */
@@ -678,10 +687,8 @@ Test(plan, any_number_of_threads_gives_the_same_result)
 		against_brute(&in, TB_PLAN_BY_COST);
 	}
 	tb_inputs in;
-	small_dense(&in);
-	in.hardware.gpu.memory_bytes = 80e9;
 	tb_plan_space sp;
-	S_two_cards(&sp, 20, TB_PLAN_BY_TIME);
+	S_two_card_case(&in, &sp);
 	static tb_plan_result one, many;
 	tb_plan_set_jobs(1);
 	tb_plan_search(&in, &sp, &one);
@@ -714,10 +721,8 @@ static void S_beside_run(void *ctx)
 Test(plan, the_callers_work_runs_once_on_the_searchs_second_thread)
 {
 	tb_inputs in;
-	small_dense(&in);
-	in.hardware.gpu.memory_bytes = 80e9;
 	tb_plan_space sp;
-	S_two_cards(&sp, 20, TB_PLAN_BY_TIME);
+	S_two_card_case(&in, &sp);
 	static tb_plan_result plain, with;
 	tb_plan_set_jobs(1);
 	tb_plan_search(&in, &sp, &plain);
