@@ -1,8 +1,8 @@
 /* plan.c: the layout search (plan.h; the rules in docs/plan.md): the
  * rules, the memory of a layout in parts, the ranking and the entry
- * points.  The loops over one card and batch are plan_walk.c's, their
- * jobs on the cores plan_jobs.c's (plan_int.h), each piece of work at the outermost loop it depends on
- * (docs/plan.md, "Speed").  A rule that fails at an outer level prunes its
+ * points.  The loops over one card and batch are plan_walk.c's, each
+ * piece of work at the outermost loop it depends on (docs/plan.md,
+ * "Speed"), and their jobs on the cores plan_jobs.c's (plan_int.h).  A rule that fails at an outer level prunes its
  * whole branch; the branch's candidates are counted, so `searched` is the
  * size of the space whatever the pruning (tests/test_plan.c checks it
  * against a brute-force walk).
