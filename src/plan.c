@@ -327,6 +327,43 @@ static void S_card_init(tb_plan_state *st, const tb_plan_gpu *g, int index, tb_p
 
 /* Into the top list, in the ranking's order (a total order, so the list
  * is the same whatever order layouts arrive in). */
+/* Lowers a shared bar to v (a non-negative double) when below it. */
+static void S_lower(uint64_t *bar, double v)
+{
+	if (!(v >= 0))
+		return;
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	uint64_t was = __atomic_load_n(bar, __ATOMIC_RELAXED);
+	while (bits < was &&
+	       !__atomic_compare_exchange_n(bar, &was, bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static double S_bar(const uint64_t *bar)
+{
+	uint64_t bits = __atomic_load_n(bar, __ATOMIC_RELAXED);
+	double v;
+	memcpy(&v, &bits, sizeof v);
+	return v;
+}
+
+static double S_objective(const tb_plan_state *st, const tb_plan_layout *l)
+{
+	return st->out->objective == TB_PLAN_BY_COST ? l->cost : l->seconds;
+}
+
+void tb_plan_bars_init(tb_plan_bars *b)
+{
+	const double inf = HUGE_VAL;
+	uint64_t bits;
+	memcpy(&bits, &inf, sizeof bits);
+	b->top = b->here = bits;
+	for (int ci = 0; ci < TB_PLAN_GPUS_MAX; ci++)
+		for (int ni = 0; ni < TB_PLAN_COUNTS_MAX; ni++)
+			b->best[ci][ni] = bits;
+}
+
 void tb_plan_insert(tb_plan_state *st, const tb_plan_layout *l)
 {
 	tb_plan_result *out = st->out;
@@ -342,6 +379,8 @@ void tb_plan_insert(tb_plan_state *st, const tb_plan_layout *l)
 	out->layouts[i] = *l;
 	if (n < st->top)
 		out->n_layouts++;
+	if (st->shared && out->n_layouts == st->top)
+		S_lower(&st->shared->top, S_objective(st, &out->layouts[out->n_layouts - 1]));
 }
 
 void tb_plan_keep(tb_plan_state *st, const tb_plan_layout *l)
@@ -357,6 +396,8 @@ void tb_plan_note_here(tb_plan_state *st, const tb_plan_layout *l)
 	if (!out->have_best_here || tb_plan_compare(l, &out->best_here, out->objective) < 0) {
 		out->best_here = *l;
 		out->have_best_here = true;
+		if (st->shared)
+			S_lower(&st->shared->here, S_objective(st, l));
 	}
 }
 
@@ -365,6 +406,8 @@ void tb_plan_note_best(tb_plan_state *st, int ci, int ni, const tb_plan_layout *
 	if (!st->have_best[ci][ni] || tb_plan_compare(l, &st->best[ci][ni], TB_PLAN_BY_TIME) < 0) {
 		st->best[ci][ni] = *l;
 		st->have_best[ci][ni] = true;
+		if (st->shared)
+			S_lower(&st->shared->best[ci][ni], l->seconds);
 	}
 }
 
@@ -382,12 +425,16 @@ static bool S_may_list(const tb_plan_state *st, int ci, int ni, bool here, doubl
 	const double slack = 1 + 1e-9;
 	bool cost = out->objective == TB_PLAN_BY_COST;
 	const tb_plan_layout *last = &out->layouts[out->n_layouts > 0 ? out->n_layouts - 1 : 0];
-	if (out->n_layouts < st->top || obj_floor <= (cost ? last->cost : last->seconds) * slack)
+	const tb_plan_bars *sh = st->shared;
+	if ((out->n_layouts < st->top || obj_floor <= (cost ? last->cost : last->seconds) * slack) &&
+	    (!sh || obj_floor <= S_bar(&sh->top) * slack))
 		return true;
 	if (here && (!out->have_best_here ||
-	             obj_floor <= (cost ? out->best_here.cost : out->best_here.seconds) * slack))
+	             obj_floor <= (cost ? out->best_here.cost : out->best_here.seconds) * slack) &&
+	    (!sh || obj_floor <= S_bar(&sh->here) * slack))
 		return true;
-	return !st->have_best[ci][ni] || sec_floor <= st->best[ci][ni].seconds * slack;
+	return (!st->have_best[ci][ni] || sec_floor <= st->best[ci][ni].seconds * slack) &&
+	       (!sh || sec_floor <= S_bar(&sh->best[ci][ni]) * slack);
 }
 
 bool tb_plan_may_list(const tb_plan_state *st, int ci, int ni, bool here, double obj_floor,

@@ -35,6 +35,16 @@ typedef struct tb_plan_card {
 	int64_t gpn;            /* GPUs per node, for the tensor rule */
 } tb_plan_card;
 
+/* What the jobs of a search for the best alone have found so far, each
+ * bar the objective (or, per card and count, the seconds) of a layout one
+ * of them holds, as the bits of a non-negative double (which order as the
+ * numbers do); +inf until one is found.  A candidate past a bar cannot be
+ * the best the merge keeps, whichever job holds the layout (plan_jobs.c). */
+typedef struct tb_plan_bars {
+	uint64_t top, here;
+	uint64_t best[TB_PLAN_GPUS_MAX][TB_PLAN_COUNTS_MAX];
+} tb_plan_bars;
+
 typedef struct tb_plan_state {
 	const tb_inputs *in;
 	const tb_plan_space *sp;
@@ -53,6 +63,9 @@ typedef struct tb_plan_state {
 	/* the fastest layout of each card and count, for the front */
 	bool have_best[TB_PLAN_GPUS_MAX][TB_PLAN_COUNTS_MAX];
 	tb_plan_layout best[TB_PLAN_GPUS_MAX][TB_PLAN_COUNTS_MAX];
+	/* the bars every job of a threaded search for the best alone shares;
+	 * NULL otherwise (a job then prunes against its own lists) */
+	tb_plan_bars *shared;
 } tb_plan_state;
 
 /* memory.c's per-GPU total for a layout, term for term, in three parts:
@@ -124,6 +137,7 @@ bool tb_plan_context_ok(const tb_plan_state *st, int64_t c);
 /* plan.c: l into the top list alone (tb_plan_keep also counts it against
  * the scenario's row) */
 void tb_plan_insert(tb_plan_state *st, const tb_plan_layout *l);
+void tb_plan_bars_init(tb_plan_bars *b);
 /* plan_jobs.c: every card, count and batch of the search into st and *k,
  * on the cores where `open`, the candidates it times at most, is worth
  * them (or --jobs says); tb_plan_space.beside on the second thread */

@@ -103,6 +103,15 @@ void tb_plan_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64_
 	 * search of one job does; the others in states of their own (some
 	 * 70 KB each), merged into this one afterwards */
 	int others = n - 1;
+	/* a search for the best alone keeps no counts of what it prunes, so
+	 * its jobs may prune against each other's finds: a job that starts
+	 * late (after the caller's work) has bars at once */
+	tb_plan_bars *shared = NULL;
+	if (others > 0 && st->sp->best_only && st->top == 1) {
+		shared = tb_xmalloc(sizeof *shared);
+		tb_plan_bars_init(shared);
+		st->shared = shared;
+	}
 	S_job *jobs = others > 0 ? tb_xcalloc((size_t)others, sizeof *jobs) : NULL;
 	for (int j = 0; j < others; j++) {
 		S_job *jb = &jobs[j];
@@ -137,6 +146,8 @@ void tb_plan_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64_
 		else
 			S_job_run(&jobs[j]);
 	}
+	st->shared = NULL;
+	free(shared);
 	for (int j = 0; j < others; j++) {
 		const S_job *jb = &jobs[j];
 		k->rules += jb->k.rules;

@@ -515,6 +515,20 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	l0.global_batch = B;
 	l0.gpu = cd->index; l0.count = N;
 	l0.capacity_bytes = cap;
+	/* a search for the best alone asks the bound of the whole shape
+	 * before it sums any memory: what the bound rules out is skipped
+	 * whether it fits or not, and no count is kept to tell them apart */
+	if (fx->best_only && !*ruled && n->k_sec > 0 && w->layers_made[ck] == 0 && nz > 0 &&
+	    nv_all > 0 && B % d == 0) {
+		tb_perf_input pin0;
+		tb_plan_perf_in(cd, &l0, &pin0);
+		pin0.micro_batch = 1;
+		/* m b / p = B / (d p) whatever the micro-batch */
+		if (S_shape_ruled_out(w, &pin0, p, B / d, 1, ruled)) {
+			k->skipped += (uint64_t)w->nb * per_p;
+			return;
+		}
+	}
 	tb_plan_mem mem;
 	tb_plan_pm *pm = tb_plan_pm_get(w->pmemo, c, e, p, d);
 	tb_plan_mem_init(st, &l0, &mem, pm);
