@@ -5,7 +5,9 @@
 #include "plan_int.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "thread.h"
@@ -57,6 +59,7 @@ typedef struct S_job {
 	double total;
 	void (*beside)(void *ctx);  /* tb_plan_space.beside, first */
 	void *beside_ctx;
+	int finished;           /* set (release) as the job's last act */
 } S_job;
 
 /* Every card and batch of the space into st and *k, as job `index` of
@@ -79,7 +82,26 @@ static void *S_job_run(void *arg)
 		j->beside(j->beside_ctx);
 	S_walk_all(&j->st, j->cards, j->counts, j->ncounts, j->batches, j->nbatches, &j->k, j->total,
 	           j->index, j->tickets, j->done);
+	/* read-modify-writes, both ends: what helgrind takes as atomic */
+	__atomic_fetch_or(&j->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/* Waits for a started job: a while on the flag its last act sets, then
+ * the join.  A job's share ends within a ticket of the caller's, some
+ * tens of microseconds, where a thread asleep in the join is woken only
+ * that long after the other has exited (the wake-up crosses CPUs). */
+static void S_job_wait(pthread_t th, S_job *j)
+{
+	for (int i = 0; i < 1 << 16 && !__atomic_fetch_or(&j->finished, 0, __ATOMIC_ACQUIRE); i++) {
+		/* leaves the core to its other hyperthread, often the job */
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#elif defined(__aarch64__)
+		__asm__ __volatile__("yield");
+#endif
+	}
+	pthread_join(th, NULL);
 }
 
 /* Below this many candidates a search is over before threads start. */
@@ -112,14 +134,26 @@ void tb_plan_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64_
 		tb_plan_bars_init(shared);
 		st->shared = shared;
 	}
-	S_job *jobs = others > 0 ? tb_xcalloc((size_t)others, sizeof *jobs) : NULL;
+	/* not zeroed: a job's bests and lists are read only where it has
+	 * written them, and the pages of the 57 KB it never writes (the
+	 * bests of the cards and counts not searched, the list past its
+	 * first few) are then never touched */
+	S_job *jobs = others > 0 ? tb_xmalloc((size_t)others * sizeof *jobs) : NULL;
 	for (int j = 0; j < others; j++) {
 		S_job *jb = &jobs[j];
-		jb->st = *st;
+		memcpy(&jb->st, st, offsetof(tb_plan_state, have_best));
+		memset(jb->st.have_best, 0, sizeof jb->st.have_best);
+		jb->st.shared = st->shared;
 		jb->out.objective = out->objective;
 		jb->out.n_gpus = out->n_gpus;
+		jb->out.n_layouts = 0;
+		jb->out.have_best_here = false;
+		memset(&jb->k, 0, sizeof jb->k);
 		jb->st.out = &jb->out;
 		jb->st.ahead = 0;
+		jb->beside = NULL;
+		jb->beside_ctx = NULL;
+		jb->finished = 0;
 		jb->index = j + 1;
 		jb->cards = cards;
 		jb->counts = counts;
@@ -142,7 +176,7 @@ void tb_plan_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64_
 	/* a job no thread could take is run here, after the first */
 	for (int j = 0; j < others; j++) {
 		if (started[j])
-			pthread_join(th[j], NULL);
+			S_job_wait(th[j], &jobs[j]);
 		else
 			S_job_run(&jobs[j]);
 	}
