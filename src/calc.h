@@ -58,6 +58,9 @@ double tb_calc_keys_local(const tb_arch *a, double T, bool causal);
  * (the rest is each step's own to clear; budget.c). */
 void tb_budget_clear(tb_budget *b);                          /* budget.c */
 void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
+/* The counts of tb_params_compute alone, without its derivations and
+ * warnings, into *out (for the search's scratch work). */
+void tb_params_values(const tb_inputs *in, tb_params *out);
 void tb_flops_compute(const tb_inputs *in, tb_budget *b);    /* flops.c */
 void tb_memory_compute(const tb_inputs *in, tb_budget *b);   /* memory.c */
 void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b); /* perf_budget.c */

@@ -302,46 +302,80 @@ static void S_derive_trainable(const tb_inputs *in, tb_budget *b)
 	                 (double)in->training.lora.rank > 0 ? p->adapters / (double)in->training.lora.rank : 0, "");
 }
 
+/* One multi-token-prediction module: a layer like the last one, a
+ * projection of the concatenated [embedding; hidden] (2h x h) and three
+ * norms (of the embedding, of the hidden state, before the shared head);
+ * the embedding and the head are the main model's (DeepSeek-V3 report,
+ * Sec. 2.2; README_WEIGHTS.md of the release).  *layer: the layer's. */
+static double S_mtp_module(const tb_arch *a, double *layer)
+{
+	double expert = a->expert_w + a->expert_v;
+	double moe_mlp = a->E * expert + a->shared_w + a->shared_v + a->router_w + a->router_v;
+	double dense = a->dense_w + a->dense_v;
+	*layer = a->attn_w + a->attn_v + a->norm_v + (a->L_moe > 0 ? moe_mlp : dense);
+	return *layer + 2 * a->h * a->h + 3 * a->final_norm;
+}
+
+/* The counts into p (cleared), and the shape's arithmetic into *a. */
+static void S_counts(const tb_inputs *in, tb_params *p, tb_arch *a)
+{
+	const tb_model *m = &in->model;
+	if (!m->has_shape) {
+		p->known_breakdown = false;
+		p->total = p->active = m->params_count;
+		S_trainable(in, p);
+		return;
+	}
+	tb_calc_arch(m, a);
+	double h = a->h, V = a->V, L = a->L;
+	double expert = a->expert_w + a->expert_v;
+	double moe_mlp = a->E * expert + a->shared_w + a->shared_v + a->router_w + a->router_v;
+	double dense = a->dense_w + a->dense_v;
+
+	p->known_breakdown = true;
+	p->position = m->positions == TB_POS_LEARNED ? (double)m->max_positions * h : 0;
+	p->embedding = V * h + p->position;
+	p->attention = L * (a->attn_w + a->attn_v);
+	p->router = a->L_moe * (a->router_w + a->router_v);
+	p->experts = a->L_moe * a->E * expert;
+	p->mlp = a->L_dense * dense + a->L_moe * moe_mlp;
+	p->norm = L * a->norm_v + a->final_norm;
+	p->output = m->tied_embeddings ? 0 : V * h;
+	p->total = p->embedding + p->attention + p->mlp + p->norm + p->output;
+	p->per_layer = L > 0 ? (p->attention + p->mlp + L * a->norm_v) / L : 0;
+	p->active = p->total - a->L_moe * (a->E - a->k) * expert;
+	p->matrices_expert = a->L_moe * a->E * a->expert_w;
+	p->matrices = L * a->attn_w + a->L_dense * a->dense_w +
+	              a->L_moe * (a->shared_w + a->router_w) + p->matrices_expert;
+	S_trainable(in, p);
+	if (m->mtp_modules > 0) {
+		double layer;
+		p->mtp = (double)m->mtp_modules * S_mtp_module(a, &layer);
+	}
+}
+
+void tb_params_values(const tb_inputs *in, tb_params *out)
+{
+	tb_arch a;
+	memset(out, 0, sizeof *out);
+	S_counts(in, out, &a);
+}
+
 void tb_params_compute(const tb_inputs *in, tb_budget *b)
 {
 	const tb_model *m = &in->model;
 	tb_params *p = &b->params;
+	tb_arch a;
+	S_counts(in, p, &a);
 
 	if (!m->has_shape) {
-		p->known_breakdown = false;
-		p->total = p->active = m->params_count;
 		tb_deriv *d = tb_budget_add_deriv(b, "params.total",
 			"Parameters (as given)", "N", "N_given",
 			"model.params in the scenario; no shape, so no breakdown",
 			p->total, "");
 		tb_deriv_add_var(d, "N_given", "parameters, as given", p->total, "");
-		S_trainable(in, p);
 		return;
 	}
-
-	tb_arch a;
-	tb_calc_arch(m, &a);
-	double h = a.h, V = a.V, L = a.L;
-	double expert = a.expert_w + a.expert_v;
-	double moe_mlp = a.E * expert + a.shared_w + a.shared_v + a.router_w + a.router_v;
-	double dense = a.dense_w + a.dense_v;
-
-	p->known_breakdown = true;
-	p->position = m->positions == TB_POS_LEARNED ? (double)m->max_positions * h : 0;
-	p->embedding = V * h + p->position;
-	p->attention = L * (a.attn_w + a.attn_v);
-	p->router = a.L_moe * (a.router_w + a.router_v);
-	p->experts = a.L_moe * a.E * expert;
-	p->mlp = a.L_dense * dense + a.L_moe * moe_mlp;
-	p->norm = L * a.norm_v + a.final_norm;
-	p->output = m->tied_embeddings ? 0 : V * h;
-	p->total = p->embedding + p->attention + p->mlp + p->norm + p->output;
-	p->per_layer = L > 0 ? (p->attention + p->mlp + L * a.norm_v) / L : 0;
-	p->active = p->total - a.L_moe * (a.E - a.k) * expert;
-	p->matrices_expert = a.L_moe * a.E * a.expert_w;
-	p->matrices = L * a.attn_w + a.L_dense * a.dense_w +
-	              a.L_moe * (a.shared_w + a.router_w) + p->matrices_expert;
-	S_trainable(in, p);
 	S_derive_trainable(in, b);
 
 	if (S_plain(m))
@@ -353,14 +387,8 @@ void tb_params_compute(const tb_inputs *in, tb_budget *b)
 		tb_budget_warn(b, "Language model only: the config's vision encoder and projector are "
 		                  "not counted in parameters, FLOPs or memory");
 	if (m->mtp_modules > 0) {
-		/* Each module: a layer like the last one, a projection of the
-		 * concatenated [embedding; hidden] (2h x h) and three norms (of
-		 * the embedding, of the hidden state, before the shared head);
-		 * the embedding and the head are the main model's (DeepSeek-V3
-		 * report, Sec. 2.2; README_WEIGHTS.md of the release). */
-		double layer = a.attn_w + a.attn_v + a.norm_v + (a.L_moe > 0 ? moe_mlp : dense);
-		double n = (double)m->mtp_modules;
-		p->mtp = n * (layer + 2 * h * h + 3 * a.final_norm);
+		double layer, n = (double)m->mtp_modules;
+		(void)S_mtp_module(&a, &layer);
 		tb_deriv *d = tb_budget_add_deriv(b, "params.mtp",
 			"Multi-token-prediction modules (not in N)", "P_mtp",
 			"n_mtp * (P_layer + 2 * h * h + 3 * P_norm_f)",
@@ -368,13 +396,13 @@ void tb_params_compute(const tb_inputs *in, tb_budget *b)
 			p->mtp, "");
 		tb_deriv_add_var(d, "n_mtp", "modules", n, "");
 		tb_deriv_add_var(d, "P_layer", "one transformer layer, as the last one", layer, "");
-		tb_deriv_add_var(d, "h", "hidden size", h, "");
+		tb_deriv_add_var(d, "h", "hidden size", a.h, "");
 		tb_deriv_add_var(d, "P_norm_f", "one norm", a.final_norm, "");
 		tb_budget_warn(b, "%lld multi-token-prediction module%s (%.2fB parameters) not counted: "
-		                  "parameters, FLOPs and memory are the main model's, as in its official "
-		                  "count (training %s adds about %.1f%%)",
+		               "parameters, FLOPs and memory are the main model's, as in its official "
+		               "count (training %s adds about %.1f%%)",
 		               (long long)m->mtp_modules, m->mtp_modules == 1 ? "" : "s", p->mtp / 1e9,
 		               m->mtp_modules == 1 ? "it" : "them",
-		               100 * p->mtp / (p->attention + p->mlp + L * a.norm_v));
+		               100 * p->mtp / (p->attention + p->mlp + a.L * a.norm_v));
 	}
 }

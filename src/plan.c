@@ -326,8 +326,6 @@ static void S_card_init(tb_plan_state *st, const tb_plan_gpu *g, int index, tb_p
 
 /* ---- ranking -------------------------------------------------------- */
 
-/* Into the top list, in the ranking's order (a total order, so the list
- * is the same whatever order layouts arrive in). */
 /* Lowers a shared bar to v (a non-negative double) when below it. */
 static void S_lower(uint64_t *bar, double v)
 {
@@ -365,6 +363,8 @@ void tb_plan_bars_init(tb_plan_bars *b)
 			b->best[ci][ni] = bits;
 }
 
+/* Into the top list, in the ranking's order (a total order, so the list
+ * is the same whatever order layouts arrive in). */
 void tb_plan_insert(tb_plan_state *st, const tb_plan_layout *l)
 {
 	tb_plan_result *out = st->out;
@@ -731,12 +731,7 @@ static void S_state_init(tb_plan_state *st, const tb_inputs *in, const tb_plan_s
 	          : sp->top > 0 ? (sp->top < TB_PLAN_TOP_MAX ? sp->top : TB_PLAN_TOP_MAX) : 10;
 	st->vmax = sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX;
 	tb_params pp;
-	{
-		tb_budget b;
-		tb_budget_clear(&b);
-		tb_params_compute(in, &b);
-		pp = b.params;
-	}
+	tb_params_values(in, &pp);
 	tb_memory_model(in, &pp, &st->mm);
 	tb_calc_arch(&in->model, &st->arch);
 }

@@ -7,6 +7,7 @@
 
 #include "calc.h"
 #include "trainbudget/presets.h"
+#include "trainbudget/tuning.h"
 
 static tb_model llama(int64_t L, int64_t h, int64_t H, int64_t K, int64_t f, int64_t V)
 {
@@ -134,4 +135,38 @@ Test(params, tied_head_saves_v_times_h)
 	m.tied_embeddings = true;
 	tb_params b = count(&m);
 	cr_expect(a.total - b.total == 1000.0 * 64);
+}
+
+/* tb_params_values (the search's scratch count) is tb_params_compute's
+ * count to the bit, without its derivations: every preset, a model given
+ * by its count alone, and a mixture with a multi-token-prediction module
+ * under LoRA (the fields the two branches set apart). */
+Test(params, the_values_alone_are_the_counts)
+{
+	static tb_inputs in;
+	static tb_budget b;
+	for (size_t i = 0; i <= tb_presets_count() + 1; i++) {
+		memset(&in, 0, sizeof in);
+		if (i < tb_presets_count()) {
+			in.model = tb_presets_at(i)->model;
+		} else if (i == tb_presets_count()) {
+			in.model.params_count = 7e9;
+		} else {
+			in.model = llama(4, 1024, 8, 8, 2816, 32000);
+			in.model.experts = 8;
+			in.model.experts_per_token = 2;
+			in.model.expert_ffn_hidden = 1024;
+			in.model.mtp_modules = 1;
+			in.training.method = TB_METHOD_LORA;
+			in.training.lora.rank = 16;
+			in.training.lora.targets = TB_LORA_Q | TB_LORA_V | TB_LORA_UP;
+		}
+		memset(&b, 0, sizeof b);
+		tb_params_compute(&in, &b);
+		tb_params v;
+		memset(&v, 0xff, sizeof v);
+		tb_params_values(&in, &v);
+		cr_expect(memcmp(&v, &b.params, sizeof v) == 0, "case %zu", i);
+		cr_expect(i != tb_presets_count() + 1 || (v.mtp > 0 && v.adapters > 0), "case %zu", i);
+	}
 }
