@@ -59,7 +59,7 @@ typedef struct S_job {
 	double total;
 	void (*beside)(void *ctx);  /* tb_plan_space.beside, first */
 	void *beside_ctx;
-	int finished;           /* set (release) as the job's last act */
+	int finished;           /* tb_thread_done, the job's last act */
 } S_job;
 
 /* Every card and batch of the space into st and *k, as job `index` of
@@ -82,26 +82,8 @@ static void *S_job_run(void *arg)
 		j->beside(j->beside_ctx);
 	S_walk_all(&j->st, j->cards, j->counts, j->ncounts, j->batches, j->nbatches, &j->k, j->total,
 	           j->index, j->tickets, j->done);
-	/* read-modify-writes, both ends: what helgrind takes as atomic */
-	__atomic_fetch_or(&j->finished, 1, __ATOMIC_RELEASE);
+	tb_thread_done(&j->finished);
 	return NULL;
-}
-
-/* Waits for a started job: a while on the flag its last act sets, then
- * the join.  A job's share ends within a ticket of the caller's, some
- * tens of microseconds, where a thread asleep in the join is woken only
- * that long after the other has exited (the wake-up crosses CPUs). */
-static void S_job_wait(pthread_t th, S_job *j)
-{
-	for (int i = 0; i < 1 << 16 && !__atomic_fetch_or(&j->finished, 0, __ATOMIC_ACQUIRE); i++) {
-		/* leaves the core to its other hyperthread, often the job */
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#elif defined(__aarch64__)
-		__asm__ __volatile__("yield");
-#endif
-	}
-	pthread_join(th, NULL);
 }
 
 /* Below this many candidates a search is over before threads start. */
@@ -176,7 +158,7 @@ void tb_plan_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64_
 	/* a job no thread could take is run here, after the first */
 	for (int j = 0; j < others; j++) {
 		if (started[j])
-			S_job_wait(th[j], &jobs[j]);
+			tb_thread_join_soon(th[j], &jobs[j].finished);
 		else
 			S_job_run(&jobs[j]);
 	}

@@ -19,4 +19,13 @@
  * made; where the placement cannot be asked for, a plain thread. */
 bool tb_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 
+/* pthread_join(th), for a worker whose last act is tb_thread_done(done)
+ * and which is expected to end within some tens of microseconds: the
+ * caller stays awake, watching the flag and then trying the join, for a
+ * bounded while (65,536 pauses, one to a few milliseconds) before it
+ * sleeps in the join.  Asleep, it is woken some 50 us after the worker
+ * has gone (the wake-up crosses CPUs). */
+void tb_thread_done(int *done);
+void tb_thread_join_soon(pthread_t th, int *done);
+
 #endif

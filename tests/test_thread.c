@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <sched.h>
+#include <time.h>
 
 #include "thread.h"
 
@@ -37,4 +38,39 @@ Test(thread, starts_elsewhere_then_holds_every_cpu)
 		cr_expect(s.got && CPU_EQUAL(&s.set, &all), "the worker's CPUs are not the process's");
 		cr_expect(s.cpu >= 0);
 	}
+}
+
+typedef struct {
+	int value, done;
+	unsigned sleep_ms;
+} S_late;
+
+static void *S_finish(void *p)
+{
+	S_late *s = p;
+	if (s->sleep_ms) {
+		struct timespec t = { 0, (long)s->sleep_ms * 1000000L };
+		nanosleep(&t, NULL);
+	}
+	s->value = 42;
+	tb_thread_done(&s->done);
+	return NULL;
+}
+
+/* tb_thread_join_soon joins: what the worker wrote before its last act is
+ * there after it, whether the worker ends at once or after the watch
+ * (50 ms, past 65,536 pauses). */
+Test(thread, joined_soon_or_late)
+{
+	for (int late = 0; late < 2; late++)
+		for (int i = 0; i < 10; i++) {
+			S_late s = { 0, 0, late ? 50u : 0u };
+			pthread_t th;
+			cr_assert(tb_thread_start(&th, S_finish, &s));
+			tb_thread_join_soon(th, &s.done);
+			cr_expect_eq(s.value, 42, "late %d", late);
+			cr_expect_eq(s.done, 1);
+			if (late)
+				break;
+		}
 }
