@@ -105,6 +105,16 @@ typedef struct S_walk {
 	 * (0 not made, 1 made, -1 refused) */
 	signed char shape_base_state;
 	int64_t shape_bmax;
+	/* the largest micro-batch any pipeline of any count allows at the
+	 * (tensor, context) walked, which no expert size changes: 0 not
+	 * made, -1 none */
+	int64_t bmax_c;
+	/* per count, the pipelines of the (tensor, context) walked (its
+	 * divisors over t c): [counts x TB_PLAN_DIVS_MAX], made once a
+	 * context for its expert sizes and modes; np_c[count] -1 where the
+	 * context does not divide the count */
+	int64_t *ps_c;
+	int *np_c;
 	tb_perf_layer shape_base;
 	/* a layer made for the bound at the context walked, whose dense
 	 * layers serve its other expert sizes (at the same bmax) */
@@ -221,21 +231,25 @@ static bool S_shape_ruled_out(S_walk *w, tb_perf_input *pin, int64_t p, int64_t 
 			 * data-parallel group d, and so the largest micro-batch:
 			 * d b divides B, so b <= B / d */
 			w->shape_base_state = -1;
-			int64_t L = w->st->in->model.layers, tc = w->t * pin->context, bmax = 0;
-			for (int ni = 0; ni < w->ncounts; ni++) {
-				int64_t N = w->cc[ni].N;
-				if (N % tc)
-					continue;
-				int64_t ps[TB_PLAN_DIVS_MAX], pmax = 1;
-				int np = tb_plan_divisors(N / tc, ps, TB_PLAN_DIVS_MAX);
-				for (int i = 0; i < np; i++)
-					if (ps[i] <= L)
-						pmax = ps[i];
-				int64_t dmin = N / tc / pmax;
-				for (int i = 0; i < w->nb; i++)
-					if (w->bs[i] <= w->B / dmin && w->bs[i] > bmax)
-						bmax = w->bs[i];
+			if (w->bmax_c == 0) {
+				int64_t L = w->st->in->model.layers, tc = w->t * pin->context, bmax = 0;
+				for (int ni = 0; ni < w->ncounts; ni++) {
+					int64_t N = w->cc[ni].N;
+					if (N % tc)
+						continue;
+					int64_t ps[TB_PLAN_DIVS_MAX], pmax = 1;
+					int np = tb_plan_divisors(N / tc, ps, TB_PLAN_DIVS_MAX);
+					for (int i = 0; i < np; i++)
+						if (ps[i] <= L)
+							pmax = ps[i];
+					int64_t dmin = N / tc / pmax;
+					for (int i = 0; i < w->nb; i++)
+						if (w->bs[i] <= w->B / dmin && w->bs[i] > bmax)
+							bmax = w->bs[i];
+				}
+				w->bmax_c = bmax > 0 ? bmax : -1;
 			}
+			int64_t bmax = w->bmax_c > 0 ? w->bmax_c : 0;
 			if (bmax > 0) {
 				pin->micro_batch = bmax;
 				const tb_perf_layer *dl = w->shape_dense_ok && w->shape_dense_b == bmax
@@ -775,7 +789,7 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 	tb_plan_counts *k = w->k;
 	int64_t t = w->t;
 	uint64_t per_p = 4 * w->V;
-	int64_t cs[TB_PLAN_DIVS_MAX], ps[TB_PLAN_DIVS_MAX];
+	int64_t cs[TB_PLAN_DIVS_MAX];
 	/* the context sizes of the counts t divides: the union of the
 	 * divisors of N/t, ascending */
 	int64_t *cu = w->cu;
@@ -823,6 +837,12 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 		bool c_ok = tb_plan_context_ok(st, c) && !((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context);
 		memset(w->dense_from, 0, (size_t)w->nb * sizeof *w->dense_from);
 		w->shape_dense_ok = false;
+		w->bmax_c = 0;
+		for (int i = 0; i < ncounts; i++) {
+			const S_count *n = &cc[i];
+			w->np_c[i] = n->N % t || (n->N / t) % c
+			             ? -1 : S_divisors_over(n, t * c, &w->ps_c[(size_t)i * TB_PLAN_DIVS_MAX]);
+		}
 		for (int ei = 0; ei < ne; ei++) {
 			int64_t e = es[ei];
 			bool e_ok = !((fx->fix & TB_LAYOUT_EXPERT) && e != fx->fix_expert);
@@ -840,9 +860,10 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 					continue;
 				for (int i = 0; i < ncounts; i++) {
 					S_count *n = &cc[i];
-					if (n->N % t || (n->N / t) % c)
+					int np = w->np_c[i];
+					if (np < 0)
 						continue;
-					int np = S_divisors_over(n, t * c, ps);
+					const int64_t *ps = &w->ps_c[(size_t)i * TB_PLAN_DIVS_MAX];
 					if (!c_ok || !e_ok) {
 						k->rules += (uint64_t)w->nb * (uint64_t)np * per_p;
 						continue;
@@ -949,6 +970,8 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	w.cc = cc;
 	w.ncounts = ncounts;
 	w.cu = tb_xmalloc((size_t)ncounts * TB_PLAN_DIVS_MAX * sizeof *w.cu);
+	w.ps_c = tb_xmalloc((size_t)ncounts * TB_PLAN_DIVS_MAX * sizeof *w.ps_c);
+	w.np_c = tb_xmalloc((size_t)ncounts * sizeof *w.np_c);
 	w.act = tb_xmalloc((size_t)nb * sizeof *w.act);
 	w.bx_at = tb_xmalloc((size_t)nb * sizeof *w.bx_at);
 	w.bx_len = tb_xmalloc((size_t)nb * sizeof *w.bx_len);
@@ -979,6 +1002,8 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	free(w.pmemo);
 	free(w.shape_out);
 	free(w.cu);
+	free(w.ps_c);
+	free(w.np_c);
 	free(w.act);
 	free(w.bx_at);
 	free(w.bx_len);
