@@ -215,6 +215,20 @@ static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
  * bounds the shape's every pipeline, micro-batch, ZeRO stage and split.
  * Not where part of the layers is recomputed, whose count per rank the
  * split sets.  The bars only fall, so once ruled out it stays so. */
+/* The bound of mode ck's shape, made (shape_state 1): whether it rules out
+ * a candidate of the count walked whose m b / p is mbs b / p. */
+static bool S_shape_bound_out(S_walk *w, int ck, int64_t p, int64_t mbs, int64_t b,
+                              unsigned char *ruled)
+{
+	/* m b / p is B t c / N, whatever the pipeline and micro-batch */
+	double bound_s = (double)mbs * (double)b / (double)p * w->shape_s[ck] * (1 - 1e-9);
+	bool out = false;
+	if (!S_ruled_out(w, bound_s, &out))
+		return false;
+	*ruled = 1;
+	return true;
+}
+
 static bool S_shape_ruled_out(S_walk *w, tb_perf_input *pin, int64_t p, int64_t mbs, int64_t b,
                               unsigned char *ruled)
 {
@@ -282,13 +296,7 @@ static bool S_shape_ruled_out(S_walk *w, tb_perf_input *pin, int64_t p, int64_t 
 		w->shape_s[ck] = W / (double)w->shape_bmax;
 		w->shape_state[ck] = 1;
 	}
-	/* m b / p is B t c / N, whatever the pipeline and micro-batch */
-	double bound_s = (double)mbs * (double)b / (double)p * w->shape_s[ck] * (1 - 1e-9);
-	bool out = false;
-	if (!S_ruled_out(w, bound_s, &out))
-		return false;
-	*ruled = 1;
-	return true;
+	return S_shape_bound_out(w, ck, p, mbs, b, ruled);
 }
 
 static const tb_perf_extras *S_extras(S_walk *w, const tb_perf_input *pin)
@@ -457,17 +465,18 @@ static void S_count_only(S_walk *w, tb_plan_mem *mem, const tb_mem_fit fit[4],
 }
 
 /* Every micro-batch, ZeRO stage and virtual split of one (tensor, sequence
- * parallelism, checkpointing, context, expert, pipeline): what the
- * pipeline fixes of the memory is computed once, before the micro-batches. */
+ * parallelism, checkpointing, context, expert, pipeline), d = N / (t c p)
+ * its data-parallel size: what the pipeline fixes of the memory is
+ * computed once, before the micro-batches. */
 static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, int64_t e,
-                            int64_t p)
+                            int64_t p, int64_t d)
 {
 	tb_plan_state *st = w->st;
 	const tb_plan_card *cd = w->cd;
 	const tb_plan_space *fx = st->sp;
 	tb_plan_counts *k = w->k;
 	const S_count *n = w->n;
-	int64_t t = w->t, N = n->N, B = w->B, d = N / t / c / p;
+	int64_t t = w->t, N = n->N, B = w->B;
 	int64_t L = st->in->model.layers, shard = st->in->parallelism.shard_group;
 	uint64_t V = w->V, per_p = 4 * V;      /* ZeRO stages x virtual stages */
 	double cap = cd->g->gpu.memory_bytes;
@@ -519,6 +528,21 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 			vlist[nv_all++] = v;
 	int nv_one = nv_all > 0 && vlist[0] == 1;
 
+	/* a search for the best alone asks the bound of the whole shape
+	 * before it sums any memory: what the bound rules out is skipped
+	 * whether it fits or not, and no count is kept to tell them apart
+	 * (m b / p = B / (d p) whatever the micro-batch); where the mode's
+	 * bound is made, before the layout is even set up */
+	bool bound_first = fx->best_only && !*ruled && n->k_sec > 0 && w->layers_made[ck] == 0 &&
+	                   nz > 0 && nv_all > 0 && B % d == 0 && w->shape_state[ck] >= 0;
+	if (bound_first && w->shape_state[ck] > 0) {
+		if (S_shape_bound_out(w, (int)ck, p, B / d, 1, ruled)) {
+			k->skipped += (uint64_t)w->nb * per_p;
+			return;
+		}
+		bound_first = false;
+	}
+
 	tb_plan_layout l0;
 	memset(&l0, 0, sizeof l0);
 	l0.tensor = t; l0.pipeline = p; l0.virtual_pipeline = 1;
@@ -529,15 +553,11 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	l0.global_batch = B;
 	l0.gpu = cd->index; l0.count = N;
 	l0.capacity_bytes = cap;
-	/* a search for the best alone asks the bound of the whole shape
-	 * before it sums any memory: what the bound rules out is skipped
-	 * whether it fits or not, and no count is kept to tell them apart */
-	if (fx->best_only && !*ruled && n->k_sec > 0 && w->layers_made[ck] == 0 && nz > 0 &&
-	    nv_all > 0 && B % d == 0) {
+	/* the mode's bound not yet made: made here, from this layout */
+	if (bound_first) {
 		tb_perf_input pin0;
 		tb_plan_perf_in(cd, &l0, &pin0);
 		pin0.micro_batch = 1;
-		/* m b / p = B / (d p) whatever the micro-batch */
 		if (S_shape_ruled_out(w, &pin0, p, B / d, 1, ruled)) {
 			k->skipped += (uint64_t)w->nb * per_p;
 			return;
@@ -869,8 +889,11 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 						continue;
 					}
 					w->n = n;
+					/* the data-parallel size N / (t c p), from the
+					 * count's quotient by t c, made once */
+					int64_t q = n->N / (t * c);
 					for (int pi = 0; pi < np; pi++)
-						S_walk_pipeline(w, sp, (tb_checkpointing)m, c, e, ps[pi]);
+						S_walk_pipeline(w, sp, (tb_checkpointing)m, c, e, ps[pi], q / ps[pi]);
 				}
 			}
 		}
