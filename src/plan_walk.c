@@ -553,12 +553,16 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	l0.global_batch = B;
 	l0.gpu = cd->index; l0.count = N;
 	l0.capacity_bytes = cap;
+	/* the layout's perf input, made once a pipeline where first needed:
+	 * the loop below sets the micro-batch, ZeRO stage and split */
+	tb_perf_input pin;
+	bool have_pin = false;
 	/* the mode's bound not yet made: made here, from this layout */
 	if (bound_first) {
-		tb_perf_input pin0;
-		tb_plan_perf_in(cd, &l0, &pin0);
-		pin0.micro_batch = 1;
-		if (S_shape_ruled_out(w, &pin0, p, B / d, 1, ruled)) {
+		tb_plan_perf_in(cd, &l0, &pin);
+		have_pin = true;
+		pin.micro_batch = 1;
+		if (S_shape_ruled_out(w, &pin, p, B / d, 1, ruled)) {
 			k->skipped += (uint64_t)w->nb * per_p;
 			return;
 		}
@@ -574,8 +578,6 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 			tb_plan_mem_zero(st, &mem, z, pm);
 			fit[z] = mem.c;
 		}
-	tb_perf_input pin;
-	bool have_pin = false;
 	/* the micro-batches past the batch rule (and a fixed micro-batch's),
 	 * and of those the ones whose micro-batches the pipeline divides,
 	 * which allow every split (else the first alone: nv_one); the others
