@@ -312,7 +312,7 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 		tb_scenario_free(sc);
 		return TB_EXIT_INPUT;
 	}
-	tb_budget *b = tb_xcalloc(1, sizeof *b);
+	tb_budget *b = tb_xmalloc(sizeof *b);   /* cleared by the answer (tb_budget_clear) */
 	/* the text prints the search's best layout alone: no list, rank or
 	 * counts are made (plan.h; the same best found) */
 	tb_plan_space sp;
@@ -686,7 +686,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 	if (tpl && (cli->formats & TB_OUT_PDF))
 		tb_render_pdf_prefetch(tpl, tpl_len);
 
-	tb_budget *b = tb_xcalloc(1, sizeof *b);
+	tb_budget *b = tb_xmalloc(sizeof *b);   /* cleared by the answer (tb_budget_clear) */
 	S_answer_and_plan(sc, b, NULL, NULL);
 	tb_outputs outs;
 	memset(&outs, 0, sizeof outs);
@@ -892,7 +892,7 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 		tb_scenario_free(sc);
 		return TB_EXIT_INPUT;
 	}
-	tb_budget *b = tb_xcalloc(1, sizeof *b);
+	tb_budget *b = tb_xmalloc(sizeof *b);   /* cleared by the answer (tb_budget_clear) */
 	/* the search ranks the layout as written ("yours", never refused);
 	 * every other figure is the one answer's, as estimate prints it */
 	tb_inputs written = sc->inputs;
