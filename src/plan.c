@@ -266,6 +266,11 @@ static double S_memory(tb_plan_state *st, const tb_plan_layout *l)
 void tb_plan_perf_in(const tb_plan_card *cd, const tb_plan_layout *l, tb_perf_input *pi)
 {
 	*pi = cd->base;
+	tb_plan_perf_fields(l, pi);
+}
+
+void tb_plan_perf_fields(const tb_plan_layout *l, tb_perf_input *pi)
+{
 	pi->tensor = l->tensor;
 	pi->pipeline = l->pipeline;
 	pi->virtual_pipeline = l->virtual_pipeline;

@@ -119,6 +119,10 @@ void tb_plan_mem_zero(tb_plan_state *st, tb_plan_mem *a, int zero, tb_plan_pm *p
 double tb_plan_mem_total(tb_plan_mem *a, int64_t v, int64_t micro_batch);
 /* plan.c: a layout's perf input and figures; the lists a result keeps */
 void tb_plan_perf_in(const tb_plan_card *cd, const tb_plan_layout *l, tb_perf_input *pi);
+/* The layout's fields of a perf input alone: a perf input made from the
+ * card's base by tb_plan_perf_in, given another layout's fields, is that
+ * layout's (a walk copies the 592-byte base once, not once a pipeline). */
+void tb_plan_perf_fields(const tb_plan_layout *l, tb_perf_input *pi);
 void tb_plan_figures(const tb_plan_card *cd, const tb_perf_result *r, tb_plan_layout *l);
 void tb_plan_keep(tb_plan_state *st, const tb_plan_layout *l);
 void tb_plan_note_best(tb_plan_state *st, int ci, int ni, const tb_plan_layout *l);

@@ -128,6 +128,9 @@ typedef struct S_walk {
 	int *bx_pool;
 	size_t bx_used, bx_cap;
 	int fixed_out;                  /* micro-batches the fixed one rules out */
+	/* the card's perf input, copied once; a pipeline sets its layout's
+	 * fields (tb_plan_perf_fields) where it first needs it */
+	tb_perf_input pin;
 	/* S_count_only: one split's activations per micro-batch, made when
 	 * first asked (act_gen) */
 	double (*act)[3];
@@ -555,14 +558,14 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	l0.capacity_bytes = cap;
 	/* the layout's perf input, made once a pipeline where first needed:
 	 * the loop below sets the micro-batch, ZeRO stage and split */
-	tb_perf_input pin;
+	tb_perf_input *pin = &w->pin;
 	bool have_pin = false;
 	/* the mode's bound not yet made: made here, from this layout */
 	if (bound_first) {
-		tb_plan_perf_in(cd, &l0, &pin);
+		tb_plan_perf_fields(&l0, pin);
 		have_pin = true;
-		pin.micro_batch = 1;
-		if (S_shape_ruled_out(w, &pin, p, B / d, 1, ruled)) {
+		pin->micro_batch = 1;
+		if (S_shape_ruled_out(w, pin, p, B / d, 1, ruled)) {
 			k->skipped += (uint64_t)w->nb * per_p;
 			return;
 		}
@@ -691,14 +694,14 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				continue;
 			}
 			if (!have_pin) {
-				tb_plan_perf_in(cd, &l0, &pin);
+				tb_plan_perf_fields(&l0, pin);
 				have_pin = true;
 			}
-			pin.micro_batch = b;
-			pin.zero = z;
-			pin.virtual_pipeline = v;
+			pin->micro_batch = b;
+			pin->zero = z;
+			pin->virtual_pipeline = v;
 			if (ask && shape_out < 0) {
-				shape_out = S_shape_ruled_out(w, &pin, p, mbs, b, ruled);
+				shape_out = S_shape_ruled_out(w, pin, p, mbs, b, ruled);
 				if (shape_out) {
 					k->feasible++;
 					continue;
@@ -709,7 +712,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				tb_perf_layer *base = &w->base[bi];
 				if (w->base_state[bi] == 0) {
 					const tb_perf_layer *dl = w->dense_from[bi] ? &w->dense[bi] : NULL;
-					w->base_state[bi] = tb_perf_layer_time_reuse(&pin, NULL, dl, base, NULL) ? 1 : -1;
+					w->base_state[bi] = tb_perf_layer_time_reuse(pin, NULL, dl, base, NULL) ? 1 : -1;
 					if (w->base_state[bi] > 0 && !dl) {
 						w->dense[bi] = *base;
 						w->dense_from[bi] = 1;
@@ -719,7 +722,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				w->layers_made[ck] += *made != 0;
 				if (*made > 0) {
 					*layer = *base;
-					tb_perf_layer_mode(&pin, layer);
+					tb_perf_layer_mode(pin, layer);
 				}
 			}
 			bool bad = *made < 0;
@@ -729,7 +732,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 			if (!bad && n->k_sec > 0) {
 				/* at the most virtual stages this micro-batch allows */
 				if (floor_s < 0)
-					floor_s = S_floor(w, li, &pin, layer, vlist[nv - 1]);
+					floor_s = S_floor(w, li, pin, layer, vlist[nv - 1]);
 				if (S_ruled_out(w, floor_s, &ruled_out)) {
 					k->feasible++;
 					continue;
@@ -739,10 +742,10 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 				 * ceiling already is (not where part of the layers
 				 * is recomputed: the floor's stage is at one virtual
 				 * stage, tb_perf_stage_s) */
-				if (st->rank_it && !(ck == TB_CKPT_FULL && pin.recompute_layers > 0) &&
+				if (st->rank_it && !(ck == TB_CKPT_FULL && pin->recompute_layers > 0) &&
 				    !tb_plan_may_list(st, cd->index, n->ni, n->here, floor_s * n->k_obj,
 				                      floor_s * n->k_sec)) {
-					double ceil_s = S_ceiling(w, li, &pin, layer);
+					double ceil_s = S_ceiling(w, li, pin, layer);
 					if (ceil_s > 0 && tb_plan_surely_ahead(st, ceil_s * n->k_obj)) {
 						st->ahead++;
 						k->feasible++;
@@ -756,7 +759,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 			l.memory_per_gpu_bytes = bytes;
 			tb_perf_result r;
 			if (!bad)
-				tb_perf_assemble(&pin, NULL, layer, &r);
+				tb_perf_assemble(pin, NULL, layer, &r);
 			if (bad || !r.ok) {
 				k->rules++;
 				continue;
@@ -972,6 +975,7 @@ void tb_plan_search_batch(tb_plan_state *st, const tb_plan_card *cd, const int64
 	memset(&w, 0, sizeof w);
 	w.st = st;
 	w.cd = cd;
+	w.pin = cd->base;
 	w.k = k;
 	w.B = B;
 	w.V = V;
