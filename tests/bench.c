@@ -461,7 +461,10 @@ static const char *const S_where_time_goes[] = {
 	"the hypervisor on this machine, 7-10 us each: the SHA-256 rounds were chosen with "
 	"two, and now ask glibc's record of its own start-up (`CPU_FEATURE_ACTIVE`): 1.90 to "
 	"1.83 ms. glibc's start-up itself spends about 0.1 ms in CPUID (`init_cpu_features`, "
-	"`handle_amd`), in every process, Python's as well. Where the time goes "
+	"`handle_amd`), in every process, Python's as well. Last, the card's perf input (592 "
+	"bytes) is copied once a walk and each pipeline sets its layout's fields "
+	"(`tb_plan_perf_fields`), where a fresh copy was made for every pipeline: 2.24 to "
+	"2.04-2.08 ms in an hour when Python took 7.06 ms. Where the time goes "
 	"now, from the process's first constructor: the load 0.20 ms; the priced answer 0.16 "
 	"(its search 0.05, the budget 0.04, the searched card's set-up 0.025); the open "
 	"search's set-up 0.03 and its second thread's creation 0.085; the tickets 0.57 on this "
@@ -815,9 +818,15 @@ static S_meas S_measure_after(char *const argv[], char *const before[])
 	return m;
 }
 
-/* S_measure_after's runs, each beside a run of py in turn (py, then
- * before, then argv), so that a machine that drifts over the minutes of a
- * bench drifts alike for both: *py_ms gets the median of py's runs. */
+/* S_measure_after's runs, each beside a run of py, so that a machine that
+ * drifts over the minutes of a bench drifts alike for both: *py_ms gets
+ * the median of py's runs.  The pairs alternate their order (py then
+ * argv, argv then py: the runs go py a a py py a ...), so that each
+ * command follows itself in half its runs and the other in half.  A
+ * process started right after another command runs colder than one
+ * after itself (its code and data out of the caches): DeepSeek-V3's
+ * estimate took 2.29 ms right after Python and 2.11-2.16 ms right after
+ * itself; always after Python, it paid that alone. */
 static S_meas S_measure_paired(char *const argv[], char *const before[], char *const py[],
                                int runs, double *py_ms)
 {
@@ -828,10 +837,16 @@ static S_meas S_measure_paired(char *const argv[], char *const before[], char *c
 	if (runs > PAIRED_RUNS)
 		runs = PAIRED_RUNS;
 	for (int i = 0; i < WARMUP + runs; i++) {
-		double pi = S_run_child(py, &rss, &st) * 1e3;
+		double pi = 0, ti;
+		long other_rss;
+		int other_st;
+		if (i % 2 == 0)
+			pi = S_run_child(py, &other_rss, &other_st) * 1e3;
 		if (before)
-			S_run_child(before, &rss, &st);
-		double ti = S_run_child(argv, &rss, &st) * 1e3;
+			S_run_child(before, &other_rss, &other_st);
+		ti = S_run_child(argv, &rss, &st) * 1e3;
+		if (i % 2 == 1)
+			pi = S_run_child(py, &other_rss, &other_st) * 1e3;
 		if (i < WARMUP)
 			continue;
 		t[i - WARMUP] = ti;
@@ -1233,7 +1248,10 @@ int main(int argc, char **argv)
 		        "of each after %d of each to warm up, and the ratio is of the two medians: a "
 		        "shared machine that drifts over the minutes of a bench drifts alike for both "
 		        "(measured one after the other, the same binary's ratio moved by 0.05x "
-		        "between runs). The aim is a ratio to the Python start, or seconds for the "
+		        "between runs). The pairs alternate their order too (Python, the command, the "
+		        "command, Python, ...), so that each follows itself in half its runs and the "
+		        "other in half: a process right after another command runs colder (DeepSeek-V3's "
+		        "estimate 2.29 ms right after Python, 2.11-2.16 ms right after itself). The aim is a ratio to the Python start, or seconds for the "
 		        "two hardware searches. A report run again into its "
 		        "own directory finds its files already there and writes none of them (a file "
 		        "holding its bytes is left as it is, as `install -C` leaves one: src/fileio.c); "
@@ -1250,11 +1268,11 @@ int main(int argc, char **argv)
 			                            rows[k].seconds ? RUNS : PAIRED_RUNS, &py_ms);
 			double ratio = py_ms > 0 ? m.median_ms / py_ms : 0;
 			bool met = rows[k].seconds ? m.median_ms / 1e3 <= rows[k].aim : ratio <= rows[k].aim;
-			fprintf(o, "| %s | %.2f ms | %.2f ms | %.2fx | %s%.1f%s %s | %.1f MB | %s |\n",
+			fprintf(o, "| %s | %.2f ms | %.2f ms | %.3fx | %s%.1f%s %s | %.1f MB | %s |\n",
 			        rows[k].label, m.median_ms, py_ms, ratio, rows[k].seconds ? "" : "<= ",
 			        rows[k].aim, rows[k].seconds ? " s" : "x", met ? "(met)" : "(**missed**)",
 			        (double)m.rss_kb * 1024.0 / 1e6, m.ok ? "0" : "**non-zero**");
-			printf("bench: %s: median %.2f ms, %.2fx python (%.2f ms beside it)\n", rows[k].label,
+			printf("bench: %s: median %.2f ms, %.3fx python (%.2f ms beside it)\n", rows[k].label,
 			       m.median_ms, ratio, py_ms);
 		}
 		fprintf(o, "\n");
