@@ -62,6 +62,9 @@ void tb_params_compute(const tb_inputs *in, tb_budget *b);   /* params.c */
  * warnings, into *out (for the search's scratch work). */
 void tb_params_values(const tb_inputs *in, tb_params *out);
 void tb_flops_compute(const tb_inputs *in, tb_budget *b);    /* flops.c */
+/* The counts of tb_flops_compute alone, from the parameter counts p,
+ * without its derivations and warnings, into *out. */
+void tb_flops_values(const tb_inputs *in, const tb_params *p, tb_flops *out);
 void tb_memory_compute(const tb_inputs *in, tb_budget *b);   /* memory.c */
 void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b); /* perf_budget.c */
 /* The per-GPU memory of a layout, factored so that a layout search

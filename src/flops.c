@@ -16,6 +16,8 @@
  * matrix is tied to the embedding. */
 #include "calc.h"
 
+#include <string.h>
+
 static const char S_src_6nd[] =
 	"Kaplan et al. 2020, arXiv:2001.08361, Sec. 2.1 (C = 6ND)";
 static const char S_src_local[] =
@@ -95,45 +97,102 @@ static double S_rule_per_token(tb_method m, double N, double Na)
 	}
 }
 
-void tb_flops_compute(const tb_inputs *in, tb_budget *b)
+/* The counts into fl (as cleared), from the parameter counts p; *a
+ * gets the shape's arithmetic and *kl the keys a local layer's query
+ * sees, for the derivations. */
+static void S_values(const tb_inputs *in, const tb_params *p, tb_flops *fl, tb_arch *a, double *kl)
 {
 	const tb_model *m = &in->model;
-	tb_flops *fl = &b->flops;
 	double D = in->training.tokens;
 
 	if (!m->has_shape) {
 		/* Without a shape every weight is taken to be in a matmul and the
 		 * attention term is unknown: the operator count falls back to 6N. */
-		fl->fwd_matmul_per_token = 2 * b->params.active;
+		fl->fwd_matmul_per_token = 2 * p->active;
 		fl->fwd_attention_per_token = 0;
 		fl->fwd_logits_per_token = 0;
-		tb_budget_warn(b, "Operator-level FLOPs use 6N: the model has only a "
-		                  "parameter count, so the attention term is not known");
 	} else {
-		tb_arch a;
-		tb_calc_arch(m, &a);
+		tb_calc_arch(m, a);
 		double T = (double)in->training.seq_len;
 		bool causal = in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL;
 		double kg = tb_calc_keys_global(T, causal);
-		double kl = a.L_local > 0 ? tb_calc_keys_local(&a, T, causal) : 0;
-		double layers_w = a.L * a.attn_w + a.L_dense * a.dense_w +
-		                  a.L_moe * (a.k * a.expert_w + a.shared_w + a.router_w);
+		*kl = a->L_local > 0 ? tb_calc_keys_local(a, T, causal) : 0;
+		double layers_w = a->L * a->attn_w + a->L_dense * a->dense_w +
+		                  a->L_moe * (a->k * a->expert_w + a->shared_w + a->router_w);
 
-		fl->fwd_logits_per_token = 2 * a.V * a.h;
+		fl->fwd_logits_per_token = 2 * a->V * a->h;
 		double dh = (double)m->head_dim;
 		fl->fwd_op_recompute_per_token =
-			2 * a.L * (a.h * (double)m->kv_heads * dh + (double)m->heads * dh * a.h +
-			           a.f_dense * a.h);
-		if (a.mla) {
-			double dn = (double)m->qk_nope_dim, dv = a.d_v;
+			2 * a->L * (a->h * (double)m->kv_heads * dh + (double)m->heads * dh * a->h +
+			            a->f_dense * a->h);
+		if (a->mla) {
+			double dn = (double)m->qk_nope_dim, dv = a->d_v;
 			fl->fwd_deepseek_recompute_per_token =
-				2 * a.L * a.H * ((double)m->q_lora_rank * a.d_qk + (double)m->kv_lora_rank * (dn + dv));
+				2 * a->L * a->H * ((double)m->q_lora_rank * a->d_qk + (double)m->kv_lora_rank * (dn + dv));
 		}
 		fl->fwd_matmul_per_token = 2 * layers_w + fl->fwd_logits_per_token;
 		/* scores: d_qk per key; context: d_v per key; 2 FLOP each */
-		fl->fwd_attention_per_token = 2 * a.H * (a.d_qk + a.d_v) *
-		                              ((a.L - a.L_local) * kg + a.L_local * kl);
+		fl->fwd_attention_per_token = 2 * a->H * (a->d_qk + a->d_v) *
+		                              ((a->L - a->L_local) * kg + a->L_local * *kl);
+	}
 
+	tb_method meth = in->training.method;
+	fl->fwd_adapter_per_token = 2 * p->adapters_active;
+	fl->forward_only = meth == TB_METHOD_FROZEN;
+	fl->per_token_6n = S_rule_per_token(meth, p->active, p->adapters_active);
+	double fwd = fl->fwd_matmul_per_token + fl->fwd_attention_per_token;
+	switch (meth) {
+	case TB_METHOD_LORA:
+	case TB_METHOD_QLORA:
+		/* frozen matrices: forward, and backward for the input gradient
+		 * only; attention and the adapters: forward and twice that back */
+		fl->per_token_model = 2 * fl->fwd_matmul_per_token + 3 * fl->fwd_attention_per_token +
+		                      3 * fl->fwd_adapter_per_token;
+		break;
+	case TB_METHOD_FROZEN:
+		fl->per_token_model = fwd;
+		break;
+	case TB_METHOD_DPO:
+		/* the policy trained, the reference forward */
+		fl->per_token_model = 4 * fwd;
+		break;
+	case TB_METHOD_FULL:
+	case TB_METHOD_COUNT:
+	default:
+		fl->per_token_model = 3 * fwd;
+		break;
+	}
+	fl->recompute_per_token = tb_calc_recompute_per_token(fl, in, in->training.checkpointing);
+	fl->per_token_hardware = fl->per_token_model + fl->recompute_per_token;
+	fl->total_6nd = fl->per_token_6n * D;
+	fl->total_model = fl->per_token_model * D;
+	fl->total_hardware = fl->per_token_hardware * D;
+	fl->model_over_6n = fl->per_token_6n > 0 ? fl->per_token_model / fl->per_token_6n : 0;
+}
+
+void tb_flops_values(const tb_inputs *in, const tb_params *p, tb_flops *out)
+{
+	tb_arch a;
+	double kl = 0;
+	memset(out, 0, sizeof *out);
+	S_values(in, p, out, &a, &kl);
+}
+
+void tb_flops_compute(const tb_inputs *in, tb_budget *b)
+{
+	const tb_model *m = &in->model;
+	tb_flops *fl = &b->flops;
+	double D = in->training.tokens;
+	tb_arch a;
+	double kl = 0;
+	S_values(in, &b->params, fl, &a, &kl);
+
+	if (!m->has_shape) {
+		tb_budget_warn(b, "Operator-level FLOPs use 6N: the model has only a "
+		                  "parameter count, so the attention term is not known");
+	} else {
+		double T = (double)in->training.seq_len;
+		bool causal = in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL;
 		tb_deriv *d;
 		if (a.L_local <= 0 && !a.mla) {
 			d = tb_budget_add_deriv(b, "flops.fwd_attention_per_token",
@@ -164,38 +223,6 @@ void tb_flops_compute(const tb_inputs *in, tb_budget *b)
 	}
 
 	tb_method meth = in->training.method;
-	fl->fwd_adapter_per_token = 2 * b->params.adapters_active;
-	fl->forward_only = meth == TB_METHOD_FROZEN;
-	fl->per_token_6n = S_rule_per_token(meth, b->params.active, b->params.adapters_active);
-	double fwd = fl->fwd_matmul_per_token + fl->fwd_attention_per_token;
-	switch (meth) {
-	case TB_METHOD_LORA:
-	case TB_METHOD_QLORA:
-		/* frozen matrices: forward, and backward for the input gradient
-		 * only; attention and the adapters: forward and twice that back */
-		fl->per_token_model = 2 * fl->fwd_matmul_per_token + 3 * fl->fwd_attention_per_token +
-		                      3 * fl->fwd_adapter_per_token;
-		break;
-	case TB_METHOD_FROZEN:
-		fl->per_token_model = fwd;
-		break;
-	case TB_METHOD_DPO:
-		/* the policy trained, the reference forward */
-		fl->per_token_model = 4 * fwd;
-		break;
-	case TB_METHOD_FULL:
-	case TB_METHOD_COUNT:
-	default:
-		fl->per_token_model = 3 * fwd;
-		break;
-	}
-	fl->recompute_per_token = tb_calc_recompute_per_token(fl, in, in->training.checkpointing);
-	fl->per_token_hardware = fl->per_token_model + fl->recompute_per_token;
-	fl->total_6nd = fl->per_token_6n * D;
-	fl->total_model = fl->per_token_model * D;
-	fl->total_hardware = fl->per_token_hardware * D;
-	fl->model_over_6n = fl->per_token_6n > 0 ? fl->per_token_model / fl->per_token_6n : 0;
-
 	tb_deriv *d;
 	switch (meth) {
 	case TB_METHOD_LORA:

@@ -309,20 +309,20 @@ static void S_card_init(tb_plan_state *st, const tb_plan_gpu *g, int index, tb_p
 	cd->in.hardware.price_per_gpu_hour = g->price_per_gpu_hour;
 	cd->in.hardware.mfu_predicted = true;
 	/* the card's peak and the run's FLOPs: what the time is priced from
-	 * (its MFU is each candidate's); the rest of a budget is not needed,
-	 * nor the 72 KB of it cleared (tb_budget_clear) */
-	tb_budget b;
-	tb_budget_clear(&b);
-	tb_params_compute(&cd->in, &b);
-	tb_flops_compute(&cd->in, &b);
+	 * (its MFU is each candidate's); the counts alone, without a budget
+	 * (72 KB) or its derivations */
+	tb_params pp;
+	tb_flops fl;
+	tb_params_values(&cd->in, &pp);
+	tb_flops_values(&cd->in, &pp, &fl);
 	cd->peak_flops = tb_time_peak_flops(&cd->in, NULL);
-	cd->total_model_flops = b.flops.total_model;
+	cd->total_model_flops = fl.total_model;
 	cd->time_known = cd->peak_flops > 0 && cd->total_model_flops > 0;
 	if (st->sp->perf_base) {
 		cd->base = *st->sp->perf_base;
 	} else {
 		tb_perf_input_from(&cd->in, &cd->base);
-		cd->base.model_flops_per_token = b.flops.per_token_model;
+		cd->base.model_flops_per_token = fl.per_token_model;
 	}
 	/* borrowed from the search's inputs, which outlive the card */
 	cd->base.layout = st->in->parallelism.layout.pipeline > 0 ? &st->in->parallelism.layout : NULL;

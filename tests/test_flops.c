@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "calc.h"
+#include "trainbudget/presets.h"
+#include "trainbudget/tuning.h"
 
 static double rel(double got, double want)
 {
@@ -361,4 +363,40 @@ Test(flops, mla_scores_context_and_two_per_weight)
 	cr_expect(B.flops.fwd_matmul_per_token == want, "%.0f vs %.0f", B.flops.fwd_matmul_per_token, want);
 	/* the paper's "21B activated" (input embedding aside) */
 	cr_expect(fabs(B.params.active - V * h - 21e9) < 0.5e9, "%.0f", B.params.active - V * h);
+}
+
+/* tb_flops_values (the search's card set-up) is tb_flops_compute's count
+ * to the bit, without its derivations: every preset under full training,
+ * selective and full recomputation, causal FLOPs, LoRA and DPO, and a
+ * model given by its count alone. */
+Test(flops, the_values_alone_are_the_counts)
+{
+	static const tb_method methods[] = { TB_METHOD_FULL, TB_METHOD_LORA, TB_METHOD_DPO,
+	                                     TB_METHOD_FROZEN };
+	int cases = 0;
+	for (size_t i = 0; i <= tb_presets_count(); i++)
+		for (size_t mi = 0; mi < sizeof methods / sizeof methods[0]; mi++) {
+			tb_inputs in;
+			base(&in);
+			if (i < tb_presets_count()) {
+				in.model = tb_presets_at(i)->model;
+				in.training.seq_len = 4096;
+			} else {
+				in.model.has_shape = false;
+				in.model.params_count = 7e9;
+			}
+			in.training.tokens = 1e12;
+			in.training.method = methods[mi];
+			in.training.lora.rank = 16;
+			in.training.lora.targets = TB_LORA_Q | TB_LORA_V;
+			in.training.checkpointing = (tb_checkpointing)(i % 3);
+			in.training.attention_flops = i % 2 ? TB_ATTN_FLOPS_CAUSAL : in.training.attention_flops;
+			run(&in, &B);
+			tb_flops v;
+			memset(&v, 0xff, sizeof v);
+			tb_flops_values(&in, &B.params, &v);
+			cr_expect(memcmp(&v, &B.flops, sizeof v) == 0, "case %zu, method %zu", i, mi);
+			cases++;
+		}
+	cr_expect(cases > 8);
 }
