@@ -430,17 +430,21 @@ static bool S_may_list(const tb_plan_state *st, int ci, int ni, bool here, doubl
 	const tb_plan_result *out = st->out;
 	const double slack = 1 + 1e-9;
 	bool cost = out->objective == TB_PLAN_BY_COST;
-	const tb_plan_layout *last = &out->layouts[out->n_layouts > 0 ? out->n_layouts - 1 : 0];
 	const tb_plan_bars *sh = st->shared;
-	if ((out->n_layouts < st->top || obj_floor <= (cost ? last->cost : last->seconds) * slack) &&
-	    (!sh || obj_floor <= S_bar(&sh->top) * slack))
+	/* the jobs' shared bars: each job lowers them with its own finds
+	 * (tb_plan_insert, tb_plan_note_here, tb_plan_note_best), so none is
+	 * above its own lists' and they alone decide */
+	if (sh)
+		return obj_floor <= S_bar(&sh->top) * slack ||
+		       (here && obj_floor <= S_bar(&sh->here) * slack) ||
+		       sec_floor <= S_bar(&sh->best[ci][ni]) * slack;
+	const tb_plan_layout *last = &out->layouts[out->n_layouts > 0 ? out->n_layouts - 1 : 0];
+	if (out->n_layouts < st->top || obj_floor <= (cost ? last->cost : last->seconds) * slack)
 		return true;
 	if (here && (!out->have_best_here ||
-	             obj_floor <= (cost ? out->best_here.cost : out->best_here.seconds) * slack) &&
-	    (!sh || obj_floor <= S_bar(&sh->here) * slack))
+	             obj_floor <= (cost ? out->best_here.cost : out->best_here.seconds) * slack))
 		return true;
-	return (!st->have_best[ci][ni] || sec_floor <= st->best[ci][ni].seconds * slack) &&
-	       (!sh || sec_floor <= S_bar(&sh->best[ci][ni]) * slack);
+	return !st->have_best[ci][ni] || sec_floor <= st->best[ci][ni].seconds * slack;
 }
 
 bool tb_plan_may_list(const tb_plan_state *st, int ci, int ni, bool here, double obj_floor,

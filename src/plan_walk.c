@@ -200,6 +200,19 @@ static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
 	return true;
 }
 
+/* The bound of mode ck's shape, made (shape_state 1): whether it rules out
+ * a candidate of the count walked whose m b / p is mbs b / p. */
+static bool S_shape_bound_out(S_walk *w, int ck, int64_t p, int64_t mbs, int64_t b,
+                              unsigned char *ruled)
+{
+	/* m b / p is B t c / N, whatever the pipeline and micro-batch */
+	double bound_s = (double)mbs * (double)b / (double)p * w->shape_s[ck] * (1 - 1e-9);
+	bool out = false;
+	if (!S_ruled_out(w, bound_s, &out))
+		return false;
+	*ruled = 1;
+	return true;
+}
 
 /* Whether every candidate of the (context, expert) walked, under pin's
  * checkpointing mode and on the count walked, is ruled out before its
@@ -218,20 +231,6 @@ static inline bool S_ruled_out(const S_walk *w, double floor_s, bool *out)
  * bounds the shape's every pipeline, micro-batch, ZeRO stage and split.
  * Not where part of the layers is recomputed, whose count per rank the
  * split sets.  The bars only fall, so once ruled out it stays so. */
-/* The bound of mode ck's shape, made (shape_state 1): whether it rules out
- * a candidate of the count walked whose m b / p is mbs b / p. */
-static bool S_shape_bound_out(S_walk *w, int ck, int64_t p, int64_t mbs, int64_t b,
-                              unsigned char *ruled)
-{
-	/* m b / p is B t c / N, whatever the pipeline and micro-batch */
-	double bound_s = (double)mbs * (double)b / (double)p * w->shape_s[ck] * (1 - 1e-9);
-	bool out = false;
-	if (!S_ruled_out(w, bound_s, &out))
-		return false;
-	*ruled = 1;
-	return true;
-}
-
 static bool S_shape_ruled_out(S_walk *w, tb_perf_input *pin, int64_t p, int64_t mbs, int64_t b,
                               unsigned char *ruled)
 {
@@ -537,13 +536,10 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	 * (m b / p = B / (d p) whatever the micro-batch); where the mode's
 	 * bound is made, before the layout is even set up */
 	bool bound_first = fx->best_only && !*ruled && n->k_sec > 0 && w->layers_made[ck] == 0 &&
-	                   nz > 0 && nv_all > 0 && B % d == 0 && w->shape_state[ck] >= 0;
-	if (bound_first && w->shape_state[ck] > 0) {
-		if (S_shape_bound_out(w, (int)ck, p, B / d, 1, ruled)) {
-			k->skipped += (uint64_t)w->nb * per_p;
-			return;
-		}
-		bound_first = false;
+	                   nz > 0 && nv_all > 0 && B % d == 0;
+	if (bound_first && w->shape_state[ck] > 0 && S_shape_bound_out(w, (int)ck, p, B / d, 1, ruled)) {
+		k->skipped += (uint64_t)w->nb * per_p;
+		return;
 	}
 
 	tb_plan_layout l0;
@@ -561,7 +557,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	tb_perf_input *pin = &w->pin;
 	bool have_pin = false;
 	/* the mode's bound not yet made: made here, from this layout */
-	if (bound_first) {
+	if (bound_first && w->shape_state[ck] == 0) {
 		tb_plan_perf_fields(&l0, pin);
 		have_pin = true;
 		pin->micro_batch = 1;
