@@ -300,6 +300,17 @@ Test(answer, plan_rows_are_on_the_verdicts_basis)
 	tb_scenario_free(sc);
 }
 
+/* files' answer into S_b and *priced; *written: whether it wrote a layout
+ * key, which decides whether the answer's search is the plan's (checked). */
+static tb_scenario *S_answered(const char *file, tb_inputs *priced, bool *written)
+{
+	tb_scenario *sc = S_load(file, NULL, 0);
+	tb_budget_compute_answer(&sc->inputs, priced, &S_b);
+	*written = (sc->inputs.parallelism.written & TB_LAYOUT_ALL) != 0;
+	cr_assert_eq(S_b.plan_from_answer, !*written, "%s", file);
+	return sc;
+}
+
 /* With nothing written the answer's search is the default one, and the
  * plan section takes it instead of searching again (issue 24): the same
  * result as a search of the priced inputs, to the last bit, with the
@@ -311,11 +322,9 @@ Test(answer, the_plan_section_reuses_the_answers_search)
 	static const char *const files[] = {"docs/examples/default-7b.yaml",
 	                                    "docs/examples/llama-3.1-405b.yaml"};
 	for (int f = 0; f < 2; f++) {
-		tb_scenario *sc = S_load(files[f], NULL, 0);
 		tb_inputs priced;
-		tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
-		bool written = (sc->inputs.parallelism.written & TB_LAYOUT_ALL) != 0;
-		cr_expect_eq(S_b.plan_from_answer, !written, "%s", files[f]);
+		bool written;
+		tb_scenario *sc = S_answered(files[f], &priced, &written);
 		tb_budget_compute_plan(&priced, &S_b, NULL);
 		cr_expect_not(S_b.plan_from_answer);
 		/* the same budget and section made without the answer's search */
@@ -370,11 +379,9 @@ Test(answer, the_answers_search_is_taken_whatever_runs_beside)
 	                                    "docs/examples/llama-3.1-405b.yaml"};
 	tb_plan_set_jobs(2);
 	for (int f = 0; f < 2; f++) {
-		tb_scenario *sc = S_load(files[f], NULL, 0);
 		tb_inputs priced;
-		tb_budget_compute_answer(&sc->inputs, &priced, &S_b);
-		bool written = (sc->inputs.parallelism.written & TB_LAYOUT_ALL) != 0;
-		cr_assert_eq(S_b.plan_from_answer, !written, "%s", files[f]);
+		bool written;
+		tb_scenario *sc = S_answered(files[f], &priced, &written);
 		tb_plan_space sp;
 		memset(&sp, 0, sizeof sp);
 		sp.beside = S_beside;
