@@ -31,8 +31,8 @@ typedef struct S_cmd_def {
 
 #define S_JOBS_HELP \
 	"  -j, --jobs N        threads for the layout search, a sweep's points and\n" \
-	"                      a comparison's proposals (default: the cores\n" \
-	"                      online); the result is the same for any N\n"
+	"                      a comparison's proposals (default: the CPUs this\n" \
+	"                      process may use); the result is the same for any N\n"
 #define S_SET_HELP \
 	"  --set KEY=VALUE     override a scenario value, repeatable:\n" \
 	"                      --set hardware.count=128 --set training.tokens=2T;\n" \

@@ -65,7 +65,7 @@ typedef struct tb_cli {
 	tb_paper paper;
 	bool no_pdfa;           /* --no-pdf-a: a plain PDF */
 	const char *font_dir;   /* --font-dir; NULL: TB_FONT_DIR, else the default */
-	int jobs;               /* --jobs; 0: the cores online (tb_plan_set_jobs) */
+	int jobs;               /* --jobs; 0: the process's CPUs (tb_plan_set_jobs) */
 	/* plan: the search's options (--objective, --top, --count, --gpu with
 	 * prices, --global-batch, --tensor-across-nodes, --max-virtual; cards
 	 * are looked up in the GPU table here, prices not given are filled by

@@ -8,13 +8,12 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "thread.h"
 #include "trainbudget/xalloc.h"
 
 /* Threads a search uses: tb_plan_set_jobs's whatever the search's size,
- * else the online cores for a search large enough to gain from them. */
+ * else the process's cores for a search large enough to gain from them. */
 static int S_jobs_wanted = 0;
 
 void tb_plan_set_jobs(int n)
@@ -37,10 +36,8 @@ int tb_plan_jobs(void)
 	if (S_jobs_here > 0)
 		return S_jobs_here < TB_PLAN_JOBS_MAX ? S_jobs_here : TB_PLAN_JOBS_MAX;
 	int n = __atomic_load_n(&S_jobs_wanted, __ATOMIC_RELAXED);
-	if (n <= 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		n = c > 0 ? (int)c : 1;
-	}
+	if (n <= 0)
+		n = tb_thread_cores();
 	return n < TB_PLAN_JOBS_MAX ? n : TB_PLAN_JOBS_MAX;
 }
 

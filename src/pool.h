@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 /* Runs fn(ctx, k) once for every k in [0, n), on as many threads as a
- * layout search may use (tb_plan_jobs: --jobs, else the cores online), at
+ * layout search may use (tb_plan_jobs: --jobs, else the CPUs the process may use), at
  * most n, drawing the k from a shared counter; returns when all are done.
  * fn must write only what belongs to its k: the caller merges in k's
  * order afterwards, so the result does not depend on the threads.  With

@@ -4,6 +4,7 @@
 
 #include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* helgrind sees no order in a flag, nor in pthread_tryjoin_np: told, where
  * its header is installed, that the worker's last act comes before what
@@ -20,6 +21,23 @@
 #define S_BEFORE(p) ((void)(p))
 #define S_AFTER(p) ((void)(p))
 #endif
+
+int tb_thread_cores(void)
+{
+	static int cores;       /* 0 until read; any thread may read it first */
+	int n = __atomic_load_n(&cores, __ATOMIC_RELAXED);
+	if (n > 0)
+		return n;
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+	if (n <= 0) {           /* more CPUs than a cpu_set_t holds */
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		n = c > 0 ? (c < 1 << 20 ? (int)c : 1 << 20) : 1;
+	}
+	__atomic_store_n(&cores, n, __ATOMIC_RELAXED);
+	return n;
+}
 
 typedef struct S_start {
 	void *(*fn)(void *);

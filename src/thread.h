@@ -13,6 +13,13 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+/* The CPUs this process may run on: its affinity (taskset, a container's
+ * cpuset), else, where that cannot be read, the CPUs online.  Read once:
+ * sysconf's count of the CPUs online reads a file of /sys, 30-40 us on
+ * its first call on the development machine against 1-5 us for the
+ * affinity, and counts CPUs the process may not use. */
+int tb_thread_cores(void);
+
 /* pthread_create(th, NULL, fn, arg), the thread first allowed only the
  * CPUs other than the caller's (where there are others) and given back
  * the process's own set as soon as it runs.  False where no thread was

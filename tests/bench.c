@@ -37,6 +37,7 @@
 #include "trainbudget/plan.h"
 #include "trainbudget/presets.h"
 #include "trainbudget/scenario.h"
+#include "thread.h"
 
 #define GRID_N 8192
 #define RUNS 21
@@ -942,11 +943,11 @@ int main(int argc, char **argv)
 	       pn, refused, pbest, pmean);
 
 	/* (a'') the layout search: one thread, then each count of threads up
-	 * to the cores online (--jobs) */
+	 * to the process's cores (--jobs) */
 	S_plan_meas pm[2];
 	tb_plan_set_jobs(1);
 	int npm = S_plan_cases(pm);
-	long ncores = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncores = tb_thread_cores();
 	ncores = ncores < 1 ? 1 : ncores > 64 ? 64 : ncores;
 	static S_plan_meas pscale[65][2];
 	for (long j = 2; j <= ncores; j++) {
@@ -1014,7 +1015,7 @@ int main(int argc, char **argv)
 	        "not a test: it never fails on speed.\n\n"
 	        "## Machine\n\n"
 	        "| | |\n|---|---|\n"
-	        "| CPU | %s |\n| Cores online | %ld (shared with other jobs while measured) |\n"
+	        "| CPU | %s |\n| Cores | %ld, the process's CPUs (shared with other jobs while measured) |\n"
 	        "| Load average (1, 5, 15 min) at the start | %s |\n"
 	        "| Kernel | %s |\n| Compiler | %s |\n| Flags | `%s` |\n| Date | %s |\n\n",
 	        cpu[0] ? cpu : "unknown", ncpu, load[0] ? load : "unknown", kernel, compiler, flags, date);

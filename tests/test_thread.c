@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "thread.h"
+#include "trainbudget/plan.h"
 
 typedef struct {
 	int arg, cpu;
@@ -73,4 +74,20 @@ Test(thread, joined_soon_or_late)
 			if (late)
 				break;
 		}
+}
+
+/* The cores a search takes are the process's to use, not the machine's:
+ * pinned to one CPU (as taskset or a cpuset would), one.  The first read
+ * is kept, so the pinning comes first (each test is a process of its own). */
+Test(thread, cores_are_the_affinitys)
+{
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	int here = sched_getcpu();
+	cr_assert(here >= 0);
+	CPU_SET(here, &one);
+	cr_assert(sched_setaffinity(0, sizeof one, &one) == 0);
+	cr_expect_eq(tb_thread_cores(), 1);
+	tb_plan_set_jobs(0);
+	cr_expect_eq(tb_plan_jobs(), 1);
 }

@@ -193,8 +193,8 @@ bool tb_plan_batch_ok(const tb_inputs *in, int64_t B);
 void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result *out);
 
 /* Threads a search uses (--jobs): n for every search; with n 0 (the
- * default) the cores online for a search of 200,000 candidates or more,
- * one below.  The result is the same, bit for bit, whatever the number.
+ * default) the CPUs the process may use (its affinity) for a search of
+ * 200,000 candidates or more, one below.  The result is the same, bit for bit, whatever the number.
  * A sweep runs its points and a comparison its proposals on as many
  * (pool.c).  tb_plan_set_jobs_here sets this thread's own number, which
  * tb_plan_jobs then gives (0: none), and returns the one it had: a
