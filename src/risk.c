@@ -6,6 +6,7 @@
  * every machine: the generator (xoshiro256**), the Poisson sampler (PTRS),
  * the inverse normal CDF (Acklam) and the sort. */
 #include "trainbudget/risk.h"
+#include "risk_int.h"
 
 #include "trainbudget/budget.h"
 #include "trainbudget/xalloc.h"
@@ -42,7 +43,9 @@ void tb_rng_seed(tb_rng *r, uint64_t seed)
 		r->s[i] = S_splitmix64(&x);
 }
 
-uint64_t tb_rng_next(tb_rng *r)
+/* The generator and its uniforms inline: the draws take some 4 numbers
+ * each, and a call apiece was a twentieth of the risk's time. */
+static inline uint64_t S_next(tb_rng *r)
 {
 	uint64_t *s = r->s;
 	uint64_t out = S_rotl(s[1] * 5, 7) * 9;
@@ -56,11 +59,21 @@ uint64_t tb_rng_next(tb_rng *r)
 	return out;
 }
 
-double tb_rng_uniform(tb_rng *r)
+uint64_t tb_rng_next(tb_rng *r)
+{
+	return S_next(r);
+}
+
+static inline double S_uniform(tb_rng *r)
 {
 	/* The top 53 bits, centred in their slot: (k + 0.5) / 2^53 is never
 	 * 0 or 1, so log() and the inverse CDFs need no guard. */
-	return ((double)(tb_rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
+	return ((double)(S_next(r) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+double tb_rng_uniform(tb_rng *r)
+{
+	return S_uniform(r);
 }
 
 /* log(k!) : exact sums below 16, Stirling's series above (error < 1e-12). */
@@ -77,7 +90,7 @@ static double S_log_factorial(double k)
 	       (1.0 / 12 - (1.0 / 360 - 1.0 / (1260 * n2)) / n2) / n;
 }
 
-double tb_rng_poisson(tb_rng *r, double mean)
+static inline double S_poisson(tb_rng *r, double mean)
 {
 	if (!(mean > 0) || !isfinite(mean))
 		return 0;
@@ -85,7 +98,7 @@ double tb_rng_poisson(tb_rng *r, double mean)
 		/* Inversion: walk the CDF from 0.  Below 40 this costs less than
 		 * PTRS's logs; exp(-40) is far from underflow, and the walk stops
 		 * where the tail is below a double's resolution. */
-		double u = tb_rng_uniform(r);
+		double u = S_uniform(r);
 		double p = exp(-mean), cdf = p;
 		double k = 0;
 		while (u > cdf && k < 400) {
@@ -105,8 +118,8 @@ double tb_rng_poisson(tb_rng *r, double mean)
 	double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
 	double vr = 0.9277 - 3.6224 / (b - 2);
 	for (;;) {
-		double u = tb_rng_uniform(r) - 0.5;
-		double v = tb_rng_uniform(r);
+		double u = S_uniform(r) - 0.5;
+		double v = S_uniform(r);
 		double us = 0.5 - fabs(u);
 		double k = floor((2 * a / us + b) * u + mean + 0.43);
 		if (us >= 0.07 && v <= vr)
@@ -121,6 +134,11 @@ double tb_rng_poisson(tb_rng *r, double mean)
 		if (log(v * inv_alpha / (a / (us * us) + b)) <= -mean + k * loglam - S_log_factorial(k))
 			return k;
 	}
+}
+
+double tb_rng_poisson(tb_rng *r, double mean)
+{
+	return S_poisson(r, mean);
 }
 
 /* ---- the normal law ----------------------------------------------------- */
@@ -271,7 +289,8 @@ static bool S_standard(const tb_dist *d, double *za, double *zb, double *only)
 	return true;
 }
 
-double tb_dist_quantile(const tb_dist *d, double p)
+/* Inline where the draws ask it, once or twice a run each. */
+static inline double S_dist_quantile(const tb_dist *d, double p)
 {
 	p = S_clamp(p, 0x1.0p-60, 1 - 0x1.0p-53);
 	switch (d->kind) {
@@ -297,6 +316,11 @@ double tb_dist_quantile(const tb_dist *d, double p)
 	default:
 		return d->a;
 	}
+}
+
+double tb_dist_quantile(const tb_dist *d, double p)
+{
+	return S_dist_quantile(d, p);
 }
 
 double tb_dist_cdf(const tb_dist *d, double x)
@@ -452,6 +476,30 @@ static void S_order(double *v, int n)
 	S_select(v, 0, n, ks, u);
 }
 
+void tb_risk_bin_counts(const double *v, int n, double lo, double width,
+                        int count[TB_RISK_BINS])
+{
+	for (int b = 0; b < TB_RISK_BINS; b++)
+		count[b] = 0;
+	if (!(width > 0)) {
+		count[0] = n;
+		return;
+	}
+	/* The product by the reciprocal is within 4 units in the last place
+	 * of the quotient (below 24: within 2e-14), so it truncates the same
+	 * except within that of a whole number, where the quotient itself is
+	 * taken: the division's bins at a multiply's cost (the 8,192
+	 * divisions were a tenth of the risk's time). */
+	double inv = 1 / width;
+	for (int i = 0; i < n; i++) {
+		double x = (v[i] - lo) * inv;
+		int k = (int)x;
+		if (x - k < 1e-12 || x - k > 1 - 1e-12)
+			k = (int)((v[i] - lo) / width);
+		count[k < 0 ? 0 : k >= TB_RISK_BINS ? TB_RISK_BINS - 1 : k]++;
+	}
+}
+
 static void S_summary(const double *v, int n, double cdf[TB_RISK_CDF_POINTS],
                       double *hist_lo, double *hist_hi, double hist[TB_RISK_BINS])
 {
@@ -459,16 +507,20 @@ static void S_summary(const double *v, int n, double cdf[TB_RISK_CDF_POINTS],
 		cdf[i] = S_quantile(v, n, (double)i / (TB_RISK_CDF_POINTS - 1));
 	*hist_lo = v[0];
 	*hist_hi = v[n - 1];
-	for (int i = 0; i < TB_RISK_BINS; i++)
-		hist[i] = 0;
-	double width = (*hist_hi - *hist_lo) / TB_RISK_BINS;
-	for (int i = 0; i < n; i++) {
-		int k = width > 0 ? (int)((v[i] - *hist_lo) / width) : 0;
-		if (k >= TB_RISK_BINS)
-			k = TB_RISK_BINS - 1;
-		if (k < 0)
-			k = 0;
-		hist[k] += 1.0 / n;
+	double width = (*hist_hi - *hist_lo) / TB_RISK_BINS, lo = *hist_lo;
+	int count[TB_RISK_BINS];
+	tb_risk_bin_counts(v, n, lo, width, count);
+	/* each bin's share, 1/n added once per value in it: from the counts,
+	 * the same sums as adding each value's share in turn; with n a power
+	 * of two every partial sum is exact, and the product is the sum */
+	bool exact = (n & (n - 1)) == 0;
+	for (int b = 0; b < TB_RISK_BINS; b++) {
+		hist[b] = 0;
+		if (exact)
+			hist[b] = count[b] * (1.0 / n);
+		else
+			for (int c = 0; c < count[b]; c++)
+				hist[b] += 1.0 / n;
 	}
 }
 
@@ -483,16 +535,19 @@ static bool S_pos(double v)
  * the normal limit mean n/2, variance n/12 (cut to [0, n]).  From 5 terms
  * on the limit's CDF is within 0.006 of the exact (Irwin-Hall) one, 0.002
  * from 12; the sum is a small part of a run's time in any case. */
-static double S_uniform_sum(tb_rng *r, double n)
+static double S_uniform_sum_few(tb_rng *r, double n)
 {
-	if (n <= 4) {
-		double s = 0;
-		for (int i = 0; i < (int)n; i++)
-			s += tb_rng_uniform(r);
-		return s;
-	}
+	double s = 0;
+	for (int i = 0; i < (int)n; i++)
+		s += S_uniform(r);
+	return s;
+}
+
+/* The same above 4 terms, from the one uniform u it draws. */
+static double S_uniform_sum_many(double n, double u)
+{
 	/* Acklam alone: 1e-9 is far below what the normal limit itself errs. */
-	double z = S_acklam(tb_rng_uniform(r));
+	double z = S_acklam(u);
 	return S_clamp(n / 2 + sqrt(n / 12) * z, 0, n);
 }
 
@@ -526,21 +581,44 @@ static bool S_part_init(S_part *p, const tb_risk_in *in, uint64_t seed)
 	return true;
 }
 
-/* Draw i of a part: its wall clock, false when the MFU drawn is not
- * positive. */
-static bool S_part_draw(S_part *p, int i, int n, double *t, double *failures)
+/* Draws are made in blocks of this many, each stream through a block in
+ * its own loop: a draw's arithmetic is a chain of divisions, square roots
+ * and logarithms too long for the processor to overlap with the next
+ * draw's when the streams interleave, and the failure stream's numbers
+ * depend on the counts it draws alone.  The numbers drawn, and their
+ * order in each stream, are those of one draw at a time. */
+enum { S_BLOCK = 64 };
+
+/* Draws [i0, i0 + m) of a part (m at most S_BLOCK): each one's wall
+ * clock added to t[] and its failures into f[]; false when an MFU drawn
+ * is not positive. */
+static bool S_part_draws(S_part *p, int i0, int m, int n, double *t, double *f)
 {
-	/* Stratified: slice i of the MFU band's probability. */
-	double u = tb_dist_quantile(&p->in->mfu, (i + tb_rng_uniform(&p->mfu)) / n);
-	if (!S_pos(u))
-		return false;
-	double wc = p->in->flops / (p->rate * u) * (1 + p->ckpt);
-	*t = wc;
-	*failures = 0;
-	if (p->lambda > 0) {
-		double f = tb_rng_poisson(&p->fail, p->lambda * wc / p->keep);
-		*t += f * p->restart + p->segment * S_uniform_sum(&p->fail, f);
-		*failures = f;
+	double wc[S_BLOCK], w[S_BLOCK];
+	for (int j = 0; j < m; j++) {
+		/* Stratified: slice i of the MFU band's probability. */
+		double u = S_dist_quantile(&p->in->mfu, (i0 + j + S_uniform(&p->mfu)) / n);
+		if (!S_pos(u))
+			return false;
+		wc[j] = p->in->flops / (p->rate * u) * (1 + p->ckpt);
+	}
+	if (!(p->lambda > 0)) {
+		for (int j = 0; j < m; j++) {
+			t[j] += wc[j];
+			f[j] = 0;
+		}
+		return true;
+	}
+	/* the failure stream: each draw's count, then the numbers its
+	 * restarts' spread takes (a sum of few uniforms, else one uniform
+	 * for the normal limit, made below) */
+	for (int j = 0; j < m; j++) {
+		f[j] = S_poisson(&p->fail, p->lambda * wc[j] / p->keep);
+		w[j] = f[j] <= 4 ? S_uniform_sum_few(&p->fail, f[j]) : S_uniform(&p->fail);
+	}
+	for (int j = 0; j < m; j++) {
+		double spread = f[j] <= 4 ? w[j] : S_uniform_sum_many(f[j], w[j]);
+		t[j] += wc[j] + (f[j] * p->restart + p->segment * spread);
 	}
 	return true;
 }
@@ -569,23 +647,28 @@ static void S_samples(const tb_risk_in *parts, int nparts, S_part *part, int n, 
 
 	double sum_days = 0, sum_cost = 0, sum_failures = 0;
 	int meets = 0, within = 0;
+	double tb[S_BLOCK], fb[TB_RISK_PARTS_MAX][S_BLOCK];
 	for (int i = 0; i < n; i++) {
-		double t = 0;
-		for (int k = 0; k < nparts; k++) {
-			double tk, fk;
-			if (!S_part_draw(&part[k], i, n, &tk, &fk)) {
-				out->known = false;
-				return;
-			}
-			t += tk;
-			sum_failures += fk;
+		int j = i % S_BLOCK;
+		if (j == 0) {
+			int m = n - i < S_BLOCK ? n - i : S_BLOCK;
+			for (int b = 0; b < m; b++)
+				tb[b] = 0;
+			for (int k = 0; k < nparts; k++)
+				if (!S_part_draws(&part[k], i, m, n, tb, fb[k])) {
+					out->known = false;
+					return;
+				}
 		}
+		double t = tb[j];
+		for (int k = 0; k < nparts; k++)
+			sum_failures += fb[k][j];
 		double days = t / S_SECONDS_PER_DAY, cost;
 		if (price_fixed) {
 			cost = billed ? tb_bill_compute(&in->bill, price_lo, days * cost_per_day, t, NULL)
 			              : days * cost_per_day;
 		} else {
-			double price = tb_dist_quantile(&in->price, tb_rng_uniform(&part[0].price));
+			double price = S_dist_quantile(&in->price, S_uniform(&part[0].price));
 			price = price > 0 ? price : 0;
 			cost = t * gpu_h_per_s * price;
 			if (billed)

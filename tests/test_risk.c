@@ -9,6 +9,7 @@
 #include "trainbudget/budget.h"
 #include "trainbudget/goodput.h"
 #include "trainbudget/risk.h"
+#include "risk_int.h"
 
 static double rel(double got, double want)
 {
@@ -516,4 +517,41 @@ Test(risk, verdict_rule)
 	b.time.budget = 1e6;
 	b.losses.cost[0] = 2e6;
 	cr_expect_eq(tb_budget_verdict(&b, false), TB_VERDICT_AT_RISK);
+}
+
+/* The histogram's bins come from a product by the width's reciprocal,
+ * with the quotient taken near a whole number (risk.c): the counts are
+ * those of the quotient truncated, bin for bin, at the bins' edges (each
+ * edge and the doubles either side of it), and over values spread
+ * between, for widths that are not powers of two. */
+Test(risk, bins_are_the_quotients_truncated)
+{
+	const double widths[] = { 1.0 / 3, 0.1, 7.3, 1e-7, 12345.678, 0.37 };
+	const double lo = 1.7;
+	double v[3 * (TB_RISK_BINS + 1) + 4000];
+	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+		double width = widths[w];
+		int n = 0;
+		for (int k = 0; k <= TB_RISK_BINS; k++) {
+			double edge = lo + k * width;
+			v[n++] = edge;
+			v[n++] = nextafter(edge, INFINITY);
+			if (k > 0)
+				v[n++] = nextafter(edge, -INFINITY);
+		}
+		uint64_t x = 88172645463325252u;
+		for (int i = 0; i < 4000; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v[n++] = lo + (double)(x >> 11) * 0x1.0p-53 * TB_RISK_BINS * width;
+		}
+		int want[TB_RISK_BINS] = { 0 }, got[TB_RISK_BINS];
+		for (int i = 0; i < n; i++) {
+			int k = (int)((v[i] - lo) / width);
+			want[k < 0 ? 0 : k >= TB_RISK_BINS ? TB_RISK_BINS - 1 : k]++;
+		}
+		tb_risk_bin_counts(v, n, lo, width, got);
+		for (int b = 0; b < TB_RISK_BINS; b++)
+			cr_expect_eq(got[b], want[b], "width %g bin %d: %d, the quotient's %d", width, b,
+			             got[b], want[b]);
+	}
 }
