@@ -155,7 +155,7 @@ void tb_plan_run_jobs(tb_plan_state *st, const tb_plan_card *cards, const int64_
 	/* a job no thread could take is run here, after the first */
 	for (int j = 0; j < others; j++) {
 		if (started[j])
-			tb_thread_join_soon(th[j], &jobs[j].finished);
+			tb_thread_join_later(th[j], &jobs[j].finished);
 		else
 			S_job_run(&jobs[j]);
 	}

@@ -98,14 +98,49 @@ void tb_thread_done(int *done)
 	__atomic_fetch_or(done, 1, __ATOMIC_RELEASE);
 }
 
-void tb_thread_join_soon(pthread_t th, int *done)
+/* Workers seen done and not yet joined: joined at exit, or here when the
+ * list is full. */
+static pthread_mutex_t S_later_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t S_later[32];
+static int S_nlater;
+static bool S_at_exit;
+
+static void S_join_all(void)
 {
-	for (int i = 0; i < 1 << 16; i++) {
-		if (__atomic_fetch_or(done, 0, __ATOMIC_ACQUIRE) && pthread_tryjoin_np(th, NULL) == 0) {
-			S_AFTER(done);
-			return;
-		}
+	for (int i = 0; i < S_nlater; i++)
+		pthread_join(S_later[i], NULL);
+	S_nlater = 0;
+}
+
+static void S_join_at_exit(void)
+{
+	pthread_mutex_lock(&S_later_lock);
+	S_join_all();
+	pthread_mutex_unlock(&S_later_lock);
+}
+
+void tb_thread_join_later(pthread_t th, int *done)
+{
+	int i = 0;
+	while (i < 1 << 16 && !__atomic_fetch_or(done, 0, __ATOMIC_ACQUIRE)) {
 		S_pause();
+		i++;
 	}
-	pthread_join(th, NULL);
+	if (i == 1 << 16) {
+		pthread_join(th, NULL);
+		return;
+	}
+	S_AFTER(done);
+	pthread_mutex_lock(&S_later_lock);
+	if (!S_at_exit)
+		S_at_exit = atexit(S_join_at_exit) == 0;
+	if (!S_at_exit) {
+		pthread_mutex_unlock(&S_later_lock);
+		pthread_join(th, NULL);
+		return;
+	}
+	if (S_nlater == (int)(sizeof S_later / sizeof *S_later))
+		S_join_all();
+	S_later[S_nlater++] = th;
+	pthread_mutex_unlock(&S_later_lock);
 }

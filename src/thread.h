@@ -26,13 +26,16 @@ int tb_thread_cores(void);
  * made; where the placement cannot be asked for, a plain thread. */
 bool tb_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 
-/* pthread_join(th), for a worker whose last act is tb_thread_done(done)
- * and which is expected to end within some tens of microseconds: the
- * caller stays awake, watching the flag and then trying the join, for a
- * bounded while (65,536 pauses, one to a few milliseconds) before it
- * sleeps in the join.  Asleep, it is woken some 50 us after the worker
- * has gone (the wake-up crosses CPUs). */
+/* For a worker whose last act is tb_thread_done(done) and which is
+ * expected to end within some tens of microseconds: returns once that act
+ * is seen, what the worker wrote before it then visible.  The caller
+ * stays awake, watching the flag, for a bounded while (65,536 pauses,
+ * one to a few milliseconds), then sleeps in pthread_join (woken some
+ * 50 us after the worker has gone: the wake-up crosses CPUs).  The
+ * worker's exit, 30 us more on the development machine, is not waited
+ * for: the thread is joined at exit (atexit), or at a later call when 32
+ * wait. */
 void tb_thread_done(int *done);
-void tb_thread_join_soon(pthread_t th, int *done);
+void tb_thread_join_later(pthread_t th, int *done);
 
 #endif

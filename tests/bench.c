@@ -453,7 +453,7 @@ static const char *const S_where_time_goes[] = {
 	"2.27 ms. Then the jobs' states are no longer zeroed whole (57 KB of bests an estimate "
 	"never writes), nor the caller's own bests (2.38 to 2.23 ms, 8 faults fewer); the "
 	"joiner stays awake while the job ends, watching its flag and then trying the join "
-	"(`tb_thread_join_soon`; asleep it was woken some 50 us late): 2.21 to 2.08 ms; the "
+	"(src/thread.c; asleep it was woken some 50 us late): 2.21 to 2.08 ms; the "
 	"shape bound's largest micro-batch and each count's pipelines are made once a context, "
 	"not once an expert size and mode (2.10 to 1.96 ms), a pipeline's data-parallel size "
 	"is its count's quotient by t c over p, two 64-bit divisions fewer (2.10 to 2.00 ms), "

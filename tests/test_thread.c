@@ -58,17 +58,18 @@ static void *S_finish(void *p)
 	return NULL;
 }
 
-/* tb_thread_join_soon joins: what the worker wrote before its last act is
+/* tb_thread_join_later: what the worker wrote before its last act is
  * there after it, whether the worker ends at once or after the watch
- * (50 ms, past 65,536 pauses). */
+ * (50 ms, past 65,536 pauses), and more workers than the list of those
+ * left to join at exit holds (40 of 32) are joined on the way. */
 Test(thread, joined_soon_or_late)
 {
 	for (int late = 0; late < 2; late++)
-		for (int i = 0; i < 10; i++) {
+		for (int i = 0; i < 40; i++) {
 			S_late s = { 0, 0, late ? 50u : 0u };
 			pthread_t th;
 			cr_assert(tb_thread_start(&th, S_finish, &s));
-			tb_thread_join_soon(th, &s.done);
+			tb_thread_join_later(th, &s.done);
 			cr_expect_eq(s.value, 42, "late %d", late);
 			cr_expect_eq(s.done, 1);
 			if (late)
