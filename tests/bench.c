@@ -828,7 +828,7 @@ typedef struct {
  * wrote), untimed. */
 static S_meas S_measure_after(char *const argv[], char *const before[])
 {
-	S_meas m = { 0, 0, 0, 1 };
+	S_meas m = { 0, 0, 0, 1, 0 };
 	double t[RUNS];
 	long rss;
 	int st;
