@@ -90,7 +90,26 @@ static double S_log_factorial(double k)
 	       (1.0 / 12 - (1.0 / 360 - 1.0 / (1260 * n2)) / n2) / n;
 }
 
-static inline double S_poisson(tb_rng *r, double mean)
+/* log(k!) for the k below S_LF_MAX a run's draws meet, each made once:
+ * PTRS's slow test asks it for the draws' counts, which gather around the
+ * mean (the values are the function's own).  0 where not yet made (log k!
+ * is 0 only at k 0 and 1, made again at no cost). */
+enum { S_LF_MAX = 512 };
+typedef struct S_lf {
+	double v[S_LF_MAX];
+} S_lf;
+
+static double S_log_factorial_of(S_lf *m, double k)
+{
+	if (!m || !(k >= 0 && k < S_LF_MAX))
+		return S_log_factorial(k);
+	int i = (int)k;
+	if (m->v[i] == 0)
+		m->v[i] = S_log_factorial(k);
+	return m->v[i];
+}
+
+static inline double S_poisson(tb_rng *r, double mean, S_lf *lf)
 {
 	if (!(mean > 0) || !isfinite(mean))
 		return 0;
@@ -131,14 +150,14 @@ static inline double S_poisson(tb_rng *r, double mean)
 			loglam = log(mean);
 			have_loglam = true;
 		}
-		if (log(v * inv_alpha / (a / (us * us) + b)) <= -mean + k * loglam - S_log_factorial(k))
+		if (log(v * inv_alpha / (a / (us * us) + b)) <= -mean + k * loglam - S_log_factorial_of(lf, k))
 			return k;
 	}
 }
 
 double tb_rng_poisson(tb_rng *r, double mean)
 {
-	return S_poisson(r, mean);
+	return S_poisson(r, mean, NULL);
 }
 
 /* ---- the normal law ----------------------------------------------------- */
@@ -591,8 +610,8 @@ enum { S_BLOCK = 64 };
 
 /* Draws [i0, i0 + m) of a part (m at most S_BLOCK): each one's wall
  * clock added to t[] and its failures into f[]; false when an MFU drawn
- * is not positive. */
-static bool S_part_draws(S_part *p, int i0, int m, int n, double *t, double *f)
+ * is not positive.  lf: the run's log-factorials (S_lf). */
+static bool S_part_draws(S_part *p, int i0, int m, int n, double *t, double *f, S_lf *lf)
 {
 	double wc[S_BLOCK], w[S_BLOCK];
 	for (int j = 0; j < m; j++) {
@@ -613,7 +632,7 @@ static bool S_part_draws(S_part *p, int i0, int m, int n, double *t, double *f)
 	 * restarts' spread takes (a sum of few uniforms, else one uniform
 	 * for the normal limit, made below) */
 	for (int j = 0; j < m; j++) {
-		f[j] = S_poisson(&p->fail, p->lambda * wc[j] / p->keep);
+		f[j] = S_poisson(&p->fail, p->lambda * wc[j] / p->keep, lf);
 		w[j] = f[j] <= 4 ? S_uniform_sum_few(&p->fail, f[j]) : S_uniform(&p->fail);
 	}
 	for (int j = 0; j < m; j++) {
@@ -648,6 +667,8 @@ static void S_samples(const tb_risk_in *parts, int nparts, S_part *part, int n, 
 	double sum_days = 0, sum_cost = 0, sum_failures = 0;
 	int meets = 0, within = 0;
 	double tb[S_BLOCK], fb[TB_RISK_PARTS_MAX][S_BLOCK];
+	S_lf lfm, *lf = &lfm;       /* shared by the parts: the same function */
+	memset(&lfm, 0, sizeof lfm);
 	for (int i = 0; i < n; i++) {
 		int j = i % S_BLOCK;
 		if (j == 0) {
@@ -655,7 +676,7 @@ static void S_samples(const tb_risk_in *parts, int nparts, S_part *part, int n, 
 			for (int b = 0; b < m; b++)
 				tb[b] = 0;
 			for (int k = 0; k < nparts; k++)
-				if (!S_part_draws(&part[k], i, m, n, tb, fb[k])) {
+				if (!S_part_draws(&part[k], i, m, n, tb, fb[k], lf)) {
 					out->known = false;
 					return;
 				}
