@@ -789,8 +789,7 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 	/* not the lists (20 KB of the 25): read only up to their counts, and a
 	 * search for the best writes one row, so the pages of the rest are
 	 * never faulted in; nor the cards past n_gpus */
-	memset(out, 0, offsetof(tb_plan_result, gpus));
-	out->n_gpus = 0;
+	memset(out, 0, offsetof(tb_plan_result, gpus));     /* n_gpus with it */
 	out->n_layouts = 0;
 	memset(&out->scenario_gpu, 0,
 	       offsetof(tb_plan_result, front) - offsetof(tb_plan_result, scenario_gpu));

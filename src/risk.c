@@ -510,10 +510,12 @@ void tb_risk_bin_counts(const double *v, int n, double lo, double width,
 	 * taken: the division's bins at a multiply's cost (the 8,192
 	 * divisions were a tenth of the risk's time). */
 	double inv = 1 / width;
+	/* a subnormal width has no finite reciprocal: the quotient alone */
+	bool near_all = !(inv < HUGE_VAL);
 	for (int i = 0; i < n; i++) {
-		double x = (v[i] - lo) * inv;
+		double x = near_all ? 0 : (v[i] - lo) * inv;
 		int k = (int)x;
-		if (x - k < 1e-12 || x - k > 1 - 1e-12)
+		if (near_all || x - k < 1e-12 || x - k > 1 - 1e-12)
 			k = (int)((v[i] - lo) / width);
 		count[k < 0 ? 0 : k >= TB_RISK_BINS ? TB_RISK_BINS - 1 : k]++;
 	}
@@ -534,12 +536,9 @@ static void S_summary(const double *v, int n, double cdf[TB_RISK_CDF_POINTS],
 	 * of two every partial sum is exact, and the product is the sum */
 	bool exact = (n & (n - 1)) == 0;
 	for (int b = 0; b < TB_RISK_BINS; b++) {
-		hist[b] = 0;
-		if (exact)
-			hist[b] = count[b] * (1.0 / n);
-		else
-			for (int c = 0; c < count[b]; c++)
-				hist[b] += 1.0 / n;
+		hist[b] = exact ? count[b] * (1.0 / n) : 0;
+		for (int c = 0; !exact && c < count[b]; c++)
+			hist[b] += 1.0 / n;
 	}
 }
 

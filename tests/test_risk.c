@@ -523,14 +523,16 @@ Test(risk, verdict_rule)
  * with the quotient taken near a whole number (risk.c): the counts are
  * those of the quotient truncated, bin for bin, at the bins' edges (each
  * edge and the doubles either side of it), and over values spread
- * between, for widths that are not powers of two. */
+ * between, for widths that are not powers of two, and for subnormal ones,
+ * whose reciprocal is infinite (converted to an int, undefined). */
 Test(risk, bins_are_the_quotients_truncated)
 {
-	const double widths[] = { 1.0 / 3, 0.1, 7.3, 1e-7, 12345.678, 0.37 };
-	const double lo = 1.7;
+	/* the last two subnormal: 1e-310 has no finite reciprocal */
+	const double widths[] = { 1.0 / 3, 0.1, 7.3, 1e-7, 12345.678, 0.37, 1e-310, 3e-320 };
 	double v[3 * (TB_RISK_BINS + 1) + 4000];
 	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
 		double width = widths[w];
+		double lo = width < 1e-300 ? 0 : 1.7;  /* else lo + k width would be lo */
 		int n = 0;
 		for (int k = 0; k <= TB_RISK_BINS; k++) {
 			double edge = lo + k * width;
