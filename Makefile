@@ -182,8 +182,8 @@ $(BUILD)/tests/fault.so: tests/fault.c
 
 check-san: | test-deps
 	$(MAKE) --no-print-directory BUILD=$(SAN) TB_LTO= \
-	  CFLAGS='$(CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
-	  LDFLAGS='$(LDFLAGS) -fsanitize=address,undefined' $(SAN)/trainbudget $(SAN)/tests/run \
+	  CFLAGS='$(CFLAGS) -O1 -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+	  LDFLAGS='$(LDFLAGS) -fsanitize=address,undefined,float-cast-overflow' $(SAN)/trainbudget $(SAN)/tests/run \
 	  $(SAN)/tests/fault.so
 	ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 $(SAN)/tests/run --jobs 2
 	ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 sh tests/cli.sh $(SAN)/trainbudget
