@@ -58,6 +58,18 @@ const char *tb_attn_kernel_name(tb_attn_kernel k)
 	return k == TB_ATTN_KERNEL_FLASH2 ? "flash2" : k == TB_ATTN_KERNEL_CUDNN ? "cudnn" : "auto";
 }
 
+const char *tb_fp8_recipe_name(tb_fp8_recipe r)
+{
+	switch (r) {
+	case TB_FP8_DELAYED: return "delayed";
+	case TB_FP8_TENSORWISE: return "tensorwise";
+	case TB_FP8_ROWWISE: return "rowwise";
+	case TB_FP8_BLOCKWISE: return "blockwise";
+	case TB_FP8_MXFP8: return "mxfp8";
+	case TB_FP8_AUTO: default: return "auto";
+	}
+}
+
 bool tb_selective_is_none(const tb_training *t)
 {
 	return t->flash_attention && t->selective_policy == TB_SELECTIVE_ATTENTION;

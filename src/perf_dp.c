@@ -68,7 +68,8 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 	 * Megatron-FSDP's prefetching streams, or DeepSpeed's */
 	double oc = tb_perf_zero3_overlap_cost(in->framework, k);
 	if (n_dp > 1) {
-		double gb = in->grad_bytes, pb = in->param_bytes;
+		/* torchao's per-tensor fp8 gathers the weights in fp8 */
+		double gb = in->grad_bytes, pb = in->fp8_gather ? fmin(1, in->param_bytes) : in->param_bytes;
 		/* only the collectives this stage uses: a search times millions */
 		double ar = 0, rs = 0, ag = 0;
 		if (in->zero == 0) {

@@ -87,6 +87,68 @@ static void S_method(const tb_inputs *in, tb_perf_input *out)
 	out->adapters_expert_per_layer = L > 0 ? lc.expert / L : 0;
 }
 
+/* fp8's scaling casts, in HBM bytes an element: a linear's input is cast
+ * forward and its output gradient backward, each read in 16 bits (ab) and
+ * written in fp8 in the two layouts its GEMMs read.  Transformer Engine
+ * writes both in one pass (cast_transpose: ab + 1 + 1, the amax taken on
+ * the way under delayed scaling, in a pass of its own before it under
+ * current scaling; MXFP8's and the block recipes' scales 1 B a 32 or 4 B a
+ * 128 elements) and casts a weight once a step (is_first_microbatch).
+ * torchao counts as its roofline does (torchao/testing/training/
+ * roofline_utils.py, with its fusion modelling: the first read fused into
+ * the op before, as torch.compile does for a norm or an activation before
+ * a linear; every published torchao run compiles): per tensor one pass
+ * writing both layouts (ab + 1 + 1); per row the fp8 rows and a 16-bit
+ * transpose (1 + ab), then the transpose cast (ab + 1); MX and blocks one
+ * layout (1), then the other (ab + 1); and it casts each weight every
+ * micro-batch, which it reads unfused (per tensor amax, then each layout,
+ * ab + (ab + 1) + (ab + 1); per row (ab + 1) + 2ab + (ab + 1); MX and
+ * blocks 2 (ab + 1)), except that per tensor under FSDP it casts this
+ * rank's shard before gathering it in fp8. */
+static void S_fp8(const tb_inputs *in, tb_perf_input *out)
+{
+	const tb_training *tr = &in->training;
+	tb_framework fw = in->parallelism.framework;
+	tb_fp8_recipe r = tr->fp8_recipe;
+	if (r == TB_FP8_AUTO)
+		r = fw == TB_FW_FSDP ? TB_FP8_TENSORWISE : TB_FP8_DELAYED;
+	out->fp8_recipe = r;
+	out->fp8_cast_bytes = out->fp8_weight_cast_f_bytes = out->fp8_weight_cast_b_bytes = 0;
+	out->fp8_gather = false;
+	if (out->matmul_bytes != 1)
+		return;
+	bool torchao = r != TB_FP8_DELAYED && (fw == TB_FW_FSDP || r == TB_FP8_ROWWISE);
+	double ab = out->act_bytes, scale = 0, cast = ab + 2, wf = 0, wb = 0;
+	switch (r) {
+	case TB_FP8_TENSORWISE:
+		if (!torchao) {
+			cast = ab + (ab + 2);
+			break;
+		}
+		wf = ab + (ab + 1), wb = ab + 1;
+		out->fp8_gather = fw == TB_FW_FSDP;
+		break;
+	case TB_FP8_ROWWISE:
+		cast = (1 + ab) + (ab + 1);
+		wf = ab + 1, wb = 2 * ab + (ab + 1);
+		break;
+	case TB_FP8_BLOCKWISE:
+	case TB_FP8_MXFP8:
+		scale = r == TB_FP8_MXFP8 ? 1.0 / 32 : 4.0 / 128;
+		cast = torchao ? (1 + scale) + (ab + 1 + scale) : ab + 2 * (1 + scale);
+		if (torchao)
+			wf = wb = ab + 1 + scale;
+		break;
+	case TB_FP8_DELAYED:
+	case TB_FP8_AUTO:
+	default:
+		break;
+	}
+	out->fp8_cast_bytes = cast;
+	out->fp8_weight_cast_f_bytes = wf;
+	out->fp8_weight_cast_b_bytes = wb;
+}
+
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 {
 	memset(out, 0, sizeof *out);
@@ -176,6 +238,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	}
 	out->param_bytes = weight;
 	out->grad_bytes = grad;
+	S_fp8(in, out);
 	/* an update reads and writes the states and the master copy, reads
 	 * the gradient twice (norm, then step) and writes the weights */
 	double states = S_state_bytes(tr->optimizer) * state_scale;

@@ -92,10 +92,10 @@ static inline double S_ep_exposed(const tb_perf_input *in, double total, double 
 	return tb_perf_max0(total - hide) + fmin(total, hide) * share / (1 - share);
 }
 
-/* The elements a layer's linear GEMMs read as input (forward) and as
- * output gradient (backward): what fp8 casts each micro-batch. */
+/* The elements a layer's linear GEMMs read as input (forward), as output
+ * gradient (backward) and as weight: what fp8 casts each micro-batch. */
 typedef struct S_cast {
-	double in, out;
+	double in, out, w;
 } S_cast;
 
 /* One linear layer's GEMM of M x K by K x N, its casts counted in *c. */
@@ -103,6 +103,7 @@ static double S_lin(const S_ctx *x, double m, double n, double k, S_cast *c)
 {
 	c->in += m * k;
 	c->out += m * n;
+	c->w += k * n;
 	return S_mm(x, m, n, k);
 }
 
@@ -288,7 +289,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 
 	/* matmuls: the attention's projections, then the MLP, or the router,
 	 * the local experts at the rows routed to them and the shared ones */
-	S_cast cast = { 0, 0 };
+	S_cast cast = { 0, 0, 0 };
 	L->mm_f = S_attn_proj(x, tok, &L->mm_flops_f, &cast);
 	double act_elems;               /* MLP activation-function inputs */
 	double moe_perm_bytes = 0;
@@ -296,13 +297,14 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	if (experts) {
 		double local = x->E / x->e, et = x->et;
 		double rows = x->tok_e * x->kt * x->e / x->E;   /* tokens per local expert */
-		S_cast one = { 0, 0 };
+		S_cast one = { 0, 0, 0 };
 		/* the router stays in 16 bits (Transformer Engine, torchao) */
 		L->mm_f += S_mm(x, tok, x->E, h);
 		L->mm_f += local * (S_lin(x, rows, x->nmat * x->fe / et, h, &one) +
 		                    S_lin(x, rows, h, x->fe / et, &one));
 		cast.in += local * one.in;
 		cast.out += local * one.out;
+		cast.w += local * one.w;
 		if (x->fs > 0)
 			L->mm_f += S_lin(x, tok, x->nmat * x->fs / t, h, &cast) +
 			           S_lin(x, tok, h, x->fs / t, &cast);
@@ -351,13 +353,17 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double ew = tok_n * h * (4 * ab + 6 * ab + (in->dropout ? 2 : 0)) +
 	            act_elems * ab * (x->nmat + 1) + moe_perm_bytes;
 	/* fp8: every linear layer's input is cast forward and its output
-	 * gradient backward, each read in 16 bits and written as fp8 and its
-	 * transpose (for the other GEMM); the weights' casts are cached
-	 * across micro-batches (Transformer Engine's is_first_microbatch,
-	 * torchao's fp8 all-gather) and left out */
-	double cast_b = in->matmul_bytes == 1 ? ab + 2 : 0;
-	L->mem_f = (ew + cast.in * cast_b) / x->mem_bw;
-	L->mem_b = (2 * ew + cast.out * cast_b) / x->mem_bw;
+	 * gradient backward, at the recipe's bytes an element (perf_input.c);
+	 * its weights too where the recipe casts them every micro-batch
+	 * (torchao's per row, blocks and MX), not where they are cast on the
+	 * shard and gathered in fp8 (perf_input.c; a layer's time reads no
+	 * ZeRO stage, so FSDP's NO_SHARD is priced so too, its 8 B a weight
+	 * a micro-batch left out) */
+	double cast_b = in->fp8_cast_bytes;
+	double wf = in->fp8_gather ? 0 : in->fp8_weight_cast_f_bytes;
+	double wb = in->fp8_gather ? 0 : in->fp8_weight_cast_b_bytes;
+	L->mem_f = (ew + cast.in * cast_b + cast.w * wf) / x->mem_bw;
+	L->mem_b = (2 * ew + cast.out * cast_b + cast.w * wb) / x->mem_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM
 	 * alone; adapters run forward and twice that back; forward-only runs

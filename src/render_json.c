@@ -103,6 +103,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_str(j, "attention_flops", t->attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
 	S_bool(j, "flash_attention", t->flash_attention);
 	S_str(j, "attention_kernel", tb_attn_kernel_name(t->attention_kernel));
+	S_str(j, "fp8_recipe", tb_fp8_recipe_name(t->fp8_recipe));
 	S_bool(j, "dropout", t->dropout);
 	S_numk(j, "checkpoint_interval_s", t->checkpoint_interval_s, t->checkpoint_interval_s > 0);
 	S_str(j, "method", tb_method_name(t->method));
@@ -532,6 +533,17 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 	S_num(j, "nvlink_bytes_per_s", pb->in.hw.nvlink_bytes_per_s);
 	S_num(j, "network_bytes_per_s", pb->in.hw.network_bytes_per_s);
 	S_obj_end(j);
+	if (pb->in.matmul_bytes == 1) {
+		S_obj(j, "fp8");
+		S_str(j, "recipe", tb_fp8_recipe_name(pb->in.fp8_recipe));
+		S_num(j, "cast_bytes_per_element", pb->in.fp8_cast_bytes);
+		S_num(j, "weight_cast_bytes_per_element",
+		      pb->in.fp8_gather ? 0 : pb->in.fp8_weight_cast_f_bytes + pb->in.fp8_weight_cast_b_bytes);
+		S_bool(j, "weights_gathered_in_fp8", pb->in.fp8_gather);
+		S_obj_end(j);
+	} else {
+		S_null(j, "fp8");
+	}
 	S_arr(j, "variants");
 	for (int i = 0; i < pb->n_variants && i < TB_PERF_VARIANTS; i++) {
 		const tb_perf_variant *v = &pb->variants[i];

@@ -340,6 +340,14 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	if (akn && t->attention_kernel != TB_ATTN_KERNEL_AUTO && !t->flash_attention)
 		tb_yaml_err(c, akn, "training.attention_kernel %s with training.flash_attention false: the kernel named is a fused attention, which keeps no score matrix; expected flash_attention true, or no attention_kernel",
 		            tb_attn_kernel_name(t->attention_kernel));
+	/* torchao has per-row scales; Transformer Engine, which Megatron-LM
+	 * and DeepSpeed run fp8 through, does not */
+	const tb_yaml_node *frn = tr ? tb_yaml_get(tr, "fp8_recipe") : NULL;
+	if (frn && t->fp8_recipe == TB_FP8_ROWWISE &&
+	    (in->parallelism.framework == TB_FW_MEGATRON || in->parallelism.framework == TB_FW_DEEPSPEED))
+		tb_yaml_err(c, frn, "training.fp8_recipe rowwise under parallelism.framework %s: per-row scaling is torchao's (PyTorch FSDP), and Transformer Engine, which %s runs fp8 through, has none; expected delayed, tensorwise, blockwise or mxfp8, or framework fsdp",
+		            tb_framework_name(in->parallelism.framework),
+		            in->parallelism.framework == TB_FW_MEGATRON ? "Megatron-LM" : "DeepSpeed");
 	const tb_yaml_node *rln = tr ? tb_yaml_get(tr, "recompute_layers") : NULL;
 	if (rln && t->checkpointing != TB_CKPT_FULL)
 		tb_yaml_err(c, rln, "training.recompute_layers with training.checkpointing %s: it says how many layers of each pipeline chunk full recomputation redoes; expected training.checkpointing full, or no recompute_layers",

@@ -13,7 +13,7 @@
 static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
 	"optimizer", "checkpointing", "selective_policy", "recompute_layers", "flash_attention", "dropout",
-	"attention_flops", "attention_kernel", "checkpoint_interval", "grad_dtype",
+	"attention_flops", "attention_kernel", "fp8_recipe", "checkpoint_interval", "grad_dtype",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 	"packing", "avg_seq_len",
 };
@@ -25,6 +25,8 @@ static const char *const S_sel_names[] = { "attention", "op", "deepseek", "moe" 
 static const char *const S_attn_names[] = { "full", "causal" };
 /* indexed like tb_attn_kernel */
 static const char *const S_kernel_names[] = { "auto", "flash2", "cudnn" };
+/* indexed like tb_fp8_recipe */
+static const char *const S_fp8_names[] = { "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8" };
 /* indexed like tb_grad_dtype from TB_GRAD_BF16 on */
 static const char *const S_grad_names[] = { "bf16", "fp16", "fp32" };
 
@@ -123,6 +125,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	t->attention_flops = TB_ATTN_FLOPS_FULL;
 	t->flash_attention = true;
 	t->attention_kernel = TB_ATTN_KERNEL_AUTO;
+	t->fp8_recipe = TB_FP8_AUTO;
 	t->dropout = false;
 	t->packing = true;
 	t->avg_seq_len = 0;
@@ -202,6 +205,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(tr, "flash_attention")) && !tb_yaml_bool(c, n, "training.flash_attention", &t->flash_attention)) ok = false;
 		if ((n = tb_yaml_get(tr, "attention_kernel"))) {
 			if (tb_yaml_enum(c, n, "training.attention_kernel", S_kernel_names, TB_N(S_kernel_names), &e)) t->attention_kernel = (tb_attn_kernel)e; else ok = false;
+		}
+		if ((n = tb_yaml_get(tr, "fp8_recipe"))) {
+			if (tb_yaml_enum(c, n, "training.fp8_recipe", S_fp8_names, TB_N(S_fp8_names), &e)) t->fp8_recipe = (tb_fp8_recipe)e; else ok = false;
 		}
 		if ((n = tb_yaml_get(tr, "dropout")) && !tb_yaml_bool(c, n, "training.dropout", &t->dropout)) ok = false;
 		if ((n = tb_yaml_get(tr, "packing")) && !tb_yaml_bool(c, n, "training.packing", &t->packing))

@@ -225,6 +225,29 @@ if [ "$rc" -eq 0 ] && [ -n "$fa2" ] && [ -n "$cud" ] && [ "$cud_named" -ge 1 ] &
 else
 	no "training.attention_kernel end to end" "rc $rc: '$fa2' '$cud' '$back'" "$(head -c 300 "$T/err")"
 fi
+# fp8 scaling: torchao's per-tensor recipe (the default under FSDP) casts
+# activations in one pass and gathers the weights in fp8; per row it casts
+# twice, recasts the weights every micro-batch and gathers them in bf16,
+# so its step is longer; the JSON and the report say which was priced.
+run "$BIN" estimate --format json --set hardware.count=64 --set training.precision=fp8-mixed \
+	--set parallelism.framework=fsdp --set parallelism.zero=3
+tw=$(json_seconds "$T/out")
+tw_named=$(grep -c '"recipe": "tensorwise"' "$T/out")
+tw_gather=$(grep -c '"weights_gathered_in_fp8": true' "$T/out")
+run "$BIN" report --format md -o "$T/fp8" --name fp8 --set hardware.count=64 --set training.precision=fp8-mixed \
+	--set parallelism.framework=fsdp --set parallelism.zero=3 --set training.fp8_recipe=rowwise
+rw_report=$(grep -c "| fp8 scaling | rowwise: one scale a row" "$T/fp8/fp8.md" 2>/dev/null)
+run "$BIN" estimate --format json --set hardware.count=64 --set training.precision=fp8-mixed \
+	--set parallelism.framework=fsdp --set parallelism.zero=3 --set training.fp8_recipe=rowwise
+rw=$(json_seconds "$T/out")
+if [ "$rc" -eq 0 ] && [ -n "$tw" ] && [ -n "$rw" ] && [ "$tw_named" -ge 1 ] && [ "$tw_gather" -ge 1 ] &&
+   [ "${rw_report:-0}" -ge 1 ] && awk -v a="$tw" -v b="$rw" 'BEGIN { exit !(b > a) }' &&
+   grep -q '"fp8_recipe": "rowwise"' "$T/out" && grep -q '"recipe": "rowwise"' "$T/out" &&
+   grep -q '"weights_gathered_in_fp8": false' "$T/out"; then
+	ok "fp8 per row costs more than per tensor under FSDP and says so ($tw -> $rw s)"
+else
+	no "training.fp8_recipe end to end" "rc $rc: '$tw' '$rw' named $tw_named gather $tw_gather report ${rw_report:-}" "$(head -c 300 "$T/err")"
+fi
 # Full recomputation of part of the layers: echoed in the JSON, said in
 # the report's assumptions and memory table, and between none and full
 # in time (the 8B example on its own layout, one stage of 32 layers).

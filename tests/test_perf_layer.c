@@ -537,6 +537,113 @@ Test(perf, attention_kernel_as_transformer_engine_picks)
 	cr_expect(flash2_tflops >= 362 && flash2_tflops <= 370, "FlashAttention-2 %g TFLOP/s", flash2_tflops);
 }
 
+/* fp8's casts by recipe and framework, against the bytes each kernel of
+ * torchao's roofline moves (torchao/testing/training/roofline_utils.py,
+ * its fusion modelling: the first read of an activation fused into the op
+ * before) and Transformer Engine's one cast_transpose pass.  Llama 3 8B at
+ * 8,192 tokens, one layer worked by hand: its linear layers read
+ * 8192 x (4096 + 4096 + 4096 + 14336) input elements forward (QKV, output,
+ * gate and up, down), 8192 x (6144 + 4096 + 28672 + 4096) output-gradient
+ * elements backward, and hold 4096 x (6144 + 4096 + 28672) + 14336 x 4096 =
+ * 218,103,808 weights.  Each recipe's forward and backward memory-bound
+ * time less delayed scaling's (2 + 1 + 1 B an element, weights cached) is
+ * its extra bytes over the card's achieved bandwidth. */
+Test(perf, fp8_casts_by_recipe)
+{
+	static const struct {
+		tb_framework fw;
+		tb_fp8_recipe recipe, priced;
+		double cast, wf, wb;    /* B an element; B a weight, forward and backward */
+		bool gather;
+	} cases[] = {
+		{ TB_FW_MEGATRON, TB_FP8_AUTO, TB_FP8_DELAYED, 4, 0, 0, false },
+		{ TB_FW_MEGATRON, TB_FP8_TENSORWISE, TB_FP8_TENSORWISE, 2 + 4, 0, 0, false },
+		{ TB_FW_MEGATRON, TB_FP8_MXFP8, TB_FP8_MXFP8, 2 + 2 * (1 + 1.0 / 32), 0, 0, false },
+		{ TB_FW_DEEPSPEED, TB_FP8_BLOCKWISE, TB_FP8_BLOCKWISE, 2 + 2 * (1 + 4.0 / 128), 0, 0, false },
+		{ TB_FW_ANY, TB_FP8_AUTO, TB_FP8_DELAYED, 4, 0, 0, false },
+		{ TB_FW_FSDP, TB_FP8_AUTO, TB_FP8_TENSORWISE, 0 + 2 + 1 + 1, 0, 0, true },
+		{ TB_FW_FSDP, TB_FP8_DELAYED, TB_FP8_DELAYED, 4, 0, 0, false },
+		{ TB_FW_FSDP, TB_FP8_ROWWISE, TB_FP8_ROWWISE, (0 + 1 + 2) + (2 + 1), 2 + 1, 2 * 2 + (2 + 1), false },
+		{ TB_FW_ANY, TB_FP8_ROWWISE, TB_FP8_ROWWISE, (0 + 1 + 2) + (2 + 1), 2 + 1, 2 * 2 + (2 + 1), false },
+		{ TB_FW_FSDP, TB_FP8_MXFP8, TB_FP8_MXFP8, (0 + 1 + 1.0 / 32) + (2 + 1 + 1.0 / 32),
+		  2 + 1 + 1.0 / 32, 2 + 1 + 1.0 / 32, false },
+		{ TB_FW_FSDP, TB_FP8_BLOCKWISE, TB_FP8_BLOCKWISE, (0 + 1 + 4.0 / 128) + (2 + 1 + 4.0 / 128),
+		  2 + 1 + 4.0 / 128, 2 + 1 + 4.0 / 128, false },
+	};
+	const double in_elems = 8192.0 * (4096 + 4096 + 4096 + 14336);
+	const double out_elems = 8192.0 * (6144 + 4096 + 28672 + 4096);
+	const double weights = 218103808;
+	cr_expect_eq(4096.0 * (6144 + 4096 + 28672) + 14336.0 * 4096, weights);
+	tb_perf_layer base[4];
+	bool have[4] = { false, false, false, false };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.training.seq_len = 8192;
+		x.training.precision = TB_PREC_FP8_MIXED;
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = cases[i].fw;
+		x.training.fp8_recipe = TB_FP8_DELAYED;
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		if (!have[cases[i].fw]) {
+			cr_assert(tb_perf_layer_time(&in, NULL, &base[cases[i].fw], NULL));
+			have[cases[i].fw] = true;
+		}
+		x.training.fp8_recipe = cases[i].recipe;
+		tb_perf_input_from(&x, &in);
+		cr_expect_eq(in.fp8_recipe, cases[i].priced, "case %zu", i);
+		cr_expect_eq(in.fp8_gather, cases[i].gather, "case %zu", i);
+		tb_perf_layer L;
+		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL), "case %zu", i);
+		const tb_perf_layer *B = &base[cases[i].fw];
+		double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+		double want_f = (in_elems * (cases[i].cast - 4) + weights * cases[i].wf) / bw;
+		double want_b = (out_elems * (cases[i].cast - 4) + weights * cases[i].wb) / bw;
+		cr_expect(fabs(L.mem_f - B->mem_f - want_f) <= 1e-12 * B->mem_f, "case %zu: forward %g s more, by hand %g",
+		          i, L.mem_f - B->mem_f, want_f);
+		cr_expect(fabs(L.mem_b - B->mem_b - want_b) <= 1e-12 * B->mem_b, "case %zu: backward %g s more, by hand %g",
+		          i, L.mem_b - B->mem_b, want_b);
+		cr_expect_eq(L.mm_f, B->mm_f, "case %zu: the GEMMs are the recipe's to leave alone", i);
+	}
+	/* outside fp8-mixed no recipe casts anything */
+	tb_inputs x;
+	S_moe(&x, "llama-3-8b");
+	x.training.fp8_recipe = TB_FP8_ROWWISE;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.fp8_cast_bytes, 0);
+	cr_expect_eq(in.fp8_weight_cast_f_bytes + in.fp8_weight_cast_b_bytes, 0);
+	cr_expect(!in.fp8_gather);
+}
+
+/* torchao's per-tensor recipe gathers FSDP's weights in fp8 (its float8
+ * all-gather), per row in bf16: ZeRO-3 moves 2 x 1 B a weight (forward and
+ * backward gathers) and 4 B a gradient (fp32 reduce-scatter), 6 B a
+ * parameter against 2 x 2 + 4 = 8, exactly 3/4 of the bytes.  Llama 3 8B
+ * on 8 GPUs, FSDP FULL_SHARD. */
+Test(perf, fp8_gather_under_fsdp)
+{
+	tb_perf_result r[2];
+	for (int i = 0; i < 2; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.training.precision = TB_PREC_FP8_MIXED;
+		x.training.global_batch = 8;
+		x.hardware.count = 8;
+		x.parallelism.pipeline = 1;
+		x.parallelism.data = 8;
+		x.parallelism.zero = 3;
+		x.parallelism.framework = TB_FW_FSDP;
+		x.training.fp8_recipe = i ? TB_FP8_ROWWISE : TB_FP8_TENSORWISE;
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		tb_perf_predict(&in, NULL, &r[i]);
+		cr_assert(r[i].ok, "%s", r[i].why);
+	}
+	cr_expect(fabs(r[0].dp_bytes / r[1].dp_bytes - 0.75) < 1e-12, "%g / %g", r[0].dp_bytes, r[1].dp_bytes);
+}
+
 /* Megatron-LM's --recompute-modules layernorm moe (the moe policy): an
  * expert layer's whole block is redone, so what a layer's forward gains
  * from routing each token to more experts its recomputation gains too,

@@ -483,6 +483,12 @@ static void S_generic(const S_yrow *r)
 	                               : S_is(r, "attention", "cudnn") ? TB_ATTN_KERNEL_CUDNN
 	                               : TB_ATTN_KERNEL_AUTO;
 	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
+	/* fp8 scaling as the source names it; auto: the framework's own */
+	static const char *const recipes[] = { "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8" };
+	in.training.fp8_recipe = TB_FP8_AUTO;
+	for (size_t i = 0; i < sizeof recipes / sizeof *recipes; i++)
+		if (S_is(r, "fp8_recipe", recipes[i]))
+			in.training.fp8_recipe = (tb_fp8_recipe)(TB_FP8_DELAYED + (int)i);
 	in.parallelism.tensor = (int64_t)tp;
 	in.parallelism.pipeline = (int64_t)pp;
 	in.parallelism.virtual_pipeline = (int64_t)S_or(S_num(r, "vpp"), 1);

@@ -79,6 +79,20 @@ typedef enum {
  * Engine's choice, perf_input.c), FlashAttention-2 elsewhere. */
 typedef enum { TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2, TB_ATTN_KERNEL_CUDNN } tb_attn_kernel;
 
+/* How fp8-mixed scales its operands (training.fp8_recipe), which sets
+ * the casts' memory traffic and, under FSDP, the weights' gather width
+ * (perf_input.c): DELAYED, Transformer Engine's default (the scale from
+ * the amax history); TENSORWISE, one scale a tensor from its own amax
+ * (torchao's default, its weights gathered in fp8 under FSDP; Transformer
+ * Engine's current scaling); ROWWISE, torchao's per-row scales;
+ * BLOCKWISE, DeepSeek-V3's 1x128 and 128x128 tiles; MXFP8, 1x32 blocks
+ * with power-of-two scales (Blackwell).  AUTO: TENSORWISE under FSDP,
+ * DELAYED elsewhere. */
+typedef enum {
+	TB_FP8_AUTO, TB_FP8_DELAYED, TB_FP8_TENSORWISE, TB_FP8_ROWWISE, TB_FP8_BLOCKWISE,
+	TB_FP8_MXFP8
+} tb_fp8_recipe;
+
 /* PaLM counts the whole score matrix (eager attention), as Megatron-LM did up
  * to core_v0.11.0; FlashAttention and Megatron-LM since core_v0.12.0 (commit
  * 8873b55, 2025) count the causal half. */
@@ -165,6 +179,7 @@ typedef struct tb_training {
 	tb_attention_flops attention_flops;
 	bool flash_attention;
 	tb_attn_kernel attention_kernel;
+	tb_fp8_recipe fp8_recipe;
 	bool dropout;
 	/* Compute between two saves of the model states to storage (not
 	 * activation checkpointing); 0: Young's optimum (goodput.h). */
@@ -356,6 +371,8 @@ const char *tb_optimizer_name(tb_optimizer o);
 const char *tb_checkpointing_name(tb_checkpointing c);
 const char *tb_selective_name(tb_selective s);
 const char *tb_attn_kernel_name(tb_attn_kernel k);
+/* "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8". */
+const char *tb_fp8_recipe_name(tb_fp8_recipe r);
 /* Whether selective checkpointing under t's policy and attention keeps
  * what no checkpointing keeps: the attention policy under flash attention
  * (the one rule for memory, the step, the search and the warning). */

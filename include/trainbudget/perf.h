@@ -224,6 +224,17 @@ typedef struct tb_perf_input {
 	double param_bytes;           /* weights as ZeRO-3 gathers them */
 	double grad_bytes;            /* gradients as the data-parallel reduction sends them */
 	double optimizer_bytes_per_param; /* HBM traffic of one parameter's update */
+	/* fp8 scaling (matmul_bytes 1; perf_input.c): the recipe priced, never
+	 * AUTO; the HBM bytes of casting one element of a linear layer's
+	 * input (forward) or output gradient (backward); and of one of its
+	 * weights each micro-batch, forward and backward (0: cached across
+	 * micro-batches); fp8_gather: under ZeRO the weights are cast on the
+	 * shard and gathered in fp8 (torchao's float8 all-gather under FSDP),
+	 * so a micro-batch casts none and a gather moves 1 B a weight */
+	tb_fp8_recipe fp8_recipe;
+	double fp8_cast_bytes;
+	double fp8_weight_cast_f_bytes, fp8_weight_cast_b_bytes;
+	bool fp8_gather;
 
 	tb_perf_hw hw;
 } tb_perf_input;
