@@ -378,3 +378,18 @@ const tb_gpu_node *tb_gpus_node(const char *name)
 				return &S_nodes[i];
 	return &S_node_generic;
 }
+
+bool tb_gpus_mx_blocks(const char *name, bool *known)
+{
+	/* NVIDIA Blackwell architecture technical brief (fifth-generation
+	 * Tensor Cores: MXFP8, MXFP6, MXFP4); AMD CDNA 4 architecture white
+	 * paper (MXFP8, MXFP6, MXFP4 in the matrix cores) */
+	static const char *const mx[] = { "b200", "gb200", "b300", "gb300", "mi355x" };
+	*known = name && tb_gpus_find(name) != NULL;
+	if (!*known)
+		return false;
+	for (size_t i = 0; i < sizeof mx / sizeof mx[0]; i++)
+		if (strcmp(mx[i], name) == 0)
+			return true;
+	return false;
+}

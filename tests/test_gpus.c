@@ -231,3 +231,24 @@ Test(gpus, efficiency_assumed)
 	cr_expect(fabs(tb_gpus_node("h800")->nvlink_fraction * tb_gpus_node("h800")->nvlink_bytes_per_s -
 	               160e9) < 1e6);
 }
+
+/* MX block scaling in the matrix units: Blackwell's fifth-generation Tensor
+ * Cores and CDNA 4's matrix cores have it, Hopper, Ampere and CDNA 3 not;
+ * a card the table lacks is unknown, never refused. */
+Test(gpus, mx_blocks_on_blackwell_and_cdna4)
+{
+	static const struct {
+		const char *name;
+		bool mx, known;
+	} cases[] = {
+		{ "b200", true, true }, { "gb200", true, true }, { "b300", true, true },
+		{ "gb300", true, true }, { "mi355x", true, true }, { "h100-sxm", false, true },
+		{ "h200", false, true }, { "h800", false, true }, { "a100-80gb", false, true },
+		{ "mi300x", false, true }, { "mi325x", false, true }, { "my-card", false, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		bool known = !cases[i].known;
+		cr_expect_eq(tb_gpus_mx_blocks(cases[i].name, &known), cases[i].mx, "%s", cases[i].name);
+		cr_expect_eq(known, cases[i].known, "%s", cases[i].name);
+	}
+}

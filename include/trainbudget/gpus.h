@@ -41,4 +41,10 @@ typedef struct tb_gpu_node {
  * card the table does not know.  Never NULL; borrowed, static. */
 const tb_gpu_node *tb_gpus_node(const char *name);
 
+/* Whether the table's card `name` multiplies OCP MX block-scaled fp8 (1x32
+ * blocks, power-of-two scales) in its matrix units: Blackwell (b200,
+ * gb200, b300, gb300) and CDNA 4 (mi355x).  *known: false for a card the
+ * table does not have (then false, and nothing can be said). */
+bool tb_gpus_mx_blocks(const char *name, bool *known);
+
 #endif
