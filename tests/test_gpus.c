@@ -240,15 +240,15 @@ Test(gpus, mx_blocks_on_blackwell_and_cdna4)
 	static const struct {
 		const char *name;
 		bool mx, known;
-	} cases[] = {
+	} mx_cases[] = {
 		{ "b200", true, true }, { "gb200", true, true }, { "b300", true, true },
 		{ "gb300", true, true }, { "mi355x", true, true }, { "h100-sxm", false, true },
 		{ "h200", false, true }, { "h800", false, true }, { "a100-80gb", false, true },
 		{ "mi300x", false, true }, { "mi325x", false, true }, { "my-card", false, false },
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		bool known = !cases[i].known;
-		cr_expect_eq(tb_gpus_mx_blocks(cases[i].name, &known), cases[i].mx, "%s", cases[i].name);
-		cr_expect_eq(known, cases[i].known, "%s", cases[i].name);
+	for (size_t i = 0; i < sizeof mx_cases / sizeof mx_cases[0]; i++) {
+		bool known = !mx_cases[i].known;
+		cr_expect_eq(tb_gpus_mx_blocks(mx_cases[i].name, &known), mx_cases[i].mx, "%s", mx_cases[i].name);
+		cr_expect_eq(known, mx_cases[i].known, "%s", mx_cases[i].name);
 	}
 }
