@@ -107,6 +107,18 @@ static double S_lin(const S_ctx *x, double m, double n, double k, S_cast *c)
 	return S_mm(x, m, n, k);
 }
 
+/* What adding one weight's gradient into its main gradient moves each
+ * micro-batch where the weight-gradient GEMM does not accumulate into it
+ * itself (training.grad_accumulation_fusion false; Megatron-LM's
+ * param.main_grad.add_(param.grad)): the GEMM's 16-bit output read, the
+ * main gradient read and written.  0 where nothing trains the weights. */
+static double S_accum_bytes(const tb_perf_input *in)
+{
+	if (!in->grad_accum_unfused || (in->method != TB_METHOD_FULL && in->method != TB_METHOD_DPO))
+		return 0;
+	return in->act_bytes + 2 * in->grad_bytes;
+}
+
 /* The attention's projections for tok tokens on one GPU: their time, and
  * their forward FLOPs in *flops (two a weight a token). */
 static double S_attn_proj_flops(const S_ctx *x, double tok)
@@ -363,7 +375,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double wf = in->fp8_gather ? 0 : in->fp8_weight_cast_f_bytes;
 	double wb = in->fp8_gather ? 0 : in->fp8_weight_cast_b_bytes;
 	L->mem_f = (ew + cast.in * cast_b + cast.w * wf) / x->mem_bw;
-	L->mem_b = (2 * ew + cast.out * cast_b + cast.w * wb) / x->mem_bw;
+	L->mem_b = (2 * ew + cast.out * cast_b + cast.w * wb + cast.w * S_accum_bytes(in)) / x->mem_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM
 	 * alone; adapters run forward and twice that back; forward-only runs
@@ -484,7 +496,10 @@ void tb_perf_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		L->dense_rc_selective = D.rc_selective;
 	}
 	double ab = x->in->act_bytes;
-	L->embed_s = 4 * x->tok * x->h * ab / x->mem_bw;
+	/* the embedding's and the head's weight gradients, added into their
+	 * main gradients (V/t rows each) where that is a kernel of its own */
+	double accum = x->V * x->h / x->t * S_accum_bytes(x->in) / x->mem_bw;
+	L->embed_s = 4 * x->tok * x->h * ab / x->mem_bw + accum;
 	L->mtp_proj_s = x->in->mtp_modules > 0 ? 3 * S_mm(x, x->tok, x->h, 2 * x->h) : 0;
 	L->embed_tp = x->ti > 1 ? L->tp_one : 0;
 	L->logits_s = 0;
@@ -502,7 +517,7 @@ void tb_perf_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		case TB_METHOD_FULL: case TB_METHOD_COUNT: default: break;
 		}
 		L->logits_s = gemms * S_mm(x, x->tok, x->V / x->t, x->h) +
-		              ce * x->tok * x->V / x->t / x->mem_bw;
+		              ce * x->tok * x->V / x->t / x->mem_bw + accum;
 		L->logits_tp = x->ti > 1 && x->in->sequence_parallel ? L->tp_one : 0;
 	}
 }

@@ -114,6 +114,11 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	else
 		tb_rtab_fmt(&tb, "%s, the default under %s", tb_grad_dtype_name(tb_grad_dtype_of(&in->training)),
 		            tb_precision_name(in->training.precision));
+	if (in->training.no_grad_accum_fusion) {
+		tb_rtab_str(&tb, "Gradient accumulation");
+		tb_rtab_str(&tb, "unfused: each micro-batch's weight gradients added into the main gradient "
+		                 "by a kernel of their own (training.grad_accumulation_fusion: false)");
+	}
 	const tb_model *mo = &in->model;
 	if (mo->has_shape && mo->kv_lora_rank > 0) {
 		tb_rtab_str(&tb, "Attention");

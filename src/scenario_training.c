@@ -14,6 +14,7 @@ static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
 	"optimizer", "checkpointing", "selective_policy", "recompute_layers", "flash_attention", "dropout",
 	"attention_flops", "attention_kernel", "fp8_recipe", "checkpoint_interval", "grad_dtype",
+	"grad_accumulation_fusion",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 	"packing", "avg_seq_len",
 };
@@ -210,6 +211,11 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			if (tb_yaml_enum(c, n, "training.fp8_recipe", S_fp8_names, TB_N(S_fp8_names), &e)) t->fp8_recipe = (tb_fp8_recipe)e; else ok = false;
 		}
 		if ((n = tb_yaml_get(tr, "dropout")) && !tb_yaml_bool(c, n, "training.dropout", &t->dropout)) ok = false;
+		bool gaf = true;
+		if ((n = tb_yaml_get(tr, "grad_accumulation_fusion")) &&
+		    !tb_yaml_bool(c, n, "training.grad_accumulation_fusion", &gaf))
+			ok = false;
+		t->no_grad_accum_fusion = !gaf;
 		if ((n = tb_yaml_get(tr, "packing")) && !tb_yaml_bool(c, n, "training.packing", &t->packing))
 			ok = false;
 		if ((n = tb_yaml_get(tr, "avg_seq_len")) &&

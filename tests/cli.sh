@@ -248,6 +248,24 @@ if [ "$rc" -eq 0 ] && [ -n "$tw" ] && [ -n "$rw" ] && [ "$tw_named" -ge 1 ] && [
 else
 	no "training.fp8_recipe end to end" "rc $rc: '$tw' '$rw' named $tw_named gather $tw_gather report ${rw_report:-}" "$(head -c 300 "$T/err")"
 fi
+# Unfused gradient accumulation (Megatron-LM's --no-gradient-accumulation-
+# fusion): a pass over every trained weight each micro-batch, so a longer
+# step; echoed in the JSON and named in the report's assumptions.
+run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=megatron
+fused=$(json_seconds "$T/out")
+run "$BIN" report --format md -o "$T/gaf" --name gaf --set hardware.count=64 \
+	--set parallelism.framework=megatron --set training.grad_accumulation_fusion=false
+gaf_report=$(grep -c "| Gradient accumulation | unfused: " "$T/gaf/gaf.md" 2>/dev/null)
+run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=megatron \
+	--set training.grad_accumulation_fusion=false
+unfused=$(json_seconds "$T/out")
+if [ "$rc" -eq 0 ] && [ -n "$fused" ] && [ -n "$unfused" ] && [ "${gaf_report:-0}" -ge 1 ] &&
+   awk -v a="$fused" -v b="$unfused" 'BEGIN { exit !(b > a) }' &&
+   grep -q '"grad_accumulation_fusion": false' "$T/out"; then
+	ok "unfused gradient accumulation lengthens the step and says so ($fused -> $unfused s)"
+else
+	no "training.grad_accumulation_fusion end to end" "rc $rc: '$fused' '$unfused' report ${gaf_report:-}" "$(head -c 300 "$T/err")"
+fi
 # Full recomputation of part of the layers: echoed in the JSON, said in
 # the report's assumptions and memory table, and between none and full
 # in time (the 8B example on its own layout, one stage of 32 layers).

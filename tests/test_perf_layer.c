@@ -617,6 +617,42 @@ Test(perf, fp8_casts_by_recipe)
 	cr_expect(!in.fp8_gather);
 }
 
+/* Megatron-LM without --gradient-accumulation-fusion: its DDP hook runs
+ * param.main_grad.add_(param.grad) after every micro-batch's backward
+ * (megatron/model/distributed.py), reading the bf16 gradient (2 B) and
+ * reading and writing the fp32 main gradient (4 + 4 B): 10 B a weight.
+ * Llama 3 8B under bf16-mixed: a layer's 218,103,808 linear weights in
+ * its backward, and the embedding's and the head's 128,256 x 4,096 each on
+ * their stages; nothing where the weights are frozen (LoRA). */
+Test(perf, grad_accumulation_unfused_adds_the_main_gradient)
+{
+	tb_perf_layer L[2], lora[2];
+	tb_perf_input in;
+	for (int i = 0; i < 2; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = TB_FW_MEGATRON;
+		x.training.no_grad_accum_fusion = i == 1;
+		tb_perf_input_from(&x, &in);
+		cr_assert(tb_perf_layer_time(&in, NULL, &L[i], NULL));
+		x.training.method = TB_METHOD_LORA;
+		x.training.lora.rank = 16;
+		tb_perf_input li;
+		tb_perf_input_from(&x, &li);
+		cr_assert(tb_perf_layer_time(&li, NULL, &lora[i], NULL));
+	}
+	double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	double layer = 218103808.0 * (2 + 4 + 4) / bw, table = 128256.0 * 4096 * (2 + 4 + 4) / bw;
+	cr_expect(fabs(L[1].mem_b - L[0].mem_b - layer) <= 1e-12 * L[0].mem_b, "%g s more, by hand %g",
+	          L[1].mem_b - L[0].mem_b, layer);
+	cr_expect_eq(L[1].mem_f, L[0].mem_f);
+	cr_expect(fabs(L[1].embed_s - L[0].embed_s - table) <= 1e-12 * table);
+	cr_expect(fabs(L[1].logits_s - L[0].logits_s - table) <= 1e-12 * table);
+	cr_expect_eq(lora[1].mem_b, lora[0].mem_b);
+	cr_expect_eq(lora[1].logits_s, lora[0].logits_s);
+}
+
 /* torchao's per-tensor recipe gathers FSDP's weights in fp8 (its float8
  * all-gather), per row in bf16: ZeRO-3 moves 2 x 1 B a weight (forward and
  * backward gathers) and 4 B a gradient (fp32 reduce-scatter), 6 B a

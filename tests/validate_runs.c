@@ -497,6 +497,7 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.overlap_ep = S_is(r, "overlap_ep", "true");
 	in.parallelism.overlap_tp = S_is(r, "overlap_tp", "true");
 	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
+	in.training.no_grad_accum_fusion = S_is(r, "grad_accum_fusion", "false");
 	in.parallelism.expert_tensor = (int64_t)S_or(S_num(r, "etp"), 0);
 	in.parallelism.dispatcher = S_is(r, "dispatcher", "deepep") ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
 	in.parallelism.data = (int64_t)dp;

@@ -180,6 +180,11 @@ typedef struct tb_training {
 	bool flash_attention;
 	tb_attn_kernel attention_kernel;
 	tb_fp8_recipe fp8_recipe;
+	/* training.grad_accumulation_fusion false: each micro-batch's weight
+	 * gradients are written by their GEMM and added into the main
+	 * gradient by a kernel of their own (Megatron-LM's
+	 * --no-gradient-accumulation-fusion: param.main_grad.add_) */
+	bool no_grad_accum_fusion;
 	bool dropout;
 	/* Compute between two saves of the model states to storage (not
 	 * activation checkpointing); 0: Young's optimum (goodput.h). */

@@ -235,6 +235,9 @@ typedef struct tb_perf_input {
 	double fp8_cast_bytes;
 	double fp8_weight_cast_f_bytes, fp8_weight_cast_b_bytes;
 	bool fp8_gather;
+	/* weight gradients added into the main gradient each micro-batch by a
+	 * kernel of their own (training.grad_accumulation_fusion false) */
+	bool grad_accum_unfused;
 
 	tb_perf_hw hw;
 } tb_perf_input;
