@@ -175,6 +175,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 		out->route_groups = m->route_groups;
 		out->route_groups_per_token = m->route_groups_per_token;
 		out->gated_mlp = m->mlp == TB_MLP_GATED;
+		out->rope = m->positions == TB_POS_ROPE;
 	}
 	const tb_training *tr = &in->training;
 	out->dropout = tr->dropout;

@@ -364,6 +364,12 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double tok_n = in->sequence_parallel ? tok / t : tok;
 	double ew = tok_n * h * (4 * ab + 6 * ab + (in->dropout ? 2 : 0)) +
 	            act_elems * ab * (x->nmat + 1) + moe_perm_bytes;
+	/* rotary positions: this rank's query and key heads read and written
+	 * forward, their gradients backward (Transformer Engine's fused RoPE,
+	 * torch.compile's; no attention kernel the model prices applies it);
+	 * under MLA the rope part of each query head and the shared rope key */
+	double rope = !in->rope ? 0
+	              : 2 * ab * tok * (x->mla ? x->H * x->dr / t + x->dr : (x->hq + x->hkv) / t);
 	/* fp8: every linear layer's input is cast forward and its output
 	 * gradient backward, at the recipe's bytes an element (perf_input.c);
 	 * its weights too where the recipe casts them every micro-batch
@@ -374,8 +380,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double cast_b = in->fp8_cast_bytes;
 	double wf = in->fp8_gather ? 0 : in->fp8_weight_cast_f_bytes;
 	double wb = in->fp8_gather ? 0 : in->fp8_weight_cast_b_bytes;
-	L->mem_f = (ew + cast.in * cast_b + cast.w * wf) / x->mem_bw;
-	L->mem_b = (2 * ew + cast.out * cast_b + cast.w * wb + cast.w * S_accum_bytes(in)) / x->mem_bw;
+	L->mem_f = (ew + rope + cast.in * cast_b + cast.w * wf) / x->mem_bw;
+	L->mem_b = (2 * ew + rope + cast.out * cast_b + cast.w * wb + cast.w * S_accum_bytes(in)) / x->mem_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM
 	 * alone; adapters run forward and twice that back; forward-only runs

@@ -653,6 +653,44 @@ Test(perf, grad_accumulation_unfused_adds_the_main_gradient)
 	cr_expect_eq(lora[1].logits_s, lora[0].logits_s);
 }
 
+/* Rotary positions rotate each layer's queries and keys, read and written
+ * forward (2 + 2 B an element in bf16) and their gradients backward.
+ * Llama 3 8B at 4,096 tokens: 32 query heads and 8 key heads of 128,
+ * 5,120 elements a token (2,560 on each of two tensor ranks); DeepSeek-V3
+ * under MLA only the rope part, 128 query heads x 64 and the one shared rope
+ * key of 64, 8,256 a token.  Learned positions rotate nothing. */
+Test(perf, rope_rotates_queries_and_keys)
+{
+	static const struct {
+		const char *preset;
+		int64_t tensor;
+		double elems;           /* rotated a token, this rank */
+	} cases[] = {
+		{ "llama-3-8b", 1, 32 * 128 + 8 * 128 },
+		{ "llama-3-8b", 2, (32 * 128 + 8 * 128) / 2.0 },
+		{ "deepseek-v3", 1, 128 * 64 + 64 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_perf_layer L[2];
+		tb_perf_input in;
+		for (int rope = 0; rope < 2; rope++) {
+			tb_inputs x;
+			S_moe(&x, cases[i].preset);
+			x.parallelism.pipeline = 1;
+			x.parallelism.tensor = cases[i].tensor;
+			x.model.positions = rope ? TB_POS_ROPE : TB_POS_LEARNED;
+			tb_perf_input_from(&x, &in);
+			cr_expect_eq(in.rope, rope == 1, "case %zu", i);
+			cr_assert(tb_perf_layer_time(&in, NULL, &L[rope], NULL), "case %zu", i);
+		}
+		double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+		double want = 4096.0 * cases[i].elems * (2 + 2) / bw;
+		cr_expect(fabs(L[1].mem_f - L[0].mem_f - want) <= 1e-12 * L[0].mem_f, "case %zu: %g s more, by hand %g",
+		          i, L[1].mem_f - L[0].mem_f, want);
+		cr_expect(fabs(L[1].mem_b - L[0].mem_b - want) <= 1e-12 * L[0].mem_b, "case %zu", i);
+	}
+}
+
 /* torchao's per-tensor recipe gathers FSDP's weights in fp8 (its float8
  * all-gather), per row in bf16: ZeRO-3 moves 2 x 1 B a weight (forward and
  * backward gathers) and 4 B a gradient (fp32 reduce-scatter), 6 B a

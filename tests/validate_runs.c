@@ -179,6 +179,9 @@ static void S_input(tb_vruns_case *c, const char *gpu, const S_shape *sh,
 	in.model.ffn_hidden = (int64_t)sh->ffn;
 	in.model.vocab = (int64_t)sh->V;
 	in.model.mlp = TB_MLP_PLAIN;
+	/* GPT-3's and Megatron-LM's learned positions; MPT and BLOOM add
+	 * ALiBi's bias inside attention: neither rotates anything */
+	in.model.positions = TB_POS_LEARNED;
 	in.training.seq_len = (int64_t)seq;
 	in.training.global_batch = (int64_t)gbs;
 	in.training.micro_batch = (int64_t)mbs;
@@ -438,6 +441,9 @@ static void S_generic(const S_yrow *r)
 	in.model.ffn_hidden = (int64_t)S_or(ffn, 4 * h);
 	in.model.vocab = (int64_t)S_or(S_num(r, "vocab"), 51200);
 	in.model.mlp = gated ? TB_MLP_GATED : TB_MLP_PLAIN;
+	/* rotary unless the row says otherwise (every modern family here) */
+	in.model.positions = S_is(r, "positions", "learned") ? TB_POS_LEARNED
+	                     : S_is(r, "positions", "alibi") ? TB_POS_ALIBI : TB_POS_ROPE;
 	double experts = S_or(S_num(r, "experts"), 0);
 	if (experts > 1) {
 		double width = S_or(S_num(r, "expert_ffn"), in.model.ffn_hidden);

@@ -238,6 +238,9 @@ typedef struct tb_perf_input {
 	/* weight gradients added into the main gradient each micro-batch by a
 	 * kernel of their own (training.grad_accumulation_fusion false) */
 	bool grad_accum_unfused;
+	/* rotary positions (tb_model.positions): each layer rotates its
+	 * queries and keys, a memory-bound pass forward and one backward */
+	bool rope;
 
 	tb_perf_hw hw;
 } tb_perf_input;
