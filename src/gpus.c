@@ -379,6 +379,12 @@ const tb_gpu_node *tb_gpus_node(const char *name)
 	return &S_node_generic;
 }
 
+tb_fp8_recipe tb_gpus_fp8_recipe(const char *name, tb_fp8_recipe r)
+{
+	bool known;
+	return r == TB_FP8_MXFP8 && !tb_gpus_mx_blocks(name, &known) && known ? TB_FP8_BLOCKWISE : r;
+}
+
 bool tb_gpus_mx_blocks(const char *name, bool *known)
 {
 	/* NVIDIA Blackwell architecture technical brief (fifth-generation

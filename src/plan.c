@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
 
 #include "calc.h"
@@ -306,6 +307,7 @@ static void S_card_init(tb_plan_state *st, const tb_plan_gpu *g, int index, tb_p
 	cd->index = index;
 	cd->in = *st->in;
 	cd->in.hardware.gpu = g->gpu;
+	cd->in.training.fp8_recipe = tb_gpus_fp8_recipe(g->gpu.name, cd->in.training.fp8_recipe);
 	cd->in.hardware.price_per_gpu_hour = g->price_per_gpu_hour;
 	cd->in.hardware.mfu_predicted = true;
 	/* the card's peak and the run's FLOPs: what the time is priced from

@@ -435,6 +435,17 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		                  "another card, not measured on it (gpus.c): its rows are less "
 		                  "certain than a measured card's.\n", r->gpus[i].gpu.name);
 	}
+	tb_fp8_recipe written = sc->inputs.training.fp8_recipe;
+	for (int i = 0; i < r->n_gpus && written == TB_FP8_MXFP8; i++) {
+		if (tb_gpus_fp8_recipe(r->gpus[i].gpu.name, written) == written)
+			continue;
+		if (!said)
+			tb_buf_putc(&o, '\n');
+		said = true;
+		tb_buf_printf(&o, "%s has no MX block scaling: it is ranked with training.fp8_recipe "
+		                  "blockwise (1x128 and 128x128 blocks), the nearest recipe it runs.\n",
+		              r->gpus[i].gpu.name);
+	}
 	for (int i = 0; i < r->n_gpus; i++) {
 		if (r->gpus[i].price_given)
 			continue;

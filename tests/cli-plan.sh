@@ -168,6 +168,15 @@ grep -q '^b200 is ranked on matmul and attention efficiencies assumed from anoth
 	&& ok "plan says which cards are ranked on assumed efficiencies" \
 	|| fail "assumed efficiencies: $(tail -4 "$T/cards"; cat "$T/err")"
 
+# mxfp8 written for a Blackwell card: a Hopper card in the same search has
+# no MX block scaling and is ranked with blockwise scaling, and says so
+printf 'title: mx\nmodel: {preset: llama-3-8b}\ntraining: {tokens: 100B, precision: fp8-mixed, fp8_recipe: mxfp8}\nhardware: {gpu: b200, count: 64}\n' >"$T/mx.yaml"
+"$BIN" plan "$T/mx.yaml" --gpu b200,h100-sxm >"$T/mx" 2>"$T/err"
+grep -q '^h100-sxm has no MX block scaling: it is ranked with training.fp8_recipe blockwise' "$T/mx" \
+	&& ! grep -q '^b200 has no MX' "$T/mx" \
+	&& ok "plan ranks a card without MX block scaling on blockwise fp8 and says so" \
+	|| fail "mxfp8 across cards: $(tail -4 "$T/mx"; cat "$T/err")"
+
 # a best layout above the best published MFU of its card says so and names
 # the run (issue 20: 63.9% on H100 for the built-in 7B, 59.4% counting
 # attention as causal as the published figures are, where the best

@@ -252,3 +252,17 @@ Test(gpus, mx_blocks_on_blackwell_and_cdna4)
 		cr_expect_eq(known, mx_cases[i].known, "%s", mx_cases[i].name);
 	}
 }
+
+/* A card without MX block scaling runs the 1x128 and 128x128 blocks where
+ * the scenario writes mxfp8 (the search over cards prices it so); every
+ * other recipe, and every card that has MX or is not in the table, keeps
+ * the written one. */
+Test(gpus, fp8_recipe_a_card_runs)
+{
+	cr_expect_eq(tb_gpus_fp8_recipe("h100-sxm", TB_FP8_MXFP8), TB_FP8_BLOCKWISE);
+	cr_expect_eq(tb_gpus_fp8_recipe("mi300x", TB_FP8_MXFP8), TB_FP8_BLOCKWISE);
+	cr_expect_eq(tb_gpus_fp8_recipe("b200", TB_FP8_MXFP8), TB_FP8_MXFP8);
+	cr_expect_eq(tb_gpus_fp8_recipe("my-card", TB_FP8_MXFP8), TB_FP8_MXFP8);
+	for (int r = TB_FP8_AUTO; r <= TB_FP8_BLOCKWISE; r++)
+		cr_expect_eq(tb_gpus_fp8_recipe("h100-sxm", (tb_fp8_recipe)r), (tb_fp8_recipe)r);
+}

@@ -47,4 +47,11 @@ const tb_gpu_node *tb_gpus_node(const char *name);
  * table does not have (then false, and nothing can be said). */
 bool tb_gpus_mx_blocks(const char *name, bool *known);
 
+/* The fp8 recipe card `name` runs for a scenario written with `r`: r,
+ * except MXFP8 on a table card without MX block scaling, which runs the
+ * 1x128 and 128x128 blocks (BLOCKWISE) instead.  A search over cards
+ * prices each with its own (the scenario's card is held to r by the
+ * loader). */
+tb_fp8_recipe tb_gpus_fp8_recipe(const char *name, tb_fp8_recipe r);
+
 #endif
