@@ -1080,9 +1080,7 @@ int main(int argc, char **argv)
 	        "layout, and since issues 19 and 20 its variants as well (twice and half the GPUs, fp8, "
 	        "the lighter last rank): about 44,700 instructions a budget on this grid (callgrind, "
 	        "2026-12-05), of which the step-time model, run about six times, is 30%% and formatting "
-	        "the warnings 11%%; zeroing the 72 KB result, which callgrind cannot weigh (it counts a "
-	        "string instruction once a byte), takes about 1 µs alone on this machine, a quarter of "
-	        "the time. A budget is well under "
+	        "the warnings 11%%. A budget is well under "
 	        "1%% of an `estimate`'s time, so the aim is left as measured, not met.\n\n");
 
 	fprintf(o, "## The step-time model alone\n\n"
