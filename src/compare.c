@@ -72,6 +72,38 @@ static void S_ckpt(const tb_scenario *sc, tb_buf *o)
 		tb_buf_printf(o, ", %lld layers a chunk", (long long)sc->inputs.training.recompute_layers);
 }
 static void S_gpu(const tb_scenario *sc, tb_buf *o) { tb_buf_puts(o, sc->inputs.hardware.gpu.name); }
+static void S_method(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_method_name(sc->inputs.training.method));
+}
+static void S_policy(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_selective_name(sc->inputs.training.selective_policy));
+}
+static void S_attn_kernel(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_attn_kernel_name(sc->inputs.training.attention_kernel));
+}
+static void S_fp8_recipe(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_fp8_recipe_name(sc->inputs.training.fp8_recipe));
+}
+static void S_accum_fusion(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, sc->inputs.training.no_grad_accum_fusion ? "no" : "yes");
+}
+static void S_framework(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_framework_name(sc->inputs.parallelism.framework));
+}
+static void S_power(const tb_scenario *sc, tb_buf *o)
+{
+	const tb_hardware *h = &sc->inputs.hardware;
+	if (h->power_limit_w > 0)
+		tb_buf_printf(o, "%.0f W", h->power_limit_w);
+	else
+		tb_buf_puts(o, "the TDP");
+}
 
 static void S_mfu(const tb_scenario *sc, tb_buf *o)
 {
@@ -149,11 +181,17 @@ static const struct S_input_def {
 	{ "training.optimizer", "Optimizer", S_optimizer },
 	{ "training.checkpointing", "Activation checkpointing", S_ckpt },
 	{ "training.checkpoint_interval", "Checkpoint interval", S_interval },
+	{ "training.method", "What is trained", S_method },
+	{ "training.selective_policy", "Selective recomputation policy", S_policy },
+	{ "training.attention_kernel", "Attention kernel", S_attn_kernel },
+	{ "training.fp8_recipe", "fp8 scaling", S_fp8_recipe },
+	{ "training.grad_accumulation_fusion", "Gradient accumulation fused", S_accum_fusion },
 	{ "hardware.gpu", "GPU", S_gpu },
 	{ "hardware.count", "GPUs", S_count },
 	{ "hardware.mfu", "MFU (low / expected / high)", S_mfu },
 	{ "hardware.price_per_gpu_hour", "Price per GPU-hour", S_price },
 	{ "hardware.pue", "PUE", S_pue },
+	{ "hardware.power_limit", "Power limit", S_power },
 	{ "hardware.node.gpus", "GPUs per node", S_node },
 	{ "hardware.failures_per_node_day", "Failures per node-day", S_failures },
 	{ "hardware.restart_time", "Restart time", S_restart },
@@ -166,6 +204,7 @@ static const struct S_input_def {
 	{ "parallelism.data", "Data parallel", S_data },
 	{ "parallelism.sequence_parallel", "Sequence parallel", S_sp },
 	{ "parallelism.zero", "ZeRO stage", S_zero },
+	{ "parallelism.framework", "Framework", S_framework },
 	{ "plan.deadline", "Deadline", S_deadline },
 	{ "plan.budget", "Budget", S_budget },
 };
