@@ -291,6 +291,18 @@ rm -rf "$T/g"
 	--sweep training.micro_batch=1..16 -o "$T/g" --format md,html,json,pdf >/dev/null 2>"$T/err" \
 	&& ok "compare of a grid with points that do not fit" || fail "compare grid: $(cat "$T/err")"
 
+# two proposals that differ only in a setting of the step-time model (fp8
+# scaling) list it under "What differs", and are not said to price the
+# same inputs
+mkdir -p "$T/f8"
+printf 'title: per tensor\nmodel: {preset: llama-3-8b}\ntraining: {tokens: 100B, precision: fp8-mixed, fp8_recipe: tensorwise}\nparallelism: {framework: fsdp, zero: 3}\nhardware: {gpu: h100-sxm, count: 64}\n' >"$T/f8/tw.yaml"
+sed 's/tensorwise/rowwise/; s/per tensor/per row/' "$T/f8/tw.yaml" >"$T/f8/rw.yaml"
+"$BIN" compare "$T/f8/tw.yaml" "$T/f8/rw.yaml" -o "$T/f8" --format md >/dev/null 2>"$T/err" \
+	&& grep -q '^| fp8 scaling (training.fp8\\_recipe) | tensorwise | rowwise |' "$T/f8/tw-vs-rw.md" \
+	&& ! grep -q 'differ in$' "$T/f8/tw-vs-rw.md" \
+	&& ok "compare lists fp8 scaling under What differs" \
+	|| fail "compare fp8_recipe: $(sed -n '/What differs/,/Headline/p' "$T/f8/tw-vs-rw.md" 2>/dev/null | head -12; cat "$T/err")"
+
 if [ "$fails" -gt 0 ]; then
 	echo "cli-compare: $fails failure(s)" >&2
 	exit 1
