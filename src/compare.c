@@ -96,6 +96,49 @@ static void S_framework(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_framework_name(sc->inputs.parallelism.framework));
 }
+static void S_yes(tb_buf *o, bool v) { tb_buf_puts(o, v ? "yes" : "no"); }
+static void S_grad_dtype(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_grad_dtype_name(tb_grad_dtype_of(&sc->inputs.training)));
+}
+static void S_flash(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.training.flash_attention); }
+static void S_dropout(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.training.dropout); }
+static void S_examples(const tb_scenario *sc, tb_buf *o)
+{
+	const tb_training *t = &sc->inputs.training;
+	tb_buf_puts(o, t->packing ? "packed" : "padded");
+	if (t->avg_seq_len > 0)
+		tb_buf_printf(o, ", %.0f tokens on average", t->avg_seq_len);
+}
+static void S_layout(const tb_scenario *sc, tb_buf *o)
+{
+	const tb_parallelism *p = &sc->inputs.parallelism;
+	tb_buf_puts(o, p->layout.pipeline > 0 ? p->layout.text : "the even split");
+}
+static void S_expert_tensor(const tb_scenario *sc, tb_buf *o)
+{
+	int64_t et = sc->inputs.parallelism.expert_tensor;
+	if (et > 0)
+		tb_buf_printf(o, "%lld", (long long)et);
+	else
+		tb_buf_puts(o, "as tensor");
+}
+static void S_shard(const tb_scenario *sc, tb_buf *o)
+{
+	int64_t g = sc->inputs.parallelism.shard_group;
+	if (g > 0)
+		tb_buf_printf(o, "%lld", (long long)g);
+	else
+		tb_buf_puts(o, "the whole group");
+}
+static void S_no_sync(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.no_sync); }
+static void S_overlap_dp(const tb_scenario *sc, tb_buf *o) { S_yes(o, !sc->inputs.parallelism.no_overlap_dp); }
+static void S_overlap_tp(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_tp); }
+static void S_overlap_ep(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_ep); }
+static void S_dispatcher(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, sc->inputs.parallelism.dispatcher == TB_DISPATCH_DEEPEP ? "deepep" : "alltoall");
+}
 static void S_power(const tb_scenario *sc, tb_buf *o)
 {
 	const tb_hardware *h = &sc->inputs.hardware;
@@ -186,6 +229,10 @@ static const struct S_input_def {
 	{ "training.attention_kernel", "Attention kernel", S_attn_kernel },
 	{ "training.fp8_recipe", "fp8 scaling", S_fp8_recipe },
 	{ "training.grad_accumulation_fusion", "Gradient accumulation fused", S_accum_fusion },
+	{ "training.grad_dtype", "Gradient dtype", S_grad_dtype },
+	{ "training.flash_attention", "Flash attention", S_flash },
+	{ "training.dropout", "Dropout", S_dropout },
+	{ "training.packing", "Examples", S_examples },
 	{ "hardware.gpu", "GPU", S_gpu },
 	{ "hardware.count", "GPUs", S_count },
 	{ "hardware.mfu", "MFU (low / expected / high)", S_mfu },
@@ -205,6 +252,14 @@ static const struct S_input_def {
 	{ "parallelism.sequence_parallel", "Sequence parallel", S_sp },
 	{ "parallelism.zero", "ZeRO stage", S_zero },
 	{ "parallelism.framework", "Framework", S_framework },
+	{ "parallelism.pipeline_layout", "Pipeline layout", S_layout },
+	{ "parallelism.expert_tensor", "Expert tensor parallel", S_expert_tensor },
+	{ "parallelism.shard_group", "ZeRO shard group", S_shard },
+	{ "parallelism.no_sync", "Gradients reduced once a step (no_sync)", S_no_sync },
+	{ "parallelism.overlap_dp", "Data-parallel communication overlapped", S_overlap_dp },
+	{ "parallelism.overlap_tp", "Tensor-parallel communication overlapped", S_overlap_tp },
+	{ "parallelism.overlap_ep", "Expert all-to-all overlapped", S_overlap_ep },
+	{ "parallelism.dispatcher", "Expert dispatcher", S_dispatcher },
 	{ "plan.deadline", "Deadline", S_deadline },
 	{ "plan.budget", "Budget", S_budget },
 };
