@@ -101,6 +101,10 @@ static void S_grad_dtype(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_grad_dtype_name(tb_grad_dtype_of(&sc->inputs.training)));
 }
+static void S_attn_flops(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, sc->inputs.training.attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
+}
 static void S_flash(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.training.flash_attention); }
 static void S_dropout(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.training.dropout); }
 static void S_examples(const tb_scenario *sc, tb_buf *o)
@@ -231,6 +235,7 @@ static const struct S_input_def {
 	{ "training.grad_accumulation_fusion", "Gradient accumulation fused", S_accum_fusion },
 	{ "training.grad_dtype", "Gradient dtype", S_grad_dtype },
 	{ "training.flash_attention", "Flash attention", S_flash },
+	{ "training.attention_flops", "Attention FLOPs counted", S_attn_flops },
 	{ "training.dropout", "Dropout", S_dropout },
 	{ "training.packing", "Examples", S_examples },
 	{ "hardware.gpu", "GPU", S_gpu },
