@@ -133,25 +133,10 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		                 : "within it, the attention core's fraction of the 16-bit peak: "
 		                   "FlashAttention-2 (training.attention_kernel)",
 		                 pi->hw.attention_fraction, "");
-	if (pi->matmul_bytes == 1) {
-		/* indexed like tb_fp8_recipe */
-		static const char *const casts[] = {
-			"within it, HBM bytes of each fp8 cast of a linear's input or output gradient",
-			"within it, HBM bytes of each fp8 cast of a linear's input or output gradient: "
-			"delayed scaling, both layouts in one pass (training.fp8_recipe)",
-			"within it, HBM bytes of each fp8 cast of a linear's input or output gradient: "
-			"per-tensor scaling (training.fp8_recipe)",
-			"within it, HBM bytes of each fp8 cast of a linear's input or output gradient: "
-			"per-row scaling, a 16-bit transpose cast again (training.fp8_recipe)",
-			"within it, HBM bytes of each fp8 cast of a linear's input or output gradient: "
-			"1x128 and 128x128 blocks (training.fp8_recipe)",
-			"within it, HBM bytes of each fp8 cast of a linear's input or output gradient: "
-			"MXFP8 1x32 blocks (training.fp8_recipe)",
-		};
-		int ri = (int)pi->fp8_recipe;
-		tb_deriv_add_var(d, "c_8", casts[ri >= 0 && ri < (int)(sizeof casts / sizeof *casts) ? ri : 0],
-		                 pi->fp8_cast_bytes, "B");
-	}
+	if (pi->matmul_bytes == 1)
+		tb_deriv_add_var(d, "c_8", "within it, HBM bytes of each fp8 cast of a linear's input or "
+		                 "output gradient, as the recipe casts (training.fp8_recipe; the "
+		                 "assumptions name it)", pi->fp8_cast_bytes, "B");
 
 	double extra = r->stage_extra_s;
 	d = tb_budget_add_deriv(b, "perf.compute", "Compute of the busiest stage, one step", "C",

@@ -103,8 +103,11 @@ static void S_method(const tb_inputs *in, tb_perf_input *out)
  * layout (1), then the other (ab + 1); and it casts each weight every
  * micro-batch, which it reads unfused (per tensor amax, then each layout,
  * ab + (ab + 1) + (ab + 1); per row (ab + 1) + 2ab + (ab + 1); MX and
- * blocks 2 (ab + 1)), except that per tensor under FSDP it casts this
- * rank's shard before gathering it in fp8. */
+ * blocks 2 (ab + 1)), except that per tensor (under FSDP, the only place
+ * torchao's per-tensor recipe is priced) it casts this rank's shard before
+ * gathering it in fp8, 1/n of the weight, left out; FSDP's NO_SHARD, with
+ * no gather, would cast the whole weight (8 B) and is priced so too, since
+ * a layer's time reads no ZeRO stage. */
 static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 {
 	const tb_training *tr = &in->training;
@@ -121,12 +124,10 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	double ab = out->act_bytes, scale = 0, cast = ab + 2, wf = 0, wb = 0;
 	switch (r) {
 	case TB_FP8_TENSORWISE:
-		if (!torchao) {
+		if (torchao)
+			out->fp8_gather = true;
+		else
 			cast = ab + (ab + 2);
-			break;
-		}
-		wf = ab + (ab + 1), wb = ab + 1;
-		out->fp8_gather = fw == TB_FW_FSDP;
 		break;
 	case TB_FP8_ROWWISE:
 		cast = (1 + ab) + (ab + 1);
@@ -147,6 +148,35 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	out->fp8_cast_bytes = cast;
 	out->fp8_weight_cast_f_bytes = wf;
 	out->fp8_weight_cast_b_bytes = wb;
+}
+
+const char *tb_perf_fp8_text(const tb_perf_input *in)
+{
+	bool torchao = in->fp8_weight_cast_f_bytes > 0;
+	switch (in->fp8_recipe) {
+	case TB_FP8_TENSORWISE:
+		return in->fp8_gather ? "tensorwise: one scale a tensor; the weights cast on each rank's "
+		                        "shard and gathered in fp8 (torchao's float8 all-gather)"
+		                      : "tensorwise: one scale a tensor from its own amax, a pass before "
+		                        "each cast (Transformer Engine's current scaling)";
+	case TB_FP8_ROWWISE:
+		return "rowwise: one scale a row, a 16-bit transpose cast again, the weights cast every "
+		       "micro-batch and gathered in 16 bits (torchao)";
+	case TB_FP8_BLOCKWISE:
+		return torchao ? "blockwise: 1x128 and 128x128 tiles, the weights cast every micro-batch "
+		                 "(torchao)"
+		               : "blockwise: 1x128 and 128x128 tiles (DeepSeek-V3's; Transformer Engine's "
+		                 "block scaling)";
+	case TB_FP8_MXFP8:
+		return torchao ? "mxfp8: 1x32 blocks with power-of-two scales, the weights cast every "
+		                 "micro-batch (torchao)"
+		               : "mxfp8: 1x32 blocks with power-of-two scales (Transformer Engine)";
+	case TB_FP8_DELAYED:
+	case TB_FP8_AUTO:
+	default:
+		return "delayed: each scale from the amax history, the weights cast once a step "
+		       "(Transformer Engine)";
+	}
 }
 
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)

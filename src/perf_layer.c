@@ -373,15 +373,11 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	/* fp8: every linear layer's input is cast forward and its output
 	 * gradient backward, at the recipe's bytes an element (perf_input.c);
 	 * its weights too where the recipe casts them every micro-batch
-	 * (torchao's per row, blocks and MX), not where they are cast on the
-	 * shard and gathered in fp8 (perf_input.c; a layer's time reads no
-	 * ZeRO stage, so FSDP's NO_SHARD is priced so too, its 8 B a weight
-	 * a micro-batch left out) */
+	 * (torchao's per row, blocks and MX) */
 	double cast_b = in->fp8_cast_bytes;
-	double wf = in->fp8_gather ? 0 : in->fp8_weight_cast_f_bytes;
-	double wb = in->fp8_gather ? 0 : in->fp8_weight_cast_b_bytes;
-	L->mem_f = (ew + rope + cast.in * cast_b + cast.w * wf) / x->mem_bw;
-	L->mem_b = (2 * ew + rope + cast.out * cast_b + cast.w * wb + cast.w * S_accum_bytes(in)) / x->mem_bw;
+	L->mem_f = (ew + rope + cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / x->mem_bw;
+	L->mem_b = (2 * ew + rope + cast.out * cast_b +
+	            cast.w * (in->fp8_weight_cast_b_bytes + S_accum_bytes(in))) / x->mem_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM
 	 * alone; adapters run forward and twice that back; forward-only runs

@@ -828,8 +828,10 @@ void tb_plan_search(const tb_inputs *in, const tb_plan_space *sp, tb_plan_result
 	}
 
 	tb_plan_card *cards = tb_xcalloc((size_t)out->n_gpus, sizeof *cards);
-	for (int ci = 0; ci < out->n_gpus; ci++)
+	for (int ci = 0; ci < out->n_gpus; ci++) {
 		S_card_init(&st, &out->gpus[ci], ci, &cards[ci]);
+		out->gpus[ci].fp8_recipe = cards[ci].in.training.fp8_recipe;
+	}
 
 	/* the scenario first: its figures set the bar its rank counts; on
 	 * one of the searched cards it is that card's, else its own */

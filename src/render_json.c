@@ -539,7 +539,7 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 		S_str(j, "recipe", tb_fp8_recipe_name(pb->in.fp8_recipe));
 		S_num(j, "cast_bytes_per_element", pb->in.fp8_cast_bytes);
 		S_num(j, "weight_cast_bytes_per_element",
-		      pb->in.fp8_gather ? 0 : pb->in.fp8_weight_cast_f_bytes + pb->in.fp8_weight_cast_b_bytes);
+		      pb->in.fp8_weight_cast_f_bytes + pb->in.fp8_weight_cast_b_bytes);
 		S_bool(j, "weights_gathered_in_fp8", pb->in.fp8_gather);
 		S_obj_end(j);
 	} else {

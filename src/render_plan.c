@@ -436,8 +436,8 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		                  "certain than a measured card's.\n", r->gpus[i].gpu.name);
 	}
 	tb_fp8_recipe written = sc->inputs.training.fp8_recipe;
-	for (int i = 0; i < r->n_gpus && written == TB_FP8_MXFP8; i++) {
-		if (tb_gpus_fp8_recipe(r->gpus[i].gpu.name, written) == written)
+	for (int i = 0; i < r->n_gpus; i++) {
+		if (r->gpus[i].fp8_recipe == written)
 			continue;
 		if (!said)
 			tb_buf_putc(&o, '\n');

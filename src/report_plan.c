@@ -249,10 +249,9 @@ static void S_table_cards(tb_report *r, tb_table *t)
 		tb_rtab_str(&tb, p->gpus[i].price_given ? "given" : "the scenario's (an assumption)");
 		/* a card ranked on another card's fractions says so beside it,
 		 * and one ranked on another fp8 recipe than the scenario's */
-		tb_fp8_recipe w = r->sc->inputs.training.fp8_recipe;
 		tb_rtab_fmt(&tb, "%s%s", tb_gpus_node(p->gpus[i].gpu.name)->efficiency_assumed
 		                         ? "assumed from another card (not measured)" : "measured",
-		            tb_gpus_fp8_recipe(p->gpus[i].gpu.name, w) != w
+		            p->gpus[i].fp8_recipe != r->sc->inputs.training.fp8_recipe
 		            ? "; fp8 ranked with blockwise scaling (no MX block scaling)" : "");
 		/* what the card's layouts are held against (ceiling.h) */
 		const tb_ceiling *c = tb_ceiling_for(&p->gpus[i].gpu, prec);

@@ -53,36 +53,6 @@ static void S_adapted(const tb_report *r, tb_buf *o, const char *key)
 		              a->deflt, a->why);
 }
 
-/* The fp8 recipe priced, and what it casts (perf_input.c). */
-static const char *S_fp8_recipe_text(const tb_perf_input *pi)
-{
-	switch (pi->fp8_recipe) {
-	case TB_FP8_TENSORWISE:
-		return pi->fp8_gather ? "tensorwise: one scale a tensor; the weights cast on each rank's shard "
-		                        "and gathered in fp8 (torchao's float8 all-gather)"
-		       : pi->fp8_weight_cast_f_bytes > 0 ? "tensorwise: one scale a tensor, the weights cast "
-		                                           "every micro-batch (torchao)"
-		       : "tensorwise: one scale a tensor from its own amax, a pass before each cast "
-		         "(Transformer Engine's current scaling)";
-	case TB_FP8_ROWWISE:
-		return "rowwise: one scale a row, a 16-bit transpose cast again, the weights cast every "
-		       "micro-batch and gathered in 16 bits (torchao)";
-	case TB_FP8_BLOCKWISE:
-		return pi->fp8_weight_cast_f_bytes > 0
-		       ? "blockwise: 1x128 and 128x128 tiles, the weights cast every micro-batch (torchao)"
-		       : "blockwise: 1x128 and 128x128 tiles (DeepSeek-V3's; Transformer Engine's block scaling)";
-	case TB_FP8_MXFP8:
-		return pi->fp8_weight_cast_f_bytes > 0
-		       ? "mxfp8: 1x32 blocks with power-of-two scales, the weights cast every micro-batch (torchao)"
-		       : "mxfp8: 1x32 blocks with power-of-two scales (Transformer Engine)";
-	case TB_FP8_DELAYED:
-	case TB_FP8_AUTO:
-	default:
-		return "delayed: each scale from the amax history, the weights cast once a step "
-		       "(Transformer Engine)";
-	}
-}
-
 static void S_table_assumptions(tb_report *r, tb_table *t)
 {
 	const tb_inputs *in = &r->sc->inputs;
@@ -98,11 +68,8 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_rtab_end(&tb);
 	if (in->training.precision == TB_PREC_FP8_MIXED && b->perf.known) {
 		tb_rtab_str(&tb, "fp8 scaling");
-		tb_rtab_fmt(&tb, "%s (training.fp8_recipe%s)", S_fp8_recipe_text(&b->perf.in),
-		            in->training.fp8_recipe == TB_FP8_AUTO
-		            ? in->parallelism.framework == TB_FW_FSDP ? ": auto, torchao's default under FSDP"
-		                                                       : ": auto, Transformer Engine's default"
-		            : "");
+		tb_rtab_fmt(&tb, "%s (training.fp8_recipe%s)", tb_perf_fp8_text(&b->perf.in),
+		            in->training.fp8_recipe == TB_FP8_AUTO ? ": auto, the framework's default" : "");
 	}
 	tb_rtab_str(&tb, "Gradients");
 	if (in->training.grad_dtype != TB_GRAD_DEFAULT)

@@ -349,9 +349,8 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		tb_yaml_err(c, frn, "training.fp8_recipe rowwise under parallelism.framework %s: per-row scaling is torchao's (PyTorch FSDP), and Transformer Engine, which %s runs fp8 through, has none; expected delayed, tensorwise, blockwise or mxfp8, or framework fsdp",
 		            tb_framework_name(in->parallelism.framework),
 		            in->parallelism.framework == TB_FW_MEGATRON ? "Megatron-LM" : "DeepSpeed");
-	bool mx_known = false;
-	if (frn && t->fp8_recipe == TB_FP8_MXFP8 && !tb_gpus_mx_blocks(in->hardware.gpu.name, &mx_known) &&
-	    mx_known)
+	if (frn && t->fp8_recipe == TB_FP8_MXFP8 &&
+	    tb_gpus_fp8_recipe(in->hardware.gpu.name, TB_FP8_MXFP8) != TB_FP8_MXFP8)
 		tb_yaml_err(c, frn, "training.fp8_recipe mxfp8 on %s, whose matrix units have no MX block scaling (Blackwell's and CDNA 4's have: b200, gb200, b300, gb300, mi355x); expected delayed, tensorwise, rowwise or blockwise, or one of those cards",
 		            in->hardware.gpu.name);
 	const tb_yaml_node *rln = tr ? tb_yaml_get(tr, "recompute_layers") : NULL;

@@ -490,11 +490,10 @@ static void S_generic(const S_yrow *r)
 	                               : TB_ATTN_KERNEL_AUTO;
 	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
 	/* fp8 scaling as the source names it; auto: the framework's own */
-	static const char *const recipes[] = { "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8" };
 	in.training.fp8_recipe = TB_FP8_AUTO;
-	for (size_t i = 0; i < sizeof recipes / sizeof *recipes; i++)
-		if (S_is(r, "fp8_recipe", recipes[i]))
-			in.training.fp8_recipe = (tb_fp8_recipe)(TB_FP8_DELAYED + (int)i);
+	for (int k = TB_FP8_DELAYED; k <= TB_FP8_MXFP8; k++)
+		if (S_is(r, "fp8_recipe", tb_fp8_recipe_name((tb_fp8_recipe)k)))
+			in.training.fp8_recipe = (tb_fp8_recipe)k;
 	in.parallelism.tensor = (int64_t)tp;
 	in.parallelism.pipeline = (int64_t)pp;
 	in.parallelism.virtual_pipeline = (int64_t)S_or(S_num(r, "vpp"), 1);

@@ -228,9 +228,9 @@ typedef struct tb_perf_input {
 	 * AUTO; the HBM bytes of casting one element of a linear layer's
 	 * input (forward) or output gradient (backward); and of one of its
 	 * weights each micro-batch, forward and backward (0: cached across
-	 * micro-batches); fp8_gather: under ZeRO the weights are cast on the
-	 * shard and gathered in fp8 (torchao's float8 all-gather under FSDP),
-	 * so a micro-batch casts none and a gather moves 1 B a weight */
+	 * micro-batches, or cast on the shard); fp8_gather: the weights are cast
+	 * on the shard and gathered in fp8 (torchao's float8 all-gather under
+	 * FSDP), so a gather moves 1 B a weight */
 	tb_fp8_recipe fp8_recipe;
 	double fp8_cast_bytes;
 	double fp8_weight_cast_f_bytes, fp8_weight_cast_b_bytes;
@@ -489,5 +489,8 @@ double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
  * node figures, else generic ones).  A count-only model leaves layers 0,
  * which tb_perf_predict refuses with a reason. */
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out);
+/* The fp8 recipe in->fp8_recipe names and what its casts do, in words
+ * (static). */
+const char *tb_perf_fp8_text(const tb_perf_input *in);
 
 #endif

@@ -46,6 +46,9 @@ typedef struct tb_plan_gpu {
 	tb_gpu gpu;
 	double price_per_gpu_hour;
 	bool price_given;       /* false: the scenario's price was applied */
+	/* a result's: the fp8 recipe this card was priced with (the
+	 * scenario's, or the one the card runs: tb_gpus_fp8_recipe) */
+	tb_fp8_recipe fp8_recipe;
 } tb_plan_gpu;
 
 /* What to search.  Zeroed fields mean "the scenario's". */
