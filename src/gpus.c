@@ -251,7 +251,13 @@ const tb_gpu *tb_gpus_find(const char *name)
  * 0.709, MI300X bf16 668.4/1300 = 0.514; and from ml-engineering's
  * insights/when-to-upgrade-gpus (stas00/ml-engineering), B200 SXM bf16
  * 1745.0/2250 = 0.776 and fp8 3432.5/4500 = 0.763, H200 fp8 1453.4/1979 =
- * 0.734.  Flash attention: FlashAttention-2
+ * 0.734; and from its compute/accelerator/README.md table at 744d01e
+ * (2026-08-22): GB200 bf16 1822.0/2500 = 0.729 and fp8 3615.6/5000 =
+ * 0.723, B300 bf16 1769.0/2250 = 0.786 and fp8 3353.3/4500 = 0.745,
+ * MI325X bf16 784.9 (1,000 W) of our 1307.4 = 0.600, MI355X bf16 1565.0
+ * of our 2516.6 = 0.622 (the table divides by 2,300, the MI350X's peak;
+ * the achieved TFLOP/s is what is priced).  GB300, not measured, takes
+ * GB200's (the same rack and peak).  Flash attention: FlashAttention-2
  * (Dao 2023, arXiv:2307.08691) reaches 50-73% of the A100 peak (0.55 taken
  * for forward + backward); on H100 it runs at about 362 TFLOP/s (Shah et
  * al. 2024, FlashAttention-3, arXiv:2407.08608, Fig. 5, head dim 128),
@@ -266,9 +272,9 @@ const tb_gpu *tb_gpus_find(const char *name)
  * efficiency_assumed is false only where the matmul and attention
  * fractions were measured on the card, or on the same die at the same
  * clocks and power (h200, h800 = H100 SXM; a800 = A100); every other row
- * copies the nearest measured card's and says so.  MI300X and B200 have a
- * measured matmul but an attention fraction copied from H100, so they are
- * assumed too.
+ * copies the nearest measured card's and says so.  MI300X, MI325X,
+ * MI355X, B200, B300 and GB200 have a measured matmul but an attention
+ * fraction copied from H100, so they are assumed too.
  *
  * gpus is the scale-up (NVLink, NeuronLink, ICI host) domain: 72 for an
  * NVL72 rack, 8 for HGX boards and AMD's 8-GPU platforms, 16 for a
@@ -335,24 +341,25 @@ static const tb_gpu_node S_nodes[] = {
 	  "HGX H20: 8 GPUs, NVLink 900 GB/s both ways (spec sheet); 400 Gb/s per GPU assumed; bf16 "
 	  "matmul 142.25 of 148 TFLOP/s measured (10240^3, zzc0721/torch-performance-test-data#77); "
 	  "fp8, attention, link fractions assumed as H100", 0.61 },
-	{ "gb200", 72, 900e9, 50e9, 0.776, 0.763, 0.37, 0.823, 0.943, true,
+	{ "gb200", 72, 900e9, 50e9, 0.729, 0.723, 0.37, 0.823, 0.943, true,
 	  "GB200 NVL72: 72 GPUs in one NVLink 5 domain, 1.8 TB/s both ways per GPU; ConnectX-7 "
-	  "400 Gb/s per GPU (NVIDIA multi-node NVLink tuning guide); fractions assumed as B200 "
-	  "(all-reduce measured on 8, not 72)", 0.61 },
-	{ "gb300", 72, 900e9, 100e9, 0.776, 0.763, 0.37, 0.823, 0.943, true,
+	  "400 Gb/s per GPU (NVIDIA multi-node NVLink tuning guide); MAMF 1822.0/2500 bf16, "
+	  "3615.6/5000 fp8 (ml-engineering); attention and links assumed as H100 and B200", 0.61 },
+	{ "gb300", 72, 900e9, 100e9, 0.729, 0.723, 0.37, 0.823, 0.943, true,
 	  "GB300 NVL72: 72 GPUs, NVLink 5 1.8 TB/s both ways per GPU; 4 ConnectX-8 (800 Gb/s) per "
-	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); fractions assumed as B200", 0.61 },
-	{ "b300", 8, 900e9, 100e9, 0.776, 0.763, 0.37, 0.823, 0.943, true,
+	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); fractions assumed as GB200", 0.61 },
+	{ "b300", 8, 900e9, 100e9, 0.786, 0.745, 0.37, 0.823, 0.943, true,
 	  "HGX B300: 8 GPUs, NVLink 5 1.8 TB/s both ways, 8 ConnectX-8 800 Gb/s (1.6 TB/s both ways "
-	  "per board, HGX B300 table); fractions assumed as B200", 0.61 },
-	{ "mi325x", 8, 448e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943, true,
+	  "per board, HGX B300 table); MAMF 1769.0/2250 bf16, 3353.3/4500 fp8 (ml-engineering); "
+	  "attention and links assumed as H100 and B200", 0.61 },
+	{ "mi325x", 8, 448e9, 50e9, 0.600, 0, 0.37, 0.783, 0.943, true,
 	  "AMD MI325X platform: 8 GPUs, Infinity Fabric as MI300X (7 links of 64 GB/s each way); "
-	  "400 Gb/s per GPU assumed; fractions assumed as MI300X (same CDNA 3 die, but 1,000 W "
-	  "against 750 W: clocks under load may differ)", 0 },
-	{ "mi355x", 8, 537.6e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943, true,
+	  "400 Gb/s per GPU assumed; MAMF 784.9 TFLOP/s bf16 at 1,000 W (ml-engineering); "
+	  "attention and links assumed as MI300X", 0 },
+	{ "mi355x", 8, 537.6e9, 50e9, 0.622, 0, 0.37, 0.783, 0.943, true,
 	  "AMD MI355X platform: 8 GPUs, 7 Infinity Fabric links of 153.6 GB/s both ways (as reported, "
-	  "e.g. humeconsulting.co; not read from AMD's sheet); 400 Gb/s per GPU assumed; fractions "
-	  "assumed as MI300X", 0 },
+	  "e.g. humeconsulting.co; not read from AMD's sheet); 400 Gb/s per GPU assumed; MAMF "
+	  "1565.0 TFLOP/s bf16 (ml-engineering); attention and links assumed as MI300X", 0 },
 	{ "tpu-v6e", 8, 400e9, 400e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "Cloud TPU docs, v6e: 8 chips per host, ICI 800 GBps both ways per chip (4 ports, 2D torus) "
 	  "halved for one direction, inside and between hosts; fractions as A100 (assumed)", 0 },
