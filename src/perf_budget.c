@@ -366,16 +366,17 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               "gpus, nvlink, network)",
 		               (long long)pb->in.hw.gpus_per_node, pb->in.hw.nvlink_bytes_per_s / 1e9,
 		               pb->in.hw.network_bytes_per_s / 1e9);
-	/* a card whose matmul and attention fractions nobody has measured:
-	 * the prediction (and a search that ranks it) rests on another
-	 * card's, and says so where it is used */
+	/* a card whose fractions nobody has measured: the prediction (and a
+	 * search that ranks it) rests on another card's, and says so where
+	 * it is used */
 	const tb_gpu_node *gn = tb_gpus_node(in->hardware.gpu.name);
-	if (in->hardware.mfu_predicted && in->model.has_shape && gn->efficiency_assumed &&
+	const char *copied = tb_gpus_assumed(gn, in->training.precision == TB_PREC_FP8_MIXED);
+	if (in->hardware.mfu_predicted && in->model.has_shape && copied &&
 	    strcmp(gn->name, in->hardware.gpu.name) == 0)
-		tb_budget_warn(b, "The step-time model's matmul and attention efficiencies for %s are "
-		               "not measured on that card but assumed from another (gpus.c says which): "
-		               "its predicted MFU is less certain than on a validated card",
-		               gn->name);
+		tb_budget_warn(b, "The step-time model's %s for %s: assumed from another card, not "
+		               "measured on it (gpus.c says which), so its predicted MFU is less "
+		               "certain than on a validated card",
+		               copied, gn->name);
 	/* cuDNN's attention asked for on a card without its figure */
 	if (in->hardware.mfu_predicted && in->model.has_shape && in->training.flash_attention &&
 	    in->training.attention_kernel == TB_ATTN_KERNEL_CUDNN &&

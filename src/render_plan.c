@@ -425,15 +425,17 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		tb_buf_truncate(&c, 0);
 		said = true;
 	}
+	bool fp8 = sc->inputs.training.precision == TB_PREC_FP8_MIXED;
 	for (int i = 0; i < r->n_gpus; i++) {
-		if (!tb_gpus_node(r->gpus[i].gpu.name)->efficiency_assumed)
+		const char *copied = tb_gpus_assumed(tb_gpus_node(r->gpus[i].gpu.name), fp8);
+		if (!copied)
 			continue;
 		if (!said)
 			tb_buf_putc(&o, '\n');
 		said = true;
-		tb_buf_printf(&o, "%s is ranked on matmul and attention efficiencies assumed from "
-		                  "another card, not measured on it (gpus.c): its rows are less "
-		                  "certain than a measured card's.\n", r->gpus[i].gpu.name);
+		tb_buf_printf(&o, "%s is ranked on %s assumed from another card, not measured on "
+		                  "it (gpus.c): its rows are less certain than a measured card's.\n",
+		              r->gpus[i].gpu.name, copied);
 	}
 	tb_fp8_recipe written = sc->inputs.training.fp8_recipe;
 	for (int i = 0; i < r->n_gpus; i++) {

@@ -249,8 +249,10 @@ static void S_table_cards(tb_report *r, tb_table *t)
 		tb_rtab_str(&tb, p->gpus[i].price_given ? "given" : "the scenario's (an assumption)");
 		/* a card ranked on another card's fractions says so beside it,
 		 * and one ranked on another fp8 recipe than the scenario's */
-		tb_rtab_fmt(&tb, "%s%s", tb_gpus_node(p->gpus[i].gpu.name)->efficiency_assumed
-		                         ? "assumed from another card (not measured)" : "measured",
+		const char *copied = tb_gpus_assumed(tb_gpus_node(p->gpus[i].gpu.name),
+		                                     prec == TB_PREC_FP8_MIXED);
+		tb_rtab_fmt(&tb, "%s%s%s", copied ? copied : "measured",
+		            copied ? " assumed from another card (not measured)" : "",
 		            p->gpus[i].fp8_recipe != r->sc->inputs.training.fp8_recipe
 		            ? "; fp8 ranked with blockwise scaling (no MX block scaling)" : "");
 		/* what the card's layouts are held against (ceiling.h) */

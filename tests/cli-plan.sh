@@ -160,10 +160,12 @@ EOF
 then ok "--objective cost --count --gpu: ranked by cost, a front of days against cost"
 else fail "--objective cost with hardware: $(cat "$T/err")"; fi
 
-# a card ranked on another card's efficiencies says so (issue 20: B200 is
-# H100's matmul and attention fractions), a measured one does not
-"$BIN" plan "$D" --gpu h100-sxm,b200 >"$T/cards" 2>"$T/err"
-grep -q '^b200 is ranked on matmul and attention efficiencies assumed from another card' "$T/cards" \
+# a card ranked on another card's efficiencies says so, and which (issue
+# 20: B200's matmul is measured, its attention H100's; GB300's both
+# copied), a measured one does not
+"$BIN" plan "$D" --gpu h100-sxm,b200,gb300 >"$T/cards" 2>"$T/err"
+grep -q '^b200 is ranked on attention efficiency assumed from another card' "$T/cards" \
+	&& grep -q '^gb300 is ranked on matmul and attention efficiencies assumed from another card' "$T/cards" \
 	&& ! grep -q '^h100-sxm is ranked on' "$T/cards" \
 	&& ok "plan says which cards are ranked on assumed efficiencies" \
 	|| fail "assumed efficiencies: $(tail -4 "$T/cards"; cat "$T/err")"

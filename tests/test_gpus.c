@@ -212,6 +212,20 @@ Test(gpus, efficiency_assumed)
 			          strstr(n->source, "as H100"),
 			          "%s: assumed fractions, but the source does not say so", n->name);
 	}
+	/* what a report says was copied: the whole of it, or the attention
+	 * alone where the card's own matmul was measured (in that precision:
+	 * MI300X has no fp8 ceiling of its own, so its fp8 runs copy both) */
+	cr_expect_null(tb_gpus_assumed(tb_gpus_node("h100-sxm"), false));
+	cr_expect_null(tb_gpus_assumed(tb_gpus_node("h800"), true));
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("b200"), false), "attention efficiency");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb200"), true), "attention efficiency");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), false), "attention efficiency");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), true),
+	                 "matmul and attention efficiencies");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb300"), false),
+	                 "matmul and attention efficiencies");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("no-such-card"), false),
+	                 "matmul and attention efficiencies");
 	/* the H20's bf16 matmul was measured: 142.25 of 148 TFLOP/s */
 	cr_expect(fabs(tb_gpus_node("h20")->matmul_ceiling - 142.25 / 148) < 0.001);
 	/* MAMF (stas00/ml-engineering, insights/when-to-upgrade-gpus): B200 SXM

@@ -118,22 +118,26 @@ Test(perf, count_only_budget)
 	cr_expect(fabs(up->delta_seconds_frac + 0.5) < 1e-12);
 }
 
-/* A card whose efficiencies nobody measured (B200: H100's matmul and
- * attention fractions, gpus.c) is flagged where the prediction uses them;
- * a measured card (H100: MAMF 794.5 of 989 TFLOP/s) is not. */
+/* A card whose efficiencies nobody measured is flagged where the
+ * prediction uses them, saying which (B200: its own MAMF, H100's attention
+ * fraction; GB300: GB200's matmul too, gpus.c); a measured card (H100:
+ * MAMF 794.5 of 989 TFLOP/s) is not. */
 Test(perf, assumed_card_efficiencies_are_said)
 {
 	tb_inputs x;
 	S_budget_inputs(&x);
 	static tb_budget b;
 	tb_budget_compute(&x, &b);
-	cr_expect(!S_has_warning(&b, "not measured on that card"));
+	cr_expect(!S_has_warning(&b, "assumed from another card"));
 	x.hardware.gpu = *tb_gpus_find("b200");
 	tb_budget_compute(&x, &b);
-	cr_expect(S_has_warning(&b, "efficiencies for b200 are not measured"));
+	cr_expect(S_has_warning(&b, "model's attention efficiency for b200: assumed from another card"));
+	x.hardware.gpu = *tb_gpus_find("gb300");
+	tb_budget_compute(&x, &b);
+	cr_expect(S_has_warning(&b, "matmul and attention efficiencies for gb300: assumed from another"));
 	x.hardware.mfu_predicted = false;     /* an assumed MFU uses none of them */
 	tb_budget_compute(&x, &b);
-	cr_expect(!S_has_warning(&b, "not measured on that card"));
+	cr_expect(!S_has_warning(&b, "assumed from another card"));
 }
 
 /* Where full recomputation redoes more layers than the card needs, the

@@ -35,11 +35,20 @@ typedef struct tb_gpu_node {
 	 * Transformer Engine picks it over FlashAttention (Hopper and later);
 	 * 0: none, attention_fraction serves */
 	double attention_fraction_cudnn;
+	/* on a row marked assumed: its 16-bit (fp8) matmul ceiling was
+	 * still measured on the card, only the rest copied */
+	bool matmul_measured, matmul_fp8_measured;
 } tb_gpu_node;
 
 /* The node row of card `name`, or the generic row (name "generic") for a
  * card the table does not know.  Never NULL; borrowed, static. */
 const tb_gpu_node *tb_gpus_node(const char *name);
+
+/* What of node n's efficiencies were copied from another card, for a run
+ * in fp8 or not, as words for a sentence: "matmul and attention
+ * efficiencies", "attention efficiency", or NULL where both were measured
+ * on it.  Every report of an assumed card reads this one answer. */
+const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8);
 
 /* Whether the table's card `name` multiplies OCP MX block-scaled fp8 (1x32
  * blocks, power-of-two scales) in its matrix units: Blackwell (b200,
