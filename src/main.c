@@ -208,23 +208,29 @@ static void S_risk_run(void *arg)
 
 /* The one answer (answer.h: the scenario's inputs become the priced
  * ones, so every section and format describes the same layout), its
- * stages, then the layout search over plan_in (NULL: the priced inputs)
- * in sp.  The risk's 4,096 runs go on the search's second thread before
+ * stages, then the layout search in sp over the priced inputs, or over
+ * written (may be NULL) where the answer had to replace the written
+ * layout: that one is then ranked as the scenario's own, to say it does
+ * not run.  A layout only completed (keys left out, chosen by the
+ * search) is ranked as priced, so plan's "yours" and its gain are
+ * estimate's.  The risk's 4,096 runs go on the search's second thread before
  * it takes its share (tb_plan_space.beside): they read the priced time
  * and write the budget's risk alone, the search its plan and warnings
  * alone.  A search without a second thread leaves them to this one,
  * after it.  A staged run's stages write the risk again, so there the
  * order stays. */
-static void S_answer_and_plan(tb_scenario *sc, tb_budget *b, const tb_inputs *plan_in,
+static void S_answer_and_plan(tb_scenario *sc, tb_budget *b, const tb_inputs *written,
                               const tb_plan_space *sp)
 {
 	if (sc->nstages > 0) {
 		tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
 		tb_budget_compute_stages(&sc->inputs, sc->stages, sc->nstages, b);
-		S_compute_plan(plan_in ? plan_in : &sc->inputs, b, sp);
+		bool replaced = written && b->answer.source == TB_LAYOUT_REPLACED;
+		S_compute_plan(replaced ? written : &sc->inputs, b, sp);
 		return;
 	}
 	tb_budget_price_answer(&sc->inputs, &sc->inputs, b);
+	const tb_inputs *plan_in = written && b->answer.source == TB_LAYOUT_REPLACED ? written : NULL;
 	S_risk_job j = { &sc->inputs, b, false };
 	tb_plan_space with;
 	if (sp)
@@ -893,8 +899,9 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 		return TB_EXIT_INPUT;
 	}
 	tb_budget *b = tb_xmalloc(sizeof *b);   /* cleared by the answer (tb_budget_clear) */
-	/* the search ranks the layout as written ("yours", never refused);
-	 * every other figure is the one answer's, as estimate prints it */
+	/* the search ranks the priced layout as "yours", or the written one
+	 * where it does not run (never refused); every other figure is the
+	 * one answer's, as estimate prints it */
 	tb_inputs written = sc->inputs;
 	S_answer_and_plan(sc, b, &written, &sp);
 	tb_exit rc = TB_EXIT_OK;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/answer.h"
 #include "trainbudget/ceiling.h"
 #include "trainbudget/fmt.h"
 #include "trainbudget/gpus.h"
@@ -304,7 +305,21 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 	tb_plan_layout_text(&r->scenario, lay, sizeof lay);
 	tb_buf yours;
 	tb_buf_init(&yours);
-	tb_buf_printf(&yours, "Your layout (%s) ", lay);
+	/* the keys the scenario leaves out are the answer's choice: "yours"
+	 * is the layout estimate and report price (main.c) */
+	const tb_answer *ans = &b->answer;
+	if (ans->decided && ans->runs && ans->source == TB_LAYOUT_CHOSEN) {
+		tb_buf_printf(&yours, "The scenario writes no layout; estimate and report price the "
+		                      "search's choice on its card (%s), which ", lay);
+	} else if (ans->decided && ans->runs && ans->source == TB_LAYOUT_COMPLETED) {
+		tb_buf_printf(&yours, "Your layout (%s; ", lay);
+		for (unsigned bit = 1, n = 0; bit & TB_LAYOUT_ALL; bit <<= 1)
+			if (ans->chosen & bit)
+				tb_buf_printf(&yours, "%s%s", n++ ? ", " : "", tb_layout_key_name(bit));
+		tb_buf_puts(&yours, " chosen by the search, as estimate prices it) ");
+	} else {
+		tb_buf_printf(&yours, "Your layout (%s) ", lay);
+	}
 	double gain = 0;
 	bool better = tb_plan_better(r, &gain);
 	if (!r->scenario_known)

@@ -203,9 +203,19 @@ else fail "sweep point vs estimate: $(cat "$T/j" "$T/err")"
 fi
 printf 'title: 405B\nmodel: {preset: llama-3.1-405b}\ntraining: {tokens: 15.6T, global_batch: 2048, seq_len: 8192}\nhardware: {count: 16384}\n' >"$T/q405.yaml"
 "$BIN" plan "$T/q405.yaml" --format json >"$T/pq.json" 2>"$T/err"
-if json_get "$T/pq.json" "d['plan']['scenario']['runs'], d['plan']['layouts'][0]['global_batch'], d['answer']['runs']" \
-	>"$T/j" 2>&1 && [ "$(cat "$T/j")" = "False 2048 True" ]; then
-	ok "plan takes the 405B question without a layout: the written default ranked as not running, the answer runs"
+"$BIN" estimate "$T/q405.yaml" --format json >"$T/eq.json" 2>>"$T/err"
+# with no layout written, plan's own row is the layout estimate prices
+# (the answer), not the unwritten defaults, which do not run
+if python3 - "$T/pq.json" "$T/eq.json" >"$T/j" 2>&1 <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2]))
+assert p['answer']['runs'] is True and p['plan']['scenario']['runs'] is True, p['plan']['scenario']
+assert p['plan']['layouts'][0]['global_batch'] == 2048
+assert p['plan']['scenario'] == e['plan']['scenario'], (p['plan']['scenario'], e['plan']['scenario'])
+assert p['plan']['scenario_rank'] == e['plan']['scenario_rank']
+PY
+then
+	ok "plan takes the 405B question without a layout: its own row is estimate's answer, which runs"
 else
 	fail "plan 405B: $(cat "$T/j" "$T/err")"
 fi

@@ -191,6 +191,29 @@ tr '\n' ' ' <"$T/ceil" | grep -q "best layout's predicted MFU, 6[0-9.]*% (5[0-9.
 	&& ok "plan warns where the best layout beats every published run on its card" \
 	|| fail "ceiling: $(tail -6 "$T/ceil"; cat "$T/err")"
 
+# the scenario's own row is the layout estimate prices: the 405B example
+# writes no virtual_pipeline, the answer chooses 4, and plan ranks that
+# (not the unwritten default of 1) with estimate's gain over it
+"$BIN" plan "$BIG" >"$T/own" 2>"$T/err"
+"$BIN" plan "$BIG" --format json >"$T/own.json" 2>>"$T/err"
+"$BIN" estimate "$BIG" --format json >"$T/own-e.json" 2>>"$T/err"
+"$BIN" estimate "$BIG" >"$T/own-e" 2>>"$T/err"
+gain=$(sed -n 's/.*the search finds one \([0-9.]*%\) faster.*/\1/p' "$T/own-e")
+if python3 - "$T/own.json" "$T/own-e.json" >"$T/j" 2>&1 <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2]))
+assert p['plan']['scenario']['virtual_pipeline'] == 4, p['plan']['scenario']
+assert p['plan']['scenario'] == e['plan']['scenario']
+assert p['plan']['scenario_rank'] == e['plan']['scenario_rank'] > 1
+PY
+then
+	[ -n "$gain" ] && tr '\n' ' ' <"$T/own" | grep -q "virtual_pipeline, expert chosen by the search, as estimate prices it) ranks [0-9,]* of [0-9,]*; the best is $gain faster" \
+		&& ok "plan ranks the layout estimate prices as the scenario's own, with estimate's gain" \
+		|| fail "own row text: gain '$gain'; $(grep -A3 '^Your layout' "$T/own")"
+else
+	fail "own row: $(cat "$T/j" "$T/err")"
+fi
+
 # ---- files: a set of its own ---------------------------------------------------------
 mkdir "$T/o"
 "$BIN" report "$D" --format md,json -o "$T/o" >/dev/null 2>&1
