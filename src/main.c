@@ -208,29 +208,23 @@ static void S_risk_run(void *arg)
 
 /* The one answer (answer.h: the scenario's inputs become the priced
  * ones, so every section and format describes the same layout), its
- * stages, then the layout search in sp over the priced inputs, or over
- * written (may be NULL) where the answer had to replace the written
- * layout: that one is then ranked as the scenario's own, to say it does
- * not run.  A layout only completed (keys left out, chosen by the
- * search) is ranked as priced, so plan's "yours" and its gain are
- * estimate's.  The risk's 4,096 runs go on the search's second thread before
+ * stages, then the layout search in sp over the priced inputs: the
+ * scenario's own row of every command is the priced layout, and what
+ * was written, where it cannot run, is the answer's to say.  The risk's 4,096 runs go on the search's second thread before
  * it takes its share (tb_plan_space.beside): they read the priced time
  * and write the budget's risk alone, the search its plan and warnings
  * alone.  A search without a second thread leaves them to this one,
  * after it.  A staged run's stages write the risk again, so there the
  * order stays. */
-static void S_answer_and_plan(tb_scenario *sc, tb_budget *b, const tb_inputs *written,
-                              const tb_plan_space *sp)
+static void S_answer_and_plan(tb_scenario *sc, tb_budget *b, const tb_plan_space *sp)
 {
 	if (sc->nstages > 0) {
 		tb_budget_compute_answer(&sc->inputs, &sc->inputs, b);
 		tb_budget_compute_stages(&sc->inputs, sc->stages, sc->nstages, b);
-		bool replaced = written && b->answer.source == TB_LAYOUT_REPLACED;
-		S_compute_plan(replaced ? written : &sc->inputs, b, sp);
+		S_compute_plan(&sc->inputs, b, sp);
 		return;
 	}
 	tb_budget_price_answer(&sc->inputs, &sc->inputs, b);
-	const tb_inputs *plan_in = written && b->answer.source == TB_LAYOUT_REPLACED ? written : NULL;
 	S_risk_job j = { &sc->inputs, b, false };
 	tb_plan_space with;
 	if (sp)
@@ -239,7 +233,7 @@ static void S_answer_and_plan(tb_scenario *sc, tb_budget *b, const tb_inputs *wr
 		memset(&with, 0, sizeof with);
 	with.beside = S_risk_run;
 	with.beside_ctx = &j;
-	S_compute_plan(plan_in ? plan_in : &sc->inputs, b, &with);
+	S_compute_plan(&sc->inputs, b, &with);
 	if (!j.done)
 		S_risk_run(&j);
 }
@@ -324,7 +318,7 @@ static tb_exit S_cmd_estimate(const tb_cli *cli)
 	tb_plan_space sp;
 	memset(&sp, 0, sizeof sp);
 	sp.best_only = !cli->json;
-	S_answer_and_plan(sc, b, NULL, &sp);
+	S_answer_and_plan(sc, b, &sp);
 	char *out = cli->json ? tb_render_json_sweep(sc, b, sw) : tb_render_text(sc, b);
 	fputs(out, stdout);
 	free(out);
@@ -693,7 +687,7 @@ static tb_exit S_cmd_report(const tb_cli *cli)
 		tb_render_pdf_prefetch(tpl, tpl_len);
 
 	tb_budget *b = tb_xmalloc(sizeof *b);   /* cleared by the answer (tb_budget_clear) */
-	S_answer_and_plan(sc, b, NULL, NULL);
+	S_answer_and_plan(sc, b, NULL);
 	tb_outputs outs;
 	memset(&outs, 0, sizeof outs);
 	size_t errors_before = d.errors;
@@ -899,11 +893,9 @@ static tb_exit S_cmd_plan(const tb_cli *cli)
 		return TB_EXIT_INPUT;
 	}
 	tb_budget *b = tb_xmalloc(sizeof *b);   /* cleared by the answer (tb_budget_clear) */
-	/* the search ranks the priced layout as "yours", or the written one
-	 * where it does not run (never refused); every other figure is the
-	 * one answer's, as estimate prints it */
-	tb_inputs written = sc->inputs;
-	S_answer_and_plan(sc, b, &written, &sp);
+	/* "yours" and every other figure are the one answer's, as estimate
+	 * prints them */
+	S_answer_and_plan(sc, b, &sp);
 	tb_exit rc = TB_EXIT_OK;
 	if (!b->plan.known && b->plan.space > TB_PLAN_CANDIDATES_MAX) {
 		/* the question plan exists for cannot be answered: refused, as a

@@ -308,7 +308,13 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 	/* the keys the scenario leaves out are the answer's choice: "yours"
 	 * is the layout estimate and report price (main.c) */
 	const tb_answer *ans = &b->answer;
-	if (ans->decided && ans->runs && ans->source == TB_LAYOUT_CHOSEN) {
+	if (ans->decided && ans->runs && ans->source == TB_LAYOUT_REPLACED) {
+		char wl[256];
+		tb_plan_layout_text(&ans->written, wl, sizeof wl);
+		tb_buf_printf(&yours, "Your layout (%s) cannot run (%s%s%s); estimate and report "
+		                      "price the fastest that runs (%s), which ", wl,
+		              ans->written_why_not, ans->hints[0] ? "; " : "", ans->hints, lay);
+	} else if (ans->decided && ans->runs && ans->source == TB_LAYOUT_CHOSEN) {
 		tb_buf_printf(&yours, "The scenario writes no layout; estimate and report price the "
 		                      "search's choice on its card (%s), which ", lay);
 	} else if (ans->decided && ans->runs && ans->source == TB_LAYOUT_COMPLETED) {

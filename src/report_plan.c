@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/answer.h"
 #include "trainbudget/ceiling.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
@@ -330,7 +331,7 @@ static const char *const S_value_names[] = {
 	"plan.scenario.step_s", "plan.scenario.mfu", "plan.scenario.seconds",
 	"plan.scenario.cost", "plan.scenario.memory_per_gpu_bytes",
 	"plan.explain.runner_up", "plan.explain.scenario", "plan.better", "plan.caveat",
-	"plan.why",
+	"plan.why", "plan.scenario.answer",
 };
 #define S_NVALUES (sizeof S_value_names / sizeof *S_value_names)
 
@@ -355,6 +356,7 @@ tb_tpl_status tb_rplan_value(const tb_report *r, const char *name, const char *f
 	const char *txt = NULL;
 	bool is_num = true, known = p->known;
 	double gain = 0;
+	char answer[600];
 	switch (k) {
 	case 0: num = (double)p->searched; break;
 	/* the counts, unknown from a search that skipped them (plan.h) */
@@ -382,6 +384,13 @@ tb_tpl_status tb_rplan_value(const tb_report *r, const char *name, const char *f
 	case 21: is_num = false; txt = r->plan_text[S_TXT_SCENARIO]; break;
 	case 22: is_num = false; txt = r->plan_text[S_TXT_BETTER]; break;
 	case 23: is_num = false; txt = r->plan_text[S_TXT_CAVEAT]; break;
+	case 25:
+		/* how the layout ranked as the scenario's own was decided: the
+		 * line estimate and the report's verdict print (answer.h) */
+		is_num = false;
+		tb_answer_text(&r->b->answer, answer, sizeof answer);
+		txt = answer;
+		break;
 	default: is_num = false; txt = p->known ? NULL : p->why; break;
 	}
 	tb_rfilter f = deflt;

@@ -214,6 +214,31 @@ else
 	fail "own row: $(cat "$T/j" "$T/err")"
 fi
 
+# a written layout that cannot run: plan says so from the answer and ranks
+# what estimate prices instead, in its text, JSON and document alike
+tight="--set parallelism.zero=0 --set parallelism.tensor=1 --set parallelism.pipeline=1 --set parallelism.context=1 --set training.micro_batch=1 --set training.checkpointing=none"
+# shellcheck disable=SC2086
+"$BIN" plan "$D" $tight >"$T/rep" 2>"$T/err"
+# shellcheck disable=SC2086
+"$BIN" plan "$D" $tight --format json >"$T/rep.json" 2>>"$T/err"
+# shellcheck disable=SC2086
+"$BIN" estimate "$D" $tight --format json >"$T/rep-e.json" 2>>"$T/err"
+mkdir "$T/repdoc"
+# shellcheck disable=SC2086
+"$BIN" plan "$D" $tight --format md -o "$T/repdoc" >/dev/null 2>>"$T/err"
+if tr '\n' ' ' <"$T/rep" | grep -q "^.*Your layout (TP 1, DP 64, micro-batch 1, no recomputation) cannot run (141 GB of 85.5 GB per GPU; ZeRO-2 fits, [-+0-9]*% step); estimate and report price the fastest that runs (TP 1, DP 64, ZeRO-2" \
+	&& python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2]))
+assert p['answer']['layout_source'] == 'replaced'
+assert p['plan']['scenario'] == e['plan']['scenario'] and p['plan']['scenario']['zero'] == 2
+" "$T/rep.json" "$T/rep-e.json" 2>>"$T/err" \
+	&& grep -q "as every document prices it: cannot run as written (141 GB of 85.5 GB per GPU" "$T/repdoc/default-7b-plan.md"; then
+	ok "plan explains a written layout that cannot run and ranks the one estimate prices"
+else
+	fail "replaced: $(grep -A4 '^Your layout' "$T/rep"; cat "$T/err")"
+fi
+
 # ---- files: a set of its own ---------------------------------------------------------
 mkdir "$T/o"
 "$BIN" report "$D" --format md,json -o "$T/o" >/dev/null 2>&1
