@@ -195,6 +195,10 @@ static void S_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced,
 	a->decided = true;
 	memcpy(a->pipeline_layout, in->parallelism.layout.text, sizeof a->pipeline_layout);
 	unsigned w = in->parallelism.written & TB_LAYOUT_ALL;
+	/* the keys with a choice: a dense model's expert size is 1 whatever
+	 * is written, so it is neither chosen nor missing */
+	unsigned keys = in->model.experts > 1 ? TB_LAYOUT_ALL : TB_LAYOUT_ALL & ~TB_LAYOUT_EXPERT;
+	a->wrote = (w & keys) != 0;
 	tb_plan_space sp;
 	tb_plan_result local;
 	tb_plan_result *r = keep && w == 0 ? keep : &local;
@@ -223,15 +227,15 @@ static void S_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced,
 		         (long long)a->written.data, (long long)a->written.micro_batch);
 	}
 
-	if (w == TB_LAYOUT_ALL && a->written_runs) {
+	if ((w & keys) == keys && a->written_runs) {
 		a->source = TB_LAYOUT_WRITTEN;
 		a->runs = true;
 		a->layout = a->written;
 		return;
 	}
 	if (r->n_layouts > 0) {
-		a->source = w ? TB_LAYOUT_COMPLETED : TB_LAYOUT_CHOSEN;
-		a->chosen = ~w & TB_LAYOUT_ALL;
+		a->source = w & keys ? TB_LAYOUT_COMPLETED : TB_LAYOUT_CHOSEN;
+		a->chosen = ~w & keys;
 	} else if (a->written_runs) {
 		/* the search's rules exclude what was written, which runs: priced
 		 * as written, the keys left out at the loader's defaults */
@@ -267,7 +271,7 @@ static void S_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced,
 			return;
 		}
 		a->source = TB_LAYOUT_REPLACED;
-		a->chosen = (~w & TB_LAYOUT_ALL) | (S_differ(&r->layouts[0], &a->written) & w);
+		a->chosen = (~w & keys) | (S_differ(&r->layouts[0], &a->written) & w);
 	}
 	a->runs = true;
 	a->layout = r->layouts[0];
@@ -290,7 +294,7 @@ size_t tb_answer_text(const tb_answer *a, char *dst, size_t cap)
 	size_t n_lay = tb_plan_layout_text(&a->layout, lay, 200);
 	if (a->pipeline_layout[0] && n_lay < 200)
 		snprintf(lay + n_lay, sizeof lay - n_lay, ", pipeline layout %s", a->pipeline_layout);
-	bool wrote = (a->chosen & TB_LAYOUT_ALL) != TB_LAYOUT_ALL || a->source == TB_LAYOUT_REPLACED;
+	bool wrote = a->wrote;
 	tb_buf b;
 	tb_buf_init(&b);
 	if (!a->runs) {

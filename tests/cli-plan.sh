@@ -207,7 +207,7 @@ assert p['plan']['scenario'] == e['plan']['scenario']
 assert p['plan']['scenario_rank'] == e['plan']['scenario_rank'] > 1
 PY
 then
-	[ -n "$gain" ] && tr '\n' ' ' <"$T/own" | grep -q "virtual_pipeline, expert chosen by the search, as estimate prices it) ranks [0-9,]* of [0-9,]*; the best is $gain faster" \
+	[ -n "$gain" ] && tr '\n' ' ' <"$T/own" | grep -q "virtual_pipeline chosen by the search, as estimate prices it) ranks [0-9,]* of [0-9,]*; the best is $gain faster" \
 		&& ok "plan ranks the layout estimate prices as the scenario's own, with estimate's gain" \
 		|| fail "own row text: gain '$gain'; $(grep -A3 '^Your layout' "$T/own")"
 else

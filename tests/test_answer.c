@@ -37,7 +37,9 @@ Test(answer, nothing_written_is_the_fastest_that_fits)
 	tb_answer_decide(&sc->inputs, &a, &priced);
 	cr_assert(a.decided && a.runs);
 	cr_expect_eq(a.source, TB_LAYOUT_CHOSEN);
-	cr_expect_eq(a.chosen, (unsigned)TB_LAYOUT_ALL);
+	/* a dense model has no expert size to choose: not reported chosen */
+	cr_expect_eq(a.chosen, (unsigned)TB_LAYOUT_ALL & ~TB_LAYOUT_EXPERT);
+	cr_expect(!a.wrote);
 	cr_expect(!a.written_runs, "DP 64 without ZeRO needs 141 GB");
 	static tb_plan_result r;
 	tb_plan_search(&sc->inputs, NULL, &r);
@@ -56,6 +58,29 @@ Test(answer, nothing_written_is_the_fastest_that_fits)
 	tb_scenario_free(sc);
 }
 
+/* A mixture's expert size is a choice the search reports when the
+ * scenario leaves it out; a dense model's never is (it can only be 1). */
+Test(answer, expert_chosen_only_for_a_mixture)
+{
+	static const char *const unset[] = { "parallelism.expert" };
+	tb_scenario *sc = S_load("docs/examples/mixtral-8x7b.yaml", unset, 1);
+	cr_assert_eq(sc->inputs.model.experts, 8);
+	tb_answer a;
+	tb_inputs priced;
+	tb_answer_decide(&sc->inputs, &a, &priced);
+	cr_assert(a.decided && a.runs);
+	cr_expect(a.chosen & TB_LAYOUT_EXPERT);
+	char line[600];
+	tb_answer_text(&a, line, sizeof line);
+	cr_expect(strstr(line, "expert") != NULL, "%s", line);
+	tb_scenario_free(sc);
+	sc = S_load("docs/examples/llama-3.1-405b.yaml", NULL, 0);
+	tb_answer_decide(&sc->inputs, &a, &priced);
+	tb_answer_text(&a, line, sizeof line);
+	cr_expect(strstr(line, "chose virtual_pipeline as the fastest") != NULL, "%s", line);
+	tb_scenario_free(sc);
+}
+
 /* Written keys are held: Llama 3.1 405B writes TP 8, PP 16, CP 1, SP,
  * ZeRO-2, micro-batch 1 and no recomputation (Meta's layout); the search
  * only chooses what it leaves out (the virtual stages: 4). */
@@ -71,7 +96,8 @@ Test(answer, written_keys_are_kept)
 	tb_answer_decide(&sc->inputs, &a, &priced);
 	cr_assert(a.runs);
 	cr_expect_eq(a.source, TB_LAYOUT_COMPLETED);
-	cr_expect_eq(a.chosen, TB_LAYOUT_ALL & ~w);
+	cr_expect_eq(a.chosen, TB_LAYOUT_VIRTUAL, "the virtual stages alone (expert: a dense model)");
+	cr_expect(a.wrote);
 	cr_expect_eq(a.layout.tensor, 8);
 	cr_expect_eq(a.layout.pipeline, 16);
 	cr_expect_eq(a.layout.zero, 2);

@@ -30,7 +30,10 @@ typedef enum {
 typedef struct tb_answer {
 	bool decided;           /* false: the inputs are priced as written (no search) */
 	tb_layout_source source;
-	unsigned chosen;        /* TB_LAYOUT_* bits the search set */
+	unsigned chosen;        /* TB_LAYOUT_* bits the search set (expert
+	                         * only for a mixture: a dense model has no
+	                         * choice there) */
+	bool wrote;             /* the scenario wrote some layout key */
 	bool runs;              /* the priced layout fits and can be timed */
 	char why_not[240];      /* !runs: why nothing runs, and what would */
 	tb_plan_layout layout;  /* the layout priced (its figures the search's) */
