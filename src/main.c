@@ -210,12 +210,12 @@ static void S_risk_run(void *arg)
  * ones, so every section and format describes the same layout), its
  * stages, then the layout search in sp over the priced inputs: the
  * scenario's own row of every command is the priced layout, and what
- * was written, where it cannot run, is the answer's to say.  The risk's 4,096 runs go on the search's second thread before
- * it takes its share (tb_plan_space.beside): they read the priced time
- * and write the budget's risk alone, the search its plan and warnings
- * alone.  A search without a second thread leaves them to this one,
- * after it.  A staged run's stages write the risk again, so there the
- * order stays. */
+ * was written, where it cannot run, is the answer's to say.  The risk's
+ * 4,096 runs go on the search's second thread before it takes its share
+ * (tb_plan_space.beside): they read the priced time and write the
+ * budget's risk alone, the search its plan and warnings alone.  A search
+ * without a second thread leaves them to this one, after it.  A staged
+ * run's stages write the risk again, so there the order stays. */
 static void S_answer_and_plan(tb_scenario *sc, tb_budget *b, const tb_plan_space *sp)
 {
 	if (sc->nstages > 0) {
