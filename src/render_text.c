@@ -125,12 +125,9 @@ static void S_bill_line(S_text *t, const tb_budget *b, double ref)
 /* What the expected time rests on: the MFU, or the stages. */
 static void S_basis(S_text *t, const tb_budget *b)
 {
-	if (b->n_stages > 0) {
-		tb_buf_printf(&t->out, "over %d stages", b->n_stages);
-		return;
-	}
-	tb_fmt_pct(S_c(t), b->time.mfu[1]);
-	tb_buf_printf(&t->out, "at %s MFU", t->cell.ptr);
+	char basis[96];
+	tb_budget_expected_basis(b, basis, sizeof basis);
+	tb_buf_puts(&t->out, basis);
 }
 
 /* A run in stages, one line each: what each trains and what it costs

@@ -464,14 +464,15 @@ static void S_verdict(tb_report *r)
 		}
 		tb_buf_puts(&o, ": training takes ");
 		tb_rfmt(&o, TB_RF_DAYS, tb_budget_expected(b).seconds, NULL);
-		if (staged) {
-			tb_buf_printf(&o, " over %d stages with failures and checkpoints", b->n_stages);
-		} else {
-			tb_buf_puts(&o, " at ");
-			tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
-			tb_buf_puts(&o, " MFU with failures and checkpoints (");
+		char basis[96];
+		tb_budget_expected_basis(b, basis, sizeof basis);
+		tb_buf_printf(&o, " %s with failures and checkpoints", basis);
+		if (!staged) {
+			tb_buf_puts(&o, " (");
 			tb_rfmt(&o, TB_RF_DAYS, tm->seconds[1], NULL);
-			tb_buf_puts(&o, " of compute)");
+			tb_buf_puts(&o, " of compute at ");
+			tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
+			tb_buf_puts(&o, " MFU)");
 		}
 		if (rk->known) {
 			tb_buf_puts(&o, "; P90 ");
@@ -510,13 +511,9 @@ static void S_verdict(tb_report *r)
 		oc = TB_OUTCOME_NONE;
 		tb_buf_puts(&o, "No deadline set: training takes ");
 		tb_rfmt(&o, TB_RF_DAYS, tb_budget_expected(b).seconds, NULL);
-		if (staged) {
-			tb_buf_printf(&o, " over %d stages", b->n_stages);
-		} else {
-			tb_buf_puts(&o, " at ");
-			tb_rfmt(&o, TB_RF_PCT, tm->mfu[1], NULL);
-			tb_buf_puts(&o, " MFU");
-		}
+		char basis[96];
+		tb_budget_expected_basis(b, basis, sizeof basis);
+		tb_buf_printf(&o, " %s", basis);
 		tb_buf_puts(&o, " on ");
 		tb_rfmt(&o, TB_RF_GROUPED, (double)in->hardware.count, NULL);
 		tb_buf_puts(&o, " GPUs with failures and checkpoints");

@@ -9,6 +9,8 @@
 #include "risk_int.h"
 
 #include "trainbudget/budget.h"
+#include "trainbudget/buf.h"
+#include "trainbudget/fmt.h"
 #include "trainbudget/xalloc.h"
 
 #include <math.h>
@@ -809,6 +811,32 @@ void tb_budget_risk_in(const tb_inputs *in, const tb_budget *b, tb_risk_in *out)
 	ri.budget = t->budget;
 	ri.bill = b->bill_in;
 	*out = ri;
+}
+
+size_t tb_budget_expected_basis(const tb_budget *b, char *dst, size_t cap)
+{
+	if (!dst || cap == 0)
+		return 0;
+	tb_buf o;
+	tb_buf_init(&o);
+	const double *u = b->time.mfu;
+	if (b->n_stages > 0) {
+		tb_buf_printf(&o, "over %d stages", b->n_stages);
+	} else if (b->risk.known && u[0] < u[2]) {
+		tb_buf_puts(&o, "over MFU ");
+		tb_fmt_pct(&o, u[0]);
+		tb_buf_putc(&o, '-');
+		tb_fmt_pct(&o, u[2]);
+	} else {
+		tb_buf_puts(&o, "at ");
+		tb_fmt_pct(&o, u[1]);
+		tb_buf_puts(&o, " MFU");
+	}
+	size_t n = o.len < cap - 1 ? o.len : cap - 1;
+	memcpy(dst, o.ptr, n);
+	dst[n] = '\0';
+	tb_buf_release(&o);
+	return n;
 }
 
 tb_expected tb_budget_expected(const tb_budget *b)

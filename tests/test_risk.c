@@ -9,6 +9,7 @@
 #include "trainbudget/budget.h"
 #include "trainbudget/goodput.h"
 #include "trainbudget/risk.h"
+#include "trainbudget/scenario.h"
 #include "risk_int.h"
 
 static double rel(double got, double want)
@@ -556,4 +557,48 @@ Test(risk, bins_are_the_quotients_truncated)
 			cr_expect_eq(got[b], want[b], "width %g bin %d: %d, the quotient's %d", width, b,
 			             got[b], want[b]);
 	}
+}
+
+/* ---- what "expected" is taken over ------------------------------------ */
+
+static tb_budget S_eb;   /* large: off the stack */
+
+static void S_expected_of(const char *const *sets, size_t nsets)
+{
+	tb_diags d;
+	tb_diags_init(&d);
+	tb_scenario *sc = tb_scenario_load_file("docs/examples/deepseek-v3.yaml", sets, nsets, &d);
+	cr_assert_not_null(sc);
+	tb_diags_release(&d);
+	tb_inputs priced;
+	tb_budget_compute_answer(&sc->inputs, &priced, &S_eb);
+	tb_budget_compute_risk(&priced, &S_eb);
+	tb_scenario_free(sc);
+}
+
+/* DeepSeek-V3's MFU band [18%, 22%, 30%] leans high: the triangle's mean
+ * is 23.3%, so the simulated runs' mean (the expected days) is shorter
+ * than the run at 22% with its losses, and the words say the band, not
+ * "at 22%"; one MFU value is the run at it. */
+Test(risk, expected_basis_names_the_band)
+{
+	S_expected_of(NULL, 0);
+	cr_assert(S_eb.risk.known && S_eb.losses.known);
+	char basis[96];
+	tb_budget_expected_basis(&S_eb, basis, sizeof basis);
+	cr_expect_str_eq(basis, "over MFU 18%-30%");
+	tb_expected e = tb_budget_expected(&S_eb);
+	cr_expect(e.seconds < S_eb.losses.seconds[1] * 0.98, "%g against %g", e.seconds,
+	          S_eb.losses.seconds[1]);
+
+	static const char *const one[] = { "hardware.mfu=0.22" };
+	S_expected_of(one, 1);
+	tb_budget_expected_basis(&S_eb, basis, sizeof basis);
+	cr_expect_str_eq(basis, "at 22% MFU");
+	e = tb_budget_expected(&S_eb);
+	cr_expect(rel(e.seconds, S_eb.losses.seconds[1]) < 0.01, "%g against %g", e.seconds,
+	          S_eb.losses.seconds[1]);
+	char small[4];
+	cr_expect_eq(tb_budget_expected_basis(&S_eb, small, sizeof small), 3);
+	cr_expect_str_eq(small, "at ");
 }

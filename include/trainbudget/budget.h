@@ -503,6 +503,13 @@ void tb_budget_risk_in(const tb_inputs *in, const tb_budget *b, tb_risk_in *out)
  * run's (staged_total).  known false where the time is not priced
  * (risk.c). */
 tb_expected tb_budget_expected(const tb_budget *b);
+/* What those expected figures are taken over, as words after them, into
+ * dst (at most cap bytes, always terminated): "over MFU 18%-30%" where
+ * they are the simulated runs' mean over a band (whose mean MFU is not
+ * its middle when the band is lopsided), "at 22% MFU" where the MFU is
+ * one value, "over 3 stages" for a run in stages.  Every document's
+ * "expected" reads this (risk.c). */
+size_t tb_budget_expected_basis(const tb_budget *b, char *dst, size_t cap);
 /* The expected run's bill, part by part (bill.h): its total is
  * tb_budget_expected's cost.  All zero when the time is unknown (risk.c). */
 tb_bill tb_budget_bill(const tb_budget *b);
