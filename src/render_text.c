@@ -162,9 +162,11 @@ static void S_stages(S_text *t, const tb_budget *b)
 			tb_fmt_count(S_c(t), r->gpu_hours);
 			tb_buf_printf(o, "%s GPU-hours, ", t->cell.ptr);
 			tb_fmt_money(S_c(t), r->cost, b->time.currency);
-			tb_buf_printf(o, "%s", t->cell.ptr);
+			tb_buf_printf(o, "%s expected", t->cell.ptr);
+			/* the stage's middle MFU: its figures are its runs' mean over
+			 * its band (tb_budget_expected_basis), not the run at it */
 			tb_fmt_pct(S_c(t), r->mfu);
-			tb_buf_printf(o, " at %s MFU", t->cell.ptr);
+			tb_buf_printf(o, "; MFU %s", t->cell.ptr);
 		}
 		S_nl(t);
 	}

@@ -454,6 +454,19 @@ if [ -w /dev/full ]; then
 		|| no "a failed write to standard output exits 3" "exit $rc"
 fi
 
+# "Expected" names what it is taken over: DeepSeek-V3's MFU band [18%, 22%,
+# 30%] leans high, so its expected days are the runs' mean over the band,
+# not the run at 22%; a stage's line gives its middle MFU beside them
+"$BIN" estimate docs/examples/deepseek-v3.yaml >"$T/exp" 2>&1
+"$BIN" estimate docs/examples/stages/staged-deepseek-v3.yaml >"$T/exps" 2>&1
+if grep -q "days expected over MFU 18%-30% with failures and checkpoints" "$T/exp" \
+	&& grep -q "^  1\. pre-training: .* expected; MFU 22%$" "$T/exps" \
+	&& grep -q "days expected over 3 stages with failures" "$T/exps"; then
+	ok "expected figures say the MFU band (or stages) they are taken over"
+else
+	no "expected figures say their basis" "$(grep -E 'Meets|pre-training' "$T/exp" "$T/exps")"
+fi
+
 # ---- the other parts' CLI checks --------------------------------------
 for s in tests/cli-*.sh; do
 	[ -e "$s" ] || continue
