@@ -240,7 +240,7 @@ static const struct S_input_def {
 	{ "training.packing", "Examples", S_examples },
 	{ "hardware.gpu", "GPU", S_gpu },
 	{ "hardware.count", "GPUs", S_count },
-	{ "hardware.mfu", "MFU (low / expected / high)", S_mfu },
+	{ "hardware.mfu", "MFU (low / most likely / high)", S_mfu },
 	{ "hardware.price_per_gpu_hour", "Price per GPU-hour", S_price },
 	{ "hardware.pue", "PUE", S_pue },
 	{ "hardware.power_limit", "Power limit", S_power },

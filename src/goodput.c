@@ -186,7 +186,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b, double step_s)
 		                        g->checkpoint_interval_s, "s");
 		tb_deriv_add_var(d, "t_s", "time to save a checkpoint", g->checkpoint_save_s, "s");
 		tb_deriv_add_var(d, "M", "mean time between failures", g->mtbf_s, "s");
-		tb_deriv_add_var(d, "t_step", "one optimizer step at the expected MFU", step_s, "s");
+		tb_deriv_add_var(d, "t_step", "one optimizer step at the most likely MFU", step_s, "s");
 	}
 	d = tb_budget_add_deriv(b, "goodput.lost_per_failure", "Time lost per failure", "l",
 	                        "(t_c + t_s) / 2 + t_r",
@@ -206,7 +206,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b, double step_s)
 	tb_deriv_add_var(d, "t_c", "checkpoint interval", g->checkpoint_interval_s, "s");
 	if (b->losses.known) {
 		d = tb_budget_add_deriv(b, "goodput.seconds",
-		                        "Wall clock at the expected MFU, with failures and checkpoints",
+		                        "Wall clock at the most likely MFU, with failures and checkpoints",
 		                        "T", "t / f", "definition of the goodput fraction",
 		                        b->losses.seconds[1], "s");
 		tb_deriv_add_var(d, "t", "pure compute wall clock", b->time.seconds[1], "s");
@@ -229,7 +229,7 @@ static void S_warnings(const tb_inputs *in, tb_budget *b, double step_s)
 	}
 	if (g->interval_from_user && step_s > 0 && in->training.checkpoint_interval_s < step_s)
 		tb_budget_warn(b, "training.checkpoint_interval (%.3g s) is shorter than one optimizer "
-		               "step (%.3g s at the expected MFU); a checkpoint can only be taken "
+		               "step (%.3g s at the most likely MFU); a checkpoint can only be taken "
 		               "between steps", in->training.checkpoint_interval_s, step_s);
 }
 
@@ -244,7 +244,7 @@ static int64_t S_gpus_per_node(const tb_inputs *in)
 }
 
 /* The bill's rules from the scenario (bill.h); returns the bill of the run
- * at the expected MFU with its losses (0 when it is not priced).  Storage holds `kept` checkpoints of
+ * at the most likely MFU with its losses (0 when it is not priced).  Storage holds `kept` checkpoints of
  * the trained states and the dataset while the run lasts, and the last
  * checkpoint for the retention after it. */
 static double S_bill(const tb_inputs *in, tb_budget *b)
@@ -284,7 +284,7 @@ void tb_goodput_step(const tb_inputs *in, tb_budget *b)
 	memset(&b->risk, 0, sizeof b->risk);
 	b->risk_mfu = tb_dist_fixed(0);
 
-	/* One optimizer step of compute at the expected MFU: the shortest
+	/* One optimizer step of compute at the most likely MFU: the shortest
 	 * interval a checkpoint can be taken at. */
 	double step_tokens = (double)in->training.global_batch * (double)in->training.seq_len;
 	double steps = tb_calc_div(in->training.tokens, step_tokens);

@@ -93,7 +93,7 @@ static double S_max3(const double v[3])
 	return m;
 }
 
-/* What the bill holds beyond the compute, at the expected MFU with
+/* What the bill holds beyond the compute, at the most likely MFU with
  * losses (bill.h). */
 static void S_bill_line(S_text *t, const tb_budget *b, double ref)
 {
@@ -245,7 +245,7 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 	}
 
 	/* The verdicts count failures and checkpoints (b->losses).  Met at
-	 * the expected MFU but with less than a 90% chance is a risk, not a
+	 * the most likely MFU but with less than a 90% chance is a risk, not a
 	 * YES; without the confidence figures, missing at the low MFU is. */
 	const tb_losses *l = &b->losses;
 	const tb_risk *rk = &b->risk;
@@ -339,7 +339,7 @@ static void S_verdict(S_text *t, const tb_scenario *sc, const tb_inputs *in,
 				tb_fmt_prob(S_c(t), rk->p_within_budget);
 				tb_buf_printf(o, " (%s likely)", t->cell.ptr);
 			} else if (v == TB_VERDICT_AT_RISK) {
-				tb_buf_puts(o, " only at the expected MFU");
+				tb_buf_puts(o, " only at the most likely MFU");
 			}
 		}
 		if (billed) {

@@ -51,7 +51,7 @@ static void S_table_goodput(tb_report *r, tb_table *t)
 		tb_rtab_str(&tb, "Lost per failure (half an interval redone, and the restart)");
 		tb_rtab_num(&tb, TB_RF_DAYS, g->lost_per_failure_s);
 	}
-	tb_rtab_str(&tb, "Expected failures (expected MFU)");
+	tb_rtab_str(&tb, "Expected failures (most likely MFU)");
 	if (w)
 		tb_rtab_fmt(&tb, "%.3g", g->expected_failures);
 	else
@@ -83,7 +83,7 @@ static void S_table_losses(tb_report *r, tb_table *t)
 	             "GPU-hours", "Cost", "Energy (kWh)", NULL);
 	if (!l->known)
 		return;
-	static const char *const which[] = { " (low)", " (expected)", " (high)" };
+	static const char *const which[] = { " (low)", " (most likely)", " (high)" };
 	for (int i = 0; i < 3; i++)
 		tb.money_ref = fmax(tb.money_ref, l->cost[i]);
 	for (int i = 0; i < 3; i++) {

@@ -226,7 +226,7 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_rtab_str(&tb, in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL
 	                 ? "causal (FlashAttention: the lower triangle, half the score matrix)"
 	                 : "full (PaLM: the whole score matrix)");
-	tb_rtab_str(&tb, "MFU range (low / expected / high)");
+	tb_rtab_str(&tb, "MFU range (low / most likely / high)");
 	o = tb_rtab_begin(&tb);
 	for (int i = 0; i < 3; i++) {
 		if (i)
@@ -423,7 +423,7 @@ static void S_verdict(tb_report *r)
 
 	/* time: the verdicts count failures and checkpoints (b->losses), and
 	 * give the chance of meeting each limit when the confidence figures
-	 * are there.  Met at the expected MFU but with less than a 90% chance
+	 * are there.  Met at the most likely MFU but with less than a 90% chance
 	 * is a warning; without the chance, missing at the low MFU is. */
 	const tb_time *tm = &b->time;
 	const tb_losses *l = &b->losses;
@@ -575,7 +575,7 @@ static void S_verdict(tb_report *r)
 				tb_fmt_prob(&o, rk->p_within_budget);
 				tb_buf_puts(&o, v != TB_VERDICT_NO ? " probability" : " probability)");
 			} else if (v == TB_VERDICT_AT_RISK && !staged) {
-				tb_buf_puts(&o, " at the expected MFU but over it at the low end (");
+				tb_buf_puts(&o, " at the most likely MFU but over it at the low end (");
 				tb_rfmt(&o, TB_RF_PCT, tm->mfu[0], NULL);
 				tb_buf_puts(&o, " MFU)");
 			}
@@ -646,11 +646,11 @@ static void S_key_figures(tb_report *r)
 		S_key(r, "Wall clock, cost and energy", tb_rstrf(b->answer.decided && !b->answer.runs
 		      ? "none: it cannot run on these GPUs" : "unknown (see the warnings)"));
 	} else {
-		S_key(r, "Wall clock (expected MFU)", tb_rfmts(TB_RF_DAYS, b->time.seconds[1], NULL));
+		S_key(r, "Wall clock (most likely MFU)", tb_rfmts(TB_RF_DAYS, b->time.seconds[1], NULL));
 		S_key(r, "With failures and checkpoints", b->losses.known
 		      ? tb_rfmts(TB_RF_DAYS, b->losses.seconds[1], NULL) : tb_rstrf("never finishes"));
-		S_key(r, "GPU-hours (expected MFU)", tb_rfmts(TB_RF_GROUPED, b->time.gpu_hours[1], NULL));
-		S_key(r, "Cost (expected MFU)", tb_rmoneys(r, b->time.cost[1]));
+		S_key(r, "GPU-hours (most likely MFU)", tb_rfmts(TB_RF_GROUPED, b->time.gpu_hours[1], NULL));
+		S_key(r, "Cost (most likely MFU)", tb_rmoneys(r, b->time.cost[1]));
 		if (b->losses.known)
 			S_key(r, "Cost with failures and checkpoints", tb_rmoneys(r, b->losses.cost[1]));
 		tb_rfmt(&o, TB_RF_GROUPED, b->time.energy_kwh[1], NULL);
@@ -658,9 +658,9 @@ static void S_key_figures(tb_report *r)
 		/* the GPUs at their TDP (x PUE): about half a DGX H100 node's draw
 		 * (NVIDIA DGX H100 datasheet: 10.2 kW for 8 x 700 W GPUs) */
 		const tb_hardware *hw = &r->sc->inputs.hardware;
-		S_key(r, hw->node_power_w > 0 ? "Node energy at the wall (expected MFU)"
-		         : tb_hardware_gpu_watts(hw) < hw->gpu.tdp_w ? "GPU energy at the power limit (expected MFU)"
-		         : "GPU energy at TDP (expected MFU)",
+		S_key(r, hw->node_power_w > 0 ? "Node energy at the wall (most likely MFU)"
+		         : tb_hardware_gpu_watts(hw) < hw->gpu.tdp_w ? "GPU energy at the power limit (most likely MFU)"
+		         : "GPU energy at TDP (most likely MFU)",
 		      tb_buf_detach(&o, NULL));
 		if (tb_bill_any(&b->bill_in))
 			S_key(r, "Billed (booked, ablations, storage)", tb_rmoneys(r, tb_budget_expected(b).cost));

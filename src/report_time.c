@@ -13,7 +13,7 @@ static void S_table_mfu(tb_report *r, tb_table *t)
 	tb_rtab tb;
 	tb_rtab_init(&tb, t, r, NULL, "rrrrr", "MFU", "Wall clock", "GPU-hours", "Cost",
 	             "Energy (kWh)", NULL);
-	static const char *const which[] = { " (low)", " (expected)", " (high)" };
+	static const char *const which[] = { " (low)", " (most likely)", " (high)" };
 	for (int i = 0; i < 3; i++)
 		tb.money_ref = fmax(tb.money_ref, tm->cost[i]);
 	for (int i = 0; i < 3; i++) {
@@ -31,8 +31,8 @@ static void S_table_gpu_scan(tb_report *r, tb_table *t)
 {
 	const tb_time *tm = &r->b->time;
 	tb_rtab tb;
-	tb_rtab_init(&tb, t, r, NULL, "rrrrr", "GPUs", "Days at low MFU", "Days at expected MFU",
-	             "Days at high MFU", "Cost (expected)", NULL);
+	tb_rtab_init(&tb, t, r, NULL, "rrrrr", "GPUs", "Days at low MFU", "Days at most likely MFU",
+	             "Days at high MFU", "Cost (most likely MFU)", NULL);
 	int n = tm->n_gpu_scan < TB_GPU_SCAN_MAX ? tm->n_gpu_scan : TB_GPU_SCAN_MAX;
 	for (int i = 0; i < n; i++)
 		tb.money_ref = fmax(tb.money_ref, tm->gpu_scan[i].cost[1]);
@@ -48,7 +48,7 @@ static void S_table_levers(tb_report *r, tb_table *t)
 {
 	const tb_budget *b = r->b;
 	tb_rtab tb;
-	tb_rtab_init(&tb, t, r, "At the expected MFU", "lrrrr", "Lever", "Wall clock", "Change",
+	tb_rtab_init(&tb, t, r, "At the most likely MFU", "lrrrr", "Lever", "Wall clock", "Change",
 	             "Cost", "Change", NULL);
 	int n = b->n_levers < TB_LEVERS_MAX ? b->n_levers : TB_LEVERS_MAX;
 	for (int i = 0; i < n; i++)
@@ -181,7 +181,7 @@ static void S_chart_gpu_scan(const tb_report *r, tb_chart_spec *s)
 	               "GPUs", "Wall clock", "days", 1);
 	s->log_x = true;
 	size_t n = tb_rchart_ncats(s, tm->n_gpu_scan, TB_GPU_SCAN_MAX);
-	static const char *const names[] = { "low MFU", "expected MFU", "high MFU" };
+	static const char *const names[] = { "low MFU", "most likely MFU", "high MFU" };
 	for (int j = 0; j < 3; j++) {
 		tb_buf o;
 		tb_buf_init(&o);

@@ -767,7 +767,7 @@ void tb_risk_compute_parts(const tb_risk_in *parts, int nparts, tb_risk *out)
 
 /* The MFU band: the range the time figures use (b->time.mfu), a
  * three-point estimate, hence a triangle.  Hook for the step-time model
- * (perf.h): when its wiring makes the expected MFU a prediction, time.mfu
+ * (perf.h): when its wiring makes the most likely MFU a prediction, time.mfu
  * follows and so does this band; its ends are then the 10th and 90th
  * percentiles of the model's measured error (TB_PERF_ERR_LOW/HIGH), not
  * bounds, and the distribution to draw from is the one with those
@@ -887,7 +887,7 @@ tb_verdict tb_budget_verdict(const tb_budget *b, bool deadline)
 	const tb_time *tm = &b->time;
 	const tb_risk *rk = &b->risk;
 	/* "expected" is the mean of the simulated runs, failures included,
-	 * when they were drawn (issue 19); the expected MFU's run otherwise */
+	 * when they were drawn (issue 19); the most likely MFU's run otherwise */
 	bool ok = deadline ? tm->meets_deadline : tm->within_budget;
 	if (rk->known)
 		ok = deadline ? rk->days_mean * 86400 <= tm->deadline_s

@@ -153,7 +153,7 @@ static void S_optimum(const S_fits *fits, double c, tb_optimum *o)
 typedef struct S_ctx {
 	const tb_inputs *in;
 	const S_fits *fits;
-	double s_per_flop;      /* seconds per 6ND FLOP at the expected MFU */
+	double s_per_flop;      /* seconds per 6ND FLOP at the most likely MFU */
 	double cost_per_s;      /* the whole cluster's price per second */
 	double n0;              /* the scenario's N: most rows share it, */
 	double nterm0[2];       /* and its A/N^alpha for both fits */
@@ -355,7 +355,7 @@ void tb_scaling_compute(const tb_inputs *in, tb_budget *b)
 		                                   c->deadline.compute_flops, "FLOP");
 		tb_deriv_add_var(dv, "n", "GPUs", (double)in->hardware.count, "");
 		tb_deriv_add_var(dv, "P", "dense peak per GPU", b->time.peak_flops_per_gpu, "FLOP/s");
-		tb_deriv_add_var(dv, "u", "expected MFU", b->time.mfu[1], "");
+		tb_deriv_add_var(dv, "u", "most likely MFU", b->time.mfu[1], "");
 		tb_deriv_add_var(dv, "T_d", "deadline", in->plan.deadline_s, "s");
 		tb_deriv_add_var(dv, "r", "model FLOPs / 6ND", S_ratio(b), "");
 	}

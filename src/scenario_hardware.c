@@ -205,7 +205,7 @@ static void S_load_mfu(tb_yaml_ctx *c, const tb_yaml_node *n, double mfu[3], boo
 	size_t count = 0;
 	if (n->kind == TB_YAML_SEQ) {
 		if (n->n < 2 || n->n > 3) {
-			tb_yaml_err(c, n, "hardware.mfu has %zu values; expected a number, [low, high] or [low, expected, high]", n->n);
+			tb_yaml_err(c, n, "hardware.mfu has %zu values; expected a number, [low, high] or [low, most likely, high]", n->n);
 			*ok = false;
 			return;
 		}
@@ -256,7 +256,7 @@ static void S_load_mfu(tb_yaml_ctx *c, const tb_yaml_node *n, double mfu[3], boo
 		tb_yaml_err(c, n, "hardware.mfu range [%g, %g] is reversed; expected [low, high] with low <= high", mfu[0], mfu[2]);
 		*ok = false;
 	} else if (mfu[1] < mfu[0] || mfu[1] > mfu[2]) {
-		tb_yaml_err(c, n, "hardware.mfu expected value %g lies outside [%g, %g]; expected [low, expected, high] in order",
+		tb_yaml_err(c, n, "hardware.mfu most likely value %g lies outside [%g, %g]; expected [low, most likely, high] in order",
 		            mfu[1], mfu[0], mfu[2]);
 		*ok = false;
 	}

@@ -165,7 +165,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	double n = (double)hw->count;
 	tb_deriv *d;
 
-	d = tb_budget_add_deriv(b, "time.seconds", "Wall clock at the expected MFU",
+	d = tb_budget_add_deriv(b, "time.seconds", "Wall clock at the most likely MFU",
 	                        "t", "F / (n * P * u)",
 	                        "definition of MFU: Chowdhery et al. 2022 (PaLM), Sec. 4.1 and App. B",
 	                        t->seconds[1], "s");
@@ -173,15 +173,15 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(d, "F", "model FLOPs for the run", b->flops.total_model, "FLOP");
 		tb_deriv_add_var(d, "n", "GPUs", n, "");
 		tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
-		tb_deriv_add_var(d, "u", "expected MFU", t->mfu[1], "");
+		tb_deriv_add_var(d, "u", "most likely MFU", t->mfu[1], "");
 	}
-	d = tb_budget_add_deriv(b, "time.gpu_hours", "GPU-hours at the expected MFU",
+	d = tb_budget_add_deriv(b, "time.gpu_hours", "GPU-hours at the most likely MFU",
 	                        "H", "t * n / 3600", "definition", t->gpu_hours[1], "GPU-h");
 	if (d) {
 		tb_deriv_add_var(d, "t", "wall clock", t->seconds[1], "s");
 		tb_deriv_add_var(d, "n", "GPUs", n, "");
 	}
-	d = tb_budget_add_deriv(b, "time.cost", "Cost at the expected MFU", "K",
+	d = tb_budget_add_deriv(b, "time.cost", "Cost at the most likely MFU", "K",
 	                        "H * p", "definition: GPU-hours times the hourly price",
 	                        t->cost[1], "currency");
 	if (d) {
@@ -189,7 +189,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(d, "p", "price per GPU-hour", hw->price_per_gpu_hour, "currency");
 	}
 	if (t->energy_known && hw->node_power_w > 0) {
-		d = tb_budget_add_deriv(b, "time.energy", "Energy at the expected MFU", "W",
+		d = tb_budget_add_deriv(b, "time.energy", "Energy at the most likely MFU", "W",
 		                        "P_node / g * H * PUE / 1000",
 		                        "the node's draw at the wall (hardware.node_power; NVIDIA's DGX H100 "
 		                        "datasheet: 10.2 kW for 8 GPUs) shared by its GPUs for the whole run, "
@@ -204,7 +204,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		}
 	} else if (t->energy_known) {
 		bool cap = tb_hardware_gpu_watts(hw) < hw->gpu.tdp_w;
-		d = tb_budget_add_deriv(b, "time.energy", "Energy at the expected MFU", "W",
+		d = tb_budget_add_deriv(b, "time.energy", "Energy at the most likely MFU", "W",
 		                        "T * H * PUE / 1000",
 		                        cap ? "upper bound: every GPU at its power limit (hardware.power_limit) for "
 		                              "the whole run, facility overhead by PUE"
@@ -366,13 +366,13 @@ static void S_deadline(const tb_inputs *in, tb_budget *b)
 	tb_deriv *d = tb_budget_add_deriv(b, "time.gpus_for_deadline_compute",
 	                                  "GPUs that meet the deadline on compute", "n_c",
 	                                  "ceil(F / (P * u * T_d * g)) * g",
-	                                  "wall-clock formula solved for n at the expected MFU, in whole "
+	                                  "wall-clock formula solved for n at the most likely MFU, in whole "
 	                                  "tensor x pipeline x context groups; no failures or checkpoints",
 	                                  t->gpus_for_deadline_compute, "GPUs");
 	if (d) {
 		tb_deriv_add_var(d, "F", "model FLOPs for the run", b->flops.total_model, "FLOP");
 		tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
-		tb_deriv_add_var(d, "u", "expected MFU", t->mfu[1], "");
+		tb_deriv_add_var(d, "u", "most likely MFU", t->mfu[1], "");
 		tb_deriv_add_var(d, "T_d", "deadline", t->deadline_s, "s");
 		tb_deriv_add_var(d, "g", "GPUs per model replica (tensor x pipeline x context)", group, "");
 	}
@@ -400,7 +400,7 @@ static void S_deadline(const tb_inputs *in, tb_budget *b)
 	if (d) {
 		tb_deriv_add_var(d, "n", "GPUs", (double)in->hardware.count, "");
 		tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
-		tb_deriv_add_var(d, "u", "expected MFU", t->mfu[1], "");
+		tb_deriv_add_var(d, "u", "most likely MFU", t->mfu[1], "");
 		tb_deriv_add_var(d, "T_d", "deadline", t->deadline_s, "s");
 		tb_deriv_add_var(d, "f", "model FLOPs per token", b->flops.per_token_model, "FLOP");
 	}
@@ -430,7 +430,7 @@ static void S_budget(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(d, "M", "budget", t->budget, "currency");
 		tb_deriv_add_var(d, "p", "price per GPU-hour", price, "currency");
 		tb_deriv_add_var(d, "P", "dense peak per GPU", t->peak_flops_per_gpu, "FLOP/s");
-		tb_deriv_add_var(d, "u", "expected MFU", t->mfu[1], "");
+		tb_deriv_add_var(d, "u", "most likely MFU", t->mfu[1], "");
 		tb_deriv_add_var(d, "f", "model FLOPs per token", b->flops.per_token_model, "FLOP");
 	}
 }

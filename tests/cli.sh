@@ -48,7 +48,7 @@ first_err_is() {
 
 empty_dir() { [ -z "$(ls -A "$1" 2>/dev/null)" ]; }
 
-# json_seconds FILE: time.seconds[1] (expected MFU) from the estimate JSON.
+# json_seconds FILE: time.seconds[1] (most likely MFU) from the estimate JSON.
 # time.seconds[1]: the first "seconds" after "time" (not a gpu_scan row's).
 json_seconds() {
 	tr -d ' \n\t' <"$1" | sed -n 's/.*"time":{"dtype":"[^"]*","peak_flops_per_gpu":[^,]*,"mfu":\[[^]]*\],"seconds":\[[^],]*,\([^],]*\),.*/\1/p'

@@ -129,7 +129,7 @@ Test(render_text, unknown_time_no_nan)
 }
 
 /* The fixture's run: 2.19 days and $6,738 at 35% MFU, 3.07 days and $9,433
- * at 25%.  A deadline or budget met only at the expected MFU is a risk. */
+ * at 25%.  A deadline or budget met only at the most likely MFU is a risk. */
 Test(render_text, deadline_and_budget_at_risk_at_low_mfu)
 {
 	tb_scenario sc;
@@ -143,7 +143,7 @@ Test(render_text, deadline_and_budget_at_risk_at_low_mfu)
 	char *s = tb_render_text(&sc, &b);
 	cr_expect(strstr(s, "Meets deadline?  AT RISK: 2.2 days expected at 35% MFU with losses against 2.6 days; "
 	                    "3.1 days at 25% MFU\n") != NULL, "%s", s);
-	cr_expect(strstr(s, "; AT RISK: within $8,000 only at the expected MFU\n") != NULL, "%s", s);
+	cr_expect(strstr(s, "; AT RISK: within $8,000 only at the most likely MFU\n") != NULL, "%s", s);
 	free(s);
 }
 

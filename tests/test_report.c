@@ -412,7 +412,7 @@ static int S_percent_after(const char *text, const char *prefix)
 	return v;
 }
 
-/* Met at the expected MFU (2.2 days against 2.6), missed at the low one
+/* Met at the most likely MFU (2.2 days against 2.6), missed at the low one
  * (3.1 days): a warning, with the chance stated.  With failures this rare
  * (0.07 expected) the chance is the MFU triangle's: days = t u_e / (u f),
  * so P(days <= D) = P(u >= t u_e / (D f)), read off its CDF; the verdict's

@@ -494,7 +494,7 @@ Test(risk, hostile_inputs)
 	cr_expect_eq(r.samples, TB_RISK_SAMPLES_MAX);
 }
 
-/* One verdict rule for every document: met at the expected MFU but below
+/* One verdict rule for every document: met at the most likely MFU but below
  * a 90% chance is at risk; without the Monte Carlo, missed at the low MFU. */
 Test(risk, verdict_rule)
 {

@@ -227,7 +227,7 @@ typedef struct tb_perf_budget {
 	/* true: the time uses the predicted MFU ("predicted"); false: the
 	 * scenario's own hardware.mfu ("assumed") */
 	bool source_predicted;
-	/* the scenario's expected MFU is above the prediction */
+	/* the scenario's most likely MFU is above the prediction */
 	bool assumption_above;
 	tb_perf_input in;               /* what was predicted */
 	tb_perf_result r;
@@ -260,7 +260,7 @@ typedef struct tb_perf_budget {
 
 typedef struct tb_gpu_scan_row {
 	int64_t gpus;
-	double seconds[3];      /* at mfu low, expected, high */
+	double seconds[3];      /* at mfu low, most likely, high */
 	double cost[3];
 } tb_gpu_scan_row;
 
@@ -271,7 +271,7 @@ typedef struct tb_time {
 	bool energy_known;              /* false without a TDP */
 	tb_dtype dtype;                 /* the peak used */
 	double peak_flops_per_gpu;      /* dense FLOP/s */
-	double mfu[3];                  /* low, expected, high */
+	double mfu[3];                  /* low, most likely, high */
 	double seconds[3];              /* index-aligned with mfu: low MFU = longest */
 	double gpu_hours[3];
 	double cost[3];
@@ -280,12 +280,12 @@ typedef struct tb_time {
 
 	bool has_deadline;
 	double deadline_s;
-	/* At the expected MFU, including what failures and checkpoints lose
+	/* At the most likely MFU, including what failures and checkpoints lose
 	 * (tb_losses below; set by goodput.c): the verdict.  Likewise
 	 * within_budget. */
 	bool meets_deadline;
 	/* GPUs that meet the deadline on compute (no failures or checkpoints):
-	 * _compute at the expected MFU with perfect scaling, in whole model
+	 * _compute at the most likely MFU with perfect scaling, in whole model
 	 * replicas; gpus_for_deadline the smallest count the scenario can run
 	 * with its global batch (a data-parallel size that divides it), its
 	 * time through the step-time model where that predicts (the time
@@ -300,7 +300,7 @@ typedef struct tb_time {
 
 	bool has_budget;
 	double budget;
-	bool within_budget;             /* at expected MFU, with losses */
+	bool within_budget;             /* at most likely MFU, with losses */
 	double tokens_in_budget;
 
 	int n_gpu_scan;
@@ -337,7 +337,7 @@ typedef struct tb_plan_row {
 	tb_plan_kind kind;
 	double multiple;                /* of the 20-tokens-per-parameter rule */
 	double params, tokens, flops;   /* flops = 6ND */
-	double seconds, cost;           /* at expected MFU */
+	double seconds, cost;           /* at most likely MFU */
 	double loss;                    /* Hoffmann fit */
 	double loss_epoch;              /* Epoch AI fit */
 	double lifetime_flops;          /* + 2N per inference token, when given */
@@ -375,7 +375,7 @@ typedef struct tb_chinchilla {
 
 typedef struct tb_lever {
 	const char *label;              /* static: "tokens -25%", "GPUs x2", "MFU +0.10" */
-	double seconds, cost;           /* at expected MFU */
+	double seconds, cost;           /* at most likely MFU */
 	double delta_seconds_frac;      /* relative to the scenario */
 	double delta_cost_frac;
 } tb_lever;
@@ -415,7 +415,7 @@ typedef struct tb_stage_row {
 	double step_s, mfu;
 	bool known;                     /* its expected figures are known */
 	double days, gpu_hours, cost, energy_kwh;   /* expected, failures included */
-	double compute_s, compute_cost;             /* at the expected MFU, compute alone */
+	double compute_s, compute_cost;             /* at the most likely MFU, compute alone */
 	double memory_per_gpu_bytes, capacity_bytes;
 	bool fits, fits_known;
 } tb_stage_row;
@@ -432,7 +432,7 @@ typedef struct tb_budget {
 	tb_perf_budget perf;
 	tb_time time;
 	tb_chinchilla chinchilla;
-	tb_goodput goodput;             /* at the expected MFU */
+	tb_goodput goodput;             /* at the most likely MFU */
 	tb_losses losses;
 	/* What the run is billed (bill.h): the rules from the scenario
 	 * (goodput.c), by which tb_budget_bill bills the expected run and the
@@ -498,7 +498,7 @@ void tb_budget_risk_in(const tb_inputs *in, const tb_budget *b, tb_risk_in *out)
 
 /* What every document calls "expected": the mean of the simulated runs,
  * failures and checkpoints included, where they were drawn; otherwise the
- * run at the expected MFU with failures and checkpoints; billed (bill.h)
+ * run at the most likely MFU with failures and checkpoints; billed (bill.h)
  * where the scenario books or stores; for a run in stages, the whole
  * run's (staged_total).  known false where the time is not priced
  * (risk.c). */
@@ -513,7 +513,7 @@ size_t tb_budget_expected_basis(const tb_budget *b, char *dst, size_t cap);
 /* The expected run's bill, part by part (bill.h): its total is
  * tb_budget_expected's cost.  All zero when the time is unknown (risk.c). */
 tb_bill tb_budget_bill(const tb_budget *b);
-/* The run's wall clock and cost on compute alone at the expected MFU (no
+/* The run's wall clock and cost on compute alone at the most likely MFU (no
  * failures, checkpoints or bill); a staged run's, its stages summed.
  * False when the time is not priced (stages.c). */
 bool tb_budget_compute_alone(const tb_budget *b, double *seconds, double *cost);
@@ -522,7 +522,7 @@ bool tb_budget_compute_alone(const tb_budget *b, double *seconds, double *cost);
 double tb_budget_memory_per_gpu(const tb_budget *b);
 
 /* The verdict every document gives on the deadline (deadline true) or the
- * budget: met at the expected MFU with failures and checkpoints, but with
+ * budget: met at the most likely MFU with failures and checkpoints, but with
  * less than TB_VERDICT_CONFIDENCE chance (without the Monte Carlo: missed
  * at the low MFU), is at risk.  NO when missed or unknown (risk.c). */
 #define TB_VERDICT_CONFIDENCE 0.9

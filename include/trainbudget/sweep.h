@@ -71,7 +71,7 @@ typedef struct tb_sweep_figures {
 	int64_t max_micro_batch;            /* the memory model's own answer */
 	bool perf_known;
 	double mfu_predicted;               /* the step-time model's MFU */
-	double mfu;                         /* the MFU the time uses (expected) */
+	double mfu;                         /* the MFU the time uses (most likely) */
 	double step_s;
 	bool time_known;
 	double seconds, seconds_compute;    /* expected (mean); pure compute */
