@@ -42,6 +42,7 @@ char *tb_render_text_sweep(const tb_sweep *sw)
 	for (size_t p = 0; p < sw->npoints; p++)
 		if (sw->points[p].valid && sw->points[p].f.time_known && isfinite(sw->points[p].f.cost))
 			money_ref = fmax(money_ref, fabs(sw->points[p].f.cost));
+	bool any_replaced = false;
 	for (size_t p = 0; p < sw->npoints; p++) {
 		const tb_sweep_point *pt = &sw->points[p];
 		const tb_sweep_figures *f = &pt->f;
@@ -58,7 +59,9 @@ char *tb_render_text_sweep(const tb_sweep *sw)
 		}
 		tb_buf b;
 		tb_buf_init(&b);
-		row[na] = tb_xstrdup(!f->fits_known ? "unknown" : f->fits ? "yes" : "NO");
+		bool replaced = tb_sweep_point_replaced(pt);
+		any_replaced |= replaced;
+		row[na] = tb_xstrdup(!f->fits_known ? "unknown" : f->fits ? "yes" : replaced ? "NO*" : "NO");
 		if (f->activations_known)
 			tb_fmt_bytes(&b, f->memory_per_gpu_bytes);
 		else
@@ -121,6 +124,8 @@ char *tb_render_text_sweep(const tb_sweep *sw)
 		tb_buf_release(&line);
 	}
 	tb_buf_puts(&out, "  (expected: the mean of simulated runs, failures and checkpoints included)\n");
+	if (any_replaced)
+		tb_buf_puts(&out, "  * " TB_SWEEP_REPLACED_NOTE "\n");
 	if (sw->ncliffs == 0)
 		tb_buf_puts(&out, "Cliffs: none within the values swept.\n");
 	else

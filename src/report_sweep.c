@@ -109,7 +109,7 @@ tb_tpl_status tb_rsweep_condition(const tb_report *r, const char *name, int *tru
 
 static const char *S_fit_word(const tb_sweep_point *p)
 {
-	return tb_rfits_word(p->f.fits, p->f.fits_known);
+	return tb_sweep_point_replaced(p) ? "no*" : tb_rfits_word(p->f.fits, p->f.fits_known);
 }
 
 static void S_table(tb_report *r, tb_table *t)
@@ -145,8 +145,16 @@ static void S_table(tb_report *r, tb_table *t)
 		h[n++] = "Not valid because";
 	}
 	align[n] = '\0';
-	tb_rtab_init_v(&tb, t, r, "Wall clock and cost expected: the mean of simulated runs, failures and "
-	               "checkpoints included; memory of the layout priced", align, h, n);
+	bool replaced = false;
+	for (size_t k = 0; k < r->sweeps.n; k++)
+		for (size_t p = 0; p < r->sweeps.s[k]->npoints; p++)
+			replaced |= tb_sweep_point_replaced(&r->sweeps.s[k]->points[p]);
+	tb_rtab_init_v(&tb, t, r, replaced
+	               ? "Wall clock and cost expected: the mean of simulated runs, failures and "
+	                 "checkpoints included; memory of the layout priced, except no*: "
+	                 TB_SWEEP_REPLACED_NOTE
+	               : "Wall clock and cost expected: the mean of simulated runs, failures and "
+	                 "checkpoints included; memory of the layout priced", align, h, n);
 	/* the cost column in one style: its largest amount's */
 	for (size_t k = 0; k < r->sweeps.n; k++)
 		for (size_t p = 0; p < r->sweeps.s[k]->npoints; p++) {

@@ -18,6 +18,13 @@ static bool S_digits(const char *s)
 	return true;
 }
 
+bool tb_sweep_point_replaced(const tb_sweep_point *p)
+{
+	const tb_sweep_figures *f = &p->f;
+	return p->valid && f->answer_decided && f->answer_runs &&
+	       f->answer_source == TB_LAYOUT_REPLACED;
+}
+
 void tb_sweep_value_text(const tb_sweep *s, size_t a, size_t i, tb_buf *out)
 {
 	const tb_sweep_axis *ax = &s->axis[a];

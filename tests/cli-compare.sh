@@ -148,6 +148,15 @@ fi
 "$BIN" estimate "$S/70b-128-h100.yaml" --sweep training.micro_batch=1..8 >"$T/out" 2>"$T/err"
 grep -q "^  - does not fit from micro_batch $mb\.$" "$T/out" && grep -q '^Sweep over training.micro_batch: 8 points$' "$T/out" \
 	&& ok "estimate --sweep names the cliff in text" || fail "estimate --sweep: $(tail -5 "$T/out")"
+# a value that does not fit as written is priced on the layout that runs
+# instead, and its row says so: fits NO*, with the note under the table
+# (the cliff's value and every one after it; none before)
+if grep -q "^ *$mb  NO\* " "$T/out" && ! grep -q "^ *$((mb - 1))  NO" "$T/out" \
+	&& grep -q '^  \* as written it does not fit, in the memory shown; its MFU, wall clock and cost are those of the layout that runs instead' "$T/out"; then
+	ok "estimate --sweep marks the values priced on a replacement layout"
+else
+	fail "sweep replaced rows: $(sed -n '/^Sweep/,$p' "$T/out")"
+fi
 "$BIN" estimate "$S/70b-128-h100.yaml" --sweep training.micro_batch=1,2,4 --format json >"$T/s.json" 2>"$T/err"
 if json_get "$T/s.json" "d['sweep']['key'], d['sweep']['values'], len(d['sweep']['points']), d['sweep']['grid'], d['sweep']['points'][2]['fits'], 'memory' in d" \
 	>"$T/j" 2>&1 && [ "$(cat "$T/j")" = "training.micro_batch [1, 2, 4] 3 None True True" ]; then

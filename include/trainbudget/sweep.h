@@ -158,6 +158,15 @@ void tb_sweep_value_words(const tb_sweep *s, size_t a, size_t i, tb_buf *out);
  * (at most 12%)"; a grid's cliff starts "at seq_len 4,096, ...". */
 void tb_sweep_cliff_words(const tb_sweep *s, const tb_sweep_cliff *c, tb_buf *out);
 
+/* Whether point p does not run as written and is priced on the layout
+ * that replaces it (answer.h): its fit and memory are the value's as
+ * written, its MFU, time and cost the replacement's, and every table says
+ * so with TB_SWEEP_REPLACED_NOTE. */
+bool tb_sweep_point_replaced(const tb_sweep_point *p);
+#define TB_SWEEP_REPLACED_NOTE \
+	"as written it does not fit, in the memory shown; its MFU, wall clock and cost are those of the layout " \
+	"that runs instead, as estimate prices that value"
+
 /* The sweep's specifications and every config its points read join sc's
  * inputs, so the printed hash covers what was priced; false, with an error
  * at `where`, when a config changed during the run or there are more than
