@@ -503,6 +503,10 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.overlap_tp = S_is(r, "overlap_tp", "true");
 	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
 	in.training.no_grad_accum_fusion = S_is(r, "grad_accum_fusion", "false");
+	/* the gradients' reduction dtype where the source sets it (NeMo's
+	 * distributed_fused_adam grad_sync_dtype) */
+	if (S_is(r, "grad_dtype", "bf16"))
+		in.training.grad_dtype = TB_GRAD_BF16;
 	in.parallelism.expert_tensor = (int64_t)S_or(S_num(r, "etp"), 0);
 	in.parallelism.dispatcher = S_is(r, "dispatcher", "deepep") ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
 	in.parallelism.data = (int64_t)dp;
