@@ -116,8 +116,8 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.25)
-#define TB_PERF_CAL_ERR_HIGH (0.11)
+#define TB_PERF_CAL_ERR_LOW  (-0.24)
+#define TB_PERF_CAL_ERR_HIGH (0.10)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
