@@ -520,7 +520,7 @@ static void S_write_modern(FILE *f)
 	           "`tests/fixtures/runs.yaml` (Llama 3, MegaScale, FP8-LM, Nemotron-4, torchtitan, "
 	           "OLMo-core, DeepSeek-V3, Megatron-MoE-ModelZoo's Qwen3-235B and Mixtral 8x22B, "
 	           "Megatron-LM's MoE and GB200 guides, torchao's float8, MX and MoE READMEs, "
-	           "NVIDIA's MLPerf Training v4.0 GPT-3 and v5.0 Llama 3.1 405B logs; "
+	           "MLPerf Training v4.0 GPT-3 and v5.0-v5.1 Llama 3.1 405B logs; "
 	           "2023-2025, each group's source in the file), %d scored. They are the test of the "
 	           "constants fitted on the older runs, per group, and are in neither that fit nor the "
 	           "error band above. The exceptions are two constants no older run can show: "
@@ -562,8 +562,8 @@ static void S_write_modern(FILE *f)
 		        100 * st.median, 100 * tb_vperf_median(sg, n), 100 * st.worst, w10, st.within20);
 	}
 	fprintf(f, "\nWhere the model misses these runs (the mechanism, not a constant, is what is "
-	           "missing; issue 20 keeps them):\n\n"
-	           "- **FP8-LM** (H100, Megatron-LM with Transformer Engine or MS-AMP): predicted "
+	           "missing; issue 20 keeps them):\n\n");
+	fprintf(f, "- **FP8-LM** (H100, Megatron-LM with Transformer Engine or MS-AMP): predicted "
 	           "22-28%% faster at 7B and 13B and 5-33%% at 175B, in BF16 as in FP8. FP8's casts are "
 	           "modelled (every linear input and output gradient read in 16 bits and written twice "
 	           "in fp8, 3-4 points of these errors). The authors' 6.7B and 13B scripts "
@@ -578,8 +578,8 @@ static void S_write_modern(FILE *f)
 	           "not published and "
 	           "keeps Megatron-LM's default (fused). What is left is as large in BF16 as in FP8, "
 	           "so the 2023 software stack reached less of the card than the 2024 matmul ceiling "
-	           "the model uses (794.5 of 989 TFLOP/s).\n"
-	           "- **7-8B models on H100**: two mechanisms closed most of the 20-50%% the model "
+	           "the model uses (794.5 of 989 TFLOP/s).\n");
+	fprintf(f, "- **7-8B models on H100**: two mechanisms closed most of the 20-50%% the model "
 	           "was fast on PyTorch's runs. (1) torchtitan's selective checkpointing is its "
 	           "per-op policy (`selective_policy: op`: every second matmul and every "
 	           "memory-bound op recomputed), not Megatron-LM's attention-only one, which flash "
@@ -603,8 +603,8 @@ static void S_write_modern(FILE *f)
 	           "500 W rows, has a 500 W H100 compute at (500/700)^1.494 = 0.60 of its 700 W speed: "
 	           "it stands in for more than the clocks, and the PyTorch runs at full power (these, "
 	           "MosaicML's on H100) stay fast. Which terms it stands in for needs a measured run "
-	           "(checked 2026-12-04; not changed).\n"
-	           "- **Tensor-parallel overlap** (`overlap_tp`, where the source says it overlaps: "
+	           "(checked 2026-12-04; not changed).\n");
+	fprintf(f, "- **Tensor-parallel overlap** (`overlap_tp`, where the source says it overlaps: "
 	           "MegaScale Sec. 3.2, torchtitan's AsyncTP rows) hides the collectives behind the "
 	           "layer's matmuls, all of them where the matmuls are longer. It takes torchtitan's "
 	           "70B async-TP rows from 21-33%% slow to within 4%%, MegaScale's Table 2 from +8.9%% "
@@ -622,8 +622,8 @@ static void S_write_modern(FILE *f)
 	           "(2026-12-04), torchtitan's 405B docs fp8 row went from +13.3%% to +8.9%% and its "
 	           "70B fp8 rows (fit) from +14-17%% to +8-10%%; its 8B fp8 row with TP (fit) from "
 	           "-8.6%% to -13.8%%, ModelZoo's Mixtral fp8 from -19.3%% to -19.8%%, and FP8-LM's "
-	           "rows with TP 1-6 points further fast (their miss lies elsewhere, above).\n"
-	           "- **FSDP's overlap (torchtitan 405B and 70B, Megatron-FSDP)**: ZeRO-3's gathers "
+	           "rows with TP 1-6 points further fast (their miss lies elsewhere, above).\n");
+	fprintf(f, "- **FSDP's overlap (torchtitan 405B and 70B, Megatron-FSDP)**: ZeRO-3's gathers "
 	           "and reduce-scatters hidden behind compute were priced at their whole time "
 	           "(zero3_overlap_cost, whose only older rows are DeepSpeed's ZeRO-3 of 2021, at "
 	           "its bound of 1), and torchtitan's 405B rows were 34-73%% slow with FSDP's "
@@ -664,8 +664,8 @@ static void S_write_modern(FILE *f)
 	           "MegaScale's Sec. 3 lists its data pipeline among what it changed (preprocessing "
 	           "overlapped with the step, one loader per machine rather than per rank); the "
 	           "model has no per-step term, and "
-	           "one constant fitted on these rows alone would be tuning to the group.\n"
-	           "- **DeepSeek-V3** (2,048 H800, DualPipe, DeepEP): within 7%% of its 180K "
+	           "one constant fitted on these rows alone would be tuning to the group.\n");
+	fprintf(f, "- **DeepSeek-V3** (2,048 H800, DualPipe, DeepEP): within 7%% of its 180K "
 	           "GPU-hours per trillion tokens (2.664M in all), slow. What closed it is the "
 	           "multi-token prediction module (depth 1: one more MoE layer, its projection and "
 	           "the shared head once more), which DeepSeek places with the output head on the "
@@ -776,8 +776,8 @@ static void S_write_modern(FILE *f)
 	           "small part of these steps; the dropless cost lies elsewhere (the all-to-all's "
 	           "uneven splits, the host's wait for them). The 4K "
 	           "rows' norm and activation recomputation (layernorm moe_act, written "
-	           "selective-deepseek) moves them less than a point.\n"
-	           "- **MLPerf Training v4.0 GPT-3 175B** (NVIDIA's H100 submissions, 512 to 11,616 "
+	           "selective-deepseek) moves them less than a point.\n");
+	fprintf(f, "- **MLPerf Training v4.0 GPT-3 175B** (NVIDIA's H100 submissions, 512 to 11,616 "
 	           "GPUs, fp8, added 2026-12-05): within 8-11%%, fast, with the step read from the "
 	           "submissions' own MLLOG block timings and the layout from their configs. The "
 	           "512-GPU row (45.0%% of the fp8 peak) is now the best published fp8 MFU on H100 "
@@ -793,15 +793,20 @@ static void S_write_modern(FILE *f)
 	           "tenth: fp8's matmul ceiling is MAMF's (1,402.6 of 1,979 TFLOP/s, a short burst), "
 	           "and an fp8 step held for minutes may run at lower clocks than that, which no source "
 	           "here measures. The GB200 run's 37.6%% of the fp8 peak is the best published there "
-	           "(the DeepSeek-V3 guide's 19.4%% was).\n"
-	           "- **DeepSeek-V3 on GB200** (Megatron-LM guide): the baseline is predicted 65%% "
+	           "(the DeepSeek-V3 guide's 19.4%% was). The University of Florida's v5.1 runs of the "
+	           "same model on 256 and 448 DGX B200 (NeMo 25.09, per-tensor current fp8 scaling; "
+	           "the layout of NVIDIA's 64-node config, whose 144 sequences a rank their logged "
+	           "batches match) are 26-27%% fast: Blackwell's fp8 runs are a quarter to a third fast "
+	           "where Hopper's are a tenth, and its 37.3%% of the fp8 peak is now B200's best "
+	           "published (torchao's 11.9%% was).\n");
+	fprintf(f, "- **DeepSeek-V3 on GB200** (Megatron-LM guide): the baseline is predicted 65%% "
 	           "fast and the tuned run 31%%: 2x between them is CUDA graphs, HybridEP and load "
 	           "balancing the model does not price. GB200's attention is assumed from H100's; "
 	           "its matmul is measured on GB200 (1,822 of 2,500 TFLOP/s bf16, 3,616 of 5,000 "
 	           "fp8: ml-engineering's table of 2026-08, priced since 2026-12-05, where B200's "
 	           "0.776 had been copied), which moved these rows and torchao's Llama 4 Scout "
-	           "rows 1-2 points slower.\n"
-	           "- **torchao READMEs on B200, MI300X and H100**: the H100 rows (Meta's 500 W "
+	           "rows 1-2 points slower.\n");
+	fprintf(f, "- **torchao READMEs on B200, MI300X and H100**: the H100 rows (Meta's 500 W "
 	           "variant) are within 3-18%%, the B200 and MI300X rows 42-61%% fast. The B200 "
 	           "README's first version said \"8xB200 GPUs limited to 750W\" (pytorch/ao "
 	           "d8bb51f, 2025-08-15), and four minutes later only \"power limited\" (9e3758d, "
@@ -817,8 +822,8 @@ static void S_write_modern(FILE *f)
 	           "fsdp_overlap_cost from 0.0332 to 0.0323 and power_exponent from 1.492 to 1.494. "
 	           "Their fp8-over-bf16 gains (tensorwise) are predicted larger than published: "
 	           "H100 1.38x against 1.25x, B200 1.51x against 1.25x, MI300X 1.59x against "
-	           "1.15x (torchtitan's Table 1 on the same H100s: 1.38x against 1.28x).\n"
-	           "- **fp8 scaling recipes** (2026-12-05, `training.fp8_recipe`): every fp8 run had been "
+	           "1.15x (torchtitan's Table 1 on the same H100s: 1.38x against 1.28x).\n");
+	fprintf(f, "- **fp8 scaling recipes** (2026-12-05, `training.fp8_recipe`): every fp8 run had been "
 	           "priced with Transformer Engine's casts (one pass writing both layouts, the weights "
 	           "cast once a step) and 16-bit gathers, so torchao's per-row rows were predicted as "
 	           "fast as its per-tensor ones, where they were published 13.6%% slower on H100, 20.6%% "
@@ -837,8 +842,8 @@ static void S_write_modern(FILE *f)
 	           "fsdp_overlap_cost from 0.0323 to 0.0401 (power_exponent stays 1.494). Over the 89 "
 	           "scored held-out rows of this table the median |error| stays 12.6%%, the mean goes "
 	           "from 18.0%% to 17.9%%, and 35 are within 10%% where 36 were: torchtitan's 405B "
-	           "2-way context-parallel row went from -9.9%% to -10.1%%.\n"
-	           "- **Rotary positions** (2026-12-05): the memory-bound term had no pass for RoPE, "
+	           "2-way context-parallel row went from -9.9%% to -10.1%%.\n");
+	fprintf(f, "- **Rotary positions** (2026-12-05): the memory-bound term had no pass for RoPE, "
 	           "which reads and writes each layer's query and key heads forward and their gradients "
 	           "backward (Transformer Engine's fused RoPE and torch.compile's are kernels of their "
 	           "own; none of the attention kernels priced applies it). Priced for every row with "
@@ -846,8 +851,8 @@ static void S_write_modern(FILE *f)
 	           "rows have learned positions or ALiBi and are unchanged): 0.2-1.4%% of a step, slower. "
 	           "Over the 89 scored held-out rows the mean |error| went from 17.4%% to 17.2%% and 36 "
 	           "are within 10%% (torchtitan's 405B 2-way context-parallel row back to -10.0%%, just inside); "
-	           "Nemotron-4 15B, slow already, went from 10.1%% to 10.3%%.\n"
-	           "- **Every k-th layer recomputed** (torchtitan's A100 8B row with \"selective layer\" "
+	           "Nemotron-4 15B, slow already, went from 10.1%% to 10.3%%.\n");
+	fprintf(f, "- **Every k-th layer recomputed** (torchtitan's A100 8B row with \"selective layer\" "
 	           "checkpointing, selective_ac_option '2': every second layer in full) is priced as "
 	           "full recomputation of 16 of its 32 layers (`training.recompute_layers`, Megatron-LM's "
 	           "block method; with one stage only the count matters). It had been scored as "
@@ -855,8 +860,8 @@ static void S_write_modern(FILE *f)
 	           "then left unscored. It is 17.8%% fast, the per-op row of the same table 19.5%%: "
 	           "the two policies' published difference (2,904 against 2,973 tokens/s, 2.4%%) is "
 	           "the model's (2.32 s against 2.22 s a step, 4.5%%), and the half-second both miss "
-	           "by is outside the recomputation.\n"
-	           "- **Whole-run aggregates without a layout** are not scored.\n");
+	           "by is outside the recomputation.\n");
+	fprintf(f, "- **Whole-run aggregates without a layout** are not scored.\n");
 	fprintf(f, "\n| Run | Layout | Published step | Predicted | Error | Largest term after compute "
 	           "| Published figure | Assumed |\n|---|---|---:|---:|---:|---|---|---|\n");
 	for (int i = 0; i < tb_vruns_nmodern; i++) {
