@@ -191,9 +191,11 @@ static void S_layout(const tb_vruns_case *c, char *dst, size_t cap)
 		snprintf(v, sizeof v, "x%lld", (long long)in->virtual_pipeline);
 	if (in->zero)
 		snprintf(z, sizeof z, " ZeRO-%d", in->zero);
-	char ep[24] = "";
+	char ep[48] = "";
+	if (in->context > 1)
+		snprintf(ep, sizeof ep, " CP%lld", (long long)in->context);
 	if (in->experts > 1 && in->expert > 1)
-		snprintf(ep, sizeof ep, " EP%lld", (long long)in->expert);
+		snprintf(ep + strlen(ep), sizeof ep - strlen(ep), " EP%lld", (long long)in->expert);
 	char full[40] = ", full recompute";
 	if (in->recompute_layers > 0)
 		snprintf(full, sizeof full, ", full recompute of %lld layers",
