@@ -88,22 +88,22 @@ static void S_fp8_recipe(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_fp8_recipe_name(sc->inputs.training.fp8_recipe));
 }
-static void S_accum_fusion(const tb_scenario *sc, tb_buf *o)
-{
-	tb_buf_puts(o, sc->inputs.training.no_grad_accum_fusion ? "no" : "yes");
-}
 static void S_framework(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_framework_name(sc->inputs.parallelism.framework));
 }
 static void S_yes(tb_buf *o, bool v) { tb_buf_puts(o, v ? "yes" : "no"); }
+static void S_accum_fusion(const tb_scenario *sc, tb_buf *o)
+{
+	S_yes(o, !sc->inputs.training.no_grad_accum_fusion);
+}
 static void S_grad_dtype(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_grad_dtype_name(tb_grad_dtype_of(&sc->inputs.training)));
 }
 static void S_attn_flops(const tb_scenario *sc, tb_buf *o)
 {
-	tb_buf_puts(o, sc->inputs.training.attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
+	tb_buf_puts(o, tb_attention_flops_name(sc->inputs.training.attention_flops));
 }
 static void S_flash(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.training.flash_attention); }
 static void S_dropout(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.training.dropout); }
@@ -141,7 +141,7 @@ static void S_overlap_tp(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs
 static void S_overlap_ep(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_ep); }
 static void S_dispatcher(const tb_scenario *sc, tb_buf *o)
 {
-	tb_buf_puts(o, sc->inputs.parallelism.dispatcher == TB_DISPATCH_DEEPEP ? "deepep" : "alltoall");
+	tb_buf_puts(o, tb_dispatcher_name(sc->inputs.parallelism.dispatcher));
 }
 static void S_power(const tb_scenario *sc, tb_buf *o)
 {

@@ -37,6 +37,16 @@ const char *tb_framework_name(tb_framework f)
 	return "?";
 }
 
+const char *tb_dispatcher_name(tb_dispatcher d)
+{
+	return d == TB_DISPATCH_DEEPEP ? "deepep" : "alltoall";
+}
+
+const char *tb_attention_flops_name(tb_attention_flops a)
+{
+	return a == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full";
+}
+
 const char *tb_checkpointing_name(tb_checkpointing c)
 {
 	switch (c) {

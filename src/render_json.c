@@ -100,7 +100,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_str(j, "selective_policy", tb_selective_name(t->selective_policy));
 	S_numk(j, "recompute_layers", (double)t->recompute_layers,
 	       t->checkpointing == TB_CKPT_FULL && t->recompute_layers > 0);
-	S_str(j, "attention_flops", t->attention_flops == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full");
+	S_str(j, "attention_flops", tb_attention_flops_name(t->attention_flops));
 	S_bool(j, "flash_attention", t->flash_attention);
 	S_str(j, "attention_kernel", tb_attn_kernel_name(t->attention_kernel));
 	S_str(j, "fp8_recipe", tb_fp8_recipe_name(t->fp8_recipe));
@@ -189,7 +189,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_bool(j, "overlap_dp", !p->no_overlap_dp);
 	S_bool(j, "overlap_ep", p->overlap_ep);
 	S_bool(j, "overlap_tp", p->overlap_tp);
-	S_str(j, "dispatcher", p->dispatcher == TB_DISPATCH_DEEPEP ? "deepep" : "alltoall");
+	S_str(j, "dispatcher", tb_dispatcher_name(p->dispatcher));
 	S_obj_end(j);
 
 	const tb_plan *pl = &in->plan;

@@ -392,6 +392,9 @@ const char *tb_selective_none_warning(const tb_inputs *in);
 double tb_hardware_gpu_watts(const tb_hardware *hw);
 /* "megatron", "deepspeed", "fsdp"; "any" for TB_FW_ANY. */
 const char *tb_framework_name(tb_framework f);
+/* parallelism.dispatcher and training.attention_flops as scenarios write them */
+const char *tb_dispatcher_name(tb_dispatcher d);
+const char *tb_attention_flops_name(tb_attention_flops a);
 const char *tb_mlp_name(tb_mlp m);
 const char *tb_norm_name(tb_norm n);
 const char *tb_positions_name(tb_positions p);
