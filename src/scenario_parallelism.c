@@ -350,9 +350,19 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		            tb_framework_name(in->parallelism.framework),
 		            in->parallelism.framework == TB_FW_MEGATRON ? "Megatron-LM" : "DeepSpeed");
 	if (frn && t->fp8_recipe == TB_FP8_MXFP8 &&
-	    tb_gpus_fp8_recipe(in->hardware.gpu.name, TB_FP8_MXFP8) != TB_FP8_MXFP8)
-		tb_yaml_err(c, frn, "training.fp8_recipe mxfp8 on %s, whose matrix units have no MX block scaling (Blackwell's and CDNA 4's have: b200, gb200, b300, gb300, mi355x); expected delayed, tensorwise, rowwise or blockwise, or one of those cards",
-		            in->hardware.gpu.name);
+	    tb_gpus_fp8_recipe(in->hardware.gpu.name, TB_FP8_MXFP8) != TB_FP8_MXFP8) {
+		/* the cards that have it, as the table says (tb_gpus_mx_blocks) */
+		char mx[128] = "";
+		size_t len = 0;
+		for (size_t i = 0; i < tb_gpus_count(); i++) {
+			bool known, has = tb_gpus_mx_blocks(tb_gpus_at(i)->name, &known);
+			if (has && len < sizeof mx)
+				len += (size_t)snprintf(mx + len, sizeof mx - len, "%s%s", len ? ", " : "",
+				                        tb_gpus_at(i)->name);
+		}
+		tb_yaml_err(c, frn, "training.fp8_recipe mxfp8 on %s, whose matrix units have no MX block scaling (Blackwell's and CDNA 4's have: %s); expected delayed, tensorwise, rowwise or blockwise, or one of those cards",
+		            in->hardware.gpu.name, mx);
+	}
 	const tb_yaml_node *rln = tr ? tb_yaml_get(tr, "recompute_layers") : NULL;
 	if (rln && t->checkpointing != TB_CKPT_FULL)
 		tb_yaml_err(c, rln, "training.recompute_layers with training.checkpointing %s: it says how many layers of each pipeline chunk full recomputation redoes; expected training.checkpointing full, or no recompute_layers",
