@@ -14,6 +14,7 @@
 #include "trainbudget/xalloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -817,12 +818,12 @@ size_t tb_budget_expected_basis(const tb_budget *b, char *dst, size_t cap)
 {
 	if (!dst || cap == 0)
 		return 0;
+	const double *u = b->time.mfu;
 	tb_buf o;
 	tb_buf_init(&o);
-	const double *u = b->time.mfu;
 	if (b->n_stages > 0) {
 		tb_buf_printf(&o, "over %d stages", b->n_stages);
-	} else if (b->risk.known && u[0] < u[2]) {
+	} else if (tb_budget_expected(b).mean_of_runs && u[0] < u[2]) {
 		tb_buf_puts(&o, "over MFU ");
 		tb_fmt_pct(&o, u[0]);
 		tb_buf_putc(&o, '-');
@@ -832,11 +833,9 @@ size_t tb_budget_expected_basis(const tb_budget *b, char *dst, size_t cap)
 		tb_fmt_pct(&o, u[1]);
 		tb_buf_puts(&o, " MFU");
 	}
-	size_t n = o.len < cap - 1 ? o.len : cap - 1;
-	memcpy(dst, o.ptr, n);
-	dst[n] = '\0';
+	snprintf(dst, cap, "%s", o.ptr);
 	tb_buf_release(&o);
-	return n;
+	return strlen(dst);
 }
 
 tb_expected tb_budget_expected(const tb_budget *b)
@@ -857,6 +856,7 @@ tb_expected tb_budget_expected(const tb_budget *b)
 		/* GPU-hours and energy scale with the wall clock; the cost
 		 * is the simulation's own (reservations bill differently) */
 		double k = rk->days_mean * 86400 / e.seconds;
+		e.mean_of_runs = true;
 		e.seconds = rk->days_mean * 86400;
 		e.gpu_hours *= k;
 		e.energy_kwh *= k;

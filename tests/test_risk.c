@@ -588,6 +588,7 @@ Test(risk, expected_basis_names_the_band)
 	tb_budget_expected_basis(&S_eb, basis, sizeof basis);
 	cr_expect_str_eq(basis, "over MFU 18%-30%");
 	tb_expected e = tb_budget_expected(&S_eb);
+	cr_expect(e.mean_of_runs);
 	cr_expect(e.seconds < S_eb.losses.seconds[1] * 0.98, "%g against %g", e.seconds,
 	          S_eb.losses.seconds[1]);
 

@@ -396,6 +396,9 @@ typedef struct tb_losses {
 /* "Expected" as every document says it: tb_budget_expected below. */
 typedef struct tb_expected {
 	bool known;
+	/* the simulated runs' mean (over the MFU band); false: the run at
+	 * the most likely MFU with its losses */
+	bool mean_of_runs;
 	double seconds, gpu_hours, cost, energy_kwh;
 } tb_expected;
 
