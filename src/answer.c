@@ -283,6 +283,18 @@ void tb_answer_decide(const tb_inputs *in, tb_answer *a, tb_inputs *priced)
 	S_decide(in, a, priced, NULL, NULL);
 }
 
+size_t tb_answer_chosen_keys(const tb_answer *a, char *dst, size_t cap)
+{
+	if (!dst || cap == 0)
+		return 0;
+	size_t len = 0;
+	dst[0] = '\0';
+	for (int i = 0; i < TB_LAYOUT_KEYS && len < cap; i++)
+		if (a->chosen & S_keys[i].bit)
+			len += (size_t)snprintf(dst + len, cap - len, "%s%s", len ? ", " : "", S_keys[i].name);
+	return len < cap ? len : cap - 1;
+}
+
 size_t tb_answer_text(const tb_answer *a, char *dst, size_t cap)
 {
 	if (!cap)
@@ -323,9 +335,9 @@ size_t tb_answer_text(const tb_answer *a, char *dst, size_t cap)
 				              "that runs, %s, which changes or chooses ", a->written_why_not, lay);
 			else
 				tb_buf_printf(&b, "%s; the layout search chose ", lay);
-			for (int i = 0, n = 0; i < TB_LAYOUT_KEYS; i++)
-				if (a->chosen & S_keys[i].bit)
-					tb_buf_printf(&b, "%s%s", n++ ? ", " : "", S_keys[i].name);
+			char keys[160];
+			tb_answer_chosen_keys(a, keys, sizeof keys);
+			tb_buf_puts(&b, keys);
 			tb_buf_puts(&b, a->source == TB_LAYOUT_REPLACED ? "."
 			            : " as the fastest that fits, the rest as written.");
 			break;

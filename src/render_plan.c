@@ -318,11 +318,10 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		tb_buf_printf(&yours, "The scenario writes no layout; estimate and report price the "
 		                      "search's choice on its card (%s), which ", lay);
 	} else if (ans->decided && ans->runs && ans->source == TB_LAYOUT_COMPLETED) {
-		tb_buf_printf(&yours, "Your layout (%s; ", lay);
-		for (unsigned bit = 1, n = 0; bit & TB_LAYOUT_ALL; bit <<= 1)
-			if (ans->chosen & bit)
-				tb_buf_printf(&yours, "%s%s", n++ ? ", " : "", tb_layout_key_name(bit));
-		tb_buf_puts(&yours, " chosen by the search, as estimate prices it) ");
+		char keys[160];
+		tb_answer_chosen_keys(ans, keys, sizeof keys);
+		tb_buf_printf(&yours, "Your layout (%s; %s chosen by the search, as estimate prices it) ",
+		              lay, keys);
 	} else {
 		tb_buf_printf(&yours, "Your layout (%s) ", lay);
 	}

@@ -78,6 +78,13 @@ Test(answer, expert_chosen_only_for_a_mixture)
 	tb_answer_decide(&sc->inputs, &a, &priced);
 	tb_answer_text(&a, line, sizeof line);
 	cr_expect(strstr(line, "chose virtual_pipeline as the fastest") != NULL, "%s", line);
+	/* the same words the plan prints, and a short buffer cut, terminated */
+	char keys[64], cut[5];
+	cr_expect_eq(tb_answer_chosen_keys(&a, keys, sizeof keys), strlen("virtual_pipeline"));
+	cr_expect_str_eq(keys, "virtual_pipeline");
+	cr_expect_eq(tb_answer_chosen_keys(&a, cut, sizeof cut), 4);
+	cr_expect_str_eq(cut, "virt");
+	cr_expect_eq(tb_answer_chosen_keys(&a, cut, 0), 0);
 	tb_scenario_free(sc);
 }
 

@@ -68,6 +68,11 @@ const char *tb_layout_source_name(tb_layout_source s);
  * TB_LAYOUT_MICRO_BATCH: "micro_batch"); NULL for anything else. */
 const char *tb_layout_key_name(unsigned bit);
 
+/* The keys the search set, in the scenario's names and order, into dst
+ * (at most cap bytes, always terminated): "virtual_pipeline, expert".
+ * Returns the length. */
+size_t tb_answer_chosen_keys(const tb_answer *a, char *dst, size_t cap);
+
 /* The line a reviewer reads before the figures, into dst (at most cap
  * bytes, always terminated): "Layout chosen by the search (nothing
  * written): TP 1, DP 64, ZeRO-2, micro-batch 2, no recomputation", or
