@@ -72,6 +72,7 @@ int tb_calib_rows(const tb_calib_pilot *p, tb_calib_row rows[4])
 static void S_scale(tb_perf_hw *hw, const double f[TB_CALIB_TERMS])
 {
 	hw->matmul_ceiling *= f[TB_CALIB_COMPUTE];
+	hw->head_matmul_ceiling *= f[TB_CALIB_COMPUTE];
 	hw->attention_fraction *= f[TB_CALIB_COMPUTE];
 	hw->hbm_bytes_per_s *= f[TB_CALIB_COMPUTE];
 	hw->nvlink_fraction *= f[TB_CALIB_NVLINK];

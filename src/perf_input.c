@@ -290,6 +290,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	                                     ? TB_DTYPE_TF32 : TB_DTYPE_BF16, &at_used);
 	hw->matmul_ceiling = used == TB_DTYPE_FP8 && node->matmul_ceiling_fp8 > 0
 	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
+	hw->head_matmul_ceiling = node->matmul_ceiling;
 	/* Megatron-LM's layers are Transformer Engine's, which since v1.2
 	 * (2023-12, cuDNN frontend v1) picks cuDNN's fused attention over
 	 * FlashAttention on Hopper and later ("FusedAttention preference on

@@ -467,6 +467,22 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	S_layer_mode(in, x->ti, x->ci, experts ? x->ei : 1, L);
 }
 
+/* The vocabulary head's GEMM of M x N x K.  fp8 training leaves the head
+ * in 16 bits: Megatron-LM builds it as a plain ColumnParallelLinear, not
+ * Transformer Engine's (gpt_model.py), torchtitan's float8 configs filter
+ * "output" and its MX converter skips it by default, and DeepSeek-V3 keeps
+ * the output head in BF16 (arXiv:2412.19437 Sec. 3.3.1). */
+static double S_head_mm(const S_ctx *x, double m, double n, double k)
+{
+	const tb_perf_hw *hw = x->hw;
+	if (x->in->matmul_bytes != 1 || !(hw->head_matmul_ceiling > 0))
+		return S_mm(x, m, n, k);
+	tb_perf_hw h16 = *hw;
+	h16.peak_flops = hw->attention_peak_flops;
+	h16.matmul_ceiling = hw->head_matmul_ceiling;
+	return tb_perf_matmul_s(m, n, k, x->in->act_bytes, &h16, x->k);
+}
+
 /* The layer, then the embedding (first stage: rows read and written,
  * gradient rows accumulated; with tensor parallelism its output is
  * all-reduced) and the logits (last stage: the vocabulary GEMM forward and
@@ -518,7 +534,7 @@ void tb_perf_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		case TB_METHOD_DPO: gemms = 4; ce = 24; break;
 		case TB_METHOD_FULL: case TB_METHOD_COUNT: default: break;
 		}
-		L->logits_s = gemms * S_mm(x, x->tok, x->V / x->t, x->h) +
+		L->logits_s = gemms * S_head_mm(x, x->tok, x->V / x->t, x->h) +
 		              ce * x->tok * x->V / x->t / x->mem_bw + accum;
 		L->logits_tp = x->ti > 1 && x->in->sequence_parallel ? L->tp_one : 0;
 	}

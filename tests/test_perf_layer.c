@@ -754,3 +754,42 @@ Test(perf, moe_policy_redoes_the_expert_block)
 	double dfwd = L[1][1].fwd - L[0][1].fwd, drc = L[1][1].recompute - L[0][1].recompute;
 	cr_expect(dfwd > 0 && fabs(drc / dfwd - 1) < 1e-9, "forward +%g s, recomputation +%g s", dfwd, drc);
 }
+
+/* fp8 training leaves the vocabulary head in 16 bits (Megatron-LM's
+ * ColumnParallelLinear, torchtitan's filter of "output", DeepSeek-V3 Sec.
+ * 3.3.1): its three GEMMs of 8,192 x 128,256 x 4,096 at the card's 16-bit
+ * peak and ceiling, 2-byte operands, by hand; the layers' matmuls in fp8. */
+Test(perf, fp8_keeps_the_head_in_16_bits)
+{
+	tb_inputs x;
+	S_moe(&x, "llama-3.1-8b");
+	x.parallelism.pipeline = 1;
+	x.hardware.count = 8;
+	x.training.global_batch = 8;
+	x.training.seq_len = 8192;
+	x.training.precision = TB_PREC_FP8_MIXED;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer L8;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L8, NULL));
+	cr_assert_eq(in.matmul_bytes, 1);
+	const tb_gpu_node *node = tb_gpus_node("h100-sxm");
+	tb_perf_hw h16 = in.hw;
+	h16.peak_flops = 989.4e12;
+	h16.matmul_ceiling = node->matmul_ceiling;
+	double m = 8192, n = 128256, k = 4096;
+	double gemm = tb_perf_matmul_s(m, n, k, 2, &h16, NULL);
+	double phi = 1 / (1 + 321.8 / m + 321.8 / n + 321.8 / k);
+	cr_expect(rel(gemm, 2 * m * n * k / (989.4e12 * 0.803 * phi)) < 2e-3, "%g", gemm);
+	double ce = 16 * m * n / (in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction);
+	cr_expect(rel(L8.logits_s, 3 * gemm + ce) < 1e-9, "%g vs %g", L8.logits_s, 3 * gemm + ce);
+	/* the layer's own matmuls stay at the fp8 rate: half the 16-bit
+	 * run's or less */
+	x.training.precision = TB_PREC_BF16_MIXED;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer L16;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L16, NULL));
+	cr_expect(L8.mm_f < 0.6 * L16.mm_f, "%g vs %g", L8.mm_f, L16.mm_f);
+	cr_expect(rel(L8.logits_s, L16.logits_s) < 1e-12, "the head alike: %g vs %g",
+	          L8.logits_s, L16.logits_s);
+}

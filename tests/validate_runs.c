@@ -87,14 +87,22 @@ int tb_vruns_load(const char *text, size_t len)
 	if (root && root->type == YAML_SEQUENCE_NODE) {
 		rc = 0;
 		for (yaml_node_item_t *it = root->data.sequence.items.start;
-		     it < root->data.sequence.items.top && tb_vruns_nrows < TB_VRUNS_ROWS_MAX; it++) {
+		     it < root->data.sequence.items.top; it++) {
 			yaml_node_t *m = yaml_document_get_node(&doc, *it);
 			if (!m || m->type != YAML_MAPPING_NODE)
 				continue;
+			/* a row left out would shift every group's figures unseen */
+			if (tb_vruns_nrows == TB_VRUNS_ROWS_MAX ||
+			    m->data.mapping.pairs.top - m->data.mapping.pairs.start > KEYS_MAX) {
+				fprintf(stderr, "runs.yaml: more than %d rows or %d keys a row; "
+				        "raise TB_VRUNS_ROWS_MAX or KEYS_MAX\n", TB_VRUNS_ROWS_MAX, KEYS_MAX);
+				rc = -1;
+				break;
+			}
 			S_yrow *r = &S_y[tb_vruns_nrows++];
 			memset(r, 0, sizeof *r);
 			for (yaml_node_pair_t *kv = m->data.mapping.pairs.start;
-			     kv < m->data.mapping.pairs.top && r->n < KEYS_MAX; kv++) {
+			     kv < m->data.mapping.pairs.top; kv++) {
 				yaml_node_t *k = yaml_document_get_node(&doc, kv->key);
 				yaml_node_t *v = yaml_document_get_node(&doc, kv->value);
 				if (!k || !v || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE)
