@@ -805,7 +805,12 @@ Test(render_pdf, the_writers_hash_is_the_files)
 	tb_sha256_hex(out.ptr, out.len, want);
 	cr_expect_str_eq(hex, want);
 	cr_assert_gt(out.len, 64);
-	const char *xref = strstr(out.ptr + out.len - 64, "startxref\n");
+	/* the tail follows the xref stream's binary data, which may hold a
+	 * NUL: searched byte by byte, not with strstr */
+	const char *xref = NULL;
+	for (size_t i = out.len - 10; i > out.len - 64 && !xref; i--)
+		if (memcmp(out.ptr + i, "startxref\n", 10) == 0)
+			xref = out.ptr + i;
 	cr_assert_not_null(xref);
 	size_t at = (size_t)strtoull(xref + 10, NULL, 10);
 	char prefix[65], id[96];
