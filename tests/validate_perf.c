@@ -812,7 +812,7 @@ static void S_write_modern(FILE *f)
 	           "rows' norm and activation recomputation (layernorm moe_act, written "
 	           "selective-deepseek) moves them less than a point.\n");
 	fprintf(f, "- **MLPerf Training v4.0 GPT-3 175B** (NVIDIA's H100 submissions, 512 to 11,616 "
-	           "GPUs, fp8, added 2026-12-05): within 8-11%%, fast, with the step read from the "
+	           "GPUs, fp8, added 2026-12-05): within 7-10%%, fast, with the step read from the "
 	           "submissions' own MLLOG block timings and the layout from their configs. The "
 	           "512-GPU row (45.0%% of the fp8 peak) is now the best published fp8 MFU on H100 "
 	           "(src/ceiling.c; FP8-LM's 33.7%% was). Not priced: the fp8 parameter gather "
