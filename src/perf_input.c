@@ -307,6 +307,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	hw->attention_kernel = ak;
 	hw->attention_fraction = ak == TB_ATTN_KERNEL_CUDNN ? node->attention_fraction_cudnn
 	                                                     : node->attention_fraction;
+	hw->attention_backward_ratio = node->attention_backward_ratio;
 	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
 	const tb_node *nd = &in->hardware.node;
 	hw->gpus_per_node = nd->gpus > 0 ? nd->gpus : node->gpus;

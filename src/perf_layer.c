@@ -341,7 +341,10 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		 * recomputes the scores: 2.5x the forward's matmul FLOPs */
 		double exec;
 		L->attn_f = S_flash_f(x, &exec);
-		L->attn_b = 2.5 * L->attn_f;
+		/* at the backward's own rate where the card's figure is the
+		 * forward's */
+		double rb = x->hw->attention_backward_ratio;
+		L->attn_b = 2.5 * L->attn_f / (rb > 0 ? rb : 1);
 		L->flops_f += exec;
 	} else {
 		double bmm = x->b * heads;

@@ -526,7 +526,13 @@ Test(perf, attention_kernel_as_transformer_engine_picks)
 		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL), "case %zu", i);
 		double want = exec / (in.hw.attention_peak_flops * want_f);
 		cr_expect(fabs(L.attn_f / want - 1) < 1e-12, "case %zu: %g s, by hand %g", i, L.attn_f, want);
-		cr_expect(fabs(L.attn_b / (2.5 * L.attn_f) - 1) < 1e-12, "case %zu", i);
+		/* the backward at its own rate where the figure is the forward's:
+		 * 0.865 of it (FlashAttention-3 Figs. 5 and 6: FlashAttention-2
+		 * 318-322 against 362-370 TFLOP/s, cuDNN 516-518 against
+		 * 595-617); A100's 0.55 covers both passes */
+		double rb = strncmp(cases[i].gpu, "a100", 4) == 0 ? 1 : 0.865;
+		cr_expect_eq(n->attention_backward_ratio, rb == 1 ? 0 : rb, "case %zu", i);
+		cr_expect(fabs(L.attn_b / (2.5 * L.attn_f / rb) - 1) < 1e-12, "case %zu", i);
 		if (strcmp(cases[i].gpu, "h100-sxm") == 0 && cases[i].written == TB_ATTN_KERNEL_AUTO &&
 		    cases[i].fw != TB_FW_ANY)
 			on_h100[cases[i].priced == TB_ATTN_KERNEL_CUDNN] = L.attn_f;

@@ -38,6 +38,11 @@ typedef struct tb_gpu_node {
 	/* on a row marked assumed: its 16-bit (fp8) matmul ceiling was
 	 * still measured on the card, only the rest copied */
 	bool matmul_measured, matmul_fp8_measured;
+	/* the flash backward's rate over the forward's where the fractions
+	 * above are forward figures (FlashAttention-3, arXiv:2407.08608, Figs.
+	 * 5 and 6: 0.865 for FlashAttention-2 and cuDNN alike); 0 where the
+	 * fraction was measured over forward and backward together (A100's) */
+	double attention_backward_ratio;
 } tb_gpu_node;
 
 /* The node row of card `name`, or the generic row (name "generic") for a

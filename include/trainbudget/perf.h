@@ -59,7 +59,9 @@ typedef struct tb_perf_hw {
 	/* the 16-bit matmuls' best fraction of attention_peak_flops: the
 	 * vocabulary head, which fp8 training leaves in 16 bits */
 	double head_matmul_ceiling;
-	double attention_fraction;    /* flash attention, forward + backward, of its peak */
+	double attention_fraction;    /* flash attention, of its peak: the forward's, or
+	                               * forward and backward together where the next is 0 */
+	double attention_backward_ratio;  /* the backward's rate over the forward's; 0: as it */
 	tb_attn_kernel attention_kernel;  /* the kernel it is the fraction of: FLASH2 or CUDNN */
 	double hbm_bytes_per_s;
 	int64_t gpus_per_node;
@@ -113,14 +115,14 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * the older set's and the modern one's (docs/validation.md): relative
  * step-time error (predicted - published) / published, low and high ends.  A predicted MFU u stands for u x (1 + low) to
  * u x (1 + high): the MFU scales as 1 / step time. */
-#define TB_PERF_ERR_LOW  (-0.42)
+#define TB_PERF_ERR_LOW  (-0.41)
 #define TB_PERF_ERR_HIGH (0.05)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
 #define TB_PERF_CAL_ERR_LOW  (-0.26)
-#define TB_PERF_CAL_ERR_HIGH (0.10)
+#define TB_PERF_CAL_ERR_HIGH (0.11)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
