@@ -265,9 +265,11 @@ const tb_gpu *tb_gpus_find(const char *name)
  * picks over FlashAttention on Hopper and later (perf_input.c), runs at
  * 595-617 TFLOP/s there (the same figure, head dim 128, 2K to 16K), 0.61
  * of the peak; backward 516-518 against FlashAttention-2's 318-322
- * (Fig. 6), the same ratio.  H100's 0.61 is copied to the other cards
- * Transformer Engine runs it on (H100 PCIe, H20, Blackwell), which are
- * marked assumed.
+ * (Fig. 6), the same ratio, 0.865 of the forward's, priced as
+ * attention_backward_ratio wherever the fraction is that forward figure
+ * (A100's 0.55 covers both passes: 0).  H100's 0.61 is copied to the
+ * other cards Transformer Engine runs it on (H100 PCIe, H20, Blackwell),
+ * which are marked assumed.
  *
  * efficiency_assumed is false only where the matmul and attention
  * fractions were measured on the card, or on the same die at the same

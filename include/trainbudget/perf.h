@@ -113,8 +113,9 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
 
 /* The measured error of the prediction on the runs it was not fitted on,
  * the older set's and the modern one's (docs/validation.md): relative
- * step-time error (predicted - published) / published, low and high ends.  A predicted MFU u stands for u x (1 + low) to
- * u x (1 + high): the MFU scales as 1 / step time. */
+ * step-time error (predicted - published) / published, low and high ends.
+ * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
+ * scales as 1 / step time. */
 #define TB_PERF_ERR_LOW  (-0.41)
 #define TB_PERF_ERR_HIGH (0.05)
 
