@@ -71,6 +71,15 @@ char *tb_vruns_slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* A row's id, NULL where it has none. */
+static const char *S_get_id(const S_yrow *r)
+{
+	for (int i = 0; i < r->n; i++)
+		if (strcmp(r->key[i], "id") == 0)
+			return r->val[i];
+	return NULL;
+}
+
 int tb_vruns_load(const char *text, size_t len)
 {
 	yaml_parser_t p;
@@ -115,6 +124,24 @@ int tb_vruns_load(const char *text, size_t len)
 	}
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&p);
+	/* an id cut to fit, or two alike, would score one row as another */
+	for (int i = 0; rc == 0 && i < tb_vruns_nrows; i++) {
+		const char *id = S_get_id(&S_y[i]);
+		if (!id)
+			continue;
+		if (strlen(id) >= sizeof ((tb_vruns_case *)0)->id) {
+			fprintf(stderr, "runs.yaml: id %s is longer than %zu bytes\n", id,
+			        sizeof ((tb_vruns_case *)0)->id - 1);
+			rc = -1;
+		}
+		for (int j = 0; rc == 0 && j < i; j++) {
+			const char *o = S_get_id(&S_y[j]);
+			if (o && strcmp(o, id) == 0) {
+				fprintf(stderr, "runs.yaml: id %s appears twice\n", id);
+				rc = -1;
+			}
+		}
+	}
 	return rc;
 }
 
@@ -476,6 +503,30 @@ static void S_generic(const S_yrow *r)
 	in.training.global_batch = (int64_t)gbs;
 	in.training.micro_batch = (int64_t)S_or(S_num(r, "mbs"), 1);
 	in.training.precision = S_is(r, "precision", "fp8") ? TB_PREC_FP8_MIXED : TB_PREC_BF16_MIXED;
+	/* LoRA fine-tuning (MLPerf's Llama 2 70B LoRA): the adapters' rank,
+	 * dropout and targets as the source's config sets them */
+	if (S_is(r, "method", "lora")) {
+		in.training.method = TB_METHOD_LORA;
+		in.training.lora.rank = (int64_t)S_or(S_num(r, "lora_rank"), 16);
+		in.training.lora.alpha = S_or(S_num(r, "lora_alpha"), 2.0 * (double)in.training.lora.rank);
+		in.training.lora.dropout = S_or(S_num(r, "lora_dropout"), 0);
+		const char *t = S_get(r, "lora_targets");
+		if (!t || strcmp(t, "all-linear") == 0) {
+			in.training.lora.all_linear = true;
+		} else {
+			char buf[96], *save = NULL;
+			snprintf(buf, sizeof buf, "%s", t);
+			for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+				unsigned bit = tb_lora_target_parse(w);
+				if (!bit) {
+					fprintf(stderr, "validate: %s: lora target \"%s\" unknown\n",
+					        S_get(r, "id"), w);
+					exit(1);
+				}
+				in.training.lora.targets |= bit;
+			}
+		}
+	}
 	in.training.optimizer = TB_OPT_ADAMW;
 	in.training.checkpointing = S_is(r, "recompute", "full") ? TB_CKPT_FULL
 	                            : S_is(r, "recompute", "selective") || S_is(r, "recompute", "selective-op") ||

@@ -9,7 +9,7 @@
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
 
-#define TB_VRUNS_ROWS_MAX 320
+#define TB_VRUNS_ROWS_MAX 512
 
 typedef enum { TB_VRUNS_FIT, TB_VRUNS_HELD, TB_VRUNS_NOT_SCORED } tb_vruns_set;
 

@@ -112,18 +112,19 @@ extern const tb_perf_consts tb_perf_fitted;
 double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
 
 /* The measured error of the prediction on the runs it was not fitted on,
- * the older set's and the modern one's (docs/validation.md): relative
+ * the older set's and the modern one's, each group weighing alike
+ * (docs/validation.md): relative
  * step-time error (predicted - published) / published, low and high ends.
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
-#define TB_PERF_ERR_LOW  (-0.41)
-#define TB_PERF_ERR_HIGH (0.05)
+#define TB_PERF_ERR_LOW  (-0.39)
+#define TB_PERF_ERR_HIGH (0.08)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.26)
-#define TB_PERF_CAL_ERR_HIGH (0.11)
+#define TB_PERF_CAL_ERR_LOW  (-0.22)
+#define TB_PERF_CAL_ERR_HIGH (0.06)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
