@@ -137,8 +137,21 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 		 * layer keeps its input (the MLP norm's) and nothing of its block */
 		bool moe_rc = mode == TB_CKPT_SELECTIVE && tr->selective_policy == TB_SELECTIVE_MOE &&
 		              ar->L_moe > 0;
+		/* A frozen linear layer's input is kept for nothing: its weight
+		 * takes no gradient, and its input's gradient needs only the
+		 * weight (PyTorch saves a matmul's operand only for the other's
+		 * gradient; Transformer Engine keeps a frozen linear's input no
+		 * more).  Under LoRA an adapter reads it, unless its dropout
+		 * gives it a copy of its own (counted below). */
+		bool frozen = tb_method_adapters(tr->method);
+		unsigned wrap = tr->lora.all_linear ? ~0u : tr->lora.targets;
+		bool own = tr->lora.dropout > 0;
+		bool keep_qkv = !frozen || (!own && (wrap & (TB_LORA_Q | TB_LORA_K | TB_LORA_V | TB_LORA_QKV |
+		                                             TB_LORA_Q_A | TB_LORA_KV_A)));
+		bool keep_up = !frozen || (!own && (wrap & (TB_LORA_GATE | TB_LORA_UP)));
+		bool keep_down = !frozen || (!own && (wrap & TB_LORA_DOWN));
 		S_ITEM("attention norm: input", "2*s*b*h", 2 * sbh * rep);
-		if (!moe_rc)
+		if (!moe_rc && keep_qkv)
 			S_ITEM("attention: QKV projection input", "2*s*b*h", 2 * sbh * rep);
 		if (ar->mla) {
 			/* the latents come from replicated down-projections: not split by t */
@@ -203,13 +216,18 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 				S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
 		} else if (plain_mlp) {
 			double fm = ar->L_moe > 0 ? ar->f_expert : f;
-			S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep * k);
+			if (keep_up)
+				S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep * k);
 			if (m->mlp == TB_MLP_GATED) {
 				S_ITEM("MLP: gate and up outputs", "4*s*b*f/t (x k)", 4 * s * bsz * fm / t * k);
-				S_ITEM("MLP: gated product (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * fm / t * k);
+				if (keep_down)
+					S_ITEM("MLP: gated product (down input)", "2*s*b*f/t (x k)",
+					       2 * s * bsz * fm / t * k);
 			} else {
 				S_ITEM("MLP: activation input", "2*s*b*f/t (x k)", 2 * s * bsz * fm / t * k);
-				S_ITEM("MLP: activation output (down input)", "2*s*b*f/t (x k)", 2 * s * bsz * fm / t * k);
+				if (keep_down)
+					S_ITEM("MLP: activation output (down input)", "2*s*b*f/t (x k)",
+					       2 * s * bsz * fm / t * k);
 			}
 			if (tr->dropout)
 				S_ITEM("MLP: dropout mask", "s*b*h", sbh * rep);
@@ -220,12 +238,15 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 			double fe = ar->f_expert, fs = ar->f_shared;
 			bool gated = m->mlp == TB_MLP_GATED;
 			if (wd > 0) {
-				S_ITEM("dense MLP: first linear input", "2*s*b*h x L_d/L", 2 * sbh * rep * wd);
+				if (keep_up)
+					S_ITEM("dense MLP: first linear input", "2*s*b*h x L_d/L", 2 * sbh * rep * wd);
 				S_ITEM(gated ? "dense MLP: gate and up outputs" : "dense MLP: activation input",
 				       gated ? "4*s*b*f/t x L_d/L" : "2*s*b*f/t x L_d/L",
 				       (gated ? 4 : 2) * s * bsz * f / t * wd);
-				S_ITEM(gated ? "dense MLP: gated product (down input)" : "dense MLP: activation output",
-				       "2*s*b*f/t x L_d/L", 2 * s * bsz * f / t * wd);
+				if (keep_down)
+					S_ITEM(gated ? "dense MLP: gated product (down input)"
+					             : "dense MLP: activation output",
+					       "2*s*b*f/t x L_d/L", 2 * s * bsz * f / t * wd);
 			}
 			if (fs > 0) {
 				/* the router's input, also the shared expert's */

@@ -121,6 +121,21 @@ Test(tuning, peft_bloomz_560m_fused_qkv)
 	cr_expect(S_adapters(&m, 8, tb_lora_target_parse("c_attn"), false) == 786432.0);
 }
 
+/* MLPerf Training v5.1's Llama 2 70B LoRA (NeMo 2, LoRA(dim=16,
+ * target_modules=["linear_proj", "linear_qkv"])): "number of trainable
+ * parameters: 44564480 (0.06% of total)" and "69.0 B Non-trainable
+ * params" in every NVIDIA-stack result log (Dell's 1xXE9685Lx8B200
+ * result_0.txt, also "number of parameters on (tensor, pipeline) model
+ * parallel rank (0 ,0): 69021212672"): one adapter on the fused QKV, one
+ * on the output projection, in all 80 layers. */
+Test(tuning, mlperf_llama_2_70b_lora_fused_qkv_and_o)
+{
+	tb_model m = llama(80, 8192, 64, 8, 128, 28672, 32000);
+	double a = S_adapters(&m, 16, TB_LORA_QKV | TB_LORA_O, false);
+	cr_expect(a == 44564480.0, "%.0f", a);
+	cr_expect(S_base(&m) + a == 69021212672.0, "%.0f", S_base(&m) + a);
+}
+
 /* QLoRA Sec. 3: 4-bit NormalFloat over blocks of 64 with an fp32 absmax is
  * 4 + 32/64 = 4.5 bits; double quantization takes the constants to
  * 8/64 + 32/(64*256) = 0.127 bits, saving 0.373 bits a parameter. */
@@ -276,4 +291,35 @@ Test(tuning, padding_waste_without_packing)
 	cr_expect(sc->inputs.training.tokens == 100e6 && sc->inputs.training.padding_fraction == 0);
 	tb_scenario_free(sc);
 	tb_diags_release(&d);
+}
+
+/* The inputs of frozen linear layers are not kept for a backward (a frozen
+ * weight takes no gradient; the input's gradient needs only the weight):
+ * under LoRA on q and v without dropout, a Llama 3 8B layer at 2,048
+ * tokens keeps the QKV input (the adapters read it) but neither MLP
+ * input: 2sh + 2sf = 75,497,472 B fewer than full training, plus the
+ * adapters' A outputs, 2s(16 + 16) = 131,072 B, by hand.  With dropout
+ * the adapters read their own copies and the QKV input goes too. */
+Test(tuning, frozen_linear_inputs_not_kept)
+{
+	tb_model m = llama(32, 4096, 32, 8, 128, 14336, 128256);
+	tb_arch ar;
+	tb_calc_arch(&m, &ar);
+	tb_inputs in;
+	memset(&in, 0, sizeof in);
+	in.model = m;
+	in.training.seq_len = 2048;
+	in.training.precision = TB_PREC_BF16_MIXED;
+	in.training.flash_attention = true;
+	in.parallelism.tensor = 1;
+	double full = tb_memory_act_layer(&in, &ar, TB_CKPT_NONE, NULL, NULL);
+	in.training.method = TB_METHOD_LORA;
+	in.training.lora = (tb_lora){ .rank = 16, .alpha = 32, .targets = TB_LORA_Q | TB_LORA_V };
+	double lora = tb_memory_act_layer(&in, &ar, TB_CKPT_NONE, NULL, NULL);
+	double s = 2048, h = 4096, f = 14336;
+	cr_expect(full - lora == 2 * s * h + 2 * s * f - 2 * s * 32, "%.0f", full - lora);
+	in.training.lora.dropout = 0.05;
+	double dropped = tb_memory_act_layer(&in, &ar, TB_CKPT_NONE, NULL, NULL);
+	/* the QKV input gone; each adapter's dropped copy (2 B) and mask (1 B) */
+	cr_expect(dropped - lora == -2 * s * h + 3 * s * (h + h), "%.0f", dropped - lora);
 }
