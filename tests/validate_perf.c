@@ -1246,7 +1246,7 @@ int main(int argc, char **argv)
 	if (stale == 0)
 		fprintf(stderr, "validate_perf: %s differs from %s: refresh the copy\n", FIXTURE, SHARED);
 	if (tb_vruns_load(text, len) != 0) {
-		fprintf(stderr, "validate_perf: %s is not a sequence of mappings\n", src);
+		fprintf(stderr, "validate_perf: %s could not be read as a list of runs\n", src);
 		free(text);
 		return 2;
 	}

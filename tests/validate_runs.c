@@ -71,13 +71,12 @@ char *tb_vruns_slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* A row's id, NULL where it has none. */
-static const char *S_get_id(const S_yrow *r)
+static const char *S_get(const S_yrow *r, const char *key);
+
+/* Whether key's value may be cut to fit (S_yrow.val): free text only. */
+static bool S_free_text(const char *key)
 {
-	for (int i = 0; i < r->n; i++)
-		if (strcmp(r->key[i], "id") == 0)
-			return r->val[i];
-	return NULL;
+	return strcmp(key, "src") == 0 || strcmp(key, "assumed") == 0 || strcmp(key, "note") == 0;
 }
 
 int tb_vruns_load(const char *text, size_t len)
@@ -116,6 +115,16 @@ int tb_vruns_load(const char *text, size_t len)
 				yaml_node_t *v = yaml_document_get_node(&doc, kv->value);
 				if (!k || !v || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE)
 					continue;
+				/* a key or a value cut to fit would be read as another */
+				const char *ks = (const char *)k->data.scalar.value;
+				if (strlen(ks) >= sizeof r->key[0] || strcspn(ks, " ,.;:()'") != strlen(ks) ||
+				    (!S_free_text(ks) && v->data.scalar.length >= sizeof r->val[0])) {
+					/* (a text with a comma, unquoted, splits into such a key) */
+					fprintf(stderr, "runs.yaml: row %d: key \"%.40s\" is not a name, or it or its "
+					        "value is too long\n",
+					        tb_vruns_nrows, ks);
+					rc = -1;
+				}
 				snprintf(r->key[r->n], sizeof r->key[0], "%s", (char *)k->data.scalar.value);
 				snprintf(r->val[r->n], sizeof r->val[0], "%s", (char *)v->data.scalar.value);
 				r->n++;
@@ -126,16 +135,17 @@ int tb_vruns_load(const char *text, size_t len)
 	yaml_parser_delete(&p);
 	/* an id cut to fit, or two alike, would score one row as another */
 	for (int i = 0; rc == 0 && i < tb_vruns_nrows; i++) {
-		const char *id = S_get_id(&S_y[i]);
+		const char *id = S_get(&S_y[i], "id"), *group = S_get(&S_y[i], "group");
 		if (!id)
 			continue;
-		if (strlen(id) >= sizeof ((tb_vruns_case *)0)->id) {
-			fprintf(stderr, "runs.yaml: id %s is longer than %zu bytes\n", id,
-			        sizeof ((tb_vruns_case *)0)->id - 1);
+		if (strlen(id) >= sizeof ((tb_vruns_case *)0)->id ||
+		    (group && strlen(group) >= sizeof ((tb_vruns_case *)0)->group)) {
+			fprintf(stderr, "runs.yaml: %s: the id or the group is longer than %zu or %zu bytes\n",
+			        id, sizeof ((tb_vruns_case *)0)->id - 1, sizeof ((tb_vruns_case *)0)->group - 1);
 			rc = -1;
 		}
 		for (int j = 0; rc == 0 && j < i; j++) {
-			const char *o = S_get_id(&S_y[j]);
+			const char *o = S_get(&S_y[j], "id");
 			if (o && strcmp(o, id) == 0) {
 				fprintf(stderr, "runs.yaml: id %s appears twice\n", id);
 				rc = -1;
