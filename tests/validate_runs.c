@@ -25,6 +25,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "trainbudget/budget.h"
+#include "trainbudget/goodput.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
@@ -599,7 +601,12 @@ static void S_generic(const S_yrow *r)
 	if (!isnan(hbm))
 		in.hardware.gpu.bandwidth_bytes_per_s = hbm * 1e12;
 	in.hardware.count = (int64_t)gpus;
-	in.training.tokens = 300e9;
+	in.training.tokens = isnan(tokens) ? 300e9 : tokens;
+	/* failures, checkpoints and restarts as a scenario that names none
+	 * gets them (scenario_hardware.c) */
+	in.hardware.failures_per_node_day = TB_GOODPUT_FAILURES_PER_NODE_DAY;
+	in.hardware.checkpoint_bytes_per_s = TB_GOODPUT_WRITE_BYTES_PER_S_PER_NODE;
+	in.hardware.restart_s = TB_GOODPUT_RESTART_S;
 	in.hardware.overhead_bytes = 2.0 * 1073741824.0;
 	in.hardware.mfu_predicted = true;
 	/* Megatron-LM's --pipeline-model-parallel-layout where the source
@@ -643,10 +650,19 @@ static void S_generic(const S_yrow *r)
 		S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU (%s), on our model FLOP count", tf,
 		      conv ? conv : "convention not printed");
 	} else {
-		/* the whole stage's mean: batch ramp, failures and restarts in */
-		c->published_s = gbs * seq * hours * 3600 / (gpus * tokens);
-		S_say(c->basis, sizeof c->basis, "%.4gM GPU-hours for %.3gT tokens (the whole stage's mean)",
-		      hours / 1e6, tokens / 1e12);
+		/* The whole stage's GPU-hours hold the time failures, restarts
+		 * and checkpoints took as well as the steps: the program's own
+		 * figure for such a run divides the steps by its goodput
+		 * (goodput.c), so the published hours are compared with that,
+		 * as the mean step they leave once the same losses are taken
+		 * out.  The batch ramp stays in. */
+		static tb_budget b;
+		tb_budget_compute(&c->inputs, &b);
+		double good = b.goodput.progress && b.goodput.fraction > 0 ? b.goodput.fraction : 1;
+		c->published_s = gbs * seq * hours * 3600 / (gpus * tokens) * good;
+		S_say(c->basis, sizeof c->basis,
+		      "%.4gM GPU-hours for %.3gT tokens, the whole stage, at our goodput %.1f%%",
+		      hours / 1e6, tokens / 1e12, 100 * good);
 	}
 	S_say(c->assumed, sizeof c->assumed, "%s%s%s%s%s%s", gated ? "gated MLP (ffn not 4h)" : "plain MLP",
 	      distopt ? "; ZeRO-2 as Megatron's distributed optimizer (ZeRO-1)" : "",
