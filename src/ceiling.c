@@ -6,35 +6,43 @@
 #include <string.h>
 
 static const tb_ceiling S_rows[] = {
-	{ "a100-80gb", false, 0.6541, "megascale.175b.ms.256",
+	{ "a100-80gb", TB_DTYPE_BF16, 0.6541, "megascale.175b.ms.256",
 	  "MegaScale, 175B on 256 A100 (arXiv:2402.15627 Table 2)" },
-	{ "h100-sxm", false, 0.4730, "mlm.moe.mixtral.8x7b.h100",
+	{ "h100-sxm", TB_DTYPE_BF16, 0.4730, "mlm.moe.mixtral.8x7b.h100",
 	  "Megatron-LM's MoE README, Mixtral 8x7B on 64 H100" },
-	{ "h100-sxm", true, 0.4503, "mlperf40.gpt3.512",
+	{ "h100-sxm", TB_DTYPE_FP8, 0.4503, "mlperf40.gpt3.512",
 	  "MLPerf Training v4.0, NVIDIA's GPT-3 175B on 512 H100" },
-	{ "h200", true, 0.4683, "mlperf50.l405b.h200.nebius.512",
+	{ "h200", TB_DTYPE_FP8, 0.4683, "mlperf50.l405b.h200.nebius.512",
 	  "MLPerf Training v5.0, Nebius's Llama 3.1 405B on 512 H200" },
-	{ "h800", true, 0.2025, "ds3.pretrain.2048",
+	{ "h800", TB_DTYPE_FP8, 0.2025, "ds3.pretrain.2048",
 	  "DeepSeek-V3 on 2,048 H800, its pre-training less our failure losses (arXiv:2412.19437 Table 1)" },
-	{ "b200", false, 0.1900, "tao.mx.b200.8b.bf16",
+	{ "b200", TB_DTYPE_BF16, 0.1900, "tao.mx.b200.8b.bf16",
 	  "torchao's MX README, Llama 3 8B on 8 power-limited B200" },
-	{ "b200", true, 0.4322, "mlperf51.lora.b200.8.lenovo.sr680av3",
+	{ "b200", TB_DTYPE_FP8, 0.4322, "mlperf51.lora.b200.8.lenovo.sr680av3",
 	  "MLPerf Training v5.1, Lenovo's Llama 2 70B LoRA on 8 B200" },
-	{ "b300", true, 0.4433, "mlperf51.lora.b300.8.lenovo",
+	{ "b200", TB_DTYPE_FP4, 0.2079, "mlperf51.l8b.nvfp4.b200.8.dell",
+	  "MLPerf Training v5.1, Dell's Llama 3.1 8B in NVFP4 on 8 B200" },
+	{ "b300", TB_DTYPE_FP8, 0.4433, "mlperf51.lora.b300.8.lenovo",
 	  "MLPerf Training v5.1, Lenovo's Llama 2 70B LoRA on 8 B300" },
-	{ "gb200", false, 0.2687, "tao.llama4scout.gb200.bf16",
+	{ "b300", TB_DTYPE_FP4, 0.1583, "mlperf51.l8b.nvfp4.b300.8.lenovo",
+	  "MLPerf Training v5.1, Lenovo's Llama 3.1 8B in NVFP4 on 8 B300" },
+	{ "gb200", TB_DTYPE_BF16, 0.2687, "tao.llama4scout.gb200.bf16",
 	  "torchao's MoE README, Llama 4 Scout on 256 GB200" },
-	{ "gb200", true, 0.3761, "mlperf50.l405b.gb200.256",
+	{ "gb200", TB_DTYPE_FP8, 0.3761, "mlperf50.l405b.gb200.256",
 	  "MLPerf Training v5.0, NVIDIA's Llama 3.1 405B on 256 GB200" },
-	{ "gb300", true, 0.3650, "mlperf51.lora.gb300.72.nvidia",
+	{ "gb200", TB_DTYPE_FP4, 0.2080, "mlperf51.l8b.nvfp4.gb200.8.nvidia",
+	  "MLPerf Training v5.1, NVIDIA's Llama 3.1 8B in NVFP4 on 8 GB200" },
+	{ "gb300", TB_DTYPE_FP8, 0.3650, "mlperf51.lora.gb300.72.nvidia",
 	  "MLPerf Training v5.1, NVIDIA's Llama 2 70B LoRA on 72 GB300" },
-	{ "mi300x", false, 0.2117, "tao.f8.mi300x.8b.bf16",
+	{ "gb300", TB_DTYPE_FP4, 0.1622, "mlperf51.l8b.nvfp4.gb300.8.nvidia",
+	  "MLPerf Training v5.1, NVIDIA's Llama 3.1 8B in NVFP4 on 8 GB300" },
+	{ "mi300x", TB_DTYPE_BF16, 0.2117, "tao.f8.mi300x.8b.bf16",
 	  "torchao's float8 README, Llama 3 8B on 8 MI300X" },
-	{ "mi300x", true, 0.2545, "mlperf51.lora.mi300x.8.amd",
+	{ "mi300x", TB_DTYPE_FP8, 0.2545, "mlperf51.lora.mi300x.8.amd",
 	  "MLPerf Training v5.1, AMD's Llama 2 70B LoRA on 8 MI300X" },
-	{ "mi325x", true, 0.3458, "mlperf51.lora.mi325x.8.mango.1node",
+	{ "mi325x", TB_DTYPE_FP8, 0.3458, "mlperf51.lora.mi325x.8.mango.1node",
 	  "MLPerf Training v5.1, MangoBoost's Llama 2 70B LoRA on 8 MI325X" },
-	{ "mi355x", true, 0.3669, "mlperf51.lora.mi355x.8.amd",
+	{ "mi355x", TB_DTYPE_FP8, 0.3669, "mlperf51.lora.mi355x.8.amd",
 	  "MLPerf Training v5.1, AMD's Llama 2 70B LoRA on 8 MI355X" },
 };
 
@@ -52,8 +60,15 @@ const tb_ceiling *tb_ceiling_for(const tb_gpu *g, tb_precision p)
 {
 	if (!g)
 		return NULL;
-	bool fp8 = tb_precision_compute_dtype(p) == TB_DTYPE_FP8 && g->peak_flops[TB_DTYPE_FP8] > 0;
-	return tb_ceiling_find(g->name, fp8);
+	tb_dtype dt = tb_precision_compute_dtype(p);
+	if (dt != TB_DTYPE_FP8 && dt != TB_DTYPE_FP4)
+		dt = TB_DTYPE_BF16;
+	/* a format the card lacks runs on the next wider one (timecost.c) */
+	if (dt == TB_DTYPE_FP4 && !(g->peak_flops[TB_DTYPE_FP4] > 0))
+		dt = TB_DTYPE_FP8;
+	if (dt == TB_DTYPE_FP8 && !(g->peak_flops[TB_DTYPE_FP8] > 0))
+		dt = TB_DTYPE_BF16;
+	return tb_ceiling_find(g->name, dt);
 }
 
 const tb_ceiling *tb_ceiling_above(const tb_gpu *g, tb_precision p, double mfu)
@@ -63,12 +78,17 @@ const tb_ceiling *tb_ceiling_above(const tb_gpu *g, tb_precision p, double mfu)
 	return c && mfu > c->mfu + 0.001 ? c : NULL;
 }
 
-const tb_ceiling *tb_ceiling_find(const char *card, bool fp8)
+const tb_ceiling *tb_ceiling_find(const char *card, tb_dtype dtype)
 {
 	if (!card)
 		return NULL;
 	for (size_t i = 0; i < tb_ceiling_count(); i++)
-		if (S_rows[i].fp8 == fp8 && strcmp(S_rows[i].card, card) == 0)
+		if (S_rows[i].dtype == dtype && strcmp(S_rows[i].card, card) == 0)
 			return &S_rows[i];
 	return NULL;
+}
+
+const char *tb_ceiling_format(const tb_ceiling *c)
+{
+	return !c ? "?" : c->dtype == TB_DTYPE_FP8 ? "fp8" : c->dtype == TB_DTYPE_FP4 ? "fp4" : "16 bits";
 }

@@ -73,7 +73,21 @@
  *   tpu-v6e Cloud TPU docs: 918 TFLOPs bf16 (int8 1,836 TOPs, no fp8),
  *          32 GB, 1,638 GBps (earlier versions of the page: 1,640).
  *   trainium2 AWS Neuron docs: 1,299 FP8, 667 BF16/FP16/TF32, 181 FP32
- *          TFLOPS (2,563 sparse), 96 GiB, 2.9 TB/s. */
+ *          TFLOPS (2,563 sparse), 96 GiB, 2.9 TB/s.
+ *
+ * fp4 is the rate of the 4-bit formats with block scales the tensor cores
+ * multiply: NVFP4 (E2M1, an E4M3 scale per 16 elements) and MXFP4 on
+ * Blackwell, MXFP4 on CDNA 4; dense, per GPU:
+ *   b200   DGX B200 page, FP4 144 PF sparse per 8 GPUs: 9 PF
+ *          (published.yaml hw.b200: fp4_tensor 9,000 TF)
+ *   gb200  GB200 NVL72 table, FP4 1,440 PF sparse per 72 GPUs: 10 PF
+ *   b300   HGX B300 table, FP4 105 PF dense per 8 GPUs: 13.125 PF
+ *          (Blackwell Ultra's 1.5x B200's dense FP4 at HGX clocks;
+ *          glennklockwood.com/garden/processors/B300 lists 13,125 TF)
+ *   gb300  GB300 NVL72 page, 1.1 EF (1,080 PF) dense FP4 per 72 GPUs: 15 PF
+ *   mi355x AMD MI355X data sheet, MXFP4 10.1 PF (no sparsity on MXFP4):
+ *          twice the FP8 rate, 256 CUs x 16,384 FLOP/clock x 2.4 GHz.
+ * No Hopper, Ampere, Ada, CDNA 3, TPU or Trainium2 part multiplies fp4. */
 #include "trainbudget/gpus.h"
 
 #include <string.h>
@@ -82,7 +96,7 @@
 #define GIB 1073741824.0
 #define MIB 1048576.0
 
-/* Order of peak_flops: fp32, tf32, bf16, fp16, fp8, in FLOP/s written as
+/* Order of peak_flops: fp32, tf32, bf16, fp16, fp8, fp4, in FLOP/s written as
  * TFLOP/s e12 literals: 66.9 * 1e12 would round to 66900000000000.01. */
 static const tb_gpu S_gpus[] = {
 	{ "h100-sxm", "NVIDIA H100 SXM5 80GB",
@@ -101,7 +115,7 @@ static const tb_gpu S_gpus[] = {
 	  "NVIDIA H200 product page (sparse figures halved; GH100 compute)",
 	  "nvidia-smi: 143,771 MiB" },
 	{ "b200", "NVIDIA B200 (HGX B200, 1000 W)",
-	  { 75e12, 1100e12, 2250e12, 2250e12, 4500e12 },
+	  { 75e12, 1100e12, 2250e12, 2250e12, 4500e12, 9000e12 },
 	  183359 * MIB, 8e12, 1000,
 	  "NVIDIA DGX/HGX B200 pages, per GPU = system / 8 (180 GB usable); "
 	  "fp32 600 TFLOPS / 8 from the HGX B200 table",
@@ -172,19 +186,19 @@ static const tb_gpu S_gpus[] = {
 	  "nvidia-smi: 97,871 MiB" },
 	/* Blackwell: one GPU of a rack or board, the system's figures / GPUs. */
 	{ "gb200", "NVIDIA GB200 NVL72 (one Blackwell GPU)",
-	  { 80e12, 1250e12, 2500e12, 2500e12, 5000e12 },
+	  { 80e12, 1250e12, 2500e12, 2500e12, 5000e12, 10000e12 },
 	  189471 * MIB, 8e12, 1200,
 	  "NVIDIA GB200 NVL72 spec table, per GPU (sparse halved): 186 GB HBM3e, 8 TB/s, "
 	  "up to 1,200 W",
 	  "nvidia-smi: 189,471 MiB; NVIDIA: 186 GB" },
 	{ "gb300", "NVIDIA GB300 NVL72 (one Blackwell Ultra GPU)",
-	  { 80e12, 1250e12, 2500e12, 2500e12, 5000e12 },
+	  { 80e12, 1250e12, 2500e12, 2500e12, 5000e12, 15000e12 },
 	  284208 * MIB, 8e12, 1400,
 	  "NVIDIA GB300 NVL72 page, rack dense / 72 (FP8 360, BF16 180 PF, 576 TB/s); "
 	  "TF32, FP32 Verda's table; 1,400 W",
 	  "nvidia-smi: 284,208 MiB; NVIDIA: 288 GB" },
 	{ "b300", "NVIDIA B300 SXM6 (HGX B300, 1100 W)",
-	  { 75e12, 1125e12, 2250e12, 2250e12, 4500e12 },
+	  { 75e12, 1125e12, 2250e12, 2250e12, 4500e12, 13125e12 },
 	  275040 * MIB, 8e12, 1100,
 	  "NVIDIA HGX B300 table, per GPU = system / 8, sparse halved; up to 8 TB/s; "
 	  "1,100 W (nvidia-smi cap)",
@@ -195,7 +209,7 @@ static const tb_gpu S_gpus[] = {
 	  "AMD Instinct MI325X data sheet (dense matrix rates: MI300X's CDNA 3 at its clocks)",
 	  "ROCm GPU specs: 256 GiB; no rocm-smi total found" },
 	{ "mi355x", "AMD Instinct MI355X 288GB",
-	  { 157.3e12, 0, 2516.6e12, 2516.6e12, 5033.2e12 },
+	  { 157.3e12, 0, 2516.6e12, 2516.6e12, 5033.2e12, 10066.3e12 },
 	  288 * GIB, 8e12, 1400,
 	  "AMD MI355X data sheet: 2.5 PF 16-bit, 5.0 PF FP8 dense (exact: 256 CUs x 2.4 GHz); "
 	  "1,400 W; no TF32 rate found",
@@ -403,6 +417,18 @@ tb_fp8_recipe tb_gpus_fp8_recipe(const char *name, tb_fp8_recipe r)
 {
 	bool known;
 	return r == TB_FP8_MXFP8 && !tb_gpus_mx_blocks(name, &known) && known ? TB_FP8_BLOCKWISE : r;
+}
+
+bool tb_gpus_nvfp4(const char *name)
+{
+	/* Transformer Engine's NVFP4BlockScaling is the fp4 recipe NVIDIA's
+	 * stack trains with (MLPerf Training v5.1, config_common_fp4.sh:
+	 * FP4_RECIPE="nvfp4"); AMD's matrix cores take MXFP4 only */
+	static const char *const nv[] = { "b200", "gb200", "b300", "gb300" };
+	for (size_t i = 0; name && i < sizeof nv / sizeof nv[0]; i++)
+		if (strcmp(nv[i], name) == 0)
+			return true;
+	return false;
 }
 
 bool tb_gpus_mx_blocks(const char *name, bool *known)

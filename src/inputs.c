@@ -9,6 +9,7 @@ const char *tb_precision_name(tb_precision p)
 	case TB_PREC_FP16_MIXED: return "fp16-mixed";
 	case TB_PREC_BF16: return "bf16";
 	case TB_PREC_FP8_MIXED: return "fp8-mixed";
+	case TB_PREC_FP4_MIXED: return "fp4-mixed";
 	}
 	return "?";
 }
@@ -138,6 +139,7 @@ const char *tb_dtype_name(tb_dtype d)
 	case TB_DTYPE_BF16: return "bf16";
 	case TB_DTYPE_FP16: return "fp16";
 	case TB_DTYPE_FP8: return "fp8";
+	case TB_DTYPE_FP4: return "fp4";
 	case TB_DTYPE_COUNT: break;
 	}
 	return "?";
@@ -153,8 +155,14 @@ tb_dtype tb_precision_compute_dtype(tb_precision p)
 	case TB_PREC_BF16: return TB_DTYPE_BF16;
 	case TB_PREC_FP16_MIXED: return TB_DTYPE_FP16;
 	case TB_PREC_FP8_MIXED: return TB_DTYPE_FP8;
+	case TB_PREC_FP4_MIXED: return TB_DTYPE_FP4;
 	}
 	return TB_DTYPE_BF16;
+}
+
+bool tb_precision_scaled(tb_precision p)
+{
+	return p == TB_PREC_FP8_MIXED || p == TB_PREC_FP4_MIXED;
 }
 
 const char *tb_grad_dtype_name(tb_grad_dtype g)
@@ -182,6 +190,7 @@ tb_grad_dtype tb_grad_dtype_of(const tb_training *t)
 	case TB_PREC_FP32: return TB_GRAD_FP32;
 	case TB_PREC_BF16_MIXED: return TB_GRAD_FP32;
 	case TB_PREC_FP8_MIXED: return TB_GRAD_FP32;
+	case TB_PREC_FP4_MIXED: return TB_GRAD_FP32;
 	case TB_PREC_FP16_MIXED: return TB_GRAD_FP16;
 	case TB_PREC_BF16: return TB_GRAD_BF16;
 	}

@@ -48,6 +48,7 @@ static void S_bytes_per_param(const tb_inputs *in, tb_bytes_per_param *bp,
 	case TB_PREC_BF16_MIXED:
 	case TB_PREC_FP16_MIXED:
 	case TB_PREC_FP8_MIXED: /* fp8 casts happen per matmul; storage as bf16-mixed */
+	case TB_PREC_FP4_MIXED: /* and fp4's */
 	default:
 		bp->weights = 2; bp->gradients = 2; bp->master_weights = 4;
 		break;

@@ -137,6 +137,10 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(d, "c_8", "within it, HBM bytes of each fp8 cast of a linear's input or "
 		                 "output gradient, as the recipe casts (training.fp8_recipe; the "
 		                 "assumptions name it)", pi->fp8_cast_bytes, "B");
+	else if (pi->matmul_bytes < 1)
+		tb_deriv_add_var(d, "c_4", "within it, HBM bytes of each fp4 cast of a linear's input or "
+		                 "output gradient, as the card's fp4 recipe casts (the assumptions name "
+		                 "it)", pi->fp8_cast_bytes, "B");
 
 	double extra = r->stage_extra_s;
 	d = tb_budget_add_deriv(b, "perf.compute", "Compute of the busiest stage, one step", "C",
@@ -370,13 +374,20 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	 * search that ranks it) rests on another card's, and says so where
 	 * it is used */
 	const tb_gpu_node *gn = tb_gpus_node(in->hardware.gpu.name);
-	const char *copied = tb_gpus_assumed(gn, in->training.precision == TB_PREC_FP8_MIXED);
+	const char *copied = tb_gpus_assumed(gn, tb_precision_scaled(in->training.precision));
 	if (in->hardware.mfu_predicted && in->model.has_shape && copied &&
 	    strcmp(gn->name, in->hardware.gpu.name) == 0)
 		tb_budget_warn(b, "The step-time model's %s for %s: assumed from another card, not "
 		               "measured on it (gpus.c says which), so its predicted MFU is less "
 		               "certain than on a validated card",
 		               copied, gn->name);
+	/* fp4: nobody has published a matmul ceiling in fp4 on any card */
+	if (in->hardware.mfu_predicted && in->model.has_shape &&
+	    in->training.precision == TB_PREC_FP4_MIXED)
+		tb_budget_warn(b, "fp4-mixed: no fp4 matmul has been measured on %s, so the step-time "
+		               "model prices its fp4 matmuls at the card's fp8 fraction (%.0f%%) of the "
+		               "fp4 peak, and no published fp4 run bounds its MFU",
+		               in->hardware.gpu.name, 100 * pb->in.hw.matmul_ceiling);
 	/* cuDNN's attention asked for on a card without its figure */
 	if (in->hardware.mfu_predicted && in->model.has_shape && in->training.flash_attention &&
 	    in->training.attention_kernel == TB_ATTN_KERNEL_CUDNN &&
@@ -429,7 +440,7 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	if (pb->source_predicted && best)
 		tb_budget_warn(b, "Predicted MFU %.1f%% (%.1f%% on causal attention) is above the best "
 		               "published on %s in %s, %.1f%% (%s): read it as a bound",
-		               100 * u, 100 * uc, best->card, best->fp8 ? "fp8" : "16 bits",
+		               100 * u, 100 * uc, best->card, tb_ceiling_format(best),
 		               100 * best->mfu, best->source);
 	/* the head (and MTP modules) on the last of 1F1B's stages, which the
 	 * step waits for: said where it makes that stage the slowest by more

@@ -41,6 +41,7 @@ static double S_peak(const tb_gpu *g, tb_dtype want, tb_dtype *used)
 		[TB_DTYPE_BF16] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP16 },
 		[TB_DTYPE_FP16] = { TB_DTYPE_FP16, TB_DTYPE_BF16, TB_DTYPE_BF16 },
 		[TB_DTYPE_FP8]  = { TB_DTYPE_FP8, TB_DTYPE_BF16, TB_DTYPE_FP16 },
+		[TB_DTYPE_FP4]  = { TB_DTYPE_FP4, TB_DTYPE_FP8, TB_DTYPE_BF16 },
 	};
 	if ((unsigned)want >= TB_DTYPE_COUNT)
 		want = TB_DTYPE_BF16;
@@ -108,6 +109,26 @@ static void S_method(const tb_inputs *in, tb_perf_input *out)
  * gathering it in fp8, 1/n of the weight, left out; FSDP's NO_SHARD, with
  * no gather, would cast the whole weight (8 B) and is priced so too, since
  * a layer's time reads no ZeRO stage. */
+/* fp4: the 4-bit element and its block's share of a scale (perf.h
+ * matmul_bytes).  NVIDIA's recipe is Transformer Engine's NVFP4 (E2M1, an
+ * E4M3 scale per 16 elements and one fp32 scale a tensor from its amax:
+ * a pass to find the amax, then one that writes both layouts the three
+ * GEMMs read, 2 ab + 2 (0.5 + 1/16) bytes an element; the weights once a
+ * step); AMD's is MXFP4 (an E8M0 scale per 32, no tensor amax: ab + 2 (0.5
+ * + 1/32)), as MXFP8 is cast (Transformer Engine's NVFP4BlockScaling
+ * recipe; the OCP MX specification v1.0). */
+static double S_fp4_bytes(const tb_inputs *in)
+{
+	return tb_gpus_nvfp4(in->hardware.gpu.name) ? 0.5 + 1.0 / 16 : 0.5 + 1.0 / 32;
+}
+
+static void S_fp4(const tb_inputs *in, tb_perf_input *out)
+{
+	double ab = out->act_bytes, e = out->matmul_bytes;
+	out->fp8_recipe = TB_FP8_AUTO;
+	out->fp8_cast_bytes = tb_gpus_nvfp4(in->hardware.gpu.name) ? 2 * ab + 2 * e : ab + 2 * e;
+}
+
 static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 {
 	const tb_training *tr = &in->training;
@@ -118,6 +139,10 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	out->fp8_recipe = r;
 	out->fp8_cast_bytes = out->fp8_weight_cast_f_bytes = out->fp8_weight_cast_b_bytes = 0;
 	out->fp8_gather = false;
+	if (out->matmul_bytes < 1) {
+		S_fp4(in, out);
+		return;
+	}
 	if (out->matmul_bytes != 1)
 		return;
 	bool torchao = r != TB_FP8_DELAYED && (fw == TB_FW_FSDP || r == TB_FP8_ROWWISE);
@@ -152,6 +177,12 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 
 const char *tb_perf_fp8_text(const tb_perf_input *in)
 {
+	if (in->matmul_bytes < 1)
+		return in->matmul_bytes > 0.5 + 1.0 / 32
+		       ? "nvfp4: E2M1 in blocks of 16 with E4M3 scales and one scale a tensor from its "
+		         "amax, a pass before each cast; the weights cast once a step (Transformer Engine)"
+		       : "mxfp4: E2M1 in blocks of 32 with power-of-two scales; the weights cast once a "
+		         "step";
 	bool torchao = in->fp8_weight_cast_f_bytes > 0;
 	switch (in->fp8_recipe) {
 	case TB_FP8_TENSORWISE:
@@ -263,6 +294,14 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	case TB_PREC_FP8_MIXED:
 		out->matmul_bytes = 1;
 		break;
+	case TB_PREC_FP4_MIXED:
+		/* a card without fp4 (a plan's other cards) multiplies as
+		 * fp8-mixed does, or in 16 bits without fp8 either */
+		if (in->hardware.gpu.peak_flops[TB_DTYPE_FP4] > 0)
+			out->matmul_bytes = S_fp4_bytes(in);
+		else if (in->hardware.gpu.peak_flops[TB_DTYPE_FP8] > 0)
+			out->matmul_bytes = 1;
+		break;
 	case TB_PREC_BF16_MIXED:
 	default:
 		break;
@@ -288,7 +327,10 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	tb_dtype at_used;
 	hw->attention_peak_flops = S_peak(g, tr->precision == TB_PREC_FP32
 	                                     ? TB_DTYPE_TF32 : TB_DTYPE_BF16, &at_used);
-	hw->matmul_ceiling = used == TB_DTYPE_FP8 && node->matmul_ceiling_fp8 > 0
+	/* fp4 matmuls at the card's fp8 fraction of their own peak: no fp4
+	 * ceiling has been measured (gpus.c; perf_budget.c says so) */
+	hw->matmul_ceiling = (used == TB_DTYPE_FP8 || used == TB_DTYPE_FP4) &&
+	                     node->matmul_ceiling_fp8 > 0
 	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
 	hw->head_matmul_ceiling = node->matmul_ceiling;
 	/* Megatron-LM's layers are Transformer Engine's, which since v1.2

@@ -478,7 +478,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 static double S_head_mm(const S_ctx *x, double m, double n, double k)
 {
 	const tb_perf_hw *hw = x->hw;
-	if (x->in->matmul_bytes != 1 || !(hw->head_matmul_ceiling > 0))
+	if (!(x->in->matmul_bytes < x->in->act_bytes) || !(hw->head_matmul_ceiling > 0))
 		return S_mm(x, m, n, k);
 	tb_perf_hw h16 = *hw;
 	h16.peak_flops = hw->attention_peak_flops;

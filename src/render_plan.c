@@ -422,7 +422,7 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		                  "(docs/validation.md). Nothing public backs a faster run: read its "
 		                  "time and cost as a bound.",
 		              100 * top->mfu, 100 * top->mfu * scale, best->card,
-		              best->fp8 ? "fp8" : "16 bits", 100 * best->mfu, best->source);
+		              tb_ceiling_format(best), 100 * best->mfu, best->source);
 		tb_buf_putc(&o, '\n');
 		S_para(&o, c.ptr, 0);
 		tb_buf_truncate(&c, 0);
@@ -445,7 +445,7 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		tb_buf_truncate(&c, 0);
 		said = true;
 	}
-	bool fp8 = sc->inputs.training.precision == TB_PREC_FP8_MIXED;
+	bool fp8 = tb_precision_scaled(sc->inputs.training.precision);
 	for (int i = 0; i < r->n_gpus; i++) {
 		const char *copied = tb_gpus_assumed(tb_gpus_node(r->gpus[i].gpu.name), fp8);
 		if (!copied)
@@ -456,6 +456,21 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		tb_buf_printf(&o, "%s is ranked on %s assumed from another card, not measured on "
 		                  "it (gpus.c): its rows are less certain than a measured card's.\n",
 		              r->gpus[i].gpu.name, copied);
+	}
+	for (int i = 0; i < r->n_gpus; i++) {
+		const tb_gpu *g = &r->gpus[i].gpu;
+		if (sc->inputs.training.precision != TB_PREC_FP4_MIXED)
+			continue;
+		if (!said)
+			tb_buf_putc(&o, '\n');
+		said = true;
+		if (g->peak_flops[TB_DTYPE_FP4] > 0)
+			tb_buf_printf(&o, "%s's fp4 matmuls are ranked at its fp8 fraction of the fp4 peak: "
+			                  "no fp4 matmul has been measured.\n", g->name);
+		else
+			tb_buf_printf(&o, "%s has no fp4: it is ranked with its linear layers in %s, as "
+			                  "fp8-mixed runs.\n", g->name,
+			              g->peak_flops[TB_DTYPE_FP8] > 0 ? "fp8" : "16 bits");
 	}
 	tb_fp8_recipe written = sc->inputs.training.fp8_recipe;
 	for (int i = 0; i < r->n_gpus; i++) {

@@ -41,13 +41,13 @@ char *tb_render_gpus_text(void)
 {
 	tb_buf o;
 	tb_buf_init(&o);
-	enum { NCOL = 10 };
+	enum { NCOL = 11, NPEAK = 6 };
 	static const char *const head[NCOL] = {
-		"NAME", "LABEL", "MEMORY", "BF16", "FP16", "FP8", "TF32", "FP32",
+		"NAME", "LABEL", "MEMORY", "BF16", "FP16", "FP8", "FP4", "TF32", "FP32",
 		"BANDWIDTH", "TDP"
 	};
-	static const tb_dtype dt[5] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP8,
-	                                TB_DTYPE_TF32, TB_DTYPE_FP32 };
+	static const tb_dtype dt[NPEAK] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP8,
+	                                    TB_DTYPE_FP4, TB_DTYPE_TF32, TB_DTYPE_FP32 };
 	size_t n = tb_gpus_count();
 	char **cells = tb_xcalloc((n + 1) * NCOL, sizeof *cells);
 	size_t width[NCOL] = { 0 };
@@ -62,7 +62,7 @@ char *tb_render_gpus_text(void)
 		row[1] = tb_xstrdup(g->label);
 		S_memory(&b, g->memory_bytes);
 		row[2] = tb_buf_detach(&b, NULL);
-		for (size_t k = 0; k < 5; k++) {
+		for (size_t k = 0; k < NPEAK; k++) {
 			S_tflops(&b, g->peak_flops[dt[k]]);
 			row[3 + k] = tb_buf_detach(&b, NULL);
 		}
@@ -70,12 +70,12 @@ char *tb_render_gpus_text(void)
 			tb_buf_printf(&b, "%.2f TB/s", g->bandwidth_bytes_per_s / 1e12);
 		else
 			tb_buf_puts(&b, "-");
-		row[8] = tb_buf_detach(&b, NULL);
+		row[3 + NPEAK] = tb_buf_detach(&b, NULL);
 		if (g->tdp_w > 0)
 			tb_buf_printf(&b, "%.0f W", g->tdp_w);
 		else
 			tb_buf_puts(&b, "-");
-		row[9] = tb_buf_detach(&b, NULL);
+		row[4 + NPEAK] = tb_buf_detach(&b, NULL);
 	}
 	for (size_t i = 0; i <= n; i++)
 		for (size_t c = 0; c < NCOL; c++) {
@@ -96,7 +96,8 @@ char *tb_render_gpus_text(void)
 		}
 	}
 	tb_buf_puts(&o, "\nBF16 to FP32: dense peak TFLOP/s (vendors' \"with sparsity\" figures halved);\n"
-	     "'-': not supported.  Use NAME as hardware.gpu in a scenario.\n");
+	     "FP4: NVFP4 or MXFP4 with block scales.  '-': not supported.\n"
+	     "Use NAME as hardware.gpu in a scenario.\n");
 	for (size_t i = 0; i < (n + 1) * NCOL; i++)
 		free(cells[i]);
 	free(cells);

@@ -251,11 +251,14 @@ static void S_table_cards(tb_report *r, tb_table *t)
 		/* a card ranked on another card's fractions says so beside it,
 		 * and one ranked on another fp8 recipe than the scenario's */
 		const char *copied = tb_gpus_assumed(tb_gpus_node(p->gpus[i].gpu.name),
-		                                     prec == TB_PREC_FP8_MIXED);
-		tb_rtab_fmt(&tb, "%s%s%s", copied ? copied : "measured",
+		                                     tb_precision_scaled(prec));
+		bool fp4 = prec == TB_PREC_FP4_MIXED, has4 = p->gpus[i].gpu.peak_flops[TB_DTYPE_FP4] > 0;
+		tb_rtab_fmt(&tb, "%s%s%s%s", copied ? copied : "measured",
 		            copied ? " assumed from another card (not measured)" : "",
 		            p->gpus[i].fp8_recipe != r->sc->inputs.training.fp8_recipe
-		            ? "; fp8 ranked with blockwise scaling (no MX block scaling)" : "");
+		            ? "; fp8 ranked with blockwise scaling (no MX block scaling)" : "",
+		            !fp4 ? "" : has4 ? "; fp4 matmuls at the card's fp8 fraction (no fp4 measured)"
+		                             : "; no fp4 on the card: ranked as fp8-mixed");
 		/* what the card's layouts are held against (ceiling.h) */
 		const tb_ceiling *c = tb_ceiling_for(&p->gpus[i].gpu, prec);
 		if (c)

@@ -70,6 +70,11 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		tb_rtab_str(&tb, "fp8 scaling");
 		tb_rtab_fmt(&tb, "%s (training.fp8_recipe%s)", tb_perf_fp8_text(&b->perf.in),
 		            in->training.fp8_recipe == TB_FP8_AUTO ? ": auto, the framework's default" : "");
+	} else if (in->training.precision == TB_PREC_FP4_MIXED && b->perf.known) {
+		tb_rtab_str(&tb, "fp4 scaling");
+		tb_rtab_fmt(&tb, "%s (the card's fp4 format; its matmuls priced at the card's fp8 "
+		            "fraction of the fp4 peak, no fp4 ceiling measured)",
+		            tb_perf_fp8_text(&b->perf.in));
 	}
 	tb_rtab_str(&tb, "Gradients");
 	if (in->training.grad_dtype != TB_GRAD_DEFAULT)

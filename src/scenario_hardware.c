@@ -101,7 +101,7 @@ static bool S_inline_gpu(tb_yaml_ctx *c, const tb_yaml_node *g, tb_gpu *gpu)
 		tb_yaml_err(c, g, "missing key 'hardware.gpu.memory'; expected the GPU's memory such as 80GB");
 		ok = false;
 	}
-	static const char *const peak_keys[TB_DTYPE_COUNT] = { "fp32", "tf32", "bf16", "fp16", "fp8" };
+	static const char *const peak_keys[TB_DTYPE_COUNT] = { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" };
 	for (int i = 0; i < TB_DTYPE_COUNT; i++) {
 		if (!(n = tb_yaml_get(g, peak_keys[i])))
 			continue;
@@ -411,6 +411,7 @@ bool tb_scenario_check_hardware(tb_yaml_ctx *c, const tb_yaml_node *root, tb_sce
 		tb_buf_init(&ok);
 		static const tb_precision all[] = {
 			TB_PREC_BF16_MIXED, TB_PREC_FP16_MIXED, TB_PREC_FP32, TB_PREC_BF16, TB_PREC_FP8_MIXED,
+			TB_PREC_FP4_MIXED,
 		};
 		for (size_t i = 0; i < TB_N(all); i++)
 			if (S_supports(&h->gpu, all[i]))

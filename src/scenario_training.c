@@ -19,7 +19,7 @@ static const char *const S_keys[] = {
 	"packing", "avg_seq_len",
 };
 
-static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
+static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed", "fp4-mixed" };
 static const char *const S_opt_names[] = { "adamw", "adamw-8bit", "adafactor", "sgd", "sgd-momentum", "lion" };
 static const char *const S_ckpt_names[] = { "none", "selective", "full" };
 static const char *const S_sel_names[] = { "attention", "op", "deepseek", "moe" };
@@ -46,6 +46,7 @@ static const char *S_grad_allowed(tb_precision p, tb_grad_dtype g, bool *ok)
 	case TB_PREC_BF16_MIXED:
 	case TB_PREC_BF16:
 	case TB_PREC_FP8_MIXED:
+	case TB_PREC_FP4_MIXED:
 		break;
 	}
 	*ok = g == TB_GRAD_BF16 || g == TB_GRAD_FP32;

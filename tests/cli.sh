@@ -248,6 +248,33 @@ if [ "$rc" -eq 0 ] && [ -n "$tw" ] && [ -n "$rw" ] && [ "$tw_named" -ge 1 ] && [
 else
 	no "training.fp8_recipe end to end" "rc $rc: '$tw' '$rw' named $tw_named gather $tw_gather report ${rw_report:-}" "$(head -c 300 "$T/err")"
 fi
+# fp4-mixed on a B200: its linear layers on the 9 PF fp4 peak in NVFP4, a
+# shorter step than fp8's; the JSON, the report's settings and the
+# warnings say what was priced and that no fp4 matmul has been measured;
+# on an H100 (no fp4 peak) it is a located error.
+run "$BIN" estimate --format json --set hardware.gpu=b200 --set hardware.count=64 \
+	--set training.precision=fp8-mixed --set parallelism.framework=megatron
+f8=$(json_seconds "$T/out")
+run "$BIN" report --format md -o "$T/fp4" --name fp4 --set hardware.gpu=b200 --set hardware.count=64 \
+	--set training.precision=fp4-mixed --set parallelism.framework=megatron
+f4_report=$(grep -c "| fp4 scaling | nvfp4: E2M1 in blocks of 16\|c_4: within it, HBM bytes of each fp4 cast.* = 5.12 B\|fp4-mixed: no fp4 matmul has been measured on b200" "$T/fp4/fp4.md" 2>/dev/null)
+run "$BIN" estimate --format json --set hardware.gpu=b200 --set hardware.count=64 \
+	--set training.precision=fp4-mixed --set parallelism.framework=megatron
+f4=$(json_seconds "$T/out")
+if [ "$rc" -eq 0 ] && [ -n "$f8" ] && [ -n "$f4" ] && [ "${f4_report:-0}" -ge 3 ] &&
+   awk -v a="$f8" -v b="$f4" 'BEGIN { exit !(b < a) }' &&
+   grep -q '"format": "nvfp4"' "$T/out" && grep -q '"bytes_per_element": 0.5625' "$T/out" &&
+   grep -q '"fp4": 9e+15\|"fp4": 9000000000000000' "$T/out"; then
+	ok "fp4-mixed on B200 prices NVFP4 on the fp4 peak and says so ($f8 -> $f4 s)"
+else
+	no "training.precision fp4-mixed end to end" "rc $rc: '$f8' '$f4' report ${f4_report:-}" "$(head -c 300 "$T/err")"
+fi
+run "$BIN" estimate --set training.precision=fp4-mixed
+if [ "$rc" -ne 0 ] && grep -q "error: GPU 'h100-sxm' has no fp4 peak for training.precision fp4-mixed; expected a precision the GPU supports" "$T/err"; then
+	ok "fp4-mixed on a card without fp4 is a located error"
+else
+	no "fp4-mixed without an fp4 peak" "rc $rc" "$(head -c 300 "$T/err")"
+fi
 # Unfused gradient accumulation (Megatron-LM's --no-gradient-accumulation-
 # fusion): a pass over every trained weight each micro-batch, so a longer
 # step; echoed in the JSON and named in the report's assumptions.

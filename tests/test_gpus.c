@@ -17,55 +17,62 @@ typedef struct {
 	char name[32];
 	double fp32, tf32, bf16, fp16, fp8;   /* dense TFLOP/s; 0 = none */
 	double memory_bytes, bw_bytes_per_s, tdp_w;
+	double fp4;     /* dense TFLOP/s of NVFP4/MXFP4; 0 (left out) = none */
 } gpu_case;
 
 static const gpu_case cases[] = {
-	{ "h100-sxm", 66.9, 494.7, 989.4, 989.4, 1978.9, 81559 * MIB, 3.35e12, 700 },
-	{ "h100-pcie", 51.2, 378, 756, 756, 1513, 81559 * MIB, 2.0e12, 350 },
-	{ "h200", 67, 494.7, 989.4, 989.4, 1978.9, 143771 * MIB, 4.8e12, 700 },
-	{ "b200", -1, 1100, 2250, 2250, 4500, 183359 * MIB, 8e12, 1000 },
-	{ "a100-40gb", 19.5, 156, 312, 312, 0, 40960 * MIB, 1555e9, 400 },
-	{ "a100-80gb", 19.5, 156, 312, 312, 0, 81920 * MIB, 2039e9, 400 },
-	{ "v100-sxm2", 15.7, 0, 0, 125, 0, 32510 * MIB, 900e9, 300 },
-	{ "l40s", 91.6, 183, 362.05, 362.05, 733, 46068 * MIB, 864e9, 350 },
-	{ "rtx-4090", 82.6, 82.6, 165.2, 165.2, 330.3, 24564 * MIB, 1008e9, 450 },
-	{ "mi300x", 163.4, 653.7, 1307.4, 1307.4, 2614.9, 205822885888.0, 5.3e12, 750 },
-	{ "tpu-v4", -1, -1, 275, -1, -1, 32.0 * 1073741824.0, 1200e9, -1 },
-	{ "tpu-v5e", -1, -1, 197, -1, -1, 16e9, 819e9, -1 },
-	{ "tpu-v5p", -1, -1, 459, -1, -1, 95e9, 2765e9, -1 },
+	{ "h100-sxm", 66.9, 494.7, 989.4, 989.4, 1978.9, 81559 * MIB, 3.35e12, 700, 0 },
+	{ "h100-pcie", 51.2, 378, 756, 756, 1513, 81559 * MIB, 2.0e12, 350, 0 },
+	{ "h200", 67, 494.7, 989.4, 989.4, 1978.9, 143771 * MIB, 4.8e12, 700, 0 },
+	{ "b200", -1, 1100, 2250, 2250, 4500, 183359 * MIB, 8e12, 1000, 9000 },
+	{ "a100-40gb", 19.5, 156, 312, 312, 0, 40960 * MIB, 1555e9, 400, 0 },
+	{ "a100-80gb", 19.5, 156, 312, 312, 0, 81920 * MIB, 2039e9, 400, 0 },
+	{ "v100-sxm2", 15.7, 0, 0, 125, 0, 32510 * MIB, 900e9, 300, 0 },
+	{ "l40s", 91.6, 183, 362.05, 362.05, 733, 46068 * MIB, 864e9, 350, 0 },
+	{ "rtx-4090", 82.6, 82.6, 165.2, 165.2, 330.3, 24564 * MIB, 1008e9, 450, 0 },
+	{ "mi300x", 163.4, 653.7, 1307.4, 1307.4, 2614.9, 205822885888.0, 5.3e12, 750, 0 },
+	{ "tpu-v4", -1, -1, 275, -1, -1, 32.0 * 1073741824.0, 1200e9, -1, 0 },
+	{ "tpu-v5e", -1, -1, 197, -1, -1, 16e9, 819e9, -1, 0 },
+	{ "tpu-v5p", -1, -1, 459, -1, -1, 95e9, 2765e9, -1, 0 },
 	/* 2026 cards.  H800 SXM datasheet, sparse figures halved (67, 989,
 	 * 1,979, 3,958 TFLOPS); 80 GB as nvidia-smi reports it, 700 W. */
-	{ "h800", 67, 494.5, 989.5, 989.5, 1979, 81559 * MIB, 3.35e12, 700 },
+	{ "h800", 67, 494.5, 989.5, 989.5, 1979, 81559 * MIB, 3.35e12, 700, 0 },
 	/* A800 80GB datasheet: the A100 80GB's figures; 81,920 MiB, 400 W in
 	 * nvidia-smi (dexmal/dexbotic#41) */
-	{ "a800", 19.5, 156, 312, 312, 0, 81920 * MIB, 2039e9, 400 },
+	{ "a800", 19.5, 156, 312, 312, 0, 81920 * MIB, 2039e9, 400, 0 },
 	/* HGX H20 spec sheet (resellers' copies): dense FP32 44, TF32 74,
 	 * BF16/FP16 148, FP8 296; 4.0 TB/s; nvidia-smi 97,871 MiB and a 500 W
 	 * power cap (NVIDIA/nvtrust#128; the sheet's copies say 400 W) */
-	{ "h20", 44, 74, 148, 148, 296, 97871 * MIB, 4.0e12, 500 },
-	/* GB200 NVL72 table, one GPU, sparse halved: TF32 2.5, BF16 5, FP8 10
-	 * PF; FP32 80 TF; 8 TB/s; 1,200 W; nvidia-smi 189,471 MiB */
-	{ "gb200", 80, 1250, 2500, 2500, 5000, 189471 * MIB, 8e12, 1200 },
-	/* GB300 NVL72 rack, dense: FP8 360 PF, BF16 180 PF, 576 TB/s, / 72;
+	{ "h20", 44, 74, 148, 148, 296, 97871 * MIB, 4.0e12, 500, 0 },
+	/* GB200 NVL72 table, one GPU, sparse halved: TF32 2.5, BF16 5, FP8 10,
+	 * FP4 20 PF (the rack's 1,440 / 72); FP32 80 TF; 8 TB/s; 1,200 W;
+	 * nvidia-smi 189,471 MiB */
+	{ "gb200", 80, 1250, 2500, 2500, 5000, 189471 * MIB, 8e12, 1200, 1440e3 / 72 / 2 },
+	/* GB300 NVL72 rack, dense: FP8 360 PF, BF16 180 PF, FP4 1,080 PF,
+	 * 576 TB/s, / 72;
 	 * 1,400 W cap and 284,208 MiB in nvidia-smi.  TF32 and FP32 only in
 	 * a third party's table: not pinned. */
-	{ "gb300", -1, -1, 180e3 / 72, 180e3 / 72, 360e3 / 72, 284208 * MIB, 576e12 / 72, 1400 },
+	{ "gb300", -1, -1, 180e3 / 72, 180e3 / 72, 360e3 / 72, 284208 * MIB, 576e12 / 72, 1400,
+	  1080e3 / 72 },
 	/* HGX B300 table per 8 GPUs, sparse: TF32 18, BF16 36, FP8 72 PF;
-	 * FP32 600 TF; nvidia-smi 275,040 MiB, 1,100 W cap */
-	{ "b300", 600.0 / 8, 18e3 / 16, 36e3 / 16, 36e3 / 16, 72e3 / 16, 275040 * MIB, 8e12, 1100 },
+	 * FP4 105 PF dense; FP32 600 TF; nvidia-smi 275,040 MiB, 1,100 W cap */
+	{ "b300", 600.0 / 8, 18e3 / 16, 36e3 / 16, 36e3 / 16, 72e3 / 16, 275040 * MIB, 8e12, 1100,
+	  105e3 / 8 },
 	/* MI325X data sheet: the MI300X's dense rates; 256 GiB (ROCm GPU
 	 * specs, VRAM GiB); 6 TB/s; 1,000 W */
-	{ "mi325x", 163.4, 653.7, 1307.4, 1307.4, 2614.9, 256 * 1073741824.0, 6e12, 1000 },
+	{ "mi325x", 163.4, 653.7, 1307.4, 1307.4, 2614.9, 256 * 1073741824.0, 6e12, 1000, 0 },
 	/* MI355X: FP8 10.1 PF sparse (data sheet) = 5,033 dense, 16-bit half
 	 * of it (the sheet rounds to 2.5 PF); FP32 157.3 TF; 288 GiB; 8 TB/s;
-	 * 1,400 W.  No TF32 rate found: not pinned. */
-	{ "mi355x", 157.3, -1, 10.1e3 / 4, 10.1e3 / 4, 10.1e3 / 2, 288 * 1073741824.0, 8e12, 1400 },
+	 * 1,400 W; MXFP4 10.1 PF (no sparsity on MXFP4).  No TF32 rate found:
+	 * not pinned. */
+	{ "mi355x", 157.3, -1, 10.1e3 / 4, 10.1e3 / 4, 10.1e3 / 2, 288 * 1073741824.0, 8e12, 1400,
+	  10.1e3 },
 	/* Cloud TPU docs, v6e: 918 TFLOPs bf16, 32 GB, 1,638 GBps; no published
 	 * power (0) */
-	{ "tpu-v6e", -1, -1, 918, -1, -1, 32e9, 1638e9, 0 },
+	{ "tpu-v6e", -1, -1, 918, -1, -1, 32e9, 1638e9, 0, 0 },
 	/* AWS Neuron docs, Trainium2: 181 FP32, 667 BF16/FP16/TF32, 1,299 FP8
 	 * TFLOPS; 96 GiB; 2.9 TB/s; no published power (0) */
-	{ "trainium2", 181, 667, 667, 667, 1299, 96 * 1073741824.0, 2.9e12, 0 },
+	{ "trainium2", 181, 667, 667, 667, 1299, 96 * 1073741824.0, 2.9e12, 0, 0 },
 };
 
 /* -1: not pinned by the dataset */
@@ -91,6 +98,7 @@ Test(gpus, published_dense_figures)
 		near("bf16", c->name, g->peak_flops[TB_DTYPE_BF16], c->bf16 * TF);
 		near("fp16", c->name, g->peak_flops[TB_DTYPE_FP16], c->fp16 < 0 ? -1 : c->fp16 * TF);
 		near("fp8", c->name, g->peak_flops[TB_DTYPE_FP8], c->fp8 < 0 ? -1 : c->fp8 * TF);
+		near("fp4", c->name, g->peak_flops[TB_DTYPE_FP4], c->fp4 * TF);
 		cr_expect(g->memory_bytes == c->memory_bytes, "%s memory: %.0f B, reported %.0f B",
 		          c->name, g->memory_bytes, c->memory_bytes);
 		cr_expect(strlen(g->memory_source) > 10, "%s: no memory source", c->name);

@@ -800,3 +800,70 @@ Test(perf, fp8_keeps_the_head_in_16_bits)
 	cr_expect(rel(L8.logits_s, L16.logits_s) < 1e-12, "the head alike: %g vs %g",
 	          L8.logits_s, L16.logits_s);
 }
+
+/* fp4-mixed: the linear layers' GEMMs on the fp4 peak (B200 9 PF dense,
+ * gpus.c) at the card's fp8 fraction, operands of half a byte and a
+ * block's share of a scale: NVFP4's E4M3 byte per 16 elements on
+ * Blackwell, MXFP4's per 32 on MI355X.  Each cast: NVFP4 reads the 16-bit
+ * tensor for its amax, then again to write both layouts, 2 x 2 + 2 x
+ * (0.5 + 1/16) = 5.125 B an element; MXFP4 one read, 2 + 2 x (0.5 + 1/32)
+ * = 3.0625 B.  Against fp8's delayed scaling (2 + 1 + 1 = 4 B, weights
+ * cached alike) on Llama 3 8B at 8,192 tokens, the layer's memory-bound
+ * time grows by its input (forward) and output-gradient (backward)
+ * elements, fp8_casts_by_recipe's, times the difference over the achieved
+ * bandwidth; the vocabulary head stays in 16 bits. */
+Test(perf, fp4_casts_peak_and_head)
+{
+	static const struct {
+		const char *gpu;
+		double elem, cast, peak;
+	} cases[] = {
+		{ "b200", 0.5 + 1.0 / 16, 2 * 2 + 2 * (0.5 + 1.0 / 16), 9000e12 },
+		{ "gb300", 0.5 + 1.0 / 16, 2 * 2 + 2 * (0.5 + 1.0 / 16), 15000e12 },
+		{ "mi355x", 0.5 + 1.0 / 32, 2 + 2 * (0.5 + 1.0 / 32), 10066.3e12 },
+	};
+	const double in_elems = 8192.0 * (4096 + 4096 + 4096 + 14336);
+	const double out_elems = 8192.0 * (6144 + 4096 + 28672 + 4096);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.hardware.gpu = *tb_gpus_find(cases[i].gpu);
+		x.training.seq_len = 8192;
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = TB_FW_MEGATRON;
+		x.training.precision = TB_PREC_FP4_MIXED;
+		tb_perf_input in4;
+		tb_perf_input_from(&x, &in4);
+		cr_expect_eq(in4.matmul_bytes, cases[i].elem, "%s", cases[i].gpu);
+		cr_expect_eq(in4.fp8_cast_bytes, cases[i].cast, "%s", cases[i].gpu);
+		cr_expect(rel(in4.hw.peak_flops, cases[i].peak) < 1e-9, "%s peak %g", cases[i].gpu,
+		          in4.hw.peak_flops);
+		const tb_gpu_node *node = tb_gpus_node(cases[i].gpu);
+		double fp8_frac = node->matmul_ceiling_fp8 > 0 ? node->matmul_ceiling_fp8
+		                                                : node->matmul_ceiling;
+		cr_expect_eq(in4.hw.matmul_ceiling, fp8_frac, "%s", cases[i].gpu);
+		tb_perf_layer L4, L8, L16;
+		cr_assert(tb_perf_layer_time(&in4, NULL, &L4, NULL));
+		x.training.precision = TB_PREC_FP8_MIXED;
+		x.training.fp8_recipe = TB_FP8_DELAYED;
+		tb_perf_input in8;
+		tb_perf_input_from(&x, &in8);
+		cr_assert(tb_perf_layer_time(&in8, NULL, &L8, NULL));
+		double bw = in4.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+		double want_f = in_elems * (cases[i].cast - 4) / bw;
+		double want_b = out_elems * (cases[i].cast - 4) / bw;
+		cr_expect(fabs(L4.mem_f - L8.mem_f - want_f) <= 1e-12 * L8.mem_f, "%s: forward %g s more, by hand %g",
+		          cases[i].gpu, L4.mem_f - L8.mem_f, want_f);
+		cr_expect(fabs(L4.mem_b - L8.mem_b - want_b) <= 1e-12 * L8.mem_b, "%s: backward %g s more, by hand %g",
+		          cases[i].gpu, L4.mem_b - L8.mem_b, want_b);
+		/* twice the peak at the same fraction: the layer's GEMMs take
+		 * at most a little over half of fp8's */
+		cr_expect(L4.mm_f < 0.6 * L8.mm_f, "%s: %g vs %g", cases[i].gpu, L4.mm_f, L8.mm_f);
+		x.training.precision = TB_PREC_BF16_MIXED;
+		tb_perf_input in16;
+		tb_perf_input_from(&x, &in16);
+		cr_assert(tb_perf_layer_time(&in16, NULL, &L16, NULL));
+		cr_expect(rel(L4.logits_s, L16.logits_s) < 1e-12, "%s: the head in 16 bits: %g vs %g",
+		          cases[i].gpu, L4.logits_s, L16.logits_s);
+	}
+}

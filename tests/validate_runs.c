@@ -514,7 +514,8 @@ static void S_generic(const S_yrow *r)
 	in.training.seq_len = (int64_t)seq;
 	in.training.global_batch = (int64_t)gbs;
 	in.training.micro_batch = (int64_t)S_or(S_num(r, "mbs"), 1);
-	in.training.precision = S_is(r, "precision", "fp8") ? TB_PREC_FP8_MIXED : TB_PREC_BF16_MIXED;
+	in.training.precision = S_is(r, "precision", "fp8") ? TB_PREC_FP8_MIXED
+	                        : S_is(r, "precision", "fp4") ? TB_PREC_FP4_MIXED : TB_PREC_BF16_MIXED;
 	/* LoRA fine-tuning (MLPerf's Llama 2 70B LoRA): the adapters' rank,
 	 * dropout and targets as the source's config sets them */
 	if (S_is(r, "method", "lora")) {

@@ -16,7 +16,9 @@
 
 typedef struct tb_ceiling {
 	const char *card;   /* as in gpus.c */
-	bool fp8;           /* fp8 matmuls on the fp8 peak; else 16-bit */
+	/* the matmuls' format: TB_DTYPE_FP8 or TB_DTYPE_FP4 on that peak,
+	 * TB_DTYPE_BF16 for every 16-bit run */
+	tb_dtype dtype;
 	double mfu;
 	const char *run;    /* the runs.yaml id */
 	const char *source; /* the publication, in words */
@@ -24,10 +26,13 @@ typedef struct tb_ceiling {
 
 size_t tb_ceiling_count(void);
 const tb_ceiling *tb_ceiling_at(size_t i);
-/* NULL where no scored run exists for the card and precision. */
-const tb_ceiling *tb_ceiling_find(const char *card, bool fp8);
-/* The ceiling of card g under precision p (fp8 where the precision
- * multiplies in fp8 and the card has an fp8 peak), or NULL. */
+/* NULL where no scored run exists for the card and format (TB_DTYPE_FP8,
+ * TB_DTYPE_FP4, or TB_DTYPE_BF16 for 16 bits). */
+const tb_ceiling *tb_ceiling_find(const char *card, tb_dtype dtype);
+/* The format in words: "fp8", "fp4", "16 bits". */
+const char *tb_ceiling_format(const tb_ceiling *c);
+/* The ceiling of card g under precision p (fp8 or fp4 where the precision
+ * multiplies so and the card has that peak; else 16 bits), or NULL. */
 const tb_ceiling *tb_ceiling_for(const tb_gpu *g, tb_precision p);
 /* tb_ceiling_for's ceiling when `mfu` is above it, or NULL: the one test
  * every estimate, report and plan makes. */

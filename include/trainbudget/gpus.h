@@ -61,6 +61,11 @@ const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8);
  * table does not have (then false, and nothing can be said). */
 bool tb_gpus_mx_blocks(const char *name, bool *known);
 
+/* Whether fp4 training on card `name` runs NVIDIA's NVFP4 (16-element
+ * blocks with E4M3 scales and a scale a tensor: the Blackwell parts)
+ * rather than MXFP4 (32-element blocks, power-of-two scales: CDNA 4). */
+bool tb_gpus_nvfp4(const char *name);
+
 /* The fp8 recipe card `name` runs for a scenario written with `r`: r,
  * except MXFP8 on a table card without MX block scaling, which runs the
  * 1x128 and 128x128 blocks (BLOCKWISE) instead.  A search over cards

@@ -34,6 +34,7 @@ typedef enum { TB_LOCAL_SLIDING, TB_LOCAL_CHUNKED } tb_local_attn;
 /* The numeric formats a GPU table lists peaks for. */
 typedef enum {
 	TB_DTYPE_FP32, TB_DTYPE_TF32, TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP8,
+	TB_DTYPE_FP4,       /* NVFP4 on Blackwell, MXFP4 on CDNA 4 */
 	TB_DTYPE_COUNT
 } tb_dtype;
 
@@ -42,7 +43,8 @@ typedef enum {
 	TB_PREC_BF16_MIXED, /* bf16 compute, fp32 master weights */
 	TB_PREC_FP16_MIXED, /* fp16 compute, fp32 master weights, loss scaling */
 	TB_PREC_BF16,       /* pure bf16: weights, grads and states in bf16 */
-	TB_PREC_FP8_MIXED   /* fp8 matmuls, bf16 weights+grads, fp32 master */
+	TB_PREC_FP8_MIXED,  /* fp8 matmuls, bf16 weights+grads, fp32 master */
+	TB_PREC_FP4_MIXED   /* fp4 linear layers (NVFP4 or MXFP4), else as fp8-mixed */
 } tb_precision;
 
 /* The dtype gradients are accumulated and reduced in.  DEFAULT (0): the
@@ -410,5 +412,9 @@ double tb_grad_bytes(const tb_training *t);
 
 /* The dtype whose peak bounds the matmuls at precision p. */
 tb_dtype tb_precision_compute_dtype(tb_precision p);
+
+/* Whether p casts the linear layers' operands to a scaled format below
+ * 16 bits (fp8-mixed, fp4-mixed), the weights and the rest kept wider. */
+bool tb_precision_scaled(tb_precision p);
 
 #endif
