@@ -129,8 +129,13 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 			S_ITEM("post-MLP norm: input", "2*s*b*h", 2 * sbh * rep);
 		}
 	} else if (mode == TB_CKPT_FULL) {
-		/* Table 2 keeps the layer input, 2sbh, whatever the parallelism */
-		S_ITEM("layer input (checkpoint)", "2*s*b*h", 2 * sbh);
+		/* The layer input, Table 2's 2sbh; under sequence parallelism
+		 * that input is this rank's [s/t, b, h] shard of the residual
+		 * stream, so the checkpoint is too: Megatron-Core refuses
+		 * distribute_saved_activations with sequence_parallel for that
+		 * reason (transformer_config.py), and torchtitan's block input is
+		 * a sequence-sharded DTensor (its SequenceParallel norms) */
+		S_ITEM("layer input (checkpoint)", rep < 1 ? "2*s*b*h/t" : "2*s*b*h", 2 * sbh * rep);
 	} else {
 		/* Megatron-LM's layernorm and moe modules (the moe policy): the
 		 * norms' outputs are rebuilt from their inputs, and an expert

@@ -277,8 +277,12 @@ Test(memory, korthikanti_table_2)
 		cr_expect(rel(got, k->tp_sel) < 1e-6, "%s tp sel: %.9g vs %.9g", k->name, got, k->tp_sel);
 		got = act_layer(k, 8, true, TB_CKPT_SELECTIVE);
 		cr_expect(rel(got, k->tpsp_sel) < 1e-6, "%s tp+sp sel: %.9g vs %.9g", k->name, got, k->tpsp_sel);
-		got = act_layer(k, 8, true, TB_CKPT_FULL);
+		got = act_layer(k, 8, false, TB_CKPT_FULL);
 		cr_expect(rel(got, k->full) < 1e-6, "%s full: %.9g vs %.9g", k->name, got, k->full);
+		/* under sequence parallelism the checkpointed input is the
+		 * rank's sequence shard (memory_act.c): Table 2's figure / t */
+		got = act_layer(k, 8, true, TB_CKPT_FULL);
+		cr_expect(rel(got, k->full / 8) < 1e-6, "%s full+sp: %.9g vs %.9g", k->name, got, k->full / 8);
 	}
 }
 
@@ -859,7 +863,8 @@ static void gpt3_8x8_full(tb_inputs *in)
  * --recompute-method block --recompute-num-layers 4): GPT-3 175B at t = 8
  * with sequence parallelism, p = 8 (12 layers a stage), 64 micro-batches
  * of 1, 8 in flight on the first stage.  Its 4 recomputed layers hold
- * Korthikanti Table 2's full-recomputation figure (2sbh/t: 0.046875 GiB)
+ * Korthikanti Table 2's full-recomputation figure (2sbh: 0.046875 GiB)
+ * over t, the rank's sequence shard (2sbh/t),
  * and the other 8 the no-recomputation one (sbh(34/t + 5as/ht):
  * 0.333984375 GiB), for each micro-batch in flight; then one layer
  * rebuilt in backward (the latter again) and the embedding's dropout
@@ -875,7 +880,7 @@ Test(memory, block_recomputation_mixes_table_2_rows)
 	run(&in);
 	cr_assert_eq(B.memory.inflight_microbatches, 8);
 	cr_assert_eq(B.memory.layers_on_busiest_stage, 12);
-	double want = (8 * (4 * 0.046875 + 8 * 0.333984375) + 0.333984375) * GIB +
+	double want = (8 * (4 * 0.046875 / 8 + 8 * 0.333984375) + 0.333984375) * GIB +
 	              2048.0 * 12288 * 8 / 8;
 	cr_expect(rel(B.memory.activations_bytes, want) < 1e-12, "%.0f vs %.0f",
 	          B.memory.activations_bytes, want);

@@ -564,7 +564,7 @@ static void S_dump_layer(const tb_vruns_case *cs, int n, const char *prefix,
 /* The published layouts of the modern runs the memory model says do not
  * fit their card (--fits): each ran, so each is a miss of the memory
  * model or of the row's inputs. */
-static void S_dump_fits(void)
+static void S_dump_fits(const char *prefix)
 {
 	static tb_budget b;
 	int n = 0, over = 0;
@@ -572,15 +572,29 @@ static void S_dump_fits(void)
 		const tb_vruns_case *c = &tb_vruns_modern[i];
 		if (c->set == TB_VRUNS_NOT_SCORED)
 			continue;
+		if (prefix && strncmp(c->id, prefix, strlen(prefix)) != 0)
+			continue;
 		tb_budget_compute(&c->inputs, &b);
 		if (!b.memory.fits_known)
 			continue;
 		n++;
-		if (b.memory.fits)
+		if (b.memory.fits && !prefix)
 			continue;
-		over++;
-		printf("%-40s %6.1f GB of %6.1f GB\n", c->id, b.memory.per_gpu.total / 1e9,
-		       b.memory.capacity_bytes / 1e9);
+		over += !b.memory.fits;
+		const tb_mem_items *m = &b.memory.per_gpu;
+		printf("%-40s %6.1f GB of %6.1f GB\n", c->id, m->total / 1e9, b.memory.capacity_bytes / 1e9);
+		if (!prefix)
+			continue;
+		/* --fits PREFIX: where the bytes go */
+		printf("  weights %.2f gradients %.2f master %.2f optimizer %.2f activations %.2f other %.2f GB\n",
+		       m->weights / 1e9, m->gradients / 1e9, m->master_weights / 1e9, m->optimizer / 1e9,
+		       m->activations / 1e9, m->other / 1e9);
+		printf("  per layer %.3f GB x %lld layers, %lld micro-batches in flight; logits %.2f GB\n",
+		       b.memory.activations_per_layer_bytes / 1e9, (long long)b.memory.layers_on_busiest_stage,
+		       (long long)b.memory.inflight_microbatches, b.memory.logits_bytes / 1e9);
+		for (int k = 0; k < b.memory.n_act_items; k++)
+			printf("    %-60s %-14s %.3f GB\n", b.memory.act_items[k].name, b.memory.act_items[k].shape,
+			       b.memory.act_items[k].bytes / 1e9);
 	}
 	printf("%d of %d published layouts do not fit by the memory model\n", over, n);
 }
@@ -1258,10 +1272,10 @@ int main(int argc, char **argv)
 	bool dump = argc > 1 && strncmp(argv[1], "--dump", 6) == 0;
 	bool dump_refit = argc > 1 && strcmp(argv[1], "--dump-refit") == 0;
 	if (argc < 2) {
-		fprintf(stderr, "usage: validate_perf OUT.md [runs.yaml] | --fit [runs.yaml] | --dump | --layer ID-PREFIX | --fits\n");
+		fprintf(stderr, "usage: validate_perf OUT.md [runs.yaml] | --fit [runs.yaml] | --dump | --layer ID-PREFIX | --fits [ID-PREFIX]\n");
 		return 2;
 	}
-	bool layer = argc > 2 && strcmp(argv[1], "--layer") == 0;
+	bool layer = argc > 2 && (strcmp(argv[1], "--layer") == 0 || strcmp(argv[1], "--fits") == 0);
 	const char *src = argc > 2 && !layer ? argv[2] : FIXTURE;
 	size_t len;
 	char *text = tb_vruns_slurp(src, &len);
@@ -1288,10 +1302,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "--fits") == 0) {
-		S_dump_fits();
+		/* --fits: the published layouts that do not fit; --fits PREFIX:
+		 * those rows' memory, item by item */
+		S_dump_fits(argc > 2 ? argv[2] : NULL);
 		return 0;
 	}
-	if (layer) {
+	if (layer && strcmp(argv[1], "--layer") == 0) {
 		S_dump_layer(tb_vruns_cases, tb_vruns_ncases, argv[2], &tb_perf_fitted);
 		S_dump_layer(tb_vruns_modern, tb_vruns_nmodern, argv[2], &tb_perf_fitted);
 		return 0;
