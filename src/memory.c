@@ -23,7 +23,8 @@ static const char S_src_bpp[] =
 	"Megatron-LM distributed optimizer docs (bf16 weights, fp32 gradients: 18 B)";
 static const char S_src_frozen[] =
 	"frozen weights hold no gradient or optimizer state; adapters fp32 (PEFT "
-	"autocast_adapter_dtype); 4-bit blocks as QLoRA (Dettmers et al. 2023, arXiv:2305.14314, Sec. 3)";
+	"autocast_adapter_dtype); 4-bit blocks as QLoRA (Dettmers et al. 2023, arXiv:2305.14314, Sec. 3); "
+	"fp8 as Transformer Engine's fp8_model_init (1 B a weight)";
 static const char S_src_act[] =
 	"Korthikanti et al. 2022, arXiv:2205.05198, Sec. 4.1 and Table 2 (inventory generalised)";
 

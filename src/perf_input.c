@@ -61,10 +61,13 @@ static void S_method(const tb_inputs *in, tb_perf_input *out)
 	const tb_training *tr = &in->training;
 	out->method = tr->method;
 	if (tr->quantization != TB_QUANT_NONE && tr->method != TB_METHOD_FULL) {
-		out->quant_bytes = tb_quant_bytes_per_param(tr->quantization, tr->double_quant,
-		                                            (double)in->model.hidden);
-		/* FSDP and DeepSpeed gather the weights as stored */
-		out->param_bytes = out->quant_bytes;
+		double stored = tb_quant_bytes_per_param(tr->quantization, tr->double_quant,
+		                                         (double)in->model.hidden);
+		/* FSDP and DeepSpeed gather the weights as stored; fp8 weights
+		 * go to the fp8 GEMMs as they are, nothing dequantized */
+		out->param_bytes = stored;
+		if (tr->quantization != TB_QUANT_FP8)
+			out->quant_bytes = stored;
 	}
 	tb_lora_count lc;
 	const char *why;

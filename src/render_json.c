@@ -129,7 +129,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_num(j, "data_tokens", t->data_tokens);
 	S_num(j, "padding_fraction", t->padding_fraction);
 	S_str(j, "quantization", tb_quant_name(t->quantization));
-	S_bool(j, "double_quant", t->quantization != TB_QUANT_NONE && t->quantization != TB_QUANT_INT8 &&
+	S_bool(j, "double_quant", (t->quantization == TB_QUANT_NF4 || t->quantization == TB_QUANT_FP4) &&
 	                          t->double_quant);
 	S_obj_end(j);
 

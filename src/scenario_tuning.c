@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *const S_method_names[] = { "full", "lora", "qlora", "frozen", "dpo" };
-static const char *const S_quant_names[] = { "none", "nf4", "fp4", "int8" };
+static const char *const S_quant_names[] = { "none", "nf4", "fp4", "int8", "fp8" };
 
 static const char S_targets_expected[] =
 	"a list of module names such as [q_proj, v_proj], or all-linear";
@@ -171,6 +171,13 @@ bool tb_scenario_check_tuning(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		tb_yaml_err(c, qn, "training.quantization %s under training.method %s: trained weights "
 		            "are not stored quantized; expected none, or a method that freezes them "
 		            "(qlora, lora, frozen)", tb_quant_name(t->quantization), method);
+		return false;
+	}
+	/* Transformer Engine's fp8 weights exist only for its fp8 GEMMs */
+	if (t->quantization == TB_QUANT_FP8 && t->precision != TB_PREC_FP8_MIXED) {
+		tb_yaml_err(c, qn ? qn : tr, "training.quantization fp8 under training.precision %s: "
+		            "Transformer Engine stores weights in fp8 for its fp8 matmuls alone; expected "
+		            "training.precision fp8-mixed", tb_precision_name(t->precision));
 		return false;
 	}
 	if (t->method == TB_METHOD_QLORA && t->quantization == TB_QUANT_NONE) {

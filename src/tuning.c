@@ -12,7 +12,7 @@ static const char *const S_method_names[TB_METHOD_COUNT] = {
 	"full", "lora", "qlora", "frozen", "dpo",
 };
 
-static const char *const S_quant_names[TB_QUANT_COUNT] = { "none", "nf4", "fp4", "int8" };
+static const char *const S_quant_names[TB_QUANT_COUNT] = { "none", "nf4", "fp4", "int8", "fp8" };
 
 /* canonical first; every alias is a module name PEFT users write for the
  * same matrix in another family (OPT, GPT-NeoX, Mixtral, Falcon, GPT-2) */
@@ -86,6 +86,8 @@ double tb_quant_bytes_per_param(tb_quant q, bool double_quant, double in_feature
 		return double_quant ? 0.5 + 1.0 / 64 + 4.0 / (64.0 * 256.0) : 0.5 + 4.0 / 64;
 	case TB_QUANT_INT8:
 		return 1 + (in_features > 0 ? 4 / in_features : 0);
+	case TB_QUANT_FP8:
+		return 1;
 	case TB_QUANT_NONE:
 	case TB_QUANT_COUNT:
 	default:

@@ -323,3 +323,65 @@ Test(tuning, frozen_linear_inputs_not_kept)
 	/* the QKV input gone; each adapter's dropped copy (2 B) and mask (1 B) */
 	cr_expect(dropped - lora == -2 * s * h + 3 * s * (h + h), "%.0f", dropped - lora);
 }
+
+/* Transformer Engine's fp8 weights (NeMo's fp8_params, te.fp8_model_init),
+ * as every MLPerf Training Llama 2 70B LoRA submission stores its frozen
+ * base: each linear layer's weight in E4M3, 1 B, the embedding, the head
+ * and the norms in bf16.  Llama 2 70B: 68,976,648,192 weights, of which
+ * 2 x 32,000 x 8,192 = 524,288,000 in the embedding and the head and
+ * 161 x 8,192 = 1,318,912 in the norms; the 68,451,041,280 in linear
+ * layers at 1 B.  On 8 GPUs without tensor parallelism each holds them
+ * all: 69,502,255,104 B where bf16 takes 137,953,296,384.  The fp8 GEMMs
+ * read them as stored, so no pass dequantizes them (int8's does). */
+static const char S_70b_lora[] =
+	"title: Llama 2 70B LoRA as MLPerf runs it\n"
+	"model: {layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn_hidden: 28672, vocab: 32000}\n"
+	"training:\n"
+	"  tokens: 1B\n"
+	"  seq_len: 8192\n"
+	"  global_batch: 8\n"
+	"  micro_batch: 1\n"
+	"  precision: fp8-mixed\n"
+	"  method: lora\n"
+	"  quantization: fp8\n"
+	"  lora: {rank: 16, alpha: 32, targets: [query_key_value, o_proj], dropout: 0.1}\n"
+	"hardware: {gpu: b200, count: 8}\n"
+	"parallelism: {tensor: 1, pipeline: 1, context: 1, zero: 1, framework: megatron}\n";
+
+Test(tuning, fp8_frozen_weights_as_stored)
+{
+	tb_diags d;
+	tb_scenario *sc = S_load(S_70b_lora, NULL, 0, &d);
+	cr_assert(sc, "%s", tb_diags_format(&d));
+	static tb_budget b, b16, b8;
+	tb_budget_compute(&sc->inputs, &b);
+	cr_expect(b.params.total == 68976648192.0, "%.0f", b.params.total);
+	cr_expect(b.memory.per_gpu.frozen_weights == 69502255104.0, "%.0f",
+	          b.memory.per_gpu.frozen_weights);
+	const char *none[] = { "training.quantization=none" };
+	tb_scenario *s16 = S_load(S_70b_lora, none, 1, &d);
+	cr_assert(s16, "%s", tb_diags_format(&d));
+	tb_budget_compute(&s16->inputs, &b16);
+	cr_expect(b16.memory.per_gpu.frozen_weights == 137953296384.0, "%.0f",
+	          b16.memory.per_gpu.frozen_weights);
+	/* the step: fp8 weights cost nothing to read as they are; int8's are
+	 * dequantized before every GEMM */
+	const char *i8[] = { "training.quantization=int8" };
+	tb_scenario *s8 = S_load(S_70b_lora, i8, 1, &d);
+	cr_assert(s8, "%s", tb_diags_format(&d));
+	tb_budget_compute(&s8->inputs, &b8);
+	cr_assert(b.perf.known && b16.perf.known && b8.perf.known);
+	cr_expect(b.perf.r.step_s == b16.perf.r.step_s, "%g vs %g", b.perf.r.step_s, b16.perf.r.step_s);
+	cr_expect(b8.perf.r.step_s > b.perf.r.step_s, "%g vs %g", b8.perf.r.step_s, b.perf.r.step_s);
+	/* outside fp8-mixed there are no fp8 GEMMs to read them: a located error */
+	const char *bf[] = { "training.precision=bf16-mixed" };
+	cr_expect_null(S_load(S_70b_lora, bf, 1, &d));
+	char *msg = tb_diags_format(&d);
+	cr_expect(strstr(msg, "t.yaml:10:17: error: training.quantization fp8 under training.precision "
+	                      "bf16-mixed") != NULL, "%s", msg);
+	free(msg);
+	tb_scenario_free(s8);
+	tb_scenario_free(s16);
+	tb_scenario_free(sc);
+	tb_diags_release(&d);
+}

@@ -523,6 +523,11 @@ static void S_generic(const S_yrow *r)
 		in.training.lora.rank = (int64_t)S_or(S_num(r, "lora_rank"), 16);
 		in.training.lora.alpha = S_or(S_num(r, "lora_alpha"), 2.0 * (double)in.training.lora.rank);
 		in.training.lora.dropout = S_or(S_num(r, "lora_dropout"), 0);
+		/* the frozen weights as stored (NeMo's fp8_params: Transformer
+		 * Engine's fp8_model_init) */
+		for (int q = 0; q < TB_QUANT_COUNT; q++)
+			if (S_is(r, "quantization", tb_quant_name((tb_quant)q)))
+				in.training.quantization = (tb_quant)q;
 		const char *t = S_get(r, "lora_targets");
 		if (!t || strcmp(t, "all-linear") == 0) {
 			in.training.lora.all_linear = true;

@@ -26,12 +26,15 @@ typedef enum {
 	TB_METHOD_COUNT
 } tb_method;
 
-/* How frozen linear layers are stored (bitsandbytes). */
+/* How frozen linear layers are stored (bitsandbytes; fp8: Transformer
+ * Engine). */
 typedef enum {
 	TB_QUANT_NONE,      /* in the run's 16-bit dtype */
 	TB_QUANT_NF4,       /* 4-bit NormalFloat, QLoRA's */
 	TB_QUANT_FP4,       /* 4-bit float, same blocks */
 	TB_QUANT_INT8,      /* LLM.int8(): one byte, one fp32 scale per output row */
+	TB_QUANT_FP8,       /* te.fp8_model_init: E4M3, one scale a tensor; the fp8
+	                     * GEMMs read it as stored (fp8-mixed only) */
 	TB_QUANT_COUNT
 } tb_quant;
 
@@ -73,7 +76,8 @@ bool tb_method_trains_base(tb_method m);
 
 /* Bytes a frozen linear layer's parameter takes when stored as q, blocks
  * and scales included; in_features is the layer's input width (int8
- * keeps one fp32 scale per output row).  2 for TB_QUANT_NONE. */
+ * keeps one fp32 scale per output row).  2 for TB_QUANT_NONE, 1 for
+ * TB_QUANT_FP8 (its one scale a tensor is nothing beside the tensor). */
 double tb_quant_bytes_per_param(tb_quant q, bool double_quant, double in_features);
 
 /* One linear module LoRA can wrap. */
