@@ -224,7 +224,10 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 			if (keep_up)
 				S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep * k);
 			if (m->mlp == TB_MLP_GATED) {
-				S_ITEM("MLP: gate and up outputs", "4*s*b*f/t (x k)", 4 * s * bsz * fm / t * k);
+				if (ar->L_moe <= 0 && tr->act_fp8_store)
+					S_ITEM("MLP: gate and up outputs (fp8)", "2*s*b*f/t", 2 * s * bsz * fm / t);
+				else
+					S_ITEM("MLP: gate and up outputs", "4*s*b*f/t (x k)", 4 * s * bsz * fm / t * k);
 				if (keep_down)
 					S_ITEM("MLP: gated product (down input)", "2*s*b*f/t (x k)",
 					       2 * s * bsz * fm / t * k);
@@ -245,9 +248,13 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 			if (wd > 0) {
 				if (keep_up)
 					S_ITEM("dense MLP: first linear input", "2*s*b*h x L_d/L", 2 * sbh * rep * wd);
-				S_ITEM(gated ? "dense MLP: gate and up outputs" : "dense MLP: activation input",
-				       gated ? "4*s*b*f/t x L_d/L" : "2*s*b*f/t x L_d/L",
-				       (gated ? 4 : 2) * s * bsz * f / t * wd);
+				if (gated && tr->act_fp8_store)
+					S_ITEM("dense MLP: gate and up outputs (fp8)", "2*s*b*f/t x L_d/L",
+					       2 * s * bsz * f / t * wd);
+				else
+					S_ITEM(gated ? "dense MLP: gate and up outputs" : "dense MLP: activation input",
+					       gated ? "4*s*b*f/t x L_d/L" : "2*s*b*f/t x L_d/L",
+					       (gated ? 4 : 2) * s * bsz * f / t * wd);
 				if (keep_down)
 					S_ITEM(gated ? "dense MLP: gated product (down input)"
 					             : "dense MLP: activation output",

@@ -86,6 +86,11 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	else
 		tb_rtab_fmt(&tb, "%s, the default under %s", tb_grad_dtype_name(tb_grad_dtype_of(&in->training)),
 		            tb_precision_name(in->training.precision));
+	if (in->training.act_fp8_store) {
+		tb_rtab_str(&tb, "SwiGLU input");
+		tb_rtab_str(&tb, "kept for the backward in fp8, 1 B an element "
+		                 "(training.activation_func_fp8_input_store)");
+	}
 	if (in->training.no_grad_accum_fusion) {
 		tb_rtab_str(&tb, "Gradient accumulation");
 		tb_rtab_str(&tb, "unfused: each micro-batch's weight gradients added into the main gradient "

@@ -337,6 +337,11 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	else if (spn && (par->written & TB_LAYOUT_CHECKPOINTING) && t->checkpointing != TB_CKPT_SELECTIVE)
 		tb_yaml_err(c, spn, "training.selective_policy with training.checkpointing %s: the policy says what selective recomputation keeps; expected training.checkpointing selective, or no policy",
 		            tb_checkpointing_name(t->checkpointing));
+	/* Megatron-Core casts the input of its fused SwiGLU alone
+	 * (fused_bias_swiglu.py): a plain MLP's GeLU keeps its 16 bits */
+	const tb_yaml_node *afn = tr ? tb_yaml_get(tr, "activation_func_fp8_input_store") : NULL;
+	if (afn && t->act_fp8_store && in->model.has_shape && in->model.mlp != TB_MLP_GATED)
+		tb_yaml_err(c, afn, "training.activation_func_fp8_input_store casts the input of a gated MLP's SwiGLU, and this model's MLP is plain; expected a gated MLP, or false");
 	const tb_yaml_node *akn = tr ? tb_yaml_get(tr, "attention_kernel") : NULL;
 	if (akn && t->attention_kernel != TB_ATTN_KERNEL_AUTO && !t->flash_attention)
 		tb_yaml_err(c, akn, "training.attention_kernel %s with training.flash_attention false: the kernel named is a fused attention, which keeps no score matrix; expected flash_attention true, or no attention_kernel",

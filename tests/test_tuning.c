@@ -385,3 +385,37 @@ Test(tuning, fp8_frozen_weights_as_stored)
 	tb_scenario_free(sc);
 	tb_diags_release(&d);
 }
+
+/* Megatron-Core's activation_func_fp8_input_store (fused_bias_swiglu.py:
+ * the SwiGLU's input saved as float8_e4m3fn): the gate and up outputs a
+ * layer keeps, 2 x s x b x f elements, at 1 B instead of 2.  Llama 2 70B,
+ * 8,192 tokens, TP 1: 2 x 8,192 x 28,672 = 469,762,048 B less a layer.
+ * With it and the fp8 base the 8-GPU B200 layout of MLPerf's LoRA
+ * submissions fits the card's 183,359 MiB, without it it does not. */
+Test(tuning, swiglu_input_kept_in_fp8)
+{
+	tb_diags d;
+	const char *on[] = { "training.activation_func_fp8_input_store=true" };
+	tb_scenario *s0 = S_load(S_70b_lora, NULL, 0, &d);
+	cr_assert(s0, "%s", tb_diags_format(&d));
+	tb_scenario *s1 = S_load(S_70b_lora, on, 1, &d);
+	cr_assert(s1, "%s", tb_diags_format(&d));
+	static tb_budget b0, b1;
+	tb_budget_compute(&s0->inputs, &b0);
+	tb_budget_compute(&s1->inputs, &b1);
+	double saved = b0.memory.activations_per_layer_bytes - b1.memory.activations_per_layer_bytes;
+	cr_expect(saved == 469762048.0, "%.0f", saved);
+	cr_expect(b1.memory.fits && !b0.memory.fits, "%.1f and %.1f GB of %.1f",
+	          b1.memory.per_gpu.total / 1e9, b0.memory.per_gpu.total / 1e9,
+	          b1.memory.capacity_bytes / 1e9);
+	/* a plain MLP has no SwiGLU to cast */
+	const char *plain[] = { "training.activation_func_fp8_input_store=true", "model.mlp=plain" };
+	cr_expect_null(S_load(S_70b_lora, plain, 2, &d));
+	char *msg = tb_diags_format(&d);
+	cr_expect(strstr(msg, "training.activation_func_fp8_input_store casts the input of a gated "
+	                      "MLP's SwiGLU") != NULL, "%s", msg);
+	free(msg);
+	tb_scenario_free(s1);
+	tb_scenario_free(s0);
+	tb_diags_release(&d);
+}

@@ -580,6 +580,7 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.overlap_tp = S_is(r, "overlap_tp", "true");
 	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
 	in.training.no_grad_accum_fusion = S_is(r, "grad_accum_fusion", "false");
+	in.training.act_fp8_store = S_is(r, "fp8_act", "true");
 	/* the gradients' reduction dtype where the source sets it (NeMo's
 	 * distributed_fused_adam grad_sync_dtype) */
 	if (S_is(r, "grad_dtype", "bf16"))

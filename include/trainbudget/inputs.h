@@ -187,6 +187,10 @@ typedef struct tb_training {
 	 * gradient by a kernel of their own (Megatron-LM's
 	 * --no-gradient-accumulation-fusion: param.main_grad.add_) */
 	bool no_grad_accum_fusion;
+	/* training.activation_func_fp8_input_store: the fused SwiGLU keeps
+	 * its input for the backward as float8_e4m3fn, 1 B an element
+	 * (Megatron-Core's --activation-func-fp8-input-store) */
+	bool act_fp8_store;
 	bool dropout;
 	/* Compute between two saves of the model states to storage (not
 	 * activation checkpointing); 0: Young's optimum (goodput.h). */
