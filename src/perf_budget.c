@@ -385,9 +385,12 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	if (in->hardware.mfu_predicted && in->model.has_shape &&
 	    in->training.precision == TB_PREC_FP4_MIXED)
 		tb_budget_warn(b, "fp4-mixed: no fp4 matmul has been measured on %s, so the step-time "
-		               "model prices its fp4 matmuls at the card's fp8 fraction (%.0f%%) of the "
-		               "fp4 peak, and no published fp4 run bounds its MFU",
-		               in->hardware.gpu.name, 100 * pb->in.hw.matmul_ceiling);
+		               "model prices its fp4 matmuls at the fraction of the peak its %s matmuls "
+		               "reach (%.0f%%), of the fp4 peak%s",
+		               in->hardware.gpu.name, gn->matmul_ceiling_fp8 > 0 ? "fp8" : "16-bit",
+		               100 * pb->in.hw.matmul_ceiling,
+		               tb_ceiling_for(&in->hardware.gpu, TB_PREC_FP4_MIXED)
+		               ? "" : ", and no published fp4 run on it bounds its MFU");
 	/* cuDNN's attention asked for on a card without its figure */
 	if (in->hardware.mfu_predicted && in->model.has_shape && in->training.flash_attention &&
 	    in->training.attention_kernel == TB_ATTN_KERNEL_CUDNN &&

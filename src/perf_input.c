@@ -330,8 +330,9 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	tb_dtype at_used;
 	hw->attention_peak_flops = S_peak(g, tr->precision == TB_PREC_FP32
 	                                     ? TB_DTYPE_TF32 : TB_DTYPE_BF16, &at_used);
-	/* fp4 matmuls at the card's fp8 fraction of their own peak: no fp4
-	 * ceiling has been measured (gpus.c; perf_budget.c says so) */
+	/* fp4 matmuls at the card's fp8 fraction (else its 16-bit one) of
+	 * their own peak: no fp4 matmul rate has been measured (gpus.c;
+	 * perf_budget.c says so) */
 	hw->matmul_ceiling = (used == TB_DTYPE_FP8 || used == TB_DTYPE_FP4) &&
 	                     node->matmul_ceiling_fp8 > 0
 	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;

@@ -465,8 +465,9 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 			tb_buf_putc(&o, '\n');
 		said = true;
 		if (g->peak_flops[TB_DTYPE_FP4] > 0)
-			tb_buf_printf(&o, "%s's fp4 matmuls are ranked at its fp8 fraction of the fp4 peak: "
-			                  "no fp4 matmul has been measured.\n", g->name);
+			tb_buf_printf(&o, "%s's fp4 matmuls are ranked at its %s fraction of the fp4 peak: "
+			                  "no fp4 matmul has been measured.\n", g->name,
+			              tb_gpus_node(g->name)->matmul_ceiling_fp8 > 0 ? "fp8" : "16-bit");
 		else
 			tb_buf_printf(&o, "%s has no fp4: it is ranked with its linear layers in %s, as "
 			                  "fp8-mixed runs.\n", g->name,

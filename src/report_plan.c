@@ -257,7 +257,7 @@ static void S_table_cards(tb_report *r, tb_table *t)
 		            copied ? " assumed from another card (not measured)" : "",
 		            p->gpus[i].fp8_recipe != r->sc->inputs.training.fp8_recipe
 		            ? "; fp8 ranked with blockwise scaling (no MX block scaling)" : "",
-		            !fp4 ? "" : has4 ? "; fp4 matmuls at the card's fp8 fraction (no fp4 measured)"
+		            !fp4 ? "" : has4 ? "; fp4 matmuls at the card's fp8 (else 16-bit) fraction: none measured"
 		                             : "; no fp4 on the card: ranked as fp8-mixed");
 		/* what the card's layouts are held against (ceiling.h) */
 		const tb_ceiling *c = tb_ceiling_for(&p->gpus[i].gpu, prec);

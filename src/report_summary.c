@@ -73,7 +73,7 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	} else if (in->training.precision == TB_PREC_FP4_MIXED && b->perf.known) {
 		tb_rtab_str(&tb, "fp4 scaling");
 		tb_rtab_fmt(&tb, "%s (the card's fp4 format; its matmuls priced at the card's fp8 "
-		            "fraction of the fp4 peak, no fp4 ceiling measured)",
+		            "fraction of the fp4 peak: no fp4 matmul rate measured)",
 		            tb_perf_fp8_text(&b->perf.in));
 	}
 	tb_rtab_str(&tb, "Gradients");
