@@ -1,9 +1,14 @@
-/* validate_perf.h: what validate_perf.c shares with the section written
- * apart (validate_plan.c). */
+/* validate_perf.h: what validate_perf.c shares with the sections written
+ * apart (validate_plan.c, validate_misses.c). */
 #ifndef TB_VALIDATE_PERF_H
 #define TB_VALIDATE_PERF_H
 
+#include <stdio.h>
+
 /* The median of v[0..n), NAN when n is 0; sorts v in place. */
 double tb_vperf_median(double *v, int n);
+
+/* Writes the modern runs' misses, mechanism by mechanism (validate_misses.c). */
+void tb_vperf_write_misses(FILE *f);
 
 #endif
