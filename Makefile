@@ -241,7 +241,7 @@ coverage: | test-deps
 bench: $(BIN) | deps
 	@mkdir -p $(BUILD)/bench
 	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -O2 -o $(BUILD)/bench/bench tests/bench.c \
-	  $(LIB_OBJ) $(TB_LIBS)
+	  tests/bench_notes.c $(LIB_OBJ) $(TB_LIBS)
 	$(BUILD)/bench/bench $(BIN) docs/performance.md "$(CC) $(TB_CFLAGS); -Os for the code run once ($(TB_ONCE))"
 
 # trainbudget against published figures: docs/validation.md; fails when an
