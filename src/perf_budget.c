@@ -3,7 +3,7 @@
  * Predicts the scenario's step, decides which MFU the time uses (the
  * prediction unless hardware.mfu gives one), records the derivations and
  * the warnings, and predicts the layouts the levers change (GPUs x2,
- * GPUs /2, precision fp8), which timecost.c prices through the model.
+ * GPUs /2, precision fp8 and fp4), which timecost.c prices through the model.
  * Pure: no I/O, no allocation. */
 #include "calc.h"
 #include "perf_int.h"
@@ -74,6 +74,23 @@ static void S_variants(const tb_inputs *in, tb_budget *b)
 		pi.overlap_tp = pb->in.overlap_tp;
 		tb_perf_predict(&pi, NULL, &r);
 		S_variant(pb, "precision fp8", &r);
+	}
+	/* fp4 (NVFP4, MXFP4) where the card has it and the run multiplies in
+	 * 8 or 16 bits: the same layout, its linear layers in fp4 */
+	tb_precision pr = in->training.precision;
+	if ((pr == TB_PREC_BF16_MIXED || pr == TB_PREC_FP8_MIXED) &&
+	    g->peak_flops[TB_DTYPE_FP4] > g->peak_flops[dt] && g->peak_flops[dt] > 0) {
+		tb_inputs x = *in;
+		x.training.precision = TB_PREC_FP4_MIXED;
+		if (x.training.quantization == TB_QUANT_FP8)
+			x.training.quantization = TB_QUANT_NONE;
+		tb_perf_input pi;
+		tb_perf_input_from(&x, &pi);
+		pi.model_flops_per_token = pb->in.model_flops_per_token;
+		pi.overlap_dp = pb->in.overlap_dp;
+		pi.overlap_tp = pb->in.overlap_tp;
+		tb_perf_predict(&pi, NULL, &r);
+		S_variant(pb, "precision fp4", &r);
 	}
 	/* full recomputation of only the layers the card needs (memory.c's
 	 * fewest; timecost.c offers the lever on the same condition) */

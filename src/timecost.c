@@ -466,7 +466,7 @@ static void S_scan(const tb_inputs *in, tb_budget *b)
 			double step = g == in->hardware.count ? b->perf.r.step_s : 0;
 			for (int v = 1; !(step > 0) && v < b->perf.n_variants; v++)
 				if (b->perf.variants[v].gpus == g &&
-				    strcmp(b->perf.variants[v].label, "precision fp8") != 0)
+				    strncmp(b->perf.variants[v].label, "precision ", 10) != 0)
 					step = b->perf.variants[v].step_s;
 			tb_perf_result pr;
 			if (!(step > 0) && tb_perf_budget_at(in, b, g, &pr))
@@ -534,6 +534,11 @@ static void S_levers(const tb_inputs *in, tb_budget *b)
 			r = fmax(peak / fp8, 1 / S_FP8_GAIN_MID);
 		S_lever(b, "precision fp8", r, r);
 	}
+	/* fp4 on a card that has it: through the model alone (one published
+	 * pair, MLPerf's 8B at 1.21x, is no speed-up to fall back on) */
+	double f4 = S_variant_ratio(b, "precision fp4");
+	if (f4 > 0)
+		S_lever(b, "precision fp4", f4, f4);
 	/* full recomputation of only the layers the card needs: through the
 	 * model alone (without it there is no step to scale) */
 	double fr = S_variant_ratio(b, TB_LEVER_FEWEST_RECOMPUTED);

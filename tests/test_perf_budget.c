@@ -80,6 +80,31 @@ Test(perf, levers_show_scaling_losses)
 	cr_expect(b.time.gpu_scan[0].cost[1] != b.time.gpu_scan[b.time.n_gpu_scan - 1].cost[1]);
 }
 
+/* On a card with an fp4 peak the levers price the same layout with its
+ * linear layers in fp4 (B200: 9 PF against 4.5 in fp8), through the
+ * model: faster, never twice as fast (attention, the head and the
+ * communication keep their formats); no such lever where the card has
+ * no fp4 (H100), nor for a run already in fp4. */
+Test(perf, fp4_lever_where_the_card_has_fp4)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	x.hardware.gpu = *tb_gpus_find("b200");
+	x.training.precision = TB_PREC_FP8_MIXED;
+	static tb_budget b;
+	tb_budget_compute(&x, &b);
+	const tb_lever *fp4 = S_lever(&b, "precision fp4");
+	cr_assert_not_null(fp4);
+	cr_expect(fp4->delta_seconds_frac > -0.5 && fp4->delta_seconds_frac < 0, "%g",
+	          fp4->delta_seconds_frac);
+	x.training.precision = TB_PREC_FP4_MIXED;
+	tb_budget_compute(&x, &b);
+	cr_expect_null(S_lever(&b, "precision fp4"));
+	S_budget_inputs(&x);
+	tb_budget_compute(&x, &b);
+	cr_expect_null(S_lever(&b, "precision fp4"));
+}
+
 Test(perf, assumed_mfu_wins_and_is_checked)
 {
 	tb_inputs x;

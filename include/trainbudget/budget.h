@@ -208,7 +208,7 @@ typedef struct tb_memory {
 
 /* ---- step time (perf.h) ---------------------------------------------- */
 
-#define TB_PERF_VARIANTS 6
+#define TB_PERF_VARIANTS 7
 
 /* The step of this layout and of the levers that change it, for the
  * breakdown chart: the model's own view of a lever. */
