@@ -249,13 +249,23 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
 	L->tp = L->cp = L->ep = L->tp_keep = L->cp_keep = L->ep_keep = 0;
 	if (ti > 1) {
+		/* Overlap decomposes each GEMM and its collective into t chunks
+		 * (Transformer Engine's ring-exchange userbuffers, PyTorch's
+		 * async TP): an all-gather's first chunk is the rank's own and
+		 * its later ones arrive behind the chunks before, but a
+		 * reduce-scatter's last chunk can only start when the GEMM's
+		 * last chunk ends, so 1/t of every reduce-scatter (two a pass
+		 * through a layer under sequence parallelism) stays exposed */
 		double total = L->tp_layer * (nf + nb) + (moe_rc ? L->moe_tp : 0);
 		double hide = in->overlap_tp ? L->mm_f * (nf + 2 * nb) : 0;
-		L->tp = tb_perf_max0(total - hide);
+		double tail = in->overlap_tp
+			? L->tp_rs_one * (2 * (nf + nb) + (moe_rc ? 1 : 0)) / (double)ti : 0;
+		L->tp = fmin(total, tb_perf_max0(total - hide) + tail);
 		if (part) {
 			total = L->tp_layer * (passes_f + nb);
 			hide = in->overlap_tp ? L->mm_f * (passes_f + 2 * nb) : 0;
-			L->tp_keep = tb_perf_max0(total - hide);
+			tail = in->overlap_tp ? L->tp_rs_one * 2 * (passes_f + nb) / (double)ti : 0;
+			L->tp_keep = fmin(total, tb_perf_max0(total - hide) + tail);
 		}
 	}
 	if (ci > 1) {
@@ -441,9 +451,9 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	if (x->ti > 1) {
 		double bytes = tok * h * ab;
 		int64_t g = S_per_node(x, 1, x->ti);
+		L->tp_rs_one = in->sequence_parallel ? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) : 0;
 		double lin = L->tp_one = in->sequence_parallel
-			? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
-			  S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g)
+			? L->tp_rs_one + S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g)
 			: S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
 		double gather = tb_perf_tp_gather_elem_bytes(in);
 		if (gather < ab)
@@ -582,6 +592,7 @@ void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L)
 	D.attn_f = L->attn_f;
 	D.attn_b = L->attn_b;
 	D.tp_one = L->tp_one;
+	D.tp_rs_one = L->tp_rs_one;
 	D.tp_layer = L->dense_tp_layer;
 	D.cp_f = L->cp_f;
 	D.cp_b = L->cp_b;

@@ -672,6 +672,43 @@ Test(perf, torchtitan_70b_async_tp_held_out)
 	cr_expect(off.step_s > 1.10 * published, "%g s", off.step_s);
 }
 
+/* Overlap decomposes a GEMM and its collective into t chunks: an
+ * all-gather's first chunk is the rank's own, but a reduce-scatter's last
+ * chunk waits for the GEMM's last, so 1/t of each reduce-scatter stays
+ * out.  The same 70B layer at t = 8 under full recomputation makes three
+ * passes (forward, its recomputation, backward), two reduce-scatters
+ * each, and its matmuls are longer than its collectives: exactly
+ * 6 x RS / 8 exposed a layer, RS the one reduce-scatter's time. */
+Test(perf, overlapped_reduce_scatter_keeps_its_last_chunk)
+{
+	tb_inputs x;
+	S_torchtitan_8b(&x, TB_SELECTIVE_ATTENTION, 500);
+	x.model.layers = 80;
+	x.model.hidden = 8192;
+	x.model.heads = 64;
+	x.model.ffn_hidden = 28672;
+	x.training.global_batch = 512;
+	x.training.micro_batch = 16;
+	x.training.checkpointing = TB_CKPT_FULL;
+	x.parallelism.tensor = 8;
+	x.parallelism.data = 32;
+	x.parallelism.sequence_parallel = true;
+	x.parallelism.overlap_tp = true;
+	x.hardware.count = 256;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	cr_assert(L.tp_rs_one > 0 && L.tp_rs_one < L.tp_one);
+	cr_assert(L.mm_f * 4 > L.tp_layer * 3, "the matmuls hide the collectives");
+	cr_expect(rel(L.tp, 6 * L.tp_rs_one / 8) < 1e-12, "%g vs %g", L.tp, 6 * L.tp_rs_one / 8);
+	/* without sequence parallelism there is no reduce-scatter to keep */
+	x.parallelism.sequence_parallel = false;
+	tb_perf_input_from(&x, &in);
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	cr_expect(L.tp_rs_one == 0 && L.tp == 0, "%g %g", L.tp_rs_one, L.tp);
+}
+
 /* Megatron-LM's block method redoes the first N layers of each model
  * chunk.  Llama 3's 126 layers on 16 ranks split 7, 8 x 14, 7; in two
  * chunks a rank holds 4 + 3 (first and last) or 4 + 4 layers.  N = 3:

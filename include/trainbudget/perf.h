@@ -124,7 +124,7 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
 #define TB_PERF_CAL_ERR_LOW  (-0.22)
-#define TB_PERF_CAL_ERR_HIGH (0.06)
+#define TB_PERF_CAL_ERR_HIGH (0.07)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
@@ -309,6 +309,8 @@ typedef struct tb_perf_layer {
 	double tp, cp, ep;            /* exposed communication */
 	double tp_one;                /* one tensor-parallel collective (a pair under
 	                               * sequence parallelism), in 16 bits */
+	double tp_rs_one;             /* the reduce-scatter of that pair; 0 without
+	                               * sequence parallelism */
 	/* one pass's tensor-parallel collectives through the layer (its
 	 * attention's and its MLP's), and through a mixture's dense layer:
 	 * under fp8 matmuls and sequence parallelism the all-gathers of the
