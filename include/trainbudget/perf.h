@@ -107,6 +107,11 @@ typedef struct tb_perf_consts {
 
 extern const tb_perf_consts tb_perf_fitted;
 
+/* The causal attention kernel's rate as a fraction of the same kernel's
+ * without the mask, at sequence length seq (FlashAttention-3 Fig. 5 on
+ * H100: perf_layer.c). */
+double tb_perf_causal_rate(tb_attn_kernel kernel, double seq);
+
 /* The speed of a card's compute under its power limit, as a fraction of
  * its speed at its TDP: power_fraction^power_exponent, 1 unlimited. */
 double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
@@ -118,12 +123,12 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
 #define TB_PERF_ERR_LOW  (-0.36)
-#define TB_PERF_ERR_HIGH (0.06)
+#define TB_PERF_ERR_HIGH (0.08)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.22)
+#define TB_PERF_CAL_ERR_LOW  (-0.20)
 #define TB_PERF_CAL_ERR_HIGH (0.07)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
