@@ -21,7 +21,7 @@ static const char *const S_keys[] = {
 	"reservation", "node_power", "power_limit",
 };
 static const char *const S_gpu_keys[] = {
-	"name", "label", "memory", "bf16", "fp16", "fp8", "tf32", "fp32",
+	"name", "label", "memory", "bf16", "fp16", "fp8", "fp4", "tf32", "fp32",
 	"bandwidth", "tdp",
 };
 static const char *const S_node_keys[] = { "gpus", "nvlink", "network" };

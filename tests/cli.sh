@@ -269,6 +269,24 @@ if [ "$rc" -eq 0 ] && [ -n "$f8" ] && [ -n "$f4" ] && [ "${f4_report:-0}" -ge 3 
 else
 	no "training.precision fp4-mixed end to end" "rc $rc: '$f8' '$f4' report ${f4_report:-}" "$(head -c 300 "$T/err")"
 fi
+# an inline card with an fp4 peak takes fp4-mixed, priced at its 16-bit
+# fraction (nothing measured on it), MXFP4 (not a Blackwell part)
+cat >"$T/fp4-inline.yaml" <<'YAML'
+title: fp4 on an inline card
+model: {preset: llama-3-8b}
+hardware:
+  gpu: {name: my-accel, memory: 80GB, bf16: 1000T, fp8: 2000T, fp4: 4000T, bandwidth: 4TB}
+  count: 8
+  node: {gpus: 8, nvlink: 400GB, network: 50GB}
+training: {tokens: 10B, precision: fp4-mixed}
+YAML
+run "$BIN" estimate "$T/fp4-inline.yaml" --format json
+if [ "$rc" -eq 0 ] && grep -q '"format": "mxfp4"' "$T/out" && grep -q '"fp4": 4e+15\|"fp4": 4000000000000000' "$T/out" &&
+   ! grep -Eqi ': -?(nan|inf)' "$T/out"; then
+	ok "an inline card's fp4 peak prices fp4-mixed (MXFP4)"
+else
+	no "fp4-mixed on an inline card" "rc $rc" "$(head -c 300 "$T/err")"
+fi
 run "$BIN" estimate --set training.precision=fp4-mixed
 if [ "$rc" -ne 0 ] && grep -q "error: GPU 'h100-sxm' has no fp4 peak for training.precision fp4-mixed; expected a precision the GPU supports" "$T/err"; then
 	ok "fp4-mixed on a card without fp4 is a located error"
