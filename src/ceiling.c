@@ -60,15 +60,11 @@ const tb_ceiling *tb_ceiling_for(const tb_gpu *g, tb_precision p)
 {
 	if (!g)
 		return NULL;
-	tb_dtype dt = tb_precision_compute_dtype(p);
-	if (dt != TB_DTYPE_FP8 && dt != TB_DTYPE_FP4)
-		dt = TB_DTYPE_BF16;
-	/* a format the card lacks runs on the next wider one (timecost.c) */
-	if (dt == TB_DTYPE_FP4 && !(g->peak_flops[TB_DTYPE_FP4] > 0))
-		dt = TB_DTYPE_FP8;
-	if (dt == TB_DTYPE_FP8 && !(g->peak_flops[TB_DTYPE_FP8] > 0))
-		dt = TB_DTYPE_BF16;
-	return tb_ceiling_find(g->name, dt);
+	/* the format the card runs the precision's matmuls in (a format it
+	 * lacks falls back as the time's peak does), every 16-bit one alike */
+	tb_dtype dt;
+	tb_gpu_peak_flops(g, tb_precision_compute_dtype(p), &dt);
+	return tb_ceiling_find(g->name, dt == TB_DTYPE_FP8 || dt == TB_DTYPE_FP4 ? dt : TB_DTYPE_BF16);
 }
 
 const tb_ceiling *tb_ceiling_above(const tb_gpu *g, tb_precision p, double mfu)

@@ -1,5 +1,8 @@
-/* inputs.c: the names the scenario file uses for each enum. */
+/* inputs.c: the names the scenario file uses for each enum, and the format
+ * and peak each precision multiplies at. */
 #include "trainbudget/inputs.h"
+
+#include <math.h>
 
 const char *tb_precision_name(tb_precision p)
 {
@@ -158,6 +161,31 @@ tb_dtype tb_precision_compute_dtype(tb_precision p)
 	case TB_PREC_FP4_MIXED: return TB_DTYPE_FP4;
 	}
 	return TB_DTYPE_BF16;
+}
+
+double tb_gpu_peak_flops(const tb_gpu *g, tb_dtype want, tb_dtype *used)
+{
+	static const tb_dtype order[TB_DTYPE_COUNT][3] = {
+		[TB_DTYPE_FP32] = { TB_DTYPE_FP32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
+		[TB_DTYPE_TF32] = { TB_DTYPE_TF32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
+		[TB_DTYPE_BF16] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP16 },
+		[TB_DTYPE_FP16] = { TB_DTYPE_FP16, TB_DTYPE_BF16, TB_DTYPE_BF16 },
+		[TB_DTYPE_FP8]  = { TB_DTYPE_FP8, TB_DTYPE_BF16, TB_DTYPE_FP16 },
+		[TB_DTYPE_FP4]  = { TB_DTYPE_FP4, TB_DTYPE_FP8, TB_DTYPE_BF16 },
+	};
+	if ((unsigned)want >= TB_DTYPE_COUNT)
+		want = TB_DTYPE_BF16;
+	for (int i = 0; g && i < 3; i++) {
+		double v = g->peak_flops[order[want][i]];
+		if (v > 0 && isfinite(v)) {
+			if (used)
+				*used = order[want][i];
+			return v;
+		}
+	}
+	if (used)
+		*used = want;
+	return 0;
 }
 
 bool tb_precision_scaled(tb_precision p)

@@ -49,6 +49,25 @@ static void S_variant(tb_perf_budget *pb, const char *label, const tb_perf_resul
 	memcpy(v->breakdown_s, r->breakdown_s, sizeof v->breakdown_s);
 }
 
+/* The scenario's layout with its linear layers in precision p; frozen
+ * weights stored in fp8 for fp8 GEMMs are read in 16 bits elsewhere. */
+static void S_precision_variant(const tb_inputs *in, tb_perf_budget *pb, tb_precision p,
+                                const char *label)
+{
+	tb_inputs x = *in;
+	x.training.precision = p;
+	if (p != TB_PREC_FP8_MIXED && x.training.quantization == TB_QUANT_FP8)
+		x.training.quantization = TB_QUANT_NONE;
+	tb_perf_input pi;
+	tb_perf_input_from(&x, &pi);
+	pi.model_flops_per_token = pb->in.model_flops_per_token;
+	pi.overlap_dp = pb->in.overlap_dp;
+	pi.overlap_tp = pb->in.overlap_tp;
+	tb_perf_result r;
+	tb_perf_predict(&pi, NULL, &r);
+	S_variant(pb, label, &r);
+}
+
 static void S_variants(const tb_inputs *in, tb_budget *b)
 {
 	tb_perf_budget *pb = &b->perf;
@@ -59,39 +78,18 @@ static void S_variants(const tb_inputs *in, tb_budget *b)
 		S_variant(pb, "GPUs x2", &r);
 	if (n % 2 == 0 && tb_perf_budget_at(in, b, n / 2, &r))
 		S_variant(pb, "GPUs /2", &r);
-	/* fp8 where the card has a faster fp8 peak: the same layout with fp8
-	 * operands (timecost.c offers the lever on the same condition) */
+	/* the same layout in a narrower format where the card multiplies it
+	 * faster: fp8, and fp4 (NVFP4, MXFP4) from 8 or 16 bits (timecost.c
+	 * offers the levers on the same variants) */
 	const tb_gpu *g = &in->hardware.gpu;
-	tb_dtype dt = tb_precision_compute_dtype(in->training.precision);
-	if (dt != TB_DTYPE_FP8 && g->peak_flops[TB_DTYPE_FP8] > g->peak_flops[dt] &&
-	    g->peak_flops[dt] > 0) {
-		tb_inputs x = *in;
-		x.training.precision = TB_PREC_FP8_MIXED;
-		tb_perf_input pi;
-		tb_perf_input_from(&x, &pi);
-		pi.model_flops_per_token = pb->in.model_flops_per_token;
-		pi.overlap_dp = pb->in.overlap_dp;
-		pi.overlap_tp = pb->in.overlap_tp;
-		tb_perf_predict(&pi, NULL, &r);
-		S_variant(pb, "precision fp8", &r);
-	}
-	/* fp4 (NVFP4, MXFP4) where the card has it and the run multiplies in
-	 * 8 or 16 bits: the same layout, its linear layers in fp4 */
 	tb_precision pr = in->training.precision;
+	tb_dtype dt = tb_precision_compute_dtype(pr);
+	if (dt != TB_DTYPE_FP8 && g->peak_flops[TB_DTYPE_FP8] > g->peak_flops[dt] &&
+	    g->peak_flops[dt] > 0)
+		S_precision_variant(in, pb, TB_PREC_FP8_MIXED, "precision fp8");
 	if ((pr == TB_PREC_BF16_MIXED || pr == TB_PREC_FP8_MIXED) &&
-	    g->peak_flops[TB_DTYPE_FP4] > g->peak_flops[dt] && g->peak_flops[dt] > 0) {
-		tb_inputs x = *in;
-		x.training.precision = TB_PREC_FP4_MIXED;
-		if (x.training.quantization == TB_QUANT_FP8)
-			x.training.quantization = TB_QUANT_NONE;
-		tb_perf_input pi;
-		tb_perf_input_from(&x, &pi);
-		pi.model_flops_per_token = pb->in.model_flops_per_token;
-		pi.overlap_dp = pb->in.overlap_dp;
-		pi.overlap_tp = pb->in.overlap_tp;
-		tb_perf_predict(&pi, NULL, &r);
-		S_variant(pb, "precision fp4", &r);
-	}
+	    g->peak_flops[TB_DTYPE_FP4] > g->peak_flops[dt] && g->peak_flops[dt] > 0)
+		S_precision_variant(in, pb, TB_PREC_FP4_MIXED, "precision fp4");
 	/* full recomputation of only the layers the card needs (memory.c's
 	 * fewest; timecost.c offers the lever on the same condition) */
 	if (b->memory.fewest_recompute_layers > 0) {

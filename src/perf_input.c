@@ -9,11 +9,6 @@
 
 #include "trainbudget/gpus.h"
 
-static bool S_pos(double v)
-{
-	return v > 0 && isfinite(v);
-}
-
 static int64_t S_at_least_1(int64_t v)
 {
 	return v > 1 ? v : 1;
@@ -31,27 +26,6 @@ static double S_state_bytes(tb_optimizer o)
 	case TB_OPT_LION: return 4;
 	}
 	return 8;
-}
-
-static double S_peak(const tb_gpu *g, tb_dtype want, tb_dtype *used)
-{
-	static const tb_dtype order[TB_DTYPE_COUNT][3] = {
-		[TB_DTYPE_FP32] = { TB_DTYPE_FP32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
-		[TB_DTYPE_TF32] = { TB_DTYPE_TF32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
-		[TB_DTYPE_BF16] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP16 },
-		[TB_DTYPE_FP16] = { TB_DTYPE_FP16, TB_DTYPE_BF16, TB_DTYPE_BF16 },
-		[TB_DTYPE_FP8]  = { TB_DTYPE_FP8, TB_DTYPE_BF16, TB_DTYPE_FP16 },
-		[TB_DTYPE_FP4]  = { TB_DTYPE_FP4, TB_DTYPE_FP8, TB_DTYPE_BF16 },
-	};
-	if ((unsigned)want >= TB_DTYPE_COUNT)
-		want = TB_DTYPE_BF16;
-	for (int i = 0; i < 3; i++)
-		if (S_pos(g->peak_flops[order[want][i]])) {
-			*used = order[want][i];
-			return g->peak_flops[order[want][i]];
-		}
-	*used = want;
-	return 0;
 }
 
 /* The training method's fields: the adapted modules' shapes summed by
@@ -120,9 +94,12 @@ static void S_method(const tb_inputs *in, tb_perf_input *out)
  * step); AMD's is MXFP4 (an E8M0 scale per 32, no tensor amax: ab + 2 (0.5
  * + 1/32)), as MXFP8 is cast (Transformer Engine's NVFP4BlockScaling
  * recipe; the OCP MX specification v1.0). */
+#define S_NVFP4_BYTES (0.5 + 1.0 / 16)
+#define S_MXFP4_BYTES (0.5 + 1.0 / 32)
+
 static double S_fp4_bytes(const tb_inputs *in)
 {
-	return tb_gpus_nvfp4(in->hardware.gpu.name) ? 0.5 + 1.0 / 16 : 0.5 + 1.0 / 32;
+	return tb_gpus_nvfp4(in->hardware.gpu.name) ? S_NVFP4_BYTES : S_MXFP4_BYTES;
 }
 
 static void S_fp4(const tb_inputs *in, tb_perf_input *out)
@@ -178,10 +155,18 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	out->fp8_weight_cast_b_bytes = wb;
 }
 
+const char *tb_perf_fp4_format(const tb_perf_input *in)
+{
+	if (!(in->matmul_bytes < 1))
+		return NULL;
+	return in->matmul_bytes == S_NVFP4_BYTES ? "nvfp4" : "mxfp4";
+}
+
 const char *tb_perf_fp8_text(const tb_perf_input *in)
 {
-	if (in->matmul_bytes < 1)
-		return in->matmul_bytes > 0.5 + 1.0 / 32
+	const char *f4 = tb_perf_fp4_format(in);
+	if (f4)
+		return strcmp(f4, "nvfp4") == 0
 		       ? "nvfp4: E2M1 in blocks of 16 with E4M3 scales and one scale a tensor from its "
 		         "amax, a pass before each cast; the weights cast once a step (Transformer Engine)"
 		       : "mxfp4: E2M1 in blocks of 32 with power-of-two scales; the weights cast once a "
@@ -326,9 +311,9 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	const tb_gpu_node *node = tb_gpus_node(g->name);
 	tb_dtype used;
 	tb_perf_hw *hw = &out->hw;
-	hw->peak_flops = S_peak(g, tb_precision_compute_dtype(tr->precision), &used);
+	hw->peak_flops = tb_gpu_peak_flops(g, tb_precision_compute_dtype(tr->precision), &used);
 	tb_dtype at_used;
-	hw->attention_peak_flops = S_peak(g, tr->precision == TB_PREC_FP32
+	hw->attention_peak_flops = tb_gpu_peak_flops(g, tr->precision == TB_PREC_FP32
 	                                     ? TB_DTYPE_TF32 : TB_DTYPE_BF16, &at_used);
 	/* fp4 matmuls at the card's fp8 fraction (else its 16-bit one) of
 	 * their own peak: no fp4 matmul rate has been measured (gpus.c;

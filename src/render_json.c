@@ -546,9 +546,9 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 	} else {
 		S_null(j, "fp8");
 	}
-	if (pb->in.matmul_bytes < 1) {
+	if (tb_perf_fp4_format(&pb->in)) {
 		S_obj(j, "fp4");
-		S_str(j, "format", pb->in.matmul_bytes > 0.5 + 1.0 / 32 ? "nvfp4" : "mxfp4");
+		S_str(j, "format", tb_perf_fp4_format(&pb->in));
 		S_num(j, "bytes_per_element", pb->in.matmul_bytes);
 		S_num(j, "cast_bytes_per_element", pb->in.fp8_cast_bytes);
 		S_obj_end(j);

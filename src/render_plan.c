@@ -457,10 +457,8 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		                  "it (gpus.c): its rows are less certain than a measured card's.\n",
 		              r->gpus[i].gpu.name, copied);
 	}
-	for (int i = 0; i < r->n_gpus; i++) {
+	for (int i = 0; sc->inputs.training.precision == TB_PREC_FP4_MIXED && i < r->n_gpus; i++) {
 		const tb_gpu *g = &r->gpus[i].gpu;
-		if (sc->inputs.training.precision != TB_PREC_FP4_MIXED)
-			continue;
 		if (!said)
 			tb_buf_putc(&o, '\n');
 		said = true;

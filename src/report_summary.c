@@ -72,8 +72,9 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		            in->training.fp8_recipe == TB_FP8_AUTO ? ": auto, the framework's default" : "");
 	} else if (in->training.precision == TB_PREC_FP4_MIXED && b->perf.known) {
 		tb_rtab_str(&tb, "fp4 scaling");
-		tb_rtab_fmt(&tb, "%s (the card's fp4 format; its matmuls priced at the card's fp8 "
-		            "fraction of the fp4 peak: no fp4 matmul rate measured)",
+		tb_rtab_fmt(&tb, "%s (the card's fp4 format; its matmuls priced at the fraction of "
+		            "the peak the card's fp8, else 16-bit, matmuls reach: no fp4 matmul rate "
+		            "measured)",
 		            tb_perf_fp8_text(&b->perf.in));
 	}
 	tb_rtab_str(&tb, "Gradients");

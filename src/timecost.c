@@ -13,18 +13,6 @@
 
 #define S_SECONDS_PER_HOUR 3600.0
 
-/* Peaks to try when the precision's own dtype has none, in order.  V100
- * has no bf16 but runs the same matmuls in fp16 at its tensor-core rate;
- * an fp8 recipe on a card without fp8 runs its matmuls in bf16. */
-static const tb_dtype S_fallback[TB_DTYPE_COUNT][3] = {
-	[TB_DTYPE_FP32] = { TB_DTYPE_FP32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
-	[TB_DTYPE_TF32] = { TB_DTYPE_TF32, TB_DTYPE_FP32, TB_DTYPE_FP32 },
-	[TB_DTYPE_BF16] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP16 },
-	[TB_DTYPE_FP16] = { TB_DTYPE_FP16, TB_DTYPE_BF16, TB_DTYPE_BF16 },
-	[TB_DTYPE_FP8]  = { TB_DTYPE_FP8, TB_DTYPE_BF16, TB_DTYPE_FP16 },
-	[TB_DTYPE_FP4]  = { TB_DTYPE_FP4, TB_DTYPE_FP8, TB_DTYPE_BF16 },
-};
-
 /* ceil(x) that forgives the last bits of rounding error: 64.0000000001
  * GPUs is 64 GPUs, not 65. */
 static double S_ceil(double x)
@@ -118,16 +106,7 @@ static tb_dtype S_wanted(const tb_inputs *in)
 
 double tb_time_peak_flops(const tb_inputs *in, tb_dtype *used)
 {
-	tb_dtype want = S_wanted(in), d = want;
-	const tb_gpu *g = &in->hardware.gpu;
-	double peak = 0;
-	for (int i = 0; i < 3 && !(peak > 0); i++) {
-		d = S_fallback[want][i];
-		peak = tb_calc_pos(g->peak_flops[d]) ? g->peak_flops[d] : 0;
-	}
-	if (used)
-		*used = peak > 0 ? d : want;
-	return peak;
+	return tb_gpu_peak_flops(&in->hardware.gpu, S_wanted(in), used);
 }
 
 /* Chooses the peak for the precision; false when the card lists none. */

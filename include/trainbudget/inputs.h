@@ -417,6 +417,12 @@ double tb_grad_bytes(const tb_training *t);
 /* The dtype whose peak bounds the matmuls at precision p. */
 tb_dtype tb_precision_compute_dtype(tb_precision p);
 
+/* The dense peak card g multiplies `want` at, or the next format its
+ * units run it in when it lists none (V100 runs bf16's matmuls in fp16,
+ * an fp8 recipe on an A100 in bf16, fp4 on an H100 in fp8); *used (may be
+ * NULL) the format whose peak it is, `want` when none; 0 when none. */
+double tb_gpu_peak_flops(const tb_gpu *g, tb_dtype want, tb_dtype *used);
+
 /* Whether p casts the linear layers' operands to a scaled format below
  * 16 bits (fp8-mixed, fp4-mixed), the weights and the rest kept wider. */
 bool tb_precision_scaled(tb_precision p);

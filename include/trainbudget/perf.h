@@ -505,6 +505,9 @@ double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out);
 /* The fp8 recipe in->fp8_recipe names and what its casts do, in words
  * (static). */
+/* "nvfp4" or "mxfp4", the fp4 format in->matmul_bytes prices, NULL
+ * outside fp4. */
+const char *tb_perf_fp4_format(const tb_perf_input *in);
 const char *tb_perf_fp8_text(const tb_perf_input *in);
 
 #endif
