@@ -525,9 +525,15 @@ static void S_generic(const S_yrow *r)
 		in.training.lora.dropout = S_or(S_num(r, "lora_dropout"), 0);
 		/* the frozen weights as stored (NeMo's fp8_params: Transformer
 		 * Engine's fp8_model_init) */
-		for (int q = 0; q < TB_QUANT_COUNT; q++)
-			if (S_is(r, "quantization", tb_quant_name((tb_quant)q)))
-				in.training.quantization = (tb_quant)q;
+		const char *qs = S_get(r, "quantization");
+		int q = 0;
+		while (qs && q < TB_QUANT_COUNT && strcmp(qs, tb_quant_name((tb_quant)q)) != 0)
+			q++;
+		if (qs && q == TB_QUANT_COUNT) {
+			fprintf(stderr, "validate: %s: quantization \"%s\" unknown\n", S_get(r, "id"), qs);
+			exit(1);
+		}
+		in.training.quantization = qs ? (tb_quant)q : TB_QUANT_NONE;
 		const char *t = S_get(r, "lora_targets");
 		if (!t || strcmp(t, "all-linear") == 0) {
 			in.training.lora.all_linear = true;
