@@ -895,7 +895,7 @@ int main(int argc, char **argv)
 	bool dump = argc > 1 && strncmp(argv[1], "--dump", 6) == 0;
 	bool dump_refit = argc > 1 && strcmp(argv[1], "--dump-refit") == 0;
 	if (argc < 2) {
-		fprintf(stderr, "usage: validate_perf OUT.md [runs.yaml] | --fit [runs.yaml] | --dump | --layer ID-PREFIX | --fits [ID-PREFIX]\n");
+		fprintf(stderr, "usage: validate_perf OUT.md [runs.yaml] | --fit [runs.yaml] | --dump | --layer ID-PREFIX | --fits [ID-PREFIX] | --eval\n");
 		return 2;
 	}
 	bool layer = argc > 2 && (strcmp(argv[1], "--layer") == 0 || strcmp(argv[1], "--fits") == 0);
@@ -935,6 +935,10 @@ int main(int argc, char **argv)
 		S_dump_layer(tb_vruns_modern, tb_vruns_nmodern, argv[2], &tb_perf_fitted);
 		return 0;
 	}
+	if (strcmp(argv[1], "--eval") == 0) {
+		tb_vperf_dump_eval();
+		return 0;
+	}
 	if (dump) {
 		const tb_perf_consts *k = dump_refit ? &refit : &tb_perf_fitted;
 		S_dump(tb_vruns_cases, tb_vruns_ncases, k);
@@ -949,6 +953,7 @@ int main(int argc, char **argv)
 	int rc = S_write(f, strcmp(src, FIXTURE) == 0 ? FIXTURE : src, &refit);
 	tb_vplan_write(f);
 	S_write_modern(f);
+	tb_vperf_write_eval(f);
 	if (S_write_ceilings(f))
 		rc = 1;
 	double cal_lo, cal_hi;

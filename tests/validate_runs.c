@@ -639,6 +639,7 @@ static void S_generic(const S_yrow *r)
 		in.parallelism.virtual_pipeline = in.parallelism.layout.virtual_pipeline;
 	}
 	c->inputs = in;
+	c->eval_s = S_num(r, "eval_step_s");
 	/* the perf input borrows the layout: from the case's own copy */
 	tb_perf_input_from(&c->inputs, &c->in);
 	tb_perf_result res;

@@ -21,6 +21,8 @@ struct tb_vruns_case {
 	tb_vruns_set set;
 	tb_perf_input in;
 	double published_s;     /* step time from the published figure */
+	double eval_s;          /* the forward-only step of the same batch the
+	                         * source logs (MLPerf's evaluation), or NAN */
 	char basis[160];        /* how the published figure became a step time */
 	char assumed[200];      /* what the row does not publish */
 	char why_not[160];      /* TB_VRUNS_NOT_SCORED: why */
