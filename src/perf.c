@@ -675,6 +675,13 @@ void tb_perf_predict(const tb_perf_input *in, const tb_perf_consts *k,
 	S_assemble(&x, &L, out);
 }
 
+/* The times a micro-batch crosses a chunk boundary: forward, and back
+ * with its gradient unless nothing trains. */
+static double S_crossings(const tb_perf_input *in)
+{
+	return in->method == TB_METHOD_FROZEN ? 1 : 2;
+}
+
 /* One micro-batch's send across one chunk boundary: 1/t of the
  * activation (scatter-gather, or sequence parallelism), gathered again over
  * the tensor-parallel group when not sequence parallel. */
@@ -809,7 +816,7 @@ double tb_perf_step_ceiling_from_s(const tb_perf_input *in, double stage_s, cons
 	int64_t p = tb_perf_at_least_1(in->pipeline);
 	double v = p > 1 ? (double)tb_perf_at_least_1(in->virtual_pipeline) : 1;
 	double send = p > 1 ? e->send_s + e->send_per_sequence_s * (double)in->micro_batch : 0;
-	double s = tb_perf_step_floor_from_s(in, stage_s) + m * v * 2 * send + e->once_s +
+	double s = tb_perf_step_floor_from_s(in, stage_s) + m * v * S_crossings(in) * send + e->once_s +
 	           m * e->per_microbatch_s;
 	/* the sums run in another order than the step's: a millionth over */
 	return s * (1 + 1e-6);
@@ -878,12 +885,12 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	br[TB_PERF_BUBBLE] = out->bubble_fraction * dm * per_mb;
 
 	/* pipeline: each micro-batch crosses each of the stage's v chunk
-	 * boundaries forward and backward (S_send) */
+	 * boundaries forward and, unless nothing trains, backward (S_send) */
 	if (x->pi > 1) {
 		double one = S_send(x);
 		out->pp_bytes = x->tok * x->h * ab / x->t;
 		out->pp_s = one;
-		br[TB_PERF_PP_COMM] = dm * x->v * 2 * one;
+		br[TB_PERF_PP_COMM] = dm * x->v * S_crossings(in) * one;
 	}
 
 	/* data parallel, with the overlap rule of perf.h */

@@ -836,3 +836,31 @@ Test(perf, ceiling_bounds_the_step)
 	double c = tb_perf_step_ceiling_from_s(&in, tb_perf_stage_s(&in, NULL, &L), &e);
 	cr_expect(c >= r.step_s && c <= r.step_s * (1 + 2e-6), "%.17g against %.17g", c, r.step_s);
 }
+
+/* A forward-only run (nothing trained: training.method frozen) sends each
+ * micro-batch across each chunk boundary once; training sends it forward
+ * and its gradient back.  The search's ceiling counts the same sends. */
+Test(perf, forward_only_sends_once)
+{
+	tb_perf_input in;
+	S_gpt(&in, "h100-sxm", 8192, 48, 64, 4096, 256, 1, 8, 4, 2, 8, TB_CKPT_NONE, true);
+	tb_perf_result tr, fo;
+	tb_perf_predict(&in, NULL, &tr);
+	cr_assert(tr.ok, "%s", tr.why);
+	tb_perf_input f = in;
+	f.method = TB_METHOD_FROZEN;
+	tb_perf_predict(&f, NULL, &fo);
+	cr_assert(fo.ok, "%s", fo.why);
+	cr_assert(tr.pp_s > 0);
+	cr_expect(rel(fo.pp_s, tr.pp_s) < 1e-12, "one send is one send");
+	/* 256 sequences over 8 replicas, one a micro-batch: 32 micro-batches,
+	 * each across the stage's 2 chunk boundaries */
+	cr_expect(rel(tr.breakdown_s[TB_PERF_PP_COMM], 32.0 * 2 * 2 * tr.pp_s) < 1e-12);
+	cr_expect(rel(fo.breakdown_s[TB_PERF_PP_COMM], 32.0 * 2 * 1 * tr.pp_s) < 1e-12);
+	tb_perf_layer L;
+	cr_assert(tb_perf_layer_time(&f, NULL, &L, NULL));
+	tb_perf_extras e;
+	cr_assert(tb_perf_extras_max(&f, NULL, &e));
+	double c = tb_perf_step_ceiling_from_s(&f, tb_perf_stage_s(&f, NULL, &L), &e);
+	cr_expect(c >= fo.step_s && c <= fo.step_s * (1 + 2e-6), "%.17g against %.17g", c, fo.step_s);
+}
