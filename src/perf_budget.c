@@ -396,16 +396,21 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               "measured on it (gpus.c says which), so its predicted MFU is less "
 		               "certain than on a validated card",
 		               copied, gn->name);
-	/* fp4: nobody has published a matmul ceiling in fp4 on any card */
+	/* fp4: one card's fp4 kernel has been measured (B300's); the others
+	 * copy it or take their fp8 fraction, and say so */
 	if (in->hardware.mfu_predicted && in->model.has_shape &&
-	    in->training.precision == TB_PREC_FP4_MIXED)
-		tb_budget_warn(b, "fp4-mixed: no fp4 matmul has been measured on %s, so the step-time "
-		               "model prices its fp4 matmuls at the fraction of the peak its %s matmuls "
-		               "reach (%.0f%%), of the fp4 peak%s",
-		               in->hardware.gpu.name, gn->matmul_ceiling_fp8 > 0 ? "fp8" : "16-bit",
-		               100 * pb->in.hw.matmul_ceiling,
-		               tb_ceiling_for(&in->hardware.gpu, TB_PREC_FP4_MIXED)
-		               ? "" : ", and no published fp4 run on it bounds its MFU");
+	    in->training.precision == TB_PREC_FP4_MIXED) {
+		const char *basis;
+		tb_gpus_fp4_ceiling(gn, &basis);
+		bool own = gn->matmul_fp4_measured && strcmp(gn->name, in->hardware.gpu.name) == 0;
+		bool bounded = tb_ceiling_for(&in->hardware.gpu, TB_PREC_FP4_MIXED) != NULL;
+		if (!own || !bounded)
+			tb_budget_warn(b, "fp4-mixed: the step-time model prices the fp4 matmuls on %s at "
+			               "%.0f%% of the fp4 peak (%s)%s",
+			               in->hardware.gpu.name, 100 * pb->in.hw.matmul_ceiling,
+			               own ? "measured on it" : basis,
+			               bounded ? "" : ", and no published fp4 run on it bounds its MFU");
+	}
 	/* cuDNN's attention asked for on a card without its figure */
 	if (in->hardware.mfu_predicted && in->model.has_shape && in->training.flash_attention &&
 	    in->training.attention_kernel == TB_ATTN_KERNEL_CUDNN &&

@@ -315,11 +315,10 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	tb_dtype at_used;
 	hw->attention_peak_flops = tb_gpu_peak_flops(g, tr->precision == TB_PREC_FP32
 	                                     ? TB_DTYPE_TF32 : TB_DTYPE_BF16, &at_used);
-	/* fp4 matmuls at the card's fp8 fraction (else its 16-bit one) of
-	 * their own peak: no fp4 matmul rate has been measured (gpus.c;
-	 * perf_budget.c says so) */
-	hw->matmul_ceiling = (used == TB_DTYPE_FP8 || used == TB_DTYPE_FP4) &&
-	                     node->matmul_ceiling_fp8 > 0
+	/* fp4 matmuls at the card's fp4 kernel fraction, measured or copied,
+	 * else its fp8 (else 16-bit) one (gpus.c; perf_budget.c says which) */
+	hw->matmul_ceiling = used == TB_DTYPE_FP4 ? tb_gpus_fp4_ceiling(node, NULL)
+	                     : used == TB_DTYPE_FP8 && node->matmul_ceiling_fp8 > 0
 	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
 	hw->head_matmul_ceiling = node->matmul_ceiling;
 	/* Megatron-LM's layers are Transformer Engine's, which since v1.2

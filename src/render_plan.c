@@ -462,10 +462,11 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		if (!said)
 			tb_buf_putc(&o, '\n');
 		said = true;
+		const char *basis;
+		double c4 = tb_gpus_fp4_ceiling(tb_gpus_node(g->name), &basis);
 		if (g->peak_flops[TB_DTYPE_FP4] > 0)
-			tb_buf_printf(&o, "%s's fp4 matmuls are ranked at its %s fraction of the fp4 peak: "
-			                  "no fp4 matmul has been measured.\n", g->name,
-			              tb_gpus_node(g->name)->matmul_ceiling_fp8 > 0 ? "fp8" : "16-bit");
+			tb_buf_printf(&o, "%s's fp4 matmuls are ranked at %.0f%% of its fp4 peak (%s).\n",
+			              g->name, 100 * c4, basis);
 		else
 			tb_buf_printf(&o, "%s has no fp4: it is ranked with its linear layers in %s, as "
 			                  "fp8-mixed runs.\n", g->name,

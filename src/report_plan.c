@@ -253,12 +253,14 @@ static void S_table_cards(tb_report *r, tb_table *t)
 		const char *copied = tb_gpus_assumed(tb_gpus_node(p->gpus[i].gpu.name),
 		                                     tb_precision_scaled(prec));
 		bool fp4 = prec == TB_PREC_FP4_MIXED, has4 = p->gpus[i].gpu.peak_flops[TB_DTYPE_FP4] > 0;
-		tb_rtab_fmt(&tb, "%s%s%s%s", copied ? copied : "measured",
+		const char *basis;
+		tb_gpus_fp4_ceiling(tb_gpus_node(p->gpus[i].gpu.name), &basis);
+		tb_rtab_fmt(&tb, "%s%s%s%s%s", copied ? copied : "measured",
 		            copied ? " assumed from another card (not measured)" : "",
 		            p->gpus[i].fp8_recipe != r->sc->inputs.training.fp8_recipe
 		            ? "; fp8 ranked with blockwise scaling (no MX block scaling)" : "",
-		            !fp4 ? "" : has4 ? "; fp4 matmuls at the card's fp8 (else 16-bit) fraction: none measured"
-		                             : "; no fp4 on the card: ranked as fp8-mixed");
+		            !fp4 ? "" : has4 ? "; fp4 matmuls: " : "; no fp4 on the card: ranked as fp8-mixed",
+		            fp4 && has4 ? basis : "");
 		/* what the card's layouts are held against (ceiling.h) */
 		const tb_ceiling *c = tb_ceiling_for(&p->gpus[i].gpu, prec);
 		if (c)

@@ -261,6 +261,22 @@ Test(gpus, efficiency_assumed)
 	               1565.0e12) < 1e12);
 	cr_expect(tb_gpus_node("gb300")->matmul_ceiling == tb_gpus_node("gb200")->matmul_ceiling);
 	cr_expect(tb_gpus_node("gb300")->matmul_ceiling_fp8 == tb_gpus_node("gb200")->matmul_ceiling_fp8);
+	/* fp4: B300's NVFP4 kernel measured (test_perf_blocks pins it against
+	 * the guide); the other Blackwell parts copy it and say so; MI355X has
+	 * no fp4 kernel measured nor an fp8 one, so its 16-bit fraction */
+	const char *basis;
+	double b300 = tb_gpus_fp4_ceiling(tb_gpus_node("b300"), &basis);
+	cr_expect_str_eq(basis, "measured on it");
+	static const char *const copies[] = { "b200", "gb200", "gb300" };
+	for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++) {
+		cr_expect(tb_gpus_fp4_ceiling(tb_gpus_node(copies[i]), &basis) == b300, "%s", copies[i]);
+		cr_expect(strstr(basis, "copied"), "%s: %s", copies[i], basis);
+		cr_expect(strstr(tb_gpus_node(copies[i])->source, "B300"), "%s", copies[i]);
+	}
+	cr_expect(tb_gpus_fp4_ceiling(tb_gpus_node("mi355x"), &basis) == tb_gpus_node("mi355x")->matmul_ceiling);
+	cr_expect(strstr(basis, "16-bit"));
+	cr_expect(tb_gpus_fp4_ceiling(tb_gpus_node("h100-sxm"), &basis) == tb_gpus_node("h100-sxm")->matmul_ceiling_fp8);
+	cr_expect(strstr(basis, "fp8"));
 	/* DeepSeek-V3: NVLink 160 GB/s achieved on the H800 */
 	cr_expect(fabs(tb_gpus_node("h800")->nvlink_fraction * tb_gpus_node("h800")->nvlink_bytes_per_s -
 	               160e9) < 1e6);

@@ -43,6 +43,12 @@ typedef struct tb_gpu_node {
 	 * 5 and 6: 0.865 for FlashAttention-2 and cuDNN alike); 0 where the
 	 * fraction was measured over forward and backward together (A100's) */
 	double attention_backward_ratio;
+	/* the 4-bit GEMMs' fraction of the fp4 dense peak, kernel only (the
+	 * casts are priced apart); 0: no fp4 kernel measured on the card or
+	 * its kind, priced at the fp8 (else 16-bit) fraction.  measured:
+	 * on this card; else copied from the card its source names */
+	double matmul_ceiling_fp4;
+	bool matmul_fp4_measured;
 } tb_gpu_node;
 
 /* The node row of card `name`, or the generic row (name "generic") for a
@@ -54,6 +60,14 @@ const tb_gpu_node *tb_gpus_node(const char *name);
  * efficiencies", "attention efficiency", or NULL where both were measured
  * on it.  Every report of an assumed card reads this one answer. */
 const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8);
+
+/* The fraction of its fp4 dense peak card n's fp4 GEMMs are priced at
+ * (0 for a card without an fp4 peak is the caller's to rule out), and
+ * in *basis how that is known, as words for a sentence: "measured on it",
+ * "copied from another card's measured fp4 kernel, which gpus.c names" or "none
+ * measured: the fraction its fp8 (16-bit) matmuls reach".  Every price,
+ * warning and report of an fp4 matmul reads this one answer. */
+double tb_gpus_fp4_ceiling(const tb_gpu_node *n, const char **basis);
 
 /* Whether the table's card `name` multiplies OCP MX block-scaled fp8 (1x32
  * blocks, power-of-two scales) in its matrix units: Blackwell (b200,
