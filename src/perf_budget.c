@@ -398,17 +398,15 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               copied, gn->name);
 	/* fp4: one card's fp4 kernel has been measured (B300's); the others
 	 * copy it or take their fp8 fraction, and say so */
-	if (in->hardware.mfu_predicted && in->model.has_shape &&
-	    in->training.precision == TB_PREC_FP4_MIXED) {
-		const char *basis;
-		tb_gpus_fp4_ceiling(gn, &basis);
-		bool own = gn->matmul_fp4_measured && strcmp(gn->name, in->hardware.gpu.name) == 0;
+	pb->fp4_basis = NULL;
+	if (tb_perf_fp4_format(&pb->in))
+		tb_gpus_fp4_ceiling(gn, &pb->fp4_basis);
+	if (in->hardware.mfu_predicted && in->model.has_shape && pb->fp4_basis) {
 		bool bounded = tb_ceiling_for(&in->hardware.gpu, TB_PREC_FP4_MIXED) != NULL;
-		if (!own || !bounded)
+		if (!gn->matmul_fp4_measured || !bounded)
 			tb_budget_warn(b, "fp4-mixed: the step-time model prices the fp4 matmuls on %s at "
 			               "%.0f%% of the fp4 peak (%s)%s",
-			               in->hardware.gpu.name, 100 * pb->in.hw.matmul_ceiling,
-			               own ? "measured on it" : basis,
+			               in->hardware.gpu.name, 100 * pb->in.hw.matmul_ceiling, pb->fp4_basis,
 			               bounded ? "" : ", and no published fp4 run on it bounds its MFU");
 	}
 	/* cuDNN's attention asked for on a card without its figure */

@@ -551,6 +551,8 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 		S_str(j, "format", tb_perf_fp4_format(&pb->in));
 		S_num(j, "bytes_per_element", pb->in.matmul_bytes);
 		S_num(j, "cast_bytes_per_element", pb->in.fp8_cast_bytes);
+		S_num(j, "matmul_fraction", pb->in.hw.matmul_ceiling);
+		S_str(j, "matmul_fraction_basis", pb->fp4_basis ? pb->fp4_basis : "");
 		S_obj_end(j);
 	} else {
 		S_null(j, "fp4");

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "trainbudget/fmt.h"
-#include "trainbudget/gpus.h"
 #include "trainbudget/sha256.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
@@ -73,11 +72,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		            in->training.fp8_recipe == TB_FP8_AUTO ? ": auto, the framework's default" : "");
 	} else if (in->training.precision == TB_PREC_FP4_MIXED && b->perf.known) {
 		tb_rtab_str(&tb, "fp4 scaling");
-		const char *basis;
-		tb_gpus_fp4_ceiling(tb_gpus_node(in->hardware.gpu.name), &basis);
 		tb_rtab_fmt(&tb, "%s (the card's fp4 format; its matmuls priced at %.0f%% of the fp4 "
 		            "peak, %s)",
-		            tb_perf_fp8_text(&b->perf.in), 100 * b->perf.in.hw.matmul_ceiling, basis);
+		            tb_perf_fp8_text(&b->perf.in), 100 * b->perf.in.hw.matmul_ceiling,
+		            b->perf.fp4_basis ? b->perf.fp4_basis : "?");
 	}
 	tb_rtab_str(&tb, "Gradients");
 	if (in->training.grad_dtype != TB_GRAD_DEFAULT)

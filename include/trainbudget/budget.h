@@ -252,6 +252,10 @@ typedef struct tb_perf_budget {
 	 * or interleaves). */
 	char balanced_layout[TB_PIPE_TEXT_MAX];
 	tb_perf_result balanced;
+	/* fp4-mixed on a card with an fp4 peak: how the fraction of it its
+	 * fp4 matmuls are priced at (in.hw.matmul_ceiling) is known, as
+	 * tb_gpus_fp4_ceiling says; static, NULL otherwise */
+	const char *fp4_basis;
 } tb_perf_budget;
 
 /* ---- time, cost, energy ---------------------------------------------- */
