@@ -264,6 +264,8 @@ f4=$(json_seconds "$T/out")
 if [ "$rc" -eq 0 ] && [ -n "$f8" ] && [ -n "$f4" ] && [ "${f4_report:-0}" -ge 3 ] &&
    awk -v a="$f8" -v b="$f4" 'BEGIN { exit !(b < a) }' &&
    grep -q '"format": "nvfp4"' "$T/out" && grep -q '"bytes_per_element": 0.5625' "$T/out" &&
+   grep -q '"matmul_fraction": 0.437' "$T/out" &&
+   grep -q '"matmul_fraction_basis": "copied from another card.s measured fp4 kernel' "$T/out" &&
    grep -q '"fp4": 9e+15\|"fp4": 9000000000000000' "$T/out"; then
 	ok "fp4-mixed on B200 prices NVFP4 on the fp4 peak and says so ($f8 -> $f4 s)"
 else
