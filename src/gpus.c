@@ -437,6 +437,49 @@ double tb_gpus_fp4_ceiling(const tb_gpu_node *n, const char **basis)
 	return c;
 }
 
+/* Transformer Engine's GEMM profiling guide (docs/examples/gemm_profiling,
+ * 1609c890e, 2026-06) times each of a 5B layer's GEMMs at 15,872 tokens
+ * with pre-quantized inputs: forward, data gradient, weight gradient.  On
+ * a B300 the two backward GEMMs take longer than the forward one of the
+ * same FLOPs, by format: bf16 4.434 and 4.418 ms against 4.250 (1.041),
+ * per-tensor fp8 (one kernel for delayed and current scaling) 2.329 and
+ * 2.325 against 2.158 (1.078), MXFP8 2.397 and 2.400 against 2.365
+ * (1.014), NVFP4 1.305 and 1.205 against 1.254 (1.001, one up, one down).
+ * On an H200 NVL they do not: bf16 10.747 and 10.530 against 10.632
+ * (1.001), fp8 5.661 and 5.547 against 5.577 (1.005), taken as 1 on every
+ * Hopper and older part.  B300's figures stand for the other Blackwell
+ * parts (the same kernels), whose rows say their fractions are copied. */
+double tb_gpus_backward_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
+{
+	if (!n || !tb_gpus_nvfp4(n->name))
+		return 1;
+	switch (d) {
+	case TB_DTYPE_FP4:
+		return 1.001;
+	case TB_DTYPE_FP8:
+		switch (r) {
+		case TB_FP8_MXFP8:
+		case TB_FP8_BLOCKWISE:
+			return 1.014;
+		case TB_FP8_ROWWISE:
+			return 1;   /* torchao's per-row kernel: not in the guide */
+		case TB_FP8_DELAYED:
+		case TB_FP8_TENSORWISE:
+		case TB_FP8_AUTO:
+		default:
+			return 1.078;
+		}
+	case TB_DTYPE_BF16:
+	case TB_DTYPE_FP16:
+		return 1.041;
+	case TB_DTYPE_FP32:
+	case TB_DTYPE_TF32:
+	case TB_DTYPE_COUNT:
+	default:
+		return 1;
+	}
+}
+
 const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8)
 {
 	if (!n->efficiency_assumed)

@@ -321,6 +321,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	                     : used == TB_DTYPE_FP8 && node->matmul_ceiling_fp8 > 0
 	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
 	hw->head_matmul_ceiling = node->matmul_ceiling;
+	hw->backward_gemm_ratio = tb_gpus_backward_gemm(node, used, out->fp8_recipe);
 	/* Megatron-LM's layers are Transformer Engine's, which since v1.2
 	 * (2023-12, cuDNN frontend v1) picks cuDNN's fused attention over
 	 * FlashAttention on Hopper and later ("FusedAttention preference on

@@ -417,10 +417,12 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	 * have no backward */
 	double ad_f = S_adapters_f(x, experts), dq = S_dequant(x, experts);
 	L->fwd = L->mm_f + L->attn_f + L->mem_f + ad_f + dq;
+	/* the backward's GEMMs of the same FLOPs as a forward one (perf.h) */
+	double gb = x->hw->backward_gemm_ratio > 0 ? x->hw->backward_gemm_ratio : 1;
 	switch (in->method) {
 	case TB_METHOD_LORA:
 	case TB_METHOD_QLORA:
-		L->bwd = L->mm_f + L->attn_b + L->mem_b + 2 * ad_f + dq;
+		L->bwd = gb * L->mm_f + L->attn_b + L->mem_b + 2 * ad_f + dq;
 		break;
 	case TB_METHOD_FROZEN:
 		L->bwd = 0;
@@ -429,7 +431,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	case TB_METHOD_DPO:
 	case TB_METHOD_COUNT:
 	default:
-		L->bwd = 2 * L->mm_f + L->attn_b + L->mem_b;
+		L->bwd = 2 * gb * L->mm_f + L->attn_b + L->mem_b;
 		break;
 	}
 	bool fwd_only = in->method == TB_METHOD_FROZEN;

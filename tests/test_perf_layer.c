@@ -887,3 +887,31 @@ Test(perf, fp4_casts_peak_and_head)
 		          cases[i].gpu, L4.logits_s, L16.logits_s);
 	}
 }
+
+/* Blackwell's backward GEMMs take longer than its forward ones of the
+ * same FLOPs (Transformer Engine's GEMM profiling guide on a B300:
+ * tb_gpus_backward_gemm); the layer's backward carries that ratio on both
+ * of its GEMMs (full training) or on the input gradient's alone (LoRA's
+ * frozen matrices); Hopper's is its forward's. */
+Test(perf, backward_gemms_at_the_cards_ratio)
+{
+	static const char *const cards[] = { "b300", "h100-sxm" };
+	for (size_t i = 0; i < 2; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.hardware.gpu = *tb_gpus_find(cards[i]);
+		x.training.seq_len = 8192;
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = TB_FW_MEGATRON;
+		x.training.precision = TB_PREC_FP8_MIXED;
+		x.training.fp8_recipe = TB_FP8_TENSORWISE;
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		double g = tb_gpus_backward_gemm(tb_gpus_node(cards[i]), TB_DTYPE_FP8, TB_FP8_TENSORWISE);
+		cr_expect_eq(in.hw.backward_gemm_ratio, g, "%s", cards[i]);
+		cr_expect(i == 0 ? g > 1.07 : g == 1, "%s: %g", cards[i], g);
+		tb_perf_layer L;
+		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+		cr_expect(rel(L.bwd - L.attn_b - L.mem_b, 2 * g * L.mm_f) < 1e-12, "%s", cards[i]);
+	}
+}

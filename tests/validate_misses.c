@@ -376,6 +376,18 @@ void tb_vperf_write_misses(FILE *f)
 	           "off, cost 1.15 times fp8's). Not entered: NVIDIA's 512 GB200 405B run (it ships "
 	           "both an fp8 and an fp4 config of its size and its log does not say which ran), "
 	           "and v5.1's NVFP4 LoRA submissions.\n");
+	fprintf(f, "- **Blackwell's backward GEMMs** (2026-12-06): the GEMM law is symmetric in "
+	           "its three dimensions, so a layer's data- and weight-gradient GEMMs had been priced "
+	           "at the forward's rate. Transformer Engine's GEMM profiling guide times them apart "
+	           "(a 5B layer at 15,872 tokens, inputs pre-quantized): on a B300 the backward's "
+	           "take 4.1%% longer than the forward's in bf16, 7.8%% in per-tensor fp8 (the kernel "
+	           "delayed and current scaling share), 1.4%% in MXFP8 and 0.1%% in NVFP4; on an H200 "
+	           "NVL 0.1%% and 0.5%%. Priced so (B300's ratios copied to B200, GB200 and GB300; "
+	           "Hopper's taken as 1), every Blackwell group is 1-3 points slower: MLPerf's v5.1 "
+	           "LoRA on B200 from -10.8%% to -8.6%% and on GB300 from -10.8%% to -8.5%%, its 8B on "
+	           "B300 from -16.6%% to -14.5%%, its 405B on B200 from -24.5%% to -21.8%%. The same "
+	           "guide puts the model's fp8 forward GEMMs on B300, from MAMF's 0.745, within 1%% "
+	           "of the measured kernels, and a whole layer's 12 within 1%% (test_perf_blocks).\n");
 	fprintf(f, "- **MLPerf Training v5.0 and v5.1 Llama 2 70B LoRA** (added 2026-12-05, the "
 	           "model's first fine-tuning rows against a measured step: 103 submissions of 8 to "
 	           "576 GPUs that trained in fp8, by NVIDIA, AMD and 17 other submitters; LoRA rank 16 "

@@ -69,6 +69,13 @@ const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8);
  * warning and report of an fp4 matmul reads this one answer. */
 double tb_gpus_fp4_ceiling(const tb_gpu_node *n, const char **basis);
 
+/* How much longer a linear layer's backward GEMMs (data and weight
+ * gradient) take on card n than its forward GEMM of the same FLOPs, with
+ * operands of dtype d scaled by recipe r (fp8 only): 1 where nothing
+ * longer was measured.  The GEMM law (perf.h) is symmetric in its three
+ * dimensions; Blackwell's kernels are not, Hopper's are (gpus.c). */
+double tb_gpus_backward_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r);
+
 /* Whether the table's card `name` multiplies OCP MX block-scaled fp8 (1x32
  * blocks, power-of-two scales) in its matrix units: Blackwell (b200,
  * gb200, b300, gb300) and CDNA 4 (mi355x).  *known: false for a card the

@@ -72,6 +72,10 @@ typedef struct tb_perf_hw {
 	/* the board's power limit over its TDP (hardware.power_limit); 1 or
 	 * 0: not limited */
 	double power_fraction;
+	/* a linear layer's backward GEMMs (data and weight gradient) over the
+	 * forward GEMM of the same FLOPs, in time (gpus.h
+	 * tb_gpus_backward_gemm); 0 or 1: as the forward */
+	double backward_gemm_ratio;
 } tb_perf_hw;
 
 /* The constants fitted on the published runs (docs/validation.md says on
