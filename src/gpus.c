@@ -327,8 +327,8 @@ static const tb_gpu_node S_nodes[] = {
 	{ "b200", 8, 900e9, 50e9, 0.776, 0.763, 0.37, 0.823, 0.943, true,
 	  "DGX B200: 8 GPUs, NVLink 5 900 GB/s, 400 Gb/s per GPU; all-reduce 740.64 of "
 	  "900 GB/s in one node, 377.34 GB/s over 4 (interconnect.yaml); MAMF 1745.0/2250 "
-	  "bf16, 3432.5/4500 fp8 (ml-engineering); attention fraction assumed as H100; fp4 as B300's "
-	  "NVFP4 kernel (assumed)", 0.61, true, true, 0.865, 0.437, false },
+	  "bf16, 3432.5/4500 fp8 (ml-engineering); attention fraction assumed as H100; fp4 and "
+	  "backward GEMMs as B300's (assumed)", 0.61, true, true, 0.865, 0.437, false },
 	{ "a100-40gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
 	  "DGX A100: 8 GPUs, NVLink 3 300 GB/s, HDR 200 Gb/s per GPU; nccl all_reduce "
 	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)", 0, true, false, 0, 0, false },
@@ -371,17 +371,17 @@ static const tb_gpu_node S_nodes[] = {
 	{ "gb200", 72, 900e9, 50e9, 0.729, 0.723, 0.37, 0.823, 0.943, true,
 	  "GB200 NVL72: 72 GPUs in one NVLink 5 domain, 1.8 TB/s both ways per GPU; ConnectX-7 "
 	  "400 Gb/s per GPU (NVIDIA multi-node NVLink tuning guide); MAMF 1822.0/2500 bf16, "
-	  "3615.6/5000 fp8 (ml-engineering); attention and links assumed as H100 and B200; fp4 as "
-	  "B300's NVFP4 kernel", 0.61, true, true, 0.865, 0.437, false },
+	  "3615.6/5000 fp8 (ml-engineering); attention and links assumed as H100 and B200; fp4 and "
+	  "backward GEMMs as B300's", 0.61, true, true, 0.865, 0.437, false },
 	{ "gb300", 72, 900e9, 100e9, 0.729, 0.723, 0.37, 0.823, 0.943, true,
 	  "GB300 NVL72: 72 GPUs, NVLink 5 1.8 TB/s both ways per GPU; 4 ConnectX-8 (800 Gb/s) per "
-	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); fractions assumed as GB200, fp4 as B300 "
-	  "(the same die)", 0.61, false, false, 0.865, 0.437, false },
+	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); fractions assumed as GB200, fp4 and backward "
+	  "GEMMs as B300 (the same die)", 0.61, false, false, 0.865, 0.437, false },
 	{ "b300", 8, 900e9, 100e9, 0.786, 0.745, 0.37, 0.823, 0.943, true,
 	  "HGX B300: 8 GPUs, NVLink 5 1.8 TB/s both ways, 8 ConnectX-8 800 Gb/s (1.6 TB/s both ways "
 	  "per board, HGX B300 table); MAMF 1769.0/2250 bf16, 3353.3/4500 fp8 (ml-engineering); "
 	  "attention and links assumed as H100 and B200; NVFP4 GEMMs 3.764 ms a 5B layer at "
-	  "15,872 tokens (TE GEMM profiling guide)", 0.61, true, true, 0.865, 0.437, true },
+	  "15,872 tokens, backward/forward ratios (TE GEMM profiling guide)", 0.61, true, true, 0.865, 0.437, true },
 	{ "mi325x", 8, 448e9, 50e9, 0.600, 0, 0.37, 0.783, 0.943, true,
 	  "AMD MI325X platform: 8 GPUs, Infinity Fabric as MI300X (7 links of 64 GB/s each way); "
 	  "400 Gb/s per GPU assumed; MAMF 784.9 TFLOP/s bf16 at 1,000 W (ml-engineering); "
