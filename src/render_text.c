@@ -836,7 +836,12 @@ char *tb_render_text(const tb_scenario *sc, const tb_budget *b)
 		for (int i = 0; i < b->n_warnings && i < TB_WARNINGS_MAX; i++) {
 			int left = b->n_warnings - i;
 			if (t.lines + 1 >= S_LINES_MAX && left > 1) {
-				tb_buf_printf(&t.out, "  ... and %d more (see --format json)", left);
+				/* the summary keeps to its 40 lines: what does not fit is
+				 * counted, never dropped unsaid */
+				if (i == 0)
+					tb_buf_printf(&t.out, "  %d warnings, not shown here: see --format json or the report", left);
+				else
+					tb_buf_printf(&t.out, "  ... and %d more (see --format json)", left);
 				S_nl(&t);
 				break;
 			}
