@@ -278,7 +278,7 @@ const tb_gpu *tb_gpus_find(const char *name)
  * NVFP4 (the kernels alone; the casts are priced apart): 3.764 ms, 19.17
  * TFLOP, 5.09 PFLOP/s, which the GEMM law of perf_blocks.c reproduces at
  * 0.437 of B300's 13.125 PF (1.643 ms at a ceiling of 1; pinned in
- * test_gpus).  GB300 (the same Blackwell Ultra die), B200 and GB200
+ * test_perf_blocks).  GB300 (the same Blackwell Ultra die), B200 and GB200
  * (Blackwell, whose fp4 peak is twice its fp8, not three times) copy it
  * and are marked so; MI355X's MXFP4 has no measured kernel and keeps its
  * 16-bit fraction.  Flash attention: FlashAttention-2
@@ -448,7 +448,8 @@ double tb_gpus_fp4_ceiling(const tb_gpu_node *n, const char **basis)
  * On an H200 NVL they do not: bf16 10.747 and 10.530 against 10.632
  * (1.001), fp8 5.661 and 5.547 against 5.577 (1.005), taken as 1 on every
  * Hopper and older part.  B300's figures stand for the other Blackwell
- * parts (the same kernels), whose rows say their fractions are copied. */
+ * parts (the same kernels; the parts tb_gpus_nvfp4 names), whose rows say
+ * they are copied. */
 double tb_gpus_backward_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
 {
 	if (!n || !tb_gpus_nvfp4(n->name))
