@@ -18,6 +18,8 @@
 #include <yaml.h>
 #include "trainbudget/budget.h"
 #include "trainbudget/diag.h"
+#include "trainbudget/gpus.h"
+#include "trainbudget/perf.h"
 #include "trainbudget/scenario.h"
 #include "trainbudget/stages.h"
 
@@ -488,6 +490,51 @@ static void S_peft(void)
 	      "(0.127 bits of constants a parameter)");
 }
 
+/* The GEMM law (perf.h) on the B300 against Transformer Engine's GEMM
+ * profiling guide: the 12 GEMMs of a layer of hidden 4,096 and MLP 16,384
+ * at 15,872 tokens, inputs pre-quantized (the kernels alone), with the
+ * card's MAMF ceilings and backward ratios (gpus.c).  The backward ratios
+ * and the fp4 fraction come from the same table, so the forward rows are
+ * the test of the ceilings and the whole-layer rows of the assembly; the
+ * NVFP4 figure, which set the fraction, is left out. */
+static void S_gemm_layer(void)
+{
+	const tb_gpu *g = tb_gpus_find("b300");
+	const tb_gpu_node *n = tb_gpus_node("b300");
+	const double kn[4][2] = { { 4096, 12288 }, { 4096, 4096 }, { 4096, 16384 }, { 16384, 4096 } };
+	const struct {
+		const char *what;
+		tb_dtype d;
+		tb_fp8_recipe r;
+		double bytes, ceiling, fwd_ms, layer_ms;
+	} c[] = {
+		{ "bf16", TB_DTYPE_BF16, TB_FP8_AUTO, 2, n->matmul_ceiling, 4.250, 13.102 },
+		{ "fp8 per tensor", TB_DTYPE_FP8, TB_FP8_TENSORWISE, 1, n->matmul_ceiling_fp8, 2.158, 6.812 },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		tb_perf_hw hw;
+		memset(&hw, 0, sizeof hw);
+		hw.peak_flops = g->peak_flops[c[i].d];
+		hw.hbm_bytes_per_s = g->bandwidth_bytes_per_s;
+		hw.matmul_ceiling = c[i].ceiling;
+		double back = tb_gpus_backward_gemm(n, c[i].d, c[i].r), f = 0, b = 0;
+		for (int k = 0; k < 4; k++) {
+			double M = 15872, K = kn[k][0], N = kn[k][1];
+			f += tb_perf_matmul_s(M, N, K, c[i].bytes, &hw, NULL);
+			b += back * (tb_perf_matmul_s(M, K, N, c[i].bytes, &hw, NULL) +
+			             tb_perf_matmul_s(K, N, M, c[i].bytes, &hw, NULL));
+		}
+		char fig[160];
+		snprintf(fig, sizeof fig, "B300 GEMMs of a 5B layer at 15,872 tokens, %s, forward", c[i].what);
+		S_add(fig, c[i].fwd_ms, 1e3 * f, "ms", 1, 0.10,
+		      "Transformer Engine docs/examples/gemm_profiling (1609c890e, 2026-06), pre-quantized");
+		snprintf(fig, sizeof fig, "B300 GEMMs of a 5B layer at 15,872 tokens, %s, forward and backward",
+		         c[i].what);
+		S_add(fig, c[i].layer_ms, 1e3 * (f + b), "ms", 1, 0.10,
+		      "Transformer Engine docs/examples/gemm_profiling (1609c890e, 2026-06), pre-quantized");
+	}
+}
+
 /* DeepSeek-V3's Table 1 split: the context extension (Sec. 4.3's two
  * phases of 1,000 steps) at the MFU the pre-training's GPU-hours imply. */
 static void S_deepseek_stages(void)
@@ -720,6 +767,7 @@ int main(int argc, char **argv)
 	S_korthikanti("175B", 96, 12288, 96, 1);
 	S_peft();
 	S_deepseek_stages();
+	S_gemm_layer();
 
 	int fails = S_write(argv[1], refsrc);
 	/* TB_VALIDATE_WRITE_FIXTURE=1: refresh the copy of the figures used. */
