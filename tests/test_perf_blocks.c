@@ -13,6 +13,7 @@
 
 #include "trainbudget/gpus.h"
 #include "trainbudget/perf.h"
+#include "te_gemm_layer.h"
 
 static double rel(double got, double want)
 {
@@ -210,30 +211,6 @@ Test(perf_blocks, ceil_log2_is_libm)
 	cr_expect(tb_perf_ceil_log2(2.5) == 2);
 }
 
-/* The 12 GEMMs of one layer of hidden 4,096 and MLP 16,384 at 15,872
- * tokens (QKV 4,096 -> 12,288, the output projection, the up and the down
- * projection; forward, data gradient, weight gradient), on a card's node
- * row at precision d with operands of `bytes`. */
-static double S_te_layer_s(const char *card, tb_dtype d, double bytes, double ceiling,
-                           tb_fp8_recipe r)
-{
-	const tb_gpu *g = tb_gpus_find(card);
-	tb_perf_hw hw;
-	memset(&hw, 0, sizeof hw);
-	hw.peak_flops = g->peak_flops[d];
-	hw.hbm_bytes_per_s = g->bandwidth_bytes_per_s;
-	hw.matmul_ceiling = ceiling;
-	double M = 15872, h = 4096, f = 16384, s = 0;
-	const double kn[4][2] = { { h, 3 * h }, { h, h }, { h, f }, { f, h } };
-	double back = tb_gpus_backward_gemm(tb_gpus_node(card), d, r);
-	for (int i = 0; i < 4; i++) {
-		double K = kn[i][0], N = kn[i][1];
-		s += tb_perf_matmul_s(M, N, K, bytes, &hw, NULL) +
-		     back * (tb_perf_matmul_s(M, K, N, bytes, &hw, NULL) + tb_perf_matmul_s(K, N, M, bytes, &hw, NULL));
-	}
-	return s;
-}
-
 /* Transformer Engine's GEMM profiling guide (NVIDIA/TransformerEngine
  * docs/examples/gemm_profiling, 1609c890e, 2026-06), B300 SXM6 AC, the
  * inputs pre-quantized (the kernels alone): a layer's 12 GEMMs take
@@ -246,10 +223,10 @@ static double S_te_layer_s(const char *card, tb_dtype d, double bytes, double ce
 Test(perf_blocks, gemms_against_te_profiling_guide)
 {
 	const tb_gpu_node *n = tb_gpus_node("b300");
-	double bf16 = S_te_layer_s("b300", TB_DTYPE_BF16, 2, n->matmul_ceiling, TB_FP8_AUTO);
-	double fp8 = S_te_layer_s("b300", TB_DTYPE_FP8, 1, n->matmul_ceiling_fp8, TB_FP8_TENSORWISE);
-	double fp4 = S_te_layer_s("b300", TB_DTYPE_FP4, 0.5 + 1.0 / 16, tb_gpus_fp4_ceiling(n, NULL),
-	                          TB_FP8_AUTO);
+	double bf16 = tb_te_gemm_layer_s("b300", TB_DTYPE_BF16, TB_FP8_AUTO, 2, n->matmul_ceiling, NULL);
+	double fp8 = tb_te_gemm_layer_s("b300", TB_DTYPE_FP8, TB_FP8_TENSORWISE, 1, n->matmul_ceiling_fp8, NULL);
+	double fp4 = tb_te_gemm_layer_s("b300", TB_DTYPE_FP4, TB_FP8_AUTO, 0.5 + 1.0 / 16,
+	                                tb_gpus_fp4_ceiling(n, NULL), NULL);
 	cr_expect(rel(bf16, 13.102e-3) < 0.05, "bf16 %.4g ms", bf16 * 1e3);
 	cr_expect(rel(fp8, 6.812e-3) < 0.02, "fp8 %.4g ms", fp8 * 1e3);
 	cr_expect(rel(fp4, 3.764e-3) < 0.01, "nvfp4 %.4g ms", fp4 * 1e3);

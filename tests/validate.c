@@ -19,9 +19,9 @@
 #include "trainbudget/budget.h"
 #include "trainbudget/diag.h"
 #include "trainbudget/gpus.h"
-#include "trainbudget/perf.h"
 #include "trainbudget/scenario.h"
 #include "trainbudget/stages.h"
+#include "te_gemm_layer.h"
 
 #define FIXTURE "tests/fixtures/validation.txt"
 #define ROWS_MAX 96
@@ -499,9 +499,7 @@ static void S_peft(void)
  * NVFP4 figure, which set the fraction, is left out. */
 static void S_gemm_layer(void)
 {
-	const tb_gpu *g = tb_gpus_find("b300");
 	const tb_gpu_node *n = tb_gpus_node("b300");
-	const double kn[4][2] = { { 4096, 12288 }, { 4096, 4096 }, { 4096, 16384 }, { 16384, 4096 } };
 	const struct {
 		const char *what;
 		tb_dtype d;
@@ -512,25 +510,14 @@ static void S_gemm_layer(void)
 		{ "fp8 per tensor", TB_DTYPE_FP8, TB_FP8_TENSORWISE, 1, n->matmul_ceiling_fp8, 2.158, 6.812 },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-		tb_perf_hw hw;
-		memset(&hw, 0, sizeof hw);
-		hw.peak_flops = g->peak_flops[c[i].d];
-		hw.hbm_bytes_per_s = g->bandwidth_bytes_per_s;
-		hw.matmul_ceiling = c[i].ceiling;
-		double back = tb_gpus_backward_gemm(n, c[i].d, c[i].r), f = 0, b = 0;
-		for (int k = 0; k < 4; k++) {
-			double M = 15872, K = kn[k][0], N = kn[k][1];
-			f += tb_perf_matmul_s(M, N, K, c[i].bytes, &hw, NULL);
-			b += back * (tb_perf_matmul_s(M, K, N, c[i].bytes, &hw, NULL) +
-			             tb_perf_matmul_s(K, N, M, c[i].bytes, &hw, NULL));
-		}
+		double f, all = tb_te_gemm_layer_s("b300", c[i].d, c[i].r, c[i].bytes, c[i].ceiling, &f);
 		char fig[160];
 		snprintf(fig, sizeof fig, "B300 GEMMs of a 5B layer at 15,872 tokens, %s, forward", c[i].what);
 		S_add(fig, c[i].fwd_ms, 1e3 * f, "ms", 1, 0.10,
 		      "Transformer Engine docs/examples/gemm_profiling (1609c890e, 2026-06), pre-quantized");
 		snprintf(fig, sizeof fig, "B300 GEMMs of a 5B layer at 15,872 tokens, %s, forward and backward",
 		         c[i].what);
-		S_add(fig, c[i].layer_ms, 1e3 * (f + b), "ms", 1, 0.10,
+		S_add(fig, c[i].layer_ms, 1e3 * all, "ms", 1, 0.10,
 		      "Transformer Engine docs/examples/gemm_profiling (1609c890e, 2026-06), pre-quantized");
 	}
 }
