@@ -397,7 +397,8 @@ void tb_vperf_write_misses(FILE *f)
 	           "blocks (the guide's quantizing runs, with Hadamard transforms that MLPerf turns "
 	           "off, cost 1.15 times fp8's). Not entered: NVIDIA's 512 GB200 405B run (it ships "
 	           "both an fp8 and an fp4 config of its size and its log does not say which ran), "
-	           "and v5.1's NVFP4 LoRA submissions.\n");
+	           "and v5.1's NVFP4 LoRA submissions, which switch to fp8 after 350 steps "
+	           "(HEALING_ITER) so that no logged interval is one precision's.\n");
 	fprintf(f, "- **Blackwell's backward GEMMs** (2026-12-06): the GEMM law is symmetric in "
 	           "its three dimensions, so a layer's data- and weight-gradient GEMMs had been priced "
 	           "at the forward's rate. Transformer Engine's GEMM profiling guide times them apart "
