@@ -639,7 +639,14 @@ static void S_generic(const S_yrow *r)
 		in.parallelism.virtual_pipeline = in.parallelism.layout.virtual_pipeline;
 	}
 	c->inputs = in;
+	/* a forward-only step of the same batch: shorter than the training
+	 * step it stands beside, which the row must print */
 	c->eval_s = S_num(r, "eval_step_s");
+	if (!isnan(c->eval_s) && !(c->eval_s > 0 && !isnan(step) && c->eval_s < step)) {
+		fprintf(stderr, "validate: %s: eval_step_s %g needs a step_s above it\n", S_get(r, "id"),
+		        c->eval_s);
+		exit(1);
+	}
 	/* the perf input borrows the layout: from the case's own copy */
 	tb_perf_input_from(&c->inputs, &c->in);
 	tb_perf_result res;
