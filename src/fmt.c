@@ -197,8 +197,8 @@ void tb_fmt_sig(tb_buf *b, double v, int sig)
 		tb_buf_puts(b, S_NA);
 		return;
 	}
-	if (v != 0 && fabs(v) < 1e-6) {
-		tb_fmt_sci(b, v, sig, false);   /* a power of ten, never 300 zeros */
+	if (v != 0 && (fabs(v) < 1e-6 || fabs(v) >= 1e21)) {
+		tb_fmt_sci(b, v, sig, false);   /* a power of ten, never 300 digits */
 		return;
 	}
 	S_str o;

@@ -155,6 +155,9 @@ Test(fmt, days_hours_minutes_seconds)
 	EXPECT_FMT(tb_fmt_sig(b, 1e-200, 3), "1.00 \u00d7 10\u207b\u00b2\u2070\u2070");
 	EXPECT_FMT(tb_fmt_sig(b, 0.00000012, 2), "1.2 \u00d7 10\u207b\u2077");
 	EXPECT_FMT(tb_fmt_sig(b, 0.000012, 2), "0.000012");
+	/* and a step of an absurd card (an fp4 peak of 1e-30 FLOP/s) */
+	EXPECT_FMT(tb_fmt_sig(b, 3.13e46, 3), "3.13 \u00d7 10\u2074\u2076");
+	EXPECT_FMT(tb_fmt_sig(b, 1e300, 2), "1.0 \u00d7 10\u00b3\u2070\u2070");
 }
 
 /* A unit moves on where the rounded figure reaches the next: decided on
