@@ -289,6 +289,17 @@ if [ "$rc" -eq 0 ] && grep -q '"format": "mxfp4"' "$T/out" && grep -q '"fp4": 4e
 else
 	no "fp4-mixed on an inline card" "rc $rc" "$(head -c 300 "$T/err")"
 fi
+# a vanishing fp4 peak: an absurd step, still finite and written as a
+# power of ten, no NaN or infinity anywhere
+sed 's/fp4: 4000T/fp4: 1e-30/' "$T/fp4-inline.yaml" >"$T/fp4-tiny.yaml"
+run "$BIN" estimate "$T/fp4-tiny.yaml"
+tiny_txt=$(grep -c 'step .* × 10' "$T/out")
+run "$BIN" estimate "$T/fp4-tiny.yaml" --format json
+if [ "$rc" -eq 0 ] && [ "${tiny_txt:-0}" -ge 1 ] && ! grep -Eqi ': -?(nan|inf)' "$T/out"; then
+	ok "a vanishing fp4 peak gives a finite step, as a power of ten"
+else
+	no "fp4-mixed on a 1e-30 FLOP/s card" "rc $rc text $tiny_txt" "$(head -c 300 "$T/err")"
+fi
 run "$BIN" estimate --set training.precision=fp4-mixed
 if [ "$rc" -ne 0 ] && grep -q "error: GPU 'h100-sxm' has no fp4 peak for training.precision fp4-mixed; expected a precision the GPU supports" "$T/err"; then
 	ok "fp4-mixed on a card without fp4 is a located error"
