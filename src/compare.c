@@ -93,6 +93,10 @@ static void S_framework(const tb_scenario *sc, tb_buf *o)
 	tb_buf_puts(o, tb_framework_name(sc->inputs.parallelism.framework));
 }
 static void S_yes(tb_buf *o, bool v) { tb_buf_puts(o, v ? "yes" : "no"); }
+static void S_kernels(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, sc->inputs.training.eager_kernels ? "eager" : "fused");
+}
 static void S_accum_fusion(const tb_scenario *sc, tb_buf *o)
 {
 	S_yes(o, !sc->inputs.training.no_grad_accum_fusion);
@@ -233,6 +237,7 @@ static const struct S_input_def {
 	{ "training.attention_kernel", "Attention kernel", S_attn_kernel },
 	{ "training.fp8_recipe", "fp8 scaling", S_fp8_recipe },
 	{ "training.grad_accumulation_fusion", "Gradient accumulation fused", S_accum_fusion },
+	{ "training.kernels", "Memory-bound kernels", S_kernels },
 	{ "training.grad_dtype", "Gradient dtype", S_grad_dtype },
 	{ "training.flash_attention", "Flash attention", S_flash },
 	{ "training.attention_flops", "Attention FLOPs counted", S_attn_flops },

@@ -27,8 +27,8 @@ const tb_perf_consts tb_perf_fitted = {
 	.mem_fraction = 0.90,
 	.layer_overhead_s = 1e-6,
 	.zero3_overlap_cost = 1.0,
-	.fsdp_overlap_cost = 0.0492,
-	.power_exponent = 1.336,
+	.fsdp_overlap_cost = 0.142,
+	.power_exponent = 1.159,
 	.nvlink_latency_s = 10e-6,
 	.network_latency_s = 15e-6,
 };

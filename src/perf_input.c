@@ -227,6 +227,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 		out->route_groups_per_token = m->route_groups_per_token;
 		out->gated_mlp = m->mlp == TB_MLP_GATED;
 		out->rope = m->positions == TB_POS_ROPE;
+		out->rmsnorm = m->norm == TB_NORM_RMSNORM;
 	}
 	const tb_training *tr = &in->training;
 	out->dropout = tr->dropout;
@@ -300,6 +301,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->grad_bytes = grad;
 	S_fp8(in, out);
 	out->grad_accum_unfused = tr->no_grad_accum_fusion;
+	out->eager_kernels = tr->eager_kernels;
 	/* an update reads and writes the states and the master copy, reads
 	 * the gradient twice (norm, then step) and writes the weights */
 	double states = S_state_bytes(tr->optimizer) * state_scale;

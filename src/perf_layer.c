@@ -197,6 +197,37 @@ static double S_norms_bytes(const S_ctx *x)
 	return 2 * 2 * tok_n * x->h * in->act_bytes;
 }
 
+/* What PyTorch eager moves beyond the fused kernels (training.kernels:
+ * eager), forward into *f and backward into *b, as torchtitan's Llama
+ * writes its layer (models/norms.py RMSNorm, models/llama/model.py at
+ * 9dec370, the commit of its 2024-12 benchmark): each RMSNorm is
+ * x.float(), pow, mean, the product with rsqrt, type_as and the weight's
+ * product, 28 + 4e bytes an element against the fused kernel's 2e (e the
+ * activation's bytes); a gated MLP's SiLU then its product, 5e against
+ * 3e; RoPE as complex numbers, float(), the product and type_as, 16 + 2e
+ * against 2e; and under grouped-query attention repeat_kv's expand and
+ * reshape copies the keys and values out to every query head, reading
+ * hkv and writing hq elements each.  The backward of the norms and the
+ * activation moves twice their forward, as the fused ones'; RoPE's and
+ * the copy's once (the rotation's conjugate, the heads' sum).  A
+ * LayerNorm is one ATen kernel eager too; residual adds cost the same. */
+static void S_eager_bytes(const S_ctx *x, double tok_n, double act_elems, double rope, double *f,
+                          double *b)
+{
+	const tb_perf_input *in = x->in;
+	*f = *b = 0;
+	if (!in->eager_kernels)
+		return;
+	double ab = in->act_bytes;
+	double norms = in->rmsnorm ? 2 * tok_n * x->h * (28 + 2 * ab) : 0;
+	double act = act_elems * 2 * ab * (x->nmat - 1);
+	/* rope is the fused pass's 2e an element */
+	double rot = rope / (2 * ab) * 16;
+	double rep = !x->mla && x->hkv < x->hq ? 2 * ab * x->tok * (x->hkv + x->hq) / x->t : 0;
+	*f = norms + act + rot + rep;
+	*b = 2 * (norms + act) + rot + rep;
+}
+
 /* What DeepSeek-V3's recipe redoes in a layer's backward (Sec. 3.2.3 and
  * 3.3.2): the two norms over the residual (read and write, over tok/t
  * under sequence parallelism) and, under MLA, the latents' norms and the
@@ -408,8 +439,10 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	 * its weights too where the recipe casts them every micro-batch
 	 * (torchao's per row, blocks and MX) */
 	double cast_b = in->fp8_cast_bytes;
-	L->mem_f = (ew + rope + cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / x->mem_bw;
-	L->mem_b = (2 * ew + rope + cast.out * cast_b +
+	double eager_f = 0, eager_b = 0;
+	S_eager_bytes(x, tok_n, act_elems, rope, &eager_f, &eager_b);
+	L->mem_f = (ew + rope + eager_f + cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / x->mem_bw;
+	L->mem_b = (2 * ew + rope + eager_b + cast.out * cast_b +
 	            cast.w * (in->fp8_weight_cast_b_bytes + S_accum_bytes(in))) / x->mem_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM

@@ -92,6 +92,11 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		tb_rtab_str(&tb, "kept for the backward in fp8, 1 B an element "
 		                 "(training.activation_func_fp8_input_store)");
 	}
+	if (in->training.eager_kernels) {
+		tb_rtab_str(&tb, "Memory-bound kernels");
+		tb_rtab_str(&tb, "PyTorch eager: each norm, rotation, activation and GQA copy as the "
+		                 "eager ops of torchtitan's Llama, not one fused kernel (training.kernels: eager)");
+	}
 	if (in->training.no_grad_accum_fusion) {
 		tb_rtab_str(&tb, "Gradient accumulation");
 		tb_rtab_str(&tb, "unfused: each micro-batch's weight gradients added into the main gradient "

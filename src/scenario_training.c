@@ -14,7 +14,7 @@ static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
 	"optimizer", "checkpointing", "selective_policy", "recompute_layers", "flash_attention", "dropout",
 	"attention_flops", "attention_kernel", "fp8_recipe", "checkpoint_interval", "grad_dtype",
-	"grad_accumulation_fusion", "activation_func_fp8_input_store",
+	"grad_accumulation_fusion", "activation_func_fp8_input_store", "kernels",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 	"packing", "avg_seq_len",
 };
@@ -30,6 +30,8 @@ static const char *const S_kernel_names[] = { "auto", "flash2", "cudnn" };
 static const char *const S_fp8_names[] = { "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8" };
 /* indexed like tb_grad_dtype from TB_GRAD_BF16 on */
 static const char *const S_grad_names[] = { "bf16", "fp16", "fp32" };
+/* training.kernels: false = fused, true = eager */
+static const char *const S_kernels_names[] = { "fused", "eager" };
 
 /* Gradients are in the precision's 16-bit dtype or in fp32: bf16 under
  * bf16-mixed, bf16 and fp8-mixed; fp16 under fp16-mixed; fp32 only under
@@ -220,6 +222,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(tr, "activation_func_fp8_input_store")) &&
 		    !tb_yaml_bool(c, n, "training.activation_func_fp8_input_store", &t->act_fp8_store))
 			ok = false;
+		if ((n = tb_yaml_get(tr, "kernels"))) {
+			if (tb_yaml_enum(c, n, "training.kernels", S_kernels_names, TB_N(S_kernels_names), &e)) t->eager_kernels = e == 1; else ok = false;
+		}
 		if ((n = tb_yaml_get(tr, "packing")) && !tb_yaml_bool(c, n, "training.packing", &t->packing))
 			ok = false;
 		if ((n = tb_yaml_get(tr, "avg_seq_len")) &&

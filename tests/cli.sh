@@ -324,6 +324,24 @@ if [ "$rc" -eq 0 ] && [ -n "$fused" ] && [ -n "$unfused" ] && [ "${gaf_report:-0
 else
 	no "training.grad_accumulation_fusion end to end" "rc $rc: '$fused' '$unfused' report ${gaf_report:-}" "$(head -c 300 "$T/err")"
 fi
+# PyTorch eager's memory-bound kernels (training.kernels: eager): more
+# bytes a layer, so a longer step; echoed in the JSON and named in the
+# report's assumptions.
+run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=fsdp
+kfused=$(json_seconds "$T/out")
+run "$BIN" report --format md -o "$T/eager" --name eager --set hardware.count=64 \
+	--set parallelism.framework=fsdp --set training.kernels=eager
+eager_report=$(grep -c "| Memory-bound kernels | PyTorch eager: " "$T/eager/eager.md" 2>/dev/null)
+run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=fsdp \
+	--set training.kernels=eager
+keager=$(json_seconds "$T/out")
+if [ "$rc" -eq 0 ] && [ -n "$kfused" ] && [ -n "$keager" ] && [ "${eager_report:-0}" -ge 1 ] &&
+   awk -v a="$kfused" -v b="$keager" 'BEGIN { exit !(b > a) }' &&
+   grep -q '"kernels": "eager"' "$T/out"; then
+	ok "eager kernels lengthen the step and say so ($kfused -> $keager s)"
+else
+	no "training.kernels end to end" "rc $rc: '$kfused' '$keager' report ${eager_report:-}" "$(head -c 300 "$T/err")"
+fi
 # Full recomputation of part of the layers: echoed in the JSON, said in
 # the report's assumptions and memory table, and between none and full
 # in time (the 8B example on its own layout, one stage of 32 layers).

@@ -587,6 +587,13 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
 	in.training.no_grad_accum_fusion = S_is(r, "grad_accum_fusion", "false");
 	in.training.act_fp8_store = S_is(r, "fp8_act", "true");
+	/* PyTorch eager's memory-bound kernels (torchtitan without compile) */
+	const char *kern = S_get(r, "kernels");
+	if (kern && strcmp(kern, "eager") != 0 && strcmp(kern, "fused") != 0) {
+		fprintf(stderr, "validate: %s: kernels \"%s\" unknown (fused or eager)\n", S_get(r, "id"), kern);
+		exit(1);
+	}
+	in.training.eager_kernels = kern && strcmp(kern, "eager") == 0;
 	/* the gradients' reduction dtype where the source sets it (NeMo's
 	 * distributed_fused_adam grad_sync_dtype) */
 	if (S_is(r, "grad_dtype", "bf16"))

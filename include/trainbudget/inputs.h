@@ -191,6 +191,11 @@ typedef struct tb_training {
 	 * its input for the backward as float8_e4m3fn, 1 B an element
 	 * (Megatron-Core's --activation-func-fp8-input-store) */
 	bool act_fp8_store;
+	/* training.kernels: eager: the memory-bound steps of a layer run as
+	 * PyTorch eager writes them (torchtitan's Llama without compile: an
+	 * RMSNorm of seven kernels in fp32, complex RoPE, repeat_kv's copy,
+	 * SiLU then the gate's product), not one fused kernel each */
+	bool eager_kernels;
 	bool dropout;
 	/* Compute between two saves of the model states to storage (not
 	 * activation checkpointing); 0: Young's optimum (goodput.h). */

@@ -127,13 +127,13 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
 #define TB_PERF_ERR_LOW  (-0.36)
-#define TB_PERF_ERR_HIGH (0.07)
+#define TB_PERF_ERR_HIGH (0.03)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
 #define TB_PERF_CAL_ERR_LOW  (-0.20)
-#define TB_PERF_CAL_ERR_HIGH (0.07)
+#define TB_PERF_CAL_ERR_HIGH (0.05)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
@@ -257,6 +257,10 @@ typedef struct tb_perf_input {
 	/* rotary positions (tb_model.positions): each layer rotates its
 	 * queries and keys, a memory-bound pass forward and one backward */
 	bool rope;
+	/* PyTorch eager's memory-bound kernels (training.kernels: eager), and
+	 * whether its norms are RMSNorm (written in seven eager ops; a
+	 * LayerNorm is one ATen kernel either way) */
+	bool eager_kernels, rmsnorm;
 
 	tb_perf_hw hw;
 } tb_perf_input;
