@@ -461,6 +461,7 @@ double tb_gpus_backward_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
 		switch (r) {
 		case TB_FP8_MXFP8:
 		case TB_FP8_BLOCKWISE:
+		case TB_FP8_DEEPSEEK:
 			return 1.014;
 		case TB_FP8_ROWWISE:
 			return 1;   /* torchao's per-row kernel: not in the guide */
@@ -479,6 +480,31 @@ double tb_gpus_backward_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
 	default:
 		return 1;
 	}
+}
+
+/* The same guide times the layer on an H200 NVL with each recipe in
+ * autocast (quantization included): per-tensor current scaling 20.285 ms,
+ * block scaling 22.882; pre-quantized, current scaling's GEMMs alone take
+ * 16.785 (Hopper's cuBLAS takes no pre-quantized 2D blocks, so block
+ * scaling has no such figure).  Current scaling's quantization is then
+ * 3.500 ms; block scaling's, at the bytes perf_input.c prices for each
+ * recipe's casts (ab + 2(1 + 4/128) = 4.0625 B an element against
+ * ab + (ab + 2) = 6), 2.370; its GEMMs 20.512 ms, 1.222 times current
+ * scaling's.  On every Hopper part (the same cuBLAS kernels); Blackwell's
+ * block-scaled GEMMs run as its MXFP8 ones, whose speed the fp8 ceiling
+ * and tb_gpus_backward_gemm already carry.  DeepSeek's own kernels for
+ * the same tiles (DeepGEMM: "up to 1550 TFLOPS on H800", 0.78 of its
+ * dense fp8 peak, above the 0.709 per-tensor ceiling) are not slower:
+ * TB_FP8_DEEPSEEK keeps 1. */
+double tb_gpus_recipe_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
+{
+	static const char *const hopper[] = { "h100-sxm", "h100-pcie", "h200", "h800", "h20" };
+	if (!n || d != TB_DTYPE_FP8 || r != TB_FP8_BLOCKWISE)
+		return 1;
+	for (size_t i = 0; i < sizeof hopper / sizeof hopper[0]; i++)
+		if (strcmp(n->name, hopper[i]) == 0)
+			return (22.882 - 3.500 * 4.0625 / 6) / 16.785;
+	return 1;
 }
 
 const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8)

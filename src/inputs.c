@@ -80,6 +80,7 @@ const char *tb_fp8_recipe_name(tb_fp8_recipe r)
 	case TB_FP8_ROWWISE: return "rowwise";
 	case TB_FP8_BLOCKWISE: return "blockwise";
 	case TB_FP8_MXFP8: return "mxfp8";
+	case TB_FP8_DEEPSEEK: return "deepseek";
 	case TB_FP8_AUTO: default: return "auto";
 	}
 }

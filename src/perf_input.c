@@ -127,7 +127,7 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	}
 	if (out->matmul_bytes != 1)
 		return;
-	bool torchao = r != TB_FP8_DELAYED && (fw == TB_FW_FSDP || r == TB_FP8_ROWWISE);
+	bool torchao = r != TB_FP8_DELAYED && r != TB_FP8_DEEPSEEK && (fw == TB_FW_FSDP || r == TB_FP8_ROWWISE);
 	double ab = out->act_bytes, scale = 0, cast = ab + 2, wf = 0, wb = 0;
 	switch (r) {
 	case TB_FP8_TENSORWISE:
@@ -141,6 +141,7 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 		wf = ab + 1, wb = 2 * ab + (ab + 1);
 		break;
 	case TB_FP8_BLOCKWISE:
+	case TB_FP8_DEEPSEEK:
 	case TB_FP8_MXFP8:
 		scale = r == TB_FP8_MXFP8 ? 1.0 / 32 : 4.0 / 128;
 		cast = torchao ? (1 + scale) + (ab + 1 + scale) : ab + 2 * (1 + scale);
@@ -192,6 +193,9 @@ const char *tb_perf_fp8_text(const tb_perf_input *in)
 		return torchao ? "mxfp8: 1x32 blocks with power-of-two scales, the weights cast every "
 		                 "micro-batch (torchao)"
 		               : "mxfp8: 1x32 blocks with power-of-two scales (Transformer Engine)";
+	case TB_FP8_DEEPSEEK:
+		return "deepseek: 1x128 and 128x128 tiles on DeepSeek's own GEMM kernels (DeepGEMM), at "
+		       "the per-tensor ceiling";
 	case TB_FP8_DELAYED:
 	case TB_FP8_AUTO:
 	default:
@@ -324,6 +328,12 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	hw->matmul_ceiling = used == TB_DTYPE_FP4 ? tb_gpus_fp4_ceiling(node, NULL)
 	                     : used == TB_DTYPE_FP8 && node->matmul_ceiling_fp8 > 0
 	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
+	/* a recipe whose GEMM kernels run slower than the per-tensor ones the
+	 * ceiling was measured with: Transformer Engine's block scaling on
+	 * Hopper (gpus.c); torchao's kernels (it casts the weights every
+	 * micro-batch, the only recipe that does) are not in the guide */
+	hw->matmul_ceiling /= tb_gpus_recipe_gemm(node, used, out->fp8_weight_cast_f_bytes > 0
+	                                                      ? TB_FP8_AUTO : out->fp8_recipe);
 	hw->head_matmul_ceiling = node->matmul_ceiling;
 	hw->backward_gemm_ratio = tb_gpus_backward_gemm(node, used, out->fp8_recipe);
 	/* Megatron-LM's layers are Transformer Engine's, which since v1.2

@@ -351,7 +351,7 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	const tb_yaml_node *frn = tr ? tb_yaml_get(tr, "fp8_recipe") : NULL;
 	if (frn && t->fp8_recipe == TB_FP8_ROWWISE &&
 	    (in->parallelism.framework == TB_FW_MEGATRON || in->parallelism.framework == TB_FW_DEEPSPEED))
-		tb_yaml_err(c, frn, "training.fp8_recipe rowwise under parallelism.framework %s: per-row scaling is torchao's (PyTorch FSDP), and Transformer Engine, which %s runs fp8 through, has none; expected delayed, tensorwise, blockwise or mxfp8, or framework fsdp",
+		tb_yaml_err(c, frn, "training.fp8_recipe rowwise under parallelism.framework %s: per-row scaling is torchao's (PyTorch FSDP), and Transformer Engine, which %s runs fp8 through, has none; expected delayed, tensorwise, blockwise, mxfp8 or deepseek, or framework fsdp",
 		            tb_framework_name(in->parallelism.framework),
 		            in->parallelism.framework == TB_FW_MEGATRON ? "Megatron-LM" : "DeepSpeed");
 	if (frn && t->fp8_recipe == TB_FP8_MXFP8 &&
@@ -365,7 +365,7 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 				len += (size_t)snprintf(mx + len, sizeof mx - len, "%s%s", len ? ", " : "",
 				                        tb_gpus_at(i)->name);
 		}
-		tb_yaml_err(c, frn, "training.fp8_recipe mxfp8 on %s, whose matrix units have no MX block scaling (Blackwell's and CDNA 4's have: %s); expected delayed, tensorwise, rowwise or blockwise, or one of those cards",
+		tb_yaml_err(c, frn, "training.fp8_recipe mxfp8 on %s, whose matrix units have no MX block scaling (Blackwell's and CDNA 4's have: %s); expected delayed, tensorwise, rowwise, blockwise or deepseek, or one of those cards",
 		            in->hardware.gpu.name, mx);
 	}
 	const tb_yaml_node *rln = tr ? tb_yaml_get(tr, "recompute_layers") : NULL;

@@ -27,7 +27,7 @@ static const char *const S_attn_names[] = { "full", "causal" };
 /* indexed like tb_attn_kernel */
 static const char *const S_kernel_names[] = { "auto", "flash2", "cudnn" };
 /* indexed like tb_fp8_recipe */
-static const char *const S_fp8_names[] = { "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8" };
+static const char *const S_fp8_names[] = { "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8", "deepseek" };
 /* indexed like tb_grad_dtype from TB_GRAD_BF16 on */
 static const char *const S_grad_names[] = { "bf16", "fp16", "fp32" };
 /* training.kernels: false = fused, true = eager */

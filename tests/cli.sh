@@ -248,6 +248,22 @@ if [ "$rc" -eq 0 ] && [ -n "$tw" ] && [ -n "$rw" ] && [ "$tw_named" -ge 1 ] && [
 else
 	no "training.fp8_recipe end to end" "rc $rc: '$tw' '$rw' named $tw_named gather $tw_gather report ${rw_report:-}" "$(head -c 300 "$T/err")"
 fi
+# Block scaling on Hopper: Transformer Engine's (blockwise) runs cuBLAS's
+# block-scaled GEMMs, 1.222 times the per-tensor ones (its GEMM profiling
+# guide); DeepSeek's own kernels (deepseek) the same tiles at the per-tensor
+# rate, so a shorter step with the same casts.
+run "$BIN" estimate --format json --set hardware.count=64 --set training.precision=fp8-mixed \
+	--set parallelism.framework=megatron --set training.fp8_recipe=blockwise
+blk=$(json_seconds "$T/out")
+run "$BIN" estimate --format json --set hardware.count=64 --set training.precision=fp8-mixed \
+	--set parallelism.framework=megatron --set training.fp8_recipe=deepseek
+dsk=$(json_seconds "$T/out")
+if [ "$rc" -eq 0 ] && [ -n "$blk" ] && [ -n "$dsk" ] && awk -v a="$dsk" -v b="$blk" 'BEGIN { exit !(b > a) }' &&
+   grep -q '"fp8_recipe": "deepseek"' "$T/out" && grep -q '"recipe": "deepseek"' "$T/out"; then
+	ok "block scaling on Hopper: Transformer Engine's GEMMs slower than DeepSeek's ($dsk -> $blk s)"
+else
+	no "training.fp8_recipe deepseek against blockwise" "rc $rc: '$blk' '$dsk'" "$(head -c 300 "$T/err")"
+fi
 # fp4-mixed on a B200: its linear layers on the 9 PF fp4 peak in NVFP4, a
 # shorter step than fp8's; the JSON, the report's settings and the
 # warnings say what was priced and that its fp4 kernel fraction is B300's

@@ -574,7 +574,7 @@ static void S_generic(const S_yrow *r)
 	in.training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
 	/* fp8 scaling as the source names it; auto: the framework's own */
 	in.training.fp8_recipe = TB_FP8_AUTO;
-	for (int k = TB_FP8_DELAYED; k <= TB_FP8_MXFP8; k++)
+	for (int k = TB_FP8_DELAYED; k <= TB_FP8_DEEPSEEK; k++)
 		if (S_is(r, "fp8_recipe", tb_fp8_recipe_name((tb_fp8_recipe)k)))
 			in.training.fp8_recipe = (tb_fp8_recipe)k;
 	in.parallelism.tensor = (int64_t)tp;

@@ -76,6 +76,12 @@ double tb_gpus_fp4_ceiling(const tb_gpu_node *n, const char **basis);
  * dimensions; Blackwell's kernels are not, Hopper's are (gpus.c). */
 double tb_gpus_backward_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r);
 
+/* How much longer recipe r's fp8 GEMMs take on the card of node n than
+ * its per-tensor ones (whose fraction the card's fp8 ceiling is): 1 but
+ * for Transformer Engine's block scaling on Hopper, which its GEMM
+ * profiling guide times (gpus.c).  A multiplier of the GEMMs' time. */
+double tb_gpus_recipe_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r);
+
 /* Whether the table's card `name` multiplies OCP MX block-scaled fp8 (1x32
  * blocks, power-of-two scales) in its matrix units: Blackwell (b200,
  * gb200, b300, gb300) and CDNA 4 (mi355x).  *known: false for a card the

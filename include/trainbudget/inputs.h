@@ -87,12 +87,15 @@ typedef enum { TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2, TB_ATTN_KERNEL_CUDNN 
  * the amax history); TENSORWISE, one scale a tensor from its own amax
  * (torchao's default, its weights gathered in fp8 under FSDP; Transformer
  * Engine's current scaling); ROWWISE, torchao's per-row scales;
- * BLOCKWISE, DeepSeek-V3's 1x128 and 128x128 tiles; MXFP8, 1x32 blocks
- * with power-of-two scales (Blackwell).  AUTO: TENSORWISE under FSDP,
- * DELAYED elsewhere. */
+ * BLOCKWISE, DeepSeek-V3's 1x128 and 128x128 tiles through Transformer
+ * Engine's block scaling (cuBLAS's GEMMs, slower than per tensor on
+ * Hopper: gpus.c); MXFP8, 1x32 blocks with power-of-two scales
+ * (Blackwell); DEEPSEEK, the same tiles on DeepSeek's own GEMM kernels
+ * (DeepGEMM), priced at the per-tensor ceiling.  AUTO: TENSORWISE under
+ * FSDP, DELAYED elsewhere. */
 typedef enum {
 	TB_FP8_AUTO, TB_FP8_DELAYED, TB_FP8_TENSORWISE, TB_FP8_ROWWISE, TB_FP8_BLOCKWISE,
-	TB_FP8_MXFP8
+	TB_FP8_MXFP8, TB_FP8_DEEPSEEK
 } tb_fp8_recipe;
 
 /* PaLM counts the whole score matrix (eager attention), as Megatron-LM did up
