@@ -156,6 +156,14 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(d, "c_4", "within it, HBM bytes of each fp4 cast of a linear's input or "
 		                 "output gradient, as the card's fp4 recipe casts (the assumptions name "
 		                 "it)", pi->fp8_cast_bytes, "B");
+	if (pi->matmul_bytes <= 1 && pi->fp8_cast_bytes > 0)
+		tb_deriv_add_var(d, "eta_c", pi->te_casts
+		                 ? "within it, the fraction of the HBM bandwidth those casts reach "
+		                   "(Transformer Engine's quantization, measured in its GEMM profiling "
+		                   "guide; perf.h)"
+		                 : "within it, the fraction of the HBM bandwidth those casts reach "
+		                   "(torchao's compiled casts, as the memory-bound kernels: fitted)",
+		                 pi->te_casts ? TB_PERF_CAST_BW_FRACTION : tb_perf_fitted.mem_fraction, "");
 
 	double extra = r->stage_extra_s;
 	d = tb_budget_add_deriv(b, "perf.compute", "Compute of the busiest stage, one step", "C",

@@ -121,8 +121,10 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	out->fp8_recipe = r;
 	out->fp8_cast_bytes = out->fp8_weight_cast_f_bytes = out->fp8_weight_cast_b_bytes = 0;
 	out->fp8_gather = false;
+	out->te_casts = false;
 	if (out->matmul_bytes < 1) {
 		S_fp4(out);
+		out->te_casts = true;
 		return;
 	}
 	if (out->matmul_bytes != 1)
@@ -156,6 +158,7 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	out->fp8_cast_bytes = cast;
 	out->fp8_weight_cast_f_bytes = wf;
 	out->fp8_weight_cast_b_bytes = wb;
+	out->te_casts = !torchao;
 }
 
 const char *tb_perf_fp4_format(const tb_perf_input *in)

@@ -441,9 +441,11 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double cast_b = in->fp8_cast_bytes;
 	double eager_f = 0, eager_b = 0;
 	S_eager_bytes(x, tok_n, act_elems, rope, &eager_f, &eager_b);
-	L->mem_f = (ew + rope + eager_f + cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / x->mem_bw;
-	L->mem_b = (2 * ew + rope + eager_b + cast.out * cast_b +
-	            cast.w * (in->fp8_weight_cast_b_bytes + S_accum_bytes(in))) / x->mem_bw;
+	double cast_bw = in->te_casts ? x->hw->hbm_bytes_per_s * TB_PERF_CAST_BW_FRACTION : x->mem_bw;
+	L->mem_f = (ew + rope + eager_f) / x->mem_bw +
+	           (cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / cast_bw;
+	L->mem_b = (2 * ew + rope + eager_b + cast.w * S_accum_bytes(in)) / x->mem_bw +
+	           (cast.out * cast_b + cast.w * in->fp8_weight_cast_b_bytes) / cast_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM
 	 * alone; adapters run forward and twice that back; forward-only runs

@@ -9,10 +9,12 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trainbudget/gpus.h"
 #include "trainbudget/perf.h"
+#include "trainbudget/presets.h"
 #include "te_gemm_layer.h"
 
 static double rel(double got, double want)
@@ -242,4 +244,65 @@ Test(perf_blocks, gemms_against_te_profiling_guide)
 	cr_expect_eq(tb_gpus_backward_gemm(tb_gpus_node("h200"), TB_DTYPE_BF16, TB_FP8_AUTO), 1);
 	cr_expect_eq(tb_gpus_backward_gemm(tb_gpus_node("b200"), TB_DTYPE_FP8, TB_FP8_TENSORWISE),
 	             tb_gpus_backward_gemm(n, TB_DTYPE_FP8, TB_FP8_TENSORWISE));
+}
+
+/* The same guide times each recipe's layer in autocast too, quantization
+ * included (ms a layer: the 24-layer totals over 24): on an H200 NVL
+ * (4.8 TB/s) current scaling 20.285 and delayed 18.978 against current
+ * scaling's GEMMs alone 16.785; on a B300 (8 TB/s) current 219.522 / 24,
+ * delayed 187.246 / 24 and MXFP8 215.608 / 24 against 163.493 / 24 and
+ * 171.869 / 24 alone (delayed's GEMMs are current's kernel: delayed scaling
+ * has no pre-quantized run).  The difference moves the 455,081,984 input,
+ * 585,105,408 output-gradient and 201,326,592 weight elements of the layer
+ * at the bytes perf_input.c prices for each recipe's casts (6, 4 and
+ * 4.0625 B an element): that bandwidth over the card's, the median of the
+ * five, is TB_PERF_CAST_BW_FRACTION. */
+static int S_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+Test(perf_blocks, cast_bandwidth_from_te_profiling_guide)
+{
+	const double elems = 455081984.0 + 585105408.0 + 201326592.0;
+	cr_expect_eq(elems, 15872.0 * (4096 * 3 + 16384) + 15872.0 * (12288 + 4096 + 16384 + 4096) +
+	                    (4096.0 * 12288 + 4096.0 * 4096 + 4096.0 * 16384 + 16384.0 * 4096));
+	const struct {
+		double hbm, with_ms, alone_ms, bytes;
+	} pts[] = {
+		{ 4.8e12, 20.285, 16.785, 2 + (2 + 2) },                 /* H200 NVL current */
+		{ 4.8e12, 18.978, 16.785, 2 + 2 },                       /* H200 NVL delayed */
+		{ 8e12, 219.522 / 24, 163.493 / 24, 2 + (2 + 2) },       /* B300 current */
+		{ 8e12, 187.246 / 24, 163.493 / 24, 2 + 2 },             /* B300 delayed */
+		{ 8e12, 215.608 / 24, 171.869 / 24, 2 + 2 * (1 + 1.0 / 32) }, /* B300 MXFP8 */
+	};
+	double f[5];
+	for (int i = 0; i < 5; i++)
+		f[i] = elems * pts[i].bytes / ((pts[i].with_ms - pts[i].alone_ms) * 1e-3) / pts[i].hbm;
+	qsort(f, 5, sizeof f[0], S_cmp);
+	cr_expect(fabs(f[2] - TB_PERF_CAST_BW_FRACTION) < 1e-4, "median %g, perf.h %g", f[2],
+	          TB_PERF_CAST_BW_FRACTION);
+	cr_expect(f[0] > 0.3 && f[4] < 0.7, "%g..%g", f[0], f[4]);
+	/* the recipes' cast bytes those figures are read at are the model's */
+	tb_inputs x;
+	memset(&x, 0, sizeof x);
+	x.model = tb_presets_find("llama-3-8b")->model;
+	x.training.tokens = 1e12;
+	x.training.seq_len = 4096;
+	x.training.global_batch = 64;
+	x.training.micro_batch = 1;
+	x.training.precision = TB_PREC_FP8_MIXED;
+	x.hardware.gpu = *tb_gpus_find("b300");
+	x.hardware.count = 8;
+	x.parallelism.framework = TB_FW_MEGATRON;
+	const tb_fp8_recipe rs[3] = { TB_FP8_TENSORWISE, TB_FP8_DELAYED, TB_FP8_MXFP8 };
+	const double want[3] = { 6, 4, 2 + 2 * (1 + 1.0 / 32) };
+	for (int i = 0; i < 3; i++) {
+		x.training.fp8_recipe = rs[i];
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		cr_expect_eq(in.fp8_cast_bytes, want[i], "%s", tb_fp8_recipe_name(rs[i]));
+		cr_expect(in.te_casts, "%s", tb_fp8_recipe_name(rs[i]));
+	}
 }

@@ -127,18 +127,27 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
 #define TB_PERF_ERR_LOW  (-0.36)
-#define TB_PERF_ERR_HIGH (0.03)
+#define TB_PERF_ERR_HIGH (0.05)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
 #define TB_PERF_CAL_ERR_LOW  (-0.20)
-#define TB_PERF_CAL_ERR_HIGH (0.05)
+#define TB_PERF_CAL_ERR_HIGH (0.06)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
  * Sec. 3.2.2).  Not fitted. */
 #define TB_PERF_EP_OVERLAP_SM_SHARE (20.0 / 132.0)
+
+/* The fraction of its HBM bandwidth a card's Transformer Engine
+ * quantization kernels reach at the bytes perf_input.c prices for them:
+ * its GEMM profiling guide times a 5B layer's 12 GEMMs with and without
+ * quantization (gpus.c, tb_gpus_recipe_gemm), and the difference, per
+ * recipe and card, moves those bytes at 0.346 (MXFP8, B300) to 0.627
+ * (delayed, B300) of the bandwidth: the median of the five, current
+ * scaling's on an H200 NVL.  Not fitted on any run. */
+#define TB_PERF_CAST_BW_FRACTION 0.4434
 
 typedef struct tb_perf_input {
 	/* model: a dense or mixture-of-experts decoder */
@@ -261,6 +270,10 @@ typedef struct tb_perf_input {
 	 * whether its norms are RMSNorm (written in seven eager ops; a
 	 * LayerNorm is one ATen kernel either way) */
 	bool eager_kernels, rmsnorm;
+	/* the fp8 or fp4 casts are Transformer Engine's (or fp4's), which move
+	 * their bytes at TB_PERF_CAST_BW_FRACTION of the bandwidth; torchao's
+	 * compiled casts at the memory-bound kernels' */
+	bool te_casts;
 
 	tb_perf_hw hw;
 } tb_perf_input;
