@@ -397,7 +397,17 @@ void tb_vperf_write_misses(FILE *f)
 	           "issues them so, no log says. Made a rule for every Megatron-LM row it would take "
 	           "Nemotron-4 15B from +12.7%% to +25.4%%, so it is no rule of the framework, and "
 	           "writing it into these rows would contradict their configs: not priced. A step "
-	           "timed with and without the overlap on one of these configs would settle it.\n");
+	           "timed with and without the overlap on one of these configs would settle it.");
+	fprintf(f, " Later the same day the quantization's measured bandwidth (below) took every fp8 "
+	           "group 2-7 points slower: the forwards are now within 0-8%% on the H100, H200, B200 "
+	           "and B300 rows of 8-16 GPUs (15-18%% fast with CP 2, 37-41%% on 512 GPUs), and "
+	           "what is left is in the rest of the step: 26-49 ms a step on Blackwell, 81 ms on "
+	           "H200, 169-182 ms on H100 (the section after this table). The NVFP4 rows now fit "
+	           "in both halves (within 6%%); their configs set FP8_PARAM_GATHER=False, the fp8 "
+	           "ones True, and NeMo's log warns on every Blackwell 8B run \"Recommend unsetting "
+	           "CUDA_DEVICE_MAX_CONNECTIONS for best performance but get 1\" (its comment: on "
+	           "SM100 without TP and CP, more connections avoid serializing the streams). Neither "
+	           "is priced without a measurement.\n");
 	fprintf(f, "- **NVFP4** (`training.precision: fp4-mixed`, added 2026-12-05): the 4-bit "
 	           "formats' dense peaks are in the card table (B200 9, GB200 10, B300 13.125, GB300 "
 	           "15, MI355X 10.07 PFLOP/s) and the linear layers' GEMMs run there with NVFP4's "
