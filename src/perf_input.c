@@ -333,10 +333,8 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	                     ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
 	/* a recipe whose GEMM kernels run slower than the per-tensor ones the
 	 * ceiling was measured with: Transformer Engine's block scaling on
-	 * Hopper (gpus.c); torchao's kernels (it casts the weights every
-	 * micro-batch, the only recipe that does) are not in the guide */
-	hw->matmul_ceiling /= tb_gpus_recipe_gemm(node, used, out->fp8_weight_cast_f_bytes > 0
-	                                                      ? TB_FP8_AUTO : out->fp8_recipe);
+	 * Hopper (gpus.c); torchao's kernels are not in the guide */
+	hw->matmul_ceiling /= tb_gpus_recipe_gemm(node, used, out->te_casts ? out->fp8_recipe : TB_FP8_AUTO);
 	hw->head_matmul_ceiling = node->matmul_ceiling;
 	hw->backward_gemm_ratio = tb_gpus_backward_gemm(node, used, out->fp8_recipe);
 	/* Megatron-LM's layers are Transformer Engine's, which since v1.2
