@@ -163,7 +163,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		                   "guide; perf.h)"
 		                 : "within it, the fraction of the HBM bandwidth those casts reach "
 		                   "(torchao's compiled casts, as the memory-bound kernels: fitted)",
-		                 pi->te_casts ? TB_PERF_CAST_BW_FRACTION : tb_perf_fitted.mem_fraction, "");
+		                 tb_perf_cast_bw_fraction(pi, NULL), "");
 
 	double extra = r->stage_extra_s;
 	d = tb_budget_add_deriv(b, "perf.compute", "Compute of the busiest stage, one step", "C",

@@ -161,6 +161,13 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	out->te_casts = !torchao;
 }
 
+double tb_perf_cast_bw_fraction(const tb_perf_input *in, const tb_perf_consts *k)
+{
+	if (!k)
+		k = &tb_perf_fitted;
+	return in->te_casts ? TB_PERF_CAST_BW_FRACTION : k->mem_fraction;
+}
+
 const char *tb_perf_fp4_format(const tb_perf_input *in)
 {
 	if (!(in->matmul_bytes < 1))
@@ -334,7 +341,8 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	/* a recipe whose GEMM kernels run slower than the per-tensor ones the
 	 * ceiling was measured with: Transformer Engine's block scaling on
 	 * Hopper (gpus.c); torchao's kernels are not in the guide */
-	hw->matmul_ceiling /= tb_gpus_recipe_gemm(node, used, out->te_casts ? out->fp8_recipe : TB_FP8_AUTO);
+	hw->recipe_gemm_ratio = tb_gpus_recipe_gemm(node, used, out->te_casts ? out->fp8_recipe : TB_FP8_AUTO);
+	hw->matmul_ceiling /= hw->recipe_gemm_ratio;
 	hw->head_matmul_ceiling = node->matmul_ceiling;
 	hw->backward_gemm_ratio = tb_gpus_backward_gemm(node, used, out->fp8_recipe);
 	/* Megatron-LM's layers are Transformer Engine's, which since v1.2

@@ -441,7 +441,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double cast_b = in->fp8_cast_bytes;
 	double eager_f = 0, eager_b = 0;
 	S_eager_bytes(x, tok_n, act_elems, rope, &eager_f, &eager_b);
-	double cast_bw = in->te_casts ? x->hw->hbm_bytes_per_s * TB_PERF_CAST_BW_FRACTION : x->mem_bw;
+	double cast_bw = x->hw->hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, x->k);
 	L->mem_f = (ew + rope + eager_f) / x->mem_bw +
 	           (cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / cast_bw;
 	L->mem_b = (2 * ew + rope + eager_b + cast.w * S_accum_bytes(in)) / x->mem_bw +

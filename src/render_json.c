@@ -543,6 +543,8 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 		S_num(j, "weight_cast_bytes_per_element",
 		      pb->in.fp8_weight_cast_f_bytes + pb->in.fp8_weight_cast_b_bytes);
 		S_bool(j, "weights_gathered_in_fp8", pb->in.fp8_gather);
+		S_num(j, "cast_bandwidth_fraction", tb_perf_cast_bw_fraction(&pb->in, NULL));
+		S_num(j, "gemm_time_ratio", pb->in.hw.recipe_gemm_ratio > 0 ? pb->in.hw.recipe_gemm_ratio : 1);
 		S_obj_end(j);
 	} else {
 		S_null(j, "fp8");
@@ -552,6 +554,7 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 		S_str(j, "format", tb_perf_fp4_format(&pb->in));
 		S_num(j, "bytes_per_element", pb->in.matmul_bytes);
 		S_num(j, "cast_bytes_per_element", pb->in.fp8_cast_bytes);
+		S_num(j, "cast_bandwidth_fraction", tb_perf_cast_bw_fraction(&pb->in, NULL));
 		S_num(j, "matmul_fraction", pb->in.hw.matmul_ceiling);
 		S_str(j, "matmul_fraction_basis", pb->fp4_basis ? pb->fp4_basis : "");
 		S_obj_end(j);

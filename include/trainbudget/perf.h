@@ -76,6 +76,10 @@ typedef struct tb_perf_hw {
 	 * forward GEMM of the same FLOPs, in time (gpus.h
 	 * tb_gpus_backward_gemm); 0 or 1: as the forward */
 	double backward_gemm_ratio;
+	/* how much longer the recipe's GEMMs take than the per-tensor ones
+	 * the ceiling was measured with (tb_gpus_recipe_gemm; the ceiling
+	 * above already divided by it) */
+	double recipe_gemm_ratio;
 } tb_perf_hw;
 
 /* The constants fitted on the published runs (docs/validation.md says on
@@ -530,5 +534,12 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out);
  * outside fp4. */
 const char *tb_perf_fp4_format(const tb_perf_input *in);
 const char *tb_perf_fp8_text(const tb_perf_input *in);
+
+/* The fraction of the HBM bandwidth in's fp8 or fp4 casts reach:
+ * TB_PERF_CAST_BW_FRACTION for Transformer Engine's and fp4's, the
+ * memory-bound kernels' fitted one (k, NULL for tb_perf_fitted) for
+ * torchao's compiled casts.  The step, its derivation and the JSON read
+ * this one answer. */
+double tb_perf_cast_bw_fraction(const tb_perf_input *in, const tb_perf_consts *k);
 
 #endif
