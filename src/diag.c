@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "trainbudget/xalloc.h"
 #include "utf8.h"
@@ -388,6 +389,11 @@ static size_t S_stem_distance(const char *word, const char *cand)
 
 const char *tb_diags_suggest(const char *word, const char *const *cands, size_t n)
 {
+	/* a name written in the wrong case is that name, however long
+	 * ('EAGER', 'H100-SXM'): the edit distance would count every letter */
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(word, cands[i]) == 0)
+			return cands[i];
 	const char *best = NULL;
 	size_t best_d = (size_t)-1;
 	for (size_t i = 0; i < n; i++) {

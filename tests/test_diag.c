@@ -51,6 +51,8 @@ Test(diag, suggest)
 	cr_assert_str_eq(tb_diags_suggest("h100-pcei", gpus, 4), "h100-pcie");
 	cr_assert_str_eq(tb_diags_suggest("h20", gpus, 4), "h200");
 	cr_assert_null(tb_diags_suggest("tpu-v9", gpus, 4));
+	/* the wrong case is no typo: the name itself, whatever its length */
+	cr_assert_str_eq(tb_diags_suggest("H100-PCIE", gpus, 4), "h100-pcie");
 	static const char *const prec[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed" };
 	cr_assert_str_eq(tb_diags_suggest("bf17", prec, 5), "bf16");
 	cr_assert_str_eq(tb_diags_suggest("bf16-mixd", prec, 5), "bf16-mixed");
