@@ -184,7 +184,7 @@ const char *tb_perf_fp8_text(const tb_perf_input *in)
 		         "amax, a pass before each cast; the weights cast once a step (Transformer Engine)"
 		       : "mxfp4: E2M1 in blocks of 32 with power-of-two scales; the weights cast once a "
 		         "step";
-	bool torchao = in->fp8_weight_cast_f_bytes > 0;
+	bool torchao = !in->te_casts;
 	switch (in->fp8_recipe) {
 	case TB_FP8_TENSORWISE:
 		return in->fp8_gather ? "tensorwise: one scale a tensor; the weights cast on each rank's "

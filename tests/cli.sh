@@ -324,42 +324,34 @@ if [ "$rc" -ne 0 ] && grep -q "error: GPU 'h100-sxm' has no fp4 peak for trainin
 else
 	no "fp4-mixed without an fp4 peak" "rc $rc" "$(head -c 300 "$T/err")"
 fi
+# A setting that only adds work: the step with it is longer than without
+# (64 H100s of the default scenario under framework $2), the JSON echoes
+# it ($5) and the report's assumptions name it (a row starting $4).
+# $1 says what it is, $3 is the KEY=VALUE.
+lever_lengthens() {
+	run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework="$2"
+	without=$(json_seconds "$T/out")
+	rm -rf "$T/lever"
+	run "$BIN" report --format md -o "$T/lever" --name lever --set hardware.count=64 \
+		--set parallelism.framework="$2" --set "$3"
+	rows=$(grep -cF "$4" "$T/lever/lever.md" 2>/dev/null)
+	run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework="$2" --set "$3"
+	with=$(json_seconds "$T/out")
+	if [ "$rc" -eq 0 ] && [ -n "$without" ] && [ -n "$with" ] && [ "${rows:-0}" -ge 1 ] &&
+	   awk -v a="$without" -v b="$with" 'BEGIN { exit !(b > a) }' && grep -qF "$5" "$T/out"; then
+		ok "$1: a longer step, echoed and named ($without -> $with s)"
+	else
+		no "$3 end to end" "rc $rc: '$without' '$with' report ${rows:-}" "$(head -c 300 "$T/err")"
+	fi
+}
 # Unfused gradient accumulation (Megatron-LM's --no-gradient-accumulation-
-# fusion): a pass over every trained weight each micro-batch, so a longer
-# step; echoed in the JSON and named in the report's assumptions.
-run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=megatron
-fused=$(json_seconds "$T/out")
-run "$BIN" report --format md -o "$T/gaf" --name gaf --set hardware.count=64 \
-	--set parallelism.framework=megatron --set training.grad_accumulation_fusion=false
-gaf_report=$(grep -c "| Gradient accumulation | unfused: " "$T/gaf/gaf.md" 2>/dev/null)
-run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=megatron \
-	--set training.grad_accumulation_fusion=false
-unfused=$(json_seconds "$T/out")
-if [ "$rc" -eq 0 ] && [ -n "$fused" ] && [ -n "$unfused" ] && [ "${gaf_report:-0}" -ge 1 ] &&
-   awk -v a="$fused" -v b="$unfused" 'BEGIN { exit !(b > a) }' &&
-   grep -q '"grad_accumulation_fusion": false' "$T/out"; then
-	ok "unfused gradient accumulation lengthens the step and says so ($fused -> $unfused s)"
-else
-	no "training.grad_accumulation_fusion end to end" "rc $rc: '$fused' '$unfused' report ${gaf_report:-}" "$(head -c 300 "$T/err")"
-fi
+# fusion): a pass over every trained weight each micro-batch.
+lever_lengthens "unfused gradient accumulation" megatron training.grad_accumulation_fusion=false \
+	"| Gradient accumulation | unfused: " '"grad_accumulation_fusion": false'
 # PyTorch eager's memory-bound kernels (training.kernels: eager): more
-# bytes a layer, so a longer step; echoed in the JSON and named in the
-# report's assumptions.
-run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=fsdp
-kfused=$(json_seconds "$T/out")
-run "$BIN" report --format md -o "$T/eager" --name eager --set hardware.count=64 \
-	--set parallelism.framework=fsdp --set training.kernels=eager
-eager_report=$(grep -c "| Memory-bound kernels | PyTorch eager: " "$T/eager/eager.md" 2>/dev/null)
-run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=fsdp \
-	--set training.kernels=eager
-keager=$(json_seconds "$T/out")
-if [ "$rc" -eq 0 ] && [ -n "$kfused" ] && [ -n "$keager" ] && [ "${eager_report:-0}" -ge 1 ] &&
-   awk -v a="$kfused" -v b="$keager" 'BEGIN { exit !(b > a) }' &&
-   grep -q '"kernels": "eager"' "$T/out"; then
-	ok "eager kernels lengthen the step and say so ($kfused -> $keager s)"
-else
-	no "training.kernels end to end" "rc $rc: '$kfused' '$keager' report ${eager_report:-}" "$(head -c 300 "$T/err")"
-fi
+# bytes a layer.
+lever_lengthens "eager kernels" fsdp training.kernels=eager \
+	"| Memory-bound kernels | PyTorch eager: " '"kernels": "eager"'
 # Full recomputation of part of the layers: echoed in the JSON, said in
 # the report's assumptions and memory table, and between none and full
 # in time (the 8B example on its own layout, one stage of 32 layers).

@@ -252,11 +252,12 @@ Test(perf_blocks, gemms_against_te_profiling_guide)
  * scaling's GEMMs alone 16.785; on a B300 (8 TB/s) current 219.522 / 24,
  * delayed 187.246 / 24 and MXFP8 215.608 / 24 against 163.493 / 24 and
  * 171.869 / 24 alone (delayed's GEMMs are current's kernel: delayed scaling
- * has no pre-quantized run).  The difference moves the 455,081,984 input,
- * 585,105,408 output-gradient and 201,326,592 weight elements of the layer
- * at the bytes perf_input.c prices for each recipe's casts (6, 4 and
- * 4.0625 B an element): that bandwidth over the card's, the median of the
- * five, is TB_PERF_CAST_BW_FRACTION. */
+ * has no pre-quantized run).  The difference moves the layer's 455,081,984
+ * input, 585,105,408 output-gradient and 201,326,592 weight elements at the
+ * bytes perf_input.c prices for each
+ * recipe's casts (6, 4 and 4.0625 B an element, checked below): that
+ * bandwidth over the card's, the median of the five, is
+ * TB_PERF_CAST_BW_FRACTION. */
 static int S_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -265,9 +266,9 @@ static int S_cmp(const void *a, const void *b)
 
 Test(perf_blocks, cast_bandwidth_from_te_profiling_guide)
 {
-	const double elems = 455081984.0 + 585105408.0 + 201326592.0;
-	cr_expect_eq(elems, 15872.0 * (4096 * 3 + 16384) + 15872.0 * (12288 + 4096 + 16384 + 4096) +
-	                    (4096.0 * 12288 + 4096.0 * 4096 + 4096.0 * 16384 + 16384.0 * 4096));
+	/* inputs forward, output gradients backward, weights */
+	const double elems = 15872.0 * (4096 * 3 + 16384) + 15872.0 * (12288 + 4096 + 16384 + 4096) +
+	                     (4096.0 * 12288 + 4096.0 * 4096 + 4096.0 * 16384 + 16384.0 * 4096);
 	const struct {
 		double hbm, with_ms, alone_ms, bytes;
 	} pts[] = {
@@ -283,7 +284,6 @@ Test(perf_blocks, cast_bandwidth_from_te_profiling_guide)
 	qsort(f, 5, sizeof f[0], S_cmp);
 	cr_expect(fabs(f[2] - TB_PERF_CAST_BW_FRACTION) < 1e-4, "median %g, perf.h %g", f[2],
 	          TB_PERF_CAST_BW_FRACTION);
-	cr_expect(f[0] > 0.3 && f[4] < 0.7, "%g..%g", f[0], f[4]);
 	/* the recipes' cast bytes those figures are read at are the model's */
 	tb_inputs x;
 	memset(&x, 0, sizeof x);
