@@ -712,7 +712,7 @@ static char *S_slurp(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
+	if (argc < 2 || argv[1][0] == '-') {
 		fprintf(stderr, "usage: validate OUT.md [published.yaml]\n");
 		return 2;
 	}

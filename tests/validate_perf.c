@@ -894,8 +894,13 @@ int main(int argc, char **argv)
 	bool fit_only = argc > 1 && strcmp(argv[1], "--fit") == 0;
 	bool dump = argc > 1 && strncmp(argv[1], "--dump", 6) == 0;
 	bool dump_refit = argc > 1 && strcmp(argv[1], "--dump-refit") == 0;
-	if (argc < 2) {
-		fprintf(stderr, "usage: validate_perf OUT.md [runs.yaml] | --fit [runs.yaml] | --dump | --layer ID-PREFIX | --fits [ID-PREFIX] | --eval\n");
+	/* an option it does not know is not an output file's name */
+	static const char *const opts[] = { "--fit", "--dump", "--dump-refit", "--layer", "--fits", "--eval" };
+	bool known = argc > 1 && argv[1][0] != '-';
+	for (size_t i = 0; argc > 1 && i < sizeof opts / sizeof opts[0]; i++)
+		known = known || strcmp(argv[1], opts[i]) == 0;
+	if (!known) {
+		fprintf(stderr, "usage: validate_perf OUT.md [runs.yaml] | --fit [runs.yaml] | --dump | --dump-refit | --layer ID-PREFIX | --fits [ID-PREFIX] | --eval\n");
 		return 2;
 	}
 	bool layer = argc > 2 && (strcmp(argv[1], "--layer") == 0 || strcmp(argv[1], "--fits") == 0);
