@@ -49,6 +49,7 @@ static void S_method(const tb_inputs *in, tb_perf_input *out)
 	    !tb_lora_count_compute(&in->model, &tr->lora, &lc, &why))
 		return;
 	out->lora_rank = tr->lora.rank;
+	out->lora_dropout = tr->lora.dropout > 0;
 	for (int i = 0; i < lc.n_dense; i++) {
 		const tb_lora_module *x = &lc.dense_mods[i];
 		out->lora_io[0][x->row_parallel ? 2 : 0] += x->in;

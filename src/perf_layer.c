@@ -166,6 +166,30 @@ static double S_adapters_f(const S_ctx *x, bool experts)
 	       local * S_adapter_group(x, in->lora_io[2], rows, x->et);
 }
 
+/* LoRA's dropout (lora.dropout > 0) in HBM bytes through one layer:
+ * every adapter drops its own copy of its module's input before A (PEFT's
+ * lora_dropout per module; NeMo's "pre" position, Transformer Engine's
+ * te.ops.Dropout an op of its own), reading the input and writing the
+ * copy and a one-byte mask forward, and back the copy's gradient read,
+ * the mask read and the input's gradient written: the same bytes each
+ * way.  The memory model keeps that copy and mask (memory_act.c). */
+static double S_drop_group(const S_ctx *x, const double io[4], double T, double ts)
+{
+	return T * (io[0] + io[2] / ts) * (2 * x->in->act_bytes + 1);
+}
+
+static double S_adapters_drop(const S_ctx *x, bool experts)
+{
+	const tb_perf_input *in = x->in;
+	if (!in->lora_dropout || !tb_method_adapters(in->method) || in->lora_rank < 1)
+		return 0;
+	if (!experts)
+		return S_drop_group(x, in->lora_io[0], x->tok, x->t);
+	double local = x->E / x->e, rows = x->tok_e * x->kt * x->e / x->E;
+	return S_drop_group(x, in->lora_io[1], x->tok, x->t) +
+	       local * S_drop_group(x, in->lora_io[2], rows, x->et);
+}
+
 /* QLoRA dequantizes every frozen weight of the layer to 16 bits before
  * each use: one pass reads the stored bytes and writes two a weight. */
 static double S_dequant(const S_ctx *x, bool experts)
@@ -442,9 +466,10 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double eager_f = 0, eager_b = 0;
 	S_eager_bytes(x, tok_n, act_elems, rope, &eager_f, &eager_b);
 	double cast_bw = x->hw->hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, x->k);
-	L->mem_f = (ew + rope + eager_f) / x->mem_bw +
+	double drop = S_adapters_drop(x, experts);
+	L->mem_f = (ew + rope + eager_f + drop) / x->mem_bw +
 	           (cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / cast_bw;
-	L->mem_b = (2 * ew + rope + eager_b + cast.w * S_accum_bytes(in)) / x->mem_bw +
+	L->mem_b = (2 * ew + rope + eager_b + drop + cast.w * S_accum_bytes(in)) / x->mem_bw +
 	           (cast.out * cast_b + cast.w * in->fp8_weight_cast_b_bytes) / cast_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM

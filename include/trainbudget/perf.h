@@ -242,6 +242,8 @@ typedef struct tb_perf_input {
 	 * then row-parallel in, out (tensor parallelism splits the out of
 	 * the first and the in of the second) */
 	double lora_io[3][4];
+	/* lora.dropout > 0: each adapter drops its own copy of its input */
+	bool lora_dropout;
 	/* adapter parameters per layer, whole model: dense (every rank of a
 	 * tensor group holds 1/t) and on routed experts */
 	double adapters_dense_per_layer, adapters_expert_per_layer;
