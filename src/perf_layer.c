@@ -153,21 +153,8 @@ static double S_adapter_group(const S_ctx *x, const double io[4], double T, doub
 	return s;
 }
 
-/* The adapters' forward through one layer; 0 without LoRA. */
-static double S_adapters_f(const S_ctx *x, bool experts)
-{
-	const tb_perf_input *in = x->in;
-	if (!tb_method_adapters(in->method) || in->lora_rank < 1)
-		return 0;
-	if (!experts)
-		return S_adapter_group(x, in->lora_io[0], x->tok, x->t);
-	double local = x->E / x->e, rows = x->tok_e * x->kt * x->e / x->E;
-	return S_adapter_group(x, in->lora_io[1], x->tok, x->t) +
-	       local * S_adapter_group(x, in->lora_io[2], rows, x->et);
-}
-
-/* LoRA's dropout (lora.dropout > 0) in HBM bytes through one layer:
- * every adapter drops its own copy of its module's input before A (PEFT's
+/* LoRA's dropout (lora.dropout > 0) in HBM bytes for one group: every
+ * adapter drops its own copy of its module's input before A (PEFT's
  * lora_dropout per module; NeMo's "pre" position, Transformer Engine's
  * te.ops.Dropout an op of its own), reading the input and writing the
  * copy and a one-byte mask forward, and back the copy's gradient read,
@@ -178,16 +165,20 @@ static double S_drop_group(const S_ctx *x, const double io[4], double T, double 
 	return T * (io[0] + io[2] / ts) * (2 * x->in->act_bytes + 1);
 }
 
-static double S_adapters_drop(const S_ctx *x, bool experts)
+typedef double (*S_group_fn)(const S_ctx *, const double io[4], double T, double ts);
+
+/* One per-group figure summed over a layer's adapters: a dense layer's
+ * group, or an expert layer's attention and shared expert and its local
+ * routed experts at the rows routed to each; 0 without LoRA. */
+static double S_adapters(const S_ctx *x, bool experts, S_group_fn g)
 {
 	const tb_perf_input *in = x->in;
-	if (!in->lora_dropout || !tb_method_adapters(in->method) || in->lora_rank < 1)
+	if (!tb_method_adapters(in->method) || in->lora_rank < 1)
 		return 0;
 	if (!experts)
-		return S_drop_group(x, in->lora_io[0], x->tok, x->t);
+		return g(x, in->lora_io[0], x->tok, x->t);
 	double local = x->E / x->e, rows = x->tok_e * x->kt * x->e / x->E;
-	return S_drop_group(x, in->lora_io[1], x->tok, x->t) +
-	       local * S_drop_group(x, in->lora_io[2], rows, x->et);
+	return g(x, in->lora_io[1], x->tok, x->t) + local * g(x, in->lora_io[2], rows, x->et);
 }
 
 /* QLoRA dequantizes every frozen weight of the layer to 16 bits before
@@ -466,7 +457,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double eager_f = 0, eager_b = 0;
 	S_eager_bytes(x, tok_n, act_elems, rope, &eager_f, &eager_b);
 	double cast_bw = x->hw->hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, x->k);
-	double drop = S_adapters_drop(x, experts);
+	double drop = in->lora_dropout ? S_adapters(x, experts, S_drop_group) : 0;
 	L->mem_f = (ew + rope + eager_f + drop) / x->mem_bw +
 	           (cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / cast_bw;
 	L->mem_b = (2 * ew + rope + eager_b + drop + cast.w * S_accum_bytes(in)) / x->mem_bw +
@@ -475,7 +466,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	/* the method: frozen matrices' backward is the input gradient's GEMM
 	 * alone; adapters run forward and twice that back; forward-only runs
 	 * have no backward */
-	double ad_f = S_adapters_f(x, experts), dq = S_dequant(x, experts);
+	double ad_f = S_adapters(x, experts, S_adapter_group), dq = S_dequant(x, experts);
 	L->fwd = L->mm_f + L->attn_f + L->mem_f + ad_f + dq;
 	/* the backward's GEMMs of the same FLOPs as a forward one (perf.h) */
 	double gb = x->hw->backward_gemm_ratio > 0 ? x->hw->backward_gemm_ratio : 1;
