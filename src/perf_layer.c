@@ -212,6 +212,26 @@ static double S_norms_bytes(const S_ctx *x)
 	return 2 * 2 * tok_n * x->h * in->act_bytes;
 }
 
+/* LoRA's adapters under PyTorch eager (PEFT's forward, base(x) +
+ * B(A(dropout(x))) x scaling), in bytes for one group: forward the
+ * scaling's product over each adapter's output (read and written, 2e) and
+ * its sum into the base module's output (two read, one written, 3e);
+ * backward the product again over the output's gradient (2e) and the
+ * input's gradient summed from the base and the adapter paths (3e).
+ * Transformer Engine's fused branch folds all three into its GEMMs
+ * (te.ops.ConstantScale, AddExtraInput and MakeExtraOutput: alpha, and
+ * beta = 1 forward and backward). */
+static double S_eager_lora_f(const S_ctx *x, const double io[4], double T, double ts)
+{
+	return T * (io[1] / ts + io[3]) * 5 * x->in->act_bytes;
+}
+
+static double S_eager_lora_b(const S_ctx *x, const double io[4], double T, double ts)
+{
+	double ab = x->in->act_bytes;
+	return T * ((io[1] / ts + io[3]) * 2 * ab + (io[0] + io[2] / ts) * 3 * ab);
+}
+
 /* What PyTorch eager moves beyond the fused kernels (training.kernels:
  * eager), forward into *f and backward into *b, as torchtitan's Llama
  * writes its layer (models/norms.py RMSNorm, models/llama/model.py at
@@ -226,8 +246,8 @@ static double S_norms_bytes(const S_ctx *x)
  * activation moves twice their forward, as the fused ones'; RoPE's and
  * the copy's once (the rotation's conjugate, the heads' sum).  A
  * LayerNorm is one ATen kernel eager too; residual adds cost the same. */
-static void S_eager_bytes(const S_ctx *x, double tok_n, double act_elems, double rope, double *f,
-                          double *b)
+static void S_eager_bytes(const S_ctx *x, bool experts, double tok_n, double act_elems, double rope,
+                          double *f, double *b)
 {
 	const tb_perf_input *in = x->in;
 	*f = *b = 0;
@@ -239,8 +259,8 @@ static void S_eager_bytes(const S_ctx *x, double tok_n, double act_elems, double
 	/* rope is the fused pass's 2e an element */
 	double rot = rope / (2 * ab) * 16;
 	double rep = !x->mla && x->hkv < x->hq ? 2 * ab * x->tok * (x->hkv + x->hq) / x->t : 0;
-	*f = norms + act + rot + rep;
-	*b = 2 * (norms + act) + rot + rep;
+	*f = norms + act + rot + rep + S_adapters(x, experts, S_eager_lora_f);
+	*b = 2 * (norms + act) + rot + rep + S_adapters(x, experts, S_eager_lora_b);
 }
 
 /* What DeepSeek-V3's recipe redoes in a layer's backward (Sec. 3.2.3 and
@@ -455,7 +475,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	 * (torchao's per row, blocks and MX) */
 	double cast_b = in->fp8_cast_bytes;
 	double eager_f = 0, eager_b = 0;
-	S_eager_bytes(x, tok_n, act_elems, rope, &eager_f, &eager_b);
+	S_eager_bytes(x, experts, tok_n, act_elems, rope, &eager_f, &eager_b);
 	double cast_bw = x->hw->hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, x->k);
 	double drop = in->lora_dropout ? S_adapters(x, experts, S_drop_group) : 0;
 	L->mem_f = (ew + rope + eager_f + drop) / x->mem_bw +

@@ -814,6 +814,36 @@ Test(perf, eager_kernels_by_hand)
 	}
 }
 
+/* LoRA under eager (PEFT's base(x) + B(A(x)) x scaling) adds, for Llama 3
+ * 8B with adapters on q_proj and o_proj at 4,096 tokens on one rank (8,192
+ * adapter outputs and 8,192 inputs a token, e = 2 B): forward the
+ * scaling's product and the sum into the base output, 8,192 x 5e = 81,920
+ * B a token; backward the product again, 8,192 x 2e = 32,768, and the
+ * input gradients' sum, 8,192 x 3e = 49,152: 81,920.  On top of the base
+ * layer's eager bytes (eager_kernels_by_hand), and nothing fused. */
+Test(perf, eager_lora_by_hand)
+{
+	tb_perf_layer L[2];
+	tb_perf_input in;
+	for (int eager = 0; eager < 2; eager++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.parallelism.pipeline = 1;
+		x.training.method = TB_METHOD_LORA;
+		x.training.lora.rank = 16;
+		x.training.lora.targets = TB_LORA_Q | TB_LORA_O;
+		x.training.eager_kernels = eager == 1;
+		tb_perf_input_from(&x, &in);
+		cr_assert(tb_perf_layer_time(&in, NULL, &L[eager], NULL));
+	}
+	double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	double f = 421888 + 81920, b = 741376 + 81920;
+	cr_expect(fabs(L[1].mem_f - L[0].mem_f - 4096 * f / bw) <= 1e-12 * L[0].mem_f,
+	          "%g B a token more forward, by hand %g", (L[1].mem_f - L[0].mem_f) * bw / 4096, f);
+	cr_expect(fabs(L[1].mem_b - L[0].mem_b - 4096 * b / bw) <= 1e-12 * L[0].mem_b,
+	          "%g B a token more backward, by hand %g", (L[1].mem_b - L[0].mem_b) * bw / 4096, b);
+}
+
 /* The published gap: torchtitan's 2024-12 benchmark (Table 1) trains
  * Llama 3.1 8B with FSDP on 8 of Meta's H100s (500 W, HBM2e 2.4 TB/s),
  * local batch 2 of 8,192 tokens, per-op selective checkpointing, at 5,762
