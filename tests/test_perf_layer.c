@@ -39,6 +39,18 @@ static double S_lt(const tb_perf_layer *L)
 	return L->fwd + L->bwd + L->recompute + L->tp + L->cp + L->ep;
 }
 
+/* Llama 3 8B in one stage with rank-16 LoRA adapters on q_proj and o_proj
+ * (a column- and a row-parallel module), on `tensor` ranks. */
+static void S_lora_q_o(tb_inputs *x, int64_t tensor)
+{
+	S_moe(x, "llama-3-8b");
+	x->parallelism.pipeline = 1;
+	x->parallelism.tensor = tensor;
+	x->training.method = TB_METHOD_LORA;
+	x->training.lora.rank = 16;
+	x->training.lora.targets = TB_LORA_Q | TB_LORA_O;
+}
+
 /* The search bounds every micro-batch of a layer shape by the largest
  * one's time per sequence (plan_walk.c, S_shape_ruled_out): that holds
  * only if a layer's time, and the pass at one stage made of it, never grow
@@ -713,12 +725,7 @@ Test(perf, lora_dropout_by_hand)
 		tb_perf_input in;
 		for (int drop = 0; drop < 2; drop++) {
 			tb_inputs x;
-			S_moe(&x, "llama-3-8b");
-			x.parallelism.pipeline = 1;
-			x.parallelism.tensor = cases[i].tensor;
-			x.training.method = TB_METHOD_LORA;
-			x.training.lora.rank = 16;
-			x.training.lora.targets = TB_LORA_Q | TB_LORA_O;
+			S_lora_q_o(&x, cases[i].tensor);
 			x.training.lora.dropout = drop ? 0.1 : 0;
 			tb_perf_input_from(&x, &in);
 			cr_expect_eq(in.lora_dropout, drop == 1, "case %zu", i);
@@ -827,11 +834,7 @@ Test(perf, eager_lora_by_hand)
 	tb_perf_input in;
 	for (int eager = 0; eager < 2; eager++) {
 		tb_inputs x;
-		S_moe(&x, "llama-3-8b");
-		x.parallelism.pipeline = 1;
-		x.training.method = TB_METHOD_LORA;
-		x.training.lora.rank = 16;
-		x.training.lora.targets = TB_LORA_Q | TB_LORA_O;
+		S_lora_q_o(&x, 1);
 		x.training.eager_kernels = eager == 1;
 		tb_perf_input_from(&x, &in);
 		cr_assert(tb_perf_layer_time(&in, NULL, &L[eager], NULL));
