@@ -224,7 +224,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		if (fp8_ag)
 			tb_deriv_add_var(d, "S_ag", "bytes per all-gather of an fp8 linear", r->tp_gather_bytes, "B");
 		if (pi->overlap_tp)
-			tb_deriv_add_var(d, "H", "hidden behind the layer's matmuls",
+			tb_deriv_add_var(d, "H", "hidden, each collective behind the GEMM next to it",
 			                 m * ns * k * r->tp_s - br[TB_PERF_TP_COMM] > 0
 			                 ? m * ns * k * r->tp_s - br[TB_PERF_TP_COMM] : 0, "s");
 	}

@@ -128,16 +128,19 @@ static double S_attn_proj_flops(const S_ctx *x, double tok)
 	return 2 * tok * (split / x->t + whole);
 }
 
-static double S_attn_proj(const S_ctx *x, double tok, double *flops, S_cast *c)
+static double S_attn_proj(const S_ctx *x, double tok, double *flops, double *out_s, S_cast *c)
 {
 	double t = x->t, h = x->h, H = x->H;
 	*flops = S_attn_proj_flops(x, tok);
-	if (!x->mla)
-		return S_lin(x, tok, (x->hq + 2 * x->hkv) / t, h, c) + S_lin(x, tok, h, x->hq / t, c);
+	if (!x->mla) {
+		*out_s = S_lin(x, tok, h, x->hq / t, c);
+		return S_lin(x, tok, (x->hq + 2 * x->hkv) / t, h, c) + *out_s;
+	}
 	double s = x->rq > 0 ? S_lin(x, tok, x->rq, h, c) + S_lin(x, tok, H * x->dqk / t, x->rq, c)
 	                     : S_lin(x, tok, H * x->dqk / t, h, c);
 	s += S_lin(x, tok, x->rkv + x->dr, h, c) + S_lin(x, tok, H * (x->dn + x->dv) / t, x->rkv, c);
-	return s + S_lin(x, tok, h, H * x->dv / t, c);
+	*out_s = S_lin(x, tok, h, H * x->dv / t, c);
+	return s + *out_s;
 }
 
 /* One group of LoRA adapters for T tokens: x A (in -> r), then (x A) B
@@ -283,6 +286,34 @@ static double S_deepseek_recompute(const S_ctx *x, double swiglu)
 	return s + bytes / x->mem_bw;
 }
 
+/* The tensor-parallel overlap (parallelism.overlap_tp: Transformer
+ * Engine's userbuffers, PyTorch's async TP) splits each collective and the
+ * GEMM next to it into t chunks, so a collective hides only behind that
+ * GEMM: forward a block's gather behind the column-parallel GEMMs that
+ * consume it, its reduce-scatter behind the row-parallel GEMM that feeds
+ * it, whose last chunk can only leave when that GEMM ends (1/t of it
+ * exposed); backward the output gradient's gather behind the row-parallel
+ * linear's GEMM and the input gradient's reduce-scatter behind the
+ * column-parallel one's (TE's proj/fc2 dgrad ring exchange and qkv/fc1
+ * bulk overlap).  Without sequence parallelism `red` is the block's
+ * all-reduce, exposed past its GEMM. */
+static double S_hide(double comm, double gemm, double tail)
+{
+	return fmin(comm, tb_perf_max0(comm - gemm) + tail);
+}
+
+static double S_overlap_f(const S_ctx *x, double ag, double red, double col, double row)
+{
+	double tail = x->in->sequence_parallel ? red / (double)x->ti : 0;
+	return S_hide(ag, col, 0) + S_hide(red, row, tail);
+}
+
+static double S_overlap_b(const S_ctx *x, double ag, double red, double col, double row)
+{
+	double tail = x->in->sequence_parallel ? red / (double)x->ti : 0;
+	return S_hide(ag, row, 0) + S_hide(red, col, tail);
+}
+
 /* What checkpointing changes of a layer whose other parts are timed:
  * the forward it redoes and the collectives exposed around it (a search
  * times the rest once for every checkpointing mode; tb_perf_layer_mode).
@@ -323,15 +354,13 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 		 * last chunk ends, so 1/t of every reduce-scatter (two a pass
 		 * through a layer under sequence parallelism) stays exposed */
 		double total = L->tp_layer * (nf + nb) + (moe_rc ? L->moe_tp : 0);
-		double hide = in->overlap_tp ? L->mm_f * (nf + 2 * nb) : 0;
-		double tail = in->overlap_tp
-			? L->tp_rs_one * (2 * (nf + nb) + (moe_rc ? 1 : 0)) / (double)ti : 0;
-		L->tp = fmin(total, tb_perf_max0(total - hide) + tail);
+		L->tp = in->overlap_tp
+			? fmin(total, nf * L->tp_ovl_f + nb * L->tp_ovl_b + (moe_rc ? L->moe_tp_ovl : 0))
+			: total;
 		if (part) {
 			total = L->tp_layer * (passes_f + nb);
-			hide = in->overlap_tp ? L->mm_f * (passes_f + 2 * nb) : 0;
-			tail = in->overlap_tp ? L->tp_rs_one * 2 * (passes_f + nb) / (double)ti : 0;
-			L->tp_keep = fmin(total, tb_perf_max0(total - hide) + tail);
+			L->tp_keep = in->overlap_tp ? fmin(total, passes_f * L->tp_ovl_f + nb * L->tp_ovl_b)
+			                            : total;
 		}
 	}
 	if (ci > 1) {
@@ -398,7 +427,10 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	/* matmuls: the attention's projections, then the MLP, or the router,
 	 * the local experts at the rows routed to them and the shared ones */
 	S_cast cast = { 0, 0, 0 };
-	L->mm_f = S_attn_proj(x, tok, &L->mm_flops_f, &cast);
+	/* each block's column-parallel GEMMs (before its gather's consumer)
+	 * and row-parallel ones (its reduce-scatter's producer) */
+	double attn_row, mlp_col, mlp_row;
+	L->mm_f = S_attn_proj(x, tok, &L->mm_flops_f, &attn_row, &cast);
 	double act_elems;               /* MLP activation-function inputs */
 	double moe_perm_bytes = 0;
 	double attn_mm = L->mm_f;       /* the matmuls before the MLP */
@@ -407,22 +439,27 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		double rows = x->tok_e * x->kt * x->e / x->E;   /* tokens per local expert */
 		S_cast one = { 0, 0, 0 };
 		/* the router stays in 16 bits (Transformer Engine, torchao) */
-		L->mm_f += S_mm(x, tok, x->E, h);
-		L->mm_f += local * (S_lin(x, rows, x->nmat * x->fe / et, h, &one) +
-		                    S_lin(x, rows, h, x->fe / et, &one));
+		double up = S_lin(x, rows, x->nmat * x->fe / et, h, &one);
+		double down = S_lin(x, rows, h, x->fe / et, &one);
+		mlp_col = S_mm(x, tok, x->E, h) + local * up;
+		mlp_row = local * down;
 		cast.in += local * one.in;
 		cast.out += local * one.out;
 		cast.w += local * one.w;
-		if (x->fs > 0)
-			L->mm_f += S_lin(x, tok, x->nmat * x->fs / t, h, &cast) +
-			           S_lin(x, tok, h, x->fs / t, &cast);
+		if (x->fs > 0) {
+			mlp_col += S_lin(x, tok, x->nmat * x->fs / t, h, &cast);
+			mlp_row += S_lin(x, tok, h, x->fs / t, &cast);
+		}
+		L->mm_f += mlp_col + mlp_row;
 		double routed;
 		L->mm_flops_f += S_expert_mm_flops(x, &routed);
 		act_elems = x->tok_e * x->kt * x->fe / et + tok * x->fs / t;
 		/* dispatch and combine: gather and scatter the routed rows */
 		moe_perm_bytes = 4 * x->tok_e * x->kt * h * ab;
 	} else {
-		L->mm_f += S_lin(x, tok, x->nmat * x->f / t, h, &cast) + S_lin(x, tok, h, x->f / t, &cast);
+		mlp_col = S_lin(x, tok, x->nmat * x->f / t, h, &cast);
+		mlp_row = S_lin(x, tok, h, x->f / t, &cast);
+		L->mm_f += mlp_col + mlp_row;
 		L->mm_flops_f += 2 * tok * (x->nmat + 1) * x->f * h / t;
 		act_elems = tok * x->f / t;
 	}
@@ -544,17 +581,29 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	if (x->ti > 1) {
 		double bytes = tok * h * ab;
 		int64_t g = S_per_node(x, 1, x->ti);
-		L->tp_rs_one = in->sequence_parallel ? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) : 0;
-		double lin = L->tp_one = in->sequence_parallel
-			? L->tp_rs_one + S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g)
-			: S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
+		double rs = S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g);
+		double ag16 = S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g);
+		L->tp_rs_one = in->sequence_parallel ? rs : 0;
+		L->tp_one = in->sequence_parallel ? rs + ag16 : S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
+		/* one block's pair: a gather (in fp8 where its linears take
+		 * fp8) and a reduce-scatter, or without sequence parallelism
+		 * one all-reduce after the block's last GEMM */
 		double gather = tb_perf_tp_gather_elem_bytes(in);
-		if (gather < ab)
-			lin = S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) +
-			      S_coll(x, TB_COLL_ALL_GATHER, tok * h * gather, x->ti, g);
+		double ag = gather < ab ? S_coll(x, TB_COLL_ALL_GATHER, tok * h * gather, x->ti, g)
+		            : in->sequence_parallel ? ag16 : 0;
+		double red = gather < ab || in->sequence_parallel ? rs : L->tp_one;
+		double lin = ag + red;
 		L->tp_layer = lin + (experts ? L->tp_one : lin);
 		L->dense_tp_layer = lin + lin;
 		L->moe_tp = experts ? L->tp_one : 0;
+		double mag = experts ? (in->sequence_parallel ? ag16 : 0) : ag;
+		double mred = experts ? (in->sequence_parallel ? rs : L->tp_one) : red;
+		L->tp_ovl_f = S_overlap_f(x, ag, red, L->mm_f - mlp_col - mlp_row - attn_row, attn_row) +
+		              S_overlap_f(x, mag, mred, mlp_col, mlp_row);
+		L->tp_ovl_b = S_overlap_b(x, ag, red, gb * (L->mm_f - mlp_col - mlp_row - attn_row),
+		                          gb * attn_row) +
+		              S_overlap_b(x, mag, mred, gb * mlp_col, gb * mlp_row);
+		L->moe_tp_ovl = experts ? S_overlap_f(x, mag, mred, mlp_col, mlp_row) : 0;
 	}
 
 	/* context parallel: a ring passes each rank's K and V chunk c-1
@@ -606,6 +655,8 @@ void tb_perf_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		L->dense_cp_keep = dense->dense_cp_keep;
 		L->dense_mm_f = dense->dense_mm_f;
 		L->dense_rc_selective = dense->dense_rc_selective;
+		L->dense_tp_ovl_f = dense->dense_tp_ovl_f;
+		L->dense_tp_ovl_b = dense->dense_tp_ovl_b;
 	} else if (tb_perf_dense_count(x->in) > 0) {
 		S_layer D;
 		S_layer_time(x, false, &D);
@@ -618,6 +669,8 @@ void tb_perf_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		L->dense_cp_keep = D.cp_keep;
 		L->dense_mm_f = D.mm_f;
 		L->dense_rc_selective = D.rc_selective;
+		L->dense_tp_ovl_f = D.tp_ovl_f;
+		L->dense_tp_ovl_b = D.tp_ovl_b;
 	}
 	double ab = x->in->act_bytes;
 	/* the embedding's and the head's weight gradients, added into their
@@ -687,6 +740,8 @@ void tb_perf_layer_mode(const tb_perf_input *in, tb_perf_layer *L)
 	D.tp_one = L->tp_one;
 	D.tp_rs_one = L->tp_rs_one;
 	D.tp_layer = L->dense_tp_layer;
+	D.tp_ovl_f = L->dense_tp_ovl_f;
+	D.tp_ovl_b = L->dense_tp_ovl_b;
 	D.cp_f = L->cp_f;
 	D.cp_b = L->cp_b;
 	S_layer_mode(in, ti, ci, 1, &D);

@@ -672,6 +672,23 @@ Test(perf, torchtitan_70b_async_tp_held_out)
 	cr_expect(off.step_s > 1.10 * published, "%g s", off.step_s);
 }
 
+/* A layer as set in *x on `data` tensor groups of 8 GPUs with sequence
+ * parallelism and the tensor-parallel overlap, micro-batch `mbs` and
+ * global batch `gbs`, timed into *L. */
+static void S_tp_overlap(tb_inputs *x, int64_t data, int64_t mbs, int64_t gbs, tb_perf_input *in,
+                         tb_perf_layer *L)
+{
+	x->training.global_batch = gbs;
+	x->training.micro_batch = mbs;
+	x->parallelism.tensor = 8;
+	x->parallelism.data = data;
+	x->parallelism.sequence_parallel = true;
+	x->parallelism.overlap_tp = true;
+	x->hardware.count = 8 * data;
+	tb_perf_input_from(x, in);
+	cr_assert(tb_perf_layer_time(in, NULL, L, NULL));
+}
+
 /* Overlap decomposes a GEMM and its collective into t chunks: an
  * all-gather's first chunk is the rank's own, but a reduce-scatter's last
  * chunk waits for the GEMM's last, so 1/t of each reduce-scatter stays
@@ -687,26 +704,68 @@ Test(perf, overlapped_reduce_scatter_keeps_its_last_chunk)
 	x.model.hidden = 8192;
 	x.model.heads = 64;
 	x.model.ffn_hidden = 28672;
-	x.training.global_batch = 512;
-	x.training.micro_batch = 16;
 	x.training.checkpointing = TB_CKPT_FULL;
-	x.parallelism.tensor = 8;
-	x.parallelism.data = 32;
-	x.parallelism.sequence_parallel = true;
-	x.parallelism.overlap_tp = true;
-	x.hardware.count = 256;
 	tb_perf_input in;
-	tb_perf_input_from(&x, &in);
 	tb_perf_layer L;
-	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	S_tp_overlap(&x, 32, 16, 512, &in, &L);
 	cr_assert(L.tp_rs_one > 0 && L.tp_rs_one < L.tp_one);
 	cr_assert(L.mm_f * 4 > L.tp_layer * 3, "the matmuls hide the collectives");
 	cr_expect(rel(L.tp, 6 * L.tp_rs_one / 8) < 1e-12, "%g vs %g", L.tp, 6 * L.tp_rs_one / 8);
-	/* without sequence parallelism there is no reduce-scatter to keep */
+	/* without sequence parallelism a block's one all-reduce follows its
+	 * row-parallel GEMM forward and its column-parallel one backward,
+	 * and waits out what it overruns of it, no chunk kept: the 2.1 GB
+	 * all-reduce outlasts the output projection (k = 1,024) and the MLP's
+	 * down projection (k = 3,584) forward, twice under full recomputation,
+	 * and hides behind the backward's QKV (n = 1,280) and gate-and-up (n =
+	 * 7,168) GEMMs where it can */
 	x.parallelism.sequence_parallel = false;
 	tb_perf_input_from(&x, &in);
 	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
-	cr_expect(L.tp_rs_one == 0 && L.tp == 0, "%g %g", L.tp_rs_one, L.tp);
+	double tok = 16 * 8192.0, e = in.matmul_bytes;
+	double ar = tb_perf_collective_s(TB_COLL_ALL_REDUCE, tok * 8192 * 2, 8, 8, &in.hw, NULL);
+	double o = tb_perf_matmul_s(tok, 8192, 1024, e, &in.hw, NULL);
+	double w2 = tb_perf_matmul_s(tok, 8192, 3584, e, &in.hw, NULL);
+	double qkv = tb_perf_matmul_s(tok, 1280, 8192, e, &in.hw, NULL);
+	double w13 = tb_perf_matmul_s(tok, 7168, 8192, e, &in.hw, NULL);
+	double want = 2 * (fmax(0, ar - o) + fmax(0, ar - w2)) + fmax(0, ar - qkv) + fmax(0, ar - w13);
+	cr_expect(L.tp_rs_one == 0, "%g", L.tp_rs_one);
+	cr_expect(ar > o && rel(L.tp, want) < 1e-12, "%g vs %g by hand", L.tp, want);
+}
+
+/* A collective hides only behind the GEMM next to it, chunk by chunk
+ * (Transformer Engine's userbuffers, PyTorch's async TP): Llama 3 8B at TP
+ * 8 with sequence parallelism, 12 x 8,192 tokens a micro-batch (torchtitan's
+ * async-TP benchmark), no recomputation.  Its grouped-query QKV projection
+ * (n = 768 a rank) and output projection (k = 512) are shorter than the
+ * attention block's 805 MB gather and reduce-scatter, which stay out by
+ * their overrun, the reduce-scatter by its last chunk (1/8) at least; the
+ * MLP's GEMMs hide theirs but for that chunk.  Backward the gather pairs
+ * with the row-parallel GEMM and the reduce-scatter with the column-
+ * parallel one. */
+Test(perf, overlapped_collectives_hide_behind_their_own_gemm)
+{
+	tb_inputs x;
+	S_torchtitan_8b(&x, TB_SELECTIVE_ATTENTION, 500);
+	x.training.checkpointing = TB_CKPT_NONE;
+	tb_perf_input in;
+	tb_perf_layer L;
+	S_tp_overlap(&x, 8, 12, 96, &in, &L);
+	double tok = 12 * 8192.0, e = in.matmul_bytes, b = tok * 4096 * 2;
+	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, b, 8, 8, &in.hw, NULL);
+	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, b, 8, 8, &in.hw, NULL);
+	double qkv = tb_perf_matmul_s(tok, 768, 4096, e, &in.hw, NULL);
+	double o = tb_perf_matmul_s(tok, 4096, 512, e, &in.hw, NULL);
+	double w13 = tb_perf_matmul_s(tok, 3584, 4096, e, &in.hw, NULL);
+	double w2 = tb_perf_matmul_s(tok, 4096, 1792, e, &in.hw, NULL);
+#define HIDE(c, g, tail) fmin((c), fmax(0, (c) - (g)) + (tail))
+	double f = HIDE(ag, qkv, 0) + HIDE(rs, o, rs / 8) + HIDE(ag, w13, 0) + HIDE(rs, w2, rs / 8);
+	double bw = HIDE(ag, o, 0) + HIDE(rs, qkv, rs / 8) + HIDE(ag, w2, 0) + HIDE(rs, w13, rs / 8);
+#undef HIDE
+	cr_assert(ag > qkv && rs > o, "the attention block's collectives outlast its GEMMs");
+	cr_expect(rel(L.tp, f + bw) < 1e-12, "%g vs %g by hand", L.tp, f + bw);
+	/* more than the chunks alone: what hiding behind every GEMM of the
+	 * layer would have left */
+	cr_expect(L.tp > 4 * rs / 8 * 1.5, "%g", L.tp);
 }
 
 /* Megatron-LM's block method redoes the first N layers of each model

@@ -318,7 +318,7 @@ typedef struct tb_parallelism {
 	 * (DeepSeek-V3's DualPipe, Megatron-LM's
 	 * --overlap-moe-expert-parallel-comm); false: it waits in line. */
 	bool overlap_ep;
-	/* Tensor-parallel collectives hidden behind the layer's matmuls
+	/* Tensor-parallel collectives hidden, each behind the GEMM next to it
 	 * (Megatron-LM's --tp-comm-overlap, torchtitan's async TP); false:
 	 * exposed. */
 	bool overlap_tp;

@@ -216,8 +216,8 @@ typedef struct tb_perf_input {
 	bool flash_attention;
 	/* The overlap rule (docs/formulas.md): with overlap_dp the gradient
 	 * reduction hides behind the last micro-batch's backward and ZeRO-3's
-	 * gathers behind each forward and backward; with overlap_tp the
-	 * tensor-parallel collectives hide behind the layer's matmuls.
+	 * gathers behind each forward and backward; with overlap_tp each
+	 * tensor-parallel collective hides behind the GEMM next to it.
 	 * Whatever does not fit behind them is exposed; what ZeRO-3 hides
 	 * still costs tb_perf_consts.zero3_overlap_cost of its time. */
 	bool overlap_dp, overlap_tp;
@@ -370,6 +370,11 @@ typedef struct tb_perf_layer {
 	/* an expert layer's tensor-parallel pair around its expert block,
 	 * which the moe policy's recomputation repeats (0 elsewhere) */
 	double moe_tp;
+	/* under the tensor-parallel overlap, what one forward and one
+	 * backward pass still wait for of tp_layer (each collective behind
+	 * the GEMMs next to it only), for the layer, its expert block's pair
+	 * and a mixture's dense layer */
+	double tp_ovl_f, tp_ovl_b, moe_tp_ovl, dense_tp_ovl_f, dense_tp_ovl_b;
 } tb_perf_layer;
 
 /* Fills *out for `in`; false (and *why, static, when why != NULL) when the
