@@ -581,23 +581,25 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	if (x->ti > 1) {
 		double bytes = tok * h * ab;
 		int64_t g = S_per_node(x, 1, x->ti);
-		double rs = S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g);
-		double ag16 = S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g);
-		L->tp_rs_one = in->sequence_parallel ? rs : 0;
-		L->tp_one = in->sequence_parallel ? rs + ag16 : S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
 		/* one block's pair: a gather (in fp8 where its linears take
 		 * fp8) and a reduce-scatter, or without sequence parallelism
-		 * one all-reduce after the block's last GEMM */
+		 * one all-reduce after the block's last GEMM; only the
+		 * collectives this layout runs (a search times millions) */
+		bool sp = in->sequence_parallel;
 		double gather = tb_perf_tp_gather_elem_bytes(in);
-		double ag = gather < ab ? S_coll(x, TB_COLL_ALL_GATHER, tok * h * gather, x->ti, g)
-		            : in->sequence_parallel ? ag16 : 0;
-		double red = gather < ab || in->sequence_parallel ? rs : L->tp_one;
+		bool fp8_ag = gather < ab;
+		double rs = sp || fp8_ag ? S_coll(x, TB_COLL_REDUCE_SCATTER, bytes, x->ti, g) : 0;
+		double ag16 = sp ? S_coll(x, TB_COLL_ALL_GATHER, bytes, x->ti, g) : 0;
+		L->tp_rs_one = sp ? rs : 0;
+		L->tp_one = sp ? rs + ag16 : S_coll(x, TB_COLL_ALL_REDUCE, bytes, x->ti, g);
+		double ag = fp8_ag ? S_coll(x, TB_COLL_ALL_GATHER, tok * h * gather, x->ti, g) : ag16;
+		double red = fp8_ag || sp ? rs : L->tp_one;
 		double lin = ag + red;
 		L->tp_layer = lin + (experts ? L->tp_one : lin);
 		L->dense_tp_layer = lin + lin;
 		L->moe_tp = experts ? L->tp_one : 0;
-		double mag = experts ? (in->sequence_parallel ? ag16 : 0) : ag;
-		double mred = experts ? (in->sequence_parallel ? rs : L->tp_one) : red;
+		double mag = experts ? ag16 : ag;
+		double mred = experts ? (sp ? rs : L->tp_one) : red;
 		L->tp_ovl_f = S_overlap_f(x, ag, red, L->mm_f - mlp_col - mlp_row - attn_row, attn_row) +
 		              S_overlap_f(x, mag, mred, mlp_col, mlp_row);
 		L->tp_ovl_b = S_overlap_b(x, ag, red, gb * (L->mm_f - mlp_col - mlp_row - attn_row),
