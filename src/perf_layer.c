@@ -65,19 +65,17 @@ static double S_deepep(const S_ctx *x, double tok_bytes, int64_t per_node)
 /* Expert parallelism's dispatch and combine for a micro-batch through a
  * layer, forward, or their gradients backward; DeepEP dispatches in fp8
  * under fp8 matmuls, and the backward's gradient toward the experts too. */
-static inline double S_ep_one(const S_ctx *x)
+static inline void S_ep_one(const S_ctx *x, double *send, double *back)
 {
 	const tb_perf_input *in = x->in;
 	double h = x->h, ab = in->act_bytes;
 	int64_t g = S_per_node(x, x->eti, x->ei);
-	double send, back;
 	if (in->dispatcher == TB_DISPATCH_DEEPEP) {
-		send = S_deepep(x, x->tok_e * h * (in->matmul_bytes == 1 ? 1 : ab), g);
-		back = S_deepep(x, x->tok_e * h * ab, g);
+		*send = S_deepep(x, x->tok_e * h * (in->matmul_bytes == 1 ? 1 : ab), g);
+		*back = S_deepep(x, x->tok_e * h * ab, g);
 	} else {
-		send = back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
+		*send = *back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
 	}
-	return send + back;
 }
 
 /* What of `total` seconds of expert all-to-all a layer waits for: all of
@@ -90,6 +88,26 @@ static inline double S_ep_exposed(const tb_perf_input *in, double total, double 
 		return total;
 	double share = TB_PERF_EP_OVERLAP_SM_SHARE;
 	return tb_perf_max0(total - hide) + fmin(total, hide) * share / (1 - share);
+}
+
+/* Megatron-LM's 1F1B all-to-all overlap (--overlap-moe-expert-parallel-
+ * comm) runs one micro-batch's forward through a layer beside another's
+ * backward in three phases, each all-to-all behind a named piece of the
+ * other's compute (TransformerLayerSchedulePlan.run, megatron/core/models/
+ * common/model_chunk_schedule_plan.py): the backward's combine beside the
+ * forward's pre-dispatch computation (attention, norms, router); the
+ * forward's and the backward's dispatch beside both MLPs (the backward's,
+ * its weight gradients, the forward's); the forward's combine beside the
+ * backward's pre-dispatch computation.  Each phase waits for the longer
+ * side; what hides slows its compute as S_ep_exposed says.  The backward's
+ * combine and dispatch move what the forward's dispatch and combine do. */
+static double S_ep_pair(const S_layer *L)
+{
+	double mlp = tb_perf_max0(L->fwd - L->ep_pre_f) + tb_perf_max0(L->bwd - L->ep_pre_b);
+	double c1 = L->ep_send, c2 = L->ep_send + L->ep_back, c3 = L->ep_back;
+	double out = tb_perf_max0(c1 - L->ep_pre_f) + tb_perf_max0(c2 - mlp) + tb_perf_max0(c3 - L->ep_pre_b);
+	double share = TB_PERF_EP_OVERLAP_SM_SHARE;
+	return out + (c1 + c2 + c3 - out) * share / (1 - share);
 }
 
 /* The elements a layer's linear GEMMs read as input (forward), as output
@@ -371,9 +389,17 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 			L->cp += tb_perf_max0(L->cp_f - L->attn_f);
 	}
 	if (ei > 1) {
-		L->ep = S_ep_exposed(in, L->ep_one * (nf + nb + (moe_rc ? 1 : 0)), L->fwd + L->bwd + L->recompute);
+		/* Megatron-LM pairs one forward with one backward; the passes
+		 * beyond them (a recomputed forward, the moe policy's block)
+		 * hide behind the recomputation */
+		bool pair = in->overlap_ep && in->framework == TB_FW_MEGATRON && nb > 0 && passes_f == 1;
+		double extra = nf - 1 + (moe_rc ? 1 : 0);
+		L->ep = pair ? S_ep_pair(L) + S_ep_exposed(in, L->ep_one * extra, L->recompute)
+		             : S_ep_exposed(in, L->ep_one * (nf + nb + (moe_rc ? 1 : 0)),
+		                            L->fwd + L->bwd + L->recompute);
 		if (part)
-			L->ep_keep = S_ep_exposed(in, L->ep_one * (passes_f + nb), L->fwd + L->bwd);
+			L->ep_keep = pair ? S_ep_pair(L)
+			                  : S_ep_exposed(in, L->ep_one * (passes_f + nb), L->fwd + L->bwd);
 	}
 }
 
@@ -619,8 +645,17 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		L->cp_b = 2 * (x->c - 1) * hop;
 	}
 
-	if (experts && x->ei > 1)
-		L->ep_one = S_ep_one(x);
+	if (experts && x->ei > 1) {
+		S_ep_one(x, &L->ep_send, &L->ep_back);
+		L->ep_one = L->ep_send + L->ep_back;
+		/* the pre-dispatch computation: the attention's GEMMs, the
+		 * router's and the core, the norms, residuals and rotation,
+		 * forward and backward (the weight gradients where they train) */
+		double pre_mm = attn_mm + S_mm(x, tok, x->E, h);
+		double wg = in->method == TB_METHOD_LORA || in->method == TB_METHOD_QLORA ? 1 : 2;
+		L->ep_pre_f = pre_mm + L->attn_f + (ew + rope) / x->mem_bw;
+		L->ep_pre_b = wg * gb * pre_mm + L->attn_b + (2 * ew + rope) / x->mem_bw;
+	}
 	S_layer_mode(in, x->ti, x->ci, experts ? x->ei : 1, L);
 }
 

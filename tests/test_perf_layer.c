@@ -241,6 +241,48 @@ Test(perf, expert_all_to_all_hand_worked)
 	cr_expect_eq(O.fwd, L.fwd);
 }
 
+/* Megatron-LM's 1F1B all-to-all overlap runs a forward beside a backward
+ * in three phases (model_chunk_schedule_plan.py): the backward's combine
+ * beside the forward's pre-dispatch computation, both dispatches beside
+ * both MLPs, the forward's combine beside the backward's pre-dispatch
+ * computation.  DeepSeek-V3's layer at EP 16 over two nodes of H800s:
+ * each all-to-all (6.3 ms) outlasts the forward's attention side (3.8
+ * ms), so the phases leave 7.1 ms out where hiding behind the whole layer
+ * (DualPipe's rule, kept for every other framework) left 5.2; the hidden
+ * part slows the compute by the SMs it takes, as there. */
+Test(perf, megatron_all_to_all_overlap_phases)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.parallelism.expert = 16;
+	x.parallelism.overlap_ep = true;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer D, M;
+	cr_assert(tb_perf_layer_time(&in, NULL, &D, NULL));
+	x.parallelism.framework = TB_FW_MEGATRON;
+	tb_perf_input_from(&x, &in);
+	cr_assert(tb_perf_layer_time(&in, NULL, &M, NULL));
+	double send = M.ep_send, back = M.ep_back, share = 20.0 / 132.0, k = share / (1 - share);
+	cr_expect(send > 0 && send == back && rel(M.ep_one, send + back) < 1e-15);
+	/* the pre-dispatch side holds the attention core and is less than
+	 * the pass */
+	cr_assert(M.ep_pre_f > M.attn_f && M.ep_pre_f < M.fwd, "%g", M.ep_pre_f);
+	cr_assert(M.ep_pre_b > M.attn_b && M.ep_pre_b < M.bwd, "%g", M.ep_pre_b);
+	double mlp = (M.fwd - M.ep_pre_f) + (M.bwd - M.ep_pre_b);
+	double out = fmax(0, send - M.ep_pre_f) + fmax(0, send + back - mlp) + fmax(0, back - M.ep_pre_b);
+	/* selective recomputation adds no pass of all-to-alls */
+	double want = out + (2 * (send + back) - out) * k;
+	cr_expect(rel(M.ep, want) < 1e-12, "%g vs %g", M.ep, want);
+	double hide = M.fwd + M.bwd + M.recompute, total = 2 * (send + back);
+	double whole = fmax(total - hide, 0) + fmin(total, hide) * k;
+	cr_expect(send > M.ep_pre_f && M.ep > whole, "%g vs %g behind the whole layer (send %g, pre %g, "
+	          "total %g, hide %g)", M.ep, whole, send, M.ep_pre_f, total, hide);
+	/* every other framework: behind the whole layer */
+	double dhide = D.fwd + D.bwd + D.recompute, dtotal = 2 * D.ep_one;
+	cr_expect(rel(D.ep, fmax(dtotal - dhide, 0) + fmin(dtotal, dhide) * k) < 1e-12);
+}
+
 /* Under fp8 matmuls with sequence parallelism an fp8 linear's all-gathers
  * (its input forward, a row-parallel one's output gradient backward) move
  * fp8, as Transformer Engine (since v0.10) and torchao's float8 tensor

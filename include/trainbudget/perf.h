@@ -375,6 +375,11 @@ typedef struct tb_perf_layer {
 	 * the GEMMs next to it only), for the layer, its expert block's pair
 	 * and a mixture's dense layer */
 	double tp_ovl_f, tp_ovl_b, moe_tp_ovl, dense_tp_ovl_f, dense_tp_ovl_b;
+	/* an expert layer's one dispatch and one combine (ep_one their sum),
+	 * and the computation before its dispatch (attention, norms,
+	 * router) forward and backward: what Megatron-LM's 1F1B all-to-all
+	 * overlap pairs each all-to-all with */
+	double ep_send, ep_back, ep_pre_f, ep_pre_b;
 } tb_perf_layer;
 
 /* Fills *out for `in`; false (and *why, static, when why != NULL) when the
