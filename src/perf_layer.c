@@ -364,13 +364,8 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
 	L->tp = L->cp = L->ep = L->tp_keep = L->cp_keep = L->ep_keep = 0;
 	if (ti > 1) {
-		/* Overlap decomposes each GEMM and its collective into t chunks
-		 * (Transformer Engine's ring-exchange userbuffers, PyTorch's
-		 * async TP): an all-gather's first chunk is the rank's own and
-		 * its later ones arrive behind the chunks before, but a
-		 * reduce-scatter's last chunk can only start when the GEMM's
-		 * last chunk ends, so 1/t of every reduce-scatter (two a pass
-		 * through a layer under sequence parallelism) stays exposed */
+		/* under the overlap each pass waits for what its collectives
+		 * outlast of the GEMMs beside them (S_overlap_f, S_overlap_b) */
 		double total = L->tp_layer * (nf + nb) + (moe_rc ? L->moe_tp : 0);
 		L->tp = in->overlap_tp
 			? fmin(total, nf * L->tp_ovl_f + nb * L->tp_ovl_b + (moe_rc ? L->moe_tp_ovl : 0))
@@ -524,8 +519,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	 * function (read one or two, write one); over tokens/t under
 	 * sequence parallelism.  Backward moves about twice the bytes. */
 	double tok_n = in->sequence_parallel ? tok / t : tok;
-	double ew = tok_n * h * (4 * ab + 6 * ab + (in->dropout ? 2 : 0)) +
-	            act_elems * ab * (x->nmat + 1) + moe_perm_bytes;
+	double norms_res = tok_n * h * (4 * ab + 6 * ab + (in->dropout ? 2 : 0));
+	double ew = norms_res + act_elems * ab * (x->nmat + 1) + moe_perm_bytes;
 	/* rotary positions: this rank's query and key heads read and written
 	 * forward, their gradients backward (Transformer Engine's fused RoPE,
 	 * torch.compile's; no attention kernel the model prices applies it);
@@ -653,8 +648,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		 * forward and backward (the weight gradients where they train) */
 		double pre_mm = attn_mm + S_mm(x, tok, x->E, h);
 		double wg = in->method == TB_METHOD_LORA || in->method == TB_METHOD_QLORA ? 1 : 2;
-		L->ep_pre_f = pre_mm + L->attn_f + (ew + rope) / x->mem_bw;
-		L->ep_pre_b = wg * gb * pre_mm + L->attn_b + (2 * ew + rope) / x->mem_bw;
+		L->ep_pre_f = pre_mm + L->attn_f + (norms_res + rope) / x->mem_bw;
+		L->ep_pre_b = wg * gb * pre_mm + L->attn_b + (2 * norms_res + rope) / x->mem_bw;
 	}
 	S_layer_mode(in, x->ti, x->ci, experts ? x->ei : 1, L);
 }

@@ -246,8 +246,8 @@ Test(perf, expert_all_to_all_hand_worked)
  * beside the forward's pre-dispatch computation, both dispatches beside
  * both MLPs, the forward's combine beside the backward's pre-dispatch
  * computation.  DeepSeek-V3's layer at EP 16 over two nodes of H800s:
- * each all-to-all (6.3 ms) outlasts the forward's attention side (3.8
- * ms), so the phases leave 7.1 ms out where hiding behind the whole layer
+ * each all-to-all (6.3 ms) outlasts the forward's attention side (3.0
+ * ms), so the phases leave 7.3 ms out where hiding behind the whole layer
  * (DualPipe's rule, kept for every other framework) left 5.2; the hidden
  * part slows the compute by the SMs it takes, as there. */
 Test(perf, megatron_all_to_all_overlap_phases)
