@@ -101,6 +101,22 @@ static inline double S_ep_exposed(const tb_perf_input *in, double total, double 
  * backward's pre-dispatch computation.  Each phase waits for the longer
  * side; what hides slows its compute as S_ep_exposed says.  The backward's
  * combine and dispatch move what the forward's dispatch and combine do. */
+bool tb_perf_ep_phased(tb_framework fw, tb_method method, bool overlap_ep)
+{
+	return overlap_ep && fw == TB_FW_MEGATRON && method != TB_METHOD_FROZEN && method != TB_METHOD_DPO;
+}
+
+const char *tb_perf_ep_rule(tb_framework fw, tb_method method, bool overlap_ep)
+{
+	if (!overlap_ep)
+		return NULL;
+	return tb_perf_ep_phased(fw, method, overlap_ep)
+	       ? "each beside its phase of Megatron-LM's 1F1B schedule (a combine beside the other "
+	         "pass's attention side, the dispatches beside the MLPs), on the SMs it leaves"
+	       : "beside another micro-batch's whole layer (DeepSeek-V3's DualPipe), on the SMs it "
+	         "leaves";
+}
+
 static double S_ep_pair(const S_layer *L)
 {
 	double mlp = tb_perf_max0(L->fwd - L->ep_pre_f) + tb_perf_max0(L->bwd - L->ep_pre_b);
@@ -387,7 +403,7 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 		/* Megatron-LM pairs one forward with one backward; the passes
 		 * beyond them (a recomputed forward, the moe policy's block)
 		 * hide behind the recomputation */
-		bool pair = in->overlap_ep && in->framework == TB_FW_MEGATRON && nb > 0 && passes_f == 1;
+		bool pair = tb_perf_ep_phased(in->framework, in->method, in->overlap_ep);
 		double extra = nf - 1 + (moe_rc ? 1 : 0);
 		L->ep = pair ? S_ep_pair(L) + S_ep_exposed(in, L->ep_one * extra, L->recompute)
 		             : S_ep_exposed(in, L->ep_one * (nf + nb + (moe_rc ? 1 : 0)),

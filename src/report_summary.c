@@ -169,8 +169,14 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		            ? "DeepEP: each token once per destination node, then NVLink (parallelism.dispatcher)"
 		            : "all-to-all: every routed copy sent (parallelism.dispatcher: alltoall)",
 		            in->parallelism.overlap_ep
-		            ? "overlapped with another micro-batch's compute, which runs on the SMs it leaves (parallelism.overlap_ep)"
+		            ? "overlapped with another micro-batch's compute (parallelism.overlap_ep)"
 		            : "in line with the compute (parallelism.overlap_ep: false)");
+		const char *rule = tb_perf_ep_rule(in->parallelism.framework, in->training.method,
+		                                   in->parallelism.overlap_ep);
+		if (rule) {
+			tb_rtab_str(&tb, "All-to-all overlap");
+			tb_rtab_str(&tb, rule);
+		}
 	}
 	tb_rtab_str(&tb, "ZeRO stage");
 	if (in->parallelism.shard_group > 0)

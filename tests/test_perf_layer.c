@@ -283,6 +283,24 @@ Test(perf, megatron_all_to_all_overlap_phases)
 	cr_expect(rel(D.ep, fmax(dtotal - dhide, 0) + fmin(dtotal, dhide) * k) < 1e-12);
 }
 
+/* Which rule prices an overlapped all-to-all is decided once, for the
+ * step and the report's words: Megatron-LM's phases under framework
+ * megatron where a forward pairs with a backward (not a forward-only run,
+ * not DPO's two forwards a backward), DualPipe's elsewhere. */
+Test(perf, all_to_all_rule_decided_once)
+{
+	cr_expect(tb_perf_ep_phased(TB_FW_MEGATRON, TB_METHOD_FULL, true));
+	cr_expect(tb_perf_ep_phased(TB_FW_MEGATRON, TB_METHOD_LORA, true));
+	cr_expect(!tb_perf_ep_phased(TB_FW_MEGATRON, TB_METHOD_FULL, false));
+	cr_expect(!tb_perf_ep_phased(TB_FW_MEGATRON, TB_METHOD_FROZEN, true));
+	cr_expect(!tb_perf_ep_phased(TB_FW_MEGATRON, TB_METHOD_DPO, true));
+	cr_expect(!tb_perf_ep_phased(TB_FW_ANY, TB_METHOD_FULL, true));
+	cr_expect(!tb_perf_ep_phased(TB_FW_DEEPSPEED, TB_METHOD_FULL, true));
+	cr_expect_null(tb_perf_ep_rule(TB_FW_MEGATRON, TB_METHOD_FULL, false));
+	cr_expect(strstr(tb_perf_ep_rule(TB_FW_MEGATRON, TB_METHOD_FULL, true), "1F1B"));
+	cr_expect(strstr(tb_perf_ep_rule(TB_FW_ANY, TB_METHOD_FULL, true), "DualPipe"));
+}
+
 /* Under fp8 matmuls with sequence parallelism an fp8 linear's all-gathers
  * (its input forward, a row-parallel one's output gradient backward) move
  * fp8, as Transformer Engine (since v0.10) and torchao's float8 tensor

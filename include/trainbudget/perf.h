@@ -524,6 +524,12 @@ double tb_perf_zero3_overlap_cost(tb_framework fw, const tb_perf_consts *k);
  * under framework fw, in words for the report's assumptions: one
  * sentence, static. */
 const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync);
+/* Whether an overlapped expert all-to-all runs in Megatron-LM's three 1F1B
+ * phases (framework megatron, a forward paired with a backward) rather
+ * than behind another micro-batch's whole layer (DualPipe); and the rule
+ * in words, for the report.  NULL without the overlap. */
+bool tb_perf_ep_phased(tb_framework fw, tb_method method, bool overlap_ep);
+const char *tb_perf_ep_rule(tb_framework fw, tb_method method, bool overlap_ep);
 
 /* 1F1B fill and drain over the ideal time: (p-1)/(v m). */
 double tb_perf_bubble_fraction(int64_t pipeline, int64_t virtual_pipeline,
