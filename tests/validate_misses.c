@@ -488,6 +488,18 @@ void tb_vperf_write_misses(FILE *f)
 	           "row keeps its gradients in bf16 (2026-12-06, the 405B bullet above), 4 of 266 "
 	           "do not (Llama 3 405B at 8K by 7%%, FP8-LM 175B at micro-batch 4 by 6%%, the "
 	           "DeepSeek-V3 GB200 guide's two by 0.5%%).\n");
+	fprintf(f, "- **Which software each MLPerf row ran** (2026-12-06, from each implementation's "
+	           "Dockerfile; the round in a group's name does not say): of the LoRA rows on Hopper, "
+	           "every submission but Dell's v5.1 one built on PyTorch 24.09 (the v4.1-era NeMo 1 "
+	           "code: ASUSTeK, HPE, Oracle, QCT, Supermicro and SciTix in v5.0; Cisco, Krai and QCT "
+	           "in v5.1), and those rows are 9-20%% fast on H200 and 20%% on H100 where Dell's v5.1 "
+	           "H200 row on 25.09 at TP 2 is within 3.5%%; the v5.0 Blackwell LoRA rows built on "
+	           "25.04 (NVIDIA, GigaComputing, part of Supermicro's; Wiwynn's v5.1 GB200 too) and "
+	           "the 25.09 ones of v5.1 (NVIDIA, Dell, Lambda, Supermicro, the University of "
+	           "Florida) are within 5%% on 8 B200, B300 and GB300 at CP 1. Cisco's Llama 3.1 8B "
+	           "on H100 (-23%% and -40%%) built on 25.01, HPE's H200 on 25.08 and the University of "
+	           "Florida's B200 on 25.09. The model prices the current kernels; it has no input for a "
+	           "container's age, and the groups stay as published.\n");
 	fprintf(f, "- **Megatron-LM's all-to-all overlap** (2026-12-06): every overlapped expert "
 	           "all-to-all had hidden behind the other micro-batch's whole layer, DualPipe's way. "
 	           "Megatron-LM's 1F1B overlap runs fixed phases instead (a combine beside the other "
