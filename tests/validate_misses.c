@@ -495,7 +495,7 @@ void tb_vperf_write_misses(FILE *f)
 	           "in v5.1), and those rows are 9-20%% fast on H200 and 20%% on H100 where Dell's v5.1 "
 	           "H200 row on 25.09 at TP 2 is within 3.5%%. The v5.0 Blackwell LoRA rows built on "
 	           "25.04 (NVIDIA, GigaComputing, part of Supermicro's; Wiwynn's v5.1 GB200 too) are "
-	           "12-34%% fast, the v5.1 ones on 25.09 (NVIDIA, Dell, Lambda, Supermicro, the "
+	           "12-33%% fast, the v5.1 ones on 25.09 (NVIDIA, Dell, Lambda, Supermicro, the "
 	           "University of Florida) within 5%% on 8 B200, B300 and GB300 at CP 1. Cisco's Llama 3.1 8B "
 	           "on H100 (-23%% and -40%%) built on 25.01, HPE's H200 on 25.08 and the University of "
 	           "Florida's B200 on 25.09. The model prices the current kernels; it has no input for a "
