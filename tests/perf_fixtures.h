@@ -91,6 +91,26 @@ static inline void S_budget_inputs(tb_inputs *x)
 	strcpy(x->hardware.currency, "USD");
 }
 
+/* A mixture of the presets on 8-GPU H100 nodes, 4K sequences, the layout
+ * and training varied by the caller. */
+static inline void S_moe(tb_inputs *x, const char *preset)
+{
+	const tb_preset *pr = tb_presets_find(preset);
+	cr_assert_not_null(pr, "%s", preset);
+	memset(x, 0, sizeof *x);
+	x->model = pr->model;
+	x->training.tokens = 1e12;
+	x->training.seq_len = 4096;
+	x->training.global_batch = 4096;
+	x->training.micro_batch = 1;
+	x->training.precision = TB_PREC_BF16_MIXED;
+	x->training.optimizer = TB_OPT_ADAMW;
+	x->training.flash_attention = true;
+	x->parallelism.pipeline = 4;
+	x->hardware.gpu = *tb_gpus_find("h100-sxm");
+	x->hardware.count = 1024;
+}
+
 /* DeepSeek-V3 as DeepSeek trained it (arXiv:2412.19437 Sec. 3.2): the
  * preset's shape, 4K sequences, PP 16, EP 64 over 8 nodes, ZeRO-1, fp8. */
 static inline void S_deepseek_v3(tb_inputs *x)

@@ -1,0 +1,510 @@
+/* test_perf_kernels.c: what a layer moves and casts beside its GEMMs
+ * (perf_layer.c, the half of its tests about the memory-bound kernels):
+ * fp8's casts by recipe and framework, the unfused gradient accumulation,
+ * LoRA's dropout, rotary positions, PyTorch eager's kernels (with LoRA's,
+ * and against torchtitan's published gap), fp8's FSDP gather, the head in
+ * 16 bits, fp4, and Blackwell's backward GEMMs.  The shapes, the parallel
+ * groups and the collectives are test_perf_layer.c's. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "trainbudget/budget.h"
+#include "trainbudget/gpus.h"
+#include "trainbudget/perf.h"
+#include "trainbudget/presets.h"
+#include "perf_fixtures.h"
+
+/* Llama 3 8B in one stage with rank-16 LoRA adapters on q_proj and o_proj
+ * (a column- and a row-parallel module), on `tensor` ranks. */
+static void S_lora_q_o(tb_inputs *x, int64_t tensor)
+{
+	S_moe(x, "llama-3-8b");
+	x->parallelism.pipeline = 1;
+	x->parallelism.tensor = tensor;
+	x->training.method = TB_METHOD_LORA;
+	x->training.lora.rank = 16;
+	x->training.lora.targets = TB_LORA_Q | TB_LORA_O;
+}
+
+/* fp8's casts by recipe and framework, against the bytes each kernel of
+ * torchao's roofline moves (torchao/testing/training/roofline_utils.py,
+ * its fusion modelling: the first read of an activation fused into the op
+ * before) and Transformer Engine's one cast_transpose pass.  Llama 3 8B at
+ * 8,192 tokens, one layer worked by hand: its linear layers read
+ * 8192 x (4096 + 4096 + 4096 + 14336) input elements forward (QKV, output,
+ * gate and up, down), 8192 x (6144 + 4096 + 28672 + 4096) output-gradient
+ * elements backward, and hold 4096 x (6144 + 4096 + 28672) + 14336 x 4096 =
+ * 218,103,808 weights.  Each recipe's forward and backward memory-bound
+ * time less delayed scaling's (2 + 1 + 1 B an element, weights cached) is
+ * its bytes over the bandwidth its casts reach less delayed scaling's over
+ * Transformer Engine's (TB_PERF_CAST_BW_FRACTION).  The GEMMs keep their
+ * time but under Transformer Engine's block scaling on this Hopper card:
+ * Transformer Engine's GEMM profiling guide times its 5B layer on an H200
+ * NVL at 20.285 ms with current scaling and 22.882 with block scaling in
+ * autocast, 16.785 for current scaling's GEMMs alone; taking out each
+ * recipe's quantization (current's 3.500 ms, block's at 4.0625 of its 6 B
+ * an element) leaves the block GEMMs (22.882 - 3.500 x 4.0625 / 6) /
+ * 16.785 times as long.  DeepSeek's own kernels and torchao's keep theirs. */
+Test(perf, fp8_casts_by_recipe)
+{
+	const double block = (22.882 - (20.285 - 16.785) * (2 + 2 * (1 + 4.0 / 128)) / (2 + (2 + 2))) / 16.785;
+	static const struct {
+		tb_framework fw;
+		tb_fp8_recipe recipe, priced;
+		double cast, wf, wb;    /* B an element; B a weight, forward and backward */
+		bool gather, te_blocks; /* Transformer Engine's block-scaled GEMMs */
+	} cases[] = {
+		{ TB_FW_MEGATRON, TB_FP8_AUTO, TB_FP8_DELAYED, 4, 0, 0, false, false },
+		{ TB_FW_MEGATRON, TB_FP8_TENSORWISE, TB_FP8_TENSORWISE, 2 + 4, 0, 0, false, false },
+		{ TB_FW_MEGATRON, TB_FP8_MXFP8, TB_FP8_MXFP8, 2 + 2 * (1 + 1.0 / 32), 0, 0, false, false },
+		{ TB_FW_DEEPSPEED, TB_FP8_BLOCKWISE, TB_FP8_BLOCKWISE, 2 + 2 * (1 + 4.0 / 128), 0, 0, false, true },
+		{ TB_FW_ANY, TB_FP8_DEEPSEEK, TB_FP8_DEEPSEEK, 2 + 2 * (1 + 4.0 / 128), 0, 0, false, false },
+		{ TB_FW_FSDP, TB_FP8_DEEPSEEK, TB_FP8_DEEPSEEK, 2 + 2 * (1 + 4.0 / 128), 0, 0, false, false },
+		{ TB_FW_ANY, TB_FP8_AUTO, TB_FP8_DELAYED, 4, 0, 0, false, false },
+		{ TB_FW_FSDP, TB_FP8_AUTO, TB_FP8_TENSORWISE, 0 + 2 + 1 + 1, 0, 0, true, false },
+		{ TB_FW_FSDP, TB_FP8_DELAYED, TB_FP8_DELAYED, 4, 0, 0, false, false },
+		{ TB_FW_FSDP, TB_FP8_ROWWISE, TB_FP8_ROWWISE, (0 + 1 + 2) + (2 + 1), 2 + 1, 2 * 2 + (2 + 1), false, false },
+		{ TB_FW_ANY, TB_FP8_ROWWISE, TB_FP8_ROWWISE, (0 + 1 + 2) + (2 + 1), 2 + 1, 2 * 2 + (2 + 1), false, false },
+		{ TB_FW_FSDP, TB_FP8_MXFP8, TB_FP8_MXFP8, (0 + 1 + 1.0 / 32) + (2 + 1 + 1.0 / 32),
+		  2 + 1 + 1.0 / 32, 2 + 1 + 1.0 / 32, false, false },
+		{ TB_FW_FSDP, TB_FP8_BLOCKWISE, TB_FP8_BLOCKWISE, (0 + 1 + 4.0 / 128) + (2 + 1 + 4.0 / 128),
+		  2 + 1 + 4.0 / 128, 2 + 1 + 4.0 / 128, false, false },
+	};
+	const double in_elems = 8192.0 * (4096 + 4096 + 4096 + 14336);
+	const double out_elems = 8192.0 * (6144 + 4096 + 28672 + 4096);
+	const double weights = 218103808;
+	cr_expect_eq(4096.0 * (6144 + 4096 + 28672) + 14336.0 * 4096, weights);
+	tb_perf_layer base[4];
+	bool have[4] = { false, false, false, false };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.training.seq_len = 8192;
+		x.training.precision = TB_PREC_FP8_MIXED;
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = cases[i].fw;
+		x.training.fp8_recipe = TB_FP8_DELAYED;
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		if (!have[cases[i].fw]) {
+			cr_assert(tb_perf_layer_time(&in, NULL, &base[cases[i].fw], NULL));
+			have[cases[i].fw] = true;
+		}
+		x.training.fp8_recipe = cases[i].recipe;
+		tb_perf_input_from(&x, &in);
+		cr_expect_eq(in.fp8_recipe, cases[i].priced, "case %zu", i);
+		cr_expect_eq(in.fp8_gather, cases[i].gather, "case %zu", i);
+		tb_perf_layer L;
+		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL), "case %zu", i);
+		const tb_perf_layer *B = &base[cases[i].fw];
+		/* Transformer Engine's casts (the base's delayed scaling among them)
+		 * move their bytes at its quantization's measured bandwidth,
+		 * torchao's (a gather in fp8, or weights cast every micro-batch) at
+		 * the memory-bound kernels' */
+		bool te = cases[i].wf == 0 && !cases[i].gather;
+		cr_expect_eq(in.te_casts, te, "case %zu", i);
+		double bw_te = in.hw.hbm_bytes_per_s * TB_PERF_CAST_BW_FRACTION;
+		double bw = te ? bw_te : in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+		double want_f = (in_elems * cases[i].cast + weights * cases[i].wf) / bw - in_elems * 4 / bw_te;
+		double want_b = (out_elems * cases[i].cast + weights * cases[i].wb) / bw - out_elems * 4 / bw_te;
+		cr_expect(fabs(L.mem_f - B->mem_f - want_f) <= 1e-12 * B->mem_f, "case %zu: forward %g s more, by hand %g",
+		          i, L.mem_f - B->mem_f, want_f);
+		cr_expect(fabs(L.mem_b - B->mem_b - want_b) <= 1e-12 * B->mem_b, "case %zu: backward %g s more, by hand %g",
+		          i, L.mem_b - B->mem_b, want_b);
+		if (cases[i].te_blocks)
+			cr_expect(fabs(L.mm_f / B->mm_f - block) < 1e-9 * block, "case %zu: block GEMMs %g times, by hand %g",
+			          i, L.mm_f / B->mm_f, block);
+		else
+			cr_expect_eq(L.mm_f, B->mm_f, "case %zu: the GEMMs are the recipe's to leave alone", i);
+	}
+	/* outside fp8-mixed no recipe casts anything */
+	tb_inputs x;
+	S_moe(&x, "llama-3-8b");
+	x.training.fp8_recipe = TB_FP8_ROWWISE;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.fp8_cast_bytes, 0);
+	cr_expect_eq(in.fp8_weight_cast_f_bytes + in.fp8_weight_cast_b_bytes, 0);
+	cr_expect(!in.fp8_gather);
+}
+
+/* Megatron-LM without --gradient-accumulation-fusion: its DDP hook runs
+ * param.main_grad.add_(param.grad) after every micro-batch's backward
+ * (megatron/model/distributed.py), reading the bf16 gradient (2 B) and
+ * reading and writing the fp32 main gradient (4 + 4 B): 10 B a weight.
+ * Llama 3 8B under bf16-mixed: a layer's 218,103,808 linear weights in
+ * its backward, and the embedding's and the head's 128,256 x 4,096 each on
+ * their stages; nothing where the weights are frozen (LoRA). */
+Test(perf, grad_accumulation_unfused_adds_the_main_gradient)
+{
+	tb_perf_layer L[2], lora[2];
+	tb_perf_input in;
+	for (int i = 0; i < 2; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = TB_FW_MEGATRON;
+		x.training.no_grad_accum_fusion = i == 1;
+		tb_perf_input_from(&x, &in);
+		cr_assert(tb_perf_layer_time(&in, NULL, &L[i], NULL));
+		x.training.method = TB_METHOD_LORA;
+		x.training.lora.rank = 16;
+		tb_perf_input li;
+		tb_perf_input_from(&x, &li);
+		cr_assert(tb_perf_layer_time(&li, NULL, &lora[i], NULL));
+	}
+	double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	double layer = 218103808.0 * (2 + 4 + 4) / bw, table = 128256.0 * 4096 * (2 + 4 + 4) / bw;
+	cr_expect(fabs(L[1].mem_b - L[0].mem_b - layer) <= 1e-12 * L[0].mem_b, "%g s more, by hand %g",
+	          L[1].mem_b - L[0].mem_b, layer);
+	cr_expect_eq(L[1].mem_f, L[0].mem_f);
+	cr_expect(fabs(L[1].embed_s - L[0].embed_s - table) <= 1e-12 * table);
+	cr_expect(fabs(L[1].logits_s - L[0].logits_s - table) <= 1e-12 * table);
+	cr_expect_eq(lora[1].mem_b, lora[0].mem_b);
+	cr_expect_eq(lora[1].logits_s, lora[0].logits_s);
+}
+
+/* LoRA's dropout drops each adapter's own copy of its module's input,
+ * forward reading the input and writing the copy and a one-byte mask, and
+ * backward the same over the gradient: 2e + 1 = 5 B an input element each
+ * way in bf16.  Llama 3 8B with adapters on q_proj (column-parallel, its
+ * whole 4,096-wide input on every tensor rank) and o_proj (row-parallel,
+ * 4,096 / t) at 4,096 tokens: 8,192 elements a token on one rank, 6,144 on
+ * each of two; nothing without dropout, nothing in the GEMMs. */
+Test(perf, lora_dropout_by_hand)
+{
+	static const struct {
+		int64_t tensor;
+		double elems;           /* adapter inputs a token, this rank */
+	} cases[] = { { 1, 4096 + 4096 }, { 2, 4096 + 2048 } };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_perf_layer L[2];
+		tb_perf_input in;
+		for (int drop = 0; drop < 2; drop++) {
+			tb_inputs x;
+			S_lora_q_o(&x, cases[i].tensor);
+			x.training.lora.dropout = drop ? 0.1 : 0;
+			tb_perf_input_from(&x, &in);
+			cr_expect_eq(in.lora_dropout, drop == 1, "case %zu", i);
+			cr_assert(tb_perf_layer_time(&in, NULL, &L[drop], NULL), "case %zu", i);
+		}
+		double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+		double want = 4096.0 * cases[i].elems * (2 * 2 + 1) / bw;
+		cr_expect(fabs(L[1].mem_f - L[0].mem_f - want) <= 1e-12 * L[0].mem_f,
+		          "case %zu: %g B a token more forward, by hand %g", i,
+		          (L[1].mem_f - L[0].mem_f) * bw / 4096, want * bw / 4096);
+		cr_expect(fabs(L[1].mem_b - L[0].mem_b - want) <= 1e-12 * L[0].mem_b, "case %zu", i);
+		cr_expect_eq(L[1].mm_f, L[0].mm_f, "case %zu", i);
+	}
+}
+
+/* Rotary positions rotate each layer's queries and keys, read and written
+ * forward (2 + 2 B an element in bf16) and their gradients backward.
+ * Llama 3 8B at 4,096 tokens: 32 query heads and 8 key heads of 128,
+ * 5,120 elements a token (2,560 on each of two tensor ranks); DeepSeek-V3
+ * under MLA only the rope part, 128 query heads x 64 and the one shared rope
+ * key of 64, 8,256 a token.  Learned positions rotate nothing. */
+Test(perf, rope_rotates_queries_and_keys)
+{
+	static const struct {
+		const char *preset;
+		int64_t tensor;
+		double elems;           /* rotated a token, this rank */
+	} cases[] = {
+		{ "llama-3-8b", 1, 32 * 128 + 8 * 128 },
+		{ "llama-3-8b", 2, (32 * 128 + 8 * 128) / 2.0 },
+		{ "deepseek-v3", 1, 128 * 64 + 64 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_perf_layer L[2];
+		tb_perf_input in;
+		for (int rope = 0; rope < 2; rope++) {
+			tb_inputs x;
+			S_moe(&x, cases[i].preset);
+			x.parallelism.pipeline = 1;
+			x.parallelism.tensor = cases[i].tensor;
+			x.model.positions = rope ? TB_POS_ROPE : TB_POS_LEARNED;
+			tb_perf_input_from(&x, &in);
+			cr_expect_eq(in.rope, rope == 1, "case %zu", i);
+			cr_assert(tb_perf_layer_time(&in, NULL, &L[rope], NULL), "case %zu", i);
+		}
+		double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+		double want = 4096.0 * cases[i].elems * (2 + 2) / bw;
+		cr_expect(fabs(L[1].mem_f - L[0].mem_f - want) <= 1e-12 * L[0].mem_f, "case %zu: %g s more, by hand %g",
+		          i, L[1].mem_f - L[0].mem_f, want);
+		cr_expect(fabs(L[1].mem_b - L[0].mem_b - want) <= 1e-12 * L[0].mem_b, "case %zu", i);
+	}
+}
+
+/* PyTorch eager (training.kernels: eager) against the fused kernels, by
+ * hand for Llama 3 8B at 4,096 tokens on one rank (h 4,096, SwiGLU 14,336,
+ * 32 query and 8 key heads of 128; bf16, e = 2 B): a token moves more
+ * forward by the two RMSNorms, 2 x 4,096 x (28 + 2e) = 262,144 B; the
+ * SiLU's separate product, 14,336 x 2e = 57,344; complex RoPE, 16 B more
+ * on each of 5,120 rotated elements, 81,920; repeat_kv's copy, 2e x
+ * (1,024 + 4,096) = 20,480: 421,888 B.  Backward twice the norms' and the
+ * activation's, once the rotation's and the copy's: 741,376 B.  Under MLA
+ * nothing is repeated; a LayerNorm costs the same either way. */
+Test(perf, eager_kernels_by_hand)
+{
+	static const struct {
+		const char *preset;
+		bool layernorm;
+		double f, b;           /* bytes a token more, forward and backward */
+	} cases[] = {
+		{ "llama-3-8b", false, 421888, 741376 },
+		/* the norms' 262,144 forward and 524,288 backward gone */
+		{ "llama-3-8b", true, 421888 - 262144, 741376 - 524288 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_perf_layer L[2];
+		tb_perf_input in;
+		for (int eager = 0; eager < 2; eager++) {
+			tb_inputs x;
+			S_moe(&x, cases[i].preset);
+			x.parallelism.pipeline = 1;
+			x.model.norm = cases[i].layernorm ? TB_NORM_LAYERNORM : TB_NORM_RMSNORM;
+			x.training.eager_kernels = eager == 1;
+			tb_perf_input_from(&x, &in);
+			cr_assert(tb_perf_layer_time(&in, NULL, &L[eager], NULL), "case %zu", i);
+		}
+		double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+		cr_expect(fabs(L[1].mem_f - L[0].mem_f - 4096 * cases[i].f / bw) <= 1e-12 * L[0].mem_f,
+		          "case %zu: %g B a token more forward, by hand %g", i,
+		          (L[1].mem_f - L[0].mem_f) * bw / 4096, cases[i].f);
+		cr_expect(fabs(L[1].mem_b - L[0].mem_b - 4096 * cases[i].b / bw) <= 1e-12 * L[0].mem_b,
+		          "case %zu: %g B a token more backward, by hand %g", i,
+		          (L[1].mem_b - L[0].mem_b) * bw / 4096, cases[i].b);
+	}
+}
+
+/* LoRA under eager (PEFT's base(x) + B(A(x)) x scaling) adds, for Llama 3
+ * 8B with adapters on q_proj and o_proj at 4,096 tokens on one rank (8,192
+ * adapter outputs and 8,192 inputs a token, e = 2 B): forward the
+ * scaling's product and the sum into the base output, 8,192 x 5e = 81,920
+ * B a token; backward the product again, 8,192 x 2e = 32,768, and the
+ * input gradients' sum, 8,192 x 3e = 49,152: 81,920.  On top of the base
+ * layer's eager bytes (eager_kernels_by_hand), and nothing fused. */
+Test(perf, eager_lora_by_hand)
+{
+	tb_perf_layer L[2];
+	tb_perf_input in;
+	for (int eager = 0; eager < 2; eager++) {
+		tb_inputs x;
+		S_lora_q_o(&x, 1);
+		x.training.eager_kernels = eager == 1;
+		tb_perf_input_from(&x, &in);
+		cr_assert(tb_perf_layer_time(&in, NULL, &L[eager], NULL));
+	}
+	double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	double f = 421888 + 81920, b = 741376 + 81920;
+	cr_expect(fabs(L[1].mem_f - L[0].mem_f - 4096 * f / bw) <= 1e-12 * L[0].mem_f,
+	          "%g B a token more forward, by hand %g", (L[1].mem_f - L[0].mem_f) * bw / 4096, f);
+	cr_expect(fabs(L[1].mem_b - L[0].mem_b - 4096 * b / bw) <= 1e-12 * L[0].mem_b,
+	          "%g B a token more backward, by hand %g", (L[1].mem_b - L[0].mem_b) * bw / 4096, b);
+}
+
+/* The published gap: torchtitan's 2024-12 benchmark (Table 1) trains
+ * Llama 3.1 8B with FSDP on 8 of Meta's H100s (500 W, HBM2e 2.4 TB/s),
+ * local batch 2 of 8,192 tokens, per-op selective checkpointing, at 5,762
+ * tokens/s per GPU eager and 6,667 compiled: 2.8435 and 2.4575 s a step,
+ * 0.386 s apart.  The eager kernels alone must give that gap within 15%:
+ * it is memory traffic, which no fitted constant scales. */
+Test(perf, eager_gap_against_torchtitan)
+{
+	tb_perf_result r[2];
+	for (int eager = 0; eager < 2; eager++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.training.seq_len = 8192;
+		x.training.global_batch = 16;
+		x.training.micro_batch = 2;
+		x.training.checkpointing = TB_CKPT_SELECTIVE;
+		x.training.selective_policy = TB_SELECTIVE_OP;
+		x.training.eager_kernels = eager == 1;
+		x.hardware.count = 8;
+		x.hardware.power_limit_w = 500;
+		x.hardware.gpu.bandwidth_bytes_per_s = 2.4e12;
+		x.parallelism.pipeline = 1;
+		x.parallelism.data = 8;
+		x.parallelism.zero = 3;
+		x.parallelism.framework = TB_FW_FSDP;
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		tb_perf_predict(&in, NULL, &r[eager]);
+		cr_assert(r[eager].ok, "%s", r[eager].why);
+	}
+	double gap = r[1].step_s - r[0].step_s, published = 16384 / 5762.0 - 16384 / 6667.0;
+	cr_expect(fabs(gap / published - 1) < 0.15, "eager %g s, fused %g s: gap %g s, published %g s",
+	          r[1].step_s, r[0].step_s, gap, published);
+}
+
+/* torchao's per-tensor recipe gathers FSDP's weights in fp8 (its float8
+ * all-gather), per row in bf16: ZeRO-3 moves 2 x 1 B a weight (forward and
+ * backward gathers) and 4 B a gradient (fp32 reduce-scatter), 6 B a
+ * parameter against 2 x 2 + 4 = 8, exactly 3/4 of the bytes.  Llama 3 8B
+ * on 8 GPUs, FSDP FULL_SHARD. */
+Test(perf, fp8_gather_under_fsdp)
+{
+	tb_perf_result r[2];
+	for (int i = 0; i < 2; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.training.precision = TB_PREC_FP8_MIXED;
+		x.training.global_batch = 8;
+		x.hardware.count = 8;
+		x.parallelism.pipeline = 1;
+		x.parallelism.data = 8;
+		x.parallelism.zero = 3;
+		x.parallelism.framework = TB_FW_FSDP;
+		x.training.fp8_recipe = i ? TB_FP8_ROWWISE : TB_FP8_TENSORWISE;
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		tb_perf_predict(&in, NULL, &r[i]);
+		cr_assert(r[i].ok, "%s", r[i].why);
+	}
+	cr_expect(fabs(r[0].dp_bytes / r[1].dp_bytes - 0.75) < 1e-12, "%g / %g", r[0].dp_bytes, r[1].dp_bytes);
+}
+
+/* fp8 training leaves the vocabulary head in 16 bits (Megatron-LM's
+ * ColumnParallelLinear, torchtitan's filter of "output", DeepSeek-V3 Sec.
+ * 3.3.1): its three GEMMs of 8,192 x 128,256 x 4,096 at the card's 16-bit
+ * peak and ceiling, 2-byte operands, by hand; the layers' matmuls in fp8. */
+Test(perf, fp8_keeps_the_head_in_16_bits)
+{
+	tb_inputs x;
+	S_moe(&x, "llama-3.1-8b");
+	x.parallelism.pipeline = 1;
+	x.hardware.count = 8;
+	x.training.global_batch = 8;
+	x.training.seq_len = 8192;
+	x.training.precision = TB_PREC_FP8_MIXED;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer L8;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L8, NULL));
+	cr_assert_eq(in.matmul_bytes, 1);
+	const tb_gpu_node *node = tb_gpus_node("h100-sxm");
+	tb_perf_hw h16 = in.hw;
+	h16.peak_flops = 989.4e12;
+	h16.matmul_ceiling = node->matmul_ceiling;
+	double m = 8192, n = 128256, k = 4096;
+	double gemm = tb_perf_matmul_s(m, n, k, 2, &h16, NULL);
+	double d0 = tb_perf_fitted.matmul_dim_half;
+	double phi = 1 / (1 + d0 / m + d0 / n + d0 / k);
+	cr_expect(rel(gemm, 2 * m * n * k / (989.4e12 * 0.803 * phi)) < 2e-3, "%g", gemm);
+	double ce = 16 * m * n / (in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction);
+	cr_expect(rel(L8.logits_s, 3 * gemm + ce) < 1e-9, "%g vs %g", L8.logits_s, 3 * gemm + ce);
+	/* the layer's own matmuls stay at the fp8 rate: half the 16-bit
+	 * run's or less */
+	x.training.precision = TB_PREC_BF16_MIXED;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer L16;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L16, NULL));
+	cr_expect(L8.mm_f < 0.6 * L16.mm_f, "%g vs %g", L8.mm_f, L16.mm_f);
+	cr_expect(rel(L8.logits_s, L16.logits_s) < 1e-12, "the head alike: %g vs %g",
+	          L8.logits_s, L16.logits_s);
+}
+
+/* fp4-mixed: the linear layers' GEMMs on the fp4 peak (B200 9 PF dense,
+ * gpus.c) at the card's fp8 fraction, operands of half a byte and a
+ * block's share of a scale: NVFP4's E4M3 byte per 16 elements on
+ * Blackwell, MXFP4's per 32 on MI355X.  Each cast: NVFP4 reads the 16-bit
+ * tensor for its amax, then again to write both layouts, 2 x 2 + 2 x
+ * (0.5 + 1/16) = 5.125 B an element; MXFP4 one read, 2 + 2 x (0.5 + 1/32)
+ * = 3.0625 B.  Against fp8's delayed scaling (2 + 1 + 1 = 4 B, weights
+ * cached alike) on Llama 3 8B at 8,192 tokens, the layer's memory-bound
+ * time grows by its input (forward) and output-gradient (backward)
+ * elements, fp8_casts_by_recipe's, times the difference over the achieved
+ * bandwidth; the vocabulary head stays in 16 bits. */
+Test(perf, fp4_casts_peak_and_head)
+{
+	static const struct {
+		const char *gpu;
+		double elem, cast, peak;
+	} cases[] = {
+		{ "b200", 0.5 + 1.0 / 16, 2 * 2 + 2 * (0.5 + 1.0 / 16), 9000e12 },
+		{ "gb300", 0.5 + 1.0 / 16, 2 * 2 + 2 * (0.5 + 1.0 / 16), 15000e12 },
+		{ "mi355x", 0.5 + 1.0 / 32, 2 + 2 * (0.5 + 1.0 / 32), 10066.3e12 },
+	};
+	const double in_elems = 8192.0 * (4096 + 4096 + 4096 + 14336);
+	const double out_elems = 8192.0 * (6144 + 4096 + 28672 + 4096);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.hardware.gpu = *tb_gpus_find(cases[i].gpu);
+		x.training.seq_len = 8192;
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = TB_FW_MEGATRON;
+		x.training.precision = TB_PREC_FP4_MIXED;
+		tb_perf_input in4;
+		tb_perf_input_from(&x, &in4);
+		cr_expect_eq(in4.matmul_bytes, cases[i].elem, "%s", cases[i].gpu);
+		cr_expect_eq(in4.fp8_cast_bytes, cases[i].cast, "%s", cases[i].gpu);
+		cr_expect(rel(in4.hw.peak_flops, cases[i].peak) < 1e-9, "%s peak %g", cases[i].gpu,
+		          in4.hw.peak_flops);
+		/* the fp4 kernel's fraction: B300's measured NVFP4 GEMMs on the
+		 * Blackwell parts (test_perf_blocks), MI355X's 16-bit one */
+		const tb_gpu_node *node = tb_gpus_node(cases[i].gpu);
+		double frac4 = node->matmul_ceiling_fp4 > 0 ? node->matmul_ceiling_fp4
+		                                             : node->matmul_ceiling;
+		cr_expect_eq(in4.hw.matmul_ceiling, frac4, "%s", cases[i].gpu);
+		tb_perf_layer L4, L8, L16;
+		cr_assert(tb_perf_layer_time(&in4, NULL, &L4, NULL));
+		x.training.precision = TB_PREC_FP8_MIXED;
+		x.training.fp8_recipe = TB_FP8_DELAYED;
+		tb_perf_input in8;
+		tb_perf_input_from(&x, &in8);
+		cr_assert(tb_perf_layer_time(&in8, NULL, &L8, NULL));
+		/* both casts Transformer Engine's, at its quantization's bandwidth */
+		double bw = in4.hw.hbm_bytes_per_s * TB_PERF_CAST_BW_FRACTION;
+		double want_f = in_elems * (cases[i].cast - 4) / bw;
+		double want_b = out_elems * (cases[i].cast - 4) / bw;
+		cr_expect(fabs(L4.mem_f - L8.mem_f - want_f) <= 1e-12 * L8.mem_f, "%s: forward %g s more, by hand %g",
+		          cases[i].gpu, L4.mem_f - L8.mem_f, want_f);
+		cr_expect(fabs(L4.mem_b - L8.mem_b - want_b) <= 1e-12 * L8.mem_b, "%s: backward %g s more, by hand %g",
+		          cases[i].gpu, L4.mem_b - L8.mem_b, want_b);
+		/* the GEMMs at the fp4 peak and fraction against fp8's: their
+		 * ratio is the rates' (the Llama 3 8B layer's GEMMs are compute
+		 * bound in both) */
+		double f8 = node->matmul_ceiling_fp8 > 0 ? node->matmul_ceiling_fp8 : node->matmul_ceiling;
+		double p8 = tb_gpus_find(cases[i].gpu)->peak_flops[TB_DTYPE_FP8];
+		cr_expect(rel(L4.mm_f / L8.mm_f, p8 * f8 / (cases[i].peak * frac4)) < 1e-9, "%s: %g vs %g",
+		          cases[i].gpu, L4.mm_f, L8.mm_f);
+		x.training.precision = TB_PREC_BF16_MIXED;
+		tb_perf_input in16;
+		tb_perf_input_from(&x, &in16);
+		cr_assert(tb_perf_layer_time(&in16, NULL, &L16, NULL));
+		cr_expect(rel(L4.logits_s, L16.logits_s) < 1e-12, "%s: the head in 16 bits: %g vs %g",
+		          cases[i].gpu, L4.logits_s, L16.logits_s);
+	}
+}
+
+/* Blackwell's backward GEMMs take longer than its forward ones of the
+ * same FLOPs (Transformer Engine's GEMM profiling guide on a B300:
+ * tb_gpus_backward_gemm); the layer's backward carries that ratio on both
+ * of its GEMMs (full training) or on the input gradient's alone (LoRA's
+ * frozen matrices); Hopper's is its forward's. */
+Test(perf, backward_gemms_at_the_cards_ratio)
+{
+	static const char *const cards[] = { "b300", "h100-sxm" };
+	for (size_t i = 0; i < 2; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3-8b");
+		x.hardware.gpu = *tb_gpus_find(cards[i]);
+		x.training.seq_len = 8192;
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = TB_FW_MEGATRON;
+		x.training.precision = TB_PREC_FP8_MIXED;
+		x.training.fp8_recipe = TB_FP8_TENSORWISE;
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		double g = tb_gpus_backward_gemm(tb_gpus_node(cards[i]), TB_DTYPE_FP8, TB_FP8_TENSORWISE);
+		cr_expect_eq(in.hw.backward_gemm_ratio, g, "%s", cards[i]);
+		cr_expect(i == 0 ? g > 1.07 : g == 1, "%s: %g", cards[i], g);
+		tb_perf_layer L;
+		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+		cr_expect(rel(L.bwd - L.attn_b - L.mem_b, 2 * g * L.mm_f) < 1e-12, "%s", cards[i]);
+	}
+}
