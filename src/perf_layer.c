@@ -466,7 +466,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	S_cast cast = { 0, 0, 0 };
 	/* each block's column-parallel GEMMs (before its gather's consumer)
 	 * and row-parallel ones (its reduce-scatter's producer) */
-	double attn_row, mlp_col, mlp_row;
+	double attn_row, mlp_col, mlp_row, router = 0;
 	L->mm_f = S_attn_proj(x, tok, &L->mm_flops_f, &attn_row, &cast);
 	double act_elems;               /* MLP activation-function inputs */
 	double moe_perm_bytes = 0;
@@ -478,7 +478,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		/* the router stays in 16 bits (Transformer Engine, torchao) */
 		double up = S_lin(x, rows, x->nmat * x->fe / et, h, &one);
 		double down = S_lin(x, rows, h, x->fe / et, &one);
-		mlp_col = S_mm(x, tok, x->E, h) + local * up;
+		router = S_mm(x, tok, x->E, h);
+		mlp_col = router + local * up;
 		mlp_row = local * down;
 		cast.in += local * one.in;
 		cast.out += local * one.out;
@@ -637,10 +638,10 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		L->moe_tp = experts ? L->tp_one : 0;
 		double mag = experts ? ag16 : ag;
 		double mred = experts ? (sp ? rs : L->tp_one) : red;
-		L->tp_ovl_f = S_overlap_f(x, ag, red, L->mm_f - mlp_col - mlp_row - attn_row, attn_row) +
+		double attn_col = attn_mm - attn_row;
+		L->tp_ovl_f = S_overlap_f(x, ag, red, attn_col, attn_row) +
 		              S_overlap_f(x, mag, mred, mlp_col, mlp_row);
-		L->tp_ovl_b = S_overlap_b(x, ag, red, gb * (L->mm_f - mlp_col - mlp_row - attn_row),
-		                          gb * attn_row) +
+		L->tp_ovl_b = S_overlap_b(x, ag, red, gb * attn_col, gb * attn_row) +
 		              S_overlap_b(x, mag, mred, gb * mlp_col, gb * mlp_row);
 		L->moe_tp_ovl = experts ? S_overlap_f(x, mag, mred, mlp_col, mlp_row) : 0;
 	}
@@ -662,7 +663,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		/* the pre-dispatch computation: the attention's GEMMs, the
 		 * router's and the core, the norms, residuals and rotation,
 		 * forward and backward (the weight gradients where they train) */
-		double pre_mm = attn_mm + S_mm(x, tok, x->E, h);
+		double pre_mm = attn_mm + router;
 		double wg = in->method == TB_METHOD_LORA || in->method == TB_METHOD_QLORA ? 1 : 2;
 		L->ep_pre_f = pre_mm + L->attn_f + (norms_res + rope) / x->mem_bw;
 		L->ep_pre_b = wg * gb * pre_mm + L->attn_b + (2 * norms_res + rope) / x->mem_bw;
