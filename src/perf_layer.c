@@ -336,16 +336,13 @@ static double S_hide(double comm, double gemm, double tail)
 	return fmin(comm, tb_perf_max0(comm - gemm) + tail);
 }
 
-static double S_overlap_f(const S_ctx *x, double ag, double red, double col, double row)
+/* One block's pair in one pass: the gather behind `g_ag`, the reduction
+ * behind `g_red` (forward the column- and row-parallel GEMMs, backward
+ * the other way round). */
+static double S_overlap(const S_ctx *x, double ag, double red, double g_ag, double g_red)
 {
 	double tail = x->in->sequence_parallel ? red / (double)x->ti : 0;
-	return S_hide(ag, col, 0) + S_hide(red, row, tail);
-}
-
-static double S_overlap_b(const S_ctx *x, double ag, double red, double col, double row)
-{
-	double tail = x->in->sequence_parallel ? red / (double)x->ti : 0;
-	return S_hide(ag, row, 0) + S_hide(red, col, tail);
+	return S_hide(ag, g_ag, 0) + S_hide(red, g_red, tail);
 }
 
 /* What checkpointing changes of a layer whose other parts are timed:
@@ -381,7 +378,7 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 	L->tp = L->cp = L->ep = L->tp_keep = L->cp_keep = L->ep_keep = 0;
 	if (ti > 1) {
 		/* under the overlap each pass waits for what its collectives
-		 * outlast of the GEMMs beside them (S_overlap_f, S_overlap_b) */
+		 * outlast of the GEMMs beside them (S_overlap) */
 		double total = L->tp_layer * (nf + nb) + (moe_rc ? L->moe_tp : 0);
 		L->tp = in->overlap_tp
 			? fmin(total, nf * L->tp_ovl_f + nb * L->tp_ovl_b + (moe_rc ? L->moe_tp_ovl : 0))
@@ -639,11 +636,11 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		double mag = experts ? ag16 : ag;
 		double mred = experts ? (sp ? rs : L->tp_one) : red;
 		double attn_col = attn_mm - attn_row;
-		L->tp_ovl_f = S_overlap_f(x, ag, red, attn_col, attn_row) +
-		              S_overlap_f(x, mag, mred, mlp_col, mlp_row);
-		L->tp_ovl_b = S_overlap_b(x, ag, red, gb * attn_col, gb * attn_row) +
-		              S_overlap_b(x, mag, mred, gb * mlp_col, gb * mlp_row);
-		L->moe_tp_ovl = experts ? S_overlap_f(x, mag, mred, mlp_col, mlp_row) : 0;
+		L->tp_ovl_f = S_overlap(x, ag, red, attn_col, attn_row) +
+		              S_overlap(x, mag, mred, mlp_col, mlp_row);
+		L->tp_ovl_b = S_overlap(x, ag, red, gb * attn_row, gb * attn_col) +
+		              S_overlap(x, mag, mred, gb * mlp_row, gb * mlp_col);
+		L->moe_tp_ovl = experts ? S_overlap(x, mag, mred, mlp_col, mlp_row) : 0;
 	}
 
 	/* context parallel: a ring passes each rank's K and V chunk c-1

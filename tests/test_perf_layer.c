@@ -26,7 +26,8 @@ static double S_lt(const tb_perf_layer *L)
  * only if a layer's time, and the pass at one stage made of it, never grow
  * faster than the micro-batch.  Checked over mixtures and dense models,
  * four methods, every checkpointing mode, both dispatchers, overlap on and
- * off (the moe policy with it), bf16 and fp8, flash attention and not, and
+ * off (the moe policy with it; the all-to-all's under Megatron-LM's phases
+ * and behind the whole layer), bf16 and fp8, flash attention and not, and
  * tensor, context and expert sizes, at micro-batches 1 to 256 (a factor of
  * 3 among them). */
 Test(perf, layer_per_sequence_falls_with_the_micro_batch)
@@ -57,6 +58,10 @@ Test(perf, layer_per_sequence_falls_with_the_micro_batch)
 						x.parallelism.data = 1024 / 4 / shapes[si][0] / shapes[si][1];
 						x.parallelism.dispatcher = var & 1 ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
 						x.parallelism.overlap_ep = var & 2;
+						/* the overlapped all-to-all by both rules:
+						 * Megatron-LM's phases with DeepEP, DualPipe's
+						 * whole layer with the all-to-all */
+						x.parallelism.framework = var & 1 ? TB_FW_MEGATRON : TB_FW_ANY;
 						x.parallelism.overlap_tp = var & 2;
 						/* the moe policy's third all-to-all with the overlap */
 						x.training.selective_policy = var & 2 ? TB_SELECTIVE_MOE : TB_SELECTIVE_ATTENTION;
