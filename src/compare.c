@@ -95,7 +95,7 @@ static void S_framework(const tb_scenario *sc, tb_buf *o)
 static void S_yes(tb_buf *o, bool v) { tb_buf_puts(o, v ? "yes" : "no"); }
 static void S_kernels(const tb_scenario *sc, tb_buf *o)
 {
-	tb_buf_puts(o, sc->inputs.training.eager_kernels ? "eager" : "fused");
+	tb_buf_puts(o, tb_kernels_name(sc->inputs.training.eager_kernels));
 }
 static void S_accum_fusion(const tb_scenario *sc, tb_buf *o)
 {

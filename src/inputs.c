@@ -85,6 +85,11 @@ const char *tb_fp8_recipe_name(tb_fp8_recipe r)
 	}
 }
 
+const char *tb_kernels_name(bool eager)
+{
+	return eager ? "eager" : "fused";
+}
+
 bool tb_selective_is_none(const tb_training *t)
 {
 	return t->flash_attention && t->selective_policy == TB_SELECTIVE_ATTENTION;

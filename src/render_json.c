@@ -105,7 +105,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_str(j, "attention_kernel", tb_attn_kernel_name(t->attention_kernel));
 	S_str(j, "fp8_recipe", tb_fp8_recipe_name(t->fp8_recipe));
 	S_bool(j, "grad_accumulation_fusion", !t->no_grad_accum_fusion);
-	S_str(j, "kernels", t->eager_kernels ? "eager" : "fused");
+	S_str(j, "kernels", tb_kernels_name(t->eager_kernels));
 	S_bool(j, "activation_func_fp8_input_store", t->act_fp8_store);
 	S_bool(j, "dropout", t->dropout);
 	S_numk(j, "checkpoint_interval_s", t->checkpoint_interval_s, t->checkpoint_interval_s > 0);

@@ -390,8 +390,10 @@ const char *tb_optimizer_name(tb_optimizer o);
 const char *tb_checkpointing_name(tb_checkpointing c);
 const char *tb_selective_name(tb_selective s);
 const char *tb_attn_kernel_name(tb_attn_kernel k);
-/* "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8". */
+/* "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8", "deepseek". */
 const char *tb_fp8_recipe_name(tb_fp8_recipe r);
+/* training.kernels as the scenario writes it: "eager" or "fused". */
+const char *tb_kernels_name(bool eager);
 /* Whether selective checkpointing under t's policy and attention keeps
  * what no checkpointing keeps: the attention policy under flash attention
  * (the one rule for memory, the step, the search and the warning). */
