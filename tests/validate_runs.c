@@ -589,11 +589,11 @@ static void S_generic(const S_yrow *r)
 	in.training.act_fp8_store = S_is(r, "fp8_act", "true");
 	/* PyTorch eager's memory-bound kernels (torchtitan without compile) */
 	const char *kern = S_get(r, "kernels");
-	if (kern && strcmp(kern, "eager") != 0 && strcmp(kern, "fused") != 0) {
+	if (kern && strcmp(kern, tb_kernels_name(true)) != 0 && strcmp(kern, tb_kernels_name(false)) != 0) {
 		fprintf(stderr, "validate: %s: kernels \"%s\" unknown (fused or eager)\n", S_get(r, "id"), kern);
 		exit(1);
 	}
-	in.training.eager_kernels = kern && strcmp(kern, "eager") == 0;
+	in.training.eager_kernels = kern && strcmp(kern, tb_kernels_name(true)) == 0;
 	/* the gradients' reduction dtype where the source sets it (NeMo's
 	 * distributed_fused_adam grad_sync_dtype) */
 	if (S_is(r, "grad_dtype", "bf16"))
