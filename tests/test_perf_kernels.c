@@ -165,6 +165,25 @@ Test(perf, grad_accumulation_unfused_adds_the_main_gradient)
 	cr_expect_eq(lora[1].logits_s, lora[0].logits_s);
 }
 
+/* What `on` moves beyond `off` through a layer's memory-bound kernels,
+ * checked against f and b bytes a token by hand, forward and backward, at
+ * 4,096 tokens a micro-batch and the fitted fraction of HBM; the two
+ * layers in L[0] and L[1], `on`'s step input in *in for further checks. */
+static void S_more_bytes(const tb_inputs *off, const tb_inputs *on, double f, double b, const char *what,
+                         tb_perf_layer L[2], tb_perf_input *in)
+{
+	const tb_inputs *x[2] = { off, on };
+	for (int k = 0; k < 2; k++) {
+		tb_perf_input_from(x[k], in);
+		cr_assert(tb_perf_layer_time(in, NULL, &L[k], NULL), "%s", what);
+	}
+	double bw = in->hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	cr_expect(fabs(L[1].mem_f - L[0].mem_f - 4096 * f / bw) <= 1e-12 * L[0].mem_f,
+	          "%s: %g B a token more forward, by hand %g", what, (L[1].mem_f - L[0].mem_f) * bw / 4096, f);
+	cr_expect(fabs(L[1].mem_b - L[0].mem_b - 4096 * b / bw) <= 1e-12 * L[0].mem_b,
+	          "%s: %g B a token more backward, by hand %g", what, (L[1].mem_b - L[0].mem_b) * bw / 4096, b);
+}
+
 /* LoRA's dropout drops each adapter's own copy of its module's input,
  * forward reading the input and writing the copy and a one-byte mask, and
  * backward the same over the gradient: 2e + 1 = 5 B an input element each
@@ -179,22 +198,16 @@ Test(perf, lora_dropout_by_hand)
 		double elems;           /* adapter inputs a token, this rank */
 	} cases[] = { { 1, 4096 + 4096 }, { 2, 4096 + 2048 } };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_inputs x[2];
+		for (int drop = 0; drop < 2; drop++) {
+			S_lora_q_o(&x[drop], cases[i].tensor);
+			x[drop].training.lora.dropout = drop ? 0.1 : 0;
+		}
 		tb_perf_layer L[2];
 		tb_perf_input in;
-		for (int drop = 0; drop < 2; drop++) {
-			tb_inputs x;
-			S_lora_q_o(&x, cases[i].tensor);
-			x.training.lora.dropout = drop ? 0.1 : 0;
-			tb_perf_input_from(&x, &in);
-			cr_expect_eq(in.lora_dropout, drop == 1, "case %zu", i);
-			cr_assert(tb_perf_layer_time(&in, NULL, &L[drop], NULL), "case %zu", i);
-		}
-		double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
-		double want = 4096.0 * cases[i].elems * (2 * 2 + 1) / bw;
-		cr_expect(fabs(L[1].mem_f - L[0].mem_f - want) <= 1e-12 * L[0].mem_f,
-		          "case %zu: %g B a token more forward, by hand %g", i,
-		          (L[1].mem_f - L[0].mem_f) * bw / 4096, want * bw / 4096);
-		cr_expect(fabs(L[1].mem_b - L[0].mem_b - want) <= 1e-12 * L[0].mem_b, "case %zu", i);
+		double bytes = cases[i].elems * (2 * 2 + 1);
+		S_more_bytes(&x[0], &x[1], bytes, bytes, "lora dropout", L, &in);
+		cr_expect(in.lora_dropout, "case %zu", i);
 		cr_expect_eq(L[1].mm_f, L[0].mm_f, "case %zu", i);
 	}
 }
@@ -217,23 +230,18 @@ Test(perf, rope_rotates_queries_and_keys)
 		{ "deepseek-v3", 1, 128 * 64 + 64 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_inputs x[2];
+		for (int rope = 0; rope < 2; rope++) {
+			S_moe(&x[rope], cases[i].preset);
+			x[rope].parallelism.pipeline = 1;
+			x[rope].parallelism.tensor = cases[i].tensor;
+			x[rope].model.positions = rope ? TB_POS_ROPE : TB_POS_LEARNED;
+		}
 		tb_perf_layer L[2];
 		tb_perf_input in;
-		for (int rope = 0; rope < 2; rope++) {
-			tb_inputs x;
-			S_moe(&x, cases[i].preset);
-			x.parallelism.pipeline = 1;
-			x.parallelism.tensor = cases[i].tensor;
-			x.model.positions = rope ? TB_POS_ROPE : TB_POS_LEARNED;
-			tb_perf_input_from(&x, &in);
-			cr_expect_eq(in.rope, rope == 1, "case %zu", i);
-			cr_assert(tb_perf_layer_time(&in, NULL, &L[rope], NULL), "case %zu", i);
-		}
-		double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
-		double want = 4096.0 * cases[i].elems * (2 + 2) / bw;
-		cr_expect(fabs(L[1].mem_f - L[0].mem_f - want) <= 1e-12 * L[0].mem_f, "case %zu: %g s more, by hand %g",
-		          i, L[1].mem_f - L[0].mem_f, want);
-		cr_expect(fabs(L[1].mem_b - L[0].mem_b - want) <= 1e-12 * L[0].mem_b, "case %zu", i);
+		S_more_bytes(&x[0], &x[1], cases[i].elems * (2 + 2), cases[i].elems * (2 + 2), cases[i].preset,
+		             L, &in);
+		cr_expect(in.rope, "case %zu", i);
 	}
 }
 
@@ -249,33 +257,25 @@ Test(perf, rope_rotates_queries_and_keys)
 Test(perf, eager_kernels_by_hand)
 {
 	static const struct {
-		const char *preset;
 		bool layernorm;
 		double f, b;           /* bytes a token more, forward and backward */
 	} cases[] = {
-		{ "llama-3-8b", false, 421888, 741376 },
+		{ false, 421888, 741376 },
 		/* the norms' 262,144 forward and 524,288 backward gone */
-		{ "llama-3-8b", true, 421888 - 262144, 741376 - 524288 },
+		{ true, 421888 - 262144, 741376 - 524288 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_inputs x[2];
+		for (int eager = 0; eager < 2; eager++) {
+			S_moe(&x[eager], "llama-3-8b");
+			x[eager].parallelism.pipeline = 1;
+			x[eager].model.norm = cases[i].layernorm ? TB_NORM_LAYERNORM : TB_NORM_RMSNORM;
+			x[eager].training.eager_kernels = eager == 1;
+		}
 		tb_perf_layer L[2];
 		tb_perf_input in;
-		for (int eager = 0; eager < 2; eager++) {
-			tb_inputs x;
-			S_moe(&x, cases[i].preset);
-			x.parallelism.pipeline = 1;
-			x.model.norm = cases[i].layernorm ? TB_NORM_LAYERNORM : TB_NORM_RMSNORM;
-			x.training.eager_kernels = eager == 1;
-			tb_perf_input_from(&x, &in);
-			cr_assert(tb_perf_layer_time(&in, NULL, &L[eager], NULL), "case %zu", i);
-		}
-		double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
-		cr_expect(fabs(L[1].mem_f - L[0].mem_f - 4096 * cases[i].f / bw) <= 1e-12 * L[0].mem_f,
-		          "case %zu: %g B a token more forward, by hand %g", i,
-		          (L[1].mem_f - L[0].mem_f) * bw / 4096, cases[i].f);
-		cr_expect(fabs(L[1].mem_b - L[0].mem_b - 4096 * cases[i].b / bw) <= 1e-12 * L[0].mem_b,
-		          "case %zu: %g B a token more backward, by hand %g", i,
-		          (L[1].mem_b - L[0].mem_b) * bw / 4096, cases[i].b);
+		S_more_bytes(&x[0], &x[1], cases[i].f, cases[i].b, cases[i].layernorm ? "layernorm" : "rmsnorm",
+		             L, &in);
 	}
 }
 
@@ -288,21 +288,14 @@ Test(perf, eager_kernels_by_hand)
  * layer's eager bytes (eager_kernels_by_hand), and nothing fused. */
 Test(perf, eager_lora_by_hand)
 {
+	tb_inputs x[2];
+	for (int eager = 0; eager < 2; eager++) {
+		S_lora_q_o(&x[eager], 1);
+		x[eager].training.eager_kernels = eager == 1;
+	}
 	tb_perf_layer L[2];
 	tb_perf_input in;
-	for (int eager = 0; eager < 2; eager++) {
-		tb_inputs x;
-		S_lora_q_o(&x, 1);
-		x.training.eager_kernels = eager == 1;
-		tb_perf_input_from(&x, &in);
-		cr_assert(tb_perf_layer_time(&in, NULL, &L[eager], NULL));
-	}
-	double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
-	double f = 421888 + 81920, b = 741376 + 81920;
-	cr_expect(fabs(L[1].mem_f - L[0].mem_f - 4096 * f / bw) <= 1e-12 * L[0].mem_f,
-	          "%g B a token more forward, by hand %g", (L[1].mem_f - L[0].mem_f) * bw / 4096, f);
-	cr_expect(fabs(L[1].mem_b - L[0].mem_b - 4096 * b / bw) <= 1e-12 * L[0].mem_b,
-	          "%g B a token more backward, by hand %g", (L[1].mem_b - L[0].mem_b) * bw / 4096, b);
+	S_more_bytes(&x[0], &x[1], 421888 + 81920, 741376 + 81920, "eager lora", L, &in);
 }
 
 /* The published gap: torchtitan's 2024-12 benchmark (Table 1) trains
