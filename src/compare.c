@@ -147,6 +147,10 @@ static void S_dispatcher(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_dispatcher_name(sc->inputs.parallelism.dispatcher));
 }
+static void S_cp_comm(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_cp_comm_name(sc->inputs.parallelism.cp_comm));
+}
 static void S_power(const tb_scenario *sc, tb_buf *o)
 {
 	const tb_hardware *h = &sc->inputs.hardware;
@@ -270,6 +274,7 @@ static const struct S_input_def {
 	{ "parallelism.overlap_tp", "Tensor-parallel communication overlapped", S_overlap_tp },
 	{ "parallelism.overlap_ep", "Expert all-to-all overlapped", S_overlap_ep },
 	{ "parallelism.dispatcher", "Expert dispatcher", S_dispatcher },
+	{ "parallelism.cp_comm_type", "Context-parallel exchange", S_cp_comm },
 	{ "plan.deadline", "Deadline", S_deadline },
 	{ "plan.budget", "Budget", S_budget },
 };

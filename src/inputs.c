@@ -46,6 +46,11 @@ const char *tb_dispatcher_name(tb_dispatcher d)
 	return d == TB_DISPATCH_DEEPEP ? "deepep" : "alltoall";
 }
 
+const char *tb_cp_comm_name(tb_cp_comm c)
+{
+	return c == TB_CP_A2A ? "a2a" : "p2p";
+}
+
 const char *tb_attention_flops_name(tb_attention_flops a)
 {
 	return a == TB_ATTN_FLOPS_CAUSAL ? "causal" : "full";

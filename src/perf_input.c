@@ -279,6 +279,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->overlap_tp = pa->overlap_tp;
 	out->overlap_ep = pa->overlap_ep;
 	out->dispatcher = pa->dispatcher;
+	out->cp_comm = pa->cp_comm;
 
 	/* bytes: fp32 trains in fp32; mixed precision keeps fp32 master
 	 * weights; pure bf16 keeps everything in bf16; fp8 multiplies fp8

@@ -117,6 +117,24 @@ const char *tb_perf_ep_rule(tb_framework fw, tb_method method, bool overlap_ep)
 	         "leaves";
 }
 
+bool tb_perf_cp_ok(tb_cp_comm comm, int64_t heads, int64_t kv_heads, int64_t t, int64_t c)
+{
+	int64_t kv = kv_heads > 0 ? kv_heads : heads;
+	if (comm != TB_CP_A2A || c <= 1)
+		return true;
+	return t > 0 && heads % t == 0 && kv % t == 0 && (heads / t) % c == 0 && (kv / t) % c == 0;
+}
+
+const char *tb_perf_cp_rule(tb_cp_comm comm)
+{
+	return comm == TB_CP_A2A
+	       ? "all-to-alls of the queries, keys, values and output around the attention core "
+	         "(Ulysses), each tensor copied into and out of the exchange's layout, in line with "
+	         "the compute"
+	       : "each rank's keys and values passed round a ring, hidden behind the attention core "
+	         "where it is longer";
+}
+
 static double S_ep_pair(const S_layer *L)
 {
 	double mlp = tb_perf_max0(L->fwd - L->ep_pre_f) + tb_perf_max0(L->bwd - L->ep_pre_b);
@@ -390,11 +408,15 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 		}
 	}
 	if (ci > 1) {
-		L->cp = passes_f * tb_perf_max0(L->cp_f - L->attn_f) + nb * tb_perf_max0(L->cp_b - L->attn_b);
+		/* the ring hides behind the core; the all-to-alls wait in line */
+		bool ring = in->cp_comm != TB_CP_A2A;
+		double f = ring ? tb_perf_max0(L->cp_f - L->attn_f) : L->cp_f;
+		double b = ring ? tb_perf_max0(L->cp_b - L->attn_b) : L->cp_b;
+		L->cp = passes_f * f + nb * b;
 		if (part)
 			L->cp_keep = L->cp;
 		if (full)
-			L->cp += tb_perf_max0(L->cp_f - L->attn_f);
+			L->cp += f;
 	}
 	if (ei > 1) {
 		/* Megatron-LM pairs one forward with one backward; the passes
@@ -645,13 +667,25 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 
 	/* context parallel: a ring passes each rank's K and V chunk c-1
 	 * times forward, K, V and their gradients backward, behind the
-	 * attention core */
+	 * attention core; or (a2a) all-to-alls trade the sequence for heads
+	 * before the core and back after it: Q, K and V then the output
+	 * forward, the output's gradient then Q's, K's and V's backward, the
+	 * same bytes each way, each tensor copied into the exchange's layout
+	 * before it and out of it after (Transformer Engine's
+	 * flash_attn_a2a_communicate: a read and a write each side), all on
+	 * the core's path */
 	if (x->ci > 1) {
-		double bytes = x->b * q * (x->hk + x->hv) / t * ab;
 		int64_t g = S_per_node(x, x->ti, x->ci);
-		double hop = S_coll(x, TB_COLL_P2P, bytes, 2, g >= x->ci ? 2 : 1);
-		L->cp_f = (x->c - 1) * hop;
-		L->cp_b = 2 * (x->c - 1) * hop;
+		if (in->cp_comm == TB_CP_A2A) {
+			double bytes = x->b * q * (x->hq + x->hk + x->hv + x->H * x->dv) / t * ab;
+			L->cp_f = L->cp_b = S_coll(x, TB_COLL_ALL_TO_ALL, bytes, x->ci, g) +
+			                    4 * bytes / x->mem_bw;
+		} else {
+			double bytes = x->b * q * (x->hk + x->hv) / t * ab;
+			double hop = S_coll(x, TB_COLL_P2P, bytes, 2, g >= x->ci ? 2 : 1);
+			L->cp_f = (x->c - 1) * hop;
+			L->cp_b = 2 * (x->c - 1) * hop;
+		}
 	}
 
 	if (experts && x->ei > 1) {

@@ -492,12 +492,15 @@ bool tb_plan_tensor_ok(const tb_plan_state *st, const tb_plan_card *cd, int64_t 
 
 /* Context parallelism splits each sequence into 2c chunks for a balanced
  * causal ring (Megatron-LM / Transformer Engine), and runs on the fused
- * (flash) attention kernels only. */
-bool tb_plan_context_ok(const tb_plan_state *st, int64_t c)
+ * (flash) attention kernels only; its all-to-all form (cp_comm_type a2a)
+ * needs whole heads and key-value groups on each of the t x c ranks. */
+bool tb_plan_context_ok(const tb_plan_state *st, int64_t t, int64_t c)
 {
 	const tb_training *tr = &st->in->training;
+	const tb_model *m = &st->in->model;
 	return c == 1 || (tr->seq_len % (2 * c) == 0 && tr->flash_attention &&
-	                  !st->sp->no_context_parallel);
+	                  !st->sp->no_context_parallel &&
+	                  tb_perf_cp_ok(st->in->parallelism.cp_comm, m->heads, m->kv_heads, t, c));
 }
 
 /* ---- the loops ------------------------------------------------------ */

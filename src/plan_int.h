@@ -134,7 +134,7 @@ bool tb_plan_may_list(const tb_plan_state *st, int ci, int ni, bool here, double
 bool tb_plan_surely_ahead(const tb_plan_state *st, double obj_ceiling);
 /* plan.c: the tensor and context rules */
 bool tb_plan_tensor_ok(const tb_plan_state *st, const tb_plan_card *cd, int64_t t);
-bool tb_plan_context_ok(const tb_plan_state *st, int64_t c);
+bool tb_plan_context_ok(const tb_plan_state *st, int64_t t, int64_t c);
 /* plan_walk.c: one card and batch, every count; of its (tensor, sequence
  * parallelism, checkpointing) triples, those whose tickets this job draws
  * from *ticket; *done counts candidates for the progress line */

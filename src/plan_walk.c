@@ -855,7 +855,7 @@ static void S_walk_ts(S_walk *w, S_count *cc, int ncounts, const int64_t *es, in
 		return;
 	for (int ci = 0; ci < ncu; ci++) {
 		int64_t c = cu[ci];
-		bool c_ok = tb_plan_context_ok(st, c) && !((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context);
+		bool c_ok = tb_plan_context_ok(st, t, c) && !((fx->fix & TB_LAYOUT_CONTEXT) && c != fx->fix_context);
 		memset(w->dense_from, 0, (size_t)w->nb * sizeof *w->dense_from);
 		w->shape_dense_ok = false;
 		w->bmax_c = 0;

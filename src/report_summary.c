@@ -153,7 +153,8 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	}
 	if (in->parallelism.context > 1) {
 		tb_rtab_str(&tb, "Context parallelism");
-		tb_rtab_fmt(&tb, "%lld", (long long)in->parallelism.context);
+		tb_rtab_fmt(&tb, "%lld; %s (parallelism.cp_comm_type: %s)", (long long)in->parallelism.context,
+		            tb_perf_cp_rule(in->parallelism.cp_comm), tb_cp_comm_name(in->parallelism.cp_comm));
 	}
 	if (in->model.experts > 1) {
 		tb_rtab_str(&tb, "Expert parallelism");

@@ -15,7 +15,7 @@
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
 	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "no_sync",
-	"pipeline_layout",
+	"pipeline_layout", "cp_comm_type",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -59,6 +59,13 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "dispatcher"))) {
 			if (tb_yaml_enum(c, n, "parallelism.dispatcher", S_disp, TB_N(S_disp), &di))
 				par->dispatcher = (tb_dispatcher)di;
+			else
+				ok = false;
+		}
+		static const char *const S_cp[] = { "p2p", "a2a" };
+		if ((n = tb_yaml_get(pm, "cp_comm_type"))) {
+			if (tb_yaml_enum(c, n, "parallelism.cp_comm_type", S_cp, TB_N(S_cp), &di))
+				par->cp_comm = (tb_cp_comm)di;
 			else
 				ok = false;
 		}
@@ -372,6 +379,17 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	if (rln && t->checkpointing != TB_CKPT_FULL)
 		tb_yaml_err(c, rln, "training.recompute_layers with training.checkpointing %s: it says how many layers of each pipeline chunk full recomputation redoes; expected training.checkpointing full, or no recompute_layers",
 		            tb_checkpointing_name(t->checkpointing));
+	const tb_yaml_node *ccn = pm ? tb_yaml_get(pm, "cp_comm_type") : NULL;
+	if (ccn && m->has_shape && par->context > 1 && par->tensor > 0 && m->heads % par->tensor == 0 &&
+	    !tb_perf_cp_ok(par->cp_comm, m->heads, m->kv_heads, par->tensor, par->context)) {
+		int64_t kv = m->kv_heads > 0 ? m->kv_heads : m->heads, best = 1;
+		for (int64_t v = 2; v < par->context; v++)
+			if (tb_perf_cp_ok(TB_CP_A2A, m->heads, kv, par->tensor, v) && t->seq_len % (2 * v) == 0)
+				best = v;
+		tb_yaml_err(c, ccn, "parallelism.cp_comm_type a2a with %lld query heads and %lld key-value groups per tensor rank (tensor %lld): the all-to-all hands each of the %lld context ranks whole ones; expected a context size dividing both (%lld would work), or cp_comm_type p2p",
+		            (long long)(m->heads / par->tensor), (long long)(kv / par->tensor),
+		            (long long)par->tensor, (long long)par->context, (long long)best);
+	}
 	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
 	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
 		tb_yaml_err(c, dn, "parallelism.dispatcher with a dense model, which dispatches no tokens; expected it only where model.experts is above 1");

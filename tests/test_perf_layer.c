@@ -640,3 +640,52 @@ Test(perf, moe_policy_redoes_the_expert_block)
 	double dfwd = L[1][1].fwd - L[0][1].fwd, drc = L[1][1].recompute - L[0][1].recompute;
 	cr_expect(dfwd > 0 && fabs(drc / dfwd - 1) < 1e-9, "forward +%g s, recomputation +%g s", dfwd, drc);
 }
+
+/* Context parallelism's all-to-all form (Megatron-LM's --cp-comm-type a2a,
+ * Transformer Engine's flash_attn_a2a_communicate) by hand: Llama 3 8B at
+ * CP 2, one 8,192-token sequence, each rank 4,096 tokens of Q (32 x 128),
+ * K and V (8 x 128 each) and the output (32 x 128), 2 bytes an element:
+ * 4,096 x 10,240 x 2 = 83,886,080 bytes through the all-to-alls a pass,
+ * each tensor copied into the exchange's layout and out of it (read and
+ * write each side, 4 x the bytes of HBM traffic), all in line with the
+ * compute.  The ring moves K and V alone and hides behind the core. */
+Test(perf, context_all_to_all_by_hand)
+{
+	tb_inputs x;
+	S_moe(&x, "llama-3-8b");
+	x.parallelism.pipeline = 1;
+	x.parallelism.context = 2;
+	x.training.seq_len = 8192;
+	x.training.checkpointing = TB_CKPT_NONE;
+	x.parallelism.cp_comm = TB_CP_A2A;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_result r;
+	tb_perf_predict(&in, NULL, &r);
+	cr_assert(r.ok, "%s", r.why);
+	cr_expect_eq(r.cp_bytes, 83886080.0);
+	tb_perf_layer A;
+	cr_assert(tb_perf_layer_time(&in, NULL, &A, NULL));
+	double one = tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 83886080.0, 2, 2, &in.hw, NULL) +
+	             4 * 83886080.0 / (in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction);
+	cr_expect(rel(A.cp_f, one) < 1e-12 && rel(A.cp_b, one) < 1e-12, "%g %g vs %g", A.cp_f, A.cp_b, one);
+	cr_expect(rel(A.cp, 2 * one) < 1e-12, "exposed forward and backward: %g vs %g", A.cp, 2 * one);
+
+	x.parallelism.cp_comm = TB_CP_P2P;
+	tb_perf_input_from(&x, &in);
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect_eq(r.cp_bytes, 4096.0 * 2048 * 2);
+	tb_perf_layer P;
+	cr_assert(tb_perf_layer_time(&in, NULL, &P, NULL));
+	double hid = fmax(0, P.cp_f - P.attn_f) + fmax(0, P.cp_b - P.attn_b);
+	cr_expect(fabs(P.cp - hid) <= 1e-12 * P.cp_b, "%g vs %g", P.cp, hid);
+	cr_expect(P.cp_f > 0 && P.cp_b == 2 * P.cp_f);
+	cr_expect(P.cp < A.cp && P.fwd == A.fwd && P.bwd == A.bwd);
+
+	/* whole heads and key-value groups on each of the t x c ranks */
+	cr_expect(tb_perf_cp_ok(TB_CP_A2A, 32, 8, 1, 8));
+	cr_expect(!tb_perf_cp_ok(TB_CP_A2A, 32, 8, 1, 16));
+	cr_expect(!tb_perf_cp_ok(TB_CP_A2A, 32, 8, 2, 8));
+	cr_expect(tb_perf_cp_ok(TB_CP_A2A, 64, 0, 2, 32));
+	cr_expect(tb_perf_cp_ok(TB_CP_P2P, 32, 8, 2, 16));
+}

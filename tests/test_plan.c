@@ -846,3 +846,33 @@ Test(plan, the_best_alone_is_the_full_searchs_best)
 	tb_plan_set_jobs(0);
 	cr_expect(skipped >= 16, "the bound ruled shapes out and they were skipped (%d of 32)", skipped);
 }
+
+/* Context parallelism's all-to-all form hands each of the t x c ranks
+ * whole query heads and key-value groups: under cp_comm_type a2a the
+ * search keeps only the context sizes that divide both on each tensor
+ * rank (the scenario's check and this rule read tb_perf_cp_ok), where the
+ * ring keeps every size the sequence splits into. */
+Test(plan, context_all_to_all_needs_whole_heads)
+{
+	tb_inputs in;
+	small_moe(&in);
+	in.model.kv_heads = 2;
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.top = TB_PLAN_TOP_MAX;
+	static tb_plan_result ring, a2a;
+	tb_plan_search(&in, &sp, &ring);
+	in.parallelism.cp_comm = TB_CP_A2A;
+	tb_plan_search(&in, &sp, &a2a);
+	cr_expect(a2a.feasible > 0 && a2a.feasible < ring.feasible, "%llu vs %llu",
+	          (unsigned long long)a2a.feasible, (unsigned long long)ring.feasible);
+	bool wide = false;
+	for (int i = 0; i < ring.n_layouts; i++)
+		wide = wide || ring.layouts[i].context * ring.layouts[i].tensor > 2;
+	cr_expect(wide, "the ring's layouts include a context the all-to-all cannot take");
+	for (int i = 0; i < a2a.n_layouts; i++) {
+		const tb_plan_layout *l = &a2a.layouts[i];
+		cr_expect(tb_perf_cp_ok(TB_CP_A2A, in.model.heads, 2, l->tensor, l->context),
+		          "tensor %lld context %lld", (long long)l->tensor, (long long)l->context);
+	}
+}

@@ -287,6 +287,12 @@ typedef enum { TB_FW_ANY, TB_FW_MEGATRON, TB_FW_DEEPSPEED, TB_FW_FSDP } tb_frame
 
 typedef enum { TB_DISPATCH_ALLTOALL, TB_DISPATCH_DEEPEP } tb_dispatcher;
 
+/* How context parallelism exchanges the sequence (Megatron-LM's
+ * --cp-comm-type): P2P passes each rank's K and V chunk round a ring
+ * behind the attention; A2A (Ulysses) trades sequence for heads with
+ * all-to-alls of Q, K, V and the output around it. */
+typedef enum { TB_CP_P2P, TB_CP_A2A } tb_cp_comm;
+
 typedef struct tb_parallelism {
 	int64_t tensor, pipeline, expert, data; /* data = count/(tensor*pipeline*context) */
 	/* Interleaved stages per pipeline rank and context-parallel size;
@@ -327,6 +333,7 @@ typedef struct tb_parallelism {
 	 * forwards it over NVLink there, in fp8 under fp8 matmuls
 	 * (DeepSeek-V3 Sec. 3.2.2). */
 	tb_dispatcher dispatcher;
+	tb_cp_comm cp_comm;     /* parallelism.cp_comm_type */
 	unsigned written;       /* TB_LAYOUT_* bits the scenario wrote */
 } tb_parallelism;
 
@@ -410,6 +417,7 @@ double tb_hardware_gpu_watts(const tb_hardware *hw);
 const char *tb_framework_name(tb_framework f);
 /* parallelism.dispatcher and training.attention_flops as scenarios write them */
 const char *tb_dispatcher_name(tb_dispatcher d);
+const char *tb_cp_comm_name(tb_cp_comm c);
 const char *tb_attention_flops_name(tb_attention_flops a);
 const char *tb_mlp_name(tb_mlp m);
 const char *tb_norm_name(tb_norm n);

@@ -226,6 +226,7 @@ typedef struct tb_perf_input {
 	 * slow by TB_PERF_EP_OVERLAP_SM_SHARE. */
 	bool overlap_ep;
 	tb_dispatcher dispatcher;     /* tb_parallelism.dispatcher */
+	tb_cp_comm cp_comm;           /* tb_parallelism.cp_comm */
 
 	/* What the step trains (tuning.h); FULL reads none of the fields
 	 * after it.  Under lora and qlora the frozen matrices' backward
@@ -309,7 +310,8 @@ typedef struct tb_perf_result {
 	double tp_bytes, tp_s;        /* one collective; per layer and micro-batch */
 	double tp_gather_bytes;       /* a linear's all-gather: tp_bytes, or less
 	                               * where fp8 linears gather in fp8 */
-	double cp_bytes, ep_bytes;
+	double cp_bytes;              /* a ring hop, or a pass's all-to-alls (cp_comm) */
+	double ep_bytes;
 	double pp_bytes, pp_s;        /* one send */
 	double dp_bytes, dp_s;        /* one step's reduction (ZeRO-3: one micro-batch's) */
 	double dp_total_s;            /* every data-parallel collective of the step, before overlap */
@@ -530,6 +532,14 @@ const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync);
  * in words, for the report.  NULL without the overlap. */
 bool tb_perf_ep_phased(tb_framework fw, tb_method method, bool overlap_ep);
 const char *tb_perf_ep_rule(tb_framework fw, tb_method method, bool overlap_ep);
+/* Whether context parallelism of size c exchanges the sequence as `comm`
+ * says on a tensor group of t: the all-to-all (A2A) hands each rank
+ * heads/(t c) query heads and kv_heads/(t c) key-value groups
+ * (Transformer Engine asserts both whole; kv_heads 0: heads); the ring
+ * always can.  The scenario's check and the search's rule both read it. */
+bool tb_perf_cp_ok(tb_cp_comm comm, int64_t heads, int64_t kv_heads, int64_t t, int64_t c);
+/* How the step prices the exchange, in words for the report. */
+const char *tb_perf_cp_rule(tb_cp_comm comm);
 
 /* 1F1B fill and drain over the ideal time: (p-1)/(v m). */
 double tb_perf_bubble_fraction(int64_t pipeline, int64_t virtual_pipeline,
