@@ -211,6 +211,9 @@ static const char *S_check(const tb_perf_input *in)
 		if (ranks % (et * tb_perf_at_least_1(in->expert)) != 0)
 			return "expert x expert tensor parallelism does not divide tensor x context x data";
 	}
+	if (!tb_perf_cp_ok(in->cp_comm, in->heads, in->kv_heads, tb_perf_at_least_1(in->tensor),
+	                   tb_perf_at_least_1(in->context)))
+		return "the context-parallel all-to-all needs whole query heads and key-value groups on each rank";
 	const tb_perf_hw *hw = &in->hw;
 	if (!tb_perf_pos(hw->peak_flops) || !tb_perf_pos(hw->attention_peak_flops) ||
 	    !tb_perf_pos(hw->matmul_ceiling) || !tb_perf_pos(hw->attention_fraction) ||

@@ -27,7 +27,8 @@ static double S_lt(const tb_perf_layer *L)
  * faster than the micro-batch.  Checked over mixtures and dense models,
  * four methods, every checkpointing mode, both dispatchers, overlap on and
  * off (the moe policy with it; the all-to-all's under Megatron-LM's phases
- * and behind the whole layer), bf16 and fp8, flash attention and not, and
+ * and behind the whole layer), context parallelism's ring and all-to-all,
+ * bf16 and fp8, flash attention and not, and
  * tensor, context and expert sizes, at micro-batches 1 to 256 (a factor of
  * 3 among them). */
 Test(perf, layer_per_sequence_falls_with_the_micro_batch)
@@ -57,6 +58,8 @@ Test(perf, layer_per_sequence_falls_with_the_micro_batch)
 						x.parallelism.expert = shapes[si][2];
 						x.parallelism.data = 1024 / 4 / shapes[si][0] / shapes[si][1];
 						x.parallelism.dispatcher = var & 1 ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
+						/* context parallelism's ring and its all-to-all */
+						x.parallelism.cp_comm = var & 1 ? TB_CP_A2A : TB_CP_P2P;
 						x.parallelism.overlap_ep = var & 2;
 						/* the overlapped all-to-all by both rules:
 						 * Megatron-LM's phases with DeepEP, DualPipe's
@@ -688,4 +691,10 @@ Test(perf, context_all_to_all_by_hand)
 	cr_expect(!tb_perf_cp_ok(TB_CP_A2A, 32, 8, 2, 8));
 	cr_expect(tb_perf_cp_ok(TB_CP_A2A, 64, 0, 2, 32));
 	cr_expect(tb_perf_cp_ok(TB_CP_P2P, 32, 8, 2, 16));
+	/* and the step refuses a layout that splits them (a sweep's point) */
+	x.parallelism.cp_comm = TB_CP_A2A;
+	x.parallelism.context = 16;
+	tb_perf_input_from(&x, &in);
+	tb_perf_predict(&in, NULL, &r);
+	cr_expect(!r.ok && strstr(r.why, "all-to-all"), "%s", r.ok ? "ok" : r.why);
 }
