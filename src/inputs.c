@@ -48,7 +48,7 @@ const char *tb_dispatcher_name(tb_dispatcher d)
 
 const char *tb_cp_comm_name(tb_cp_comm c)
 {
-	return c == TB_CP_A2A ? "a2a" : "p2p";
+	return c == TB_CP_A2A ? "a2a" : c == TB_CP_ALLGATHER ? "allgather" : "p2p";
 }
 
 const char *tb_attention_flops_name(tb_attention_flops a)

@@ -967,11 +967,12 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	out->tp_s = L->tp_layer == L->dense_tp_layer || ndb <= 0
 	            ? L->tp_layer / 2
 	            : (nm * L->tp_layer + ndb * L->dense_tp_layer) / (2 * (nm + ndb));
-	/* one exchange: a ring hop's keys and values, or the all-to-alls of a
-	 * pass (queries, keys, values and output) */
-	out->cp_bytes = x->ci <= 1 ? 0
-	                : x->b * (x->s / x->c) / x->t * ab *
-	                  (in->cp_comm == TB_CP_A2A ? x->hq + x->hk + x->hv + x->H * x->dv : x->hk + x->hv);
+	/* one exchange: a ring hop's keys and values, the all-to-alls of a
+	 * pass (queries, keys, values and output), or the gathered keys and
+	 * values */
+	double cpw = in->cp_comm == TB_CP_A2A ? x->hq + x->hk + x->hv + x->H * x->dv
+	             : in->cp_comm == TB_CP_ALLGATHER ? x->c * (x->hk + x->hv) : x->hk + x->hv;
+	out->cp_bytes = x->ci <= 1 ? 0 : x->b * (x->s / x->c) / x->t * ab * cpw;
 	out->ep_bytes = x->moe && x->ei > 1 ? x->tok_e * x->kt * x->h * ab : 0;
 	out->stage_microbatch_s = per_mb;
 }

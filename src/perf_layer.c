@@ -127,12 +127,19 @@ bool tb_perf_cp_ok(tb_cp_comm comm, int64_t heads, int64_t kv_heads, int64_t t, 
 
 const char *tb_perf_cp_rule(tb_cp_comm comm)
 {
-	return comm == TB_CP_A2A
-	       ? "all-to-alls of the queries, keys, values and output around the attention core "
-	         "(Ulysses), each tensor copied into and out of the exchange's layout, in line with "
-	         "the compute"
-	       : "each rank's keys and values passed round a ring, hidden behind the attention core "
-	         "where it is longer";
+	switch (comm) {
+	case TB_CP_A2A:
+		return "all-to-alls of the queries, keys, values and output around the attention core "
+		       "(Ulysses), each tensor copied into and out of the exchange's layout, in line with "
+		       "the compute";
+	case TB_CP_ALLGATHER:
+		return "every rank's keys and values gathered before the attention core (again for its "
+		       "backward) and their gradients reduce-scattered after it, reordered into sequence "
+		       "order and back, in line with the compute";
+	default:
+		return "each rank's keys and values passed round a ring, hidden behind the attention core "
+		       "where it is longer";
+	}
 }
 
 static double S_ep_pair(const S_layer *L)
@@ -408,8 +415,9 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 		}
 	}
 	if (ci > 1) {
-		/* the ring hides behind the core; the all-to-alls wait in line */
-		bool ring = in->cp_comm != TB_CP_A2A;
+		/* the ring hides behind the core; the all-to-alls and the
+		 * gathers wait in line */
+		bool ring = in->cp_comm == TB_CP_P2P;
 		double f = ring ? tb_perf_max0(L->cp_f - L->attn_f) : L->cp_f;
 		double b = ring ? tb_perf_max0(L->cp_b - L->attn_b) : L->cp_b;
 		L->cp = passes_f * f + nb * b;
@@ -680,6 +688,16 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 			double bytes = x->b * q * (x->hq + x->hk + x->hv + x->H * x->dv) / t * ab;
 			L->cp_f = L->cp_b = S_coll(x, TB_COLL_ALL_TO_ALL, bytes, x->ci, g) +
 			                    4 * bytes / x->mem_bw;
+		} else if (in->cp_comm == TB_CP_ALLGATHER) {
+			double local = x->b * q * (x->hk + x->hv) / t * ab, all = x->c * local;
+			double ag = S_coll(x, TB_COLL_ALL_GATHER, all, x->ci, g);
+			/* forward: the local chunk made contiguous, gathered and
+			 * reordered; backward: gathered and reordered again, the
+			 * gradients reordered back, reduce-scattered, made
+			 * contiguous */
+			L->cp_f = ag + (2 * local + 2 * all) / x->mem_bw;
+			L->cp_b = ag + S_coll(x, TB_COLL_REDUCE_SCATTER, all, x->ci, g) +
+			          (4 * all + 2 * local) / x->mem_bw;
 		} else {
 			double bytes = x->b * q * (x->hk + x->hv) / t * ab;
 			double hop = S_coll(x, TB_COLL_P2P, bytes, 2, g >= x->ci ? 2 : 1);

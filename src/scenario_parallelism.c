@@ -62,7 +62,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			else
 				ok = false;
 		}
-		static const char *const S_cp[] = { "p2p", "a2a" };
+		static const char *const S_cp[] = { "p2p", "a2a", "allgather" };
 		if ((n = tb_yaml_get(pm, "cp_comm_type"))) {
 			if (tb_yaml_enum(c, n, "parallelism.cp_comm_type", S_cp, TB_N(S_cp), &di))
 				par->cp_comm = (tb_cp_comm)di;

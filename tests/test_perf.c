@@ -357,7 +357,10 @@ Test(perf, interleaving_as_megatron_splits)
  * masks it between the documents of a sequence (Sec. 3.2: "important in
  * continued pre-training on very long sequences"); the model prices causal
  * attention over the whole sequence, at the kernels' own backward rate
- * (FlashAttention-3 Fig. 6), so it is slow there: within 20%, never fast. */
+ * (FlashAttention-3 Fig. 6), so it is slow there, and its context
+ * parallelism is Meta's all-gather of the keys and values, "exposed in the
+ * critical path" (Sec. 3.3.2; priced since 2026-12-06, 4% of the step):
+ * within 25%, never fast. */
 Test(perf, llama3_table4)
 {
 	const tb_preset *pr = tb_presets_find("llama-3.1-405b");
@@ -384,6 +387,7 @@ Test(perf, llama3_table4)
 		x.parallelism.pipeline = 16;
 		x.parallelism.virtual_pipeline = 4;
 		x.parallelism.context = rows[i].cp;
+		x.parallelism.cp_comm = TB_CP_ALLGATHER;
 		x.parallelism.data = rows[i].dp;
 		x.parallelism.sequence_parallel = true;
 		x.parallelism.zero = 2;
@@ -395,7 +399,7 @@ Test(perf, llama3_table4)
 		tb_perf_predict(&in, NULL, &r);
 		cr_assert(r.ok, "%s", r.why);
 		if (rows[i].seq > 8192)
-			cr_expect(r.mfu < rows[i].mfu && rel(r.mfu, rows[i].mfu) < 0.20,
+			cr_expect(r.mfu < rows[i].mfu && rel(r.mfu, rows[i].mfu) < 0.25,
 			          "row %zu: MFU %.3f, published %.2f", i, r.mfu, rows[i].mfu);
 		else
 			cr_expect(rel(r.mfu, rows[i].mfu) < 0.10, "row %zu: MFU %.3f, published %.2f",

@@ -27,7 +27,7 @@ static double S_lt(const tb_perf_layer *L)
  * faster than the micro-batch.  Checked over mixtures and dense models,
  * four methods, every checkpointing mode, both dispatchers, overlap on and
  * off (the moe policy with it; the all-to-all's under Megatron-LM's phases
- * and behind the whole layer), context parallelism's ring and all-to-all,
+ * and behind the whole layer), context parallelism's three exchanges,
  * bf16 and fp8, flash attention and not, and
  * tensor, context and expert sizes, at micro-batches 1 to 256 (a factor of
  * 3 among them). */
@@ -58,8 +58,8 @@ Test(perf, layer_per_sequence_falls_with_the_micro_batch)
 						x.parallelism.expert = shapes[si][2];
 						x.parallelism.data = 1024 / 4 / shapes[si][0] / shapes[si][1];
 						x.parallelism.dispatcher = var & 1 ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
-						/* context parallelism's ring and its all-to-all */
-						x.parallelism.cp_comm = var & 1 ? TB_CP_A2A : TB_CP_P2P;
+						/* context parallelism's ring, all-to-all and gather */
+						x.parallelism.cp_comm = (tb_cp_comm)((var & 1) + (var & 4 ? 1 : 0));
 						x.parallelism.overlap_ep = var & 2;
 						/* the overlapped all-to-all by both rules:
 						 * Megatron-LM's phases with DeepEP, DualPipe's
@@ -684,6 +684,27 @@ Test(perf, context_all_to_all_by_hand)
 	cr_expect(fabs(P.cp - hid) <= 1e-12 * P.cp_b, "%g vs %g", P.cp, hid);
 	cr_expect(P.cp_f > 0 && P.cp_b == 2 * P.cp_f);
 	cr_expect(P.cp < A.cp && P.fwd == A.fwd && P.bwd == A.bwd);
+
+	/* the all-gather form (Llama 3's; Transformer Engine's
+	 * AttnFuncWithCPAndKVAllGather): each rank's K and V (4,096 x 2,048 x
+	 * 2 = 16,777,216 bytes) gathered from both ranks forward and again
+	 * backward, their gradients reduce-scattered; the local chunk made
+	 * contiguous and the gathered one reordered forward (2 x local + 2 x
+	 * all of HBM traffic), the gathered one reordered, the gradients
+	 * reordered back and made contiguous backward (4 x all + 2 x local) */
+	x.parallelism.cp_comm = TB_CP_ALLGATHER;
+	tb_perf_input_from(&x, &in);
+	tb_perf_predict(&in, NULL, &r);
+	double local = 16777216.0, all = 2 * local, bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	cr_expect_eq(r.cp_bytes, all);
+	tb_perf_layer G;
+	cr_assert(tb_perf_layer_time(&in, NULL, &G, NULL));
+	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, all, 2, 2, &in.hw, NULL);
+	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, all, 2, 2, &in.hw, NULL);
+	double f = ag + (2 * local + 2 * all) / bw, b = ag + rs + (4 * all + 2 * local) / bw;
+	cr_expect(rel(G.cp_f, f) < 1e-12 && rel(G.cp_b, b) < 1e-12, "%g %g vs %g %g", G.cp_f, G.cp_b, f, b);
+	cr_expect(rel(G.cp, f + b) < 1e-12, "in line: %g vs %g", G.cp, f + b);
+	cr_expect(tb_perf_cp_ok(TB_CP_ALLGATHER, 32, 8, 1, 16));
 
 	/* whole heads and key-value groups on each of the t x c ranks */
 	cr_expect(tb_perf_cp_ok(TB_CP_A2A, 32, 8, 1, 8));

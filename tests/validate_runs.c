@@ -601,11 +601,14 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.expert_tensor = (int64_t)S_or(S_num(r, "etp"), 0);
 	in.parallelism.dispatcher = S_is(r, "dispatcher", "deepep") ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
 	const char *cpc = S_get(r, "cp_comm_type");
-	if (cpc && strcmp(cpc, tb_cp_comm_name(TB_CP_P2P)) != 0 && strcmp(cpc, tb_cp_comm_name(TB_CP_A2A)) != 0) {
-		fprintf(stderr, "validate: %s: cp_comm_type \"%s\" unknown (p2p or a2a)\n", S_get(r, "id"), cpc);
+	in.parallelism.cp_comm = TB_CP_P2P;
+	for (int k = TB_CP_P2P; cpc && k <= TB_CP_ALLGATHER; k++)
+		if (strcmp(cpc, tb_cp_comm_name((tb_cp_comm)k)) == 0)
+			in.parallelism.cp_comm = (tb_cp_comm)k;
+	if (cpc && strcmp(cpc, tb_cp_comm_name(in.parallelism.cp_comm)) != 0) {
+		fprintf(stderr, "validate: %s: cp_comm_type \"%s\" unknown (p2p, a2a or allgather)\n", S_get(r, "id"), cpc);
 		exit(1);
 	}
-	in.parallelism.cp_comm = cpc && strcmp(cpc, tb_cp_comm_name(TB_CP_A2A)) == 0 ? TB_CP_A2A : TB_CP_P2P;
 	in.parallelism.data = (int64_t)dp;
 	in.parallelism.zero = (int)S_or(S_num(r, "zero"), 0);
 	in.parallelism.shard_group = (int64_t)S_or(S_num(r, "shard_group"), 0);

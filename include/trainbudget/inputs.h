@@ -290,8 +290,10 @@ typedef enum { TB_DISPATCH_ALLTOALL, TB_DISPATCH_DEEPEP } tb_dispatcher;
 /* How context parallelism exchanges the sequence (Megatron-LM's
  * --cp-comm-type): P2P passes each rank's K and V chunk round a ring
  * behind the attention; A2A (Ulysses) trades sequence for heads with
- * all-to-alls of Q, K, V and the output around it. */
-typedef enum { TB_CP_P2P, TB_CP_A2A } tb_cp_comm;
+ * all-to-alls of Q, K, V and the output around it; ALLGATHER (Llama 3's)
+ * gathers every rank's K and V before it and reduce-scatters their
+ * gradients after. */
+typedef enum { TB_CP_P2P, TB_CP_A2A, TB_CP_ALLGATHER } tb_cp_comm;
 
 typedef struct tb_parallelism {
 	int64_t tensor, pipeline, expert, data; /* data = count/(tensor*pipeline*context) */

@@ -310,7 +310,7 @@ typedef struct tb_perf_result {
 	double tp_bytes, tp_s;        /* one collective; per layer and micro-batch */
 	double tp_gather_bytes;       /* a linear's all-gather: tp_bytes, or less
 	                               * where fp8 linears gather in fp8 */
-	double cp_bytes;              /* a ring hop, or a pass's all-to-alls (cp_comm) */
+	double cp_bytes;              /* a ring hop, a pass's all-to-alls, or the gathered K and V (cp_comm) */
 	double ep_bytes;
 	double pp_bytes, pp_s;        /* one send */
 	double dp_bytes, dp_s;        /* one step's reduction (ZeRO-3: one micro-batch's) */
