@@ -194,7 +194,8 @@ static void S_layout(const tb_vruns_case *c, char *dst, size_t cap)
 		snprintf(z, sizeof z, " ZeRO-%d", in->zero);
 	char ep[48] = "";
 	if (in->context > 1)
-		snprintf(ep, sizeof ep, " CP%lld", (long long)in->context);
+		snprintf(ep, sizeof ep, " CP%lld%s", (long long)in->context,
+		         in->cp_comm == TB_CP_P2P ? "" : in->cp_comm == TB_CP_A2A ? " (a2a)" : " (all-gather)");
 	if (in->experts > 1 && in->expert > 1)
 		snprintf(ep + strlen(ep), sizeof ep - strlen(ep), " EP%lld", (long long)in->expert);
 	char full[40] = ", full recompute";
