@@ -93,6 +93,11 @@ static void S_framework(const tb_scenario *sc, tb_buf *o)
 	tb_buf_puts(o, tb_framework_name(sc->inputs.parallelism.framework));
 }
 static void S_yes(tb_buf *o, bool v) { tb_buf_puts(o, v ? "yes" : "no"); }
+static void S_lora_kernels(const tb_scenario *sc, tb_buf *o)
+{
+	const tb_training *t = &sc->inputs.training;
+	tb_buf_puts(o, tb_method_adapters(t->method) ? tb_kernels_name(tb_lora_eager(t)) : "-");
+}
 static void S_kernels(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_kernels_name(sc->inputs.training.eager_kernels));
@@ -242,6 +247,7 @@ static const struct S_input_def {
 	{ "training.fp8_recipe", "fp8 scaling", S_fp8_recipe },
 	{ "training.grad_accumulation_fusion", "Gradient accumulation fused", S_accum_fusion },
 	{ "training.kernels", "Memory-bound kernels", S_kernels },
+	{ "training.lora.kernels", "LoRA adapters' kernels", S_lora_kernels },
 	{ "training.grad_dtype", "Gradient dtype", S_grad_dtype },
 	{ "training.flash_attention", "Flash attention", S_flash },
 	{ "training.attention_flops", "Attention FLOPs counted", S_attn_flops },

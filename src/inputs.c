@@ -90,6 +90,11 @@ const char *tb_fp8_recipe_name(tb_fp8_recipe r)
 	}
 }
 
+bool tb_lora_eager(const tb_training *t)
+{
+	return t->lora.kernels == 2 || (t->lora.kernels == 0 && t->eager_kernels);
+}
+
 const char *tb_kernels_name(bool eager)
 {
 	return eager ? "eager" : "fused";

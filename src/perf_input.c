@@ -318,6 +318,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	S_fp8(in, out);
 	out->grad_accum_unfused = tr->no_grad_accum_fusion;
 	out->eager_kernels = tr->eager_kernels;
+	out->lora_eager = tb_lora_eager(tr);
 	/* an update reads and writes the states and the master copy, reads
 	 * the gradient twice (norm, then step) and writes the weights */
 	double states = S_state_bytes(tr->optimizer) * state_scale;

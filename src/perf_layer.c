@@ -307,12 +307,19 @@ static double S_eager_lora_b(const S_ctx *x, const double io[4], double T, doubl
  * hkv and writing hq elements each.  The backward of the norms and the
  * activation moves twice their forward, as the fused ones'; RoPE's and
  * the copy's once (the rotation's conjugate, the heads' sum).  A
- * LayerNorm is one ATen kernel eager too; residual adds cost the same. */
+ * LayerNorm is one ATen kernel eager too; residual adds cost the same.
+ * LoRA's adapters add S_eager_lora's bytes wherever they run unfused
+ * (training.lora.kernels, which follows training.kernels unless written:
+ * NeMo's ParallelLinearAdapter is unfused under fused base kernels). */
 static void S_eager_bytes(const S_ctx *x, bool experts, double tok_n, double act_elems, double rope,
                           double *f, double *b)
 {
 	const tb_perf_input *in = x->in;
 	*f = *b = 0;
+	if (in->lora_eager) {
+		*f = S_adapters(x, experts, S_eager_lora_f);
+		*b = S_adapters(x, experts, S_eager_lora_b);
+	}
 	if (!in->eager_kernels)
 		return;
 	double ab = in->act_bytes;
@@ -321,8 +328,8 @@ static void S_eager_bytes(const S_ctx *x, bool experts, double tok_n, double act
 	/* rope is the fused pass's 2e an element */
 	double rot = rope / (2 * ab) * 16;
 	double rep = !x->mla && x->hkv < x->hq ? 2 * ab * x->tok * (x->hkv + x->hq) / x->t : 0;
-	*f = norms + act + rot + rep + S_adapters(x, experts, S_eager_lora_f);
-	*b = 2 * (norms + act) + rot + rep + S_adapters(x, experts, S_eager_lora_b);
+	*f += norms + act + rot + rep;
+	*b += 2 * (norms + act) + rot + rep;
 }
 
 /* What DeepSeek-V3's recipe redoes in a layer's backward (Sec. 3.2.3 and

@@ -122,6 +122,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 				tb_jw_str(j, NULL, tb_lora_target_name(b));
 		S_arr_end(j);
 		S_num(j, "dropout", t->lora.dropout);
+		S_str(j, "kernels", tb_kernels_name(tb_lora_eager(t)));
 		S_obj_end(j);
 	} else {
 		S_null(j, "lora");

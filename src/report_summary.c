@@ -97,6 +97,13 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		tb_rtab_str(&tb, "PyTorch eager: each norm, rotation, activation and GQA copy as the "
 		                 "eager ops of torchtitan's Llama, not one fused kernel (training.kernels: eager)");
 	}
+	if (tb_method_adapters(in->training.method) && tb_lora_eager(&in->training) &&
+	    !in->training.eager_kernels) {
+		tb_rtab_str(&tb, "LoRA adapters");
+		tb_rtab_str(&tb, "unfused: the scaling's product and the sums into the base output and "
+		                 "the input's gradient as kernels of their own, as PEFT and NeMo's "
+		                 "ParallelLinearAdapter run them (training.lora.kernels: eager)");
+	}
 	if (in->training.no_grad_accum_fusion) {
 		tb_rtab_str(&tb, "Gradient accumulation");
 		tb_rtab_str(&tb, "unfused: each micro-batch's weight gradients added into the main gradient "

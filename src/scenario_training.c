@@ -240,7 +240,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	return ok;
 }
 
-static const char *const S_lora_keys[] = { "rank", "alpha", "targets", "dropout" };
+static const char *const S_lora_keys[] = { "rank", "alpha", "targets", "dropout", "kernels" };
 static const tb_scenario_subsection S_subs[] = {
 	{ "lora", S_lora_keys, TB_N(S_lora_keys), "a LoRA field: rank, alpha, targets or dropout" },
 };

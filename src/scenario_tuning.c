@@ -145,6 +145,13 @@ bool tb_scenario_load_tuning(tb_yaml_ctx *c, const tb_yaml_node *tr, tb_training
 		}
 		if ((n = tb_yaml_get(lm, "targets")) && !S_targets(c, n, &t->lora))
 			ok = false;
+		static const char *const S_lk[] = { "fused", "eager" };
+		if ((n = tb_yaml_get(lm, "kernels"))) {
+			if (tb_yaml_enum(c, n, "training.lora.kernels", S_lk, TB_N(S_lk), &e))
+				t->lora.kernels = e + 1;
+			else
+				ok = false;
+		}
 	} else if (tb_yaml_map_broken(tr, "lora")) {
 		ok = false;
 	}

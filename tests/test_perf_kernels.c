@@ -298,6 +298,31 @@ Test(perf, eager_lora_by_hand)
 	S_more_bytes(&x[0], &x[1], 421888 + 81920, 741376 + 81920, "eager lora", L, &in);
 }
 
+/* The adapters alone unfused (training.lora.kernels: eager) under the
+ * fused layer, as NeMo's ParallelLinearAdapter runs them beside
+ * Transformer Engine's layer: the same 81,920 B a token each way and
+ * nothing of the base layer's eager bytes; fused adapters under the eager
+ * layer lose just those bytes; unwritten, they follow training.kernels. */
+Test(perf, unfused_adapters_alone)
+{
+	tb_inputs x[2];
+	for (int eager = 0; eager < 2; eager++) {
+		S_lora_q_o(&x[eager], 1);
+		x[eager].training.lora.kernels = eager ? 2 : 1;
+	}
+	tb_perf_layer L[2];
+	tb_perf_input in;
+	S_more_bytes(&x[0], &x[1], 81920, 81920, "unfused adapters", L, &in);
+	cr_expect(in.lora_eager && !in.eager_kernels);
+	for (int fused = 0; fused < 2; fused++) {
+		S_lora_q_o(&x[fused], 1);
+		x[fused].training.eager_kernels = true;
+		x[fused].training.lora.kernels = fused ? 1 : 0;
+	}
+	S_more_bytes(&x[1], &x[0], 81920, 81920, "fused adapters in an eager layer", L, &in);
+	cr_expect(tb_lora_eager(&x[0].training) && !tb_lora_eager(&x[1].training));
+}
+
 /* The published gap: torchtitan's 2024-12 benchmark (Table 1) trains
  * Llama 3.1 8B with FSDP on 8 of Meta's H100s (500 W, HBM2e 2.4 TB/s),
  * local batch 2 of 8,192 tokens, per-op selective checkpointing, at 5,762

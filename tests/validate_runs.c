@@ -594,6 +594,15 @@ static void S_generic(const S_yrow *r)
 		exit(1);
 	}
 	in.training.eager_kernels = kern && strcmp(kern, tb_kernels_name(true)) == 0;
+	/* the adapters alone: NeMo's unfused ParallelLinearAdapter under
+	 * Transformer Engine's fused layer */
+	const char *lk = S_get(r, "lora_kernels");
+	if (lk && strcmp(lk, tb_kernels_name(true)) != 0 && strcmp(lk, tb_kernels_name(false)) != 0) {
+		fprintf(stderr, "validate: %s: lora_kernels \"%s\" unknown (fused or eager)\n", S_get(r, "id"), lk);
+		exit(1);
+	}
+	if (lk)
+		in.training.lora.kernels = strcmp(lk, tb_kernels_name(true)) == 0 ? 2 : 1;
 	/* the gradients' reduction dtype where the source sets it (NeMo's
 	 * distributed_fused_adam grad_sync_dtype) */
 	if (S_is(r, "grad_dtype", "bf16"))

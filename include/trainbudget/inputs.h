@@ -403,6 +403,9 @@ const char *tb_attn_kernel_name(tb_attn_kernel k);
 const char *tb_fp8_recipe_name(tb_fp8_recipe r);
 /* training.kernels as the scenario writes it: "eager" or "fused". */
 const char *tb_kernels_name(bool eager);
+/* Whether LoRA's adapters run unfused (training.lora.kernels, else
+ * training.kernels): the one answer the step, the JSON and compare read. */
+bool tb_lora_eager(const tb_training *t);
 /* Whether selective checkpointing under t's policy and attention keeps
  * what no checkpointing keeps: the attention policy under flash attention
  * (the one rule for memory, the step, the search and the warning). */

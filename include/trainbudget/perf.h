@@ -277,6 +277,9 @@ typedef struct tb_perf_input {
 	 * whether its norms are RMSNorm (written in seven eager ops; a
 	 * LayerNorm is one ATen kernel either way) */
 	bool eager_kernels, rmsnorm;
+	/* LoRA's adapters unfused (inputs.h tb_lora_eager): the scaling's
+	 * product and the sums as kernels of their own */
+	bool lora_eager;
 	/* the fp8 or fp4 casts are Transformer Engine's (or fp4's), which move
 	 * their bytes at TB_PERF_CAST_BW_FRACTION of the bandwidth; torchao's
 	 * compiled casts at the memory-bound kernels' */

@@ -56,6 +56,11 @@ typedef struct tb_lora {
 	unsigned targets;       /* TB_LORA_* bits */
 	bool all_linear;        /* targets: all-linear (PEFT: every linear layer but the head) */
 	double dropout;         /* lora_dropout in [0, 1): a dropped copy of each target's input */
+	/* training.lora.kernels: 0 not written (as training.kernels), 1
+	 * fused (Transformer Engine's op fuser folds the scaling and the sum
+	 * into the GEMMs), 2 eager (PEFT's and NeMo's ParallelLinearAdapter:
+	 * each its own kernel); inputs.h tb_lora_eager reads it */
+	int kernels;
 } tb_lora;
 
 /* A target's canonical name ("q_proj"); NULL out of range. */
