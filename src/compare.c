@@ -147,6 +147,16 @@ static void S_shard(const tb_scenario *sc, tb_buf *o)
 static void S_no_sync(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.no_sync); }
 static void S_overlap_dp(const tb_scenario *sc, tb_buf *o) { S_yes(o, !sc->inputs.parallelism.no_overlap_dp); }
 static void S_overlap_tp(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_tp); }
+static void S_overlap_tp_qkv(const tb_scenario *sc, tb_buf *o)
+{
+	const tb_parallelism *p = &sc->inputs.parallelism;
+	S_yes(o, p->overlap_tp && !p->no_overlap_tp_qkv);
+}
+static void S_overlap_tp_dgrad(const tb_scenario *sc, tb_buf *o)
+{
+	const tb_parallelism *p = &sc->inputs.parallelism;
+	S_yes(o, p->overlap_tp && !p->no_overlap_tp_dgrad);
+}
 static void S_overlap_ep(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_ep); }
 static void S_dispatcher(const tb_scenario *sc, tb_buf *o)
 {
@@ -278,6 +288,8 @@ static const struct S_input_def {
 	{ "parallelism.no_sync", "Gradients reduced once a step (no_sync)", S_no_sync },
 	{ "parallelism.overlap_dp", "Data-parallel communication overlapped", S_overlap_dp },
 	{ "parallelism.overlap_tp", "Tensor-parallel communication overlapped", S_overlap_tp },
+	{ "parallelism.overlap_tp_qkv", "QKV projection's collectives overlapped", S_overlap_tp_qkv },
+	{ "parallelism.overlap_tp_dgrad", "Input gradients' reduce-scatters behind the data-gradient GEMMs", S_overlap_tp_dgrad },
 	{ "parallelism.overlap_ep", "Expert all-to-all overlapped", S_overlap_ep },
 	{ "parallelism.dispatcher", "Expert dispatcher", S_dispatcher },
 	{ "parallelism.cp_comm_type", "Context-parallel exchange", S_cp_comm },

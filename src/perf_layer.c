@@ -673,10 +673,17 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		double mag = experts ? ag16 : ag;
 		double mred = experts ? (sp ? rs : L->tp_one) : red;
 		double attn_col = attn_mm - attn_row;
-		L->tp_ovl_f = S_overlap(x, ag, red, attn_col, attn_row) +
+		/* backward, the input gradients' reduce-scatters behind the
+		 * data-gradient GEMMs, or (no_overlap_tp_dgrad) behind the
+		 * weight-gradient ones, which frozen base weights do not run;
+		 * the QKV projection's pair left out (no_overlap_tp_qkv) */
+		double rg = !in->no_overlap_tp_dgrad ? gb
+		            : in->method == TB_METHOD_FULL || in->method == TB_METHOD_DPO ? gb : 0;
+		double qkv = in->no_overlap_tp_qkv ? 0 : 1;
+		L->tp_ovl_f = S_overlap(x, ag, red, qkv * attn_col, attn_row) +
 		              S_overlap(x, mag, mred, mlp_col, mlp_row);
-		L->tp_ovl_b = S_overlap(x, ag, red, gb * attn_row, gb * attn_col) +
-		              S_overlap(x, mag, mred, gb * mlp_row, gb * mlp_col);
+		L->tp_ovl_b = S_overlap(x, ag, red, gb * attn_row, qkv * rg * attn_col) +
+		              S_overlap(x, mag, mred, gb * mlp_row, rg * mlp_col);
 		L->moe_tp_ovl = experts ? S_overlap(x, mag, mred, mlp_col, mlp_row) : 0;
 	}
 

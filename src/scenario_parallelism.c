@@ -15,7 +15,7 @@
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
 	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "no_sync",
-	"pipeline_layout", "cp_comm_type",
+	"pipeline_layout", "cp_comm_type", "overlap_tp_qkv", "overlap_tp_dgrad",
 };
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
@@ -45,6 +45,12 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "sequence_parallel")) && !tb_yaml_bool(c, n, "parallelism.sequence_parallel", &par->sequence_parallel)) ok = false;
 		if ((n = tb_yaml_get(pm, "overlap_ep")) && !tb_yaml_bool(c, n, "parallelism.overlap_ep", &par->overlap_ep)) ok = false;
 		if ((n = tb_yaml_get(pm, "overlap_tp")) && !tb_yaml_bool(c, n, "parallelism.overlap_tp", &par->overlap_tp)) ok = false;
+		bool on = true;
+		if ((n = tb_yaml_get(pm, "overlap_tp_qkv")) && !tb_yaml_bool(c, n, "parallelism.overlap_tp_qkv", &on)) ok = false;
+		par->no_overlap_tp_qkv = !on;
+		on = true;
+		if ((n = tb_yaml_get(pm, "overlap_tp_dgrad")) && !tb_yaml_bool(c, n, "parallelism.overlap_tp_dgrad", &on)) ok = false;
+		par->no_overlap_tp_dgrad = !on;
 		if ((n = tb_yaml_get(pm, "zero")) && !tb_yaml_int(c, n, "parallelism.zero", 0, 3, &zero)) ok = false;
 		if ((n = tb_yaml_get(pm, "virtual_pipeline")) && !tb_yaml_int(c, n, "parallelism.virtual_pipeline", 1, 1000, &par->virtual_pipeline)) ok = false;
 		if ((n = tb_yaml_get(pm, "context")) && !tb_yaml_int(c, n, "parallelism.context", 1, 1000000, &par->context)) ok = false;
@@ -393,6 +399,13 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
 	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
 		tb_yaml_err(c, dn, "parallelism.dispatcher with a dense model, which dispatches no tokens; expected it only where model.experts is above 1");
+	static const char *const S_tp_parts[] = { "overlap_tp_qkv", "overlap_tp_dgrad" };
+	for (size_t i = 0; pm && i < TB_N(S_tp_parts); i++) {
+		const tb_yaml_node *pn = tb_yaml_get(pm, S_tp_parts[i]);
+		if (pn && !par->overlap_tp)
+			tb_yaml_err(c, pn, "parallelism.%s without parallelism.overlap_tp: it takes a part out of the tensor-parallel overlap; expected parallelism.overlap_tp: true, or no %s",
+			            S_tp_parts[i], S_tp_parts[i]);
+	}
 	const tb_yaml_node *otn = pm ? tb_yaml_get(pm, "overlap_tp") : NULL;
 	if (otn && par->overlap_tp && par->tensor <= 1 && (par->written & TB_LAYOUT_TENSOR))
 		tb_yaml_err(c, otn, "parallelism.overlap_tp with parallelism.tensor 1, which has no tensor-parallel communication; expected false, or parallelism.tensor above 1");

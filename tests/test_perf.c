@@ -770,6 +770,32 @@ Test(perf, overlapped_collectives_hide_behind_their_own_gemm)
 	/* more than the chunks alone: what hiding behind every GEMM of the
 	 * layer would have left */
 	cr_expect(L.tp > 4 * rs / 8 * 1.5, "%g", L.tp);
+
+	/* Megatron-LM's flags take parts out: --tp-comm-overlap-disable-qkv
+	 * leaves the QKV projection's gather (forward) and its input
+	 * gradient's reduce-scatter (backward) exposed; tp_comm_overlap_rs_
+	 * dgrad off hides the input gradients' reduce-scatters behind the
+	 * weight-gradient GEMMs instead, the same GEMMs' time in full
+	 * training and none where the base weights are frozen (LoRA) */
+	x.parallelism.no_overlap_tp_qkv = true;
+	tb_perf_layer Q;
+	S_tp_overlap(&x, 8, 12, 96, &in, &Q);
+#define HIDE(c, g, tail) fmin((c), fmax(0, (c) - (g)) + (tail))
+	double fq = ag + HIDE(rs, o, rs / 8) + HIDE(ag, w13, 0) + HIDE(rs, w2, rs / 8);
+	double bq = HIDE(ag, o, 0) + rs + HIDE(ag, w2, 0) + HIDE(rs, w13, rs / 8);
+	cr_expect(rel(Q.tp, fq + bq) < 1e-12, "qkv out: %g vs %g by hand", Q.tp, fq + bq);
+	x.parallelism.no_overlap_tp_qkv = false;
+	x.parallelism.no_overlap_tp_dgrad = true;
+	tb_perf_layer D;
+	S_tp_overlap(&x, 8, 12, 96, &in, &D);
+	cr_expect(rel(D.tp, L.tp) < 1e-12, "full training: the weight gradients' GEMMs hide the same");
+	x.training.method = TB_METHOD_LORA;
+	x.training.lora.rank = 16;
+	S_tp_overlap(&x, 8, 12, 96, &in, &D);
+	double bl = HIDE(ag, o, 0) + rs + HIDE(ag, w2, 0) + rs;
+	cr_expect(rel(D.tp, f + bl) < 1e-12, "LoRA: the input gradients' reduce-scatters out: %g vs %g",
+	          D.tp, f + bl);
+#undef HIDE
 }
 
 /* Megatron-LM's block method redoes the first N layers of each model

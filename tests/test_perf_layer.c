@@ -66,6 +66,9 @@ Test(perf, layer_per_sequence_falls_with_the_micro_batch)
 						 * whole layer with the all-to-all */
 						x.parallelism.framework = var & 1 ? TB_FW_MEGATRON : TB_FW_ANY;
 						x.parallelism.overlap_tp = var & 2;
+						/* and with parts taken out of it */
+						x.parallelism.no_overlap_tp_qkv = var & 4;
+						x.parallelism.no_overlap_tp_dgrad = var & 8;
 						/* the moe policy's third all-to-all with the overlap */
 						x.training.selective_policy = var & 2 ? TB_SELECTIVE_MOE : TB_SELECTIVE_ATTENTION;
 						if (var & 4)

@@ -584,6 +584,9 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.expert = (int64_t)S_or(S_num(r, "ep"), 1);
 	in.parallelism.overlap_ep = S_is(r, "overlap_ep", "true");
 	in.parallelism.overlap_tp = S_is(r, "overlap_tp", "true");
+	/* the parts of it the source's flags take out */
+	in.parallelism.no_overlap_tp_qkv = S_is(r, "overlap_tp_qkv", "false");
+	in.parallelism.no_overlap_tp_dgrad = S_is(r, "overlap_tp_dgrad", "false");
 	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
 	in.training.no_grad_accum_fusion = S_is(r, "grad_accum_fusion", "false");
 	in.training.act_fp8_store = S_is(r, "fp8_act", "true");

@@ -330,6 +330,14 @@ typedef struct tb_parallelism {
 	 * (Megatron-LM's --tp-comm-overlap, torchtitan's async TP); false:
 	 * exposed. */
 	bool overlap_tp;
+	/* Under overlap_tp, what Megatron-LM's flags take out of it:
+	 * --tp-comm-overlap-disable-qkv (parallelism.overlap_tp_qkv: false,
+	 * the QKV projection's gather and its input gradient's reduce-scatter
+	 * exposed) and tp_comm_overlap_rs_dgrad off (parallelism.
+	 * overlap_tp_dgrad: false, the input gradients' reduce-scatters hidden
+	 * behind the weight-gradient GEMMs instead: none under frozen base
+	 * weights); false here is the default, overlapped */
+	bool no_overlap_tp_qkv, no_overlap_tp_dgrad;
 	/* How tokens reach their experts: Megatron-LM's all-to-all sends every
 	 * routed copy; DeepEP sends each token once per destination node and
 	 * forwards it over NVLink there, in fp8 under fp8 matmuls

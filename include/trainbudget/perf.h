@@ -221,6 +221,8 @@ typedef struct tb_perf_input {
 	 * Whatever does not fit behind them is exposed; what ZeRO-3 hides
 	 * still costs tb_perf_consts.zero3_overlap_cost of its time. */
 	bool overlap_dp, overlap_tp;
+	/* tb_parallelism.no_overlap_tp_qkv and no_overlap_tp_dgrad */
+	bool no_overlap_tp_qkv, no_overlap_tp_dgrad;
 	/* The expert all-to-all of one micro-batch hides behind another's
 	 * compute (tb_parallelism.overlap_ep), which the communication's SMs
 	 * slow by TB_PERF_EP_OVERLAP_SM_SHARE. */
