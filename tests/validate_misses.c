@@ -511,6 +511,16 @@ void tb_vperf_write_misses(FILE *f)
 	           "14.5%%, GB200 20.6%% to 18.7%%, H100 20.5%% to 16.3%%, v5.1 H100 19.9%% to 15.6%%, MI300X "
 	           "16.4%% to 15.0%% and 13.8%% to 12.4%%, MI325X 8.1%% to 6.6%% and 6.2%% to 4.7%%, MI355X "
 	           "+4.9%% to +7.3%%. Nothing fitted; the fused rows did not move.\n");
+	fprintf(f, "- **What the tensor-parallel overlap leaves out** (2026-12-06, `overlap_tp_qkv`, "
+	           "`overlap_tp_dgrad`): the 12 MLPerf LoRA rows with TP overlap (all Hopper, NeMo 1 on "
+	           "24.09) run with `tp_comm_overlap_disable_qkv: true` (the yaml's default; HPE's, "
+	           "Oracle's, SciTix's and Krai's logs print their whole configuration), so the QKV "
+	           "projection's gather and its input gradient's reduce-scatter stay out of the overlap, "
+	           "and the three H100 TP 4 / CP 2 rows (SciTix, Cisco's two) set "
+	           "MC_TP_OVERLAP_RS_DGRAD=False, so the input gradients' reduce-scatters wait for a "
+	           "weight-gradient GEMM that frozen base weights never run. Priced so: v5.0 H100 from "
+	           "16.3%% to 11.7%%, v5.1 H100 from 15.6%% to 11.0%%, the H200 TP 4 rows 3-7 points "
+	           "slower (v5.0 H200 group 9.9%% to 9.1%%, v5.1 8.7%%). Nothing fitted.\n");
 	fprintf(f, "- **Which software each MLPerf row ran** (2026-12-06, from each implementation's "
 	           "Dockerfile; the round in a group's name does not say): of the LoRA rows on Hopper, "
 	           "every submission but Dell's v5.1 one built on PyTorch 24.09 (the v4.1-era NeMo 1 "
