@@ -92,7 +92,8 @@ const char *tb_fp8_recipe_name(tb_fp8_recipe r)
 
 bool tb_lora_eager(const tb_training *t)
 {
-	return t->lora.kernels == 2 || (t->lora.kernels == 0 && t->eager_kernels);
+	return t->lora.kernels == TB_LORA_KERNELS_EAGER ||
+	       (t->lora.kernels == TB_LORA_KERNELS_AS_LAYER && t->eager_kernels);
 }
 
 const char *tb_kernels_name(bool eager)

@@ -677,8 +677,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		 * data-gradient GEMMs, or (no_overlap_tp_dgrad) behind the
 		 * weight-gradient ones, which frozen base weights do not run;
 		 * the QKV projection's pair left out (no_overlap_tp_qkv) */
-		double rg = !in->no_overlap_tp_dgrad ? gb
-		            : in->method == TB_METHOD_FULL || in->method == TB_METHOD_DPO ? gb : 0;
+		double rg = in->no_overlap_tp_dgrad && !tb_method_trains_base(in->method) ? 0 : gb;
 		double qkv = in->no_overlap_tp_qkv ? 0 : 1;
 		L->tp_ovl_f = S_overlap(x, ag, red, qkv * attn_col, attn_row) +
 		              S_overlap(x, mag, mred, mlp_col, mlp_row);

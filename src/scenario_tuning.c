@@ -148,7 +148,7 @@ bool tb_scenario_load_tuning(tb_yaml_ctx *c, const tb_yaml_node *tr, tb_training
 		static const char *const S_lk[] = { "fused", "eager" };
 		if ((n = tb_yaml_get(lm, "kernels"))) {
 			if (tb_yaml_enum(c, n, "training.lora.kernels", S_lk, TB_N(S_lk), &e))
-				t->lora.kernels = e + 1;
+				t->lora.kernels = e ? TB_LORA_KERNELS_EAGER : TB_LORA_KERNELS_FUSED;
 			else
 				ok = false;
 		}

@@ -308,7 +308,7 @@ Test(perf, unfused_adapters_alone)
 	tb_inputs x[2];
 	for (int eager = 0; eager < 2; eager++) {
 		S_lora_q_o(&x[eager], 1);
-		x[eager].training.lora.kernels = eager ? 2 : 1;
+		x[eager].training.lora.kernels = eager ? TB_LORA_KERNELS_EAGER : TB_LORA_KERNELS_FUSED;
 	}
 	tb_perf_layer L[2];
 	tb_perf_input in;
@@ -317,7 +317,7 @@ Test(perf, unfused_adapters_alone)
 	for (int fused = 0; fused < 2; fused++) {
 		S_lora_q_o(&x[fused], 1);
 		x[fused].training.eager_kernels = true;
-		x[fused].training.lora.kernels = fused ? 1 : 0;
+		x[fused].training.lora.kernels = fused ? TB_LORA_KERNELS_FUSED : TB_LORA_KERNELS_AS_LAYER;
 	}
 	S_more_bytes(&x[1], &x[0], 81920, 81920, "fused adapters in an eager layer", L, &in);
 	cr_expect(tb_lora_eager(&x[0].training) && !tb_lora_eager(&x[1].training));

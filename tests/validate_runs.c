@@ -605,7 +605,8 @@ static void S_generic(const S_yrow *r)
 		exit(1);
 	}
 	if (lk)
-		in.training.lora.kernels = strcmp(lk, tb_kernels_name(true)) == 0 ? 2 : 1;
+		in.training.lora.kernels = strcmp(lk, tb_kernels_name(true)) == 0 ? TB_LORA_KERNELS_EAGER
+		                                                                   : TB_LORA_KERNELS_FUSED;
 	/* the gradients' reduction dtype where the source sets it (NeMo's
 	 * distributed_fused_adam grad_sync_dtype) */
 	if (S_is(r, "grad_dtype", "bf16"))

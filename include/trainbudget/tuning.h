@@ -50,17 +50,19 @@ enum {
 	TB_LORA_TARGETS = 12
 };
 
+/* training.lora.kernels: not written (as training.kernels), fused
+ * (Transformer Engine's op fuser folds the scaling and the sums into the
+ * GEMMs), or eager (PEFT's and NeMo's ParallelLinearAdapter: each its own
+ * kernel). */
+typedef enum { TB_LORA_KERNELS_AS_LAYER, TB_LORA_KERNELS_FUSED, TB_LORA_KERNELS_EAGER } tb_lora_kernels;
+
 typedef struct tb_lora {
 	int64_t rank;           /* r, >= 1 */
 	double alpha;           /* scaling alpha / r: no effect on cost, reported */
 	unsigned targets;       /* TB_LORA_* bits */
 	bool all_linear;        /* targets: all-linear (PEFT: every linear layer but the head) */
 	double dropout;         /* lora_dropout in [0, 1): a dropped copy of each target's input */
-	/* training.lora.kernels: 0 not written (as training.kernels), 1
-	 * fused (Transformer Engine's op fuser folds the scaling and the sum
-	 * into the GEMMs), 2 eager (PEFT's and NeMo's ParallelLinearAdapter:
-	 * each its own kernel); inputs.h tb_lora_eager reads it */
-	int kernels;
+	tb_lora_kernels kernels;  /* training.lora.kernels; inputs.h tb_lora_eager reads it */
 } tb_lora;
 
 /* A target's canonical name ("q_proj"); NULL out of range. */
