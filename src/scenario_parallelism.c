@@ -392,9 +392,12 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		for (int64_t v = 2; v < par->context; v++)
 			if (tb_perf_cp_ok(TB_CP_A2A, m->heads, kv, par->tensor, v) && t->seq_len % (2 * v) == 0)
 				best = v;
-		tb_yaml_err(c, ccn, "parallelism.cp_comm_type a2a with %lld query heads and %lld key-value groups per tensor rank (tensor %lld): the all-to-all hands each of the %lld context ranks whole ones; expected a context size dividing both (%lld would work), or cp_comm_type p2p",
+		char works[64] = "no size above 1 divides both";
+		if (best > 1)
+			snprintf(works, sizeof works, "%lld would work", (long long)best);
+		tb_yaml_err(c, ccn, "parallelism.cp_comm_type a2a with %lld query heads and %lld key-value groups per tensor rank (tensor %lld): the all-to-all hands each of the %lld context ranks whole ones; expected a context size dividing both (%s), or cp_comm_type p2p",
 		            (long long)(m->heads / par->tensor), (long long)(kv / par->tensor),
-		            (long long)par->tensor, (long long)par->context, (long long)best);
+		            (long long)par->tensor, (long long)par->context, works);
 	}
 	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
 	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
