@@ -147,16 +147,8 @@ static void S_shard(const tb_scenario *sc, tb_buf *o)
 static void S_no_sync(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.no_sync); }
 static void S_overlap_dp(const tb_scenario *sc, tb_buf *o) { S_yes(o, !sc->inputs.parallelism.no_overlap_dp); }
 static void S_overlap_tp(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_tp); }
-static void S_overlap_tp_qkv(const tb_scenario *sc, tb_buf *o)
-{
-	const tb_parallelism *p = &sc->inputs.parallelism;
-	S_yes(o, p->overlap_tp && !p->no_overlap_tp_qkv);
-}
-static void S_overlap_tp_dgrad(const tb_scenario *sc, tb_buf *o)
-{
-	const tb_parallelism *p = &sc->inputs.parallelism;
-	S_yes(o, p->overlap_tp && !p->no_overlap_tp_dgrad);
-}
+static void S_overlap_tp_qkv(const tb_scenario *sc, tb_buf *o) { S_yes(o, tb_overlap_tp_qkv(&sc->inputs.parallelism)); }
+static void S_overlap_tp_dgrad(const tb_scenario *sc, tb_buf *o) { S_yes(o, tb_overlap_tp_dgrad(&sc->inputs.parallelism)); }
 static void S_overlap_ep(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_ep); }
 static void S_dispatcher(const tb_scenario *sc, tb_buf *o)
 {

@@ -90,6 +90,16 @@ const char *tb_fp8_recipe_name(tb_fp8_recipe r)
 	}
 }
 
+bool tb_overlap_tp_qkv(const tb_parallelism *p)
+{
+	return p->overlap_tp && !p->no_overlap_tp_qkv;
+}
+
+bool tb_overlap_tp_dgrad(const tb_parallelism *p)
+{
+	return p->overlap_tp && !p->no_overlap_tp_dgrad;
+}
+
 bool tb_lora_eager(const tb_training *t)
 {
 	return t->lora.kernels == TB_LORA_KERNELS_EAGER ||

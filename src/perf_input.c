@@ -277,8 +277,8 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->framework = in->parallelism.framework;
 	out->overlap_dp = !pa->no_overlap_dp;
 	out->overlap_tp = pa->overlap_tp;
-	out->no_overlap_tp_qkv = pa->no_overlap_tp_qkv;
-	out->no_overlap_tp_dgrad = pa->no_overlap_tp_dgrad;
+	out->no_overlap_tp_qkv = !tb_overlap_tp_qkv(pa);
+	out->no_overlap_tp_dgrad = !tb_overlap_tp_dgrad(pa);
 	out->overlap_ep = pa->overlap_ep;
 	out->dispatcher = pa->dispatcher;
 	out->cp_comm = pa->cp_comm;

@@ -192,8 +192,8 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_bool(j, "overlap_dp", !p->no_overlap_dp);
 	S_bool(j, "overlap_ep", p->overlap_ep);
 	S_bool(j, "overlap_tp", p->overlap_tp);
-	S_bool(j, "overlap_tp_qkv", p->overlap_tp && !p->no_overlap_tp_qkv);
-	S_bool(j, "overlap_tp_dgrad", p->overlap_tp && !p->no_overlap_tp_dgrad);
+	S_bool(j, "overlap_tp_qkv", tb_overlap_tp_qkv(p));
+	S_bool(j, "overlap_tp_dgrad", tb_overlap_tp_dgrad(p));
 	S_str(j, "dispatcher", tb_dispatcher_name(p->dispatcher));
 	S_str(j, "cp_comm_type", tb_cp_comm_name(p->cp_comm));
 	S_obj_end(j);

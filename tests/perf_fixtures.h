@@ -111,22 +111,23 @@ static inline void S_moe(tb_inputs *x, const char *preset)
 	x->hardware.count = 1024;
 }
 
+/* The step of scenario x, which must price: its perf input into *in. */
+static inline void S_predict(const tb_inputs *x, tb_perf_input *in, tb_perf_result *r)
+{
+	tb_perf_input_from(x, in);
+	tb_perf_predict(in, NULL, r);
+	cr_assert(r->ok, "%s", r->why);
+}
+
 /* DeepSeek-V3 as DeepSeek trained it (arXiv:2412.19437 Sec. 3.2): the
  * preset's shape, 4K sequences, PP 16, EP 64 over 8 nodes, ZeRO-1, fp8. */
 static inline void S_deepseek_v3(tb_inputs *x)
 {
-	const tb_preset *pr = tb_presets_find("deepseek-v3");
-	cr_assert_not_null(pr);
-	memset(x, 0, sizeof *x);
-	x->model = pr->model;
+	S_moe(x, "deepseek-v3");
 	x->training.tokens = 14.8e12;
-	x->training.seq_len = 4096;
 	x->training.global_batch = 15360;
-	x->training.micro_batch = 1;
 	x->training.precision = TB_PREC_FP8_MIXED;
-	x->training.optimizer = TB_OPT_ADAMW;
 	x->training.checkpointing = TB_CKPT_SELECTIVE;
-	x->training.flash_attention = true;
 	x->training.attention_flops = TB_ATTN_FLOPS_CAUSAL;
 	x->parallelism.tensor = 1;
 	x->parallelism.pipeline = 16;

@@ -334,24 +334,10 @@ Test(perf, eager_gap_against_torchtitan)
 	tb_perf_result r[2];
 	for (int eager = 0; eager < 2; eager++) {
 		tb_inputs x;
-		S_moe(&x, "llama-3-8b");
-		x.training.seq_len = 8192;
-		x.training.global_batch = 16;
-		x.training.micro_batch = 2;
-		x.training.checkpointing = TB_CKPT_SELECTIVE;
-		x.training.selective_policy = TB_SELECTIVE_OP;
+		S_torchtitan_8b(&x, TB_SELECTIVE_OP, 500);
 		x.training.eager_kernels = eager == 1;
-		x.hardware.count = 8;
-		x.hardware.power_limit_w = 500;
-		x.hardware.gpu.bandwidth_bytes_per_s = 2.4e12;
-		x.parallelism.pipeline = 1;
-		x.parallelism.data = 8;
-		x.parallelism.zero = 3;
-		x.parallelism.framework = TB_FW_FSDP;
 		tb_perf_input in;
-		tb_perf_input_from(&x, &in);
-		tb_perf_predict(&in, NULL, &r[eager]);
-		cr_assert(r[eager].ok, "%s", r[eager].why);
+		S_predict(&x, &in, &r[eager]);
 	}
 	double gap = r[1].step_s - r[0].step_s, published = 16384 / 5762.0 - 16384 / 6667.0;
 	cr_expect(fabs(gap / published - 1) < 0.15, "eager %g s, fused %g s: gap %g s, published %g s",
@@ -368,19 +354,11 @@ Test(perf, fp8_gather_under_fsdp)
 	tb_perf_result r[2];
 	for (int i = 0; i < 2; i++) {
 		tb_inputs x;
-		S_moe(&x, "llama-3-8b");
+		S_torchtitan_8b(&x, TB_SELECTIVE_OP, 0);
 		x.training.precision = TB_PREC_FP8_MIXED;
-		x.training.global_batch = 8;
-		x.hardware.count = 8;
-		x.parallelism.pipeline = 1;
-		x.parallelism.data = 8;
-		x.parallelism.zero = 3;
-		x.parallelism.framework = TB_FW_FSDP;
 		x.training.fp8_recipe = i ? TB_FP8_ROWWISE : TB_FP8_TENSORWISE;
 		tb_perf_input in;
-		tb_perf_input_from(&x, &in);
-		tb_perf_predict(&in, NULL, &r[i]);
-		cr_assert(r[i].ok, "%s", r[i].why);
+		S_predict(&x, &in, &r[i]);
 	}
 	cr_expect(fabs(r[0].dp_bytes / r[1].dp_bytes - 0.75) < 1e-12, "%g / %g", r[0].dp_bytes, r[1].dp_bytes);
 }

@@ -665,10 +665,8 @@ Test(perf, context_all_to_all_by_hand)
 	x.training.checkpointing = TB_CKPT_NONE;
 	x.parallelism.cp_comm = TB_CP_A2A;
 	tb_perf_input in;
-	tb_perf_input_from(&x, &in);
 	tb_perf_result r;
-	tb_perf_predict(&in, NULL, &r);
-	cr_assert(r.ok, "%s", r.why);
+	S_predict(&x, &in, &r);
 	cr_expect_eq(r.cp_bytes, 83886080.0);
 	tb_perf_layer A;
 	cr_assert(tb_perf_layer_time(&in, NULL, &A, NULL));
@@ -678,8 +676,7 @@ Test(perf, context_all_to_all_by_hand)
 	cr_expect(rel(A.cp, 2 * one) < 1e-12, "exposed forward and backward: %g vs %g", A.cp, 2 * one);
 
 	x.parallelism.cp_comm = TB_CP_P2P;
-	tb_perf_input_from(&x, &in);
-	tb_perf_predict(&in, NULL, &r);
+	S_predict(&x, &in, &r);
 	cr_expect_eq(r.cp_bytes, 4096.0 * 2048 * 2);
 	tb_perf_layer P;
 	cr_assert(tb_perf_layer_time(&in, NULL, &P, NULL));
@@ -696,8 +693,7 @@ Test(perf, context_all_to_all_by_hand)
 	 * all of HBM traffic), the gathered one reordered, the gradients
 	 * reordered back and made contiguous backward (4 x all + 2 x local) */
 	x.parallelism.cp_comm = TB_CP_ALLGATHER;
-	tb_perf_input_from(&x, &in);
-	tb_perf_predict(&in, NULL, &r);
+	S_predict(&x, &in, &r);
 	double local = 16777216.0, all = 2 * local, bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
 	cr_expect_eq(r.cp_bytes, all);
 	tb_perf_layer G;

@@ -426,6 +426,20 @@ static void S_not_scored(const S_yrow *r, const char *why)
 tb_vruns_case tb_vruns_modern[TB_VRUNS_ROWS_MAX];
 int tb_vruns_nmodern;
 
+/* A fused-or-eager key as scenarios write it: 1 eager, 0 fused, -1 not
+ * written; anything else stops the harness. */
+static int S_kernels(const S_yrow *r, const char *key)
+{
+	const char *v = S_get(r, key);
+	if (!v)
+		return -1;
+	for (int eager = 0; eager < 2; eager++)
+		if (strcmp(v, tb_kernels_name(eager)) == 0)
+			return eager;
+	fprintf(stderr, "validate: %s: %s \"%s\" unknown (fused or eager)\n", S_get(r, "id"), key, v);
+	exit(1);
+}
+
 static bool S_is(const S_yrow *r, const char *key, const char *want)
 {
 	const char *v = S_get(r, key);
@@ -591,22 +605,12 @@ static void S_generic(const S_yrow *r)
 	in.training.no_grad_accum_fusion = S_is(r, "grad_accum_fusion", "false");
 	in.training.act_fp8_store = S_is(r, "fp8_act", "true");
 	/* PyTorch eager's memory-bound kernels (torchtitan without compile) */
-	const char *kern = S_get(r, "kernels");
-	if (kern && strcmp(kern, tb_kernels_name(true)) != 0 && strcmp(kern, tb_kernels_name(false)) != 0) {
-		fprintf(stderr, "validate: %s: kernels \"%s\" unknown (fused or eager)\n", S_get(r, "id"), kern);
-		exit(1);
-	}
-	in.training.eager_kernels = kern && strcmp(kern, tb_kernels_name(true)) == 0;
+	in.training.eager_kernels = S_kernels(r, "kernels") == 1;
 	/* the adapters alone: NeMo's unfused ParallelLinearAdapter under
 	 * Transformer Engine's fused layer */
-	const char *lk = S_get(r, "lora_kernels");
-	if (lk && strcmp(lk, tb_kernels_name(true)) != 0 && strcmp(lk, tb_kernels_name(false)) != 0) {
-		fprintf(stderr, "validate: %s: lora_kernels \"%s\" unknown (fused or eager)\n", S_get(r, "id"), lk);
-		exit(1);
-	}
-	if (lk)
-		in.training.lora.kernels = strcmp(lk, tb_kernels_name(true)) == 0 ? TB_LORA_KERNELS_EAGER
-		                                                                   : TB_LORA_KERNELS_FUSED;
+	int lk = S_kernels(r, "lora_kernels");
+	if (lk >= 0)
+		in.training.lora.kernels = lk ? TB_LORA_KERNELS_EAGER : TB_LORA_KERNELS_FUSED;
 	/* the gradients' reduction dtype where the source sets it (NeMo's
 	 * distributed_fused_adam grad_sync_dtype) */
 	if (S_is(r, "grad_dtype", "bf16"))

@@ -411,6 +411,12 @@ const char *tb_attn_kernel_name(tb_attn_kernel k);
 const char *tb_fp8_recipe_name(tb_fp8_recipe r);
 /* training.kernels as the scenario writes it: "eager" or "fused". */
 const char *tb_kernels_name(bool eager);
+/* Whether the tensor-parallel overlap covers the QKV projection's pair
+ * and the input gradients' reduce-scatters behind the data-gradient GEMMs
+ * (parallelism.overlap_tp_qkv, overlap_tp_dgrad): false without
+ * overlap_tp.  The step, the JSON and compare read these. */
+bool tb_overlap_tp_qkv(const tb_parallelism *p);
+bool tb_overlap_tp_dgrad(const tb_parallelism *p);
 /* Whether LoRA's adapters run unfused (training.lora.kernels, else
  * training.kernels): the one answer the step, the JSON and compare read. */
 bool tb_lora_eager(const tb_training *t);
