@@ -692,17 +692,32 @@ static void S_generic(const S_yrow *r)
 	} else if (!isnan(tok)) {
 		c->published_s = gbs * seq / (gpus * tok);
 		S_say(c->basis, sizeof c->basis, "%.0f tokens/s per GPU as printed", tok);
-	} else if (!isnan(mfu)) {
-		/* the source's convention is rarely printed: taken as the
-		 * model's own count (6N plus causal attention) over the
-		 * precision's dense peak */
-		c->published_s = res.model_flops_per_step / (gpus * mfu * peak);
-		S_say(c->basis, sizeof c->basis, "MFU %.1f%% (%s), on our model FLOP count", 100 * mfu,
-		      conv ? conv : "convention not printed");
-	} else if (!isnan(tf)) {
-		c->published_s = res.model_flops_per_step / (gpus * tf * 1e12);
-		S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU (%s), on our model FLOP count", tf,
-		      conv ? conv : "convention not printed");
+	} else if (!isnan(mfu) || !isnan(tf)) {
+		/* the source's count where it names one: the whole attention
+		 * square (PaLM App. B's 12LHQT, which Megatron-LM counted up to
+		 * core_v0.11.0); otherwise the model's own, 6N plus the causal
+		 * half, over the precision's dense peak */
+		double flops = res.model_flops_per_step;
+		bool full = S_is(r, "attention_flops", "full");
+		if (full) {
+			tb_perf_input sq = c->in;
+			sq.causal_attention_flops = false;
+			flops /= tb_perf_causal_mfu_scale(&sq);
+		} else if (S_get(r, "attention_flops") && !S_is(r, "attention_flops", "causal")) {
+			fprintf(stderr, "validate: %s: attention_flops \"%s\" unknown (full or causal)\n",
+			        S_get(r, "id"), S_get(r, "attention_flops"));
+			exit(1);
+		}
+		const char *count = full ? "on our count, whole attention square" : "on our model FLOP count";
+		if (!isnan(mfu)) {
+			c->published_s = flops / (gpus * mfu * peak);
+			S_say(c->basis, sizeof c->basis, "MFU %.1f%% (%s), %s", 100 * mfu,
+			      conv ? conv : "convention not printed", count);
+		} else {
+			c->published_s = flops / (gpus * tf * 1e12);
+			S_say(c->basis, sizeof c->basis, "%.0f TFLOP/s per GPU (%s), %s", tf,
+			      conv ? conv : "convention not printed", count);
+		}
 	} else {
 		/* The whole stage's GPU-hours hold the time failures, restarts
 		 * and checkpoints took as well as the steps: the program's own
