@@ -149,6 +149,12 @@ static void S_overlap_dp(const tb_scenario *sc, tb_buf *o) { S_yes(o, !sc->input
 static void S_overlap_tp(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_tp); }
 static void S_overlap_tp_qkv(const tb_scenario *sc, tb_buf *o) { S_yes(o, tb_overlap_tp_qkv(&sc->inputs.parallelism)); }
 static void S_overlap_tp_dgrad(const tb_scenario *sc, tb_buf *o) { S_yes(o, tb_overlap_tp_dgrad(&sc->inputs.parallelism)); }
+static void S_overlap_tp_sms(const tb_scenario *sc, tb_buf *o)
+{
+	char t[256];
+	tb_overlap_tp_sms_text(&sc->inputs.parallelism, t, sizeof t);
+	tb_buf_puts(o, t);
+}
 static void S_overlap_ep(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_ep); }
 static void S_dispatcher(const tb_scenario *sc, tb_buf *o)
 {
@@ -282,6 +288,7 @@ static const struct S_input_def {
 	{ "parallelism.overlap_tp", "Tensor-parallel communication overlapped", S_overlap_tp },
 	{ "parallelism.overlap_tp_qkv", "QKV projection's collectives overlapped", S_overlap_tp_qkv },
 	{ "parallelism.overlap_tp_dgrad", "Input gradients' reduce-scatters behind the data-gradient GEMMs", S_overlap_tp_dgrad },
+	{ "parallelism.overlap_tp_sms", "SMs the overlapped GEMMs give up", S_overlap_tp_sms },
 	{ "parallelism.overlap_ep", "Expert all-to-all overlapped", S_overlap_ep },
 	{ "parallelism.dispatcher", "Expert dispatcher", S_dispatcher },
 	{ "parallelism.cp_comm_type", "Context-parallel exchange", S_cp_comm },

@@ -507,6 +507,22 @@ double tb_gpus_recipe_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
 	return 1;
 }
 
+/* NVIDIA H100 Tensor Core GPU Architecture (2022): 132 SMs on the SXM5
+ * part, 114 on the PCIe one; H200 and H800 are that SXM5 GH100 (H800
+ * only its NVLink cut); A100 Tensor Core GPU Architecture (2020): 108
+ * SMs on A100 and so A800; V100 GPU Architecture (2017): 80. */
+int64_t tb_gpus_sms(const char *name)
+{
+	static const struct { const char *name; int64_t sms; } rows[] = {
+		{ "h100-sxm", 132 }, { "h100-pcie", 114 }, { "h200", 132 }, { "h800", 132 },
+		{ "a100-40gb", 108 }, { "a100-80gb", 108 }, { "a800", 108 }, { "v100-sxm2", 80 },
+	};
+	for (size_t i = 0; name && i < sizeof rows / sizeof rows[0]; i++)
+		if (strcmp(name, rows[i].name) == 0)
+			return rows[i].sms;
+	return 0;
+}
+
 const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8)
 {
 	if (!n->efficiency_assumed)

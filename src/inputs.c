@@ -3,6 +3,7 @@
 #include "trainbudget/inputs.h"
 
 #include <math.h>
+#include <stdio.h>
 
 const char *tb_precision_name(tb_precision p)
 {
@@ -98,6 +99,58 @@ bool tb_overlap_tp_qkv(const tb_parallelism *p)
 bool tb_overlap_tp_dgrad(const tb_parallelism *p)
 {
 	return p->overlap_tp && !p->no_overlap_tp_dgrad;
+}
+
+const char *const tb_ub_gemm_names[TB_UB_COUNT] = {
+	"qkv_fprop", "proj_fprop", "fc1_fprop", "fc2_fprop", "qkv_dgrad",
+	"proj_dgrad", "fc1_dgrad", "fc2_dgrad", "qkv_wgrad", "fc1_wgrad",
+};
+
+const char *tb_ub_gemm_name(tb_ub_gemm g)
+{
+	return (unsigned)g < TB_UB_COUNT ? tb_ub_gemm_names[g] : "?";
+}
+
+/* Transformer Engine's get_default_config (pytorch/module/base.py):
+ * pipeline (proj_fprop, fc2_fprop) and bulk (qkv_dgrad, qkv_wgrad,
+ * fc1_dgrad, fc1_wgrad) take num_sm 16 with set_sm_margin, the ring
+ * exchanges 1 without it */
+int64_t tb_overlap_tp_sms(const tb_parallelism *p, tb_ub_gemm g)
+{
+	if (!p->overlap_tp || (unsigned)g >= TB_UB_COUNT)
+		return 0;
+	bool qkv = g == TB_UB_QKV_FPROP || g == TB_UB_QKV_DGRAD || g == TB_UB_QKV_WGRAD;
+	if (qkv && p->no_overlap_tp_qkv)
+		return 0;
+	if (p->overlap_tp_sms_set & (1u << g))
+		return p->overlap_tp_sms[g];
+	if (p->framework != TB_FW_MEGATRON)
+		return 0;
+	switch (g) {
+	case TB_UB_PROJ_FPROP: case TB_UB_FC2_FPROP: case TB_UB_QKV_DGRAD:
+	case TB_UB_QKV_WGRAD: case TB_UB_FC1_DGRAD: case TB_UB_FC1_WGRAD:
+		return 16;
+	default:
+		return 0;
+	}
+}
+
+void tb_overlap_tp_sms_text(const tb_parallelism *p, char *dst, size_t cap)
+{
+	size_t at = 0;
+	if (!cap)
+		return;
+	dst[0] = '\0';
+	for (int g = 0; g < TB_UB_COUNT && at < cap; g++) {
+		int64_t n = tb_overlap_tp_sms(p, (tb_ub_gemm)g);
+		if (n > 0) {
+			int k = snprintf(dst + at, cap - at, "%s%s %lld", at ? ", " : "",
+			                 tb_ub_gemm_name((tb_ub_gemm)g), (long long)n);
+			at = k > 0 ? at + (size_t)k : cap;
+		}
+	}
+	if (!dst[0])
+		snprintf(dst, cap, "none");
 }
 
 bool tb_lora_eager(const tb_training *t)

@@ -279,6 +279,13 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	out->overlap_tp = pa->overlap_tp;
 	out->no_overlap_tp_qkv = !tb_overlap_tp_qkv(pa);
 	out->no_overlap_tp_dgrad = !tb_overlap_tp_dgrad(pa);
+	/* a GEMM launched on the SMs its collective leaves runs that much
+	 * longer (Transformer Engine's _math_sms = sm_count - num_sm) */
+	int64_t sms = tb_gpus_sms(in->hardware.gpu.name);
+	for (int g = 0; g < TB_UB_COUNT; g++) {
+		int64_t n = tb_overlap_tp_sms(pa, (tb_ub_gemm)g);
+		out->ub_extra[g] = sms > 0 && n > 0 && n < sms ? (double)n / (double)(sms - n) : 0;
+	}
 	out->overlap_ep = pa->overlap_ep;
 	out->dispatcher = pa->dispatcher;
 	out->cp_comm = pa->cp_comm;

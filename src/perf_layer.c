@@ -684,6 +684,23 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		L->tp_ovl_b = S_overlap(x, ag, red, gb * attn_row, qkv * rg * attn_col) +
 		              S_overlap(x, mag, mred, gb * mlp_row, rg * mlp_col);
 		L->moe_tp_ovl = experts ? S_overlap(x, mag, mred, mlp_col, mlp_row) : 0;
+		/* the SMs an overlapped collective holds while its GEMM runs
+		 * (Transformer Engine's set_sm_margin): that GEMM over again by
+		 * ub_extra, forward, data and (where the base trains) weight
+		 * gradients; an expert block's grouped GEMMs overlap nothing */
+		if (in->overlap_tp) {
+			const double *u = in->ub_extra;
+			double mc = experts ? 0 : mlp_col, mr = experts ? 0 : mlp_row;
+			double f = attn_col * u[TB_UB_QKV_FPROP] + attn_row * u[TB_UB_PROJ_FPROP] +
+			           mc * u[TB_UB_FC1_FPROP] + mr * u[TB_UB_FC2_FPROP];
+			double b = attn_col * u[TB_UB_QKV_DGRAD] + attn_row * u[TB_UB_PROJ_DGRAD] +
+			           mc * u[TB_UB_FC1_DGRAD] + mr * u[TB_UB_FC2_DGRAD];
+			if (tb_method_trains_base(in->method))
+				b += attn_col * u[TB_UB_QKV_WGRAD] + mc * u[TB_UB_FC1_WGRAD];
+			L->fwd += passes_f * f;
+			if (!fwd_only)
+				L->bwd += gb * b;
+		}
 	}
 
 	/* context parallel: a ring passes each rank's K and V chunk c-1

@@ -194,6 +194,12 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_bool(j, "overlap_tp", p->overlap_tp);
 	S_bool(j, "overlap_tp_qkv", tb_overlap_tp_qkv(p));
 	S_bool(j, "overlap_tp_dgrad", tb_overlap_tp_dgrad(p));
+	/* the SMs each overlapped GEMM gives up, as priced (0 without the
+	 * overlap) */
+	S_obj(j, "overlap_tp_sms");
+	for (int g = 0; g < TB_UB_COUNT; g++)
+		S_num(j, tb_ub_gemm_name((tb_ub_gemm)g), (double)tb_overlap_tp_sms(p, (tb_ub_gemm)g));
+	S_obj_end(j);
 	S_str(j, "dispatcher", tb_dispatcher_name(p->dispatcher));
 	S_str(j, "cp_comm_type", tb_cp_comm_name(p->cp_comm));
 	S_obj_end(j);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "trainbudget/fmt.h"
+#include "trainbudget/gpus.h"
 #include "trainbudget/sha256.h"
 #include "trainbudget/version.h"
 #include "trainbudget/xalloc.h"
@@ -157,6 +158,25 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	if (in->parallelism.virtual_pipeline > 1) {
 		tb_rtab_str(&tb, "Interleaved stages per pipeline rank");
 		tb_rtab_fmt(&tb, "%lld", (long long)in->parallelism.virtual_pipeline);
+	}
+	if (in->parallelism.overlap_tp && in->parallelism.tensor > 1) {
+		const tb_parallelism *pa = &in->parallelism;
+		char sms[256];
+		tb_overlap_tp_sms_text(pa, sms, sizeof sms);
+		bool any = strcmp(sms, "none") != 0;
+		bool known = tb_gpus_sms(in->hardware.gpu.name) > 0;
+		tb_rtab_str(&tb, "Tensor-parallel overlap");
+		tb_rtab_fmt(&tb, "each collective behind the GEMM next to it%s%s; SMs the overlapped GEMMs "
+		            "give up to their collectives: %s (%s)%s",
+		            tb_overlap_tp_qkv(pa) ? "" : ", the QKV projection's exposed (overlap_tp_qkv: false)",
+		            tb_overlap_tp_dgrad(pa) ? ""
+		            : ", the input gradients' reduce-scatters behind the weight-gradient GEMMs "
+		              "(overlap_tp_dgrad: false)",
+		            sms,
+		            pa->overlap_tp_sms_set ? "parallelism.overlap_tp_sms"
+		            : pa->framework == TB_FW_MEGATRON ? "Transformer Engine's defaults under megatron"
+		            : "PyTorch's async TP copies on the copy engines; Transformer Engine's under megatron",
+		            any && !known ? "; not priced: the card's SM count is not in the table" : "");
 	}
 	if (in->parallelism.context > 1) {
 		tb_rtab_str(&tb, "Context parallelism");

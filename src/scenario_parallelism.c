@@ -15,8 +15,35 @@
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
 	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "no_sync",
-	"pipeline_layout", "cp_comm_type", "overlap_tp_qkv", "overlap_tp_dgrad",
+	"pipeline_layout", "cp_comm_type", "overlap_tp_qkv", "overlap_tp_dgrad", "overlap_tp_sms",
 };
+
+/* parallelism.overlap_tp_sms: Transformer Engine's ub_cfgs names, each
+ * the SMs its GEMM gives up (against the card's count once the hardware
+ * is read: tb_scenario_check_layout) */
+static bool S_ub_sms(tb_yaml_ctx *c, const tb_yaml_node *pm, tb_parallelism *par)
+{
+	const tb_yaml_node *m = tb_yaml_get_map(c, pm, "overlap_tp_sms");
+	if (!m)
+		return !tb_yaml_map_broken(pm, "overlap_tp_sms");
+	tb_yaml_check_keys(c, m, "parallelism.overlap_tp_sms.", tb_ub_gemm_names, TB_UB_COUNT);
+	bool ok = true;
+	for (int g = 0; g < TB_UB_COUNT; g++) {
+		const tb_yaml_node *v = tb_yaml_get(m, tb_ub_gemm_names[g]);
+		char key[64];
+		int64_t sms;
+		snprintf(key, sizeof key, "parallelism.overlap_tp_sms.%s", tb_ub_gemm_names[g]);
+		if (!v)
+			continue;
+		if (!tb_yaml_int(c, v, key, 0, 1024, &sms)) {
+			ok = false;
+			continue;
+		}
+		par->overlap_tp_sms[g] = (int16_t)sms;
+		par->overlap_tp_sms_set |= (uint16_t)(1u << g);
+	}
+	return ok;
+}
 
 static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 {
@@ -51,6 +78,8 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		on = true;
 		if ((n = tb_yaml_get(pm, "overlap_tp_dgrad")) && !tb_yaml_bool(c, n, "parallelism.overlap_tp_dgrad", &on)) ok = false;
 		par->no_overlap_tp_dgrad = !on;
+		if (tb_yaml_get(pm, "overlap_tp_sms") && !S_ub_sms(c, pm, par))
+			ok = false;
 		if ((n = tb_yaml_get(pm, "zero")) && !tb_yaml_int(c, n, "parallelism.zero", 0, 3, &zero)) ok = false;
 		if ((n = tb_yaml_get(pm, "virtual_pipeline")) && !tb_yaml_int(c, n, "parallelism.virtual_pipeline", 1, 1000, &par->virtual_pipeline)) ok = false;
 		if ((n = tb_yaml_get(pm, "context")) && !tb_yaml_int(c, n, "parallelism.context", 1, 1000000, &par->context)) ok = false;
@@ -88,8 +117,14 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 	return ok;
 }
 
+static const tb_scenario_subsection S_subs[] = {
+	{ "overlap_tp_sms", tb_ub_gemm_names, TB_UB_COUNT,
+	  "one of Transformer Engine's overlapped GEMMs: qkv_fprop, proj_fprop, fc1_fprop, fc2_fprop, "
+	  "qkv_dgrad, proj_dgrad, fc1_dgrad, fc2_dgrad, qkv_wgrad or fc1_wgrad" },
+};
+
 const tb_scenario_section tb_scenario_section_parallelism = {
-	"parallelism", S_keys, TB_N(S_keys), NULL, 0, S_load,
+	"parallelism", S_keys, TB_N(S_keys), S_subs, TB_N(S_subs), S_load,
 };
 
 /* The predicates tb_scenario_near searches with, for errors that name a
@@ -402,12 +437,25 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
 	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
 		tb_yaml_err(c, dn, "parallelism.dispatcher with a dense model, which dispatches no tokens; expected it only where model.experts is above 1");
-	static const char *const S_tp_parts[] = { "overlap_tp_qkv", "overlap_tp_dgrad" };
+	static const char *const S_tp_parts[] = { "overlap_tp_qkv", "overlap_tp_dgrad", "overlap_tp_sms" };
 	for (size_t i = 0; pm && i < TB_N(S_tp_parts); i++) {
 		const tb_yaml_node *pn = tb_yaml_get(pm, S_tp_parts[i]);
 		if (pn && !par->overlap_tp)
-			tb_yaml_err(c, pn, "parallelism.%s without parallelism.overlap_tp: it takes a part out of the tensor-parallel overlap; expected parallelism.overlap_tp: true, or no %s",
+			tb_yaml_err(c, pn, "parallelism.%s without parallelism.overlap_tp: it describes the tensor-parallel overlap; expected parallelism.overlap_tp: true, or no %s",
 			            S_tp_parts[i], S_tp_parts[i]);
+	}
+	/* the SMs a GEMM gives up, out of the card's */
+	const tb_yaml_node *smn = pm ? tb_yaml_child_map(pm, "overlap_tp_sms") : NULL;
+	int64_t card_sms = tb_gpus_sms(in->hardware.gpu.name);
+	if (smn && par->overlap_tp && card_sms == 0)
+		tb_yaml_err(c, smn, "parallelism.overlap_tp_sms on %s, whose SM count the card table does not have, so what the collectives take of it cannot be priced; expected no overlap_tp_sms on this card (the SMs of H100, H200, H800, A100, A800 and V100 are known)",
+		            in->hardware.gpu.name[0] ? in->hardware.gpu.name : "an inline card");
+	for (int g = 0; smn && par->overlap_tp && card_sms > 0 && g < TB_UB_COUNT; g++) {
+		const tb_yaml_node *v = tb_yaml_get(smn, tb_ub_gemm_name((tb_ub_gemm)g));
+		if (v && (par->overlap_tp_sms_set & (1u << g)) && par->overlap_tp_sms[g] >= card_sms)
+			tb_yaml_err(c, v, "parallelism.overlap_tp_sms.%s %d leaves its GEMM none of %s's %lld SMs; expected fewer than %lld",
+			            tb_ub_gemm_name((tb_ub_gemm)g), par->overlap_tp_sms[g], in->hardware.gpu.name,
+			            (long long)card_sms, (long long)card_sms);
 	}
 	const tb_yaml_node *otn = pm ? tb_yaml_get(pm, "overlap_tp") : NULL;
 	if (otn && par->overlap_tp && par->tensor <= 1 && (par->written & TB_LAYOUT_TENSOR))

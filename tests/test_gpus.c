@@ -316,3 +316,19 @@ Test(gpus, fp8_recipe_a_card_runs)
 	for (int r = TB_FP8_AUTO; r <= TB_FP8_BLOCKWISE; r++)
 		cr_expect_eq(tb_gpus_fp8_recipe("h100-sxm", (tb_fp8_recipe)r), (tb_fp8_recipe)r);
 }
+
+/* NVIDIA's architecture papers: H100 SXM5 132 SMs, H100 PCIe 114 (H100
+ * Tensor Core GPU Architecture, 2022), A100 108 (A100 Tensor Core GPU
+ * Architecture, 2020), V100 80 (Volta, 2017); no count where none is
+ * published per product, and none for a name not in the table. */
+Test(gpus, sm_counts_from_the_architecture_papers)
+{
+	cr_expect_eq(tb_gpus_sms("h100-sxm"), 132);
+	cr_expect_eq(tb_gpus_sms("h100-pcie"), 114);
+	cr_expect_eq(tb_gpus_sms("h200"), 132);
+	cr_expect_eq(tb_gpus_sms("a100-80gb"), 108);
+	cr_expect_eq(tb_gpus_sms("v100-sxm2"), 80);
+	cr_expect_eq(tb_gpus_sms("b200"), 0);
+	cr_expect_eq(tb_gpus_sms("my-card"), 0);
+	cr_expect_eq(tb_gpus_sms(NULL), 0);
+}

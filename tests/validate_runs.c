@@ -440,6 +440,42 @@ static int S_kernels(const S_yrow *r, const char *key)
 	exit(1);
 }
 
+static bool S_is(const S_yrow *r, const char *key, const char *want);
+
+/* ub_sms: the SMs each overlapped GEMM gives up as the run's userbuffers
+ * config sets them, "proj_fprop=32 fc2_fprop=16" (the rest Transformer
+ * Engine's defaults), or "none" (no SMs priced); anything else stops the
+ * harness */
+static void S_ub_sms(const S_yrow *r, tb_parallelism *p)
+{
+	const char *v = S_get(r, "ub_sms");
+	if (!v)
+		return;
+	if (strcmp(v, "none") == 0) {
+		p->overlap_tp_sms_set = (uint16_t)((1u << TB_UB_COUNT) - 1);
+		memset(p->overlap_tp_sms, 0, sizeof p->overlap_tp_sms);
+		return;
+	}
+	char buf[256], *save = NULL;
+	snprintf(buf, sizeof buf, "%s", v);
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(w, '=');
+		int g = 0;
+		if (eq)
+			for (*eq = '\0'; g < TB_UB_COUNT && strcmp(w, tb_ub_gemm_names[g]) != 0; g++)
+				;
+		char *end = NULL;
+		long n = eq ? strtol(eq + 1, &end, 10) : -1;
+		if (!eq || g == TB_UB_COUNT || !end || *end || n < 0 || n > 1024) {
+			fprintf(stderr, "validate: %s: ub_sms \"%s\" unreadable (NAME=SMs ... or none)\n",
+			        S_get(r, "id"), v);
+			exit(1);
+		}
+		p->overlap_tp_sms[g] = (int16_t)n;
+		p->overlap_tp_sms_set |= (uint16_t)(1u << g);
+	}
+}
+
 static bool S_is(const S_yrow *r, const char *key, const char *want)
 {
 	const char *v = S_get(r, key);
@@ -601,6 +637,7 @@ static void S_generic(const S_yrow *r)
 	/* the parts of it the source's flags take out */
 	in.parallelism.no_overlap_tp_qkv = S_is(r, "overlap_tp_qkv", "false");
 	in.parallelism.no_overlap_tp_dgrad = S_is(r, "overlap_tp_dgrad", "false");
+	S_ub_sms(r, &in.parallelism);
 	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
 	in.training.no_grad_accum_fusion = S_is(r, "grad_accum_fusion", "false");
 	in.training.act_fp8_store = S_is(r, "fp8_act", "true");

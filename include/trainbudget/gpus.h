@@ -69,6 +69,12 @@ const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8);
  * warning and report of an fp4 matmul reads this one answer. */
 double tb_gpus_fp4_ceiling(const tb_gpu_node *n, const char **basis);
 
+/* The streaming multiprocessors a GEMM runs on when it has the card to
+ * itself, from the vendor's architecture papers; 0 where the table does
+ * not say (Blackwell's are not published per product), so that what an
+ * overlapped collective takes of them cannot be priced there. */
+int64_t tb_gpus_sms(const char *name);
+
 /* How much longer a linear layer's backward GEMMs (data and weight
  * gradient) take on card n than its forward GEMM of the same FLOPs, with
  * operands of dtype d scaled by recipe r (fp8 only): 1 where nothing

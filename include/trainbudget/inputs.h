@@ -11,6 +11,7 @@
 #define TB_INPUTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "trainbudget/pipelayout.h"
@@ -285,6 +286,15 @@ enum {
  * named) prices each stage as the framework that offers it runs it. */
 typedef enum { TB_FW_ANY, TB_FW_MEGATRON, TB_FW_DEEPSPEED, TB_FW_FSDP } tb_framework;
 
+/* The GEMMs Transformer Engine's userbuffers overlap a tensor-parallel
+ * collective with, by its ub_cfgs names (proj_wgrad and fc2_wgrad only
+ * ever overlap another's). */
+typedef enum {
+	TB_UB_QKV_FPROP, TB_UB_PROJ_FPROP, TB_UB_FC1_FPROP, TB_UB_FC2_FPROP,
+	TB_UB_QKV_DGRAD, TB_UB_PROJ_DGRAD, TB_UB_FC1_DGRAD, TB_UB_FC2_DGRAD,
+	TB_UB_QKV_WGRAD, TB_UB_FC1_WGRAD, TB_UB_COUNT
+} tb_ub_gemm;
+
 typedef enum { TB_DISPATCH_ALLTOALL, TB_DISPATCH_DEEPEP } tb_dispatcher;
 
 /* How context parallelism exchanges the sequence (Megatron-LM's
@@ -338,6 +348,13 @@ typedef struct tb_parallelism {
 	 * behind the weight-gradient GEMMs instead: none under frozen base
 	 * weights); false here is the default, overlapped */
 	bool no_overlap_tp_qkv, no_overlap_tp_dgrad;
+	/* Under overlap_tp, the SMs each of Transformer Engine's overlapped
+	 * GEMMs gives up to its collective (parallelism.overlap_tp_sms, its
+	 * ub_cfgs' num_sm where set_sm_margin is on): those written, bit g of
+	 * overlap_tp_sms_set for tb_ub_gemm g; the rest take
+	 * tb_overlap_tp_sms's default */
+	int16_t overlap_tp_sms[TB_UB_COUNT];
+	uint16_t overlap_tp_sms_set;
 	/* How tokens reach their experts: Megatron-LM's all-to-all sends every
 	 * routed copy; DeepEP sends each token once per destination node and
 	 * forwards it over NVLink there, in fp8 under fp8 matmuls
@@ -417,6 +434,20 @@ const char *tb_kernels_name(bool eager);
  * overlap_tp.  The step, the JSON and compare read these. */
 bool tb_overlap_tp_qkv(const tb_parallelism *p);
 bool tb_overlap_tp_dgrad(const tb_parallelism *p);
+/* "qkv_fprop" ... "fc1_wgrad", Transformer Engine's names, by tb_ub_gemm. */
+extern const char *const tb_ub_gemm_names[TB_UB_COUNT];
+const char *tb_ub_gemm_name(tb_ub_gemm g);
+/* The SMs GEMM g runs without while its collective is overlapped: 0
+ * without overlap_tp (or under overlap_tp_qkv false for the QKV GEMMs);
+ * parallelism.overlap_tp_sms where written; else Transformer Engine's
+ * default under framework megatron (16 for its pipelined forward
+ * reduce-scatters and its bulk backward overlaps, none for its ring
+ * exchanges) and none under any other (PyTorch's async TP copies on the
+ * copy engines).  The step, the JSON and compare read this one answer. */
+int64_t tb_overlap_tp_sms(const tb_parallelism *p, tb_ub_gemm g);
+/* Those SMs as words, GEMMs giving up none left out: "proj_fprop 32,
+ * fc2_fprop 16", or "none"; the report and compare say this one text. */
+void tb_overlap_tp_sms_text(const tb_parallelism *p, char *dst, size_t cap);
 /* Whether LoRA's adapters run unfused (training.lora.kernels, else
  * training.kernels): the one answer the step, the JSON and compare read. */
 bool tb_lora_eager(const tb_training *t);
