@@ -97,74 +97,79 @@
 #define MIB 1048576.0
 
 /* Order of peak_flops: fp32, tf32, bf16, fp16, fp8, fp4, in FLOP/s written as
- * TFLOP/s e12 literals: 66.9 * 1e12 would round to 66900000000000.01. */
+ * TFLOP/s e12 literals: 66.9 * 1e12 would round to 66900000000000.01.
+ * The last figure of a row is its SMs, from NVIDIA's architecture papers:
+ * 132 on the H100 SXM5, 114 on the PCIe part (H100 Tensor Core GPU
+ * Architecture, 2022), H200 and H800 being that SXM5 GH100; 108 on A100
+ * and A800 (A100 Tensor Core GPU Architecture, 2020); 80 on V100 (Volta,
+ * 2017); 0 where no vendor document here gives one per product. */
 static const tb_gpu S_gpus[] = {
 	{ "h100-sxm", "NVIDIA H100 SXM5 80GB",
 	  { 66.9e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
 	  81559 * MIB, 3.35e12, 700,
 	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)",
-	  "nvidia-smi: 81,559 MiB" },
+	  "nvidia-smi: 81,559 MiB", 132 },
 	{ "h100-pcie", "NVIDIA H100 PCIe 80GB",
 	  { 51.2e12, 378e12, 756e12, 756e12, 1513e12 },
 	  81559 * MIB, 2.0e12, 350,
 	  "NVIDIA H100 architecture whitepaper v1.04, Tables 1 and 3 (dense)",
-	  "nvidia-smi: 81,559 MiB" },
+	  "nvidia-smi: 81,559 MiB", 114 },
 	{ "h200", "NVIDIA H200 SXM 141GB",
 	  { 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
 	  143771 * MIB, 4.8e12, 700,
 	  "NVIDIA H200 product page (sparse figures halved; GH100 compute)",
-	  "nvidia-smi: 143,771 MiB" },
+	  "nvidia-smi: 143,771 MiB", 132 },
 	{ "b200", "NVIDIA B200 (HGX B200, 1000 W)",
 	  { 75e12, 1100e12, 2250e12, 2250e12, 4500e12, 9000e12 },
 	  183359 * MIB, 8e12, 1000,
 	  "NVIDIA DGX/HGX B200 pages, per GPU = system / 8 (180 GB usable); "
 	  "fp32 600 TFLOPS / 8 from the HGX B200 table",
-	  "nvidia-smi: 183,359 MiB" },
+	  "nvidia-smi: 183,359 MiB", 0 },
 	{ "a100-40gb", "NVIDIA A100 SXM4 40GB",
 	  { 19.5e12, 156e12, 312e12, 312e12, 0 },
 	  40960 * MIB, 1.555e12, 400,
 	  "NVIDIA A100 40GB datasheet (2020); no FP8 on Ampere",
-	  "nvidia-smi: 40,960 MiB" },
+	  "nvidia-smi: 40,960 MiB", 108 },
 	{ "a100-80gb", "NVIDIA A100 SXM4 80GB",
 	  { 19.5e12, 156e12, 312e12, 312e12, 0 },
 	  81920 * MIB, 2.039e12, 400,
 	  "NVIDIA A100 80GB datasheet; no FP8 on Ampere",
-	  "nvidia-smi: 81,920 MiB" },
+	  "nvidia-smi: 81,920 MiB", 108 },
 	{ "v100-sxm2", "NVIDIA Tesla V100 SXM2 32GB",
 	  { 15.7e12, 0, 0, 125e12, 0 },
 	  32510 * MIB, 900 * GB, 300,
 	  "NVIDIA Tesla V100 datasheet (Tensor 125 TFLOPS is FP16; no BF16/TF32)",
-	  "nvidia-smi: 32,510 MiB" },
+	  "nvidia-smi: 32,510 MiB", 80 },
 	{ "l40s", "NVIDIA L40S 48GB",
 	  { 91.6e12, 183e12, 362.05e12, 362.05e12, 733e12 },
 	  46068 * MIB, 864 * GB, 350,
 	  "NVIDIA L40S datasheet (sparse figures halved)",
-	  "nvidia-smi: 46,068 MiB" },
+	  "nvidia-smi: 46,068 MiB", 0 },
 	{ "rtx-4090", "NVIDIA GeForce RTX 4090 24GB",
 	  { 82.6e12, 82.6e12, 165.2e12, 165.2e12, 330.3e12 },
 	  24564 * MIB, 1008 * GB, 450,
 	  "NVIDIA Ada Lovelace whitepaper, RTX 4090 (fp32-accumulate rates)",
-	  "nvidia-smi: 24,564 MiB" },
+	  "nvidia-smi: 24,564 MiB", 0 },
 	{ "mi300x", "AMD Instinct MI300X 192GB",
 	  { 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12 },
 	  205822885888.0, 5.3e12, 750,
 	  "AMD Instinct MI300X data sheet (dense matrix rates)",
-	  "rocm-smi: 205,822,885,888 B" },
+	  "rocm-smi: 205,822,885,888 B", 0 },
 	{ "tpu-v4", "Google Cloud TPU v4",
 	  { 0, 0, 275e12, 0, 0 },
 	  32 * GIB, 1200 * GB, 192,
 	  "Cloud TPU docs, TPU v4 (32 GiB; power = max measured 192 W)",
-	  "Cloud TPU docs: 32 GiB" },
+	  "Cloud TPU docs: 32 GiB", 0 },
 	{ "tpu-v5e", "Google Cloud TPU v5e",
 	  { 0, 0, 197e12, 0, 0 },
 	  16 * GB, 819 * GB, 0,
 	  "Cloud TPU docs, TPU v5e (no published power)",
-	  "Cloud TPU docs: 16 GB" },
+	  "Cloud TPU docs: 16 GB", 0 },
 	{ "tpu-v5p", "Google Cloud TPU v5p",
 	  { 0, 0, 459e12, 0, 0 },
 	  95 * GB, 2765 * GB, 0,
 	  "Cloud TPU docs, TPU v5p (no published power)",
-	  "Cloud TPU docs: 95 GB" },
+	  "Cloud TPU docs: 95 GB", 0 },
 	/* China-market Hopper and Ampere: the H100's and A100's dies at their
 	 * clocks, NVLink cut (node rows below). */
 	{ "h800", "NVIDIA H800 SXM5 80GB",
@@ -172,58 +177,58 @@ static const tb_gpu S_gpus[] = {
 	  81559 * MIB, 3.35e12, 700,
 	  "NVIDIA H800 SXM datasheet (sparse halved): H100 SXM's GH100 and clocks, so its whitepaper "
 	  "figures; NVLink 400 GB/s, FP64 1 TF",
-	  "nvidia-smi: 81,559 MiB" },
+	  "nvidia-smi: 81,559 MiB", 132 },
 	{ "a800", "NVIDIA A800 SXM4 80GB",
 	  { 19.5e12, 156e12, 312e12, 312e12, 0 },
 	  81920 * MIB, 2.039e12, 400,
 	  "NVIDIA A800 80GB datasheet: A100 80GB compute, NVLink 400 GB/s; no FP8 on Ampere",
-	  "nvidia-smi: 81,920 MiB" },
+	  "nvidia-smi: 81,920 MiB", 108 },
 	{ "h20", "NVIDIA H20 96GB",
 	  { 44e12, 74e12, 148e12, 148e12, 296e12 },
 	  97871 * MIB, 4.0e12, 500,
 	  "HGX H20 spec sheet (no public NVIDIA page; resellers' copies), dense; power = nvidia-smi "
 	  "cap 500 W (sheet: 400 W)",
-	  "nvidia-smi: 97,871 MiB" },
+	  "nvidia-smi: 97,871 MiB", 0 },
 	/* Blackwell: one GPU of a rack or board, the system's figures / GPUs. */
 	{ "gb200", "NVIDIA GB200 NVL72 (one Blackwell GPU)",
 	  { 80e12, 1250e12, 2500e12, 2500e12, 5000e12, 10000e12 },
 	  189471 * MIB, 8e12, 1200,
 	  "NVIDIA GB200 NVL72 spec table, per GPU (sparse halved): 186 GB HBM3e, 8 TB/s, "
 	  "up to 1,200 W",
-	  "nvidia-smi: 189,471 MiB; NVIDIA: 186 GB" },
+	  "nvidia-smi: 189,471 MiB; NVIDIA: 186 GB", 0 },
 	{ "gb300", "NVIDIA GB300 NVL72 (one Blackwell Ultra GPU)",
 	  { 80e12, 1250e12, 2500e12, 2500e12, 5000e12, 15000e12 },
 	  284208 * MIB, 8e12, 1400,
 	  "NVIDIA GB300 NVL72 page, rack dense / 72 (FP8 360, BF16 180 PF, 576 TB/s); "
 	  "TF32, FP32 Verda's table; 1,400 W",
-	  "nvidia-smi: 284,208 MiB; NVIDIA: 288 GB" },
+	  "nvidia-smi: 284,208 MiB; NVIDIA: 288 GB", 0 },
 	{ "b300", "NVIDIA B300 SXM6 (HGX B300, 1100 W)",
 	  { 75e12, 1125e12, 2250e12, 2250e12, 4500e12, 13125e12 },
 	  275040 * MIB, 8e12, 1100,
 	  "NVIDIA HGX B300 table, per GPU = system / 8, sparse halved; up to 8 TB/s; "
 	  "1,100 W (nvidia-smi cap)",
-	  "nvidia-smi: 275,040 MiB; NVIDIA: 288 GB" },
+	  "nvidia-smi: 275,040 MiB; NVIDIA: 288 GB", 0 },
 	{ "mi325x", "AMD Instinct MI325X 256GB",
 	  { 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12 },
 	  256 * GIB, 6e12, 1000,
 	  "AMD Instinct MI325X data sheet (dense matrix rates: MI300X's CDNA 3 at its clocks)",
-	  "ROCm GPU specs: 256 GiB; no rocm-smi total found" },
+	  "ROCm GPU specs: 256 GiB; no rocm-smi total found", 0 },
 	{ "mi355x", "AMD Instinct MI355X 288GB",
 	  { 157.3e12, 0, 2516.6e12, 2516.6e12, 5033.2e12, 10066.3e12 },
 	  288 * GIB, 8e12, 1400,
 	  "AMD MI355X data sheet: 2.5 PF 16-bit, 5.0 PF FP8 dense (exact: 256 CUs x 2.4 GHz); "
 	  "1,400 W; no TF32 rate found",
-	  "ROCm GPU specs: 288 GiB; no rocm-smi total found" },
+	  "ROCm GPU specs: 288 GiB; no rocm-smi total found", 0 },
 	{ "tpu-v6e", "Google Cloud TPU v6e (Trillium)",
 	  { 0, 0, 918e12, 0, 0 },
 	  32 * GB, 1638 * GB, 0,
 	  "Cloud TPU docs, TPU v6e (bf16; int8 1,836 TOPs, no fp8; no published power)",
-	  "Cloud TPU docs: 32 GB" },
+	  "Cloud TPU docs: 32 GB", 0 },
 	{ "trainium2", "AWS Trainium2",
 	  { 181e12, 667e12, 667e12, 667e12, 1299e12 },
 	  96 * GIB, 2.9e12, 0,
 	  "AWS Neuron docs, Trainium2 architecture (dense; 2,563 TFLOPS sparse); no published power",
-	  "AWS Neuron docs: 96 GiB" },
+	  "AWS Neuron docs: 96 GiB", 0 },
 };
 
 #undef GB
@@ -507,20 +512,15 @@ double tb_gpus_recipe_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
 	return 1;
 }
 
-/* NVIDIA H100 Tensor Core GPU Architecture (2022): 132 SMs on the SXM5
- * part, 114 on the PCIe one; H200 and H800 are that SXM5 GH100 (H800
- * only its NVLink cut); A100 Tensor Core GPU Architecture (2020): 108
- * SMs on A100 and so A800; V100 GPU Architecture (2017): 80. */
 int64_t tb_gpus_sms(const char *name)
 {
-	static const struct { const char *name; int64_t sms; } rows[] = {
-		{ "h100-sxm", 132 }, { "h100-pcie", 114 }, { "h200", 132 }, { "h800", 132 },
-		{ "a100-40gb", 108 }, { "a100-80gb", 108 }, { "a800", 108 }, { "v100-sxm2", 80 },
-	};
-	for (size_t i = 0; name && i < sizeof rows / sizeof rows[0]; i++)
-		if (strcmp(name, rows[i].name) == 0)
-			return rows[i].sms;
-	return 0;
+	const tb_gpu *g = tb_gpus_find(name);
+	return g ? g->sms : 0;
+}
+
+int64_t tb_gpu_sms(const tb_gpu *g)
+{
+	return !g ? 0 : g->sms > 0 ? g->sms : tb_gpus_sms(g->name);
 }
 
 const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8)

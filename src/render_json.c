@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/gpus.h"
 #include "trainbudget/version.h"
 
 #include "json_write.h"
@@ -148,6 +149,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_num(j, "memory_bytes", h->gpu.memory_bytes);
 	S_num(j, "bandwidth_bytes_per_s", h->gpu.bandwidth_bytes_per_s);
 	S_numk(j, "tdp_w", h->gpu.tdp_w, h->gpu.tdp_w > 0);
+	S_numk(j, "sms", (double)tb_gpu_sms(&h->gpu), tb_gpu_sms(&h->gpu) > 0);
 	S_str(j, "source", h->gpu.source);
 	S_str(j, "memory_source", h->gpu.memory_source);
 	S_obj_end(j);

@@ -164,7 +164,7 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		char sms[256];
 		tb_overlap_tp_sms_text(pa, sms, sizeof sms);
 		bool any = strcmp(sms, "none") != 0;
-		bool known = tb_gpus_sms(in->hardware.gpu.name) > 0;
+		bool known = tb_gpu_sms(&in->hardware.gpu) > 0;
 		tb_rtab_str(&tb, "Tensor-parallel overlap");
 		tb_rtab_fmt(&tb, "each collective behind the GEMM next to it%s%s; SMs the overlapped GEMMs "
 		            "give up to their collectives: %s (%s)%s",

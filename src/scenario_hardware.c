@@ -22,7 +22,7 @@ static const char *const S_keys[] = {
 };
 static const char *const S_gpu_keys[] = {
 	"name", "label", "memory", "bf16", "fp16", "fp8", "fp4", "tf32", "fp32",
-	"bandwidth", "tdp",
+	"bandwidth", "tdp", "sms",
 };
 static const char *const S_node_keys[] = { "gpus", "nvlink", "network" };
 static const tb_scenario_subsection S_subs[] = {
@@ -115,6 +115,8 @@ static bool S_inline_gpu(tb_yaml_ctx *c, const tb_yaml_node *g, tb_gpu *gpu)
 		ok = false;
 	if ((n = tb_yaml_get(g, "tdp")) &&
 	    !S_quant_unit(c, n, "hardware.gpu.tdp", "W", TB_YAML_Q_NUMBER, "watts such as 700", 1e5, &gpu->tdp_w))
+		ok = false;
+	if ((n = tb_yaml_get(g, "sms")) && !tb_yaml_int(c, n, "hardware.gpu.sms", 1, 100000, &gpu->sms))
 		ok = false;
 	return ok;
 }

@@ -331,4 +331,11 @@ Test(gpus, sm_counts_from_the_architecture_papers)
 	cr_expect_eq(tb_gpus_sms("b200"), 0);
 	cr_expect_eq(tb_gpus_sms("my-card"), 0);
 	cr_expect_eq(tb_gpus_sms(NULL), 0);
+	/* an inline card's own count wins; without one, its name's */
+	tb_gpu g = *tb_gpus_find("b200");
+	cr_expect_eq(tb_gpu_sms(&g), 0);
+	g.sms = 148;
+	cr_expect_eq(tb_gpu_sms(&g), 148);
+	tb_gpu h = *tb_gpus_find("h100-sxm");
+	cr_expect_eq(tb_gpu_sms(&h), 132);
 }

@@ -74,6 +74,10 @@ double tb_gpus_fp4_ceiling(const tb_gpu_node *n, const char **basis);
  * not say (Blackwell's are not published per product), so that what an
  * overlapped collective takes of them cannot be priced there. */
 int64_t tb_gpus_sms(const char *name);
+/* Card g's SMs: its own (an inline card's hardware.gpu.sms), else the
+ * table's by its name, else 0.  The step, the scenario's check, the
+ * report and the JSON read this one answer. */
+int64_t tb_gpu_sms(const tb_gpu *g);
 
 /* How much longer a linear layer's backward GEMMs (data and weight
  * gradient) take on card n than its forward GEMM of the same FLOPs, with

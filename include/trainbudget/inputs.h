@@ -115,6 +115,9 @@ typedef struct tb_gpu {
 	double tdp_w;
 	char source[160];
 	char memory_source[96];  /* where memory_bytes comes from: "nvidia-smi: 81,559 MiB" */
+	/* streaming multiprocessors, an inline card's hardware.gpu.sms; 0:
+	 * the table's if it has one (tb_gpu_sms) */
+	int64_t sms;
 } tb_gpu;
 
 typedef struct tb_model {
