@@ -226,7 +226,7 @@ typedef struct tb_perf_input {
 	/* Under overlap_tp, what each of Transformer Engine's overlapped
 	 * GEMMs (tb_ub_gemm) takes over again for the SMs its collective
 	 * holds: n / (SMs - n), n = tb_overlap_tp_sms, SMs the card's
-	 * (tb_gpus_sms); 0 where either is unknown or 0 */
+	 * (tb_gpu_sms); 0 where either is unknown or 0 */
 	double ub_extra[TB_UB_COUNT];
 	/* The expert all-to-all of one micro-batch hides behind another's
 	 * compute (tb_parallelism.overlap_ep), which the communication's SMs
