@@ -102,7 +102,10 @@
  * 132 on the H100 SXM5, 114 on the PCIe part (H100 Tensor Core GPU
  * Architecture, 2022), H200 and H800 being that SXM5 GH100; 108 on A100
  * and A800 (A100 Tensor Core GPU Architecture, 2020); 80 on V100 (Volta,
- * 2017); 0 where no vendor document here gives one per product. */
+ * 2017); 148 on B200, 74 of each die's 80 enabled (Chips and Cheese,
+ * "Nvidia's B200: Keeping the CUDA Juggernaut Rolling", 2025-12, measured
+ * on Verda's B200s); 0 where no source here gives one per product (GB200,
+ * B300, GB300). */
 static const tb_gpu S_gpus[] = {
 	{ "h100-sxm", "NVIDIA H100 SXM5 80GB",
 	  { 66.9e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12 },
@@ -124,7 +127,7 @@ static const tb_gpu S_gpus[] = {
 	  183359 * MIB, 8e12, 1000,
 	  "NVIDIA DGX/HGX B200 pages, per GPU = system / 8 (180 GB usable); "
 	  "fp32 600 TFLOPS / 8 from the HGX B200 table",
-	  "nvidia-smi: 183,359 MiB", 0 },
+	  "nvidia-smi: 183,359 MiB", 148 },
 	{ "a100-40gb", "NVIDIA A100 SXM4 40GB",
 	  { 19.5e12, 156e12, 312e12, 312e12, 0 },
 	  40960 * MIB, 1.555e12, 400,

@@ -448,7 +448,7 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	const tb_yaml_node *smn = pm ? tb_yaml_child_map(pm, "overlap_tp_sms") : NULL;
 	int64_t card_sms = tb_gpu_sms(&in->hardware.gpu);
 	if (smn && par->overlap_tp && card_sms == 0)
-		tb_yaml_err(c, smn, "parallelism.overlap_tp_sms on %s, whose SM count the card table does not have, so what the collectives take of it cannot be priced; expected the card written inline with hardware.gpu.sms, or no overlap_tp_sms (the table knows the SMs of H100, H200, H800, A100, A800 and V100)",
+		tb_yaml_err(c, smn, "parallelism.overlap_tp_sms on %s, whose SM count the card table does not have, so what the collectives take of it cannot be priced; expected the card written inline with hardware.gpu.sms, or no overlap_tp_sms (the table knows the SMs of H100, H200, H800, B200, A100, A800 and V100)",
 		            in->hardware.gpu.name[0] ? in->hardware.gpu.name : "an inline card");
 	for (int g = 0; smn && par->overlap_tp && card_sms > 0 && g < TB_UB_COUNT; g++) {
 		const tb_yaml_node *v = tb_yaml_get(smn, tb_ub_gemm_name((tb_ub_gemm)g));

@@ -319,8 +319,9 @@ Test(gpus, fp8_recipe_a_card_runs)
 
 /* NVIDIA's architecture papers: H100 SXM5 132 SMs, H100 PCIe 114 (H100
  * Tensor Core GPU Architecture, 2022), A100 108 (A100 Tensor Core GPU
- * Architecture, 2020), V100 80 (Volta, 2017); no count where none is
- * published per product, and none for a name not in the table. */
+ * Architecture, 2020), V100 80 (Volta, 2017); B200 148 as Chips and
+ * Cheese measured it; no count where no source gives one per product, and
+ * none for a name not in the table. */
 Test(gpus, sm_counts_from_the_architecture_papers)
 {
 	cr_expect_eq(tb_gpus_sms("h100-sxm"), 132);
@@ -328,11 +329,12 @@ Test(gpus, sm_counts_from_the_architecture_papers)
 	cr_expect_eq(tb_gpus_sms("h200"), 132);
 	cr_expect_eq(tb_gpus_sms("a100-80gb"), 108);
 	cr_expect_eq(tb_gpus_sms("v100-sxm2"), 80);
-	cr_expect_eq(tb_gpus_sms("b200"), 0);
+	cr_expect_eq(tb_gpus_sms("b200"), 148);   /* Chips and Cheese, measured */
+	cr_expect_eq(tb_gpus_sms("gb200"), 0);
 	cr_expect_eq(tb_gpus_sms("my-card"), 0);
 	cr_expect_eq(tb_gpus_sms(NULL), 0);
 	/* an inline card's own count wins; without one, its name's */
-	tb_gpu g = *tb_gpus_find("b200");
+	tb_gpu g = *tb_gpus_find("gb200");
 	cr_expect_eq(tb_gpu_sms(&g), 0);
 	g.sms = 148;
 	cr_expect_eq(tb_gpu_sms(&g), 148);

@@ -850,10 +850,10 @@ Test(perf, overlapped_gemms_run_on_the_sms_left)
 
 	/* none where the card's SMs are unknown, nor under other frameworks */
 	x.parallelism.overlap_tp_sms_set = 0;
-	x.hardware.gpu = *tb_gpus_find("b200");
+	x.hardware.gpu = *tb_gpus_find("gb200");
 	tb_perf_input_from(&x, &in);
 	for (int g = 0; g < TB_UB_COUNT; g++)
-		cr_expect(in.ub_extra[g] == 0, "b200 %s", tb_ub_gemm_name((tb_ub_gemm)g));
+		cr_expect(in.ub_extra[g] == 0, "gb200 %s", tb_ub_gemm_name((tb_ub_gemm)g));
 	x.hardware.gpu = *tb_gpus_find("h100-sxm");
 	x.parallelism.framework = TB_FW_FSDP;
 	for (int g = 0; g < TB_UB_COUNT; g++)

@@ -70,9 +70,9 @@ const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8);
 double tb_gpus_fp4_ceiling(const tb_gpu_node *n, const char **basis);
 
 /* The streaming multiprocessors a GEMM runs on when it has the card to
- * itself, from the vendor's architecture papers; 0 where the table does
- * not say (Blackwell's are not published per product), so that what an
- * overlapped collective takes of them cannot be priced there. */
+ * itself (gpus.c has the sources); 0 where the table does not say, so
+ * that what an overlapped collective takes of them cannot be priced
+ * there. */
 int64_t tb_gpus_sms(const char *name);
 /* Card g's SMs: its own (an inline card's hardware.gpu.sms), else the
  * table's by its name, else 0.  The step, the scenario's check, the
