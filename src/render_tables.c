@@ -41,10 +41,10 @@ char *tb_render_gpus_text(void)
 {
 	tb_buf o;
 	tb_buf_init(&o);
-	enum { NCOL = 11, NPEAK = 6 };
+	enum { NCOL = 12, NPEAK = 6 };
 	static const char *const head[NCOL] = {
 		"NAME", "LABEL", "MEMORY", "BF16", "FP16", "FP8", "FP4", "TF32", "FP32",
-		"BANDWIDTH", "TDP"
+		"BANDWIDTH", "TDP", "SMS"
 	};
 	static const tb_dtype dt[NPEAK] = { TB_DTYPE_BF16, TB_DTYPE_FP16, TB_DTYPE_FP8,
 	                                    TB_DTYPE_FP4, TB_DTYPE_TF32, TB_DTYPE_FP32 };
@@ -76,6 +76,11 @@ char *tb_render_gpus_text(void)
 		else
 			tb_buf_puts(&b, "-");
 		row[4 + NPEAK] = tb_buf_detach(&b, NULL);
+		if (g->sms > 0)
+			tb_buf_printf(&b, "%lld", (long long)g->sms);
+		else
+			tb_buf_puts(&b, "-");
+		row[5 + NPEAK] = tb_buf_detach(&b, NULL);
 	}
 	for (size_t i = 0; i <= n; i++)
 		for (size_t c = 0; c < NCOL; c++) {
@@ -97,6 +102,7 @@ char *tb_render_gpus_text(void)
 	}
 	tb_buf_puts(&o, "\nBF16 to FP32: dense peak TFLOP/s (vendors' \"with sparsity\" figures halved);\n"
 	     "FP4: NVFP4 or MXFP4 with block scales.  '-': not supported.\n"
+	     "SMS: streaming multiprocessors, where a source gives them ('-': not known).\n"
 	     "Use NAME as hardware.gpu in a scenario.\n");
 	for (size_t i = 0; i < (n + 1) * NCOL; i++)
 		free(cells[i]);

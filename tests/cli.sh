@@ -110,6 +110,9 @@ grep -q '^h100-sxm ' "$T/out" && grep -q '^NAME ' "$T/out" \
 # H100 SXM: 989.4 dense BF16 TFLOP/s (NVIDIA datasheet: 1,979 with sparsity).
 grep '^h100-sxm ' "$T/out" | grep -q ' 989 ' && ok "gpus shows the H100's dense BF16 peak" \
 	|| no "gpus shows the H100's dense BF16 peak" "$(grep '^h100-sxm ' "$T/out")"
+# the H100 SXM5's 132 SMs (NVIDIA's H100 architecture paper); none for GB200
+grep '^h100-sxm ' "$T/out" | grep -q ' 132$' && grep '^gb200 ' "$T/out" | grep -q ' -$' \
+	&& ok "gpus shows the SMs a source gives" || no "gpus shows the SMs a source gives" "$(grep '^h100-sxm \|^gb200 ' "$T/out")"
 expect_rc 0 "models" "$BIN" models
 # Official count from meta-llama/Llama-2-7b-hf.
 grep '^llama-2-7b ' "$T/out" | grep -q '6,738,415,616' && ok "models shows Llama-2-7B's 6,738,415,616" \
