@@ -114,10 +114,13 @@ const char *tb_ub_gemm_name(tb_ub_gemm g)
 /* Transformer Engine's get_default_config (pytorch/module/base.py):
  * pipeline (proj_fprop, fc2_fprop) and bulk (qkv_dgrad, qkv_wgrad,
  * fc1_dgrad, fc1_wgrad) take num_sm 16 with set_sm_margin, the ring
- * exchanges 1 without it */
+ * exchanges 1 without it; under rs_dgrad the data-gradient GEMMs carry
+ * the reduce-scatter, a pipeline's 16 */
 int64_t tb_overlap_tp_sms(const tb_parallelism *p, tb_ub_gemm g)
 {
-	if (!p->overlap_tp || (unsigned)g >= TB_UB_COUNT)
+	/* userbuffers overlap only under sequence parallelism (Megatron-LM
+	 * asserts it; every ub flag of Transformer Engine's layers needs it) */
+	if (!p->overlap_tp || !p->sequence_parallel || (unsigned)g >= TB_UB_COUNT)
 		return 0;
 	bool qkv = g == TB_UB_QKV_FPROP || g == TB_UB_QKV_DGRAD || g == TB_UB_QKV_WGRAD;
 	if (qkv && p->no_overlap_tp_qkv)
@@ -127,9 +130,14 @@ int64_t tb_overlap_tp_sms(const tb_parallelism *p, tb_ub_gemm g)
 	if (p->framework != TB_FW_MEGATRON)
 		return 0;
 	switch (g) {
-	case TB_UB_PROJ_FPROP: case TB_UB_FC2_FPROP: case TB_UB_QKV_DGRAD:
-	case TB_UB_QKV_WGRAD: case TB_UB_FC1_DGRAD: case TB_UB_FC1_WGRAD:
+	case TB_UB_PROJ_FPROP: case TB_UB_FC2_FPROP: case TB_UB_QKV_DGRAD: case TB_UB_FC1_DGRAD:
 		return 16;
+	case TB_UB_QKV_WGRAD: case TB_UB_FC1_WGRAD:
+		/* the weight-gradient GEMMs overlap the input gradient's
+		 * reduce-scatter only in bulk mode; under rs_dgrad that rides
+		 * the data-gradient GEMM (ub_bulk_wgrad = ... and not
+		 * ub_overlap_rs_dgrad, layernorm_linear.py) */
+		return tb_overlap_tp_dgrad(p) ? 0 : 16;
 	default:
 		return 0;
 	}

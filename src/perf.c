@@ -214,6 +214,9 @@ static const char *S_check(const tb_perf_input *in)
 	if (!tb_perf_cp_ok(in->cp_comm, in->heads, in->kv_heads, tb_perf_at_least_1(in->tensor),
 	                   tb_perf_at_least_1(in->context)))
 		return "the context-parallel all-to-all needs whole query heads and key-value groups on each rank";
+	if (in->ub_no_sms)
+		return "an overlapped GEMM would give all of the card's SMs to its collective "
+		       "(parallelism.overlap_tp_sms)";
 	const tb_perf_hw *hw = &in->hw;
 	if (!tb_perf_pos(hw->peak_flops) || !tb_perf_pos(hw->attention_peak_flops) ||
 	    !tb_perf_pos(hw->matmul_ceiling) || !tb_perf_pos(hw->attention_fraction) ||

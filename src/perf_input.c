@@ -282,9 +282,12 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	/* a GEMM launched on the SMs its collective leaves runs that much
 	 * longer (Transformer Engine's _math_sms = sm_count - num_sm) */
 	int64_t sms = tb_gpu_sms(&in->hardware.gpu);
+	out->ub_no_sms = false;
 	for (int g = 0; g < TB_UB_COUNT; g++) {
 		int64_t n = tb_overlap_tp_sms(pa, (tb_ub_gemm)g);
 		out->ub_extra[g] = sms > 0 && n > 0 && n < sms ? (double)n / (double)(sms - n) : 0;
+		if (sms > 0 && n >= sms)
+			out->ub_no_sms = true;
 	}
 	out->overlap_ep = pa->overlap_ep;
 	out->dispatcher = pa->dispatcher;

@@ -650,6 +650,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	 * ModuleInput); the reduce-scatters stay 16-bit, and so does a
 	 * mixture's expert block, whose tokens are gathered before the
 	 * router casts anything. */
+	double ub_attn_f = 0, ub_attn_b = 0;   /* the attention GEMMs' SM stretch */
 	if (x->ti > 1) {
 		double bytes = tok * h * ab;
 		int64_t g = S_per_node(x, 1, x->ti);
@@ -673,34 +674,37 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		double mag = experts ? ag16 : ag;
 		double mred = experts ? (sp ? rs : L->tp_one) : red;
 		double attn_col = attn_mm - attn_row;
+		/* each overlapped GEMM on the SMs its collective leaves
+		 * (Transformer Engine's set_sm_margin: ub_extra of it more, 0
+		 * without overlap_tp); an expert block's grouped GEMMs overlap
+		 * nothing.  The collectives hide behind the GEMMs as stretched,
+		 * so a collective longer than its GEMM costs only its own time */
+		const double *u = in->ub_extra;
+		double mc = experts ? 0 : mlp_col, mr = experts ? 0 : mlp_row;
+		double qf = attn_col * u[TB_UB_QKV_FPROP], of = attn_row * u[TB_UB_PROJ_FPROP];
+		double uf = mc * u[TB_UB_FC1_FPROP], df = mr * u[TB_UB_FC2_FPROP];
+		double qd = attn_col * u[TB_UB_QKV_DGRAD], od = attn_row * u[TB_UB_PROJ_DGRAD];
+		double ud = mc * u[TB_UB_FC1_DGRAD], dd = mr * u[TB_UB_FC2_DGRAD];
+		bool base = tb_method_trains_base(in->method);
+		double qw = base ? attn_col * u[TB_UB_QKV_WGRAD] : 0, uw = base ? mc * u[TB_UB_FC1_WGRAD] : 0;
 		/* backward, the input gradients' reduce-scatters behind the
 		 * data-gradient GEMMs, or (no_overlap_tp_dgrad) behind the
 		 * weight-gradient ones, which frozen base weights do not run;
 		 * the QKV projection's pair left out (no_overlap_tp_qkv) */
-		double rg = in->no_overlap_tp_dgrad && !tb_method_trains_base(in->method) ? 0 : gb;
+		bool bulk = in->no_overlap_tp_dgrad;
 		double qkv = in->no_overlap_tp_qkv ? 0 : 1;
-		L->tp_ovl_f = S_overlap(x, ag, red, qkv * attn_col, attn_row) +
-		              S_overlap(x, mag, mred, mlp_col, mlp_row);
-		L->tp_ovl_b = S_overlap(x, ag, red, gb * attn_row, qkv * rg * attn_col) +
-		              S_overlap(x, mag, mred, gb * mlp_row, rg * mlp_col);
+		double q_red = bulk ? (base ? gb * (attn_col + qw) : 0) : gb * (attn_col + qd);
+		double m_red = bulk ? (base ? gb * (mlp_col + uw) : 0) : gb * (mlp_col + ud);
+		L->tp_ovl_f = S_overlap(x, ag, red, qkv * (attn_col + qf), attn_row + of) +
+		              S_overlap(x, mag, mred, mlp_col + uf, mlp_row + df);
+		L->tp_ovl_b = S_overlap(x, ag, red, gb * (attn_row + od), qkv * q_red) +
+		              S_overlap(x, mag, mred, gb * (mlp_row + dd), m_red);
 		L->moe_tp_ovl = experts ? S_overlap(x, mag, mred, mlp_col, mlp_row) : 0;
-		/* the SMs an overlapped collective holds while its GEMM runs
-		 * (Transformer Engine's set_sm_margin): that GEMM over again by
-		 * ub_extra, forward, data and (where the base trains) weight
-		 * gradients; an expert block's grouped GEMMs overlap nothing */
-		if (in->overlap_tp) {
-			const double *u = in->ub_extra;
-			double mc = experts ? 0 : mlp_col, mr = experts ? 0 : mlp_row;
-			double f = attn_col * u[TB_UB_QKV_FPROP] + attn_row * u[TB_UB_PROJ_FPROP] +
-			           mc * u[TB_UB_FC1_FPROP] + mr * u[TB_UB_FC2_FPROP];
-			double b = attn_col * u[TB_UB_QKV_DGRAD] + attn_row * u[TB_UB_PROJ_DGRAD] +
-			           mc * u[TB_UB_FC1_DGRAD] + mr * u[TB_UB_FC2_DGRAD];
-			if (tb_method_trains_base(in->method))
-				b += attn_col * u[TB_UB_QKV_WGRAD] + mc * u[TB_UB_FC1_WGRAD];
-			L->fwd += passes_f * f;
-			if (!fwd_only)
-				L->bwd += gb * b;
-		}
+		ub_attn_f = qf + of;
+		ub_attn_b = gb * (qd + od + qw);
+		L->fwd += passes_f * (ub_attn_f + uf + df);
+		if (!fwd_only)
+			L->bwd += ub_attn_b + gb * (ud + dd + uw);
 	}
 
 	/* context parallel: a ring passes each rank's K and V chunk c-1
@@ -744,8 +748,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		 * forward and backward (the weight gradients where they train) */
 		double pre_mm = attn_mm + router;
 		double wg = in->method == TB_METHOD_LORA || in->method == TB_METHOD_QLORA ? 1 : 2;
-		L->ep_pre_f = pre_mm + L->attn_f + (norms_res + rope) / x->mem_bw;
-		L->ep_pre_b = wg * gb * pre_mm + L->attn_b + (2 * norms_res + rope) / x->mem_bw;
+		L->ep_pre_f = pre_mm + L->attn_f + (norms_res + rope) / x->mem_bw + ub_attn_f;
+		L->ep_pre_b = wg * gb * pre_mm + L->attn_b + (2 * norms_res + rope) / x->mem_bw + ub_attn_b;
 	}
 	S_layer_mode(in, x->ti, x->ci, experts ? x->ei : 1, L);
 }

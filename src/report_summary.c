@@ -54,6 +54,22 @@ static void S_adapted(const tb_report *r, tb_buf *o, const char *key)
 		              a->deflt, a->why);
 }
 
+/* Where the overlapped GEMMs' SMs come from, as the report says it. */
+static const char *S_ub_basis(const tb_parallelism *pa)
+{
+	uint16_t all = (uint16_t)((1u << TB_UB_COUNT) - 1);
+	bool megatron = pa->framework == TB_FW_MEGATRON;
+	if (!pa->sequence_parallel)
+		return "Transformer Engine's userbuffers overlap only under sequence parallelism";
+	if (pa->overlap_tp_sms_set == all || (pa->overlap_tp_sms_set && !megatron))
+		return "parallelism.overlap_tp_sms";
+	if (pa->overlap_tp_sms_set)
+		return "parallelism.overlap_tp_sms; the rest Transformer Engine 2's defaults under megatron";
+	return megatron ? "Transformer Engine 2's defaults under megatron"
+	                : "no defaults outside framework megatron, whose Transformer Engine alone holds SMs";
+}
+
+
 static void S_table_assumptions(tb_report *r, tb_table *t)
 {
 	const tb_inputs *in = &r->sc->inputs;
@@ -172,11 +188,8 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		            tb_overlap_tp_dgrad(pa) ? ""
 		            : ", the input gradients' reduce-scatters behind the weight-gradient GEMMs "
 		              "(overlap_tp_dgrad: false)",
-		            sms,
-		            pa->overlap_tp_sms_set ? "parallelism.overlap_tp_sms"
-		            : pa->framework == TB_FW_MEGATRON ? "Transformer Engine's defaults under megatron"
-		            : "PyTorch's async TP copies on the copy engines; Transformer Engine's under megatron",
-		            any && !known ? "; not priced: the card's SM count is not in the table" : "");
+		            sms, S_ub_basis(pa),
+		            any && !known ? "; not priced: the card's SM count is not known" : "");
 	}
 	if (in->parallelism.context > 1) {
 		tb_rtab_str(&tb, "Context parallelism");

@@ -20,13 +20,13 @@ static const char *const S_keys[] = {
 
 /* parallelism.overlap_tp_sms: Transformer Engine's ub_cfgs names, each
  * the SMs its GEMM gives up (against the card's count once the hardware
- * is read: tb_scenario_check_layout) */
+ * is read: tb_scenario_check_layout; unknown names are the subsection
+ * check's, scenario.c) */
 static bool S_ub_sms(tb_yaml_ctx *c, const tb_yaml_node *pm, tb_parallelism *par)
 {
 	const tb_yaml_node *m = tb_yaml_get_map(c, pm, "overlap_tp_sms");
 	if (!m)
 		return !tb_yaml_map_broken(pm, "overlap_tp_sms");
-	tb_yaml_check_keys(c, m, "parallelism.overlap_tp_sms.", tb_ub_gemm_names, TB_UB_COUNT);
 	bool ok = true;
 	for (int g = 0; g < TB_UB_COUNT; g++) {
 		const tb_yaml_node *v = tb_yaml_get(m, tb_ub_gemm_names[g]);
@@ -446,10 +446,23 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	}
 	/* the SMs a GEMM gives up, out of the card's */
 	const tb_yaml_node *smn = pm ? tb_yaml_child_map(pm, "overlap_tp_sms") : NULL;
+	const tb_yaml_node *smk = pm ? tb_yaml_get_key(pm, "overlap_tp_sms") : NULL;
 	int64_t card_sms = tb_gpu_sms(&in->hardware.gpu);
-	if (smn && par->overlap_tp && card_sms == 0)
-		tb_yaml_err(c, smn, "parallelism.overlap_tp_sms on %s, whose SM count the card table does not have, so what the collectives take of it cannot be priced; expected the card written inline with hardware.gpu.sms, or no overlap_tp_sms (the table knows the SMs of H100, H200, H800, B200, A100, A800 and V100)",
-		            in->hardware.gpu.name[0] ? in->hardware.gpu.name : "an inline card");
+	bool inline_card = !tb_gpus_find(in->hardware.gpu.name);
+	if (smn && smk && par->overlap_tp && card_sms == 0)
+		tb_yaml_err(c, smk, "parallelism.overlap_tp_sms on %s, whose SM count is not known, so what the collectives take of it cannot be priced; expected %s, or no overlap_tp_sms (`trainbudget gpus` lists the counts the table has)",
+		            in->hardware.gpu.name,
+		            inline_card ? "hardware.gpu.sms on the inline card"
+		                        : "the card written inline with its hardware.gpu.sms");
+	/* under rs_dgrad the weight-gradient GEMMs overlap nothing, and
+	 * Transformer Engine refuses a config for them (initialize_ub) */
+	static const tb_ub_gemm S_wgrads[] = { TB_UB_QKV_WGRAD, TB_UB_FC1_WGRAD };
+	for (size_t i = 0; smn && par->overlap_tp && tb_overlap_tp_dgrad(par) && i < TB_N(S_wgrads); i++) {
+		const tb_yaml_node *v = tb_yaml_get_key(smn, tb_ub_gemm_name(S_wgrads[i]));
+		if (v)
+			tb_yaml_err(c, v, "parallelism.overlap_tp_sms.%s with overlap_tp_dgrad true: the input gradients' reduce-scatters ride the data-gradient GEMMs, so no collective overlaps the weight-gradient ones; expected no %s, or parallelism.overlap_tp_dgrad: false (Transformer Engine's bulk overlap)",
+			            tb_ub_gemm_name(S_wgrads[i]), tb_ub_gemm_name(S_wgrads[i]));
+	}
 	for (int g = 0; smn && par->overlap_tp && card_sms > 0 && g < TB_UB_COUNT; g++) {
 		const tb_yaml_node *v = tb_yaml_get(smn, tb_ub_gemm_name((tb_ub_gemm)g));
 		if (v && (par->overlap_tp_sms_set & (1u << g)) && par->overlap_tp_sms[g] >= card_sms)

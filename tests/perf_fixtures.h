@@ -173,4 +173,21 @@ static inline void S_torchtitan_8b(tb_inputs *x, tb_selective policy, double lim
 	x->hardware.count = 8;
 }
 
+/* A layer as set in *x on `data` tensor groups of 8 GPUs with sequence
+ * parallelism and the tensor-parallel overlap, micro-batch `mbs` and
+ * global batch `gbs`, timed into *L. */
+static inline void S_tp_overlap(tb_inputs *x, int64_t data, int64_t mbs, int64_t gbs,
+                                tb_perf_input *in, tb_perf_layer *L)
+{
+	x->training.global_batch = gbs;
+	x->training.micro_batch = mbs;
+	x->parallelism.tensor = 8;
+	x->parallelism.data = data;
+	x->parallelism.sequence_parallel = true;
+	x->parallelism.overlap_tp = true;
+	x->hardware.count = 8 * data;
+	tb_perf_input_from(x, in);
+	cr_assert(tb_perf_layer_time(in, NULL, L, NULL));
+}
+
 #endif

@@ -669,22 +669,6 @@ Test(perf, torchtitan_70b_async_tp_held_out)
 	cr_expect(off.step_s > 1.10 * published, "%g s", off.step_s);
 }
 
-/* A layer as set in *x on `data` tensor groups of 8 GPUs with sequence
- * parallelism and the tensor-parallel overlap, micro-batch `mbs` and
- * global batch `gbs`, timed into *L. */
-static void S_tp_overlap(tb_inputs *x, int64_t data, int64_t mbs, int64_t gbs, tb_perf_input *in,
-                         tb_perf_layer *L)
-{
-	x->training.global_batch = gbs;
-	x->training.micro_batch = mbs;
-	x->parallelism.tensor = 8;
-	x->parallelism.data = data;
-	x->parallelism.sequence_parallel = true;
-	x->parallelism.overlap_tp = true;
-	x->hardware.count = 8 * data;
-	tb_perf_input_from(x, in);
-	cr_assert(tb_perf_layer_time(in, NULL, L, NULL));
-}
 
 /* Overlap decomposes a GEMM and its collective into t chunks: an
  * all-gather's first chunk is the rank's own, but a reduce-scatter's last
@@ -789,75 +773,6 @@ Test(perf, overlapped_collectives_hide_behind_their_own_gemm)
 	cr_expect(rel(D.tp, f + bl) < 1e-12, "LoRA: the input gradients' reduce-scatters out: %g vs %g",
 	          D.tp, f + bl);
 #undef HIDE
-}
-
-/* Transformer Engine launches a GEMM whose collective it pipelines or
- * overlaps in bulk on the SMs that collective leaves (set_sm_margin:
- * _math_sms = sm_count - num_sm, comm_gemm_overlap.cpp), as MLPerf's
- * Llama 2 70B LoRA on H100 at TP 4 gives 32 of 132 SMs from the output
- * projection's forward GEMM and 16 from fc2's (h100tp4mbs1.yaml).  On the
- * 8B layer at TP 8 that is o x 32/100 + w2 x 16/116 more forward, nothing
- * backward; Transformer Engine 2's defaults under megatron take 16 from
- * those two and from the QKV and fc1 GEMMs' data and weight gradients;
- * LoRA runs no base weight gradients, a card without a known SM count
- * prices none, and neither do other frameworks' overlaps by default. */
-Test(perf, overlapped_gemms_run_on_the_sms_left)
-{
-	tb_inputs x;
-	S_torchtitan_8b(&x, TB_SELECTIVE_ATTENTION, 500);
-	x.training.checkpointing = TB_CKPT_NONE;
-	tb_perf_input in;
-	tb_perf_layer L, M;
-	S_tp_overlap(&x, 8, 12, 96, &in, &L);
-	double tok = 12 * 8192.0, e = in.matmul_bytes;
-	double qkv = tb_perf_matmul_s(tok, 768, 4096, e, &in.hw, NULL);
-	double o = tb_perf_matmul_s(tok, 4096, 512, e, &in.hw, NULL);
-	double w13 = tb_perf_matmul_s(tok, 3584, 4096, e, &in.hw, NULL);
-	double w2 = tb_perf_matmul_s(tok, 4096, 1792, e, &in.hw, NULL);
-	double gb = in.hw.backward_gemm_ratio > 0 ? in.hw.backward_gemm_ratio : 1;
-	x.parallelism.overlap_tp_sms[TB_UB_PROJ_FPROP] = 32;
-	x.parallelism.overlap_tp_sms[TB_UB_FC2_FPROP] = 16;
-	x.parallelism.overlap_tp_sms_set = 1u << TB_UB_PROJ_FPROP | 1u << TB_UB_FC2_FPROP;
-	S_tp_overlap(&x, 8, 12, 96, &in, &M);
-	double f = o * 32 / 100 + w2 * 16 / 116;
-	cr_expect(rel(M.fwd - L.fwd, f) < 1e-9, "forward %g more, %g by hand", M.fwd - L.fwd, f);
-	cr_expect(rel(M.bwd, L.bwd) < 1e-12, "backward unchanged");
-
-	/* Transformer Engine 2's defaults under Megatron-LM */
-	x.parallelism.overlap_tp_sms_set = 0;
-	x.parallelism.framework = TB_FW_MEGATRON;
-	tb_perf_layer D, F;
-	S_tp_overlap(&x, 8, 12, 96, &in, &D);
-	for (int g = 0; g < TB_UB_COUNT; g++) {
-		x.parallelism.overlap_tp_sms[g] = 0;
-		x.parallelism.overlap_tp_sms_set |= (uint16_t)(1u << g);
-	}
-	S_tp_overlap(&x, 8, 12, 96, &in, &F);
-	double fd = (o + w2) * 16 / 116, bd = gb * 2 * (qkv + w13) * 16 / 116;
-	cr_expect(rel(D.fwd - F.fwd, fd) < 1e-9, "defaults forward %g, %g by hand", D.fwd - F.fwd, fd);
-	cr_expect(rel(D.bwd - F.bwd, bd) < 1e-9, "defaults backward %g, %g by hand", D.bwd - F.bwd, bd);
-
-	/* LoRA: the data gradients alone */
-	x.parallelism.overlap_tp_sms_set = 0;
-	x.training.method = TB_METHOD_LORA;
-	x.training.lora.rank = 16;
-	S_tp_overlap(&x, 8, 12, 96, &in, &D);
-	for (int g = 0; g < TB_UB_COUNT; g++)
-		x.parallelism.overlap_tp_sms_set |= (uint16_t)(1u << g);
-	S_tp_overlap(&x, 8, 12, 96, &in, &F);
-	cr_expect(rel(D.bwd - F.bwd, gb * (qkv + w13) * 16 / 116) < 1e-9, "LoRA backward %g",
-	          D.bwd - F.bwd);
-
-	/* none where the card's SMs are unknown, nor under other frameworks */
-	x.parallelism.overlap_tp_sms_set = 0;
-	x.hardware.gpu = *tb_gpus_find("gb200");
-	tb_perf_input_from(&x, &in);
-	for (int g = 0; g < TB_UB_COUNT; g++)
-		cr_expect(in.ub_extra[g] == 0, "gb200 %s", tb_ub_gemm_name((tb_ub_gemm)g));
-	x.hardware.gpu = *tb_gpus_find("h100-sxm");
-	x.parallelism.framework = TB_FW_FSDP;
-	for (int g = 0; g < TB_UB_COUNT; g++)
-		cr_expect(tb_overlap_tp_sms(&x.parallelism, (tb_ub_gemm)g) == 0, "fsdp %d", g);
 }
 
 /* Megatron-LM's block method redoes the first N layers of each model

@@ -718,3 +718,100 @@ Test(perf, context_all_to_all_by_hand)
 	tb_perf_predict(&in, NULL, &r);
 	cr_expect(!r.ok && strstr(r.why, "all-to-all"), "%s", r.ok ? "ok" : r.why);
 }
+
+/* Transformer Engine launches a GEMM whose collective it pipelines or
+ * overlaps in bulk on the SMs that collective leaves (set_sm_margin:
+ * _math_sms = sm_count - num_sm, comm_gemm_overlap.cpp), as MLPerf's
+ * Llama 2 70B LoRA on H100 at TP 4 gives 32 of 132 SMs from the output
+ * projection's forward GEMM and 16 from fc2's (h100tp4mbs1.yaml).  On the
+ * 8B layer at TP 8: o x 32/100 + w2 x 16/116 more forward, nothing
+ * backward, and the reduce-scatters, which outlast the output
+ * projection, hide behind the longer GEMMs (charged once, not twice).
+ * Transformer Engine 2's defaults under megatron: 16 from the two forward
+ * row-parallel GEMMs and the QKV and fc1 data gradients, and from their
+ * weight gradients only in bulk mode (overlap_tp_dgrad false); LoRA runs
+ * no base weight gradients; none without sequence parallelism, on a card
+ * without a known count or under other frameworks; a margin of all the
+ * card's SMs is refused. */
+Test(perf_layer, overlapped_gemms_run_on_the_sms_left)
+{
+	tb_inputs x;
+	S_torchtitan_8b(&x, TB_SELECTIVE_ATTENTION, 500);
+	x.training.checkpointing = TB_CKPT_NONE;
+	tb_perf_input in;
+	tb_perf_layer L, M;
+	S_tp_overlap(&x, 8, 12, 96, &in, &L);
+	double tok = 12 * 8192.0, e = in.matmul_bytes, b = tok * 4096 * 2;
+	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, b, 8, 8, &in.hw, NULL);
+	double qkv = tb_perf_matmul_s(tok, 768, 4096, e, &in.hw, NULL);
+	double o = tb_perf_matmul_s(tok, 4096, 512, e, &in.hw, NULL);
+	double w13 = tb_perf_matmul_s(tok, 3584, 4096, e, &in.hw, NULL);
+	double w2 = tb_perf_matmul_s(tok, 4096, 1792, e, &in.hw, NULL);
+	double gb = in.hw.backward_gemm_ratio > 0 ? in.hw.backward_gemm_ratio : 1;
+	x.parallelism.overlap_tp_sms[TB_UB_PROJ_FPROP] = 32;
+	x.parallelism.overlap_tp_sms[TB_UB_FC2_FPROP] = 16;
+	x.parallelism.overlap_tp_sms_set = 1u << TB_UB_PROJ_FPROP | 1u << TB_UB_FC2_FPROP;
+	S_tp_overlap(&x, 8, 12, 96, &in, &M);
+	double f = o * 32 / 100 + w2 * 16 / 116;
+	cr_expect(rel(M.fwd - L.fwd, f) < 1e-9, "forward %g more, %g by hand", M.fwd - L.fwd, f);
+	cr_expect(rel(M.bwd, L.bwd) < 1e-12, "backward unchanged");
+#define HIDE(c, g, tail) fmin((c), fmax(0, (c) - (g)) + (tail))
+	double hid = HIDE(rs, o, rs / 8) - HIDE(rs, o * 132 / 100, rs / 8) +
+	             HIDE(rs, w2, rs / 8) - HIDE(rs, w2 * 132 / 116, rs / 8);
+#undef HIDE
+	cr_assert(rs > o && hid > 0, "the attention block's reduce-scatter outlasts its GEMM");
+	cr_expect(rel(L.tp - M.tp, hid) < 1e-9, "hidden behind the stretch %g, %g by hand",
+	          L.tp - M.tp, hid);
+
+	/* Transformer Engine 2's defaults under Megatron-LM, rs_dgrad then
+	 * bulk, each against every margin written 0 */
+	x.parallelism.framework = TB_FW_MEGATRON;
+	double fd = (o + w2) * 16 / 116, dgrad = gb * (qkv + w13) * 16 / 116;
+	for (int bulk = 0; bulk < 2; bulk++) {
+		tb_perf_layer D, F;
+		x.parallelism.no_overlap_tp_dgrad = bulk;
+		x.parallelism.overlap_tp_sms_set = 0;
+		S_tp_overlap(&x, 8, 12, 96, &in, &D);
+		for (int g = 0; g < TB_UB_COUNT; g++) {
+			x.parallelism.overlap_tp_sms[g] = 0;
+			x.parallelism.overlap_tp_sms_set |= (uint16_t)(1u << g);
+		}
+		S_tp_overlap(&x, 8, 12, 96, &in, &F);
+		cr_expect(rel(D.fwd - F.fwd, fd) < 1e-9, "defaults forward %g, %g by hand", D.fwd - F.fwd, fd);
+		cr_expect(rel(D.bwd - F.bwd, (bulk ? 2 : 1) * dgrad) < 1e-9,
+		          "defaults backward (bulk %d) %g, %g by hand", bulk, D.bwd - F.bwd, (bulk ? 2 : 1) * dgrad);
+	}
+
+	/* LoRA in bulk mode: the data gradients alone */
+	x.training.method = TB_METHOD_LORA;
+	x.training.lora.rank = 16;
+	tb_perf_layer D, F;
+	x.parallelism.overlap_tp_sms_set = 0;
+	S_tp_overlap(&x, 8, 12, 96, &in, &D);
+	x.parallelism.overlap_tp_sms_set = (uint16_t)((1u << TB_UB_COUNT) - 1);
+	S_tp_overlap(&x, 8, 12, 96, &in, &F);
+	cr_expect(rel(D.bwd - F.bwd, dgrad) < 1e-9, "LoRA backward %g, %g", D.bwd - F.bwd, dgrad);
+	x.training.method = TB_METHOD_FULL;
+	x.parallelism.no_overlap_tp_dgrad = false;
+
+	/* a margin of every SM: no GEMM can run, the layer refuses */
+	x.parallelism.overlap_tp_sms[TB_UB_PROJ_FPROP] = 132;
+	x.parallelism.overlap_tp_sms_set = 1u << TB_UB_PROJ_FPROP;
+	tb_perf_input_from(&x, &in);
+	cr_expect(in.ub_no_sms && !tb_perf_layer_time(&in, NULL, &D, NULL));
+
+	/* none without sequence parallelism, on a card with no count, or
+	 * under another framework */
+	x.parallelism.overlap_tp_sms_set = 0;
+	x.parallelism.sequence_parallel = false;
+	for (int g = 0; g < TB_UB_COUNT; g++)
+		cr_expect(tb_overlap_tp_sms(&x.parallelism, (tb_ub_gemm)g) == 0, "no SP %d", g);
+	x.parallelism.sequence_parallel = true;
+	x.hardware.gpu = *tb_gpus_find("gb200");
+	tb_perf_input_from(&x, &in);
+	for (int g = 0; g < TB_UB_COUNT; g++)
+		cr_expect(in.ub_extra[g] == 0, "gb200 %s", tb_ub_gemm_name((tb_ub_gemm)g));
+	x.parallelism.framework = TB_FW_FSDP;
+	for (int g = 0; g < TB_UB_COUNT; g++)
+		cr_expect(tb_overlap_tp_sms(&x.parallelism, (tb_ub_gemm)g) == 0, "fsdp %d", g);
+}

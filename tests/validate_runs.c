@@ -451,6 +451,10 @@ static void S_ub_sms(const S_yrow *r, tb_parallelism *p)
 	const char *v = S_get(r, "ub_sms");
 	if (!v)
 		return;
+	if (!S_is(r, "overlap_tp", "true")) {
+		fprintf(stderr, "validate: %s: ub_sms without overlap_tp: true holds nothing\n", S_get(r, "id"));
+		exit(1);
+	}
 	if (strcmp(v, "none") == 0) {
 		p->overlap_tp_sms_set = (uint16_t)((1u << TB_UB_COUNT) - 1);
 		memset(p->overlap_tp_sms, 0, sizeof p->overlap_tp_sms);

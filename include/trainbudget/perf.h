@@ -228,6 +228,9 @@ typedef struct tb_perf_input {
 	 * holds: n / (SMs - n), n = tb_overlap_tp_sms, SMs the card's
 	 * (tb_gpu_sms); 0 where either is unknown or 0 */
 	double ub_extra[TB_UB_COUNT];
+	/* a margin of the card's SMs or more: no GEMM can run (the step
+	 * refuses; a card without a known count prices none) */
+	bool ub_no_sms;
 	/* The expert all-to-all of one micro-batch hides behind another's
 	 * compute (tb_parallelism.overlap_ep), which the communication's SMs
 	 * slow by TB_PERF_EP_OVERLAP_SM_SHARE. */
