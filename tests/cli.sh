@@ -110,6 +110,16 @@ grep -q '^h100-sxm ' "$T/out" && grep -q '^NAME ' "$T/out" \
 # H100 SXM: 989.4 dense BF16 TFLOP/s (NVIDIA datasheet: 1,979 with sparsity).
 grep '^h100-sxm ' "$T/out" | grep -q ' 989 ' && ok "gpus shows the H100's dense BF16 peak" \
 	|| no "gpus shows the H100's dense BF16 peak" "$(grep '^h100-sxm ' "$T/out")"
+# Transformer Engine 2's SM margins under megatron, as the report, the JSON
+# and the step say them (16 on the forward row-parallel and data-gradient
+# GEMMs under rs_dgrad), and one written over them
+"$BIN" report docs/examples/llama-3.1-405b.yaml --unset hardware.mfu --set parallelism.zero=1 \
+	--set parallelism.overlap_tp=true --set parallelism.framework=megatron \
+	--set parallelism.overlap_tp_sms.proj_fprop=24 --format md,json -o "$T/ubsms" >/dev/null 2>&1
+grep -qF "proj\\_fprop 24, fc2\\_fprop 16, qkv\\_dgrad 16, fc1\\_dgrad 16 (parallelism.overlap\\_tp\\_sms; the rest Transformer Engine 2's defaults under megatron)" "$T/ubsms/llama-3.1-405b.md" \
+	&& tr -d ' \n' <"$T/ubsms/llama-3.1-405b.json" | grep -q '"overlap_tp_sms":{"qkv_fprop":0,"proj_fprop":24,"fc1_fprop":0,"fc2_fprop":16,"qkv_dgrad":16,"proj_dgrad":0,"fc1_dgrad":16,"fc2_dgrad":0,"qkv_wgrad":0,"fc1_wgrad":0}' \
+	&& ok "the overlapped GEMMs' SMs in the report and the JSON" \
+	|| no "the overlapped GEMMs' SMs in the report and the JSON" "$(grep -h 'Tensor-parallel overlap' "$T/ubsms/"*.md)"
 # the H100 SXM5's 132 SMs (NVIDIA's H100 architecture paper); none for GB200
 grep '^h100-sxm ' "$T/out" | grep -q ' 132$' && grep '^gb200 ' "$T/out" | grep -q ' -$' \
 	&& ok "gpus shows the SMs a source gives" || no "gpus shows the SMs a source gives" "$(grep '^h100-sxm \|^gb200 ' "$T/out")"
