@@ -214,7 +214,7 @@ static const char *S_check(const tb_perf_input *in)
 	if (!tb_perf_cp_ok(in->cp_comm, in->heads, in->kv_heads, tb_perf_at_least_1(in->tensor),
 	                   tb_perf_at_least_1(in->context)))
 		return "the context-parallel all-to-all needs whole query heads and key-value groups on each rank";
-	if (in->ub_no_sms)
+	if (in->ub_no_sms && in->overlap_tp && in->sequence_parallel)
 		return "an overlapped GEMM would give all of the card's SMs to its collective "
 		       "(parallelism.overlap_tp_sms)";
 	const tb_perf_hw *hw = &in->hw;

@@ -283,8 +283,13 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	 * longer (Transformer Engine's _math_sms = sm_count - num_sm) */
 	int64_t sms = tb_gpu_sms(&in->hardware.gpu);
 	out->ub_no_sms = false;
+	/* as under sequence parallelism: the layout search turns it on and
+	 * off on this input, and the layer holds the SMs only where it is on
+	 * (tb_overlap_tp_sms's rule, perf_layer.c) */
+	tb_parallelism with_sp = *pa;
+	with_sp.sequence_parallel = true;
 	for (int g = 0; g < TB_UB_COUNT; g++) {
-		int64_t n = tb_overlap_tp_sms(pa, (tb_ub_gemm)g);
+		int64_t n = tb_overlap_tp_sms(&with_sp, (tb_ub_gemm)g);
 		out->ub_extra[g] = sms > 0 && n > 0 && n < sms ? (double)n / (double)(sms - n) : 0;
 		if (sms > 0 && n >= sms)
 			out->ub_no_sms = true;

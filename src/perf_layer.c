@@ -679,7 +679,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		 * without overlap_tp); an expert block's grouped GEMMs overlap
 		 * nothing.  The collectives hide behind the GEMMs as stretched,
 		 * so a collective longer than its GEMM costs only its own time */
-		const double *u = in->ub_extra;
+		static const double none[TB_UB_COUNT];
+		const double *u = in->overlap_tp && sp ? in->ub_extra : none;
 		double mc = experts ? 0 : mlp_col, mr = experts ? 0 : mlp_row;
 		double qf = attn_col * u[TB_UB_QKV_FPROP], of = attn_row * u[TB_UB_PROJ_FPROP];
 		double uf = mc * u[TB_UB_FC1_FPROP], df = mr * u[TB_UB_FC2_FPROP];

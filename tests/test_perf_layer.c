@@ -806,7 +806,21 @@ Test(perf_layer, overlapped_gemms_run_on_the_sms_left)
 	x.parallelism.sequence_parallel = false;
 	for (int g = 0; g < TB_UB_COUNT; g++)
 		cr_expect(tb_overlap_tp_sms(&x.parallelism, (tb_ub_gemm)g) == 0, "no SP %d", g);
+	/* a layout search turns sequence parallelism on and off on the perf
+	 * input itself: the layer holds the SMs exactly where it is on */
+	x.parallelism.framework = TB_FW_MEGATRON;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer off, on;
+	cr_assert(tb_perf_layer_time(&in, NULL, &off, NULL));
+	in.sequence_parallel = true;
+	cr_assert(tb_perf_layer_time(&in, NULL, &on, NULL));
 	x.parallelism.sequence_parallel = true;
+	S_tp_overlap(&x, 8, 12, 96, &in, &D);
+	cr_expect(on.fwd == D.fwd && on.bwd == D.bwd, "turned on by the search, as written on");
+	in.sequence_parallel = false;
+	cr_assert(tb_perf_layer_time(&in, NULL, &on, NULL));
+	cr_expect(on.fwd == off.fwd && on.bwd == off.bwd, "turned off by the search, as written off");
+	x.parallelism.framework = TB_FW_FSDP;
 	x.hardware.gpu = *tb_gpus_find("gb200");
 	tb_perf_input_from(&x, &in);
 	for (int g = 0; g < TB_UB_COUNT; g++)

@@ -225,8 +225,10 @@ typedef struct tb_perf_input {
 	bool no_overlap_tp_qkv, no_overlap_tp_dgrad;
 	/* Under overlap_tp, what each of Transformer Engine's overlapped
 	 * GEMMs (tb_ub_gemm) takes over again for the SMs its collective
-	 * holds: n / (SMs - n), n = tb_overlap_tp_sms, SMs the card's
-	 * (tb_gpu_sms); 0 where either is unknown or 0 */
+	 * holds: n / (SMs - n), n = tb_overlap_tp_sms as under sequence
+	 * parallelism, SMs the card's (tb_gpu_sms); 0 where either is
+	 * unknown or 0; the layer holds them only with overlap_tp and
+	 * sequence_parallel, which a layout search sets on this input */
 	double ub_extra[TB_UB_COUNT];
 	/* a margin of the card's SMs or more: no GEMM can run (the step
 	 * refuses; a card without a known count prices none) */
