@@ -483,6 +483,20 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		                  "blockwise (1x128 and 128x128 blocks), the nearest recipe it runs.\n",
 		              r->gpus[i].gpu.name);
 	}
+	/* the SMs the overlapped GEMMs give up, where a card's count is unknown */
+	bool held = false;
+	for (int g = 0; g < TB_UB_COUNT; g++)
+		held = held || tb_overlap_tp_sms(&sc->inputs.parallelism, (tb_ub_gemm)g) > 0;
+	for (int i = 0; held && i < r->n_gpus; i++) {
+		if (tb_gpu_sms(&r->gpus[i].gpu) > 0)
+			continue;
+		if (!said)
+			tb_buf_putc(&o, '\n');
+		said = true;
+		tb_buf_printf(&o, "%s has no known SM count: the SMs the overlapped GEMMs give up "
+		                  "(parallelism.overlap_tp_sms) are not priced on it.\n",
+		              r->gpus[i].gpu.name);
+	}
 	for (int i = 0; i < r->n_gpus; i++) {
 		if (r->gpus[i].price_given)
 			continue;

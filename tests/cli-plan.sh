@@ -358,6 +358,15 @@ grep -qF "split     the last stage, with the output head, is the slowest: parall
 	&& ok "estimate says the same split and step" \
 	|| fail "estimate's split line: $(grep -F 'split ' "$T/est")"
 
+# a card without a known SM count is ranked without the overlapped GEMMs'
+# margins, and the plan says so; a card with one is not named
+"$BIN" plan docs/examples/llama-3.1-405b.yaml --set parallelism.zero=1 --set parallelism.overlap_tp=true \
+	--set parallelism.framework=megatron --gpu h100-sxm,gb200 >"$T/ubplan" 2>&1
+grep -qF "gb200 has no known SM count: the SMs the overlapped GEMMs give up (parallelism.overlap_tp_sms) are not priced on it." "$T/ubplan" \
+	&& ! grep -q "h100-sxm has no known SM count" "$T/ubplan" \
+	&& ok "plan says which cards it ranks without the overlapped GEMMs' SMs" \
+	|| fail "SM note: $(grep 'SM count' "$T/ubplan")"
+
 if [ "$fails" -eq 0 ]; then
 	echo "cli-plan: all checks passed"
 else
