@@ -114,7 +114,8 @@ static void S_why_written(const tb_plan_result *r, char *dst, size_t cap)
 		tb_buf_release(&need);
 		tb_buf_release(&have);
 	} else if (!r->scenario_known) {
-		snprintf(dst, cap, "the step-time model cannot time it");
+		snprintf(dst, cap, "the step-time model cannot time it%s%s", r->scenario_why ? ": " : "",
+		         r->scenario_why ? r->scenario_why : "");
 	} else {
 		dst[0] = '\0';
 	}

@@ -515,15 +515,10 @@ double tb_gpus_recipe_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
 	return 1;
 }
 
-int64_t tb_gpus_sms(const char *name)
-{
-	const tb_gpu *g = tb_gpus_find(name);
-	return g ? g->sms : 0;
-}
-
 int64_t tb_gpu_sms(const tb_gpu *g)
 {
-	return !g ? 0 : g->sms > 0 ? g->sms : tb_gpus_sms(g->name);
+	const tb_gpu *t = g && g->sms <= 0 ? tb_gpus_find(g->name) : NULL;
+	return !g ? 0 : g->sms > 0 ? g->sms : t ? t->sms : 0;
 }
 
 const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8)

@@ -143,6 +143,14 @@ int64_t tb_overlap_tp_sms(const tb_parallelism *p, tb_ub_gemm g)
 	}
 }
 
+bool tb_overlap_tp_holds_sms(const tb_parallelism *p)
+{
+	for (int g = 0; g < TB_UB_COUNT; g++)
+		if (tb_overlap_tp_sms(p, (tb_ub_gemm)g) > 0)
+			return true;
+	return false;
+}
+
 void tb_overlap_tp_sms_text(const tb_parallelism *p, char *dst, size_t cap)
 {
 	size_t at = 0;
@@ -157,7 +165,7 @@ void tb_overlap_tp_sms_text(const tb_parallelism *p, char *dst, size_t cap)
 			at = k > 0 ? at + (size_t)k : cap;
 		}
 	}
-	if (!dst[0])
+	if (!tb_overlap_tp_holds_sms(p))
 		snprintf(dst, cap, "none");
 }
 

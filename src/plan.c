@@ -670,6 +670,7 @@ static void S_scenario(tb_plan_state *st, const tb_plan_card *cd)
 	tb_plan_result *out = st->out;
 	out->scenario_fits = l.memory_per_gpu_bytes <= l.capacity_bytes;
 	out->scenario_known = r.ok;
+	out->scenario_why = r.ok ? NULL : r.why;
 	if (r.ok)
 		tb_plan_figures(cd, &r, &l);
 	out->scenario = l;
@@ -778,6 +779,7 @@ static bool S_rescore(const tb_inputs *in, tb_plan_result *out)
 	out->scenario = scen.scenario;
 	out->scenario_fits = scen.scenario_fits;
 	out->scenario_known = scen.scenario_known;
+	out->scenario_why = scen.scenario_why;
 	out->scenario_gpu = out->gpus[0];
 	out->scenario_rank = 1;
 	return true;

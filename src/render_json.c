@@ -196,8 +196,9 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_bool(j, "overlap_tp", p->overlap_tp);
 	S_bool(j, "overlap_tp_qkv", tb_overlap_tp_qkv(p));
 	S_bool(j, "overlap_tp_dgrad", tb_overlap_tp_dgrad(p));
-	/* the SMs each overlapped GEMM gives up, as priced (0 without the
-	 * overlap) */
+	/* the SMs each overlapped GEMM gives up, as configured (0 without
+	 * the overlap or sequence parallelism); priced where the card's
+	 * count is known, hardware.gpu.sms */
 	S_obj(j, "overlap_tp_sms");
 	for (int g = 0; g < TB_UB_COUNT; g++)
 		S_num(j, tb_ub_gemm_name((tb_ub_gemm)g), (double)tb_overlap_tp_sms(p, (tb_ub_gemm)g));

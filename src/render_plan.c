@@ -223,6 +223,14 @@ static void S_title(tb_buf *o, const tb_scenario *sc)
 	tb_buf_putc(o, '\n');
 }
 
+/* The blank line before the first of the notes under the table. */
+static void S_notes_open(tb_buf *o, bool *said)
+{
+	if (!*said)
+		tb_buf_putc(o, '\n');
+	*said = true;
+}
+
 char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 {
 	const tb_plan_result *r = &b->plan;
@@ -450,18 +458,14 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		const char *copied = tb_gpus_assumed(tb_gpus_node(r->gpus[i].gpu.name), fp8);
 		if (!copied)
 			continue;
-		if (!said)
-			tb_buf_putc(&o, '\n');
-		said = true;
+		S_notes_open(&o, &said);
 		tb_buf_printf(&o, "%s is ranked on %s assumed from another card, not measured on "
 		                  "it (gpus.c): its rows are less certain than a measured card's.\n",
 		              r->gpus[i].gpu.name, copied);
 	}
 	for (int i = 0; sc->inputs.training.precision == TB_PREC_FP4_MIXED && i < r->n_gpus; i++) {
 		const tb_gpu *g = &r->gpus[i].gpu;
-		if (!said)
-			tb_buf_putc(&o, '\n');
-		said = true;
+		S_notes_open(&o, &said);
 		const char *basis;
 		double c4 = tb_gpus_fp4_ceiling(tb_gpus_node(g->name), &basis);
 		if (g->peak_flops[TB_DTYPE_FP4] > 0)
@@ -476,23 +480,17 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 	for (int i = 0; i < r->n_gpus; i++) {
 		if (r->gpus[i].fp8_recipe == written)
 			continue;
-		if (!said)
-			tb_buf_putc(&o, '\n');
-		said = true;
+		S_notes_open(&o, &said);
 		tb_buf_printf(&o, "%s has no MX block scaling: it is ranked with training.fp8_recipe "
 		                  "blockwise (1x128 and 128x128 blocks), the nearest recipe it runs.\n",
 		              r->gpus[i].gpu.name);
 	}
 	/* the SMs the overlapped GEMMs give up, where a card's count is unknown */
-	bool held = false;
-	for (int g = 0; g < TB_UB_COUNT; g++)
-		held = held || tb_overlap_tp_sms(&sc->inputs.parallelism, (tb_ub_gemm)g) > 0;
+	bool held = tb_overlap_tp_holds_sms(&sc->inputs.parallelism);
 	for (int i = 0; held && i < r->n_gpus; i++) {
 		if (tb_gpu_sms(&r->gpus[i].gpu) > 0)
 			continue;
-		if (!said)
-			tb_buf_putc(&o, '\n');
-		said = true;
+		S_notes_open(&o, &said);
 		tb_buf_printf(&o, "%s has no known SM count: the SMs the overlapped GEMMs give up "
 		                  "(parallelism.overlap_tp_sms) are not priced on it.\n",
 		              r->gpus[i].gpu.name);
@@ -500,9 +498,7 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 	for (int i = 0; i < r->n_gpus; i++) {
 		if (r->gpus[i].price_given)
 			continue;
-		if (!said)
-			tb_buf_putc(&o, '\n');
-		said = true;
+		S_notes_open(&o, &said);
 		tb_fmt_money(&c, r->gpus[i].price_per_gpu_hour, S_currency(b));
 		tb_buf_printf(&o, "%s is priced at the scenario's %s per GPU-hour (--gpu %s=PRICE "
 		                  "gives its own).\n", r->gpus[i].gpu.name, c.ptr, r->gpus[i].gpu.name);

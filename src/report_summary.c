@@ -69,7 +69,6 @@ static const char *S_ub_basis(const tb_parallelism *pa)
 	                : "no defaults outside framework megatron, whose Transformer Engine alone holds SMs";
 }
 
-
 static void S_table_assumptions(tb_report *r, tb_table *t)
 {
 	const tb_inputs *in = &r->sc->inputs;
@@ -179,7 +178,7 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		const tb_parallelism *pa = &in->parallelism;
 		char sms[256];
 		tb_overlap_tp_sms_text(pa, sms, sizeof sms);
-		bool any = strcmp(sms, "none") != 0;
+		bool any = tb_overlap_tp_holds_sms(pa);
 		bool known = tb_gpu_sms(&in->hardware.gpu) > 0;
 		tb_rtab_str(&tb, "Tensor-parallel overlap");
 		tb_rtab_fmt(&tb, "each collective behind the GEMM next to it%s%s; SMs the overlapped GEMMs "

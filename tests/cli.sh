@@ -120,6 +120,31 @@ grep -qF "proj\\_fprop 24, fc2\\_fprop 16, qkv\\_dgrad 16, fc1\\_dgrad 16 (paral
 	&& tr -d ' \n' <"$T/ubsms/llama-3.1-405b.json" | grep -q '"overlap_tp_sms":{"qkv_fprop":0,"proj_fprop":24,"fc1_fprop":0,"fc2_fprop":16,"qkv_dgrad":16,"proj_dgrad":0,"fc1_dgrad":16,"fc2_dgrad":0,"qkv_wgrad":0,"fc1_wgrad":0}' \
 	&& ok "the overlapped GEMMs' SMs in the report and the JSON" \
 	|| no "the overlapped GEMMs' SMs in the report and the JSON" "$(grep -h 'Tensor-parallel overlap' "$T/ubsms/"*.md)"
+# an inline card of 16 SMs under those defaults: no GEMM is left any, and
+# the answer says why the layout as written cannot run
+cat >"$T/sms16.yaml" <<'EOF2'
+title: t
+model:
+  preset: llama-2-7b
+training:
+  tokens: 100B
+hardware:
+  gpu:
+    name: "small <card> & co"
+    memory: 80GB
+    bf16: 900T
+    bandwidth: 3TB
+    sms: 16
+  count: 64
+parallelism:
+  tensor: 4
+  sequence_parallel: true
+  framework: megatron
+  overlap_tp: true
+EOF2
+"$BIN" estimate "$T/sms16.yaml" 2>&1 | tr '\n' ' ' | tr -s ' ' | grep -qF "cannot run as written (the step-time model cannot time it: an overlapped GEMM would give all of the card's SMs to its collective (parallelism.overlap_tp_sms))" \
+	&& ok "a margin of the whole card: the written layout refused, with the reason" \
+	|| no "a margin of the whole card: the written layout refused, with the reason" "$("$BIN" estimate "$T/sms16.yaml" 2>&1 | head -4)"
 # the H100 SXM5's 132 SMs (NVIDIA's H100 architecture paper); none for GB200
 grep '^h100-sxm ' "$T/out" | grep -q ' 132$' && grep '^gb200 ' "$T/out" | grep -q ' -$' \
 	&& ok "gpus shows the SMs a source gives" || no "gpus shows the SMs a source gives" "$(grep '^h100-sxm \|^gb200 ' "$T/out")"

@@ -317,6 +317,13 @@ Test(gpus, fp8_recipe_a_card_runs)
 		cr_expect_eq(tb_gpus_fp8_recipe("h100-sxm", (tb_fp8_recipe)r), (tb_fp8_recipe)r);
 }
 
+/* a name's SMs as the card table has them, 0 for a name it lacks */
+static int64_t S_sms(const char *name)
+{
+	const tb_gpu *g = tb_gpus_find(name);
+	return g ? tb_gpu_sms(g) : 0;
+}
+
 /* NVIDIA's architecture papers: H100 SXM5 132 SMs, H100 PCIe 114 (H100
  * Tensor Core GPU Architecture, 2022), A100 108 (A100 Tensor Core GPU
  * Architecture, 2020), V100 80 (Volta, 2017); B200 148 as Chips and
@@ -324,15 +331,15 @@ Test(gpus, fp8_recipe_a_card_runs)
  * none for a name not in the table. */
 Test(gpus, sm_counts_from_the_architecture_papers)
 {
-	cr_expect_eq(tb_gpus_sms("h100-sxm"), 132);
-	cr_expect_eq(tb_gpus_sms("h100-pcie"), 114);
-	cr_expect_eq(tb_gpus_sms("h200"), 132);
-	cr_expect_eq(tb_gpus_sms("a100-80gb"), 108);
-	cr_expect_eq(tb_gpus_sms("v100-sxm2"), 80);
-	cr_expect_eq(tb_gpus_sms("b200"), 148);   /* Chips and Cheese, measured */
-	cr_expect_eq(tb_gpus_sms("gb200"), 0);
-	cr_expect_eq(tb_gpus_sms("my-card"), 0);
-	cr_expect_eq(tb_gpus_sms(NULL), 0);
+	cr_expect_eq(S_sms("h100-sxm"), 132);
+	cr_expect_eq(S_sms("h100-pcie"), 114);
+	cr_expect_eq(S_sms("h200"), 132);
+	cr_expect_eq(S_sms("a100-80gb"), 108);
+	cr_expect_eq(S_sms("v100-sxm2"), 80);
+	cr_expect_eq(S_sms("b200"), 148);   /* Chips and Cheese, measured */
+	cr_expect_eq(S_sms("gb200"), 0);
+	cr_expect_eq(S_sms("my-card"), 0);
+	cr_expect_eq(tb_gpu_sms(NULL), 0);
 	/* an inline card's own count wins; without one, its name's */
 	tb_gpu g = *tb_gpus_find("gb200");
 	cr_expect_eq(tb_gpu_sms(&g), 0);

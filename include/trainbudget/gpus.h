@@ -69,14 +69,12 @@ const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8);
  * warning and report of an fp4 matmul reads this one answer. */
 double tb_gpus_fp4_ceiling(const tb_gpu_node *n, const char **basis);
 
-/* The streaming multiprocessors a GEMM runs on when it has the card to
- * itself (gpus.c has the sources); 0 where the table does not say, so
- * that what an overlapped collective takes of them cannot be priced
- * there. */
-int64_t tb_gpus_sms(const char *name);
-/* Card g's SMs: its own (an inline card's hardware.gpu.sms), else the
- * table's by its name, else 0.  The step, the scenario's check, the
- * report and the JSON read this one answer. */
+/* Card g's streaming multiprocessors, the ones a GEMM runs on when it has
+ * the card to itself: its own (the table's, gpus.c has the sources; an
+ * inline card's hardware.gpu.sms), else the table card's of its name,
+ * else 0, where what an overlapped collective takes of them cannot be
+ * priced.  The step, the scenario's check, the report, the plan and the
+ * JSON read this one answer. */
 int64_t tb_gpu_sms(const tb_gpu *g);
 
 /* How much longer a linear layer's backward GEMMs (data and weight

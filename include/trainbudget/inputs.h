@@ -448,6 +448,8 @@ const char *tb_ub_gemm_name(tb_ub_gemm g);
  * exchanges) and none under any other (PyTorch's async TP copies on the
  * copy engines).  The step, the JSON and compare read this one answer. */
 int64_t tb_overlap_tp_sms(const tb_parallelism *p, tb_ub_gemm g);
+/* Whether any overlapped GEMM gives SMs up under p (tb_overlap_tp_sms). */
+bool tb_overlap_tp_holds_sms(const tb_parallelism *p);
 /* Those SMs as words, GEMMs giving up none left out: "proj_fprop 32,
  * fc2_fprop 16", or "none"; the report and compare say this one text. */
 void tb_overlap_tp_sms_text(const tb_parallelism *p, char *dst, size_t cap);

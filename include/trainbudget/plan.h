@@ -166,6 +166,7 @@ typedef struct tb_plan_result {
 	 * feasible candidates when it fits itself. */
 	tb_plan_gpu scenario_gpu;   /* its card and price (layout.gpu is -1 when not searched) */
 	bool scenario_known;    /* the step-time model timed it */
+	const char *scenario_why; /* where it did not, the model's reason (static) */
 	bool scenario_fits;
 	tb_plan_layout scenario;
 	uint64_t scenario_rank; /* 1 = the best; 0 = not ranked (it does not fit or was not timed) */
