@@ -734,6 +734,11 @@ static void S_dp_in(const S_ctx *x, const S_stage *g, int busy, tb_perf_dp_in *d
 		gdense = gexpert = 0;
 	}
 	memset(da, 0, sizeof *da);
+	/* the input embedding's gradient is the backward's last and its
+	 * weight the forward's first read, on the first stage whichever stage
+	 * is busiest: no compute is left to hide that reduction behind, nor
+	 * any yet to hide that gather behind (perf_dp.c) */
+	da->first = tb_method_adapters(in->method) || in->method == TB_METHOD_FROZEN ? 0 : vocab_p;
 	da->dense = dense;
 	da->expert = expert;
 	da->gdense = gdense;

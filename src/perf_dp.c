@@ -86,6 +86,24 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			ag = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, ad * pb, n_sh, g_sh) +
 			     tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, ae * pb, n_edp, g_edp);
 		}
+		/* what no compute hides under the overlap: the reduction of
+		 * the input embedding's gradient, made last (Megatron-LM's and
+		 * PyTorch DDP's buckets follow the backward, so it closes the
+		 * last one and nothing is left to run beside it), and the gather
+		 * of its weight, read first (Megatron-LM dispatches the first
+		 * bucket's in the forward's first pre-hook and waits for it) */
+		double rs1 = 0, ag1 = 0;
+		if (a->first > 0 && in->zero <= 2) {
+			double f = a->first;
+			if (in->zero == 0) {
+				rs1 = tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, f * gb, n_dp, g_dp);
+			} else {
+				rs1 = tb_perf_ctx_coll(x, TB_COLL_REDUCE_SCATTER, f * gb, n_sh, g_sh) +
+				      tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, f * gb / (double)n_sh, n_rep,
+				                       tb_perf_ctx_per_node(x, x->ti * n_sh, n_rep));
+				ag1 = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, f * pb, n_sh, g_sh);
+			}
+		}
 		bool ov = in->overlap_dp;
 		o->bytes = (gdense + gexpert) * gb;
 		switch (in->method == TB_METHOD_FROZEN ? -1 : in->zero) {
@@ -103,11 +121,11 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			break;
 		case 0:
 			dp_one = dp_total = ar;
-			dp = ov ? tb_perf_max0(ar - bwd_mb) : ar;
+			dp = ov ? fmax(rs1, ar - bwd_mb) : ar;
 			break;
 		case 1:
 			dp_one = dp_total = rs + ag;
-			dp = ov ? tb_perf_max0(rs - bwd_mb) + tb_perf_max0(ag - fwd_mb) : rs + ag;
+			dp = ov ? fmax(rs1, rs - bwd_mb) + fmax(ag1, ag - fwd_mb) : rs + ag;
 			break;
 		case 2: {
 			/* the weights' gather: once a step behind the first
@@ -116,18 +134,18 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			 * for its backward */
 			bool each = in->framework == TB_FW_FSDP;
 			double gathers = each ? dm : 1;
-			double ag_x = gathers * (ov ? tb_perf_max0(ag - fwd_mb) : ag);
+			double ag_x = gathers * (ov ? fmax(ag1, ag - fwd_mb) : ag);
 			dp_one = rs + ag;
 			dp_total = (in->no_sync ? 1 : dm) * rs + gathers * ag;
 			if (!ov) {
 				dp = dp_total;
 			} else if (in->no_sync) {
 				/* one reduce-scatter, behind the last backward */
-				dp = tb_perf_max0(rs - bwd_mb) + ag_x;
+				dp = fmax(rs1, rs - bwd_mb) + ag_x;
 			} else if (x->pi == 1) {
 				/* DeepSpeed and FSDP wait for each backward's
 				 * reduce-scatter before the next micro-batch */
-				dp = dm * tb_perf_max0(rs - bwd_mb) + ag_x;
+				dp = dm * fmax(rs1, rs - bwd_mb) + ag_x;
 			} else {
 				/* a pipeline schedule never waits for them: the
 				 * reductions queue on their own stream from the
@@ -141,7 +159,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				double warm = x->v > 1 ? ((x->v + 1) * x->p - 1) / x->v : x->p;
 				double window = dm * bwd_mb + tb_perf_max0(dm - warm) * fwd_mb +
 				                a->bubble_s;
-				dp = fmax(tb_perf_max0(rs - bwd_mb), dm * rs - window) + ag_x;
+				dp = fmax(fmax(rs1, rs - bwd_mb), dm * rs - window) + ag_x;
 			}
 			break;
 		}

@@ -93,6 +93,7 @@ void tb_perf_layer_all(const tb_perf_ctx *x, tb_perf_layer *L, const tb_perf_lay
  * queue in. */
 typedef struct tb_perf_dp_in {
 	double dense, expert, gdense, gexpert;
+	double first;           /* of gdense, the input embedding's (S_dp_in) */
 	double layers, microbatches;
 	double fwd_mb, bwd_mb, bubble_s;
 } tb_perf_dp_in;

@@ -587,9 +587,22 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	S_eager_bytes(x, experts, tok_n, act_elems, rope, &eager_f, &eager_b);
 	double cast_bw = x->hw->hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, x->k);
 	double drop = in->lora_dropout ? S_adapters(x, experts, S_drop_group) : 0;
-	L->mem_f = (ew + rope + eager_f + drop) / x->mem_bw +
+	/* a ring's partial results merged step by step: each of the c steps'
+	 * output rescaled by its log-sum-exp and added into the running one
+	 * (read the step's, read and write the sum; the first a copy), then
+	 * backward the query's, key's and value's gradients summed over the
+	 * steps the same way (Transformer Engine's AttnFuncWithCPAndKVP2P:
+	 * flash_attn_fwd_out_correction, dq.add_, dk.add_; the last rank's
+	 * steps all whole); none for the all-to-all or the gathered keys */
+	double ring_f = 0, ring_b = 0;
+	if (x->ci > 1 && in->cp_comm == TB_CP_P2P) {
+		double per = tok * ab * (2 + 3 * (x->c - 1));
+		ring_f = per * x->H * x->dv / t;
+		ring_b = per * (x->hq + x->hk + x->hv) / t;
+	}
+	L->mem_f = (ew + rope + eager_f + drop + ring_f) / x->mem_bw +
 	           (cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / cast_bw;
-	L->mem_b = (2 * ew + rope + eager_b + drop + cast.w * S_accum_bytes(in)) / x->mem_bw +
+	L->mem_b = (2 * ew + rope + eager_b + drop + ring_b + cast.w * S_accum_bytes(in)) / x->mem_bw +
 	           (cast.out * cast_b + cast.w * in->fp8_weight_cast_b_bytes) / cast_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM
