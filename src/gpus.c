@@ -278,7 +278,12 @@ const tb_gpu *tb_gpus_find(const char *name)
  * 0.723, B300 bf16 1769.0/2250 = 0.786 and fp8 3353.3/4500 = 0.745,
  * MI325X bf16 784.9 (1,000 W) of our 1307.4 = 0.600, MI355X bf16 1565.0
  * of our 2516.6 = 0.622 (the table divides by 2,300, the MI350X's peak;
- * the achieved TFLOP/s is what is priced).  GB300, not measured, takes
+ * the achieved TFLOP/s is what is priced).  fp8 on CDNA 3, from AMD's own
+ * Max-Achievable FLOPs table (ROCm blogs, "Measuring Max-Achievable FLOPs
+ * - Part 2", 2025-02, hipBLASLt at the shape it names): MI300X 1,273 and
+ * MI325X 1,519 TFLOP/s of 2,614.9, 0.487 and 0.581 (the MI300X
+ * footnote's 1,223.6 at 1,273 MHz looks transposed: the table's pairing,
+ * 1,273 at 1,230 MHz, is 83% of the clock's rate as MI325X's is).  GB300, not measured, takes
  * GB200's (the same rack and peak).  fp4: Transformer Engine's GEMM
  * profiling guide (NVIDIA/TransformerEngine docs/examples/gemm_profiling,
  * 1609c890e, 2026-06) times the 12 GEMMs of a layer of hidden 4,096 and
@@ -351,9 +356,10 @@ static const tb_gpu_node S_nodes[] = {
 	{ "rtx-4090", 8, 32e9, 1.5625e9, 0.803, 0.709, 0.37, 0.783, 0.943, true,
 	  "assumed: no NVLink, PCIe Gen4 x16 32 GB/s, 100 Gb/s per node of 8; "
 	  "fractions as H100", 0, false, false, 0.865, 0, false },
-	{ "mi300x", 8, 448e9, 50e9, 0.514, 0, 0.37, 0.783, 0.943, true,
+	{ "mi300x", 8, 448e9, 50e9, 0.514, 0.4868, 0.37, 0.783, 0.943, true,
 	  "AMD MI300X platform: 8 GPUs, 7 Infinity Fabric links of 64 GB/s each way, "
-	  "400 Gb/s per GPU (assumed); MAMF 668.4/1300 bf16 (interconnect.yaml); "
+	  "400 Gb/s per GPU (assumed); MAMF 668.4/1300 bf16 (interconnect.yaml), fp8 1,273 "
+	  "TFLOP/s (AMD's MAF table); "
 	  "attention and link fractions assumed as H100/A100", 0, true, false, 0.865, 0, false },
 	{ "tpu-v4", 4, 150e9, 150e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "assumed: 4 chips per host; interchip interconnect 2400 Gb/s per chip (Cloud TPU "
@@ -390,9 +396,10 @@ static const tb_gpu_node S_nodes[] = {
 	  "per board, HGX B300 table); MAMF 1769.0/2250 bf16, 3353.3/4500 fp8 (ml-engineering); "
 	  "attention and links assumed as H100 and B200; NVFP4 GEMMs 3.764 ms a 5B layer at "
 	  "15,872 tokens, backward/forward ratios (TE GEMM profiling guide)", 0.61, true, true, 0.865, 0.437, true },
-	{ "mi325x", 8, 448e9, 50e9, 0.600, 0, 0.37, 0.783, 0.943, true,
+	{ "mi325x", 8, 448e9, 50e9, 0.600, 0.5809, 0.37, 0.783, 0.943, true,
 	  "AMD MI325X platform: 8 GPUs, Infinity Fabric as MI300X (7 links of 64 GB/s each way); "
-	  "400 Gb/s per GPU assumed; MAMF 784.9 TFLOP/s bf16 at 1,000 W (ml-engineering); "
+	  "400 Gb/s per GPU assumed; MAMF 784.9 TFLOP/s bf16 at 1,000 W (ml-engineering), fp8 "
+	  "1,519 (AMD's MAF table); "
 	  "attention and links assumed as MI300X", 0, true, false, 0.865, 0, false },
 	{ "mi355x", 8, 537.6e9, 50e9, 0.622, 0, 0.37, 0.783, 0.943, true,
 	  "AMD MI355X platform: 8 GPUs, 7 Infinity Fabric links of 153.6 GB/s both ways (as reported, "

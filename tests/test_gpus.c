@@ -259,6 +259,12 @@ Test(gpus, efficiency_assumed)
 	               784.9e12) < 1e12);
 	cr_expect(fabs(tb_gpus_node("mi355x")->matmul_ceiling * tb_gpus_find("mi355x")->peak_flops[TB_DTYPE_BF16] -
 	               1565.0e12) < 1e12);
+	/* fp8 on CDNA 3: AMD's Max-Achievable FLOPs (ROCm blogs, 2025-02),
+	 * MI300X 1,273 and MI325X 1,519 TFLOP/s */
+	cr_expect(fabs(tb_gpus_node("mi300x")->matmul_ceiling_fp8 * tb_gpus_find("mi300x")->peak_flops[TB_DTYPE_FP8] -
+	               1273e12) < 1e12);
+	cr_expect(fabs(tb_gpus_node("mi325x")->matmul_ceiling_fp8 * tb_gpus_find("mi325x")->peak_flops[TB_DTYPE_FP8] -
+	               1519e12) < 1e12);
 	cr_expect(tb_gpus_node("gb300")->matmul_ceiling == tb_gpus_node("gb200")->matmul_ceiling);
 	cr_expect(tb_gpus_node("gb300")->matmul_ceiling_fp8 == tb_gpus_node("gb200")->matmul_ceiling_fp8);
 	/* fp4: B300's NVFP4 kernel measured (test_perf_blocks pins it against
