@@ -254,7 +254,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		                        "X_dp", "T_dp - H_dp",
 		                        pi->zero >= 3
 		                        ? "ZeRO-3: gather, gather, reduce-scatter every micro-batch (Rajbhandari et al. 2020); overlap rule of docs/formulas.md"
-		                        : "gradient reduction (ZeRO 1-2: reduce-scatter + all-gather, Rajbhandari et al. 2020); overlap rule of docs/formulas.md",
+		                        : "gradient reduction (ZeRO 1-2: reduce-scatter + all-gather, Rajbhandari et al. 2020); overlap rule of docs/formulas.md, under which the input embedding's part never hides",
 		                        br[TB_PERF_DP_COMM], "s");
 		tb_deriv_add_var(d, "T_dp", "every data-parallel collective of the step", r->dp_total_s, "s");
 		tb_deriv_add_var(d, "H_dp", "hidden behind compute by the overlap rule",

@@ -92,13 +92,13 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 		 * last one and nothing is left to run beside it), and the gather
 		 * of its weight, read first (Megatron-LM dispatches the first
 		 * bucket's in the forward's first pre-hook and waits for it) */
-		double rs1 = 0, ag1 = 0;
+		double red1 = 0, ag1 = 0;
 		if (a->first > 0 && in->zero <= 2) {
 			double f = a->first;
 			if (in->zero == 0) {
-				rs1 = tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, f * gb, n_dp, g_dp);
+				red1 = tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, f * gb, n_dp, g_dp);
 			} else {
-				rs1 = tb_perf_ctx_coll(x, TB_COLL_REDUCE_SCATTER, f * gb, n_sh, g_sh) +
+				red1 = tb_perf_ctx_coll(x, TB_COLL_REDUCE_SCATTER, f * gb, n_sh, g_sh) +
 				      tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, f * gb / (double)n_sh, n_rep,
 				                       tb_perf_ctx_per_node(x, x->ti * n_sh, n_rep));
 				ag1 = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, f * pb, n_sh, g_sh);
@@ -121,11 +121,11 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			break;
 		case 0:
 			dp_one = dp_total = ar;
-			dp = ov ? fmax(rs1, ar - bwd_mb) : ar;
+			dp = ov ? fmax(red1, ar - bwd_mb) : ar;
 			break;
 		case 1:
 			dp_one = dp_total = rs + ag;
-			dp = ov ? fmax(rs1, rs - bwd_mb) + fmax(ag1, ag - fwd_mb) : rs + ag;
+			dp = ov ? fmax(red1, rs - bwd_mb) + fmax(ag1, ag - fwd_mb) : rs + ag;
 			break;
 		case 2: {
 			/* the weights' gather: once a step behind the first
@@ -141,11 +141,11 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				dp = dp_total;
 			} else if (in->no_sync) {
 				/* one reduce-scatter, behind the last backward */
-				dp = fmax(rs1, rs - bwd_mb) + ag_x;
+				dp = fmax(red1, rs - bwd_mb) + ag_x;
 			} else if (x->pi == 1) {
 				/* DeepSpeed and FSDP wait for each backward's
 				 * reduce-scatter before the next micro-batch */
-				dp = dm * fmax(rs1, rs - bwd_mb) + ag_x;
+				dp = dm * fmax(red1, rs - bwd_mb) + ag_x;
 			} else {
 				/* a pipeline schedule never waits for them: the
 				 * reductions queue on their own stream from the
@@ -159,7 +159,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				double warm = x->v > 1 ? ((x->v + 1) * x->p - 1) / x->v : x->p;
 				double window = dm * bwd_mb + tb_perf_max0(dm - warm) * fwd_mb +
 				                a->bubble_s;
-				dp = fmax(fmax(rs1, rs - bwd_mb), dm * rs - window) + ag_x;
+				dp = fmax(fmax(red1, rs - bwd_mb), dm * rs - window) + ag_x;
 			}
 			break;
 		}
