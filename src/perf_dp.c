@@ -92,8 +92,9 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 		 * last one and nothing is left to run beside it), and the gather
 		 * of its weight, read first (Megatron-LM dispatches the first
 		 * bucket's in the forward's first pre-hook and waits for it) */
+		bool ov = in->overlap_dp;
 		double red1 = 0, ag1 = 0;
-		if (a->first > 0 && in->zero <= 2) {
+		if (ov && a->first > 0 && in->zero <= 2) {
 			double f = a->first;
 			if (in->zero == 0) {
 				red1 = tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, f * gb, n_dp, g_dp);
@@ -104,7 +105,6 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				ag1 = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, f * pb, n_sh, g_sh);
 			}
 		}
-		bool ov = in->overlap_dp;
 		o->bytes = (gdense + gexpert) * gb;
 		switch (in->method == TB_METHOD_FROZEN ? -1 : in->zero) {
 		case -1:
