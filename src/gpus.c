@@ -360,7 +360,7 @@ static const tb_gpu_node S_nodes[] = {
 	  "AMD MI300X platform: 8 GPUs, 7 Infinity Fabric links of 64 GB/s each way, "
 	  "400 Gb/s per GPU (assumed); MAMF 668.4/1300 bf16 (interconnect.yaml), fp8 1,273 "
 	  "TFLOP/s (AMD's MAF table); "
-	  "attention and link fractions assumed as H100/A100", 0, true, false, 0.865, 0, false },
+	  "attention and link fractions assumed as H100/A100", 0, true, true, 0.865, 0, false },
 	{ "tpu-v4", 4, 150e9, 150e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "assumed: 4 chips per host; interchip interconnect 2400 Gb/s per chip (Cloud TPU "
 	  "docs) halved for one direction, inside and between hosts (a torus, no NIC); "
@@ -400,7 +400,7 @@ static const tb_gpu_node S_nodes[] = {
 	  "AMD MI325X platform: 8 GPUs, Infinity Fabric as MI300X (7 links of 64 GB/s each way); "
 	  "400 Gb/s per GPU assumed; MAMF 784.9 TFLOP/s bf16 at 1,000 W (ml-engineering), fp8 "
 	  "1,519 (AMD's MAF table); "
-	  "attention and links assumed as MI300X", 0, true, false, 0.865, 0, false },
+	  "attention and links assumed as MI300X", 0, true, true, 0.865, 0, false },
 	{ "mi355x", 8, 537.6e9, 50e9, 0.622, 0, 0.37, 0.783, 0.943, true,
 	  "AMD MI355X platform: 8 GPUs, 7 Infinity Fabric links of 153.6 GB/s both ways (as reported, "
 	  "e.g. humeconsulting.co; not read from AMD's sheet); 400 Gb/s per GPU assumed; MAMF "

@@ -739,6 +739,7 @@ static void S_dp_in(const S_ctx *x, const S_stage *g, int busy, tb_perf_dp_in *d
 	 * is busiest: no compute is left to hide that reduction behind, nor
 	 * any yet to hide that gather behind (perf_dp.c) */
 	da->first = tb_method_adapters(in->method) || in->method == TB_METHOD_FROZEN ? 0 : vocab_p;
+	da->first_held = busy == 0 || x->pi == 1;
 	da->dense = dense;
 	da->expert = expert;
 	da->gdense = gdense;
@@ -794,7 +795,10 @@ bool tb_perf_extras_max(const tb_perf_input *in, const tb_perf_consts *k, tb_per
 		top.layers = fmax(top.layers, da.layers);
 	}
 	/* the collectives once a step (no micro-batch) and each
-	 * micro-batch's: dp_total is affine in the micro-batches */
+	 * micro-batch's: dp_total is affine in the micro-batches.  top.first
+	 * stays 0: the embedding's tail is part of what top.gdense (which the
+	 * first stage's class gives it) already moves, and only dp_total is
+	 * read here */
 	tb_perf_dp_out d0, d1;
 	top.microbatches = 0;
 	tb_perf_dp(&x, &top, &d0);

@@ -105,6 +105,12 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				ag1 = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, f * pb, n_sh, g_sh);
 			}
 		}
+		/* those collectives as the step's total counts them: they are
+		 * the first stage's, so a busier stage without the embedding
+		 * adds them to its own (perf.c S_dp_in) where they end the
+		 * step, under the overlap (without it they run beside that
+		 * stage's own, on other GPUs) */
+		double tail = 0;
 		o->bytes = (gdense + gexpert) * gb;
 		switch (in->method == TB_METHOD_FROZEN ? -1 : in->zero) {
 		case -1:
@@ -122,10 +128,12 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 		case 0:
 			dp_one = dp_total = ar;
 			dp = ov ? fmax(red1, ar - bwd_mb) : ar;
+			tail = red1;
 			break;
 		case 1:
 			dp_one = dp_total = rs + ag;
 			dp = ov ? fmax(red1, rs - bwd_mb) + fmax(ag1, ag - fwd_mb) : rs + ag;
+			tail = red1 + ag1;
 			break;
 		case 2: {
 			/* the weights' gather: once a step behind the first
@@ -137,6 +145,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			double ag_x = gathers * (ov ? fmax(ag1, ag - fwd_mb) : ag);
 			dp_one = rs + ag;
 			dp_total = (in->no_sync ? 1 : dm) * rs + gathers * ag;
+			tail = (in->no_sync ? 1 : dm) * red1 + gathers * ag1;
 			if (!ov) {
 				dp = dp_total;
 			} else if (in->no_sync) {
@@ -190,6 +199,8 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			break;
 		}
 		}
+		if (!a->first_held)
+			dp_total += tail;
 	}
 	o->dp = dp;
 	o->dp_one = dp_one;

@@ -93,7 +93,8 @@ void tb_perf_layer_all(const tb_perf_ctx *x, tb_perf_layer *L, const tb_perf_lay
  * queue in. */
 typedef struct tb_perf_dp_in {
 	double dense, expert, gdense, gexpert;
-	double first;           /* of gdense, the input embedding's (S_dp_in) */
+	double first;           /* the input embedding's trained weights (S_dp_in) */
+	bool first_held;        /* ... held by this stage, in gdense */
 	double layers, microbatches;
 	double fwd_mb, bwd_mb, bubble_s;
 } tb_perf_dp_in;

@@ -487,6 +487,27 @@ static double S_flash_f(const S_ctx *x, double *exec)
 	                tb_perf_clock_fraction(x->hw, x->k));
 }
 
+/* A causal ring's own memory-bound work on its busiest rank, in bytes a
+ * pass (Transformer Engine's AttnFuncWithCPAndKVP2P, load-balanced: rank
+ * r holds sequence chunks r and 2c-1-r).  Each of the c steps' partial
+ * output is rescaled by its log-sum-exp and added into the running one: the
+ * first a copy (2 element passes), each later one a read of the step's and
+ * a read and write of the sum (3), whole on the last rank, the second half
+ * alone on rank 0 after its first step.  Backward the gradients of Q, K
+ * and V are summed over the steps the same way; on the last rank K's and V's
+ * are half-size before the diagonal step, on rank 0 Q's are.  K and V are
+ * also copied into the send buffer once a pass.  Forward the last rank is
+ * the busiest; backward whichever of the last and the first moves more. */
+static void S_ring_merges(const S_ctx *x, double tok, double *fwd, double *bwd)
+{
+	double c = x->c, q = x->hq / x->t, kv = (x->hk + x->hv) / x->t;
+	double unit = tok * x->in->act_bytes, stage = 2 * kv;
+	*fwd = unit * ((2 + 3 * (c - 1)) * x->H * x->dv / x->t + stage);
+	double last = (3 * c - 1) * q + (1.5 * c + 1) * kv;
+	double first = (1.5 * c + 0.5) * q + (3 * c - 1.5) * kv;
+	*bwd = unit * (fmax(last, first) + stage);
+}
+
 /* One micro-batch through one layer: an expert layer of a mixture when
  * `experts`, else a dense one. */
 static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
@@ -587,19 +608,9 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	S_eager_bytes(x, experts, tok_n, act_elems, rope, &eager_f, &eager_b);
 	double cast_bw = x->hw->hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, x->k);
 	double drop = in->lora_dropout ? S_adapters(x, experts, S_drop_group) : 0;
-	/* a ring's partial results merged step by step: each of the c steps'
-	 * output rescaled by its log-sum-exp and added into the running one
-	 * (read the step's, read and write the sum; the first a copy), then
-	 * backward the query's, key's and value's gradients summed over the
-	 * steps the same way (Transformer Engine's AttnFuncWithCPAndKVP2P:
-	 * flash_attn_fwd_out_correction, dq.add_, dk.add_; the last rank's
-	 * steps all whole); none for the all-to-all or the gathered keys */
 	double ring_f = 0, ring_b = 0;
-	if (x->ci > 1 && in->cp_comm == TB_CP_P2P) {
-		double per = tok * ab * (2 + 3 * (x->c - 1));
-		ring_f = per * x->H * x->dv / t;
-		ring_b = per * (x->hq + x->hk + x->hv) / t;
-	}
+	if (x->ci > 1 && in->cp_comm == TB_CP_P2P)
+		S_ring_merges(x, tok, &ring_f, &ring_b);
 	L->mem_f = (ew + rope + eager_f + drop + ring_f) / x->mem_bw +
 	           (cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / cast_bw;
 	L->mem_b = (2 * ew + rope + eager_b + drop + ring_b + cast.w * S_accum_bytes(in)) / x->mem_bw +

@@ -222,13 +222,15 @@ Test(gpus, efficiency_assumed)
 	}
 	/* what a report says was copied: the whole of it, or the attention
 	 * alone where the card's own matmul was measured (in that precision:
-	 * MI300X has no fp8 ceiling of its own, so its fp8 runs copy both) */
+	 * MI355X has no fp8 ceiling of its own, so its fp8 runs copy both;
+	 * MI300X's fp8 one is AMD's) */
 	cr_expect_null(tb_gpus_assumed(tb_gpus_node("h100-sxm"), false));
 	cr_expect_null(tb_gpus_assumed(tb_gpus_node("h800"), true));
 	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("b200"), false), "attention efficiency");
 	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb200"), true), "attention efficiency");
 	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), false), "attention efficiency");
-	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), true),
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), true), "attention efficiency");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi355x"), true),
 	                 "matmul and attention efficiencies");
 	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb300"), false),
 	                 "matmul and attention efficiencies");

@@ -684,13 +684,36 @@ Test(perf, context_all_to_all_by_hand)
 	cr_expect(fabs(P.cp - hid) <= 1e-12 * P.cp_b, "%g vs %g", P.cp, hid);
 	cr_expect(P.cp_f > 0 && P.cp_b == 2 * P.cp_f);
 	cr_expect(P.cp < A.cp);
-	/* the ring merges its two steps' partial results: the output (32 x
-	 * 128 a token) copied then read, read and written, 4,096 x 4,096 x 2 x
-	 * (2 + 3) = 167,772,160 bytes forward; backward the gradients of Q, K
-	 * and V (4,096 + 1,024 + 1,024 a token) the same way, 251,658,240 */
+	/* the ring merges its steps' partial results (Transformer Engine's
+	 * AttnFuncWithCPAndKVP2P, 2 bytes an element): forward the last rank
+	 * copies the first step's output (32 x 128 a token) and reads the
+	 * second's with a read and write of the sum, 5 passes, and copies K and
+	 * V (8 x 128 each) into the send buffer, 2 passes: 4,096 x (5 x 4,096 +
+	 * 2 x 2,048) x 2 = 201,326,592 bytes; backward dQ the same 5 passes,
+	 * dK and dV 4 (half before the diagonal: a copy then a read and write
+	 * of the whole), the send buffer again: 4,096 x (5 x 4,096 + 4 x 2,048 +
+	 * 2 x 2,048) x 2 = 268,435,456 (rank 0 moves less: 3.5 x 4,096 + 4.5 x
+	 * 2,048) */
 	double hbm = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
-	cr_expect(rel(P.fwd - A.fwd, 167772160.0 / hbm) < 1e-9, "%g", (P.fwd - A.fwd) * hbm);
-	cr_expect(rel(P.bwd - A.bwd, 251658240.0 / hbm) < 1e-9, "%g", (P.bwd - A.bwd) * hbm);
+	cr_expect(rel(P.fwd - A.fwd, 201326592.0 / hbm) < 1e-9, "%g", (P.fwd - A.fwd) * hbm);
+	cr_expect(rel(P.bwd - A.bwd, 268435456.0 / hbm) < 1e-9, "%g", (P.bwd - A.bwd) * hbm);
+	/* at CP 4 each rank holds 2,048 tokens: forward 11 passes of the
+	 * output and the copy, 2,048 x (11 x 4,096 + 2 x 2,048) x 2 =
+	 * 201,326,592; backward the last rank's dQ 11 and dK, dV 7 (a half
+	 * copy, two half sums, the whole diagonal) against rank 0's 6.5 and
+	 * 10.5: 2,048 x (11 x 4,096 + 7 x 2,048 + 2 x 2,048) x 2 = 260,046,848.
+	 * Against the all-to-all at CP 4, which merges nothing. */
+	x.parallelism.context = 4;
+	x.parallelism.cp_comm = TB_CP_A2A;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer A4, P4;
+	cr_assert(tb_perf_layer_time(&in, NULL, &A4, NULL));
+	x.parallelism.cp_comm = TB_CP_P2P;
+	tb_perf_input_from(&x, &in);
+	cr_assert(tb_perf_layer_time(&in, NULL, &P4, NULL));
+	cr_expect(rel(P4.fwd - A4.fwd, 201326592.0 / hbm) < 1e-9, "%g", (P4.fwd - A4.fwd) * hbm);
+	cr_expect(rel(P4.bwd - A4.bwd, 260046848.0 / hbm) < 1e-9, "%g", (P4.bwd - A4.bwd) * hbm);
+	x.parallelism.context = 2;
 
 	/* the all-gather form (Llama 3's; Transformer Engine's
 	 * AttnFuncWithCPAndKVAllGather): each rank's K and V (4,096 x 2,048 x
