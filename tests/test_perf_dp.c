@@ -263,6 +263,22 @@ Test(perf, fsdp_pays_its_own_overlap_cost)
 	cr_expect(ds.step_s > 1.5 * published, "%g s", ds.step_s);
 }
 
+/* Llama 3.1 8B on 16 H100 (two nodes) as MLPerf's 8B runs: one
+ * micro-batch of two sequences a step, bf16 gradients, no recomputation;
+ * its input embedding is 128,256 x 4,096 = 525,336,576 weights. */
+static const double S_embedding_bytes = 525336576.0 * 2;
+
+static void S_mlperf_8b(tb_inputs *x)
+{
+	S_torchtitan_8b(x, TB_SELECTIVE_ATTENTION, 0);
+	x->hardware.gpu = *tb_gpus_find("h100-sxm");
+	x->hardware.count = 16;
+	x->training.checkpointing = TB_CKPT_NONE;
+	x->training.global_batch = 32;
+	x->training.grad_dtype = TB_GRAD_BF16;
+	x->parallelism.data = 16;
+}
+
 /* What the overlap cannot hide: Llama 3.1 8B under Megatron-LM's
  * distributed optimizer on 16 H100 (two nodes), one micro-batch of two
  * sequences a step, as MLPerf's 8B runs.  Its input embedding (128,256 x
@@ -273,22 +289,16 @@ Test(perf, fsdp_pays_its_own_overlap_cost)
 Test(perf, the_embedding_reduction_is_exposed)
 {
 	tb_inputs x;
-	S_torchtitan_8b(&x, TB_SELECTIVE_ATTENTION, 0);
-	x.hardware.gpu = *tb_gpus_find("h100-sxm");
-	x.training.checkpointing = TB_CKPT_NONE;
-	x.training.global_batch = 32;
-	x.training.grad_dtype = TB_GRAD_BF16;
-	x.parallelism.data = 16;
+	S_mlperf_8b(&x);
 	x.parallelism.zero = 1;
 	x.parallelism.framework = TB_FW_MEGATRON;
-	x.hardware.count = 16;
 	tb_perf_input in;
 	tb_perf_result r;
 	tb_perf_input_from(&x, &in);
 	cr_assert(in.overlap_dp && in.grad_bytes == 2 && in.param_bytes == 2);
 	tb_perf_predict(&in, NULL, &r);
 	cr_assert(r.ok, "%s", r.why);
-	double bytes = 525336576.0 * 2;
+	double bytes = S_embedding_bytes;
 	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, bytes, 16, 8, &in.hw, NULL);
 	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, bytes, 16, 8, &in.hw, NULL);
 	/* the rest hides: the whole reduction is far shorter than a pass */
@@ -316,16 +326,10 @@ Test(perf, the_embedding_reduction_is_exposed)
 Test(perf, the_embedding_tail_by_stage_and_method)
 {
 	tb_inputs x;
-	S_torchtitan_8b(&x, TB_SELECTIVE_ATTENTION, 0);
-	x.hardware.gpu = *tb_gpus_find("h100-sxm");
-	x.training.checkpointing = TB_CKPT_NONE;
-	x.training.global_batch = 32;
-	x.training.grad_dtype = TB_GRAD_BF16;
-	x.parallelism.data = 16;
-	x.hardware.count = 16;
+	S_mlperf_8b(&x);
 	tb_perf_input in;
 	tb_perf_result r;
-	double bytes = 525336576.0 * 2;
+	double bytes = S_embedding_bytes;
 
 	x.parallelism.zero = 0;
 	x.parallelism.framework = TB_FW_DEEPSPEED;
