@@ -265,9 +265,14 @@ const tb_gpu *tb_gpus_find(const char *name)
  * NVLink 4 450 GB/s (H100/H200), NVLink 5 900 GB/s (B200); network
  * 200 Gb/s per GPU on DGX A100 (HDR), 400 Gb/s on DGX H100/B200 (NDR).
  * Achieved fractions: nccl-tests all_reduce bus bandwidth 235 of 300 GB/s
- * on an 8 x A100 node (0.783); 8 x B200, 4 GiB: 740.64 of 900 GB/s in one
- * node (0.823) and 377.34 GB/s over 4 nodes, against 8 x 50 GB/s of
- * network per node (0.943).  Matmul ceilings: ml-engineering's Maximum
+ * on an 8 x A100 node (0.783); 8 x B200, 4 GiB: 377.34 GB/s over 4 nodes,
+ * against 8 x 50 GB/s of network per node (0.943).  In one node the ring's
+ * figures, which all-gather and reduce-scatter run (NVLink SHARP serves
+ * all-reduce alone, and MLPerf's configs turn it off), from ml-engineering's
+ * network/README.md (2026-08): 8 x H200 at 16 GiB, all-gather 361.4 and
+ * reduce-scatter 362.9 of 450 GB/s (0.805, NVLink 4 as H100's); 8 x B200 at
+ * 8 GiB, all-reduce with NVLS off 682.2 of 900 (0.758; interconnect.yaml's
+ * 740.64 at 4 GiB is the default algorithm's, NVLS where it engages).  Matmul ceilings: ml-engineering's Maximum
  * Achievable Matmul FLOPS (best shape) over the dense peak: A100 bf16
  * 271.2/312 = 0.869, H100 bf16 794.5/989 = 0.803, H100 fp8 1402.6/1979 =
  * 0.709, MI300X bf16 668.4/1300 = 0.514; and from ml-engineering's
@@ -324,22 +329,25 @@ const tb_gpu *tb_gpus_find(const char *name)
  * eight 400G InfiniBand NICs per node), 160 of the 200 GB/s per direction
  * taken as the achieved fraction. */
 static const tb_gpu_node S_nodes[] = {
-	{ "h100-sxm", 8, 450e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943, false,
+	{ "h100-sxm", 8, 450e9, 50e9, 0.803, 0.709, 0.37, 0.805, 0.943, false,
 	  "DGX H100: 8 GPUs, NVLink 4 450 GB/s, 400 Gb/s per GPU (interconnect.yaml); "
 	  "MAMF 794.5/989 bf16, 1402.6/1979 fp8; FA2 on H100 (FA3 paper); "
-	  "NVLink fraction as A100 (assumed)", 0.61, true, true, 0.865, 0, false },
+	  "NVLink 0.805: ring all-gather 361.4, reduce-scatter 362.9 of 450 GB/s, 8 x H200, "
+	  "16 GiB (ml-engineering)", 0.61, true, true, 0.865, 0, false },
 	{ "h100-pcie", 8, 64e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943, true,
 	  "assumed: PCIe Gen5 x16 64 GB/s between cards (NVLink bridges pair only two), "
 	  "400 Gb/s per GPU; fractions as H100 SXM", 0.61, false, false, 0.865, 0, false },
 	/* not measured on an H200, but its GH100 runs at the H100 SXM's
 	 * clocks and 700 W: the H100's measured fractions stand (false) */
-	{ "h200", 8, 450e9, 50e9, 0.803, 0.734, 0.37, 0.783, 0.943, false,
+	{ "h200", 8, 450e9, 50e9, 0.803, 0.734, 0.37, 0.805, 0.943, false,
 	  "HGX H200: 8 GPUs, NVLink 4 (interconnect.yaml), 400 Gb/s per GPU; "
 	  "same GH100 compute as H100: its bf16 MAMF and FA2 fractions; fp8 MAMF measured "
-	  "on H200, 1453.4/1979", 0.61, true, true, 0.865, 0, false },
-	{ "b200", 8, 900e9, 50e9, 0.776, 0.763, 0.37, 0.823, 0.943, true,
-	  "DGX B200: 8 GPUs, NVLink 5 900 GB/s, 400 Gb/s per GPU; all-reduce 740.64 of "
-	  "900 GB/s in one node, 377.34 GB/s over 4 (interconnect.yaml); MAMF 1745.0/2250 "
+	  "on H200, 1453.4/1979; NVLink 0.805 measured on it (ring all-gather and "
+	  "reduce-scatter, ml-engineering)", 0.61, true, true, 0.865, 0, false },
+	{ "b200", 8, 900e9, 50e9, 0.776, 0.763, 0.37, 0.758, 0.943, true,
+	  "DGX B200: 8 GPUs, NVLink 5 900 GB/s, 400 Gb/s per GPU; ring all-reduce 682.2 of "
+	  "900 GB/s in one node (NVLS off; ml-engineering), 377.34 GB/s over 4 "
+	  "(interconnect.yaml); MAMF 1745.0/2250 "
 	  "bf16, 3432.5/4500 fp8 (ml-engineering); attention fraction assumed as H100; fp4 and "
 	  "backward GEMMs as B300's (assumed)", 0.61, true, true, 0.865, 0.437, false },
 	{ "a100-40gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
@@ -378,20 +386,20 @@ static const tb_gpu_node S_nodes[] = {
 	{ "a800", 8, 200e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
 	  "A800 datasheet: NVLink 400 GB/s both ways; network assumed as DGX A100 (HDR 200 Gb/s per "
 	  "GPU); same GA100 and clocks as A100: its MAMF, FA2 and NVLink fractions", 0, true, false, 0, 0, false },
-	{ "h20", 8, 450e9, 50e9, 0.961, 0.709, 0.37, 0.783, 0.943, true,
+	{ "h20", 8, 450e9, 50e9, 0.961, 0.709, 0.37, 0.805, 0.943, true,
 	  "HGX H20: 8 GPUs, NVLink 900 GB/s both ways (spec sheet); 400 Gb/s per GPU assumed; bf16 "
 	  "matmul 142.25 of 148 TFLOP/s measured (10240^3, zzc0721/torch-performance-test-data#77); "
 	  "fp8, attention, link fractions assumed as H100", 0.61, true, false, 0.865, 0, false },
-	{ "gb200", 72, 900e9, 50e9, 0.729, 0.723, 0.37, 0.823, 0.943, true,
+	{ "gb200", 72, 900e9, 50e9, 0.729, 0.723, 0.37, 0.758, 0.943, true,
 	  "GB200 NVL72: 72 GPUs in one NVLink 5 domain, 1.8 TB/s both ways per GPU; ConnectX-7 "
 	  "400 Gb/s per GPU (NVIDIA multi-node NVLink tuning guide); MAMF 1822.0/2500 bf16, "
 	  "3615.6/5000 fp8 (ml-engineering); attention and links assumed as H100 and B200; fp4 and "
 	  "backward GEMMs as B300's", 0.61, true, true, 0.865, 0.437, false },
-	{ "gb300", 72, 900e9, 100e9, 0.729, 0.723, 0.37, 0.823, 0.943, true,
+	{ "gb300", 72, 900e9, 100e9, 0.729, 0.723, 0.37, 0.758, 0.943, true,
 	  "GB300 NVL72: 72 GPUs, NVLink 5 1.8 TB/s both ways per GPU; 4 ConnectX-8 (800 Gb/s) per "
 	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); fractions assumed as GB200, fp4 and backward "
 	  "GEMMs as B300 (the same die)", 0.61, false, false, 0.865, 0.437, false },
-	{ "b300", 8, 900e9, 100e9, 0.786, 0.745, 0.37, 0.823, 0.943, true,
+	{ "b300", 8, 900e9, 100e9, 0.786, 0.745, 0.37, 0.758, 0.943, true,
 	  "HGX B300: 8 GPUs, NVLink 5 1.8 TB/s both ways, 8 ConnectX-8 800 Gb/s (1.6 TB/s both ways "
 	  "per board, HGX B300 table); MAMF 1769.0/2250 bf16, 3353.3/4500 fp8 (ml-engineering); "
 	  "attention and links assumed as H100 and B200; NVFP4 GEMMs 3.764 ms a 5B layer at "

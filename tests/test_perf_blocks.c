@@ -92,10 +92,13 @@ Test(perf_blocks, collective_latency_and_size)
 
 /* The node table reproduces the bus bandwidths it was built from
  * (interconnect.yaml, ml-engineering network/README.md): 235 GB/s
- * all-reduce on an 8 x A100 node; 740.64 GB/s on one 8 x B200 node and
- * 377.34 GB/s over four, at 4 GiB.  busbw = 2(n-1)/n x size / time
- * (nccl-tests doc/PERFORMANCE.md). */
-static double S_busbw(const char *gpu, int64_t n, double bytes)
+ * all-reduce on an 8 x A100 node and 377.34 GB/s over four 8 x B200 nodes
+ * at 4 GiB; in one node the ring's figures, NVLink SHARP off: 682.2 GB/s
+ * all-reduce on 8 x B200 at 8 GiB, all-gather 361.4 and reduce-scatter
+ * 362.9 GB/s on 8 x H200 at 16 GiB.  busbw = 2(n-1)/n x size / time for
+ * an all-reduce, (n-1)/n x size / time for the others (nccl-tests
+ * doc/PERFORMANCE.md). */
+static double S_busbw(const char *gpu, tb_coll kind, int64_t n, double bytes)
 {
 	const tb_gpu_node *nd = tb_gpus_node(gpu);
 	tb_perf_hw hw;
@@ -105,16 +108,30 @@ static double S_busbw(const char *gpu, int64_t n, double bytes)
 	hw.network_bytes_per_s = nd->network_bytes_per_s;
 	hw.nvlink_fraction = nd->nvlink_fraction;
 	hw.network_fraction = nd->network_fraction;
-	double t = tb_perf_collective_s(TB_COLL_ALL_REDUCE, bytes, n, nd->gpus, &hw, NULL);
-	return 2.0 * (double)(n - 1) / (double)n * bytes / t;
+	double t = tb_perf_collective_s(kind, bytes, n, nd->gpus, &hw, NULL);
+	double f = kind == TB_COLL_ALL_REDUCE ? 2.0 : 1.0;
+	return f * (double)(n - 1) / (double)n * bytes / t;
 }
 
 Test(perf_blocks, published_bus_bandwidths)
 {
-	double gib4 = 4.0 * 1073741824.0;
-	cr_expect(rel(S_busbw("a100-80gb", 8, gib4), 235e9) < 0.005, "%g", S_busbw("a100-80gb", 8, gib4));
-	cr_expect(rel(S_busbw("b200", 8, gib4), 740.64e9) < 0.005, "%g", S_busbw("b200", 8, gib4));
-	cr_expect(rel(S_busbw("b200", 32, gib4), 377.34e9) < 0.005, "%g", S_busbw("b200", 32, gib4));
+	double gib = 1073741824.0;
+	static const struct {
+		const char *gpu;
+		tb_coll kind;
+		int64_t n;
+		double bytes, busbw;
+	} c[] = {
+		{ "a100-80gb", TB_COLL_ALL_REDUCE, 8, 4, 235e9 },
+		{ "b200", TB_COLL_ALL_REDUCE, 32, 4, 377.34e9 },
+		{ "b200", TB_COLL_ALL_REDUCE, 8, 8, 682.2e9 },
+		{ "h200", TB_COLL_ALL_GATHER, 8, 16, 361.4e9 },
+		{ "h200", TB_COLL_REDUCE_SCATTER, 8, 16, 362.9e9 },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		double got = S_busbw(c[i].gpu, c[i].kind, c[i].n, c[i].bytes * gib);
+		cr_expect(rel(got, c[i].busbw) < 0.005, "%s %d: %g", c[i].gpu, (int)c[i].kind, got);
+	}
 }
 
 Test(perf_blocks, bubble_formula)
