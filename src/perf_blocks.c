@@ -58,6 +58,13 @@ double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
 	double chunk = kind == TB_COLL_P2P ? bytes : bytes / (double)n;
 	double size_frac = chunk / (chunk + k->coll_chunk_half_bytes);
 	double nvl = hw->nvlink_bytes_per_s * hw->nvlink_fraction * size_frac;
+	/* a full mesh: the g members of a node (a pair for a send) have g - 1
+	 * of a GPU's G - 1 links between them; one member alone crosses no
+	 * link of the node */
+	if (hw->mesh && hw->gpus_per_node > 1 && (kind == TB_COLL_P2P || g > 1)) {
+		double links = kind == TB_COLL_P2P ? 1 : (double)(g - 1);
+		nvl *= fmin(1, links / (double)(hw->gpus_per_node - 1));
+	}
 	double net = hw->network_bytes_per_s * hw->network_fraction * size_frac;
 	if (net > nvl)
 		net = nvl;      /* a node's own links are never the slower ones */

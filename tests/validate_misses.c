@@ -628,7 +628,14 @@ void tb_vperf_write_misses(FILE *f)
 	           "0.5 points or less except the DeepSeek-V3 GB200 guide (41.5%% to 40.5%%) and the "
 	           "8B GB200 group (42.4%% to 41.7%%); Llama 3's median 6.7%% to 7.0%%, the v5.0 H100 "
 	           "LoRA row -9.7%% to -9.9%%, Nemotron-4 15B +11.1%% to +10.5%%. Nothing fitted; "
-	           "groups within 10%%: 39 of 66, as before.\n");
+	           "groups within 10%%: 39 of 66, as before. AMD's nodes are a full mesh "
+	           "(7 Infinity Fabric links of 64 GB/s a GPU), not a switch: the same README "
+	           "measures an 8 x MI300X all-reduce at 312.9 of 448 GB/s (0.698, where A100's 0.783 "
+	           "was assumed) and two of its GPUs at 47.7, one link's worth. A collective over g "
+	           "of a mesh node's 8 GPUs now has g - 1 of the 7 links (a send one): a "
+	           "tensor-parallel pair on MI300X is priced at a seventh of the node's bandwidth, "
+	           "where it had all of it. The published AMD runs use whole nodes (DP or FSDP over 8), "
+	           "so no group moved more than 0.2 points.\n");
 	fprintf(f, "- **What the tensor-parallel overlap leaves out** (2026-12-06, `overlap_tp_qkv`, "
 	           "`overlap_tp_dgrad`): the 12 MLPerf LoRA rows with TP overlap (all Hopper, NeMo 1 on "
 	           "24.09) run with `tp_comm_overlap_disable_qkv: true` (the yaml's default; HPE's, "

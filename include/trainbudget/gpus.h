@@ -49,6 +49,11 @@ typedef struct tb_gpu_node {
 	 * on this card; else copied from the card its source names */
 	double matmul_ceiling_fp4;
 	bool matmul_fp4_measured;
+	/* the node's GPUs joined by a full mesh of point-to-point links (AMD's
+	 * Infinity Fabric: 7 each), not a switch: nvlink_bytes_per_s is all of
+	 * a GPU's links together, and a collective over g of the node's G GPUs
+	 * reaches g - 1 of its G - 1 links */
+	bool mesh;
 } tb_gpu_node;
 
 /* The node row of card `name`, or the generic row (name "generic") for a

@@ -69,6 +69,7 @@ typedef struct tb_perf_hw {
 	double network_bytes_per_s;   /* between nodes */
 	double nvlink_fraction;       /* achieved bus bandwidth / link, large messages */
 	double network_fraction;
+	bool mesh;                    /* the node's links a full mesh (gpus.h) */
 	/* the board's power limit over its TDP (hardware.power_limit); 1 or
 	 * 0: not limited */
 	double power_fraction;
