@@ -58,6 +58,9 @@ double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
 	double chunk = kind == TB_COLL_P2P ? bytes : bytes / (double)n;
 	double size_frac = chunk / (chunk + k->coll_chunk_half_bytes);
 	double nvl = hw->nvlink_bytes_per_s * hw->nvlink_fraction * size_frac;
+	double net = hw->network_bytes_per_s * hw->network_fraction * size_frac;
+	if (net > nvl)
+		net = nvl;      /* a node's own links are never the slower ones */
 	/* a full mesh: the g members of a node (a pair for a send) have g - 1
 	 * of a GPU's G - 1 links between them; one member alone crosses no
 	 * link of the node */
@@ -65,9 +68,6 @@ double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
 		double links = kind == TB_COLL_P2P ? 1 : (double)(g - 1);
 		nvl *= fmin(1, links / (double)(hw->gpus_per_node - 1));
 	}
-	double net = hw->network_bytes_per_s * hw->network_fraction * size_frac;
-	if (net > nvl)
-		net = nvl;      /* a node's own links are never the slower ones */
 	double latency_s = k->nvlink_latency_s;
 	if (nodes > 1)
 		latency_s += k->network_latency_s * tb_perf_ceil_log2(nodes);

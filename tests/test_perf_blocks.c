@@ -141,6 +141,21 @@ Test(perf_blocks, published_bus_bandwidths)
 	 * 8-GPU figure comes within 7% of it */
 	double pair = S_busbw("mi300x", TB_COLL_ALL_REDUCE, 2, 4 * gib);
 	cr_expect(rel(pair, 47.671e9) < 0.07, "%g", pair);
+	/* a send between nodes leaves through the GPU's own port, mesh or not */
+	const tb_gpu_node *mi = tb_gpus_node("mi300x");
+	tb_perf_hw hw;
+	memset(&hw, 0, sizeof hw);
+	hw.gpus_per_node = mi->gpus;
+	hw.nvlink_bytes_per_s = mi->nvlink_bytes_per_s;
+	hw.network_bytes_per_s = mi->network_bytes_per_s;
+	hw.nvlink_fraction = mi->nvlink_fraction;
+	hw.network_fraction = mi->network_fraction;
+	hw.mesh = true;
+	double across = tb_perf_collective_s(TB_COLL_P2P, gib, 2, 1, &hw, NULL);
+	double inside = tb_perf_collective_s(TB_COLL_P2P, gib, 2, 2, &hw, NULL);
+	hw.mesh = false;
+	cr_expect(across == tb_perf_collective_s(TB_COLL_P2P, gib, 2, 1, &hw, NULL), "%g s", across);
+	cr_expect(inside > tb_perf_collective_s(TB_COLL_P2P, gib, 2, 2, &hw, NULL) * 6, "one link of seven");
 	cr_expect(S_busbw("h100-sxm", TB_COLL_ALL_REDUCE, 2, 4 * gib) >
 	          S_busbw("h100-sxm", TB_COLL_ALL_REDUCE, 8, 4 * gib) * 0.99, "a switch: any pair at full rate");
 }
