@@ -99,18 +99,23 @@ Test(perf_blocks, collective_latency_and_size)
  * MI300X at 4 GiB.  busbw = 2(n-1)/n x size / time for
  * an all-reduce, (n-1)/n x size / time for the others (nccl-tests
  * doc/PERFORMANCE.md). */
-static double S_busbw(const char *gpu, tb_coll kind, int64_t n, double bytes)
+static void S_node_hw(const char *gpu, tb_perf_hw *hw)
 {
 	const tb_gpu_node *nd = tb_gpus_node(gpu);
+	memset(hw, 0, sizeof *hw);
+	hw->gpus_per_node = nd->gpus;
+	hw->nvlink_bytes_per_s = nd->nvlink_bytes_per_s;
+	hw->network_bytes_per_s = nd->network_bytes_per_s;
+	hw->nvlink_fraction = nd->nvlink_fraction;
+	hw->network_fraction = nd->network_fraction;
+	hw->mesh = nd->mesh;
+}
+
+static double S_busbw(const char *gpu, tb_coll kind, int64_t n, double bytes)
+{
 	tb_perf_hw hw;
-	memset(&hw, 0, sizeof hw);
-	hw.gpus_per_node = nd->gpus;
-	hw.nvlink_bytes_per_s = nd->nvlink_bytes_per_s;
-	hw.network_bytes_per_s = nd->network_bytes_per_s;
-	hw.nvlink_fraction = nd->nvlink_fraction;
-	hw.network_fraction = nd->network_fraction;
-	hw.mesh = nd->mesh;
-	double t = tb_perf_collective_s(kind, bytes, n, nd->gpus, &hw, NULL);
+	S_node_hw(gpu, &hw);
+	double t = tb_perf_collective_s(kind, bytes, n, hw.gpus_per_node, &hw, NULL);
 	double f = kind == TB_COLL_ALL_REDUCE ? 2.0 : 1.0;
 	return f * (double)(n - 1) / (double)n * bytes / t;
 }
@@ -142,15 +147,9 @@ Test(perf_blocks, published_bus_bandwidths)
 	double pair = S_busbw("mi300x", TB_COLL_ALL_REDUCE, 2, 4 * gib);
 	cr_expect(rel(pair, 47.671e9) < 0.07, "%g", pair);
 	/* a send between nodes leaves through the GPU's own port, mesh or not */
-	const tb_gpu_node *mi = tb_gpus_node("mi300x");
 	tb_perf_hw hw;
-	memset(&hw, 0, sizeof hw);
-	hw.gpus_per_node = mi->gpus;
-	hw.nvlink_bytes_per_s = mi->nvlink_bytes_per_s;
-	hw.network_bytes_per_s = mi->network_bytes_per_s;
-	hw.nvlink_fraction = mi->nvlink_fraction;
-	hw.network_fraction = mi->network_fraction;
-	hw.mesh = true;
+	S_node_hw("mi300x", &hw);
+	cr_assert(hw.mesh);
 	double across = tb_perf_collective_s(TB_COLL_P2P, gib, 2, 1, &hw, NULL);
 	double inside = tb_perf_collective_s(TB_COLL_P2P, gib, 2, 2, &hw, NULL);
 	hw.mesh = false;
