@@ -738,7 +738,7 @@ static void S_dp_in(const S_ctx *x, const S_stage *g, int busy, tb_perf_dp_in *d
 	 * weight the forward's first read, on the first stage whichever stage
 	 * is busiest: no compute is left to hide that reduction behind, nor
 	 * any yet to hide that gather behind (perf_dp.c) */
-	da->first = tb_method_adapters(in->method) || in->method == TB_METHOD_FROZEN ? 0 : vocab_p;
+	da->first = tb_method_trains_base(in->method) ? vocab_p : 0;
 	da->first_held = busy == 0 || x->pi == 1;
 	da->dense = dense;
 	da->expert = expert;

@@ -45,6 +45,17 @@ const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync)
 	}
 }
 
+/* A dense gradient of `bytes` reduce-scattered over the shard group of
+ * n_sh ranks (g_sh a node), its shard then all-reduced over the n_rep
+ * replica groups, ranks n_sh apart (HSDP; n_rep 1: nothing more). */
+static double S_dense_reduce(const tb_perf_ctx *x, double bytes, int64_t n_sh, int64_t g_sh,
+                             int64_t n_rep)
+{
+	return tb_perf_ctx_coll(x, TB_COLL_REDUCE_SCATTER, bytes, n_sh, g_sh) +
+	       tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, bytes / (double)n_sh, n_rep,
+	                        tb_perf_ctx_per_node(x, x->ti * n_sh, n_rep));
+}
+
 void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 {
 	const tb_perf_input *in = x->in;
@@ -76,9 +87,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			ar = tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, gdense * gb, n_dp, g_dp) +
 			     tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, gexpert * gb, n_edp, g_edp);
 		} else {
-			rs = tb_perf_ctx_coll(x, TB_COLL_REDUCE_SCATTER, gdense * gb, n_sh, g_sh) +
-			     tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, gdense * gb / (double)n_sh, n_rep,
-			                      tb_perf_ctx_per_node(x, x->ti * n_sh, n_rep)) +
+			rs = S_dense_reduce(x, gdense * gb, n_sh, g_sh, n_rep) +
 			     tb_perf_ctx_coll(x, TB_COLL_REDUCE_SCATTER, gexpert * gb, n_edp, g_edp);
 			/* ZeRO-1 and 2 gather what the optimizer updated; ZeRO-3
 			 * every weight it runs, frozen ones too */
@@ -99,9 +108,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			if (in->zero == 0) {
 				red1 = tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, f * gb, n_dp, g_dp);
 			} else {
-				red1 = tb_perf_ctx_coll(x, TB_COLL_REDUCE_SCATTER, f * gb, n_sh, g_sh) +
-				      tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, f * gb / (double)n_sh, n_rep,
-				                       tb_perf_ctx_per_node(x, x->ti * n_sh, n_rep));
+				red1 = S_dense_reduce(x, f * gb, n_sh, g_sh, n_rep);
 				ag1 = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, f * pb, n_sh, g_sh);
 			}
 		}
