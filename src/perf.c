@@ -719,11 +719,12 @@ static void S_dp_in(const S_ctx *x, const S_stage *g, int busy, tb_perf_dp_in *d
 	tb_perf_layer_params(x, x->moe, &dense1, &expert1);
 	tb_perf_layer_params(x, false, &dense_d, &expert_d);
 	double dense = nm * dense1 + ndb * dense_d, expert = nm * expert1;
-	double vocab_p = x->V * x->h / x->t;
+	double vocab_p = x->V * x->h / x->t, extras = 0;
 	if (busy == 0)
-		dense += vocab_p;
+		extras += vocab_p;
 	if (busy == 2 || x->pi == 1)
-		dense += vocab_p;
+		extras += vocab_p;
+	dense += extras;
 	/* what gets gradients: the weights, or the adapters (dense ones
 	 * split over the tensor ranks like their matrices), or nothing */
 	double gdense = dense, gexpert = expert;
@@ -740,6 +741,7 @@ static void S_dp_in(const S_ctx *x, const S_stage *g, int busy, tb_perf_dp_in *d
 	 * any yet to hide that gather behind (perf_dp.c) */
 	da->first = tb_method_trains_base(in->method) ? vocab_p : 0;
 	da->first_held = busy == 0 || x->pi == 1;
+	da->extras = extras;
 	da->dense = dense;
 	da->expert = expert;
 	da->gdense = gdense;
@@ -789,6 +791,7 @@ bool tb_perf_extras_max(const tb_perf_input *in, const tb_perf_consts *k, tb_per
 		tb_perf_dp_in da;
 		S_dp_in(&x, &g, busy, &da);
 		top.dense = fmax(top.dense, da.dense);
+		top.extras = fmax(top.extras, da.extras);
 		top.expert = fmax(top.expert, da.expert);
 		top.gdense = fmax(top.gdense, da.gdense);
 		top.gexpert = fmax(top.gexpert, da.gexpert);

@@ -79,7 +79,9 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 	 * Megatron-FSDP's prefetching streams, or DeepSpeed's */
 	double oc = tb_perf_zero3_overlap_cost(in->framework, k);
 	if (n_dp > 1) {
-		/* torchao's per-tensor fp8 gathers the weights in fp8 */
+		/* torchao's per-tensor fp8 gathers the linear layers' weights in
+		 * fp8 (Float8Linear's all-gather); the embedding and the head are
+		 * no linear layers of it and go in 16 bits */
 		double gb = in->grad_bytes, pb = in->fp8_gather ? fmin(1, in->param_bytes) : in->param_bytes;
 		/* only the collectives this stage uses: a search times millions */
 		double ar = 0, rs = 0, ag = 0;
@@ -92,7 +94,9 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			/* ZeRO-1 and 2 gather what the optimizer updated; ZeRO-3
 			 * every weight it runs, frozen ones too */
 			double ad = in->zero >= 3 ? dense : gdense, ae = in->zero >= 3 ? expert : gexpert;
-			ag = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, ad * pb, n_sh, g_sh) +
+			double xe = in->zero >= 3 || gdense == dense ? a->extras : 0;
+			ag = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, (ad - xe) * pb + xe * in->param_bytes,
+			                      n_sh, g_sh) +
 			     tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, ae * pb, n_edp, g_edp);
 		}
 		/* what no compute hides under the overlap: the reduction of
@@ -109,7 +113,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				red1 = tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, f * gb, n_dp, g_dp);
 			} else {
 				red1 = S_dense_reduce(x, f * gb, n_sh, g_sh, n_rep);
-				ag1 = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, f * pb, n_sh, g_sh);
+				ag1 = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, f * in->param_bytes, n_sh, g_sh);
 			}
 		}
 		/* those collectives as the step's total counts them: they are
@@ -129,7 +133,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				double per = ov ? fmax(first, ag - fwd_mb) : ag;
 				per += oc * (ag - per);
 				dp = dm * per;
-				o->bytes = (dense + expert) * pb;
+				o->bytes = (dense - a->extras + expert) * pb + a->extras * in->param_bytes;
 			}
 			break;
 		case 0:
@@ -185,7 +189,8 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			 * first layer's gather cannot hide */
 			double first = nb > 0 ? ag / nb : ag;
 			dp_one = 2 * ag + rs;
-			o->bytes = (dense + expert) * 2 * pb + (gdense + gexpert) * gb;
+			o->bytes = ((dense - a->extras + expert) * pb + a->extras * in->param_bytes) * 2 +
+			           (gdense + gexpert) * gb;
 			/* what hides still costs: the gathers' kernels take SMs and
 			 * HBM bandwidth from the compute they overlap (fitted) */
 			if (in->no_sync) {

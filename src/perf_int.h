@@ -94,6 +94,8 @@ void tb_perf_layer_all(const tb_perf_ctx *x, tb_perf_layer *L, const tb_perf_lay
 typedef struct tb_perf_dp_in {
 	double dense, expert, gdense, gexpert;
 	double first;           /* the input embedding's trained weights (S_dp_in) */
+	double extras;          /* the embedding and head weights this stage holds, in dense:
+	                         * gathered in 16 bits even where the linear layers' go in fp8 */
 	bool first_held;        /* ... held by this stage, in gdense */
 	double layers, microbatches;
 	double fwd_mb, bwd_mb, bubble_s;
