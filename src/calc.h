@@ -88,6 +88,13 @@ typedef struct tb_mem_model {
 	double total;           /* the model's parameters */
 	double trained_total, frozen_total; /* without a breakdown: spread evenly */
 	tb_mem_pair train, frozen, quant;
+	/* Transformer Engine's fp8 (fp4) copies of the trained linear layers'
+	 * weights under Megatron-LM, w8_bytes an element over the w8 elements
+	 * of a layer, kept between micro-batches and steps; w8_replaces: they
+	 * are the weights (training.fp8_param_gather), no 16-bit copy beside */
+	tb_mem_pair w8;
+	double w8_bytes;
+	bool w8_replaces;
 	/* the embedding, the head and the final norm: trained with the model
 	 * (full, dpo) and/or frozen (lora, qlora, frozen; dpo's reference) */
 	bool extras_trained, extras_frozen;
@@ -103,7 +110,7 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
  * expert tensor ranks, sharded over tensor x data x context / (et x
  * expert)), trained, frozen in 16 bits and frozen quantized. */
 typedef struct tb_mem_share {
-	tb_mem_pair train, frozen, quant;
+	tb_mem_pair train, frozen, quant, w8;
 } tb_mem_share;
 /* The first, a middle (the second) and the last stage's shares; their
  * layers in layers[i] (tb_perf_stage_split, or the layout's where `pl`

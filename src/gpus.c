@@ -564,6 +564,18 @@ bool tb_gpus_nvfp4(const char *name)
 	return false;
 }
 
+bool tb_gpus_fp8_any_layout(const char *name)
+{
+	/* Transformer Engine's nvte_is_non_tn_fp8_gemm_supported: compute
+	 * capability 10.x (common/transformer_engine.cpp); its quantizers
+	 * then write no transpose (pytorch/csrc/quantizer.cpp) */
+	static const char *const any[] = { "b200", "gb200", "b300", "gb300" };
+	for (size_t i = 0; name && i < sizeof any / sizeof any[0]; i++)
+		if (strcmp(any[i], name) == 0)
+			return true;
+	return false;
+}
+
 bool tb_gpus_mx_blocks(const char *name, bool *known)
 {
 	/* NVIDIA Blackwell architecture technical brief (fifth-generation

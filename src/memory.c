@@ -13,6 +13,7 @@
  * is linear in the micro-batch b, which makes the largest micro-batch
  * that fits a cheap search. */
 #include "calc.h"
+#include "trainbudget/gpus.h"
 
 #include <string.h>
 
@@ -25,6 +26,11 @@ static const char S_src_frozen[] =
 	"frozen weights hold no gradient or optimizer state; adapters fp32 (PEFT "
 	"autocast_adapter_dtype); 4-bit blocks as QLoRA (Dettmers et al. 2023, arXiv:2305.14314, Sec. 3); "
 	"fp8 as Transformer Engine's fp8_model_init (1 B a weight)";
+static const char S_src_w8[] =
+	"Transformer Engine module/linear.py (_fp8_workspaces: with is_first_microbatch, which "
+	"Megatron-LM passes, the quantized weight is kept between micro-batches) and "
+	"csrc/quantizer.cpp (a transpose only where nvte_is_non_tn_fp8_gemm_supported is false); "
+	"Megatron-LM --fp8-param-gather (te.fp8_model_init: the weights stored quantized)";
 static const char S_src_act[] =
 	"Korthikanti et al. 2022, arXiv:2205.05198, Sec. 4.1 and Table 2 (inventory generalised)";
 
@@ -33,6 +39,37 @@ static double S_max(double a, double b) { return a > b ? a : b; }
 static double S_div(double a, double b) { return b > 0 ? a / b : 0; }
 
 static int64_t S_pos(int64_t v) { return v > 0 ? v : 1; }
+
+/* Bytes an element of Transformer Engine's quantized copy of a trained
+ * linear layer's weight under Megatron-LM, which passes
+ * is_first_microbatch, so the copy is kept between micro-batches and
+ * steps; 0 where there is none (16-bit runs, torchao's casts, DeepSpeed,
+ * adapters over a frozen base).  Per tensor: the data, and a transpose
+ * where the card's fp8 GEMMs take only the TN layout; block and MX scales:
+ * both orientations with their scales (1x32 blocks: a byte a block; 2-D
+ * 128x128 blocks: 4 B a block); fp4: both, half a byte and a byte of
+ * scale per 16 (NVFP4) or 32 (MXFP4) elements. */
+static double S_te_weight_bytes(const tb_inputs *in)
+{
+	const tb_training *tr = &in->training;
+	if (in->parallelism.framework != TB_FW_MEGATRON || !tb_method_trains_base(tr->method))
+		return 0;
+	const char *gpu = in->hardware.gpu.name;
+	if (tr->precision == TB_PREC_FP4_MIXED)
+		return 2 * (0.5 + (tb_gpus_nvfp4(gpu) ? 1.0 / 16 : 1.0 / 32));
+	if (tr->precision != TB_PREC_FP8_MIXED)
+		return 0;
+	tb_fp8_recipe r = tr->fp8_recipe == TB_FP8_AUTO ? TB_FP8_DELAYED : tr->fp8_recipe;
+	switch (tb_gpus_fp8_recipe(gpu, r)) {
+	case TB_FP8_MXFP8:
+		return 2 * (1 + 1.0 / 32);
+	case TB_FP8_BLOCKWISE:
+	case TB_FP8_DEEPSEEK:
+		return 2 * (1 + 4.0 / (128 * 128));
+	default:
+		return tb_gpus_fp8_any_layout(gpu) ? 1 : 2;
+	}
+}
 
 static void S_bytes_per_param(const tb_inputs *in, tb_bytes_per_param *bp,
                               double adafactor_per_param)
@@ -126,7 +163,14 @@ static void S_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, bo
 	out->frozen_weights = mm->frozen_bytes * S_sharded(p->frozen, zero >= 3, d_dense, d_expert) +
 	                      mm->quant_bytes * S_sharded(p->quant, zero >= 3, d_dense, d_expert);
 	out->adapters = mm->extras_trained ? 0 : bp->weights * w;
-	out->weights = bp->weights * w + out->frozen_weights;
+	/* fp8 weights shard with the 16-bit ones they replace; the copies of
+	 * 16-bit ones are not counted under ZeRO-3, whose gathered weights the
+	 * copy would outlive (Megatron-FSDP, not modelled) */
+	double w8 = mm->w8_replaces ? S_sharded(p->w8, zero >= 3, d_dense, d_expert)
+	            : zero >= 3 ? 0 : S_sharded(p->w8, false, d_dense, d_expert);
+	out->fp8_weights = mm->w8_bytes * w8;
+	out->weights = bp->weights * (w - (mm->w8_replaces ? w8 : 0)) + out->fp8_weights +
+	               out->frozen_weights;
 	out->gradients = bp->gradients * g;
 	out->master_weights = bp->master_weights * o;
 	out->optimizer = bp->optimizer * o;
@@ -325,6 +369,14 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 			mm->frozen.dense = base.dense - quant.dense;
 			mm->frozen.expert = base.expert - quant.expert;
 		}
+		double w8 = trains_base ? S_te_weight_bytes(in) : 0;
+		if (w8 > 0) {
+			mm->w8.dense = S_div(pp->matrices - pp->matrices_expert, L);
+			mm->w8.expert = S_div(pp->matrices_expert, L);
+			mm->w8_bytes = w8;
+			mm->w8_replaces = in->training.fp8_param_gather &&
+			                  in->training.precision == TB_PREC_FP8_MIXED;
+		}
 		mm->embedding = pp->embedding;
 		mm->tied = m->tied_embeddings;
 		mm->head_tied = (double)m->vocab * (double)m->hidden;
@@ -394,6 +446,7 @@ void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t 
 		share[i].train = S_layers_pair(mm->train, ls, td, ete);
 		share[i].frozen = S_layers_pair(mm->frozen, ls, td, ete);
 		share[i].quant = S_layers_pair(mm->quant, ls, td, ete);
+		share[i].w8 = S_layers_pair(mm->w8, ls, td, ete);
 	}
 	/* a tied head is a second copy on the last stage when p > 1 */
 	double head = mm->tied ? (p > 1 ? mm->head_tied : 0) : mm->output;
@@ -484,7 +537,14 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	double quantized = mm.quant.dense + mm.quant.expert > 0 ? pp->matrices : 0;
 	mem->frozen_weights_bytes = mm.frozen_total > 0
 		? (mm.frozen_total - quantized) * mm.frozen_bytes + quantized * mm.quant_bytes : 0;
-	mem->model_states_bytes = pp->trainable * bp->total + mem->frozen_weights_bytes;
+	/* the trained linear layers' fp8 copies, or fp8 weights in place of
+	 * 16-bit ones (S_states says where each is counted) */
+	bool w8_on = mm.w8_bytes > 0 && (mm.w8_replaces || zero < 3);
+	double lin = w8_on ? pp->matrices : 0;
+	mem->fp8_weights_bytes = lin * mm.w8_bytes;
+	mem->fp8_replaced_bytes = mm.w8_replaces ? lin * bp->weights : 0;
+	mem->model_states_bytes = pp->trainable * bp->total + mem->frozen_weights_bytes +
+	                          mem->fp8_weights_bytes - mem->fp8_replaced_bytes;
 
 	tb_deriv *dv = tb_budget_add_deriv(b, "memory.bytes_per_param",
 		"Model-state bytes per parameter", "B_p", "w + g + m + o", S_src_bpp,
@@ -495,22 +555,46 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "m", "fp32 master weights", bp->master_weights, "B");
 	tb_deriv_add_var(dv, "o", "optimizer state", bp->optimizer, "B");
 
+	if (lin > 0) {
+		dv = tb_budget_add_deriv(b, "memory.fp8_weights", mm.w8_replaces
+			? "fp8 weights of the trained linear layers, whole model (training.fp8_param_gather)"
+			: "Transformer Engine's fp8 copies of the trained linear layers' weights, whole model",
+			"W_8", "N_l * w_8", S_src_w8, mem->fp8_weights_bytes, "B");
+		tb_deriv_add_var(dv, "N_l", "weights of the linear layers", lin, "");
+		tb_deriv_add_var(dv, "w_8", "bytes an element: the data, and a transposed copy or both "
+		                 "orientations with their scales where the card or recipe needs them",
+		                 mm.w8_bytes, "B");
+	}
+	/* with the copies, and less the 16-bit weights fp8 parameters stand
+	 * in for (a derivation keeps its formula's pointer: static strings) */
+	static const char *const full_f[] = { "N * B_p", "N * B_p + W_8", "N * B_p + W_8 - W_16" };
+	static const char *const part_f[] = { "N_t * B_p + W_f", "N_t * B_p + W_f + W_8",
+	                                      "N_t * B_p + W_f + W_8 - W_16" };
+	int w8_form = lin <= 0 ? 0 : mm.w8_replaces ? 2 : 1;
 	if (in->training.method == TB_METHOD_FULL) {
+		const char *formula = full_f[w8_form];
 		dv = tb_budget_add_deriv(b, "memory.model_states",
-			"Model states, whole model, unsharded", "M_states", "N * B_p", S_src_zero,
+			"Model states, whole model, unsharded", "M_states", formula, S_src_zero,
 			mem->model_states_bytes, "B");
 		tb_deriv_add_var(dv, "N", "parameters", pp->total, "");
 		tb_deriv_add_var(dv, "B_p", "bytes per parameter", bp->total, "B");
 	} else {
+		const char *formula = part_f[w8_form];
 		dv = tb_budget_add_deriv(b, "memory.model_states",
 			"Model states, whole model, unsharded (trained and frozen)", "M_states",
-			"N_t * B_p + W_f", S_src_frozen, mem->model_states_bytes, "B");
+			formula, S_src_frozen, mem->model_states_bytes, "B");
 		tb_deriv_add_var(dv, "N_t", tb_method_adapters(in->training.method)
 		                 ? "trained parameters (the adapters)" : "trained parameters", pp->trainable, "");
 		tb_deriv_add_var(dv, "B_p", "bytes per trained parameter", bp->total, "B");
 		tb_deriv_add_var(dv, "W_f", in->training.quantization != TB_QUANT_NONE
 		                 ? "frozen weights as stored (linear layers quantized)"
 		                 : "frozen weights, 16-bit", mem->frozen_weights_bytes, "B");
+	}
+	if (lin > 0) {
+		tb_deriv_add_var(dv, "W_8", "fp8 copies or weights of the linear layers (memory.fp8_weights)",
+		                 mem->fp8_weights_bytes, "B");
+		if (mm.w8_replaces)
+			tb_deriv_add_var(dv, "W_16", "the 16-bit weights they replace", mem->fp8_replaced_bytes, "B");
 	}
 
 	bool whole = par->no_sync;
@@ -726,12 +810,19 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		fz = mem->frozen_weights_bytes / pp->total;
 		bpm = tf * bp->total + fz;
 	}
-	mem->max_params_fully_sharded = S_div(G * usable, bpm);
-	mem->max_params_one_gpu = S_div(usable, bpm);
+	/* the linear layers' fp8 copies, or fp8 weights for 16-bit ones, as a
+	 * mean over the parameters; sharded over every card (ZeRO-3) the
+	 * copies are not kept, fp8 weights are */
+	double w8any = mm.w8_bytes > 0
+	               ? S_div(pp->matrices * (mm.w8_bytes - (mm.w8_replaces ? bp->weights : 0)), pp->total)
+	               : 0;
+	double w8pp = S_div(mem->fp8_weights_bytes - mem->fp8_replaced_bytes, pp->total);
+	mem->max_params_fully_sharded = S_div(G * usable, bpm + (mm.w8_replaces ? w8any : 0));
+	mem->max_params_one_gpu = S_div(usable, bpm + w8any);
 	double per_param_gpu = in->training.method == TB_METHOD_FULL
 		? bp->weights / (zero >= 3 ? dd : 1) + bp->gradients / (zero >= 2 ? dd : 1)
-		  + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1)
-		: (tf * bp->weights + fz) / (zero >= 3 ? dd : 1) + tf * bp->gradients / (zero >= 2 ? dd : 1)
+		  + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1) + w8pp / (zero >= 3 ? dd : 1)
+		: (tf * bp->weights + fz + w8pp) / (zero >= 3 ? dd : 1) + tf * bp->gradients / (zero >= 2 ? dd : 1)
 		  + tf * (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1);
 	mem->max_params_this_layout = S_div(usable * (double)(t * p), per_param_gpu);
 

@@ -160,6 +160,10 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	out->fp8_weight_cast_f_bytes = wf;
 	out->fp8_weight_cast_b_bytes = wb;
 	out->te_casts = !torchao;
+	/* Megatron-LM's fp8 parameters: the distributed optimizer gathers
+	 * the linear layers' weights as they are stored, in fp8 */
+	if (tr->fp8_param_gather && fw == TB_FW_MEGATRON && tb_method_trains_base(tr->method))
+		out->fp8_gather = true;
 }
 
 double tb_perf_cast_bw_fraction(const tb_perf_input *in, const tb_perf_consts *k)
@@ -188,7 +192,7 @@ const char *tb_perf_fp8_text(const tb_perf_input *in)
 	bool torchao = !in->te_casts;
 	switch (in->fp8_recipe) {
 	case TB_FP8_TENSORWISE:
-		return in->fp8_gather ? "tensorwise: one scale a tensor; the weights cast on each rank's "
+		return torchao && in->fp8_gather ? "tensorwise: one scale a tensor; the weights cast on each rank's "
 		                        "shard and gathered in fp8 (torchao's float8 all-gather)"
 		                      : "tensorwise: one scale a tensor from its own amax, a pass before "
 		                        "each cast (Transformer Engine's current scaling)";

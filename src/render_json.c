@@ -108,6 +108,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_bool(j, "grad_accumulation_fusion", !t->no_grad_accum_fusion);
 	S_str(j, "kernels", tb_kernels_name(t->eager_kernels));
 	S_bool(j, "activation_func_fp8_input_store", t->act_fp8_store);
+	S_bool(j, "fp8_param_gather", t->fp8_param_gather);
 	S_bool(j, "dropout", t->dropout);
 	S_numk(j, "checkpoint_interval_s", t->checkpoint_interval_s, t->checkpoint_interval_s > 0);
 	S_str(j, "method", tb_method_name(t->method));
@@ -285,6 +286,7 @@ static void S_items(S_json *j, const tb_mem_items *m, bool act, bool fits,
 {
 	S_num(j, "weights", m->weights);
 	S_num(j, "frozen_weights", m->frozen_weights);
+	S_num(j, "fp8_weights", m->fp8_weights);
 	S_num(j, "adapters", m->adapters);
 	S_num(j, "gradients", m->gradients);
 	S_num(j, "master_weights", m->master_weights);
@@ -311,6 +313,8 @@ static void S_memory(S_json *j, const tb_memory *m)
 	S_obj_end(j);
 	S_num(j, "model_states_bytes", m->model_states_bytes);
 	S_num(j, "frozen_weights_bytes", m->frozen_weights_bytes);
+	S_num(j, "fp8_weights_bytes", m->fp8_weights_bytes);
+	S_num(j, "fp8_replaced_bytes", m->fp8_replaced_bytes);
 	S_numk(j, "activations_per_layer_bytes", m->activations_per_layer_bytes, act);
 	S_numk(j, "activations_bytes", m->activations_bytes, act);
 	S_numk(j, "logits_bytes", m->logits_bytes, act);

@@ -433,6 +433,13 @@ static void S_memory(S_text *t, const tb_inputs *in, const tb_budget *b)
 	S_mem_pair(t, "weights", g->weights, true, "gradients", g->gradients, true);
 	if (in->training.method != TB_METHOD_FULL)
 		S_mem_pair(t, " of it frozen", g->frozen_weights, true, " adapters", g->adapters, true);
+	if (g->fp8_weights > 0) {
+		/* Transformer Engine's fp8 copies of the linear layers' weights,
+		 * or those weights themselves under fp8_param_gather */
+		tb_buf_puts(&t->out, "  ");
+		S_mem_cell(t, " of it fp8", g->fp8_weights, true);
+		S_nl(t);
+	}
 	S_mem_pair(t, "master weights", g->master_weights, true, "optimizer", g->optimizer, true);
 	S_mem_pair(t, "activations", g->activations, m->activations_known, "other", g->other, true);
 	tb_buf_puts(o, "  ");

@@ -22,10 +22,14 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 		  m->per_gpu.weights + m->per_gpu.gradients + m->per_gpu.master_weights + m->per_gpu.optimizer },
 	};
 	tb_method meth = r->sc->inputs.training.method;
+	/* the linear layers' fp8 copies (or fp8 weights) on a row of their
+	 * own, out of the weights' row and its 16-bit weights they replace */
+	double w16 = rows[0].bpp * p->trainable - m->fp8_replaced_bytes;
+	rows[0].gpu -= m->per_gpu.fp8_weights;
 	if (meth != TB_METHOD_FULL) {
 		/* the trained parameters' rows are per trained parameter */
 		rows[0].label = tb_method_adapters(meth) ? "Weights, adapters" : "Weights, trained";
-		rows[0].gpu = m->per_gpu.weights - m->per_gpu.frozen_weights;
+		rows[0].gpu -= m->per_gpu.frozen_weights;
 		tb_rtab_str(&tb, r->sc->inputs.training.quantization != TB_QUANT_NONE
 		                 ? "Frozen weights (linear layers quantized)" : "Frozen weights");
 		tb_rtab_num(&tb, TB_RF_PLAIN, p->total > 0 ? m->frozen_weights_bytes / p->total : 0);
@@ -35,13 +39,23 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		if (meth != TB_METHOD_FULL && i == 4)
 			rows[i].label = "Model states (trained and frozen)";
+		double whole = i == 4 ? m->model_states_bytes : i == 0 ? w16 : rows[i].bpp * p->trainable;
 		tb_rtab_str(&tb, rows[i].label);
 		if (meth != TB_METHOD_FULL && i == 4)
 			tb_rtab_str(&tb, "");
 		else
-			tb_rtab_num(&tb, TB_RF_PLAIN, rows[i].bpp);
-		tb_rtab_num(&tb, TB_RF_BYTES, i == 4 ? m->model_states_bytes : rows[i].bpp * p->trainable);
+			tb_rtab_num(&tb, TB_RF_PLAIN, p->trainable > 0 && (i == 0 || i == 4)
+			            ? whole / p->trainable : rows[i].bpp);
+		tb_rtab_num(&tb, TB_RF_BYTES, whole);
 		tb_rtab_num(&tb, TB_RF_BYTES, rows[i].gpu);
+		if (i == 0 && m->fp8_weights_bytes > 0) {
+			tb_rtab_str(&tb, m->fp8_replaced_bytes > 0
+			                 ? "Weights of the linear layers, in fp8 (fp8_param_gather)"
+			                 : "fp8 copies of the linear layers' weights (Transformer Engine)");
+			tb_rtab_num(&tb, TB_RF_PLAIN, p->trainable > 0 ? m->fp8_weights_bytes / p->trainable : 0);
+			tb_rtab_num(&tb, TB_RF_BYTES, m->fp8_weights_bytes);
+			tb_rtab_num(&tb, TB_RF_BYTES, m->per_gpu.fp8_weights);
+		}
 	}
 }
 

@@ -14,7 +14,7 @@ static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
 	"optimizer", "checkpointing", "selective_policy", "recompute_layers", "flash_attention", "dropout",
 	"attention_flops", "attention_kernel", "fp8_recipe", "checkpoint_interval", "grad_dtype",
-	"grad_accumulation_fusion", "activation_func_fp8_input_store", "kernels",
+	"grad_accumulation_fusion", "activation_func_fp8_input_store", "fp8_param_gather", "kernels",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 	"packing", "avg_seq_len",
 };
@@ -221,6 +221,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		t->no_grad_accum_fusion = !gaf;
 		if ((n = tb_yaml_get(tr, "activation_func_fp8_input_store")) &&
 		    !tb_yaml_bool(c, n, "training.activation_func_fp8_input_store", &t->act_fp8_store))
+			ok = false;
+		if ((n = tb_yaml_get(tr, "fp8_param_gather")) &&
+		    !tb_yaml_bool(c, n, "training.fp8_param_gather", &t->fp8_param_gather))
 			ok = false;
 		if ((n = tb_yaml_get(tr, "kernels"))) {
 			if (tb_yaml_enum(c, n, "training.kernels", S_kernels_names, TB_N(S_kernels_names), &e)) t->eager_kernels = e == 1; else ok = false;

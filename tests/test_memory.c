@@ -993,3 +993,82 @@ Test(memory, moe_policy_keeps_the_expert_layers_input)
 		cr_expect(strncmp(B.memory.act_items[i].name, "MoE:", 4) != 0, "%s kept",
 		          B.memory.act_items[i].name);
 }
+
+/* Transformer Engine keeps a quantized copy of each trained linear layer's
+ * weight between micro-batches under Megatron-LM (module/linear.py's
+ * _fp8_workspaces, is_first_microbatch), with its transpose where the card's
+ * fp8 GEMMs take only the TN layout (quantizer.cpp: Hopper, not Blackwell);
+ * under --fp8-param-gather that copy is the weight.  Llama 3.1 8B: 32
+ * layers of q 4096 x 4096, k and v 1024 x 4096, o 4096 x 4096 and three
+ * 4096 x 14336 MLP matrices, 6,979,321,856 linear weights of 8,030,261,248
+ * parameters; ZeRO-1 over 8 GPUs, tensor and pipeline 1. */
+static void llama8b_fp8(tb_inputs *in, const char *gpu)
+{
+	base(in);
+	in->model.has_shape = true;
+	in->model.layers = 32; in->model.hidden = 4096; in->model.heads = 32;
+	in->model.kv_heads = 8; in->model.head_dim = 128; in->model.ffn_hidden = 14336;
+	in->model.vocab = 128256; in->model.mlp = TB_MLP_GATED;
+	in->model.norm = TB_NORM_RMSNORM; in->model.positions = TB_POS_ROPE;
+	in->training.precision = TB_PREC_FP8_MIXED;
+	in->training.flash_attention = true;
+	in->training.dropout = false;
+	in->hardware.gpu = *tb_gpus_find(gpu);
+	in->hardware.count = 8;
+	in->parallelism.data = 8;
+	in->parallelism.zero = 1;
+	in->parallelism.framework = TB_FW_MEGATRON;
+}
+
+Test(memory, te_fp8_weight_copies)
+{
+	const double N = 8030261248.0, M = 6979321856.0;
+	static const struct {
+		const char *gpu;
+		tb_precision prec;
+		tb_fp8_recipe recipe;
+		tb_framework fw;
+		int zero;
+		bool params;
+		double copy;            /* bytes a linear weight */
+		double weights;         /* one GPU's weights */
+	} c[] = {
+		/* a copy beside the 16-bit weights: data and transpose on H100 */
+		{ "h100-sxm", TB_PREC_FP8_MIXED, TB_FP8_AUTO, TB_FW_MEGATRON, 1, false, 2, 2 * N + 2 * M },
+		{ "b200", TB_PREC_FP8_MIXED, TB_FP8_TENSORWISE, TB_FW_MEGATRON, 1, false, 1, 2 * N + M },
+		{ "b200", TB_PREC_FP8_MIXED, TB_FP8_MXFP8, TB_FW_MEGATRON, 1, false, 2 * (1 + 1.0 / 32),
+		  2 * N + 2 * (1 + 1.0 / 32) * M },
+		{ "b200", TB_PREC_FP4_MIXED, TB_FP8_AUTO, TB_FW_MEGATRON, 1, false, 2 * (0.5 + 1.0 / 16),
+		  2 * N + 2 * (0.5 + 1.0 / 16) * M },
+		/* the weights themselves in fp8: the 16-bit ones gone */
+		{ "b200", TB_PREC_FP8_MIXED, TB_FP8_AUTO, TB_FW_MEGATRON, 1, true, 1, 2 * N - M },
+		{ "h100-sxm", TB_PREC_FP8_MIXED, TB_FP8_AUTO, TB_FW_MEGATRON, 1, true, 2, 2 * N },
+		{ "b200", TB_PREC_FP8_MIXED, TB_FP8_AUTO, TB_FW_MEGATRON, 3, true, 1, (2 * N - M) / 8 },
+		/* none: Megatron-FSDP's gathered weights, torchao's casts, 16 bits */
+		{ "b200", TB_PREC_FP8_MIXED, TB_FP8_AUTO, TB_FW_MEGATRON, 3, false, 0, 2 * N / 8 },
+		{ "h100-sxm", TB_PREC_FP8_MIXED, TB_FP8_AUTO, TB_FW_FSDP, 1, false, 0, 2 * N },
+		{ "h100-sxm", TB_PREC_BF16_MIXED, TB_FP8_AUTO, TB_FW_MEGATRON, 1, false, 0, 2 * N },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		tb_inputs in;
+		llama8b_fp8(&in, c[i].gpu);
+		in.training.precision = c[i].prec;
+		in.training.fp8_recipe = c[i].recipe;
+		in.parallelism.framework = c[i].fw;
+		in.parallelism.zero = c[i].zero;
+		in.training.fp8_param_gather = c[i].params;
+		run(&in);
+		cr_assert(rel(B.params.total, N) < 1e-15, "%.0f", B.params.total);
+		double copy = c[i].copy * M / (c[i].zero >= 3 ? 8 : 1);
+		cr_expect(fabs(B.memory.per_gpu.fp8_weights - copy) <= 1e-9 * N, "%zu: %.0f against %.0f",
+		          i, B.memory.per_gpu.fp8_weights, copy);
+		cr_expect(rel(B.memory.per_gpu.weights, c[i].weights) < 1e-12, "%zu: %.0f against %.0f",
+		          i, B.memory.per_gpu.weights, c[i].weights);
+		/* the whole model: the copies in, the 16-bit weights they
+		 * replace out */
+		double whole = N * B.memory.bytes_per_param.total + (c[i].zero >= 3 && !c[i].params ? 0 : c[i].copy * M) -
+		               (c[i].params ? 2 * M : 0);
+		cr_expect(rel(B.memory.model_states_bytes, whole) < 1e-12, "%zu: %.0f against %.0f", i,
+		          B.memory.model_states_bytes, whole);
+	}
+}

@@ -122,6 +122,10 @@ typedef struct tb_mem_items {
 	 * every weight under frozen, dpo's reference copy), and LoRA's
 	 * adapters (trained); 0 under full */
 	double frozen_weights, adapters;
+	/* part of weights: Transformer Engine's fp8 (fp4) copies of the trained
+	 * linear layers' weights (Megatron-LM), or those weights themselves
+	 * under training.fp8_param_gather; 0 otherwise */
+	double fp8_weights;
 	/* optimizer state that pages to host memory (training.paged_optimizer):
 	 * in optimizer, left out of total */
 	double paged;
@@ -157,6 +161,11 @@ typedef struct tb_memory {
 	tb_bytes_per_param bytes_per_param;
 	double model_states_bytes;          /* whole model, unsharded: trained x B_p + frozen */
 	double frozen_weights_bytes;        /* whole model's frozen weights as stored; 0 under full */
+	/* whole model: the trained linear layers' fp8 (fp4) copies
+	 * (tb_mem_items.fp8_weights), and the 16-bit weights they replace
+	 * under training.fp8_param_gather (0 otherwise); model_states_bytes
+	 * counts the first and not the second */
+	double fp8_weights_bytes, fp8_replaced_bytes;
 
 	bool activations_known;
 	double activations_per_layer_bytes; /* one layer, one micro-batch, per GPU */

@@ -100,6 +100,11 @@ double tb_gpus_recipe_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r);
  * gb200, b300, gb300) and CDNA 4 (mi355x).  *known: false for a card the
  * table does not have (then false, and nothing can be said). */
 bool tb_gpus_mx_blocks(const char *name, bool *known);
+/* Whether card `name`'s per-tensor fp8 GEMMs take their operands in any
+ * layout (Blackwell's, compute capability 10.x), so Transformer Engine
+ * keeps no transposed copy of an fp8 weight; false: only the TN layout
+ * (Hopper, Ada; AMD's assumed alike), a transpose beside each. */
+bool tb_gpus_fp8_any_layout(const char *name);
 
 /* Whether fp4 training on card `name` runs NVIDIA's NVFP4 (16-element
  * blocks with E4M3 scales and a scale a tensor: the Blackwell parts)

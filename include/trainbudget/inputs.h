@@ -198,6 +198,10 @@ typedef struct tb_training {
 	 * its input for the backward as float8_e4m3fn, 1 B an element
 	 * (Megatron-Core's --activation-func-fp8-input-store) */
 	bool act_fp8_store;
+	/* training.fp8_param_gather: the trained linear layers' weights kept
+	 * in fp8 and gathered so (Megatron-LM's --fp8-param-gather, NeMo's
+	 * fp8_param_gather: te.fp8_model_init), no 16-bit copy beside them */
+	bool fp8_param_gather;
 	/* training.kernels: eager: the memory-bound steps of a layer run as
 	 * PyTorch eager writes them (torchtitan's Llama without compile: an
 	 * RMSNorm of seven kernels in fp32, complex RoPE, repeat_kv's copy,
