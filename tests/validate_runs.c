@@ -645,6 +645,8 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
 	in.training.no_grad_accum_fusion = S_is(r, "grad_accum_fusion", "false");
 	in.training.act_fp8_store = S_is(r, "fp8_act", "true");
+	/* Megatron-LM's fp8 parameters (NeMo's FP8_PARAM_GATHER) */
+	in.training.fp8_param_gather = S_is(r, "fp8_param_gather", "true");
 	/* PyTorch eager's memory-bound kernels (torchtitan without compile) */
 	in.training.eager_kernels = S_kernels(r, "kernels") == 1;
 	/* the adapters alone: NeMo's unfused ParallelLinearAdapter under
