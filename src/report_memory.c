@@ -26,6 +26,8 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 	 * own, out of the weights' row and its 16-bit weights they replace */
 	double w16 = rows[0].bpp * p->trainable - m->fp8_replaced_bytes;
 	rows[0].gpu -= m->per_gpu.fp8_weights;
+	if (m->fp8_replaced_bytes > 0)
+		rows[0].label = "Weights in 16 bits (the embedding, the head, the norms)";
 	if (meth != TB_METHOD_FULL) {
 		/* the trained parameters' rows are per trained parameter */
 		rows[0].label = tb_method_adapters(meth) ? "Weights, adapters" : "Weights, trained";

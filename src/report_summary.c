@@ -108,6 +108,15 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		tb_rtab_str(&tb, "kept for the backward in fp8, 1 B an element "
 		                 "(training.activation_func_fp8_input_store)");
 	}
+	if (b->memory.fp8_weights_bytes > 0) {
+		tb_rtab_str(&tb, "fp8 weights");
+		tb_rtab_str(&tb, b->memory.fp8_replaced_bytes > 0
+		                 ? "the linear layers' weights stored in fp8, no bf16 copy, and gathered in "
+		                   "fp8 (training.fp8_param_gather, Megatron-LM's --fp8-param-gather)"
+		                 : "Transformer Engine keeps an fp8 copy of each linear layer's weight "
+		                   "between micro-batches, beside the bf16 weight (training.fp8_param_gather "
+		                   "stores the weights in fp8 instead)");
+	}
 	if (in->training.eager_kernels) {
 		tb_rtab_str(&tb, "Memory-bound kernels");
 		tb_rtab_str(&tb, "PyTorch eager: each norm, rotation, activation and GQA copy as the "

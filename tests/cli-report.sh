@@ -190,6 +190,37 @@ else
 	fail "user template: $(cat "$T/err.txt")"
 fi
 
+# ---- fp8 weights under Megatron-LM: a row of their own, one answer ------
+# Transformer Engine's fp8 copies beside the bf16 weights, then the fp8
+# parameters in their place: the table's rows, the JSON's whole-model
+# figures and the model states add up alike in both
+for pg in false true; do
+	rm -rf "$T/f8"
+	mkdir -p "$T/f8"
+	if ! "$BIN" report docs/examples/deepseek-v3.yaml -o "$T/f8" --format md,json \
+		--set parallelism.framework=megatron --set training.fp8_param_gather=$pg >/dev/null 2>"$T/err.txt"; then
+		fail "fp8 weights ($pg): $(cat "$T/err.txt")"
+		continue
+	fi
+	row="fp8 copies of the linear layers' weights (Transformer Engine)"
+	[ "$pg" = true ] && row="Weights of the linear layers, in fp8 (fp8\\_param\\_gather)"
+	if grep -qF "| $row |" "$T/f8/deepseek-v3.md" &&
+	   python3 - "$T/f8/deepseek-v3.json" "$pg" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["memory"]
+pg = sys.argv[2] == "true"
+bp = m["bytes_per_param"]
+n = m["model_states_bytes"] - m["fp8_weights_bytes"] + m["fp8_replaced_bytes"]
+assert m["fp8_weights_bytes"] > 0 and (m["fp8_replaced_bytes"] > 0) == pg, m
+assert abs(n / bp["total"] - round(n / bp["total"])) < 1e-3 * n / bp["total"], (n, bp)
+g = m["per_gpu"]
+assert 0 < g["fp8_weights"] < g["weights"], g
+PY
+	then ok "fp8 weights ($pg): their own row, the JSON's figures add up"
+	else fail "fp8 weights ($pg): row or JSON figures"
+	fi
+done
+
 if [ "$fails" -gt 0 ]; then
 	echo "cli-report: $fails failure(s)" >&2
 	exit 1
