@@ -106,6 +106,10 @@ static void S_accum_fusion(const tb_scenario *sc, tb_buf *o)
 {
 	S_yes(o, !sc->inputs.training.no_grad_accum_fusion);
 }
+static void S_fp8_params(const tb_scenario *sc, tb_buf *o)
+{
+	S_yes(o, sc->inputs.training.fp8_param_gather);
+}
 static void S_grad_dtype(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_grad_dtype_name(tb_grad_dtype_of(&sc->inputs.training)));
@@ -254,6 +258,7 @@ static const struct S_input_def {
 	{ "training.attention_kernel", "Attention kernel", S_attn_kernel },
 	{ "training.fp8_recipe", "fp8 scaling", S_fp8_recipe },
 	{ "training.grad_accumulation_fusion", "Gradient accumulation fused", S_accum_fusion },
+	{ "training.fp8_param_gather", "Weights kept in fp8", S_fp8_params },
 	{ "training.kernels", "Memory-bound kernels", S_kernels },
 	{ "training.lora.kernels", "LoRA adapters' kernels", S_lora_kernels },
 	{ "training.grad_dtype", "Gradient dtype", S_grad_dtype },
