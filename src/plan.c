@@ -183,7 +183,8 @@ tb_plan_pm *tb_plan_pm_get(tb_plan_pmemo *m, int64_t c, int64_t e, int64_t p, in
 	}
 }
 
-void tb_plan_mem_init(tb_plan_state *st, const tb_plan_layout *l, tb_plan_mem *a, tb_plan_pm *pm)
+void tb_plan_mem_init(tb_plan_state *st, const tb_mem_model *mm, const tb_plan_layout *l,
+                      tb_plan_mem *a, tb_plan_pm *pm)
 {
 	const tb_inputs *in = st->in;
 	int64_t t = l->tensor, p = l->pipeline, e = l->expert, d = l->data;
@@ -202,7 +203,7 @@ void tb_plan_mem_init(tb_plan_state *st, const tb_plan_layout *l, tb_plan_mem *a
 		memcpy(split, pm->split, sizeof split);
 		memcpy(mtp, pm->mtp, sizeof mtp);
 	} else {
-		tb_memory_shares(&st->mm, &in->parallelism.layout, t, et, p, e, a->share, split, mtp);
+		tb_memory_shares(mm, &in->parallelism.layout, t, et, p, e, a->share, split, mtp);
 		if (pm) {
 			memcpy(pm->share, a->share, sizeof a->share);
 			memcpy(pm->split, split, sizeof split);
@@ -233,7 +234,8 @@ void tb_plan_mem_init(tb_plan_state *st, const tb_plan_layout *l, tb_plan_mem *a
 	c->logits_b1 = 4 * s * V / (double)t / cp;
 }
 
-void tb_plan_mem_zero(tb_plan_state *st, tb_plan_mem *a, int zero, tb_plan_pm *pm)
+void tb_plan_mem_zero(tb_plan_state *st, const tb_mem_model *mm, tb_plan_mem *a, int zero,
+                      tb_plan_pm *pm)
 {
 	if (pm && (pm->have_zero >> zero & 1)) {
 		memcpy(a->c.states, pm->states[zero], sizeof pm->states[zero]);
@@ -241,7 +243,7 @@ void tb_plan_mem_zero(tb_plan_state *st, tb_plan_mem *a, int zero, tb_plan_pm *p
 	}
 	for (int i = 0; i < 3; i++)
 		a->c.states[i] = a->c.p == 2 && i == 1 ? 0
-		                 : tb_memory_states_bytes(&st->mm, &a->share[i], zero,
+		                 : tb_memory_states_bytes(mm, &a->share[i], zero,
 		                                          st->in->parallelism.no_sync, a->dd, a->de);
 	if (pm) {
 		memcpy(pm->states[zero], a->c.states, sizeof pm->states[zero]);
@@ -255,11 +257,11 @@ double tb_plan_mem_total(tb_plan_mem *a, int64_t v, int64_t micro_batch)
 	return tb_memory_fit_total(&a->c, micro_batch, NULL);
 }
 
-static double S_memory(tb_plan_state *st, const tb_plan_layout *l)
+static double S_memory(tb_plan_state *st, const tb_plan_card *cd, const tb_plan_layout *l)
 {
 	tb_plan_mem a;
-	tb_plan_mem_init(st, l, &a, NULL);
-	tb_plan_mem_zero(st, &a, l->zero, NULL);
+	tb_plan_mem_init(st, &cd->mm, l, &a, NULL);
+	tb_plan_mem_zero(st, &cd->mm, &a, l->zero, NULL);
 	return tb_plan_mem_total(&a, l->virtual_pipeline, l->micro_batch);
 }
 
@@ -317,6 +319,7 @@ static void S_card_init(tb_plan_state *st, const tb_plan_gpu *g, int index, tb_p
 	tb_flops fl;
 	tb_params_values(&cd->in, &pp);
 	tb_flops_values(&cd->in, &pp, &fl);
+	tb_memory_model(&cd->in, &pp, &cd->mm);
 	cd->peak_flops = tb_time_peak_flops(&cd->in, NULL);
 	cd->total_model_flops = fl.total_model;
 	cd->time_known = cd->peak_flops > 0 && cd->total_model_flops > 0;
@@ -662,7 +665,7 @@ static void S_scenario(tb_plan_state *st, const tb_plan_card *cd)
 	l.gpu = cd->index;
 	l.count = in->hardware.count;
 	l.capacity_bytes = cd->g->gpu.memory_bytes;
-	l.memory_per_gpu_bytes = S_memory(st, &l);
+	l.memory_per_gpu_bytes = S_memory(st, cd, &l);
 	tb_perf_input pin;
 	tb_plan_perf_in(cd, &l, &pin);
 	tb_perf_result r;
@@ -745,9 +748,6 @@ static void S_state_init(tb_plan_state *st, const tb_inputs *in, const tb_plan_s
 	st->top = sp->best_only ? 1
 	          : sp->top > 0 ? (sp->top < TB_PLAN_TOP_MAX ? sp->top : TB_PLAN_TOP_MAX) : 10;
 	st->vmax = sp->max_virtual > 0 ? sp->max_virtual : TB_PLAN_VIRTUAL_MAX;
-	tb_params pp;
-	tb_params_values(in, &pp);
-	tb_memory_model(in, &pp, &st->mm);
 	tb_calc_arch(&in->model, &st->arch);
 }
 

@@ -33,6 +33,9 @@ typedef struct tb_plan_card {
 	double peak_flops, total_model_flops;
 	bool time_known;
 	int64_t gpn;            /* GPUs per node, for the tensor rule */
+	/* the memory model on this card: Transformer Engine's fp8 weight
+	 * copies depend on it (memory.c) */
+	tb_mem_model mm;
 } tb_plan_card;
 
 /* What the jobs of a search for the best alone have found so far, each
@@ -51,7 +54,6 @@ typedef struct tb_plan_state {
 	tb_plan_result *out;
 	int top;
 	int64_t vmax;
-	tb_mem_model mm;
 	tb_arch arch;
 	int n_act;
 	tb_plan_act act[TB_PLAN_ACT_MEMO];
@@ -114,8 +116,10 @@ double tb_plan_splits(int64_t n, int parts);
 /* plan.c: a layout's memory in three parts (what a pipeline fixes, what
  * a ZeRO stage adds, what the virtual stages and micro-batch add) */
 tb_plan_pm *tb_plan_pm_get(tb_plan_pmemo *m, int64_t c, int64_t e, int64_t p, int64_t d);
-void tb_plan_mem_init(tb_plan_state *st, const tb_plan_layout *l, tb_plan_mem *a, tb_plan_pm *pm);
-void tb_plan_mem_zero(tb_plan_state *st, tb_plan_mem *a, int zero, tb_plan_pm *pm);
+void tb_plan_mem_init(tb_plan_state *st, const tb_mem_model *mm, const tb_plan_layout *l,
+                      tb_plan_mem *a, tb_plan_pm *pm);
+void tb_plan_mem_zero(tb_plan_state *st, const tb_mem_model *mm, tb_plan_mem *a, int zero,
+                      tb_plan_pm *pm);
 double tb_plan_mem_total(tb_plan_mem *a, int64_t v, int64_t micro_batch);
 /* plan.c: a layout's perf input and figures; the lists a result keeps */
 void tb_plan_perf_in(const tb_plan_card *cd, const tb_plan_layout *l, tb_perf_input *pi);

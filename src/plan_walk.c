@@ -568,13 +568,13 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	}
 	tb_plan_mem mem;
 	tb_plan_pm *pm = tb_plan_pm_get(w->pmemo, c, e, p, d);
-	tb_plan_mem_init(st, &l0, &mem, pm);
+	tb_plan_mem_init(st, &cd->mm, &l0, &mem, pm);
 	/* the fit under each ZeRO stage: its states in place, so that a
 	 * micro-batch's sums read them without copying */
 	tb_mem_fit fit[4];
 	for (int z = 0; z < 4; z++)
 		if (zok >> z & 1) {
-			tb_plan_mem_zero(st, &mem, z, pm);
+			tb_plan_mem_zero(st, &cd->mm, &mem, z, pm);
 			fit[z] = mem.c;
 		}
 	/* the micro-batches past the batch rule (and a fixed micro-batch's),

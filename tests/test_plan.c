@@ -410,6 +410,52 @@ Test(plan, hardware_search_front_is_pareto)
 	cr_expect_eq(r.scenario.gpu, 0);
 }
 
+/* Each card's memory is its own: Transformer Engine keeps an fp8 copy of a
+ * linear weight with its transpose on H100 (TN-only fp8 GEMMs) and without
+ * it on B200 (memory.c), so the same layout on the same card holds the same
+ * bytes whichever card the scenario names, and H100's copy is the B200
+ * one's plus the transpose. */
+Test(plan, each_card_prices_its_own_fp8_copies)
+{
+	static tb_plan_result r[2];
+	const char *names[2] = { "h100-sxm", "b200" };
+	for (int k = 0; k < 2; k++) {
+		tb_inputs in;
+		small_dense(&in);
+		in.training.precision = TB_PREC_FP8_MIXED;
+		in.parallelism.framework = TB_FW_MEGATRON;
+		in.hardware.gpu = *tb_gpus_find(names[k]);
+		tb_plan_space sp;
+		memset(&sp, 0, sizeof sp);
+		sp.top = TB_PLAN_TOP_MAX;
+		for (int i = 0; i < 2; i++) {
+			sp.gpus[i].gpu = *tb_gpus_find(names[i]);
+			sp.gpus[i].price_per_gpu_hour = 2;
+			sp.gpus[i].price_given = true;
+		}
+		sp.n_gpus = 2;
+		sp.counts[sp.n_counts++] = 16;
+		tb_plan_search(&in, &sp, &r[k]);
+		cr_assert(r[k].known && r[k].n_layouts > 0);
+	}
+	int same = 0;
+	for (int i = 0; i < r[0].n_layouts; i++)
+		for (int j = 0; j < r[1].n_layouts; j++) {
+			const tb_plan_layout *a = &r[0].layouts[i], *b = &r[1].layouts[j];
+			if (a->gpu != b->gpu || a->tensor != b->tensor || a->pipeline != b->pipeline ||
+			    a->virtual_pipeline != b->virtual_pipeline || a->data != b->data ||
+			    a->zero != b->zero || a->micro_batch != b->micro_batch ||
+			    a->checkpointing != b->checkpointing || a->sequence_parallel != b->sequence_parallel ||
+			    a->context != b->context || a->expert != b->expert)
+				continue;
+			cr_expect(a->memory_per_gpu_bytes == b->memory_per_gpu_bytes,
+			          "card %d TP %lld PP %lld: %.17g against %.17g", a->gpu, (long long)a->tensor,
+			          (long long)a->pipeline, a->memory_per_gpu_bytes, b->memory_per_gpu_bytes);
+			same++;
+		}
+	cr_expect(same > 0, "no layout in both lists");
+}
+
 /* ---- rules ---------------------------------------------------------------- */
 
 /* Llama 3 405B on 16,384 H100: 126 layers leave no whole split into
