@@ -41,10 +41,11 @@ static double S_div(double a, double b) { return b > 0 ? a / b : 0; }
 static int64_t S_pos(int64_t v) { return v > 0 ? v : 1; }
 
 /* Bytes an element of Transformer Engine's quantized copy of a trained
- * linear layer's weight under Megatron-LM, which passes
- * is_first_microbatch, so the copy is kept between micro-batches and
- * steps; 0 where there is none (16-bit runs, torchao's casts, DeepSpeed,
- * adapters over a frozen base).  Per tensor: the data, and a transpose
+ * linear layer's weight, kept between micro-batches and steps where the
+ * caller passes is_first_microbatch (Megatron-LM does), as the step-time
+ * model's once-a-step weight cast assumes wherever it prices Transformer
+ * Engine's casts (every framework but fsdp, perf_input.c); 0 where there
+ * is none (16-bit runs, torchao's casts, adapters over a frozen base).  Per tensor: the data, and a transpose
  * where the card's fp8 GEMMs take only the TN layout; block and MX scales:
  * both orientations with their scales (1x32 blocks: a byte a block; 2-D
  * 128x128 blocks: 4 B a block); fp4: both, half a byte and a byte of
@@ -52,7 +53,7 @@ static int64_t S_pos(int64_t v) { return v > 0 ? v : 1; }
 static double S_te_weight_bytes(const tb_inputs *in)
 {
 	const tb_training *tr = &in->training;
-	if (in->parallelism.framework != TB_FW_MEGATRON || !tb_method_trains_base(tr->method))
+	if (in->parallelism.framework == TB_FW_FSDP || !tb_method_trains_base(tr->method))
 		return 0;
 	const char *gpu = in->hardware.gpu.name;
 	if (tr->precision == TB_PREC_FP4_MIXED)
@@ -163,9 +164,9 @@ static void S_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, bo
 	out->frozen_weights = mm->frozen_bytes * S_sharded(p->frozen, zero >= 3, d_dense, d_expert) +
 	                      mm->quant_bytes * S_sharded(p->quant, zero >= 3, d_dense, d_expert);
 	out->adapters = mm->extras_trained ? 0 : bp->weights * w;
-	/* fp8 weights shard with the 16-bit ones they replace; the copies of
-	 * 16-bit ones are not counted under ZeRO-3, whose gathered weights the
-	 * copy would outlive (Megatron-FSDP, not modelled) */
+	/* fp8 weights shard with the 16-bit ones they replace; copies beside
+	 * 16-bit weights are not modelled under ZeRO-3 (Megatron-FSDP, which
+	 * keeps no transposes): counted none */
 	double w8 = mm->w8_replaces ? S_sharded(p->w8, zero >= 3, d_dense, d_expert)
 	            : zero >= 3 ? 0 : S_sharded(p->w8, false, d_dense, d_expert);
 	out->fp8_weights = mm->w8_bytes * w8;
@@ -922,30 +923,44 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "A", "activations", mem->per_gpu.activations, "B");
 	tb_deriv_add_var(dv, "X", "overhead (CUDA context, allocator, NCCL)", mem->per_gpu.other, "B");
 
+	/* Transformer Engine's fp8 weights, a model parameter's mean: kept
+	 * as the weights under ZeRO-3 only where they replace them */
+	static const char *const w8_meaning =
+		"fp8 copies or weights of the linear layers, less the 16-bit weights they replace, "
+		"a model parameter's mean (memory.fp8_weights)";
+	double w8fs = mm.w8_replaces ? w8any : 0;
 	dv = tb_budget_add_deriv(b, "memory.max_params_fully_sharded",
 		"Largest dense model whose training state fits, every state sharded over all G cards (ZeRO-3)",
-		"N_max", "G * (C - X) / B_p",
+		"N_max", w8fs != 0 ? "G * (C - X) / (B_p + w_8)" : "G * (C - X) / B_p",
 		"ZeRO-3 (Rajbhandari et al. 2020, Sec. 5.1): each card holds 1/G of every state; before activations",
 		mem->max_params_fully_sharded, "");
 	tb_deriv_add_var(dv, "G", "GPUs", G, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
 	tb_deriv_add_var(dv, "B_p", in->training.method == TB_METHOD_FULL ? "bytes per parameter" : "bytes per model parameter (frozen + its share of the trained states)", bpm, "B");
+	if (w8fs != 0)
+		tb_deriv_add_var(dv, "w_8", w8_meaning, w8fs, "B");
 
 	dv = tb_budget_add_deriv(b, "memory.max_params_one_gpu",
 		"Largest dense model whose training state fits without sharding (one card holds it all)",
-		"N_1", "(C - X) / B_p",
+		"N_1", w8any != 0 ? "(C - X) / (B_p + w_8)" : "(C - X) / B_p",
 		"plain data parallelism: every card a whole replica of every state; before activations",
 		mem->max_params_one_gpu, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
 	tb_deriv_add_var(dv, "B_p", in->training.method == TB_METHOD_FULL ? "bytes per parameter" : "bytes per model parameter (frozen + its share of the trained states)", bpm, "B");
+	if (w8any != 0)
+		tb_deriv_add_var(dv, "w_8", w8_meaning, w8any, "B");
 
 	dv = tb_budget_add_deriv(b, "memory.max_params_this_layout",
 		"Largest dense model whose training state fits at this run's layout", "N_l",
 		"(C - X) * t * p / B_z",
-		"tensor x pipeline split, then ZeRO over the data-parallel group: B_z = w/[z>=3 ? N_d : 1] + "
-		"g/[z>=2 ? N_d : 1] + (m + o)/[z>=1 ? N_d : 1]; before activations",
+		w8pp != 0
+		? "tensor x pipeline split, then ZeRO over the data-parallel group: B_z = (w + w_8)/[z>=3 ? N_d : 1] + "
+		  "g/[z>=2 ? N_d : 1] + (m + o)/[z>=1 ? N_d : 1], w_8 Transformer Engine's fp8 weights, a "
+		  "parameter's mean (memory.fp8_weights); before activations"
+		: "tensor x pipeline split, then ZeRO over the data-parallel group: B_z = w/[z>=3 ? N_d : 1] + "
+		  "g/[z>=2 ? N_d : 1] + (m + o)/[z>=1 ? N_d : 1]; before activations",
 		mem->max_params_this_layout, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");

@@ -161,8 +161,11 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	out->fp8_weight_cast_b_bytes = wb;
 	out->te_casts = !torchao;
 	/* Megatron-LM's fp8 parameters: the distributed optimizer gathers
-	 * the linear layers' weights as they are stored, in fp8 */
-	if (tr->fp8_param_gather && fw == TB_FW_MEGATRON && tb_method_trains_base(tr->method))
+	 * the linear layers' weights as they are stored, in fp8; MXFP8 ones
+	 * it gathers in bf16 and casts after the gather (its param buffer
+	 * stays 16-bit: distrib_optimizer._copy_main_params_to_param_buffer) */
+	if (tr->fp8_param_gather && fw == TB_FW_MEGATRON && tb_method_trains_base(tr->method) &&
+	    r != TB_FP8_MXFP8)
 		out->fp8_gather = true;
 }
 

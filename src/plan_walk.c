@@ -507,6 +507,9 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	for (int z = 0; z < 4; z++) {
 		if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
 		    !tb_perf_framework_zero_ok(cd->base.framework, z, p, NULL) ||
+		    /* Megatron-LM's fp8 parameters need its distributed
+		     * optimizer (or Megatron-FSDP) over the replicas */
+		    (z == 0 && d * c > 1 && cd->in.training.fp8_param_gather) ||
 		    (fx->zero_stages && !(fx->zero_stages & (1u << z))) ||
 		    ((fx->fix & TB_LAYOUT_ZERO) && z != fx->fix_zero))
 			continue;

@@ -419,15 +419,15 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	/* Megatron-LM's fp8 parameters: the trained linear layers' weights
 	 * in fp8 under the distributed optimizer's fp32 master copy */
 	const tb_yaml_node *pgn = tr ? tb_yaml_get(tr, "fp8_param_gather") : NULL;
-	if (pgn && t->fp8_param_gather && t->precision != TB_PREC_FP8_MIXED)
-		tb_yaml_err(c, pgn, "training.fp8_param_gather keeps the linear layers' weights in fp8, and training.precision is %s; expected fp8-mixed, or false",
-		            tb_precision_name(t->precision));
-	else if (pgn && t->fp8_param_gather && in->parallelism.framework != TB_FW_MEGATRON)
+	if (pgn && t->fp8_param_gather && in->parallelism.framework != TB_FW_MEGATRON)
 		tb_yaml_err(c, pgn, "training.fp8_param_gather is Megatron-LM's --fp8-param-gather, and parallelism.framework is %s; expected megatron (under fsdp the weights' gather follows training.fp8_recipe: tensorwise gathers them in fp8), or false",
 		            tb_framework_name(in->parallelism.framework));
 	else if (pgn && t->fp8_param_gather && !tb_method_trains_base(t->method))
 		tb_yaml_err(c, pgn, "training.fp8_param_gather keeps trained weights in fp8, and training.method %s trains none; expected full or dpo, or training.quantization fp8 for a frozen base in fp8",
 		            tb_method_name(t->method));
+	else if (pgn && t->fp8_param_gather && (par->written & TB_LAYOUT_ZERO) && par->zero == 0 &&
+	         par->data * (par->context > 0 ? par->context : 1) > 1)
+		tb_yaml_err(c, pgn, "training.fp8_param_gather with parallelism.zero 0: Megatron-LM gathers fp8 weights through its distributed optimizer (--fp8-param-gather needs --use-distributed-optimizer or FSDP); expected zero 1 or 3, or false");
 	const tb_yaml_node *rln = tr ? tb_yaml_get(tr, "recompute_layers") : NULL;
 	if (rln && t->checkpointing != TB_CKPT_FULL)
 		tb_yaml_err(c, rln, "training.recompute_layers with training.checkpointing %s: it says how many layers of each pipeline chunk full recomputation redoes; expected training.checkpointing full, or no recompute_layers",

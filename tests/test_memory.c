@@ -998,7 +998,9 @@ Test(memory, moe_policy_keeps_the_expert_layers_input)
  * weight between micro-batches under Megatron-LM (module/linear.py's
  * _fp8_workspaces, is_first_microbatch), with its transpose where the card's
  * fp8 GEMMs take only the TN layout (quantizer.cpp: Hopper, not Blackwell);
- * under --fp8-param-gather that copy is the weight.  Llama 3.1 8B: 32
+ * under --fp8-param-gather that copy is the weight.  Counted wherever the
+ * step-time model prices Transformer Engine's once-a-step weight cast (every
+ * framework but FSDP's torchao).  Llama 3.1 8B: 32
  * layers of q 4096 x 4096, k and v 1024 x 4096, o 4096 x 4096 and three
  * 4096 x 14336 MLP matrices, 6,979,321,856 linear weights of 8,030,261,248
  * parameters; ZeRO-1 over 8 GPUs, tensor and pipeline 1. */
@@ -1036,6 +1038,9 @@ Test(memory, te_fp8_weight_copies)
 		/* a copy beside the 16-bit weights: data and transpose on H100 */
 		{ "h100-sxm", TB_PREC_FP8_MIXED, TB_FP8_AUTO, TB_FW_MEGATRON, 1, false, 2, 2 * N + 2 * M },
 		{ "b200", TB_PREC_FP8_MIXED, TB_FP8_TENSORWISE, TB_FW_MEGATRON, 1, false, 1, 2 * N + M },
+		/* wherever Transformer Engine's casts are priced once a step */
+		{ "h100-sxm", TB_PREC_FP8_MIXED, TB_FP8_AUTO, TB_FW_ANY, 1, false, 2, 2 * N + 2 * M },
+		{ "h100-sxm", TB_PREC_FP8_MIXED, TB_FP8_AUTO, TB_FW_DEEPSPEED, 1, false, 2, 2 * N + 2 * M },
 		{ "b200", TB_PREC_FP8_MIXED, TB_FP8_MXFP8, TB_FW_MEGATRON, 1, false, 2 * (1 + 1.0 / 32),
 		  2 * N + 2 * (1 + 1.0 / 32) * M },
 		{ "b200", TB_PREC_FP4_MIXED, TB_FP8_AUTO, TB_FW_MEGATRON, 1, false, 2 * (0.5 + 1.0 / 16),
@@ -1070,5 +1075,12 @@ Test(memory, te_fp8_weight_copies)
 		               (c[i].params ? 2 * M : 0);
 		cr_expect(rel(B.memory.model_states_bytes, whole) < 1e-12, "%zu: %.0f against %.0f", i,
 		          B.memory.model_states_bytes, whole);
+		/* the largest model on one card holds the same bytes a weight */
+		if (c[i].zero <= 2) {
+			double bp = B.memory.bytes_per_param.total + M * (c[i].copy - (c[i].params ? 2 : 0)) / N;
+			double usable = in.hardware.gpu.memory_bytes - in.hardware.overhead_bytes;
+			cr_expect(rel(B.memory.max_params_one_gpu, usable / bp) < 1e-12, "%zu: %.0f against %.0f",
+			          i, B.memory.max_params_one_gpu, usable / bp);
+		}
 	}
 }
