@@ -372,7 +372,9 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 		}
 		double w8 = trains_base ? S_te_weight_bytes(in) : 0;
 		if (w8 > 0) {
-			mm->w8.dense = S_div(pp->matrices - pp->matrices_expert, L);
+			/* Transformer Engine's linear layers: the routers are
+			 * Megatron-LM's own 16-bit modules */
+			mm->w8.dense = S_div(S_max(pp->matrices - pp->matrices_expert - pp->router, 0), L);
 			mm->w8.expert = S_div(pp->matrices_expert, L);
 			mm->w8_bytes = w8;
 			mm->w8_replaces = in->training.fp8_param_gather &&
@@ -538,10 +540,13 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	double quantized = mm.quant.dense + mm.quant.expert > 0 ? pp->matrices : 0;
 	mem->frozen_weights_bytes = mm.frozen_total > 0
 		? (mm.frozen_total - quantized) * mm.frozen_bytes + quantized * mm.quant_bytes : 0;
+	if (!mm.by_stage && S_te_weight_bytes(in) > 0)
+		tb_budget_warn(b, "Transformer Engine's fp8 copies of the linear layers' weights (or fp8 "
+		                  "parameters) not counted: they need the model's matrix shapes");
 	/* the trained linear layers' fp8 copies, or fp8 weights in place of
 	 * 16-bit ones (S_states says where each is counted) */
 	bool w8_on = mm.w8_bytes > 0 && (mm.w8_replaces || zero < 3);
-	double lin = w8_on ? pp->matrices : 0;
+	double lin = w8_on ? mm.w8.dense * (double)mm.layers + mm.w8.expert * (double)mm.layers : 0;
 	mem->fp8_weights_bytes = lin * mm.w8_bytes;
 	mem->fp8_replaced_bytes = mm.w8_replaces ? lin * bp->weights : 0;
 	mem->model_states_bytes = pp->trainable * bp->total + mem->frozen_weights_bytes +
@@ -559,6 +564,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	if (lin > 0) {
 		dv = tb_budget_add_deriv(b, "memory.fp8_weights", mm.w8_replaces
 			? "fp8 weights of the trained linear layers, whole model (training.fp8_param_gather)"
+			: in->training.precision == TB_PREC_FP4_MIXED
+			? "Transformer Engine's fp4 copies of the trained linear layers' weights, whole model"
 			: "Transformer Engine's fp8 copies of the trained linear layers' weights, whole model",
 			"W_8", "N_l * w_8", S_src_w8, mem->fp8_weights_bytes, "B");
 		tb_deriv_add_var(dv, "N_l", "weights of the linear layers", lin, "");
@@ -815,7 +822,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	 * mean over the parameters; sharded over every card (ZeRO-3) the
 	 * copies are not kept, fp8 weights are */
 	double w8any = mm.w8_bytes > 0
-	               ? S_div(pp->matrices * (mm.w8_bytes - (mm.w8_replaces ? bp->weights : 0)), pp->total)
+	               ? S_div((mm.w8.dense + mm.w8.expert) * (double)mm.layers *
+	                       (mm.w8_bytes - (mm.w8_replaces ? bp->weights : 0)), pp->total)
 	               : 0;
 	double w8pp = S_div(mem->fp8_weights_bytes - mem->fp8_replaced_bytes, pp->total);
 	mem->max_params_fully_sharded = S_div(G * usable, bpm + (mm.w8_replaces ? w8any : 0));

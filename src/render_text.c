@@ -437,7 +437,8 @@ static void S_memory(S_text *t, const tb_inputs *in, const tb_budget *b)
 		/* Transformer Engine's fp8 copies of the linear layers' weights,
 		 * or those weights themselves under fp8_param_gather */
 		tb_buf_puts(&t->out, "  ");
-		S_mem_cell(t, " of it fp8", g->fp8_weights, true);
+		S_mem_cell(t, in->training.precision == TB_PREC_FP4_MIXED ? " of it fp4" : " of it fp8",
+		           g->fp8_weights, true);
 		S_nl(t);
 	}
 	S_mem_pair(t, "master weights", g->master_weights, true, "optimizer", g->optimizer, true);

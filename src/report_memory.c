@@ -30,7 +30,10 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 		rows[0].label = "Weights in 16 bits (the embedding, the head, the norms)";
 	if (meth != TB_METHOD_FULL) {
 		/* the trained parameters' rows are per trained parameter */
-		rows[0].label = tb_method_adapters(meth) ? "Weights, adapters" : "Weights, trained";
+		rows[0].label = tb_method_adapters(meth) ? "Weights, adapters"
+		                : m->fp8_replaced_bytes > 0
+		                ? "Weights, trained, in 16 bits (the embedding, the head, the norms)"
+		                : "Weights, trained";
 		rows[0].gpu -= m->per_gpu.frozen_weights;
 		tb_rtab_str(&tb, r->sc->inputs.training.quantization != TB_QUANT_NONE
 		                 ? "Frozen weights (linear layers quantized)" : "Frozen weights");
@@ -53,6 +56,8 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 		if (i == 0 && m->fp8_weights_bytes > 0) {
 			tb_rtab_str(&tb, m->fp8_replaced_bytes > 0
 			                 ? "Weights of the linear layers, in fp8 (fp8_param_gather)"
+			                 : r->sc->inputs.training.precision == TB_PREC_FP4_MIXED
+			                 ? "fp4 copies of the linear layers' weights (Transformer Engine)"
 			                 : "fp8 copies of the linear layers' weights (Transformer Engine)");
 			tb_rtab_num(&tb, TB_RF_PLAIN, p->trainable > 0 ? m->fp8_weights_bytes / p->trainable : 0);
 			tb_rtab_num(&tb, TB_RF_BYTES, m->fp8_weights_bytes);

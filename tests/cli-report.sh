@@ -207,12 +207,20 @@ for pg in false true; do
 	if grep -qF "| $row |" "$T/f8/deepseek-v3.md" &&
 	   python3 - "$T/f8/deepseek-v3.json" "$pg" <<'PY'
 import json, sys
-m = json.load(open(sys.argv[1]))["memory"]
+d = json.load(open(sys.argv[1]))
+m = d["memory"]
 pg = sys.argv[2] == "true"
 bp = m["bytes_per_param"]
+# the model states: the trained parameters' bytes, the copies in, the
+# 16-bit weights they replace out
 n = m["model_states_bytes"] - m["fp8_weights_bytes"] + m["fp8_replaced_bytes"]
 assert m["fp8_weights_bytes"] > 0 and (m["fp8_replaced_bytes"] > 0) == pg, m
-assert abs(n / bp["total"] - round(n / bp["total"])) < 1e-3 * n / bp["total"], (n, bp)
+assert abs(n - d["parameters"]["trainable"] * bp["total"]) <= 1e-9 * n, (n, bp)
+# what they replace is those same weights at 2 B each (w8 B a copy)
+if pg:
+    lin = m["fp8_replaced_bytes"] / bp["weights"]
+    assert 0 < lin < d["parameters"]["trainable"], lin
+    assert abs(m["fp8_weights_bytes"] / lin - round(m["fp8_weights_bytes"] / lin, 4)) < 1e-9
 g = m["per_gpu"]
 assert 0 < g["fp8_weights"] < g["weights"], g
 PY

@@ -855,6 +855,10 @@ Test(perf, ceiling_bounds_the_step)
 						x.parallelism.virtual_pipeline = pipes[pi][1];
 						x.parallelism.no_overlap_dp = var & 1;
 						x.parallelism.no_sync = var & 2;
+						/* Megatron-LM's fp8 parameters: the linear
+						 * weights gathered in fp8, the rest 16-bit */
+						x.training.fp8_param_gather = (var & 2) &&
+						                              fws[fi] == TB_FW_MEGATRON;
 						x.training.micro_batch = var & 4 ? 4 : 1;
 						x.training.method = methods[(var >> 3) + (model & 1) * 2];
 						if (x.training.method == TB_METHOD_LORA)
