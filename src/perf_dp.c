@@ -81,8 +81,11 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 	if (n_dp > 1) {
 		/* torchao's per-tensor fp8 gathers the linear layers' weights in
 		 * fp8 (Float8Linear's all-gather); the embedding and the head are
-		 * no linear layers of it and go in 16 bits */
+		 * no linear layers of it and go in 16 bits, and so do a mixture's
+		 * grouped experts (no nn.Linear for torchao to convert), which
+		 * Megatron-LM's fp8 parameters hold in fp8 (pbe) */
 		double gb = in->grad_bytes, pb = in->fp8_gather ? fmin(1, in->param_bytes) : in->param_bytes;
+		double pbe = in->te_casts ? pb : in->param_bytes;
 		/* only the collectives this stage uses: a search times millions */
 		double ar = 0, rs = 0, ag = 0;
 		if (in->zero == 0) {
@@ -97,7 +100,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			double xe = in->zero >= 3 || gdense == dense ? a->extras : 0;
 			ag = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, (ad - xe) * pb + xe * in->param_bytes,
 			                      n_sh, g_sh) +
-			     tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, ae * pb, n_edp, g_edp);
+			     tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, ae * pbe, n_edp, g_edp);
 		}
 		/* what no compute hides under the overlap: the reduction of
 		 * the input embedding's gradient, made last (Megatron-LM's and
@@ -133,7 +136,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				double per = ov ? fmax(first, ag - fwd_mb) : ag;
 				per += oc * (ag - per);
 				dp = dm * per;
-				o->bytes = (dense - a->extras + expert) * pb + a->extras * in->param_bytes;
+				o->bytes = (dense - a->extras) * pb + expert * pbe + a->extras * in->param_bytes;
 			}
 			break;
 		case 0:
@@ -189,7 +192,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			 * first layer's gather cannot hide */
 			double first = nb > 0 ? ag / nb : ag;
 			dp_one = 2 * ag + rs;
-			o->bytes = ((dense - a->extras + expert) * pb + a->extras * in->param_bytes) * 2 +
+			o->bytes = ((dense - a->extras) * pb + expert * pbe + a->extras * in->param_bytes) * 2 +
 			           (gdense + gexpert) * gb;
 			/* what hides still costs: the gathers' kernels take SMs and
 			 * HBM bandwidth from the compute they overlap (fitted) */

@@ -13,6 +13,7 @@
 #include "trainbudget/gpus.h"
 #include "trainbudget/perf.h"
 #include "trainbudget/presets.h"
+#include "calc.h"
 #include "perf_fixtures.h"
 
 /* Llama 3 8B in one stage with rank-16 LoRA adapters on q_proj and o_proj
@@ -366,6 +367,38 @@ Test(perf, fp8_gather_under_fsdp)
 	double ratio = 0.75 + 1050673152.0 / (4 * 8030261248.0);
 	cr_expect(fabs(r[0].dp_bytes / r[1].dp_bytes - ratio) < 1e-6, "%g / %g against %g",
 	          r[0].dp_bytes, r[1].dp_bytes, ratio);
+}
+
+/* torchao converts nn.Linear alone to Float8Linear: a mixture's grouped
+ * experts, like the embedding and the head, are gathered in bf16 under its
+ * per-tensor recipe too, so per tensor and per row differ by the attention's
+ * and the routers' weights alone, once in the forward's gather and once in
+ * the backward's: 2 x 1 B each.  Mixtral 8x7B on 64 GPUs, FSDP FULL_SHARD,
+ * no pipeline; the step model's gathers leave out the final norm's 4,096
+ * weights. */
+Test(perf, fp8_gather_leaves_experts_in_16_bits)
+{
+	tb_perf_result r[2];
+	tb_inputs x;
+	for (int i = 0; i < 2; i++) {
+		S_moe(&x, "mixtral-8x7b");
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = TB_FW_FSDP;
+		x.parallelism.zero = 3;
+		x.hardware.count = 64;
+		x.training.global_batch = 64;
+		x.training.precision = TB_PREC_FP8_MIXED;
+		x.training.fp8_recipe = i ? TB_FP8_ROWWISE : TB_FP8_TENSORWISE;
+		tb_perf_input in;
+		S_predict(&x, &in, &r[i]);
+		cr_assert_eq(in.fp8_gather, i == 0);
+	}
+	tb_params pp;
+	tb_params_values(&x, &pp);
+	double fp8 = pp.total - pp.experts - pp.embedding - pp.output - (double)x.model.hidden;
+	cr_assert(pp.experts > 0.9 * pp.total, "%g of %g", pp.experts, pp.total);
+	cr_expect(rel(r[1].dp_bytes - r[0].dp_bytes, 2 * fp8) < 1e-9, "%.0f against %.0f",
+	          r[1].dp_bytes - r[0].dp_bytes, 2 * fp8);
 }
 
 /* fp8 training leaves the vocabulary head in 16 bits (Megatron-LM's
