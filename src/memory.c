@@ -46,7 +46,8 @@ static int64_t S_pos(int64_t v) { return v > 0 ? v : 1; }
  * model's once-a-step weight cast assumes wherever it prices Transformer
  * Engine's casts (every framework but fsdp, perf_input.c); 0 where there
  * is none (16-bit runs, torchao's casts, adapters over a frozen base).  Per tensor: the data, and a transpose
- * where the card's fp8 GEMMs take only the TN layout; block and MX scales:
+ * where the card's fp8 GEMMs take only the TN layout, but for fp8
+ * parameters; block and MX scales:
  * both orientations with their scales (1x32 blocks: a byte a block; 2-D
  * 128x128 blocks: 4 B a block); fp4: both, half a byte and a byte of
  * scale per 16 (NVFP4) or 32 (MXFP4) elements. */
@@ -68,7 +69,11 @@ static double S_te_weight_bytes(const tb_inputs *in)
 	case TB_FP8_DEEPSEEK:
 		return 2 * (1 + 4.0 / (128 * 128));
 	default:
-		return tb_gpus_fp8_any_layout(gpu) ? 1 : 2;
+		/* fp8 parameters (fp8_model_init's Float8Tensor) make their
+		 * transpose for the backward and do not keep it: the frozen fp8
+		 * bases of MLPerf's H100 and H200 LoRA runs, the same tensors,
+		 * fit their cards only without one (docs/validation.md) */
+		return tb_gpus_fp8_any_layout(gpu) || tr->fp8_param_gather ? 1 : 2;
 	}
 }
 

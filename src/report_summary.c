@@ -112,9 +112,9 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		bool fp4 = in->training.precision == TB_PREC_FP4_MIXED;
 		tb_rtab_str(&tb, fp4 ? "fp4 weights" : "fp8 weights");
 		tb_rtab_str(&tb, b->memory.fp8_replaced_bytes > 0
-		                 ? "the linear layers' weights stored in fp8 (with a transpose on cards whose "
-		                   "fp8 GEMMs take only the TN layout), no bf16 copy, and gathered in fp8 but "
-		                   "MXFP8 (training.fp8_param_gather, Megatron-LM's --fp8-param-gather)"
+		                 ? "the linear layers' weights stored in fp8, no bf16 copy (a transpose made "
+		                   "for the backward, not kept), and gathered in fp8 but MXFP8 "
+		                   "(training.fp8_param_gather, Megatron-LM's --fp8-param-gather)"
 		                 : fp4 ? "Transformer Engine keeps an fp4 copy of each linear layer's weight, "
 		                         "both orientations, between micro-batches, beside the bf16 weight"
 		                 : "Transformer Engine keeps an fp8 copy of each linear layer's weight "
