@@ -552,16 +552,23 @@ tb_fp8_recipe tb_gpus_fp8_recipe(const char *name, tb_fp8_recipe r)
 	return r == TB_FP8_MXFP8 && !tb_gpus_mx_blocks(name, &known) && known ? TB_FP8_BLOCKWISE : r;
 }
 
+/* The table's Blackwell data-centre parts, compute capability 10.x */
+static const char *const S_blackwell[] = { "b200", "gb200", "b300", "gb300" };
+
+static bool S_named(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (strcmp(list[i], name) == 0)
+			return true;
+	return false;
+}
+
 bool tb_gpus_nvfp4(const char *name)
 {
 	/* Transformer Engine's NVFP4BlockScaling is the fp4 recipe NVIDIA's
 	 * stack trains with (MLPerf Training v5.1, config_common_fp4.sh:
 	 * FP4_RECIPE="nvfp4"); AMD's matrix cores take MXFP4 only */
-	static const char *const nv[] = { "b200", "gb200", "b300", "gb300" };
-	for (size_t i = 0; name && i < sizeof nv / sizeof nv[0]; i++)
-		if (strcmp(nv[i], name) == 0)
-			return true;
-	return false;
+	return S_named(name, S_blackwell, sizeof S_blackwell / sizeof S_blackwell[0]);
 }
 
 bool tb_gpus_fp8_any_layout(const char *name)
@@ -569,11 +576,7 @@ bool tb_gpus_fp8_any_layout(const char *name)
 	/* Transformer Engine's nvte_is_non_tn_fp8_gemm_supported: compute
 	 * capability 10.x (common/transformer_engine.cpp); its quantizers
 	 * then write no transpose (pytorch/csrc/quantizer.cpp) */
-	static const char *const any[] = { "b200", "gb200", "b300", "gb300" };
-	for (size_t i = 0; name && i < sizeof any / sizeof any[0]; i++)
-		if (strcmp(any[i], name) == 0)
-			return true;
-	return false;
+	return S_named(name, S_blackwell, sizeof S_blackwell / sizeof S_blackwell[0]);
 }
 
 bool tb_gpus_mx_blocks(const char *name, bool *known)
@@ -583,10 +586,5 @@ bool tb_gpus_mx_blocks(const char *name, bool *known)
 	 * paper (MXFP8, MXFP6, MXFP4 in the matrix cores) */
 	static const char *const mx[] = { "b200", "gb200", "b300", "gb300", "mi355x" };
 	*known = name && tb_gpus_find(name) != NULL;
-	if (!*known)
-		return false;
-	for (size_t i = 0; i < sizeof mx / sizeof mx[0]; i++)
-		if (strcmp(mx[i], name) == 0)
-			return true;
-	return false;
+	return *known && S_named(name, mx, sizeof mx / sizeof mx[0]);
 }

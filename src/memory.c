@@ -45,10 +45,10 @@ static int64_t S_pos(int64_t v) { return v > 0 ? v : 1; }
  * caller passes is_first_microbatch (Megatron-LM does), as the step-time
  * model's once-a-step weight cast assumes wherever it prices Transformer
  * Engine's casts (every framework but fsdp, perf_input.c); 0 where there
- * is none (16-bit runs, torchao's casts, adapters over a frozen base).  Per tensor: the data, and a transpose
- * where the card's fp8 GEMMs take only the TN layout, but for fp8
- * parameters; block and MX scales:
- * both orientations with their scales (1x32 blocks: a byte a block; 2-D
+ * is none (16-bit runs, torchao's casts, adapters over a frozen base).
+ * Per tensor: the data, and a transpose where the card's fp8 GEMMs take
+ * only the TN layout, but for fp8 parameters; block and MX scales: both
+ * orientations with their scales (1x32 blocks: a byte a block; 2-D
  * 128x128 blocks: 4 B a block); fp4: both, half a byte and a byte of
  * scale per 16 (NVFP4) or 32 (MXFP4) elements. */
 static double S_te_weight_bytes(const tb_inputs *in)
@@ -158,6 +158,15 @@ static double S_sharded(tb_mem_pair p, bool on, double d_dense, double d_expert)
 	return p.dense / (on ? d_dense : 1) + p.expert / (on ? d_expert : 1);
 }
 
+/* Whether ZeRO stage `zero` keeps the fp8 weights: fp8 parameters always
+ * (sharded with the 16-bit ones they replace), copies beside 16-bit
+ * weights but under ZeRO-3 (Megatron-FSDP, which keeps no transposes: not
+ * modelled, counted none) */
+static bool S_w8_kept(const tb_mem_model *mm, int zero)
+{
+	return mm->w8_bytes > 0 && (mm->w8_replaces || zero < 3);
+}
+
 static void S_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, bool grads_whole,
                      double d_dense, double d_expert, tb_mem_items *out)
 {
@@ -169,11 +178,7 @@ static void S_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, bo
 	out->frozen_weights = mm->frozen_bytes * S_sharded(p->frozen, zero >= 3, d_dense, d_expert) +
 	                      mm->quant_bytes * S_sharded(p->quant, zero >= 3, d_dense, d_expert);
 	out->adapters = mm->extras_trained ? 0 : bp->weights * w;
-	/* fp8 weights shard with the 16-bit ones they replace; copies beside
-	 * 16-bit weights are not modelled under ZeRO-3 (Megatron-FSDP, which
-	 * keeps no transposes): counted none */
-	double w8 = mm->w8_replaces ? S_sharded(p->w8, zero >= 3, d_dense, d_expert)
-	            : zero >= 3 ? 0 : S_sharded(p->w8, false, d_dense, d_expert);
+	double w8 = S_w8_kept(mm, zero) ? S_sharded(p->w8, zero >= 3, d_dense, d_expert) : 0;
 	out->fp8_weights = mm->w8_bytes * w8;
 	out->weights = bp->weights * (w - (mm->w8_replaces ? w8 : 0)) + out->fp8_weights +
 	               out->frozen_weights;
@@ -550,8 +555,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		                  "parameters) not counted: they need the model's matrix shapes");
 	/* the trained linear layers' fp8 copies, or fp8 weights in place of
 	 * 16-bit ones (S_states says where each is counted) */
-	bool w8_on = mm.w8_bytes > 0 && (mm.w8_replaces || zero < 3);
-	double lin = w8_on ? mm.w8.dense * (double)mm.layers + mm.w8.expert * (double)mm.layers : 0;
+	double lin_all = (mm.w8.dense + mm.w8.expert) * (double)mm.layers;
+	double lin = S_w8_kept(&mm, zero) ? lin_all : 0;
 	mem->fp8_weights_bytes = lin * mm.w8_bytes;
 	mem->fp8_replaced_bytes = mm.w8_replaces ? lin * bp->weights : 0;
 	mem->model_states_bytes = pp->trainable * bp->total + mem->frozen_weights_bytes +
@@ -826,11 +831,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	/* the linear layers' fp8 copies, or fp8 weights for 16-bit ones, as a
 	 * mean over the parameters; sharded over every card (ZeRO-3) the
 	 * copies are not kept, fp8 weights are */
-	double w8any = mm.w8_bytes > 0
-	               ? S_div((mm.w8.dense + mm.w8.expert) * (double)mm.layers *
-	                       (mm.w8_bytes - (mm.w8_replaces ? bp->weights : 0)), pp->total)
-	               : 0;
-	double w8pp = S_div(mem->fp8_weights_bytes - mem->fp8_replaced_bytes, pp->total);
+	double w8any = S_div(lin_all * (mm.w8_bytes - (mm.w8_replaces ? bp->weights : 0)), pp->total);
+	double w8pp = lin > 0 ? w8any : 0;
 	mem->max_params_fully_sharded = S_div(G * usable, bpm + (mm.w8_replaces ? w8any : 0));
 	mem->max_params_one_gpu = S_div(usable, bpm + w8any);
 	double per_param_gpu = in->training.method == TB_METHOD_FULL
