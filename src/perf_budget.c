@@ -397,7 +397,8 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	 * search that ranks it) rests on another card's, and says so where
 	 * it is used */
 	const tb_gpu_node *gn = tb_gpus_node(in->hardware.gpu.name);
-	const char *copied = tb_gpus_assumed(gn, tb_precision_scaled(in->training.precision));
+	const char *copied = tb_gpus_assumed(gn, tb_precision_scaled(in->training.precision),
+	                                     pb->in.hw.attention_kernel);
 	if (in->hardware.mfu_predicted && in->model.has_shape && copied &&
 	    strcmp(gn->name, in->hardware.gpu.name) == 0)
 		tb_budget_warn(b, "The step-time model's %s for %s: assumed from another card, not "

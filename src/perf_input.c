@@ -222,6 +222,29 @@ const char *tb_perf_fp8_text(const tb_perf_input *in)
 	}
 }
 
+tb_attn_kernel tb_perf_attention_kernel(const tb_inputs *in, const char *card)
+{
+	/* Megatron-LM's layers are Transformer Engine's, which since v1.2
+	 * (2023-12, cuDNN frontend v1) picks cuDNN's fused attention over
+	 * FlashAttention on Hopper and later ("FusedAttention preference on
+	 * Hopper+ for performance reasons", attention/dot_product_attention/
+	 * utils.py).  PyTorch's SDPA puts cuDNN's first on sm90 and sm100 from
+	 * 2.9 (pytorch/pytorch#162073, 2025-09; 2.10 held it back below cuDNN
+	 * 9.15.1, which 2.11's wheels bundle), and torchtitan asks for it first
+	 * itself (models/attention.py: on Blackwell since 2025-05, #1196; on
+	 * every card since 2025-10, #1776): FSDP runs of today get it, older
+	 * ones name flash2.  DeepSpeed's stacks run FlashAttention-2. */
+	tb_attn_kernel ak = in->training.attention_kernel;
+	if (ak == TB_ATTN_KERNEL_AUTO)
+		ak = in->parallelism.framework == TB_FW_MEGATRON || in->parallelism.framework == TB_FW_FSDP
+		     ? TB_ATTN_KERNEL_CUDNN : TB_ATTN_KERNEL_FLASH2;
+	/* a card without cuDNN's figure prices FlashAttention-2's (a written
+	 * cudnn is warned of, perf_budget.c) */
+	if (!(tb_gpus_node(card)->attention_fraction_cudnn > 0))
+		ak = TB_ATTN_KERNEL_FLASH2;
+	return ak;
+}
+
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 {
 	memset(out, 0, sizeof *out);
@@ -372,19 +395,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	hw->matmul_ceiling /= hw->recipe_gemm_ratio;
 	hw->head_matmul_ceiling = node->matmul_ceiling;
 	hw->backward_gemm_ratio = tb_gpus_backward_gemm(node, used, out->fp8_recipe);
-	/* Megatron-LM's layers are Transformer Engine's, which since v1.2
-	 * (2023-12, cuDNN frontend v1) picks cuDNN's fused attention over
-	 * FlashAttention on Hopper and later ("FusedAttention preference on
-	 * Hopper+ for performance reasons", attention/dot_product_attention/
-	 * utils.py); PyTorch's SDPA and DeepSpeed's stacks run FlashAttention-2 */
-	tb_attn_kernel ak = tr->attention_kernel;
-	if (ak == TB_ATTN_KERNEL_AUTO)
-		ak = in->parallelism.framework == TB_FW_MEGATRON ? TB_ATTN_KERNEL_CUDNN
-		                                                  : TB_ATTN_KERNEL_FLASH2;
-	/* a card without cuDNN's figure prices FlashAttention-2's (a written
-	 * cudnn is warned of, perf_budget.c) */
-	if (!(node->attention_fraction_cudnn > 0))
-		ak = TB_ATTN_KERNEL_FLASH2;
+	tb_attn_kernel ak = tb_perf_attention_kernel(in, g->name);
 	hw->attention_kernel = ak;
 	hw->attention_fraction = ak == TB_ATTN_KERNEL_CUDNN ? node->attention_fraction_cudnn
 	                                                     : node->attention_fraction;

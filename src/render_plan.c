@@ -455,7 +455,8 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 	}
 	bool fp8 = tb_precision_scaled(sc->inputs.training.precision);
 	for (int i = 0; i < r->n_gpus; i++) {
-		const char *copied = tb_gpus_assumed(tb_gpus_node(r->gpus[i].gpu.name), fp8);
+		const char *copied = tb_gpus_assumed(tb_gpus_node(r->gpus[i].gpu.name), fp8,
+		                                     tb_perf_attention_kernel(&sc->inputs, r->gpus[i].gpu.name));
 		if (!copied)
 			continue;
 		S_notes_open(&o, &said);

@@ -251,7 +251,9 @@ static void S_table_cards(tb_report *r, tb_table *t)
 		/* a card ranked on another card's fractions says so beside it,
 		 * and one ranked on another fp8 recipe than the scenario's */
 		const char *copied = tb_gpus_assumed(tb_gpus_node(p->gpus[i].gpu.name),
-		                                     tb_precision_scaled(prec));
+		                                     tb_precision_scaled(prec),
+		                                     tb_perf_attention_kernel(&r->sc->inputs,
+		                                                              p->gpus[i].gpu.name));
 		bool fp4 = prec == TB_PREC_FP4_MIXED, has4 = p->gpus[i].gpu.peak_flops[TB_DTYPE_FP4] > 0;
 		const char *basis;
 		tb_gpus_fp4_ceiling(tb_gpus_node(p->gpus[i].gpu.name), &basis);

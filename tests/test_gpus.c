@@ -223,18 +223,25 @@ Test(gpus, efficiency_assumed)
 	/* what a report says was copied: the whole of it, or the attention
 	 * alone where the card's own matmul was measured (in that precision:
 	 * MI355X has no fp8 ceiling of its own, so its fp8 runs copy both;
-	 * MI300X's fp8 one is AMD's) */
-	cr_expect_null(tb_gpus_assumed(tb_gpus_node("h100-sxm"), false));
-	cr_expect_null(tb_gpus_assumed(tb_gpus_node("h800"), true));
-	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("b200"), false), "attention efficiency");
-	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb200"), true), "attention efficiency");
-	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), false), "attention efficiency");
-	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), true), "attention efficiency");
-	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi355x"), true),
+	 * MI300X's fp8 one is AMD's), or the matmul alone where the kernel
+	 * priced is FlashAttention-2 and that was measured on the card (B200,
+	 * GB200, GB300: cudnn-frontend's PyTorch SDPA figures) */
+	const tb_attn_kernel F = TB_ATTN_KERNEL_FLASH2, C = TB_ATTN_KERNEL_CUDNN;
+	cr_expect_null(tb_gpus_assumed(tb_gpus_node("h100-sxm"), false, C));
+	cr_expect_null(tb_gpus_assumed(tb_gpus_node("h800"), true, F));
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("b200"), false, C), "attention efficiency");
+	cr_expect_null(tb_gpus_assumed(tb_gpus_node("b200"), false, F));
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb200"), true, C), "attention efficiency");
+	cr_expect_null(tb_gpus_assumed(tb_gpus_node("gb200"), true, F));
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("b300"), true, F), "attention efficiency");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), false, F), "attention efficiency");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), true, C), "attention efficiency");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi355x"), true, F),
 	                 "matmul and attention efficiencies");
-	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb300"), false),
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb300"), false, C),
 	                 "matmul and attention efficiencies");
-	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("no-such-card"), false),
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb300"), false, F), "matmul efficiency");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("no-such-card"), false, F),
 	                 "matmul and attention efficiencies");
 	/* the H20's bf16 matmul was measured: 142.25 of 148 TFLOP/s */
 	cr_expect(fabs(tb_gpus_node("h20")->matmul_ceiling - 142.25 / 148) < 0.001);

@@ -154,12 +154,25 @@ Test(perf, assumed_card_efficiencies_are_said)
 	static tb_budget b;
 	tb_budget_compute(&x, &b);
 	cr_expect(!S_has_warning(&b, "assumed from another card"));
+	/* B200: its matmuls and FlashAttention-2 measured, cuDNN's attention
+	 * (Transformer Engine's choice, and today's PyTorch's) copied from
+	 * H100's; GB300: its matmuls copied too */
+	x.training.flash_attention = true;
 	x.hardware.gpu = *tb_gpus_find("b200");
+	x.training.attention_kernel = TB_ATTN_KERNEL_FLASH2;
+	tb_budget_compute(&x, &b);
+	cr_assert(b.perf.known);
+	cr_expect(!S_has_warning(&b, "assumed from another card"));
+	x.training.attention_kernel = TB_ATTN_KERNEL_AUTO;
+	x.parallelism.framework = TB_FW_MEGATRON;
 	tb_budget_compute(&x, &b);
 	cr_expect(S_has_warning(&b, "model's attention efficiency for b200: assumed from another card"));
 	x.hardware.gpu = *tb_gpus_find("gb300");
 	tb_budget_compute(&x, &b);
 	cr_expect(S_has_warning(&b, "matmul and attention efficiencies for gb300: assumed from another"));
+	x.training.attention_kernel = TB_ATTN_KERNEL_FLASH2;
+	tb_budget_compute(&x, &b);
+	cr_expect(S_has_warning(&b, "model's matmul efficiency for gb300: assumed from another card"));
 	x.hardware.mfu_predicted = false;     /* an assumed MFU uses none of them */
 	tb_budget_compute(&x, &b);
 	cr_expect(!S_has_warning(&b, "assumed from another card"));

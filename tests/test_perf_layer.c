@@ -552,7 +552,9 @@ Test(perf, attention_kernel_as_transformer_engine_picks)
 		tb_attn_kernel written, priced;
 	} cases[] = {
 		{ "h100-sxm", TB_FW_MEGATRON, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_CUDNN },
-		{ "h100-sxm", TB_FW_FSDP, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2 },
+		{ "h100-sxm", TB_FW_FSDP, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_CUDNN },
+		{ "h100-sxm", TB_FW_DEEPSPEED, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2 },
+		{ "h100-sxm", TB_FW_FSDP, TB_ATTN_KERNEL_FLASH2, TB_ATTN_KERNEL_FLASH2 },
 		{ "h100-sxm", TB_FW_ANY, TB_ATTN_KERNEL_AUTO, TB_ATTN_KERNEL_FLASH2 },
 		{ "h100-sxm", TB_FW_MEGATRON, TB_ATTN_KERNEL_FLASH2, TB_ATTN_KERNEL_FLASH2 },
 		{ "h100-sxm", TB_FW_FSDP, TB_ATTN_KERNEL_CUDNN, TB_ATTN_KERNEL_CUDNN },
@@ -608,6 +610,55 @@ Test(perf, attention_kernel_as_transformer_engine_picks)
 	cr_expect(rel(tb_perf_causal_rate(TB_ATTN_KERNEL_CUDNN, 16384) * 617, 539) < 1e-12);
 	cr_expect(rel(tb_perf_causal_rate(TB_ATTN_KERNEL_FLASH2, 131072) * 370, 335) < 1e-12);
 	cr_expect(rel(tb_perf_causal_rate(TB_ATTN_KERNEL_FLASH2, 512) * 362, 298) < 1e-12);
+}
+
+/* FlashAttention-2 on Blackwell, as NVIDIA's cudnn-frontend measures
+ * PyTorch's SDPA flash backend (benchmark/sdpa_benchmark_bf16_training and
+ * sdpa_benchmark_training: causal, head dim 128, 128 query and 8 key
+ * heads, one sequence of 8,192 tokens): forward and backward 5.848 and
+ * 17.781 ms on a B200 (PyTorch 2.8; 5.889 and 18.395 in the later run),
+ * 5.308 and 16.249 on a GB200, 5.259 and 16.023 on a GB300 (PyTorch 2.10).
+ * The model prices the same layer within 1.5% of each (the B200's
+ * fraction is the two runs' mean), about a third of cuDNN's speed there. */
+Test(perf, flash2_on_blackwell_as_measured)
+{
+	static const struct {
+		const char *gpu;
+		double ms;
+	} cases[] = {
+		{ "b200", 5.848 + 17.781 }, { "b200", 5.889 + 18.395 },
+		{ "gb200", 5.308 + 16.249 }, { "gb300", 5.259 + 16.023 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3.1-405b");
+		x.training.seq_len = 8192;
+		x.training.micro_batch = 1;
+		x.parallelism.tensor = 1;
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = TB_FW_FSDP;
+		x.training.attention_kernel = TB_ATTN_KERNEL_FLASH2;
+		x.hardware.gpu = *tb_gpus_find(cases[i].gpu);
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		cr_assert_eq(in.heads, 128);
+		tb_perf_layer L;
+		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL), "case %zu", i);
+		double ms = (L.attn_f + L.attn_b) * 1e3;
+		cr_expect(fabs(ms / cases[i].ms - 1) < 0.015, "%s: %g ms, measured %g", cases[i].gpu, ms,
+		          cases[i].ms);
+		cr_expect(tb_gpus_node(cases[i].gpu)->flash2_measured, "%s", cases[i].gpu);
+		/* cuDNN's, Transformer Engine's and today's FSDP default, 2-3x */
+		x.training.attention_kernel = TB_ATTN_KERNEL_AUTO;
+		tb_perf_input_from(&x, &in);
+		cr_expect_eq(in.hw.attention_kernel, TB_ATTN_KERNEL_CUDNN);
+		tb_perf_layer C;
+		cr_assert(tb_perf_layer_time(&in, NULL, &C, NULL));
+		cr_expect(L.attn_f > 2 * C.attn_f, "%s", cases[i].gpu);
+	}
+	/* B300 copies GB300's, its own not measured */
+	cr_expect_eq(tb_gpus_node("b300")->attention_fraction, tb_gpus_node("gb300")->attention_fraction);
+	cr_expect(!tb_gpus_node("b300")->flash2_measured);
 }
 
 /* Megatron-LM's --recompute-modules layernorm moe (the moe policy): an

@@ -814,7 +814,7 @@ void tb_vperf_write_misses(FILE *f)
 	           "0.776 had been copied), which moved these rows and torchao's Llama 4 Scout "
 	           "rows 1-2 points slower.\n");
 	fprintf(f, "- **torchao READMEs on B200, MI300X and H100**: the H100 rows (Meta's 500 W "
-	           "variant) are within 3-18%%, the B200 and MI300X rows 42-61%% fast. The B200 "
+	           "variant) are within 1-11%%, the B200 and MI300X rows 38-62%% fast. The B200 "
 	           "README's first version said \"8xB200 GPUs limited to 750W\" (pytorch/ao "
 	           "d8bb51f, 2025-08-15), and four minutes later only \"power limited\" (9e3758d, "
 	           "\"change B200 verbiage\"), with no other figure: priced at 750 W since "
@@ -829,7 +829,21 @@ void tb_vperf_write_misses(FILE *f)
 	           "fsdp_overlap_cost from 0.0332 to 0.0323 and power_exponent from 1.492 to 1.494. "
 	           "Their fp8-over-bf16 gains (tensorwise) are predicted larger than published: "
 	           "H100 1.38x against 1.25x, B200 1.51x against 1.25x, MI300X 1.59x against "
-	           "1.15x (torchtitan's Table 1 on the same H100s: 1.38x against 1.28x).\n");
+	           "1.15x (torchtitan's Table 1 on the same H100s: 1.38x against 1.28x).");
+	fprintf(f, " Which attention they ran (2026-12-06): torchtitan asks PyTorch's SDPA for "
+	           "cuDNN's fused attention first on compute capability 10 since 2025-05 "
+	           "(models/attention.py, #1196; on every card since 2025-10, #1776), so the B200 "
+	           "rows (torchtitan 6fc499f) and the GB200 Llama 4 Scout rows ran cuDNN's, not "
+	           "FlashAttention-2. Written `attention: cudnn`, the B200 group went from 50.1%% to "
+	           "56.2%% fast and the Scout group from 43.6%% to 48.5%%: the attention had been "
+	           "priced at H100's FlashAttention-2 fraction, slower than cuDNN's. What "
+	           "FlashAttention-2 itself does on Blackwell is now measured, not copied: NVIDIA's "
+	           "cudnn-frontend benchmark times PyTorch's SDPA flash backend at 376 TFLOP/s "
+	           "forward and 309 backward on a B200 at 8,192 tokens, 414 and 338 on a GB200, 0.17 "
+	           "of the bf16 peak where H100's copied fraction gave 0.37 (docs/formulas.md, Nodes); "
+	           "no row here runs it. The H100 and H200 FSDP rows, all older than PyTorch's own "
+	           "switch to cuDNN's attention (2.9, 2025-09) and torchtitan's, are written "
+	           "`attention: flash2`, since `auto` prices cuDNN's under fsdp now.\n");
 	fprintf(f, "- **fp8 scaling recipes** (2026-12-05, `training.fp8_recipe`): every fp8 run had been "
 	           "priced with Transformer Engine's casts (one pass writing both layouts, the weights "
 	           "cast once a step) and 16-bit gathers, so torchao's per-row rows were predicted as "

@@ -54,6 +54,10 @@ typedef struct tb_gpu_node {
 	 * a GPU's links together, and a collective over g of the node's G GPUs
 	 * reaches g - 1 of its G - 1 links */
 	bool mesh;
+	/* on a row marked assumed: attention_fraction, FlashAttention-2's, was
+	 * still measured on the card (PyTorch's SDPA flash backend), only
+	 * cuDNN's copied */
+	bool flash2_measured;
 } tb_gpu_node;
 
 /* The node row of card `name`, or the generic row (name "generic") for a
@@ -61,10 +65,11 @@ typedef struct tb_gpu_node {
 const tb_gpu_node *tb_gpus_node(const char *name);
 
 /* What of node n's efficiencies were copied from another card, for a run
- * in fp8 or not, as words for a sentence: "matmul and attention
- * efficiencies", "attention efficiency", or NULL where both were measured
- * on it.  Every report of an assumed card reads this one answer. */
-const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8);
+ * in fp8 or not whose attention runs kernel k, as words for a sentence:
+ * "matmul and attention efficiencies", "attention efficiency", "matmul
+ * efficiency", or NULL where both were measured on it.  Every report of
+ * an assumed card reads this one answer. */
+const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8, tb_attn_kernel k);
 
 /* The fraction of its fp4 dense peak card n's fp4 GEMMs are priced at
  * (0 for a card without an fp4 peak is the caller's to rule out), and

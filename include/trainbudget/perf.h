@@ -572,11 +572,18 @@ double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
  * node figures, else generic ones).  A count-only model leaves layers 0,
  * which tb_perf_predict refuses with a reason. */
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out);
-/* The fp8 recipe in->fp8_recipe names and what its casts do, in words
- * (static). */
+/* The kernel run `in` prices its flash attention as on card `card` (a
+ * table name: the scenario's, or another that plan ranks): the one
+ * training.attention_kernel names, else Transformer Engine's choice under
+ * Megatron-LM (cuDNN's fused attention) and FlashAttention-2 under every
+ * other stack (PyTorch's SDPA, DeepSpeed); FlashAttention-2 on a card
+ * with no cuDNN figure. */
+tb_attn_kernel tb_perf_attention_kernel(const tb_inputs *in, const char *card);
 /* "nvfp4" or "mxfp4", the fp4 format in->matmul_bytes prices, NULL
  * outside fp4. */
 const char *tb_perf_fp4_format(const tb_perf_input *in);
+/* The fp8 recipe in->fp8_recipe names and what its casts do, in words
+ * (static). */
 const char *tb_perf_fp8_text(const tb_perf_input *in);
 
 /* The fraction of the HBM bandwidth in's fp8 or fp4 casts reach:
