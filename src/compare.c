@@ -148,6 +148,16 @@ static void S_shard(const tb_scenario *sc, tb_buf *o)
 	else
 		tb_buf_puts(o, "the whole group");
 }
+static void S_bucket(const tb_scenario *sc, tb_buf *o)
+{
+	const char *basis;
+	double n = tb_perf_dp_bucket(&sc->inputs, &basis);
+	if (n > 0) {
+		tb_fmt_grouped(o, n);
+		tb_buf_printf(o, " parameters (%s)", basis);
+	} else
+		tb_buf_puts(o, basis);
+}
 static void S_no_sync(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.no_sync); }
 static void S_overlap_dp(const tb_scenario *sc, tb_buf *o) { S_yes(o, !sc->inputs.parallelism.no_overlap_dp); }
 static void S_overlap_tp(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_tp); }
@@ -288,6 +298,7 @@ static const struct S_input_def {
 	{ "parallelism.pipeline_layout", "Pipeline layout", S_layout },
 	{ "parallelism.expert_tensor", "Expert tensor parallel", S_expert_tensor },
 	{ "parallelism.shard_group", "ZeRO shard group", S_shard },
+	{ "parallelism.bucket_size", "Data-parallel bucket", S_bucket },
 	{ "parallelism.no_sync", "Gradients reduced once a step (no_sync)", S_no_sync },
 	{ "parallelism.overlap_dp", "Data-parallel communication overlapped", S_overlap_dp },
 	{ "parallelism.overlap_tp", "Tensor-parallel communication overlapped", S_overlap_tp },

@@ -190,6 +190,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_bool(j, "sequence_parallel", p->sequence_parallel);
 	S_num(j, "zero", p->zero);
 	S_numk(j, "shard_group", (double)p->shard_group, p->shard_group > 0);
+	S_numk(j, "bucket_size", (double)p->bucket_size, p->bucket_size > 0);
 	S_bool(j, "no_sync", p->no_sync);
 	S_str(j, "framework", p->framework != TB_FW_ANY ? tb_framework_name(p->framework) : NULL);
 	S_bool(j, "overlap_dp", !p->no_overlap_dp);

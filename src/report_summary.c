@@ -257,6 +257,13 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		tb_buf_puts(o, pa->no_overlap_dp
 		               ? "; after the backward, not overlapped with it (parallelism.overlap_dp: false)"
 		               : "; hidden behind the compute where the overlap rule allows (parallelism.overlap_dp)");
+		const char *bb;
+		double bn = tb_perf_dp_bucket(in, &bb);
+		if (bn > 0) {
+			tb_buf_puts(o, "; in buckets of ");
+			tb_rfmt(o, TB_RF_GROUPED, bn, NULL);
+			tb_buf_printf(o, " parameters (%s), each of whole parameters", bb);
+		}
 		tb_rtab_end(&tb);
 	}
 	tb_rtab_str(&tb, "Sequence length");

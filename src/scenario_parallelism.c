@@ -14,7 +14,7 @@
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
-	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "no_sync",
+	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "bucket_size", "no_sync",
 	"pipeline_layout", "cp_comm_type", "overlap_tp_qkv", "overlap_tp_dgrad", "overlap_tp_sms",
 };
 
@@ -85,6 +85,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "context")) && !tb_yaml_int(c, n, "parallelism.context", 1, 1000000, &par->context)) ok = false;
 		if ((n = tb_yaml_get(pm, "expert_tensor")) && !tb_yaml_int(c, n, "parallelism.expert_tensor", 1, 1000000, &par->expert_tensor)) ok = false;
 		if ((n = tb_yaml_get(pm, "shard_group")) && !tb_yaml_int(c, n, "parallelism.shard_group", 1, 1000000000, &par->shard_group)) ok = false;
+		if ((n = tb_yaml_get(pm, "bucket_size")) && !tb_yaml_int(c, n, "parallelism.bucket_size", 1, 1000000000000LL, &par->bucket_size)) ok = false;
 		if ((n = tb_yaml_get(pm, "no_sync")) && !tb_yaml_bool(c, n, "parallelism.no_sync", &par->no_sync)) ok = false;
 		bool overlap_dp = true;
 		if ((n = tb_yaml_get(pm, "overlap_dp")) && !tb_yaml_bool(c, n, "parallelism.overlap_dp", &overlap_dp)) ok = false;
@@ -366,6 +367,9 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	else if (sgn && dc % par->shard_group != 0)
 		tb_yaml_err(c, sgn, "parallelism.shard_group (%lld) does not divide the data-parallel group (%lld = data x context); expected a divisor of it, such as the GPUs of a node",
 		            (long long)par->shard_group, (long long)dc);
+	const tb_yaml_node *bsn = pm ? tb_yaml_get(pm, "bucket_size") : NULL;
+	if (bsn && par->bucket_size > 0 && par->zero >= 3)
+		tb_yaml_err(c, bsn, "parallelism.bucket_size with ZeRO 3, whose collectives run a layer's weights at a time; expected parallelism.zero 0 to 2, or no bucket_size");
 	const tb_yaml_node *nsn = pm ? tb_yaml_get(pm, "no_sync") : NULL;
 	if (nsn && par->no_sync && (par->framework != TB_FW_FSDP || par->zero < 2))
 		tb_yaml_err(c, nsn, "parallelism.no_sync is FSDP's, with ZeRO 2 or 3 (it defers their per-micro-batch reduce-scatter); expected parallelism.framework: fsdp and parallelism.zero 2 or 3");

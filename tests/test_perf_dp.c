@@ -279,6 +279,77 @@ static void S_mlperf_8b(tb_inputs *x)
 	x->parallelism.data = 16;
 }
 
+/* Buckets by hand: Llama 3.1 8B (8,030,261,248 weights, 2 bytes a
+ * gradient and a weight) under Megatron-LM's distributed optimizer on 16
+ * H100 of two nodes.  Each bucket is a collective of its own, at its own
+ * message size: the step's reduce-scatter and gather cost
+ * bytes / bucket x T(bucket) against T(bytes) for one collective.  NeMo's
+ * distributed Adam of MLPerf v4.0 (bucket_cap_mb 200 of bf16: 104,857,600
+ * weights) pays more than one collective, Megatron-LM's default on 16
+ * ranks (max(40M, 1M x 16) = 40M weights) more still, though a bucket
+ * holds whole parameters, so none is smaller than a layer's mean matrix:
+ * (4,096 x 6,144 + 4,096^2 + 3 x 4,096 x 14,336) / 4 = 54,525,952.  The
+ * default follows the ranks: 448M weights on 448.  Without the overlap
+ * Megatron-LM reduces the whole buffer at once; DeepSpeed's default is one
+ * collective too; PyTorch DDP's 25 MiB of gradients under ZeRO 0. */
+Test(perf, data_parallel_buckets_by_hand)
+{
+	tb_inputs x;
+	S_mlperf_8b(&x);
+	x.parallelism.zero = 1;
+	x.parallelism.framework = TB_FW_MEGATRON;
+	double bytes = 8030261248.0 * 2;
+	tb_perf_input in;
+	tb_perf_result one, b200, dflt;
+	x.parallelism.bucket_size = 1000000000000LL;
+	tb_perf_input_from(&x, &in);
+	tb_perf_predict(&in, NULL, &one);
+	cr_assert(one.ok, "%s", one.why);
+	x.parallelism.bucket_size = 104857600;
+	tb_perf_input_from(&x, &in);
+	tb_perf_predict(&in, NULL, &b200);
+	x.parallelism.bucket_size = 0;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.dp_bucket, 40e6);
+	tb_perf_predict(&in, NULL, &dflt);
+	cr_assert(b200.ok && dflt.ok);
+	const tb_coll k[2] = { TB_COLL_REDUCE_SCATTER, TB_COLL_ALL_GATHER };
+	double whole = 0, by200 = 0, by40 = 0;
+	for (int i = 0; i < 2; i++) {
+		whole += tb_perf_collective_s(k[i], bytes, 16, 8, &in.hw, NULL);
+		by200 += bytes / (104857600 * 2.0) * tb_perf_collective_s(k[i], 104857600 * 2.0, 16, 8, &in.hw, NULL);
+		by40 += bytes / (54525952 * 2.0) * tb_perf_collective_s(k[i], 54525952 * 2.0, 16, 8, &in.hw, NULL);
+	}
+	cr_expect(by40 > by200 && by200 > whole, "%g %g %g", by40, by200, whole);
+	cr_expect(rel(b200.dp_total_s - one.dp_total_s, by200 - whole) < 1e-6, "%g against %g",
+	          b200.dp_total_s - one.dp_total_s, by200 - whole);
+	cr_expect(rel(dflt.dp_total_s - one.dp_total_s, by40 - whole) < 1e-6, "%g against %g",
+	          dflt.dp_total_s - one.dp_total_s, by40 - whole);
+	/* the default follows the ranks */
+	x.parallelism.data = 448;
+	x.hardware.count = 448;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.dp_bucket, 448e6);
+	/* one collective: no overlap, DeepSpeed, ZeRO-3 */
+	x.parallelism.no_overlap_dp = true;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.dp_bucket, 0);
+	x.parallelism.no_overlap_dp = false;
+	x.parallelism.framework = TB_FW_DEEPSPEED;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.dp_bucket, 0);
+	x.parallelism.framework = TB_FW_FSDP;
+	x.parallelism.zero = 3;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.dp_bucket, 0);
+	/* PyTorch DDP: 25 MiB of bf16 gradients */
+	x.parallelism.zero = 0;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.dp_bucket, 25.0 * 1048576 / 2);
+	const char *basis;
+	cr_expect(tb_perf_dp_bucket(&x, &basis) > 0 && strstr(basis, "DDP"));
+}
+
 /* What the overlap cannot hide: Llama 3.1 8B under Megatron-LM's
  * distributed optimizer on 16 H100 (two nodes), one micro-batch of two
  * sequences a step, as MLPerf's 8B runs.  Its input embedding (128,256 x
@@ -299,6 +370,9 @@ Test(perf, the_embedding_reduction_is_exposed)
 	tb_perf_predict(&in, NULL, &r);
 	cr_assert(r.ok, "%s", r.why);
 	double bytes = S_embedding_bytes;
+	/* Megatron-LM's buckets are 40M weights on 16 ranks, and a bucket
+	 * holds whole parameters: the embedding's 525M are one */
+	cr_expect_eq(in.dp_bucket, 40e6);
 	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, bytes, 16, 8, &in.hw, NULL);
 	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, bytes, 16, 8, &in.hw, NULL);
 	/* the rest hides: the whole reduction is far shorter than a pass */

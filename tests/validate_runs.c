@@ -672,6 +672,7 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.data = (int64_t)dp;
 	in.parallelism.zero = (int)S_or(S_num(r, "zero"), 0);
 	in.parallelism.shard_group = (int64_t)S_or(S_num(r, "shard_group"), 0);
+	in.parallelism.bucket_size = (int64_t)S_or(S_num(r, "bucket"), 0);
 	/* "ZeRO-2" under Megatron-LM is its distributed optimizer: the
 	 * gradients accumulate whole and are reduce-scattered once a step */
 	bool distopt = S_is(r, "framework", "megatron") && in.parallelism.zero == 2;

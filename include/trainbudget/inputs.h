@@ -327,6 +327,11 @@ typedef struct tb_parallelism {
 	 * states over groups of this many data-parallel ranks and replicates
 	 * them across the groups; 0: over the whole data x context group. */
 	int64_t shard_group;
+	/* parallelism.bucket_size: the parameters in each bucket the
+	 * data-parallel reduction (and ZeRO 1-2's gather) runs in, Megatron-LM's
+	 * --ddp-bucket-size (NeMo's distributed Adam: bucket_cap_mb x 2^20 over
+	 * the gradient's bytes); 0: the framework's default (tb_perf_dp_bucket) */
+	int64_t bucket_size;
 	/* FSDP's no_sync over the micro-batches of a step: the gradients
 	 * accumulate unsharded and are reduce-scattered once, after the last
 	 * backward (ZeRO 2 and 3 under parallelism.framework: fsdp) */

@@ -132,7 +132,7 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
 #define TB_PERF_ERR_LOW  (-0.30)
-#define TB_PERF_ERR_HIGH (0.04)
+#define TB_PERF_ERR_HIGH (0.05)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
@@ -208,6 +208,9 @@ typedef struct tb_perf_input {
 	 * data ranks, replicated across groups whose gradients are then
 	 * all-reduced (HSDP); 0 = the whole group */
 	int64_t shard_group;
+	/* the parameters of each data-parallel bucket, as tb_perf_dp_bucket
+	 * decides it; 0: one collective of the whole gradient */
+	double dp_bucket;
 	bool no_sync;                 /* tb_parallelism.no_sync */
 	tb_framework framework;       /* FSDP's ZeRO-2 gathers every micro-batch */
 	bool sequence_parallel;
@@ -542,6 +545,18 @@ double tb_perf_zero3_overlap_cost(tb_framework fw, const tb_perf_consts *k);
  * under framework fw, in words for the report's assumptions: one
  * sentence, static. */
 const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync);
+/* The parameters in each bucket run `in` reduces its gradients in under
+ * ZeRO 0-2 (and gathers its weights in under 1-2), each bucket one
+ * collective at its own message size: parallelism.bucket_size where
+ * written; else Megatron-LM's default under its overlap, max(40M, 1M x
+ * the data x context ranks) ("larger DP sizes need larger buckets to
+ * ensure collectives do not become latency-bound",
+ * distributed_data_parallel_config.py), and PyTorch DDP's 25 MiB of
+ * gradients (bucket_cap_mb) under fsdp's ZeRO 0; 0 (one collective)
+ * otherwise: Megatron-LM without the overlap, DeepSpeed's 5e8-element
+ * default, ZeRO-3's per-layer units.  *basis, when asked, says which in
+ * words (static). */
+double tb_perf_dp_bucket(const tb_inputs *in, const char **basis);
 /* Whether an overlapped expert all-to-all runs in Megatron-LM's three 1F1B
  * phases (framework megatron, a forward paired with a backward) rather
  * than behind another micro-batch's whole layer (DualPipe); and the rule
