@@ -325,3 +325,8 @@ double tb_grad_bytes(const tb_training *t)
 {
 	return tb_grad_dtype_of(t) == TB_GRAD_FP32 ? 4 : 2;
 }
+
+int64_t tb_parallelism_dp_cp(const tb_parallelism *p)
+{
+	return (p->data > 1 ? p->data : 1) * (p->context > 1 ? p->context : 1);
+}

@@ -58,7 +58,10 @@ static double S_bucketed(const tb_perf_ctx *x, tb_coll kind, double bytes, doubl
 	 * weight matrix on the rank (QKV, output, MLP in and out) */
 	double mat = (x->h * (x->hq + x->hk + x->hv) + x->hq * x->h + (x->nmat + 1) * x->h * x->f) /
 	             (4 * x->t);
-	double bucket = (x->in->dp_bucket > 0 ? fmax(x->in->dp_bucket, mat) : 0) * elem;
+	const tb_perf_input *in = x->in;
+	double b = tb_perf_dp_bucket(in->framework, in->overlap_dp, in->zero, x->ci * x->di,
+	                             in->bucket_size, in->grad_bytes, NULL);
+	double bucket = (b > 0 ? fmax(b, mat) : 0) * elem;
 	if (!(bucket > 0) || bytes <= bucket)
 		return tb_perf_ctx_coll(x, kind, bytes, n, g);
 	return bytes / bucket * tb_perf_ctx_coll(x, kind, bucket, n, g);

@@ -245,22 +245,21 @@ tb_attn_kernel tb_perf_attention_kernel(const tb_inputs *in, const char *card)
 	return ak;
 }
 
-double tb_perf_dp_bucket(const tb_inputs *in, const char **basis)
+double tb_perf_dp_bucket(tb_framework fw, bool overlap, int zero, int64_t dp_cp, int64_t written,
+                         double grad_bytes, const char **basis)
 {
-	const tb_parallelism *pa = &in->parallelism;
 	const char *b = "one collective of the whole gradient";
 	double n = 0;
-	int64_t dc = (pa->data > 1 ? pa->data : 1) * (pa->context > 1 ? pa->context : 1);
-	if (pa->zero >= 3) {
+	if (zero >= 3) {
 		b = "ZeRO-3's collectives, a layer's at a time";
-	} else if (pa->bucket_size > 0) {
-		n = (double)pa->bucket_size;
+	} else if (written > 0) {
+		n = (double)written;
 		b = "parallelism.bucket_size";
-	} else if (pa->framework == TB_FW_MEGATRON && !pa->no_overlap_dp) {
-		n = fmax(40e6, 1e6 * (double)dc);
+	} else if (fw == TB_FW_MEGATRON && overlap) {
+		n = fmax(40e6, 1e6 * (double)(dp_cp > 1 ? dp_cp : 1));
 		b = "Megatron-LM's default, max(40M, 1M x the data-parallel ranks)";
-	} else if (pa->framework == TB_FW_FSDP && pa->zero == 0) {
-		n = 25.0 * 1048576 / tb_grad_bytes(&in->training);
+	} else if (fw == TB_FW_FSDP && zero == 0 && grad_bytes > 0) {
+		n = 25.0 * 1048576 / grad_bytes;
 		b = "PyTorch DDP's default, 25 MiB of gradients";
 	}
 	if (basis)
@@ -321,7 +320,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	          : S_at_least_1(in->hardware.count / (group > 0 ? group : 1));
 	out->zero = pa->zero;
 	out->shard_group = pa->shard_group;
-	out->dp_bucket = tb_perf_dp_bucket(in, NULL);
+	out->bucket_size = pa->bucket_size;
 	out->no_sync = pa->no_sync;
 	out->sequence_parallel = pa->sequence_parallel;
 	/* Today's frameworks overlap the gradient reduction and ZeRO-3's

@@ -279,6 +279,14 @@ static void S_mlperf_8b(tb_inputs *x)
 	x->parallelism.data = 16;
 }
 
+/* The bucket a perf input's layout runs (its data and context as set,
+ * a search's as well as a scenario's). */
+static double S_bucket(const tb_perf_input *in)
+{
+	return tb_perf_dp_bucket(in->framework, in->overlap_dp, in->zero, in->context * in->data,
+	                         in->bucket_size, in->grad_bytes, NULL);
+}
+
 /* Buckets by hand: Llama 3.1 8B (8,030,261,248 weights, 2 bytes a
  * gradient and a weight) under Megatron-LM's distributed optimizer on 16
  * H100 of two nodes.  Each bucket is a collective of its own, at its own
@@ -310,7 +318,7 @@ Test(perf, data_parallel_buckets_by_hand)
 	tb_perf_predict(&in, NULL, &b200);
 	x.parallelism.bucket_size = 0;
 	tb_perf_input_from(&x, &in);
-	cr_expect_eq(in.dp_bucket, 40e6);
+	cr_expect_eq(S_bucket(&in), 40e6);
 	tb_perf_predict(&in, NULL, &dflt);
 	cr_assert(b200.ok && dflt.ok);
 	const tb_coll k[2] = { TB_COLL_REDUCE_SCATTER, TB_COLL_ALL_GATHER };
@@ -325,29 +333,39 @@ Test(perf, data_parallel_buckets_by_hand)
 	          b200.dp_total_s - one.dp_total_s, by200 - whole);
 	cr_expect(rel(dflt.dp_total_s - one.dp_total_s, by40 - whole) < 1e-6, "%g against %g",
 	          dflt.dp_total_s - one.dp_total_s, by40 - whole);
-	/* the default follows the ranks */
+	/* the default follows the ranks, a search's layout's as well (plan
+	 * sets a layout's sizes on an input it made once) */
+	tb_perf_input patched = in;
+	patched.data = 448;
 	x.parallelism.data = 448;
 	x.hardware.count = 448;
 	tb_perf_input_from(&x, &in);
-	cr_expect_eq(in.dp_bucket, 448e6);
+	cr_expect_eq(S_bucket(&in), 448e6);
+	tb_perf_result fresh, searched;
+	tb_perf_predict(&in, NULL, &fresh);
+	tb_perf_predict(&patched, NULL, &searched);
+	cr_assert(fresh.ok && searched.ok);
+	cr_expect(rel(searched.dp_total_s, fresh.dp_total_s) < 1e-12, "%g against %g",
+	          searched.dp_total_s, fresh.dp_total_s);
 	/* one collective: no overlap, DeepSpeed, ZeRO-3 */
 	x.parallelism.no_overlap_dp = true;
 	tb_perf_input_from(&x, &in);
-	cr_expect_eq(in.dp_bucket, 0);
+	cr_expect_eq(S_bucket(&in), 0);
 	x.parallelism.no_overlap_dp = false;
 	x.parallelism.framework = TB_FW_DEEPSPEED;
 	tb_perf_input_from(&x, &in);
-	cr_expect_eq(in.dp_bucket, 0);
+	cr_expect_eq(S_bucket(&in), 0);
 	x.parallelism.framework = TB_FW_FSDP;
 	x.parallelism.zero = 3;
 	tb_perf_input_from(&x, &in);
-	cr_expect_eq(in.dp_bucket, 0);
+	cr_expect_eq(S_bucket(&in), 0);
 	/* PyTorch DDP: 25 MiB of bf16 gradients */
 	x.parallelism.zero = 0;
 	tb_perf_input_from(&x, &in);
-	cr_expect_eq(in.dp_bucket, 25.0 * 1048576 / 2);
+	cr_expect_eq(S_bucket(&in), 25.0 * 1048576 / 2);
 	const char *basis;
-	cr_expect(tb_perf_dp_bucket(&x, &basis) > 0 && strstr(basis, "DDP"));
+	cr_expect(tb_perf_dp_bucket(in.framework, in.overlap_dp, in.zero, in.context * in.data,
+	                            in.bucket_size, in.grad_bytes, &basis) > 0 && strstr(basis, "DDP"));
 }
 
 /* What the overlap cannot hide: Llama 3.1 8B under Megatron-LM's
@@ -372,7 +390,7 @@ Test(perf, the_embedding_reduction_is_exposed)
 	double bytes = S_embedding_bytes;
 	/* Megatron-LM's buckets are 40M weights on 16 ranks, and a bucket
 	 * holds whole parameters: the embedding's 525M are one */
-	cr_expect_eq(in.dp_bucket, 40e6);
+	cr_expect_eq(S_bucket(&in), 40e6);
 	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, bytes, 16, 8, &in.hw, NULL);
 	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, bytes, 16, 8, &in.hw, NULL);
 	/* the rest hides: the whole reduction is far shorter than a pass */

@@ -495,6 +495,9 @@ const char *tb_grad_dtype_name(tb_grad_dtype g);
  * default when that is TB_GRAD_DEFAULT; never DEFAULT.  Bytes: 2 or 4. */
 tb_grad_dtype tb_grad_dtype_of(const tb_training *t);
 double tb_grad_bytes(const tb_training *t);
+/* The data x context ranks of a layout, each at least 1: the group the
+ * data-parallel reduction spans. */
+int64_t tb_parallelism_dp_cp(const tb_parallelism *p);
 
 /* The dtype whose peak bounds the matmuls at precision p. */
 tb_dtype tb_precision_compute_dtype(tb_precision p);

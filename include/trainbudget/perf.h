@@ -208,9 +208,7 @@ typedef struct tb_perf_input {
 	 * data ranks, replicated across groups whose gradients are then
 	 * all-reduced (HSDP); 0 = the whole group */
 	int64_t shard_group;
-	/* the parameters of each data-parallel bucket, as tb_perf_dp_bucket
-	 * decides it; 0: one collective of the whole gradient */
-	double dp_bucket;
+	int64_t bucket_size;          /* tb_parallelism.bucket_size; 0: the default */
 	bool no_sync;                 /* tb_parallelism.no_sync */
 	tb_framework framework;       /* FSDP's ZeRO-2 gathers every micro-batch */
 	bool sequence_parallel;
@@ -545,18 +543,20 @@ double tb_perf_zero3_overlap_cost(tb_framework fw, const tb_perf_consts *k);
  * under framework fw, in words for the report's assumptions: one
  * sentence, static. */
 const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync);
-/* The parameters in each bucket run `in` reduces its gradients in under
- * ZeRO 0-2 (and gathers its weights in under 1-2), each bucket one
- * collective at its own message size: parallelism.bucket_size where
- * written; else Megatron-LM's default under its overlap, max(40M, 1M x
- * the data x context ranks) ("larger DP sizes need larger buckets to
- * ensure collectives do not become latency-bound",
- * distributed_data_parallel_config.py), and PyTorch DDP's 25 MiB of
- * gradients (bucket_cap_mb) under fsdp's ZeRO 0; 0 (one collective)
- * otherwise: Megatron-LM without the overlap, DeepSpeed's 5e8-element
- * default, ZeRO-3's per-layer units.  *basis, when asked, says which in
- * words (static). */
-double tb_perf_dp_bucket(const tb_inputs *in, const char **basis);
+/* The parameters in each bucket a run under framework fw reduces its
+ * gradients in under ZeRO 0-2 (and gathers its weights in under 1-2),
+ * each bucket one collective at its own message size: `written`
+ * (parallelism.bucket_size) where above 0; else Megatron-LM's default
+ * under its overlap, max(40M, 1M x the dp_cp data x context ranks)
+ * ("larger DP sizes need larger buckets to ensure collectives do not
+ * become latency-bound", distributed_data_parallel_config.py), and PyTorch
+ * DDP's 25 MiB of gradients of grad_bytes (bucket_cap_mb) under fsdp's
+ * ZeRO 0; 0 (one collective) otherwise: Megatron-LM without the overlap,
+ * DeepSpeed's 5e8-element default, ZeRO-3's per-layer units.  *basis,
+ * when asked, says which in words (static).  One decision: the step, the
+ * report and compare read it. */
+double tb_perf_dp_bucket(tb_framework fw, bool overlap, int zero, int64_t dp_cp, int64_t written,
+                         double grad_bytes, const char **basis);
 /* Whether an overlapped expert all-to-all runs in Megatron-LM's three 1F1B
  * phases (framework megatron, a forward paired with a backward) rather
  * than behind another micro-batch's whole layer (DualPipe); and the rule
@@ -589,10 +589,10 @@ double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out);
 /* The kernel run `in` prices its flash attention as on card `card` (a
  * table name: the scenario's, or another that plan ranks): the one
- * training.attention_kernel names, else Transformer Engine's choice under
- * Megatron-LM (cuDNN's fused attention) and FlashAttention-2 under every
- * other stack (PyTorch's SDPA, DeepSpeed); FlashAttention-2 on a card
- * with no cuDNN figure. */
+ * training.attention_kernel names, else cuDNN's fused attention under
+ * Megatron-LM (Transformer Engine's choice) and fsdp (PyTorch's SDPA from
+ * 2.9, torchtitan's), FlashAttention-2 under DeepSpeed or none named;
+ * FlashAttention-2 on a card with no cuDNN figure. */
 tb_attn_kernel tb_perf_attention_kernel(const tb_inputs *in, const char *card);
 /* "nvfp4" or "mxfp4", the fp4 format in->matmul_bytes prices, NULL
  * outside fp4. */
