@@ -264,7 +264,8 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		if (bn > 0) {
 			tb_buf_puts(o, "; in buckets of ");
 			tb_rfmt(o, TB_RF_GROUPED, bn, NULL);
-			tb_buf_printf(o, " parameters (%s), each of whole parameters", bb);
+			tb_buf_printf(o, " %s (%s), each of whole parameters, so none smaller than a "
+			              "layer's mean weight matrix", bn == 1 ? "weight" : "weights", bb);
 		}
 		tb_rtab_end(&tb);
 	}
