@@ -661,6 +661,44 @@ Test(perf, flash2_on_blackwell_as_measured)
 	cr_expect(!tb_gpus_node("b300")->flash2_measured);
 }
 
+/* cuDNN's attention on Blackwell, the same benchmark under MLPerf v5.1's
+ * container (PyTorch 2.9, cuDNN 9.13.1: benchmark/sdpa_benchmark_training,
+ * causal, head dim 128, 128 query and 8 key heads, 8,192 tokens): on a
+ * B200 1,171.3 TFLOP/s forward and 942.5 backward, which H100's copied
+ * forward fraction and B200's own backward ratio give within 0.1%; on a
+ * GB300 the backward runs at 1,130.1 / 1,495.7 of its forward's rate. */
+Test(perf, cudnn_attention_backward_on_blackwell)
+{
+	double exec = 128.0 * 8192 * 8192 * 256;
+	const char *cards[] = { "b200", "gb300" };
+	for (int i = 0; i < 2; i++) {
+		tb_inputs x;
+		S_moe(&x, "llama-3.1-405b");
+		x.training.seq_len = 8192;
+		x.parallelism.tensor = 1;
+		x.parallelism.pipeline = 1;
+		x.parallelism.framework = TB_FW_MEGATRON;
+		x.hardware.gpu = *tb_gpus_find(cards[i]);
+		tb_perf_input in;
+		tb_perf_input_from(&x, &in);
+		cr_assert_eq(in.hw.attention_kernel, TB_ATTN_KERNEL_CUDNN);
+		tb_perf_layer L;
+		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+		double fwd = exec / L.attn_f / 1e12, bwd = 2.5 * exec / L.attn_b / 1e12;
+		if (i == 0) {
+			cr_expect(fabs(fwd / 1171.3 - 1) < 0.01, "B200 forward %g TFLOP/s", fwd);
+			cr_expect(fabs(bwd / 942.5 - 1) < 0.01, "B200 backward %g TFLOP/s", bwd);
+		} else {
+			cr_expect(fabs(bwd / fwd - 1130.1 / 1495.7) < 1e-3, "GB300 %g", bwd / fwd);
+		}
+	}
+	/* GB200 is B200's die, B300 GB300's */
+	cr_expect_eq(tb_gpus_node("gb200")->attention_backward_ratio,
+	             tb_gpus_node("b200")->attention_backward_ratio);
+	cr_expect_eq(tb_gpus_node("b300")->attention_backward_ratio,
+	             tb_gpus_node("gb300")->attention_backward_ratio);
+}
+
 /* Megatron-LM's --recompute-modules layernorm moe (the moe policy): an
  * expert layer's whole block is redone, so what a layer's forward gains
  * from routing each token to more experts its recomputation gains too,
