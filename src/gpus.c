@@ -555,7 +555,7 @@ const char *tb_gpus_assumed(const tb_gpu_node *n, bool fp8, tb_attn_kernel k)
 	/* a card without its own fp8 ceiling multiplies fp8 at its 16-bit
 	 * fraction: that is a copy too */
 	bool mm = fp8 ? n->matmul_fp8_measured : n->matmul_measured;
-	bool at = k == TB_ATTN_KERNEL_FLASH2 && n->flash2_measured;
+	bool at = k == TB_ATTN_KERNEL_AUTO || (k == TB_ATTN_KERNEL_FLASH2 && n->flash2_measured);
 	return mm && at ? NULL : mm ? "attention efficiency"
 	       : at ? "matmul efficiency" : "matmul and attention efficiencies";
 }

@@ -234,6 +234,8 @@ tb_attn_kernel tb_perf_attention_kernel(const tb_inputs *in, const char *card)
 	 * itself (models/attention.py: on Blackwell since 2025-05, #1196; on
 	 * every card since 2025-10, #1776): FSDP runs of today get it, older
 	 * ones name flash2.  DeepSpeed's stacks run FlashAttention-2. */
+	if (!in->training.flash_attention)
+		return TB_ATTN_KERNEL_AUTO;
 	tb_attn_kernel ak = in->training.attention_kernel;
 	if (ak == TB_ATTN_KERNEL_AUTO)
 		ak = in->parallelism.framework == TB_FW_MEGATRON || in->parallelism.framework == TB_FW_FSDP

@@ -173,6 +173,15 @@ Test(perf, assumed_card_efficiencies_are_said)
 	x.training.attention_kernel = TB_ATTN_KERNEL_FLASH2;
 	tb_budget_compute(&x, &b);
 	cr_expect(S_has_warning(&b, "model's matmul efficiency for gb300: assumed from another card"));
+	/* without flash attention no attention fraction is priced: only the
+	 * matmul's copy is said (GB300's), none on B200 */
+	x.training.attention_kernel = TB_ATTN_KERNEL_AUTO;
+	x.training.flash_attention = false;
+	tb_budget_compute(&x, &b);
+	cr_expect(S_has_warning(&b, "model's matmul efficiency for gb300: assumed from another card"));
+	x.hardware.gpu = *tb_gpus_find("b200");
+	tb_budget_compute(&x, &b);
+	cr_expect(b.perf.known && !S_has_warning(&b, "assumed from another card"));
 	x.hardware.mfu_predicted = false;     /* an assumed MFU uses none of them */
 	tb_budget_compute(&x, &b);
 	cr_expect(!S_has_warning(&b, "assumed from another card"));

@@ -65,7 +65,8 @@ typedef struct tb_gpu_node {
 const tb_gpu_node *tb_gpus_node(const char *name);
 
 /* What of node n's efficiencies were copied from another card, for a run
- * in fp8 or not whose attention runs kernel k, as words for a sentence:
+ * in fp8 or not whose attention runs kernel k (TB_ATTN_KERNEL_AUTO: no
+ * fused attention, its matmuls priced as matmuls), as words for a sentence:
  * "matmul and attention efficiencies", "attention efficiency", "matmul
  * efficiency", or NULL where both were measured on it.  Every report of
  * an assumed card reads this one answer. */

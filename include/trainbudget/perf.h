@@ -592,7 +592,8 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out);
  * training.attention_kernel names, else cuDNN's fused attention under
  * Megatron-LM (Transformer Engine's choice) and fsdp (PyTorch's SDPA from
  * 2.9, torchtitan's), FlashAttention-2 under DeepSpeed or none named;
- * FlashAttention-2 on a card with no cuDNN figure. */
+ * FlashAttention-2 on a card with no cuDNN figure; TB_ATTN_KERNEL_AUTO
+ * without flash attention (the scores' matmuls priced as matmuls). */
 tb_attn_kernel tb_perf_attention_kernel(const tb_inputs *in, const char *card);
 /* "nvfp4" or "mxfp4", the fp4 format in->matmul_bytes prices, NULL
  * outside fp4. */
