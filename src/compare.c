@@ -157,7 +157,7 @@ static void S_bucket(const tb_scenario *sc, tb_buf *o)
 	                             tb_grad_bytes(&sc->inputs.training), &basis);
 	if (n > 0) {
 		tb_fmt_grouped(o, n);
-		tb_buf_printf(o, " parameters (%s)", basis);
+		tb_buf_printf(o, " %s (%s)", n == 1 ? "weight" : "weights", basis);
 	} else
 		tb_buf_puts(o, basis);
 }

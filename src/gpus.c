@@ -323,14 +323,19 @@ const tb_gpu *tb_gpus_find(const char *name)
  * entered (the benchmark sleeps between kernels so the card does not
  * throttle, which a training step does not).  FlashAttention-2 there is
  * PyTorch's SDPA flash backend, measured (test_perf_layer.c): its
- * fraction makes the same benchmark's forward and backward together.
+ * fraction makes the same benchmark's forward and backward together,
+ * through the card's one ratio, cuDNN's (FlashAttention-2's own is 0.80
+ * on B200 and 0.804 on GB300, 330.1 over 410.6: there its forward is
+ * priced some 6% fast and its backward 2% slow, the two together right).
  *
  * efficiency_assumed is false only where the matmul and attention
  * fractions were measured on the card, or on the same die at the same
  * clocks and power (h200, h800 = H100 SXM; a800 = A100); every other row
  * copies the nearest measured card's and says so.  MI300X, MI325X,
  * MI355X, B200, B300 and GB200 have a measured matmul but an attention
- * fraction copied from H100, so they are assumed too.
+ * fraction copied from H100 (cuDNN's, on Blackwell, where
+ * FlashAttention-2's was measured: flash2_measured), so they are assumed
+ * too.
  *
  * gpus is the scale-up (NVLink, NeuronLink, ICI host) domain: 72 for an
  * NVL72 rack, 8 for HGX boards and AMD's 8-GPU platforms, 16 for a

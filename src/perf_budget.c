@@ -141,12 +141,10 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(d, "u_l", "achieved fraction of the peak, whole layer",
 	                 r->layer_fwd_s > 0 ? r->layer_fwd_flops / (r->layer_fwd_s * pi->hw.peak_flops) : 0, "");
 	if (pi->flash_attention)
-		tb_deriv_add_var(d, "u_a", pi->hw.attention_kernel == TB_ATTN_KERNEL_CUDNN
-		                 ? "within it, the attention core's fraction of the 16-bit peak: cuDNN's "
-		                   "fused attention (Transformer Engine's choice on Hopper and later; "
-		                   "training.attention_kernel)"
-		                 : "within it, the attention core's fraction of the 16-bit peak: "
-		                   "FlashAttention-2 (training.attention_kernel)",
+		tb_deriv_add_var(d, "u_a",
+		                 tb_perf_attention_kernel_text(in->parallelism.framework,
+		                                               in->training.attention_kernel,
+		                                               pi->hw.attention_kernel, true),
 		                 pi->hw.attention_fraction, "");
 	if (pi->matmul_bytes == 1)
 		tb_deriv_add_var(d, "c_8", "within it, HBM bytes of each fp8 cast of a linear's input or "

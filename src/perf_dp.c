@@ -45,23 +45,20 @@ const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync)
 	}
 }
 
-/* A collective of `bytes`, `elem` bytes a parameter, run as buckets of
- * in->dp_bucket parameters: each its own collective, whose message a rank
- * sends a step is the bucket's share (the size term of
- * tb_perf_collective_s), one latency each. */
+/* A collective of `bytes`, `elem` bytes a weight, run in the framework's
+ * buckets (tb_perf_dp_bucket): each its own collective, whose message a
+ * rank sends is the bucket's share (the size term of
+ * tb_perf_collective_s), one latency each.  A bucket holds whole
+ * parameters (Megatron-LM's param_and_grad_buffer closes one after the
+ * parameter that fills it), so none is priced below `tensor`, the mean
+ * weight tensor it reduces; elem 0: one collective. */
 static double S_bucketed(const tb_perf_ctx *x, tb_coll kind, double bytes, double elem,
-                         int64_t n, int64_t g)
+                         double tensor, int64_t n, int64_t g)
 {
-	/* elem 0: one collective.  A bucket holds whole parameters
-	 * (Megatron-LM's param_and_grad_buffer closes one after the
-	 * parameter that fills it), so none is smaller than a layer's mean
-	 * weight matrix on the rank (QKV, output, MLP in and out) */
-	double mat = (x->h * (x->hq + x->hk + x->hv) + x->hq * x->h + (x->nmat + 1) * x->h * x->f) /
-	             (4 * x->t);
 	const tb_perf_input *in = x->in;
 	double b = tb_perf_dp_bucket(in->framework, in->overlap_dp, in->zero, x->ci * x->di,
 	                             in->bucket_size, in->grad_bytes, NULL);
-	double bucket = (b > 0 ? fmax(b, mat) : 0) * elem;
+	double bucket = (b > 0 ? fmax(b, tensor) : 0) * elem;
 	if (!(bucket > 0) || bytes <= bucket)
 		return tb_perf_ctx_coll(x, kind, bytes, n, g);
 	return bytes / bucket * tb_perf_ctx_coll(x, kind, bucket, n, g);
@@ -70,10 +67,10 @@ static double S_bucketed(const tb_perf_ctx *x, tb_coll kind, double bytes, doubl
 /* A dense gradient of `bytes` reduce-scattered over the shard group of
  * n_sh ranks (g_sh a node), its shard then all-reduced over the n_rep
  * replica groups, ranks n_sh apart (HSDP; n_rep 1: nothing more). */
-static double S_dense_reduce(const tb_perf_ctx *x, double bytes, double elem, int64_t n_sh,
-                             int64_t g_sh, int64_t n_rep)
+static double S_dense_reduce(const tb_perf_ctx *x, double bytes, double elem, double tensor,
+                             int64_t n_sh, int64_t g_sh, int64_t n_rep)
 {
-	return S_bucketed(x, TB_COLL_REDUCE_SCATTER, bytes, elem, n_sh, g_sh) +
+	return S_bucketed(x, TB_COLL_REDUCE_SCATTER, bytes, elem, tensor, n_sh, g_sh) +
 	       tb_perf_ctx_coll(x, TB_COLL_ALL_REDUCE, bytes / (double)n_sh, n_rep,
 	                        tb_perf_ctx_per_node(x, x->ti * n_sh, n_rep));
 }
@@ -110,19 +107,25 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 		double pbe = in->te_casts ? pb : in->param_bytes;
 		/* only the collectives this stage uses: a search times millions */
 		double ar = 0, rs = 0, ag = 0;
+		/* the mean trained weight tensor a bucket cannot split: a layer's
+		 * four dense matrices (QKV, output, MLP in and out; LoRA's two
+		 * adapters of two targets alike), an expert's two */
+		double nl = nb > 0 ? nb : 1;
+		double td = gdense / (4 * nl);
+		double te = x->moe && x->E > 0 ? gexpert / (2 * nl * fmax(1, x->E / x->e)) : 0;
 		if (in->zero == 0) {
-			ar = S_bucketed(x, TB_COLL_ALL_REDUCE, gdense * gb, gb, n_dp, g_dp) +
-			     S_bucketed(x, TB_COLL_ALL_REDUCE, gexpert * gb, gb, n_edp, g_edp);
+			ar = S_bucketed(x, TB_COLL_ALL_REDUCE, gdense * gb, gb, td, n_dp, g_dp) +
+			     S_bucketed(x, TB_COLL_ALL_REDUCE, gexpert * gb, gb, te, n_edp, g_edp);
 		} else {
-			rs = S_dense_reduce(x, gdense * gb, gb, n_sh, g_sh, n_rep) +
-			     S_bucketed(x, TB_COLL_REDUCE_SCATTER, gexpert * gb, gb, n_edp, g_edp);
+			rs = S_dense_reduce(x, gdense * gb, gb, td, n_sh, g_sh, n_rep) +
+			     S_bucketed(x, TB_COLL_REDUCE_SCATTER, gexpert * gb, gb, te, n_edp, g_edp);
 			/* ZeRO-1 and 2 gather what the optimizer updated; ZeRO-3
 			 * every weight it runs, frozen ones too */
 			double ad = in->zero >= 3 ? dense : gdense, ae = in->zero >= 3 ? expert : gexpert;
 			double xe = in->zero >= 3 || gdense == dense ? a->extras : 0;
 			double agd = (ad - xe) * pb + xe * in->param_bytes;
-			ag = S_bucketed(x, TB_COLL_ALL_GATHER, agd, ad > 0 ? agd / ad : pb, n_sh, g_sh) +
-			     S_bucketed(x, TB_COLL_ALL_GATHER, ae * pbe, pbe, n_edp, g_edp);
+			ag = S_bucketed(x, TB_COLL_ALL_GATHER, agd, ad > 0 ? agd / ad : pb, td, n_sh, g_sh) +
+			     S_bucketed(x, TB_COLL_ALL_GATHER, ae * pbe, pbe, te, n_edp, g_edp);
 		}
 		/* what no compute hides under the overlap: the reduction of
 		 * the input embedding's gradient, made last (Megatron-LM's and
@@ -140,7 +143,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 				/* one bucket: a bucket holds whole parameters
 				 * (Megatron-LM's param_and_grad_buffer closes one
 				 * after the parameter that fills it) */
-				red1 = S_dense_reduce(x, f * gb, 0, n_sh, g_sh, n_rep);
+				red1 = S_dense_reduce(x, f * gb, 0, 0, n_sh, g_sh, n_rep);
 				ag1 = tb_perf_ctx_coll(x, TB_COLL_ALL_GATHER, f * in->param_bytes, n_sh, g_sh);
 			}
 		}

@@ -247,6 +247,30 @@ tb_attn_kernel tb_perf_attention_kernel(const tb_inputs *in, const char *card)
 	return ak;
 }
 
+const char *tb_perf_attention_kernel_text(tb_framework fw, tb_attn_kernel written,
+                                          tb_attn_kernel priced, bool fraction)
+{
+	/* each phrase alone, and as the step derivation's variable names its
+	 * fraction (derivations keep static strings) */
+#define S_KERNEL(text) { text, "within it, the attention core's fraction of the 16-bit peak: " text }
+	static const char *const S[5][2] = {
+		S_KERNEL("cuDNN's fused attention (training.attention_kernel)"),
+		S_KERNEL("cuDNN's fused attention (Transformer Engine's choice on Hopper and later)"),
+		S_KERNEL("cuDNN's fused attention (PyTorch's SDPA's first choice on Hopper and Blackwell "
+		         "from 2.9, and torchtitan's)"),
+		S_KERNEL("FlashAttention-2 (training.attention_kernel)"),
+		S_KERNEL("FlashAttention-2 (the default outside Megatron-LM and FSDP, and on a card "
+		         "without cuDNN's figure)"),
+	};
+#undef S_KERNEL
+	int i = priced == TB_ATTN_KERNEL_CUDNN
+	        ? (written == TB_ATTN_KERNEL_CUDNN ? 0 : fw == TB_FW_MEGATRON ? 1 : 2)
+	        : written == TB_ATTN_KERNEL_FLASH2 ? 3 : 4;
+	if (priced == TB_ATTN_KERNEL_AUTO)
+		return fraction ? "within it, no fused attention" : "no fused attention";
+	return S[i][fraction ? 1 : 0];
+}
+
 double tb_perf_dp_bucket(tb_framework fw, bool overlap, int zero, int64_t dp_cp, int64_t written,
                          double grad_bytes, const char **basis)
 {
@@ -254,10 +278,15 @@ double tb_perf_dp_bucket(tb_framework fw, bool overlap, int zero, int64_t dp_cp,
 	double n = 0;
 	if (zero >= 3) {
 		b = "ZeRO-3's collectives, a layer's at a time";
+	} else if (!overlap) {
+		/* Megatron-LM: "Set bucket_size to infinity if
+		 * overlap_grad_reduce is False"; a reduction after the backward
+		 * runs whole anywhere */
+		b = "one collective of the whole gradient, after the backward";
 	} else if (written > 0) {
 		n = (double)written;
 		b = "parallelism.bucket_size";
-	} else if (fw == TB_FW_MEGATRON && overlap) {
+	} else if (fw == TB_FW_MEGATRON) {
 		n = fmax(40e6, 1e6 * (double)(dp_cp > 1 ? dp_cp : 1));
 		b = "Megatron-LM's default, max(40M, 1M x the data-parallel ranks)";
 	} else if (fw == TB_FW_FSDP && zero == 0 && grad_bytes > 0) {

@@ -264,8 +264,8 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		if (bn > 0) {
 			tb_buf_puts(o, "; in buckets of ");
 			tb_rfmt(o, TB_RF_GROUPED, bn, NULL);
-			tb_buf_printf(o, " %s (%s), each of whole parameters, so none smaller than a "
-			              "layer's mean weight matrix", bn == 1 ? "weight" : "weights", bb);
+			tb_buf_printf(o, " %s (%s), each of whole parameters, so none smaller than the "
+			              "mean weight tensor it reduces", bn == 1 ? "weight" : "weights", bb);
 		}
 		tb_rtab_end(&tb);
 	}
@@ -304,10 +304,13 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		                 : tb_checkpointing_name(in->training.checkpointing));
 	}
 	tb_rtab_str(&tb, "Flash attention");
-	tb_rtab_str(&tb, !in->training.flash_attention ? tb_ryesno(false)
-	                 : b->perf.known && b->perf.in.hw.attention_kernel == TB_ATTN_KERNEL_CUDNN
-	                 ? "yes, cuDNN's fused attention (Transformer Engine's choice on Hopper and later)"
-	                 : b->perf.known ? "yes, FlashAttention-2" : tb_ryesno(true));
+	if (!in->training.flash_attention || !b->perf.known)
+		tb_rtab_str(&tb, tb_ryesno(in->training.flash_attention));
+	else
+		tb_rtab_fmt(&tb, "yes, %s",
+		            tb_perf_attention_kernel_text(in->parallelism.framework,
+		                                          in->training.attention_kernel,
+		                                          b->perf.in.hw.attention_kernel, false));
 	tb_rtab_str(&tb, "Attention FLOPs convention");
 	tb_rtab_str(&tb, in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL
 	                 ? "causal (FlashAttention: the lower triangle, half the score matrix)"

@@ -295,8 +295,8 @@ static double S_bucket(const tb_perf_input *in)
  * distributed Adam of MLPerf v4.0 (bucket_cap_mb 200 of bf16: 104,857,600
  * weights) pays more than one collective, Megatron-LM's default on 16
  * ranks (max(40M, 1M x 16) = 40M weights) more still, though a bucket
- * holds whole parameters, so none is smaller than a layer's mean matrix:
- * (4,096 x 6,144 + 4,096^2 + 3 x 4,096 x 14,336) / 4 = 54,525,952.  The
+ * holds whole parameters, so none is smaller than the mean trained tensor,
+ * a layer's four: 8,030,261,248 / (4 x 32) = 62,736,416.  The
  * default follows the ranks: 448M weights on 448.  Without the overlap
  * Megatron-LM reduces the whole buffer at once; DeepSpeed's default is one
  * collective too; PyTorch DDP's 25 MiB of gradients under ZeRO 0. */
@@ -326,7 +326,7 @@ Test(perf, data_parallel_buckets_by_hand)
 	for (int i = 0; i < 2; i++) {
 		whole += tb_perf_collective_s(k[i], bytes, 16, 8, &in.hw, NULL);
 		by200 += bytes / (104857600 * 2.0) * tb_perf_collective_s(k[i], 104857600 * 2.0, 16, 8, &in.hw, NULL);
-		by40 += bytes / (54525952 * 2.0) * tb_perf_collective_s(k[i], 54525952 * 2.0, 16, 8, &in.hw, NULL);
+		by40 += bytes / (62736416 * 2.0) * tb_perf_collective_s(k[i], 62736416 * 2.0, 16, 8, &in.hw, NULL);
 	}
 	cr_expect(by40 > by200 && by200 > whole, "%g %g %g", by40, by200, whole);
 	cr_expect(rel(b200.dp_total_s - one.dp_total_s, by200 - whole) < 1e-6, "%g against %g",
@@ -347,10 +347,13 @@ Test(perf, data_parallel_buckets_by_hand)
 	cr_assert(fresh.ok && searched.ok);
 	cr_expect(rel(searched.dp_total_s, fresh.dp_total_s) < 1e-12, "%g against %g",
 	          searched.dp_total_s, fresh.dp_total_s);
-	/* one collective: no overlap, DeepSpeed, ZeRO-3 */
+	/* one collective: no overlap (a written size too, as Megatron-LM
+	 * drops it), DeepSpeed, ZeRO-3 */
 	x.parallelism.no_overlap_dp = true;
+	x.parallelism.bucket_size = 104857600;
 	tb_perf_input_from(&x, &in);
 	cr_expect_eq(S_bucket(&in), 0);
+	x.parallelism.bucket_size = 0;
 	x.parallelism.no_overlap_dp = false;
 	x.parallelism.framework = TB_FW_DEEPSPEED;
 	tb_perf_input_from(&x, &in);

@@ -40,8 +40,10 @@ typedef struct tb_gpu_node {
 	bool matmul_measured, matmul_fp8_measured;
 	/* the flash backward's rate over the forward's where the fractions
 	 * above are forward figures (FlashAttention-3, arXiv:2407.08608, Figs.
-	 * 5 and 6: 0.865 for FlashAttention-2 and cuDNN alike); 0 where the
-	 * fraction was measured over forward and backward together (A100's) */
+	 * 5 and 6: 0.865 for FlashAttention-2 and cuDNN alike on H100; on
+	 * Blackwell cuDNN's own, measured, which FlashAttention-2's shares,
+	 * its fraction read through it); 0 where the fraction was measured
+	 * over forward and backward together (A100's) */
 	double attention_backward_ratio;
 	/* the 4-bit GEMMs' fraction of the fp4 dense peak, kernel only (the
 	 * casts are priced apart); 0: no fp4 kernel measured on the card or

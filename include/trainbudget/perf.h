@@ -62,7 +62,8 @@ typedef struct tb_perf_hw {
 	double attention_fraction;    /* flash attention, of its peak: the forward's, or
 	                               * forward and backward together where the next is 0 */
 	double attention_backward_ratio;  /* the backward's rate over the forward's; 0: as it */
-	tb_attn_kernel attention_kernel;  /* the kernel it is the fraction of: FLASH2 or CUDNN */
+	tb_attn_kernel attention_kernel;  /* the kernel it is the fraction of: FLASH2 or CUDNN;
+	                                   * AUTO without flash attention */
 	double hbm_bytes_per_s;
 	int64_t gpus_per_node;
 	double nvlink_bytes_per_s;    /* inside a node (PCIe where no NVLink) */
@@ -545,9 +546,10 @@ double tb_perf_zero3_overlap_cost(tb_framework fw, const tb_perf_consts *k);
 const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync);
 /* The parameters in each bucket a run under framework fw reduces its
  * gradients in under ZeRO 0-2 (and gathers its weights in under 1-2),
- * each bucket one collective at its own message size: `written`
- * (parallelism.bucket_size) where above 0; else Megatron-LM's default
- * under its overlap, max(40M, 1M x the dp_cp data x context ranks)
+ * each bucket one collective at its own message size, under the overlap
+ * (without it the reduction runs whole after the backward): `written`
+ * (parallelism.bucket_size) where above 0; else Megatron-LM's default,
+ * max(40M, 1M x the dp_cp data x context ranks)
  * ("larger DP sizes need larger buckets to ensure collectives do not
  * become latency-bound", distributed_data_parallel_config.py), and PyTorch
  * DDP's 25 MiB of gradients of grad_bytes (bucket_cap_mb) under fsdp's
@@ -595,6 +597,12 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out);
  * FlashAttention-2 on a card with no cuDNN figure; TB_ATTN_KERNEL_AUTO
  * without flash attention (the scores' matmuls priced as matmuls). */
 tb_attn_kernel tb_perf_attention_kernel(const tb_inputs *in, const char *card);
+/* The kernel `priced` (tb_perf_attention_kernel's answer) in words, with
+ * whose choice it is under framework fw, `written` the kernel the scenario
+ * names: one phrase, static; with `fraction`, as the step derivation
+ * names the fraction of it. */
+const char *tb_perf_attention_kernel_text(tb_framework fw, tb_attn_kernel written,
+                                          tb_attn_kernel priced, bool fraction);
 /* "nvfp4" or "mxfp4", the fp4 format in->matmul_bytes prices, NULL
  * outside fp4. */
 const char *tb_perf_fp4_format(const tb_perf_input *in);
