@@ -263,6 +263,31 @@ if [ "$rc" -eq 0 ] && [ -n "$fa2" ] && [ -n "$cud" ] && [ "$cud_named" -ge 1 ] &
 else
 	no "training.attention_kernel end to end" "rc $rc: '$fa2' '$cud' '$back'" "$(head -c 300 "$T/err")"
 fi
+# Data-parallel buckets: a written bucket_size is echoed in the JSON's
+# inputs, said in the report's assumptions and compared; at NeMo's 200 MB
+# of bf16 (104,857,600 weights) over 1,024 replicas the step's
+# collectives (T_dp, the derivation's) take longer than one of the whole
+# gradient.
+t_dp() { tr -d ' \n\t' <"$1" | sed -n 's/.*"symbol":"T_dp","meaning":"[^"]*","value":\([^,]*\),.*/\1/p'; }
+m="--set parallelism.framework=megatron --set parallelism.zero=1 --set hardware.count=1024"
+m="$m --set parallelism.tensor=1 --set parallelism.pipeline=1"
+run "$BIN" estimate --format json $m --set parallelism.bucket_size=1000000000000
+one=$(t_dp "$T/out")
+run "$BIN" estimate --format json $m --set parallelism.bucket_size=104857600
+nemo=$(t_dp "$T/out")
+echoed=$(grep -c '"bucket_size": 104857600' "$T/out")
+{ cat docs/examples/default-7b.yaml; printf 'parallelism:\n  framework: megatron\n  zero: 1\n'; } >"$T/b0.yaml"
+{ cat "$T/b0.yaml"; printf '  bucket_size: 104857600\n'; } >"$T/b1.yaml"
+run "$BIN" compare "$T/b0.yaml" "$T/b1.yaml" --format md -o "$T/bc"
+if [ "$rc" -eq 0 ] && [ "$echoed" -ge 1 ] && [ -n "$one" ] && [ -n "$nemo" ] &&
+   awk -v a="$one" -v b="$nemo" 'BEGIN { exit !(b > a) }' &&
+   grep -q "Data-parallel bucket.*104,857,600 weights (parallelism.bucket" "$T/bc"/*.md &&
+   grep -q "max(40M, 1M x the data-parallel ranks)" "$T/bc"/*.md; then
+	ok "parallelism.bucket_size echoed, compared and priced ($one s whole, $nemo s in buckets)"
+else
+	no "parallelism.bucket_size end to end" "rc $rc: '$one' '$nemo' echoed $echoed" "$(head -c 300 "$T/err")"
+fi
+rm -rf "$T/bc" "$T/b0.yaml" "$T/b1.yaml"
 # fp8 scaling: torchao's per-tensor recipe (the default under FSDP) casts
 # activations in one pass and gathers the weights in fp8; per row it casts
 # twice, recasts the weights every micro-batch and gathers them in bf16,
