@@ -150,11 +150,8 @@ static void S_shard(const tb_scenario *sc, tb_buf *o)
 }
 static void S_bucket(const tb_scenario *sc, tb_buf *o)
 {
-	const tb_parallelism *pa = &sc->inputs.parallelism;
 	const char *basis;
-	double n = tb_perf_dp_bucket(pa->framework, !pa->no_overlap_dp, pa->zero,
-	                             tb_parallelism_dp_cp(pa), pa->bucket_size,
-	                             tb_grad_bytes(&sc->inputs.training), &basis);
+	double n = tb_perf_dp_bucket_of(&sc->inputs, &basis);
 	if (n > 0) {
 		tb_fmt_grouped(o, n);
 		tb_buf_printf(o, " %s (%s)", n == 1 ? "weight" : "weights", basis);

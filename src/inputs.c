@@ -1,6 +1,7 @@
 /* inputs.c: the names the scenario file uses for each enum, and the format
  * and peak each precision multiplies at. */
 #include "trainbudget/inputs.h"
+#include "trainbudget/tuning.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -329,4 +330,11 @@ double tb_grad_bytes(const tb_training *t)
 int64_t tb_parallelism_dp_cp(const tb_parallelism *p)
 {
 	return (p->data > 1 ? p->data : 1) * (p->context > 1 ? p->context : 1);
+}
+
+bool tb_fp8_params(const tb_inputs *in)
+{
+	const tb_training *t = &in->training;
+	return t->fp8_param_gather && t->precision == TB_PREC_FP8_MIXED &&
+	       in->parallelism.framework == TB_FW_MEGATRON && tb_method_trains_base(t->method);
 }

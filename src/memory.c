@@ -73,7 +73,7 @@ static double S_te_weight_bytes(const tb_inputs *in)
 		 * transpose for the backward and do not keep it: the frozen fp8
 		 * bases of MLPerf's H100 and H200 LoRA runs, the same tensors,
 		 * fit their cards only without one (docs/validation.md) */
-		return tb_gpus_fp8_any_layout(gpu) || tr->fp8_param_gather ? 1 : 2;
+		return tb_gpus_fp8_any_layout(gpu) || tb_fp8_params(in) ? 1 : 2;
 	}
 }
 
@@ -387,8 +387,7 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 			mm->w8.dense = S_div(S_max(pp->matrices - pp->matrices_expert - pp->router, 0), L);
 			mm->w8.expert = S_div(pp->matrices_expert, L);
 			mm->w8_bytes = w8;
-			mm->w8_replaces = in->training.fp8_param_gather &&
-			                  in->training.precision == TB_PREC_FP8_MIXED;
+			mm->w8_replaces = tb_fp8_params(in);
 		}
 		mm->embedding = pp->embedding;
 		mm->tied = m->tied_embeddings;
@@ -559,6 +558,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	double lin = S_w8_kept(&mm, zero) ? lin_all : 0;
 	mem->fp8_weights_bytes = lin * mm.w8_bytes;
 	mem->fp8_replaced_bytes = mm.w8_replaces ? lin * bp->weights : 0;
+	mem->trained_weights_bytes = pp->trainable * bp->weights - mem->fp8_replaced_bytes;
 	mem->model_states_bytes = pp->trainable * bp->total + mem->frozen_weights_bytes +
 	                          mem->fp8_weights_bytes - mem->fp8_replaced_bytes;
 

@@ -45,6 +45,40 @@ const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync)
 	}
 }
 
+double tb_perf_dp_bucket(tb_framework fw, bool overlap, int zero, int64_t dp_cp, int64_t written,
+                         double grad_bytes, const char **basis)
+{
+	const char *b = "one collective of the whole gradient";
+	double n = 0;
+	if (zero >= 3) {
+		b = "ZeRO-3's collectives, a layer's at a time";
+	} else if (!overlap) {
+		/* Megatron-LM: "Set bucket_size to infinity if
+		 * overlap_grad_reduce is False"; a reduction after the backward
+		 * runs whole anywhere */
+		b = "one collective of the whole gradient, after the backward";
+	} else if (written > 0) {
+		n = (double)written;
+		b = "parallelism.bucket_size";
+	} else if (fw == TB_FW_MEGATRON) {
+		n = fmax(40e6, 1e6 * (double)(dp_cp > 1 ? dp_cp : 1));
+		b = "Megatron-LM's default, max(40M, 1M x the data-parallel ranks)";
+	} else if (fw == TB_FW_FSDP && zero == 0 && grad_bytes > 0) {
+		n = 25.0 * 1048576 / grad_bytes;
+		b = "PyTorch DDP's default, 25 MiB of gradients";
+	}
+	if (basis)
+		*basis = b;
+	return n;
+}
+
+double tb_perf_dp_bucket_of(const tb_inputs *in, const char **basis)
+{
+	const tb_parallelism *pa = &in->parallelism;
+	return tb_perf_dp_bucket(pa->framework, !pa->no_overlap_dp, pa->zero, tb_parallelism_dp_cp(pa),
+	                         pa->bucket_size, tb_grad_bytes(&in->training), basis);
+}
+
 /* A collective of `bytes`, `elem` bytes a weight, run in the framework's
  * buckets (tb_perf_dp_bucket): each its own collective, whose message a
  * rank sends is the bucket's share (the size term of

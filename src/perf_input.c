@@ -164,8 +164,7 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	 * the linear layers' weights as they are stored, in fp8; MXFP8 ones
 	 * it gathers in bf16 and casts after the gather (its param buffer
 	 * stays 16-bit: distrib_optimizer._copy_main_params_to_param_buffer) */
-	if (tr->fp8_param_gather && fw == TB_FW_MEGATRON && tb_method_trains_base(tr->method) &&
-	    r != TB_FP8_MXFP8)
+	if (tb_fp8_params(in) && r != TB_FP8_MXFP8)
 		out->fp8_gather = true;
 }
 
@@ -269,33 +268,6 @@ const char *tb_perf_attention_kernel_text(tb_framework fw, tb_attn_kernel writte
 	if (priced == TB_ATTN_KERNEL_AUTO)
 		return fraction ? "within it, no fused attention" : "no fused attention";
 	return S[i][fraction ? 1 : 0];
-}
-
-double tb_perf_dp_bucket(tb_framework fw, bool overlap, int zero, int64_t dp_cp, int64_t written,
-                         double grad_bytes, const char **basis)
-{
-	const char *b = "one collective of the whole gradient";
-	double n = 0;
-	if (zero >= 3) {
-		b = "ZeRO-3's collectives, a layer's at a time";
-	} else if (!overlap) {
-		/* Megatron-LM: "Set bucket_size to infinity if
-		 * overlap_grad_reduce is False"; a reduction after the backward
-		 * runs whole anywhere */
-		b = "one collective of the whole gradient, after the backward";
-	} else if (written > 0) {
-		n = (double)written;
-		b = "parallelism.bucket_size";
-	} else if (fw == TB_FW_MEGATRON) {
-		n = fmax(40e6, 1e6 * (double)(dp_cp > 1 ? dp_cp : 1));
-		b = "Megatron-LM's default, max(40M, 1M x the data-parallel ranks)";
-	} else if (fw == TB_FW_FSDP && zero == 0 && grad_bytes > 0) {
-		n = 25.0 * 1048576 / grad_bytes;
-		b = "PyTorch DDP's default, 25 MiB of gradients";
-	}
-	if (basis)
-		*basis = b;
-	return n;
 }
 
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)

@@ -509,7 +509,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		    !tb_perf_framework_zero_ok(cd->base.framework, z, p, NULL) ||
 		    /* Megatron-LM's fp8 parameters need its distributed
 		     * optimizer (or Megatron-FSDP) over the replicas */
-		    (z == 0 && d * c > 1 && cd->in.training.fp8_param_gather) ||
+		    (z == 0 && d * c > 1 && tb_fp8_params(&cd->in)) ||
 		    (fx->zero_stages && !(fx->zero_stages & (1u << z))) ||
 		    ((fx->fix & TB_LAYOUT_ZERO) && z != fx->fix_zero))
 			continue;

@@ -316,6 +316,7 @@ static void S_memory(S_json *j, const tb_memory *m)
 	S_num(j, "frozen_weights_bytes", m->frozen_weights_bytes);
 	S_num(j, "fp8_weights_bytes", m->fp8_weights_bytes);
 	S_num(j, "fp8_replaced_bytes", m->fp8_replaced_bytes);
+	S_num(j, "trained_weights_bytes", m->trained_weights_bytes);
 	S_numk(j, "activations_per_layer_bytes", m->activations_per_layer_bytes, act);
 	S_numk(j, "activations_bytes", m->activations_bytes, act);
 	S_numk(j, "logits_bytes", m->logits_bytes, act);

@@ -24,7 +24,7 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 	tb_method meth = r->sc->inputs.training.method;
 	/* the linear layers' fp8 copies (or fp8 weights) on a row of their
 	 * own, out of the weights' row and its 16-bit weights they replace */
-	double w16 = rows[0].bpp * p->trainable - m->fp8_replaced_bytes;
+	double w16 = m->trained_weights_bytes;
 	rows[0].gpu -= m->per_gpu.fp8_weights;
 	if (m->fp8_replaced_bytes > 0)
 		rows[0].label = "Weights in 16 bits (the embedding, the head, the norms)";

@@ -258,9 +258,7 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		               ? "; after the backward, not overlapped with it (parallelism.overlap_dp: false)"
 		               : "; hidden behind the compute where the overlap rule allows (parallelism.overlap_dp)");
 		const char *bb;
-		double bn = tb_perf_dp_bucket(pa->framework, !pa->no_overlap_dp, pa->zero,
-		                              tb_parallelism_dp_cp(pa), pa->bucket_size,
-		                              tb_grad_bytes(&in->training), &bb);
+		double bn = tb_perf_dp_bucket_of(in, &bb);
 		if (bn > 0) {
 			tb_buf_puts(o, "; in buckets of ");
 			tb_rfmt(o, TB_RF_GROUPED, bn, NULL);

@@ -922,3 +922,44 @@ Test(plan, context_all_to_all_needs_whole_heads)
 		          "tensor %lld context %lld", (long long)l->tensor, (long long)l->context);
 	}
 }
+
+/* Megatron-LM's fp8 parameters need a sharding optimizer over the
+ * replicas, so the search offers no ZeRO-0 with them; the flag is read
+ * only under fp8-mixed (tb_fp8_params), so a bf16 run that carries it is
+ * searched as any bf16 run is, ZeRO-0 included. */
+Test(plan, fp8_parameters_rule_out_zero0_in_fp8_only)
+{
+	static tb_plan_result r;
+	const tb_precision precs[2] = { TB_PREC_FP8_MIXED, TB_PREC_BF16_MIXED };
+	for (int k = 0; k < 2; k++) {
+		tb_inputs in;
+		small_dense(&in);
+		in.training.precision = precs[k];
+		in.training.fp8_param_gather = true;
+		in.parallelism.framework = TB_FW_MEGATRON;
+		cr_expect_eq(tb_fp8_params(&in), k == 0);
+		tb_plan_space sp;
+		memset(&sp, 0, sizeof sp);
+		sp.top = TB_PLAN_TOP_MAX;
+		sp.counts[sp.n_counts++] = 16;
+		tb_plan_search(&in, &sp, &r);
+		cr_assert(r.known && r.n_layouts > 0);
+		int zero0 = 0;
+		for (int i = 0; i < r.n_layouts; i++)
+			zero0 += r.layouts[i].zero == 0 && r.layouts[i].data * r.layouts[i].context > 1;
+		if (k == 0)
+			cr_expect_eq(zero0, 0, "fp8 parameters: %d ZeRO-0 layouts", zero0);
+		else
+			cr_expect(zero0 > 0, "bf16: no ZeRO-0 layout offered");
+	}
+	/* nor under fsdp or for a method that trains no base */
+	tb_inputs in;
+	small_dense(&in);
+	in.training.precision = TB_PREC_FP8_MIXED;
+	in.training.fp8_param_gather = true;
+	in.parallelism.framework = TB_FW_FSDP;
+	cr_expect(!tb_fp8_params(&in));
+	in.parallelism.framework = TB_FW_MEGATRON;
+	in.training.method = TB_METHOD_LORA;
+	cr_expect(!tb_fp8_params(&in));
+}

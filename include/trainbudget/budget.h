@@ -166,6 +166,9 @@ typedef struct tb_memory {
 	 * under training.fp8_param_gather (0 otherwise); model_states_bytes
 	 * counts the first and not the second */
 	double fp8_weights_bytes, fp8_replaced_bytes;
+	/* whole model: the trained weights as stored in 16 bits, less those
+	 * fp8 parameters replace (the memory table's weights row) */
+	double trained_weights_bytes;
 
 	bool activations_known;
 	double activations_per_layer_bytes; /* one layer, one micro-batch, per GPU */

@@ -498,6 +498,11 @@ double tb_grad_bytes(const tb_training *t);
 /* The data x context ranks of a layout, each at least 1: the group the
  * data-parallel reduction spans. */
 int64_t tb_parallelism_dp_cp(const tb_parallelism *p);
+/* Whether run `in` keeps its trained linear layers' weights in fp8
+ * (training.fp8_param_gather, read under fp8-mixed, under Megatron-LM and
+ * a method that trains the base, as the loader holds it): memory, the
+ * step and the layout search read this one answer. */
+bool tb_fp8_params(const tb_inputs *in);
 
 /* The dtype whose peak bounds the matmuls at precision p. */
 tb_dtype tb_precision_compute_dtype(tb_precision p);

@@ -559,6 +559,8 @@ const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync);
  * report and compare read it. */
 double tb_perf_dp_bucket(tb_framework fw, bool overlap, int zero, int64_t dp_cp, int64_t written,
                          double grad_bytes, const char **basis);
+/* The same for a scenario's own layout (the report's and compare's). */
+double tb_perf_dp_bucket_of(const tb_inputs *in, const char **basis);
 /* Whether an overlapped expert all-to-all runs in Megatron-LM's three 1F1B
  * phases (framework megatron, a forward paired with a backward) rather
  * than behind another micro-batch's whole layer (DualPipe); and the rule
