@@ -160,6 +160,10 @@ static void S_bucket(const tb_scenario *sc, tb_buf *o)
 }
 static void S_no_sync(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.no_sync); }
 static void S_overlap_dp(const tb_scenario *sc, tb_buf *o) { S_yes(o, !sc->inputs.parallelism.no_overlap_dp); }
+static void S_cuda_graph(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_cuda_graph_name(sc->inputs.parallelism.cuda_graph));
+}
 static void S_overlap_tp(const tb_scenario *sc, tb_buf *o) { S_yes(o, sc->inputs.parallelism.overlap_tp); }
 static void S_overlap_tp_qkv(const tb_scenario *sc, tb_buf *o) { S_yes(o, tb_overlap_tp_qkv(&sc->inputs.parallelism)); }
 static void S_overlap_tp_dgrad(const tb_scenario *sc, tb_buf *o) { S_yes(o, tb_overlap_tp_dgrad(&sc->inputs.parallelism)); }
@@ -301,6 +305,7 @@ static const struct S_input_def {
 	{ "parallelism.bucket_size", "Data-parallel bucket", S_bucket },
 	{ "parallelism.no_sync", "Gradients reduced once a step (no_sync)", S_no_sync },
 	{ "parallelism.overlap_dp", "Data-parallel communication overlapped", S_overlap_dp },
+	{ "parallelism.cuda_graph", "CUDA graphs", S_cuda_graph },
 	{ "parallelism.overlap_tp", "Tensor-parallel communication overlapped", S_overlap_tp },
 	{ "parallelism.overlap_tp_qkv", "QKV projection's collectives overlapped", S_overlap_tp_qkv },
 	{ "parallelism.overlap_tp_dgrad", "Input gradients' reduce-scatters behind the data-gradient GEMMs", S_overlap_tp_dgrad },

@@ -62,6 +62,7 @@ static void S_precision_variant(const tb_inputs *in, tb_perf_budget *pb, tb_prec
 	tb_perf_input_from(&x, &pi);
 	pi.model_flops_per_token = pb->in.model_flops_per_token;
 	pi.overlap_dp = pb->in.overlap_dp;
+	pi.dp_buckets_unhidden = pb->in.dp_buckets_unhidden;
 	pi.overlap_tp = pb->in.overlap_tp;
 	tb_perf_result r;
 	tb_perf_predict(&pi, NULL, &r);

@@ -72,6 +72,11 @@ double tb_perf_dp_bucket(tb_framework fw, bool overlap, int zero, int64_t dp_cp,
 	return n;
 }
 
+bool tb_perf_dp_hidden(const tb_parallelism *pa)
+{
+	return !pa->no_overlap_dp && pa->cuda_graph != TB_CUDA_GRAPH_FULL_ITERATION;
+}
+
 double tb_perf_dp_bucket_of(const tb_inputs *in, const char **basis)
 {
 	const tb_parallelism *pa = &in->parallelism;
@@ -90,7 +95,7 @@ static double S_bucketed(const tb_perf_ctx *x, tb_coll kind, double bytes, doubl
                          double tensor, int64_t n, int64_t g)
 {
 	const tb_perf_input *in = x->in;
-	double b = tb_perf_dp_bucket(in->framework, in->overlap_dp, in->zero, x->ci * x->di,
+	double b = tb_perf_dp_bucket(in->framework, in->overlap_dp || in->dp_buckets_unhidden, in->zero, x->ci * x->di,
 	                             in->bucket_size, in->grad_bytes, NULL);
 	double bucket = (b > 0 ? fmax(b, tensor) : 0) * elem;
 	if (!(bucket > 0) || bytes <= bucket)

@@ -331,7 +331,8 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	 * --overlap-grad-reduce), unless the scenario says otherwise;
 	 * tensor-parallel overlap is opt-in. */
 	out->framework = in->parallelism.framework;
-	out->overlap_dp = !pa->no_overlap_dp;
+	out->overlap_dp = tb_perf_dp_hidden(pa);
+	out->dp_buckets_unhidden = !pa->no_overlap_dp && !out->overlap_dp;
 	out->overlap_tp = pa->overlap_tp;
 	out->no_overlap_tp_qkv = !tb_overlap_tp_qkv(pa);
 	out->no_overlap_tp_dgrad = !tb_overlap_tp_dgrad(pa);

@@ -194,6 +194,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_bool(j, "no_sync", p->no_sync);
 	S_str(j, "framework", p->framework != TB_FW_ANY ? tb_framework_name(p->framework) : NULL);
 	S_bool(j, "overlap_dp", !p->no_overlap_dp);
+	S_str(j, "cuda_graph", tb_cuda_graph_name(p->cuda_graph));
 	S_bool(j, "overlap_ep", p->overlap_ep);
 	S_bool(j, "overlap_tp", p->overlap_tp);
 	S_bool(j, "overlap_tp_qkv", tb_overlap_tp_qkv(p));

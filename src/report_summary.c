@@ -256,6 +256,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		}
 		tb_buf_puts(o, pa->no_overlap_dp
 		               ? "; after the backward, not overlapped with it (parallelism.overlap_dp: false)"
+		               : !tb_perf_dp_hidden(pa)
+		               ? "; dispatched beside the compute but priced as waiting for it: the step is "
+		                 "captured whole in a CUDA graph (parallelism.cuda_graph: full_iteration), "
+		                 "where MLPerf's runs show it unhidden"
 		               : "; hidden behind the compute where the overlap rule allows (parallelism.overlap_dp)");
 		const char *bb;
 		double bn = tb_perf_dp_bucket_of(in, &bb);

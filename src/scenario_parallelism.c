@@ -14,7 +14,7 @@
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
-	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "bucket_size", "no_sync",
+	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "bucket_size", "no_sync", "cuda_graph",
 	"pipeline_layout", "cp_comm_type", "overlap_tp_qkv", "overlap_tp_dgrad", "overlap_tp_sms",
 };
 
@@ -95,6 +95,13 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(pm, "dispatcher"))) {
 			if (tb_yaml_enum(c, n, "parallelism.dispatcher", S_disp, TB_N(S_disp), &di))
 				par->dispatcher = (tb_dispatcher)di;
+			else
+				ok = false;
+		}
+		static const char *const S_cg[] = { "none", "layers", "full_iteration" };
+		if ((n = tb_yaml_get(pm, "cuda_graph"))) {
+			if (tb_yaml_enum(c, n, "parallelism.cuda_graph", S_cg, TB_N(S_cg), &di))
+				par->cuda_graph = (tb_cuda_graph)di;
 			else
 				ok = false;
 		}

@@ -288,6 +288,32 @@ else
 	no "parallelism.bucket_size end to end" "rc $rc: '$one' '$nemo' echoed $echoed" "$(head -c 300 "$T/err")"
 fi
 rm -rf "$T/bc" "$T/b0.yaml" "$T/b1.yaml"
+# A step captured whole in a CUDA graph (parallelism.cuda_graph:
+# full_iteration): the data-parallel collectives are priced unhidden in
+# their buckets, so the step grows; the JSON echoes the key, the report
+# says why, compare names it; a value not in the list is a located error.
+m="--set parallelism.framework=megatron --set parallelism.zero=1 --set hardware.count=64"
+m="$m --set parallelism.tensor=1 --set parallelism.pipeline=1"
+run "$BIN" estimate --format json $m
+hid=$(json_seconds "$T/out")
+run "$BIN" estimate --format json $m --set parallelism.cuda_graph=full_iteration
+full=$(json_seconds "$T/out")
+echoed=$(grep -c '"cuda_graph": "full_iteration"' "$T/out")
+run "$BIN" report --format md -o "$T/cg" --name cg $m --set parallelism.cuda_graph=full_iteration
+said=$(grep -c 'captured whole in a CUDA graph (parallelism.cuda\\_graph: full\\_iteration)' "$T/cg/cg.md")
+{ cat docs/examples/default-7b.yaml; printf 'parallelism:\n  framework: megatron\n  zero: 1\n'; } >"$T/g0.yaml"
+{ cat "$T/g0.yaml"; printf '  cuda_graph: full_iteration\n'; } >"$T/g1.yaml"
+run "$BIN" compare "$T/g0.yaml" "$T/g1.yaml" --format md -o "$T/gc"
+compared=$(grep -c 'CUDA graphs (parallelism.cuda\\_graph) | none | full\\_iteration' "$T/gc"/*.md)
+run "$BIN" estimate --set parallelism.cuda_graph=full
+if [ "$rc" -ne 0 ] && grep -q "^<--set>:1:24: error: unknown parallelism.cuda_graph 'full'; expected one of none, layers, full_iteration" "$T/err" &&
+   [ -n "$hid" ] && [ -n "$full" ] && awk -v a="$hid" -v b="$full" 'BEGIN { exit !(b > a) }' &&
+   [ "$echoed" -ge 1 ] && [ "$said" -ge 1 ] && [ "$compared" -ge 1 ]; then
+	ok "parallelism.cuda_graph: full_iteration prices the reduction unhidden ($hid s hidden, $full s)"
+else
+	no "parallelism.cuda_graph end to end" "rc $rc: '$hid' '$full' echoed $echoed said $said compared $compared" "$(head -c 300 "$T/err")"
+fi
+rm -rf "$T/cg" "$T/gc" "$T/g0.yaml" "$T/g1.yaml"
 # fp8 scaling: torchao's per-tensor recipe (the default under FSDP) casts
 # activations in one pass and gathers the weights in fp8; per row it casts
 # twice, recasts the weights every micro-batch and gathers them in bf16,

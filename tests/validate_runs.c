@@ -643,6 +643,8 @@ static void S_generic(const S_yrow *r)
 	in.parallelism.no_overlap_tp_dgrad = S_is(r, "overlap_tp_dgrad", "false");
 	S_ub_sms(r, &in.parallelism);
 	in.parallelism.no_overlap_dp = S_is(r, "overlap_dp", "false");
+	if (S_is(r, "cuda_graph", "full_iteration"))
+		in.parallelism.cuda_graph = TB_CUDA_GRAPH_FULL_ITERATION;
 	in.training.no_grad_accum_fusion = S_is(r, "grad_accum_fusion", "false");
 	in.training.act_fp8_store = S_is(r, "fp8_act", "true");
 	/* Megatron-LM's fp8 parameters (NeMo's FP8_PARAM_GATHER) */

@@ -304,6 +304,14 @@ typedef enum {
 
 typedef enum { TB_DISPATCH_ALLTOALL, TB_DISPATCH_DEEPEP } tb_dispatcher;
 
+/* What the run captures in CUDA graphs (parallelism.cuda_graph): nothing,
+ * each layer (Megatron-LM's --cuda-graph-scope full, Transformer Engine's
+ * graphed callables), or the whole forward and backward of a step
+ * (--cuda-graph-scope full_iteration, NeMo's FULL_CUDA_GRAPH=1), under
+ * which the data-parallel collectives are priced unhidden
+ * (tb_perf_dp_hidden). */
+typedef enum { TB_CUDA_GRAPH_NONE, TB_CUDA_GRAPH_LAYERS, TB_CUDA_GRAPH_FULL_ITERATION } tb_cuda_graph;
+
 /* How context parallelism exchanges the sequence (Megatron-LM's
  * --cp-comm-type): P2P passes each rank's K and V chunk round a ring
  * behind the attention; A2A (Ulysses) trades sequence for heads with
@@ -341,6 +349,7 @@ typedef struct tb_parallelism {
 	 * --overlap-grad-reduce (August 2023); the default, false here,
 	 * overlaps them (docs/formulas.md, the overlap rule) */
 	bool no_overlap_dp;
+	tb_cuda_graph cuda_graph;
 	bool sequence_parallel;
 	int zero;               /* 0..3 */
 	tb_framework framework;
@@ -481,6 +490,7 @@ double tb_hardware_gpu_watts(const tb_hardware *hw);
 const char *tb_framework_name(tb_framework f);
 /* parallelism.dispatcher and training.attention_flops as scenarios write them */
 const char *tb_dispatcher_name(tb_dispatcher d);
+const char *tb_cuda_graph_name(tb_cuda_graph g);
 const char *tb_cp_comm_name(tb_cp_comm c);
 const char *tb_attention_flops_name(tb_attention_flops a);
 const char *tb_mlp_name(tb_mlp m);
