@@ -95,8 +95,8 @@ static double S_bucketed(const tb_perf_ctx *x, tb_coll kind, double bytes, doubl
                          double tensor, int64_t n, int64_t g)
 {
 	const tb_perf_input *in = x->in;
-	double b = tb_perf_dp_bucket(in->framework, in->overlap_dp || in->dp_buckets_unhidden, in->zero, x->ci * x->di,
-	                             in->bucket_size, in->grad_bytes, NULL);
+	double b = tb_perf_dp_bucket(in->framework, in->overlap_dp || in->dp_buckets_unhidden, in->zero,
+	                             x->ci * x->di, in->bucket_size, in->grad_bytes, NULL);
 	double bucket = (b > 0 ? fmax(b, tensor) : 0) * elem;
 	if (!(bucket > 0) || bytes <= bucket)
 		return tb_perf_ctx_coll(x, kind, bytes, n, g);

@@ -14,8 +14,9 @@
 
 static const char *const S_keys[] = {
 	"tensor", "pipeline", "expert", "sequence_parallel", "zero", "virtual_pipeline", "context",
-	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group", "bucket_size", "no_sync", "cuda_graph",
-	"pipeline_layout", "cp_comm_type", "overlap_tp_qkv", "overlap_tp_dgrad", "overlap_tp_sms",
+	"framework", "overlap_dp", "overlap_ep", "overlap_tp", "expert_tensor", "dispatcher", "shard_group",
+	"bucket_size", "no_sync", "cuda_graph", "pipeline_layout", "cp_comm_type", "overlap_tp_qkv",
+	"overlap_tp_dgrad", "overlap_tp_sms",
 };
 
 /* parallelism.overlap_tp_sms: Transformer Engine's ub_cfgs names, each
