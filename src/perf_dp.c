@@ -77,6 +77,20 @@ bool tb_perf_dp_hidden(const tb_parallelism *pa)
 	return !pa->no_overlap_dp && pa->cuda_graph != TB_CUDA_GRAPH_FULL_ITERATION;
 }
 
+bool tb_perf_cuda_graph_ok(tb_cuda_graph g, tb_framework fw, int zero, const char **why)
+{
+	const char *w = NULL;
+	if (g == TB_CUDA_GRAPH_FULL_ITERATION && fw != TB_FW_ANY && fw != TB_FW_MEGATRON)
+		w = "a whole-step graph is Megatron-LM's (--cuda-graph-scope full_iteration); expected "
+		    "parallelism.framework megatron, or cuda_graph none or layers";
+	else if (g == TB_CUDA_GRAPH_FULL_ITERATION && zero >= 3)
+		w = "a whole-step graph is priced over the bucketed reduction of ZeRO 0-2, and ZeRO 3 "
+		    "gathers a layer at a time; expected parallelism.zero 0 to 2, or cuda_graph none or layers";
+	if (why)
+		*why = w ? w : "";
+	return w == NULL;
+}
+
 double tb_perf_dp_bucket_of(const tb_inputs *in, const char **basis)
 {
 	const tb_parallelism *pa = &in->parallelism;

@@ -507,6 +507,7 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 	for (int z = 0; z < 4; z++) {
 		if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
 		    !tb_perf_framework_zero_ok(cd->base.framework, z, p, NULL) ||
+		    !tb_perf_cuda_graph_ok(cd->in.parallelism.cuda_graph, cd->base.framework, z, NULL) ||
 		    /* Megatron-LM's fp8 parameters need its distributed
 		     * optimizer (or Megatron-FSDP) over the replicas */
 		    (z == 0 && d * c > 1 && tb_fp8_params(&cd->in)) ||

@@ -380,6 +380,12 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 		tb_yaml_err(c, bsn, "parallelism.bucket_size with ZeRO 3, whose collectives run a layer's weights at a time; expected parallelism.zero 0 to 2, or no bucket_size");
 	else if (bsn && par->bucket_size > 0 && par->framework == TB_FW_FSDP && par->zero > 0)
 		tb_yaml_err(c, bsn, "parallelism.bucket_size under fsdp with ZeRO %d, which reduces a wrapped module at a time; expected parallelism.zero 0 (DDP's bucket_cap_mb, as weights) or no bucket_size", par->zero);
+	const tb_yaml_node *cgn = pm ? tb_yaml_get(pm, "cuda_graph") : NULL;
+	const char *cg_why;
+	if (cgn && !tb_perf_cuda_graph_ok(par->cuda_graph, par->framework, par->zero, &cg_why))
+		tb_yaml_err(c, cgn, "parallelism.cuda_graph full_iteration under %s at ZeRO %d: %s",
+		            par->framework == TB_FW_ANY ? "no framework named" : tb_framework_name(par->framework),
+		            par->zero, cg_why);
 	const tb_yaml_node *nsn = pm ? tb_yaml_get(pm, "no_sync") : NULL;
 	if (nsn && par->no_sync && (par->framework != TB_FW_FSDP || par->zero < 2))
 		tb_yaml_err(c, nsn, "parallelism.no_sync is FSDP's, with ZeRO 2 or 3 (it defers their per-micro-batch reduce-scatter); expected parallelism.framework: fsdp and parallelism.zero 2 or 3");

@@ -963,3 +963,35 @@ Test(plan, fp8_parameters_rule_out_zero0_in_fp8_only)
 	in.training.method = TB_METHOD_LORA;
 	cr_expect(!tb_fp8_params(&in));
 }
+
+/* A step captured whole in a CUDA graph is priced over the bucketed
+ * reduction of ZeRO 0-2 (tb_perf_cuda_graph_ok): the search, free to pick
+ * the stage, offers ZeRO 3 without the graph (framework not named, where
+ * ZeRO-3 layouts are offered) and none with it. */
+Test(plan, whole_step_graph_rules_out_zero3)
+{
+	static tb_plan_result r;
+	const tb_cuda_graph graphs[2] = { TB_CUDA_GRAPH_NONE, TB_CUDA_GRAPH_FULL_ITERATION };
+	for (int k = 0; k < 2; k++) {
+		tb_inputs in;
+		small_dense(&in);
+		in.parallelism.cuda_graph = graphs[k];
+		tb_plan_space sp;
+		memset(&sp, 0, sizeof sp);
+		sp.top = TB_PLAN_TOP_MAX;
+		sp.counts[sp.n_counts++] = 16;
+		tb_plan_search(&in, &sp, &r);
+		cr_assert(r.known && r.n_layouts > 0);
+		int zero3 = 0;
+		for (int i = 0; i < r.n_layouts; i++)
+			zero3 += r.layouts[i].zero == 3;
+		if (k == 0)
+			cr_expect(zero3 > 0, "no ZeRO-3 layout offered without the graph");
+		else
+			cr_expect_eq(zero3, 0, "whole-step graph: %d ZeRO-3 layouts", zero3);
+	}
+	const char *why;
+	cr_expect(!tb_perf_cuda_graph_ok(TB_CUDA_GRAPH_FULL_ITERATION, TB_FW_FSDP, 1, &why) &&
+	          strstr(why, "Megatron-LM's"));
+	cr_expect(tb_perf_cuda_graph_ok(TB_CUDA_GRAPH_LAYERS, TB_FW_FSDP, 3, &why) && !*why);
+}

@@ -552,6 +552,11 @@ double tb_perf_zero3_overlap_cost(tb_framework fw, const tb_perf_consts *k);
  * queue: CUDA_DEVICE_MAX_CONNECTIONS=1) is timed as if they waited: the
  * step grows with the network they cross (docs/validation.md). */
 bool tb_perf_dp_hidden(const tb_parallelism *pa);
+/* Whether capture g can be priced for a run under framework fw at ZeRO
+ * stage zero: a whole-step graph is Megatron-LM's (or a framework not
+ * named), measured over its bucketed reduction, ZeRO 0-2; why says what
+ * is expected instead ("" where it can). */
+bool tb_perf_cuda_graph_ok(tb_cuda_graph g, tb_framework fw, int zero, const char **why);
 
 /* How the step prices the data-parallel reduction of ZeRO stage `zero`
  * under framework fw, in words for the report's assumptions: one
