@@ -923,6 +923,18 @@ Test(plan, context_all_to_all_needs_whole_heads)
 	}
 }
 
+
+/* Every layout of in on 16 of its card that the search keeps. */
+static void S_search16(const tb_inputs *in, tb_plan_result *r)
+{
+	tb_plan_space sp;
+	memset(&sp, 0, sizeof sp);
+	sp.top = TB_PLAN_TOP_MAX;
+	sp.counts[sp.n_counts++] = 16;
+	tb_plan_search(in, &sp, r);
+	cr_assert(r->known && r->n_layouts > 0);
+}
+
 /* Megatron-LM's fp8 parameters need a sharding optimizer over the
  * replicas, so the search offers no ZeRO-0 with them; the flag is read
  * only under fp8-mixed (tb_fp8_params), so a bf16 run that carries it is
@@ -938,12 +950,7 @@ Test(plan, fp8_parameters_rule_out_zero0_in_fp8_only)
 		in.training.fp8_param_gather = true;
 		in.parallelism.framework = TB_FW_MEGATRON;
 		cr_expect_eq(tb_fp8_params(&in), k == 0);
-		tb_plan_space sp;
-		memset(&sp, 0, sizeof sp);
-		sp.top = TB_PLAN_TOP_MAX;
-		sp.counts[sp.n_counts++] = 16;
-		tb_plan_search(&in, &sp, &r);
-		cr_assert(r.known && r.n_layouts > 0);
+		S_search16(&in, &r);
 		int zero0 = 0;
 		for (int i = 0; i < r.n_layouts; i++)
 			zero0 += r.layouts[i].zero == 0 && r.layouts[i].data * r.layouts[i].context > 1;
@@ -976,12 +983,7 @@ Test(plan, whole_step_graph_rules_out_zero3)
 		tb_inputs in;
 		small_dense(&in);
 		in.parallelism.cuda_graph = graphs[k];
-		tb_plan_space sp;
-		memset(&sp, 0, sizeof sp);
-		sp.top = TB_PLAN_TOP_MAX;
-		sp.counts[sp.n_counts++] = 16;
-		tb_plan_search(&in, &sp, &r);
-		cr_assert(r.known && r.n_layouts > 0);
+		S_search16(&in, &r);
 		int zero3 = 0;
 		for (int i = 0; i < r.n_layouts; i++)
 			zero3 += r.layouts[i].zero == 3;
