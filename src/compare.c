@@ -98,6 +98,17 @@ static void S_lora_kernels(const tb_scenario *sc, tb_buf *o)
 	const tb_training *t = &sc->inputs.training;
 	tb_buf_puts(o, tb_method_adapters(t->method) ? tb_kernels_name(tb_lora_eager(t)) : "-");
 }
+static void S_moe_routing(const tb_scenario *sc, tb_buf *o)
+{
+	const tb_training *t = &sc->inputs.training;
+	if (sc->inputs.model.experts <= 1) {
+		tb_buf_puts(o, "-");
+		return;
+	}
+	tb_buf_puts(o, tb_moe_routing_name(t->moe_routing));
+	if (t->moe_routing == TB_MOE_DROPLESS && t->moe_load_factor > 0)
+		tb_buf_printf(o, ", busiest rank %.4g x the mean", t->moe_load_factor);
+}
 static void S_kernels(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_kernels_name(sc->inputs.training.eager_kernels));
@@ -275,6 +286,7 @@ static const struct S_input_def {
 	{ "training.fp8_param_gather", "Weights kept in fp8", S_fp8_params },
 	{ "training.kernels", "Memory-bound kernels", S_kernels },
 	{ "training.lora.kernels", "LoRA adapters' kernels", S_lora_kernels },
+	{ "training.moe_routing", "Experts' routing", S_moe_routing },
 	{ "training.grad_dtype", "Gradient dtype", S_grad_dtype },
 	{ "training.flash_attention", "Flash attention", S_flash },
 	{ "training.attention_flops", "Attention FLOPs counted", S_attn_flops },

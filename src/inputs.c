@@ -53,6 +53,11 @@ const char *tb_cuda_graph_name(tb_cuda_graph g)
 	return g == TB_CUDA_GRAPH_FULL_ITERATION ? "full_iteration" : g == TB_CUDA_GRAPH_LAYERS ? "layers" : "none";
 }
 
+const char *tb_moe_routing_name(tb_moe_routing r)
+{
+	return r == TB_MOE_BALANCED ? "balanced" : "dropless";
+}
+
 const char *tb_cp_comm_name(tb_cp_comm c)
 {
 	return c == TB_CP_A2A ? "a2a" : c == TB_CP_ALLGATHER ? "allgather" : "p2p";

@@ -29,6 +29,7 @@ const tb_perf_consts tb_perf_fitted = {
 	.zero3_overlap_cost = 1.0,
 	.fsdp_overlap_cost = 0.142,
 	.power_exponent = 1.159,
+	.moe_dropless_load = 1.232,
 	.nvlink_latency_s = 10e-6,
 	.network_latency_s = 15e-6,
 };
@@ -371,6 +372,7 @@ const char *tb_perf_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_co
 	x->fs = x->moe && in->shared_ffn_hidden > 0 ? (double)in->shared_ffn_hidden : 0;
 	if (!x->moe)
 		x->e = 1, x->ei = 1;
+	x->load = tb_perf_expert_load(in, k);
 	x->nmat = in->gated_mlp ? 2 : 1;
 	x->mem_bw = in->hw.hbm_bytes_per_s * k->mem_fraction;
 	if (x->mla && (!tb_perf_pos(x->dqk) || !tb_perf_pos(x->dv)))

@@ -353,6 +353,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	}
 	out->overlap_ep = pa->overlap_ep;
 	out->dispatcher = pa->dispatcher;
+	out->expert_load = tr->moe_routing == TB_MOE_BALANCED ? 1 : tr->moe_load_factor;
 	out->cp_comm = pa->cp_comm;
 
 	/* bytes: fp32 trains in fp32; mixed precision keeps fp32 master

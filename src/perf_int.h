@@ -20,6 +20,7 @@ typedef struct tb_perf_ctx {
 	int64_t ti, ci, ei, di, pi, gpn, eti;
 	double b, s, tok;               /* micro-batch, sequence, tokens per GPU */
 	double tok_e;                   /* tokens each GPU dispatches to the experts */
+	double load;                    /* the busiest expert rank's share over the mean */
 	double h, hq, hkv, hk, hv, hd, f, V, E, kt;
 	double H, dqk, dv;              /* heads; per head, query-key and value widths */
 	double rq, rkv, dn, dr;         /* MLA's latent ranks and head parts */

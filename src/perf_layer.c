@@ -62,6 +62,18 @@ static double S_deepep(const S_ctx *x, double tok_bytes, int64_t per_node)
 	       S_coll(x, TB_COLL_P2P, tok_bytes * x->kt * (g - 1) / g, 2, 2);
 }
 
+/* Dropless routing's busiest rank (docs/formulas.md, "Dropless routing"):
+ * what the other ranks wait for at the combine. */
+double tb_perf_expert_load(const tb_perf_input *in, const tb_perf_consts *k)
+{
+	if (in->experts <= 1 || in->expert <= 1)
+		return 1;
+	if (!k)
+		k = &tb_perf_fitted;
+	double f = in->expert_load > 0 ? in->expert_load : k->moe_dropless_load;
+	return f > 1 ? f : 1;
+}
+
 /* Expert parallelism's dispatch and combine for a micro-batch through a
  * layer, forward, or their gradients backward; DeepEP dispatches in fp8
  * under fp8 matmuls, and the backward's gradient toward the experts too. */
@@ -70,11 +82,14 @@ static inline void S_ep_one(const S_ctx *x, double *send, double *back)
 	const tb_perf_input *in = x->in;
 	double h = x->h, ab = in->act_bytes;
 	int64_t g = S_per_node(x, x->eti, x->ei);
+	/* the busiest rank receives load times the mean, and the collective
+	 * ends when it has */
+	double tok = x->tok_e * x->load;
 	if (in->dispatcher == TB_DISPATCH_DEEPEP) {
-		*send = S_deepep(x, x->tok_e * h * (in->matmul_bytes == 1 ? 1 : ab), g);
-		*back = S_deepep(x, x->tok_e * h * ab, g);
+		*send = S_deepep(x, tok * h * (in->matmul_bytes == 1 ? 1 : ab), g);
+		*back = S_deepep(x, tok * h * ab, g);
 	} else {
-		*send = *back = S_coll(x, TB_COLL_ALL_TO_ALL, x->tok_e * x->kt * h * ab, x->ei, g);
+		*send = *back = S_coll(x, TB_COLL_ALL_TO_ALL, tok * x->kt * h * ab, x->ei, g);
 	}
 }
 
@@ -239,7 +254,7 @@ static double S_adapters(const S_ctx *x, bool experts, S_group_fn g)
 		return 0;
 	if (!experts)
 		return g(x, in->lora_io[0], x->tok, x->t);
-	double local = x->E / x->e, rows = x->tok_e * x->kt * x->e / x->E;
+	double local = x->E / x->e, rows = x->tok_e * x->kt * x->e / x->E * x->load;
 	return g(x, in->lora_io[1], x->tok, x->t) + local * g(x, in->lora_io[2], rows, x->et);
 }
 
@@ -528,7 +543,8 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double attn_mm = L->mm_f;       /* the matmuls before the MLP */
 	if (experts) {
 		double local = x->E / x->e, et = x->et;
-		double rows = x->tok_e * x->kt * x->e / x->E;   /* tokens per local expert */
+		/* tokens per local expert on the busiest rank */
+		double rows = x->tok_e * x->kt * x->e / x->E * x->load;
 		S_cast one = { 0, 0, 0 };
 		/* the router stays in 16 bits (Transformer Engine, torchao) */
 		double up = S_lin(x, rows, x->nmat * x->fe / et, h, &one);
@@ -546,9 +562,9 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		L->mm_f += mlp_col + mlp_row;
 		double routed;
 		L->mm_flops_f += S_expert_mm_flops(x, &routed);
-		act_elems = x->tok_e * x->kt * x->fe / et + tok * x->fs / t;
+		act_elems = x->tok_e * x->load * x->kt * x->fe / et + tok * x->fs / t;
 		/* dispatch and combine: gather and scatter the routed rows */
-		moe_perm_bytes = 4 * x->tok_e * x->kt * h * ab;
+		moe_perm_bytes = 4 * x->tok_e * x->load * x->kt * h * ab;
 	} else {
 		mlp_col = S_lin(x, tok, x->nmat * x->f / t, h, &cast);
 		mlp_row = S_lin(x, tok, h, x->f / t, &cast);

@@ -129,6 +129,8 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	} else {
 		S_null(j, "lora");
 	}
+	S_str(j, "moe_routing", tb_moe_routing_name(t->moe_routing));
+	S_numk(j, "moe_load_factor", t->moe_load_factor, t->moe_load_factor > 0);
 	S_bool(j, "packing", t->packing);
 	S_numk(j, "avg_seq_len", t->avg_seq_len, t->avg_seq_len > 0);
 	S_num(j, "data_tokens", t->data_tokens);
@@ -542,6 +544,7 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 	S_obj_end(j);
 	static const char *const stages[3] = { "first", "middle", "last" };
 	S_str(j, "busiest_stage", stages[r->busiest_stage >= 0 && r->busiest_stage < 3 ? r->busiest_stage : 0]);
+	S_num(j, "expert_load", tb_perf_expert_load(&pb->in, NULL));
 	if (pb->balanced_layout[0]) {
 		S_obj(j, "balanced_layout");
 		S_str(j, "pipeline_layout", pb->balanced_layout);

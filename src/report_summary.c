@@ -225,6 +225,21 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		            in->parallelism.overlap_ep
 		            ? "overlapped with another micro-batch's compute (parallelism.overlap_ep)"
 		            : "in line with the compute (parallelism.overlap_ep: false)");
+		tb_rtab_str(&tb, "Experts' load");
+		tb_perf_input pin;
+		tb_perf_input_from(in, &pin);
+		double load = tb_perf_expert_load(&pin, NULL);
+		if (in->parallelism.expert <= 1)
+			tb_rtab_str(&tb, "one expert rank: every expert on each GPU, whatever their loads");
+		else if (in->training.moe_routing == TB_MOE_BALANCED)
+			tb_rtab_str(&tb, "balanced: each expert rank the mean's tokens (training.moe_routing: balanced)");
+		else
+			tb_rtab_fmt(&tb, "dropless: the busiest expert rank receives %.4g times the mean's tokens, "
+			            "and the others wait for it (%s)", load,
+			            in->training.moe_load_factor > 0
+			            ? "training.moe_load_factor, measured"
+			            : "fitted on published dropless runs, docs/validation.md; training.moe_load_factor "
+			              "sets a measured one");
 		const char *rule = tb_perf_ep_rule(in->parallelism.framework, in->training.method,
 		                                   in->parallelism.overlap_ep);
 		if (rule) {

@@ -16,7 +16,7 @@ static const char *const S_keys[] = {
 	"attention_flops", "attention_kernel", "fp8_recipe", "checkpoint_interval", "grad_dtype",
 	"grad_accumulation_fusion", "activation_func_fp8_input_store", "fp8_param_gather", "kernels",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
-	"packing", "avg_seq_len",
+	"packing", "avg_seq_len", "moe_routing", "moe_load_factor",
 };
 
 static const char *const S_prec_names[] = { "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed", "fp4-mixed" };
@@ -32,6 +32,8 @@ static const char *const S_fp8_names[] = { "auto", "delayed", "tensorwise", "row
 static const char *const S_grad_names[] = { "bf16", "fp16", "fp32" };
 /* training.kernels: false = fused, true = eager */
 static const char *const S_kernels_names[] = { "fused", "eager" };
+/* indexed like tb_moe_routing */
+static const char *const S_routing_names[] = { "dropless", "balanced" };
 
 /* Gradients are in the precision's 16-bit dtype or in fp32: bf16 under
  * bf16-mixed, bf16 and fp8-mixed; fp16 under fp16-mixed; fp32 only under
@@ -230,6 +232,22 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		}
 		if ((n = tb_yaml_get(tr, "packing")) && !tb_yaml_bool(c, n, "training.packing", &t->packing))
 			ok = false;
+		if ((n = tb_yaml_get(tr, "moe_routing"))) {
+			if (tb_yaml_enum(c, n, "training.moe_routing", S_routing_names, TB_N(S_routing_names), &e)) t->moe_routing = (tb_moe_routing)e; else ok = false;
+		}
+		/* a balanced router's busiest rank carries the mean, so a factor
+		 * beside it would say two things */
+		if ((n = tb_yaml_get(tr, "moe_load_factor"))) {
+			if (!tb_yaml_quant(c, n, "training.moe_load_factor", TB_YAML_Q_NUMBER,
+			                   "the busiest expert-parallel rank's routed tokens over the mean, from 1 to 64, such as 1.3",
+			                   1, 64, &t->moe_load_factor)) {
+				ok = false;
+			} else if (t->moe_routing == TB_MOE_BALANCED && t->moe_load_factor != 1) {
+				tb_yaml_err(c, n, "training.moe_load_factor %g under training.moe_routing balanced, whose ranks "
+				            "carry the mean; expected 1, or training.moe_routing dropless", t->moe_load_factor);
+				ok = false;
+			}
+		}
 		if ((n = tb_yaml_get(tr, "avg_seq_len")) &&
 		    !tb_yaml_quant(c, n, "training.avg_seq_len", TB_YAML_Q_COUNT,
 		                   "the examples' mean length in tokens such as 600", 1, 1e8, &t->avg_seq_len))

@@ -314,6 +314,33 @@ else
 	no "parallelism.cuda_graph end to end" "rc $rc: '$hid' '$full' echoed $echoed said $said compared $compared" "$(head -c 300 "$T/err")"
 fi
 rm -rf "$T/cg" "$T/gc" "$T/g0.yaml" "$T/g1.yaml"
+# Dropless routing (training.moe_routing): the busiest expert rank's share
+# sets the step, so a measured factor above the fitted one slows it and
+# balanced routing speeds it; the JSON echoes the routing and the factor
+# priced, the report says which, compare names it.
+x="docs/examples/mixtral-8x7b.yaml --unset hardware.mfu --set parallelism.expert=8 --set parallelism.tensor=1"
+x="$x --set parallelism.pipeline=1 --set training.micro_batch=1"
+run "$BIN" estimate --format json $x --set training.moe_routing=balanced
+bal=$(json_seconds "$T/out")
+run "$BIN" estimate --format json $x
+fit=$(json_seconds "$T/out")
+fitload=$(grep -c '"expert_load": 1.232' "$T/out")
+run "$BIN" estimate --format json $x --set training.moe_load_factor=1.6
+meas=$(json_seconds "$T/out")
+echoed=$(grep -c '"moe_load_factor": 1.6' "$T/out")
+run "$BIN" report --format md -o "$T/mr" --name mr $x --set training.moe_load_factor=1.6
+said=$(grep -c 'receives 1.6 times the mean' "$T/mr/mr.md")
+sed 's/^training:$/training:\n  moe_routing: balanced/' docs/examples/mixtral-8x7b.yaml >"$T/r1.yaml"
+run "$BIN" compare docs/examples/mixtral-8x7b.yaml "$T/r1.yaml" --format md -o "$T/rc"
+compared=$(grep -c "Experts' routing (training.moe\\\\_routing) | dropless | balanced" "$T/rc"/*.md)
+if [ -n "$bal" ] && [ -n "$fit" ] && [ -n "$meas" ] &&
+   awk -v a="$bal" -v b="$fit" -v c="$meas" 'BEGIN { exit !(a < b && b < c) }' &&
+   [ "$fitload" -ge 1 ] && [ "$echoed" -ge 1 ] && [ "$said" -ge 1 ] && [ "$compared" -ge 1 ]; then
+	ok "training.moe_routing: the busiest expert rank sets the step ($bal s balanced, $fit s fitted, $meas s at 1.6)"
+else
+	no "training.moe_routing end to end" "'$bal' '$fit' '$meas' load $fitload echoed $echoed said $said compared $compared" "$(head -c 300 "$T/err")"
+fi
+rm -rf "$T/mr" "$T/rc" "$T/r1.yaml"
 # fp8 scaling: torchao's per-tensor recipe (the default under FSDP) casts
 # activations in one pass and gathers the weights in fp8; per row it casts
 # twice, recasts the weights every micro-batch and gathers them in bf16,

@@ -198,6 +198,8 @@ Test(perf, expert_all_to_all_hand_worked)
 {
 	tb_inputs x;
 	S_deepseek_v3(&x);
+	/* every rank the mean's share (dropless_waits_for_the_busiest_rank) */
+	x.training.moe_routing = TB_MOE_BALANCED;
 	tb_perf_input in;
 	tb_perf_input_from(&x, &in);
 	tb_perf_result r;
@@ -220,6 +222,59 @@ Test(perf, expert_all_to_all_hand_worked)
 	cr_expect(rel(O.ep, want) < 1e-12, "%g vs %g", O.ep, want);
 	cr_expect(O.ep < L.ep);
 	cr_expect_eq(O.fwd, L.fwd);
+}
+
+/* Dropless routing (training.moe_routing): the busiest of EP 64's ranks
+ * receives `load` times the mean's 469,762,048 bytes a pass and runs its
+ * experts over load times the mean's rows, and the combine waits for it.
+ * A measured factor is priced as written; without one the fitted
+ * moe_dropless_load; balanced routing, a dense model and one expert rank
+ * (every expert on one GPU, whatever their loads) are 1. */
+Test(perf, dropless_waits_for_the_busiest_rank)
+{
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.training.moe_routing = TB_MOE_BALANCED;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer B;
+	cr_assert(tb_perf_layer_time(&in, NULL, &B, NULL));
+	cr_expect_eq(tb_perf_expert_load(&in, NULL), 1);
+
+	x.training.moe_routing = TB_MOE_DROPLESS;
+	x.training.moe_load_factor = 1.5;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(tb_perf_expert_load(&in, NULL), 1.5);
+	tb_perf_layer D;
+	cr_assert(tb_perf_layer_time(&in, NULL, &D, NULL));
+	double one = tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 1.5 * 469762048.0, 64, 8, &in.hw, NULL);
+	cr_expect(rel(D.ep, 4 * one) < 1e-12, "%g vs %g", D.ep, 4 * one);
+	/* the experts' GEMMs and SwiGLU grow, attention does not */
+	cr_expect(D.fwd > B.fwd && D.bwd > B.bwd);
+	cr_expect_eq(D.attn_f, B.attn_f);
+	tb_perf_result rb, rd;
+	x.training.moe_routing = TB_MOE_BALANCED;
+	x.training.moe_load_factor = 0;
+	S_predict(&x, &in, &rb);
+	x.training.moe_routing = TB_MOE_DROPLESS;
+	x.training.moe_load_factor = 1.5;
+	S_predict(&x, &in, &rd);
+	/* the useful work is the same: MFU counts it, the busiest rank's
+	 * extra rows are waiting */
+	cr_expect_eq(rd.model_flops_per_step, rb.model_flops_per_step);
+	cr_expect(rd.step_s > rb.step_s);
+
+	x.training.moe_load_factor = 0;
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(tb_perf_expert_load(&in, NULL), tb_perf_fitted.moe_dropless_load);
+	tb_perf_consts k = tb_perf_fitted;
+	k.moe_dropless_load = 1.1;
+	cr_expect_eq(tb_perf_expert_load(&in, &k), 1.1);
+	in.expert = 1;
+	cr_expect_eq(tb_perf_expert_load(&in, NULL), 1);
+	in.expert = 64;
+	in.experts = 1;
+	cr_expect_eq(tb_perf_expert_load(&in, NULL), 1);
 }
 
 /* Megatron-LM's 1F1B all-to-all overlap runs a forward beside a backward
@@ -366,6 +421,7 @@ Test(perf, expert_tensor_folds_over_tensor_ranks)
 	in.checkpointing = TB_CKPT_SELECTIVE, in.flash_attention = true, in.overlap_dp = true;
 	in.matmul_bytes = 2, in.act_bytes = 2, in.param_bytes = 2, in.grad_bytes = 4;
 	in.optimizer_bytes_per_param = 34;
+	in.expert_load = 1;
 	tb_inputs x;
 	memset(&x, 0, sizeof x);
 	x.hardware.gpu = *tb_gpus_find("h100-sxm");
@@ -402,6 +458,7 @@ Test(perf, deepep_sends_once_per_node)
 {
 	tb_inputs x;
 	S_deepseek_v3(&x);
+	x.training.moe_routing = TB_MOE_BALANCED;
 	x.parallelism.dispatcher = TB_DISPATCH_DEEPEP;
 	tb_perf_input in;
 	tb_perf_input_from(&x, &in);
@@ -465,6 +522,7 @@ Test(perf, deepseek_recipe_recomputes_norms_up_projections_swiglu)
 {
 	tb_inputs x;
 	S_deepseek_v3(&x);
+	x.training.moe_routing = TB_MOE_BALANCED;
 	x.training.selective_policy = TB_SELECTIVE_DEEPSEEK;
 	tb_perf_input in;
 	tb_perf_input_from(&x, &in);

@@ -118,13 +118,14 @@ static tb_perf_consts S_fit(void)
 	return k;
 }
 
-/* power_exponent and fsdp_overlap_cost on the modern fit rows, the other
+/* power_exponent, fsdp_overlap_cost and moe_dropless_load on the modern fit rows, the other
  * constants as fitted on the older runs. */
 static void S_fit_modern(tb_perf_consts *k)
 {
 	const S_param ps[] = {
 		{ "power_exponent", &k->power_exponent, 0.1, 4 },
 		{ "fsdp_overlap_cost", &k->fsdp_overlap_cost, 0.01, 1 },
+		{ "moe_dropless_load", &k->moe_dropless_load, 1, 4 },
 	};
 	S_descend(k, ps, (int)(sizeof ps / sizeof ps[0]), tb_vruns_modern, tb_vruns_nmodern);
 }
@@ -461,6 +462,9 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 		  "prefetch on streams of their own (bounds 0.01 to 1; fitted with power_exponent on the modern rows "
 		  "marked fit)",
 		  k->fsdp_overlap_cost, refit->fsdp_overlap_cost },
+		{ "moe_dropless_load", "the busiest expert-parallel rank's routed tokens over the mean under dropless "
+		  "routing (bounds 1 to 4; fitted with the two above on the modern rows marked fit)",
+		  k->moe_dropless_load, refit->moe_dropless_load },
 	};
 	fprintf(f, "| Fitted constant | Meaning | In perf.c | Refit now |\n|---|---|---:|---:|\n");
 	for (size_t i = 0; i < sizeof kc / sizeof kc[0]; i++) {
@@ -605,9 +609,9 @@ static void S_print_consts(const tb_perf_consts *k)
 {
 	printf("matmul_dim_half = %.6g\ncoll_chunk_half_bytes = %.6g\nmem_fraction = %.6g\n"
 	       "layer_overhead_s = %.6g\nzero3_overlap_cost = %.6g\npower_exponent = %.6g\n"
-	       "fsdp_overlap_cost = %.6g\ncost = %.6g\n",
+	       "fsdp_overlap_cost = %.6g\nmoe_dropless_load = %.6g\ncost = %.6g\n",
 	       k->matmul_dim_half, k->coll_chunk_half_bytes, k->mem_fraction, k->layer_overhead_s,
-	       k->zero3_overlap_cost, k->power_exponent, k->fsdp_overlap_cost, S_cost(k));
+	       k->zero3_overlap_cost, k->power_exponent, k->fsdp_overlap_cost, k->moe_dropless_load, S_cost(k));
 }
 
 /* The modern runs apart: per group, then per row, every one held out. */
@@ -636,12 +640,15 @@ static void S_write_modern(FILE *f)
 	           "MLPerf Training v4.0 GPT-3 and v5.0-v5.1 Llama 3.1 405B, v5.1 Llama 3.1 8B and v5.0-v5.1 Llama 2 70B LoRA logs; "
 	           "2023-2025, each group's source in the file), %d scored. They are the test of the "
 	           "constants fitted on the older runs, per group, and are not in that fit (their "
-	           "held-out rows are in the error band above). The exceptions are two constants no older run can show: "
-	           "power_exponent (only a card held below its TDP shows it) and fsdp_overlap_cost "
-	           "(the older runs' only ZeRO-3 is DeepSpeed's of 2021, whose overlap saved nothing). "
+	           "held-out rows are in the error band above). The exceptions are three constants no older run can show: "
+	           "power_exponent (only a card held below its TDP shows it), fsdp_overlap_cost "
+	           "(the older runs' only ZeRO-3 is DeepSpeed's of 2021, whose overlap saved nothing) and "
+	           "moe_dropless_load (the older runs are dense). "
 	           "They are fitted together on the %d rows marked (fit) below: within each group, in "
-	           "file order, the first, third, ... of its rows that are power-limited or run ZeRO-3 "
-	           "under FSDP or Megatron-FSDP on a card whose efficiencies were measured. The counts "
+	           "file order, the first, third, ... of its rows that are power-limited, run ZeRO-3 "
+	           "under FSDP or Megatron-FSDP, or are mixtures their source says routed dropless over "
+	           "several expert-parallel ranks (`routing: dropless`), on a card whose efficiencies "
+	           "were measured. The counts "
 	           "and errors of the table are the held-out rows'. A "
 	           "whole-run figure (GPU-hours for a token count) is scored where its layout is "
 	           "printed, as the mean step it implies once the failures, restarts and "

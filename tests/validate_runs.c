@@ -660,6 +660,21 @@ static void S_generic(const S_yrow *r)
 	 * distributed_fused_adam grad_sync_dtype) */
 	if (S_is(r, "grad_dtype", "bf16"))
 		in.training.grad_dtype = TB_GRAD_BF16;
+	/* forced balance (--moe-router-force-load-balancing) or dropped
+	 * tokens where the source ran them; dropless, the frameworks'
+	 * default, else */
+	const char *routing = S_get(r, "routing");
+	if (routing && strcmp(routing, "forced") != 0 && strcmp(routing, "dropped") != 0 &&
+	    strcmp(routing, "dropless") != 0) {
+		fprintf(stderr, "validate: %s: routing \"%s\" unknown (forced, dropped or dropless)\n", S_get(r, "id"),
+		        routing);
+		exit(1);
+	}
+	/* a capacity of the mean drops what the busiest rank would carry
+	 * beyond it */
+	in.training.moe_routing = S_is(r, "routing", "forced") || S_is(r, "routing", "dropped") ? TB_MOE_BALANCED
+	                          : TB_MOE_DROPLESS;
+	c->dropless_stated = S_is(r, "routing", "dropless");
 	in.parallelism.expert_tensor = (int64_t)S_or(S_num(r, "etp"), 0);
 	in.parallelism.dispatcher = S_is(r, "dispatcher", "deepep") ? TB_DISPATCH_DEEPEP : TB_DISPATCH_ALLTOALL;
 	const char *cpc = S_get(r, "cp_comm_type");
@@ -835,19 +850,22 @@ void tb_vruns_build(void)
 
 /* A modern row that can show a constant the older runs cannot, on a
  * card whose efficiencies were measured: held below its TDP
- * (power_exponent), or ZeRO-3 under FSDP or Megatron-FSDP
- * (fsdp_overlap_cost).  On a card with assumed ones the compute's own
- * error would be fitted as the clocks or as communication. */
+ * (power_exponent), ZeRO-3 under FSDP or Megatron-FSDP
+ * (fsdp_overlap_cost), or a mixture its source says it routed dropless
+ * across expert-parallel ranks (moe_dropless_load).  On a card with
+ * assumed ones the compute's own error would be fitted as the clocks, as
+ * communication or as the routing. */
 static bool S_modern_fits(const tb_vruns_case *c)
 {
 	if (tb_gpus_node(c->inputs.hardware.gpu.name)->efficiency_assumed)
 		return false;
 	bool fsdp = c->in.zero >= 3 && (c->in.framework == TB_FW_FSDP ||
 	                                 c->in.framework == TB_FW_MEGATRON);
-	return c->in.hw.power_fraction < 1 || (fsdp && c->in.overlap_dp);
+	bool dropless = c->dropless_stated && c->in.experts > 1 && c->in.expert > 1;
+	return c->in.hw.power_fraction < 1 || (fsdp && c->in.overlap_dp) || dropless;
 }
 
-/* Those rows fit power_exponent and fsdp_overlap_cost: within each group,
+/* Those rows fit power_exponent, fsdp_overlap_cost and moe_dropless_load: within each group,
  * in file order, the first, third, ... of them are its fit set and the
  * rest stay held out. */
 void tb_vruns_modern_split(void)

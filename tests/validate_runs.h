@@ -4,6 +4,7 @@
 #ifndef TB_VALIDATE_RUNS_H
 #define TB_VALIDATE_RUNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "trainbudget/inputs.h"
@@ -27,6 +28,7 @@ struct tb_vruns_case {
 	char assumed[200];      /* what the row does not publish */
 	char why_not[160];      /* TB_VRUNS_NOT_SCORED: why */
 	tb_inputs inputs;       /* the run as a scenario, for the layout search */
+	bool dropless_stated;   /* a mixture the source says routed dropless */
 };
 
 /* The cases of the original set (kind not generic), in file order. */

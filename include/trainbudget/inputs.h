@@ -169,6 +169,14 @@ typedef struct tb_model {
 	bool vision_not_counted;   /* a multimodal config: only its language model is counted */
 } tb_model;
 
+/* How the router's choices land on the experts (training.moe_routing):
+ * dropless, each token where its router sends it, so the busiest
+ * expert-parallel rank carries more than the mean and the others wait for
+ * it (Megatron-LM's default, DeepSeek's, Mixtral's); balanced, every
+ * expert the same count (Megatron-LM's --moe-router-force-load-balancing,
+ * a benchmark's setting, or a capacity that drops the excess). */
+typedef enum { TB_MOE_DROPLESS, TB_MOE_BALANCED } tb_moe_routing;
+
 typedef struct tb_training {
 	double tokens;
 	int64_t seq_len, global_batch, micro_batch;
@@ -229,6 +237,11 @@ typedef struct tb_training {
 	double avg_seq_len;
 	double data_tokens;
 	double padding_fraction;
+	/* Mixtures of experts: the routing, and the busiest expert-parallel
+	 * rank's routed tokens over the mean where the scenario measured it
+	 * (training.moe_load_factor, 0: the routing's figure, perf.h) */
+	tb_moe_routing moe_routing;
+	double moe_load_factor;
 } tb_training;
 
 /* A node of the cluster, for the step-time model: what the cards share.
@@ -491,6 +504,7 @@ const char *tb_framework_name(tb_framework f);
 /* parallelism.dispatcher and training.attention_flops as scenarios write them */
 const char *tb_dispatcher_name(tb_dispatcher d);
 const char *tb_cuda_graph_name(tb_cuda_graph g);
+const char *tb_moe_routing_name(tb_moe_routing r);
 const char *tb_cp_comm_name(tb_cp_comm c);
 const char *tb_attention_flops_name(tb_attention_flops a);
 const char *tb_mlp_name(tb_mlp m);

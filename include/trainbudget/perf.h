@@ -111,6 +111,10 @@ typedef struct tb_perf_consts {
 	 * attention at p^power_exponent of their speed: the clocks fall until
 	 * the draw fits (HBM and links keep theirs). */
 	double power_exponent;
+	/* Dropless routing's busiest expert-parallel rank carries this many
+	 * times the mean routed tokens (training.moe_routing dropless, no
+	 * measured factor). */
+	double moe_dropless_load;
 	double nvlink_latency_s;      /* per collective inside a node */
 	double network_latency_s;     /* per doubling of the nodes a collective spans */
 } tb_perf_consts;
@@ -245,6 +249,11 @@ typedef struct tb_perf_input {
 	 * slow by TB_PERF_EP_OVERLAP_SM_SHARE. */
 	bool overlap_ep;
 	tb_dispatcher dispatcher;     /* tb_parallelism.dispatcher */
+	/* The busiest expert-parallel rank's routed tokens over the mean
+	 * (tb_perf_expert_load): its experts' GEMMs, activations and
+	 * all-to-all share grow by it and the other ranks wait.  0: the
+	 * fitted moe_dropless_load; 1: balanced routing. */
+	double expert_load;
 	tb_cp_comm cp_comm;           /* tb_parallelism.cp_comm */
 
 	/* What the step trains (tuning.h); FULL reads none of the fields
@@ -515,6 +524,12 @@ int64_t tb_perf_recomputed_layers(int64_t layers, int64_t pipeline, int64_t v, i
 /* The expert layers' tensor-parallel size a layout runs: expert_tensor
  * when set, else tensor. */
 int64_t tb_perf_expert_tensor(int64_t expert_tensor, int64_t tensor);
+/* The busiest expert-parallel rank's routed tokens over the mean, as the
+ * step prices it: 1 for a dense model, for one expert rank (its experts
+ * share one GPU, whatever their loads) and for balanced routing; the
+ * scenario's measured factor; else k's (NULL: the fitted constants)
+ * moe_dropless_load.  The other ranks wait for that one at the combine. */
+double tb_perf_expert_load(const tb_perf_input *in, const tb_perf_consts *k);
 
 /* Whether v virtual stages split `layers` over p pipeline ranks as
  * Megatron-LM accepts: whole layers per virtual stage, the embedding and
