@@ -382,7 +382,8 @@ void tb_vperf_write_misses(FILE *f)
 	           "because Qwen3's forced rows are priced 5.5-9.8%% slow and Mixtral's 9%% fast, "
 	           "so one factor is not the pairs' whole story (Qwen3's 128 experts over 8 ranks "
 	           "lose more to imbalance than Mixtral's 8, where per-rank averaging would say the "
-	           "reverse). The memory model keeps the mean rank's activations. The 4K "
+	           "reverse). The memory model keeps the mean rank's activations: the busiest rank "
+	           "changes from layer to layer, and a card holds its layers' sum. The 4K "
 	           "rows' norm and activation recomputation (layernorm moe_act, written "
 	           "selective-deepseek) moves them less than a point.\n");
 	fprintf(f, "- **MLPerf Training v4.0 GPT-3 175B** (NVIDIA's H100 submissions, 512 to 11,616 "
