@@ -469,6 +469,15 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	const tb_yaml_node *dn = pm ? tb_yaml_get(pm, "dispatcher") : NULL;
 	if (dn && par->dispatcher != TB_DISPATCH_ALLTOALL && (!m->has_shape || m->experts <= 1))
 		tb_yaml_err(c, dn, "parallelism.dispatcher with a dense model, which dispatches no tokens; expected it only where model.experts is above 1");
+	/* the routing's keys, as the dispatcher's: a dense model routes nothing */
+	const tb_yaml_node *rn = tr ? tb_yaml_get(tr, "moe_routing") : NULL;
+	const tb_yaml_node *ln = tr ? tb_yaml_get(tr, "moe_load_factor") : NULL;
+	if (!m->has_shape || m->experts <= 1) {
+		if (rn && t->moe_routing != TB_MOE_DROPLESS)
+			tb_yaml_err(c, rn, "training.moe_routing with a dense model, which routes no tokens; expected it only where model.experts is above 1");
+		if (ln)
+			tb_yaml_err(c, ln, "training.moe_load_factor with a dense model, which routes no tokens; expected it only where model.experts is above 1");
+	}
 	static const char *const S_tp_parts[] = { "overlap_tp_qkv", "overlap_tp_dgrad", "overlap_tp_sms" };
 	for (size_t i = 0; pm && i < TB_N(S_tp_parts); i++) {
 		const tb_yaml_node *pn = tb_yaml_get(pm, S_tp_parts[i]);
