@@ -63,7 +63,8 @@ static double S_deepep(const S_ctx *x, double tok_bytes, int64_t per_node)
 }
 
 /* Dropless routing's busiest rank (docs/formulas.md, "Dropless routing"):
- * what the other ranks wait for at the combine. */
+ * what the other ranks wait for at the combine.  It cannot hold more than
+ * every routed token, e times the mean of e ranks. */
 double tb_perf_expert_load(const tb_perf_input *in, const tb_perf_consts *k)
 {
 	if (in->experts <= 1 || in->expert <= 1)
@@ -71,7 +72,7 @@ double tb_perf_expert_load(const tb_perf_input *in, const tb_perf_consts *k)
 	if (!k)
 		k = &tb_perf_fitted;
 	double f = in->expert_load > 0 ? in->expert_load : k->moe_dropless_load;
-	return f > 1 ? f : 1;
+	return fmin(f > 1 ? f : 1, (double)in->expert);
 }
 
 /* Expert parallelism's dispatch and combine for a micro-batch through a

@@ -274,6 +274,10 @@ Test(perf, dropless_waits_for_the_busiest_rank)
 	tb_perf_consts k = tb_perf_fitted;
 	k.moe_dropless_load = 1.1;
 	cr_expect_eq(tb_perf_expert_load(&in, &k), 1.1);
+	/* no rank receives more than every routed token: e times the mean */
+	in.expert = 2;
+	in.expert_load = 3;
+	cr_expect_eq(tb_perf_expert_load(&in, NULL), 2);
 	in.expert = 1;
 	cr_expect_eq(tb_perf_expert_load(&in, NULL), 1);
 	in.expert = 64;
