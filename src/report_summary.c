@@ -233,6 +233,11 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 			tb_rtab_str(&tb, "one expert rank: every expert on each GPU, whatever their loads");
 		else if (in->training.moe_routing == TB_MOE_BALANCED)
 			tb_rtab_str(&tb, "balanced: each expert rank the mean's tokens (training.moe_routing: balanced)");
+		else if (in->training.moe_load_factor > load)
+			tb_rtab_fmt(&tb, "dropless: the busiest expert rank receives every routed token, %.4g times "
+			            "the mean's, and the others wait for it (training.moe_load_factor's %.4g is more "
+			            "than %lld ranks can hold)", load, in->training.moe_load_factor,
+			            (long long)in->parallelism.expert);
 		else
 			tb_rtab_fmt(&tb, "dropless: the busiest expert rank receives %.4g times the mean's tokens, "
 			            "and the others wait for it (%s)", load,

@@ -330,15 +330,18 @@ meas=$(json_seconds "$T/out")
 echoed=$(grep -c '"moe_load_factor": 1.6' "$T/out")
 run "$BIN" report --format md -o "$T/mr" --name mr $x --set training.moe_load_factor=1.6
 said=$(grep -c 'receives 1.6 times the mean' "$T/mr/mr.md")
+run "$BIN" report --format md -o "$T/mr" --name cap $x --set parallelism.expert=2 --set training.moe_load_factor=3
+capped=$(grep -c "every routed token, 2 times the mean's.*3 is more than 2 ranks can hold" "$T/mr/cap.md")
 sed 's/^training:$/training:\n  moe_routing: balanced/' docs/examples/mixtral-8x7b.yaml >"$T/r1.yaml"
 run "$BIN" compare docs/examples/mixtral-8x7b.yaml "$T/r1.yaml" --format md -o "$T/rc"
 compared=$(grep -c "Experts' routing (training.moe\\\\_routing) | dropless | balanced" "$T/rc"/*.md)
 if [ -n "$bal" ] && [ -n "$fit" ] && [ -n "$meas" ] &&
    awk -v a="$bal" -v b="$fit" -v c="$meas" 'BEGIN { exit !(a < b && b < c) }' &&
-   [ "$fitload" -ge 1 ] && [ "$echoed" -ge 1 ] && [ "$said" -ge 1 ] && [ "$compared" -ge 1 ]; then
+   [ "$fitload" -ge 1 ] && [ "$echoed" -ge 1 ] && [ "$said" -ge 1 ] && [ "$compared" -ge 1 ] &&
+   [ "$capped" -ge 1 ]; then
 	ok "training.moe_routing: the busiest expert rank sets the step ($bal s balanced, $fit s fitted, $meas s at 1.6)"
 else
-	no "training.moe_routing end to end" "'$bal' '$fit' '$meas' load $fitload echoed $echoed said $said compared $compared" "$(head -c 300 "$T/err")"
+	no "training.moe_routing end to end" "'$bal' '$fit' '$meas' load $fitload echoed $echoed said $said compared $compared capped $capped" "$(head -c 300 "$T/err")"
 fi
 rm -rf "$T/mr" "$T/rc" "$T/r1.yaml"
 # fp8 scaling: torchao's per-tensor recipe (the default under FSDP) casts
