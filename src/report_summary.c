@@ -69,6 +69,28 @@ static const char *S_ub_basis(const tb_parallelism *pa)
 	                : "no defaults outside framework megatron, whose Transformer Engine alone holds SMs";
 }
 
+/* The busiest expert rank's share as the step priced it (the layout
+ * priced, tb_perf_expert_load), and where the figure comes from. */
+static void S_expert_load(tb_rtab *tb, const tb_training *t, const tb_perf_input *pi)
+{
+	double load = tb_perf_expert_load(pi, NULL);
+	tb_rtab_str(tb, "Experts' load");
+	if (pi->expert <= 1)
+		tb_rtab_str(tb, "one expert rank: every expert on each GPU, whatever their loads");
+	else if (t->moe_routing == TB_MOE_BALANCED)
+		tb_rtab_str(tb, "balanced: each expert rank the mean's tokens (training.moe_routing: balanced)");
+	else if (t->moe_load_factor > load)
+		tb_rtab_fmt(tb, "dropless: the busiest expert rank receives every routed token, %.4g times the "
+		            "mean's, and the others wait for it (training.moe_load_factor's %.4g is more than "
+		            "%lld ranks can hold)", load, t->moe_load_factor, (long long)pi->expert);
+	else
+		tb_rtab_fmt(tb, "dropless: the busiest expert rank receives %.4g times the mean's tokens, and "
+		            "the others wait for it (%s)", load,
+		            t->moe_load_factor > 0 ? "training.moe_load_factor, measured"
+		            : "fitted on published dropless runs, docs/validation.md; training.moe_load_factor "
+		              "sets a measured one");
+}
+
 static void S_table_assumptions(tb_report *r, tb_table *t)
 {
 	const tb_inputs *in = &r->sc->inputs;
@@ -225,26 +247,8 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		            in->parallelism.overlap_ep
 		            ? "overlapped with another micro-batch's compute (parallelism.overlap_ep)"
 		            : "in line with the compute (parallelism.overlap_ep: false)");
-		tb_rtab_str(&tb, "Experts' load");
-		tb_perf_input pin;
-		tb_perf_input_from(in, &pin);
-		double load = tb_perf_expert_load(&pin, NULL);
-		if (in->parallelism.expert <= 1)
-			tb_rtab_str(&tb, "one expert rank: every expert on each GPU, whatever their loads");
-		else if (in->training.moe_routing == TB_MOE_BALANCED)
-			tb_rtab_str(&tb, "balanced: each expert rank the mean's tokens (training.moe_routing: balanced)");
-		else if (in->training.moe_load_factor > load)
-			tb_rtab_fmt(&tb, "dropless: the busiest expert rank receives every routed token, %.4g times "
-			            "the mean's, and the others wait for it (training.moe_load_factor's %.4g is more "
-			            "than %lld ranks can hold)", load, in->training.moe_load_factor,
-			            (long long)in->parallelism.expert);
-		else
-			tb_rtab_fmt(&tb, "dropless: the busiest expert rank receives %.4g times the mean's tokens, "
-			            "and the others wait for it (%s)", load,
-			            in->training.moe_load_factor > 0
-			            ? "training.moe_load_factor, measured"
-			            : "fitted on published dropless runs, docs/validation.md; training.moe_load_factor "
-			              "sets a measured one");
+		if (b->perf.known)
+			S_expert_load(&tb, &in->training, &b->perf.in);
 		const char *rule = tb_perf_ep_rule(in->parallelism.framework, in->training.method,
 		                                   in->parallelism.overlap_ep);
 		if (rule) {
