@@ -238,9 +238,9 @@ Test(gpus, efficiency_assumed)
 	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi300x"), true, C), "attention efficiency");
 	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("mi355x"), true, F),
 	                 "matmul and attention efficiencies");
-	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb300"), false, C),
-	                 "matmul and attention efficiencies");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb300"), false, C), "matmul efficiency");
 	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb300"), false, F), "matmul efficiency");
+	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("gb200"), false, C), "attention efficiency");
 	cr_expect_str_eq(tb_gpus_assumed(tb_gpus_node("no-such-card"), false, F),
 	                 "matmul and attention efficiencies");
 	/* the H20's bf16 matmul was measured: 142.25 of 148 TFLOP/s */

@@ -823,7 +823,8 @@ void tb_vperf_write_misses(FILE *f)
 	           "1,171.3 TFLOP/s, what the copied fraction gives (1,171.5), and its backward at "
 	           "942.5, 0.805 of it where H100's figure is 0.865; a GB300's at 1,495.7 and 1,130.1, "
 	           "0.756. Since 2026-12-06 the backward's ratio is the card's own (B200's for GB200, "
-	           "GB300's for B300; gpus.c), the forward's fraction still copied: every Blackwell "
+	           "GB300's for B300; gpus.c), the forward's fraction still copied (GB300's its "
+	           "own since 2026-12-07, below): every Blackwell "
 	           "group moved 0.4-2.3 points slower, the fast ones toward the published (v5.0 LoRA "
 	           "B200 14.5%% to 13.4%%, the 8B B300 8.3%% to 6.0%%), the NVFP4 and the v5.1 B300 "
 	           "and GB300 LoRA ones further over (GB300's 8B NVFP4 +3.3%% to +6.5%%, its LoRA "
@@ -1097,16 +1098,6 @@ void tb_vperf_write_misses(FILE *f)
 	           "the two policies' published difference (2,904 against 2,973 tokens/s, 2.4%%) is "
 	           "the model's (2.32 s against 2.22 s a step, 4.5%%), and the half-second both miss "
 	           "by is outside the recomputation.\n");
-	fprintf(f, "- **A ring's latency** (2026-12-06, measured, not entered): a reduce-scatter or "
-	           "all-gather is priced at 10 us plus 15 us per doubling of the nodes it spans. "
-	           "NCCL's own tuning model (src/graph/tuning.cc, the Simple protocol) charges a "
-	           "ring 8.4 us plus 3.4 us for each hop inside a node and 9.6 us for each hop "
-	           "between nodes, linear in the ranks. Priced so, Nemotron-4 15B went from 19.6%% "
-	           "to 16.4%% and the Llama 3.1 8B GB200 group from 21.5%% to 14.8%%, but MLPerf "
-	           "v4.0's GPT-3 rows at 10,752 and 11,616 GPUs (data-parallel groups of 448 and "
-	           "484, 73 buckets a step) from within 10%% to 46.5%% and 51.0%% slow, the 8B B200 "
-	           "group from 3.8%% to 10.1%% and GB300's from 9.8%% to 20.9%%: 39 of 66 groups "
-	           "within 10%% against 42. The tuning table ranks algorithms; its hop count is not "
-	           "what a bucket costs at those scales, so the logarithmic figure stays.\n");
+	tb_vperf_write_tried(f);
 	fprintf(f, "- **Whole-run aggregates without a layout** are not scored.\n");
 }

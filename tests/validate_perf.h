@@ -1,5 +1,5 @@
 /* validate_perf.h: what validate_perf.c shares with the sections written
- * apart (validate_plan.c, validate_misses.c, validate_eval.c). */
+ * apart (validate_plan.c, validate_misses.c, validate_tried.c, validate_eval.c). */
 #ifndef TB_VALIDATE_PERF_H
 #define TB_VALIDATE_PERF_H
 
@@ -10,6 +10,10 @@ double tb_vperf_median(double *v, int n);
 
 /* Writes the modern runs' misses, mechanism by mechanism (validate_misses.c). */
 void tb_vperf_write_misses(FILE *f);
+
+/* Writes the mechanisms measured and not entered, and the cards' figures
+ * entered since, as bullets of the misses (validate_tried.c). */
+void tb_vperf_write_tried(FILE *f);
 
 /* Writes the forward pass against the sources' forward-only steps
  * (validate_eval.c); the dump prints it row by row. */

@@ -60,6 +60,10 @@ typedef struct tb_gpu_node {
 	 * still measured on the card (PyTorch's SDPA flash backend), only
 	 * cuDNN's copied */
 	bool flash2_measured;
+	/* on a row marked assumed: attention_fraction_cudnn was measured on
+	 * the card (through PyTorch's SDPA, as flash2_measured's), only the
+	 * matmul copied */
+	bool cudnn_measured;
 } tb_gpu_node;
 
 /* The node row of card `name`, or the generic row (name "generic") for a
