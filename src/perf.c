@@ -965,6 +965,7 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	out->stage_layers[2] = n[2];
 	memcpy(out->stage_s, g.stage_s, sizeof out->stage_s);
 	out->busiest_stage = busy;
+	out->expert_load = x->load;
 	out->tokens_per_s_per_gpu = tokens / step / gpus;
 	out->model_flops_per_step = per_tok_model * tokens;
 	out->hardware_flops_per_step = (per_tok_model + per_tok_re) * tokens;

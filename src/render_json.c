@@ -544,7 +544,7 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 	S_obj_end(j);
 	static const char *const stages[3] = { "first", "middle", "last" };
 	S_str(j, "busiest_stage", stages[r->busiest_stage >= 0 && r->busiest_stage < 3 ? r->busiest_stage : 0]);
-	S_num(j, "expert_load", tb_perf_expert_load(&pb->in, NULL));
+	S_num(j, "expert_load", r->expert_load);
 	if (pb->balanced_layout[0]) {
 		S_obj(j, "balanced_layout");
 		S_str(j, "pipeline_layout", pb->balanced_layout);

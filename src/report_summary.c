@@ -69,11 +69,12 @@ static const char *S_ub_basis(const tb_parallelism *pa)
 	                : "no defaults outside framework megatron, whose Transformer Engine alone holds SMs";
 }
 
-/* The busiest expert rank's share as the step priced it (the layout
- * priced, tb_perf_expert_load), and where the figure comes from. */
-static void S_expert_load(tb_rtab *tb, const tb_training *t, const tb_perf_input *pi)
+/* The busiest expert rank's share as the step priced it (the priced
+ * layout's result), and where the figure comes from. */
+static void S_expert_load(tb_rtab *tb, const tb_training *t, const tb_perf_budget *pb)
 {
-	double load = tb_perf_expert_load(pi, NULL);
+	const tb_perf_input *pi = &pb->in;
+	double load = pb->r.expert_load;
 	tb_rtab_str(tb, "Experts' load");
 	if (pi->expert <= 1)
 		tb_rtab_str(tb, "one expert rank: every expert on each GPU, whatever their loads");
@@ -248,7 +249,7 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		            ? "overlapped with another micro-batch's compute (parallelism.overlap_ep)"
 		            : "in line with the compute (parallelism.overlap_ep: false)");
 		if (b->perf.known)
-			S_expert_load(&tb, &in->training, &b->perf.in);
+			S_expert_load(&tb, &in->training, &b->perf);
 		const char *rule = tb_perf_ep_rule(in->parallelism.framework, in->training.method,
 		                                   in->parallelism.overlap_ep);
 		if (rule) {

@@ -267,6 +267,9 @@ Test(perf, dropless_waits_for_the_busiest_rank)
 	 * extra rows are waiting */
 	cr_expect_eq(rd.model_flops_per_step, rb.model_flops_per_step);
 	cr_expect(rd.step_s > rb.step_s);
+	/* the result carries the share it priced, for the report and JSON */
+	cr_expect_eq(rd.expert_load, 1.5);
+	cr_expect_eq(rb.expert_load, 1);
 
 	x.training.moe_load_factor = 0;
 	tb_perf_input_from(&x, &in);

@@ -923,7 +923,6 @@ Test(plan, context_all_to_all_needs_whole_heads)
 	}
 }
 
-
 /* Every layout of in on 16 of its card that the search keeps. */
 static void S_search16(const tb_inputs *in, tb_plan_result *r)
 {

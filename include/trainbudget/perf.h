@@ -331,6 +331,7 @@ typedef struct tb_perf_result {
 	int64_t stage_layers[3];      /* first, busiest middle, last stage */
 	double stage_s[3];            /* one micro-batch through each of them */
 	int busiest_stage;            /* 0 first, 1 middle, 2 last */
+	double expert_load;           /* the busiest expert rank's share priced (tb_perf_expert_load) */
 	double bubble_fraction;       /* (p-1)/(v m) */
 	double model_flops_per_step, hardware_flops_per_step;
 	double layer_fwd_flops;       /* one layer, one micro-batch, one GPU, executed */
