@@ -118,8 +118,8 @@ static tb_perf_consts S_fit(void)
 	return k;
 }
 
-/* power_exponent, fsdp_overlap_cost and moe_dropless_load on the modern fit rows, the other
- * constants as fitted on the older runs. */
+/* power_exponent, fsdp_overlap_cost and moe_dropless_load on the modern
+ * fit rows, the other constants as fitted on the older runs. */
 static void S_fit_modern(tb_perf_consts *k)
 {
 	const S_param ps[] = {

@@ -865,9 +865,9 @@ static bool S_modern_fits(const tb_vruns_case *c)
 	return c->in.hw.power_fraction < 1 || (fsdp && c->in.overlap_dp) || dropless;
 }
 
-/* Those rows fit power_exponent, fsdp_overlap_cost and moe_dropless_load: within each group,
- * in file order, the first, third, ... of them are its fit set and the
- * rest stay held out. */
+/* Those rows fit power_exponent, fsdp_overlap_cost and moe_dropless_load:
+ * within each group, in file order, the first, third, ... of them are its
+ * fit set and the rest stay held out. */
 void tb_vruns_modern_split(void)
 {
 	for (int i = 0; i < tb_vruns_nmodern; i++) {
