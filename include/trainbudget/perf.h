@@ -136,13 +136,13 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * step-time error (predicted - published) / published, low and high ends.
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
-#define TB_PERF_ERR_LOW  (-0.29)
+#define TB_PERF_ERR_LOW  (-0.30)
 #define TB_PERF_ERR_HIGH (0.06)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.15)
+#define TB_PERF_CAL_ERR_LOW  (-0.17)
 #define TB_PERF_CAL_ERR_HIGH (0.07)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
