@@ -29,7 +29,7 @@ const tb_perf_consts tb_perf_fitted = {
 	.zero3_overlap_cost = 1.0,
 	.fsdp_overlap_cost = 0.142,
 	.power_exponent = 1.159,
-	.moe_dropless_load = 1.232,
+	.moe_dropless_load = 1.225,
 	.nvlink_latency_s = 10e-6,
 	.network_latency_s = 15e-6,
 };

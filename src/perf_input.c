@@ -388,7 +388,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	default:
 		break;
 	}
-	out->param_bytes = weight;
+	out->param_bytes = out->trained_bytes = weight;
 	out->grad_bytes = grad;
 	S_fp8(in, out);
 	out->grad_accum_unfused = tr->no_grad_accum_fusion;

@@ -286,6 +286,12 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		                 "captured whole in a CUDA graph (parallelism.cuda_graph: full_iteration), "
 		                 "where MLPerf's runs show it unhidden"
 		               : "; hidden behind the compute where the overlap rule allows (parallelism.overlap_dp)");
+		if (!pa->no_overlap_dp && tb_perf_dp_hidden(pa) && pa->zero < 3) {
+			tb_buf_puts(o, ", and what hides still costs ");
+			tb_rfmt(o, TB_RF_PCT, tb_perf_fitted.fsdp_overlap_cost, NULL);
+			tb_buf_puts(o, " of its time (fsdp_overlap_cost: the collectives' kernels take SMs and "
+			               "memory bandwidth from the compute beside them)");
+		}
 		const char *bb;
 		double bn = tb_perf_dp_bucket_of(in, &bb);
 		if (bn > 0) {

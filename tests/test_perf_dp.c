@@ -427,7 +427,9 @@ Test(perf, full_iteration_graph_leaves_the_reduction_unhidden)
 	tb_perf_input_from(&x, &in);
 	tb_perf_predict(&in, NULL, &one_h);
 	cr_assert(one_h.ok && two_h.ok);
-	cr_expect(two_h.step_s - one_h.step_s < 0.1 * published, "%g s", two_h.step_s - one_h.step_s);
+	/* hidden, the second node costs what hiding pays (fsdp_overlap_cost
+	 * of the collectives' time): 4.5 ms of the 30.8 published */
+	cr_expect(two_h.step_s - one_h.step_s < 0.2 * published, "%g s", two_h.step_s - one_h.step_s);
 	cr_expect(two_h.dp_total_s == two.dp_total_s, "the same collectives, hidden or not");
 	S_mlperf_8b_b200(&x, 16);
 	x.parallelism.no_overlap_dp = true;
@@ -464,10 +466,18 @@ Test(perf, the_embedding_reduction_is_exposed)
 	cr_expect_eq(S_bucket(&in), 40e6);
 	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, bytes, 16, 8, &in.hw, NULL);
 	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, bytes, 16, 8, &in.hw, NULL);
-	/* the rest hides: the whole reduction is far shorter than a pass */
+	/* the rest hides: the whole reduction is far shorter than a pass,
+	 * and what hides costs fsdp_overlap_cost of its time */
 	cr_assert(r.dp_total_s < r.layer_fwd_s * 32, "%g s", r.dp_total_s);
-	cr_expect(rel(r.breakdown_s[TB_PERF_DP_COMM], rs + ag) < 1e-9, "%g s against %g + %g",
-	          r.breakdown_s[TB_PERF_DP_COMM], rs, ag);
+	double kc = tb_perf_fitted.fsdp_overlap_cost;
+	cr_expect(rel(r.breakdown_s[TB_PERF_DP_COMM], rs + ag + kc * (r.dp_total_s - rs - ag)) < 1e-9,
+	          "%g s against %g + %g and %g of the rest", r.breakdown_s[TB_PERF_DP_COMM], rs, ag, kc);
+	tb_perf_consts free = tb_perf_fitted;
+	free.fsdp_overlap_cost = 0;
+	tb_perf_result r0;
+	tb_perf_predict(&in, &free, &r0);
+	cr_expect(rel(r0.breakdown_s[TB_PERF_DP_COMM], rs + ag) < 1e-9, "hidden for nothing: %g s",
+	          r0.breakdown_s[TB_PERF_DP_COMM]);
 	cr_expect(rs > tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, bytes, 8, 8, &in.hw, NULL),
 	          "two nodes: %g s", rs);
 
@@ -502,16 +512,17 @@ Test(perf, the_embedding_tail_by_stage_and_method)
 	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, bytes, 16, 8, &in.hw, NULL);
 	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, bytes, 16, 8, &in.hw, NULL);
 	double ar = tb_perf_collective_s(TB_COLL_ALL_REDUCE, bytes, 16, 8, &in.hw, NULL);
-	cr_expect(rel(r.breakdown_s[TB_PERF_DP_COMM], ar) < 1e-9, "ZeRO-0: %g s against %g",
-	          r.breakdown_s[TB_PERF_DP_COMM], ar);
+	double kc = tb_perf_fitted.fsdp_overlap_cost;
+	cr_expect(rel(r.breakdown_s[TB_PERF_DP_COMM], ar + kc * (r.dp_total_s - ar)) < 1e-9,
+	          "ZeRO-0: %g s against %g", r.breakdown_s[TB_PERF_DP_COMM], ar);
 
 	x.parallelism.zero = 2;
 	x.training.global_batch = 64;
 	tb_perf_input_from(&x, &in);
 	tb_perf_predict(&in, NULL, &r);
 	cr_assert(r.ok && r.microbatches == 2, "%s", r.why);
-	cr_expect(rel(r.breakdown_s[TB_PERF_DP_COMM], 2 * rs + ag) < 1e-9, "ZeRO-2: %g s against %g",
-	          r.breakdown_s[TB_PERF_DP_COMM], 2 * rs + ag);
+	cr_expect(rel(r.breakdown_s[TB_PERF_DP_COMM], 2 * rs + ag + kc * (r.dp_total_s - 2 * rs - ag)) < 1e-9,
+	          "ZeRO-2: %g s against %g", r.breakdown_s[TB_PERF_DP_COMM], 2 * rs + ag);
 
 	x.parallelism.zero = 1;
 	x.parallelism.framework = TB_FW_MEGATRON;
@@ -520,8 +531,8 @@ Test(perf, the_embedding_tail_by_stage_and_method)
 	tb_perf_input_from(&x, &in);
 	tb_perf_predict(&in, NULL, &r);
 	cr_assert(r.ok, "%s", r.why);
-	cr_expect(rel(r.breakdown_s[TB_PERF_DP_COMM], rs + ag) < 1e-9, "DPO: %g s",
-	          r.breakdown_s[TB_PERF_DP_COMM]);
+	cr_expect(rel(r.breakdown_s[TB_PERF_DP_COMM], rs + ag + kc * (r.dp_total_s - rs - ag)) < 1e-9,
+	          "DPO: %g s", r.breakdown_s[TB_PERF_DP_COMM]);
 	x.training.method = TB_METHOD_FROZEN;
 	tb_perf_input_from(&x, &in);
 	tb_perf_predict(&in, NULL, &r);

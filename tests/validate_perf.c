@@ -459,8 +459,8 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 		  "fitted with fsdp_overlap_cost on the modern rows marked fit, section below)",
 		  k->power_exponent, refit->power_exponent },
 		{ "fsdp_overlap_cost", "the same fraction as zero3_overlap_cost under FSDP and Megatron-FSDP, which "
-		  "prefetch on streams of their own (bounds 0.01 to 1; fitted with power_exponent on the modern rows "
-		  "marked fit)",
+		  "prefetch on streams of their own, and of ZeRO-0 to 2's hidden collectives under every framework "
+		  "(bounds 0.01 to 1; fitted with power_exponent on the modern rows marked fit)",
 		  k->fsdp_overlap_cost, refit->fsdp_overlap_cost },
 		{ "moe_dropless_load", "the busiest expert-parallel rank's routed tokens over the mean under dropless "
 		  "routing (bounds 1 to 4; fitted with the two above on the modern rows marked fit)",

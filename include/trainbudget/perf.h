@@ -282,6 +282,9 @@ typedef struct tb_perf_input {
 	double matmul_bytes;          /* one matmul operand element: 1 fp8, 2 bf16, 4 fp32 */
 	double act_bytes;             /* activations and their collectives */
 	double param_bytes;           /* weights as ZeRO-3 gathers them */
+	double trained_bytes;         /* the trained weights as ZeRO-1 and 2 gather them
+	                               * after the step: an adapter is not stored as the
+	                               * quantized base it rides on */
 	double grad_bytes;            /* gradients as the data-parallel reduction sends them */
 	double optimizer_bytes_per_param; /* HBM traffic of one parameter's update */
 	/* fp8 scaling (matmul_bytes 1; perf_input.c): the recipe priced, never
