@@ -11,6 +11,11 @@ double tb_vperf_median(double *v, int n);
 /* Writes the modern runs' misses, mechanism by mechanism (validate_misses.c). */
 void tb_vperf_write_misses(FILE *f);
 
+/* Writes the MLPerf rows' misses and what their logs and the vendors'
+ * benchmarks showed about the cards, as bullets of the misses
+ * (validate_mlperf.c). */
+void tb_vperf_write_mlperf(FILE *f);
+
 /* Writes the mechanisms measured and not entered, and the cards' figures
  * entered since, as bullets of the misses (validate_tried.c). */
 void tb_vperf_write_tried(FILE *f);
