@@ -27,9 +27,9 @@ const tb_perf_consts tb_perf_fitted = {
 	.mem_fraction = 0.90,
 	.layer_overhead_s = 1e-6,
 	.zero3_overlap_cost = 1.0,
-	.fsdp_overlap_cost = 0.142,
-	.power_exponent = 1.159,
-	.moe_dropless_load = 1.225,
+	.fsdp_overlap_cost = 0.163,
+	.power_exponent = 1.074,
+	.moe_dropless_load = 1.209,
 	.nvlink_latency_s = 10e-6,
 	.network_latency_s = 15e-6,
 };
@@ -374,7 +374,7 @@ const char *tb_perf_ctx_init(S_ctx *x, const tb_perf_input *in, const tb_perf_co
 		x->e = 1, x->ei = 1;
 	x->load = tb_perf_expert_load(in, k);
 	x->nmat = in->gated_mlp ? 2 : 1;
-	x->mem_bw = in->hw.hbm_bytes_per_s * k->mem_fraction;
+	x->mem_bw = in->hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in->hw, k);
 	if (x->mla && (!tb_perf_pos(x->dqk) || !tb_perf_pos(x->dv)))
 		return "the latent attention's head widths are not set";
 	if (!tb_perf_pos(x->mem_bw) || !tb_perf_pos(k->matmul_dim_half + 1))

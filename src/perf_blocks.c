@@ -23,6 +23,13 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c)
 	return pow(p, (c ? c : &tb_perf_fitted)->power_exponent);
 }
 
+double tb_perf_mem_fraction(const tb_perf_hw *hw, const tb_perf_consts *c)
+{
+	if (hw && hw->mem_fraction > 0)
+		return hw->mem_fraction;
+	return (c ? c : &tb_perf_fitted)->mem_fraction;
+}
+
 double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
                         const tb_perf_hw *hw, const tb_perf_consts *c)
 {
@@ -34,7 +41,7 @@ double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
 	double frac = hw->matmul_ceiling * tb_perf_clock_fraction(hw, c) / (1 + d0 / m + d0 / n + d0 / k);
 	double compute_s = 2 * m * n * k / (hw->peak_flops * frac);
 	double memory_s = (m * k + k * n + m * n) * elem_bytes /
-	                  (hw->hbm_bytes_per_s * c->mem_fraction);
+	                  (hw->hbm_bytes_per_s * tb_perf_mem_fraction(hw, c));
 	return compute_s > memory_s ? compute_s : memory_s;
 }
 

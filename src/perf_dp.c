@@ -123,7 +123,7 @@ static double S_bucketed(const tb_perf_ctx *x, tb_coll kind, double bytes, doubl
  * kernels take SMs and HBM bandwidth from the compute beside them (Lee et
  * al. 2025, arXiv:2507.03114: compute overlapped with communication ran
  * 18.9% slower on average on A100, H100, MI250 and MI210), which is what
- * the constant fitted on FSDP's ZeRO-3 rows measures (0.142). */
+ * the constant fitted on FSDP's ZeRO-3 rows measures. */
 static double S_paid(const tb_perf_consts *k, double total, double exposed)
 {
 	return exposed + k->fsdp_overlap_cost * tb_perf_max0(total - exposed);

@@ -172,7 +172,7 @@ double tb_perf_cast_bw_fraction(const tb_perf_input *in, const tb_perf_consts *k
 {
 	if (!k)
 		k = &tb_perf_fitted;
-	return in->te_casts ? TB_PERF_CAST_BW_FRACTION : k->mem_fraction;
+	return in->te_casts ? TB_PERF_CAST_BW_FRACTION : tb_perf_mem_fraction(&in->hw, k);
 }
 
 const char *tb_perf_fp4_format(const tb_perf_input *in)
@@ -429,6 +429,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	                                                     : node->attention_fraction;
 	hw->attention_backward_ratio = node->attention_backward_ratio;
 	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
+	hw->mem_fraction = node->mem_fraction;
 	const tb_node *nd = &in->hardware.node;
 	hw->gpus_per_node = nd->gpus > 0 ? nd->gpus : node->gpus;
 	hw->nvlink_bytes_per_s = nd->nvlink_bytes_per_s > 0 ? nd->nvlink_bytes_per_s

@@ -324,7 +324,7 @@ run "$BIN" estimate --format json $x --set training.moe_routing=balanced
 bal=$(json_seconds "$T/out")
 run "$BIN" estimate --format json $x
 fit=$(json_seconds "$T/out")
-fitload=$(grep -c '"expert_load": 1.225' "$T/out")
+fitload=$(grep -c '"expert_load": 1.209' "$T/out")
 run "$BIN" estimate --format json $x --set training.moe_load_factor=1.6
 meas=$(json_seconds "$T/out")
 echoed=$(grep -c '"moe_load_factor": 1.6' "$T/out")

@@ -363,3 +363,32 @@ Test(gpus, sm_counts_from_the_architecture_papers)
 	tb_gpu h = *tb_gpus_find("h100-sxm");
 	cr_expect_eq(tb_gpu_sms(&h), 132);
 }
+
+/* What a memory-bound kernel reaches of the HBM bandwidth, from NVIDIA's
+ * cudnn-frontend benchmark/norms results (2026-02; cuDNN 9.19): its
+ * RMSNorm over 16,384 x 4,096 bf16, forward and backward achieved GB/s,
+ * H200 3,708.1 and 3,801.0 of 4,800; GB200 6,424.6 and 6,187.3 of 8,000;
+ * GB300 6,459.5 and 6,133.5 of 8,000.  The same die at the same clocks
+ * takes its sibling's (H100 SXM and H800 the H200's, B200 the GB200's,
+ * B300 the GB300's); a card with none keeps the fitted constant (0). */
+Test(gpus, memory_bound_fraction_from_cudnn_norms)
+{
+	struct { const char *card; double fwd, bwd, peak; } m[] = {
+		{ "h200", 3708.1, 3801.0, 4800 },
+		{ "gb200", 6424.6, 6187.3, 8000 },
+		{ "gb300", 6459.5, 6133.5, 8000 },
+	};
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+		double want = (m[i].fwd + m[i].bwd) / 2 / m[i].peak;
+		double got = tb_gpus_node(m[i].card)->mem_fraction;
+		cr_expect(fabs(got - want) < 0.0005, "%s: %g against %g", m[i].card, got, want);
+		cr_expect(tb_gpus_find(m[i].card)->bandwidth_bytes_per_s == m[i].peak * 1e9, "%s", m[i].card);
+	}
+	cr_expect_eq(tb_gpus_node("h100-sxm")->mem_fraction, tb_gpus_node("h200")->mem_fraction);
+	cr_expect_eq(tb_gpus_node("h800")->mem_fraction, tb_gpus_node("h200")->mem_fraction);
+	cr_expect_eq(tb_gpus_node("b200")->mem_fraction, tb_gpus_node("gb200")->mem_fraction);
+	cr_expect_eq(tb_gpus_node("b300")->mem_fraction, tb_gpus_node("gb300")->mem_fraction);
+	cr_expect_eq(tb_gpus_node("a100-80gb")->mem_fraction, 0);
+	cr_expect_eq(tb_gpus_node("mi300x")->mem_fraction, 0);
+	cr_expect_eq(tb_gpus_node("no-such-card")->mem_fraction, 0);
+}

@@ -236,6 +236,12 @@ Test(perf_blocks, power_limit_slows_compute_only)
 	cr_expect(tb_perf_matmul_s(1, 8192, 8192, 2, &cap, NULL) == thin);
 	cr_expect(tb_perf_collective_s(TB_COLL_ALL_REDUCE, 1e9, 8, 8, &cap, NULL) ==
 	          tb_perf_collective_s(TB_COLL_ALL_REDUCE, 1e9, 8, 8, &hw, NULL));
+	/* a card's measured memory fraction replaces the fitted one on the
+	 * memory-bound side (gpus.h mem_fraction) */
+	cr_expect(tb_perf_mem_fraction(&hw, NULL) == tb_perf_fitted.mem_fraction);
+	hw.mem_fraction = 0.782;
+	cr_expect(tb_perf_mem_fraction(&hw, NULL) == 0.782);
+	cr_expect(rel(tb_perf_matmul_s(1, 8192, 8192, 2, &hw, NULL), thin * tb_perf_fitted.mem_fraction / 0.782) < 1e-12);
 }
 
 /* The hops of a collective: libm's ceil(log2(n)), to the bit, from the

@@ -106,7 +106,7 @@ Test(perf, fp8_casts_by_recipe)
 		bool te = cases[i].wf == 0 && !cases[i].gather;
 		cr_expect_eq(in.te_casts, te, "case %zu", i);
 		double bw_te = in.hw.hbm_bytes_per_s * TB_PERF_CAST_BW_FRACTION;
-		double bw = te ? bw_te : in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+		double bw = te ? bw_te : in.hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in.hw, NULL);
 		double want_f = (in_elems * cases[i].cast + weights * cases[i].wf) / bw - in_elems * 4 / bw_te;
 		double want_b = (out_elems * cases[i].cast + weights * cases[i].wb) / bw - out_elems * 4 / bw_te;
 		cr_expect(fabs(L.mem_f - B->mem_f - want_f) <= 1e-12 * B->mem_f, "case %zu: forward %g s more, by hand %g",
@@ -155,7 +155,7 @@ Test(perf, grad_accumulation_unfused_adds_the_main_gradient)
 		tb_perf_input_from(&x, &li);
 		cr_assert(tb_perf_layer_time(&li, NULL, &lora[i], NULL));
 	}
-	double bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	double bw = in.hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in.hw, NULL);
 	double layer = 218103808.0 * (2 + 4 + 4) / bw, table = 128256.0 * 4096 * (2 + 4 + 4) / bw;
 	cr_expect(fabs(L[1].mem_b - L[0].mem_b - layer) <= 1e-12 * L[0].mem_b, "%g s more, by hand %g",
 	          L[1].mem_b - L[0].mem_b, layer);
@@ -178,7 +178,7 @@ static void S_more_bytes(const tb_inputs *off, const tb_inputs *on, double f, do
 		tb_perf_input_from(x[k], in);
 		cr_assert(tb_perf_layer_time(in, NULL, &L[k], NULL), "%s", what);
 	}
-	double bw = in->hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	double bw = in->hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in->hw, NULL);
 	cr_expect(fabs(L[1].mem_f - L[0].mem_f - 4096 * f / bw) <= 1e-12 * L[0].mem_f,
 	          "%s: %g B a token more forward, by hand %g", what, (L[1].mem_f - L[0].mem_f) * bw / 4096, f);
 	cr_expect(fabs(L[1].mem_b - L[0].mem_b - 4096 * b / bw) <= 1e-12 * L[0].mem_b,
@@ -428,7 +428,7 @@ Test(perf, fp8_keeps_the_head_in_16_bits)
 	double d0 = tb_perf_fitted.matmul_dim_half;
 	double phi = 1 / (1 + d0 / m + d0 / n + d0 / k);
 	cr_expect(rel(gemm, 2 * m * n * k / (989.4e12 * 0.803 * phi)) < 2e-3, "%g", gemm);
-	double ce = 16 * m * n / (in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction);
+	double ce = 16 * m * n / (in.hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in.hw, NULL));
 	cr_expect(rel(L8.logits_s, 3 * gemm + ce) < 1e-9, "%g vs %g", L8.logits_s, 3 * gemm + ce);
 	/* the layer's own matmuls stay at the fp8 rate: half the 16-bit
 	 * run's or less */

@@ -544,7 +544,7 @@ Test(perf, deepseek_recipe_recomputes_norms_up_projections_swiglu)
 	double gemm = tb_perf_matmul_s(s, 128 * 192, 1536, in.matmul_bytes, &in.hw, NULL) +
 	              tb_perf_matmul_s(s, 128 * 256, 512, in.matmul_bytes, &in.hw, NULL);
 	double bytes = 4 * s * h * ab + 2 * s * (1536 + 512) * ab + 3 * s * 2048 * (8 + 1) * ab;
-	double want = gemm + bytes / (in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction);
+	double want = gemm + bytes / (in.hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in.hw, NULL));
 	cr_expect(rel(r.layer_recompute_s, want) < 1e-12, "%.9g vs %.9g", r.layer_recompute_s, want);
 	double per_token = 2 * 61 * 128 * (1536 * 192 + 512 * 256.0);
 	double tokens = 15360 * 4096.0;            /* one step */
@@ -838,7 +838,7 @@ Test(perf, context_all_to_all_by_hand)
 	tb_perf_layer A;
 	cr_assert(tb_perf_layer_time(&in, NULL, &A, NULL));
 	double one = tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 83886080.0, 2, 2, &in.hw, NULL) +
-	             4 * 83886080.0 / (in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction);
+	             4 * 83886080.0 / (in.hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in.hw, NULL));
 	cr_expect(rel(A.cp_f, one) < 1e-12 && rel(A.cp_b, one) < 1e-12, "%g %g vs %g", A.cp_f, A.cp_b, one);
 	cr_expect(rel(A.cp, 2 * one) < 1e-12, "exposed forward and backward: %g vs %g", A.cp, 2 * one);
 
@@ -861,7 +861,7 @@ Test(perf, context_all_to_all_by_hand)
 	 * of the whole), the send buffer again: 4,096 x (5 x 4,096 + 4 x 2,048 +
 	 * 2 x 2,048) x 2 = 268,435,456 (rank 0 moves less: 3.5 x 4,096 + 4.5 x
 	 * 2,048) */
-	double hbm = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	double hbm = in.hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in.hw, NULL);
 	cr_expect(rel(P.fwd - A.fwd, 201326592.0 / hbm) < 1e-9, "%g", (P.fwd - A.fwd) * hbm);
 	cr_expect(rel(P.bwd - A.bwd, 268435456.0 / hbm) < 1e-9, "%g", (P.bwd - A.bwd) * hbm);
 	/* at CP 4 each rank holds 2,048 tokens: forward 11 passes of the
@@ -891,7 +891,7 @@ Test(perf, context_all_to_all_by_hand)
 	 * reordered back and made contiguous backward (4 x all + 2 x local) */
 	x.parallelism.cp_comm = TB_CP_ALLGATHER;
 	S_predict(&x, &in, &r);
-	double local = 16777216.0, all = 2 * local, bw = in.hw.hbm_bytes_per_s * tb_perf_fitted.mem_fraction;
+	double local = 16777216.0, all = 2 * local, bw = in.hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in.hw, NULL);
 	cr_expect_eq(r.cp_bytes, all);
 	tb_perf_layer G;
 	cr_assert(tb_perf_layer_time(&in, NULL, &G, NULL));

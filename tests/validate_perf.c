@@ -449,7 +449,8 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 	struct { const char *name, *meaning; double built, fitted; } kc[] = {
 		{ "matmul_dim_half", "D0: a GEMM with one dimension equal to D0 (the others large) runs at half the ceiling",
 		  k->matmul_dim_half, refit->matmul_dim_half },
-		{ "mem_fraction", "fraction of HBM bandwidth of memory-bound kernels (bounds 0.5-0.9)",
+		{ "mem_fraction", "fraction of HBM bandwidth of memory-bound kernels on a card without its own measured one "
+		  "(gpus.h; bounds 0.5-0.9)",
 		  k->mem_fraction, refit->mem_fraction },
 		{ "layer_overhead_s", "fixed seconds per layer and micro-batch (bounds 1e-6 to 1e-3)",
 		  k->layer_overhead_s, refit->layer_overhead_s },

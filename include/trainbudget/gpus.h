@@ -64,6 +64,13 @@ typedef struct tb_gpu_node {
 	 * the card (through PyTorch's SDPA, as flash2_measured's), only the
 	 * matmul copied */
 	bool cudnn_measured;
+	/* what a memory-bound kernel reaches of the HBM bandwidth: cuDNN's
+	 * RMSNorm over 16,384 x 4,096 bf16, the mean of its forward's and
+	 * backward's achieved bytes over the peak (cudnn-frontend
+	 * benchmark/norms, 2026-02), measured on the card or on its die at the
+	 * same clocks (the source says which); 0: none measured, the fitted
+	 * mem_fraction serves */
+	double mem_fraction;
 } tb_gpu_node;
 
 /* The node row of card `name`, or the generic row (name "generic") for a

@@ -65,6 +65,7 @@ typedef struct tb_perf_hw {
 	tb_attn_kernel attention_kernel;  /* the kernel it is the fraction of: FLASH2 or CUDNN;
 	                                   * AUTO without flash attention */
 	double hbm_bytes_per_s;
+	double mem_fraction;          /* of it, measured on the card; 0: the fitted one */
 	int64_t gpus_per_node;
 	double nvlink_bytes_per_s;    /* inside a node (PCIe where no NVLink) */
 	double network_bytes_per_s;   /* between nodes */
@@ -130,20 +131,24 @@ double tb_perf_causal_rate(tb_attn_kernel kernel, double seq);
  * its speed at its TDP: power_fraction^power_exponent, 1 unlimited. */
 double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
 
+/* The fraction of the HBM bandwidth a memory-bound kernel reaches: the
+ * card's measured one (gpus.h mem_fraction), else the fitted constant. */
+double tb_perf_mem_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
+
 /* The measured error of the prediction on the runs it was not fitted on,
  * the older set's and the modern one's, each group weighing alike
  * (docs/validation.md): relative
  * step-time error (predicted - published) / published, low and high ends.
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
-#define TB_PERF_ERR_LOW  (-0.30)
-#define TB_PERF_ERR_HIGH (0.06)
+#define TB_PERF_ERR_LOW  (-0.28)
+#define TB_PERF_ERR_HIGH (0.08)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.17)
-#define TB_PERF_CAL_ERR_HIGH (0.07)
+#define TB_PERF_CAL_ERR_LOW  (-0.16)
+#define TB_PERF_CAL_ERR_HIGH (0.06)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
