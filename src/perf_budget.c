@@ -256,7 +256,9 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		                        : "gradient reduction (ZeRO 1-2: reduce-scatter + all-gather, Rajbhandari et al. 2020); overlap rule of docs/formulas.md, under which the input embedding's part never hides",
 		                        br[TB_PERF_DP_COMM], "s");
 		tb_deriv_add_var(d, "T_dp", "every data-parallel collective of the step", r->dp_total_s, "s");
-		tb_deriv_add_var(d, "H_dp", "hidden behind compute by the overlap rule",
+		tb_deriv_add_var(d, "H_dp",
+		                 "saved by the overlap rule: what hides behind compute, less the share of it "
+		                 "the compute still pays (fsdp_overlap_cost; DeepSpeed's ZeRO-3 zero3_overlap_cost)",
 		                 r->dp_total_s - br[TB_PERF_DP_COMM] > 0 ? r->dp_total_s - br[TB_PERF_DP_COMM] : 0, "s");
 		tb_deriv_add_var(d, "S", "bytes each GPU sends per step (ZeRO-3: per micro-batch)", r->dp_bytes, "B");
 	}
