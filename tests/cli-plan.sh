@@ -188,12 +188,12 @@ grep -q '^h100-sxm has no MX block scaling: it is ranked with training.fp8_recip
 # a best layout above the best published MFU of its card says so and names
 # the run (issue 20: 63.9% on H100 for the built-in 7B, 59.4% counting
 # attention as causal as the published figures are, where the best
-# published H100 run in 16 bits is 47.0%); Meta's own 405B layout, at 38%,
-# does not
+# published H100 run in 16 bits is 47.0%); Meta's own 405B layout, within
+# a tenth of the 41% Meta published for it (Table 4), does not
 "$BIN" plan >"$T/ceil" 2>"$T/err"
 "$BIN" estimate docs/examples/llama-3.1-405b.yaml >"$T/ceil405" 2>>"$T/err"
 tr '\n' ' ' <"$T/ceil" | grep -q "best layout's predicted MFU, 6[0-9.]*% (5[0-9.]*% on causal attention), is above the best published on h100-sxm in 16 bits: 47.0%, Megatron MoE Model Zoo" \
-	&& grep -q "MFU 38%" "$T/ceil405" && ! grep -q "is above the best published" "$T/ceil405" \
+	&& grep -q "MFU \(3[7-9]\|4[0-5]\)%" "$T/ceil405" && ! grep -q "is above the best published" "$T/ceil405" \
 	&& ok "plan warns where the best layout beats every published run on its card" \
 	|| fail "ceiling: $(tail -6 "$T/ceil"; cat "$T/err")"
 
