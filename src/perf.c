@@ -838,6 +838,12 @@ double tb_perf_step_ceiling_from_s(const tb_perf_input *in, double stage_s, cons
 	double send = p > 1 ? e->send_s + e->send_per_sequence_s * (double)in->micro_batch : 0;
 	double s = tb_perf_step_floor_from_s(in, stage_s) + m * v * S_crossings(in) * send + e->once_s +
 	           m * e->per_microbatch_s;
+	/* a lone pass waits at most for its whole layer (ep_unpaired is 2
+	 * ep_one less a pair's share, which hides behind no more than a
+	 * forward and a backward) */
+	if (in->experts > 1 && in->expert > 1 &&
+	    tb_perf_ep_phased(in->framework, in->method, in->overlap_ep))
+		s += (double)tb_perf_ep_unpaired_passes(p, (int64_t)v, (int64_t)m) / v * stage_s;
 	/* the sums run in another order than the step's: a millionth over */
 	return s * (1 + 1e-6);
 }
@@ -898,6 +904,12 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 		br[TB_PERF_TP_COMM] = dm * (nm * L->tp + ndb * L->dense_tp + extra_tp);
 		br[TB_PERF_CP_COMM] = dm * (nm * L->cp + ndb * L->dense_cp);
 		br[TB_PERF_EP_COMM] = dm * nm * L->ep;
+	}
+	if (L->ep_unpaired > 0) {
+		/* the warm-up's lone forwards and the cool-down's lone
+		 * backwards, each a chunk's expert layers */
+		double lone = (double)tb_perf_ep_unpaired_passes(x->pi, (int64_t)x->v, m);
+		br[TB_PERF_EP_COMM] += lone * nm / x->v * L->ep_unpaired;
 	}
 	br[TB_PERF_OTHER] = dm * nb * k->layer_overhead_s;
 	double per_mb = stage_s[busy];

@@ -122,13 +122,26 @@ bool tb_perf_ep_phased(tb_framework fw, tb_method method, bool overlap_ep)
 	return overlap_ep && fw == TB_FW_MEGATRON && method != TB_METHOD_FROZEN && method != TB_METHOD_DPO;
 }
 
+int64_t tb_perf_ep_unpaired_passes(int64_t pipeline, int64_t virtual_pipeline,
+                                   int64_t microbatches)
+{
+	int64_t p = pipeline > 1 ? pipeline : 1;
+	int64_t v = p > 1 && virtual_pipeline > 1 ? virtual_pipeline : 1;
+	int64_t m = microbatches > 1 ? microbatches : 1;
+	if (p > INT32_MAX || v > INT32_MAX || m > INT32_MAX)
+		return 0;       /* refused earlier; no product below overflows */
+	int64_t w = p > 1 ? 2 * (p - 1) + (v - 1) * p + 1 : 1;
+	return w < m * v ? w : m * v;
+}
+
 const char *tb_perf_ep_rule(tb_framework fw, tb_method method, bool overlap_ep)
 {
 	if (!overlap_ep)
 		return NULL;
 	return tb_perf_ep_phased(fw, method, overlap_ep)
 	       ? "each beside its phase of Megatron-LM's 1F1B schedule (a combine beside the other "
-	         "pass's attention side, the dispatches beside the MLPs), on the SMs it leaves"
+	         "pass's attention side, the dispatches beside the MLPs), on the SMs it leaves; "
+	         "the schedule's warm-up forwards and cool-down backwards run alone"
 	       : "beside another micro-batch's whole layer (DeepSeek-V3's DualPipe), on the SMs it "
 	         "leaves";
 }
@@ -423,7 +436,7 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 	 * backward, each over the pass's count; full recomputation repeats
 	 * the forward's */
 	double nf = passes_f + (full ? 1 : 0), nb = fwd_only ? 0 : 1;
-	L->tp = L->cp = L->ep = L->tp_keep = L->cp_keep = L->ep_keep = 0;
+	L->tp = L->cp = L->ep = L->tp_keep = L->cp_keep = L->ep_keep = L->ep_unpaired = 0;
 	if (ti > 1) {
 		/* under the overlap each pass waits for what its collectives
 		 * outlast of the GEMMs beside them (S_overlap) */
@@ -455,6 +468,7 @@ static void S_layer_mode(const tb_perf_input *in, int64_t ti, int64_t ci, int64_
 		 * hide behind the recomputation */
 		bool pair = tb_perf_ep_phased(in->framework, in->method, in->overlap_ep);
 		double extra = nf - 1 + (moe_rc ? 1 : 0);
+		L->ep_unpaired = pair ? tb_perf_max0(2 * L->ep_one - S_ep_pair(L)) : 0;
 		L->ep = pair ? S_ep_pair(L) + S_ep_exposed(in, L->ep_one * extra, L->recompute)
 		             : S_ep_exposed(in, L->ep_one * (nf + nb + (moe_rc ? 1 : 0)),
 		                            L->fwd + L->bwd + L->recompute);

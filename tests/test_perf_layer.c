@@ -325,9 +325,57 @@ Test(perf, megatron_all_to_all_overlap_phases)
 	double whole = fmax(total - hide, 0) + fmin(total, hide) * k;
 	cr_expect(send > M.ep_pre_f && M.ep > whole, "%g vs %g behind the whole layer (send %g, pre %g, "
 	          "total %g, hide %g)", M.ep, whole, send, M.ep_pre_f, total, hide);
+	/* a forward and a backward alone wait for all four, unslowed */
+	cr_expect(rel(M.ep_unpaired, 2 * (send + back) - want) < 1e-12, "%g", M.ep_unpaired);
 	/* every other framework: behind the whole layer */
 	double dhide = D.fwd + D.bwd + D.recompute, dtotal = 2 * D.ep_one;
 	cr_expect(rel(D.ep, fmax(dtotal - dhide, 0) + fmin(dtotal, dhide) * k) < 1e-12);
+	cr_expect(D.ep_unpaired == 0);
+}
+
+/* The 1F1B overlap pairs passes only in the steady state.  Megatron-LM's
+ * interleaved schedule runs 2(p - r - 1) + (v - 1)p chunk forwards before
+ * it, and one more under the overlap (schedules.py, "we schedule one extra
+ * micro-batch forward step"); the first rank's count, as many backwards
+ * alone at the end; without a pipeline the first forward and the last
+ * backward (combined_1f1b.py's docstring: 4 micro-batches, 5 phases). */
+Test(perf, all_to_all_overlap_lone_passes)
+{
+	/* Model Zoo's GB200 MXFP8 Qwen3 row: PP 4, 6 virtual, 16 micro-batches */
+	cr_expect_eq(tb_perf_ep_unpaired_passes(4, 6, 16), 2 * 3 + 5 * 4 + 1);
+	/* its H100 rows: PP 8, 4 virtual */
+	cr_expect_eq(tb_perf_ep_unpaired_passes(8, 4, 64), 2 * 7 + 3 * 8 + 1);
+	/* never more than the step's chunk passes */
+	cr_expect_eq(tb_perf_ep_unpaired_passes(8, 4, 2), 8);
+	cr_expect_eq(tb_perf_ep_unpaired_passes(1, 1, 128), 1);
+	cr_expect_eq(tb_perf_ep_unpaired_passes(1, 4, 128), 1);
+	cr_expect_eq(tb_perf_ep_unpaired_passes(0, 0, 0), 1);
+
+	/* in the step: DeepSeek-V3 at EP 16 without a pipeline, 58 expert
+	 * layers and the MTP module's one on the only stage, each paying
+	 * ep_unpaired once beyond its m pairs */
+	tb_inputs x;
+	S_deepseek_v3(&x);
+	x.parallelism.framework = TB_FW_MEGATRON;
+	x.parallelism.overlap_ep = true;
+	x.parallelism.expert = 16;
+	x.parallelism.pipeline = 1;
+	x.parallelism.data = 2048;
+	x.training.global_batch = 16384;
+	tb_perf_input in;
+	tb_perf_input_from(&x, &in);
+	tb_perf_layer L, L0;
+	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+	cr_assert(L.ep_unpaired > 0);
+	L0 = L;
+	L0.ep_unpaired = 0;
+	tb_perf_result a, b;
+	tb_perf_assemble(&in, NULL, &L, &a);
+	tb_perf_assemble(&in, NULL, &L0, &b);
+	cr_assert(a.ok && b.ok);
+	double lone = a.breakdown_s[TB_PERF_EP_COMM] - b.breakdown_s[TB_PERF_EP_COMM];
+	cr_expect(rel(lone, 59 * L.ep_unpaired) < 1e-9, "%g vs %g", lone, 59 * L.ep_unpaired);
+	cr_expect(rel(a.step_s - b.step_s, lone) < 1e-9);
 }
 
 /* Which rule prices an overlapped all-to-all is decided once, for the

@@ -141,7 +141,7 @@ double tb_perf_mem_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
  * step-time error (predicted - published) / published, low and high ends.
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
-#define TB_PERF_ERR_LOW  (-0.28)
+#define TB_PERF_ERR_LOW  (-0.26)
 #define TB_PERF_ERR_HIGH (0.08)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
@@ -422,6 +422,12 @@ typedef struct tb_perf_layer {
 	 * router) forward and backward: what Megatron-LM's 1F1B all-to-all
 	 * overlap pairs each all-to-all with */
 	double ep_send, ep_back, ep_pre_f, ep_pre_b;
+	/* under Megatron-LM's 1F1B all-to-all overlap, what a forward and a
+	 * backward that run alone (the schedule's warm-up and cool-down) wait
+	 * for beyond the pair they would otherwise be: 2 ep_one less the
+	 * pair's exposed share (tb_perf_ep_unpaired_passes says how many);
+	 * zero without the overlap */
+	double ep_unpaired;
 } tb_perf_layer;
 
 /* Fills *out for `in`; false (and *why, static, when why != NULL) when the
@@ -609,6 +615,14 @@ double tb_perf_dp_bucket_of(const tb_inputs *in, const char **basis);
  * in words, for the report.  NULL without the overlap. */
 bool tb_perf_ep_phased(tb_framework fw, tb_method method, bool overlap_ep);
 const char *tb_perf_ep_rule(tb_framework fw, tb_method method, bool overlap_ep);
+/* The chunk forwards Megatron-LM's 1F1B all-to-all overlap runs alone on
+ * the first pipeline rank, as many backwards again at the step's end:
+ * the interleaved schedule's warm-up, 2(p - 1) + (v - 1)p, plus the one
+ * more forward the overlap schedules before its first pair; one without a
+ * pipeline (schedules.py get_pp_rank_microbatches; combined_1f1b.py); at
+ * most the m v chunk passes of the step. */
+int64_t tb_perf_ep_unpaired_passes(int64_t pipeline, int64_t virtual_pipeline,
+                                   int64_t microbatches);
 /* Whether context parallelism of size c exchanges the sequence as `comm`
  * says on a tensor group of t: the all-to-all (A2A) hands each rank
  * heads/(t c) query heads and kv_heads/(t c) key-value groups
