@@ -69,4 +69,20 @@ void tb_vperf_write_tried(FILE *f)
 	           "+12.0%% and +5.6%%). One efficiency "
 	           "for the overlap would want about 0.5 for the 405B rows and 1 for the rest, so "
 	           "none is entered.\n");
+	fprintf(f, "- **A ring's kernels at their own length** (2026-12-07, measured, not entered): "
+	           "under the context-parallel ring each attention kernel covers s/c of the sequence, "
+	           "and cuDNN's own timings of GB200 and GB300 (cudnn-frontend, cuDNN 9.17, 2025-12, "
+	           "the frontend called directly, causal, 128 query heads) fall at shorter lengths: "
+	           "GB200's forward at 4,096, 2,048 and 1,024 tokens is 0.875, 0.675 and 0.463 of its "
+	           "rate at 8,192, the backward 0.870, 0.541 and 0.435 (GB300 0.886, 0.691, 0.442 and "
+	           "0.859, 0.490, 0.404). Priced on the Blackwell ring rows at s/c (GB200's curve), "
+	           "the 405B B200 group went from 10.2%% to 9.0%%, v5.0's GB200 ones from 20.9%% and "
+	           "16.1%% to 19.7%% and 14.9%%, the 8B GB200 group from 20.6%% to 16.5%%, while the 8B "
+	           "GB300 group went out (8.6%% to 11.1%%, its 72-GPU row +8.6%% to +11.1%%) and the "
+	           "405B GB200 NVFP4 group to the edge (8.4%% to 10.0%%): 43 of 68 groups within 10%%, as "
+	           "before. The 512-GPU 8B rows' forwards moved 13.7 to 14.5 ms (GB200) against the "
+	           "21.9 ms their logs time: the kernels' length is a small part of what those rows "
+	           "lack. Hopper's curve (FlashAttention-3's Fig. 5, 2K to 16K) is flat by comparison, "
+	           "which fits its ring rows' being within reach where Blackwell's are not; not "
+	           "entered while it moves GB300 out as far as it brings B200 in.\n");
 }
