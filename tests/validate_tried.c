@@ -105,5 +105,12 @@ void tb_vperf_write_tried(FILE *f)
 	           "to 11.4%%): 40 of 68 groups within 10%% (39 at 2.5 us, 41 at 5 us, 40 refitted), "
 	           "against 43. It brings in the Blackwell rows with little work a GPU and pushes out "
 	           "those the model already prices slow, so the count, read from code and not from a "
-	           "trace, is not yet what a step pays; not entered.\n");
+	           "trace, is not yet what a step pays; not entered. Priced only on the cards whose "
+	           "intercept is measured (2.5 us Hopper, 3.5 us Blackwell, nothing elsewhere), 41 of "
+	           "68: MegaScale's rows stay, the GB300 ones still go. What stands in the way is a "
+	           "card pair: at byte-identical configs NVIDIA's GB300 steps are 1.155 (Llama 3.1 8B, "
+	           "72 GPUs), 1.157 (LoRA, 72) and 1.153 (LoRA, 512) times as fast as its GB200 ones, "
+	           "where the model gives 1.01-1.02 (GB300's matmul is GB200's, no figure measures "
+	           "its own), so any cost added alike to both pushes GB300 out as it brings GB200 "
+	           "in.\n");
 }
