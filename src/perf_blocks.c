@@ -23,9 +23,14 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c)
 	return pow(p, (c ? c : &tb_perf_fitted)->power_exponent);
 }
 
+bool tb_perf_mem_measured(const tb_perf_hw *hw)
+{
+	return hw && hw->mem_fraction > 0;
+}
+
 double tb_perf_mem_fraction(const tb_perf_hw *hw, const tb_perf_consts *c)
 {
-	if (hw && hw->mem_fraction > 0)
+	if (tb_perf_mem_measured(hw))
 		return hw->mem_fraction;
 	return (c ? c : &tb_perf_fitted)->mem_fraction;
 }

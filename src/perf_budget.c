@@ -270,7 +270,7 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(d, "beta", "bytes moved per parameter", pi->optimizer_bytes_per_param, "B");
 	tb_deriv_add_var(d, "W", "HBM bandwidth", pi->hw.hbm_bytes_per_s, "B/s");
 	tb_deriv_add_var(d, "eta",
-	                 pi->hw.mem_fraction > 0 ? "achieved fraction of it (measured on the card: cuDNN's RMSNorm)"
+	                 tb_perf_mem_measured(&pi->hw) ? "achieved fraction of it (measured on the card: cuDNN's RMSNorm)"
 	                                         : "achieved fraction of it (fitted)",
 	                 tb_perf_mem_fraction(&pi->hw, NULL), "");
 

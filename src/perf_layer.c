@@ -125,11 +125,10 @@ bool tb_perf_ep_phased(tb_framework fw, tb_method method, bool overlap_ep)
 int64_t tb_perf_ep_unpaired_passes(int64_t pipeline, int64_t virtual_pipeline,
                                    int64_t microbatches)
 {
-	int64_t p = pipeline > 1 ? pipeline : 1;
-	int64_t v = p > 1 && virtual_pipeline > 1 ? virtual_pipeline : 1;
-	int64_t m = microbatches > 1 ? microbatches : 1;
-	if (p > INT32_MAX || v > INT32_MAX || m > INT32_MAX)
-		return 0;       /* refused earlier; no product below overflows */
+	/* each held under 2^31, so no product below passes 2^63 */
+	int64_t p = tb_perf_clamp(pipeline, 1, INT32_MAX);
+	int64_t v = p > 1 ? tb_perf_clamp(virtual_pipeline, 1, INT32_MAX) : 1;
+	int64_t m = tb_perf_clamp(microbatches, 1, INT32_MAX);
 	int64_t w = p > 1 ? 2 * (p - 1) + (v - 1) * p + 1 : 1;
 	return w < m * v ? w : m * v;
 }

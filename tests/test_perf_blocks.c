@@ -239,8 +239,9 @@ Test(perf_blocks, power_limit_slows_compute_only)
 	/* a card's measured memory fraction replaces the fitted one on the
 	 * memory-bound side (gpus.h mem_fraction) */
 	cr_expect(tb_perf_mem_fraction(&hw, NULL) == tb_perf_fitted.mem_fraction);
+	cr_expect(!tb_perf_mem_measured(&hw) && !tb_perf_mem_measured(NULL));
 	hw.mem_fraction = 0.782;
-	cr_expect(tb_perf_mem_fraction(&hw, NULL) == 0.782);
+	cr_expect(tb_perf_mem_fraction(&hw, NULL) == 0.782 && tb_perf_mem_measured(&hw));
 	cr_expect(rel(tb_perf_matmul_s(1, 8192, 8192, 2, &hw, NULL), thin * tb_perf_fitted.mem_fraction / 0.782) < 1e-12);
 }
 

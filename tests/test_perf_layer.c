@@ -350,6 +350,11 @@ Test(perf, all_to_all_overlap_lone_passes)
 	cr_expect_eq(tb_perf_ep_unpaired_passes(1, 1, 128), 1);
 	cr_expect_eq(tb_perf_ep_unpaired_passes(1, 4, 128), 1);
 	cr_expect_eq(tb_perf_ep_unpaired_passes(0, 0, 0), 1);
+	/* hostile sizes: held, never overflowing nor dropping the term */
+	cr_expect_eq(tb_perf_ep_unpaired_passes(4, 6, INT64_MAX), 27);
+	cr_expect_eq(tb_perf_ep_unpaired_passes(-3, -1, -7), 1);
+	int64_t big = tb_perf_ep_unpaired_passes(INT64_MAX, INT64_MAX, INT64_MAX);
+	cr_expect(big > 0 && big <= (int64_t)INT32_MAX * INT32_MAX, "%lld", (long long)big);
 
 	/* in the step: DeepSeek-V3 at EP 16 without a pipeline, 58 expert
 	 * layers and the MTP module's one on the only stage, each paying

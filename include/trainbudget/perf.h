@@ -134,6 +134,9 @@ double tb_perf_clock_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
 /* The fraction of the HBM bandwidth a memory-bound kernel reaches: the
  * card's measured one (gpus.h mem_fraction), else the fitted constant. */
 double tb_perf_mem_fraction(const tb_perf_hw *hw, const tb_perf_consts *c);
+/* Whether that fraction is the card's measured one (the derivation's
+ * label reads the same test the price does). */
+bool tb_perf_mem_measured(const tb_perf_hw *hw);
 
 /* The measured error of the prediction on the runs it was not fitted on,
  * the older set's and the modern one's, each group weighing alike
