@@ -113,4 +113,23 @@ void tb_vperf_write_tried(FILE *f)
 	           "where the model gives 1.01-1.02 (GB300's matmul is GB200's, no figure measures "
 	           "its own), so any cost added alike to both pushes GB300 out as it brings GB200 "
 	           "in.\n");
+	fprintf(f, "- **MI300X's own attention** (2026-12-07, measured, not entered): MI300X and MI325X "
+	           "price attention at H100's FlashAttention-2 fraction of their peak, marked assumed: "
+	           "412.9 TFLOP/s forward at 8,192 causal tokens and 357.1 backward. AMD's own table of "
+	           "its v3 assembly kernels (ROCm/aiter op_tests/cpp/mha/README.md at a83421b, 2025-10; "
+	           "batch 8, 64 query and 8 key-value heads, head dim 128, bf16, causal) times MI300X at "
+	           "550.7 forward and 432.7 backward with fp32 dQ atomics, Transformer Engine's default "
+	           "(577.5 and 475.1 without the mask), so the card is faster than priced, not slower. "
+	           "Priced at those kernels (fraction 0.4935, backward ratio 0.786, MI325X's die alike), "
+	           "the MLPerf LoRA groups moved away: v5.0 MI300X from 12.1%% to 16.3%%, v5.1 MI300X "
+	           "from 9.4%% to 13.8%%, v5.0 MI325X from 4.8%% to 10.1%%; 41 of 68 groups within 10%% "
+	           "against 43. Attention is not what these rows lack. AMD's v5.0 config "
+	           "(config_MI300X_1x8x1.sh) takes the CK backward v3 (NVTE_CK_USES_BWD_V3=1) but not "
+	           "the forward one, and CK's older forward has no causal figure at this length here "
+	           "(ROCm/flash-attention issue 142: 310-356 without the mask at 16,384), so the assumed "
+	           "fraction stays. torchao's MI300X rows ran PyTorch's SDPA, which dispatches to "
+	           "AOTriton: 289.5 TFLOP/s forward at 8,192 causal tokens (torch 2.10, batch 16, 16 "
+	           "heads; midiareshadi/attn-dsl-bench), 0.70 of the priced rate; its backward on "
+	           "MI300X is unmeasured; at the forward's rate, the backward through the copied ratio, those "
+	           "rows would still be 34-46%% fast (from 38-51%%).\n");
 }
