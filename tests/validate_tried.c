@@ -146,5 +146,8 @@ void tb_vperf_write_tried(FILE *f)
 	           "61.2%%, 2.9%% of the step), and the sliding window before them at 1.0 (52.3%% to "
 	           "53.3%%). Scores materialised in the baseline would have made one of the two worth "
 	           "more; FlashAttention-1 fits both, and the model has no measured rate for it. Not "
-	           "entered on an assumption the source's measurements contradict.\n");
+	           "entered on an assumption the source's measurements contradict. Priced as "
+	           "FlashAttention-1 at half FlashAttention-2's A100 rate (that paper's \"around 2x\", "
+	           "Dao 2023), Table 2's group went from 14.0%% to 12.6%% and Fig. 9's to 13.1%%: no "
+	           "group moves.\n");
 }
