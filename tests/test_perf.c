@@ -909,6 +909,51 @@ Test(perf, ceiling_bounds_the_step)
 	cr_expect(c >= r.step_s && c <= r.step_s * (1 + 2e-6), "%.17g against %.17g", c, r.step_s);
 }
 
+/* The same under Megatron-LM's 1F1B all-to-all overlap, whose warm-up and
+ * cool-down passes wait for their whole all-to-all (ep_unpaired): the
+ * ceiling's bound on them holds with and without a pipeline, interleaved
+ * or not, where the lone passes are capped by the step's chunk passes
+ * (few micro-batches) and where they are not, and with the recomputation
+ * the overlap hides extra passes behind. */
+Test(perf, ceiling_bounds_the_lone_passes)
+{
+	const int64_t pipes[][2] = { { 1, 1 }, { 2, 1 }, { 4, 2 }, { 8, 4 }, { 16, 1 } };
+	const int64_t batches[] = { 128, 2048, 16384 };
+	int checked = 0;
+	for (int pi = 0; pi < 5; pi++)
+		for (int bi = 0; bi < 3; bi++)
+			for (int var = 0; var < 4; var++) {
+				tb_inputs x;
+				S_deepseek_v3(&x);
+				x.parallelism.framework = TB_FW_MEGATRON;
+				x.parallelism.overlap_ep = true;
+				x.parallelism.expert = var & 1 ? 64 : 8;
+				x.parallelism.pipeline = pipes[pi][0];
+				x.parallelism.virtual_pipeline = pipes[pi][1];
+				x.parallelism.data = 2048 / pipes[pi][0];
+				x.training.global_batch = batches[bi];
+				if (var & 2)
+					x.training.checkpointing = TB_CKPT_FULL;
+				tb_perf_input in;
+				tb_perf_input_from(&x, &in);
+				tb_perf_layer L;
+				tb_perf_result r;
+				if (!tb_perf_layer_time(&in, NULL, &L, NULL))
+					continue;
+				tb_perf_assemble(&in, NULL, &L, &r);
+				if (!r.ok)
+					continue;
+				cr_expect(L.ep_unpaired > 0, "pipe %d batch %d var %d", pi, bi, var);
+				tb_perf_extras e;
+				cr_assert(tb_perf_extras_max(&in, NULL, &e));
+				double c = tb_perf_step_ceiling_from_s(&in, tb_perf_stage_s(&in, NULL, &L), &e);
+				cr_expect(c >= r.step_s, "pipe %d batch %d var %d: %.17g < %.17g",
+				          pi, bi, var, c, r.step_s);
+				checked++;
+			}
+	cr_expect(checked >= 40, "%d", checked);
+}
+
 /* A forward-only run (nothing trained: training.method frozen) sends each
  * micro-batch across each chunk boundary once; training sends it forward
  * and its gradient back.  The search's ceiling counts the same sends. */
