@@ -269,10 +269,10 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(d, "N_u", "parameters this GPU updates", r->optimizer_params, "");
 	tb_deriv_add_var(d, "beta", "bytes moved per parameter", pi->optimizer_bytes_per_param, "B");
 	tb_deriv_add_var(d, "W", "HBM bandwidth", pi->hw.hbm_bytes_per_s, "B/s");
-	tb_deriv_add_var(d, "eta",
-	                 tb_perf_mem_measured(&pi->hw) ? "achieved fraction of it (measured on the card: cuDNN's RMSNorm)"
-	                                         : "achieved fraction of it (fitted)",
-	                 tb_perf_mem_fraction(&pi->hw, NULL), "");
+	const char *eta = tb_perf_mem_measured(&pi->hw)
+	                  ? "achieved fraction of it (measured on the card: cuDNN's RMSNorm)"
+	                  : "achieved fraction of it (fitted)";
+	tb_deriv_add_var(d, "eta", eta, tb_perf_mem_fraction(&pi->hw, NULL), "");
 
 	d = tb_budget_add_deriv(b, "perf.mfu", "Predicted MFU", "MFU", "F * B * s / (t_step * n * P)",
 	                        "definition of MFU: Chowdhery et al. 2022 (PaLM), App. B", r->mfu, "");
