@@ -97,3 +97,31 @@ Test(budget, count_only_has_no_nan)
 	}
 	cr_expect(B.memory.per_gpu.total >= 0 && B.memory.headroom_bytes == B.memory.capacity_bytes - B.memory.per_gpu.total);
 }
+
+/* The optimizer step's derivation names where its HBM fraction comes from
+ * by the same test the price reads (tb_perf_mem_measured): H100's is the
+ * one cuDNN's RMSNorm measured on its die (0.782, gpus.c), A100's the
+ * fitted constant. */
+Test(budget, optimizer_eta_says_its_basis)
+{
+	static const struct { const char *gpu; bool measured; } c[] = {
+		{ "h100-sxm", true }, { "a100-80gb", false },
+	};
+	for (int i = 0; i < 2; i++) {
+		tb_inputs in;
+		llama7b(&in);
+		in.hardware.gpu = *tb_gpus_find(c[i].gpu);
+		tb_budget_compute(&in, &B);
+		const tb_deriv *d = tb_budget_deriv(&B, "perf.optimizer");
+		cr_assert_not_null(d, "%s", c[i].gpu);
+		const tb_deriv_var *eta = NULL;
+		for (int j = 0; j < d->nvars; j++)
+			if (strcmp(d->vars[j].sym, "eta") == 0)
+				eta = &d->vars[j];
+		cr_assert_not_null(eta, "%s", c[i].gpu);
+		cr_expect(strstr(eta->meaning, c[i].measured ? "measured on the card" : "(fitted)") != NULL,
+		          "%s: %s", c[i].gpu, eta->meaning);
+		cr_expect(c[i].measured ? eta->value == 0.782 : eta->value == tb_perf_fitted.mem_fraction,
+		          "%s: %g", c[i].gpu, eta->value);
+	}
+}
