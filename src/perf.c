@@ -158,7 +158,8 @@ static void S_model_flops(const S_ctx *x, double *model, double *recompute)
 	double mlp_w = x->moe ? (x->kt * x->fe + x->fs) * (x->nmat + 1) * h + h * x->E : dense_w;
 	double logits = 2 * x->V * h;
 	double mm = 2 * (L * attn_w + (L - nd) * mlp_w + nd * dense_w) + logits;
-	double attn = (in->causal_attention_flops ? 0.5 : 1) * 2 * L * x->H * (x->dqk + x->dv) * x->s;
+	double attn = (in->causal_attention_flops ? 0.5 : 1) * 2 * L * x->H * (x->dqk + x->dv) * x->s *
+	              tb_perf_key_share(in, x->s, in->causal_attention_flops);
 	/* as flops.c counts each method (the adapters' share, under a
 	 * percent, is the caller's model_flops_per_token's) */
 	switch (in->method) {

@@ -1,9 +1,12 @@
 /* perf_blocks.c: the step-time model's building blocks (perf.h): one GEMM,
- * one collective, the pipeline bubble and the clocks a power limit leaves,
- * each from its figures alone (docs/formulas.md). */
+ * one collective, the pipeline bubble, the clocks a power limit leaves and
+ * the attention's key pairs a local window leaves, each from its figures
+ * alone (docs/formulas.md). */
 #include "trainbudget/perf.h"
+#include "calc.h"
 
 #include <math.h>
+#include <string.h>
 
 static bool S_pos(double v)
 {
@@ -118,4 +121,18 @@ double tb_perf_bubble_fraction(int64_t pipeline, int64_t virtual_pipeline,
 	double v = virtual_pipeline > 1 ? (double)virtual_pipeline : 1;
 	double m = microbatches > 1 ? (double)microbatches : 1;
 	return (double)(pipeline - 1) / (v * m);
+}
+
+double tb_perf_key_share(const tb_perf_input *in, double T, bool causal)
+{
+	double L = (double)in->layers;
+	if (in->window <= 0 || in->window_layers <= 0 || !(L > 0) || !(T > 0))
+		return 1;
+	tb_arch a;
+	memset(&a, 0, sizeof a);
+	a.window = (double)in->window;
+	a.chunked = in->window_chunked;
+	double local = fmin((double)in->window_layers, L);
+	double kg = tb_calc_keys_global(T, causal);
+	return ((L - local) * kg + local * tb_calc_keys_local(&a, T, causal)) / (L * kg);
 }

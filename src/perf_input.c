@@ -288,6 +288,9 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 		out->shared_ffn_hidden = m->shared_ffn_hidden;
 		out->dense_layers = m->dense_layers;
 		out->mtp_modules = m->mtp_modules;
+		out->window = m->window;
+		out->window_layers = m->window_layers;
+		out->window_chunked = m->local_attn == TB_LOCAL_CHUNKED;
 		out->q_lora_rank = m->q_lora_rank;
 		out->kv_lora_rank = m->kv_lora_rank;
 		out->qk_nope_dim = m->qk_nope_dim;

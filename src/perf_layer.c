@@ -505,11 +505,14 @@ double tb_perf_causal_rate(tb_attn_kernel kernel, double seq)
 /* The attention core's forward under flash attention: the causal half of
  * the score and value matmuls, at the attention kernels' rate, causal
  * where that rate is FlashAttention-3's figure (the cards whose backward
- * ratio is set: A100's FlashAttention-2 fraction covers both already). */
+ * ratio is set: A100's FlashAttention-2 fraction covers both already).
+ * A layer with a window skips the blocks outside it (FlashAttention's and
+ * cuDNN's sliding-window masks), so the layers' mean is taken over the
+ * keys each sees, as flops.c counts them, at the same rate. */
 static double S_flash_f(const S_ctx *x, double *exec)
 {
 	double heads = (double)x->in->heads / x->t, q = x->s / x->c;
-	*exec = x->b * heads * q * x->s * (x->dqk + x->dv);
+	*exec = x->b * heads * q * x->s * (x->dqk + x->dv) * tb_perf_key_share(x->in, x->s, true);
 	double causal = x->hw->attention_backward_ratio > 0
 	                ? tb_perf_causal_rate(x->hw->attention_kernel, x->s) : 1;
 	return *exec / (x->hw->attention_peak_flops * x->hw->attention_fraction * causal *

@@ -5,13 +5,14 @@
  * latencies and the size term switched off so each case is one line of
  * arithmetic in its comment) and against the published bus bandwidths the
  * node table is built from; the 1F1B bubble; the clocks a power limit
- * leaves. */
+ * leaves; the attention's keys under local windows and chunks. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/budget.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/perf.h"
 #include "trainbudget/presets.h"
@@ -353,5 +354,91 @@ Test(perf_blocks, cast_bandwidth_from_te_profiling_guide)
 		tb_perf_input_from(&x, &in);
 		cr_expect_eq(in.fp8_cast_bytes, want[i], "%s", tb_fp8_recipe_name(rs[i]));
 		cr_expect(in.te_casts, "%s", tb_fp8_recipe_name(rs[i]));
+	}
+}
+
+/* A scenario of `preset` at T tokens a sequence, one H100 node, FSDP,
+ * flash attention: the step-time model's input for it and flops.c's
+ * count beside it. */
+static void S_windowed(const char *preset, int64_t T, tb_perf_input *in, tb_budget *b)
+{
+	tb_inputs x;
+	memset(&x, 0, sizeof x);
+	x.model = tb_presets_find(preset)->model;
+	x.training.tokens = 1e11;
+	x.training.seq_len = T;
+	x.training.global_batch = 64;
+	x.training.micro_batch = 1;
+	x.training.precision = TB_PREC_BF16_MIXED;
+	x.training.optimizer = TB_OPT_ADAMW;
+	x.training.flash_attention = true;
+	x.parallelism.zero = 3;
+	x.parallelism.framework = TB_FW_FSDP;
+	x.hardware.gpu = *tb_gpus_find("h100-sxm");
+	x.hardware.count = 8;
+	tb_budget_compute(&x, b);
+	tb_perf_input_from(&x, in);
+	in->model_flops_per_token = 0;
+}
+
+/* Local attention in the step (docs/formulas.md, Nodes): a layer with a
+ * window of w keys executes, causal, w - w^2/2T keys a query where a
+ * global one executes T/2, and a chunked one n C^2/2T for n whole chunks
+ * of C.  By hand: Gemma 2 9B's 21 of 42 layers at 4,096 over 8,192
+ * tokens see 4,096 - 4,096^2/16,384 = 3,072 keys against 4,096, so the
+ * cores run (21 x 4,096 + 21 x 3,072)/(42 x 4,096) = 0.875 of the
+ * all-global work; the whole square (the MFU's PaLM convention) counts
+ * 4,096 against 8,192, 0.75.  Three of four layers in chunks of 8,192 over
+ * 16,384 tokens (Llama 4's pattern): 2 x 8,192^2/2/16,384 = 4,096 keys
+ * against 8,192, (8,192 + 3 x 4,096)/(4 x 8,192) = 0.625.  The layer's
+ * attention time falls by the same share, and the step's model FLOPs are
+ * flops.c's, which counted the windows first: before the step read them,
+ * a windowed model was timed all-global and its MFU under-read. */
+Test(perf_blocks, local_attention_keys_by_hand)
+{
+	tb_perf_input in;
+	static tb_budget b;
+	S_windowed("gemma-2-9b", 8192, &in, &b);
+	cr_assert_eq(in.window, 4096);
+	cr_assert_eq(in.window_layers, 21);
+	cr_expect(rel(tb_perf_key_share(&in, 8192, true), 0.875) < 1e-12);
+	cr_expect(rel(tb_perf_key_share(&in, 8192, false), 0.75) < 1e-12);
+	cr_expect_eq(tb_perf_key_share(&in, 4096, true), 1, "a window of the whole sequence is global");
+
+	tb_perf_input c = in;
+	c.layers = 4, c.window = 8192, c.window_layers = 3, c.window_chunked = true;
+	cr_expect(rel(tb_perf_key_share(&c, 16384, true), 0.625) < 1e-12);
+	c.window = 0;
+	cr_expect_eq(tb_perf_key_share(&c, 16384, true), 1);
+
+	/* the layer: the attention core at 0.875 of its all-global time, the
+	 * rest untouched */
+	tb_perf_input g = in;
+	g.window = g.window_layers = 0;
+	tb_perf_layer Lw, Lg;
+	cr_assert(tb_perf_layer_time(&in, NULL, &Lw, NULL));
+	cr_assert(tb_perf_layer_time(&g, NULL, &Lg, NULL));
+	cr_expect(rel(Lw.attn_f, 0.875 * Lg.attn_f) < 1e-12, "%g against %g", Lw.attn_f, Lg.attn_f);
+	cr_expect(rel(Lw.attn_b, 0.875 * Lg.attn_b) < 1e-12);
+	cr_expect(rel(Lw.fwd - Lw.attn_f, Lg.fwd - Lg.attn_f) < 1e-12);
+
+	/* the step's model FLOPs are flops.c's, windows and all, for Gemma 2
+	 * and for gpt-oss (128 keys on half its layers) */
+	static const char *const names[] = { "gemma-2-9b", "gpt-oss-120b", "phi-3-mini" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		S_windowed(names[i], 8192, &in, &b);
+		if (in.experts > 1)
+			in.expert = 8;
+		tb_perf_result r, rg;
+		tb_perf_predict(&in, NULL, &r);
+		cr_assert(r.ok, "%s: %s", names[i], r.why);
+		double per_token = r.model_flops_per_step / (64.0 * 8192);
+		cr_expect(rel(per_token, b.flops.per_token_model) < 0.01, "%s: %.5g against flops.c %.5g",
+		          names[i], per_token, b.flops.per_token_model);
+		g = in;
+		g.window = g.window_layers = 0;
+		tb_perf_predict(&g, NULL, &rg);
+		cr_assert(rg.ok);
+		cr_expect(r.step_s < rg.step_s, "%s: %g s windowed, %g s global", names[i], r.step_s, rg.step_s);
 	}
 }

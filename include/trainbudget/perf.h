@@ -183,6 +183,12 @@ typedef struct tb_perf_input {
 	 * of the model's kind, its projection and the shared head's logits
 	 * again, on the last pipeline stage */
 	int64_t mtp_modules;
+	/* local attention (tb_model's window, window_layers, local_attn):
+	 * window_layers of the layers see `window` keys back (or their chunk
+	 * of it when window_chunked) instead of every earlier one; 0 = every
+	 * layer global */
+	int64_t window, window_layers;
+	bool window_chunked;
 	/* multi-head latent attention when kv_lora_rank > 0 (tb_model's fields) */
 	int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
 	bool gated_mlp;               /* three MLP matrices (SwiGLU) instead of two */
@@ -326,6 +332,13 @@ typedef struct tb_perf_input {
 
 	tb_perf_hw hw;
 } tb_perf_input;
+
+/* The attention cores' key pairs over those of every layer's being
+ * global, at T tokens (causal: the executed half, or the MFU's
+ * convention): a local layer's query sees flops.c's tb_calc_keys_local
+ * keys, so the step and the FLOP count agree; 1 without local attention
+ * (perf_blocks.c) */
+double tb_perf_key_share(const tb_perf_input *in, double T, bool causal);
 
 typedef struct tb_perf_result {
 	bool ok;                      /* false: why says why; every figure is 0 */
