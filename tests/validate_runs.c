@@ -558,6 +558,10 @@ static void S_generic(const S_yrow *r)
 		in.model.route_groups_per_token = (int64_t)S_or(S_num(r, "route_groups_per_token"), 0);
 		in.model.mlp = TB_MLP_GATED;    /* every mixture published since Mixtral */
 	}
+	/* local attention: window_layers of the layers see `window` keys back
+	 * (gpt-oss's sliding 128 on every other layer) */
+	in.model.window = (int64_t)S_or(S_num(r, "window"), 0);
+	in.model.window_layers = in.model.window > 0 ? (int64_t)S_or(S_num(r, "window_layers"), L) : 0;
 	if (S_is(r, "mla", "true")) {
 		in.model.q_lora_rank = (int64_t)S_or(S_num(r, "q_lora_rank"), 0);
 		in.model.kv_lora_rank = (int64_t)S_or(S_num(r, "kv_lora_rank"), 512);
@@ -568,8 +572,11 @@ static void S_generic(const S_yrow *r)
 	in.training.seq_len = (int64_t)seq;
 	in.training.global_batch = (int64_t)gbs;
 	in.training.micro_batch = (int64_t)S_or(S_num(r, "mbs"), 1);
+	/* bf16-pure: weights and optimizer states in bf16 (torchtitan's
+	 * training.dtype bfloat16) */
 	in.training.precision = S_is(r, "precision", "fp8") ? TB_PREC_FP8_MIXED
-	                        : S_is(r, "precision", "fp4") ? TB_PREC_FP4_MIXED : TB_PREC_BF16_MIXED;
+	                        : S_is(r, "precision", "fp4") ? TB_PREC_FP4_MIXED
+	                        : S_is(r, "precision", "bf16-pure") ? TB_PREC_BF16 : TB_PREC_BF16_MIXED;
 	/* LoRA fine-tuning (MLPerf's Llama 2 70B LoRA): the adapters' rank,
 	 * dropout and targets as the source's config sets them */
 	if (S_is(r, "method", "lora")) {
