@@ -141,12 +141,18 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(d, "P", "dense peak of the matmul dtype", pi->hw.peak_flops, "FLOP/s");
 	tb_deriv_add_var(d, "u_l", "achieved fraction of the peak, whole layer",
 	                 r->layer_fwd_s > 0 ? r->layer_fwd_flops / (r->layer_fwd_s * pi->hw.peak_flops) : 0, "");
-	if (pi->flash_attention)
+	if (pi->flash_attention) {
 		tb_deriv_add_var(d, "u_a",
 		                 tb_perf_attention_kernel_text(in->parallelism.framework,
 		                                               in->training.attention_kernel,
 		                                               pi->hw.attention_kernel, true),
 		                 pi->hw.attention_fraction, "");
+		double share = tb_perf_key_share(pi, (double)pi->seq_len, true);
+		if (share < 1)
+			tb_deriv_add_var(d, "sigma_w", "within it, the attention cores' keys over every "
+			                 "layer's being global: the local layers see their window or "
+			                 "chunk (docs/formulas.md)", share, "");
+	}
 	if (pi->matmul_bytes == 1)
 		tb_deriv_add_var(d, "c_8", "within it, HBM bytes of each fp8 cast of a linear's input or "
 		                 "output gradient, as the recipe casts (training.fp8_recipe; the "

@@ -7,6 +7,7 @@
 
 #include "calc.h"
 #include "trainbudget/gpus.h"
+#include "trainbudget/presets.h"
 
 static tb_budget B;
 
@@ -123,5 +124,34 @@ Test(budget, optimizer_eta_says_its_basis)
 		          "%s: %s", c[i].gpu, eta->meaning);
 		cr_expect(c[i].measured ? eta->value == 0.782 : eta->value == tb_perf_fitted.mem_fraction,
 		          "%s: %g", c[i].gpu, eta->value);
+	}
+}
+
+/* The layer's derivation states the attention's key share where layers
+ * have windows (Gemma 2 9B at 8,192 tokens: 21 of 42 layers at 4,096
+ * keys, 0.875 by hand, tests/test_perf_blocks.c) and not where none has. */
+Test(budget, layer_derivation_states_the_windows)
+{
+	static const struct { const char *preset; double share; } c[] = {
+		{ "gemma-2-9b", 0.875 }, { "llama-3-8b", 0 },
+	};
+	for (int i = 0; i < 2; i++) {
+		tb_inputs in;
+		llama7b(&in);
+		in.model = tb_presets_find(c[i].preset)->model;
+		in.training.seq_len = 8192;
+		tb_budget_compute(&in, &B);
+		const tb_deriv *d = tb_budget_deriv(&B, "perf.layer_fwd");
+		cr_assert_not_null(d, "%s", c[i].preset);
+		const tb_deriv_var *sw = NULL;
+		for (int j = 0; j < d->nvars; j++)
+			if (strcmp(d->vars[j].sym, "sigma_w") == 0)
+				sw = &d->vars[j];
+		if (c[i].share > 0) {
+			cr_assert_not_null(sw, "%s", c[i].preset);
+			cr_expect(fabs(sw->value - c[i].share) < 1e-12, "%s: %g", c[i].preset, sw->value);
+		} else {
+			cr_expect_null(sw, "%s", c[i].preset);
+		}
 	}
 }
