@@ -664,9 +664,12 @@ static void S_generic(const S_yrow *r)
 	if (lk >= 0)
 		in.training.lora.kernels = lk ? TB_LORA_KERNELS_EAGER : TB_LORA_KERNELS_FUSED;
 	/* the gradients' reduction dtype where the source sets it (NeMo's
-	 * distributed_fused_adam grad_sync_dtype) */
+	 * distributed_fused_adam grad_sync_dtype; FSDP's reduce_dtype, fp32
+	 * under torchtitan's bf16 weights) */
 	if (S_is(r, "grad_dtype", "bf16"))
 		in.training.grad_dtype = TB_GRAD_BF16;
+	else if (S_is(r, "grad_dtype", "fp32"))
+		in.training.grad_dtype = TB_GRAD_FP32;
 	/* forced balance (--moe-router-force-load-balancing) or dropped
 	 * tokens where the source ran them; dropless, the frameworks'
 	 * default, else */
