@@ -49,9 +49,10 @@ void tb_calc_arch(const tb_model *m, tb_arch *a);             /* params.c */
 
 /* Keys per query a layer's scores span over a sequence of T tokens: the
  * whole square (c = 1) or its causal half (c = 1/2) for a global layer;
- * for a local one, the band it can see (docs/formulas.md, Compute). */
+ * for a local one of `window` keys (in chunks of it when chunked), the
+ * band it can see (docs/formulas.md, Compute). */
 double tb_calc_keys_global(double T, bool causal);           /* flops.c */
-double tb_calc_keys_local(const tb_arch *a, double T, bool causal);
+double tb_calc_keys_local(double window, bool chunked, double T, bool causal);
 
 /* Readies a budget for the calculators below, as tb_budget_compute
  * begins: params, flops and memory cleared, no derivations or warnings

@@ -38,12 +38,12 @@ double tb_calc_keys_global(double T, bool causal)
  * attend within themselves: n = floor(T/C) full chunks and a rest r give
  * n*C^2 + r^2 pairs in full, half of that causal.  Both meet the global
  * count when the span reaches T. */
-double tb_calc_keys_local(const tb_arch *a, double T, bool causal)
+double tb_calc_keys_local(double window, bool chunked, double T, bool causal)
 {
-	double w = a->window;
+	double w = window;
 	if (w <= 0 || w >= T || T <= 0)
 		return tb_calc_keys_global(T, causal);
-	if (a->chunked) {
+	if (chunked) {
 		double n = floor(T / w), r = T - n * w;
 		double pairs = n * w * w + r * r;
 		return (causal ? pairs / 2 : pairs) / T;
@@ -116,7 +116,7 @@ static void S_values(const tb_inputs *in, const tb_params *p, tb_flops *fl, tb_a
 		double T = (double)in->training.seq_len;
 		bool causal = in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL;
 		double kg = tb_calc_keys_global(T, causal);
-		*kl = a->L_local > 0 ? tb_calc_keys_local(a, T, causal) : 0;
+		*kl = a->L_local > 0 ? tb_calc_keys_local(a->window, a->chunked, T, causal) : 0;
 		double layers_w = a->L * a->attn_w + a->L_dense * a->dense_w +
 		                  a->L_moe * (a->k * a->expert_w + a->shared_w + a->router_w);
 

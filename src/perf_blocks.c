@@ -6,7 +6,6 @@
 #include "calc.h"
 
 #include <math.h>
-#include <string.h>
 
 static bool S_pos(double v)
 {
@@ -128,11 +127,8 @@ double tb_perf_key_share(const tb_perf_input *in, double T, bool causal)
 	double L = (double)in->layers;
 	if (in->window <= 0 || in->window_layers <= 0 || !(L > 0) || !(T > 0))
 		return 1;
-	tb_arch a;
-	memset(&a, 0, sizeof a);
-	a.window = (double)in->window;
-	a.chunked = in->window_chunked;
 	double local = fmin((double)in->window_layers, L);
 	double kg = tb_calc_keys_global(T, causal);
-	return ((L - local) * kg + local * tb_calc_keys_local(&a, T, causal)) / (L * kg);
+	double kl = tb_calc_keys_local((double)in->window, in->window_chunked, T, causal);
+	return ((L - local) * kg + local * kl) / (L * kg);
 }

@@ -99,6 +99,15 @@ Test(budget, count_only_has_no_nan)
 	cr_expect(B.memory.per_gpu.total >= 0 && B.memory.headroom_bytes == B.memory.capacity_bytes - B.memory.per_gpu.total);
 }
 
+/* The variable of derivation d written as sym, or NULL. */
+static const tb_deriv_var *S_var(const tb_deriv *d, const char *sym)
+{
+	for (int j = 0; j < d->nvars; j++)
+		if (strcmp(d->vars[j].sym, sym) == 0)
+			return &d->vars[j];
+	return NULL;
+}
+
 /* The optimizer step's derivation names where its HBM fraction comes from
  * by the same test the price reads (tb_perf_mem_measured): H100's is the
  * one cuDNN's RMSNorm measured on its die (0.782, gpus.c), A100's the
@@ -115,10 +124,7 @@ Test(budget, optimizer_eta_says_its_basis)
 		tb_budget_compute(&in, &B);
 		const tb_deriv *d = tb_budget_deriv(&B, "perf.optimizer");
 		cr_assert_not_null(d, "%s", c[i].gpu);
-		const tb_deriv_var *eta = NULL;
-		for (int j = 0; j < d->nvars; j++)
-			if (strcmp(d->vars[j].sym, "eta") == 0)
-				eta = &d->vars[j];
+		const tb_deriv_var *eta = S_var(d, "eta");
 		cr_assert_not_null(eta, "%s", c[i].gpu);
 		cr_expect(strstr(eta->meaning, c[i].measured ? "measured on the card" : "(fitted)") != NULL,
 		          "%s: %s", c[i].gpu, eta->meaning);
@@ -143,10 +149,7 @@ Test(budget, layer_derivation_states_the_windows)
 		tb_budget_compute(&in, &B);
 		const tb_deriv *d = tb_budget_deriv(&B, "perf.layer_fwd");
 		cr_assert_not_null(d, "%s", c[i].preset);
-		const tb_deriv_var *sw = NULL;
-		for (int j = 0; j < d->nvars; j++)
-			if (strcmp(d->vars[j].sym, "sigma_w") == 0)
-				sw = &d->vars[j];
+		const tb_deriv_var *sw = S_var(d, "sigma_w");
 		if (c[i].share > 0) {
 			cr_assert_not_null(sw, "%s", c[i].preset);
 			cr_expect(fabs(sw->value - c[i].share) < 1e-12, "%s: %g", c[i].preset, sw->value);

@@ -410,6 +410,20 @@ Test(perf_blocks, local_attention_keys_by_hand)
 	cr_expect(rel(tb_perf_key_share(&c, 16384, true), 0.625) < 1e-12);
 	c.window = 0;
 	cr_expect_eq(tb_perf_key_share(&c, 16384, true), 1);
+	/* the ends a config.json may give (sliding_window 1 to 1e8, hfconfig.c),
+	 * more local layers than layers, one token: a share in (0, 1], never
+	 * NaN; a window of one key leaves a global layer's share alone */
+	static const double w[] = { 1, 2, 1e8 };
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+		for (int ch = 0; ch < 2; ch++) {
+			c.window = (int64_t)w[i], c.window_layers = 1000000, c.window_chunked = ch;
+			for (double T = 1; T <= 1048576; T *= 32) {
+				double sh = tb_perf_key_share(&c, T, true);
+				cr_expect(sh > 0 && sh <= 1, "w %g chunked %d T %g: %g", w[i], ch, T, sh);
+			}
+		}
+	c.window = 1, c.window_layers = 2, c.window_chunked = false;
+	cr_expect(rel(tb_perf_key_share(&c, 16384, true), (2 * 8192 + 2 * (1 - 1.0 / 32768)) / (4 * 8192)) < 1e-12);
 
 	/* the layer: the attention core at 0.875 of its all-global time, the
 	 * rest untouched */
