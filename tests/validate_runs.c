@@ -497,6 +497,24 @@ static double S_or(double v, double dflt)
  * (GPU-hours for a token count) is scored where the layout, the batch and
  * the GPU count are printed, as the mean speed it implies.  Not scored: a
  * card the table does not have, an aggregate without its layout. */
+/* A key with a closed set of values (names, NULL-ended) that the row
+ * writes as none of them stops the run, so that a misspelt value is not
+ * priced as the default. */
+static void S_known(const S_yrow *r, const char *key, const char *const *names)
+{
+	const char *v = S_get(r, key);
+	if (!v)
+		return;
+	for (const char *const *n = names; *n; n++)
+		if (strcmp(v, *n) == 0)
+			return;
+	fprintf(stderr, "validate: %s: %s \"%s\" unknown; expected", S_get(r, "id"), key, v);
+	for (const char *const *n = names; *n; n++)
+		fprintf(stderr, " %s", *n);
+	fprintf(stderr, "\n");
+	exit(1);
+}
+
 static void S_generic(const S_yrow *r)
 {
 	tb_vruns_case *c = &tb_vruns_modern[tb_vruns_nmodern++];
@@ -574,6 +592,7 @@ static void S_generic(const S_yrow *r)
 	in.training.micro_batch = (int64_t)S_or(S_num(r, "mbs"), 1);
 	/* bf16-pure: weights and optimizer states in bf16 (torchtitan's
 	 * training.dtype bfloat16) */
+	S_known(r, "precision", (const char *const[]){ "bf16", "bf16-pure", "fp8", "fp4", NULL });
 	in.training.precision = S_is(r, "precision", "fp8") ? TB_PREC_FP8_MIXED
 	                        : S_is(r, "precision", "fp4") ? TB_PREC_FP4_MIXED
 	                        : S_is(r, "precision", "bf16-pure") ? TB_PREC_BF16 : TB_PREC_BF16_MIXED;
@@ -666,6 +685,7 @@ static void S_generic(const S_yrow *r)
 	/* the gradients' reduction dtype where the source sets it (NeMo's
 	 * distributed_fused_adam grad_sync_dtype; FSDP's reduce_dtype, fp32
 	 * under torchtitan's bf16 weights) */
+	S_known(r, "grad_dtype", (const char *const[]){ "bf16", "fp32", NULL });
 	if (S_is(r, "grad_dtype", "bf16"))
 		in.training.grad_dtype = TB_GRAD_BF16;
 	else if (S_is(r, "grad_dtype", "fp32"))
@@ -673,13 +693,7 @@ static void S_generic(const S_yrow *r)
 	/* forced balance (--moe-router-force-load-balancing) or dropped
 	 * tokens where the source ran them; dropless, the frameworks'
 	 * default, else */
-	const char *routing = S_get(r, "routing");
-	if (routing && strcmp(routing, "forced") != 0 && strcmp(routing, "dropped") != 0 &&
-	    strcmp(routing, "dropless") != 0) {
-		fprintf(stderr, "validate: %s: routing \"%s\" unknown (forced, dropped or dropless)\n", S_get(r, "id"),
-		        routing);
-		exit(1);
-	}
+	S_known(r, "routing", (const char *const[]){ "forced", "dropped", "dropless", NULL });
 	/* a capacity of the mean drops what the busiest rank would carry
 	 * beyond it */
 	in.training.moe_routing = S_is(r, "routing", "forced") || S_is(r, "routing", "dropped") ? TB_MOE_BALANCED
