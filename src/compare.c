@@ -113,6 +113,10 @@ static void S_kernels(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_kernels_name(sc->inputs.training.eager_kernels));
 }
+static void S_cross_entropy(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_cross_entropy_name(tb_cross_entropy_eager(&sc->inputs)));
+}
 static void S_accum_fusion(const tb_scenario *sc, tb_buf *o)
 {
 	S_yes(o, !sc->inputs.training.no_grad_accum_fusion);
@@ -285,6 +289,7 @@ static const struct S_input_def {
 	{ "training.grad_accumulation_fusion", "Gradient accumulation fused", S_accum_fusion },
 	{ "training.fp8_param_gather", "Weights kept in fp8", S_fp8_params },
 	{ "training.kernels", "Memory-bound kernels", S_kernels },
+	{ "training.cross_entropy", "Cross-entropy", S_cross_entropy },
 	{ "training.lora.kernels", "LoRA adapters' kernels", S_lora_kernels },
 	{ "training.moe_routing", "Experts' routing", S_moe_routing },
 	{ "training.grad_dtype", "Gradient dtype", S_grad_dtype },

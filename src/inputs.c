@@ -186,6 +186,19 @@ bool tb_lora_eager(const tb_training *t)
 	       (t->lora.kernels == TB_LORA_KERNELS_AS_LAYER && t->eager_kernels);
 }
 
+bool tb_cross_entropy_eager(const tb_inputs *in)
+{
+	const tb_training *t = &in->training;
+	if (t->cross_entropy != TB_CE_AUTO)
+		return t->cross_entropy == TB_CE_EAGER;
+	return in->parallelism.framework == TB_FW_FSDP && t->eager_kernels;
+}
+
+const char *tb_cross_entropy_name(bool eager)
+{
+	return eager ? "eager" : "fused";
+}
+
 const char *tb_kernels_name(bool eager)
 {
 	return eager ? "eager" : "fused";

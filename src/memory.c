@@ -34,6 +34,20 @@ static const char S_src_w8[] =
 static const char S_src_act[] =
 	"Korthikanti et al. 2022, arXiv:2205.05198, Sec. 4.1 and Table 2 (inventory generalised)";
 
+static const char S_src_ce_fused[] =
+	"fp32 logits kept for the cross-entropy backward, the gradient written over them "
+	"(Megatron-LM's vocab-parallel cross-entropy; Korthikanti et al. 2022 Sec. 4.1)";
+static const char S_src_ce_eager[] =
+	"PyTorch's F.cross_entropy over logits.float(): at the start of the backward the "
+	"saved log-softmax, its output's gradient and its input's gradient, three fp32 "
+	"buffers (torch.nn.functional, LogSoftmaxBackward; torchtitan's loss_fn)";
+
+/* The loss's bytes a logit at its peak: a fused cross-entropy keeps one
+ * fp32 buffer and writes the gradient over it; PyTorch's eager one holds
+ * the saved log-softmax (4), the gradient NLL's backward writes (4) and
+ * the one LogSoftmax's backward writes from them (4) at once. */
+static double S_ce_bytes(const tb_inputs *in) { return tb_cross_entropy_eager(in) ? 12 : 4; }
+
 static double S_max(double a, double b) { return a > b ? a : b; }
 
 static double S_div(double a, double b) { return b > 0 ? a / b : 0; }
@@ -669,8 +683,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		 * dropout nothing. */
 		double rep = par->sequence_parallel ? 1 / (double)t : 1;
 		c.emb_b1 = tr->dropout ? s * h * rep / cp : 0;
-		/* fp32 logits for the cross-entropy, vocabulary-parallel over t */
-		c.logits_b1 = 4 * s * V / (double)t / cp;
+		/* the loss's fp32 buffers at its peak, vocabulary-parallel over t */
+		c.logits_b1 = S_ce_bytes(in) * s * V / (double)t / cp;
 		for (int i = 0; i < mem->n_act_items; i++)
 			mem->act_items[i].bytes *= (double)mb / cp;
 		mem->activations_per_layer_bytes = c.act_layer_b1 * (double)mb;
@@ -854,14 +868,20 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		tb_deriv_add_var(dv, "c", "bytes per s*b*h element, summed over the inventory",
 		                 S_div(mem->activations_per_layer_bytes, sbh), "B");
 
+		bool ce_eager = tb_cross_entropy_eager(in);
 		dv = tb_budget_add_deriv(b, "memory.logits",
-			"Logits / cross-entropy buffer (fp32)", "A_logits", "4 * s * b * V / t",
-			"fp32 logits kept for the cross-entropy backward; vocabulary-parallel over t",
-			c.logits_b1 * (double)mb, "B");
+			"Logits / cross-entropy buffers (fp32)", "A_logits", "e * s * b * V / (t * c)",
+			ce_eager ? S_src_ce_eager : S_src_ce_fused, c.logits_b1 * (double)mb, "B");
+		tb_deriv_add_var(dv, "e", ce_eager
+		                 ? "bytes a logit at the loss's peak: PyTorch's eager cross-entropy "
+		                   "(training.cross_entropy: eager)"
+		                 : "bytes a logit at the loss's peak: a fused cross-entropy "
+		                   "(training.cross_entropy: fused)", S_ce_bytes(in), "B");
 		tb_deriv_add_var(dv, "s", "sequence length", s, "tokens");
 		tb_deriv_add_var(dv, "b", "micro-batch", (double)mb, "sequences");
 		tb_deriv_add_var(dv, "V", "vocabulary", V, "tokens");
 		tb_deriv_add_var(dv, "t", "tensor-parallel size", (double)t, "");
+		tb_deriv_add_var(dv, "c", "context-parallel size", cp, "");
 
 		int64_t n_re = c.recompute_layers > 0
 		               ? tb_perf_stage_recomputed(split[busy], p > 1 ? c.v : 1, c.recompute_layers)

@@ -107,6 +107,7 @@ static void S_inputs(S_json *j, const tb_scenario *sc)
 	S_str(j, "fp8_recipe", tb_fp8_recipe_name(t->fp8_recipe));
 	S_bool(j, "grad_accumulation_fusion", !t->no_grad_accum_fusion);
 	S_str(j, "kernels", tb_kernels_name(t->eager_kernels));
+	S_str(j, "cross_entropy", tb_cross_entropy_name(tb_cross_entropy_eager(in)));
 	S_bool(j, "activation_func_fp8_input_store", t->act_fp8_store);
 	S_bool(j, "fp8_param_gather", t->fp8_param_gather);
 	S_bool(j, "dropout", t->dropout);

@@ -150,6 +150,12 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		tb_rtab_str(&tb, "PyTorch eager: each norm, rotation, activation and GQA copy as the "
 		                 "eager ops of torchtitan's Llama, not one fused kernel (training.kernels: eager)");
 	}
+	if (tb_cross_entropy_eager(in)) {
+		tb_rtab_str(&tb, "Cross-entropy");
+		tb_rtab_str(&tb, "PyTorch eager over fp32 logits: the saved log-softmax and two gradients "
+		                 "held at once, 12 bytes a logit where a fused loss holds 4 "
+		                 "(training.cross_entropy: eager)");
+	}
 	if (tb_method_adapters(in->training.method) && tb_lora_eager(&in->training) &&
 	    !in->training.eager_kernels) {
 		tb_rtab_str(&tb, "LoRA adapters");

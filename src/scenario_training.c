@@ -15,6 +15,7 @@ static const char *const S_keys[] = {
 	"optimizer", "checkpointing", "selective_policy", "recompute_layers", "flash_attention", "dropout",
 	"attention_flops", "attention_kernel", "fp8_recipe", "checkpoint_interval", "grad_dtype",
 	"grad_accumulation_fusion", "activation_func_fp8_input_store", "fp8_param_gather", "kernels",
+	"cross_entropy",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 	"packing", "avg_seq_len", "moe_routing", "moe_load_factor",
 };
@@ -32,6 +33,8 @@ static const char *const S_fp8_names[] = { "auto", "delayed", "tensorwise", "row
 static const char *const S_grad_names[] = { "bf16", "fp16", "fp32" };
 /* training.kernels: false = fused, true = eager */
 static const char *const S_kernels_names[] = { "fused", "eager" };
+/* indexed like tb_cross_entropy from TB_CE_FUSED on */
+static const char *const S_ce_names[] = { "fused", "eager" };
 /* indexed like tb_moe_routing */
 static const char *const S_routing_names[] = { "dropless", "balanced" };
 
@@ -229,6 +232,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			ok = false;
 		if ((n = tb_yaml_get(tr, "kernels"))) {
 			if (tb_yaml_enum(c, n, "training.kernels", S_kernels_names, TB_N(S_kernels_names), &e)) t->eager_kernels = e == 1; else ok = false;
+		}
+		if ((n = tb_yaml_get(tr, "cross_entropy"))) {
+			if (tb_yaml_enum(c, n, "training.cross_entropy", S_ce_names, TB_N(S_ce_names), &e)) t->cross_entropy = (tb_cross_entropy)(TB_CE_FUSED + e); else ok = false;
 		}
 		if ((n = tb_yaml_get(tr, "packing")) && !tb_yaml_bool(c, n, "training.packing", &t->packing))
 			ok = false;

@@ -474,6 +474,30 @@ lever_lengthens "unfused gradient accumulation" megatron training.grad_accumulat
 # bytes a layer.
 lever_lengthens "eager kernels" fsdp training.kernels=eager \
 	"| Memory-bound kernels | PyTorch eager: " '"kernels": "eager"'
+# PyTorch's eager cross-entropy (training.cross_entropy: eager): three
+# fp32 buffers a logit where a fused loss keeps one, echoed in the JSON,
+# said in the report's assumptions, and the default under FSDP with eager
+# kernels.
+json_logits() {
+	tr -d ' \n\t' <"$1" | sed -n 's/.*"logits_bytes":\([0-9.e+]*\).*/\1/p'
+}
+run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=fsdp
+l_fused=$(json_logits "$T/out")
+grep -q '"cross_entropy": "fused"' "$T/out"; f_echo=$?
+run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=fsdp --set training.cross_entropy=eager
+l_eager=$(json_logits "$T/out")
+grep -q '"cross_entropy": "eager"' "$T/out"; e_echo=$?
+run "$BIN" estimate --format json --set hardware.count=64 --set parallelism.framework=fsdp --set training.kernels=eager
+l_default=$(json_logits "$T/out")
+rm -rf "$T/ce"
+run "$BIN" report --format md -o "$T/ce" --name ce --set hardware.count=64 --set training.cross_entropy=eager
+if [ "$rc" -eq 0 ] && [ "$f_echo" -eq 0 ] && [ "$e_echo" -eq 0 ] && [ -n "$l_fused" ] &&
+   awk -v a="$l_fused" -v b="$l_eager" -v c="$l_default" 'BEGIN { exit !(b == 3 * a && c == b) }' &&
+   grep -qF "| Cross-entropy | PyTorch eager over fp32 logits" "$T/ce/ce.md"; then
+	ok "eager cross-entropy: 3 x the fused loss's buffers ($l_fused -> $l_eager B), echoed, said, the default under FSDP with eager kernels"
+else
+	no "training.cross_entropy end to end" "rc $rc: '$l_fused' '$l_eager' '$l_default' echo $f_echo $e_echo" "$(head -c 300 "$T/err")"
+fi
 # Full recomputation of part of the layers: echoed in the JSON, said in
 # the report's assumptions and memory table, and between none and full
 # in time (the 8B example on its own layout, one stage of 32 layers).

@@ -970,6 +970,7 @@ int main(int argc, char **argv)
 	tb_vplan_write(f);
 	S_write_modern(f);
 	tb_vperf_write_eval(f);
+	tb_vperf_write_memory(f);
 	if (S_write_ceilings(f))
 		rc = 1;
 	double cal_lo, cal_hi;

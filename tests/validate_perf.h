@@ -1,5 +1,6 @@
 /* validate_perf.h: what validate_perf.c shares with the sections written
- * apart (validate_plan.c, validate_misses.c, validate_tried.c, validate_eval.c). */
+ * apart (validate_plan.c, validate_misses.c, validate_tried.c, validate_eval.c,
+ * validate_memory.c). */
 #ifndef TB_VALIDATE_PERF_H
 #define TB_VALIDATE_PERF_H
 
@@ -24,5 +25,9 @@ void tb_vperf_write_tried(FILE *f);
  * (validate_eval.c); the dump prints it row by row. */
 void tb_vperf_write_eval(FILE *f);
 void tb_vperf_dump_eval(void);
+
+/* Writes the memory model against the peak memory the sources print
+ * (validate_memory.c). */
+void tb_vperf_write_memory(FILE *f);
 
 #endif

@@ -685,6 +685,13 @@ static void S_generic(const S_yrow *r)
 	/* the gradients' reduction dtype where the source sets it (NeMo's
 	 * distributed_fused_adam grad_sync_dtype; FSDP's reduce_dtype, fp32
 	 * under torchtitan's bf16 weights) */
+	/* the loss as the source's code runs it (torchtitan before 2025-02
+	 * never compiled it); not written: tb_cross_entropy_eager's default */
+	S_known(r, "cross_entropy", (const char *const[]){ "fused", "eager", NULL });
+	if (S_is(r, "cross_entropy", "eager"))
+		in.training.cross_entropy = TB_CE_EAGER;
+	else if (S_is(r, "cross_entropy", "fused"))
+		in.training.cross_entropy = TB_CE_FUSED;
 	S_known(r, "grad_dtype", (const char *const[]){ "bf16", "fp32", NULL });
 	if (S_is(r, "grad_dtype", "bf16"))
 		in.training.grad_dtype = TB_GRAD_BF16;
@@ -763,6 +770,13 @@ static void S_generic(const S_yrow *r)
 	if (!isnan(c->eval_s) && !(c->eval_s > 0 && !isnan(step) && c->eval_s < step)) {
 		fprintf(stderr, "validate: %s: eval_step_s %g needs a step_s above it\n", S_get(r, "id"),
 		        c->eval_s);
+		exit(1);
+	}
+	/* the peak memory a GPU the source prints (torchtitan's logs: the
+	 * caching allocator's peak reserved bytes, in GiB) */
+	c->mem_gib = S_num(r, "mem_gib");
+	if (!isnan(c->mem_gib) && !(c->mem_gib > 0 && c->mem_gib < 1e4)) {
+		fprintf(stderr, "validate: %s: mem_gib %g is not a memory\n", S_get(r, "id"), c->mem_gib);
 		exit(1);
 	}
 	/* the perf input borrows the layout: from the case's own copy */

@@ -24,6 +24,8 @@ struct tb_vruns_case {
 	double published_s;     /* step time from the published figure */
 	double eval_s;          /* the forward-only step of the same batch the
 	                         * source logs (MLPerf's evaluation), or NAN */
+	double mem_gib;         /* the peak memory a GPU the source prints, GiB
+	                         * (the allocator's reserved peak), or NAN */
 	char basis[160];        /* how the published figure became a step time */
 	char assumed[200];      /* what the row does not publish */
 	char why_not[160];      /* TB_VRUNS_NOT_SCORED: why */

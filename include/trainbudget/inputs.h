@@ -177,6 +177,14 @@ typedef struct tb_model {
  * a benchmark's setting, or a capacity that drops the excess). */
 typedef enum { TB_MOE_DROPLESS, TB_MOE_BALANCED } tb_moe_routing;
 
+/* How the loss holds the logits (training.cross_entropy): fused, one
+ * fp32 buffer reused in place for the gradient (Megatron-LM's
+ * vocab-parallel cross-entropy, a compiled or chunked loss); eager,
+ * PyTorch's F.cross_entropy over an fp32 copy, whose log-softmax, its
+ * output's gradient and its input's gradient are each a buffer of their
+ * own; AUTO, not written (tb_cross_entropy_eager). */
+typedef enum { TB_CE_AUTO, TB_CE_FUSED, TB_CE_EAGER } tb_cross_entropy;
+
 typedef struct tb_training {
 	double tokens;
 	int64_t seq_len, global_batch, micro_batch;
@@ -215,6 +223,9 @@ typedef struct tb_training {
 	 * RMSNorm of seven kernels in fp32, complex RoPE, repeat_kv's copy,
 	 * SiLU then the gate's product), not one fused kernel each */
 	bool eager_kernels;
+	/* training.cross_entropy: how the loss holds the logits
+	 * (tb_cross_entropy_eager decides AUTO) */
+	tb_cross_entropy cross_entropy;
 	bool dropout;
 	/* Compute between two saves of the model states to storage (not
 	 * activation checkpointing); 0: Young's optimum (goodput.h). */
@@ -460,6 +471,14 @@ const char *tb_selective_name(tb_selective s);
 const char *tb_attn_kernel_name(tb_attn_kernel k);
 /* "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8", "deepseek". */
 const char *tb_fp8_recipe_name(tb_fp8_recipe r);
+/* training.cross_entropy as the scenario writes it: "fused" or "eager". */
+const char *tb_cross_entropy_name(bool eager);
+/* Whether the loss is PyTorch's eager cross-entropy over fp32 logits
+ * (training.cross_entropy: eager), which holds 12 bytes a logit at its
+ * peak where a fused one holds 4 (docs/formulas.md, "logits"); not
+ * written: eager under parallelism.framework fsdp with training.kernels
+ * eager, fused otherwise.  The memory, the JSON and compare read it. */
+bool tb_cross_entropy_eager(const tb_inputs *in);
 /* training.kernels as the scenario writes it: "eager" or "fused". */
 const char *tb_kernels_name(bool eager);
 /* Whether the tensor-parallel overlap covers the QKV projection's pair
