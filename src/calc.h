@@ -166,6 +166,12 @@ double tb_memory_fit_total(const tb_mem_fit *c, int64_t mb, int *busy);
  * the same sum, to the last bit. */
 void tb_memory_stage_act(const tb_mem_fit *c, int64_t mb, double act[3]);
 double tb_memory_fit_sum(const tb_mem_fit *c, const double act[3], int *busy);
+/* Sets c's emb_b1 and logits_b1, what the first and last stages hold
+ * beside their layers at micro-batch 1 (the embedding's dropout mask, the
+ * loss's buffers: tb_cross_entropy_eager), under tensor size t, context
+ * size cp and sequence parallelism sp: the one rule for the memory model
+ * and the layout search. */
+void tb_memory_fit_head(tb_mem_fit *c, const tb_inputs *in, int64_t t, double cp, bool sp);
 /* Sets c's recompute_layers and act_keep_b1 for checkpointing `mode`
  * from the layer at micro-batch 1 under each mode (b1, per context rank). */
 void tb_memory_fit_recompute(tb_mem_fit *c, const tb_inputs *in, const double b1[3],

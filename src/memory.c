@@ -308,6 +308,20 @@ static int S_busy(const tb_mem_fit *c, const double act[3])
 	return busy;
 }
 
+void tb_memory_fit_head(tb_mem_fit *c, const tb_inputs *in, int64_t t, double cp, bool sp)
+{
+	double s = (double)in->training.seq_len, h = (double)in->model.hidden;
+	double V = (double)in->model.vocab, tt = (double)S_pos(t), cc = cp > 1 ? cp : 1;
+	/* The embedding's output is the first layer's input, which the layer
+	 * inventory already holds (its norm input); what the embedding adds
+	 * is its dropout mask, 1 byte per element, split over t under
+	 * sequence parallelism: sbhp/t for the p in-flight micro-batches
+	 * (Korthikanti et al. 2022, Sec. 4.3).  Without dropout nothing. */
+	c->emb_b1 = in->training.dropout ? s * h / (sp ? tt : 1) / cc : 0;
+	/* the loss's fp32 buffers at its peak, vocabulary-parallel over t */
+	c->logits_b1 = S_ce_bytes(in) * s * V / tt / cc;
+}
+
 void tb_memory_fit_recompute(tb_mem_fit *c, const tb_inputs *in, const double b1[3],
                              tb_checkpointing mode)
 {
@@ -675,16 +689,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 			act_mode_b1[i] /= cp;
 		tb_memory_layer_terms(in, act_mode_b1, (tb_checkpointing)ck, &c.act_layer_b1, &c.ws_b1);
 		tb_memory_fit_recompute(&c, in, act_mode_b1, (tb_checkpointing)ck);
-		/* The embedding's output is the first layer's input, which the
-		 * layer inventory already holds (its norm input); what the
-		 * embedding adds is its dropout mask, 1 byte per element, split
-		 * over t under sequence parallelism: sbhp/t for the p in-flight
-		 * micro-batches (Korthikanti et al. 2022, Sec. 4.3).  Without
-		 * dropout nothing. */
-		double rep = par->sequence_parallel ? 1 / (double)t : 1;
-		c.emb_b1 = tr->dropout ? s * h * rep / cp : 0;
-		/* the loss's fp32 buffers at its peak, vocabulary-parallel over t */
-		c.logits_b1 = S_ce_bytes(in) * s * V / (double)t / cp;
+		tb_memory_fit_head(&c, in, t, cp, par->sequence_parallel);
 		for (int i = 0; i < mem->n_act_items; i++)
 			mem->act_items[i].bytes *= (double)mb / cp;
 		mem->activations_per_layer_bytes = c.act_layer_b1 * (double)mb;

@@ -222,16 +222,12 @@ void tb_plan_mem_init(tb_plan_state *st, const tb_mem_model *mm, const tb_plan_l
 	c->other = in->hardware.overhead_bytes;
 	memcpy(c->mtp, mtp, sizeof c->mtp);
 	const double *b1 = S_act_b1(st, t, l->sequence_parallel);
-	double s = (double)in->training.seq_len, h = (double)in->model.hidden;
-	double V = (double)in->model.vocab;
 	tb_memory_layer_terms(in, b1, l->checkpointing, &c->act_layer_b1, &c->ws_b1);
 	tb_memory_fit_recompute(c, in, b1, l->checkpointing);
 	c->act_layer_b1 /= cp;
 	c->ws_b1 /= cp;
 	c->act_keep_b1 /= cp;
-	double rep = l->sequence_parallel ? 1 / (double)t : 1;
-	c->emb_b1 = in->training.dropout ? s * h * rep / cp : 0;
-	c->logits_b1 = 4 * s * V / (double)t / cp;
+	tb_memory_fit_head(c, in, t, cp, l->sequence_parallel);
 }
 
 void tb_plan_mem_zero(tb_plan_state *st, const tb_mem_model *mm, tb_plan_mem *a, int zero,

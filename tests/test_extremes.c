@@ -316,6 +316,13 @@ Test(extremes, mfu_1e_4) { SETS("hardware.mfu=0.0001"); }
 Test(extremes, mfu_range_tiny) { SETS("hardware.mfu=[0.0001, 0.0002, 1]"); }
 Test(extremes, one_layer) { SETS("model.layers=1"); }
 Test(extremes, vocab_2) { SETS("model.vocab=2"); }
+/* PyTorch's eager loss (12 bytes a logit) at the loader's largest
+ * vocabulary and a long sequence: 1.2e17 bytes of loss on the last stage,
+ * finite, never negative, the layout simply not fitting */
+Test(extremes, eager_loss_largest_vocab) {
+	SETS("training.cross_entropy=eager", "model.vocab=100000000", "model.max_positions=100000000",
+	     "training.seq_len=100000000");
+}
 Test(extremes, worst_case_time) {
 	SETS("training.tokens=1e30", "hardware.count=1", "hardware.mfu=0.0001");
 }

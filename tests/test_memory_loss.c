@@ -8,18 +8,19 @@
 #include <string.h>
 
 #include "calc.h"
+#include "trainbudget/presets.h"
 
 static tb_budget B;
 
-/* Llama 3 8B's shape at one sequence of 8,192 tokens on one GPU */
+/* Llama 3 8B (the preset: Meta's config.json) at one sequence of 8,192
+ * tokens, sharded over 8 GPUs */
 static void llama3_8b(tb_inputs *in)
 {
 	memset(in, 0, sizeof *in);
-	in->model.has_shape = true;
-	in->model.layers = 32; in->model.hidden = 4096; in->model.heads = 32;
-	in->model.kv_heads = 8; in->model.head_dim = 128; in->model.ffn_hidden = 14336;
-	in->model.vocab = 128256; in->model.mlp = TB_MLP_GATED;
-	in->model.norm = TB_NORM_RMSNORM; in->model.positions = TB_POS_ROPE;
+	const tb_preset *pr = tb_presets_find("llama-3-8b");
+	cr_assert_not_null(pr);
+	in->model = pr->model;
+	cr_assert_eq(in->model.vocab, 128256);
 	in->training.precision = TB_PREC_BF16_MIXED;
 	in->training.optimizer = TB_OPT_ADAMW;
 	in->training.micro_batch = 1;

@@ -293,6 +293,18 @@ Test(plan, shard_group_against_brute_force)
 	against_brute(&in, TB_PLAN_BY_TIME);
 }
 
+/* PyTorch's eager cross-entropy (three fp32 buffers a logit, where the
+ * fused loss keeps one): the search's memory fit holds the loss's buffers
+ * as the budget does, to the bit, so that both call a layout whose last
+ * stage holds the loss fitting or not alike. */
+Test(plan, eager_cross_entropy_against_brute_force)
+{
+	tb_inputs in;
+	small_dense(&in);
+	in.training.cross_entropy = TB_CE_EAGER;
+	against_brute(&in, TB_PLAN_BY_TIME);
+}
+
 /* Full checkpointing of the first 3 layers of each chunk (Megatron-LM's
  * block method): the 8 layers make stages of 8, 4, 2 and 1 and chunks of
  * 1 to 8, so that some stages recompute all their layers and some part,
