@@ -122,11 +122,16 @@ typedef struct tb_mem_share {
 void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t t, int64_t et,
                       int64_t p, int64_t e, tb_mem_share share[3], int64_t layers[3],
                       double mtp[3]);
+/* What a GPU holds whole of what its ZeRO stage would shard: the
+ * gradients under FSDP's no_sync, the gradients and the weights under
+ * FSDP in a pipeline (tb_fsdp_holds_stage). */
+enum { TB_MEM_WHOLE_GRADS = 1u, TB_MEM_WHOLE_WEIGHTS = 2u };
+unsigned tb_memory_whole(const tb_parallelism *par, int zero, int64_t pipeline);
 /* Weights (frozen ones included) + gradients + master weights + optimizer
- * state of one GPU; grads_whole (FSDP's no_sync) keeps the gradients
+ * state of one GPU; `whole` (tb_memory_whole) keeps what it names
  * unsharded. */
 double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,
-                              int zero, bool grads_whole, double d_dense, double d_expert);
+                              int zero, unsigned whole, double d_dense, double d_expert);
 /* The stored activations of one layer at micro-batch 1 and the working
  * set a layer rebuilds in the backward (full recompute), from the three
  * modes' b1 figures: forward-only runs (method frozen) store nothing and

@@ -194,6 +194,11 @@ bool tb_cross_entropy_eager(const tb_inputs *in)
 	return in->parallelism.framework == TB_FW_FSDP && t->eager_kernels;
 }
 
+bool tb_fsdp_holds_stage(tb_framework fw, int zero, int64_t pipeline)
+{
+	return fw == TB_FW_FSDP && zero >= 2 && pipeline > 1;
+}
+
 const char *tb_cross_entropy_name(bool eager)
 {
 	return eager ? "eager" : "fused";

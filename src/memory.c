@@ -164,7 +164,8 @@ static double S_adafactor_elems_per_param(const tb_model *m, const tb_arch *a, d
 
 /* ZeRO: stage >= 1 shards master weights and moments, >= 2 gradients,
  * >= 3 weights. */
-/* grads_whole: FSDP's no_sync accumulates the gradients unsharded */
+/* whole: FSDP's no_sync accumulates the gradients unsharded, and FSDP in
+ * a pipeline holds the weights gathered besides (tb_memory_whole) */
 /* Frozen weights are sharded like the trained ones from ZeRO-3 on (FSDP
  * and DeepSpeed shard every parameter they wrap). */
 static double S_sharded(tb_mem_pair p, bool on, double d_dense, double d_expert)
@@ -181,18 +182,26 @@ static bool S_w8_kept(const tb_mem_model *mm, int zero)
 	return mm->w8_bytes > 0 && (mm->w8_replaces || zero < 3);
 }
 
-static void S_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, bool grads_whole,
+unsigned tb_memory_whole(const tb_parallelism *par, int zero, int64_t pipeline)
+{
+	if (tb_fsdp_holds_stage(par->framework, zero, pipeline))
+		return TB_MEM_WHOLE_GRADS | TB_MEM_WHOLE_WEIGHTS;
+	return par->no_sync ? TB_MEM_WHOLE_GRADS : 0;
+}
+
+static void S_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, unsigned whole,
                      double d_dense, double d_expert, tb_mem_items *out)
 {
 	const tb_bytes_per_param *bp = &mm->bp;
-	int gz = grads_whole ? 0 : zero;
-	double w = S_sharded(p->train, zero >= 3, d_dense, d_expert);
+	int gz = whole & TB_MEM_WHOLE_GRADS ? 0 : zero;
+	int wz = whole & TB_MEM_WHOLE_WEIGHTS ? 0 : zero;
+	double w = S_sharded(p->train, wz >= 3, d_dense, d_expert);
 	double g = S_sharded(p->train, gz >= 2, d_dense, d_expert);
 	double o = S_sharded(p->train, zero >= 1, d_dense, d_expert);
-	out->frozen_weights = mm->frozen_bytes * S_sharded(p->frozen, zero >= 3, d_dense, d_expert) +
-	                      mm->quant_bytes * S_sharded(p->quant, zero >= 3, d_dense, d_expert);
+	out->frozen_weights = mm->frozen_bytes * S_sharded(p->frozen, wz >= 3, d_dense, d_expert) +
+	                      mm->quant_bytes * S_sharded(p->quant, wz >= 3, d_dense, d_expert);
 	out->adapters = mm->extras_trained ? 0 : bp->weights * w;
-	double w8 = S_w8_kept(mm, zero) ? S_sharded(p->w8, zero >= 3, d_dense, d_expert) : 0;
+	double w8 = S_w8_kept(mm, zero) ? S_sharded(p->w8, wz >= 3, d_dense, d_expert) : 0;
 	out->fp8_weights = mm->w8_bytes * w8;
 	out->weights = bp->weights * (w - (mm->w8_replaces ? w8 : 0)) + out->fp8_weights +
 	               out->frozen_weights;
@@ -511,10 +520,10 @@ void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t 
 }
 
 double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,
-                              int zero, bool grads_whole, double d_dense, double d_expert)
+                              int zero, unsigned whole, double d_dense, double d_expert)
 {
 	tb_mem_items it = {0};
-	S_states(mm, share, zero, grads_whole, d_dense, d_expert, &it);
+	S_states(mm, share, zero, whole, d_dense, d_expert, &it);
 	return it.weights + it.gradients + it.master_weights + it.optimizer - it.paged;
 }
 
@@ -643,7 +652,9 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 			tb_deriv_add_var(dv, "W_16", "the 16-bit weights they replace", mem->fp8_replaced_bytes, "B");
 	}
 
-	bool whole = par->no_sync;
+	unsigned whole = tb_memory_whole(par, zero, p);
+	mem->gradients_whole = zero >= 2 && (whole & TB_MEM_WHOLE_GRADS);
+	mem->weights_whole = zero >= 3 && (whole & TB_MEM_WHOLE_WEIGHTS);
 
 	/* ---- partition: the first, a middle and the last stage ---------- */
 	tb_mem_share share[3];
@@ -756,7 +767,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 			if (p == 2 && i == 1)
 				continue;
 			tb_mem_items a = {0};
-			S_states(&mm, &share[i], z, whole, dd, de, &a);
+			S_states(&mm, &share[i], z, tb_memory_whole(par, z, p), dd, de, &a);
 			a.activations = act[i];
 			a.other = c.other;
 			S_total(&a);
@@ -854,10 +865,13 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	double w8pp = lin > 0 ? w8any : 0;
 	mem->max_params_fully_sharded = S_div(G * usable, bpm + (mm.w8_replaces ? w8any : 0));
 	mem->max_params_one_gpu = S_div(usable, bpm + w8any);
+	/* sharded as S_states shards them */
+	double wd = zero >= 3 && !(whole & TB_MEM_WHOLE_WEIGHTS) ? dd : 1;
+	double gd = zero >= 2 && !(whole & TB_MEM_WHOLE_GRADS) ? dd : 1;
 	double per_param_gpu = in->training.method == TB_METHOD_FULL
-		? bp->weights / (zero >= 3 ? dd : 1) + bp->gradients / (zero >= 2 ? dd : 1)
-		  + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1) + w8pp / (zero >= 3 ? dd : 1)
-		: (tf * bp->weights + fz + w8pp) / (zero >= 3 ? dd : 1) + tf * bp->gradients / (zero >= 2 ? dd : 1)
+		? bp->weights / wd + bp->gradients / gd
+		  + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1) + w8pp / wd
+		: (tf * bp->weights + fz + w8pp) / wd + tf * bp->gradients / gd
 		  + tf * (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1);
 	mem->max_params_this_layout = S_div(usable * (double)(t * p), per_param_gpu);
 

@@ -15,8 +15,13 @@ double tb_perf_zero3_overlap_cost(tb_framework fw, const tb_perf_consts *k)
 	return fw == TB_FW_FSDP || fw == TB_FW_MEGATRON ? k->fsdp_overlap_cost : k->zero3_overlap_cost;
 }
 
-const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync)
+const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync, int64_t pipeline)
 {
+	if (tb_fsdp_holds_stage(fw, zero, pipeline))
+		return "FSDP under a pipeline schedule (torch.distributed.pipelining): each stage's "
+		       "weights gathered once, at its first forward, and held to the step's end, the "
+		       "gradients accumulated unsharded and reduce-scattered once, after the stage's "
+		       "last backward, with no compute left to hide behind";
 	switch (zero) {
 	case 0:
 		return "gradients all-reduced once a step";
@@ -162,6 +167,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 	/* what ZeRO-3's hidden collectives still cost: FSDP's and
 	 * Megatron-FSDP's prefetching streams, or DeepSpeed's */
 	double oc = tb_perf_zero3_overlap_cost(in->framework, k);
+	bool held = tb_fsdp_holds_stage(in->framework, in->zero, x->pi);
 	if (n_dp > 1) {
 		/* torchao's per-tensor fp8 gathers the linear layers' weights in
 		 * fp8 (Float8Linear's all-gather); the embedding and the head are
@@ -223,7 +229,17 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 		 * stage's own, on other GPUs) */
 		double tail = 0;
 		o->bytes = (gdense + gexpert) * gb;
-		switch (in->method == TB_METHOD_FROZEN ? -1 : in->zero) {
+		if (held && in->method != TB_METHOD_FROZEN) {
+			/* FSDP in a pipeline (tb_fsdp_holds_stage): one gather
+			 * behind the stage's first forward, one reduce-scatter
+			 * after its last backward, with no compute left beside it */
+			double first = nb > 0 ? ag / nb : ag;
+			dp_one = dp_total = ag + rs;
+			if (in->zero >= 3)
+				o->bytes += (dense - a->extras) * pb + expert * pbe + a->extras * in->param_bytes;
+			dp = S_paid(k, dp_total, (ov ? fmax(fmax(first, ag1), ag - fwd_mb) : ag) + rs);
+			tail = red1 + ag1;
+		} else switch (in->method == TB_METHOD_FROZEN ? -1 : in->zero) {
 		case -1:
 			/* forward only: ZeRO-3's gathers, nothing to reduce */
 			if (in->zero >= 3) {

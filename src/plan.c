@@ -240,7 +240,8 @@ void tb_plan_mem_zero(tb_plan_state *st, const tb_mem_model *mm, tb_plan_mem *a,
 	for (int i = 0; i < 3; i++)
 		a->c.states[i] = a->c.p == 2 && i == 1 ? 0
 		                 : tb_memory_states_bytes(mm, &a->share[i], zero,
-		                                          st->in->parallelism.no_sync, a->dd, a->de);
+		                                          tb_memory_whole(&st->in->parallelism, zero, a->c.p),
+		                                          a->dd, a->de);
 	if (pm) {
 		memcpy(pm->states[zero], a->c.states, sizeof pm->states[zero]);
 		pm->have_zero |= 1u << zero;

@@ -500,12 +500,14 @@ static void S_walk_pipeline(S_walk *w, bool sp, tb_checkpointing ck, int64_t c, 
 		return;
 	}
 	/* the ZeRO stages: nothing to shard without replicas; ZeRO-3
-	 * re-gathers every micro-batch, which no pipeline engine does; the
+	 * re-gathers every micro-batch, which no pipeline engine does, but
+	 * FSDP's holds the stage gathered (tb_fsdp_holds_stage); the
 	 * framework's own */
 	unsigned zok = 0;
 	int nz = 0;
 	for (int z = 0; z < 4; z++) {
-		if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
+		if ((z > 0 && d * c == 1) ||
+		    (z == 3 && p > 1 && !tb_fsdp_holds_stage(cd->base.framework, z, p)) ||
 		    !tb_perf_framework_zero_ok(cd->base.framework, z, p, NULL) ||
 		    !tb_perf_cuda_graph_ok(cd->in.parallelism.cuda_graph, cd->base.framework, z, NULL) ||
 		    /* Megatron-LM's fp8 parameters need its distributed

@@ -337,6 +337,8 @@ static void S_memory(S_json *j, const tb_memory *m)
 	}
 	S_arr_end(j);
 	S_num(j, "layers_on_busiest_stage", (double)m->layers_on_busiest_stage);
+	S_bool(j, "gradients_whole", m->gradients_whole);
+	S_bool(j, "weights_whole", m->weights_whole);
 
 	S_obj(j, "per_gpu");
 	S_items(j, &m->per_gpu, act, m->fits, m->fits_known);

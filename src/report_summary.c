@@ -264,13 +264,18 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		}
 	}
 	tb_rtab_str(&tb, "ZeRO stage");
+	const char *held = b->memory.weights_whole
+		? "; under the pipeline FSDP holds the stage's weights gathered and its gradients "
+		  "unsharded through the step, reduced once after the last backward"
+		: b->memory.gradients_whole && !in->parallelism.no_sync
+		? "; under the pipeline FSDP holds the stage's gradients unsharded through the step, "
+		  "reduced once after the last backward"
+		: b->memory.gradients_whole ? "; gradients reduced once a step (no_sync)" : "";
 	if (in->parallelism.shard_group > 0)
 		tb_rtab_fmt(&tb, "%d within groups of %lld, replicated across them (HSDP)%s",
-		            in->parallelism.zero, (long long)in->parallelism.shard_group,
-		            in->parallelism.no_sync ? "; gradients reduced once a step (no_sync)" : "");
+		            in->parallelism.zero, (long long)in->parallelism.shard_group, held);
 	else
-		tb_rtab_fmt(&tb, "%d%s", in->parallelism.zero,
-		            in->parallelism.no_sync ? "; gradients reduced once a step (no_sync)" : "");
+		tb_rtab_fmt(&tb, "%d%s", in->parallelism.zero, held);
 	if (in->parallelism.data * in->parallelism.context > 1) {
 		const tb_parallelism *pa = &in->parallelism;
 		tb_rtab_str(&tb, "Data-parallel reduction");
@@ -279,7 +284,7 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 			tb_buf_puts(o, "framework not named (parallelism.framework); ");
 		else
 			tb_buf_printf(o, "%s; ", tb_framework_name(pa->framework));
-		tb_buf_puts(o, tb_perf_dp_rule(pa->framework, pa->zero, pa->no_sync));
+		tb_buf_puts(o, tb_perf_dp_rule(pa->framework, pa->zero, pa->no_sync, pa->pipeline));
 		if (pa->zero >= 3) {
 			tb_buf_puts(o, " (");
 			tb_rfmt(o, TB_RF_PCT, tb_perf_zero3_overlap_cost(pa->framework, NULL), NULL);

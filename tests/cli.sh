@@ -498,6 +498,26 @@ if [ "$rc" -eq 0 ] && [ "$f_echo" -eq 0 ] && [ "$e_echo" -eq 0 ] && [ -n "$l_fus
 else
 	no "training.cross_entropy end to end" "rc $rc: '$l_fused' '$l_eager' '$l_default' echo $f_echo $e_echo" "$(head -c 300 "$T/err")"
 fi
+# FSDP under a pipeline holds the stage's weights gathered and its
+# gradients unsharded (tb_fsdp_holds_stage): flagged in the JSON, said in
+# the report's assumptions; one stage, or another framework, shards them.
+FP="--set hardware.count=64 --set parallelism.framework=fsdp --set parallelism.zero=3 --set parallelism.pipeline=2"
+# shellcheck disable=SC2086
+run "$BIN" estimate --format json $FP
+grep -q '"weights_whole": true' "$T/out" && grep -q '"gradients_whole": true' "$T/out"; h_pp=$?
+# shellcheck disable=SC2086
+run "$BIN" estimate --format json $FP --set parallelism.pipeline=1
+grep -q '"weights_whole": false' "$T/out" && grep -q '"gradients_whole": false' "$T/out"; h_one=$?
+rm -rf "$T/held"
+# shellcheck disable=SC2086
+run "$BIN" report --format md -o "$T/held" --name held $FP
+if [ "$rc" -eq 0 ] && [ "$h_pp" -eq 0 ] && [ "$h_one" -eq 0 ] &&
+   grep -qF "under the pipeline FSDP holds the stage's weights gathered" "$T/held/held.md" &&
+   grep -qF "FSDP under a pipeline schedule (torch.distributed.pipelining)" "$T/held/held.md"; then
+	ok "FSDP under a pipeline: the stage's weights and gradients held whole, flagged in the JSON, said in the report"
+else
+	no "FSDP under a pipeline end to end" "rc $rc: pp $h_pp one $h_one" "$(head -c 300 "$T/err")"
+fi
 # Full recomputation of part of the layers: echoed in the JSON, said in
 # the report's assumptions and memory table, and between none and full
 # in time (the 8B example on its own layout, one stage of 32 layers).

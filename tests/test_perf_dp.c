@@ -150,6 +150,66 @@ Test(perf, fsdp_no_sync)
 	cr_expect_eq(once.memory.per_gpu.weights, each.memory.per_gpu.weights);
 }
 
+/* FSDP under a pipeline (torch.distributed.pipelining turns FSDP's gradient
+ * sync and reshard-after-backward off for every micro-batch and reduces
+ * after the last; torchtitan turns reshard-after-forward off under PP):
+ * one gather of the stage's weights and one reduce-scatter of its
+ * gradients a step, whatever the micro-batches, the reduce-scatter after
+ * the last backward with no compute beside it; in memory the stage's
+ * weights and gradients whole, DP times ZeRO-3's share.  GPT-3 175B at
+ * TP 8, PP 8, DP 16: 96 micro-batches of 1 a step, then 48. */
+Test(perf, fsdp_pipeline_holds_the_stage)
+{
+	tb_inputs x;
+	S_budget_inputs(&x);
+	x.parallelism.zero = 3;
+	static tb_budget any, held, half;
+	tb_budget_compute(&x, &any);
+	x.parallelism.framework = TB_FW_FSDP;
+	tb_budget_compute(&x, &held);
+	x.training.global_batch /= 2;
+	tb_budget_compute(&x, &half);
+	cr_assert(any.perf.known && held.perf.known && half.perf.known);
+	const tb_perf_result *a = &any.perf.r, *h = &held.perf.r;
+	const tb_perf_input *in = &held.perf.in;
+	cr_assert_eq(h->microbatches, 96);
+	/* the step's bytes: the stage's weights once and its gradients */
+	double dense = h->dp_bytes / (in->param_bytes + in->grad_bytes);
+	double rs = tb_perf_collective_s(TB_COLL_REDUCE_SCATTER, dense * in->grad_bytes, 16, 1, &in->hw, NULL);
+	double ag = tb_perf_collective_s(TB_COLL_ALL_GATHER, dense * in->param_bytes, 16, 1, &in->hw, NULL);
+	cr_expect(rel(h->dp_total_s, ag + rs) < 1e-9, "%g vs %g", h->dp_total_s, ag + rs);
+	cr_expect(rel(half.perf.r.dp_total_s, h->dp_total_s) < 1e-12);
+	/* ZeRO-3 elsewhere: two gathers and a reduce-scatter every micro-batch */
+	cr_expect(rel(a->dp_total_s, 96 * (2 * ag + rs)) < 1e-9, "%g vs %g", a->dp_total_s, 96 * (2 * ag + rs));
+	cr_expect(h->breakdown_s[TB_PERF_DP_COMM] >= rs && h->breakdown_s[TB_PERF_DP_COMM] <= ag + rs,
+	          "%g not in %g..%g", h->breakdown_s[TB_PERF_DP_COMM], rs, ag + rs);
+	const tb_mem_items *ma = &any.memory.per_gpu, *mh = &held.memory.per_gpu;
+	cr_expect(rel(mh->weights, 16 * ma->weights) < 1e-12, "%g vs %g", mh->weights, ma->weights);
+	cr_expect(rel(mh->gradients, 16 * ma->gradients) < 1e-12, "%g vs %g", mh->gradients, ma->gradients);
+	cr_expect_eq(mh->master_weights, ma->master_weights);
+	cr_expect_eq(mh->optimizer, ma->optimizer);
+	cr_expect(held.memory.weights_whole && held.memory.gradients_whole);
+	cr_expect(!any.memory.weights_whole && !any.memory.gradients_whole);
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_FSDP, 3, false, 8), "pipeline"));
+	cr_expect(!strstr(tb_perf_dp_rule(TB_FW_FSDP, 3, false, 1), "pipeline"));
+	/* SHARD_GRAD_OP alike: its gradients whole, its weights were */
+	x.parallelism.zero = 2;
+	tb_budget_compute(&x, &held);
+	x.parallelism.framework = TB_FW_ANY;
+	tb_budget_compute(&x, &any);
+	cr_expect(rel(mh->gradients, 16 * ma->gradients) < 1e-12);
+	cr_expect_eq(mh->weights, ma->weights);
+	cr_expect(held.memory.gradients_whole && !held.memory.weights_whole);
+	/* one stage: FULL_SHARD as ever */
+	x.parallelism.framework = TB_FW_FSDP;
+	x.parallelism.zero = 3;
+	x.parallelism.pipeline = 1;
+	x.parallelism.data = 128;
+	tb_budget_compute(&x, &held);
+	cr_expect(!held.memory.weights_whole && !held.memory.gradients_whole);
+	cr_expect(held.perf.known && held.perf.r.dp_total_s > held.perf.r.microbatches * held.perf.r.dp_s * 0.999);
+}
+
 /* parallelism.overlap_dp: false, Megatron-LM as MegaScale's baseline ran it
  * (commit 285068c8, January 2023; --overlap-grad-reduce arrived in August
  * 2023): the distributed optimizer's reduce-scatter and gather wait for the
@@ -248,10 +308,10 @@ Test(perf, fsdp_pays_its_own_overlap_cost)
 	/* the report's assumptions say the same rule */
 	cr_expect(tb_perf_zero3_overlap_cost(TB_FW_ANY, NULL) == tb_perf_fitted.zero3_overlap_cost);
 	cr_expect(tb_perf_zero3_overlap_cost(TB_FW_MEGATRON, NULL) == tb_perf_fitted.fsdp_overlap_cost);
-	cr_expect(strstr(tb_perf_dp_rule(TB_FW_FSDP, 3, false), "fsdp_overlap_cost"));
-	cr_expect(strstr(tb_perf_dp_rule(TB_FW_ANY, 3, false), "zero3_overlap_cost"));
-	cr_expect(strstr(tb_perf_dp_rule(TB_FW_FSDP, 2, false), "every micro-batch"));
-	cr_expect(strstr(tb_perf_dp_rule(TB_FW_ANY, 2, false), "gathered once a step"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_FSDP, 3, false, 1), "fsdp_overlap_cost"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_ANY, 3, false, 1), "zero3_overlap_cost"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_FSDP, 2, false, 1), "every micro-batch"));
+	cr_expect(strstr(tb_perf_dp_rule(TB_FW_ANY, 2, false, 1), "gathered once a step"));
 
 	/* the published step: 32 x 8,192 tokens at 177 tokens/s on each of 128 */
 	double published = 32 * 8192.0 / (128 * 177.0);

@@ -132,6 +132,7 @@ static counts brute(const tb_inputs *in, int64_t vmax, tb_plan_objective obj)
 	int64_t N = in->hardware.count, B = in->training.global_batch;
 	int64_t L = m->layers, S = in->training.seq_len;
 	int64_t shard = in->parallelism.shard_group;
+	tb_framework fw = in->parallelism.framework;
 	bool flash = in->training.flash_attention, moe = m->experts > 1;
 	int64_t ts[64], cs[64], ps[64], es[64], bs[64];
 	int nt = divisors(N, ts), nb = divisors(B, bs);
@@ -167,7 +168,9 @@ static counts brute(const tb_inputs *in, int64_t vmax, tb_plan_objective obj)
 					continue;
 				}
 				int64_t mbs = B / (d * b);
-				if ((z > 0 && d * c == 1) || (z == 3 && p > 1) ||
+				if ((z > 0 && d * c == 1) ||
+				    (z == 3 && p > 1 && !tb_fsdp_holds_stage(fw, z, p)) ||
+				    !tb_perf_framework_zero_ok(fw, z, p, NULL) ||
 				    (v > 1 && (p == 1 || L % (p * v) || mbs % p))) {
 					k.rules++;
 					continue;
@@ -302,6 +305,18 @@ Test(plan, eager_cross_entropy_against_brute_force)
 	tb_inputs in;
 	small_dense(&in);
 	in.training.cross_entropy = TB_CE_EAGER;
+	against_brute(&in, TB_PLAN_BY_TIME);
+}
+
+/* FSDP: no ZeRO-1, and ZeRO-3 under a pipeline, which holds each stage's
+ * weights gathered and its gradients unsharded (tb_fsdp_holds_stage): the
+ * search's memory and step of those layouts must be the budget's bits. */
+Test(plan, fsdp_pipeline_against_brute_force)
+{
+	tb_inputs in;
+	small_dense(&in);
+	in.parallelism.framework = TB_FW_FSDP;
+	in.parallelism.zero = 3;
 	against_brute(&in, TB_PLAN_BY_TIME);
 }
 

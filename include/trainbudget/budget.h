@@ -186,6 +186,10 @@ typedef struct tb_memory {
 	tb_act_item act_items[TB_ACT_ITEMS_MAX];
 
 	int64_t layers_on_busiest_stage;
+	/* what the ZeRO stage would shard and the GPU holds whole: the
+	 * gradients under FSDP's no_sync, both under FSDP in a pipeline
+	 * (tb_fsdp_holds_stage) */
+	bool gradients_whole, weights_whole;
 	tb_mem_items per_gpu;               /* at the scenario's ZeRO stage */
 	double capacity_bytes;
 	bool fits, fits_known;

@@ -479,6 +479,17 @@ const char *tb_cross_entropy_name(bool eager);
  * written: eager under parallelism.framework fsdp with training.kernels
  * eager, fused otherwise.  The memory, the JSON and compare read it. */
 bool tb_cross_entropy_eager(const tb_inputs *in);
+/* Whether FSDP runs under a pipeline schedule, which holds each stage's
+ * weights gathered and its gradients unsharded from the first micro-batch
+ * to the step's end and reduce-scatters them once, after the stage's last
+ * backward: torch.distributed.pipelining turns FSDP's gradient sync and
+ * reshard-after-backward off for every micro-batch and runs the reduction
+ * as its own action after them (stage.py, perform_reduce_grad), and
+ * torchtitan's default turns reshard-after-forward off under a pipeline
+ * ("to avoid per-microbatch all-gathers").  True for framework fsdp with
+ * ZeRO 2 or 3 and more than one pipeline stage; the memory, the step and
+ * the layout search read it. */
+bool tb_fsdp_holds_stage(tb_framework fw, int zero, int64_t pipeline);
 /* training.kernels as the scenario writes it: "eager" or "fused". */
 const char *tb_kernels_name(bool eager);
 /* Whether the tensor-parallel overlap covers the QKV projection's pair

@@ -605,9 +605,9 @@ bool tb_perf_dp_hidden(const tb_parallelism *pa);
 bool tb_perf_cuda_graph_ok(tb_cuda_graph g, tb_framework fw, int zero, const char **why);
 
 /* How the step prices the data-parallel reduction of ZeRO stage `zero`
- * under framework fw, in words for the report's assumptions: one
- * sentence, static. */
-const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync);
+ * under framework fw over `pipeline` stages, in words for the report's
+ * assumptions: one sentence, static. */
+const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync, int64_t pipeline);
 /* The parameters in each bucket a run under framework fw reduces its
  * gradients in under ZeRO 0-2 (and gathers its weights in under 1-2),
  * each bucket one collective at its own message size, under the overlap
