@@ -199,6 +199,11 @@ bool tb_fsdp_holds_stage(tb_framework fw, int zero, int64_t pipeline)
 	return fw == TB_FW_FSDP && zero >= 2 && pipeline > 1;
 }
 
+double tb_cross_entropy_bytes_per_logit(bool eager)
+{
+	return eager ? 12 : 4;
+}
+
 const char *tb_cross_entropy_name(bool eager)
 {
 	return eager ? "eager" : "fused";

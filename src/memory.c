@@ -42,11 +42,10 @@ static const char S_src_ce_eager[] =
 	"saved log-softmax, its output's gradient and its input's gradient, three fp32 "
 	"buffers (torch.nn.functional, LogSoftmaxBackward; torchtitan's loss_fn)";
 
-/* The loss's bytes a logit at its peak: a fused cross-entropy keeps one
- * fp32 buffer and writes the gradient over it; PyTorch's eager one holds
- * the saved log-softmax (4), the gradient NLL's backward writes (4) and
- * the one LogSoftmax's backward writes from them (4) at once. */
-static double S_ce_bytes(const tb_inputs *in) { return tb_cross_entropy_eager(in) ? 12 : 4; }
+static double S_ce_bytes(const tb_inputs *in)
+{
+	return tb_cross_entropy_bytes_per_logit(tb_cross_entropy_eager(in));
+}
 
 static double S_max(double a, double b) { return a > b ? a : b; }
 

@@ -152,9 +152,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	}
 	if (tb_cross_entropy_eager(in)) {
 		tb_rtab_str(&tb, "Cross-entropy");
-		tb_rtab_str(&tb, "PyTorch eager over fp32 logits: the saved log-softmax and two gradients "
-		                 "held at once, 12 bytes a logit where a fused loss holds 4 "
-		                 "(training.cross_entropy: eager)");
+		tb_rtab_fmt(&tb, "PyTorch eager over fp32 logits: the saved log-softmax and two gradients "
+		                 "held at once, %g bytes a logit where a fused loss holds %g "
+		                 "(training.cross_entropy: eager)",
+		            tb_cross_entropy_bytes_per_logit(true), tb_cross_entropy_bytes_per_logit(false));
 	}
 	if (tb_method_adapters(in->training.method) && tb_lora_eager(&in->training) &&
 	    !in->training.eager_kernels) {

@@ -473,6 +473,12 @@ const char *tb_attn_kernel_name(tb_attn_kernel k);
 const char *tb_fp8_recipe_name(tb_fp8_recipe r);
 /* training.cross_entropy as the scenario writes it: "fused" or "eager". */
 const char *tb_cross_entropy_name(bool eager);
+/* The loss's bytes a logit at its peak: a fused cross-entropy keeps one
+ * fp32 buffer and writes the gradient over it (4); PyTorch's eager one
+ * holds the saved log-softmax, the gradient NLL's backward writes and the
+ * one LogSoftmax's backward writes from them at once (12).  The memory
+ * prices it and the report says it. */
+double tb_cross_entropy_bytes_per_logit(bool eager);
 /* Whether the loss is PyTorch's eager cross-entropy over fp32 logits
  * (training.cross_entropy: eager), which holds 12 bytes a logit at its
  * peak where a fused one holds 4 (docs/formulas.md, "logits"); not
