@@ -104,14 +104,22 @@ typedef struct tb_mem_model {
 	/* multi-token prediction modules: each one more layer on the last
 	 * stage, with the head (the step-time model's placing, perf.c) */
 	double mtp;
+	tb_framework framework; /* whose ZeRO-3 working set (tb_memory_gathered_bytes) */
 } tb_mem_model;
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm);
 /* One GPU's parameters of one stage, before ZeRO: dense ones (ZeRO shards
  * over data x context) and routed experts' (split over the expert and the
  * expert tensor ranks, sharded over tensor x data x context / (et x
  * expert)), trained, frozen in 16 bits and frozen quantized. */
+typedef struct tb_mem_unit {
+	tb_mem_pair train, frozen, quant;
+} tb_mem_unit;
 typedef struct tb_mem_share {
 	tb_mem_pair train, frozen, quant, w8;
+	/* what ZeRO-3 gathers whole at once on this stage, on one GPU: the
+	 * largest unit (a layer, or the head with the final norm on the last
+	 * stage) and one layer more, prefetched (tb_memory_gathered_bytes) */
+	tb_mem_unit unit, layer;
 } tb_mem_share;
 /* The first, a middle (the second) and the last stage's shares; their
  * layers in layers[i] (tb_perf_stage_split, or the layout's where `pl`
@@ -122,6 +130,15 @@ typedef struct tb_mem_share {
 void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t t, int64_t et,
                       int64_t p, int64_t e, tb_mem_share share[3], int64_t layers[3],
                       double mtp[3]);
+/* FSDP's ZeRO-3 working set on one GPU of a stage whose `share` is given:
+ * the unit it gathers and runs, the next one prefetched, and the unit's
+ * gradients before their reduce-scatter; routed experts only where their
+ * data-parallel group d_expert shards them.  Its gathered weights in
+ * *weights, its gradients in *grads (each 0 under another framework,
+ * below ZeRO-3 or where the weights are held whole).  docs/formulas.md,
+ * "ZeRO-3's working set". */
+void tb_memory_gathered_bytes(const tb_mem_model *mm, const tb_mem_share *share, int zero,
+                              unsigned whole, double d_expert, double *weights, double *grads);
 /* What a GPU holds whole of what its ZeRO stage would shard: the
  * gradients under FSDP's no_sync, the gradients and the weights under
  * FSDP in a pipeline (tb_fsdp_holds_stage). */

@@ -208,6 +208,10 @@ static void S_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, un
 	out->master_weights = bp->master_weights * o;
 	out->optimizer = bp->optimizer * o;
 	out->paged = mm->paged ? out->optimizer : 0;
+	tb_memory_gathered_bytes(mm, p, zero, whole, d_expert, &out->gathered_weights,
+	                         &out->gathered_gradients);
+	out->weights += out->gathered_weights;
+	out->gradients += out->gathered_gradients;
 }
 
 static void S_total(tb_mem_items *it)
@@ -383,6 +387,7 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 	mm->frozen_bytes = in->training.precision == TB_PREC_FP32 ? 4 : 2;
 	mm->quant_bytes = tb_quant_bytes_per_param(q, in->training.double_quant, (double)m->hidden);
 	mm->paged = in->training.paged_optimizer;
+	mm->framework = in->parallelism.framework;
 	mm->extras_trained = trains_base;
 	mm->extras_frozen = frozen_base;
 	mm->trained_total = trains_base ? pp->total : pp->adapters;
@@ -489,17 +494,37 @@ void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t 
 			mtp[i] = (p <= 1 ? i == 0 : i == 2) ? mm->mtp : 0;
 	}
 	double td = (double)t, ete = (double)et * (double)e;
+	tb_mem_unit layer = {
+		S_layers_pair(mm->train, 1, td, ete), S_layers_pair(mm->frozen, 1, td, ete),
+		S_layers_pair(mm->quant, 1, td, ete),
+	};
 	for (int i = 0; i < 3; i++) {
 		double ls = (double)layers[i] + mtp[i];
 		share[i].train = S_layers_pair(mm->train, ls, td, ete);
 		share[i].frozen = S_layers_pair(mm->frozen, ls, td, ete);
 		share[i].quant = S_layers_pair(mm->quant, ls, td, ete);
 		share[i].w8 = S_layers_pair(mm->w8, ls, td, ete);
+		share[i].unit = share[i].layer = layer;
 	}
 	/* a tied head is a second copy on the last stage when p > 1 */
 	double head = mm->tied ? (p > 1 ? mm->head_tied : 0) : mm->output;
 	double first = mm->embedding / td;
 	double last = (head + mm->final_norm) / td;
+	/* the head with the final norm is a unit of its own (torchtitan wraps
+	 * them together), gathered from the forward's end through its
+	 * backward: the last stage's largest where it outweighs a layer (a
+	 * tied head is the embedding's own parameter, gathered as it) */
+	tb_mem_unit *u = &share[p <= 1 ? 0 : 2].unit;
+	double lw = layer.train.dense + layer.train.expert + layer.frozen.dense + layer.frozen.expert +
+	            layer.quant.dense + layer.quant.expert;
+	double hw = ((mm->tied ? mm->embedding : head) + mm->final_norm) / td;
+	if ((mm->extras_trained || mm->extras_frozen) && hw > lw) {
+		memset(u, 0, sizeof *u);
+		if (mm->extras_trained)
+			u->train.dense = hw;
+		else
+			u->frozen.dense = hw;
+	}
 	if (p <= 1)
 		first += last;
 	for (int k = 0; k < 2; k++) {
@@ -516,6 +541,38 @@ void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t 
 		share[1] = share[2] = share[0];
 		mtp[1] = mtp[2] = mtp[0];
 	}
+}
+
+/* A unit's bytes as gathered: trained weights in their 16-bit form,
+ * frozen ones as stored; routed experts only where gathered (ex). */
+static double S_unit_bytes(const tb_mem_model *mm, const tb_mem_unit *u, bool ex)
+{
+	double x = ex ? 1 : 0;
+	return mm->bp.weights * (u->train.dense + x * u->train.expert) +
+	       mm->frozen_bytes * (u->frozen.dense + x * u->frozen.expert) +
+	       mm->quant_bytes * (u->quant.dense + x * u->quant.expert);
+}
+
+void tb_memory_gathered_bytes(const tb_mem_model *mm, const tb_mem_share *share, int zero,
+                              unsigned whole, double d_expert, double *weights, double *grads)
+{
+	*weights = *grads = 0;
+	if (zero < 3 || (whole & TB_MEM_WHOLE_WEIGHTS) || !mm->by_stage)
+		return;
+	/* experts whose data-parallel group is one GPU are not gathered */
+	bool ex = d_expert > 1;
+	const tb_mem_unit *u = &share->unit;
+	double trained = u->train.dense + (ex ? u->train.expert : 0);
+	/* FSDP2: the unit running and the next prefetched, and the unit's
+	 * gradients twice, as autograd writes them (the parameters' dtype)
+	 * and in the reduce-scatter's input buffer (the reduce dtype), both
+	 * live until the copy-in ends (_fsdp_collectives.py foreach_reduce).
+	 * DeepSpeed gathers a module at a time under a cap of live
+	 * parameters, Megatron-FSDP in buckets: not priced */
+	if (mm->framework != TB_FW_FSDP)
+		return;
+	*weights = S_unit_bytes(mm, u, ex) + S_unit_bytes(mm, &share->layer, ex);
+	*grads = trained * (mm->bp.weights + mm->bp.gradients);
 }
 
 double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,

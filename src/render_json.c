@@ -294,6 +294,8 @@ static void S_items(S_json *j, const tb_mem_items *m, bool act, bool fits,
 	S_num(j, "fp8_weights", m->fp8_weights);
 	S_num(j, "adapters", m->adapters);
 	S_num(j, "gradients", m->gradients);
+	S_num(j, "gathered_weights", m->gathered_weights);
+	S_num(j, "gathered_gradients", m->gathered_gradients);
 	S_num(j, "master_weights", m->master_weights);
 	S_num(j, "optimizer", m->optimizer);
 	S_numk(j, "activations", m->activations, act);

@@ -26,6 +26,11 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 	 * own, out of the weights' row and its 16-bit weights they replace */
 	double w16 = m->trained_weights_bytes;
 	rows[0].gpu -= m->per_gpu.fp8_weights;
+	/* ZeRO-3's working set on a row of its own: the weights' and the
+	 * gradients' rows are then their shards */
+	double ws = m->per_gpu.gathered_weights + m->per_gpu.gathered_gradients;
+	rows[0].gpu -= m->per_gpu.gathered_weights;
+	rows[1].gpu -= m->per_gpu.gathered_gradients;
 	if (m->fp8_replaced_bytes > 0)
 		rows[0].label = "Weights in 16 bits (the embedding, the head, the norms)";
 	if (meth != TB_METHOD_FULL) {
@@ -62,6 +67,13 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 			tb_rtab_num(&tb, TB_RF_PLAIN, p->trainable > 0 ? m->fp8_weights_bytes / p->trainable : 0);
 			tb_rtab_num(&tb, TB_RF_BYTES, m->fp8_weights_bytes);
 			tb_rtab_num(&tb, TB_RF_BYTES, m->per_gpu.fp8_weights);
+		}
+		if (i == 1 && ws > 0) {
+			tb_rtab_str(&tb, "FSDP's working set: the unit gathered, the next prefetched, "
+			                 "the unit's gradients before their reduce-scatter");
+			tb_rtab_str(&tb, "");
+			tb_rtab_str(&tb, "");
+			tb_rtab_num(&tb, TB_RF_BYTES, ws);
 		}
 	}
 }

@@ -126,6 +126,10 @@ typedef struct tb_mem_items {
 	 * linear layers' weights (Megatron-LM), or those weights themselves
 	 * under training.fp8_param_gather; 0 otherwise */
 	double fp8_weights;
+	/* parts of weights and of gradients: ZeRO-3's working set, the units
+	 * gathered whole at once and the running unit's unsharded gradients
+	 * (docs/formulas.md); 0 below ZeRO-3 and where weights are held whole */
+	double gathered_weights, gathered_gradients;
 	/* optimizer state that pages to host memory (training.paged_optimizer):
 	 * in optimizer, left out of total */
 	double paged;
