@@ -116,10 +116,10 @@ typedef struct tb_mem_unit {
 } tb_mem_unit;
 typedef struct tb_mem_share {
 	tb_mem_pair train, frozen, quant, w8;
-	/* what ZeRO-3 gathers whole at once on this stage, on one GPU: the
-	 * largest unit (a layer, or the head with the final norm on the last
-	 * stage) and one layer more, prefetched (tb_memory_gathered_bytes) */
-	tb_mem_unit unit, layer;
+	/* the units ZeRO-3 gathers whole on this stage, on one GPU: a layer,
+	 * and on the stage holding it the head with the final norm (zero
+	 * elsewhere); tb_memory_gathered_bytes takes the larger */
+	tb_mem_unit layer, head;
 } tb_mem_share;
 /* The first, a middle (the second) and the last stage's shares; their
  * layers in layers[i] (tb_perf_stage_split, or the layout's where `pl`
@@ -149,6 +149,15 @@ unsigned tb_memory_whole(const tb_parallelism *par, int zero, int64_t pipeline);
  * unsharded. */
 double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,
                               int zero, unsigned whole, double d_dense, double d_expert);
+/* The same, item by item (weights, gradients, master weights, optimizer
+ * state and their parts) into *out, the other items untouched. */
+void tb_memory_states(const tb_mem_model *mm, const tb_mem_share *share, int zero, unsigned whole,
+                      double d_dense, double d_expert, tb_mem_items *out);
+/* Bytes an element of Transformer Engine's kept quantized copy of a
+ * trained linear weight (0: none), and whether ZeRO stage `zero` keeps
+ * them (memory_states.c). */
+double tb_memory_te_weight_bytes(const tb_inputs *in);
+bool tb_memory_w8_kept(const tb_mem_model *mm, int zero);
 /* The stored activations of one layer at micro-batch 1 and the working
  * set a layer rebuilds in the backward (full recompute), from the three
  * modes' b1 figures: forward-only runs (method frozen) store nothing and

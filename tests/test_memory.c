@@ -143,39 +143,6 @@ Test(memory, each_zero_stage_removes_its_component)
 	}
 }
 
-/* FSDP's ZeRO-3 working set by hand, GPT-2 XL-like (24 layers of 2,048,
- * an untied head of 50,257 words, linear layers without biases): the
- * largest unit is the head with the final LayerNorm, 50,257 x 2,048 +
- * 2 x 2,048 = 102,930,432 parameters, twice a layer's 12h^2 + 4h (two
- * LayerNorms) = 50,339,840.  FSDP2 holds it gathered and
- * the next layer prefetched (2 B a parameter each), and the unit's
- * gradients in the parameters' dtype and in the reduce-scatter's input
- * (here both 16-bit); another framework's is not priced. */
-Test(memory, zero3_working_set_by_hand)
-{
-	tb_inputs in;
-	base(&in);
-	gpt(&in, 24, 2048, 16, 50257);
-	in.parallelism.data = 8;
-	in.parallelism.zero = 3;
-	run(&in);
-	const double head = 102930432, layer = 50339840;
-	const tb_mem_items *m = &B.memory.per_gpu;
-	cr_expect(m->gathered_weights == 0 && m->gathered_gradients == 0);
-	in.parallelism.framework = TB_FW_FSDP;
-	run(&in);
-	cr_expect(m->gathered_weights == 2 * head + 2 * layer, "%.17g", m->gathered_weights);
-	cr_expect(m->gathered_gradients == (2 + 2) * head, "%.17g", m->gathered_gradients);
-	/* in the per-GPU total and the ZeRO-3 row alike, nothing of it below */
-	cr_expect(m->total == m->weights + m->gradients + m->master_weights + m->optimizer +
-	                      m->activations + m->other);
-	cr_expect(B.memory.zero[3].bytes.gathered_weights == m->gathered_weights);
-	cr_expect(B.memory.zero[2].bytes.gathered_weights == 0);
-	in.parallelism.zero = 2;
-	run(&in);
-	cr_expect(m->gathered_weights == 0 && m->gathered_gradients == 0);
-}
-
 Test(memory, bytes_per_param_by_precision_and_optimizer)
 {
 	/* g: the default gradient dtype (DEFAULT) or the one set */

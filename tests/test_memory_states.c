@@ -1,0 +1,146 @@
+/* test_memory_states.c: the model states one GPU holds (memory_states.c)
+ * where a framework departs from ZeRO's even shares: FSDP's ZeRO-3
+ * working set, worked by hand from what FSDP2 gathers and frees. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "calc.h"
+#include "trainbudget/presets.h"
+
+static tb_budget B;
+
+static void base(tb_inputs *in)
+{
+	memset(in, 0, sizeof *in);
+	in->training.precision = TB_PREC_BF16_MIXED;
+	in->training.optimizer = TB_OPT_ADAMW;
+	in->training.micro_batch = 1;
+	in->training.global_batch = 8;
+	in->training.seq_len = 2048;
+	in->training.tokens = 1e9;
+	in->parallelism.tensor = in->parallelism.pipeline = 1;
+	in->parallelism.expert = in->parallelism.context = 1;
+	in->parallelism.data = 8;
+	in->parallelism.zero = 3;
+	in->hardware.count = 8;
+	in->hardware.gpu.memory_bytes = 80e9;
+}
+
+static void gpt(tb_inputs *in, int64_t L, int64_t h, int64_t a, int64_t V)
+{
+	in->model.has_shape = true;
+	in->model.layers = L; in->model.hidden = h; in->model.heads = a;
+	in->model.kv_heads = a; in->model.head_dim = h / a; in->model.ffn_hidden = 4 * h;
+	in->model.vocab = V; in->model.mlp = TB_MLP_PLAIN;
+	in->model.norm = TB_NORM_LAYERNORM; in->model.positions = TB_POS_LEARNED;
+	in->model.max_positions = 2048;
+}
+
+static void preset(tb_inputs *in, const char *name)
+{
+	const tb_preset *pr = tb_presets_find(name);
+	cr_assert_not_null(pr);
+	in->model = pr->model;
+}
+
+static void run(const tb_inputs *in)
+{
+	memset(&B, 0, sizeof B);
+	tb_params_compute(in, &B);
+	tb_flops_compute(in, &B);
+	tb_memory_compute(in, &B);
+}
+
+static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
+
+/* FSDP's ZeRO-3 working set by hand, GPT-2 XL-like (24 layers of 2,048,
+ * an untied head of 50,257 words, linear layers without biases): the
+ * largest unit is the head with the final LayerNorm, 50,257 x 2,048 +
+ * 2 x 2,048 = 102,930,432 parameters, twice a layer's 12h^2 + 4h (two
+ * LayerNorms) = 50,339,840.  FSDP2 holds it gathered and
+ * the next layer prefetched (2 B a parameter each), and the unit's
+ * gradients in the parameters' dtype and in the reduce-scatter's input
+ * (here both 16-bit); another framework's is not priced. */
+Test(memory, zero3_working_set_by_hand)
+{
+	tb_inputs in;
+	base(&in);
+	in.training.grad_dtype = TB_GRAD_BF16;
+	gpt(&in, 24, 2048, 16, 50257);
+	run(&in);
+	const double head = 102930432, layer = 50339840;
+	const tb_mem_items *m = &B.memory.per_gpu;
+	cr_expect(m->gathered_weights == 0 && m->gathered_gradients == 0);
+	in.parallelism.framework = TB_FW_FSDP;
+	run(&in);
+	cr_expect(m->gathered_weights == 2 * head + 2 * layer, "%.17g", m->gathered_weights);
+	cr_expect(m->gathered_gradients == (2 + 2) * head, "%.17g", m->gathered_gradients);
+	/* in the per-GPU total and the ZeRO-3 row alike, nothing of it below */
+	cr_expect(m->total == m->weights + m->gradients + m->master_weights + m->optimizer +
+	                      m->activations + m->other);
+	cr_expect(B.memory.zero[3].bytes.gathered_weights == m->gathered_weights);
+	cr_expect(B.memory.zero[2].bytes.gathered_weights == 0);
+	in.parallelism.zero = 2;
+	run(&in);
+	cr_expect(m->gathered_weights == 0 && m->gathered_gradients == 0);
+}
+
+/* Llama 3.1 8B as torchtitan shards it (bf16 weights, fp32 reduction):
+ * the head with the final norm, 128,256 x 4,096 + 4,096 = 525,340,672
+ * parameters, outweighs a layer, 4,096 x (4,096 + 2 x 1,024) + 4,096^2 +
+ * 3 x 4,096 x 14,336 + 2 x 4,096 = 218,112,000: 2 x (head + layer) of
+ * weights and head x (2 + 4) of gradients, 4,638,949,376 B. */
+Test(memory, zero3_working_set_llama3_8b)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.parallelism.framework = TB_FW_FSDP;
+	run(&in);
+	const double head = 525340672, layer = 218112000;
+	const tb_mem_items *m = &B.memory.per_gpu;
+	cr_expect(rel(m->gathered_weights, 2 * (head + layer)) < 1e-12, "%.17g", m->gathered_weights);
+	cr_expect(rel(m->gathered_gradients, 6 * head) < 1e-12, "%.17g", m->gathered_gradients);
+	cr_expect(rel(m->gathered_weights + m->gathered_gradients, 4638949376.0) < 1e-12);
+}
+
+/* A mixture's routed experts are gathered only where their data-parallel
+ * group shards them: Mixtral 8x7B on 8 GPUs at EP 1 gathers a whole layer
+ * (its eight experts outweigh the head), at EP 8 each GPU owns its expert
+ * whole and gathers the head and a layer's dense part only. */
+Test(memory, zero3_working_set_experts_where_sharded)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "mixtral-8x7b");
+	in.parallelism.framework = TB_FW_FSDP;
+	run(&in);
+	tb_mem_model mm;
+	tb_memory_model(&in, &B.params, &mm);
+	double dense = mm.train.dense, experts = mm.train.expert;
+	double head = mm.output + mm.final_norm;
+	cr_assert(experts > head && head > dense);
+	const tb_mem_items *m = &B.memory.per_gpu;
+	cr_expect(rel(m->gathered_weights, 4 * (dense + experts)) < 1e-12, "%.17g", m->gathered_weights);
+	cr_expect(rel(m->gathered_gradients, 6 * (dense + experts)) < 1e-12);
+	in.parallelism.expert = 8;
+	run(&in);
+	cr_expect(rel(m->gathered_weights, 2 * (head + dense)) < 1e-12, "%.17g", m->gathered_weights);
+	cr_expect(rel(m->gathered_gradients, 6 * head) < 1e-12);
+}
+
+/* Under a pipeline FSDP holds the stage whole: nothing is gathered a unit
+ * at a time on top (tb_fsdp_holds_stage). */
+Test(memory, zero3_working_set_none_when_held)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.parallelism.framework = TB_FW_FSDP;
+	in.parallelism.pipeline = 2;
+	in.parallelism.data = 4;
+	run(&in);
+	cr_expect(B.memory.weights_whole);
+	cr_expect(B.memory.per_gpu.gathered_weights == 0 && B.memory.per_gpu.gathered_gradients == 0);
+}
