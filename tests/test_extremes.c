@@ -323,6 +323,15 @@ Test(extremes, eager_loss_largest_vocab) {
 	SETS("training.cross_entropy=eager", "model.vocab=100000000", "model.max_positions=100000000",
 	     "training.seq_len=100000000");
 }
+/* FSDP's working set at the loader's largest vocabulary (the head its
+ * largest unit) and under a pipeline (the stage held whole) */
+Test(extremes, fsdp_working_set_largest_vocab) {
+	SETS("parallelism.framework=fsdp", "parallelism.zero=3", "model.vocab=100000000");
+}
+Test(extremes, fsdp_pipeline_held_zero3_100k_gpus) {
+	SETS("parallelism.framework=fsdp", "parallelism.zero=3", "parallelism.pipeline=4",
+	     "hardware.count=100000", "training.global_batch=100000");
+}
 Test(extremes, worst_case_time) {
 	SETS("training.tokens=1e30", "hardware.count=1", "hardware.mfu=0.0001");
 }
