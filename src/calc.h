@@ -132,13 +132,16 @@ void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t 
                       double mtp[3]);
 /* FSDP's ZeRO-3 working set on one GPU of a stage whose `share` is given:
  * the unit it gathers and runs, the next one prefetched, and the unit's
- * gradients before their reduce-scatter; routed experts only where their
- * data-parallel group d_expert shards them.  Its gathered weights in
- * *weights, its gradients in *grads (each 0 under another framework,
- * below ZeRO-3 or where the weights are held whole).  docs/formulas.md,
- * "ZeRO-3's working set". */
+ * gradients before their reduce-scatter; dense parameters only where
+ * their data-parallel group d_dense shards them, routed experts where
+ * d_expert does; DPO's reference, a model of its own, apart from the
+ * policy (the larger of the two).  Its gathered weights in *weights, its
+ * gradients in *grads (each 0 under another framework, below ZeRO-3 or
+ * where the weights are held whole).  docs/formulas.md, "ZeRO-3's
+ * working set". */
 void tb_memory_gathered_bytes(const tb_mem_model *mm, const tb_mem_share *share, int zero,
-                              unsigned whole, double d_expert, double *weights, double *grads);
+                              unsigned whole, double d_dense, double d_expert, double *weights,
+                              double *grads);
 /* What a GPU holds whole of what its ZeRO stage would shard: the
  * gradients under FSDP's no_sync, the gradients and the weights under
  * FSDP in a pipeline (tb_fsdp_holds_stage). */

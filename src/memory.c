@@ -555,7 +555,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	double w8pp = lin > 0 ? w8any : 0;
 	mem->max_params_fully_sharded = S_div(G * usable, bpm + (mm.w8_replaces ? w8any : 0));
 	mem->max_params_one_gpu = S_div(usable, bpm + w8any);
-	/* sharded as tb_memory_states shards them */
+	/* sharded as tb_memory_states shards them; FSDP's working set, a
+	 * unit's worth whatever the model's size, is no per-parameter term */
 	double wd = zero >= 3 && !(whole & TB_MEM_WHOLE_WEIGHTS) ? dd : 1;
 	double gd = zero >= 2 && !(whole & TB_MEM_WHOLE_GRADS) ? dd : 1;
 	double per_param_gpu = in->training.method == TB_METHOD_FULL
@@ -700,11 +701,15 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		"Largest dense model whose training state fits at this run's layout", "N_l",
 		"(C - X) * t * p / B_z",
 		w8pp != 0
-		? "tensor x pipeline split, then ZeRO over the data-parallel group: B_z = (w + w_8)/[z>=3 ? N_d : 1] + "
-		  "g/[z>=2 ? N_d : 1] + (m + o)/[z>=1 ? N_d : 1], w_8 Transformer Engine's fp8 weights, a "
-		  "parameter's mean (memory.fp8_weights); before activations"
-		: "tensor x pipeline split, then ZeRO over the data-parallel group: B_z = w/[z>=3 ? N_d : 1] + "
-		  "g/[z>=2 ? N_d : 1] + (m + o)/[z>=1 ? N_d : 1]; before activations",
+		? "tensor x pipeline split, then ZeRO over the data-parallel group: B_z = (w + w_8)/N_w + "
+		  "g/N_g + (m + o)/[z>=1 ? N_d : 1], N_w and N_g N_d from ZeRO-3 and ZeRO-2 on but where "
+		  "the framework holds them whole (FSDP's no_sync, FSDP under a pipeline), w_8 Transformer "
+		  "Engine's fp8 weights, a parameter's mean (memory.fp8_weights); before activations and "
+		  "FSDP's working set"
+		: "tensor x pipeline split, then ZeRO over the data-parallel group: B_z = w/N_w + g/N_g + "
+		  "(m + o)/[z>=1 ? N_d : 1], N_w and N_g N_d from ZeRO-3 and ZeRO-2 on but where the "
+		  "framework holds them whole (FSDP's no_sync, FSDP under a pipeline); before activations "
+		  "and FSDP's working set",
 		mem->max_params_this_layout, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
@@ -714,6 +719,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	                 per_param_gpu, "B");
 	tb_deriv_add_var(dv, "z", "ZeRO stage", (double)zero, "");
 	tb_deriv_add_var(dv, "N_d", "data-parallel ranks sharing the states (x context)", dd, "");
+	tb_deriv_add_var(dv, "N_w", "ranks sharing the weights", wd, "");
+	tb_deriv_add_var(dv, "N_g", "ranks sharing the gradients", gd, "");
 
 	if (m->has_shape && !mem->fits && mem->max_micro_batch == 0)
 		tb_budget_warn(b, "Does not fit even at micro-batch 1: shard further (ZeRO, "

@@ -171,7 +171,7 @@ void tb_memory_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, u
 	out->master_weights = bp->master_weights * o;
 	out->optimizer = bp->optimizer * o;
 	out->paged = mm->paged ? out->optimizer : 0;
-	tb_memory_gathered_bytes(mm, p, zero, whole, d_expert, &out->gathered_weights,
+	tb_memory_gathered_bytes(mm, p, zero, whole, d_dense, d_expert, &out->gathered_weights,
 	                         &out->gathered_gradients);
 	out->weights += out->gathered_weights;
 	out->gradients += out->gathered_gradients;
@@ -337,38 +337,62 @@ void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t 
 	}
 }
 
-/* A unit's bytes as gathered: trained weights in their 16-bit form,
- * frozen ones as stored; routed experts only where gathered (ex). */
-static double S_unit_bytes(const tb_mem_model *mm, const tb_mem_unit *u, bool ex)
+/* A unit's bytes as gathered, of the parts `part` names (1 trained, 2
+ * frozen and quantized): trained weights in their 16-bit form, frozen
+ * ones as stored; dense ones where the data-parallel group shards them
+ * (dn), routed experts where theirs does (ex). */
+static double S_unit_bytes(const tb_mem_model *mm, const tb_mem_unit *u, unsigned part, bool dn,
+                           bool ex)
 {
-	double x = ex ? 1 : 0;
-	return mm->bp.weights * (u->train.dense + x * u->train.expert) +
-	       mm->frozen_bytes * (u->frozen.dense + x * u->frozen.expert) +
-	       mm->quant_bytes * (u->quant.dense + x * u->quant.expert);
+	double d = dn ? 1 : 0, x = ex ? 1 : 0, t = part & 1 ? 1 : 0, f = part & 2 ? 1 : 0;
+	return t * mm->bp.weights * (d * u->train.dense + x * u->train.expert) +
+	       f * mm->frozen_bytes * (d * u->frozen.dense + x * u->frozen.expert) +
+	       f * mm->quant_bytes * (d * u->quant.dense + x * u->quant.expert);
+}
+
+/* One model's working set (the parts `part` of each unit): the larger
+ * unit as gathered with the next layer prefetched, and that unit's
+ * trained gradients twice; its weights in *w, gradients in *g. */
+static void S_working_set(const tb_mem_model *mm, const tb_mem_share *share, unsigned part,
+                          bool dn, bool ex, double *w, double *g)
+{
+	double lb = S_unit_bytes(mm, &share->layer, part, dn, ex);
+	double hb = S_unit_bytes(mm, &share->head, part, dn, ex);
+	const tb_mem_unit *u = hb > lb ? &share->head : &share->layer;
+	double trained = part & 1 ? (dn ? u->train.dense : 0) + (ex ? u->train.expert : 0) : 0;
+	*w = (hb > lb ? hb : lb) + lb;
+	*g = trained * (mm->bp.weights + mm->bp.gradients);
 }
 
 void tb_memory_gathered_bytes(const tb_mem_model *mm, const tb_mem_share *share, int zero,
-                              unsigned whole, double d_expert, double *weights, double *grads)
+                              unsigned whole, double d_dense, double d_expert, double *weights,
+                              double *grads)
 {
 	*weights = *grads = 0;
-	if (zero < 3 || (whole & TB_MEM_WHOLE_WEIGHTS) || !mm->by_stage)
-		return;
-	/* experts whose data-parallel group is one GPU are not gathered; the
-	 * larger unit as gathered runs with the next layer prefetched */
-	bool ex = d_expert > 1;
-	double lb = S_unit_bytes(mm, &share->layer, ex), hb = S_unit_bytes(mm, &share->head, ex);
-	const tb_mem_unit *u = hb > lb ? &share->head : &share->layer;
-	double trained = u->train.dense + (ex ? u->train.expert : 0);
 	/* FSDP2: the unit running and the next prefetched, and the unit's
 	 * gradients twice, as autograd writes them (the parameters' dtype)
 	 * and in the reduce-scatter's input buffer (the reduce dtype), both
 	 * live until the copy-in ends (_fsdp_collectives.py foreach_reduce).
 	 * DeepSpeed gathers a module at a time under a cap of live
 	 * parameters, Megatron-FSDP in buckets: not priced */
-	if (mm->framework != TB_FW_FSDP)
+	if (mm->framework != TB_FW_FSDP || zero < 3 || (whole & TB_MEM_WHOLE_WEIGHTS) || !mm->by_stage)
 		return;
-	*weights = (hb > lb ? hb : lb) + lb;
-	*grads = trained * (mm->bp.weights + mm->bp.gradients);
+	/* what a group of one GPU holds whole is never gathered */
+	bool dn = d_dense > 1, ex = d_expert > 1;
+	if (mm->extras_trained && mm->extras_frozen) {
+		/* DPO: the reference is a model of its own, run forward alone;
+		 * its units are never gathered beside the policy's, so the
+		 * larger of the two working sets */
+		double pw, pg, rw, rg;
+		S_working_set(mm, share, 1, dn, ex, &pw, &pg);
+		S_working_set(mm, share, 2, dn, ex, &rw, &rg);
+		bool ref = rw + rg > pw + pg;
+		*weights = ref ? rw : pw;
+		*grads = ref ? rg : pg;
+		return;
+	}
+	/* a frozen base and its adapters are one module, gathered together */
+	S_working_set(mm, share, 3, dn, ex, weights, grads);
 }
 
 double tb_memory_states_bytes(const tb_mem_model *mm, const tb_mem_share *share,

@@ -255,9 +255,12 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	}
 
 	if (r->dp_total_s > 0) {
+		bool held = tb_fsdp_holds_stage(pi->framework, pi->zero, pi->pipeline);
 		d = tb_budget_add_deriv(b, "perf.dp_comm", "Exposed data-parallel communication, one step",
 		                        "X_dp", "T_dp - H_dp",
-		                        pi->zero >= 3
+		                        held
+		                        ? "FSDP under a pipeline: one gather behind the stage's first forward, one reduce-scatter after its last backward, exposed (torch.distributed.pipelining); overlap rule of docs/formulas.md"
+		                        : pi->zero >= 3
 		                        ? "ZeRO-3: gather, gather, reduce-scatter every micro-batch (Rajbhandari et al. 2020); overlap rule of docs/formulas.md"
 		                        : "gradient reduction (ZeRO 1-2: reduce-scatter + all-gather, Rajbhandari et al. 2020); overlap rule of docs/formulas.md, under which the input embedding's part never hides",
 		                        br[TB_PERF_DP_COMM], "s");
@@ -266,7 +269,9 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		                 "saved by the overlap rule: what hides behind compute, less the share of it "
 		                 "the compute still pays (fsdp_overlap_cost; DeepSpeed's ZeRO-3 zero3_overlap_cost)",
 		                 r->dp_total_s - br[TB_PERF_DP_COMM] > 0 ? r->dp_total_s - br[TB_PERF_DP_COMM] : 0, "s");
-		tb_deriv_add_var(d, "S", "bytes each GPU sends per step (ZeRO-3: per micro-batch)", r->dp_bytes, "B");
+		tb_deriv_add_var(d, "S", held || pi->zero < 3
+		                 ? "bytes each GPU sends per step" : "bytes each GPU sends per micro-batch (ZeRO-3)",
+		                 r->dp_bytes, "B");
 	}
 
 	d = tb_budget_add_deriv(b, "perf.optimizer", "Optimizer step", "O", "N_u * beta / (W * eta)",

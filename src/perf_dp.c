@@ -19,9 +19,10 @@ const char *tb_perf_dp_rule(tb_framework fw, int zero, bool no_sync, int64_t pip
 {
 	if (tb_fsdp_holds_stage(fw, zero, pipeline))
 		return "FSDP under a pipeline schedule (torch.distributed.pipelining): each stage's "
-		       "weights gathered once, at its first forward, and held to the step's end, the "
-		       "gradients accumulated unsharded and reduce-scattered once, after the stage's "
-		       "last backward, with no compute left to hide behind";
+		       "weights gathered once, behind its first forward, and held to the step's end, "
+		       "the gradients accumulated unsharded and reduce-scattered once, after the "
+		       "stage's last backward, with no compute left to hide behind; what the gather "
+		       "hides behind costs fsdp_overlap_cost of its time";
 	switch (zero) {
 	case 0:
 		return "gradients all-reduced once a step";
@@ -229,16 +230,22 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 		 * stage's own, on other GPUs) */
 		double tail = 0;
 		o->bytes = (gdense + gexpert) * gb;
-		if (held && in->method != TB_METHOD_FROZEN) {
+		if (held) {
 			/* FSDP in a pipeline (tb_fsdp_holds_stage): one gather
 			 * behind the stage's first forward, one reduce-scatter
-			 * after its last backward, with no compute left beside it */
+			 * after its last backward, with no compute left beside
+			 * it; forward only, the gather alone */
+			bool fwd_only = in->method == TB_METHOD_FROZEN;
+			double r = fwd_only ? 0 : rs;
 			double first = nb > 0 ? ag / nb : ag;
-			dp_one = dp_total = ag + rs;
+			dp_one = dp_total = ag + r;
+			if (fwd_only)
+				o->bytes = 0;
 			if (in->zero >= 3)
 				o->bytes += (dense - a->extras) * pb + expert * pbe + a->extras * in->param_bytes;
-			dp = S_paid(k, dp_total, (ov ? fmax(fmax(first, ag1), ag - fwd_mb) : ag) + rs);
-			tail = red1 + ag1;
+			double a1 = fwd_only ? 0 : ag1;
+			dp = S_paid(k, dp_total, (ov ? fmax(fmax(first, a1), ag - fwd_mb) : ag) + r);
+			tail = fwd_only ? 0 : red1 + ag1;
 		} else switch (in->method == TB_METHOD_FROZEN ? -1 : in->zero) {
 		case -1:
 			/* forward only: ZeRO-3's gathers, nothing to reduce */

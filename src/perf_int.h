@@ -104,7 +104,7 @@ typedef struct tb_perf_dp_in {
 
 typedef struct tb_perf_dp_out {
 	double dp;              /* exposed */
-	double dp_one;          /* one step's reduction (ZeRO-3: one micro-batch's) */
+	double dp_one;          /* one step's reduction (ZeRO-3: one micro-batch's, but held) */
 	double dp_total;        /* every collective of the step, before overlap */
 	double bytes;           /* what they move */
 	int64_t n_shard, n_edp; /* ranks the dense and the expert states are sharded over */

@@ -114,17 +114,14 @@ Test(memory, zero_gpt2_1_5b_and_70b)
 	cr_expect(B.memory.model_states_bytes == 1.12e12);   /* 1.12 TB */
 }
 
-Test(memory, each_zero_stage_removes_its_component)
+/* Each ZeRO stage divides exactly one more group by N_d and leaves the
+ * rest; under FSDP, ZeRO-3 adds its working set, a part of its own. */
+static void S_each_stage_removes_its_component(const tb_inputs *in)
 {
-	tb_inputs in;
-	base(&in);
-	gpt(&in, 24, 2048, 16, 50257);
-	in.parallelism.data = 8;
-	run(&in);
+	run(in);
 	const tb_mem_items *z = &B.memory.zero[0].bytes;
 	for (int s = 1; s < 4; s++) {
 		const tb_mem_items *p = &B.memory.zero[s - 1].bytes, *c = &B.memory.zero[s].bytes;
-		/* exactly one more group is divided by Nd; the rest are unchanged */
 		if (s == 1) {
 			cr_expect(rel(c->optimizer, z->optimizer / 8) < 1e-12);
 			cr_expect(rel(c->master_weights, z->master_weights / 8) < 1e-12);
@@ -133,7 +130,6 @@ Test(memory, each_zero_stage_removes_its_component)
 			cr_expect(rel(c->gradients, z->gradients / 8) < 1e-12);
 			cr_expect(c->optimizer == p->optimizer && c->weights == p->weights);
 		} else {
-			/* and the units ZeRO-3 gathers whole come back */
 			cr_expect(rel(c->weights - c->gathered_weights, z->weights / 8) < 1e-12);
 			cr_expect(c->optimizer == p->optimizer &&
 			          c->gradients - c->gathered_gradients == p->gradients);
@@ -141,6 +137,19 @@ Test(memory, each_zero_stage_removes_its_component)
 		cr_expect(c->activations == p->activations && c->other == p->other);
 		cr_expect(s == 3 || (c->gathered_weights == 0 && c->gathered_gradients == 0));
 	}
+}
+
+Test(memory, each_zero_stage_removes_its_component)
+{
+	tb_inputs in;
+	base(&in);
+	gpt(&in, 24, 2048, 16, 50257);
+	in.parallelism.data = 8;
+	S_each_stage_removes_its_component(&in);
+	cr_expect(B.memory.zero[3].bytes.gathered_weights == 0);
+	in.parallelism.framework = TB_FW_FSDP;
+	S_each_stage_removes_its_component(&in);
+	cr_expect(B.memory.zero[3].bytes.gathered_weights > 0);
 }
 
 Test(memory, bytes_per_param_by_precision_and_optimizer)

@@ -144,3 +144,56 @@ Test(memory, zero3_working_set_none_when_held)
 	cr_expect(B.memory.weights_whole);
 	cr_expect(B.memory.per_gpu.gathered_weights == 0 && B.memory.per_gpu.gathered_gradients == 0);
 }
+
+/* DPO's reference is a model of its own, run forward alone, never gathered
+ * beside the policy: the working set is the larger of the two models',
+ * here the policy's (it has gradients), the same as full training's. */
+Test(memory, zero3_working_set_dpo_reference_apart)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.parallelism.framework = TB_FW_FSDP;
+	run(&in);
+	double w = B.memory.per_gpu.gathered_weights, g = B.memory.per_gpu.gathered_gradients;
+	in.training.method = TB_METHOD_DPO;
+	run(&in);
+	cr_expect(B.memory.per_gpu.gathered_weights == w, "%.17g vs %.17g", B.memory.per_gpu.gathered_weights, w);
+	cr_expect(B.memory.per_gpu.gathered_gradients == g);
+	cr_expect(B.memory.per_gpu.frozen_weights > 0, "the reference is counted among the weights");
+}
+
+/* Nothing is gathered where nothing is sharded: ZeRO-3 over a data-
+ * parallel group of one GPU (TP 8 on 8 GPUs) holds the same as ZeRO-2. */
+Test(memory, zero3_working_set_none_without_replicas)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.parallelism.framework = TB_FW_FSDP;
+	in.parallelism.tensor = 8;
+	in.parallelism.data = 1;
+	run(&in);
+	cr_expect(B.memory.per_gpu.gathered_weights == 0 && B.memory.per_gpu.gathered_gradients == 0);
+	cr_expect(B.memory.zero[3].bytes.total == B.memory.zero[2].bytes.total);
+}
+
+/* The largest model at this layout shards each state as the budget does:
+ * under FSDP in a pipeline the weights and the gradients are whole, so
+ * B_z = w + g + (m + o)/N_d (2 + 4 + 12/4 = 9 B at DP 4). */
+Test(memory, max_params_this_layout_held_whole)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.parallelism.framework = TB_FW_FSDP;
+	in.parallelism.pipeline = 2;
+	in.parallelism.data = 4;
+	run(&in);
+	double usable = in.hardware.gpu.memory_bytes - in.hardware.overhead_bytes;
+	cr_expect(rel(B.memory.max_params_this_layout, usable * 2 / 9.0) < 1e-12, "%.17g",
+	          B.memory.max_params_this_layout);
+	in.parallelism.framework = TB_FW_ANY;
+	run(&in);
+	cr_expect(rel(B.memory.max_params_this_layout, usable * 2 / (18 / 4.0)) < 1e-12);
+}

@@ -369,7 +369,8 @@ typedef struct tb_perf_result {
 	double cp_bytes;              /* a ring hop, a pass's all-to-alls, or the gathered K and V (cp_comm) */
 	double ep_bytes;
 	double pp_bytes, pp_s;        /* one send */
-	double dp_bytes, dp_s;        /* one step's reduction (ZeRO-3: one micro-batch's) */
+	double dp_bytes, dp_s;        /* one step's reduction (ZeRO-3: one micro-batch's, but
+	                               * under FSDP in a pipeline, tb_fsdp_holds_stage) */
 	double dp_total_s;            /* every data-parallel collective of the step, before overlap */
 	double stage_extra_s;         /* embedding and/or logits on the busiest stage, one micro-batch */
 	double stage_extra_tp_s;      /* their tensor-parallel collectives */
