@@ -193,6 +193,15 @@ Test(memory, max_params_this_layout_held_whole)
 	double usable = in.hardware.gpu.memory_bytes - in.hardware.overhead_bytes;
 	cr_expect(rel(B.memory.max_params_this_layout, usable * 2 / 9.0) < 1e-12, "%.17g",
 	          B.memory.max_params_this_layout);
+	/* and its derivation says so: N_w = N_g = 1, the formula over them */
+	const tb_deriv *d = tb_budget_deriv(&B, "memory.max_params_this_layout");
+	cr_assert_not_null(d);
+	cr_expect(strstr(d->source, "w/N_w + g/N_g") != NULL, "%s", d->source);
+	int held = 0;
+	for (int i = 0; i < d->nvars; i++)
+		held += (!strcmp(d->vars[i].sym, "N_w") || !strcmp(d->vars[i].sym, "N_g")) &&
+		        d->vars[i].value == 1;
+	cr_expect_eq(held, 2);
 	in.parallelism.framework = TB_FW_ANY;
 	run(&in);
 	cr_expect(rel(B.memory.max_params_this_layout, usable * 2 / (18 / 4.0)) < 1e-12);
