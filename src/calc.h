@@ -105,6 +105,9 @@ typedef struct tb_mem_model {
 	 * stage, with the head (the step-time model's placing, perf.c) */
 	double mtp;
 	tb_framework framework; /* whose ZeRO-3 working set (tb_memory_gathered_bytes) */
+	/* a gradient's bytes as reduced and, where kept whole, accumulated
+	 * (training.grad_dtype); bp.gradients is as the shards hold them */
+	double reduce_bytes;
 } tb_mem_model;
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm);
 /* One GPU's parameters of one stage, before ZeRO: dense ones (ZeRO shards

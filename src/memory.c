@@ -293,8 +293,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		"Model-state bytes per parameter", "B_p", "w + g + m + o", S_src_bpp,
 		bp->total, "B");
 	tb_deriv_add_var(dv, "w", "weights", bp->weights, "B");
-	tb_deriv_add_var(dv, "g", tb_grad_dtype_of(&in->training) == TB_GRAD_FP32
-	                 ? "gradients (fp32)" : "gradients (16-bit)", bp->gradients, "B");
+	tb_deriv_add_var(dv, "g", bp->gradients >= 4 ? "gradients as held (fp32)"
+	                 : "gradients as held (16-bit)", bp->gradients, "B");
 	tb_deriv_add_var(dv, "m", "fp32 master weights", bp->master_weights, "B");
 	tb_deriv_add_var(dv, "o", "optimizer state", bp->optimizer, "B");
 

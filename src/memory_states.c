@@ -86,6 +86,12 @@ static void S_bytes_per_param(const tb_inputs *in, tb_bytes_per_param *bp,
 	 * under bf16-mixed unless the scenario says bf16 (Megatron-LM's
 	 * distributed-optimizer table: 18 B/param, 6 + 12/d sharded) */
 	bp->gradients = tb_grad_bytes(&in->training);
+	/* FSDP holds its sharded gradients in the sharded parameters' dtype
+	 * (fp32 under mixed precision, 16 bits under pure bf16): its
+	 * reduce_dtype sets the reduce-scatter and what accumulates whole,
+	 * and the output is cast back (FSDP2's foreach_reduce) */
+	if (in->parallelism.framework == TB_FW_FSDP)
+		bp->gradients = bp->master_weights > 0 ? bp->master_weights : bp->weights;
 	/* LoRA's adapters are kept in fp32 beside 16-bit frozen weights
 	 * (PEFT's autocast_adapter_dtype, on by default since 0.12): fp32
 	 * weights and gradients, fp32 moments, no separate master copy */
@@ -167,7 +173,9 @@ void tb_memory_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, u
 	out->fp8_weights = mm->w8_bytes * w8;
 	out->weights = bp->weights * (w - (mm->w8_replaces ? w8 : 0)) + out->fp8_weights +
 	               out->frozen_weights;
-	out->gradients = bp->gradients * g;
+	/* gradients kept whole accumulate in the dtype they are reduced in */
+	bool acc = (whole & TB_MEM_WHOLE_GRADS) && zero >= 2;
+	out->gradients = (acc ? mm->reduce_bytes : bp->gradients) * g;
 	out->master_weights = bp->master_weights * o;
 	out->optimizer = bp->optimizer * o;
 	out->paged = mm->paged ? out->optimizer : 0;
@@ -189,6 +197,8 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 	double ada = in->training.optimizer == TB_OPT_ADAFACTOR
 	             ? S_adafactor_elems_per_param(m, &ar, pp->total) : 0;
 	S_bytes_per_param(in, &mm->bp, ada);
+	mm->reduce_bytes = tb_method_adapters(in->training.method) ? mm->bp.gradients
+	                   : tb_grad_bytes(&in->training);
 	mm->total = pp->total;
 	mm->mtp = m->has_shape ? (double)m->mtp_modules : 0;
 	tb_method meth = in->training.method;
@@ -361,7 +371,7 @@ static void S_working_set(const tb_mem_model *mm, const tb_mem_share *share, uns
 	const tb_mem_unit *u = hb > lb ? &share->head : &share->layer;
 	double trained = part & 1 ? (dn ? u->train.dense : 0) + (ex ? u->train.expert : 0) : 0;
 	*w = (hb > lb ? hb : lb) + lb;
-	*g = trained * (mm->bp.weights + mm->bp.gradients);
+	*g = trained * (mm->bp.weights + mm->reduce_bytes);
 }
 
 void tb_memory_gathered_bytes(const tb_mem_model *mm, const tb_mem_share *share, int zero,

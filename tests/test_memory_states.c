@@ -206,3 +206,32 @@ Test(memory, max_params_this_layout_held_whole)
 	run(&in);
 	cr_expect(rel(B.memory.max_params_this_layout, usable * 2 / (18 / 4.0)) < 1e-12);
 }
+
+/* FSDP holds its sharded gradients in the sharded parameters' dtype and
+ * reduces them in reduce_dtype (FSDP2 casts the reduce-scatter's output
+ * back): pure bf16 with fp32 reduction holds 2 B a gradient sharded, 4 B
+ * where no_sync keeps them whole, and its reduce-scatter input is fp32.
+ * Megatron-LM's main gradients are held as reduced. Llama 3 8B over 8. */
+Test(memory, fsdp_gradients_held_in_the_parameters_dtype)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.training.precision = TB_PREC_BF16;
+	in.training.grad_dtype = TB_GRAD_FP32;
+	in.parallelism.framework = TB_FW_FSDP;
+	run(&in);
+	const double N = B.params.total, head = 525340672;
+	cr_expect_eq(B.memory.bytes_per_param.gradients, 2);
+	const tb_mem_items *m = &B.memory.per_gpu;
+	cr_expect(rel(m->gradients - m->gathered_gradients, 2 * N / 8) < 1e-12, "%.17g", m->gradients);
+	cr_expect(rel(m->gathered_gradients, (2 + 4) * head) < 1e-12, "%.17g", m->gathered_gradients);
+	in.parallelism.no_sync = true;
+	run(&in);
+	cr_expect(rel(m->gradients - m->gathered_gradients, 4 * N) < 1e-12, "%.17g", m->gradients);
+	in.parallelism.no_sync = false;
+	in.parallelism.framework = TB_FW_MEGATRON;
+	in.parallelism.zero = 1;
+	run(&in);
+	cr_expect_eq(B.memory.bytes_per_param.gradients, 4);
+}
