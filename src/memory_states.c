@@ -171,7 +171,13 @@ void tb_memory_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, u
 	out->adapters = mm->extras_trained ? 0 : bp->weights * w;
 	double w8 = tb_memory_w8_kept(mm, zero) ? S_sharded(p->w8, wz >= 3, d_dense, d_expert) : 0;
 	out->fp8_weights = mm->w8_bytes * w8;
-	out->weights = bp->weights * (w - (mm->w8_replaces ? w8 : 0)) + out->fp8_weights +
+	/* FSDP shards one copy of a trained weight, under mixed precision
+	 * the fp32 one (the master weights): its 16-bit weights exist only
+	 * as gathered, the working set below (FSDP2 casts each shard to the
+	 * param dtype for the all-gather, MixedPrecisionPolicy) */
+	double wk = mm->framework == TB_FW_FSDP && wz >= 3 && d_dense > 1 &&
+	            bp->master_weights > 0 && mm->extras_trained ? 0 : w;
+	out->weights = bp->weights * (wk - (mm->w8_replaces ? w8 : 0)) + out->fp8_weights +
 	               out->frozen_weights;
 	/* gradients kept whole accumulate in the dtype they are reduced in */
 	bool acc = (whole & TB_MEM_WHOLE_GRADS) && zero >= 2;

@@ -31,6 +31,10 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 	double ws = m->per_gpu.gathered_weights + m->per_gpu.gathered_gradients;
 	rows[0].gpu -= m->per_gpu.gathered_weights;
 	rows[1].gpu -= m->per_gpu.gathered_gradients;
+	if (m->per_gpu.gathered_weights > 0 && m->bytes_per_param.master_weights > 0 &&
+	    !(rows[0].gpu > 0))
+		rows[0].label = "Weights in 16 bits (FSDP shards only the fp32 copy, the master "
+		                "weights; these are gathered, in the working set)";
 	if (m->fp8_replaced_bytes > 0)
 		rows[0].label = "Weights in 16 bits (the embedding, the head, the norms)";
 	if (meth != TB_METHOD_FULL) {

@@ -235,3 +235,29 @@ Test(memory, fsdp_gradients_held_in_the_parameters_dtype)
 	run(&in);
 	cr_expect_eq(B.memory.bytes_per_param.gradients, 4);
 }
+
+/* FSDP shards one copy of each trained weight: under mixed precision the
+ * fp32 one, which is the master copy, so no 16-bit shard stays beside it
+ * (FSDP2 casts each shard for the all-gather); under pure bf16 the bf16
+ * one.  Llama 3 8B over 8 GPUs at ZeRO-3. */
+Test(memory, fsdp_keeps_one_sharded_copy)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.parallelism.framework = TB_FW_FSDP;
+	run(&in);
+	const double N = B.params.total;
+	const tb_mem_items *m = &B.memory.per_gpu;
+	cr_expect(m->weights - m->gathered_weights == 0, "%.17g", m->weights - m->gathered_weights);
+	cr_expect(rel(m->master_weights, 4 * N / 8) < 1e-12);
+	in.training.precision = TB_PREC_BF16;
+	run(&in);
+	cr_expect(rel(m->weights - m->gathered_weights, 2 * N / 8) < 1e-12);
+	cr_expect(m->master_weights == 0);
+	/* DeepSpeed's ZeRO-3 keeps its 16-bit shard beside the fp32 one */
+	in.training.precision = TB_PREC_BF16_MIXED;
+	in.parallelism.framework = TB_FW_DEEPSPEED;
+	run(&in);
+	cr_expect(rel(m->weights, 2 * N / 8) < 1e-12);
+}

@@ -135,7 +135,15 @@ void tb_vperf_write_memory(FILE *f)
 	           "reduce-scatter input is in it. Lambda's three rows went from +24.7%%, +28.7%% and "
 	           "+30.5%% to +6.7%%, +7.3%% and +14.8%%; the median |error| over the 33 rows from "
 	           "10.8%% to 9.0%%, 15 to 17 within 10%%, 23 to 26 within 20%%. Mixed-precision runs "
-	           "(fp32 shards) are unchanged.\n");
+	           "(fp32 shards) are unchanged by it. Under mixed precision FSDP shards one copy of "
+	           "a weight, the fp32 one, and casts each shard to bf16 for the all-gather "
+	           "(MixedPrecisionPolicy): the model had kept a bf16 shard beside the fp32 master "
+	           "shard, ZeRO's count and DeepSpeed's. Without it (2 bytes a weight over the "
+	           "data-parallel group; entered 2026-12-07) the median went from 9.0%% to 8.0%%: "
+	           "torchtitan's 8-GPU 8B rows 2.3-2.5 points lower and its 128-GPU ones 0.2 (all now "
+	           "-8.0..+0.0%%), torchao's MI300X rows from "
+	           "+8-9%% to +4%%, its B200 ones from +26-28%% to +20-22%% and its H100 ones from "
+	           "-11%% to -15%% (the three cards' one configuration).\n");
 	fprintf(f, "- **torchtitan's per-op checkpointing on a mixture** saves the attention, the "
 	           "router and the all-to-all but recomputes the grouped GEMMs; the model's op policy "
 	           "is dense-only and the compiled gpt-oss row is priced with the attention policy "
