@@ -108,6 +108,9 @@ typedef struct tb_mem_model {
 	/* a gradient's bytes as reduced and, where kept whole, accumulated
 	 * (training.grad_dtype); bp.gradients is as the shards hold them */
 	double reduce_bytes;
+	/* a layer's trained linear weights FSDP gathers in fp8, 1 byte apiece
+	 * (tb_fsdp_fp8_gather; not the head, not grouped experts) */
+	double lin8;
 } tb_mem_model;
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm);
 /* One GPU's parameters of one stage, before ZeRO: dense ones (ZeRO shards
@@ -116,6 +119,7 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
  * expert)), trained, frozen in 16 bits and frozen quantized. */
 typedef struct tb_mem_unit {
 	tb_mem_pair train, frozen, quant;
+	double lin8;            /* of train.dense: linear weights FSDP gathers in fp8 */
 } tb_mem_unit;
 typedef struct tb_mem_share {
 	tb_mem_pair train, frozen, quant, w8;
@@ -123,6 +127,7 @@ typedef struct tb_mem_share {
 	 * and on the stage holding it the head with the final norm (zero
 	 * elsewhere); tb_memory_gathered_bytes takes the larger */
 	tb_mem_unit layer, head;
+	double lin8;            /* the stage's linear weights FSDP gathers in fp8 */
 } tb_mem_share;
 /* The first, a middle (the second) and the last stage's shares; their
  * layers in layers[i] (tb_perf_stage_split, or the layout's where `pl`

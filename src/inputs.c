@@ -371,3 +371,15 @@ bool tb_fp8_params(const tb_inputs *in)
 	return t->fp8_param_gather && t->precision == TB_PREC_FP8_MIXED &&
 	       in->parallelism.framework == TB_FW_MEGATRON && tb_method_trains_base(t->method);
 }
+
+bool tb_fsdp_fp8_gather(const tb_inputs *in)
+{
+	const tb_training *t = &in->training;
+	const tb_gpu *g = &in->hardware.gpu;
+	/* fp8 matmuls: fp8-mixed, or fp4-mixed on a card with fp8 but no fp4 */
+	bool fp8 = t->precision == TB_PREC_FP8_MIXED ||
+	           (t->precision == TB_PREC_FP4_MIXED && !(g->peak_flops[TB_DTYPE_FP4] > 0) &&
+	            g->peak_flops[TB_DTYPE_FP8] > 0);
+	return fp8 && in->parallelism.framework == TB_FW_FSDP &&
+	       (t->fp8_recipe == TB_FP8_TENSORWISE || t->fp8_recipe == TB_FP8_AUTO);
+}

@@ -177,7 +177,9 @@ void tb_memory_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, u
 	 * param dtype for the all-gather, MixedPrecisionPolicy) */
 	double wk = mm->framework == TB_FW_FSDP && wz >= 3 && d_dense > 1 &&
 	            bp->master_weights > 0 && mm->extras_trained ? 0 : w;
-	out->weights = bp->weights * (wk - (mm->w8_replaces ? w8 : 0)) + out->fp8_weights +
+	/* held whole, the linear weights FSDP gathered in fp8 stay fp8 */
+	double h8 = (whole & TB_MEM_WHOLE_WEIGHTS) && zero >= 3 ? p->lin8 : 0;
+	out->weights = bp->weights * (wk - h8 - (mm->w8_replaces ? w8 : 0)) + h8 + out->fp8_weights +
 	               out->frozen_weights;
 	/* gradients kept whole accumulate in the dtype they are reduced in */
 	bool acc = (whole & TB_MEM_WHOLE_GRADS) && zero >= 2;
@@ -248,6 +250,10 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 			mm->frozen.dense = base.dense - quant.dense;
 			mm->frozen.expert = base.expert - quant.expert;
 		}
+		/* torchao's Float8Linear: the blocks' nn.Linear modules, not
+		 * the routers' and not the grouped experts */
+		if (trains_base && tb_fsdp_fp8_gather(in))
+			mm->lin8 = S_div(S_max(pp->matrices - pp->matrices_expert - pp->router, 0), L);
 		double w8 = trains_base ? tb_memory_te_weight_bytes(in) : 0;
 		if (w8 > 0) {
 			/* Transformer Engine's linear layers: the routers are
@@ -311,7 +317,7 @@ void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t 
 	double td = (double)t, ete = (double)et * (double)e;
 	tb_mem_unit layer = {
 		S_layers_pair(mm->train, 1, td, ete), S_layers_pair(mm->frozen, 1, td, ete),
-		S_layers_pair(mm->quant, 1, td, ete),
+		S_layers_pair(mm->quant, 1, td, ete), mm->lin8 / td,
 	};
 	for (int i = 0; i < 3; i++) {
 		double ls = (double)layers[i] + mtp[i];
@@ -320,6 +326,7 @@ void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t 
 		share[i].quant = S_layers_pair(mm->quant, ls, td, ete);
 		share[i].w8 = S_layers_pair(mm->w8, ls, td, ete);
 		share[i].layer = layer;
+		share[i].lin8 = ls * mm->lin8 / td;
 	}
 	/* a tied head is a second copy on the last stage when p > 1 */
 	double head = mm->tied ? (p > 1 ? mm->head_tied : 0) : mm->output;
@@ -361,7 +368,8 @@ static double S_unit_bytes(const tb_mem_model *mm, const tb_mem_unit *u, unsigne
                            bool ex)
 {
 	double d = dn ? 1 : 0, x = ex ? 1 : 0, t = part & 1 ? 1 : 0, f = part & 2 ? 1 : 0;
-	return t * mm->bp.weights * (d * u->train.dense + x * u->train.expert) +
+	return t * mm->bp.weights * (d * (u->train.dense - u->lin8) + x * u->train.expert) +
+	       t * d * u->lin8 +
 	       f * mm->frozen_bytes * (d * u->frozen.dense + x * u->frozen.expert) +
 	       f * mm->quant_bytes * (d * u->quant.dense + x * u->quant.expert);
 }

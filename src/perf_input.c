@@ -135,7 +135,7 @@ static void S_fp8(const tb_inputs *in, tb_perf_input *out)
 	switch (r) {
 	case TB_FP8_TENSORWISE:
 		if (torchao)
-			out->fp8_gather = true;
+			out->fp8_gather = tb_fsdp_fp8_gather(in);
 		else
 			cast = ab + (ab + 2);
 		break;

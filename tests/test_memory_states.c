@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calc.h"
+#include "trainbudget/gpus.h"
 #include "trainbudget/presets.h"
 
 static tb_budget B;
@@ -260,4 +261,34 @@ Test(memory, fsdp_keeps_one_sharded_copy)
 	in.parallelism.framework = TB_FW_DEEPSPEED;
 	run(&in);
 	cr_expect(rel(m->weights, 2 * N / 8) < 1e-12);
+}
+
+/* torchao's float8 all-gather (per-tensor fp8 under FSDP): the blocks'
+ * linear weights are gathered, and held, as fp8, a byte apiece; the head
+ * stays 16-bit.  Llama 3 8B: a layer's linear weights 4,096 x 6,144 +
+ * 4,096^2 + 3 x 4,096 x 14,336 = 218,103,808 of its 218,112,000, so the
+ * working set's weights are 2 x 525,340,672 (the head) + 218,103,808 +
+ * 2 x 8,192 = 1,268,801,536 B; under a pipeline of 2 each stage holds its
+ * 16 layers' linear weights at 1 B where bf16 holds 2. */
+Test(memory, fsdp_fp8_gather_bytes)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.hardware.gpu = *tb_gpus_find("h100-sxm");
+	in.parallelism.framework = TB_FW_FSDP;
+	in.training.precision = TB_PREC_FP8_MIXED;
+	cr_assert(tb_fsdp_fp8_gather(&in));
+	run(&in);
+	cr_expect(rel(B.memory.per_gpu.gathered_weights, 1268801536.0) < 1e-12, "%.17g",
+	          B.memory.per_gpu.gathered_weights);
+	in.parallelism.pipeline = 2;
+	in.parallelism.data = 4;
+	run(&in);
+	double fp8 = B.memory.per_gpu.weights;
+	in.training.fp8_recipe = TB_FP8_ROWWISE;
+	cr_assert(!tb_fsdp_fp8_gather(&in));
+	run(&in);
+	cr_expect(rel(B.memory.per_gpu.weights - fp8, 16 * 218103808.0) < 1e-12, "%.17g",
+	          B.memory.per_gpu.weights - fp8);
 }

@@ -563,6 +563,13 @@ int64_t tb_parallelism_dp_cp(const tb_parallelism *p);
  * a method that trains the base, as the loader holds it): memory, the
  * step and the layout search read this one answer. */
 bool tb_fp8_params(const tb_inputs *in);
+/* Whether FSDP gathers the trained linear layers' weights in fp8:
+ * torchao's per-tensor float8 with its float8 all-gather (torchtitan's
+ * enable_fsdp_float8_all_gather), the per-tensor recipe being FSDP's
+ * default under fp8 matmuls.  The gathered weights are then 1 byte
+ * apiece on the wire and, held or in the working set, in memory: the
+ * step and the memory read this one answer. */
+bool tb_fsdp_fp8_gather(const tb_inputs *in);
 
 /* The dtype whose peak bounds the matmuls at precision p. */
 tb_dtype tb_precision_compute_dtype(tb_precision p);
