@@ -380,6 +380,8 @@ bool tb_fsdp_fp8_gather(const tb_inputs *in)
 	bool fp8 = t->precision == TB_PREC_FP8_MIXED ||
 	           (t->precision == TB_PREC_FP4_MIXED && !(g->peak_flops[TB_DTYPE_FP4] > 0) &&
 	            g->peak_flops[TB_DTYPE_FP8] > 0);
-	return fp8 && in->parallelism.framework == TB_FW_FSDP &&
+	/* torchao converts the trained model's linear layers; a frozen base
+	 * (LoRA, QLoRA, forward only) goes as stored */
+	return fp8 && in->parallelism.framework == TB_FW_FSDP && tb_method_trains_base(t->method) &&
 	       (t->fp8_recipe == TB_FP8_TENSORWISE || t->fp8_recipe == TB_FP8_AUTO);
 }

@@ -553,16 +553,26 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	 * copies are not kept, fp8 weights are */
 	double w8any = S_div(lin_all * (mm.w8_bytes - (mm.w8_replaces ? bp->weights : 0)), pp->total);
 	double w8pp = lin > 0 ? w8any : 0;
-	mem->max_params_fully_sharded = S_div(G * usable, bpm + (mm.w8_replaces ? w8any : 0));
+	/* FSDP under mixed precision shards no 16-bit copy beside the fp32
+	 * one (tb_memory_states): sharded, a trained weight holds no w */
+	bool one_copy = par->framework == TB_FW_FSDP && bp->master_weights > 0 &&
+	                tb_method_trains_base(in->training.method);
+	double w_sh = one_copy ? 0 : bp->weights;
+	double bps = bpm - tf * (bp->weights - w_sh);
+	mem->max_params_fully_sharded = S_div(G * usable, bps + (mm.w8_replaces ? w8any : 0));
 	mem->max_params_one_gpu = S_div(usable, bpm + w8any);
-	/* sharded as tb_memory_states shards them; FSDP's working set, a
-	 * unit's worth whatever the model's size, is no per-parameter term */
-	double wd = zero >= 3 && !(whole & TB_MEM_WHOLE_WEIGHTS) ? dd : 1;
+	/* sharded as tb_memory_states shards them, gradients held whole in
+	 * the dtype they are reduced in; FSDP's working set, a unit's worth
+	 * whatever the model's size, is no per-parameter term */
+	bool w_sharded = zero >= 3 && !(whole & TB_MEM_WHOLE_WEIGHTS) && dd > 1;
+	double wd = w_sharded ? dd : 1;
 	double gd = zero >= 2 && !(whole & TB_MEM_WHOLE_GRADS) ? dd : 1;
+	double wb = w_sharded ? w_sh : bp->weights;
+	double gb = zero >= 2 && (whole & TB_MEM_WHOLE_GRADS) ? mm.reduce_bytes : bp->gradients;
 	double per_param_gpu = in->training.method == TB_METHOD_FULL
-		? bp->weights / wd + bp->gradients / gd
+		? wb / wd + gb / gd
 		  + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1) + w8pp / wd
-		: (tf * bp->weights + fz + w8pp) / wd + tf * bp->gradients / gd
+		: (tf * wb + fz + w8pp) / wd + tf * gb / gd
 		  + tf * (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1);
 	mem->max_params_this_layout = S_div(usable * (double)(t * p), per_param_gpu);
 
@@ -682,7 +692,10 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "G", "GPUs", G, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
-	tb_deriv_add_var(dv, "B_p", in->training.method == TB_METHOD_FULL ? "bytes per parameter" : "bytes per model parameter (frozen + its share of the trained states)", bpm, "B");
+	tb_deriv_add_var(dv, "B_p", bps != bpm
+	                 ? "bytes per parameter sharded (FSDP keeps only the fp32 copy of a weight)"
+	                 : in->training.method == TB_METHOD_FULL ? "bytes per parameter"
+	                 : "bytes per model parameter (frozen + its share of the trained states)", bps, "B");
 	if (w8fs != 0)
 		tb_deriv_add_var(dv, "w_8", w8_meaning, w8fs, "B");
 
@@ -708,7 +721,8 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		  "FSDP's working set"
 		: "tensor x pipeline split, then ZeRO over the data-parallel group: B_z = w/N_w + g/N_g + "
 		  "(m + o)/[z>=1 ? N_d : 1], N_w and N_g N_d from ZeRO-3 and ZeRO-2 on but where the "
-		  "framework holds them whole (FSDP's no_sync, FSDP under a pipeline); before activations "
+		  "framework holds them whole (FSDP's no_sync, FSDP under a pipeline: g then in the dtype "
+		  "it is reduced in); w 0 where FSDP shards only the fp32 copy; before activations "
 		  "and FSDP's working set",
 		mem->max_params_this_layout, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");

@@ -175,10 +175,13 @@ void tb_memory_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, u
 	 * the fp32 one (the master weights): its 16-bit weights exist only
 	 * as gathered, the working set below (FSDP2 casts each shard to the
 	 * param dtype for the all-gather, MixedPrecisionPolicy) */
-	double wk = mm->framework == TB_FW_FSDP && wz >= 3 && d_dense > 1 &&
-	            bp->master_weights > 0 && mm->extras_trained ? 0 : w;
-	/* held whole, the linear weights FSDP gathered in fp8 stay fp8 */
-	double h8 = (whole & TB_MEM_WHOLE_WEIGHTS) && zero >= 3 ? p->lin8 : 0;
+	double wk = w;
+	if (mm->framework == TB_FW_FSDP && wz >= 3 && bp->master_weights > 0 && mm->extras_trained)
+		wk -= (d_dense > 1 ? p->train.dense / d_dense : 0) +
+		      (d_expert > 1 ? p->train.expert / d_expert : 0);
+	/* held whole (ZeRO-2, or ZeRO-3 under a pipeline), the linear
+	 * weights FSDP gathered in fp8 stay fp8 */
+	double h8 = zero >= 2 && wz < 3 ? p->lin8 : 0;
 	out->weights = bp->weights * (wk - h8 - (mm->w8_replaces ? w8 : 0)) + h8 + out->fp8_weights +
 	               out->frozen_weights;
 	/* gradients kept whole accumulate in the dtype they are reduced in */
@@ -252,7 +255,7 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 		}
 		/* torchao's Float8Linear: the blocks' nn.Linear modules, not
 		 * the routers' and not the grouped experts */
-		if (trains_base && tb_fsdp_fp8_gather(in))
+		if (tb_fsdp_fp8_gather(in))
 			mm->lin8 = S_div(S_max(pp->matrices - pp->matrices_expert - pp->router, 0), L);
 		double w8 = trains_base ? tb_memory_te_weight_bytes(in) : 0;
 		if (w8 > 0) {

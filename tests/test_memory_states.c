@@ -292,3 +292,64 @@ Test(memory, fsdp_fp8_gather_bytes)
 	cr_expect(rel(B.memory.per_gpu.weights - fp8, 16 * 218103808.0) < 1e-12, "%.17g",
 	          B.memory.per_gpu.weights - fp8);
 }
+
+/* The one-copy rule per part: routed experts a GPU owns whole (their
+ * group of one: Mixtral 8x7B at EP 8 on 8 GPUs) are neither sharded nor
+ * gathered, so their 16-bit weights stay, 2 B apiece over 32 layers of
+ * one expert each; the dense part keeps no 16-bit shard. */
+Test(memory, fsdp_one_copy_per_part)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "mixtral-8x7b");
+	in.parallelism.framework = TB_FW_FSDP;
+	in.parallelism.expert = 8;
+	run(&in);
+	tb_mem_model mm;
+	tb_memory_model(&in, &B.params, &mm);
+	const tb_mem_items *m = &B.memory.per_gpu;
+	double kept = m->weights - m->gathered_weights - m->frozen_weights;
+	cr_expect(rel(kept, 2 * 32 * mm.train.expert / 8) < 1e-12, "%.17g vs %.17g", kept,
+	          2 * 32 * mm.train.expert / 8);
+}
+
+/* Held whole under ZeRO-2 (SHARD_GRAD_OP keeps the gathered weights to the
+ * backward) the linear weights FSDP gathers in fp8 are a byte apiece:
+ * Llama 3 8B's 32 x 218,103,808 fewer bytes than per-row scaling's bf16
+ * gather; a LoRA's frozen base is not converted, so nothing is fp8. */
+Test(memory, fsdp_fp8_gather_zero2_and_lora)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.hardware.gpu = *tb_gpus_find("h100-sxm");
+	in.parallelism.framework = TB_FW_FSDP;
+	in.parallelism.zero = 2;
+	in.training.precision = TB_PREC_FP8_MIXED;
+	run(&in);
+	double fp8 = B.memory.per_gpu.weights;
+	in.training.fp8_recipe = TB_FP8_ROWWISE;
+	run(&in);
+	cr_expect(rel(B.memory.per_gpu.weights - fp8, 32 * 218103808.0) < 1e-12, "%.17g",
+	          B.memory.per_gpu.weights - fp8);
+	in.training.fp8_recipe = TB_FP8_AUTO;
+	in.training.method = TB_METHOD_LORA;
+	cr_expect(!tb_fsdp_fp8_gather(&in));
+}
+
+/* The largest models shard as the states do under FSDP's mixed precision:
+ * no 16-bit shard, so B_z = 4/8 + 12/8 = 2 B at ZeRO-3 over 8 (Llama 3 8B's
+ * defaults: fp32 gradients) and 16 B a parameter fully sharded. */
+Test(memory, max_params_fsdp_one_copy)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.parallelism.framework = TB_FW_FSDP;
+	run(&in);
+	double usable = in.hardware.gpu.memory_bytes - in.hardware.overhead_bytes;
+	cr_expect(rel(B.memory.max_params_this_layout, usable / 2.0) < 1e-12, "%.17g",
+	          B.memory.max_params_this_layout);
+	cr_expect(rel(B.memory.max_params_fully_sharded, 8 * usable / 16.0) < 1e-12, "%.17g",
+	          B.memory.max_params_fully_sharded);
+}
