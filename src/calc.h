@@ -111,6 +111,7 @@ typedef struct tb_mem_model {
 	/* a layer's trained linear weights FSDP gathers in fp8, 1 byte apiece
 	 * (tb_fsdp_fp8_gather; not the head, not grouped experts) */
 	double lin8;
+	bool one_copy;          /* tb_fsdp_one_copy */
 } tb_mem_model;
 void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm);
 /* One GPU's parameters of one stage, before ZeRO: dense ones (ZeRO shards

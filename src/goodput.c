@@ -143,6 +143,13 @@ void tb_goodput_compute(const tb_goodput_in *in, tb_goodput *g)
 static const char S_src_rate[] =
 	"Dubey et al. 2024 (Llama 3), arXiv:2407.21783, Sec. 3.3.4: 419 unexpected interruptions "
 	"in 54 days on 2,048 nodes; any node stops a synchronous job";
+/* The weights a checkpoint saves beside the fp32 master copy: none where
+ * FSDP keeps only that copy (tb_fsdp_one_copy) */
+static double S_ckpt_weight_bytes(const tb_inputs *in, const tb_bytes_per_param *bp)
+{
+	return tb_fsdp_one_copy(in) ? 0 : bp->weights;
+}
+
 static const char S_src_ckpt[] =
 	"the memory model's bytes per parameter (weights, fp32 master weights, optimizer state); "
 	"gradients are not saved";
@@ -166,7 +173,9 @@ static void S_derivs(const tb_inputs *in, tb_budget *b, double step_s)
 	d = tb_budget_add_deriv(b, "goodput.checkpoint_bytes", "Checkpoint size", "S",
 	                        "N * (w + m + o)", S_src_ckpt, g->checkpoint_bytes, "B");
 	tb_deriv_add_var(d, "N", "parameters", b->params.total, "");
-	tb_deriv_add_var(d, "w", "weight bytes per parameter", bp->weights, "B");
+	tb_deriv_add_var(d, "w", tb_fsdp_one_copy(in)
+	                 ? "weight bytes per parameter beside the master copy (none: FSDP keeps one)"
+	                 : "weight bytes per parameter", S_ckpt_weight_bytes(in, bp), "B");
 	tb_deriv_add_var(d, "m", "fp32 master weight bytes per parameter", bp->master_weights, "B");
 	tb_deriv_add_var(d, "o", "optimizer state bytes per parameter", bp->optimizer, "B");
 
@@ -297,7 +306,7 @@ void tb_goodput_step(const tb_inputs *in, tb_budget *b)
 		.failures_per_node_day = in->hardware.failures_per_node_day,
 		/* what a restart needs: the trained weights and their states
 		 * (LoRA saves its adapters; the frozen base is on storage) */
-		.checkpoint_bytes = tb_goodput_checkpoint_bytes(b->params.trainable, bp->weights,
+		.checkpoint_bytes = tb_goodput_checkpoint_bytes(b->params.trainable, S_ckpt_weight_bytes(in, bp),
 		                                                bp->master_weights, bp->optimizer),
 		.write_bytes_per_s_per_node = in->hardware.checkpoint_bytes_per_s,
 		.restart_s = in->hardware.restart_s,

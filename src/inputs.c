@@ -372,6 +372,15 @@ bool tb_fp8_params(const tb_inputs *in)
 	       in->parallelism.framework == TB_FW_MEGATRON && tb_method_trains_base(t->method);
 }
 
+bool tb_fsdp_one_copy(const tb_inputs *in)
+{
+	tb_precision pr = in->training.precision;
+	bool master = pr == TB_PREC_BF16_MIXED || pr == TB_PREC_FP16_MIXED ||
+	              pr == TB_PREC_FP8_MIXED || pr == TB_PREC_FP4_MIXED;
+	return master && in->parallelism.framework == TB_FW_FSDP &&
+	       tb_method_trains_base(in->training.method);
+}
+
 bool tb_fsdp_fp8_gather(const tb_inputs *in)
 {
 	const tb_training *t = &in->training;

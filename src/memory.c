@@ -555,9 +555,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	double w8pp = lin > 0 ? w8any : 0;
 	/* FSDP under mixed precision shards no 16-bit copy beside the fp32
 	 * one (tb_memory_states): sharded, a trained weight holds no w */
-	bool one_copy = par->framework == TB_FW_FSDP && bp->master_weights > 0 &&
-	                tb_method_trains_base(in->training.method);
-	double w_sh = one_copy ? 0 : bp->weights;
+	double w_sh = mm.one_copy ? 0 : bp->weights;
 	double bps = bpm - tf * (bp->weights - w_sh);
 	mem->max_params_fully_sharded = S_div(G * usable, bps + (mm.w8_replaces ? w8any : 0));
 	mem->max_params_one_gpu = S_div(usable, bpm + w8any);

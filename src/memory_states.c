@@ -176,7 +176,7 @@ void tb_memory_states(const tb_mem_model *mm, const tb_mem_share *p, int zero, u
 	 * as gathered, the working set below (FSDP2 casts each shard to the
 	 * param dtype for the all-gather, MixedPrecisionPolicy) */
 	double wk = w;
-	if (mm->framework == TB_FW_FSDP && wz >= 3 && bp->master_weights > 0 && mm->extras_trained)
+	if (mm->one_copy && wz >= 3)
 		wk -= (d_dense > 1 ? p->train.dense / d_dense : 0) +
 		      (d_expert > 1 ? p->train.expert / d_expert : 0);
 	/* held whole (ZeRO-2, or ZeRO-3 under a pipeline), the linear
@@ -220,6 +220,7 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 	mm->quant_bytes = tb_quant_bytes_per_param(q, in->training.double_quant, (double)m->hidden);
 	mm->paged = in->training.paged_optimizer;
 	mm->framework = in->parallelism.framework;
+	mm->one_copy = tb_fsdp_one_copy(in);
 	mm->extras_trained = trains_base;
 	mm->extras_frozen = frozen_base;
 	mm->trained_total = trains_base ? pp->total : pp->adapters;

@@ -353,3 +353,25 @@ Test(memory, max_params_fsdp_one_copy)
 	cr_expect(rel(B.memory.max_params_fully_sharded, 8 * usable / 16.0) < 1e-12, "%.17g",
 	          B.memory.max_params_fully_sharded);
 }
+
+/* A checkpoint saves what a GPU keeps: under FSDP's mixed precision the
+ * fp32 weights and the two moments, 4 + 8 = 12 B a parameter (no 16-bit
+ * copy exists to save), where Megatron-LM's distributed checkpoint saves
+ * its bf16 weights beside them, 14 B.  Llama 3 8B. */
+Test(memory, checkpoint_saves_one_copy_under_fsdp)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.hardware.gpu = *tb_gpus_find("h100-sxm");
+	in.hardware.checkpoint_bytes_per_s = 1e9;
+	in.parallelism.framework = TB_FW_FSDP;
+	static tb_budget b;
+	tb_budget_compute(&in, &b);
+	const double N = b.params.trainable;
+	cr_expect(rel(b.goodput.checkpoint_bytes, 12 * N) < 1e-12, "%.17g", b.goodput.checkpoint_bytes / N);
+	in.parallelism.framework = TB_FW_MEGATRON;
+	in.parallelism.zero = 1;
+	tb_budget_compute(&in, &b);
+	cr_expect(rel(b.goodput.checkpoint_bytes, 14 * N) < 1e-12, "%.17g", b.goodput.checkpoint_bytes / N);
+}

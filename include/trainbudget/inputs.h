@@ -570,6 +570,12 @@ bool tb_fp8_params(const tb_inputs *in);
  * apiece on the wire and, held or in the working set, in memory: the
  * step and the memory read this one answer. */
 bool tb_fsdp_fp8_gather(const tb_inputs *in);
+/* Whether FSDP keeps one copy of each trained weight, the fp32 one that
+ * is the master copy (mixed precision: its MixedPrecisionPolicy casts a
+ * shard to 16 bits only to gather it), so no 16-bit weight is sharded
+ * beside it or saved in a checkpoint: the memory, the largest-model
+ * figures and the checkpoint's size read this one answer. */
+bool tb_fsdp_one_copy(const tb_inputs *in);
 
 /* The dtype whose peak bounds the matmuls at precision p. */
 tb_dtype tb_precision_compute_dtype(tb_precision p);
