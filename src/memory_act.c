@@ -23,6 +23,12 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 	double f = (double)m->ffn_hidden;
 	double t = in->parallelism.tensor > 0 ? (double)in->parallelism.tensor : 1;
 	double rep = in->parallelism.sequence_parallel ? 1 / t : 1;
+	/* the inputs the tensor-parallel linears gather: Megatron-LM's
+	 * sequence parallelism saves them sharded and gathers again for the
+	 * backward (Korthikanti et al. 2022 Sec. 4.2.2); PyTorch's DTensor
+	 * TP (torchtitan, framework fsdp) gathers them in PrepareModuleInput,
+	 * outside the linears, which save the gathered copy whole */
+	double rep_in = in->parallelism.framework == TB_FW_FSDP && ar->L_moe <= 0 ? 1 : rep;
 	/* routed copies only where there are experts (a config's MoE layers
 	 * can all be overridden away: layers below first_k_dense_replace) */
 	double k = ar->L_moe > 0 && m->experts_per_token > 1 ? (double)m->experts_per_token : 1;
@@ -157,7 +163,7 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 		bool keep_down = !frozen || (!own && (wrap & TB_LORA_DOWN));
 		S_ITEM("attention norm: input", "2*s*b*h", 2 * sbh * rep);
 		if (!moe_rc && keep_qkv)
-			S_ITEM("attention: QKV projection input", "2*s*b*h", 2 * sbh * rep);
+			S_ITEM("attention: QKV projection input", "2*s*b*h", 2 * sbh * rep_in);
 		if (ar->mla) {
 			/* the latents come from replicated down-projections: not split by t */
 			double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
@@ -222,7 +228,7 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 		} else if (plain_mlp) {
 			double fm = ar->L_moe > 0 ? ar->f_expert : f;
 			if (keep_up)
-				S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep * k);
+				S_ITEM("MLP: first linear input", "2*s*b*h (x k routed)", 2 * sbh * rep_in * k);
 			if (m->mlp == TB_MLP_GATED) {
 				if (ar->L_moe <= 0 && tr->act_fp8_store)
 					S_ITEM("MLP: gate and up outputs (fp8)", "2*s*b*f/t", 2 * s * bsz * fm / t);

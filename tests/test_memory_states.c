@@ -375,3 +375,29 @@ Test(memory, checkpoint_saves_one_copy_under_fsdp)
 	tb_budget_compute(&in, &b);
 	cr_expect(rel(b.goodput.checkpoint_bytes, 14 * N) < 1e-12, "%.17g", b.goodput.checkpoint_bytes / N);
 }
+
+/* Tensor parallelism as DTensor runs it (torchtitan, framework fsdp): the
+ * attention's and the MLP's inputs are gathered before the linears, which
+ * save the gathered copy, where Megatron-LM's sequence parallelism saves
+ * its shard and gathers again.  Llama 3 8B at TP 2 with sequence
+ * parallelism, 2,048 tokens, no recomputation: 2 x 2 B x 2,048 x 4,096 x
+ * (1 - 1/2) = 16,777,216 B more a layer. */
+Test(memory, dtensor_tp_saves_the_gathered_inputs)
+{
+	tb_inputs in;
+	base(&in);
+	preset(&in, "llama-3-8b");
+	in.training.checkpointing = TB_CKPT_NONE;
+	in.training.flash_attention = true;
+	in.parallelism.tensor = 2;
+	in.parallelism.sequence_parallel = true;
+	in.parallelism.data = 4;
+	in.parallelism.zero = 0;
+	in.parallelism.framework = TB_FW_MEGATRON;
+	run(&in);
+	double megatron = B.memory.activations_per_layer_bytes;
+	in.parallelism.framework = TB_FW_FSDP;
+	run(&in);
+	cr_expect(B.memory.activations_per_layer_bytes - megatron == 16777216.0, "%.17g",
+	          B.memory.activations_per_layer_bytes - megatron);
+}

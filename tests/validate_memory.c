@@ -152,6 +152,15 @@ void tb_vperf_write_memory(FILE *f)
 	           "So the 405B rows miss 14-28 GiB that no mechanism here names (it grows with the "
 	           "context-parallel degree and is larger under 1F1B than interleaved: the bullet "
 	           "above).\n");
+	fprintf(f, "- **DTensor's tensor parallelism keeps the gathered inputs** (entered "
+	           "2026-12-07): torchtitan gathers the attention's and the MLP's inputs in "
+	           "PrepareModuleInput, before the column-parallel linears, which save the gathered "
+	           "copy; Megatron-LM's sequence parallelism saves its shard and gathers again "
+	           "(Korthikanti et al. 2022 Sec. 4.2.2), as the model had priced every run. Under "
+	           "`framework: fsdp` the two inputs are now whole (docs/formulas.md, Activations). "
+	           "Under full recomputation it is the one layer rebuilt: the 70B rows (TP 8, 16 "
+	           "sequences of 8,192) went from -23.7%% and -18.8%% to -18.8%% and -13.7%%, the 405B "
+	           "ones 2.1-2.4 points closer; 23 to 24 within 20%%.\n");
 	fprintf(f, "- **torchtitan's per-op checkpointing on a mixture** saves the attention, the "
 	           "router and the all-to-all but recomputes the grouped GEMMs; the model's op policy "
 	           "is dense-only and the compiled gpt-oss row is priced with the attention policy "
