@@ -177,6 +177,8 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 		 * Megatron-LM's fp8 parameters hold in fp8 (pbe) */
 		double gb = in->grad_bytes, pb = in->fp8_gather ? fmin(1, in->param_bytes) : in->param_bytes;
 		double pbe = in->te_casts ? pb : in->param_bytes;
+		/* every weight the stage runs, as ZeRO-3 gathers it */
+		double wall = (dense - a->extras) * pb + expert * pbe + a->extras * in->param_bytes;
 		/* only the collectives this stage uses: a search times millions */
 		double ar = 0, rs = 0, ag = 0;
 		/* the mean trained weight tensor a bucket cannot split: a layer's
@@ -203,6 +205,8 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			ag = S_bucketed(x, TB_COLL_ALL_GATHER, agd, ad > 0 ? agd / ad : pa, td, n_sh, g_sh) +
 			     S_bucketed(x, TB_COLL_ALL_GATHER, ae * pae, pae, te, n_edp, g_edp);
 		}
+		/* ZeRO-3's first layer's gather, which nothing before it hides */
+		double first = nb > 0 ? ag / nb : ag;
 		/* what no compute hides under the overlap: the reduction of
 		 * the input embedding's gradient, made last (Megatron-LM's and
 		 * PyTorch DDP's buckets follow the backward, so it closes the
@@ -237,12 +241,11 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			 * it; forward only, the gather alone */
 			bool fwd_only = in->method == TB_METHOD_FROZEN;
 			double r = fwd_only ? 0 : rs;
-			double first = nb > 0 ? ag / nb : ag;
 			dp_one = dp_total = ag + r;
 			if (fwd_only)
 				o->bytes = 0;
 			if (in->zero >= 3)
-				o->bytes += (dense - a->extras) * pb + expert * pbe + a->extras * in->param_bytes;
+				o->bytes += wall;
 			double a1 = fwd_only ? 0 : ag1;
 			dp = S_paid(k, dp_total, (ov ? fmax(fmax(first, a1), ag - fwd_mb) : ag) + r);
 			tail = fwd_only ? 0 : red1 + ag1;
@@ -250,13 +253,12 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 		case -1:
 			/* forward only: ZeRO-3's gathers, nothing to reduce */
 			if (in->zero >= 3) {
-				double first = nb > 0 ? ag / nb : ag;
-				dp_one = ag;
+					dp_one = ag;
 				dp_total = dm * ag;
 				double per = ov ? fmax(first, ag - fwd_mb) : ag;
 				per += oc * (ag - per);
 				dp = dm * per;
-				o->bytes = (dense - a->extras) * pb + expert * pbe + a->extras * in->param_bytes;
+				o->bytes = wall;
 			}
 			break;
 		case 0:
@@ -311,9 +313,8 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 			/* ZeRO-3: gather for the forward, again for the backward,
 			 * reduce-scatter the gradients, every micro-batch; the
 			 * first layer's gather cannot hide */
-			double first = nb > 0 ? ag / nb : ag;
 			dp_one = 2 * ag + rs;
-			o->bytes = ((dense - a->extras) * pb + expert * pbe + a->extras * in->param_bytes) * 2 +
+			o->bytes = wall * 2 +
 			           (gdense + gexpert) * gb;
 			/* what hides still costs: the gathers' kernels take SMs and
 			 * HBM bandwidth from the compute they overlap (fitted) */
