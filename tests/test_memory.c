@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calc.h"
+#include "memory_fixtures.h"
 #include "trainbudget/presets.h"
 #include "trainbudget/gpus.h"
 
@@ -41,17 +42,6 @@ static void count_only(tb_inputs *in, double n)
 {
 	in->model.has_shape = false;
 	in->model.params_count = n;
-}
-
-/* GPT-style shape as Korthikanti assume it: MHA, plain 4h MLP, 2 LayerNorms */
-static void gpt(tb_inputs *in, int64_t L, int64_t h, int64_t a, int64_t V)
-{
-	in->model.has_shape = true;
-	in->model.layers = L; in->model.hidden = h; in->model.heads = a;
-	in->model.kv_heads = a; in->model.head_dim = h / a; in->model.ffn_hidden = 4 * h;
-	in->model.vocab = V; in->model.mlp = TB_MLP_PLAIN;
-	in->model.norm = TB_NORM_LAYERNORM; in->model.positions = TB_POS_LEARNED;
-	in->model.max_positions = 2048;
 }
 
 static void run(const tb_inputs *in)
@@ -144,7 +134,7 @@ Test(memory, each_zero_stage_removes_its_component)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, 24, 2048, 16, 50257);
+	S_gpt_shape(&in, 24, 2048, 16, 50257);
 	in.parallelism.data = 8;
 	S_each_stage_removes_its_component(&in, 1);
 	cr_expect(B.memory.zero[3].bytes.gathered_weights == 0);
@@ -265,7 +255,7 @@ static double act_layer(const kcase *k, int64_t t, bool sp, tb_checkpointing ck)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, k->L, k->h, k->a, 51200);
+	S_gpt_shape(&in, k->L, k->h, k->a, 51200);
 	in.training.micro_batch = k->b;
 	in.training.global_batch = k->b;
 	in.training.checkpointing = ck;
@@ -325,7 +315,7 @@ Test(memory, korthikanti_sec_4_3_embedding_sbhp_over_t)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, 105, 20480, 128, 51200);
+	S_gpt_shape(&in, 105, 20480, 128, 51200);
 	in.training.global_batch = 280;
 	in.parallelism.tensor = 8;
 	in.parallelism.pipeline = 35;
@@ -353,7 +343,7 @@ Test(memory, gpt3_175b_tp8_pp16_embedding_as_megatron)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, 96, 12288, 96, 51200);
+	S_gpt_shape(&in, 96, 12288, 96, 51200);
 	in.training.global_batch = 64;
 	in.parallelism.tensor = 8;
 	in.parallelism.pipeline = 16;
@@ -376,7 +366,7 @@ Test(memory, flash_gqa_gated_no_dropout)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, 32, 4096, 32, 32000);
+	S_gpt_shape(&in, 32, 4096, 32, 32000);
 	in.model.kv_heads = 8;
 	in.model.mlp = TB_MLP_GATED;
 	in.model.ffn_hidden = 14336;
@@ -400,7 +390,7 @@ Test(memory, llama_kv_cache)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, 32, 4096, 32, 32000);
+	S_gpt_shape(&in, 32, 4096, 32, 32000);
 	run(&in);
 	cr_expect(B.memory.kv_cache_known);
 	cr_expect(B.memory.kv_cache_bytes_per_token == 524288);   /* Llama-2-7B: 0.5 MiB */
@@ -500,7 +490,7 @@ Test(memory, max_micro_batch_is_the_edge)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, 24, 2048, 16, 50257);
+	S_gpt_shape(&in, 24, 2048, 16, 50257);
 	in.training.global_batch = 512;
 	in.hardware.gpu.memory_bytes = 40e9;
 	in.hardware.overhead_bytes = 2e9;
@@ -521,7 +511,7 @@ Test(memory, pipeline_busiest_stage_and_inflight)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, 30, 4096, 32, 128000);
+	S_gpt_shape(&in, 30, 4096, 32, 128000);
 	in.parallelism.pipeline = 4;
 	in.training.global_batch = 2;
 	run(&in);
@@ -708,7 +698,7 @@ Test(memory, interleaved_inflight)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, 96, 12288, 96, 51200);
+	S_gpt_shape(&in, 96, 12288, 96, 51200);
 	in.training.global_batch = 64;
 	in.training.checkpointing = TB_CKPT_SELECTIVE;
 	in.parallelism.tensor = 8;
@@ -748,7 +738,7 @@ Test(memory, op_policy_by_hand)
 {
 	tb_inputs in;
 	base(&in);
-	gpt(&in, 32, 4096, 32, 128256);
+	S_gpt_shape(&in, 32, 4096, 32, 128256);
 	in.model.kv_heads = 8;
 	in.model.mlp = TB_MLP_GATED;
 	in.model.ffn_hidden = 14336;
@@ -863,7 +853,7 @@ Test(memory, mtp_module_on_the_last_stage)
 static void gpt3_8x8_full(tb_inputs *in)
 {
 	base(in);
-	gpt(in, 96, 12288, 96, 51200);
+	S_gpt_shape(in, 96, 12288, 96, 51200);
 	in->training.global_batch = 64;
 	in->parallelism.tensor = 8;
 	in->parallelism.pipeline = 8;

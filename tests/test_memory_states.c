@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calc.h"
+#include "memory_fixtures.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/presets.h"
 
@@ -28,21 +29,19 @@ static void base(tb_inputs *in)
 	in->hardware.gpu.memory_bytes = 80e9;
 }
 
-static void gpt(tb_inputs *in, int64_t L, int64_t h, int64_t a, int64_t V)
-{
-	in->model.has_shape = true;
-	in->model.layers = L; in->model.hidden = h; in->model.heads = a;
-	in->model.kv_heads = a; in->model.head_dim = h / a; in->model.ffn_hidden = 4 * h;
-	in->model.vocab = V; in->model.mlp = TB_MLP_PLAIN;
-	in->model.norm = TB_NORM_LAYERNORM; in->model.positions = TB_POS_LEARNED;
-	in->model.max_positions = 2048;
-}
-
 static void preset(tb_inputs *in, const char *name)
 {
 	const tb_preset *pr = tb_presets_find(name);
 	cr_assert_not_null(pr);
 	in->model = pr->model;
+}
+
+/* Llama 3 8B (Meta's config.json) under FSDP, ZeRO-3 over 8 GPUs */
+static void fsdp_8b(tb_inputs *in)
+{
+	base(in);
+	preset(in, "llama-3-8b");
+	in->parallelism.framework = TB_FW_FSDP;
 }
 
 static void run(const tb_inputs *in)
@@ -68,7 +67,7 @@ Test(memory, zero3_working_set_by_hand)
 	tb_inputs in;
 	base(&in);
 	in.training.grad_dtype = TB_GRAD_BF16;
-	gpt(&in, 24, 2048, 16, 50257);
+	S_gpt_shape(&in, 24, 2048, 16, 50257);
 	run(&in);
 	const double head = 102930432, layer = 50339840;
 	const tb_mem_items *m = &B.memory.per_gpu;
@@ -95,9 +94,7 @@ Test(memory, zero3_working_set_by_hand)
 Test(memory, zero3_working_set_llama3_8b)
 {
 	tb_inputs in;
-	base(&in);
-	preset(&in, "llama-3-8b");
-	in.parallelism.framework = TB_FW_FSDP;
+	fsdp_8b(&in);
 	run(&in);
 	const double head = 525340672, layer = 218112000;
 	const tb_mem_items *m = &B.memory.per_gpu;
@@ -136,9 +133,7 @@ Test(memory, zero3_working_set_experts_where_sharded)
 Test(memory, zero3_working_set_none_when_held)
 {
 	tb_inputs in;
-	base(&in);
-	preset(&in, "llama-3-8b");
-	in.parallelism.framework = TB_FW_FSDP;
+	fsdp_8b(&in);
 	in.parallelism.pipeline = 2;
 	in.parallelism.data = 4;
 	run(&in);
@@ -152,9 +147,7 @@ Test(memory, zero3_working_set_none_when_held)
 Test(memory, zero3_working_set_dpo_reference_apart)
 {
 	tb_inputs in;
-	base(&in);
-	preset(&in, "llama-3-8b");
-	in.parallelism.framework = TB_FW_FSDP;
+	fsdp_8b(&in);
 	run(&in);
 	double w = B.memory.per_gpu.gathered_weights, g = B.memory.per_gpu.gathered_gradients;
 	in.training.method = TB_METHOD_DPO;
@@ -169,9 +162,7 @@ Test(memory, zero3_working_set_dpo_reference_apart)
 Test(memory, zero3_working_set_none_without_replicas)
 {
 	tb_inputs in;
-	base(&in);
-	preset(&in, "llama-3-8b");
-	in.parallelism.framework = TB_FW_FSDP;
+	fsdp_8b(&in);
 	in.parallelism.tensor = 8;
 	in.parallelism.data = 1;
 	run(&in);
@@ -185,9 +176,7 @@ Test(memory, zero3_working_set_none_without_replicas)
 Test(memory, max_params_this_layout_held_whole)
 {
 	tb_inputs in;
-	base(&in);
-	preset(&in, "llama-3-8b");
-	in.parallelism.framework = TB_FW_FSDP;
+	fsdp_8b(&in);
 	in.parallelism.pipeline = 2;
 	in.parallelism.data = 4;
 	run(&in);
@@ -244,9 +233,7 @@ Test(memory, fsdp_gradients_held_in_the_parameters_dtype)
 Test(memory, fsdp_keeps_one_sharded_copy)
 {
 	tb_inputs in;
-	base(&in);
-	preset(&in, "llama-3-8b");
-	in.parallelism.framework = TB_FW_FSDP;
+	fsdp_8b(&in);
 	run(&in);
 	const double N = B.params.total;
 	const tb_mem_items *m = &B.memory.per_gpu;
@@ -343,9 +330,7 @@ Test(memory, fsdp_fp8_gather_zero2_and_lora)
 Test(memory, max_params_fsdp_one_copy)
 {
 	tb_inputs in;
-	base(&in);
-	preset(&in, "llama-3-8b");
-	in.parallelism.framework = TB_FW_FSDP;
+	fsdp_8b(&in);
 	run(&in);
 	double usable = in.hardware.gpu.memory_bytes - in.hardware.overhead_bytes;
 	cr_expect(rel(B.memory.max_params_this_layout, usable / 2.0) < 1e-12, "%.17g",
