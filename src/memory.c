@@ -542,36 +542,31 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	double G = (double)(in->hardware.count > 0 ? in->hardware.count : 1);
 	/* under another method, a model parameter's mean bytes: its frozen
 	 * storage plus its share of the trained states */
-	double bpm = bp->total, tf = 1, fz = 0;
-	if (in->training.method != TB_METHOD_FULL && pp->total > 0) {
-		tf = pp->trainable / pp->total;
-		fz = mem->frozen_weights_bytes / pp->total;
-		bpm = tf * bp->total + fz;
-	}
+	double tf = in->training.method != TB_METHOD_FULL && pp->total > 0
+	            ? pp->trainable / pp->total : 1;
 	/* the linear layers' fp8 copies, or fp8 weights for 16-bit ones, as a
 	 * mean over the parameters; sharded over every card (ZeRO-3) the
 	 * copies are not kept, fp8 weights are */
 	double w8any = S_div(lin_all * (mm.w8_bytes - (mm.w8_replaces ? bp->weights : 0)), pp->total);
 	double w8pp = lin > 0 ? w8any : 0;
-	/* FSDP under mixed precision shards no 16-bit copy beside the fp32
-	 * one (tb_memory_states): sharded, a trained weight holds no w */
-	double w_sh = mm.one_copy ? 0 : bp->weights;
-	double bps = bpm - tf * (bp->weights - w_sh);
-	mem->max_params_fully_sharded = S_div(G * usable, bps + (mm.w8_replaces ? w8any : 0));
-	mem->max_params_one_gpu = S_div(usable, bpm + w8any);
-	/* sharded as tb_memory_states shards them, gradients held whole in
-	 * the dtype they are reduced in; FSDP's working set, a unit's worth
-	 * whatever the model's size, is no per-parameter term */
-	bool w_sharded = zero >= 3 && !(whole & TB_MEM_WHOLE_WEIGHTS) && dd > 1;
-	double wd = w_sharded ? dd : 1;
+	/* a mean model parameter as a share of its own, its states then held
+	 * and sharded by tb_memory_states as the GPU's are (no unit gathered:
+	 * the working set is a unit's worth whatever the model's size) */
+	tb_mem_share one = {0};
+	if (pp->total > 0) {
+		one.train.dense = tf;
+		one.frozen.dense = S_div(mm.frozen_total - quantized, pp->total);
+		one.quant.dense = S_div(quantized, pp->total);
+		one.w8.dense = S_div(lin_all, pp->total);
+		one.lin8 = S_div(mm.lin8 * (double)mm.layers, pp->total);
+	}
+	double bps = G * tb_memory_states_bytes(&mm, &one, 3, 0, G, G);
+	double bp1 = tb_memory_states_bytes(&mm, &one, 0, 0, 1, 1);
+	mem->max_params_fully_sharded = S_div(G * usable, bps);
+	mem->max_params_one_gpu = S_div(usable, bp1);
+	double wd = zero >= 3 && !(whole & TB_MEM_WHOLE_WEIGHTS) ? dd : 1;
 	double gd = zero >= 2 && !(whole & TB_MEM_WHOLE_GRADS) ? dd : 1;
-	double wb = w_sharded ? w_sh : bp->weights;
-	double gb = zero >= 2 && (whole & TB_MEM_WHOLE_GRADS) ? mm.reduce_bytes : bp->gradients;
-	double per_param_gpu = in->training.method == TB_METHOD_FULL
-		? wb / wd + gb / gd
-		  + (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1) + w8pp / wd
-		: (tf * wb + fz + w8pp) / wd + tf * gb / gd
-		  + tf * (bp->master_weights + bp->optimizer) / (zero >= 1 ? dd : 1);
+	double per_param_gpu = tb_memory_states_bytes(&mm, &one, zero, whole, dd, dd);
 	mem->max_params_this_layout = S_div(usable * (double)(t * p), per_param_gpu);
 
 	/* ---- derivations ----------------------------------------------------- */
@@ -690,10 +685,10 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 	tb_deriv_add_var(dv, "G", "GPUs", G, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
-	tb_deriv_add_var(dv, "B_p", bps != bpm
+	tb_deriv_add_var(dv, "B_p", mm.one_copy && G > 1
 	                 ? "bytes per parameter sharded (FSDP keeps only the fp32 copy of a weight)"
 	                 : in->training.method == TB_METHOD_FULL ? "bytes per parameter"
-	                 : "bytes per model parameter (frozen + its share of the trained states)", bps, "B");
+	                 : "bytes per model parameter (frozen + its share of the trained states)", bps - w8fs, "B");
 	if (w8fs != 0)
 		tb_deriv_add_var(dv, "w_8", w8_meaning, w8fs, "B");
 
@@ -704,7 +699,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		mem->max_params_one_gpu, "");
 	tb_deriv_add_var(dv, "C", "memory per GPU", in->hardware.gpu.memory_bytes, "B");
 	tb_deriv_add_var(dv, "X", "overhead per GPU", in->hardware.overhead_bytes, "B");
-	tb_deriv_add_var(dv, "B_p", in->training.method == TB_METHOD_FULL ? "bytes per parameter" : "bytes per model parameter (frozen + its share of the trained states)", bpm, "B");
+	tb_deriv_add_var(dv, "B_p", in->training.method == TB_METHOD_FULL ? "bytes per parameter" : "bytes per model parameter (frozen + its share of the trained states)", bp1 - w8any, "B");
 	if (w8any != 0)
 		tb_deriv_add_var(dv, "w_8", w8_meaning, w8any, "B");
 
