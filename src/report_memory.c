@@ -123,8 +123,13 @@ static void S_table_per_gpu(tb_report *r, tb_table *t)
 	tb_rtab tb;
 	tb_rtab_init(&tb, t, r, NULL, "lrr", "Per GPU", "Bytes", "Of capacity", NULL);
 	bool act = m->activations_known;
+	/* ZeRO-3's working set on a row of its own, as the line items show
+	 * it: the weights' and the gradients' rows are then their shards */
+	double gw = m->per_gpu.gathered_weights, gg = m->per_gpu.gathered_gradients;
 	struct { const char *label; double v; bool known; } rows[] = {
-		{ "Weights", m->per_gpu.weights, true }, { "Gradients", m->per_gpu.gradients, true },
+		{ "Weights", m->per_gpu.weights - gw, true },
+		{ "Gradients", m->per_gpu.gradients - gg, true },
+		{ "FSDP's working set (weights gathered, their gradients)", gw + gg, gw + gg > 0 },
 		{ "Master weights", m->per_gpu.master_weights, true },
 		{ m->per_gpu.paged > 0 ? "Optimizer state (pages to host: not in the total)"
 		                       : "Optimizer state", m->per_gpu.optimizer, true },
@@ -135,6 +140,8 @@ static void S_table_per_gpu(tb_report *r, tb_table *t)
 		{ "Capacity", m->capacity_bytes, true },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (i == 2 && !rows[i].known)
+			continue;
 		tb_rtab_str(&tb, rows[i].label);
 		if (!rows[i].known) {
 			tb_rtab_str(&tb, "n/a");

@@ -230,6 +230,27 @@ PY
 	fi
 done
 
+# FSDP's working set is one row in both memory tables, and the shards
+# beside it add up to the JSON's per-GPU weights and gradients
+if "$BIN" report docs/examples/llama-3.1-8b-torchtitan.yaml -o "$T/ws" --format md,json \
+	>/dev/null 2>"$T/err.txt" &&
+   python3 - "$T/ws/llama-3.1-8b-torchtitan.md" "$T/ws/llama-3.1-8b-torchtitan.json" <<'PY'
+import json, re, sys
+md = open(sys.argv[1]).read()
+g = json.load(open(sys.argv[2]))["memory"]["per_gpu"]
+cells = lambda l: [c.strip() for c in l.strip().strip("|").split("|")]
+ws = [cells(l) for l in md.splitlines() if l.startswith("| FSDP's working set")]
+assert g["gathered_weights"] > 0 and g["gathered_gradients"] > 0, g
+gb = "%.2f GB" % ((g["gathered_weights"] + g["gathered_gradients"]) / 1e9)
+# the line items' row (its last cell) and the per-GPU table's (its second)
+assert len(ws) == 2 and ws[0][-1] == gb and ws[1][1] == gb, (ws, gb)
+w = [cells(l) for l in md.splitlines() if l.startswith("| Weights | ")][0]
+assert (w[1] == "0 B") == (g["weights"] == g["gathered_weights"]), w
+PY
+then ok "FSDP's working set: one row in both memory tables, the shards beside it"
+else fail "FSDP's working set rows: $(cat "$T/err.txt")"
+fi
+
 if [ "$fails" -gt 0 ]; then
 	echo "cli-report: $fails failure(s)" >&2
 	exit 1
