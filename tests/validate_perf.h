@@ -12,6 +12,12 @@ double tb_vperf_median(double *v, int n);
 /* Writes the modern runs' misses, mechanism by mechanism (validate_misses.c). */
 void tb_vperf_write_misses(FILE *f);
 
+/* Writes the groups outside issue 20's bar (median > 10%), each with its
+ * account (validate_open.c): group[i], its held-out median |error| and
+ * median signed error, for the n groups with held-out rows. */
+void tb_vperf_write_open(FILE *f, const char *const *group, const double *median,
+                         const double *signed_median, int n);
+
 /* Writes the MLPerf rows' misses and what their logs and the vendors'
  * benchmarks showed about the cards, as bullets of the misses
  * (validate_mlperf.c). */
