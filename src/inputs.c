@@ -293,6 +293,13 @@ tb_dtype tb_precision_compute_dtype(tb_precision p)
 	return TB_DTYPE_BF16;
 }
 
+tb_dtype tb_matmul_dtype(tb_precision p, const tb_gpu *g)
+{
+	if (p == TB_PREC_FP4_MIXED && !(g->peak_flops[TB_DTYPE_FP4] > 0))
+		return g->peak_flops[TB_DTYPE_FP8] > 0 ? TB_DTYPE_FP8 : TB_DTYPE_BF16;
+	return tb_precision_compute_dtype(p);
+}
+
 double tb_gpu_peak_flops(const tb_gpu *g, tb_dtype want, tb_dtype *used)
 {
 	static const tb_dtype order[TB_DTYPE_COUNT][3] = {
@@ -384,11 +391,7 @@ bool tb_fsdp_one_copy(const tb_inputs *in)
 bool tb_fsdp_fp8_gather(const tb_inputs *in)
 {
 	const tb_training *t = &in->training;
-	const tb_gpu *g = &in->hardware.gpu;
-	/* fp8 matmuls: fp8-mixed, or fp4-mixed on a card with fp8 but no fp4 */
-	bool fp8 = t->precision == TB_PREC_FP8_MIXED ||
-	           (t->precision == TB_PREC_FP4_MIXED && !(g->peak_flops[TB_DTYPE_FP4] > 0) &&
-	            g->peak_flops[TB_DTYPE_FP8] > 0);
+	bool fp8 = tb_matmul_dtype(t->precision, &in->hardware.gpu) == TB_DTYPE_FP8;
 	/* torchao converts the trained model's linear layers; a frozen base
 	 * (LoRA, QLoRA, forward only) goes as stored */
 	return fp8 && in->parallelism.framework == TB_FW_FSDP && tb_method_trains_base(t->method) &&

@@ -377,15 +377,12 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 		master = 0, state_scale = 0.5;
 		break;
 	case TB_PREC_FP8_MIXED:
-		out->matmul_bytes = 1;
-		break;
 	case TB_PREC_FP4_MIXED:
-		/* a card without fp4 (a plan's other cards) multiplies as
-		 * fp8-mixed does, or in 16 bits without fp8 either */
-		if (in->hardware.gpu.peak_flops[TB_DTYPE_FP4] > 0)
-			out->matmul_bytes = S_fp4_bytes(in);
-		else if (in->hardware.gpu.peak_flops[TB_DTYPE_FP8] > 0)
-			out->matmul_bytes = 1;
+		switch (tb_matmul_dtype(tr->precision, &in->hardware.gpu)) {
+		case TB_DTYPE_FP4: out->matmul_bytes = S_fp4_bytes(in); break;
+		case TB_DTYPE_FP8: out->matmul_bytes = 1; break;
+		default: break;
+		}
 		break;
 	case TB_PREC_BF16_MIXED:
 	default:

@@ -475,7 +475,8 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		else
 			tb_buf_printf(&o, "%s has no fp4: it is ranked with its linear layers in %s, as "
 			                  "fp8-mixed runs.\n", g->name,
-			              g->peak_flops[TB_DTYPE_FP8] > 0 ? "fp8" : "16 bits");
+			              tb_matmul_dtype(TB_PREC_FP4_MIXED, g) == TB_DTYPE_FP8 ? "fp8"
+			              : "16 bits");
 	}
 	tb_fp8_recipe written = sc->inputs.training.fp8_recipe;
 	for (int i = 0; i < r->n_gpus; i++) {

@@ -392,3 +392,18 @@ Test(gpus, memory_bound_fraction_from_cudnn_norms)
 	cr_expect_eq(tb_gpus_node("mi300x")->mem_fraction, 0);
 	cr_expect_eq(tb_gpus_node("no-such-card")->mem_fraction, 0);
 }
+
+/* fp4-mixed on each kind of card: B200 multiplies in fp4 (its 9,000
+ * TFLOP/s dense fp4 above), H100 has fp8 and no fp4, A100 neither; the
+ * other precisions keep their own dtype. */
+Test(gpus, matmul_dtype_falls_back_by_card)
+{
+	const tb_gpu *b = tb_gpus_find("b200"), *h = tb_gpus_find("h100-sxm"),
+	             *a = tb_gpus_find("a100-80gb");
+	cr_assert(b && h && a);
+	cr_expect(tb_matmul_dtype(TB_PREC_FP4_MIXED, b) == TB_DTYPE_FP4);
+	cr_expect(tb_matmul_dtype(TB_PREC_FP4_MIXED, h) == TB_DTYPE_FP8);
+	cr_expect(tb_matmul_dtype(TB_PREC_FP4_MIXED, a) == TB_DTYPE_BF16);
+	cr_expect(tb_matmul_dtype(TB_PREC_FP8_MIXED, h) == TB_DTYPE_FP8);
+	cr_expect(tb_matmul_dtype(TB_PREC_BF16_MIXED, b) == TB_DTYPE_BF16);
+}

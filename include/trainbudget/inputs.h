@@ -579,6 +579,11 @@ bool tb_fsdp_one_copy(const tb_inputs *in);
 
 /* The dtype whose peak bounds the matmuls at precision p. */
 tb_dtype tb_precision_compute_dtype(tb_precision p);
+/* The dtype the linear layers multiply in at precision p on card g: p's
+ * own, but fp4-mixed on a card without fp4 runs as fp8-mixed does, and in
+ * 16 bits without fp8 either (a plan's other cards).  The step, FSDP's
+ * fp8 gathers and the plan's notes read this one rule. */
+tb_dtype tb_matmul_dtype(tb_precision p, const tb_gpu *g);
 
 /* The dense peak card g multiplies `want` at, or the next format its
  * units run it in when it lists none (V100 runs bf16's matmuls in fp16,
