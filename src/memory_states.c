@@ -130,12 +130,10 @@ static double S_adafactor_elems_per_param(const tb_model *m, const tb_arch *a, d
 	return s / total;
 }
 
-/* ZeRO: stage >= 1 shards master weights and moments, >= 2 gradients,
- * >= 3 weights. */
-/* whole: FSDP's no_sync accumulates the gradients unsharded, and FSDP in
- * a pipeline holds the weights gathered besides (tb_memory_whole) */
-/* Frozen weights are sharded like the trained ones from ZeRO-3 on (FSDP
- * and DeepSpeed shard every parameter they wrap). */
+/* A pair over its data-parallel groups where `on`.  ZeRO: stage >= 1
+ * shards master weights and moments, >= 2 gradients, >= 3 weights, frozen
+ * ones too (FSDP and DeepSpeed shard every parameter they wrap), but what
+ * the framework holds whole (tb_memory_whole). */
 static double S_sharded(tb_mem_pair p, bool on, double d_dense, double d_expert)
 {
 	return p.dense / (on ? d_dense : 1) + p.expert / (on ? d_expert : 1);
@@ -254,15 +252,16 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 			mm->frozen.dense = base.dense - quant.dense;
 			mm->frozen.expert = base.expert - quant.expert;
 		}
-		/* torchao's Float8Linear: the blocks' nn.Linear modules, not
-		 * the routers' and not the grouped experts */
+		/* a layer's dense linear weights: torchao's Float8Linear
+		 * converts the blocks' nn.Linear modules, Transformer Engine
+		 * runs them; the routers are 16-bit modules of their own, the
+		 * grouped experts no nn.Linear for torchao */
+		double lin = S_div(S_max(pp->matrices - pp->matrices_expert - pp->router, 0), L);
 		if (tb_fsdp_fp8_gather(in))
-			mm->lin8 = S_div(S_max(pp->matrices - pp->matrices_expert - pp->router, 0), L);
+			mm->lin8 = lin;
 		double w8 = trains_base ? tb_memory_te_weight_bytes(in) : 0;
 		if (w8 > 0) {
-			/* Transformer Engine's linear layers: the routers are
-			 * Megatron-LM's own 16-bit modules */
-			mm->w8.dense = S_div(S_max(pp->matrices - pp->matrices_expert - pp->router, 0), L);
+			mm->w8.dense = lin;
 			mm->w8.expert = S_div(pp->matrices_expert, L);
 			mm->w8_bytes = w8;
 			mm->w8_replaces = tb_fp8_params(in);

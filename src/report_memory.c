@@ -6,6 +6,16 @@
 #include <math.h>
 #include <stdio.h>
 
+/* ZeRO-3's working set, which the memory counts in the weights and the
+ * gradients, on a row of its own in both tables: the rows beside it are
+ * then the shards (*w, *g) */
+static double S_working_set(const tb_mem_items *pg, double *w, double *g)
+{
+	*w = pg->weights - pg->gathered_weights;
+	*g = pg->gradients - pg->gathered_gradients;
+	return pg->gathered_weights + pg->gathered_gradients;
+}
+
 static void S_table_line_items(tb_report *r, tb_table *t)
 {
 	const tb_memory *m = &r->b->memory;
@@ -13,9 +23,10 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 	tb_rtab tb;
 	tb_rtab_init(&tb, t, r, NULL, "lrrr", "Line item", "Bytes per parameter", "Whole model",
 	             "Per GPU", NULL);
+	double w, g, ws = S_working_set(&m->per_gpu, &w, &g);
 	struct { const char *label; double bpp, gpu; } rows[] = {
-		{ "Weights", m->bytes_per_param.weights, m->per_gpu.weights },
-		{ "Gradients", m->bytes_per_param.gradients, m->per_gpu.gradients },
+		{ "Weights", m->bytes_per_param.weights, w },
+		{ "Gradients", m->bytes_per_param.gradients, g },
 		{ "Master weights (fp32)", m->bytes_per_param.master_weights, m->per_gpu.master_weights },
 		{ "Optimizer state", m->bytes_per_param.optimizer, m->per_gpu.optimizer },
 		{ "Model states", m->bytes_per_param.total,
@@ -26,11 +37,6 @@ static void S_table_line_items(tb_report *r, tb_table *t)
 	 * own, out of the weights' row and its 16-bit weights they replace */
 	double w16 = m->trained_weights_bytes;
 	rows[0].gpu -= m->per_gpu.fp8_weights;
-	/* ZeRO-3's working set on a row of its own: the weights' and the
-	 * gradients' rows are then their shards */
-	double ws = m->per_gpu.gathered_weights + m->per_gpu.gathered_gradients;
-	rows[0].gpu -= m->per_gpu.gathered_weights;
-	rows[1].gpu -= m->per_gpu.gathered_gradients;
 	if (m->per_gpu.gathered_weights > 0 && m->bytes_per_param.master_weights > 0 &&
 	    !(rows[0].gpu > 0))
 		rows[0].label = "Weights in 16 bits (FSDP shards only the fp32 copy, the master "
@@ -123,13 +129,10 @@ static void S_table_per_gpu(tb_report *r, tb_table *t)
 	tb_rtab tb;
 	tb_rtab_init(&tb, t, r, NULL, "lrr", "Per GPU", "Bytes", "Of capacity", NULL);
 	bool act = m->activations_known;
-	/* ZeRO-3's working set on a row of its own, as the line items show
-	 * it: the weights' and the gradients' rows are then their shards */
-	double gw = m->per_gpu.gathered_weights, gg = m->per_gpu.gathered_gradients;
+	double w, g, ws = S_working_set(&m->per_gpu, &w, &g);
 	struct { const char *label; double v; bool known; } rows[] = {
-		{ "Weights", m->per_gpu.weights - gw, true },
-		{ "Gradients", m->per_gpu.gradients - gg, true },
-		{ "FSDP's working set (weights gathered, their gradients)", gw + gg, gw + gg > 0 },
+		{ "Weights", w, true }, { "Gradients", g, true },
+		{ "FSDP's working set (weights gathered, their gradients)", ws, ws > 0 },
 		{ "Master weights", m->per_gpu.master_weights, true },
 		{ m->per_gpu.paged > 0 ? "Optimizer state (pages to host: not in the total)"
 		                       : "Optimizer state", m->per_gpu.optimizer, true },
