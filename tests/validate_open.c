@@ -64,6 +64,10 @@ static const struct {
 	  "the baseline and the tuned run are priced alike; the guide's history between them "
 	  "(494 to 970 TFLOP/s) is mostly host time removed (fusions, CUDA graphs, CPU binding)",
 	  "DeepSeek-V3 on GB200" },
+	{ "Megatron Core MoE report DeepSeek-V3 GB300",
+	  "MXFP8 mixture layers on Blackwell, as the Qwen3-235B rows: the routed experts outside "
+	  "the partial CUDA graphs; tier B (the public GB300 script is another run)",
+	  "The Megatron Core MoE report's DeepSeek-V3" },
 	{ "torchao MXFP8 MoE Llama4 Scout GB200",
 	  "tier-B rows (the table says 512 GPUs, the text 256; local batch 1 or 10), not yet "
 	  "traced to a mechanism",

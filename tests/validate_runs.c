@@ -31,7 +31,7 @@
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
 
-#define KEYS_MAX 48
+#define KEYS_MAX 56
 
 /* ---- the runs file: a sequence of flat mappings ------------------------ */
 

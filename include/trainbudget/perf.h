@@ -144,7 +144,7 @@ bool tb_perf_mem_measured(const tb_perf_hw *hw);
  * step-time error (predicted - published) / published, low and high ends.
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
-#define TB_PERF_ERR_LOW  (-0.30)
+#define TB_PERF_ERR_LOW  (-0.28)
 #define TB_PERF_ERR_HIGH (0.08)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
