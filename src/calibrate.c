@@ -76,6 +76,7 @@ static void S_scale(tb_perf_hw *hw, const double f[TB_CALIB_TERMS])
 	hw->attention_fraction *= f[TB_CALIB_COMPUTE];
 	hw->hbm_bytes_per_s *= f[TB_CALIB_COMPUTE];
 	hw->nvlink_fraction *= f[TB_CALIB_NVLINK];
+	hw->a2a_fraction *= f[TB_CALIB_NVLINK];
 	hw->network_fraction *= f[TB_CALIB_NETWORK];
 }
 

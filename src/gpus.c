@@ -358,94 +358,94 @@ static const tb_gpu_node S_nodes[] = {
 	  "DGX H100: 8 GPUs, NVLink 4 450 GB/s, 400 Gb/s per GPU (interconnect.yaml); "
 	  "MAMF 794.5/989 bf16, 1402.6/1979 fp8; FA2 on H100 (FA3 paper); "
 	  "NVLink 0.805: ring all-gather 361.4, reduce-scatter 362.9 of 450 GB/s, 8 x H200, "
-	  "16 GiB (ml-engineering); HBM 0.782 as H200 (cuDNN norms)", 0.61, true, true, 0.865, 0, false, false, false, false, 0.782 },
+	  "16 GiB (ml-engineering); HBM 0.782 as H200 (cuDNN norms)", 0.61, true, true, 0.865, 0, false, false, false, false, 0.782, 0 },
 	{ "h100-pcie", 8, 64e9, 50e9, 0.803, 0.709, 0.37, 0.783, 0.943, true,
 	  "assumed: PCIe Gen5 x16 64 GB/s between cards (NVLink bridges pair only two), "
-	  "400 Gb/s per GPU; fractions as H100 SXM", 0.61, false, false, 0.865, 0, false, false, false, false, 0 },
+	  "400 Gb/s per GPU; fractions as H100 SXM", 0.61, false, false, 0.865, 0, false, false, false, false, 0, 0 },
 	/* not measured on an H200, but its GH100 runs at the H100 SXM's
 	 * clocks and 700 W: the H100's measured fractions stand (false) */
 	{ "h200", 8, 450e9, 50e9, 0.803, 0.734, 0.37, 0.805, 0.943, false,
 	  "HGX H200: 8 GPUs, NVLink 4 (interconnect.yaml), 400 Gb/s per GPU; "
 	  "same GH100 compute as H100: its bf16 MAMF and FA2 fractions; fp8 MAMF measured "
 	  "on H200, 1453.4/1979; NVLink 0.805 measured on it (ring all-gather and "
-	  "reduce-scatter, ml-engineering); HBM 0.782 (cuDNN norms)", 0.61, true, true, 0.865, 0, false, false, false, false, 0.782 },
+	  "reduce-scatter, ml-engineering); HBM 0.782 (cuDNN norms)", 0.61, true, true, 0.865, 0, false, false, false, false, 0.782, 0 },
 	{ "b200", 8, 900e9, 50e9, 0.776, 0.763, 0.191, 0.758, 0.943, true,
 	  "DGX B200: 8 GPUs, NVLink 5 900 GB/s, 400 Gb/s per GPU; ring all-reduce 682.2 of "
 	  "900 GB/s in one node (NVLS off; ml-engineering), 377.34 GB/s over 4 "
 	  "(interconnect.yaml); MAMF 1745.0/2250 "
 	  "bf16, 3432.5/4500 fp8 (ml-engineering); FA2 measured (cudnn-frontend), cuDNN's as "
-	  "H100; fp4, backward GEMMs as B300; HBM as GB200", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788 },
+	  "H100; fp4, backward GEMMs as B300; HBM as GB200", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788, 0 },
 	{ "a100-40gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
 	  "DGX A100: 8 GPUs, NVLink 3 300 GB/s, HDR 200 Gb/s per GPU; nccl all_reduce "
-	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)", 0, true, false, 0, 0, false, false, false, false, 0 },
+	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)", 0, true, false, 0, 0, false, false, false, false, 0, 0 },
 	{ "a100-80gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
 	  "DGX A100: 8 GPUs, NVLink 3 300 GB/s, HDR 200 Gb/s per GPU; nccl all_reduce "
-	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)", 0, true, false, 0, 0, false, false, false, false, 0 },
+	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)", 0, true, false, 0, 0, false, false, false, false, 0, 0 },
 	{ "v100-sxm2", 8, 150e9, 6.25e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "DGX-1V: 8 GPUs, NVLink 2 300 GB/s both directions (V100 datasheet), 4 x 100 Gb/s "
-	  "EDR per node; fractions assumed as A100", 0, false, false, 0, 0, false, false, false, false, 0 },
+	  "EDR per node; fractions assumed as A100", 0, false, false, 0, 0, false, false, false, false, 0, 0 },
 	{ "l40s", 8, 32e9, 25e9, 0.803, 0.709, 0.37, 0.783, 0.943, true,
-	  "assumed: no NVLink, PCIe Gen4 x16 32 GB/s, 200 Gb/s per GPU; fractions as H100", 0, false, false, 0.865, 0, false, false, false, false, 0 },
+	  "assumed: no NVLink, PCIe Gen4 x16 32 GB/s, 200 Gb/s per GPU; fractions as H100", 0, false, false, 0.865, 0, false, false, false, false, 0, 0 },
 	{ "rtx-4090", 8, 32e9, 1.5625e9, 0.803, 0.709, 0.37, 0.783, 0.943, true,
 	  "assumed: no NVLink, PCIe Gen4 x16 32 GB/s, 100 Gb/s per node of 8; "
-	  "fractions as H100", 0, false, false, 0.865, 0, false, false, false, false, 0 },
+	  "fractions as H100", 0, false, false, 0.865, 0, false, false, false, false, 0, 0 },
 	{ "mi300x", 8, 448e9, 50e9, 0.514, 0.4868, 0.37, 0.698, 0.943, true,
 	  "AMD MI300X platform: 8 GPUs, 7 Infinity Fabric links of 64 GB/s each way, "
 	  "400 Gb/s per GPU (assumed); MAMF 668.4/1300 bf16 (interconnect.yaml), fp8 1,273 "
 	  "TFLOP/s (AMD's MAF table); a full mesh: all-reduce 312.9 of 448 GB/s on 8, 47.7 "
-	  "of 64 on 2 (ml-engineering); attention assumed as H100's", 0, true, true, 0.865, 0, false, true, false, false, 0 },
+	  "of 64 on 2 (ml-engineering); attention assumed as H100's", 0, true, true, 0.865, 0, false, true, false, false, 0, 0 },
 	{ "tpu-v4", 4, 150e9, 150e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "assumed: 4 chips per host; interchip interconnect 2400 Gb/s per chip (Cloud TPU "
 	  "docs) halved for one direction, inside and between hosts (a torus, no NIC); "
-	  "fractions as A100", 0, false, false, 0, 0, false, false, false, false, 0 },
+	  "fractions as A100", 0, false, false, 0, 0, false, false, false, false, 0, 0 },
 	{ "tpu-v5e", 4, 100e9, 100e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "assumed: 4 chips per host; interchip interconnect 1600 Gb/s per chip (Cloud TPU "
-	  "docs) halved for one direction; fractions as A100", 0, false, false, 0, 0, false, false, false, false, 0 },
+	  "docs) halved for one direction; fractions as A100", 0, false, false, 0, 0, false, false, false, false, 0, 0 },
 	{ "tpu-v5p", 4, 300e9, 300e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "assumed: 4 chips per host; interchip interconnect 4800 Gb/s per chip (Cloud TPU "
-	  "docs) halved for one direction; fractions as A100", 0, false, false, 0, 0, false, false, false, false, 0 },
+	  "docs) halved for one direction; fractions as A100", 0, false, false, 0, 0, false, false, false, false, 0, 0 },
 	{ "h800", 8, 200e9, 50e9, 0.803, 0.709, 0.37, 0.80, 0.943, false,
 	  "DeepSeek-V3 cluster (arXiv:2412.19437 Sec 3.1, 3.2.2; arXiv:2505.09343): 8 GPUs, NVLink "
 	  "400 GB/s both ways, 160 GB/s achieved; 8 x 400 Gb/s IB per node; same GH100 and clocks as "
-	  "H100 SXM: its MAMF and FA2 fractions; HBM as H200", 0.61, true, true, 0.865, 0, false, false, false, false, 0.782 },
+	  "H100 SXM: its MAMF and FA2 fractions; HBM as H200", 0.61, true, true, 0.865, 0, false, false, false, false, 0.782, 0 },
 	{ "a800", 8, 200e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
 	  "A800 datasheet: NVLink 400 GB/s both ways; network assumed as DGX A100 (HDR 200 Gb/s per "
-	  "GPU); same GA100 and clocks as A100: its MAMF, FA2 and NVLink fractions", 0, true, false, 0, 0, false, false, false, false, 0 },
+	  "GPU); same GA100 and clocks as A100: its MAMF, FA2 and NVLink fractions", 0, true, false, 0, 0, false, false, false, false, 0, 0 },
 	{ "h20", 8, 450e9, 50e9, 0.961, 0.709, 0.37, 0.805, 0.943, true,
 	  "HGX H20: 8 GPUs, NVLink 900 GB/s both ways (spec sheet); 400 Gb/s per GPU assumed; bf16 "
 	  "matmul 142.25 of 148 TFLOP/s measured (10240^3, zzc0721/torch-performance-test-data#77); "
-	  "fp8, attention, link fractions assumed as H100", 0.61, true, false, 0.865, 0, false, false, false, false, 0 },
+	  "fp8, attention, link fractions assumed as H100", 0.61, true, false, 0.865, 0, false, false, false, false, 0, 0 },
 	{ "gb200", 72, 900e9, 50e9, 0.729, 0.723, 0.191, 0.758, 0.943, true,
-	  "GB200 NVL72: 72 GPUs in one NVLink 5 domain, 1.8 TB/s both ways per GPU; ConnectX-7 "
-	  "400 Gb/s per GPU (NVIDIA multi-node NVLink tuning guide); MAMF 1822.0/2500 bf16, "
-	  "3615.6/5000 fp8 (ml-engineering); FA2 measured (cudnn-frontend), cuDNN's and links as "
-	  "H100, B200; fp4, backward GEMMs as B300; HBM 0.788 (cuDNN norms)", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788 },
+	  "GB200 NVL72: 72 GPUs, one NVLink 5 domain, 1.8 TB/s both ways a GPU; ConnectX-7 "
+	  "400 Gb/s per GPU (MNNVL guide); MAMF 1822.0/2500 bf16, 3615.6/5000 fp8 "
+	  "(ml-engineering); FA2 measured (cudnn-frontend), cuDNN's, ring links as H100; fp4, "
+	  "backward GEMMs as B300; HBM 0.788 (cuDNN norms); all-to-all 0.64 (arXiv:2603.07685)", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788, 0.64 },
 	{ "gb300", 72, 900e9, 100e9, 0.729, 0.723, 0.203, 0.758, 0.943, true,
 	  "GB300 NVL72: 72 GPUs, NVLink 5 1.8 TB/s both ways per GPU; 4 ConnectX-8 (800 Gb/s) per "
 	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); FA2 measured (cudnn-frontend), the rest "
 	  "assumed as GB200, fp4 and backward GEMMs as B300; cuDNN's attention measured (SDPA); HBM 0.787 (cuDNN norms)",
-	  0.701, false, false, 0.756, 0.437, false, false, true, true, 0.787 },
+	  0.701, false, false, 0.756, 0.437, false, false, true, true, 0.787, 0.64 },
 	{ "b300", 8, 900e9, 100e9, 0.786, 0.745, 0.203, 0.758, 0.943, true,
 	  "HGX B300: 8 GPUs, NVLink 5 1.8 TB/s both ways, 8 ConnectX-8 800 Gb/s (1.6 TB/s both ways "
 	  "per board); MAMF 1769.0/2250 bf16, 3353.3/4500 fp8 (ml-engineering); FA2 as GB300, cuDNN's "
 	  "and links as H100, B200; NVFP4 GEMMs 3.764 ms a 5B layer at 15,872 tokens and backward "
-	  "ratios (TE GEMM profiling guide); HBM as GB300", 0.61, true, true, 0.756, 0.437, true, false, false, false, 0.787 },
+	  "ratios (TE GEMM profiling guide); HBM as GB300", 0.61, true, true, 0.756, 0.437, true, false, false, false, 0.787, 0 },
 	{ "mi325x", 8, 448e9, 50e9, 0.600, 0.5809, 0.37, 0.698, 0.943, true,
 	  "AMD MI325X platform: 8 GPUs, Infinity Fabric as MI300X (7 links of 64 GB/s each way); "
 	  "400 Gb/s per GPU assumed; MAMF 784.9 TFLOP/s bf16 at 1,000 W (ml-engineering), fp8 "
 	  "1,519 (AMD's MAF table); "
-	  "attention and links assumed as MI300X", 0, true, true, 0.865, 0, false, true, false, false, 0 },
+	  "attention and links assumed as MI300X", 0, true, true, 0.865, 0, false, true, false, false, 0, 0 },
 	{ "mi355x", 8, 537.6e9, 50e9, 0.622, 0, 0.37, 0.698, 0.943, true,
 	  "AMD MI355X platform: 8 GPUs, 7 Infinity Fabric links of 153.6 GB/s both ways (as reported, "
 	  "e.g. humeconsulting.co; not read from AMD's sheet); 400 Gb/s per GPU assumed; MAMF "
-	  "1565.0 TFLOP/s bf16 (ml-engineering); attention and links assumed as MI300X", 0, true, false, 0.865, 0, false, true, false, false, 0 },
+	  "1565.0 TFLOP/s bf16 (ml-engineering); attention and links assumed as MI300X", 0, true, false, 0.865, 0, false, true, false, false, 0, 0 },
 	{ "tpu-v6e", 8, 400e9, 400e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "Cloud TPU docs, v6e: 8 chips per host, ICI 800 GBps both ways per chip (4 ports, 2D torus) "
-	  "halved for one direction, inside and between hosts; fractions as A100 (assumed)", 0, false, false, 0, 0, false, false, false, false, 0 },
+	  "halved for one direction, inside and between hosts; fractions as A100 (assumed)", 0, false, false, 0, 0, false, false, false, false, 0, 0 },
 	{ "trainium2", 16, 512e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, true,
 	  "AWS trn2.48xlarge: 16 chips, 4x4 NeuronLink-v3 torus, 1,024 GB/s per chip (direction not "
 	  "stated: taken as both, halved); EFA 3,200 Gb/s per instance = 200 Gb/s per chip; fractions "
-	  "as A100 (assumed)", 0, false, false, 0, 0, false, false, false, false, 0 },
+	  "as A100 (assumed)", 0, false, false, 0, 0, false, false, false, false, 0, 0 },
 };
 
 
@@ -454,7 +454,7 @@ static const tb_gpu_node S_node_generic = {
 	"generic", 8, 32e9, 12.5e9, 0.80, 0, 0.37, 0.783, 0.943, true,
 	"assumed for a card not in the table: 8 per node, PCIe Gen4 x16 32 GB/s, "
 	"100 Gb/s per GPU, fractions as H100; set hardware.node to override", 0,
-	false, false, 0.865, 0, false, false, false, false, 0
+	false, false, 0.865, 0, false, false, false, false, 0, 0
 };
 
 const tb_gpu_node *tb_gpus_node(const char *name)

@@ -71,7 +71,9 @@ double tb_perf_collective_s(tb_coll kind, double bytes, int64_t n,
 	double nodes = ceil((double)n / (double)g);
 	double chunk = kind == TB_COLL_P2P ? bytes : bytes / (double)n;
 	double size_frac = chunk / (chunk + k->coll_chunk_half_bytes);
-	double nvl = hw->nvlink_bytes_per_s * hw->nvlink_fraction * size_frac;
+	double link_f = kind == TB_COLL_ALL_TO_ALL && hw->a2a_fraction > 0 ? hw->a2a_fraction
+	                                                                   : hw->nvlink_fraction;
+	double nvl = hw->nvlink_bytes_per_s * link_f * size_frac;
 	double net = hw->network_bytes_per_s * hw->network_fraction * size_frac;
 	if (net > nvl)
 		net = nvl;      /* a node's own links are never the slower ones */

@@ -437,6 +437,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	hw->network_bytes_per_s = nd->network_bytes_per_s > 0 ? nd->network_bytes_per_s
 	                                                      : node->network_bytes_per_s;
 	hw->nvlink_fraction = node->nvlink_fraction;
+	hw->a2a_fraction = node->a2a_fraction;
 	hw->network_fraction = node->network_fraction;
 	hw->mesh = node->mesh;
 	hw->power_fraction = g->tdp_w > 0 ? tb_hardware_gpu_watts(&in->hardware) / g->tdp_w : 1;

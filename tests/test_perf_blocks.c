@@ -160,6 +160,53 @@ Test(perf_blocks, published_bus_bandwidths)
 	          S_busbw("h100-sxm", TB_COLL_ALL_REDUCE, 8, 4 * gib) * 0.99, "a switch: any pair at full rate");
 }
 
+/* The expert dispatch through NCCL's all-to-all, as NVIDIA's Megatron
+ * Core MoE report times it (arXiv:2603.07685v2 Table 7: a DeepSeek-V3
+ * layer, hidden 7,168, 4,096 tokens a GPU, 8 of 256 experts, each GPU
+ * handing 4,096 x 8 x 7,168 bf16 to the others; the communication alone):
+ * 735, 743, 769 and 930 us on GB200 at EP 8, 16, 32 and 64, one NVLink
+ * domain, and 1,265, 5,774, 8,059 and 9,164 us on H100, 8 a node.  GB200's
+ * all-to-all fraction, 0.64 of the link, is set from its four figures
+ * (their geometric mean, within 1%: gpus.c); H100's all-to-all has no
+ * figure of its own, its ring one serves, and the table tests it. */
+static double S_dispatch_us(const char *gpu, int64_t ep)
+{
+	tb_perf_hw hw;
+	S_node_hw(gpu, &hw);
+	hw.a2a_fraction = tb_gpus_node(gpu)->a2a_fraction;
+	double bytes = 4096.0 * 8 * 7168 * 2;
+	int64_t g = ep < hw.gpus_per_node ? ep : hw.gpus_per_node;
+	return 1e6 * tb_perf_collective_s(TB_COLL_ALL_TO_ALL, bytes, ep, g, &hw, NULL);
+}
+
+Test(perf_blocks, expert_dispatch_against_the_moe_report)
+{
+	static const int64_t ep[] = { 8, 16, 32, 64 };
+	static const double gb200[] = { 735, 743, 769, 930 }, h100[] = { 1265, 5774, 8059, 9164 };
+	double log_sum = 0;
+	for (size_t i = 0; i < 4; i++) {
+		double g = S_dispatch_us("gb200", ep[i]), h = S_dispatch_us("h100-sxm", ep[i]);
+		cr_expect(fabs(g / gb200[i] - 1) < 0.11, "gb200 EP %lld: %g us, published %g",
+		          (long long)ep[i], g, gb200[i]);
+		cr_expect(fabs(h / h100[i] - 1) < 0.10, "h100 EP %lld: %g us, published %g",
+		          (long long)ep[i], h, h100[i]);
+		log_sum += log(g / gb200[i]);
+	}
+	cr_expect(fabs(log_sum / 4) < 0.01, "gb200's geometric mean ratio %g", exp(log_sum / 4));
+	/* the figure is the all-to-all's alone: GB200's rings keep theirs */
+	tb_perf_hw hw;
+	S_node_hw("gb200", &hw);
+	double ring = tb_perf_collective_s(TB_COLL_ALL_GATHER, 1e9, 64, 64, &hw, NULL);
+	hw.a2a_fraction = tb_gpus_node("gb200")->a2a_fraction;
+	cr_expect_eq(tb_perf_collective_s(TB_COLL_ALL_GATHER, 1e9, 64, 64, &hw, NULL), ring);
+	cr_expect(tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 1e9, 64, 64, &hw, NULL) >
+	          tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 1e9, 64, 64, &(tb_perf_hw){ .gpus_per_node = 72,
+	                               .nvlink_bytes_per_s = hw.nvlink_bytes_per_s,
+	                               .network_bytes_per_s = hw.network_bytes_per_s,
+	                               .nvlink_fraction = hw.nvlink_fraction,
+	                               .network_fraction = hw.network_fraction }, NULL));
+}
+
 Test(perf_blocks, bubble_formula)
 {
 	/* (p-1)/(v m): Narayanan et al. 2021 Sec. 2.2 */

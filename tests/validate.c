@@ -522,6 +522,37 @@ static void S_gemm_layer(void)
 	}
 }
 
+/* The expert dispatch through NCCL's all-to-all on H100, against NVIDIA's
+ * Megatron Core MoE report (arXiv:2603.07685v2 Table 7: a DeepSeek-V3
+ * layer, 4,096 tokens a GPU, 8 of 256 experts, hidden 7,168 in bf16; the
+ * communication alone).  H100's links are priced at their ring figures,
+ * none of them set from this table (GB200's all-to-all fraction is, and
+ * its rows are pinned in test_perf_blocks.c, not here). */
+static void S_dispatch(void)
+{
+	const tb_gpu_node *nd = tb_gpus_node("h100-sxm");
+	tb_perf_hw hw;
+	memset(&hw, 0, sizeof hw);
+	hw.gpus_per_node = nd->gpus;
+	hw.nvlink_bytes_per_s = nd->nvlink_bytes_per_s;
+	hw.network_bytes_per_s = nd->network_bytes_per_s;
+	hw.nvlink_fraction = nd->nvlink_fraction;
+	hw.network_fraction = nd->network_fraction;
+	hw.a2a_fraction = nd->a2a_fraction;
+	static const int64_t ep[] = { 8, 16, 32, 64 };
+	static const double us[] = { 1265, 5774, 8059, 9164 };
+	for (size_t i = 0; i < sizeof ep / sizeof ep[0]; i++) {
+		int64_t g = ep[i] < nd->gpus ? ep[i] : nd->gpus;
+		double s = tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 4096.0 * 8 * 7168 * 2, ep[i], g, &hw, NULL);
+		char fig[160];
+		snprintf(fig, sizeof fig, "H100 expert dispatch (NCCL all-to-all) of a DeepSeek-V3 layer, "
+		         "4,096 tokens a GPU, EP %lld (%lld node%s)", (long long)ep[i],
+		         (long long)((ep[i] + nd->gpus - 1) / nd->gpus), ep[i] > nd->gpus ? "s" : "");
+		S_add(fig, us[i], 1e6 * s, "us", 1, 0.10,
+		      "NVIDIA, Scalable Training of MoE Models with Megatron Core, arXiv:2603.07685v2 Table 7");
+	}
+}
+
 /* DeepSeek-V3's Table 1 split: the context extension (Sec. 4.3's two
  * phases of 1,000 steps) at the MFU the pre-training's GPU-hours imply. */
 static void S_deepseek_stages(void)
@@ -755,6 +786,7 @@ int main(int argc, char **argv)
 	S_peft();
 	S_deepseek_stages();
 	S_gemm_layer();
+	S_dispatch();
 
 	int fails = S_write(argv[1], refsrc);
 	/* TB_VALIDATE_WRITE_FIXTURE=1: refresh the copy of the figures used. */

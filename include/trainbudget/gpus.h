@@ -71,6 +71,11 @@ typedef struct tb_gpu_node {
 	 * same clocks (the source says which); 0: none measured, the fitted
 	 * mem_fraction serves */
 	double mem_fraction;
+	/* what an all-to-all among the node's GPUs reaches of their links,
+	 * measured on the card (a switch fabric runs a collective of many
+	 * small messages below its ring figure); 0: none measured,
+	 * nvlink_fraction serves */
+	double a2a_fraction;
 } tb_gpu_node;
 
 /* The node row of card `name`, or the generic row (name "generic") for a

@@ -71,6 +71,7 @@ typedef struct tb_perf_hw {
 	double network_bytes_per_s;   /* between nodes */
 	double nvlink_fraction;       /* achieved bus bandwidth / link, large messages */
 	double network_fraction;
+	double a2a_fraction;          /* an all-to-all's inside a node; 0: nvlink_fraction */
 	bool mesh;                    /* the node's links a full mesh (gpus.h) */
 	/* the board's power limit over its TDP (hardware.power_limit); 1 or
 	 * 0: not limited */
