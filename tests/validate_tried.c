@@ -210,4 +210,21 @@ void tb_vperf_write_tried(FILE *f)
 	           "held-out rows are two populations, and no setting of the present constants "
 	           "fits both: the misses are in what the runs ran (software of a given year, "
 	           "settings the layout does not record), not in a constant's value.\n");
+	fprintf(f, "- **Each recipe's own cast speed** (2026-12-07, measured, not entered): "
+	           "Transformer Engine's casts run at the median of the GEMM profiling guide's five "
+	           "readings, 0.443 of the HBM bandwidth (perf.h). Read one by one they are a recipe's "
+	           "on a card: delayed scaling 0.472 (H200 NVL) and 0.627 (B300), current scaling "
+	           "0.443 and 0.399, MXFP8 0.346 (B300). Priced so, Hopper's readings on every Hopper "
+	           "part and B300's on every Blackwell one (blockwise and fp4 at the median, which "
+	           "nothing times apart), the MXFP8 mixtures moved 1-3 points toward the published "
+	           "(Qwen3-235B on GB200 20.7%% to 18.2%%, on GB300 23.7%% to 21.0%%, the Megatron "
+	           "Core report's DeepSeek-V3 GB300 17.4%% to 14.9%%, the GB200 guide 37.4%% to "
+	           "35.5%%) and v5.1's 405B on B200 came in (10.2%% to 9.4%%): 46 of 72 groups "
+	           "within 10%%. But the delayed-scaling rows, Blackwell's first-round MLPerf ones "
+	           "and Hopper's, moved the other way (v5.0's 405B on GB200 20.9%% to 22.4%%, its "
+	           "LoRA on B200 12.0%% to 13.9%% and GB200 15.7%% to 17.5%%, FP8-LM 0.4 points), and "
+	           "v5.1's B200 and GB200 LoRA groups 1-2 points out: over the 252 held-out rows "
+	           "the mean |error| went from 11.4%% to 11.8%% and the median from 8.4%% to 8.8%%. "
+	           "One reading per recipe and architecture is not yet what a recipe costs, so "
+	           "the median stays.\n");
 }
