@@ -227,4 +227,16 @@ void tb_vperf_write_tried(FILE *f)
 	           "the mean |error| went from 11.4%% to 11.8%% and the median from 8.4%% to 8.8%%. "
 	           "One reading per recipe and architecture is not yet what a recipe costs, so "
 	           "the median stays.\n");
+	fprintf(f, "- **HybridEP at its own speed** (2026-12-07, measured, not entered): the "
+	           "Blackwell mixture rows that ran NVIDIA's HybridEP dispatcher (Qwen3-235B on GB200 "
+	           "and GB300, the DeepSeek-V3 GB200 guide's tuned run, the Megatron Core report's "
+	           "DeepSeek-V3) price it as NCCL's all-to-all, which the report's Table 7 times on "
+	           "GB200 within 1-10%% (docs/formulas.md, Nodes). The same table times HybridEP "
+	           "itself at 0.50, 0.73, 0.82 and 0.81 of NCCL's time (dispatch and combine together) "
+	           "at EP 8, 16, 32 and 64. Priced at those ratios the rows go 0.1-6.6 points faster "
+	           "still (Qwen3-235B's BF16 row on GB200 -4.5%% to -13.9%%, the report's DeepSeek-V3 "
+	           "MXFP8 row on GB200 -14.0%% to -17.5%%, its group out of 10%%): 44 of 72 groups "
+	           "within 10%%. What those rows lack is not their communication, which is already "
+	           "priced slow of what they ran; the ratios stand until the compute beside them is "
+	           "found.\n");
 }
