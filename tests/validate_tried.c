@@ -236,7 +236,10 @@ void tb_vperf_write_tried(FILE *f)
 	           "at EP 8, 16, 32 and 64. Priced at those ratios the rows go 0.1-6.6 points faster "
 	           "still (Qwen3-235B's BF16 row on GB200 -4.5%% to -13.9%%, the report's DeepSeek-V3 "
 	           "MXFP8 row on GB200 -14.0%% to -17.5%%, its group out of 10%%): 44 of 72 groups "
-	           "within 10%%. What those rows lack is not their communication, which is already "
-	           "priced slow of what they ran; the ratios stand until the compute beside them is "
-	           "found.\n");
+	           "within 10%%. Not entered: a ratio read off a table at four sizes is not a "
+	           "mechanism, and the one the design suggests, each token sent once to each GPU "
+	           "its experts are on (0.66, 0.76, 0.87 and 0.95 of NCCL's bytes at those sizes), "
+	           "needs a link fraction from 0.62 to 0.83 to meet the four figures. The rows keep "
+	           "NCCL's price, as their `assumed:` says; what they lack is not their "
+	           "communication, which is priced slower than what they ran.\n");
 }
