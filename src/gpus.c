@@ -416,14 +416,16 @@ static const tb_gpu_node S_nodes[] = {
 	  "matmul 142.25 of 148 TFLOP/s measured (10240^3, zzc0721/torch-performance-test-data#77); "
 	  "fp8, attention, link fractions assumed as H100", 0.61, true, false, 0.865, 0, false, false, false, false, 0, 0 },
 	{ "gb200", 72, 900e9, 50e9, 0.729, 0.723, 0.191, 0.758, 0.943, true,
-	  "GB200 NVL72: 72 GPUs, one NVLink 5 domain, 1.8 TB/s both ways a GPU; ConnectX-7 "
-	  "400 Gb/s per GPU (MNNVL guide); MAMF 1822.0/2500 bf16, 3615.6/5000 fp8 "
-	  "(ml-engineering); FA2 measured (cudnn-frontend), cuDNN's, ring links as H100; fp4, "
-	  "backward GEMMs as B300; HBM 0.788 (cuDNN norms); all-to-all 0.64 (arXiv:2603.07685)", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788, 0.64 },
+	  "GB200 NVL72: 72 GPUs in one NVLink 5 domain, 1.8 TB/s both ways per GPU; ConnectX-7 "
+	  "400 Gb/s per GPU (NVIDIA multi-node NVLink tuning guide); MAMF 1822.0/2500 bf16, "
+	  "3615.6/5000 fp8 (ml-engineering); FA2 measured (cudnn-frontend), cuDNN's and ring links "
+	  "as H100, B200; fp4, backward GEMMs as B300; HBM 0.788 (cuDNN norms); all-to-all 0.64 "
+	  "(arXiv:2603.07685 Table 7)", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788, 0.64 },
 	{ "gb300", 72, 900e9, 100e9, 0.729, 0.723, 0.203, 0.758, 0.943, true,
 	  "GB300 NVL72: 72 GPUs, NVLink 5 1.8 TB/s both ways per GPU; 4 ConnectX-8 (800 Gb/s) per "
 	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); FA2 measured (cudnn-frontend), the rest "
-	  "assumed as GB200, fp4 and backward GEMMs as B300; cuDNN's attention measured (SDPA); HBM 0.787 (cuDNN norms)",
+	  "assumed as GB200 (its all-to-all too), fp4 and backward GEMMs as B300; cuDNN's attention "
+	  "measured (SDPA); HBM 0.787 (cuDNN norms)",
 	  0.701, false, false, 0.756, 0.437, false, false, true, true, 0.787, 0.64 },
 	{ "b300", 8, 900e9, 100e9, 0.786, 0.745, 0.203, 0.758, 0.943, true,
 	  "HGX B300: 8 GPUs, NVLink 5 1.8 TB/s both ways, 8 ConnectX-8 800 Gb/s (1.6 TB/s both ways "

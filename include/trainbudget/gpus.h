@@ -30,7 +30,7 @@ typedef struct tb_gpu_node {
 	 * says which); false: measured on it, or on a part with the same die
 	 * at the same clocks and power (h200, h800, a800). */
 	bool efficiency_assumed;
-	char source[320];
+	char source[384];
 	/* cuDNN's fused attention, of the 16-bit peak, on a card where
 	 * Transformer Engine picks it over FlashAttention (Hopper and later);
 	 * 0: none, attention_fraction serves */
