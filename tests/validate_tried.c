@@ -242,4 +242,18 @@ void tb_vperf_write_tried(FILE *f)
 	           "needs a link fraction from 0.62 to 0.83 to meet the four figures. The rows keep "
 	           "NCCL's price, as their `assumed:` says; what they lack is not their "
 	           "communication, which is priced slower than what they ran.\n");
+	fprintf(f, "- **DeepEP's two hops at once** (2026-12-07, measured, not entered): a DeepEP "
+	           "dispatch or combine is priced as its network send then its NVLink forward "
+	           "(perf_layer.c, S_deepep). DeepEP pipelines the two (its README rates the normal "
+	           "kernels by their bottleneck link), so its time would be the longer hop's: on "
+	           "H100 at EP 16, 32 and 64 with a DeepSeek-V3 layer's 4,096 bf16 tokens that gives "
+	           "1,271, 3,393 and 5,753 us where the sum gives 2,416, 4,538 and 6,898, beside "
+	           "HybridEP's 1,485, 3,064 and 4,626 us in the Megatron Core report's Table 7 (the "
+	           "same design, not DeepEP itself). Priced so, every DeepEP row goes faster: "
+	           "DeepSeek-V3's GPU-hours +2.5%% to +0.2%%, the report's DeepSeek-V3 on H100 "
+	           "-7.9%% to -9.5%%, Qwen3-235B's H100 rows 1.6-9.7 points (its launch-script row "
+	           "-6.8%% to -12.2%%, out of 10%%): 44 of 72 groups. Those rows also pay what the "
+	           "model does not price beside the dispatch (DeepEP's layout and notify kernels, the "
+	           "permutation around it), and the sum stands in for it; one hop's time alone is "
+	           "not entered until that is.\n");
 }
