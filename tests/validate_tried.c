@@ -251,7 +251,7 @@ void tb_vperf_write_tried(FILE *f)
 	           "HybridEP's 1,485, 3,064 and 4,626 us in the Megatron Core report's Table 7 (the "
 	           "same design, not DeepEP itself). Priced so, every DeepEP row goes faster: "
 	           "DeepSeek-V3's GPU-hours +2.5%% to +0.2%%, the report's DeepSeek-V3 on H100 "
-	           "-7.9%% to -9.5%%, Qwen3-235B's H100 rows 1.6-9.7 points (its launch-script row "
+	           "-7.9%% to -9.5%%, Qwen3-235B's 4K H100 rows 4.7-9.7 points (its launch-script row "
 	           "-6.8%% to -12.2%%, out of 10%%): 44 of 72 groups. Those rows also pay what the "
 	           "model does not price beside the dispatch (DeepEP's layout and notify kernels, the "
 	           "permutation around it), and the sum stands in for it; one hop's time alone is "
