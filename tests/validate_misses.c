@@ -487,7 +487,7 @@ void tb_vperf_write_misses(FILE *f)
 	           "already slow (GB300's LoRA group +4.2%% to +5.0%%, Qwen3-235B's 128K row +23.4%% to "
 	           "+24.5%%): this group to 7.4%%, Qwen3-235B on GB200 22.4%% to 20.7%% and GB300 25.1%% to "
 	           "23.7%%, the DeepSeek-V3 guide 39.7%% to 37.3%%, v5.0's GB200 LoRA 16.1%% to 15.6%%, "
-	           "v5.1's 7.0%% to 6.3%%; no group crossed 10%%. The mixtures in 16 bits on Blackwell are "
+	           "v5.1's 7.0%% to 6.3%%; no group crossed 10%%. Megatron-Core's mixtures in 16 bits on Blackwell are "
 	           "within 10%%, those in MXFP8 14-24%% fast, which the report places in the host (Sec. "
 	           "4.3.6: each launch costs several microseconds of CPU time; partial CUDA graphs of "
 	           "attention, router and preprocessing gain 10%% on GB200, and the routed experts stay "
