@@ -541,16 +541,23 @@ double tb_gpus_backward_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
  * 3.500 ms; block scaling's, at the bytes perf_input.c prices for each
  * recipe's casts (ab + 2(1 + 4/128) = 4.0625 B an element against
  * ab + (ab + 2) = 6), 2.370; its GEMMs 20.512 ms, 1.222 times current
- * scaling's.  On every Hopper part (the same cuBLAS kernels); Blackwell's
- * block-scaled GEMMs run as its MXFP8 ones, whose speed the fp8 ceiling
- * and tb_gpus_backward_gemm already carry.  DeepSeek's own kernels for
- * the same tiles (DeepGEMM: "up to 1550 TFLOPS on H800", 0.78 of its
- * dense fp8 peak, above the 0.709 per-tensor ceiling) are not slower:
- * TB_FP8_DEEPSEEK keeps 1. */
+ * scaling's.  On every Hopper part (the same cuBLAS kernels).  Blackwell's
+ * block-scaled GEMMs are its MXFP8 ones, and those the guide times
+ * pre-quantized on the B300: the forward 2.365 ms against per-tensor
+ * scaling's 2.158, 1.096 times as long (the backward's own ratio to its
+ * forward, tb_gpus_backward_gemm, then gives 2.397 and 2.400 against 2.329
+ * and 2.325, as timed), copied to the parts tb_gpus_nvfp4 names.  DeepSeek's
+ * own kernels for the same tiles (DeepGEMM: "up to 1550 TFLOPS on H800",
+ * 0.78 of its dense fp8 peak, above the 0.709 per-tensor ceiling) are not
+ * slower: TB_FP8_DEEPSEEK keeps 1. */
 double tb_gpus_recipe_gemm(const tb_gpu_node *n, tb_dtype d, tb_fp8_recipe r)
 {
 	static const char *const hopper[] = { "h100-sxm", "h100-pcie", "h200", "h800", "h20" };
-	if (!n || d != TB_DTYPE_FP8 || r != TB_FP8_BLOCKWISE)
+	if (!n || d != TB_DTYPE_FP8)
+		return 1;
+	if ((r == TB_FP8_MXFP8 || r == TB_FP8_BLOCKWISE) && tb_gpus_nvfp4(n->name))
+		return 2.365 / 2.158;
+	if (r != TB_FP8_BLOCKWISE)
 		return 1;
 	for (size_t i = 0; i < sizeof hopper / sizeof hopper[0]; i++)
 		if (strcmp(n->name, hopper[i]) == 0)
