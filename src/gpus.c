@@ -374,7 +374,7 @@ static const tb_gpu_node S_nodes[] = {
 	  "900 GB/s in one node (NVLS off; ml-engineering), 377.34 GB/s over 4 "
 	  "(interconnect.yaml); MAMF 1745.0/2250 "
 	  "bf16, 3432.5/4500 fp8 (ml-engineering); FA2 measured (cudnn-frontend), cuDNN's as "
-	  "H100; fp4, backward GEMMs as B300; HBM as GB200", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788, 0 },
+	  "H100; fp4, backward and MXFP8 GEMMs as B300; HBM as GB200", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788, 0 },
 	{ "a100-40gb", 8, 300e9, 25e9, 0.869, 0, 0.55, 0.783, 0.943, false,
 	  "DGX A100: 8 GPUs, NVLink 3 300 GB/s, HDR 200 Gb/s per GPU; nccl all_reduce "
 	  "235/300 GB/s; MAMF 271.2/312 bf16; FA2 50-73% of peak (interconnect.yaml)", 0, true, false, 0, 0, false, false, false, false, 0, 0 },
@@ -419,18 +419,18 @@ static const tb_gpu_node S_nodes[] = {
 	  "GB200 NVL72: 72 GPUs in one NVLink 5 domain, 1.8 TB/s both ways per GPU; ConnectX-7 "
 	  "400 Gb/s per GPU (NVIDIA multi-node NVLink tuning guide); MAMF 1822.0/2500 bf16, "
 	  "3615.6/5000 fp8 (ml-engineering); FA2 measured (cudnn-frontend), cuDNN's and ring links "
-	  "as H100, B200; fp4, backward GEMMs as B300; HBM 0.788 (cuDNN norms); all-to-all 0.64 "
+	  "as H100, B200; fp4, backward and MXFP8 GEMMs as B300; HBM 0.788 (cuDNN norms); all-to-all 0.64 "
 	  "(arXiv:2603.07685 Table 7)", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788, 0.64 },
 	{ "gb300", 72, 900e9, 100e9, 0.729, 0.723, 0.203, 0.758, 0.943, true,
 	  "GB300 NVL72: 72 GPUs, NVLink 5 1.8 TB/s both ways per GPU; 4 ConnectX-8 (800 Gb/s) per "
 	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); FA2 measured (cudnn-frontend), the rest "
-	  "assumed as GB200 (its all-to-all too), fp4 and backward GEMMs as B300; cuDNN's attention "
+	  "assumed as GB200 (its all-to-all too), fp4, backward and MXFP8 GEMMs as B300; cuDNN's attention "
 	  "measured (SDPA); HBM 0.787 (cuDNN norms)",
 	  0.701, false, false, 0.756, 0.437, false, false, true, true, 0.787, 0.64 },
 	{ "b300", 8, 900e9, 100e9, 0.786, 0.745, 0.203, 0.758, 0.943, true,
 	  "HGX B300: 8 GPUs, NVLink 5 1.8 TB/s both ways, 8 ConnectX-8 800 Gb/s (1.6 TB/s both ways "
 	  "per board); MAMF 1769.0/2250 bf16, 3353.3/4500 fp8 (ml-engineering); FA2 as GB300, cuDNN's "
-	  "and links as H100, B200; NVFP4 GEMMs 3.764 ms a 5B layer at 15,872 tokens and backward "
+	  "and links as H100, B200; NVFP4 GEMMs 3.764 ms a 5B layer at 15,872 tokens, backward and MXFP8 "
 	  "ratios (TE GEMM profiling guide); HBM as GB300", 0.61, true, true, 0.756, 0.437, true, false, false, false, 0.787, 0 },
 	{ "mi325x", 8, 448e9, 50e9, 0.600, 0.5809, 0.37, 0.698, 0.943, true,
 	  "AMD MI325X platform: 8 GPUs, Infinity Fabric as MI300X (7 links of 64 GB/s each way); "
