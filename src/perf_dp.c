@@ -253,7 +253,7 @@ void tb_perf_dp(const tb_perf_ctx *x, const tb_perf_dp_in *a, tb_perf_dp_out *o)
 		case -1:
 			/* forward only: ZeRO-3's gathers, nothing to reduce */
 			if (in->zero >= 3) {
-					dp_one = ag;
+				dp_one = ag;
 				dp_total = dm * ag;
 				double per = ov ? fmax(first, ag - fwd_mb) : ag;
 				per += oc * (ag - per);
