@@ -270,6 +270,17 @@ const char *tb_perf_attention_kernel_text(tb_framework fw, tb_attn_kernel writte
 	return S[i][fraction ? 1 : 0];
 }
 
+void tb_perf_hw_links(const tb_gpu_node *n, tb_perf_hw *hw)
+{
+	hw->gpus_per_node = n->gpus;
+	hw->nvlink_bytes_per_s = n->nvlink_bytes_per_s;
+	hw->network_bytes_per_s = n->network_bytes_per_s;
+	hw->nvlink_fraction = n->nvlink_fraction;
+	hw->a2a_fraction = n->a2a_fraction;
+	hw->network_fraction = n->network_fraction;
+	hw->mesh = n->mesh;
+}
+
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 {
 	memset(out, 0, sizeof *out);
@@ -430,16 +441,14 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	hw->attention_backward_ratio = node->attention_backward_ratio;
 	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
 	hw->mem_fraction = node->mem_fraction;
+	tb_perf_hw_links(node, hw);
 	const tb_node *nd = &in->hardware.node;
-	hw->gpus_per_node = nd->gpus > 0 ? nd->gpus : node->gpus;
-	hw->nvlink_bytes_per_s = nd->nvlink_bytes_per_s > 0 ? nd->nvlink_bytes_per_s
-	                                                    : node->nvlink_bytes_per_s;
-	hw->network_bytes_per_s = nd->network_bytes_per_s > 0 ? nd->network_bytes_per_s
-	                                                      : node->network_bytes_per_s;
-	hw->nvlink_fraction = node->nvlink_fraction;
-	hw->a2a_fraction = node->a2a_fraction;
-	hw->network_fraction = node->network_fraction;
-	hw->mesh = node->mesh;
+	if (nd->gpus > 0)
+		hw->gpus_per_node = nd->gpus;
+	if (nd->nvlink_bytes_per_s > 0)
+		hw->nvlink_bytes_per_s = nd->nvlink_bytes_per_s;
+	if (nd->network_bytes_per_s > 0)
+		hw->network_bytes_per_s = nd->network_bytes_per_s;
 	hw->power_fraction = g->tdp_w > 0 ? tb_hardware_gpu_watts(&in->hardware) / g->tdp_w : 1;
 	tb_calib_apply(&in->calib, g->name, hw);
 }

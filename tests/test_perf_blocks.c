@@ -102,14 +102,8 @@ Test(perf_blocks, collective_latency_and_size)
  * doc/PERFORMANCE.md). */
 static void S_node_hw(const char *gpu, tb_perf_hw *hw)
 {
-	const tb_gpu_node *nd = tb_gpus_node(gpu);
 	memset(hw, 0, sizeof *hw);
-	hw->gpus_per_node = nd->gpus;
-	hw->nvlink_bytes_per_s = nd->nvlink_bytes_per_s;
-	hw->network_bytes_per_s = nd->network_bytes_per_s;
-	hw->nvlink_fraction = nd->nvlink_fraction;
-	hw->network_fraction = nd->network_fraction;
-	hw->mesh = nd->mesh;
+	tb_perf_hw_links(tb_gpus_node(gpu), hw);
 }
 
 static double S_busbw(const char *gpu, tb_coll kind, int64_t n, double bytes)
@@ -173,7 +167,6 @@ static double S_dispatch_us(const char *gpu, int64_t ep)
 {
 	tb_perf_hw hw;
 	S_node_hw(gpu, &hw);
-	hw.a2a_fraction = tb_gpus_node(gpu)->a2a_fraction;
 	double bytes = 4096.0 * 8 * 7168 * 2;
 	int64_t g = ep < hw.gpus_per_node ? ep : hw.gpus_per_node;
 	return 1e6 * tb_perf_collective_s(TB_COLL_ALL_TO_ALL, bytes, ep, g, &hw, NULL);
@@ -194,17 +187,14 @@ Test(perf_blocks, expert_dispatch_against_the_moe_report)
 	}
 	cr_expect(fabs(log_sum / 4) < 0.01, "gb200's geometric mean ratio %g", exp(log_sum / 4));
 	/* the figure is the all-to-all's alone: GB200's rings keep theirs */
-	tb_perf_hw hw;
+	tb_perf_hw hw, rings;
 	S_node_hw("gb200", &hw);
-	double ring = tb_perf_collective_s(TB_COLL_ALL_GATHER, 1e9, 64, 64, &hw, NULL);
-	hw.a2a_fraction = tb_gpus_node("gb200")->a2a_fraction;
-	cr_expect_eq(tb_perf_collective_s(TB_COLL_ALL_GATHER, 1e9, 64, 64, &hw, NULL), ring);
+	rings = hw;
+	rings.a2a_fraction = 0;
+	cr_expect_eq(tb_perf_collective_s(TB_COLL_ALL_GATHER, 1e9, 64, 64, &hw, NULL),
+	             tb_perf_collective_s(TB_COLL_ALL_GATHER, 1e9, 64, 64, &rings, NULL));
 	cr_expect(tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 1e9, 64, 64, &hw, NULL) >
-	          tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 1e9, 64, 64, &(tb_perf_hw){ .gpus_per_node = 72,
-	                               .nvlink_bytes_per_s = hw.nvlink_bytes_per_s,
-	                               .network_bytes_per_s = hw.network_bytes_per_s,
-	                               .nvlink_fraction = hw.nvlink_fraction,
-	                               .network_fraction = hw.network_fraction }, NULL));
+	          tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 1e9, 64, 64, &rings, NULL));
 }
 
 Test(perf_blocks, bubble_formula)
@@ -224,18 +214,13 @@ Test(perf_blocks, bubble_formula)
 
 Test(perf_blocks, inside_a_node_never_slower)
 {
-	const char *cards[] = { "a100-80gb", "h100-sxm", "b200", "l40s", "tpu-v4" };
+	const char *cards[] = { "a100-80gb", "h100-sxm", "b200", "gb200", "l40s", "tpu-v4" };
 	tb_coll kinds[] = { TB_COLL_ALL_REDUCE, TB_COLL_REDUCE_SCATTER, TB_COLL_ALL_GATHER,
 	                    TB_COLL_ALL_TO_ALL };
 	for (size_t c = 0; c < sizeof cards / sizeof cards[0]; c++) {
 		const tb_gpu_node *nd = tb_gpus_node(cards[c]);
 		tb_perf_hw hw;
-		memset(&hw, 0, sizeof hw);
-		hw.gpus_per_node = nd->gpus;
-		hw.nvlink_bytes_per_s = nd->nvlink_bytes_per_s;
-		hw.network_bytes_per_s = nd->network_bytes_per_s;
-		hw.nvlink_fraction = nd->nvlink_fraction;
-		hw.network_fraction = nd->network_fraction;
+		S_node_hw(cards[c], &hw);
 		for (size_t kk = 0; kk < sizeof kinds / sizeof kinds[0]; kk++)
 			for (int64_t n = 2; n <= nd->gpus; n++)
 				for (double bytes = 1e3; bytes < 1e11; bytes *= 7) {

@@ -533,12 +533,7 @@ static void S_dispatch(void)
 	const tb_gpu_node *nd = tb_gpus_node("h100-sxm");
 	tb_perf_hw hw;
 	memset(&hw, 0, sizeof hw);
-	hw.gpus_per_node = nd->gpus;
-	hw.nvlink_bytes_per_s = nd->nvlink_bytes_per_s;
-	hw.network_bytes_per_s = nd->network_bytes_per_s;
-	hw.nvlink_fraction = nd->nvlink_fraction;
-	hw.network_fraction = nd->network_fraction;
-	hw.a2a_fraction = nd->a2a_fraction;
+	tb_perf_hw_links(nd, &hw);
 	static const int64_t ep[] = { 8, 16, 32, 64 };
 	static const double us[] = { 1265, 5774, 8059, 9164 };
 	for (size_t i = 0; i < sizeof ep / sizeof ep[0]; i++) {

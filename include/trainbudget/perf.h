@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "trainbudget/gpus.h"
 #include "trainbudget/inputs.h"
 
 /* The step-time breakdown, in the order reports list it.  The names are
@@ -665,6 +666,10 @@ double tb_perf_matmul_s(double m, double n, double k, double elem_bytes,
  * node figures, else generic ones).  A count-only model leaves layers 0,
  * which tb_perf_predict refuses with a reason. */
 void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out);
+/* A node row's links into hw: GPUs a node, link speeds, their achieved
+ * fractions (the rings', the all-to-all's) and the mesh; tb_perf_input_from
+ * then puts the scenario's hardware.node speeds over them. */
+void tb_perf_hw_links(const tb_gpu_node *n, tb_perf_hw *hw);
 /* The kernel run `in` prices its flash attention as on card `card` (a
  * table name: the scenario's, or another that plan ranks): the one
  * training.attention_kernel names, else cuDNN's fused attention under
