@@ -60,11 +60,17 @@ const tb_ceiling *tb_ceiling_for(const tb_gpu *g, tb_precision p)
 {
 	if (!g)
 		return NULL;
+	return tb_ceiling_find(g->name, tb_ceiling_dtype(g, p));
+}
+
+tb_dtype tb_ceiling_dtype(const tb_gpu *g, tb_precision p)
+{
 	/* the format the card runs the precision's matmuls in (a format it
 	 * lacks falls back as the time's peak does), every 16-bit one alike */
-	tb_dtype dt;
-	tb_gpu_peak_flops(g, tb_precision_compute_dtype(p), &dt);
-	return tb_ceiling_find(g->name, dt == TB_DTYPE_FP8 || dt == TB_DTYPE_FP4 ? dt : TB_DTYPE_BF16);
+	tb_dtype dt = TB_DTYPE_BF16;
+	if (g)
+		tb_gpu_peak_flops(g, tb_precision_compute_dtype(p), &dt);
+	return dt == TB_DTYPE_FP8 || dt == TB_DTYPE_FP4 ? dt : TB_DTYPE_BF16;
 }
 
 const tb_ceiling *tb_ceiling_above(const tb_gpu *g, tb_precision p, double mfu)
@@ -86,5 +92,10 @@ const tb_ceiling *tb_ceiling_find(const char *card, tb_dtype dtype)
 
 const char *tb_ceiling_format(const tb_ceiling *c)
 {
-	return !c ? "?" : c->dtype == TB_DTYPE_FP8 ? "fp8" : c->dtype == TB_DTYPE_FP4 ? "fp4" : "16 bits";
+	return c ? tb_ceiling_format_dtype(c->dtype) : "?";
+}
+
+const char *tb_ceiling_format_dtype(tb_dtype d)
+{
+	return d == TB_DTYPE_FP8 ? "fp8" : d == TB_DTYPE_FP4 ? "fp4" : "16 bits";
 }

@@ -8,6 +8,7 @@
 #include "calc.h"
 #include "perf_int.h"
 #include "trainbudget/ceiling.h"
+#include "trainbudget/record.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
 
@@ -487,6 +488,18 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               "published on %s in %s, %.1f%% (%s): read it as a bound",
 		               100 * u, 100 * uc, best->card, tb_ceiling_format(best),
 		               100 * best->mfu, best->source);
+	/* how the model has fared on this card in this format, where beyond
+	 * its bar: said, never corrected (the runs are its test); a pilot's
+	 * calibration answers it instead */
+	const tb_record *rec = pb->calibrated ? NULL
+	                       : tb_record_off(&in->hardware.gpu, in->training.precision);
+	if (pb->source_predicted && rec) {
+		tb_buf say;
+		tb_buf_init(&say);
+		tb_record_say(rec, &say);
+		tb_budget_warn(b, "Held-out record: %s", say.ptr);
+		tb_buf_release(&say);
+	}
 	/* the head (and MTP modules) on the last of 1F1B's stages, which the
 	 * step waits for: said where it makes that stage the slowest by more
 	 * than a tenth, since the search tries no uneven split and DualPipe is

@@ -15,6 +15,7 @@
 
 #include "trainbudget/answer.h"
 #include "trainbudget/ceiling.h"
+#include "trainbudget/record.h"
 #include "trainbudget/fmt.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
@@ -431,6 +432,19 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		                  "time and cost as a bound.",
 		              100 * top->mfu, 100 * top->mfu * scale, best->card,
 		              tb_ceiling_format(best), 100 * best->mfu, best->source);
+		tb_buf_putc(&o, '\n');
+		S_para(&o, c.ptr, 0);
+		tb_buf_truncate(&c, 0);
+		said = true;
+	}
+	/* the best layout's card's record, where beyond the bar (record.h) */
+	const tb_record *rec = top ? tb_record_off(&r->gpus[top->gpu].gpu,
+	                                           sc->inputs.training.precision) : NULL;
+	if (rec) {
+		tb_buf_truncate(&c, 0);
+		tb_buf_puts(&c, "Held-out record of the best layout's card: ");
+		tb_record_say(rec, &c);
+		tb_buf_putc(&c, '.');
 		tb_buf_putc(&o, '\n');
 		S_para(&o, c.ptr, 0);
 		tb_buf_truncate(&c, 0);

@@ -867,6 +867,26 @@ static int S_bests(S_best *out, int cap)
 	return n;
 }
 
+/* The held-out rows the model scores, older and modern, with their
+ * errors; returns their count. */
+static int S_held(const tb_vruns_case **rows, double *err)
+{
+	int n = 0;
+	for (int set = 0; set < 2; set++) {
+		const tb_vruns_case *all = set ? tb_vruns_modern : tb_vruns_cases;
+		int count = set ? tb_vruns_nmodern : tb_vruns_ncases;
+		for (int i = 0; i < count; i++) {
+			tb_perf_result r;
+			double e = all[i].set == TB_VRUNS_HELD ? S_err(&all[i], NULL, &r) : NAN;
+			if (!isnan(e)) {
+				rows[n] = &all[i];
+				err[n++] = e;
+			}
+		}
+	}
+	return n;
+}
+
 /* Writes the table and returns 1 where ceiling.c disagrees with the rows
  * (more than 0.05 points either way), or names a run the rows lack. */
 static int S_write_ceilings(FILE *f)
@@ -981,6 +1001,10 @@ int main(int argc, char **argv)
 	tb_vperf_write_eval(f);
 	tb_vperf_write_memory(f);
 	if (S_write_ceilings(f))
+		rc = 1;
+	static const tb_vruns_case *held[2 * TB_VRUNS_ROWS_MAX];
+	static double herr[2 * TB_VRUNS_ROWS_MAX];
+	if (tb_vperf_write_record(f, held, herr, S_held(held, herr)))
 		rc = 1;
 	double cal_lo, cal_hi;
 	S_write_calibration(f, &cal_lo, &cal_hi);

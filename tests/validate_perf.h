@@ -32,6 +32,12 @@ void tb_vperf_write_tried(FILE *f);
 void tb_vperf_write_eval(FILE *f);
 void tb_vperf_dump_eval(void);
 
+/* Writes the model's record per card and format over the held-out rows
+ * the model scores (rows[i] with its error err[i]) and returns 1 where
+ * src/record.c no longer holds it (validate_record.c). */
+typedef struct tb_vruns_case tb_vruns_case;
+int tb_vperf_write_record(FILE *f, const tb_vruns_case *const *rows, const double *err, int n);
+
 /* Writes the memory model against the peak memory the sources print
  * (validate_memory.c). */
 void tb_vperf_write_memory(FILE *f);

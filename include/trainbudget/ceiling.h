@@ -31,9 +31,14 @@ const tb_ceiling *tb_ceiling_at(size_t i);
 const tb_ceiling *tb_ceiling_find(const char *card, tb_dtype dtype);
 /* The format in words: "fp8", "fp4", "16 bits". */
 const char *tb_ceiling_format(const tb_ceiling *c);
+const char *tb_ceiling_format_dtype(tb_dtype d);
 /* The ceiling of card g under precision p (fp8 or fp4 where the precision
  * multiplies so and the card has that peak; else 16 bits), or NULL. */
 const tb_ceiling *tb_ceiling_for(const tb_gpu *g, tb_precision p);
+/* The format card g runs precision p's matmuls in, as the tables hold it:
+ * TB_DTYPE_FP8 or TB_DTYPE_FP4 where the precision multiplies so and the
+ * card has that peak, else TB_DTYPE_BF16 (also for a NULL card). */
+tb_dtype tb_ceiling_dtype(const tb_gpu *g, tb_precision p);
 /* tb_ceiling_for's ceiling when `mfu` is above it, or NULL: the one test
  * every estimate, report and plan makes. */
 const tb_ceiling *tb_ceiling_above(const tb_gpu *g, tb_precision p, double mfu);
