@@ -13,6 +13,7 @@
 
 #include "trainbudget/answer.h"
 #include "trainbudget/ceiling.h"
+#include "trainbudget/record.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/xalloc.h"
 
@@ -240,8 +241,9 @@ static void S_table_cards(tb_report *r, tb_table *t)
 {
 	const tb_plan_result *p = S_plan(r);
 	tb_rtab tb;
-	tb_rtab_init(&tb, t, r, NULL, "llrlll", "Card", "Label", "Price per GPU-hour", "Price from",
-	             "Matmul and attention efficiencies", "Best published MFU", NULL);
+	tb_rtab_init(&tb, t, r, NULL, "llrllll", "Card", "Label", "Price per GPU-hour", "Price from",
+	             "Matmul and attention efficiencies", "Best published MFU",
+	             "Held-out record (median step error)", NULL);
 	tb_precision prec = r->sc->inputs.training.precision;
 	for (int i = 0; p->known && i < p->n_gpus; i++) {
 		tb_rtab_str(&tb, p->gpus[i].gpu.name);
@@ -269,6 +271,15 @@ static void S_table_cards(tb_report *r, tb_table *t)
 			tb_rtab_fmt(&tb, "%.1f%%, %s", 100 * c->mfu, c->source);
 		else
 			tb_rtab_str(&tb, "none in docs/validation.md");
+		/* how the model fared on the card's held-out runs (record.h) */
+		const tb_record *rec = tb_record_for(&p->gpus[i].gpu, prec);
+		if (rec)
+			tb_rtab_fmt(&tb, "%+.1f%% over %d source%s, %d within %.0f%%%s", 100 * rec->median_err,
+			            rec->sources, rec->sources == 1 ? "" : "s", rec->sources_within,
+			            100 * TB_RECORD_BAR, tb_record_off(&p->gpus[i].gpu, prec)
+			            ? "; said with its predictions" : "");
+		else
+			tb_rtab_str(&tb, "no held-out run");
 	}
 }
 

@@ -198,15 +198,19 @@ tr '\n' ' ' <"$T/ceil" | grep -q "best layout's predicted MFU, 6[0-9.]*% (5[0-9.
 	|| fail "ceiling: $(tail -6 "$T/ceil"; cat "$T/err")"
 
 # where the held-out runs on a card and format miss by more than the 10%
-# bar (GB200 in fp8: a median 16% short over 9 sources), the estimate and
+# bar (GB200 in fp8: a median 16% short over 9 sources when written; the
+# figures are make validate's, so only their shape is pinned), the estimate and
 # the plan say so; where they do not (H100 in 16 bits), neither does; a
 # pilot's calibration on the card answers it instead
 printf 'title: rec\nmodel: {preset: llama-3-8b}\ntraining: {tokens: 100B, precision: fp8-mixed}\nhardware: {gpu: gb200, count: 64}\n' >"$T/rec.yaml"
 "$BIN" estimate "$T/rec.yaml" >"$T/rec" 2>"$T/err"
 "$BIN" plan "$T/rec.yaml" >"$T/recp" 2>>"$T/err"
 "$BIN" estimate >"$T/rec-h" 2>>"$T/err"
-tr '\n' ' ' <"$T/rec" | grep -q "Held-out record: on gb200 in fp8 the model's steps were a median 16% shorter than published over the 31 runs of 9 sources held out of its fit" \
+"$BIN" plan "$T/rec.yaml" --gpu gb200,h100-sxm --count 64,128 --format md -o "$T/recd" >/dev/null 2>>"$T/err"
+tr '\n' ' ' <"$T/rec" | grep -q "Held-out record: on gb200 in fp8 the model's steps were a median 1[0-9]% shorter than published over the [0-9]* runs of [0-9]* sources held out of its fit" \
 	&& tr '\n' ' ' <"$T/recp" | grep -q "Held-out record of the best layout's card: on gb200 in fp8" \
+	&& grep -q '^| gb200 | .* | -1[0-9].[0-9]% over [0-9]* sources, [0-9]* within 10%; said with its predictions |$' "$T/recd/rec-plan.md" \
+	&& grep -q '^| h100-sxm | .* | [-+][0-9].[0-9]% over [0-9]* sources, [0-9]* within 10% |$' "$T/recd/rec-plan.md" \
 	&& ! grep -q "Held-out record" "$T/rec-h" \
 	&& ok "estimate and plan say where the card's held-out runs miss by more than 10%" \
 	|| fail "record: $(cat "$T/rec" "$T/err" | tail -8)"
