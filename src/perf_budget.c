@@ -8,8 +8,8 @@
 #include "calc.h"
 #include "perf_int.h"
 #include "trainbudget/ceiling.h"
-#include "trainbudget/record.h"
 #include "trainbudget/gpus.h"
+#include "trainbudget/record.h"
 #include "trainbudget/xalloc.h"
 
 #include <stdio.h>
@@ -489,10 +489,8 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               100 * u, 100 * uc, best->card, tb_ceiling_format(best),
 		               100 * best->mfu, best->source);
 	/* how the model has fared on this card in this format, where beyond
-	 * its bar: said, never corrected (the runs are its test); a pilot's
-	 * calibration answers it instead */
-	const tb_record *rec = pb->calibrated ? NULL
-	                       : tb_record_off(&in->hardware.gpu, in->training.precision);
+	 * its bar: said, never corrected (the runs are its test) */
+	const tb_record *rec = tb_record_said(in, &in->hardware.gpu);
 	if (pb->source_predicted && rec) {
 		tb_buf say;
 		tb_buf_init(&say);

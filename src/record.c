@@ -63,6 +63,13 @@ const tb_record *tb_record_off(const tb_gpu *g, tb_precision p)
 	return r && fabs(r->median_err) > TB_RECORD_BAR ? r : NULL;
 }
 
+const tb_record *tb_record_said(const tb_inputs *in, const tb_gpu *g)
+{
+	if (!in || !g || (in->calib.known && strcmp(in->calib.card, g->name) == 0))
+		return NULL;
+	return tb_record_off(g, in->training.precision);
+}
+
 void tb_record_say(const tb_record *r, tb_buf *out)
 {
 	if (!r || !out)

@@ -15,9 +15,9 @@
 
 #include "trainbudget/answer.h"
 #include "trainbudget/ceiling.h"
-#include "trainbudget/record.h"
 #include "trainbudget/fmt.h"
 #include "trainbudget/gpus.h"
+#include "trainbudget/record.h"
 #include "trainbudget/xalloc.h"
 
 #define S_COLS 18
@@ -438,8 +438,7 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 		said = true;
 	}
 	/* the best layout's card's record, where beyond the bar (record.h) */
-	const tb_record *rec = top ? tb_record_off(&r->gpus[top->gpu].gpu,
-	                                           sc->inputs.training.precision) : NULL;
+	const tb_record *rec = top ? tb_record_said(&sc->inputs, &r->gpus[top->gpu].gpu) : NULL;
 	if (rec) {
 		tb_buf_truncate(&c, 0);
 		tb_buf_puts(&c, "Held-out record of the best layout's card: ");

@@ -13,8 +13,8 @@
 
 #include "trainbudget/answer.h"
 #include "trainbudget/ceiling.h"
-#include "trainbudget/record.h"
 #include "trainbudget/gpus.h"
+#include "trainbudget/record.h"
 #include "trainbudget/xalloc.h"
 
 enum { S_TXT_RUNNER_UP, S_TXT_SCENARIO, S_TXT_BEST, S_TXT_OWN, S_TXT_BETTER, S_TXT_CAVEAT };
@@ -276,7 +276,7 @@ static void S_table_cards(tb_report *r, tb_table *t)
 		if (rec)
 			tb_rtab_fmt(&tb, "%+.1f%% over %d source%s, %d within %.0f%%%s", 100 * rec->median_err,
 			            rec->sources, rec->sources == 1 ? "" : "s", rec->sources_within,
-			            100 * TB_RECORD_BAR, tb_record_off(&p->gpus[i].gpu, prec)
+			            100 * TB_RECORD_BAR, tb_record_said(&r->sc->inputs, &p->gpus[i].gpu)
 			            ? "; said with its predictions" : "");
 		else
 			tb_rtab_str(&tb, "no held-out run");

@@ -6,6 +6,7 @@
  * that the words say which way the model errs. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "trainbudget/buf.h"
@@ -73,4 +74,31 @@ Test(record, off_is_beyond_the_bar_and_says_which_way)
 	}
 	cr_expect_gt(off, 0);
 	tb_record_say(NULL, NULL);
+}
+
+/* A run calibrated on pilots of the card carries the calibrated band
+ * instead; one calibrated on another card, or none, is told the record
+ * (tried on the first card and format beyond the bar, whichever that is). */
+Test(record, said_unless_calibrated_on_the_card)
+{
+	static tb_inputs in;
+	const tb_record *off = NULL;
+	const tb_gpu *g = NULL;
+	for (size_t i = 0; !off && i < tb_record_count(); i++) {
+		const tb_record *r = tb_record_at(i);
+		in.training.precision = r->dtype == TB_DTYPE_FP8 ? TB_PREC_FP8_MIXED
+		                        : r->dtype == TB_DTYPE_FP4 ? TB_PREC_FP4_MIXED : TB_PREC_BF16_MIXED;
+		g = tb_gpus_find(r->card);
+		off = tb_record_off(g, in.training.precision) == r ? r : NULL;
+	}
+	if (!off)
+		cr_skip_test("no card's held-out record is beyond the bar");
+	cr_expect_eq(tb_record_said(&in, g), off);
+	in.calib.known = true;
+	snprintf(in.calib.card, sizeof in.calib.card, "%s", strcmp(g->name, "h100-sxm") ? "h100-sxm" : "a100-80gb");
+	cr_expect_eq(tb_record_said(&in, g), off);
+	snprintf(in.calib.card, sizeof in.calib.card, "%s", g->name);
+	cr_expect_null(tb_record_said(&in, g));
+	cr_expect_null(tb_record_said(NULL, g));
+	cr_expect_null(tb_record_said(&in, NULL));
 }

@@ -41,6 +41,12 @@ const tb_record *tb_record_for(const tb_gpu *g, tb_precision p);
 /* tb_record_for's record when its median is beyond TB_RECORD_BAR, or
  * NULL: the one test the estimate and the report make. */
 const tb_record *tb_record_off(const tb_gpu *g, tb_precision p);
+/* The record to say beside a prediction for the run `in` on card g (the
+ * scenario's card, or the card a plan's best layout runs on):
+ * tb_record_off's, unless the run is calibrated on pilots of g, whose
+ * band answers it instead.  The one decision the estimate, the report and
+ * the plan share. */
+const tb_record *tb_record_said(const tb_inputs *in, const tb_gpu *g);
 /* Appends the record in words, a clause that starts "on CARD in FORMAT",
  * for the estimate's warning and the plan's paragraph alike. */
 void tb_record_say(const tb_record *r, tb_buf *out);
