@@ -254,7 +254,7 @@ validate: $(BIN) | deps
 	  $(LIB_OBJ) $(TB_LIBS)
 	$(CC) $(TB_CPPFLAGS) $(TB_CFLAGS) -o $(BUILD)/validate/validate_perf \
 	  tests/validate_perf.c tests/validate_runs.c tests/validate_plan.c \
-	  tests/validate_misses.c tests/validate_open.c tests/validate_mlperf.c tests/validate_tried.c tests/validate_eval.c tests/validate_memory.c tests/validate_record.c $(LIB_OBJ) $(TB_LIBS)
+	  tests/validate_misses.c tests/validate_open.c tests/validate_mlperf.c tests/validate_tried.c tests/validate_eval.c tests/validate_memory.c tests/validate_cards.c $(LIB_OBJ) $(TB_LIBS)
 	$(BUILD)/validate/validate docs/validation.md; rc=$$?; \
 	  $(BUILD)/validate/validate_perf docs/validation.md || rc=1; exit $$rc
 

@@ -26,7 +26,6 @@
 
 #include "trainbudget/budget.h"
 #include "trainbudget/calibrate.h"
-#include "trainbudget/ceiling.h"
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
 
@@ -38,7 +37,7 @@
 
 /* ---- errors and the fit ------------------------------------------------- */
 
-static double S_err(const tb_vruns_case *c, const tb_perf_consts *k, tb_perf_result *res)
+double tb_vperf_err(const tb_vruns_case *c, const tb_perf_consts *k, tb_perf_result *res)
 {
 	tb_perf_predict(&c->in, k, res);
 	if (!res->ok || !(c->published_s > 0))
@@ -55,7 +54,7 @@ static double S_cost_of(const tb_vruns_case *cs, int n, const tb_perf_consts *k)
 	for (int i = 0; i < n; i++) {
 		if (cs[i].set != TB_VRUNS_FIT)
 			continue;
-		double e = S_err(&cs[i], k, &res);
+		double e = tb_vperf_err(&cs[i], k, &res);
 		if (isnan(e))
 			return INFINITY;
 		sum += fabs(log1p(e));
@@ -350,7 +349,7 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 		ok[i] = false;
 		if (tb_vruns_cases[i].set == TB_VRUNS_NOT_SCORED)
 			continue;
-		err[i] = S_err(&tb_vruns_cases[i], k, &res);
+		err[i] = tb_vperf_err(&tb_vruns_cases[i], k, &res);
 		ok[i] = !isnan(err[i]);
 		scored++;
 		if (!ok[i])
@@ -389,7 +388,7 @@ static int S_write(FILE *f, const char *src, const tb_perf_consts *refit)
 	for (int i = 0; i < tb_vruns_nmodern; i++) {
 		if (tb_vruns_modern[i].set != TB_VRUNS_HELD)
 			continue;
-		double e = S_err(&tb_vruns_modern[i], k, &res);
+		double e = tb_vperf_err(&tb_vruns_modern[i], k, &res);
 		if (!isnan(e))
 			band[nband++] = (S_werr){ e, 1, tb_vruns_modern[i].group };
 	}
@@ -536,7 +535,7 @@ static void S_dump(const tb_vruns_case *cs, int n, const tb_perf_consts *k)
 	for (int i = 0; i < n; i++) {
 		if (cs[i].set == TB_VRUNS_NOT_SCORED)
 			continue;
-		double e = S_err(&cs[i], k, &r);
+		double e = tb_vperf_err(&cs[i], k, &r);
 		printf("%-28s %-8s pub %8.3f pred %8.3f err %+6.1f%% mfu %.3f |", cs[i].id,
 		       S_set_name(cs[i].set), cs[i].published_s, r.step_s, 100 * e, r.mfu);
 		for (int t = 0; t < TB_PERF_TERMS; t++)
@@ -626,7 +625,7 @@ static void S_write_modern(FILE *f)
 		ok[i] = false;
 		if (tb_vruns_modern[i].set == TB_VRUNS_NOT_SCORED)
 			continue;
-		err[i] = S_err(&tb_vruns_modern[i], NULL, &res[i]);
+		err[i] = tb_vperf_err(&tb_vruns_modern[i], NULL, &res[i]);
 		ok[i] = !isnan(err[i]);
 		scored += ok[i];
 	}
@@ -738,7 +737,7 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 		int count = set ? tb_vruns_nmodern : tb_vruns_ncases;
 		for (int i = 0; i < count; i++) {
 			tb_perf_result r;
-			if (all[i].set == TB_VRUNS_NOT_SCORED || isnan(S_err(&all[i], NULL, &r)))
+			if (all[i].set == TB_VRUNS_NOT_SCORED || isnan(tb_vperf_err(&all[i], NULL, &r)))
 				continue;
 			bool first = true;
 			for (int j = 0; j < i; j++)
@@ -754,7 +753,7 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 			for (int j = i; j < count; j++) {
 				if (all[j].set == TB_VRUNS_NOT_SCORED || strcmp(all[j].group, all[i].group) != 0 ||
 				    strcmp(all[j].inputs.hardware.gpu.name, card) != 0 ||
-				    isnan(S_err(&all[j], NULL, &r)))
+				    isnan(tb_vperf_err(&all[j], NULL, &r)))
 					continue;
 				idx[n++] = j;
 				if (r.gpus < fewest) {
@@ -775,10 +774,10 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 				if (idx[k] == pilot)
 					continue;
 				tb_vruns_case *h = &all[idx[k]];
-				double e0 = S_err(h, NULL, &r);
+				double e0 = tb_vperf_err(h, NULL, &r);
 				tb_vruns_case cal = *h;
 				tb_calib_apply(&c, card, &cal.in.hw);
-				double e1 = S_err(&cal, NULL, &r);
+				double e1 = tb_vperf_err(&cal, NULL, &r);
 				if (isnan(e0) || isnan(e1))
 					continue;
 				eb[m] = fabs(e0);
@@ -818,115 +817,6 @@ static void S_write_calibration(FILE *f, double *band_lo, double *band_hi)
 	           "layout at a smaller data-parallel size.\n",
 	        nall, 100 * mb, 100 * ma, 100 * floor(100 * S_pct(before_all, nall, 0.1)) / 100,
 	        100 * ceil(100 * S_pct(before_all, nall, 0.9)) / 100, 100 * *band_lo, 100 * *band_hi);
-}
-
-/* The best published MFU per card and precision, on the model's own FLOP
- * count over the precision's dense peak, from every scored row: what
- * ceiling.c must hold.  Printed with --ceilings; 0 rows: none. */
-typedef struct S_best {
-	char card[32];
-	tb_dtype dtype;     /* as ceiling.h */
-	double mfu;
-	const tb_vruns_case *c;
-} S_best;
-
-static int S_bests(S_best *out, int cap)
-{
-	int n = 0;
-	for (int set = 0; set < 2; set++) {
-		const tb_vruns_case *all = set ? tb_vruns_modern : tb_vruns_cases;
-		int count = set ? tb_vruns_nmodern : tb_vruns_ncases;
-		for (int i = 0; i < count; i++) {
-			const tb_vruns_case *c = &all[i];
-			tb_perf_result r;
-			if (c->set == TB_VRUNS_NOT_SCORED || isnan(S_err(c, NULL, &r)))
-				continue;
-			double gpus = (double)r.gpus, peak = c->in.hw.peak_flops;
-			double mfu = r.model_flops_per_step / (c->published_s * gpus * peak) *
-			             tb_perf_causal_mfu_scale(&c->in);
-			const char *card = c->inputs.hardware.gpu.name;
-			tb_dtype dt = c->in.matmul_bytes == 1 ? TB_DTYPE_FP8
-			              : c->in.matmul_bytes < 1 ? TB_DTYPE_FP4 : TB_DTYPE_BF16;
-			int j = 0;
-			while (j < n && !(strcmp(out[j].card, card) == 0 && out[j].dtype == dt))
-				j++;
-			if (j == n) {
-				if (n == cap)
-					continue;
-				memset(&out[n], 0, sizeof out[n]);
-				snprintf(out[n].card, sizeof out[n].card, "%s", card);
-				out[n].dtype = dt;
-				n++;
-			}
-			if (mfu > out[j].mfu) {
-				out[j].mfu = mfu;
-				out[j].c = c;
-			}
-		}
-	}
-	return n;
-}
-
-/* The held-out rows the model scores, older and modern, with their
- * errors; returns their count. */
-static int S_held(const tb_vruns_case **rows, double *err)
-{
-	int n = 0;
-	for (int set = 0; set < 2; set++) {
-		const tb_vruns_case *all = set ? tb_vruns_modern : tb_vruns_cases;
-		int count = set ? tb_vruns_nmodern : tb_vruns_ncases;
-		for (int i = 0; i < count; i++) {
-			tb_perf_result r;
-			double e = all[i].set == TB_VRUNS_HELD ? S_err(&all[i], NULL, &r) : NAN;
-			if (!isnan(e)) {
-				rows[n] = &all[i];
-				err[n++] = e;
-			}
-		}
-	}
-	return n;
-}
-
-/* Writes the table and returns 1 where ceiling.c disagrees with the rows
- * (more than 0.05 points either way), or names a run the rows lack. */
-static int S_write_ceilings(FILE *f)
-{
-	S_best b[32];
-	int n = S_bests(b, 32), rc = 0;
-	fprintf(f, "\n## Best published MFU per card (`src/ceiling.c`)\n\n"
-	           "Written by `make validate` (tests/validate_perf.c): of every scored row, the highest MFU "
-	           "per card and precision, on the model's own FLOP count with causal attention over the "
-	           "precision's dense peak. "
-	           "A prediction above it carries a warning naming the run (estimate, report, plan). "
-	           "`make validate` fails when `src/ceiling.c` no longer holds these figures.\n\n"
-	           "| Card | Precision | Best MFU | Run | ceiling.c |\n|---|---|---:|---|---|\n");
-	for (int i = 0; i < n; i++) {
-		const tb_ceiling *t = tb_ceiling_find(b[i].card, b[i].dtype);
-		tb_ceiling shown = { b[i].card, b[i].dtype, 0, NULL, NULL };
-		const char *fmt = tb_ceiling_format(&shown);
-		bool same = t && fabs(t->mfu - b[i].mfu) < 0.0005 && strcmp(t->run, b[i].c->id) == 0;
-		if (!same) {
-			rc = 1;
-			fprintf(stderr, "validate_perf: ceiling.c should hold { \"%s\", %s, %.4f, \"%s\" }\n",
-			        b[i].card, b[i].dtype == TB_DTYPE_FP8 ? "TB_DTYPE_FP8" : b[i].dtype == TB_DTYPE_FP4
-			        ? "TB_DTYPE_FP4" : "TB_DTYPE_BF16", b[i].mfu, b[i].c->id);
-		}
-		fprintf(f, "| %s | %s | %.1f%% | %s (%s) | %s |\n", b[i].card, fmt,
-		        100 * b[i].mfu, b[i].c->id, b[i].c->group[0] ? b[i].c->group : "original set",
-		        same ? "holds it" : "**differs**");
-	}
-	for (size_t i = 0; i < tb_ceiling_count(); i++) {
-		const tb_ceiling *t = tb_ceiling_at(i);
-		int j = 0;
-		while (j < n && !(strcmp(b[j].card, t->card) == 0 && b[j].dtype == t->dtype))
-			j++;
-		if (j == n) {
-			rc = 1;
-			fprintf(stderr, "validate_perf: ceiling.c names %s (%s), which no scored row supports\n",
-			        t->card, t->run);
-		}
-	}
-	return rc;
 }
 
 int main(int argc, char **argv)
@@ -1000,11 +890,7 @@ int main(int argc, char **argv)
 	S_write_modern(f);
 	tb_vperf_write_eval(f);
 	tb_vperf_write_memory(f);
-	if (S_write_ceilings(f))
-		rc = 1;
-	static const tb_vruns_case *held[2 * TB_VRUNS_ROWS_MAX];
-	static double herr[2 * TB_VRUNS_ROWS_MAX];
-	if (tb_vperf_write_record(f, held, herr, S_held(held, herr)))
+	if (tb_vperf_write_cards(f))
 		rc = 1;
 	double cal_lo, cal_hi;
 	S_write_calibration(f, &cal_lo, &cal_hi);

@@ -1,6 +1,6 @@
 /* validate_perf.h: what validate_perf.c shares with the sections written
  * apart (validate_plan.c, validate_misses.c, validate_tried.c, validate_eval.c,
- * validate_memory.c). */
+ * validate_memory.c, validate_cards.c). */
 #ifndef TB_VALIDATE_PERF_H
 #define TB_VALIDATE_PERF_H
 
@@ -32,11 +32,18 @@ void tb_vperf_write_tried(FILE *f);
 void tb_vperf_write_eval(FILE *f);
 void tb_vperf_dump_eval(void);
 
-/* Writes the model's record per card and format over the held-out rows
- * the model scores (rows[i] with its error err[i]) and returns 1 where
- * src/record.c no longer holds it (validate_record.c). */
+/* The error of case c's prediction under constants k (NULL: the fitted
+ * ones), (predicted - published) / published, its result in *res; NAN
+ * where the model refuses the layout or nothing was published. */
 typedef struct tb_vruns_case tb_vruns_case;
-int tb_vperf_write_record(FILE *f, const tb_vruns_case *const *rows, const double *err, int n);
+typedef struct tb_perf_consts tb_perf_consts;
+typedef struct tb_perf_result tb_perf_result;
+double tb_vperf_err(const tb_vruns_case *c, const tb_perf_consts *k, tb_perf_result *res);
+
+/* Writes the tables kept per card and format, the best published MFU and
+ * the model's held-out record, and returns 1 where src/ceiling.c or
+ * src/record.c no longer holds them (validate_cards.c). */
+int tb_vperf_write_cards(FILE *f);
 
 /* Writes the memory model against the peak memory the sources print
  * (validate_memory.c). */
