@@ -490,11 +490,12 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               100 * best->mfu, best->source);
 	/* how the model has fared on this card in this format, where beyond
 	 * its bar: said, never corrected (the runs are its test) */
-	const tb_record *rec = tb_record_said(in, &in->hardware.gpu);
-	if (pb->source_predicted && rec) {
+	pb->record = tb_record_for(&in->hardware.gpu, in->training.precision);
+	pb->record_said = pb->source_predicted && tb_record_said(in, &in->hardware.gpu);
+	if (pb->record_said) {
 		tb_buf say;
 		tb_buf_init(&say);
-		tb_record_say(rec, &say);
+		tb_record_say(pb->record, &say);
 		tb_budget_warn(b, "Held-out record: %s", say.ptr);
 		tb_buf_release(&say);
 	}

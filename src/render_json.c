@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainbudget/ceiling.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/version.h"
 
@@ -536,6 +537,19 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 	S_arr_end(j);
 	S_str(j, "source", tb_perf_source(pb));
 	S_bool(j, "assumption_above_prediction", pb->assumption_above);
+	if (pb->record) {
+		S_obj(j, "held_out_record");
+		S_str(j, "card", pb->record->card);
+		S_str(j, "format", tb_ceiling_format_dtype(pb->record->dtype));
+		S_num(j, "median_error", pb->record->median_err);
+		S_num(j, "sources", (double)pb->record->sources);
+		S_num(j, "runs", (double)pb->record->runs);
+		S_num(j, "sources_within", (double)pb->record->sources_within);
+		S_bool(j, "said", pb->record_said);
+		S_obj_end(j);
+	} else {
+		S_null(j, "held_out_record");
+	}
 	S_obj(j, "breakdown_s");
 	for (int i = 0; i < TB_PERF_TERMS; i++)
 		S_num(j, tb_perf_term_name(i), r->breakdown_s[i]);

@@ -207,11 +207,19 @@ printf 'title: rec\nmodel: {preset: llama-3-8b}\ntraining: {tokens: 100B, precis
 "$BIN" plan "$T/rec.yaml" >"$T/recp" 2>>"$T/err"
 "$BIN" estimate >"$T/rec-h" 2>>"$T/err"
 "$BIN" plan "$T/rec.yaml" --gpu gb200,h100-sxm --count 64,128 --format md -o "$T/recd" >/dev/null 2>>"$T/err"
+"$BIN" estimate "$T/rec.yaml" --format json >"$T/rec.json" 2>>"$T/err"
+"$BIN" estimate --format json >"$T/rec-h.json" 2>>"$T/err"
 tr '\n' ' ' <"$T/rec" | grep -q "Held-out record: on gb200 in fp8 the model's steps were a median 1[0-9]% shorter than published over the [0-9]* runs of [0-9]* sources held out of its fit" \
 	&& tr '\n' ' ' <"$T/recp" | grep -q "Held-out record of the best layout's card: on gb200 in fp8" \
 	&& grep -q '^| gb200 | .* | -1[0-9].[0-9]% over [0-9]* sources, [0-9]* within 10%; said with its predictions |$' "$T/recd/rec-plan.md" \
 	&& grep -q '^| h100-sxm | .* | [-+][0-9].[0-9]% over [0-9]* sources, [0-9]* within 10% |$' "$T/recd/rec-plan.md" \
 	&& ! grep -q "Held-out record" "$T/rec-h" \
+	&& python3 -c 'import json, sys
+g = json.load(open(sys.argv[1]))["perf"]["held_out_record"]
+h = json.load(open(sys.argv[2]))["perf"]["held_out_record"]
+assert (g["card"], g["format"], g["said"]) == ("gb200", "fp8", True) and g["median_error"] < -0.10, g
+assert (h["card"], h["format"], h["said"]) == ("h100-sxm", "16 bits", False) and abs(h["median_error"]) <= 0.10, h
+assert 0 <= g["sources_within"] <= g["sources"] <= g["runs"], g' "$T/rec.json" "$T/rec-h.json" 2>>"$T/err" \
 	&& ok "estimate and plan say where the card's held-out runs miss by more than 10%" \
 	|| fail "record: $(cat "$T/rec" "$T/err" | tail -8)"
 

@@ -21,6 +21,7 @@
 #include "trainbudget/inputs.h"
 #include "trainbudget/perf.h"
 #include "trainbudget/plan.h"
+#include "trainbudget/record.h"
 #include "trainbudget/risk.h"
 
 /* ---- derivations ------------------------------------------------------ */
@@ -276,6 +277,12 @@ typedef struct tb_perf_budget {
 	 * fp4 matmuls are priced at (in.hw.matmul_ceiling) is known, as
 	 * tb_gpus_fp4_ceiling says; static, NULL otherwise */
 	const char *fp4_basis;
+	/* the model's held-out record on the card and format (record.h),
+	 * NULL where none; record_said where it is beyond the bar and the
+	 * run is not calibrated on the card (tb_record_said), as the
+	 * warnings say it */
+	const tb_record *record;
+	bool record_said;
 } tb_perf_budget;
 
 /* ---- time, cost, energy ---------------------------------------------- */
