@@ -1,7 +1,8 @@
 /* record.c: the step-time model's held-out record per card and format
  * (record.h).  Each row is what `make validate` finds over the held-out
- * modern rows of tests/fixtures/runs.yaml, and it fails when a row here
- * no longer is; docs/validation.md has the table with the sources. */
+ * rows of tests/fixtures/runs.yaml, older and modern, and it fails when a
+ * row here no longer is; docs/validation.md has the table with the
+ * sources. */
 #include "trainbudget/record.h"
 #include "trainbudget/buf.h"
 #include "trainbudget/ceiling.h"

@@ -15,6 +15,12 @@
 #include <math.h>
 #include <string.h>
 
+/* The format a row's matmuls ran in, as ceiling.h and record.h key it. */
+static tb_dtype S_dtype(const tb_vruns_case *c)
+{
+	return c->in.matmul_bytes == 1 ? TB_DTYPE_FP8 : c->in.matmul_bytes < 1 ? TB_DTYPE_FP4 : TB_DTYPE_BF16;
+}
+
 /* The best published MFU per card and precision, on the model's own FLOP
  * count over the precision's dense peak, from every scored row: what
  * ceiling.c must hold. */
@@ -40,8 +46,7 @@ static int S_bests(S_best *out, int cap)
 			double mfu = r.model_flops_per_step / (c->published_s * gpus * peak) *
 			             tb_perf_causal_mfu_scale(&c->in);
 			const char *card = c->inputs.hardware.gpu.name;
-			tb_dtype dt = c->in.matmul_bytes == 1 ? TB_DTYPE_FP8
-			              : c->in.matmul_bytes < 1 ? TB_DTYPE_FP4 : TB_DTYPE_BF16;
+			tb_dtype dt = S_dtype(c);
 			int j = 0;
 			while (j < n && !(strcmp(out[j].card, card) == 0 && out[j].dtype == dt))
 				j++;
@@ -132,11 +137,6 @@ typedef struct S_card {
 	int sources, runs, within;
 	double med[S_MAX];
 } S_card;
-
-static tb_dtype S_dtype(const tb_vruns_case *c)
-{
-	return c->in.matmul_bytes == 1 ? TB_DTYPE_FP8 : c->in.matmul_bytes < 1 ? TB_DTYPE_FP4 : TB_DTYPE_BF16;
-}
 
 static bool S_same(const tb_vruns_case *a, const tb_vruns_case *b)
 {

@@ -1,7 +1,7 @@
 /* record.h: the step-time model's held-out record per card and precision.
  *
  * For each card and matmul format, how far the model's predicted step
- * fell from the published step of the modern runs it was never fitted on
+ * fell from the published step of the runs it was never fitted on
  * (tests/fixtures/runs.yaml): the median over the sources of each
  * source's median signed error, with the counts behind it.  Where that
  * median is beyond the 10% the model is held to, the estimate and the
