@@ -1,5 +1,6 @@
-/* json_write.h: the JSON writer the JSON back ends share (render_json.c,
- * render_json_compare.c); internal to the library.
+/* json_write.h: the JSON writer the JSON back ends share (render_json.c
+ * with render_json_inputs.c and render_json_calib.c, render_json_compare.c);
+ * internal to the library.
  *
  * Keys in the order written, two-space indents, short number arrays on
  * one line, numbers in the shortest form that reads back to the same
@@ -39,6 +40,8 @@ void tb_jw_numk(tb_jw *j, const char *key, double v, bool known);
 void tb_jw_bool(tb_jw *j, const char *key, bool v);
 void tb_jw_str(tb_jw *j, const char *key, const char *s);   /* NULL: null */
 
+/* render_json_inputs.c: `inputs`, the checked scenario echoed back. */
+void tb_render_json_inputs(tb_jw *j, const tb_scenario *sc);
 /* render_json_calib.c: `calibration` for the pilots of `in` (null
  * without any). */
 void tb_render_json_calibration(tb_jw *j, const tb_inputs *in, const tb_budget *b);
