@@ -110,6 +110,28 @@ static const struct {
 	  "as on GB200: the same 8-GPU layout ran 1.52 s in v5.0 and 1.30 s in v5.1, the "
 	  "model 1.34 and 1.30",
 	  "MLPerf Training v5.0 and v5.1 Llama 2 70B LoRA" },
+	{ "MLPerf v6.0 DeepSeek-V3 GB300",
+	  "slow on GB300 and fast on GB200 in the same benchmark: GB200 (TP 2) over GB300 (TP 1) "
+	  "is 1.64x a step at 512 GPUs published and 1.14x priced; the Megatron Core MoE report's "
+	  "GB300 run of the same model on 256 GPUs two months earlier published 24% fewer tokens "
+	  "a second, and the model is 14% fast there",
+	  "MLPerf Training v6.0's mixtures" },
+	{ "MLPerf v6.0 DeepSeek-V3 GB200",
+	  "GB300's mirror (1.64x published, 1.14x priced); fast by more as the GPUs grow, 9% at "
+	  "256 to 34% at 8,192",
+	  "MLPerf Training v6.0's mixtures" },
+	{ "MLPerf v6.0 gpt-oss-20b GB300",
+	  "within 3-10% on 8 to 32 GPUs (EP 1), 17-18% fast on 72 (CP 2, EP 4), 40% fast on "
+	  "512: what is missed grows as each GPU's share of the step shrinks, as on Llama 3.1 8B",
+	  "MLPerf Training v6.0's mixtures" },
+	{ "MLPerf v6.0 gpt-oss-20b GB200",
+	  "as on GB300 at 72 GPUs; at 8 GPUs a GB200 sequence costs 1.36x a GB300 one "
+	  "published (micro-batches of 2 and 3) and 1.14x priced",
+	  "MLPerf Training v6.0's mixtures" },
+	{ "MLPerf v6.0 gpt-oss-20b B200",
+	  "one row (Lambda's 8 GPUs, layout from its logged batch); the B300 rows of the same "
+	  "layout family are within 2-6%",
+	  "MLPerf Training v6.0's mixtures" },
 };
 
 void tb_vperf_write_open(FILE *f, const char *const *group, const double *median,

@@ -146,13 +146,13 @@ bool tb_perf_mem_measured(const tb_perf_hw *hw);
  * step-time error (predicted - published) / published, low and high ends.
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
-#define TB_PERF_ERR_LOW  (-0.28)
+#define TB_PERF_ERR_LOW  (-0.26)
 #define TB_PERF_ERR_HIGH (0.08)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.16)
+#define TB_PERF_CAL_ERR_LOW  (-0.19)
 #define TB_PERF_CAL_ERR_HIGH (0.07)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
