@@ -638,7 +638,7 @@ static void S_write_modern(FILE *f)
 	           "OLMo-core, DeepSeek-V3, Megatron-MoE-ModelZoo's Qwen3-235B and Mixtral 8x22B, "
 	           "Megatron-LM's MoE and GB200 guides, the Megatron Core MoE report's DeepSeek-V3, "
 	           "torchao's float8, MX and MoE READMEs, "
-	           "MLPerf Training v4.0 GPT-3, v5.0-v5.1 Llama 3.1 405B, v5.1 Llama 3.1 8B, "
+	           "MLPerf Training v4.0 GPT-3, v5.0-v6.0 Llama 3.1 405B, v5.1 Llama 3.1 8B, "
 	           "v5.0-v5.1 Llama 2 70B LoRA and v6.0 DeepSeek-V3 and gpt-oss-20b logs, "
 	           "Lambda's torchtitan gpt-oss-120b sweep; "
 	           "2023-2026, each group's source in the file), %d scored. They are the test of the "
