@@ -58,7 +58,8 @@ Test(ceiling, fp4_has_its_own_row)
 	const tb_ceiling *f8 = tb_ceiling_for(b200, TB_PREC_FP8_MIXED);
 	cr_assert(f4 && f8);
 	cr_expect_eq(f4->dtype, TB_DTYPE_FP4);
-	cr_expect_str_eq(f4->run, "mlperf51.l8b.nvfp4.b200.8.dell");
+	/* whichever NVFP4 run holds it (src/ceiling.c follows make validate) */
+	cr_expect_not_null(strstr(f4->run, ".nvfp4."));
 	cr_expect_str_eq(tb_ceiling_format(f4), "fp4");
 	cr_expect_eq(f8->dtype, TB_DTYPE_FP8);
 	cr_expect_null(tb_ceiling_for(mi355x, TB_PREC_FP4_MIXED));

@@ -146,14 +146,14 @@ bool tb_perf_mem_measured(const tb_perf_hw *hw);
  * step-time error (predicted - published) / published, low and high ends.
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
-#define TB_PERF_ERR_LOW  (-0.26)
-#define TB_PERF_ERR_HIGH (0.08)
+#define TB_PERF_ERR_LOW  (-0.25)
+#define TB_PERF_ERR_HIGH (0.10)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.19)
-#define TB_PERF_CAL_ERR_HIGH (0.07)
+#define TB_PERF_CAL_ERR_LOW  (-0.17)
+#define TB_PERF_CAL_ERR_HIGH (0.06)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
