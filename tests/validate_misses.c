@@ -614,12 +614,11 @@ void tb_vperf_write_misses(FILE *f)
 	           "train in NVFP4 before switching to fp8 at step 340-360 (FP8 healing: both phases "
 	           "are rows) take 0.69-0.71 of their own fp8 step in NVFP4 where the model prices "
 	           "0.75-0.77: the NVFP4 GEMM rate (B300's, from Transformer Engine's profiling guide, "
-	           "0.437 of the fp4 peak) is below what these runs reach. Memory: the 8-GPU B300 LoRA "
-	           "layouts, the frozen base held in bf16 with Transformer Engine's fp8 copies beside it, "
-	           "need 294.8 GB by the memory model on a card of 288.4 (2.2%% over; `validate_perf "
-	           "--fits`: 24 of 364 published layouts over, 10 before these rows); every other v6.0 "
-	           "layout fits, and GB300's TP 1 DeepSeek-V3 layout does not on GB200 (200.6 GB of "
-	           "198.7), as NVIDIA's choice of TP 2 there says.\n");
+	           "0.437 of the fp4 peak) is below what these runs reach.");
+	fprintf(f, " Memory: the 8-GPU B300 LoRA layouts, the frozen base held in bf16 with "
+	           "Transformer Engine's fp8 copies beside it, need 294.8 GB by the memory model on a "
+	           "card of 288.4 (2.2%% over; `validate_perf --fits`: 24 of 364 published layouts "
+	           "over, 10 before these rows); every other v6.0 layout fits.\n");
 	fprintf(f, "- **fp8 scaling recipes** (2026-12-05, `training.fp8_recipe`): every fp8 run had been "
 	           "priced with Transformer Engine's casts (one pass writing both layouts, the weights "
 	           "cast once a step) and 16-bit gathers, so torchao's per-row rows were predicted as "
