@@ -2,6 +2,7 @@
  * Each row is the highest of runs.yaml's scored rows for its card, checked
  * by `make validate`; docs/validation.md has the table beside them. */
 #include "trainbudget/ceiling.h"
+#include "trainbudget/gpus.h"
 
 #include <string.h>
 
@@ -58,9 +59,10 @@ const tb_ceiling *tb_ceiling_at(size_t i)
 
 const tb_ceiling *tb_ceiling_for(const tb_gpu *g, tb_precision p)
 {
-	if (!g)
-		return NULL;
-	return tb_ceiling_find(g->name, tb_ceiling_dtype(g, p));
+	/* an MFU is over the card's own peaks: an inline card under a table
+	 * name is not held to the table card's runs */
+	const tb_gpu *t = tb_gpus_table_card(g);
+	return t ? tb_ceiling_find(t->name, tb_ceiling_dtype(t, p)) : NULL;
 }
 
 tb_dtype tb_ceiling_dtype(const tb_gpu *g, tb_precision p)

@@ -258,6 +258,17 @@ const tb_gpu *tb_gpus_find(const char *name)
 	return NULL;
 }
 
+const tb_gpu *tb_gpus_table_card(const tb_gpu *g)
+{
+	const tb_gpu *t = g ? tb_gpus_find(g->name) : NULL;
+	if (!t)
+		return NULL;
+	for (int d = 0; d < TB_DTYPE_COUNT; d++)
+		if (t->peak_flops[d] != g->peak_flops[d])
+			return NULL;
+	return t;
+}
+
 /* ---- nodes: what the step-time model needs beyond the card ----------- *
  *
  * Links per GPU, one direction (interconnect.yaml in the shared reference

@@ -6,6 +6,7 @@
 #include "trainbudget/record.h"
 #include "trainbudget/buf.h"
 #include "trainbudget/ceiling.h"
+#include "trainbudget/gpus.h"
 
 #include <math.h>
 #include <string.h>
@@ -55,7 +56,10 @@ const tb_record *tb_record_find(const char *card, tb_dtype dtype)
 
 const tb_record *tb_record_for(const tb_gpu *g, tb_precision p)
 {
-	return g ? tb_record_find(g->name, tb_ceiling_dtype(g, p)) : NULL;
+	/* the runs measured the table card's efficiencies over its peaks, as
+	 * the ceilings (tb_gpus_table_card) */
+	const tb_gpu *t = tb_gpus_table_card(g);
+	return t ? tb_record_find(t->name, tb_ceiling_dtype(t, p)) : NULL;
 }
 
 const tb_record *tb_record_off(const tb_gpu *g, tb_precision p)

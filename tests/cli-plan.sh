@@ -223,6 +223,19 @@ assert 0 <= g["sources_within"] <= g["sources"] <= g["runs"], g' "$T/rec.json" "
 	&& ok "estimate and plan say where the card's held-out runs miss by more than 10%" \
 	|| fail "record: $(cat "$T/rec" "$T/err" | tail -8)"
 
+# an inline card that borrows the name gb200 with peaks of its own is not
+# the table's GB200: its node and efficiencies come by name (said), its
+# record does not (nor its ceiling: test_record.c)
+printf 'title: inl\nmodel: {preset: llama-3-8b}\ntraining: {tokens: 100B, precision: fp8-mixed}\nhardware:\n  count: 64\n  gpu: {name: gb200, label: "<b>x</b>", memory: 96GB, bf16: 500T, fp8: 1000T, bandwidth: 2TB}\n' >"$T/inl.yaml"
+"$BIN" estimate "$T/inl.yaml" >"$T/inl" 2>"$T/err"
+"$BIN" estimate "$T/inl.yaml" --format json >"$T/inl.json" 2>>"$T/err"
+! grep -q "Held-out record" "$T/inl" \
+	&& python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["perf"]["held_out_record"] is None, d["perf"]["held_out_record"]' "$T/inl.json" 2>>"$T/err" \
+	&& ok "an inline card under a table name is held to no record of the table card" \
+	|| fail "inline record: $(cat "$T/inl" "$T/err" | tail -8)"
+
 # the scenario's own row is the layout estimate prices: the 405B example
 # writes no virtual_pipeline, the answer chooses 4, and plan ranks that
 # (not the unwritten default of 1) with estimate's gain over it

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "trainbudget/buf.h"
+#include "trainbudget/ceiling.h"
 #include "trainbudget/gpus.h"
 #include "trainbudget/record.h"
 
@@ -101,4 +102,27 @@ Test(record, said_unless_calibrated_on_the_card)
 	cr_expect_null(tb_record_said(&in, g));
 	cr_expect_null(tb_record_said(NULL, g));
 	cr_expect_null(tb_record_said(&in, NULL));
+}
+
+/* An inline card that borrows a table name with other peaks is not the
+ * table's card: neither the model's record of it nor its published
+ * ceiling applies (an MFU is over the card's own peaks); one that copies
+ * the table's peaks under its name is the table's card. */
+Test(record, inline_card_under_a_table_name)
+{
+	const tb_gpu *t = tb_gpus_find("gb200");
+	cr_assert_not_null(t);
+	tb_gpu g = *t;
+	snprintf(g.source, sizeof g.source, "inline in the scenario file");
+	cr_expect_eq(tb_gpus_table_card(&g), t);
+	cr_expect_eq(tb_record_for(&g, TB_PREC_FP8_MIXED), tb_record_for(t, TB_PREC_FP8_MIXED));
+	cr_expect_eq(tb_ceiling_for(&g, TB_PREC_FP8_MIXED), tb_ceiling_for(t, TB_PREC_FP8_MIXED));
+	g.peak_flops[TB_DTYPE_BF16] /= 2;
+	cr_expect_null(tb_gpus_table_card(&g));
+	cr_expect_null(tb_record_for(&g, TB_PREC_FP8_MIXED));
+	cr_expect_null(tb_ceiling_for(&g, TB_PREC_FP8_MIXED));
+	static tb_inputs in;
+	in.training.precision = TB_PREC_FP8_MIXED;
+	cr_expect_null(tb_record_said(&in, &g));
+	cr_expect_null(tb_gpus_table_card(NULL));
 }

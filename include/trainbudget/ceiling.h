@@ -33,7 +33,8 @@ const tb_ceiling *tb_ceiling_find(const char *card, tb_dtype dtype);
 const char *tb_ceiling_format(const tb_ceiling *c);
 const char *tb_ceiling_format_dtype(tb_dtype d);
 /* The ceiling of card g under precision p (fp8 or fp4 where the precision
- * multiplies so and the card has that peak; else 16 bits), or NULL. */
+ * multiplies so and the card has that peak; else 16 bits), or NULL, also
+ * for an inline card that is not the table's (tb_gpus_table_card). */
 const tb_ceiling *tb_ceiling_for(const tb_gpu *g, tb_precision p);
 /* The format card g runs precision p's matmuls in, as the tables hold it:
  * TB_DTYPE_FP8 or TB_DTYPE_FP4 where the precision multiplies so and the

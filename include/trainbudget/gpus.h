@@ -10,6 +10,11 @@
 size_t tb_gpus_count(void);
 const tb_gpu *tb_gpus_at(size_t i);            /* borrowed, static */
 const tb_gpu *tb_gpus_find(const char *name);  /* NULL when unknown */
+/* The table's entry card g is: the same name and the same dense peaks, or
+ * NULL for an inline card that only borrows a table name (its node and
+ * efficiencies still come by name; a published ceiling or the model's
+ * record of the table's card, measured against its peaks, does not). */
+const tb_gpu *tb_gpus_table_card(const tb_gpu *g);
 
 /* What the step-time model (perf.h) needs beyond the card itself: the node
  * it usually comes in, its links, and the fractions of peak that measured

@@ -36,7 +36,8 @@ const tb_record *tb_record_at(size_t i);
 /* NULL where no held-out run covers the card in that format. */
 const tb_record *tb_record_find(const char *card, tb_dtype dtype);
 /* The record of card g under precision p (the format tb_ceiling_dtype
- * picks), or NULL. */
+ * picks), or NULL, also for an inline card that is not the table's
+ * (tb_gpus_table_card). */
 const tb_record *tb_record_for(const tb_gpu *g, tb_precision p);
 /* tb_record_for's record when its median is beyond TB_RECORD_BAR, or
  * NULL: the one test the estimate and the report make. */
