@@ -88,6 +88,10 @@ static void S_fp8_recipe(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_fp8_recipe_name(sc->inputs.training.fp8_recipe));
 }
+static void S_fp8_attn(const tb_scenario *sc, tb_buf *o)
+{
+	tb_buf_puts(o, tb_fp8_attn_name(sc->inputs.training.fp8_attention));
+}
 static void S_framework(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_framework_name(sc->inputs.parallelism.framework));
@@ -288,6 +292,7 @@ static const struct S_input_def {
 	{ "training.fp8_recipe", "fp8 scaling", S_fp8_recipe },
 	{ "training.grad_accumulation_fusion", "Gradient accumulation fused", S_accum_fusion },
 	{ "training.fp8_param_gather", "Weights kept in fp8", S_fp8_params },
+	{ "training.fp8_attention", "Attention in fp8", S_fp8_attn },
 	{ "training.kernels", "Memory-bound kernels", S_kernels },
 	{ "training.cross_entropy", "Cross-entropy", S_cross_entropy },
 	{ "training.lora.kernels", "LoRA adapters' kernels", S_lora_kernels },

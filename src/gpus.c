@@ -620,6 +620,62 @@ bool tb_gpus_nvfp4(const char *name)
 	return S_named(name, S_blackwell, sizeof S_blackwell / sizeof S_blackwell[0]);
 }
 
+/* NVIDIA cudnn-frontend's own timings of cuDNN's training attention
+ * (benchmark/sdpa_benchmark_training, causal, 8,192 tokens, batch 2), fp8
+ * and MXFP8 against bf16 in the same run, for two shapes: grouped queries
+ * (Llama 3.1's: 64 query heads over 8 key-value heads of 128) and one
+ * key-value head a query head (DeepSeek-V3's MLA: 128 heads, 192 and 128
+ * wide).  GB200 and GB300 under cuDNN 9.22 (results of 2026-04-24),
+ * TFLOP/s, forward and backward:
+ *                     bf16           fp8            MXFP8
+ *   GB200 grouped  1,574 1,332   2,047 1,454    1,902 1,287
+ *   GB200 MLA      1,585 1,193   2,397 1,959    2,219 1,494
+ *   GB300 grouped  1,856 1,435   2,897 1,781    2,570 1,404
+ *   GB300 MLA      1,825 1,291   3,128 2,310    2,829 1,780
+ * H200 under 9.19 (2026-02-27), grouped: bf16 644 and 541, fp8 964 and
+ * 430 (the fp8 backward slower); its MLA shape failed in fp8, and Hopper
+ * has no MXFP8, so it has no figure there.  The grouped backward gains
+ * least (each key-value head's gradient summed over its query heads).
+ * The ratios moved with cuDNN (GB300's grouped fp8 forward 1.315, 1.473,
+ * 1.561 times bf16's under 9.18, 9.19, 9.22): the newest stands.  B200
+ * takes GB200's and B300 GB300's (the same dies), H100 SXM and H800
+ * H200's (the same GH100 at the same clocks). */
+bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, double *fwd,
+                           double *bwd, bool *measured)
+{
+	/* TFLOP/s: grouped then MLA, each bf16, fp8, MXFP8 forward and backward */
+	static const struct { const char *card, *as; double r[2][3][2]; } S[] = {
+		{ "gb200", "gb200", { { { 1574, 1332 }, { 2047, 1454 }, { 1902, 1287 } },
+		                      { { 1585, 1193 }, { 2397, 1959 }, { 2219, 1494 } } } },
+		{ "gb300", "gb300", { { { 1856, 1435 }, { 2897, 1781 }, { 2570, 1404 } },
+		                      { { 1825, 1291 }, { 3128, 2310 }, { 2829, 1780 } } } },
+		{ "h200", "h200", { { { 644, 541 }, { 964, 430 }, { 0, 0 } } } },
+	};
+	static const char *const copies[][2] = {
+		{ "b200", "gb200" }, { "b300", "gb300" }, { "h100-sxm", "h200" }, { "h800", "h200" },
+	};
+	*fwd = *bwd = 1;
+	*measured = false;
+	if (!n)
+		return false;
+	const char *as = n->name;
+	for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
+		if (strcmp(as, copies[i][0]) == 0)
+			as = copies[i][1];
+	for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+		if (strcmp(as, S[i].card) != 0)
+			continue;
+		const double (*r)[2] = S[i].r[grouped ? 0 : 1];
+		const double *q = r[mx ? 2 : 1];
+		if (!(r[0][0] > 0 && q[0] > 0))
+			return false;
+		*fwd = q[0] / r[0][0], *bwd = q[1] / r[0][1];
+		*measured = strcmp(as, n->name) == 0;
+		return true;
+	}
+	return false;
+}
+
 bool tb_gpus_fp8_any_layout(const char *name)
 {
 	/* Transformer Engine's nvte_is_non_tn_fp8_gemm_supported: compute

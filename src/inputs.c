@@ -89,6 +89,12 @@ const char *tb_attn_kernel_name(tb_attn_kernel k)
 	return k == TB_ATTN_KERNEL_FLASH2 ? "flash2" : k == TB_ATTN_KERNEL_CUDNN ? "cudnn" : "auto";
 }
 
+const char *tb_fp8_attn_name(tb_fp8_attn a)
+{
+	static const char *const S[] = { "false", "true", "delayed", "current", "mxfp8" };
+	return (unsigned)a < sizeof S / sizeof S[0] ? S[a] : "false";
+}
+
 const char *tb_fp8_recipe_name(tb_fp8_recipe r)
 {
 	switch (r) {

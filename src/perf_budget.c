@@ -148,6 +148,13 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		                                               in->training.attention_kernel,
 		                                               pi->hw.attention_kernel, true),
 		                 pi->hw.attention_fraction, "");
+		if (pi->hw.attention_fp8_fwd_ratio > 0) {
+			tb_deriv_add_var(d, "r_a8", "within it, cuDNN's fp8 attention forward over its bf16 "
+			                 "one (training.fp8_attention; cudnn-frontend's timings, gpus.c)",
+			                 pi->hw.attention_fp8_fwd_ratio, "");
+			tb_deriv_add_var(d, "r_b8", "within it, the same for the attention backward",
+			                 pi->hw.attention_fp8_bwd_ratio, "");
+		}
 		double share = tb_perf_key_share(pi, (double)pi->seq_len, true);
 		if (share < 1)
 			tb_deriv_add_var(d, "sigma_w", "within it, the attention cores' keys over every "
@@ -442,6 +449,23 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 		               "attention on %s, so its attention is priced at FlashAttention-2's "
 		               "(%.0f%% of the 16-bit peak)",
 		               in->hardware.gpu.name, 100 * pb->in.hw.attention_fraction);
+	/* fp8 attention asked for where no timing of it stands for the card,
+	 * or stands for it from another card */
+	if (in->hardware.mfu_predicted && in->model.has_shape &&
+	    in->training.fp8_attention != TB_FP8_ATTN_OFF && in->training.flash_attention) {
+		if (!(pb->in.hw.attention_fp8_fwd_ratio > 0))
+			tb_budget_warn(b, "training.fp8_attention %s: no timing of cuDNN's fp8 attention on %s "
+			               "for this model's heads%s, so the attention is priced in 16 bits",
+			               tb_fp8_attn_name(in->training.fp8_attention), in->hardware.gpu.name,
+			               pb->in.hw.attention_kernel == TB_ATTN_KERNEL_CUDNN ? ""
+			               : " (nor cuDNN's bf16 attention)");
+		else if (pb->in.fp8_attention_copied)
+			tb_budget_warn(b, "training.fp8_attention: cuDNN's fp8 attention on %s is priced at "
+			               "%.2fx its bf16 forward and %.2fx its backward, timed on the same die "
+			               "in another part (gpus.c), not on %s",
+			               in->hardware.gpu.name, pb->in.hw.attention_fp8_fwd_ratio,
+			               pb->in.hw.attention_fp8_bwd_ratio, in->hardware.gpu.name);
+	}
 	/* a fitted constant prices the clocks a power limit leaves */
 	if (in->hardware.mfu_predicted && in->model.has_shape && pb->in.hw.power_fraction < 1)
 		tb_budget_warn(b, "hardware.power_limit: %.0f W of a %.0f W TDP runs the matmuls and "

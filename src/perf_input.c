@@ -98,6 +98,43 @@ static void S_method(const tb_inputs *in, tb_perf_input *out)
 #define S_NVFP4_BYTES (0.5 + 1.0 / 16)
 #define S_MXFP4_BYTES (0.5 + 1.0 / 32)
 
+/* Several query heads to a key-value head (grouped-query attention);
+ * MLA's heads each have their own key and value. */
+static bool S_grouped(const tb_inputs *in)
+{
+	const tb_model *m = &in->model;
+	return m->kv_lora_rank <= 0 && m->kv_heads > 0 && m->kv_heads < m->heads;
+}
+
+/* training.fp8_attention: the recipe of its casts, ON taking the linear
+ * layers' (Transformer Engine's DotProductAttention: MXFP8 under MXFP8,
+ * delayed under delayed, current scaling under the rest), and cuDNN's
+ * fp8 rate over its bf16 one on the card; 16 bits where the card has no
+ * figure (perf_budget.c says so) or the attention is not cuDNN's. */
+static void S_fp8_attention(const tb_inputs *in, const tb_gpu_node *node, tb_perf_input *out)
+{
+	tb_perf_hw *hw = &out->hw;
+	hw->attention_fp8_fwd_ratio = hw->attention_fp8_bwd_ratio = 0;
+	out->fp8_attention_recipe = TB_FP8_AUTO;
+	out->fp8_attention_copied = false;
+	tb_fp8_attn a = in->training.fp8_attention;
+	if (a == TB_FP8_ATTN_OFF || !(out->matmul_bytes <= 1) || hw->attention_kernel != TB_ATTN_KERNEL_CUDNN)
+		return;
+	tb_fp8_recipe r = a == TB_FP8_ATTN_DELAYED ? TB_FP8_DELAYED
+	                  : a == TB_FP8_ATTN_CURRENT ? TB_FP8_TENSORWISE
+	                  : a == TB_FP8_ATTN_MXFP8 ? TB_FP8_MXFP8
+	                  : out->matmul_bytes == 1 && (out->fp8_recipe == TB_FP8_MXFP8 ||
+	                                               out->fp8_recipe == TB_FP8_DELAYED)
+	                  ? out->fp8_recipe : TB_FP8_TENSORWISE;
+	double f, b;
+	bool measured;
+	if (!tb_gpus_fp8_attention(node, S_grouped(in), r == TB_FP8_MXFP8, &f, &b, &measured))
+		return;
+	hw->attention_fp8_fwd_ratio = f, hw->attention_fp8_bwd_ratio = b;
+	out->fp8_attention_recipe = r;
+	out->fp8_attention_copied = !measured;
+}
+
 static double S_fp4_bytes(const tb_inputs *in)
 {
 	return tb_gpus_nvfp4(in->hardware.gpu.name) ? S_NVFP4_BYTES : S_MXFP4_BYTES;
@@ -439,6 +476,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	hw->attention_fraction = ak == TB_ATTN_KERNEL_CUDNN ? node->attention_fraction_cudnn
 	                                                     : node->attention_fraction;
 	hw->attention_backward_ratio = node->attention_backward_ratio;
+	S_fp8_attention(in, node, out);
 	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
 	hw->mem_fraction = node->mem_fraction;
 	tb_perf_hw_links(node, hw);

@@ -502,6 +502,27 @@ double tb_perf_causal_rate(tb_attn_kernel kernel, double seq)
 	return lo + (hi - lo) * f;
 }
 
+/* What fp8 attention casts around its kernel, in bytes a pass (Transformer
+ * Engine's FusedAttnFunc with fp8_dpa and 16-bit inputs): forward the
+ * query, key and value quantized and the output dequantized to 16 bits;
+ * backward the output's gradient quantized and the query's, key's and
+ * value's gradients dequantized.  A quantize reads 16 bits and writes
+ * one byte, and under current scaling reads the tensor once more for its
+ * amax (delayed scaling takes last step's; MXFP8 writes a scale per 32);
+ * a dequantize reads the byte and writes 16 bits.  MLA's key is expanded
+ * per head before the kernel, as its query. */
+static void S_attn_casts(const S_ctx *x, double tok, double *f, double *b)
+{
+	double ab = x->in->act_bytes;
+	tb_fp8_recipe r = x->in->fp8_attention_recipe;
+	double quant = r == TB_FP8_MXFP8 ? ab + 1 + 1.0 / 32
+	               : r == TB_FP8_DELAYED ? ab + 1 : 2 * ab + 1;
+	double dequant = 1 + ab;
+	double qkv = tok * (x->hq + x->hk + x->hv) / x->t, o = tok * x->H * x->dv / x->t;
+	*f = qkv * quant + o * dequant;
+	*b = o * quant + qkv * dequant;
+}
+
 /* The attention core's forward under flash attention: the causal half of
  * the score and value matmuls, at the attention kernels' rate, causal
  * where that rate is FlashAttention-3's figure (the cards whose backward
@@ -604,6 +625,10 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		 * forward's */
 		double rb = x->hw->attention_backward_ratio;
 		L->attn_b = 2.5 * L->attn_f / (rb > 0 ? rb : 1);
+		if (x->hw->attention_fp8_fwd_ratio > 0) {
+			L->attn_f /= x->hw->attention_fp8_fwd_ratio;
+			L->attn_b /= x->hw->attention_fp8_bwd_ratio;
+		}
 		L->flops_f += exec;
 	} else {
 		double bmm = x->b * heads;
@@ -644,10 +669,13 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double ring_f = 0, ring_b = 0;
 	if (x->ci > 1 && in->cp_comm == TB_CP_P2P)
 		S_ring_merges(x, tok, &ring_f, &ring_b);
+	double acast_f = 0, acast_b = 0;
+	if (x->hw->attention_fp8_fwd_ratio > 0)
+		S_attn_casts(x, tok, &acast_f, &acast_b);
 	L->mem_f = (ew + rope + eager_f + drop + ring_f) / x->mem_bw +
-	           (cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes) / cast_bw;
+	           (cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes + acast_f) / cast_bw;
 	L->mem_b = (2 * ew + rope + eager_b + drop + ring_b + cast.w * S_accum_bytes(in)) / x->mem_bw +
-	           (cast.out * cast_b + cast.w * in->fp8_weight_cast_b_bytes) / cast_bw;
+	           (cast.out * cast_b + cast.w * in->fp8_weight_cast_b_bytes + acast_b) / cast_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM
 	 * alone; adapters run forward and twice that back; forward-only runs

@@ -382,6 +382,17 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 	} else {
 		S_null(j, "fp8");
 	}
+	if (pb->in.hw.attention_fp8_fwd_ratio > 0) {
+		S_obj(j, "fp8_attention");
+		S_str(j, "recipe", pb->in.fp8_attention_recipe == TB_FP8_DELAYED ? "delayed"
+		                   : pb->in.fp8_attention_recipe == TB_FP8_MXFP8 ? "mxfp8" : "current");
+		S_num(j, "forward_ratio", pb->in.hw.attention_fp8_fwd_ratio);
+		S_num(j, "backward_ratio", pb->in.hw.attention_fp8_bwd_ratio);
+		S_bool(j, "copied", pb->in.fp8_attention_copied);
+		S_obj_end(j);
+	} else {
+		S_null(j, "fp8_attention");
+	}
 	if (tb_perf_fp4_format(&pb->in)) {
 		S_obj(j, "fp4");
 		S_str(j, "format", tb_perf_fp4_format(&pb->in));

@@ -352,10 +352,12 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	if (!in->training.flash_attention || !b->perf.known)
 		tb_rtab_str(&tb, tb_ryesno(in->training.flash_attention));
 	else
-		tb_rtab_fmt(&tb, "yes, %s",
+		tb_rtab_fmt(&tb, "yes, %s%s",
 		            tb_perf_attention_kernel_text(in->parallelism.framework,
 		                                          in->training.attention_kernel,
-		                                          b->perf.in.hw.attention_kernel, false));
+		                                          b->perf.in.hw.attention_kernel, false),
+		            b->perf.in.hw.attention_fp8_fwd_ratio > 0
+		            ? ", in fp8 (training.fp8_attention)" : "");
 	tb_rtab_str(&tb, "Attention FLOPs convention");
 	tb_rtab_str(&tb, in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL
 	                 ? "causal (FlashAttention: the lower triangle, half the score matrix)"

@@ -448,6 +448,24 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 	else if (pgn && t->fp8_param_gather && (par->written & TB_LAYOUT_ZERO) && par->zero == 0 &&
 	         par->data * (par->context > 0 ? par->context : 1) > 1)
 		tb_yaml_err(c, pgn, "training.fp8_param_gather with parallelism.zero 0: Megatron-LM gathers fp8 weights through its distributed optimizer (--fp8-param-gather needs --use-distributed-optimizer or FSDP); expected zero 1 or 3, or false");
+	/* Transformer Engine's DotProductAttention casts to fp8 where the
+	 * linear layers run fp8, on cuDNN's fused kernel, under Megatron-LM */
+	const tb_yaml_node *fan = tr ? tb_yaml_get(tr, "fp8_attention") : NULL;
+	if (fan && t->fp8_attention != TB_FP8_ATTN_OFF) {
+		if (t->precision != TB_PREC_FP8_MIXED && t->precision != TB_PREC_FP4_MIXED)
+			tb_yaml_err(c, fan, "training.fp8_attention %s with training.precision %s: Transformer Engine runs the attention in fp8 inside its fp8 autocast; expected precision fp8-mixed or fp4-mixed, or false",
+			            tb_fp8_attn_name(t->fp8_attention), tb_precision_name(t->precision));
+		else if (in->parallelism.framework != TB_FW_MEGATRON)
+			tb_yaml_err(c, fan, "training.fp8_attention is Megatron-LM's --fp8-dot-product-attention (Transformer Engine's attention), and parallelism.framework is %s; expected megatron, or false",
+			            tb_framework_name(in->parallelism.framework));
+		else if (!t->flash_attention || t->attention_kernel == TB_ATTN_KERNEL_FLASH2)
+			tb_yaml_err(c, fan, "training.fp8_attention runs cuDNN's fused attention in fp8, and %s; expected flash_attention true with attention_kernel auto or cudnn, or false",
+			            !t->flash_attention ? "training.flash_attention is false" : "training.attention_kernel is flash2");
+		else if (t->fp8_attention == TB_FP8_ATTN_MXFP8 &&
+		         tb_gpus_fp8_recipe(in->hardware.gpu.name, TB_FP8_MXFP8) != TB_FP8_MXFP8)
+			tb_yaml_err(c, fan, "training.fp8_attention mxfp8 on %s, whose matrix units have no MX block scaling; expected true, delayed or current, or a Blackwell card",
+			            in->hardware.gpu.name);
+	}
 	const tb_yaml_node *rln = tr ? tb_yaml_get(tr, "recompute_layers") : NULL;
 	if (rln && t->checkpointing != TB_CKPT_FULL)
 		tb_yaml_err(c, rln, "training.recompute_layers with training.checkpointing %s: it says how many layers of each pipeline chunk full recomputation redoes; expected training.checkpointing full, or no recompute_layers",

@@ -14,7 +14,7 @@ static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
 	"optimizer", "checkpointing", "selective_policy", "recompute_layers", "flash_attention", "dropout",
 	"attention_flops", "attention_kernel", "fp8_recipe", "checkpoint_interval", "grad_dtype",
-	"grad_accumulation_fusion", "activation_func_fp8_input_store", "fp8_param_gather", "kernels",
+	"grad_accumulation_fusion", "activation_func_fp8_input_store", "fp8_param_gather", "fp8_attention", "kernels",
 	"cross_entropy",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 	"packing", "avg_seq_len", "moe_routing", "moe_load_factor",
@@ -29,6 +29,8 @@ static const char *const S_attn_names[] = { "full", "causal" };
 static const char *const S_kernel_names[] = { "auto", "flash2", "cudnn" };
 /* indexed like tb_fp8_recipe */
 static const char *const S_fp8_names[] = { "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8", "deepseek" };
+/* indexed like tb_fp8_attn */
+static const char *const S_fp8_attn_names[] = { "false", "true", "delayed", "current", "mxfp8" };
 /* indexed like tb_grad_dtype from TB_GRAD_BF16 on */
 static const char *const S_grad_names[] = { "bf16", "fp16", "fp32" };
 /* training.kernels: false = fused, true = eager */
@@ -230,6 +232,9 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		if ((n = tb_yaml_get(tr, "fp8_param_gather")) &&
 		    !tb_yaml_bool(c, n, "training.fp8_param_gather", &t->fp8_param_gather))
 			ok = false;
+		if ((n = tb_yaml_get(tr, "fp8_attention"))) {
+			if (tb_yaml_enum(c, n, "training.fp8_attention", S_fp8_attn_names, TB_N(S_fp8_attn_names), &e)) t->fp8_attention = (tb_fp8_attn)e; else ok = false;
+		}
 		if ((n = tb_yaml_get(tr, "kernels"))) {
 			if (tb_yaml_enum(c, n, "training.kernels", S_kernels_names, TB_N(S_kernels_names), &e)) t->eager_kernels = e == 1; else ok = false;
 		}

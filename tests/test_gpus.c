@@ -407,3 +407,48 @@ Test(gpus, matmul_dtype_falls_back_by_card)
 	cr_expect(tb_matmul_dtype(TB_PREC_FP8_MIXED, h) == TB_DTYPE_FP8);
 	cr_expect(tb_matmul_dtype(TB_PREC_BF16_MIXED, b) == TB_DTYPE_BF16);
 }
+
+/* cuDNN's fp8 attention over its bf16 attention, as NVIDIA cudnn-frontend
+ * times both (benchmark/sdpa_benchmark_training results, causal, 8,192
+ * tokens): under cuDNN 9.22 on GB200 and GB300, TFLOP/s bf16, fp8 and
+ * MXFP8, forward then backward, Llama 3.1's grouped heads then
+ * DeepSeek-V3's MLA heads; H200 under 9.19, grouped only (its MLA shape
+ * failed in fp8, and it has no MXFP8).  B200 and B300 take their siblings'
+ * and say so; a card with no timing gets none. */
+Test(gpus, fp8_attention_from_cudnn_frontend)
+{
+	static const struct {
+		const char *card;
+		bool grouped, mx, ok, measured;
+		double bf_f, bf_b, q_f, q_b;
+	} c[] = {
+		{ "gb200", true, false, true, true, 1574, 1332, 2047, 1454 },
+		{ "gb200", false, false, true, true, 1585, 1193, 2397, 1959 },
+		{ "gb200", true, true, true, true, 1574, 1332, 1902, 1287 },
+		{ "gb300", true, false, true, true, 1856, 1435, 2897, 1781 },
+		{ "gb300", false, false, true, true, 1825, 1291, 3128, 2310 },
+		{ "gb300", false, true, true, true, 1825, 1291, 2829, 1780 },
+		{ "h200", true, false, true, true, 644, 541, 964, 430 },
+		{ "b200", true, false, true, false, 1574, 1332, 2047, 1454 },
+		{ "b300", false, false, true, false, 1825, 1291, 3128, 2310 },
+		{ "h100-sxm", true, false, true, false, 644, 541, 964, 430 },
+		{ "h800", true, false, true, false, 644, 541, 964, 430 },
+		{ "h200", false, false, false, false, 1, 1, 1, 1 },
+		{ "h200", true, true, false, false, 1, 1, 1, 1 },
+		{ "mi300x", true, false, false, false, 1, 1, 1, 1 },
+		{ "a100-80gb", true, false, false, false, 1, 1, 1, 1 },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		double f = 0, b = 0;
+		bool measured = true;
+		bool ok = tb_gpus_fp8_attention(tb_gpus_node(c[i].card), c[i].grouped, c[i].mx, &f, &b,
+		                                &measured);
+		cr_expect_eq(ok, c[i].ok, "%zu %s", i, c[i].card);
+		cr_expect_eq(measured, c[i].measured, "%zu %s", i, c[i].card);
+		cr_expect(fabs(f - c[i].q_f / c[i].bf_f) < 1e-12, "%zu %s forward %g", i, c[i].card, f);
+		cr_expect(fabs(b - c[i].q_b / c[i].bf_b) < 1e-12, "%zu %s backward %g", i, c[i].card, b);
+	}
+	double f, b;
+	bool m;
+	cr_expect_not(tb_gpus_fp8_attention(NULL, true, false, &f, &b, &m));
+}

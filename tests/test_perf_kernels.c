@@ -542,3 +542,71 @@ Test(perf, backward_gemms_at_the_cards_ratio)
 		cr_expect(rel(L.bwd - L.attn_b - L.mem_b, 2 * g * L.mm_f) < 1e-12, "%s", cards[i]);
 	}
 }
+
+/* fp8 attention (training.fp8_attention): cuDNN's kernel at its fp8 rate
+ * over its bf16 one, as cudnn-frontend times both on a GB300 under cuDNN
+ * 9.22 (causal, 8,192 tokens, Llama 3.1's grouped heads: 2,897 over 1,856
+ * TFLOP/s forward, 1,781 over 1,435 backward), and Transformer Engine's
+ * casts around it, by hand.  Llama 3 8B at 8,192 tokens a micro-batch:
+ * the query is 4,096 wide, the key and value 1,024 each, the output 4,096.
+ * Under delayed scaling a quantize reads 2 B and writes 1, a dequantize
+ * reads 1 and writes 2: forward the query, key and value quantized and the
+ * output dequantized, 8,192 x (6,144 x 3 + 4,096 x 3) = 251,658,240 B;
+ * backward the output's gradient quantized and the three gradients
+ * dequantized, as many.  Current scaling reads each quantized tensor once
+ * more for its amax: 8,192 x (6,144 x 5 + 4,096 x 3) = 352,321,536 B
+ * forward, 8,192 x (4,096 x 5 + 6,144 x 3) = 318,767,104 B backward.  The casts move at Transformer Engine's quantization bandwidth
+ * (TB_PERF_CAST_BW_FRACTION of GB300's 8 TB/s); everything else is the
+ * 16-bit layer's. */
+Test(perf, fp8_attention_kernel_and_casts)
+{
+	static const struct {
+		tb_fp8_attn a;
+		double fwd_bytes, bwd_bytes;
+	} cases[] = {
+		{ TB_FP8_ATTN_ON, 251658240.0, 251658240.0 },       /* delayed, as the linears */
+		{ TB_FP8_ATTN_DELAYED, 251658240.0, 251658240.0 },
+		{ TB_FP8_ATTN_CURRENT, 352321536.0, 318767104.0 },
+	};
+	tb_inputs x;
+	S_moe(&x, "llama-3-8b");
+	x.training.seq_len = 8192;
+	x.training.precision = TB_PREC_FP8_MIXED;
+	x.parallelism.pipeline = 1;
+	x.parallelism.tensor = 1;
+	x.parallelism.framework = TB_FW_MEGATRON;
+	x.hardware.gpu = *tb_gpus_find("gb300");
+	tb_perf_input in;
+	tb_perf_layer off;
+	tb_perf_input_from(&x, &in);
+	cr_assert_eq(in.hw.attention_fp8_fwd_ratio, 0);
+	cr_assert(tb_perf_layer_time(&in, NULL, &off, NULL));
+	double bw = 8e12 * TB_PERF_CAST_BW_FRACTION;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		x.training.fp8_attention = cases[i].a;
+		tb_perf_layer L;
+		tb_perf_input_from(&x, &in);
+		cr_assert_not(in.fp8_attention_copied);
+		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
+		cr_expect(rel(off.attn_f / L.attn_f, 2897.0 / 1856) < 1e-12, "case %zu forward %g", i,
+		          off.attn_f / L.attn_f);
+		cr_expect(rel(off.attn_b / L.attn_b, 1781.0 / 1435) < 1e-12, "case %zu backward %g", i,
+		          off.attn_b / L.attn_b);
+		cr_expect(rel(L.mem_f - off.mem_f, cases[i].fwd_bytes / bw) < 1e-9, "case %zu casts forward %g s",
+		          i, L.mem_f - off.mem_f);
+		cr_expect(rel(L.mem_b - off.mem_b, cases[i].bwd_bytes / bw) < 1e-9, "case %zu casts backward %g s",
+		          i, L.mem_b - off.mem_b);
+		cr_expect_eq(L.mm_f, off.mm_f);
+	}
+	/* B300 is GB300's die: its figure is copied, and said so */
+	x.hardware.gpu = *tb_gpus_find("b300");
+	x.training.fp8_attention = TB_FP8_ATTN_ON;
+	tb_perf_input_from(&x, &in);
+	cr_expect(in.fp8_attention_copied);
+	cr_expect(rel(in.hw.attention_fp8_fwd_ratio, 2897.0 / 1856) < 1e-12);
+	/* a card with no timing prices the attention in 16 bits */
+	x.hardware.gpu = *tb_gpus_find("mi300x");
+	tb_perf_input_from(&x, &in);
+	cr_expect_eq(in.hw.attention_fp8_fwd_ratio, 0);
+	cr_expect_eq(in.fp8_attention_recipe, TB_FP8_AUTO);
+}

@@ -203,7 +203,7 @@ static void S_layout(const tb_vruns_case *c, char *dst, size_t cap)
 		snprintf(full, sizeof full, ", full recompute of %lld layers",
 		         (long long)tb_perf_recomputed_layers(in->layers, in->pipeline,
 		                                              in->virtual_pipeline, in->recompute_layers));
-	snprintf(dst, cap, "%s%s%s TP%lld PP%lld%s%s DP%lld, mb %lld%s%s%s%s%s%s%s",
+	snprintf(dst, cap, "%s%s%s TP%lld PP%lld%s%s DP%lld, mb %lld%s%s%s%s%s%s%s%s",
 	         c->inputs.hardware.gpu.name[0] ? c->inputs.hardware.gpu.name
 	         : in->hw.peak_flops > 500e12 ? "h100-sxm" : "a100-80gb",
 	         in->matmul_bytes == 1 ? " fp8" : "",
@@ -217,7 +217,8 @@ static void S_layout(const tb_vruns_case *c, char *dst, size_t cap)
 	         in->sequence_parallel ? ", SP" : "", in->overlap_tp ? ", TP overlap" : "",
 	         in->overlap_ep ? ", EP overlap" : "",
 	         in->dispatcher == TB_DISPATCH_DEEPEP ? ", DeepEP" : "",
-	         in->dp_buckets_unhidden ? ", whole-step graph" : "");
+	         in->dp_buckets_unhidden ? ", whole-step graph" : "",
+	         in->hw.attention_fp8_fwd_ratio > 0 ? ", fp8 attention" : "");
 }
 
 /* One held-out error and its weight: 1/n of its group's n rows, so that

@@ -675,6 +675,11 @@ static void S_generic(const S_yrow *r)
 	in.training.act_fp8_store = S_is(r, "fp8_act", "true");
 	/* Megatron-LM's fp8 parameters (NeMo's FP8_PARAM_GATHER) */
 	in.training.fp8_param_gather = S_is(r, "fp8_param_gather", "true");
+	S_known(r, "fp8_dpa", (const char *const[]){ "true", "delayed", "current", "mxfp8", NULL });
+	in.training.fp8_attention = S_is(r, "fp8_dpa", "true") ? TB_FP8_ATTN_ON
+	                            : S_is(r, "fp8_dpa", "delayed") ? TB_FP8_ATTN_DELAYED
+	                            : S_is(r, "fp8_dpa", "current") ? TB_FP8_ATTN_CURRENT
+	                            : S_is(r, "fp8_dpa", "mxfp8") ? TB_FP8_ATTN_MXFP8 : TB_FP8_ATTN_OFF;
 	/* PyTorch eager's memory-bound kernels (torchtitan without compile) */
 	in.training.eager_kernels = S_kernels(r, "kernels") == 1;
 	/* the adapters alone: NeMo's unfused ParallelLinearAdapter under

@@ -140,6 +140,14 @@ bool tb_gpus_fp8_any_layout(const char *name);
  * rather than MXFP4 (32-element blocks, power-of-two scales: CDNA 4). */
 bool tb_gpus_nvfp4(const char *name);
 
+/* cuDNN's fp8 attention (MXFP8 where mx) over its bf16 attention on the
+ * node's card, causal, forward in *fwd and backward in *bwd (rates: above
+ * 1 faster), for grouped queries (several query heads a key-value head)
+ * or not; *measured whether on the card itself.  false where no figure
+ * stands for the card and shape (then 16-bit attention is priced). */
+bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, double *fwd,
+                           double *bwd, bool *measured);
+
 /* The fp8 recipe card `name` runs for a scenario written with `r`: r,
  * except MXFP8 on a table card without MX block scaling, which runs the
  * 1x128 and 128x128 blocks (BLOCKWISE) instead.  A search over cards

@@ -99,6 +99,16 @@ typedef enum {
 	TB_FP8_MXFP8, TB_FP8_DEEPSEEK
 } tb_fp8_recipe;
 
+/* training.fp8_attention: the attention core in fp8 through Transformer
+ * Engine's cuDNN kernel (Megatron-LM's --fp8-dot-product-attention, NeMo's
+ * fp8_dot_product_attention).  ON takes the linear layers' recipe (MXFP8
+ * under MXFP8, delayed under delayed, current scaling otherwise, as
+ * Transformer Engine's DotProductAttention does); DELAYED, CURRENT and
+ * MXFP8 name it (its NVTE_DPA_FP8_RECIPE). */
+typedef enum {
+	TB_FP8_ATTN_OFF, TB_FP8_ATTN_ON, TB_FP8_ATTN_DELAYED, TB_FP8_ATTN_CURRENT, TB_FP8_ATTN_MXFP8
+} tb_fp8_attn;
+
 /* PaLM counts the whole score matrix (eager attention), as Megatron-LM did up
  * to core_v0.11.0; FlashAttention and Megatron-LM since core_v0.12.0 (commit
  * 8873b55, 2025) count the causal half. */
@@ -218,6 +228,7 @@ typedef struct tb_training {
 	 * in fp8 and gathered so (Megatron-LM's --fp8-param-gather, NeMo's
 	 * fp8_param_gather: te.fp8_model_init), no 16-bit copy beside them */
 	bool fp8_param_gather;
+	tb_fp8_attn fp8_attention;      /* training.fp8_attention */
 	/* training.kernels: eager: the memory-bound steps of a layer run as
 	 * PyTorch eager writes them (torchtitan's Llama without compile: an
 	 * RMSNorm of seven kernels in fp32, complex RoPE, repeat_kv's copy,
@@ -471,6 +482,8 @@ const char *tb_selective_name(tb_selective s);
 const char *tb_attn_kernel_name(tb_attn_kernel k);
 /* "auto", "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8", "deepseek". */
 const char *tb_fp8_recipe_name(tb_fp8_recipe r);
+/* "false", "true", "delayed", "current", "mxfp8". */
+const char *tb_fp8_attn_name(tb_fp8_attn a);
 /* training.cross_entropy as the scenario writes it: "fused" or "eager". */
 const char *tb_cross_entropy_name(bool eager);
 /* The loss's bytes a logit at its peak: a fused cross-entropy keeps one

@@ -63,6 +63,9 @@ typedef struct tb_perf_hw {
 	double attention_fraction;    /* flash attention, of its peak: the forward's, or
 	                               * forward and backward together where the next is 0 */
 	double attention_backward_ratio;  /* the backward's rate over the forward's; 0: as it */
+	/* under training.fp8_attention, the fp8 kernel's rate over the 16-bit
+	 * one's, forward and backward (tb_gpus_fp8_attention); 0: 16 bits */
+	double attention_fp8_fwd_ratio, attention_fp8_bwd_ratio;
 	tb_attn_kernel attention_kernel;  /* the kernel it is the fraction of: FLASH2 or CUDNN;
 	                                   * AUTO without flash attention */
 	double hbm_bytes_per_s;
@@ -153,7 +156,7 @@ bool tb_perf_mem_measured(const tb_perf_hw *hw);
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
 #define TB_PERF_CAL_ERR_LOW  (-0.17)
-#define TB_PERF_CAL_ERR_HIGH (0.06)
+#define TB_PERF_CAL_ERR_HIGH (0.07)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
@@ -331,6 +334,13 @@ typedef struct tb_perf_input {
 	 * their bytes at TB_PERF_CAST_BW_FRACTION of the bandwidth; torchao's
 	 * compiled casts at the memory-bound kernels' */
 	bool te_casts;
+	/* training.fp8_attention as priced: the recipe its casts follow
+	 * (DELAYED, TENSORWISE for current scaling, MXFP8), AUTO where the
+	 * attention is priced in 16 bits (not asked, or no figure for the
+	 * card: hw.attention_fp8_fwd_ratio 0); whether the card's figure is
+	 * another card's */
+	tb_fp8_recipe fp8_attention_recipe;
+	bool fp8_attention_copied;
 
 	tb_perf_hw hw;
 } tb_perf_input;
