@@ -385,6 +385,29 @@ bool tb_fp8_params(const tb_inputs *in)
 	       in->parallelism.framework == TB_FW_MEGATRON && tb_method_trains_base(t->method);
 }
 
+tb_fp8_recipe tb_fp8_attention_recipe(const tb_inputs *in)
+{
+	const tb_training *t = &in->training;
+	if (t->fp8_attention == TB_FP8_ATTN_OFF || !t->flash_attention ||
+	    (t->precision != TB_PREC_FP8_MIXED && t->precision != TB_PREC_FP4_MIXED))
+		return TB_FP8_AUTO;
+	switch (t->fp8_attention) {
+	case TB_FP8_ATTN_DELAYED: return TB_FP8_DELAYED;
+	case TB_FP8_ATTN_CURRENT: return TB_FP8_TENSORWISE;
+	case TB_FP8_ATTN_MXFP8: return TB_FP8_MXFP8;
+	case TB_FP8_ATTN_ON:
+	case TB_FP8_ATTN_OFF:
+	default:
+		break;
+	}
+	if (t->precision == TB_PREC_FP4_MIXED)
+		return TB_FP8_TENSORWISE;
+	tb_fp8_recipe r = t->fp8_recipe == TB_FP8_AUTO
+	                  ? (in->parallelism.framework == TB_FW_FSDP ? TB_FP8_TENSORWISE : TB_FP8_DELAYED)
+	                  : t->fp8_recipe;
+	return r == TB_FP8_MXFP8 || r == TB_FP8_DELAYED ? r : TB_FP8_TENSORWISE;
+}
+
 bool tb_fsdp_one_copy(const tb_inputs *in)
 {
 	tb_precision pr = in->training.precision;

@@ -39,6 +39,13 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 	bool plain_mlp = ar->L_moe <= 0 ||
 	                 (ar->L_dense <= 0 && ar->f_shared <= 0 && ar->f_expert == f);
 	bool sandwich = m->norms_per_layer >= 4;
+	/* fp8 attention (Transformer Engine's FusedAttnFunc) keeps the
+	 * query, key and value it quantized, 1 B an element, in place of the
+	 * 16-bit ones; under delayed scaling its fp8 output too, beside the
+	 * 16-bit one the output projection reads (current scaling and MXFP8
+	 * keep that one: NVTE_DPA_FP8CS_O_in_F16) */
+	tb_fp8_recipe ar8 = tb_fp8_attention_recipe(in);
+	bool qkv8 = ar8 != TB_FP8_AUTO;
 
 #define S_ITEM(nm, shp, val) do { \
 		double v_ = (val); \
@@ -173,15 +180,27 @@ double tb_memory_act_layer(const tb_inputs *in, const tb_arch *ar, tb_checkpoint
 			}
 			S_ITEM("MLA: key/value latent, norm input", "2*s*b*r_kv", 2 * s * bsz * rkv);
 			S_ITEM("MLA: key/value latent, up-projection input", "2*s*b*r_kv", 2 * s * bsz * rkv);
-			S_ITEM("attention: Q and K", "4*s*b*a*d_qk/t", 4 * s * bsz * a * ar->d_qk / t);
-			S_ITEM("attention: V", "2*s*b*a*d_v/t", 2 * s * bsz * a * ar->d_v / t);
+			if (qkv8) {
+				S_ITEM("attention: Q and K (fp8)", "2*s*b*a*d_qk/t", 2 * s * bsz * a * ar->d_qk / t);
+				S_ITEM("attention: V (fp8)", "s*b*a*d_v/t", s * bsz * a * ar->d_v / t);
+			} else {
+				S_ITEM("attention: Q and K", "4*s*b*a*d_qk/t", 4 * s * bsz * a * ar->d_qk / t);
+				S_ITEM("attention: V", "2*s*b*a*d_v/t", 2 * s * bsz * a * ar->d_v / t);
+			}
 		} else {
 			if (m->qk_norm != TB_QKNORM_NONE)
 				S_ITEM("attention: q/k norm inputs", "2*s*b*(a+k_h)*d/t",
 				       2 * s * bsz * (a + K) * dh / t);
-			S_ITEM("attention: Q and K", "2*s*b*(a+k_h)*d/t", 2 * s * bsz * (a + K) * dh / t);
-			S_ITEM("attention: V", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
+			if (qkv8) {
+				S_ITEM("attention: Q and K (fp8)", "s*b*(a+k_h)*d/t", s * bsz * (a + K) * dh / t);
+				S_ITEM("attention: V (fp8)", "s*b*k_h*d/t", s * bsz * K * dh / t);
+			} else {
+				S_ITEM("attention: Q and K", "2*s*b*(a+k_h)*d/t", 2 * s * bsz * (a + K) * dh / t);
+				S_ITEM("attention: V", "2*s*b*k_h*d/t", 2 * s * bsz * K * dh / t);
+			}
 		}
+		if (ar8 == TB_FP8_DELAYED)
+			S_ITEM("attention: output (fp8, for its backward)", "s*b*a*d_v/t", s * bsz * a * ar->d_v / t);
 		if (tr->flash_attention) {
 			S_ITEM("attention: softmax statistics (fp32, flash)", "4*a*s*b/t",
 			       4 * a * s * bsz / t);

@@ -117,15 +117,9 @@ static void S_fp8_attention(const tb_inputs *in, const tb_gpu_node *node, tb_per
 	hw->attention_fp8_fwd_ratio = hw->attention_fp8_bwd_ratio = 0;
 	out->fp8_attention_recipe = TB_FP8_AUTO;
 	out->fp8_attention_copied = false;
-	tb_fp8_attn a = in->training.fp8_attention;
-	if (a == TB_FP8_ATTN_OFF || !(out->matmul_bytes <= 1) || hw->attention_kernel != TB_ATTN_KERNEL_CUDNN)
+	tb_fp8_recipe r = tb_fp8_attention_recipe(in);
+	if (r == TB_FP8_AUTO || !(out->matmul_bytes <= 1) || hw->attention_kernel != TB_ATTN_KERNEL_CUDNN)
 		return;
-	tb_fp8_recipe r = a == TB_FP8_ATTN_DELAYED ? TB_FP8_DELAYED
-	                  : a == TB_FP8_ATTN_CURRENT ? TB_FP8_TENSORWISE
-	                  : a == TB_FP8_ATTN_MXFP8 ? TB_FP8_MXFP8
-	                  : out->matmul_bytes == 1 && (out->fp8_recipe == TB_FP8_MXFP8 ||
-	                                               out->fp8_recipe == TB_FP8_DELAYED)
-	                  ? out->fp8_recipe : TB_FP8_TENSORWISE;
 	double f, b;
 	bool measured;
 	if (!tb_gpus_fp8_attention(node, S_grouped(in), r == TB_FP8_MXFP8, &f, &b, &measured))

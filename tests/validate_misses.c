@@ -617,8 +617,8 @@ void tb_vperf_write_misses(FILE *f)
 	           "0.74-0.76: the NVFP4 GEMM rate (B300's, from Transformer Engine's profiling guide, "
 	           "0.437 of the fp4 peak) is below what these runs reach.");
 	fprintf(f, " Memory: the 8-GPU B300 LoRA layouts, the frozen base held in bf16 with "
-	           "Transformer Engine's fp8 copies beside it, need 294.8 GB by the memory model on a "
-	           "card of 288.4 (2.2%% over; `validate_perf --fits`: 24 of 364 published layouts "
+	           "Transformer Engine's fp8 copies beside it, need 293.4 GB by the memory model on a "
+	           "card of 288.4 (1.7%% over, 294.8 GB before their fp8 attention kept its tensors in fp8; `validate_perf --fits`: 24 of 364 published layouts "
 	           "over, 10 before these rows); every other v6.0 layout fits.\n");
 	fprintf(f, "- **fp8 scaling recipes** (2026-12-05, `training.fp8_recipe`): every fp8 run had been "
 	           "priced with Transformer Engine's casts (one pass writing both layouts, the weights "

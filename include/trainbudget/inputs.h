@@ -576,6 +576,17 @@ int64_t tb_parallelism_dp_cp(const tb_parallelism *p);
  * a method that trains the base, as the loader holds it): memory, the
  * step and the layout search read this one answer. */
 bool tb_fp8_params(const tb_inputs *in);
+
+/* The scaling recipe of the attention core under training.fp8_attention
+ * (Transformer Engine's DotProductAttention): TB_FP8_DELAYED,
+ * TB_FP8_TENSORWISE (current scaling) or TB_FP8_MXFP8; TB_FP8_AUTO where
+ * the attention runs in 16 bits (not asked, no fused attention, or a
+ * precision without fp8).  `true` takes the linear layers' recipe: MXFP8
+ * under MXFP8, delayed under delayed (and Megatron-LM's default), current
+ * scaling under the others and fp4-mixed.  Whether the card has a timing
+ * of the kernel is the step-time model's (perf_input.c); what the layer
+ * keeps is this recipe's whatever the card (memory_act.c). */
+tb_fp8_recipe tb_fp8_attention_recipe(const tb_inputs *in);
 /* Whether FSDP gathers the trained linear layers' weights in fp8:
  * torchao's per-tensor float8 with its float8 all-gather (torchtitan's
  * enable_fsdp_float8_all_gather), the per-tensor recipe being FSDP's
