@@ -637,7 +637,10 @@ bool tb_gpus_nvfp4(const char *name)
  * has no MXFP8, so it has no figure there.  The grouped backward gains
  * least (each key-value head's gradient summed over its query heads).
  * The ratios moved with cuDNN (GB300's grouped fp8 forward 1.315, 1.473,
- * 1.561 times bf16's under 9.18, 9.19, 9.22): the newest stands.  B200
+ * 1.561 times bf16's under 9.18, 9.19, 9.22; the frontend's artifacts under
+ * 9.13.1, 128 query heads over 8, gave GB300 2,073.6/1,716.1 and
+ * 1,513.8/1,150.5, B200 1,370.1/1,248.3 and 1,214.3/987.7): the newest
+ * stands, as the stack a plan would run.  B200
  * takes GB200's and B300 GB300's (the same dies), H100 SXM and H800
  * H200's (the same GH100 at the same clocks). */
 bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, double *fwd,
