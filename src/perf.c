@@ -810,7 +810,9 @@ bool tb_perf_extras_max(const tb_perf_input *in, const tb_perf_consts *k, tb_per
 	tb_perf_dp(&x, &top, &d0);
 	top.microbatches = 1;
 	tb_perf_dp(&x, &top, &d1);
-	out->once_s = d0.dp_total + S_updated(&x, &top, &d1) * in->optimizer_bytes_per_param / x.mem_bw;
+	/* every parameter the stage holds bounds its linear weights' cast */
+	out->once_s = d0.dp_total + S_updated(&x, &top, &d1) * in->optimizer_bytes_per_param / x.mem_bw +
+	              tb_perf_weight_cast_s(in, x.k, top.dense + top.expert);
 	out->per_microbatch_s = d1.dp_total - d0.dp_total;
 	/* a send is affine in its bytes (tb_perf_collective_s: the latency,
 	 * then the bytes and the chunk's half-rate size at the link's rate),
@@ -946,7 +948,8 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	/* optimizer: every parameter this GPU updates, at HBM speed */
 	double upd = S_updated(x, &da, &dpo);
 	out->optimizer_params = upd;
-	br[TB_PERF_OPTIMIZER] = upd * in->optimizer_bytes_per_param / x->mem_bw;
+	out->weight_cast_s = tb_perf_weight_cast_s(in, x->k, nm * L->cast_w + ndb * L->dense_cast_w);
+	br[TB_PERF_OPTIMIZER] = upd * in->optimizer_bytes_per_param / x->mem_bw + out->weight_cast_s;
 
 	double step = 0;
 	for (int i = 0; i < TB_PERF_TERMS; i++)

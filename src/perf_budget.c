@@ -282,8 +282,15 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		                 r->dp_bytes, "B");
 	}
 
-	d = tb_budget_add_deriv(b, "perf.optimizer", "Optimizer step", "O", "N_u * beta / (W * eta)",
-	                        "memory-bound: every updated parameter's bytes read and written once",
+	bool wcast = r->weight_cast_s > 0;
+	d = tb_budget_add_deriv(b, "perf.optimizer",
+	                        wcast ? "Optimizer step, and the linear weights' cast for the next"
+	                              : "Optimizer step", "O",
+	                        wcast ? "N_u * beta / (W * eta) + C_w" : "N_u * beta / (W * eta)",
+	                        wcast ? "memory-bound: every updated parameter's bytes read and written "
+	                                "once; then Transformer Engine casts each trained linear weight "
+	                                "on the step's first micro-batch (linear.py, is_first_microbatch)"
+	                              : "memory-bound: every updated parameter's bytes read and written once",
 	                        br[TB_PERF_OPTIMIZER], "s");
 	tb_deriv_add_var(d, "N_u", "parameters this GPU updates", r->optimizer_params, "");
 	tb_deriv_add_var(d, "beta", "bytes moved per parameter", pi->optimizer_bytes_per_param, "B");
@@ -292,6 +299,10 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 	                  ? "achieved fraction of it (measured on the card: cuDNN's RMSNorm)"
 	                  : "achieved fraction of it (fitted)";
 	tb_deriv_add_var(d, "eta", eta, tb_perf_mem_fraction(&pi->hw, NULL), "");
+	if (wcast)
+		tb_deriv_add_var(d, "C_w", "the busiest stage's trained linear weights cast to fp8 or fp4 "
+		                 "once a step, each read in 16 bits and written at the casts' bytes and "
+		                 "bandwidth (docs/formulas.md, fp8 casts)", r->weight_cast_s, "s");
 
 	d = tb_budget_add_deriv(b, "perf.mfu", "Predicted MFU", "MFU", "F * B * s / (t_step * n * P)",
 	                        "definition of MFU: Chowdhery et al. 2022 (PaLM), App. B", r->mfu, "");

@@ -206,6 +206,14 @@ double tb_perf_cast_bw_fraction(const tb_perf_input *in, const tb_perf_consts *k
 	return in->te_casts ? TB_PERF_CAST_BW_FRACTION : tb_perf_mem_fraction(&in->hw, k);
 }
 
+double tb_perf_weight_cast_s(const tb_perf_input *in, const tb_perf_consts *k, double elems)
+{
+	if (!in->te_casts || !(in->matmul_bytes <= 1) || !(in->fp8_cast_bytes > 0) || in->fp8_gather ||
+	    (in->method != TB_METHOD_FULL && in->method != TB_METHOD_DPO) || in->zero >= 3 || !(elems > 0))
+		return 0;
+	return elems * in->fp8_cast_bytes / (in->hw.hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, k));
+}
+
 const char *tb_perf_fp4_format(const tb_perf_input *in)
 {
 	if (!(in->matmul_bytes < 1))

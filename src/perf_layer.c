@@ -669,6 +669,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	double ring_f = 0, ring_b = 0;
 	if (x->ci > 1 && in->cp_comm == TB_CP_P2P)
 		S_ring_merges(x, tok, &ring_f, &ring_b);
+	L->cast_w = cast.w;
 	double acast_f = 0, acast_b = 0;
 	if (x->hw->attention_fp8_fwd_ratio > 0)
 		S_attn_casts(x, tok, &acast_f, &acast_b);
@@ -873,6 +874,7 @@ void tb_perf_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		L->dense_cp_keep = dense->dense_cp_keep;
 		L->dense_mm_f = dense->dense_mm_f;
 		L->dense_rc_selective = dense->dense_rc_selective;
+		L->dense_cast_w = dense->dense_cast_w;
 		L->dense_tp_ovl_f = dense->dense_tp_ovl_f;
 		L->dense_tp_ovl_b = dense->dense_tp_ovl_b;
 	} else if (tb_perf_dense_count(x->in) > 0) {
@@ -887,6 +889,7 @@ void tb_perf_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		L->dense_cp_keep = D.cp_keep;
 		L->dense_mm_f = D.mm_f;
 		L->dense_rc_selective = D.rc_selective;
+		L->dense_cast_w = D.cast_w;
 		L->dense_tp_ovl_f = D.tp_ovl_f;
 		L->dense_tp_ovl_b = D.tp_ovl_b;
 	}

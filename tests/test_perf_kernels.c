@@ -610,3 +610,56 @@ Test(perf, fp8_attention_kernel_and_casts)
 	cr_expect_eq(in.hw.attention_fp8_fwd_ratio, 0);
 	cr_expect_eq(in.fp8_attention_recipe, TB_FP8_AUTO);
 }
+
+/* Transformer Engine casts each trained linear weight once a step, on the
+ * first micro-batch (module/linear.py: update_workspace when
+ * is_first_microbatch), by hand: Llama 3 8B's 32 layers of 218,103,808
+ * linear weights (above), all on each of 8 GB300s, in NVFP4 at 2 x 2 +
+ * 2 x (0.5 + 1/16) = 5.125 B an element, at Transformer Engine's cast
+ * bandwidth (TB_PERF_CAST_BW_FRACTION of 8 TB/s): 10.1 ms, in the optimizer
+ * term.  Under delayed fp8, 2 + 2 B.  Weights kept in fp8 are not cast but
+ * under MXFP8 (Megatron-LM gathers those in 16 bits and casts after); a
+ * frozen base and ZeRO-3 are not priced. */
+Test(perf, weight_cast_once_a_step)
+{
+	tb_inputs x;
+	S_moe(&x, "llama-3-8b");
+	x.training.seq_len = 8192;
+	x.training.global_batch = 16;
+	x.training.micro_batch = 2;
+	x.training.precision = TB_PREC_FP4_MIXED;
+	x.parallelism.pipeline = 1;
+	x.parallelism.tensor = 1;
+	x.parallelism.data = 8;
+	x.parallelism.zero = 1;
+	x.parallelism.framework = TB_FW_MEGATRON;
+	x.hardware.gpu = *tb_gpus_find("gb300");
+	x.hardware.count = 8;
+	const double w = 32 * 218103808.0, bw = 8e12 * TB_PERF_CAST_BW_FRACTION;
+	tb_perf_input in;
+	tb_perf_result r;
+	S_predict(&x, &in, &r);
+	cr_expect(rel(r.weight_cast_s, w * 5.125 / bw) < 1e-9, "nvfp4 %g s", r.weight_cast_s);
+	cr_expect(r.breakdown_s[TB_PERF_OPTIMIZER] > r.weight_cast_s);
+	x.training.precision = TB_PREC_FP8_MIXED;
+	S_predict(&x, &in, &r);
+	cr_expect(rel(r.weight_cast_s, w * 4 / bw) < 1e-9, "delayed %g s", r.weight_cast_s);
+	x.training.fp8_param_gather = true;
+	S_predict(&x, &in, &r);
+	cr_expect_eq(r.weight_cast_s, 0);
+	x.training.fp8_recipe = TB_FP8_MXFP8;
+	S_predict(&x, &in, &r);
+	cr_expect(rel(r.weight_cast_s, w * (2 + 2 * (1 + 1.0 / 32)) / bw) < 1e-9, "mxfp8 %g s",
+	          r.weight_cast_s);
+	x.training.fp8_param_gather = false;
+	x.training.fp8_recipe = TB_FP8_AUTO;
+	x.parallelism.zero = 3;
+	S_predict(&x, &in, &r);
+	cr_expect_eq(r.weight_cast_s, 0);
+	x.parallelism.zero = 1;
+	x.training.method = TB_METHOD_LORA;
+	x.training.lora.rank = 16;
+	x.training.lora.targets = TB_LORA_Q | TB_LORA_O;
+	S_predict(&x, &in, &r);
+	cr_expect_eq(r.weight_cast_s, 0);
+}

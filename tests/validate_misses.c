@@ -266,9 +266,9 @@ void tb_vperf_write_misses(FILE *f)
 	           "is `selective_policy: deepseek`; the memory model fits DeepSeek's layout in "
 	           "65 GB of the H800's 80 (68 GB since the fp8 copies of its linear weights are "
 	           "counted, 2026-12-06) where it had needed 127 GB without recomputation. The "
-	           "shipped example writes the same layout and predicts 1,655 tokens/s per GPU "
-	           "against 1,543 (1,747 before the causal rate below); its `plan` ranks DeepSeek's "
-	           "16 stages 5th of 25,053, 1.1%% behind the best, where on the even split it had "
+	           "shipped example writes the same layout and predicts 1,561 tokens/s per GPU "
+	           "against 1,543 (1,655 on 2026-12-05, 1,747 before the causal rate below); its `plan` ranks DeepSeek's "
+	           "16 stages 5th of 25,053, 1.4%% behind the best, where on the even split it had "
 	           "ranked a 2-stage pipeline 45%% ahead. The search itself ranks even splits "
 	           "only beside a written layout, and DualPipe is not priced.\n");
 	fprintf(f, "- **The attention kernel** (2026-12-04): every Megatron-LM row on Hopper or "

@@ -156,7 +156,7 @@ bool tb_perf_mem_measured(const tb_perf_hw *hw);
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
 #define TB_PERF_CAL_ERR_LOW  (-0.17)
-#define TB_PERF_CAL_ERR_HIGH (0.07)
+#define TB_PERF_CAL_ERR_HIGH (0.08)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
  * itself: DeepSeek-V3 gives it 20 of an H800's 132 (arXiv:2412.19437
@@ -388,6 +388,9 @@ typedef struct tb_perf_result {
 	double stage_extra_tp_s;      /* their tensor-parallel collectives */
 	double stage_microbatch_s;    /* one micro-batch through the busiest stage */
 	double optimizer_params;      /* parameters each GPU updates */
+	/* the busiest stage's linear weights cast to fp8 or fp4 once a step,
+	 * in the optimizer term (tb_perf_weight_cast_s); 0 where none are */
+	double weight_cast_s;
 } tb_perf_result;
 
 /* Predicts one step.  k = NULL uses tb_perf_fitted.  Never NaN or inf:
@@ -438,6 +441,10 @@ typedef struct tb_perf_layer {
 	 * forward and backward passes, one dispatch and combine, and the
 	 * dense layers' matmuls and selective recomputation */
 	double rc_selective, cp_f, cp_b, ep_one, dense_mm_f, dense_rc_selective;
+	/* the weight elements of the layer's linear layers on this GPU (a
+	 * mixture's local experts included), and of a mixture's dense layer:
+	 * what an fp8 or fp4 run casts once a step (tb_perf_weight_cast_s) */
+	double cast_w, dense_cast_w;
 	/* an expert layer's tensor-parallel pair around its expert block,
 	 * which the moe policy's recomputation repeats (0 elsewhere) */
 	double moe_tp;
@@ -707,5 +714,18 @@ const char *tb_perf_fp8_text(const tb_perf_input *in);
  * torchao's compiled casts.  The step, its derivation and the JSON read
  * this one answer. */
 double tb_perf_cast_bw_fraction(const tb_perf_input *in, const tb_perf_consts *k);
+
+/* The time to cast `elems` linear weights to fp8 or fp4 once a step, as
+ * Transformer Engine does on a step's first micro-batch and keeps for the
+ * others (linear.py: the weight workspace, updated when
+ * is_first_microbatch): each weight read in 16 bits and written at the
+ * recipe's bytes an element (in->fp8_cast_bytes) at the casts' bandwidth.
+ * 0 where no such cast runs or none is priced: weights kept in fp8
+ * (training.fp8_param_gather but under MXFP8, whose weights Megatron-LM
+ * gathers in 16 bits and casts after; the distributed optimizer's cast of
+ * its own shard is left out), torchao (its weight casts, every
+ * micro-batch, are the layer's), 16-bit matmuls, a frozen base (whether a
+ * weight that did not change is cast again is not read) and ZeRO-3. */
+double tb_perf_weight_cast_s(const tb_perf_input *in, const tb_perf_consts *k, double elems);
 
 #endif
