@@ -388,8 +388,10 @@ bool tb_fp8_params(const tb_inputs *in)
 tb_fp8_recipe tb_fp8_attention_recipe(const tb_inputs *in)
 {
 	const tb_training *t = &in->training;
+	tb_dtype d = TB_DTYPE_BF16;
+	tb_gpu_peak_flops(&in->hardware.gpu, tb_matmul_dtype(t->precision, &in->hardware.gpu), &d);
 	if (t->fp8_attention == TB_FP8_ATTN_OFF || !t->flash_attention ||
-	    (t->precision != TB_PREC_FP8_MIXED && t->precision != TB_PREC_FP4_MIXED))
+	    (d != TB_DTYPE_FP8 && d != TB_DTYPE_FP4))
 		return TB_FP8_AUTO;
 	switch (t->fp8_attention) {
 	case TB_FP8_ATTN_DELAYED: return TB_FP8_DELAYED;

@@ -106,11 +106,10 @@ static bool S_grouped(const tb_inputs *in)
 	return m->kv_lora_rank <= 0 && m->kv_heads > 0 && m->kv_heads < m->heads;
 }
 
-/* training.fp8_attention: the recipe of its casts, ON taking the linear
- * layers' (Transformer Engine's DotProductAttention: MXFP8 under MXFP8,
- * delayed under delayed, current scaling under the rest), and cuDNN's
- * fp8 rate over its bf16 one on the card; 16 bits where the card has no
- * figure (perf_budget.c says so) or the attention is not cuDNN's. */
+/* training.fp8_attention: the recipe of its casts (inputs.c decides it)
+ * and cuDNN's fp8 rate over its bf16 one on the card; 16 bits where the
+ * card has no figure (perf_budget.c says so) or the attention is not
+ * cuDNN's. */
 static void S_fp8_attention(const tb_inputs *in, const tb_gpu_node *node, tb_perf_input *out)
 {
 	tb_perf_hw *hw = &out->hw;

@@ -5,12 +5,14 @@
  * query, key and value it quantized, in fp8, and under delayed scaling its
  * fp8 output beside the 16-bit one the output projection reads; under
  * current scaling it keeps the 16-bit output instead (NVTE_DPA_FP8CS_O_in_F16,
- * on by default and in MLPerf's configs), and MXFP8 does the same. */
+ * on by default and in MLPerf's configs), and MXFP8 does the same.  On a
+ * card without fp8 the flag keeps nothing in fp8. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
 #include "calc.h"
+#include "trainbudget/gpus.h"
 #include "trainbudget/presets.h"
 
 /* The layer's items of `name`, summed; -1 where there is none. */
@@ -41,6 +43,7 @@ Test(memory_act, fp8_attention_keeps_its_fp8_tensors)
 	in.training.flash_attention = true;
 	in.parallelism.framework = TB_FW_MEGATRON;
 	in.parallelism.tensor = 1;
+	in.hardware.gpu = *tb_gpus_find("gb300");
 	tb_arch ar;
 	tb_calc_arch(&in.model, &ar);
 	const double s = 8192, qk = s * (32 + 8) * 128, v = s * 8 * 128, o = s * 32 * 128;
@@ -82,4 +85,7 @@ Test(memory_act, fp8_attention_keeps_its_fp8_tensors)
 	cr_expect_eq(tb_fp8_attention_recipe(&in), TB_FP8_MXFP8);
 	in.training.fp8_recipe = TB_FP8_BLOCKWISE;
 	cr_expect_eq(tb_fp8_attention_recipe(&in), TB_FP8_TENSORWISE);
+	/* a card without fp8 runs fp8-mixed's matmuls, and its attention, in 16 bits */
+	in.hardware.gpu = *tb_gpus_find("a100-80gb");
+	cr_expect_eq(tb_fp8_attention_recipe(&in), TB_FP8_AUTO);
 }

@@ -580,8 +580,9 @@ bool tb_fp8_params(const tb_inputs *in);
 /* The scaling recipe of the attention core under training.fp8_attention
  * (Transformer Engine's DotProductAttention): TB_FP8_DELAYED,
  * TB_FP8_TENSORWISE (current scaling) or TB_FP8_MXFP8; TB_FP8_AUTO where
- * the attention runs in 16 bits (not asked, no fused attention, or a
- * precision without fp8).  `true` takes the linear layers' recipe: MXFP8
+ * the attention runs in 16 bits (not asked, no fused attention, or
+ * matmuls that do not run in fp8 or fp4: a 16-bit precision, or a card
+ * without fp8, whose peak falls back to 16 bits).  `true` takes the linear layers' recipe: MXFP8
  * under MXFP8, delayed under delayed (and Megatron-LM's default), current
  * scaling under the others and fp4-mixed.  Whether the card has a timing
  * of the kernel is the step-time model's (perf_input.c); what the layer
