@@ -55,7 +55,8 @@ typedef enum {
  * GPU; link rates are one direction. */
 typedef struct tb_perf_hw {
 	double peak_flops;            /* dense, in the matmuls' dtype */
-	double attention_peak_flops;  /* dense bf16/fp16: attention stays there under fp8 */
+	double attention_peak_flops;  /* dense bf16/fp16: attention is priced on it under fp8
+	                               * too, its fp8 kernel as a ratio to it (below) */
 	double matmul_ceiling;        /* best achievable fraction of peak_flops */
 	/* the 16-bit matmuls' best fraction of attention_peak_flops: the
 	 * vocabulary head, which fp8 training leaves in 16 bits */
