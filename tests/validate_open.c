@@ -132,7 +132,10 @@ static const struct {
 	  "slow on the 26.04 stack: the rule that prices a whole-step CUDA graph's "
 	  "data-parallel collectives unhidden (what brought v5.1's fp8 rows within 2-8%) adds "
 	  "0.03-0.04 s a step here; without it these rows are -4% to +8%, but the same stack's "
-	  "gpt-oss-20b rows go 9-52% fast: no one rule fits both",
+	  "gpt-oss-20b rows go 9-52% fast: no one rule fits both. A lead, not entered: the runs "
+	  "the rule fits gather fp8 parameters (v5.1's fp8 8B, v6.0's gpt-oss: FP8_PARAM_GATHER), "
+	  "these do not, and their 8-GPU steps equal the priced compute alone (0.343 s against "
+	  "0.342, B300's 0.383 against 0.381), as if the reduction hid; no source read says why",
 	  "MLPerf Training v6.0's mixtures" },
 	{ "MLPerf v6.0 Llama 3.1 8B B300 NVFP4",
 	  "as on GB300 (without the rule -6% to +6%); within 10% with fp8 attention priced, out "
