@@ -647,12 +647,12 @@ bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, double *
                            double *bwd, bool *measured)
 {
 	/* TFLOP/s: grouped then MLA, each bf16, fp8, MXFP8 forward and backward */
-	static const struct { const char *card, *as; double r[2][3][2]; } S[] = {
-		{ "gb200", "gb200", { { { 1574, 1332 }, { 2047, 1454 }, { 1902, 1287 } },
-		                      { { 1585, 1193 }, { 2397, 1959 }, { 2219, 1494 } } } },
-		{ "gb300", "gb300", { { { 1856, 1435 }, { 2897, 1781 }, { 2570, 1404 } },
-		                      { { 1825, 1291 }, { 3128, 2310 }, { 2829, 1780 } } } },
-		{ "h200", "h200", { { { 644, 541 }, { 964, 430 }, { 0, 0 } } } },
+	static const struct { const char *card; double r[2][3][2]; } S[] = {
+		{ "gb200", { { { 1574, 1332 }, { 2047, 1454 }, { 1902, 1287 } },
+		             { { 1585, 1193 }, { 2397, 1959 }, { 2219, 1494 } } } },
+		{ "gb300", { { { 1856, 1435 }, { 2897, 1781 }, { 2570, 1404 } },
+		             { { 1825, 1291 }, { 3128, 2310 }, { 2829, 1780 } } } },
+		{ "h200", { { { 644, 541 }, { 964, 430 }, { 0, 0 } } } },
 	};
 	static const char *const copies[][2] = {
 		{ "b200", "gb200" }, { "b300", "gb300" }, { "h100-sxm", "h200" }, { "h800", "h200" },

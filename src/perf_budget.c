@@ -463,10 +463,11 @@ void tb_perf_budget_compute(const tb_inputs *in, tb_budget *b)
 	/* fp8 attention asked for where no timing of it stands for the card,
 	 * or stands for it from another card */
 	if (in->hardware.mfu_predicted && in->model.has_shape &&
-	    in->training.fp8_attention != TB_FP8_ATTN_OFF && in->training.flash_attention) {
+	    tb_fp8_attention_recipe(in) != TB_FP8_AUTO) {
 		if (!(pb->in.hw.attention_fp8_fwd_ratio > 0))
 			tb_budget_warn(b, "training.fp8_attention %s: no timing of cuDNN's fp8 attention on %s "
-			               "for this model's heads%s, so the attention is priced in 16 bits",
+			               "for this model's heads%s, so the attention's time is priced in 16 bits "
+			               "(its memory keeps the fp8 tensors)",
 			               tb_fp8_attn_name(in->training.fp8_attention), in->hardware.gpu.name,
 			               pb->in.hw.attention_kernel == TB_ATTN_KERNEL_CUDNN ? ""
 			               : " (nor cuDNN's bf16 attention)");

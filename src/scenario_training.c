@@ -233,7 +233,7 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 		    !tb_yaml_bool(c, n, "training.fp8_param_gather", &t->fp8_param_gather))
 			ok = false;
 		if ((n = tb_yaml_get(tr, "fp8_attention"))) {
-			if (tb_yaml_enum(c, n, "training.fp8_attention", S_fp8_attn_names, TB_N(S_fp8_attn_names), &e)) t->fp8_attention = (tb_fp8_attn)e; else ok = false;
+			if (tb_yaml_switch(c, n, "training.fp8_attention", S_fp8_attn_names, TB_N(S_fp8_attn_names), &e)) t->fp8_attention = (tb_fp8_attn)e; else ok = false;
 		}
 		if ((n = tb_yaml_get(tr, "kernels"))) {
 			if (tb_yaml_enum(c, n, "training.kernels", S_kernels_names, TB_N(S_kernels_names), &e)) t->eager_kernels = e == 1; else ok = false;

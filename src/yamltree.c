@@ -609,18 +609,19 @@ bool tb_yaml_int(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, int64_
 	return true;
 }
 
+static const char *const S_yes[] = { "true", "True", "TRUE", "yes", "Yes", "on" };
+static const char *const S_no[] = { "false", "False", "FALSE", "no", "No", "off" };
+
 bool tb_yaml_bool(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, bool *out)
 {
 	const char *s = tb_yaml_scalar(c, n, name, "true or false");
 	if (!s)
 		return false;
-	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "on" };
-	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "off" };
-	if (tb_yaml_in(s, yes, TB_N(yes))) {
+	if (tb_yaml_in(s, S_yes, TB_N(S_yes))) {
 		*out = true;
 		return true;
 	}
-	if (tb_yaml_in(s, no, TB_N(no))) {
+	if (tb_yaml_in(s, S_no, TB_N(S_no))) {
 		*out = false;
 		return true;
 	}
@@ -655,6 +656,20 @@ bool tb_yaml_enum(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name,
 	}
 	tb_buf_release(&b);
 	return ok;
+}
+
+bool tb_yaml_switch(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name,
+                    const char *const *names, size_t count, int *out)
+{
+	const char *s = n && n->kind == TB_YAML_SCALAR ? n->str : NULL;
+	if (s && count >= 2 && (tb_yaml_in(s, S_yes, TB_N(S_yes)) || tb_yaml_in(s, S_no, TB_N(S_no)))) {
+		bool on;
+		if (!tb_yaml_bool(c, n, name, &on))
+			return false;
+		*out = on ? 1 : 0;
+		return true;
+	}
+	return tb_yaml_enum(c, n, name, names, count, out);
 }
 
 char *tb_yaml_string(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, size_t max_len,

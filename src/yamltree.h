@@ -175,6 +175,11 @@ bool tb_yaml_bool(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name, bool 
 /* One of `count` names; *out is its index. */
 bool tb_yaml_enum(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name,
                   const char *const *names, size_t count, int *out);
+/* A switch that may also name how: names[0] is "off" and names[1] "on",
+ * and the boolean spellings tb_yaml_bool takes give index 0 or 1; any
+ * other value is one of the names, as tb_yaml_enum. */
+bool tb_yaml_switch(tb_yaml_ctx *c, const tb_yaml_node *n, const char *name,
+                    const char *const *names, size_t count, int *out);
 /* A copy the caller frees, at most max_len bytes.  `one_line`: a title or
  * a name, which lands in headings, PDF running headers and tables, so
  * control characters (a newline, a bell) are refused. */

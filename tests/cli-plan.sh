@@ -414,6 +414,30 @@ grep -qF "gb200 has no known SM count: the SMs the overlapped GEMMs give up (par
 	&& ok "plan says which cards it ranks without the overlapped GEMMs' SMs" \
 	|| fail "SM note: $(grep 'SM count' "$T/ubplan")"
 
+# fp8 attention: YAML's boolean spellings and the recipe's name give the
+# same answer where they mean the same (Megatron-LM's delayed scaling),
+# the JSON names the recipe priced, and a B300 says its figure is GB300's
+f8="--set hardware.gpu=b300 --set hardware.count=64 --set training.precision=fp8-mixed --set parallelism.framework=megatron"
+# shellcheck disable=SC2086
+for v in yes True delayed; do
+	"$BIN" estimate docs/examples/default-7b.yaml $f8 --set "training.fp8_attention=$v" --format json \
+		>"$T/f8a.$v.json" 2>&1 || fail "fp8_attention=$v: exit $?"
+done
+# shellcheck disable=SC2086
+"$BIN" estimate docs/examples/default-7b.yaml $f8 --format json >"$T/f8a.off.json" 2>&1
+s_yes=$(sed -n 's/^    "step_s": \([0-9.e+-]*\),$/\1/p' "$T/f8a.yes.json" | head -1)
+s_del=$(sed -n 's/^    "step_s": \([0-9.e+-]*\),$/\1/p' "$T/f8a.delayed.json" | head -1)
+s_tru=$(sed -n 's/^    "step_s": \([0-9.e+-]*\),$/\1/p' "$T/f8a.True.json" | head -1)
+s_off=$(sed -n 's/^    "step_s": \([0-9.e+-]*\),$/\1/p' "$T/f8a.off.json" | head -1)
+if [ -n "$s_yes" ] && [ "$s_yes" = "$s_del" ] && [ "$s_yes" != "$s_off" ] &&
+	[ "$s_yes" = "$s_tru" ] &&
+	grep -q '"recipe": "delayed"' "$T/f8a.yes.json" &&
+	grep -q "cuDNN's fp8 attention on b300 is priced at" "$T/f8a.yes.json"; then
+	ok "training.fp8_attention: yes, True and delayed price alike ($s_yes s), unlike false ($s_off s)"
+else
+	fail "fp8_attention: yes '$s_yes', delayed '$s_del', false '$s_off'"
+fi
+
 if [ "$fails" -eq 0 ]; then
 	echo "cli-plan: all checks passed"
 else

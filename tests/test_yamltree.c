@@ -135,6 +135,28 @@ Test(yamltree, typed_getters)
 	S_done(root);
 }
 
+/* A switch that may name how (training.fp8_attention): YAML's boolean
+ * spellings give off or on, other values are names, and a list or an
+ * unknown name is a located error. */
+Test(yamltree, switch_takes_booleans_and_names)
+{
+	tb_yaml_node *root = S_parse("a: True\nb: no\nc: delayed\nd: 'on'\ne: [1]\nf: maybe\n");
+	cr_assert_not_null(root);
+	static const char *const names[] = { "false", "true", "delayed", "current" };
+	int v = -1;
+	cr_expect(tb_yaml_switch(&C, tb_yaml_get(root, "a"), "a", names, 4, &v) && v == 1);
+	cr_expect(tb_yaml_switch(&C, tb_yaml_get(root, "b"), "b", names, 4, &v) && v == 0);
+	cr_expect(tb_yaml_switch(&C, tb_yaml_get(root, "c"), "c", names, 4, &v) && v == 2);
+	cr_expect(tb_yaml_switch(&C, tb_yaml_get(root, "d"), "d", names, 4, &v) && v == 1);
+	cr_expect(D.errors == 0);
+	v = -1;
+	cr_expect(!tb_yaml_switch(&C, tb_yaml_get(root, "e"), "x.e", names, 4, &v));
+	cr_expect(!tb_yaml_switch(&C, tb_yaml_get(root, "f"), "x.f", names, 4, &v));
+	cr_expect(v == -1);
+	cr_expect(D.errors == 2);
+	S_done(root);
+}
+
 Test(yamltree, child_maps_and_broken_sections)
 {
 	tb_yaml_node *root = S_parse("m:\n  k: 1\nempty:\nlist: [1]\n");
