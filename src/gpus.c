@@ -90,6 +90,7 @@
  * No Hopper, Ampere, Ada, CDNA 3, TPU or Trainium2 part multiplies fp4. */
 #include "trainbudget/gpus.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define GB 1e9
@@ -677,6 +678,79 @@ bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, double *
 		return true;
 	}
 	return false;
+}
+
+/* cuDNN's attention got faster from release to release, and a run prices
+ * the kernels its container ships.  NVIDIA cudnn-frontend's own timings
+ * (benchmark/sdpa_benchmark_training, the frontend calling cuDNN
+ * directly, bf16, causal, 8,192 tokens, 128 query heads over 8 of 128 in
+ * the 9.13.1 artifacts of 2025-10, 64 over 8 in the later results) on a
+ * GB300, TFLOP/s forward and backward:
+ *   9.13.1  1,716.1  1,150.5   (artifacts, cudnn-frontend 1.15, 2025-10)
+ *   9.19    1,887    1,385     (results of 2026-02-26)
+ *   9.22    1,856    1,435     (results of 2026-04-24; the fp8 table above)
+ * The attention fraction (tb_gpu_node) was measured under 9.13.1, so a
+ * version is priced at its table's rates over 9.13.1's: 9.22 1.082 times
+ * the forward and 1.247 the backward.  B300 takes GB300's (the same die).
+ * No other card has a series anchored at the fraction's version: B200's
+ * tables stop at 9.13.1 and GB200's start at 9.17, so their attention
+ * stays at the measured rate whatever the version. */
+static const struct { int version; double fwd, bwd; } S_cudnn_gb300[] = {
+	{ 91301, 1716.056, 1150.498 },
+	{ 91900, 1887, 1385 },
+	{ 92200, 1856, 1435 },
+};
+
+bool tb_gpus_cudnn_attention(const tb_gpu_node *n, int version, double *fwd, double *bwd,
+                             int *table)
+{
+	const size_t nt = sizeof S_cudnn_gb300 / sizeof S_cudnn_gb300[0];
+	*fwd = *bwd = 1;
+	*table = 0;
+	if (!n || (strcmp(n->name, "gb300") != 0 && strcmp(n->name, "b300") != 0))
+		return false;
+	/* the nearest release by major and minor, the older on a tie */
+	size_t best = nt - 1;
+	if (version > 0) {
+		int want = version / 100;
+		for (size_t i = 0; i < nt; i++) {
+			int d = abs(S_cudnn_gb300[i].version / 100 - want);
+			int b = abs(S_cudnn_gb300[best].version / 100 - want);
+			if (d < b || (d == b && i < best))
+				best = i;
+		}
+	}
+	*fwd = S_cudnn_gb300[best].fwd / S_cudnn_gb300[0].fwd;
+	*bwd = S_cudnn_gb300[best].bwd / S_cudnn_gb300[0].bwd;
+	*table = S_cudnn_gb300[best].version;
+	return true;
+}
+
+int tb_gpus_cudnn_parse(const char *s)
+{
+	int part[3] = { 0, 0, 0 }, k = 0;
+	const char *p = s;
+	if (!p)
+		return 0;
+	for (;;) {
+		int v = 0, digits = 0;
+		while (*p >= '0' && *p <= '9') {
+			if (++digits > 2)
+				return 0;
+			v = v * 10 + (*p++ - '0');
+		}
+		if (!digits)
+			return 0;
+		part[k++] = v;
+		if (*p == '\0')
+			break;
+		if (*p != '.' || k == 3)
+			return 0;
+		p++;
+	}
+	if (k < 2 || part[0] < 1)
+		return 0;
+	return part[0] * 10000 + part[1] * 100 + part[2];
 }
 
 bool tb_gpus_fp8_any_layout(const char *name)

@@ -106,6 +106,26 @@ static bool S_grouped(const tb_inputs *in)
 	return m->kv_lora_rank <= 0 && m->kv_heads > 0 && m->kv_heads < m->heads;
 }
 
+/* hardware.cudnn: cuDNN's attention at the release the run ships, over
+ * the release its fraction was measured at (the backward's ratio to the
+ * forward carries the backward's factor). */
+static void S_cudnn(const tb_inputs *in, const tb_gpu_node *node, tb_perf_input *out)
+{
+	tb_perf_hw *hw = &out->hw;
+	double f, b;
+	int table;
+	out->cudnn_table = 0;
+	out->cudnn_fwd_scale = out->cudnn_bwd_scale = 1;
+	if (hw->attention_kernel != TB_ATTN_KERNEL_CUDNN ||
+	    !tb_gpus_cudnn_attention(node, in->hardware.cudnn_version, &f, &b, &table))
+		return;
+	hw->attention_fraction *= f;
+	if (hw->attention_backward_ratio > 0)
+		hw->attention_backward_ratio *= b / f;
+	out->cudnn_table = table;
+	out->cudnn_fwd_scale = f, out->cudnn_bwd_scale = b;
+}
+
 /* training.fp8_attention: the recipe of its casts (inputs.c decides it)
  * and cuDNN's fp8 rate over its bf16 one on the card; 16 bits where the
  * card has no figure (perf_budget.c says so) or the attention is not
@@ -477,6 +497,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	hw->attention_fraction = ak == TB_ATTN_KERNEL_CUDNN ? node->attention_fraction_cudnn
 	                                                     : node->attention_fraction;
 	hw->attention_backward_ratio = node->attention_backward_ratio;
+	S_cudnn(in, node, out);
 	S_fp8_attention(in, node, out);
 	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
 	hw->mem_fraction = node->mem_fraction;

@@ -27,9 +27,9 @@ static const tb_record S_rows[] = {
 	{ "b200", TB_DTYPE_FP8, 6, 44, 3, -0.086 },
 	{ "gb300", TB_DTYPE_FP4, 5, 22, 3, 0.058 },
 	{ "gb200", TB_DTYPE_FP4, 2, 3, 2, 0.094 },
-	{ "b300", TB_DTYPE_FP8, 4, 20, 4, 0.007 },
+	{ "b300", TB_DTYPE_FP8, 4, 20, 4, -0.004 },
 	{ "b200", TB_DTYPE_FP4, 2, 5, 1, 0.118 },
-	{ "b300", TB_DTYPE_FP4, 3, 15, 1, 0.101 },
+	{ "b300", TB_DTYPE_FP4, 3, 15, 3, 0.056 },
 	{ "mi355x", TB_DTYPE_FP8, 2, 8, 2, 0.059 },
 	{ "mi325x", TB_DTYPE_FP8, 2, 12, 2, -0.038 },
 };

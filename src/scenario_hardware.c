@@ -18,7 +18,7 @@
 static const char *const S_keys[] = {
 	"gpu", "count", "mfu", "price_per_gpu_hour", "currency", "pue", "overhead",
 	"failures_per_node_day", "checkpoint_bandwidth", "restart_time", "node",
-	"reservation", "node_power", "power_limit",
+	"reservation", "node_power", "power_limit", "cudnn",
 };
 static const char *const S_gpu_keys[] = {
 	"name", "label", "memory", "bf16", "fp16", "fp8", "fp4", "tf32", "fp32",
@@ -371,6 +371,18 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 				tb_yaml_err(c, n, "hardware.power_limit '%s' is outside %.0f W to %.0f W; expected "
 				            "a limit from a quarter of the GPU's TDP to its TDP", n->str,
 				            0.25 * h->gpu.tdp_w, h->gpu.tdp_w);
+				ok = false;
+			}
+		}
+		/* the attention kernels' release (gpus.c's timings by version) */
+		if ((n = tb_yaml_get(hw, "cudnn"))) {
+			const char *s = tb_yaml_scalar(c, n, "hardware.cudnn", "a cuDNN release such as 9.21 or 9.13.1");
+			if (!s)
+				ok = false;
+			else if (!(h->cudnn_version = tb_gpus_cudnn_parse(s))) {
+				char b[48];
+				tb_yaml_err(c, n, "hardware.cudnn '%s' is not a cuDNN release; expected a version "
+				            "such as 9.21 or 9.13.1", tb_yaml_show(s, b));
 				ok = false;
 			}
 		}

@@ -452,3 +452,57 @@ Test(gpus, fp8_attention_from_cudnn_frontend)
 	bool m;
 	cr_expect_not(tb_gpus_fp8_attention(NULL, true, false, &f, &b, &m));
 }
+
+/* cudnn-frontend's GB300 timings by release (gpus.c): bf16, causal, 8,192
+ * tokens, forward and backward TFLOP/s under 9.13.1 (1,716.056 and
+ * 1,150.498), 9.19 (1,887 and 1,385) and 9.22 (1,856 and 1,435). */
+Test(gpus, cudnn_attention_by_release)
+{
+	static const struct {
+		const char *card, *version;
+		bool ok;
+		int table;
+		double f, b;
+	} c[] = {
+		{ "gb300", NULL, true, 92200, 1856 / 1716.056, 1435 / 1150.498 },
+		{ "gb300", "9.22", true, 92200, 1856 / 1716.056, 1435 / 1150.498 },
+		{ "gb300", "9.21", true, 92200, 1856 / 1716.056, 1435 / 1150.498 },
+		{ "gb300", "9.20", true, 91900, 1887 / 1716.056, 1385 / 1150.498 },
+		{ "gb300", "9.13.1", true, 91301, 1, 1 },
+		{ "gb300", "9.13", true, 91301, 1, 1 },
+		{ "gb300", "9.1", true, 91301, 1, 1 },
+		{ "gb300", "9.16", true, 91301, 1, 1 },
+		{ "gb300", "9.17", true, 91900, 1887 / 1716.056, 1385 / 1150.498 },
+		{ "b300", "9.21", true, 92200, 1856 / 1716.056, 1435 / 1150.498 },
+		{ "b200", "9.21", false, 0, 1, 1 },
+		{ "gb200", "9.21", false, 0, 1, 1 },
+		{ "h100-sxm", NULL, false, 0, 1, 1 },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		double f = 0, b = 0;
+		int t = -1;
+		int v = c[i].version ? tb_gpus_cudnn_parse(c[i].version) : 0;
+		bool ok = tb_gpus_cudnn_attention(tb_gpus_node(c[i].card), v, &f, &b, &t);
+		cr_expect_eq(ok, c[i].ok, "%s %s", c[i].card, c[i].version ? c[i].version : "newest");
+		cr_expect_eq(t, c[i].table, "%s %s: table %d", c[i].card, c[i].version, t);
+		cr_expect_float_eq(f, c[i].f, 1e-12, "%s %s forward", c[i].card, c[i].version);
+		cr_expect_float_eq(b, c[i].b, 1e-12, "%s %s backward", c[i].card, c[i].version);
+	}
+	/* 9.22 is the 1.082x forward and 1.247x backward docs/formulas.md says */
+	double f, b;
+	int t;
+	tb_gpus_cudnn_attention(tb_gpus_node("gb300"), 0, &f, &b, &t);
+	cr_expect(fabs(f - 1.082) < 5e-4 && fabs(b - 1.247) < 5e-4, "%g %g", f, b);
+}
+
+Test(gpus, cudnn_release_parse)
+{
+	cr_expect_eq(tb_gpus_cudnn_parse("9.21"), 92100);
+	cr_expect_eq(tb_gpus_cudnn_parse("9.13.1"), 91301);
+	cr_expect_eq(tb_gpus_cudnn_parse("10.0"), 100000);
+	static const char *const bad[] = { "", "9", "9.", ".9", "9.2.1.4", "9.100", "0.9", "v9.21",
+	                                   "9.21 ", "9,21", "9..1", "123.1" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_expect_eq(tb_gpus_cudnn_parse(bad[i]), 0, "'%s'", bad[i]);
+	cr_expect_eq(tb_gpus_cudnn_parse(NULL), 0);
+}

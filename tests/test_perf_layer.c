@@ -805,12 +805,27 @@ Test(perf, cudnn_attention_backward_on_blackwell)
 		x.parallelism.pipeline = 1;
 		x.parallelism.framework = TB_FW_MEGATRON;
 		x.hardware.gpu = *tb_gpus_find(cards[i]);
+		/* the release the SDPA figures ran under (the 25.09 container) */
+		x.hardware.cudnn_version = 91301;
 		tb_perf_input in;
 		tb_perf_input_from(&x, &in);
 		cr_assert_eq(in.hw.attention_kernel, TB_ATTN_KERNEL_CUDNN);
 		tb_perf_layer L;
 		cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
 		double fwd = exec / L.attn_f / 1e12, bwd = 2.5 * exec / L.attn_b / 1e12;
+		if (i == 1) {
+			/* under 9.22 the frontend's own gain over 9.13.1 on the card,
+			 * 1,856 / 1,716.1 forward and 1,435 / 1,150.5 backward */
+			x.hardware.cudnn_version = 92200;
+			tb_perf_input_from(&x, &in);
+			cr_assert_eq(in.cudnn_table, 92200);
+			tb_perf_layer L2;
+			cr_assert(tb_perf_layer_time(&in, NULL, &L2, NULL));
+			cr_expect(fabs(L.attn_f / L2.attn_f / (1856 / 1716.056) - 1) < 1e-9, "forward %g",
+			          L.attn_f / L2.attn_f);
+			cr_expect(fabs(L.attn_b / L2.attn_b / (1435 / 1150.498) - 1) < 1e-9, "backward %g",
+			          L.attn_b / L2.attn_b);
+		}
 		f[i] = fwd;
 		b[i] = bwd;
 		if (i == 0) {

@@ -680,6 +680,12 @@ static void S_generic(const S_yrow *r)
 	                            : S_is(r, "fp8_dpa", "delayed") ? TB_FP8_ATTN_DELAYED
 	                            : S_is(r, "fp8_dpa", "current") ? TB_FP8_ATTN_CURRENT
 	                            : S_is(r, "fp8_dpa", "mxfp8") ? TB_FP8_ATTN_MXFP8 : TB_FP8_ATTN_OFF;
+	/* the cuDNN release the run's container ships (hardware.cudnn) */
+	const char *cu = S_get(r, "cudnn");
+	if (cu && !(in.hardware.cudnn_version = tb_gpus_cudnn_parse(cu))) {
+		fprintf(stderr, "validate: %s: cudnn \"%s\" is not a release such as 9.21\n", S_get(r, "id"), cu);
+		exit(1);
+	}
 	/* PyTorch eager's memory-bound kernels (torchtitan without compile) */
 	in.training.eager_kernels = S_kernels(r, "kernels") == 1;
 	/* the adapters alone: NeMo's unfused ParallelLinearAdapter under

@@ -148,6 +148,19 @@ bool tb_gpus_nvfp4(const char *name);
 bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, double *fwd,
                            double *bwd, bool *measured);
 
+/* cuDNN's 16-bit attention under cuDNN `version` (major * 10000 + minor
+ * * 100 + patch, as cudnnGetVersion; 0: the newest table) over the rate
+ * the node's attention fraction was measured at (9.13.1, MLPerf v5.1's
+ * container), forward in *fwd and backward in *bwd, from the timings of
+ * the version nearest `version` (*table, same encoding).  false, both 1,
+ * where no series of versions was timed on the card or its die. */
+bool tb_gpus_cudnn_attention(const tb_gpu_node *n, int version, double *fwd, double *bwd,
+                             int *table);
+
+/* "9.21" or "9.13.1" as cudnnGetVersion encodes it (92100, 91301); 0
+ * where `s` is not such a version (major 1-99, minor and patch 0-99). */
+int tb_gpus_cudnn_parse(const char *s);
+
 /* The fp8 recipe card `name` runs for a scenario written with `r`: r,
  * except MXFP8 on a table card without MX block scaling, which runs the
  * 1x128 and 128x128 blocks (BLOCKWISE) instead.  A search over cards

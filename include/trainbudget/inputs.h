@@ -308,6 +308,10 @@ typedef struct tb_hardware {
 	 * TDP; 0: the TDP.  It slows the compute (perf.h power_exponent) and
 	 * bounds the energy */
 	double power_limit_w;
+	/* hardware.cudnn: the cuDNN release the run's attention calls, as
+	 * cudnnGetVersion encodes it (92100 for 9.21); 0: the newest release
+	 * timed (gpus.h tb_gpus_cudnn_attention) */
+	int cudnn_version;
 } tb_hardware;
 
 /* The layout's keys, as bits of tb_parallelism.written: the ones a

@@ -342,6 +342,12 @@ typedef struct tb_perf_input {
 	 * another card's */
 	tb_fp8_recipe fp8_attention_recipe;
 	bool fp8_attention_copied;
+	/* hardware.cudnn as priced: the release whose timings scale cuDNN's
+	 * attention (gpus.h tb_gpus_cudnn_attention; 0 where none does: not
+	 * cuDNN's kernel, or a card with no series), and the forward's and
+	 * backward's factors over the measured rate, folded into hw */
+	int cudnn_table;
+	double cudnn_fwd_scale, cudnn_bwd_scale;
 
 	tb_perf_hw hw;
 } tb_perf_input;
