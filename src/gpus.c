@@ -90,6 +90,7 @@
  * No Hopper, Ampere, Ada, CDNA 3, TPU or Trainium2 part multiplies fp4. */
 #include "trainbudget/gpus.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -751,6 +752,16 @@ int tb_gpus_cudnn_parse(const char *s)
 	if (k < 2 || part[0] < 1)
 		return 0;
 	return part[0] * 10000 + part[1] * 100 + part[2];
+}
+
+const char *tb_gpus_cudnn_name(int v, char buf[16])
+{
+	int a = v / 10000 % 100, b = v / 100 % 100, c = v % 100;
+	if (c)
+		snprintf(buf, 16, "%d.%d.%d", a, b, c);
+	else
+		snprintf(buf, 16, "%d.%d", a, b);
+	return buf;
 }
 
 bool tb_gpus_fp8_any_layout(const char *name)

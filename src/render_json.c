@@ -393,6 +393,16 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 	} else {
 		S_null(j, "fp8_attention");
 	}
+	if (pb->in.cudnn_table > 0) {
+		char b[16];
+		S_obj(j, "cudnn_attention");
+		S_str(j, "release", tb_gpus_cudnn_name(pb->in.cudnn_table, b));
+		S_num(j, "forward_scale", pb->in.cudnn_fwd_scale);
+		S_num(j, "backward_scale", pb->in.cudnn_bwd_scale);
+		S_obj_end(j);
+	} else {
+		S_null(j, "cudnn_attention");
+	}
 	if (tb_perf_fp4_format(&pb->in)) {
 		S_obj(j, "fp4");
 		S_str(j, "format", tb_perf_fp4_format(&pb->in));

@@ -2,6 +2,7 @@
  * it (docs/json.md), in the budget's own document (render_json.c).  Kept
  * apart because it echoes every key the loader knows, and grows with it. */
 #include "json_write.h"
+#include "trainbudget/gpus.h"
 #include "trainbudget/tuning.h"
 
 /* The checked scenario echoed back, defaults filled in: its layout is the
@@ -129,6 +130,12 @@ void tb_render_json_inputs(tb_jw *j, const tb_scenario *sc)
 	tb_jw_obj_end(j);
 	tb_jw_num(j, "count", (double)h->count);
 	tb_jw_numk(j, "power_limit_w", h->power_limit_w, h->power_limit_w > 0);
+	if (h->cudnn_version > 0) {
+		char b[16];
+		tb_jw_str(j, "cudnn", tb_gpus_cudnn_name(h->cudnn_version, b));
+	} else {
+		tb_jw_null(j, "cudnn");
+	}
 	/* the scenario's range only when it is the basis: a default range the
 	 * figures never used is not an input (issue 19) */
 	if (h->mfu_predicted)

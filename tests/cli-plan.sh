@@ -438,6 +438,30 @@ else
 	fail "fp8_attention: yes '$s_yes', delayed '$s_del', false '$s_off'"
 fi
 
+# hardware.cudnn: a B300 under 9.13 prices the attention measured under
+# 9.13.1, slower than the newest release (the default) and 9.21 (9.22's
+# timings, the nearest); an H100 has no series and ignores it
+for v in 9.13 9.21; do
+	# shellcheck disable=SC2086
+	"$BIN" estimate docs/examples/default-7b.yaml $f8 --set "hardware.cudnn=$v" --format json \
+		>"$T/cu.$v.json" 2>&1 || fail "cudnn=$v: exit $?"
+done
+s_13=$(sed -n 's/^    "step_s": \([0-9.e+-]*\),$/\1/p' "$T/cu.9.13.json" | head -1)
+s_21=$(sed -n 's/^    "step_s": \([0-9.e+-]*\),$/\1/p' "$T/cu.9.21.json" | head -1)
+if [ -n "$s_13" ] && [ "$s_21" = "$s_off" ] && [ "$s_13" != "$s_off" ] &&
+	grep -q '"release": "9.13.1"' "$T/cu.9.13.json" && grep -q '"release": "9.22"' "$T/cu.9.21.json" &&
+	grep -q '"cudnn": "9.21"' "$T/cu.9.21.json"; then
+	ok "hardware.cudnn: 9.13 prices the 9.13.1 attention ($s_13 s), 9.21 the newest ($s_21 s)"
+else
+	fail "cudnn: 9.13 '$s_13', 9.21 '$s_21', default '$s_off'"
+fi
+"$BIN" estimate docs/examples/default-7b.yaml --set hardware.cudnn=9.21 --format json >"$T/cu.h.json" 2>&1
+if grep -q '"cudnn_attention": null' "$T/cu.h.json"; then
+	ok "hardware.cudnn: a card without a series of releases prices its measured rate"
+else
+	fail "cudnn on the default card: $(grep cudnn_attention "$T/cu.h.json")"
+fi
+
 if [ "$fails" -eq 0 ]; then
 	echo "cli-plan: all checks passed"
 else

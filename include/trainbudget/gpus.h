@@ -161,6 +161,9 @@ bool tb_gpus_cudnn_attention(const tb_gpu_node *n, int version, double *fwd, dou
  * where `s` is not such a version (major 1-99, minor and patch 0-99). */
 int tb_gpus_cudnn_parse(const char *s);
 
+/* The release `v` as written ("9.22", "9.13.1") into buf. */
+const char *tb_gpus_cudnn_name(int v, char buf[16]);
+
 /* The fp8 recipe card `name` runs for a scenario written with `r`: r,
  * except MXFP8 on a table card without MX block scaling, which runs the
  * 1x128 and 128x128 blocks (BLOCKWISE) instead.  A search over cards
