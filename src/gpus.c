@@ -623,107 +623,136 @@ bool tb_gpus_nvfp4(const char *name)
 }
 
 /* NVIDIA cudnn-frontend's own timings of cuDNN's training attention
- * (benchmark/sdpa_benchmark_training, causal, 8,192 tokens, batch 2), fp8
- * and MXFP8 against bf16 in the same run, for two shapes: grouped queries
- * (Llama 3.1's: 64 query heads over 8 key-value heads of 128) and one
- * key-value head a query head (DeepSeek-V3's MLA: 128 heads, 192 and 128
- * wide).  GB200 and GB300 under cuDNN 9.22 (results of 2026-04-24),
- * TFLOP/s, forward and backward:
- *                     bf16           fp8            MXFP8
- *   GB200 grouped  1,574 1,332   2,047 1,454    1,902 1,287
- *   GB200 MLA      1,585 1,193   2,397 1,959    2,219 1,494
- *   GB300 grouped  1,856 1,435   2,897 1,781    2,570 1,404
- *   GB300 MLA      1,825 1,291   3,128 2,310    2,829 1,780
- * H200 under 9.19 (2026-02-27), grouped: bf16 644 and 541, fp8 964 and
- * 430 (the fp8 backward slower); its MLA shape failed in fp8, and Hopper
- * has no MXFP8, so it has no figure there.  The grouped backward gains
- * least (each key-value head's gradient summed over its query heads).
- * The ratios moved with cuDNN (GB300's grouped fp8 forward 1.315, 1.473,
- * 1.561 times bf16's under 9.18, 9.19, 9.22; the frontend's artifacts under
- * 9.13.1, 128 query heads over 8, gave GB300 2,073.6/1,716.1 and
- * 1,513.8/1,150.5, B200 1,370.1/1,248.3 and 1,214.3/987.7): the newest
- * stands, as the stack a plan would run.  B200
- * takes GB200's and B300 GB300's (the same dies), H100 SXM and H800
- * H200's (the same GH100 at the same clocks). */
-bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, double *fwd,
-                           double *bwd, bool *measured)
+ * (benchmark/sdpa_benchmark_training: the frontend calling cuDNN
+ * directly, causal, 8,192 tokens), TFLOP/s forward and backward.  Grouped
+ * queries (several query heads to a key-value head of 128: 128 over 8 in
+ * the artifacts of 2025, 64 over 8, batch 2, in the results of 2026), bf16
+ * and fp8 in the same run, by release, each with the container's cuDNN
+ * its log prints:
+ *   B200   9.10.2  (2025-07, NGC 25.06)  bf16 1,248.3   987.7  fp8 1,370.1 1,214.3
+ *   B200   9.13.1  (2025-10, NGC 25.09)  bf16 1,384.2   994.9  fp8 1,502.1 1,254.7
+ *   GB200  9.22    (2026-04-24)          bf16 1,574   1,332    fp8 2,047   1,454
+ *   GB300  9.13.1  (2025-10, NGC 25.09)  bf16 1,716.1 1,150.5  fp8 2,073.6 1,513.8
+ *   GB300  9.19    (2026-02-26)          bf16 1,887   1,385    fp8 2,780   1,590
+ *   GB300  9.22    (2026-04-24)          bf16 1,856   1,435    fp8 2,897   1,781
+ *   H200   9.19    (2026-02-27)          bf16   644     541    fp8   964     430
+ * The newest results add MLA's heads (DeepSeek-V3's: 128 of 192 and 128)
+ * and MXFP8, under 9.22 only:
+ *                  bf16           fp8            MXFP8
+ *   GB200 MLA   1,585 1,193   2,397 1,959    2,219 1,494
+ *   GB300 MLA   1,825 1,291   3,128 2,310    2,829 1,780
+ *   GB200 grouped MXFP8 1,902 1,287; GB300 2,570 1,404
+ * (H200's MLA shape failed in fp8 and Hopper has no MXFP8.)  A card takes
+ * its die's series: B200 and GB200 one, B300 and GB300 another, H100 SXM,
+ * H800 and H200 the GH100's.  The grouped backward gains least from fp8
+ * (each key-value head's gradient summed over its query heads), and on
+ * H200 the fp8 backward is slower. */
+typedef struct { const char *card; int version; double bf[2], f8[2]; } S_release;
+static const S_release S_grouped_by_release[] = {
+	{ "b200", 91002, { 1248.265, 987.670 }, { 1370.101, 1214.331 } },
+	{ "b200", 91301, { 1384.231, 994.850 }, { 1502.114, 1254.687 } },
+	{ "gb200", 92200, { 1574, 1332 }, { 2047, 1454 } },
+	{ "gb300", 91301, { 1716.056, 1150.498 }, { 2073.580, 1513.772 } },
+	{ "gb300", 91900, { 1887, 1385 }, { 2780, 1590 } },
+	{ "gb300", 92200, { 1856, 1435 }, { 2897, 1781 } },
+	{ "h200", 91900, { 644, 541 }, { 964, 430 } },
+};
+/* the newest release's other shapes: MLA bf16, fp8, MXFP8; grouped MXFP8 */
+static const struct { const char *card; double mla[3][2], grouped_mx[2]; } S_newest_shapes[] = {
+	{ "gb200", { { 1585, 1193 }, { 2397, 1959 }, { 2219, 1494 } }, { 1902, 1287 } },
+	{ "gb300", { { 1825, 1291 }, { 3128, 2310 }, { 2829, 1780 } }, { 2570, 1404 } },
+};
+
+/* The release the cards' cuDNN attention fractions were measured at
+ * (PyTorch's SDPA in NGC 25.09, gpus.c's node table). */
+#define S_FRACTION_RELEASE 91301
+
+/* The die whose series a card takes: the name of its timed part. */
+static const char *S_die(const char *name)
 {
-	/* TFLOP/s: grouped then MLA, each bf16, fp8, MXFP8 forward and backward */
-	static const struct { const char *card; double r[2][3][2]; } S[] = {
-		{ "gb200", { { { 1574, 1332 }, { 2047, 1454 }, { 1902, 1287 } },
-		             { { 1585, 1193 }, { 2397, 1959 }, { 2219, 1494 } } } },
-		{ "gb300", { { { 1856, 1435 }, { 2897, 1781 }, { 2570, 1404 } },
-		             { { 1825, 1291 }, { 3128, 2310 }, { 2829, 1780 } } } },
-		{ "h200", { { { 644, 541 }, { 964, 430 }, { 0, 0 } } } },
-	};
-	static const char *const copies[][2] = {
+	static const char *const as[][2] = {
 		{ "b200", "gb200" }, { "b300", "gb300" }, { "h100-sxm", "h200" }, { "h800", "h200" },
 	};
+	for (size_t i = 0; name && i < sizeof as / sizeof as[0]; i++)
+		if (strcmp(name, as[i][0]) == 0)
+			return as[i][1];
+	return name;
+}
+
+/* The timed release of the card's die nearest `version` by major and
+ * minor (the older on a tie; 0: the newest), or NULL where none. */
+static const S_release *S_nearest(const char *card, int version)
+{
+	const char *die = S_die(card);
+	const S_release *best = NULL;
+	for (size_t i = 0; die && i < sizeof S_grouped_by_release / sizeof S_grouped_by_release[0]; i++) {
+		const S_release *r = &S_grouped_by_release[i];
+		if (strcmp(S_die(r->card), die) != 0)
+			continue;
+		if (!best) {
+			best = r;
+			continue;
+		}
+		int d = abs(r->version / 100 - version / 100), b = abs(best->version / 100 - version / 100);
+		if (version > 0 ? d < b : r->version > best->version)
+			best = r;
+	}
+	return best;
+}
+
+bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, int version, double *fwd,
+                           double *bwd, bool *measured, int *table)
+{
 	*fwd = *bwd = 1;
 	*measured = false;
+	*table = 0;
 	if (!n)
 		return false;
-	const char *as = n->name;
-	for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
-		if (strcmp(as, copies[i][0]) == 0)
-			as = copies[i][1];
-	for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
-		if (strcmp(as, S[i].card) != 0)
-			continue;
-		const double (*r)[2] = S[i].r[grouped ? 0 : 1];
-		const double *q = r[mx ? 2 : 1];
-		if (!(r[0][0] > 0 && q[0] > 0))
-			return false;
-		*fwd = q[0] / r[0][0], *bwd = q[1] / r[0][1];
-		*measured = strcmp(as, n->name) == 0;
-		return true;
+	const char *card = NULL;
+	const double *bf = NULL, *q = NULL;
+	if (grouped && !mx) {
+		const S_release *r = S_nearest(n->name, version);
+		if (r)
+			card = r->card, bf = r->bf, q = r->f8, *table = r->version;
+	} else {
+		for (size_t i = 0; i < sizeof S_newest_shapes / sizeof S_newest_shapes[0]; i++) {
+			if (strcmp(S_die(n->name), S_newest_shapes[i].card) != 0)
+				continue;
+			card = S_newest_shapes[i].card;
+			bf = grouped ? S_nearest(card, 0)->bf : S_newest_shapes[i].mla[0];
+			q = grouped ? S_newest_shapes[i].grouped_mx : S_newest_shapes[i].mla[mx ? 2 : 1];
+			*table = S_nearest(card, 0)->version;
+		}
 	}
-	return false;
+	if (!card) {
+		*table = 0;
+		return false;
+	}
+	*fwd = q[0] / bf[0], *bwd = q[1] / bf[1];
+	*measured = strcmp(card, n->name) == 0;
+	return true;
 }
 
 /* cuDNN's attention got faster from release to release, and a run prices
- * the kernels its container ships.  NVIDIA cudnn-frontend's own timings
- * (benchmark/sdpa_benchmark_training, the frontend calling cuDNN
- * directly, bf16, causal, 8,192 tokens, 128 query heads over 8 of 128 in
- * the 9.13.1 artifacts of 2025-10, 64 over 8 in the later results) on a
- * GB300, TFLOP/s forward and backward:
- *   9.13.1  1,716.1  1,150.5   (artifacts, cudnn-frontend 1.15, 2025-10)
- *   9.19    1,887    1,385     (results of 2026-02-26)
- *   9.22    1,856    1,435     (results of 2026-04-24; the fp8 table above)
- * The attention fraction (tb_gpu_node) was measured under 9.13.1, so a
- * version is priced at its table's rates over 9.13.1's: 9.22 1.082 times
- * the forward and 1.247 the backward.  B300 takes GB300's (the same die).
- * No other card has a series anchored at the fraction's version: B200's
- * tables stop at 9.13.1 and GB200's start at 9.17, so their attention
- * stays at the measured rate whatever the version. */
-static const struct { int version; double fwd, bwd; } S_cudnn_gb300[] = {
-	{ 91301, 1716.056, 1150.498 },
-	{ 91900, 1887, 1385 },
-	{ 92200, 1856, 1435 },
-};
-
+ * the kernels its container ships.  The fractions were measured under
+ * S_FRACTION_RELEASE, so a release is priced at its bf16 timings over
+ * that release's, where both were timed on one card (GB300's series,
+ * which B300 takes: 9.22 1.082 times the forward and 1.247 the backward;
+ * B200's, 9.10.2 0.902 and 0.993).  A die whose nearest release was
+ * timed on another card (GB200's 9.22 beside B200's 9.13.1) or with no
+ * timing at the fractions' release (GH100) keeps its measured rate. */
 bool tb_gpus_cudnn_attention(const tb_gpu_node *n, int version, double *fwd, double *bwd,
                              int *table)
 {
-	const size_t nt = sizeof S_cudnn_gb300 / sizeof S_cudnn_gb300[0];
 	*fwd = *bwd = 1;
 	*table = 0;
-	if (!n || (strcmp(n->name, "gb300") != 0 && strcmp(n->name, "b300") != 0))
+	const S_release *r = n ? S_nearest(n->name, version) : NULL;
+	const S_release *at = n ? S_nearest(n->name, S_FRACTION_RELEASE) : NULL;
+	if (!r || !at || at->version != S_FRACTION_RELEASE || strcmp(r->card, at->card) != 0)
 		return false;
-	/* the nearest release by major and minor, the older on a tie */
-	size_t best = nt - 1;
-	if (version > 0) {
-		int want = version / 100;
-		for (size_t i = 0; i < nt; i++) {
-			int d = abs(S_cudnn_gb300[i].version / 100 - want);
-			int b = abs(S_cudnn_gb300[best].version / 100 - want);
-			if (d < b || (d == b && i < best))
-				best = i;
-		}
-	}
-	*fwd = S_cudnn_gb300[best].fwd / S_cudnn_gb300[0].fwd;
-	*bwd = S_cudnn_gb300[best].bwd / S_cudnn_gb300[0].bwd;
-	*table = S_cudnn_gb300[best].version;
+	*fwd = r->bf[0] / at->bf[0];
+	*bwd = r->bf[1] / at->bf[1];
+	*table = r->version;
 	return true;
 }
 

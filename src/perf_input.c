@@ -136,16 +136,20 @@ static void S_fp8_attention(const tb_inputs *in, const tb_gpu_node *node, tb_per
 	hw->attention_fp8_fwd_ratio = hw->attention_fp8_bwd_ratio = 0;
 	out->fp8_attention_recipe = TB_FP8_AUTO;
 	out->fp8_attention_copied = false;
+	out->fp8_attention_table = 0;
 	tb_fp8_recipe r = tb_fp8_attention_recipe(in);
 	if (r == TB_FP8_AUTO || !(out->matmul_bytes <= 1) || hw->attention_kernel != TB_ATTN_KERNEL_CUDNN)
 		return;
 	double f, b;
 	bool measured;
-	if (!tb_gpus_fp8_attention(node, S_grouped(in), r == TB_FP8_MXFP8, &f, &b, &measured))
+	int table;
+	if (!tb_gpus_fp8_attention(node, S_grouped(in), r == TB_FP8_MXFP8, in->hardware.cudnn_version,
+	                           &f, &b, &measured, &table))
 		return;
 	hw->attention_fp8_fwd_ratio = f, hw->attention_fp8_bwd_ratio = b;
 	out->fp8_attention_recipe = r;
 	out->fp8_attention_copied = !measured;
+	out->fp8_attention_table = table;
 }
 
 static double S_fp4_bytes(const tb_inputs *in)

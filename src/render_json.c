@@ -386,6 +386,8 @@ static void S_perf(S_json *j, const tb_perf_budget *pb)
 		S_obj(j, "fp8_attention");
 		S_str(j, "recipe", pb->in.fp8_attention_recipe == TB_FP8_DELAYED ? "delayed"
 		                   : pb->in.fp8_attention_recipe == TB_FP8_MXFP8 ? "mxfp8" : "current");
+		char rel[16];
+		S_str(j, "release", tb_gpus_cudnn_name(pb->in.fp8_attention_table, rel));
 		S_num(j, "forward_ratio", pb->in.hw.attention_fp8_fwd_ratio);
 		S_num(j, "backward_ratio", pb->in.hw.attention_fp8_bwd_ratio);
 		S_bool(j, "copied", pb->in.fp8_attention_copied);

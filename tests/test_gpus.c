@@ -409,53 +409,73 @@ Test(gpus, matmul_dtype_falls_back_by_card)
 }
 
 /* cuDNN's fp8 attention over its bf16 attention, as NVIDIA cudnn-frontend
- * times both (benchmark/sdpa_benchmark_training results, causal, 8,192
- * tokens): under cuDNN 9.22 on GB200 and GB300, TFLOP/s bf16, fp8 and
- * MXFP8, forward then backward, Llama 3.1's grouped heads then
- * DeepSeek-V3's MLA heads; H200 under 9.19, grouped only (its MLA shape
- * failed in fp8, and it has no MXFP8).  B200 and B300 take their siblings'
- * and say so; a card with no timing gets none. */
+ * times both (benchmark/sdpa_benchmark_training, causal, 8,192 tokens),
+ * TFLOP/s bf16 then fp8 or MXFP8, forward then backward.  Under 9.22 on
+ * GB200 and GB300: Llama 3.1's grouped heads and DeepSeek-V3's MLA heads;
+ * H200 under 9.19, grouped only (its MLA shape failed in fp8, and it has
+ * no MXFP8).  Grouped heads at earlier releases: B200 under 9.10.2 (NGC
+ * 25.06) and 9.13.1 (25.09), GB300 under 9.13.1 and 9.19.  B200 and B300
+ * take their dies' series and say so; a card with no timing gets none. */
 Test(gpus, fp8_attention_from_cudnn_frontend)
 {
 	static const struct {
-		const char *card;
+		const char *card, *release;
 		bool grouped, mx, ok, measured;
+		int table;
 		double bf_f, bf_b, q_f, q_b;
 	} c[] = {
-		{ "gb200", true, false, true, true, 1574, 1332, 2047, 1454 },
-		{ "gb200", false, false, true, true, 1585, 1193, 2397, 1959 },
-		{ "gb200", true, true, true, true, 1574, 1332, 1902, 1287 },
-		{ "gb300", true, false, true, true, 1856, 1435, 2897, 1781 },
-		{ "gb300", false, false, true, true, 1825, 1291, 3128, 2310 },
-		{ "gb300", false, true, true, true, 1825, 1291, 2829, 1780 },
-		{ "h200", true, false, true, true, 644, 541, 964, 430 },
-		{ "b200", true, false, true, false, 1574, 1332, 2047, 1454 },
-		{ "b300", false, false, true, false, 1825, 1291, 3128, 2310 },
-		{ "h100-sxm", true, false, true, false, 644, 541, 964, 430 },
-		{ "h800", true, false, true, false, 644, 541, 964, 430 },
-		{ "h200", false, false, false, false, 1, 1, 1, 1 },
-		{ "h200", true, true, false, false, 1, 1, 1, 1 },
-		{ "mi300x", true, false, false, false, 1, 1, 1, 1 },
-		{ "a100-80gb", true, false, false, false, 1, 1, 1, 1 },
+		{ "gb200", NULL, true, false, true, true, 92200, 1574, 1332, 2047, 1454 },
+		{ "gb200", NULL, false, false, true, true, 92200, 1585, 1193, 2397, 1959 },
+		{ "gb200", NULL, true, true, true, true, 92200, 1574, 1332, 1902, 1287 },
+		{ "gb300", NULL, true, false, true, true, 92200, 1856, 1435, 2897, 1781 },
+		{ "gb300", NULL, false, false, true, true, 92200, 1825, 1291, 3128, 2310 },
+		{ "gb300", NULL, false, true, true, true, 92200, 1825, 1291, 2829, 1780 },
+		{ "h200", NULL, true, false, true, true, 91900, 644, 541, 964, 430 },
+		{ "b200", NULL, true, false, true, false, 92200, 1574, 1332, 2047, 1454 },
+		{ "b300", NULL, false, false, true, false, 92200, 1825, 1291, 3128, 2310 },
+		{ "h100-sxm", NULL, true, false, true, false, 91900, 644, 541, 964, 430 },
+		{ "h800", NULL, true, false, true, false, 91900, 644, 541, 964, 430 },
+		/* by release, grouped heads */
+		{ "gb300", "9.13", true, false, true, true, 91301, 1716.056, 1150.498, 2073.580, 1513.772 },
+		{ "b300", "9.13.1", true, false, true, false, 91301, 1716.056, 1150.498, 2073.580, 1513.772 },
+		{ "gb300", "9.20", true, false, true, true, 91900, 1887, 1385, 2780, 1590 },
+		{ "b200", "9.13", true, false, true, true, 91301, 1384.231, 994.850, 1502.114, 1254.687 },
+		{ "gb200", "9.13", true, false, true, false, 91301, 1384.231, 994.850, 1502.114, 1254.687 },
+		{ "b200", "9.9", true, false, true, true, 91002, 1248.265, 987.670, 1370.101, 1214.331 },
+		{ "b200", "9.21", true, false, true, false, 92200, 1574, 1332, 2047, 1454 },
+		/* MLA's heads and MXFP8 were timed under the newest release only */
+		{ "gb300", "9.13", false, false, true, true, 92200, 1825, 1291, 3128, 2310 },
+		{ "gb300", "9.13", true, true, true, true, 92200, 1856, 1435, 2570, 1404 },
+		{ "h200", NULL, false, false, false, false, 0, 1, 1, 1, 1 },
+		{ "h200", NULL, true, true, false, false, 0, 1, 1, 1, 1 },
+		{ "mi300x", NULL, true, false, false, false, 0, 1, 1, 1, 1 },
+		{ "a100-80gb", NULL, true, false, false, false, 0, 1, 1, 1, 1 },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		double f = 0, b = 0;
 		bool measured = true;
-		bool ok = tb_gpus_fp8_attention(tb_gpus_node(c[i].card), c[i].grouped, c[i].mx, &f, &b,
-		                                &measured);
+		int t = -1;
+		int v = c[i].release ? tb_gpus_cudnn_parse(c[i].release) : 0;
+		bool ok = tb_gpus_fp8_attention(tb_gpus_node(c[i].card), c[i].grouped, c[i].mx, v, &f, &b,
+		                                &measured, &t);
 		cr_expect_eq(ok, c[i].ok, "%zu %s", i, c[i].card);
 		cr_expect_eq(measured, c[i].measured, "%zu %s", i, c[i].card);
+		cr_expect_eq(t, c[i].table, "%zu %s: release %d", i, c[i].card, t);
 		cr_expect(fabs(f - c[i].q_f / c[i].bf_f) < 1e-12, "%zu %s forward %g", i, c[i].card, f);
 		cr_expect(fabs(b - c[i].q_b / c[i].bf_b) < 1e-12, "%zu %s backward %g", i, c[i].card, b);
 	}
 	double f, b;
 	bool m;
-	cr_expect_not(tb_gpus_fp8_attention(NULL, true, false, &f, &b, &m));
+	int t;
+	cr_expect_not(tb_gpus_fp8_attention(NULL, true, false, 0, &f, &b, &m, &t));
 }
 
-/* cudnn-frontend's GB300 timings by release (gpus.c): bf16, causal, 8,192
- * tokens, forward and backward TFLOP/s under 9.13.1 (1,716.056 and
- * 1,150.498), 9.19 (1,887 and 1,385) and 9.22 (1,856 and 1,435). */
+/* cudnn-frontend's bf16 timings by release (gpus.c): causal, 8,192
+ * tokens, forward and backward TFLOP/s; on a GB300 under 9.13.1 (1,716.056
+ * and 1,150.498), 9.19 (1,887 and 1,385) and 9.22 (1,856 and 1,435); on a
+ * B200 under 9.10.2 (1,248.265 and 987.670) and 9.13.1 (1,384.231 and
+ * 994.850), its 9.22 figure a GB200's (another card: no scale); H200 has
+ * none at 9.13.1. */
 Test(gpus, cudnn_attention_by_release)
 {
 	static const struct {
@@ -476,6 +496,12 @@ Test(gpus, cudnn_attention_by_release)
 		{ "b300", "9.21", true, 92200, 1856 / 1716.056, 1435 / 1150.498 },
 		{ "b200", "9.21", false, 0, 1, 1 },
 		{ "gb200", "9.21", false, 0, 1, 1 },
+		{ "b200", "9.10", true, 91002, 1248.265 / 1384.231, 987.670 / 994.850 },
+		{ "gb200", "9.9", true, 91002, 1248.265 / 1384.231, 987.670 / 994.850 },
+		{ "b200", "9.13", true, 91301, 1, 1 },
+		{ "b200", "9.17", true, 91301, 1, 1 },
+		{ "b200", "9.18", false, 0, 1, 1 },
+		{ "h200", "9.19", false, 0, 1, 1 },
 		{ "h100-sxm", NULL, false, 0, 1, 1 },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {

@@ -143,17 +143,20 @@ bool tb_gpus_nvfp4(const char *name);
 /* cuDNN's fp8 attention (MXFP8 where mx) over its bf16 attention on the
  * node's card, causal, forward in *fwd and backward in *bwd (rates: above
  * 1 faster), for grouped queries (several query heads a key-value head)
- * or not; *measured whether on the card itself.  false where no figure
- * stands for the card and shape (then 16-bit attention is priced). */
-bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, double *fwd,
-                           double *bwd, bool *measured);
+ * or not, timed under the release nearest `version` (as below; 0: the
+ * newest; MLA's heads and MXFP8 were timed under the newest only), that
+ * release in *table; *measured whether on the card itself.  false where
+ * no figure stands for the card and shape (then 16-bit attention is
+ * priced). */
+bool tb_gpus_fp8_attention(const tb_gpu_node *n, bool grouped, bool mx, int version, double *fwd,
+                           double *bwd, bool *measured, int *table);
 
 /* cuDNN's 16-bit attention under cuDNN `version` (major * 10000 + minor
- * * 100 + patch, as cudnnGetVersion; 0: the newest table) over the rate
+ * * 100 + patch, as cudnnGetVersion; 0: the newest timed) over the rate
  * the node's attention fraction was measured at (9.13.1, MLPerf v5.1's
  * container), forward in *fwd and backward in *bwd, from the timings of
- * the version nearest `version` (*table, same encoding).  false, both 1,
- * where no series of versions was timed on the card or its die. */
+ * the release nearest `version` (*table, same encoding).  false, both 1,
+ * where that release and 9.13.1 were not timed on one card of the die. */
 bool tb_gpus_cudnn_attention(const tb_gpu_node *n, int version, double *fwd, double *bwd,
                              int *table);
 

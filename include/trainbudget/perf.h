@@ -342,6 +342,7 @@ typedef struct tb_perf_input {
 	 * another card's */
 	tb_fp8_recipe fp8_attention_recipe;
 	bool fp8_attention_copied;
+	int fp8_attention_table;      /* the cuDNN release of its ratios (gpus.h) */
 	/* hardware.cudnn as priced: the release whose timings scale cuDNN's
 	 * attention (gpus.h tb_gpus_cudnn_attention; 0 where none does: not
 	 * cuDNN's kernel, or a card with no series), and the forward's and
