@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "trainbudget/fmt.h"
+#include "trainbudget/gpus.h"
 #include "trainbudget/sha256.h"
 #include "trainbudget/xalloc.h"
 
@@ -209,6 +210,12 @@ static void S_power(const tb_scenario *sc, tb_buf *o)
 	else
 		tb_buf_puts(o, "the TDP");
 }
+static void S_cudnn(const tb_scenario *sc, tb_buf *o)
+{
+	char b[16];
+	int v = sc->inputs.hardware.cudnn_version;
+	tb_buf_puts(o, v > 0 ? tb_gpus_cudnn_name(v, b) : "the newest timed");
+}
 
 static void S_mfu(const tb_scenario *sc, tb_buf *o)
 {
@@ -308,6 +315,7 @@ static const struct S_input_def {
 	{ "hardware.price_per_gpu_hour", "Price per GPU-hour", S_price },
 	{ "hardware.pue", "PUE", S_pue },
 	{ "hardware.power_limit", "Power limit", S_power },
+	{ "hardware.cudnn", "cuDNN release", S_cudnn },
 	{ "hardware.node.gpus", "GPUs per node", S_node },
 	{ "hardware.failures_per_node_day", "Failures per node-day", S_failures },
 	{ "hardware.restart_time", "Restart time", S_restart },

@@ -148,6 +148,14 @@ static void S_derivs(const tb_inputs *in, tb_budget *b)
 		                                               in->training.attention_kernel,
 		                                               pi->hw.attention_kernel, true),
 		                 pi->hw.attention_fraction, "");
+		if (pi->cudnn_table > 0) {
+			tb_deriv_add_var(d, "v_a", "within it, cuDNN's attention forward at the release "
+			                 "priced (hardware.cudnn, named beside flash attention in the summary) "
+			                 "over 9.13.1's, the fraction's (cudnn-frontend's timings, gpus.c)",
+			                 pi->cudnn_fwd_scale, "");
+			tb_deriv_add_var(d, "v_b", "within it, the same for the attention backward",
+			                 pi->cudnn_bwd_scale, "");
+		}
 		if (pi->hw.attention_fp8_fwd_ratio > 0) {
 			tb_deriv_add_var(d, "r_a8", "within it, cuDNN's fp8 attention forward over its bf16 "
 			                 "one (training.fp8_attention; cudnn-frontend's timings, gpus.c)",

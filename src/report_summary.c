@@ -4,6 +4,7 @@
  * assumptions behind every figure, and the budget's warnings. */
 #include "report_build.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -351,13 +352,18 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 	tb_rtab_str(&tb, "Flash attention");
 	if (!in->training.flash_attention || !b->perf.known)
 		tb_rtab_str(&tb, tb_ryesno(in->training.flash_attention));
-	else
-		tb_rtab_fmt(&tb, "yes, %s%s",
+	else {
+		char rel[16], at[64] = "";
+		if (b->perf.in.cudnn_table > 0)
+			snprintf(at, sizeof at, ", at cuDNN %s's rates (hardware.cudnn)",
+			         tb_gpus_cudnn_name(b->perf.in.cudnn_table, rel));
+		tb_rtab_fmt(&tb, "yes, %s%s%s",
 		            tb_perf_attention_kernel_text(in->parallelism.framework,
 		                                          in->training.attention_kernel,
 		                                          b->perf.in.hw.attention_kernel, false),
 		            b->perf.in.hw.attention_fp8_fwd_ratio > 0
-		            ? ", in fp8 (training.fp8_attention)" : "");
+		            ? ", in fp8 (training.fp8_attention)" : "", at);
+	}
 	tb_rtab_str(&tb, "Attention FLOPs convention");
 	tb_rtab_str(&tb, in->training.attention_flops == TB_ATTN_FLOPS_CAUSAL
 	                 ? "causal (FlashAttention: the lower triangle, half the score matrix)"

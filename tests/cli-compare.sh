@@ -322,6 +322,16 @@ sed 's/tensorwise/rowwise/; s/per tensor/per row/' "$T/f8/tw.yaml" >"$T/f8/rw.ya
 	&& ok "compare lists fp8 scaling under What differs" \
 	|| fail "compare fp8_recipe: $(sed -n '/What differs/,/Headline/p' "$T/f8/tw-vs-rw.md" 2>/dev/null | head -12; cat "$T/err")"
 
+# two GB300 proposals that differ only in the cuDNN release list it, and
+# the older release prices a slower step
+mkdir -p "$T/cu"
+printf 'title: old cudnn\nmodel: {preset: llama-3-8b}\ntraining: {tokens: 100B}\nparallelism: {framework: megatron}\nhardware: {gpu: gb300, count: 72, cudnn: 9.13}\n' >"$T/cu/old.yaml"
+sed 's/cudnn: 9.13/cudnn: 9.21/; s/old cudnn/new cudnn/' "$T/cu/old.yaml" >"$T/cu/new.yaml"
+"$BIN" compare "$T/cu/old.yaml" "$T/cu/new.yaml" -o "$T/cu" --format md >/dev/null 2>"$T/err" \
+	&& grep -q '^| cuDNN release (hardware.cudnn) | 9.13 | 9.21 |' "$T/cu/old-vs-new.md" \
+	&& ok "compare lists the cuDNN release under What differs" \
+	|| fail "compare cudnn: $(sed -n '/What differs/,/Headline/p' "$T/cu/old-vs-new.md" 2>/dev/null | head -12; cat "$T/err")"
+
 if [ "$fails" -gt 0 ]; then
 	echo "cli-compare: $fails failure(s)" >&2
 	exit 1

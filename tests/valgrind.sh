@@ -76,6 +76,12 @@ vg estimate docs/examples/llama3-8b-hf.yaml --format json \
 vg estimate docs/examples/llama-3.1-8b-torchtitan.yaml --set training.checkpointing=full \
 	--unset training.selective_policy --set training.micro_batch=4 --set training.global_batch=1024 \
 	--sweep training.recompute_layers=4..32:4
+# cuDNN's attention by release on the one die with a series (no example
+# runs a GB300): every back end, an older release, fp8 attention, a search
+vg report docs/examples/default-7b.yaml --set hardware.gpu=gb300 --set hardware.cudnn=9.13 \
+	--set training.precision=fp8-mixed --set training.fp8_attention=true \
+	--set parallelism.framework=megatron -o "$out/cu" --format md,html,json,pdf
+vg plan docs/examples/default-7b.yaml --gpu gb300,b300,b200 --set hardware.cudnn=9.21 --format json
 for f in tests/scenarios/bad-*.yaml; do
 	[ -e "$f" ] || continue
 	vg check "$f"
