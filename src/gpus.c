@@ -302,7 +302,11 @@ const tb_gpu *tb_gpus_table_card(const tb_gpu *g)
  * MI325X 1,519 TFLOP/s of 2,614.9, 0.487 and 0.581 (the MI300X
  * footnote's 1,223.6 at 1,273 MHz looks transposed: the table's pairing,
  * 1,273 at 1,230 MHz, is 83% of the clock's rate as MI325X's is).  GB300, not measured, takes
- * GB200's (the same rack and peak).  fp4: Transformer Engine's GEMM
+ * B300's: the same Blackwell Ultra die, at 1,400 W where B300 runs at 1,100.  It had taken
+ * GB200's (the same rack and peak, another die); a 1,400 W GB300 with its clock locked
+ * reached about 1,600-2,174 TFLOP/s in cuBLAS GEMMs (facebookexperimental/triton#2023,
+ * 2026-07; precision and shapes not stated), past GB200's 1,822 and B300's fraction of
+ * GB300's peak alike (1,965), so the die's own fraction is the nearer floor.  fp4: Transformer Engine's GEMM
  * profiling guide (NVIDIA/TransformerEngine docs/examples/gemm_profiling,
  * 1609c890e, 2026-06) times the 12 GEMMs of a layer of hidden 4,096 and
  * MLP 16,384 at 15,872 tokens on a B300 SXM6 AC, inputs pre-quantized to
@@ -434,11 +438,11 @@ static const tb_gpu_node S_nodes[] = {
 	  "3615.6/5000 fp8 (ml-engineering); FA2 measured (cudnn-frontend), cuDNN's and ring links "
 	  "as H100, B200; fp4, backward and MXFP8 GEMMs as B300; HBM 0.788 (cuDNN norms); all-to-all 0.64 "
 	  "(arXiv:2603.07685 Table 7)", 0.61, true, true, 0.805, 0.437, false, false, true, false, 0.788, 0.64 },
-	{ "gb300", 72, 900e9, 100e9, 0.729, 0.723, 0.203, 0.758, 0.943, true,
+	{ "gb300", 72, 900e9, 100e9, 0.786, 0.745, 0.203, 0.758, 0.943, true,
 	  "GB300 NVL72: 72 GPUs, NVLink 5 1.8 TB/s both ways per GPU; 4 ConnectX-8 (800 Gb/s) per "
-	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); FA2 measured (cudnn-frontend), the rest "
-	  "assumed as GB200 (its all-to-all too), fp4, backward and MXFP8 GEMMs as B300; cuDNN's attention "
-	  "measured (SDPA); HBM 0.787 (cuDNN norms)",
+	  "4-GPU tray (NVIDIA GB300 NVL72 enterprise RA); FA2 measured (cudnn-frontend); matmul "
+	  "fractions, fp4, backward and MXFP8 GEMMs as B300 (the same die); links assumed as GB200 "
+	  "(its all-to-all too); cuDNN's attention measured (SDPA); HBM 0.787 (cuDNN norms)",
 	  0.701, false, false, 0.756, 0.437, false, false, true, true, 0.787, 0.64 },
 	{ "b300", 8, 900e9, 100e9, 0.786, 0.745, 0.203, 0.758, 0.943, true,
 	  "HGX B300: 8 GPUs, NVLink 5 1.8 TB/s both ways, 8 ConnectX-8 800 Gb/s (1.6 TB/s both ways "

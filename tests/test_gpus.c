@@ -255,7 +255,8 @@ Test(gpus, efficiency_assumed)
 	/* MAMF (ml-engineering compute/accelerator/README.md, 2026-08): GB200
 	 * bf16 1,822.0 of 2,500 and fp8 3,615.6 of 5,000; B300 1,769.0 of 2,250
 	 * and 3,353.3 of 4,500; MI325X 784.9 and MI355X 1,565.0 TFLOP/s bf16,
-	 * whatever peak the table divides by; GB300, unmeasured, takes GB200's */
+	 * whatever peak the table divides by; GB300, unmeasured, takes B300's
+	 * (the same die) */
 	cr_expect(fabs(tb_gpus_node("gb200")->matmul_ceiling * tb_gpus_find("gb200")->peak_flops[TB_DTYPE_BF16] -
 	               1822.0e12) < 1e12);
 	cr_expect(fabs(tb_gpus_node("gb200")->matmul_ceiling_fp8 * tb_gpus_find("gb200")->peak_flops[TB_DTYPE_FP8] -
@@ -274,8 +275,8 @@ Test(gpus, efficiency_assumed)
 	               1273e12) < 1e12);
 	cr_expect(fabs(tb_gpus_node("mi325x")->matmul_ceiling_fp8 * tb_gpus_find("mi325x")->peak_flops[TB_DTYPE_FP8] -
 	               1519e12) < 1e12);
-	cr_expect(tb_gpus_node("gb300")->matmul_ceiling == tb_gpus_node("gb200")->matmul_ceiling);
-	cr_expect(tb_gpus_node("gb300")->matmul_ceiling_fp8 == tb_gpus_node("gb200")->matmul_ceiling_fp8);
+	cr_expect(tb_gpus_node("gb300")->matmul_ceiling == tb_gpus_node("b300")->matmul_ceiling);
+	cr_expect(tb_gpus_node("gb300")->matmul_ceiling_fp8 == tb_gpus_node("b300")->matmul_ceiling_fp8);
 	/* fp4: B300's NVFP4 kernel measured (test_perf_blocks pins it against
 	 * the guide); the other Blackwell parts copy it and say so; MI355X has
 	 * no fp4 kernel measured nor an fp8 one, so its 16-bit fraction */

@@ -151,7 +151,7 @@ bool tb_perf_mem_measured(const tb_perf_hw *hw);
  * A predicted MFU u stands for u x (1 + low) to u x (1 + high): the MFU
  * scales as 1 / step time. */
 #define TB_PERF_ERR_LOW  (-0.25)
-#define TB_PERF_ERR_HIGH (0.10)
+#define TB_PERF_ERR_HIGH (0.09)
 
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
