@@ -96,6 +96,9 @@ typedef struct tb_mem_model {
 	tb_mem_pair w8;
 	double w8_bytes;
 	bool w8_replaces;
+	/* the head's weights among them under training.fp8_head (a Transformer
+	 * Engine linear too), on the stage that holds the head */
+	double w8_head;
 	/* the embedding, the head and the final norm: trained with the model
 	 * (full, dpo) and/or frozen (lora, qlora, frozen; dpo's reference) */
 	bool extras_trained, extras_frozen;

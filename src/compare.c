@@ -130,6 +130,10 @@ static void S_fp8_params(const tb_scenario *sc, tb_buf *o)
 {
 	S_yes(o, sc->inputs.training.fp8_param_gather);
 }
+static void S_fp8_head(const tb_scenario *sc, tb_buf *o)
+{
+	S_yes(o, sc->inputs.training.fp8_head);
+}
 static void S_grad_dtype(const tb_scenario *sc, tb_buf *o)
 {
 	tb_buf_puts(o, tb_grad_dtype_name(tb_grad_dtype_of(&sc->inputs.training)));
@@ -300,6 +304,7 @@ static const struct S_input_def {
 	{ "training.grad_accumulation_fusion", "Gradient accumulation fused", S_accum_fusion },
 	{ "training.fp8_param_gather", "Weights kept in fp8", S_fp8_params },
 	{ "training.fp8_attention", "Attention in fp8", S_fp8_attn },
+	{ "training.fp8_head", "Vocabulary head in fp8", S_fp8_head },
 	{ "training.kernels", "Memory-bound kernels", S_kernels },
 	{ "training.cross_entropy", "Cross-entropy", S_cross_entropy },
 	{ "training.lora.kernels", "LoRA adapters' kernels", S_lora_kernels },

@@ -281,7 +281,7 @@ void tb_memory_compute(const tb_inputs *in, tb_budget *b)
 		                  "parameters) not counted: they need the model's matrix shapes");
 	/* the trained linear layers' fp8 copies, or fp8 weights in place of
 	 * 16-bit ones (tb_memory_states says where each is counted) */
-	double lin_all = (mm.w8.dense + mm.w8.expert) * (double)mm.layers;
+	double lin_all = (mm.w8.dense + mm.w8.expert) * (double)mm.layers + mm.w8_head;
 	double lin = tb_memory_w8_kept(&mm, zero) ? lin_all : 0;
 	mem->fp8_weights_bytes = lin * mm.w8_bytes;
 	mem->fp8_replaced_bytes = mm.w8_replaces ? lin * bp->weights : 0;

@@ -270,6 +270,8 @@ void tb_memory_model(const tb_inputs *in, const tb_params *pp, tb_mem_model *mm)
 		mm->tied = m->tied_embeddings;
 		mm->head_tied = (double)m->vocab * (double)m->hidden;
 		mm->output = pp->output;
+		if (w8 > 0 && in->training.fp8_head)
+			mm->w8_head = mm->tied ? mm->head_tied : mm->output;
 	}
 }
 
@@ -339,6 +341,7 @@ void tb_memory_shares(const tb_mem_model *mm, const tb_pipe_layout *pl, int64_t 
 	 * them together), gathered from the forward's end through its
 	 * backward (a tied head is the embedding's own parameter, gathered
 	 * as it) */
+	share[p <= 1 ? 0 : 2].w8.dense += mm->w8_head / td;
 	tb_mem_unit *u = &share[p <= 1 ? 0 : 2].head;
 	double hw = ((mm->tied ? mm->embedding : head) + mm->final_norm) / td;
 	if (mm->extras_trained)

@@ -948,7 +948,10 @@ static void S_assemble(const S_ctx *x, const S_layer *L, tb_perf_result *out)
 	/* optimizer: every parameter this GPU updates, at HBM speed */
 	double upd = S_updated(x, &da, &dpo);
 	out->optimizer_params = upd;
-	out->weight_cast_s = tb_perf_weight_cast_s(in, x->k, nm * L->cast_w + ndb * L->dense_cast_w);
+	/* the head's weight too under training.fp8_head, where the busiest
+	 * stage holds it (an MTP module's head is the same weight) */
+	double head_w = in->fp8_head && (head || g.mtp[busy] > 0) ? x->V * x->h / x->t : 0;
+	out->weight_cast_s = tb_perf_weight_cast_s(in, x->k, nm * L->cast_w + ndb * L->dense_cast_w + head_w);
 	br[TB_PERF_OPTIMIZER] = upd * in->optimizer_bytes_per_param / x->mem_bw + out->weight_cast_s;
 
 	double step = 0;

@@ -503,6 +503,7 @@ void tb_perf_input_from(const tb_inputs *in, tb_perf_input *out)
 	hw->attention_backward_ratio = node->attention_backward_ratio;
 	S_cudnn(in, node, out);
 	S_fp8_attention(in, node, out);
+	out->fp8_head = in->training.fp8_head && out->matmul_bytes == 1;
 	hw->hbm_bytes_per_s = g->bandwidth_bytes_per_s;
 	hw->mem_fraction = node->mem_fraction;
 	tb_perf_hw_links(node, hw);

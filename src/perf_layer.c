@@ -842,7 +842,7 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 }
 
 /* The vocabulary head's GEMM of M x N x K.  fp8 training leaves the head
- * in 16 bits: Megatron-LM builds it as a plain ColumnParallelLinear, not
+ * in 16 bits unless asked (training.fp8_head, S_fp8_head): Megatron-LM builds it as a plain ColumnParallelLinear, not
  * Transformer Engine's (gpt_model.py), torchtitan's float8 configs filter
  * "output" and its MX converter skips it by default, and DeepSeek-V3 keeps
  * the output head in BF16 (arXiv:2412.19437 Sec. 3.3.1). */
@@ -855,6 +855,25 @@ static double S_head_mm(const S_ctx *x, double m, double n, double k)
 	h16.peak_flops = hw->attention_peak_flops;
 	h16.matmul_ceiling = hw->head_matmul_ceiling;
 	return tb_perf_matmul_s(m, n, k, x->in->act_bytes, &h16, x->k);
+}
+
+/* The head under training.fp8_head (Megatron-LM's --fp8-output-proj:
+ * Transformer Engine's column-parallel linear under the linear layers'
+ * recipe): nf forward and nb backward GEMMs at the fp8 rate, the
+ * backward's at the card's backward ratio, and the recipe's casts: the
+ * input's forward, the logits' gradient's backward (V/t of them a token,
+ * the head's widest cast), the weight's where the recipe recasts it each
+ * micro-batch (once a step otherwise: perf.c). */
+static double S_fp8_head(const S_ctx *x, double nf, double nb)
+{
+	const tb_perf_input *in = x->in;
+	S_cast c = { 0, 0, 0 };
+	double mm = S_lin(x, x->tok, x->V / x->t, x->h, &c);
+	double gb = x->hw->backward_gemm_ratio > 0 ? x->hw->backward_gemm_ratio : 1;
+	double bw = x->hw->hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, x->k);
+	double f = (c.in * in->fp8_cast_bytes + c.w * in->fp8_weight_cast_f_bytes) / bw;
+	double b = (c.out * in->fp8_cast_bytes + c.w * in->fp8_weight_cast_b_bytes) / bw;
+	return nf * (mm + f) + (nb > 0 ? nb * gb * mm + b : 0);
 }
 
 /* The layer, then the embedding (first stage: rows read and written,
@@ -907,15 +926,16 @@ void tb_perf_layer_all(const S_ctx *x, S_layer *L, const S_layer *dense)
 		 * frozen head has no weight gradient, a forward-only run no
 		 * backward, and DPO's reference one more forward; the
 		 * cross-entropy's passes likewise */
-		double gemms = 3, ce = 16;
+		double nf = 1, nb = 2, ce = 16;
 		switch (x->in->method) {
-		case TB_METHOD_LORA: case TB_METHOD_QLORA: gemms = 2; break;
-		case TB_METHOD_FROZEN: gemms = 1; ce = 8; break;
-		case TB_METHOD_DPO: gemms = 4; ce = 24; break;
+		case TB_METHOD_LORA: case TB_METHOD_QLORA: nb = 1; break;
+		case TB_METHOD_FROZEN: nb = 0; ce = 8; break;
+		case TB_METHOD_DPO: nf = 2; ce = 24; break;
 		case TB_METHOD_FULL: case TB_METHOD_COUNT: default: break;
 		}
-		L->logits_s = gemms * S_head_mm(x, x->tok, x->V / x->t, x->h) +
-		              ce * x->tok * x->V / x->t / x->mem_bw + accum;
+		double gemms = x->in->fp8_head ? S_fp8_head(x, nf, nb)
+		                               : (nf + nb) * S_head_mm(x, x->tok, x->V / x->t, x->h);
+		L->logits_s = gemms + ce * x->tok * x->V / x->t / x->mem_bw + accum;
 		L->logits_tp = x->ti > 1 && x->in->sequence_parallel ? L->tp_one : 0;
 	}
 }

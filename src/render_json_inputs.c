@@ -81,6 +81,7 @@ void tb_render_json_inputs(tb_jw *j, const tb_scenario *sc)
 	tb_jw_bool(j, "activation_func_fp8_input_store", t->act_fp8_store);
 	tb_jw_bool(j, "fp8_param_gather", t->fp8_param_gather);
 	tb_jw_str(j, "fp8_attention", tb_fp8_attn_name(t->fp8_attention));
+	tb_jw_bool(j, "fp8_head", t->fp8_head);
 	tb_jw_bool(j, "dropout", t->dropout);
 	tb_jw_numk(j, "checkpoint_interval_s", t->checkpoint_interval_s, t->checkpoint_interval_s > 0);
 	tb_jw_str(j, "method", tb_method_name(t->method));

@@ -466,6 +466,17 @@ bool tb_scenario_check_layout(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scena
 			tb_yaml_err(c, fan, "training.fp8_attention mxfp8 on %s, whose matrix units have no MX block scaling; expected true, delayed or current, or a Blackwell card",
 			            in->hardware.gpu.name);
 	}
+	/* the head leaves 16 bits only where its framework builds it so:
+	 * Megatron-LM's TELMHeadColumnParallelLinear under MXFP8 alone
+	 * (fp8_utils.is_mxfp8_output_proj_active) */
+	const tb_yaml_node *fhn = tr ? tb_yaml_get(tr, "fp8_head") : NULL;
+	if (fhn && t->fp8_head && t->precision != TB_PREC_FP8_MIXED)
+		tb_yaml_err(c, fhn, "training.fp8_head with training.precision %s: the head's GEMMs run in the fp8 recipe of the linear layers; expected precision fp8-mixed, or false",
+		            tb_precision_name(t->precision));
+	else if (fhn && t->fp8_head && in->parallelism.framework == TB_FW_MEGATRON &&
+	         t->fp8_recipe != TB_FP8_MXFP8)
+		tb_yaml_err(c, fhn, "training.fp8_head is Megatron-LM's --fp8-output-proj, which runs the head in fp8 under MXFP8 alone, and training.fp8_recipe is %s; expected mxfp8, or false",
+		            t->fp8_recipe == TB_FP8_AUTO ? "auto (delayed under megatron)" : tb_fp8_recipe_name(t->fp8_recipe));
 	const tb_yaml_node *rln = tr ? tb_yaml_get(tr, "recompute_layers") : NULL;
 	if (rln && t->checkpointing != TB_CKPT_FULL)
 		tb_yaml_err(c, rln, "training.recompute_layers with training.checkpointing %s: it says how many layers of each pipeline chunk full recomputation redoes; expected training.checkpointing full, or no recompute_layers",

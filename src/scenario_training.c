@@ -14,7 +14,7 @@ static const char *const S_keys[] = {
 	"tokens", "seq_len", "global_batch", "global_batch_tokens", "micro_batch", "precision",
 	"optimizer", "checkpointing", "selective_policy", "recompute_layers", "flash_attention", "dropout",
 	"attention_flops", "attention_kernel", "fp8_recipe", "checkpoint_interval", "grad_dtype",
-	"grad_accumulation_fusion", "activation_func_fp8_input_store", "fp8_param_gather", "fp8_attention", "kernels",
+	"grad_accumulation_fusion", "activation_func_fp8_input_store", "fp8_param_gather", "fp8_attention", "fp8_head", "kernels",
 	"cross_entropy",
 	"method", "lora", "quantization", "double_quant", "paged_optimizer",
 	"packing", "avg_seq_len", "moe_routing", "moe_load_factor",
@@ -231,6 +231,8 @@ static bool S_load(tb_yaml_ctx *c, const tb_yaml_node *root, tb_scenario *sc)
 			ok = false;
 		if ((n = tb_yaml_get(tr, "fp8_param_gather")) &&
 		    !tb_yaml_bool(c, n, "training.fp8_param_gather", &t->fp8_param_gather))
+			ok = false;
+		if ((n = tb_yaml_get(tr, "fp8_head")) && !tb_yaml_bool(c, n, "training.fp8_head", &t->fp8_head))
 			ok = false;
 		if ((n = tb_yaml_get(tr, "fp8_attention"))) {
 			if (tb_yaml_switch(c, n, "training.fp8_attention", S_fp8_attn_names, TB_N(S_fp8_attn_names), &e)) t->fp8_attention = (tb_fp8_attn)e; else ok = false;

@@ -230,6 +230,30 @@ PY
 	fi
 done
 
+# ---- the head in fp8 (Megatron-LM's --fp8-output-proj, MXFP8) ----------
+# one model with its head in fp8 and without: the step shorter, the head's
+# weight among the fp8 copies at MXFP8's bytes (both orientations, a scale
+# per 32: 2.0625 B an element), the input as written
+for fh in false true; do
+	if ! "$BIN" estimate docs/examples/default-7b.yaml --format json --set parallelism.framework=megatron \
+		--set hardware.gpu=b200 --set training.precision=fp8-mixed --set training.fp8_recipe=mxfp8 \
+		--set training.fp8_head=$fh >"$T/fh-$fh.json" 2>"$T/err.txt"; then
+		fail "fp8 head ($fh): $(cat "$T/err.txt")"
+	fi
+done
+if python3 - "$T/fh-false.json" "$T/fh-true.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["inputs"]["training"]["fp8_head"] is False and b["inputs"]["training"]["fp8_head"] is True
+assert b["perf"]["step_s"] < a["perf"]["step_s"], (a["perf"]["step_s"], b["perf"]["step_s"])
+m = b["inputs"]["model"]
+w = b["memory"]["fp8_weights_bytes"] - a["memory"]["fp8_weights_bytes"]
+assert abs(w - m["vocab"] * m["hidden"] * 2.0625) < 1e-9 * w, (w, m["vocab"], m["hidden"])
+PY
+then ok "fp8 head: the step shorter, its weight among the fp8 copies"
+else fail "fp8 head: step or memory"
+fi
+
 # FSDP's working set is one row in both memory tables, and the shards
 # beside it add up to the JSON's per-GPU weights and gradients
 if "$BIN" report docs/examples/llama-3.1-8b-torchtitan.yaml -o "$T/ws" --format md,json \

@@ -441,6 +441,64 @@ Test(perf, fp8_keeps_the_head_in_16_bits)
 	          L8.logits_s, L16.logits_s);
 }
 
+/* training.fp8_head (Megatron-LM's --fp8-output-proj, MXFP8 only): the
+ * head's three GEMMs at the fp8 rate the layers' run at, the backward's
+ * two at the card's backward ratio, and MXFP8's casts under Transformer
+ * Engine (2 B read, 1 B and a scale per 32 written in both orientations:
+ * 4.0625 B an element) of its input forward (8,192 x 4,096) and of the
+ * logits' gradient backward (8,192 x 128,256), at the casts' share of the
+ * bandwidth; the cross-entropy unchanged, by hand on a B200.  Its weight
+ * is cast once a step, with the layers', and kept as an fp8 copy. */
+Test(perf, fp8_head_runs_the_head_in_the_recipe)
+{
+	tb_inputs x;
+	S_moe(&x, "llama-3.1-8b");
+	x.parallelism.pipeline = 1;
+	x.parallelism.framework = TB_FW_MEGATRON;
+	x.hardware.count = 8;
+	x.training.global_batch = 8;
+	x.training.seq_len = 8192;
+	x.training.precision = TB_PREC_FP8_MIXED;
+	x.training.fp8_recipe = TB_FP8_MXFP8;
+	const tb_gpu *g = tb_gpus_find("b200");
+	cr_assert(g);
+	x.hardware.gpu = *g;
+	tb_perf_input in;
+	tb_perf_layer L[2];
+	tb_perf_result r[2];
+	for (int i = 0; i < 2; i++) {
+		x.training.fp8_head = i;
+		tb_perf_input_from(&x, &in);
+		cr_assert(tb_perf_layer_time(&in, NULL, &L[i], NULL));
+		tb_perf_predict(&in, NULL, &r[i]);
+		cr_assert(r[i].ok);
+	}
+	cr_assert(in.fp8_head);
+	cr_assert_eq(in.matmul_bytes, 1);
+	double m = 8192, n = 128256, k = 4096;
+	double gemm = tb_perf_matmul_s(m, n, k, 1, &in.hw, NULL);
+	double gb = in.hw.backward_gemm_ratio;
+	cr_assert(gb > 1, "Blackwell's backward GEMMs are slower: %g", gb);
+	double bw = in.hw.hbm_bytes_per_s * TB_PERF_CAST_BW_FRACTION;
+	double cast = (2 + 2 * (1 + 1.0 / 32)) * (m * k + m * n) / bw;
+	double ce = 16 * m * n / (in.hw.hbm_bytes_per_s * tb_perf_mem_fraction(&in.hw, NULL));
+	cr_expect(rel(L[1].logits_s, (1 + 2 * gb) * gemm + cast + ce) < 1e-9, "%g vs %g",
+	          L[1].logits_s, (1 + 2 * gb) * gemm + cast + ce);
+	cr_expect(L[1].logits_s < 0.8 * L[0].logits_s, "%g vs %g", L[1].logits_s, L[0].logits_s);
+	/* the weight's cast once a step: 128,256 x 4,096 more elements */
+	double w = n * k * (2 + 2 * (1 + 1.0 / 32)) / bw;
+	cr_expect(rel(r[1].weight_cast_s - r[0].weight_cast_s, w) < 1e-9, "%g vs %g",
+	          r[1].weight_cast_s - r[0].weight_cast_s, w);
+	/* and its fp8 copy in the memory model */
+	static tb_budget b[2];
+	for (int i = 0; i < 2; i++) {
+		x.training.fp8_head = i;
+		tb_budget_compute(&x, &b[i]);
+	}
+	double w8 = b[1].memory.fp8_weights_bytes - b[0].memory.fp8_weights_bytes;
+	cr_expect(w8 > n * k * 2 && w8 < n * k * 2.2, "%g B for %g weights", w8, n * k);
+}
+
 /* fp4-mixed: the linear layers' GEMMs on the fp4 peak (B200 9 PF dense,
  * gpus.c) at the card's fp8 fraction, operands of half a byte and a
  * block's share of a scale: NVFP4's E4M3 byte per 16 elements on

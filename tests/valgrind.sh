@@ -82,6 +82,11 @@ vg report docs/examples/default-7b.yaml --set hardware.gpu=gb300 --set hardware.
 	--set training.precision=fp8-mixed --set training.fp8_attention=true \
 	--set parallelism.framework=megatron -o "$out/cu" --format md,html,json,pdf
 vg plan docs/examples/default-7b.yaml --gpu gb300,b300,b200 --set hardware.cudnn=9.21 --format json
+# the head in fp8 under MXFP8 (its GEMMs, casts and fp8 copy), in a
+# pipeline and without
+vg estimate docs/examples/default-7b.yaml --set hardware.gpu=b200 --set training.precision=fp8-mixed \
+	--set training.fp8_recipe=mxfp8 --set training.fp8_head=true --set parallelism.framework=megatron \
+	--sweep parallelism.pipeline=1,4
 for f in tests/scenarios/bad-*.yaml; do
 	[ -e "$f" ] || continue
 	vg check "$f"

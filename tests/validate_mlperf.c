@@ -475,6 +475,18 @@ void tb_vperf_write_mlperf(FILE *f)
 	           "-24.1%%: the groups the model prices fast on GB300 are the mixtures on "
 	           "Megatron-Core's MXFP8 and host-bound steps (the misses table). The error band's "
 	           "top went from +10%% to +9%%. Groups within 10%%: 52 of 86 (51).\n");
+	fprintf(f, "- **The head in fp8** (2026-12-08, `training.fp8_head`): fp8 training had been "
+	           "priced with the vocabulary head in 16 bits, as Megatron-LM builds it by default. "
+	           "Its `--fp8-output-proj` builds it as Transformer Engine's column-parallel linear "
+	           "under MXFP8 (fp8_utils.py `is_mxfp8_output_proj_active`; MXFP8 only), and every "
+	           "MLPerf v6.0 DeepSeek-V3 GB300 config sets it (`FP8_OUTPUT_PROJ=True`, NVIDIA's 256 "
+	           "and 512 and CoreWeave's 2,048 to 8,192), its GB200 ones do not: the two differ "
+	           "otherwise only in TP (1 against 2) and the dense layers' MLP recomputed on GB200. "
+	           "Priced (the head's GEMMs at the layers' MXFP8 rate, the casts of its input and of "
+	           "the logits' gradient, 128,256 of them a token, its weight cast once a step and kept "
+	           "as an fp8 copy), the GB300 rows went 1.5 s a step faster on 256 GPUs and the group "
+	           "from +17.9%% to +15.4%%; GB200 over GB300 at 512 GPUs is now 1.23x priced, 1.64x "
+	           "published. Nothing else moved: no other row sets it.\n");
 	fprintf(f, "- **Which software each MLPerf row ran** (2026-12-06, from each implementation's "
 	           "Dockerfile; the round in a group's name does not say): of the LoRA rows on Hopper, "
 	           "every submission but Dell's v5.1 one built on PyTorch 24.09 (the v4.1-era NeMo 1 "

@@ -675,6 +675,9 @@ static void S_generic(const S_yrow *r)
 	in.training.act_fp8_store = S_is(r, "fp8_act", "true");
 	/* Megatron-LM's fp8 parameters (NeMo's FP8_PARAM_GATHER) */
 	in.training.fp8_param_gather = S_is(r, "fp8_param_gather", "true");
+	/* Megatron-LM's --fp8-output-proj (NeMo's FP8_OUTPUT_PROJ) */
+	S_known(r, "fp8_head", (const char *const[]){ "true", NULL });
+	in.training.fp8_head = S_is(r, "fp8_head", "true");
 	S_known(r, "fp8_dpa", (const char *const[]){ "true", "delayed", "current", "mxfp8", NULL });
 	in.training.fp8_attention = S_is(r, "fp8_dpa", "true") ? TB_FP8_ATTN_ON
 	                            : S_is(r, "fp8_dpa", "delayed") ? TB_FP8_ATTN_DELAYED

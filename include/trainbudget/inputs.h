@@ -229,6 +229,10 @@ typedef struct tb_training {
 	 * fp8_param_gather: te.fp8_model_init), no 16-bit copy beside them */
 	bool fp8_param_gather;
 	tb_fp8_attn fp8_attention;      /* training.fp8_attention */
+	/* training.fp8_head: the vocabulary head's three GEMMs in the fp8
+	 * recipe too (Megatron-LM's --fp8-output-proj, MXFP8 only: Transformer
+	 * Engine's column-parallel linear in place of its 16-bit one) */
+	bool fp8_head;
 	/* training.kernels: eager: the memory-bound steps of a layer run as
 	 * PyTorch eager writes them (torchtitan's Llama without compile: an
 	 * RMSNorm of seven kernels in fp32, complex RoPE, repeat_kv's copy,

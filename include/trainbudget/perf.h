@@ -342,6 +342,9 @@ typedef struct tb_perf_input {
 	 * another card's */
 	tb_fp8_recipe fp8_attention_recipe;
 	bool fp8_attention_copied;
+	/* training.fp8_head under fp8 matmuls: the head's GEMMs at their rate
+	 * with the recipe's casts, where it is 16-bit by default */
+	bool fp8_head;
 	int fp8_attention_table;      /* the cuDNN release of its ratios (gpus.h) */
 	/* hardware.cudnn as priced: the release whose timings scale cuDNN's
 	 * attention (gpus.h tb_gpus_cudnn_attention; 0 where none does: not
