@@ -146,6 +146,14 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		                   "only the TN layout), beside the bf16 weight (training.fp8_param_gather "
 		                   "stores the weights in fp8 instead)");
 	}
+	if (in->training.precision == TB_PREC_FP8_MIXED || in->training.precision == TB_PREC_FP4_MIXED) {
+		tb_rtab_str(&tb, "Vocabulary head");
+		tb_rtab_str(&tb, in->training.fp8_head
+		                 ? "its GEMMs in the linear layers' fp8 recipe, with its casts "
+		                   "(training.fp8_head, Megatron-LM's --fp8-output-proj)"
+		                 : "its GEMMs in 16 bits, as Megatron-LM and torchtitan leave it under "
+		                   "fp8 (training.fp8_head runs it in fp8)");
+	}
 	if (in->training.eager_kernels) {
 		tb_rtab_str(&tb, "Memory-bound kernels");
 		tb_rtab_str(&tb, "PyTorch eager: each norm, rotation, activation and GQA copy as the "

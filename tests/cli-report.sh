@@ -253,6 +253,15 @@ PY
 then ok "fp8 head: the step shorter, its weight among the fp8 copies"
 else fail "fp8 head: step or memory"
 fi
+# the report's settings say where the head runs
+if "$BIN" report docs/examples/default-7b.yaml -o "$T/fh" --format md --set parallelism.framework=megatron \
+	--set hardware.gpu=b200 --set training.precision=fp8-mixed --set training.fp8_recipe=mxfp8 \
+	--set training.fp8_head=true >/dev/null 2>"$T/err.txt" &&
+   grep -qF "| Vocabulary head | its GEMMs in the linear layers' fp8 recipe, with its casts (training.fp8\_head" \
+	"$T/fh/default-7b.md"
+then ok "fp8 head: the report's settings say so"
+else fail "fp8 head: the report's settings ($(cat "$T/err.txt"))"
+fi
 
 # FSDP's working set is one row in both memory tables, and the shards
 # beside it add up to the JSON's per-GPU weights and gradients
