@@ -29,7 +29,7 @@ const tb_perf_consts tb_perf_fitted = {
 	.zero3_overlap_cost = 1.0,
 	.fsdp_overlap_cost = 0.163,
 	.power_exponent = 1.074,
-	.moe_dropless_load = 1.209,
+	.moe_dropless_load = 1.301,
 	.nvlink_latency_s = 10e-6,
 	.network_latency_s = 15e-6,
 };

@@ -584,10 +584,11 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		/* tokens per local expert on the busiest rank */
 		double rows = x->tok_e * x->kt * x->e / x->E * x->load;
 		S_cast one = { 0, 0, 0 };
-		/* the router stays in 16 bits (Transformer Engine, torchao) */
+		/* the router stays in 16 bits (Transformer Engine, torchao), on
+		 * the rank's own tokens: under sequence parallelism its shard */
 		double up = S_lin(x, rows, x->nmat * x->fe / et, h, &one);
 		double down = S_lin(x, rows, h, x->fe / et, &one);
-		router = S_mm(x, tok, x->E, h);
+		router = S_mm(x, in->sequence_parallel ? tok / t : tok, x->E, h);
 		mlp_col = router + local * up;
 		mlp_row = local * down;
 		cast.in += local * one.in;
@@ -735,7 +736,13 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	 * float8 tensor parallel (Float8ColwiseParallel, PrepareFloat8-
 	 * ModuleInput); the reduce-scatters stay 16-bit, and so does a
 	 * mixture's expert block, whose tokens are gathered before the
-	 * router casts anything. */
+	 * router casts anything.  An expert block has a pair only where
+	 * something in it is tensor-parallel: its shared experts (Megatron-
+	 * Core's SharedExpertMLP gathers its input and reduce-scatters its
+	 * output), or routed experts over an expert tensor group of more
+	 * than one (the alltoall dispatcher's AG and RS over expt_tp); with
+	 * expert_tensor 1 each rank dispatches its own sequence shard and
+	 * nothing is gathered (token_dispatcher.py). */
 	double ub_attn_f = 0, ub_attn_b = 0;   /* the attention GEMMs' SM stretch */
 	if (x->ti > 1) {
 		double bytes = tok * h * ab;
@@ -754,11 +761,12 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 		double ag = fp8_ag ? S_coll(x, TB_COLL_ALL_GATHER, tok * h * gather, x->ti, g) : ag16;
 		double red = fp8_ag || sp ? rs : L->tp_one;
 		double lin = ag + red;
-		L->tp_layer = lin + (experts ? L->tp_one : lin);
+		bool moe_pair = x->eti > 1 || x->fs > 0;
+		L->moe_tp = experts && moe_pair ? L->tp_one : 0;
+		L->tp_layer = lin + (experts ? L->moe_tp : lin);
 		L->dense_tp_layer = lin + lin;
-		L->moe_tp = experts ? L->tp_one : 0;
-		double mag = experts ? ag16 : ag;
-		double mred = experts ? (sp ? rs : L->tp_one) : red;
+		double mag = experts ? (moe_pair ? ag16 : 0) : ag;
+		double mred = experts ? (moe_pair ? (sp ? rs : L->tp_one) : 0) : red;
 		double attn_col = attn_mm - attn_row;
 		/* each overlapped GEMM on the SMs its collective leaves
 		 * (Transformer Engine's set_sm_margin: ub_extra of it more, 0

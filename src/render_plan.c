@@ -453,14 +453,22 @@ char *tb_render_plan_text(const tb_scenario *sc, const tb_budget *b)
 	 * figure (perf.balanced_layout), since the search compares even
 	 * splits only */
 	if (b->perf.known && b->perf.balanced_layout[0] && r->scenario_known) {
+		/* the figures as estimate's split line writes them (tb_fmt_sig) */
+		tb_buf now, was;
+		tb_buf_init(&now);
+		tb_buf_init(&was);
+		tb_fmt_sig(&now, b->perf.balanced.step_s, 3);
+		tb_fmt_sig(&was, b->perf.r.step_s, 3);
 		tb_buf_truncate(&c, 0);
 		tb_buf_printf(&c, "Your layout's last pipeline stage holds the output head and is its "
 		                  "slowest: with %lld layer%s on the last rank (parallelism.pipeline_layout "
-		                  "\"%s\") it takes %.3g s a step instead of %.3g s. The search ranks even "
+		                  "\"%s\") it takes %s s a step instead of %s s. The search ranks even "
 		                  "splits only.",
 		              (long long)b->perf.balanced.stage_layers[2],
 		              b->perf.balanced.stage_layers[2] == 1 ? "" : "s", b->perf.balanced_layout,
-		              b->perf.balanced.step_s, b->perf.r.step_s);
+		              now.ptr, was.ptr);
+		tb_buf_release(&now);
+		tb_buf_release(&was);
 		tb_buf_putc(&o, '\n');
 		S_para(&o, c.ptr, 0);
 		tb_buf_truncate(&c, 0);

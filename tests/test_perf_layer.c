@@ -508,6 +508,18 @@ Test(perf, expert_tensor_folds_over_tensor_ranks)
 	cr_assert(tb_perf_layer_time(&in, NULL, &L, NULL));
 	double one = tb_perf_collective_s(TB_COLL_ALL_TO_ALL, 134217728.0, 32, 8, &in.hw, NULL);
 	cr_expect(rel(L.ep, 4 * one) < 1e-12, "%g vs %g", L.ep, 4 * one);
+	/* nothing in the expert block is split, so no tensor-parallel pair
+	 * around it (Megatron-Core gathers over expt_tp alone): the layer
+	 * pays the attention's pair only; shared experts, tensor-parallel
+	 * MLPs, bring theirs back */
+	cr_expect(L.tp_one > 0 && L.moe_tp == 0, "%g", L.moe_tp);
+	double attn_pair = L.tp;
+	in.shared_ffn_hidden = 1536;
+	tb_perf_layer S;
+	cr_assert(tb_perf_layer_time(&in, NULL, &S, NULL));
+	cr_expect(S.moe_tp == S.tp_one, "%g vs %g", S.moe_tp, S.tp_one);
+	cr_expect(S.tp > attn_pair, "%g vs %g", S.tp, attn_pair);
+	in.shared_ffn_hidden = 0;
 	cr_expect_eq(tb_perf_expert_tensor(0, 4), 4);
 	cr_expect_eq(tb_perf_expert_tensor(1, 4), 1);
 }

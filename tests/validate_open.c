@@ -112,7 +112,7 @@ static const struct {
 	  "MLPerf Training v5.0 and v5.1 Llama 2 70B LoRA" },
 	{ "MLPerf v6.0 DeepSeek-V3 GB300",
 	  "slow on GB300 and fast on GB200 in the same benchmark: GB200 (TP 2) over GB300 (TP 1) "
-	  "is 1.64x a step at 512 GPUs published and 1.23x priced, where the two configs differ "
+	  "is 1.64x a step at 512 GPUs published and 1.20x priced, where the two configs differ "
 	  "only in TP, the dense layers' MLP recomputed on GB200 and GB300's fp8 head (priced); "
 	  "the Megatron Core MoE report's GB300 run of the same model on 256 GPUs two months "
 	  "earlier published 24% fewer tokens a second, and the model is 18% fast there",

@@ -156,7 +156,7 @@ bool tb_perf_mem_measured(const tb_perf_hw *hw);
 /* The same band for a prediction calibrated on a pilot (calibrate.h):
  * the held-out error after calibrating each group of published runs on
  * its smallest run (docs/validation.md, "Calibrated on a pilot"). */
-#define TB_PERF_CAL_ERR_LOW  (-0.17)
+#define TB_PERF_CAL_ERR_LOW  (-0.16)
 #define TB_PERF_CAL_ERR_HIGH (0.08)
 
 /* The share of a card's SMs the overlapped expert all-to-all keeps for
