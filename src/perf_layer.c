@@ -194,6 +194,20 @@ static double S_lin(const S_ctx *x, double m, double n, double k, S_cast *c)
 	return S_mm(x, m, n, k);
 }
 
+/* What the recipe casts around linear layers, in bytes a pass: forward
+ * their inputs and (where it recasts them each micro-batch) weights,
+ * backward their output gradients and weights; the layer's and the fp8
+ * head's alike. */
+static double S_cast_f(const tb_perf_input *in, const S_cast *c)
+{
+	return c->in * in->fp8_cast_bytes + c->w * in->fp8_weight_cast_f_bytes;
+}
+
+static double S_cast_b(const tb_perf_input *in, const S_cast *c)
+{
+	return c->out * in->fp8_cast_bytes + c->w * in->fp8_weight_cast_b_bytes;
+}
+
 /* What adding one weight's gradient into its main gradient moves each
  * micro-batch where the weight-gradient GEMM does not accumulate into it
  * itself (training.grad_accumulation_fusion false; Megatron-LM's
@@ -662,7 +676,6 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	 * gradient backward, at the recipe's bytes an element (perf_input.c);
 	 * its weights too where the recipe casts them every micro-batch
 	 * (torchao's per row, blocks and MX) */
-	double cast_b = in->fp8_cast_bytes;
 	double eager_f = 0, eager_b = 0;
 	S_eager_bytes(x, experts, tok_n, act_elems, rope, &eager_f, &eager_b);
 	double cast_bw = x->hw->hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, x->k);
@@ -675,9 +688,9 @@ static void S_layer_time(const S_ctx *x, bool experts, S_layer *L)
 	if (x->hw->attention_fp8_fwd_ratio > 0)
 		S_attn_casts(x, tok, &acast_f, &acast_b);
 	L->mem_f = (ew + rope + eager_f + drop + ring_f) / x->mem_bw +
-	           (cast.in * cast_b + cast.w * in->fp8_weight_cast_f_bytes + acast_f) / cast_bw;
+	           (S_cast_f(in, &cast) + acast_f) / cast_bw;
 	L->mem_b = (2 * ew + rope + eager_b + drop + ring_b + cast.w * S_accum_bytes(in)) / x->mem_bw +
-	           (cast.out * cast_b + cast.w * in->fp8_weight_cast_b_bytes + acast_b) / cast_bw;
+	           (S_cast_b(in, &cast) + acast_b) / cast_bw;
 
 	/* the method: frozen matrices' backward is the input gradient's GEMM
 	 * alone; adapters run forward and twice that back; forward-only runs
@@ -879,9 +892,7 @@ static double S_fp8_head(const S_ctx *x, double nf, double nb)
 	double mm = S_lin(x, x->tok, x->V / x->t, x->h, &c);
 	double gb = x->hw->backward_gemm_ratio > 0 ? x->hw->backward_gemm_ratio : 1;
 	double bw = x->hw->hbm_bytes_per_s * tb_perf_cast_bw_fraction(in, x->k);
-	double f = (c.in * in->fp8_cast_bytes + c.w * in->fp8_weight_cast_f_bytes) / bw;
-	double b = (c.out * in->fp8_cast_bytes + c.w * in->fp8_weight_cast_b_bytes) / bw;
-	return nf * (mm + f) + (nb > 0 ? nb * gb * mm + b : 0);
+	return nf * (mm + S_cast_f(in, &c) / bw) + (nb > 0 ? nb * gb * mm + S_cast_b(in, &c) / bw : 0);
 }
 
 /* The layer, then the embedding (first stage: rows read and written,

@@ -146,9 +146,10 @@ static void S_table_assumptions(tb_report *r, tb_table *t)
 		                   "only the TN layout), beside the bf16 weight (training.fp8_param_gather "
 		                   "stores the weights in fp8 instead)");
 	}
-	if (in->training.precision == TB_PREC_FP8_MIXED || in->training.precision == TB_PREC_FP4_MIXED) {
+	/* as priced: the step-time model decides where the head runs */
+	if (b->perf.known && b->perf.in.matmul_bytes < b->perf.in.act_bytes) {
 		tb_rtab_str(&tb, "Vocabulary head");
-		tb_rtab_str(&tb, in->training.fp8_head
+		tb_rtab_str(&tb, b->perf.in.fp8_head
 		                 ? "its GEMMs in the linear layers' fp8 recipe, with its casts "
 		                   "(training.fp8_head, Megatron-LM's --fp8-output-proj)"
 		                 : "its GEMMs in 16 bits, as Megatron-LM and torchtitan leave it under "
